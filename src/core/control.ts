@@ -1,0 +1,76 @@
+/**
+ * What the running agent offers to the web API and the CLI: modules,
+ * reconciler status, settings edits. Implemented by src/agent.ts; defined
+ * here so that web code depends on an interface, not on the reconciler.
+ */
+import type { LogRecord, LogLevel } from '../log.js';
+
+export type ModuleState = 'stopped' | 'starting' | 'running' | 'stopping' | 'failed';
+export type ModuleOutcome = 'applied' | 'failed' | 'unchanged' | 'loaded' | 'unloaded' | 'restarted' | 'none';
+
+export interface ModuleStatus {
+  name: string;
+  title: string;
+  description: string;
+  /** Live in the process now. */
+  loaded: boolean;
+  /** `[/modules] X = enabled` in the applied settings. */
+  enabled: boolean;
+  state: ModuleState;
+  /** Outcome of the last reconcile step for this module. */
+  outcome: ModuleOutcome;
+  /** Error message of the last failure, if any. */
+  error?: string;
+  /** True when loaded differs from enabled because of a run-time load or unload. */
+  drift: boolean;
+}
+
+export interface SettingsProblem {
+  code: string;
+  severity: 'error' | 'warning';
+  message: string;
+  file: string;
+  line: number;
+  col: number;
+  section?: string;
+  key?: string;
+}
+
+export interface ReconcilerStatus {
+  file: string;
+  /** sha256 of the file on disk at the last read. */
+  fileHash: string;
+  /** sha256 of the settings in force. */
+  appliedHash: string;
+  lastReload: string | null;
+  lastResult: 'ok' | 'invalid' | 'partial' | 'none';
+  /** Problems of the last rejected edit (empty after a good reload). */
+  problems: SettingsProblem[];
+  warnings: SettingsProblem[];
+  reloads: { ok: number; invalid: number; partial: number };
+  modules: ModuleStatus[];
+  drift: { module: string; loaded: boolean; enabled: boolean }[];
+}
+
+export interface AgentControl {
+  modules(): ModuleStatus[];
+  module(name: string): ModuleStatus | undefined;
+  /** Load a module now (run-time state only; the file is unchanged and the drift shows). */
+  load(name: string): Promise<ModuleStatus>;
+  unload(name: string): Promise<ModuleStatus>;
+  /** Edit `[/modules] name = enabled|disabled` in the settings file; the reconciler applies it. */
+  enable(name: string): Promise<ModuleStatus>;
+  disable(name: string): Promise<ModuleStatus>;
+  status(): ReconcilerStatus;
+  /** Ask for a reconcile now (re-reads the file). */
+  reload(): Promise<ReconcilerStatus>;
+  /** Set or remove keys in the settings file through the minimal-edit writer, then reconcile. */
+  editSettings(edits: SettingsEdit[]): Promise<void>;
+  logs(levels?: ReadonlySet<LogLevel>): readonly LogRecord[];
+  info(): { name: string; version: string; started: string; pid: number; settings: string };
+}
+
+export type SettingsEdit =
+  | { op: 'set'; section: string; key: string; value: string }
+  | { op: 'remove-key'; section: string; key: string }
+  | { op: 'remove-section'; section: string };

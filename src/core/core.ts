@@ -1,0 +1,70 @@
+/**
+ * The core: registries of queries, exec commands and channels, the log
+ * bridge and settings lookups. Queries, exec commands, submissions, log
+ * entries and settings lookups cross the protobuf boundary: handlers take and
+ * return encoded plugin messages (proto/plugin.proto). The helpers
+ * `registerSimpleQuery` and `query` wrap the encoding for module code.
+ */
+import type { QueryResult } from './result.js';
+import type { Snapshot } from '../settings/snapshot.js';
+import type { AgentControl } from './control.js';
+
+/** Encoded QueryRequestMessage in, encoded QueryResponseMessage out. */
+export type RawQueryHandler = (request: Uint8Array) => Promise<Uint8Array>;
+/** Encoded ExecuteRequestMessage in, encoded ExecuteResponseMessage out. */
+export type RawExecHandler = (request: Uint8Array) => Promise<Uint8Array>;
+/** Encoded SubmitResponseMessage in (passive results submitted on a channel). */
+export type RawChannelHandler = (message: Uint8Array) => Promise<void>;
+
+export interface QueryInfo {
+  name: string;
+  /** Owning module. */
+  module: string;
+  title: string;
+  description: string;
+}
+
+/** Context passed to simple query functions. */
+export interface QueryCall {
+  /** Aborted when the owning module stops or the caller gives up. */
+  signal: AbortSignal;
+}
+
+export type SimpleQuery = (args: string[], call: QueryCall) => Promise<Omit<QueryResult, 'command'> & { command?: string }>;
+export type SimpleExec = (args: string[], call: QueryCall) => Promise<{ result: QueryResult['result']; message: string }>;
+
+export interface Core {
+  /** Register a query; returns a function that unregisters it. Names are case-insensitive. */
+  registerQuery(info: QueryInfo, handler: RawQueryHandler): () => void;
+  /** Register a query from a function of its arguments; the core does the protobuf work. */
+  registerSimpleQuery(info: QueryInfo, fn: SimpleQuery): () => void;
+  /** Run a query by name through the protobuf boundary. Unknown names answer UNKNOWN naming them. */
+  query(command: string, args?: readonly string[], options?: { signal?: AbortSignal }): Promise<QueryResult>;
+  /** Run an encoded QueryRequestMessage (every payload) and return the encoded QueryResponseMessage. */
+  queryRaw(request: Uint8Array): Promise<Uint8Array>;
+  listQueries(): QueryInfo[];
+  getQuery(name: string): QueryInfo | undefined;
+
+  registerExec(info: QueryInfo, handler: RawExecHandler): () => void;
+  registerSimpleExec(info: QueryInfo, fn: SimpleExec): () => void;
+  exec(command: string, args?: readonly string[]): Promise<{ command: string; result: QueryResult['result']; message: string }>;
+  execRaw(request: Uint8Array): Promise<Uint8Array>;
+  listExecs(): QueryInfo[];
+
+  /** Listen on a channel; returns an unsubscribe function. */
+  subscribe(channel: string, module: string, handler: RawChannelHandler): () => void;
+  /** Submit passive results on a channel (encoded as SubmitResponseMessage). Returns how many listeners took it. */
+  submit(channel: string, results: readonly QueryResult[], sender?: string): Promise<number>;
+  submitRaw(channel: string, message: Uint8Array): Promise<number>;
+  listChannels(): { name: string; modules: string[] }[];
+
+  /** Deliver an encoded LogEntry to the agent log. */
+  logRaw(entry: Uint8Array): void;
+  /** Answer an encoded QuerySettingsRequestMessage from the resolved settings and the schemas. */
+  settingsRaw(request: Uint8Array): Uint8Array;
+  /** The settings currently applied. */
+  settings(): Snapshot;
+
+  /** Control of the running agent (modules, reconciler status, settings edits) for the web API. */
+  readonly control: AgentControl;
+}

@@ -1,0 +1,165 @@
+/**
+ * The neutral shape of a check result, used by check code and protocol code
+ * that does not want to touch protobuf directly. The plugin codec converts it
+ * to and from QueryResponseMessage.Response; this file converts it to and
+ * from the Nagios text form `message|'label'=value[unit];warn;crit;min;max`.
+ */
+
+export const OK = 0;
+export const WARNING = 1;
+export const CRITICAL = 2;
+export const UNKNOWN = 3;
+export type Status = 0 | 1 | 2 | 3;
+
+export const STATUS_NAMES = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
+
+export interface PerfValue {
+  alias: string;
+  /** A number for int/float perf data, a string for string perf data. */
+  value: number | string;
+  unit?: string;
+  /** Numbers, or Nagios range strings such as `4:5` kept as text. */
+  warning?: number | string;
+  critical?: number | string;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface QueryResult {
+  command: string;
+  result: Status;
+  message: string;
+  perf: PerfValue[];
+  arguments?: string[];
+}
+
+export function isStatus(n: unknown): n is Status {
+  return n === 0 || n === 1 || n === 2 || n === 3;
+}
+
+/** Map an exit code to a status: 0..3 as is, anything else UNKNOWN. */
+export function statusFromExitCode(code: number | null): Status {
+  return isStatus(code) ? code : UNKNOWN;
+}
+
+/** Parse `OK`, `WARN`, `WARNING`, `CRIT`, `CRITICAL`, `UNKNOWN` or a number 0..3. */
+export function parseStatus(text: string): Status | undefined {
+  const t = text.trim().toUpperCase();
+  if (/^[0-3]$/.test(t)) return Number(t) as Status;
+  switch (t) {
+    case 'OK':
+      return OK;
+    case 'WARN':
+    case 'WARNING':
+      return WARNING;
+    case 'CRIT':
+    case 'CRITICAL':
+      return CRITICAL;
+    case 'UNKNOWN':
+    case 'UNKN':
+      return UNKNOWN;
+    default:
+      return undefined;
+  }
+}
+
+export function unknown(command: string, message: string): QueryResult {
+  return { command, result: UNKNOWN, message, perf: [] };
+}
+
+function formatNumber(n: number): string {
+  if (Number.isInteger(n)) return String(n);
+  // Up to 6 significant decimals, without trailing zeros or exponent noise.
+  return String(Number(n.toFixed(6)));
+}
+
+function quoteLabel(alias: string): string {
+  return `'${alias.replace(/'/g, "''")}'`;
+}
+
+/** One perf item in Nagios form: `'label'=value[unit];warn;crit;min;max` with trailing empties trimmed. */
+export function formatPerf(p: PerfValue): string {
+  const val = typeof p.value === 'number' ? formatNumber(p.value) + (p.unit ?? '') : p.value;
+  const opt = (v: number | string | undefined): string =>
+    v === undefined ? '' : typeof v === 'number' ? formatNumber(v) : v;
+  const fields = [opt(p.warning), opt(p.critical), opt(p.minimum), opt(p.maximum)];
+  while (fields.length > 0 && fields[fields.length - 1] === '') fields.pop();
+  return `${quoteLabel(p.alias)}=${[val, ...fields].join(';')}`;
+}
+
+export function formatPerfList(perf: readonly PerfValue[]): string {
+  return perf.map(formatPerf).join(' ');
+}
+
+/** The Nagios text form of a result: `message|perf` (no `|` when there is no perf data). */
+export function toNagios(r: Pick<QueryResult, 'message' | 'perf'>): string {
+  const perf = formatPerfList(r.perf);
+  return perf ? `${r.message}|${perf}` : r.message;
+}
+
+/**
+ * Parse Nagios perf data text (`'a b'=1.5ms;2;3;0;10 x=4`). Items that do not
+ * parse are kept as string values under their label so that nothing is lost.
+ */
+export function parsePerf(text: string): PerfValue[] {
+  const out: PerfValue[] = [];
+  const re = /\s*(?:'((?:[^']|'')*)'|([^=\s]+))=(\S*)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const alias = m[1] !== undefined ? m[1].replace(/''/g, "'") : (m[2] as string);
+    const [rawValue = '', warn, crit, min, max] = (m[3] as string).split(';');
+    const vm = /^(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(.*)$/.exec(rawValue);
+    if (!vm) {
+      out.push({ alias, value: rawValue });
+      continue;
+    }
+    const item: PerfValue = { alias, value: Number(vm[1]) };
+    if (vm[2]) item.unit = vm[2];
+    const num = (s: string | undefined): number | string | undefined => {
+      if (s === undefined || s === '') return undefined;
+      return /^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/.test(s) ? Number(s) : s;
+    };
+    const w = num(warn);
+    const c = num(crit);
+    const mi = num(min);
+    const ma = num(max);
+    if (w !== undefined) item.warning = w;
+    if (c !== undefined) item.critical = c;
+    if (typeof mi === 'number') item.minimum = mi;
+    if (typeof ma === 'number') item.maximum = ma;
+    out.push(item);
+  }
+  return out;
+}
+
+/**
+ * Split plugin output into message and perf data the way Nagios does: the
+ * first line's text before `|` is the message, text after `|` on any line is
+ * perf data, and further lines without `|` belong to the message.
+ */
+export function splitOutput(output: string): { message: string; perf: PerfValue[] } {
+  const lines = output.replace(/\r\n/g, '\n').replace(/\n$/, '').split('\n');
+  const msg: string[] = [];
+  const perfParts: string[] = [];
+  let inLongPerf = false;
+  lines.forEach((line, i) => {
+    const bar = line.indexOf('|');
+    if (i === 0) {
+      msg.push(bar >= 0 ? line.slice(0, bar).trimEnd() : line);
+      if (bar >= 0) perfParts.push(line.slice(bar + 1));
+      return;
+    }
+    if (inLongPerf) {
+      perfParts.push(line);
+      return;
+    }
+    if (bar >= 0) {
+      msg.push(line.slice(0, bar).trimEnd());
+      perfParts.push(line.slice(bar + 1));
+      inLongPerf = true;
+      return;
+    }
+    msg.push(line);
+  });
+  return { message: msg.join('\n'), perf: parsePerf(perfParts.join(' ')) };
+}

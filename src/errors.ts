@@ -1,0 +1,95 @@
+/**
+ * The one error catalogue. Every error and warning the agent reports has a
+ * stable code listed here with a message template and, where it reaches
+ * HTTP, a status. Codes never change meaning; new ones are appended.
+ * README.md documents every code (a test checks both directions).
+ */
+
+export interface CodeInfo {
+  /** Message template; `%s` placeholders are filled in order. */
+  readonly message: string;
+  /** HTTP status when the error ends a request. */
+  readonly status?: number;
+  /** Warnings are reported but never block. */
+  readonly severity?: 'error' | 'warning';
+}
+
+export const CODES = {
+  // Settings: reading, variables, validation, resolution
+  AGENT_ERR_SETTINGS_UNREADABLE: { message: 'cannot read settings file %s: %s' },
+  AGENT_ERR_SETTINGS_INVALID: { message: 'settings file %s is invalid (%s problems)' },
+  AGENT_ERR_INI_SYNTAX: { message: 'cannot parse line: %s' },
+  AGENT_ERR_INI_KEY_OUTSIDE_SECTION: { message: 'key "%s" appears before any [section]' },
+  AGENT_ERR_INI_DUPLICATE_SECTION: { message: 'section [%s] appears twice (first at line %s)' },
+  AGENT_ERR_INI_DUPLICATE_KEY: { message: 'key "%s" appears twice in [%s] (first at line %s)' },
+  AGENT_ERR_VARIABLE_UNKNOWN: { message: 'unknown variable ${%s}' },
+  AGENT_ERR_VARIABLE_UNTERMINATED: { message: 'unterminated variable reference in "%s"' },
+  AGENT_ERR_SECTION_UNKNOWN: { message: 'unknown section [%s]' },
+  AGENT_ERR_KEY_UNKNOWN: { message: 'unknown key "%s" in [%s]' },
+  AGENT_ERR_VALUE_TYPE: { message: '%s' },
+  AGENT_ERR_VALUE_INVALID: { message: '%s' },
+  AGENT_ERR_MODULE_UNKNOWN: { message: 'unknown module "%s"' },
+  AGENT_ERR_OBJECT_PARENT_UNKNOWN: { message: 'object "%s" names parent "%s", which does not exist (chain: %s)' },
+  AGENT_ERR_OBJECT_CYCLE: { message: 'object "%s" inherits from itself (chain: %s)' },
+  AGENT_ERR_ROLE_UNKNOWN: { message: 'user "%s" has role "%s", which is not defined in [/settings/web/roles]' },
+  // Settings: insecure but legal choices
+  AGENT_WARN_ADH_CIPHERS: { message: '%s allows anonymous DH (ADH) ciphers, which do not authenticate the peer', severity: 'warning' },
+  AGENT_WARN_VERIFY_NONE: { message: '%s has verify mode none while use ssl is on: the peer certificate is not checked', severity: 'warning' },
+  AGENT_WARN_EMPTY_PASSWORD: { message: 'WEBServer is enabled and no password is set: a random one is generated at each start', severity: 'warning' },
+  AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: '%s: allowed hosts lets every address connect', severity: 'warning' },
+  AGENT_WARN_NO_CA: { message: '%s has no ca configured: anyone allowed by allowed hosts may query', severity: 'warning' },
+  AGENT_WARN_PLAIN_PASSWORD: { message: 'password of %s is stored in plain text; agent web add-user stores a hash', severity: 'warning' },
+  // Settings editing
+  AGENT_ERR_SETTINGS_CONFLICT: { message: 'settings file %s changed since it was read; re-read and try again' },
+  AGENT_ERR_SETTINGS_WRITE: { message: 'cannot write settings file %s: %s' },
+  // Modules and core
+  AGENT_ERR_MODULE_START: { message: 'module %s failed to start: %s' },
+  AGENT_ERR_MODULE_STOP: { message: 'module %s failed to stop: %s' },
+  AGENT_ERR_MODULE_APPLY: { message: 'module %s failed to apply new settings: %s' },
+  AGENT_ERR_MODULE_TIMEOUT: { message: 'module %s did not finish %s within %s ms' },
+  AGENT_ERR_MODULE_SHAPE: { message: 'module %s does not have the module shape: %s' },
+  AGENT_ERR_QUERY_UNKNOWN: { message: 'Unknown command(s): %s' },
+  AGENT_ERR_QUERY_FAILED: { message: 'query %s failed: %s' },
+  AGENT_ERR_PROTOBUF: { message: 'invalid %s message: %s' },
+  // Command line
+  AGENT_ERR_USAGE: { message: '%s' },
+  // HTTP
+  AGENT_ERR_HTTP_FORBIDDEN: { message: '403 You are not allowed', status: 403 },
+  AGENT_ERR_HTTP_NOT_FOUND: { message: '%s', status: 404 },
+  AGENT_ERR_HTTP_BAD_JSON: { message: 'invalid JSON body: %s', status: 400 },
+  AGENT_ERR_HTTP_BAD_REQUEST: { message: '%s', status: 400 },
+  AGENT_ERR_HTTP_BODY_TOO_LARGE: { message: 'request body larger than %s bytes', status: 413 },
+  AGENT_ERR_HTTP_UNPROCESSABLE: { message: 'request body has invalid fields', status: 422 },
+  AGENT_ERR_HTTP_CONFLICT: { message: '%s', status: 409 },
+  AGENT_ERR_HTTP_INTERNAL: { message: 'internal error; see the agent log', status: 500 },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof CODES;
+
+/** Fill `%s` placeholders in order; missing arguments stay as `%s`. */
+export function formatMessage(code: ErrorCode, args: readonly unknown[]): string {
+  let i = 0;
+  return CODES[code].message.replace(/%s/g, () => (i < args.length ? String(args[i++]) : '%s'));
+}
+
+/** An error with a stable code from the catalogue. */
+export class AgentError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number | undefined;
+  /** Extra structured detail (for example the invalid fields of a 422). */
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, args: readonly unknown[] = [], options: { cause?: unknown; details?: unknown } = {}) {
+    super(formatMessage(code, args), options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AgentError';
+    this.code = code;
+    this.status = 'status' in CODES[code] ? (CODES[code] as CodeInfo).status : undefined;
+    this.details = options.details;
+  }
+}
+
+/** The message of anything thrown, for logs and UNKNOWN results. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

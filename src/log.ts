@@ -1,0 +1,126 @@
+/**
+ * Logger factory. Every file asks for a child logger with its own namespace
+ * (for example `agent:settings:validate`). Entries go to stdout/stderr as one
+ * line each and into a bounded in-memory buffer that the web API pages
+ * through. Listeners (the core's LogEntry bridge) see every entry.
+ */
+
+export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
+
+export const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error', 'critical'];
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warning: 2, error: 3, critical: 4 };
+
+export interface LogRecord {
+  /** Monotonic index, starting at 1. */
+  readonly index: number;
+  readonly level: LogLevel;
+  readonly namespace: string;
+  readonly message: string;
+  /** ISO 8601 time. */
+  readonly date: string;
+  /** Source location when known (settings problems carry file and line). */
+  readonly file?: string;
+  readonly line?: number;
+}
+
+export interface Logger {
+  readonly namespace: string;
+  debug(message: string, where?: Where): void;
+  info(message: string, where?: Where): void;
+  warning(message: string, where?: Where): void;
+  error(message: string, where?: Where): void;
+  critical(message: string, where?: Where): void;
+  child(suffix: string): Logger;
+}
+
+export interface Where {
+  file?: string;
+  line?: number;
+}
+
+export type LogListener = (record: LogRecord) => void;
+
+/** Process-wide log sink: the buffer, the console threshold and listeners. */
+export class LogSink {
+  private readonly records: LogRecord[] = [];
+  private next = 1;
+  private readonly listeners = new Set<LogListener>();
+  errors = 0;
+  lastError = '';
+
+  constructor(
+    /** Maximum number of entries kept in memory; the oldest go first. */
+    readonly capacity = 5000,
+    /** Lowest level written to the console; `silent` writes nothing. */
+    public consoleLevel: LogLevel | 'silent' = 'info',
+  ) {}
+
+  write(level: LogLevel, namespace: string, message: string, where?: Where): LogRecord {
+    const record: LogRecord = {
+      index: this.next++,
+      level,
+      namespace,
+      message,
+      date: new Date().toISOString(),
+      ...(where?.file !== undefined ? { file: where.file } : {}),
+      ...(where?.line !== undefined ? { line: where.line } : {}),
+    };
+    this.records.push(record);
+    if (this.records.length > this.capacity) this.records.splice(0, this.records.length - this.capacity);
+    if (RANK[level] >= RANK.error) {
+      this.errors++;
+      this.lastError = message;
+    }
+    if (this.consoleLevel !== 'silent' && RANK[level] >= RANK[this.consoleLevel]) {
+      const loc = record.file ? ` (${record.file}${record.line ? `:${record.line}` : ''})` : '';
+      const text = `${record.date} ${level.padEnd(8)} ${namespace}: ${message}${loc}\n`;
+      (RANK[level] >= RANK.warning ? process.stderr : process.stdout).write(text);
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener(record);
+      } catch {
+        // A broken listener must not break logging.
+      }
+    }
+    return record;
+  }
+
+  /** Entries, oldest first, optionally filtered by level. */
+  entries(levels?: ReadonlySet<LogLevel>): readonly LogRecord[] {
+    return levels && levels.size > 0 ? this.records.filter((r) => levels.has(r.level)) : this.records;
+  }
+
+  onRecord(listener: LogListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  logger(namespace: string): Logger {
+    const sink = this;
+    const make = (ns: string): Logger => ({
+      namespace: ns,
+      debug: (m, w) => void sink.write('debug', ns, m, w),
+      info: (m, w) => void sink.write('info', ns, m, w),
+      warning: (m, w) => void sink.write('warning', ns, m, w),
+      error: (m, w) => void sink.write('error', ns, m, w),
+      critical: (m, w) => void sink.write('critical', ns, m, w),
+      child: (suffix) => make(`${ns}:${suffix}`),
+    });
+    return make(namespace);
+  }
+}
+
+/** The sink of this process. Tests and CLI commands may lower its console level. */
+export const sink = new LogSink(
+  5000,
+  (process.env.AGENT_LOG_LEVEL as LogLevel | 'silent' | undefined) ?? 'info',
+);
+
+export function getLogger(namespace: string): Logger {
+  return sink.logger(namespace);
+}
+
+export function isLogLevel(value: string): value is LogLevel {
+  return (LEVELS as readonly string[]).includes(value);
+}

@@ -1,0 +1,130 @@
+/**
+ * Encoding and decoding of the plugin messages (proto/plugin.proto) with the
+ * static protobufjs code in generated/. Decoding checks required fields and
+ * turns every problem into an AgentError with code AGENT_ERR_PROTOBUF, so a
+ * garbage frame never escapes as a raw exception. Also converts between the
+ * neutral QueryResult shape and QueryResponseMessage.Response.
+ */
+import { Plugin } from './generated/plugin.js';
+import { AgentError, errorMessage } from '../../errors.js';
+import type { PerfValue, QueryResult, Status } from '../../core/result.js';
+import { isStatus } from '../../core/result.js';
+
+export { Plugin };
+
+export type HeaderType = Plugin.Header.Type;
+export const HeaderType = Plugin.Header.Type;
+
+interface Codec<T> {
+  encode(message: T): { finish(): Uint8Array };
+  decode(bytes: Uint8Array): T;
+}
+
+export const messageTypes = {
+  QueryRequestMessage: Plugin.QueryRequestMessage,
+  QueryResponseMessage: Plugin.QueryResponseMessage,
+  ExecuteRequestMessage: Plugin.ExecuteRequestMessage,
+  ExecuteResponseMessage: Plugin.ExecuteResponseMessage,
+  SubmitResponseMessage: Plugin.SubmitResponseMessage,
+  LogEntry: Plugin.LogEntry,
+  QuerySettingsRequestMessage: Plugin.QuerySettingsRequestMessage,
+  QuerySettingsResponseMessage: Plugin.QuerySettingsResponseMessage,
+} as const;
+
+export type MessageName = keyof typeof messageTypes;
+
+/** Encode a message; missing required fields are an AgentError, not a silent default. */
+export function encode<N extends MessageName>(name: N, message: Parameters<(typeof messageTypes)[N]['encode']>[0]): Uint8Array {
+  const type = messageTypes[name] as unknown as Codec<unknown> & { verify(m: unknown): string | null };
+  const problem = type.verify(message);
+  if (problem) throw new AgentError('AGENT_ERR_PROTOBUF', [name, problem]);
+  return type.encode(message).finish();
+}
+
+/** Decode a message; truncated bytes, wrong wire types and missing required fields are AgentErrors. */
+export function decode<N extends MessageName>(name: N, bytes: Uint8Array): ReturnType<(typeof messageTypes)[N]['decode']> {
+  const type = messageTypes[name] as unknown as Codec<unknown>;
+  try {
+    return type.decode(bytes) as ReturnType<(typeof messageTypes)[N]['decode']>;
+  } catch (err) {
+    throw new AgentError('AGENT_ERR_PROTOBUF', [name, errorMessage(err)], { cause: err });
+  }
+}
+
+let nextId = 1;
+/** A header for a new message of the given type with a fresh id. */
+export function header(type: Plugin.Header.Type, extra: { sender?: string; recipient?: string; id?: number } = {}): Plugin.IHeader {
+  return {
+    type,
+    version: Plugin.Version.VERSION_1,
+    max_supported_version: Plugin.Version.VERSION_1,
+    id: extra.id ?? nextId++,
+    ...(extra.sender !== undefined ? { sender: extra.sender } : {}),
+    ...(extra.recipient !== undefined ? { recipient: extra.recipient } : {}),
+  };
+}
+
+/** Convert a neutral perf value to PerformanceData: integers as IntValue, other numbers as FloatValue. */
+export function perfToMessage(p: PerfValue): Plugin.IPerformanceData {
+  if (typeof p.value === 'string') {
+    return { alias: p.alias, type: Plugin.DataType.STRING, string_value: { value: p.value } };
+  }
+  const nums = [p.value, p.warning, p.critical, p.minimum, p.maximum].filter((v) => typeof v === 'number') as number[];
+  const allInt = nums.every((n) => Number.isSafeInteger(n)) && typeof p.warning !== 'string' && typeof p.critical !== 'string';
+  const opt = (v: number | string | undefined): { v?: number } => (typeof v === 'number' ? { v } : {});
+  const fields = (): Record<string, number | string> => {
+    const o: Record<string, number | string> = { value: p.value as number };
+    if (p.unit) o.unit = p.unit;
+    for (const [k, v] of [['warning', p.warning], ['critical', p.critical], ['minimum', p.minimum], ['maximum', p.maximum]] as const) {
+      const x = opt(v);
+      if (x.v !== undefined) o[k] = x.v;
+    }
+    return o;
+  };
+  return allInt
+    ? { alias: p.alias, type: Plugin.DataType.INT, int_value: fields() as unknown as Plugin.PerformanceData.IIntValue }
+    : { alias: p.alias, type: Plugin.DataType.FLOAT, float_value: fields() as unknown as Plugin.PerformanceData.IFloatValue };
+}
+
+function num(v: unknown): number | undefined {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v === 'number') return v;
+  // int64 fields may decode as Long objects.
+  return Number(v.toString());
+}
+
+export function perfFromMessage(p: Plugin.IPerformanceData): PerfValue {
+  const alias = p.alias ?? '';
+  if (p.string_value) return { alias, value: p.string_value.value ?? '' };
+  if (p.bool_value) return { alias, value: p.bool_value.value ? 1 : 0, ...(p.bool_value.unit ? { unit: p.bool_value.unit } : {}) };
+  const src = (p.int_value ?? p.float_value ?? { value: 0 }) as unknown as Record<string, unknown>;
+  const out: PerfValue = { alias, value: num(src.value) ?? 0 };
+  if (src.unit) out.unit = String(src.unit);
+  for (const k of ['warning', 'critical', 'minimum', 'maximum'] as const) {
+    const has = Object.prototype.hasOwnProperty.call(src, k) && src[k] !== null && src[k] !== undefined;
+    if (has) out[k] = num(src[k]) as number;
+  }
+  return out;
+}
+
+export function resultToResponse(r: QueryResult, id?: number): Plugin.QueryResponseMessage.IResponse {
+  return {
+    ...(id !== undefined ? { id } : {}),
+    command: r.command,
+    arguments: r.arguments ?? [],
+    result: r.result as number as Plugin.ResultCode,
+    message: r.message,
+    perf: r.perf.map(perfToMessage),
+  };
+}
+
+export function responseToResult(r: Plugin.QueryResponseMessage.IResponse): QueryResult {
+  const code = Number(r.result);
+  return {
+    command: r.command ?? '',
+    result: (isStatus(code) ? code : 3) as Status,
+    message: r.message ?? '',
+    perf: (r.perf ?? []).map(perfFromMessage),
+    ...(r.arguments && r.arguments.length > 0 ? { arguments: [...r.arguments] } : {}),
+  };
+}

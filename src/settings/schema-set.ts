@@ -1,0 +1,108 @@
+/**
+ * Loads schema/settings.schema.json and the section schemas it registers.
+ * The root's `properties` register fixed section paths and its
+ * `patternProperties` register object sections (`.../targets/<name>`).
+ * Section paths match case-insensitively, as in NSClient++.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type JsonSchema = Record<string, unknown> & {
+  title?: string;
+  description?: string;
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  default?: unknown;
+  enum?: unknown[];
+};
+
+export interface SectionSchema {
+  /** Canonical path (`/settings/WEB/server`) or pattern (`/settings/web/users/<name>`). */
+  readonly pattern: string;
+  /** Schema file relative to schema/. */
+  readonly ref: string;
+  readonly schema: JsonSchema;
+  /** Type name for generated code (the schema's title). */
+  readonly typeName: string;
+  /** For object sections: the container path; the object name is the last segment. */
+  readonly container?: string;
+  /** Lower-cased key name -> canonical key name. */
+  readonly keys: ReadonlyMap<string, string>;
+}
+
+export interface SchemaSet {
+  readonly root: JsonSchema;
+  readonly sections: readonly SectionSchema[];
+  /** Every schema file by its $id, for ajv. */
+  readonly files: ReadonlyMap<string, JsonSchema>;
+  /** Find the schema of a section path (case-insensitive); undefined when unknown. */
+  find(path: string): { section: SectionSchema; canonical: string; objectName?: string } | undefined;
+}
+
+let cached: { dir: string; set: SchemaSet } | undefined;
+
+/** Root of the repository or installed package (the folder holding schema/). */
+export function packageRoot(): string {
+  return join(new URL('.', import.meta.url).pathname, '../../..');
+}
+
+export function loadSchemaSet(root = packageRoot()): SchemaSet {
+  const dir = join(root, 'schema');
+  if (cached && cached.dir === dir) return cached.set;
+  const readJson = (rel: string): JsonSchema => JSON.parse(readFileSync(join(dir, rel), 'utf8')) as JsonSchema;
+  const rootSchema = readJson('settings.schema.json');
+  const files = new Map<string, JsonSchema>();
+  const sections: SectionSchema[] = [];
+  const fixed = new Map<string, SectionSchema>();
+  const patterns: SectionSchema[] = [];
+
+  const make = (pattern: string, ref: string, container?: string): SectionSchema => {
+    const schema = files.get(ref) ?? readJson(ref);
+    files.set(ref, schema);
+    const keys = new Map<string, string>();
+    for (const k of Object.keys(schema.properties ?? {})) keys.set(k.toLowerCase(), k);
+    return { pattern, ref, schema, typeName: String(schema.title ?? 'Section'), keys, ...(container ? { container } : {}) };
+  };
+
+  for (const [path, node] of Object.entries((rootSchema.properties ?? {}) as Record<string, { $ref: string }>)) {
+    const s = make(path, node.$ref);
+    sections.push(s);
+    fixed.set(path.toLowerCase(), s);
+  }
+  for (const [re, node] of Object.entries((rootSchema.patternProperties ?? {}) as Record<string, { $ref: string }>)) {
+    // Patterns are written as ^<container>/[^/]+$.
+    const m = /^\^(.*)\/\[\^\/\]\+\$$/.exec(re);
+    if (!m) throw new Error(`schema/settings.schema.json: unsupported section pattern ${re}`);
+    const container = m[1] as string;
+    const s = make(`${container}/<name>`, node.$ref, container);
+    sections.push(s);
+    patterns.push(s);
+  }
+  const set: SchemaSet = {
+    root: rootSchema,
+    sections,
+    files,
+    find(path) {
+      const lower = path.toLowerCase();
+      const f = fixed.get(lower);
+      if (f) return { section: f, canonical: f.pattern };
+      for (const p of patterns) {
+        const c = (p.container as string).toLowerCase();
+        if (lower.startsWith(`${c}/`)) {
+          const name = path.slice(c.length + 1);
+          if (name.length > 0 && !name.includes('/')) return { section: p, canonical: `${p.container}/${name}`, objectName: name };
+        }
+      }
+      return undefined;
+    },
+  };
+  cached = { dir, set };
+  return set;
+}
+
+/** One entry per schema file (several paths may share one), for type generation. */
+export function uniqueSectionSchemas(set: SchemaSet): SectionSchema[] {
+  const seen = new Set<string>();
+  return set.sections.filter((s) => (seen.has(s.ref) ? false : (seen.add(s.ref), true)));
+}

@@ -1,0 +1,73 @@
+/**
+ * The validated, resolved settings: the one thing the reconciler, the
+ * modules and the API read. Built by settings/load.ts, deep-frozen, never
+ * mutated; a reload builds a new one.
+ */
+
+/** Where a value came from in the settings file. */
+export interface Origin {
+  file: string;
+  line: number;
+  col: number;
+  section: string;
+  key: string;
+  /** For object sections (targets, users): the object the value was inherited from. */
+  object?: string;
+}
+
+/** A resolved object (client target or web user): own keys win over inherited ones. */
+export interface ResolvedObject {
+  name: string;
+  /** Section path of the object, or of the container for one-liners. */
+  path: string;
+  isTemplate: boolean;
+  /** Keys with schema defaults applied, variables expanded, types coerced. */
+  values: Readonly<Record<string, unknown>>;
+  /** For every key that was set somewhere in the chain: where. Keys absent here are defaults. */
+  origins: Readonly<Record<string, Origin>>;
+  /** The chain of parents followed, starting with this object's name. */
+  chain: readonly string[];
+}
+
+export interface Snapshot {
+  /** Absolute path of the settings file. */
+  readonly file: string;
+  /** sha256 hex of the file's bytes. */
+  readonly hash: string;
+  /** Path variables after [/paths] overrides: base-path, certificate-path, scripts, temp. */
+  readonly variables: Readonly<Record<string, string>>;
+  /** Module name -> enabled, for every module of the catalogue. */
+  readonly modules: Readonly<Record<string, boolean>>;
+  /**
+   * Every registered fixed section, keyed by its canonical path, with schema
+   * defaults applied, variables expanded and values coerced. Sections that the
+   * file does not contain are present with their defaults.
+   */
+  readonly sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Origins of values that the file sets, by canonical section path then key. */
+  readonly origins: Readonly<Record<string, Readonly<Record<string, Origin>>>>;
+  /** Resolved client targets by client (`agent`, `remote`), templates included. */
+  readonly targets: Readonly<Record<'agent' | 'remote', ReadonlyMap<string, ResolvedObject>>>;
+  /** Resolved web users (templates included; check isTemplate). */
+  readonly users: ReadonlyMap<string, ResolvedObject>;
+  /** Role name -> privileges; the built-in role legacy holds `*`. */
+  readonly roles: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * A server module's value of a key that falls back to [/settings/default]
+ * (password, allowed hosts): its own section's value when set, else the
+ * default section's value.
+ */
+export function withFallback(snapshot: Snapshot, section: string, key: string): unknown {
+  const own = snapshot.sections[section]?.[key];
+  if (own !== undefined) return own;
+  return snapshot.sections['/settings/default']?.[key];
+}
+
+/** A section's values, typed by the caller with the generated section type. */
+export function sectionOf<T>(snapshot: Snapshot, path: string): Readonly<T> {
+  const s = snapshot.sections[path];
+  if (!s) throw new Error(`section ${path} is not registered in schema/settings.schema.json`);
+  return s as unknown as Readonly<T>;
+}
