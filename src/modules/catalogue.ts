@@ -1,0 +1,47 @@
+/**
+ * The static module catalogue: explicit names mapped to lazy imports, so a
+ * module's code loads only when the module is enabled. Each module file
+ * exports `createModule(): AgentModule`; its shape is checked on load.
+ */
+import type { AgentModule, ModuleFactory } from './module.js';
+
+export interface CatalogueEntry {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly load: () => Promise<ModuleFactory>;
+}
+
+const entries: readonly CatalogueEntry[] = [
+  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout.', load: () => import('./check-helpers/index.js') },
+  { name: 'CheckSystem', title: 'System checks', description: 'check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process.', load: () => import('./check-system/index.js') },
+  { name: 'CheckDisk', title: 'Disk checks', description: 'check_drivesize and check_files.', load: () => import('./check-disk/index.js') },
+  { name: 'CheckExternalScripts', title: 'External scripts', description: 'Runs configured scripts as queries.', load: () => import('./check-external-scripts/index.js') },
+  { name: 'WEBServer', title: 'Web server', description: 'JSON API and web UI over HTTP(S).', load: () => import('./web-server/index.js') },
+  { name: 'RemoteClient', title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', load: () => import('./remote-client/index.js') },
+  { name: 'RemoteServer', title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', load: () => import('./remote-server/index.js') },
+  { name: 'AgentClient', title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', load: () => import('./agent-client/index.js') },
+  { name: 'AgentServer', title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', load: () => import('./agent-server/index.js') },
+];
+
+const byLower = new Map(entries.map((e) => [e.name.toLowerCase(), e]));
+
+export function catalogue(): readonly CatalogueEntry[] {
+  return entries;
+}
+
+/** Find a module by name, case-insensitively. */
+export function findModule(name: string): CatalogueEntry | undefined {
+  return byLower.get(name.toLowerCase());
+}
+
+/** Check that what a module file produced has the module shape; returns the problem or undefined. */
+export function shapeProblem(mod: unknown, expectedName: string): string | undefined {
+  if (typeof mod !== 'object' || mod === null) return 'createModule() did not return an object';
+  const m = mod as Partial<AgentModule>;
+  if (m.name !== expectedName) return `name is ${JSON.stringify(m.name)}, expected ${JSON.stringify(expectedName)}`;
+  if (typeof m.start !== 'function') return 'start is not a function';
+  if (typeof m.stop !== 'function') return 'stop is not a function';
+  if (m.apply !== undefined && typeof m.apply !== 'function') return 'apply is not a function';
+  return undefined;
+}
