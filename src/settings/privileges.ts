@@ -1,0 +1,33 @@
+/**
+ * Privilege matching for web users and roles. A privilege is a
+ * dot-separated string. A granted rule matches a required privilege when
+ * they are equal, when the rule is `*`, or when the rule ends in `*` and the
+ * required privilege starts with what precedes the `*` (so `modules.*`
+ * covers `modules.load` and `modules.list`, and `mod*` covers `modules`).
+ * Rules are trimmed; empty rules grant nothing.
+ */
+
+export function ruleMatches(rule: string, required: string): boolean {
+  const r = rule.trim();
+  if (r === '') return false;
+  if (r === '*') return true;
+  if (r.endsWith('*')) return required.startsWith(r.slice(0, -1));
+  return r === required;
+}
+
+export function hasPrivilege(granted: readonly string[], required: string): boolean {
+  return granted.some((rule) => ruleMatches(rule, required));
+}
+
+/** Split a role's value (`a.b, c.*`) into its privileges. */
+export function parsePrivilegeList(value: string): string[] {
+  return value
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+}
+
+/** The name of the built-in user with every privilege. */
+export const ROOT_USER = 'root';
+/** The built-in role that holds `*`. */
+export const LEGACY_ROLE = 'legacy';
