@@ -1,0 +1,190 @@
+/**
+ * `allowed hosts` matching, shared by every server (remote, agent, web).
+ *
+ * The setting is a comma list. Each entry is one of:
+ * - a numeric IPv4 or IPv6 address, optionally with a `/bits` netmask
+ *   (`10.0.0.0/8`, `fd00::/8`; without a mask the whole address must match);
+ * - an IPv4 `*` range such as `10.0.*.*`, where a `*` octet matches any octet;
+ * - `localhost`, which stands for `127.0.0.1` and `::1`.
+ * Other host names are not resolved: they are reported as problems.
+ *
+ * An empty list allows nobody (fail closed); `0.0.0.0/0` allows every IPv4
+ * peer and `::/0` every IPv6 peer. An IPv4-mapped IPv6 peer
+ * (`::ffff:127.0.0.1`) matches IPv4 entries, and an IPv4 peer matches the
+ * `::ffff:a.b.c.d` form of IPv6 entries.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+
+/** One parsed entry of the list. */
+export type HostMatcher =
+  | { readonly kind: 'net'; readonly text: string; readonly family: 4 | 6; readonly bytes: Uint8Array; readonly prefix: number }
+  | { readonly kind: 'wildcard'; readonly text: string; readonly octets: ReadonlyArray<number | null> };
+
+export interface ParsedAllowedHosts {
+  /** Matchers for every valid entry, in list order. */
+  readonly matchers: readonly HostMatcher[];
+  /** One message per entry that could not be parsed (the entry is ignored). */
+  readonly problems: readonly string[];
+}
+
+/**
+ * Parses an `allowed hosts` list. Never throws: bad entries are left out of
+ * `matchers` and described in `problems`, so a caller can warn and carry on
+ * with the valid ones.
+ */
+export function parseAllowedHosts(list: string): ParsedAllowedHosts {
+  const matchers: HostMatcher[] = [];
+  const problems: string[] = [];
+  for (const raw of list.split(',')) {
+    const entry = raw.trim();
+    if (entry === '') continue;
+    const parsed = parseEntry(entry);
+    if (typeof parsed === 'string') problems.push(`allowed hosts entry "${entry}": ${parsed}`);
+    else matchers.push(...parsed);
+  }
+  return { matchers, problems };
+}
+
+/**
+ * True when `remoteAddress` (as reported by `socket.remoteAddress`) matches
+ * one of the matchers. An address that is missing or not numeric never matches.
+ */
+export function isAllowed(matchers: readonly HostMatcher[], remoteAddress: string | undefined): boolean {
+  if (remoteAddress === undefined) return false;
+  const forms = addressForms(remoteAddress);
+  if (forms.length === 0) return false;
+  return matchers.some((m) => forms.some((f) => matchOne(m, f)));
+}
+
+// ---------------------------------------------------------------- helpers
+
+interface AddressForm {
+  readonly family: 4 | 6;
+  readonly bytes: Uint8Array;
+}
+
+function parseEntry(entry: string): HostMatcher[] | string {
+  if (entry.toLowerCase() === 'localhost') {
+    return [net('localhost', 4, ipv4Bytes('127.0.0.1')!, 32), net('localhost', 6, ipv6Bytes('::1')!, 128)];
+  }
+  if (entry.includes('*')) {
+    const parts = entry.split('.');
+    if (parts.length !== 4) return 'a * range needs four IPv4 octets, such as 10.0.*.*';
+    const octets: Array<number | null> = [];
+    for (const p of parts) {
+      if (p === '*') octets.push(null);
+      else if (/^\d{1,3}$/.test(p) && Number(p) <= 255) octets.push(Number(p));
+      else return `"${p}" is neither an octet (0-255) nor *`;
+    }
+    return [{ kind: 'wildcard', text: entry, octets }];
+  }
+  const slash = entry.indexOf('/');
+  const address = slash === -1 ? entry : entry.slice(0, slash);
+  const maskText = slash === -1 ? undefined : entry.slice(slash + 1);
+  let family: 4 | 6;
+  let bytes: Uint8Array | undefined;
+  if (isIPv4(address)) {
+    family = 4;
+    bytes = ipv4Bytes(address);
+  } else if (isIPv6(address)) {
+    family = 6;
+    bytes = ipv6Bytes(address);
+  } else {
+    return 'not a numeric IPv4/IPv6 address, netmask, * range or localhost (host names are not resolved)';
+  }
+  if (bytes === undefined) return 'cannot parse the address';
+  const max = family === 4 ? 32 : 128;
+  let prefix = max;
+  if (maskText !== undefined) {
+    if (!/^\d{1,3}$/.test(maskText) || Number(maskText) > max) return `netmask "/${maskText}" must be 0-${max}`;
+    prefix = Number(maskText);
+  }
+  return [net(entry, family, bytes, prefix)];
+}
+
+function net(text: string, family: 4 | 6, bytes: Uint8Array, prefix: number): HostMatcher {
+  return { kind: 'net', text, family, bytes, prefix };
+}
+
+function matchOne(m: HostMatcher, a: AddressForm): boolean {
+  if (m.kind === 'wildcard') {
+    return a.family === 4 && m.octets.every((o, i) => o === null || o === a.bytes[i]);
+  }
+  if (m.family !== a.family) return false;
+  let bits = m.prefix;
+  for (let i = 0; bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
+    if ((m.bytes[i]! & mask) !== (a.bytes[i]! & mask)) return false;
+  }
+  return true;
+}
+
+/** The address as bytes, plus its IPv4 / IPv4-mapped twin where one exists. */
+function addressForms(address: string): AddressForm[] {
+  const bare = address.replace(/%.*$/, '');
+  if (isIPv4(bare)) {
+    const v4 = ipv4Bytes(bare)!;
+    const mapped = new Uint8Array(16);
+    mapped[10] = 0xff;
+    mapped[11] = 0xff;
+    mapped.set(v4, 12);
+    return [{ family: 4, bytes: v4 }, { family: 6, bytes: mapped }];
+  }
+  if (isIPv6(bare)) {
+    const v6 = ipv6Bytes(bare);
+    if (v6 === undefined) return [];
+    const forms: AddressForm[] = [{ family: 6, bytes: v6 }];
+    if (v6.slice(0, 10).every((b) => b === 0) && v6[10] === 0xff && v6[11] === 0xff) {
+      forms.push({ family: 4, bytes: v6.slice(12) });
+    }
+    return forms;
+  }
+  return [];
+}
+
+function ipv4Bytes(text: string): Uint8Array | undefined {
+  const parts = text.split('.').map(Number);
+  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) return undefined;
+  return Uint8Array.from(parts);
+}
+
+/** Parses an IPv6 address (with `::` and an optional dotted IPv4 tail) to 16 bytes. */
+function ipv6Bytes(text: string): Uint8Array | undefined {
+  let head = text;
+  const lastColon = head.lastIndexOf(':');
+  if (head.slice(lastColon + 1).includes('.')) {
+    // Rewrite a dotted IPv4 tail as two hex groups, then parse as usual.
+    const v4 = ipv4Bytes(head.slice(lastColon + 1));
+    if (v4 === undefined) return undefined;
+    const hex = (a: number, b: number): string => ((a << 8) | b).toString(16);
+    head = `${head.slice(0, lastColon + 1)}${hex(v4[0]!, v4[1]!)}:${hex(v4[2]!, v4[3]!)}`;
+  }
+  const halves = head.split('::');
+  if (halves.length > 2) return undefined;
+  const left = hexGroups(halves[0]!);
+  const right = halves.length === 2 ? hexGroups(halves[1]!) : [];
+  if (left === undefined || right === undefined) return undefined;
+  let groups = left;
+  if (halves.length === 2) {
+    const fill = 8 - left.length - right.length;
+    if (fill < 1) return undefined;
+    groups = [...left, ...new Array<number>(fill).fill(0), ...right];
+  }
+  if (groups.length !== 8) return undefined;
+  const bytes = new Uint8Array(16);
+  groups.forEach((g, i) => {
+    bytes[i * 2] = g >> 8;
+    bytes[i * 2 + 1] = g & 0xff;
+  });
+  return bytes;
+}
+
+function hexGroups(s: string): number[] | undefined {
+  if (s === '') return [];
+  const out: number[] = [];
+  for (const g of s.split(':')) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined;
+    out.push(parseInt(g, 16));
+  }
+  return out;
+}

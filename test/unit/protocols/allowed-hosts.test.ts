@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isAllowed, parseAllowedHosts } from '../../../src/protocols/allowed-hosts.js';
+
+/** [list, peer address, expected] */
+const cases: Array<[string, string, boolean]> = [
+  ['127.0.0.1', '127.0.0.1', true],
+  ['127.0.0.1', '127.0.0.2', false],
+  ['127.0.0.1', '::ffff:127.0.0.1', true],
+  ['127.0.0.1', '::1', false],
+  ['::1', '::1', true],
+  ['::1', '0:0:0:0:0:0:0:1', true],
+  ['::1', '127.0.0.1', false],
+  ['localhost', '127.0.0.1', true],
+  ['localhost', '::1', true],
+  ['localhost', '::ffff:127.0.0.1', true],
+  ['localhost', '10.0.0.1', false],
+  ['10.0.0.0/8', '10.200.3.4', true],
+  ['10.0.0.0/8', '11.0.0.1', false],
+  ['192.168.1.0/25', '192.168.1.127', true],
+  ['192.168.1.0/25', '192.168.1.128', false],
+  ['192.168.1.5/32', '192.168.1.5', true],
+  ['10.0.*.*', '10.0.99.1', true],
+  ['10.0.*.*', '10.1.0.1', false],
+  ['10.*.0.1', '10.77.0.1', true],
+  ['10.*.0.1', '10.77.0.2', false],
+  ['10.0.*.*', '::ffff:10.0.5.5', true],
+  ['fd00::/8', 'fd12:3456::1', true],
+  ['fd00::/8', 'fe80::1', false],
+  ['fe80::/10', 'fe80::1%eth0', true],
+  ['::ffff:10.0.0.0/104', '10.1.2.3', true],
+  ['0.0.0.0/0', '8.8.8.8', true],
+  ['0.0.0.0/0', '::ffff:8.8.8.8', true],
+  ['0.0.0.0/0', '2001:db8::1', false],
+  ['::/0', '2001:db8::1', true],
+  ['0.0.0.0/0,::/0', '2001:db8::1', true],
+  ['', '127.0.0.1', false],
+  [' , ', '127.0.0.1', false],
+  ['10.0.0.1, 127.0.0.1 ', '127.0.0.1', true],
+  ['bogus, 127.0.0.1', '127.0.0.1', true],
+  ['127.0.0.1', 'not-an-address', false],
+];
+
+for (const [list, peer, expected] of cases) {
+  test(`allowed hosts "${list}" ${expected ? 'allows' : 'refuses'} ${peer}`, () => {
+    const { matchers } = parseAllowedHosts(list);
+    assert.equal(isAllowed(matchers, peer), expected);
+  });
+}
+
+test('an undefined peer address is refused', () => {
+  assert.equal(isAllowed(parseAllowedHosts('0.0.0.0/0,::/0').matchers, undefined), false);
+});
+
+const bad: string[] = ['example.com', '10.0.*', '10.0.1*.1', '300.1.1.1', '10.0.0.0/33', '::/129', '10.0.0.0/x', '*'];
+for (const entry of bad) {
+  test(`allowed hosts entry "${entry}" is reported as a problem`, () => {
+    const parsed = parseAllowedHosts(`127.0.0.1,${entry}`);
+    assert.equal(parsed.matchers.length, 1);
+    assert.equal(parsed.problems.length, 1);
+    assert.match(parsed.problems[0]!, new RegExp(`"${entry.replace(/[.*/]/g, '\\$&')}"`));
+  });
+}
