@@ -62,6 +62,11 @@ export const CODES = {
   AGENT_ERR_HTTP_UNPROCESSABLE: { message: 'request body has invalid fields', status: 422 },
   AGENT_ERR_HTTP_CONFLICT: { message: '%s', status: 409 },
   AGENT_ERR_HTTP_INTERNAL: { message: 'internal error; see the agent log', status: 500 },
+  AGENT_ERR_HTTP_UNAVAILABLE: { message: '%s', status: 503 },
+  // Web server
+  AGENT_ERR_WEB_LISTEN: { message: 'web server cannot listen on %s: %s' },
+  AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },
+  AGENT_WARN_WEB_AUTH_BLOCKED: { message: '%s is refused for %s s after %s failed authentications', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof CODES;
