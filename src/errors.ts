@@ -30,8 +30,8 @@ export const CODES = {
   AGENT_ERR_VALUE_INVALID: { message: '%s' },
   AGENT_ERR_MODULE_UNKNOWN: { message: 'unknown module "%s"' },
   AGENT_ERR_OBJECT_PARENT_UNKNOWN: { message: 'object "%s" names parent "%s", which does not exist (chain: %s)' },
-  AGENT_ERR_OBJECT_CYCLE: { message: 'object "%s" inherits from itself (chain: %s)' },
-  AGENT_ERR_ROLE_UNKNOWN: { message: 'user "%s" has role "%s", which is not defined in [/settings/web/roles]' },
+  AGENT_ERR_OBJECT_CYCLE: { message: 'object "%s" is part of an inheritance cycle (chain: %s)' },
+  AGENT_WARN_ROLE_UNKNOWN: { message: 'user "%s" has role "%s", which is not defined in [/settings/web/roles]: the user has no privileges', severity: 'warning' },
   // Settings: insecure but legal choices
   AGENT_WARN_ADH_CIPHERS: { message: '%s allows anonymous DH (ADH) ciphers, which do not authenticate the peer', severity: 'warning' },
   AGENT_WARN_VERIFY_NONE: { message: '%s has verify mode none while use ssl is on: the peer certificate is not checked', severity: 'warning' },
@@ -51,6 +51,16 @@ export const CODES = {
   AGENT_ERR_QUERY_UNKNOWN: { message: 'Unknown command(s): %s' },
   AGENT_ERR_QUERY_FAILED: { message: 'query %s failed: %s' },
   AGENT_ERR_PROTOBUF: { message: 'invalid %s message: %s' },
+  // Remote protocol (NRPE) and client queries
+  AGENT_ERR_NRPE_PACKET: { message: 'invalid NRPE packet: %s' },
+  AGENT_ERR_NRPE_CONNECT: { message: 'cannot connect to %s: %s' },
+  AGENT_ERR_NRPE_TIMEOUT: { message: 'no answer from %s within %s s' },
+  AGENT_ERR_NRPE_TLS: { message: 'TLS with %s failed: %s' },
+  AGENT_ERR_NRPE_CLOSED: { message: '%s closed the connection %s' },
+  AGENT_ERR_NRPE_LISTEN: { message: 'cannot listen on %s: %s' },
+  AGENT_ERR_TLS_FILE: { message: 'cannot read %s file %s: %s' },
+  AGENT_ERR_CLIENT_OPTION: { message: 'invalid client option: %s' },
+  AGENT_ERR_TARGET_UNKNOWN: { message: 'target "%s" is not defined in [%s]' },
   // Command line
   AGENT_ERR_USAGE: { message: '%s' },
   // HTTP

@@ -1,0 +1,111 @@
+/**
+ * The object model of client targets and web users (NSClient++'s
+ * parent/template model). Objects come from subsections
+ * (`[<container>/name]`) and one-liners (`[<container>] name = value`, the
+ * value going to the container's one-liner key, parent `default`). `parent`
+ * (default `default`) names the object inherited from: a one-time copy with
+ * child keys winning, chains followed; `is template` and `parent` are not
+ * inherited. `default` is always a template and the implicit parent of the
+ * others; `sample` always exists (a template unless the file defines it).
+ * Cycles and unknown parents are errors naming the chain. Schema defaults
+ * are applied after inheritance, so a parent's value beats a default.
+ */
+import type { Origin, ResolvedObject } from './snapshot.js';
+import type { SettingsProblem } from './problem.js';
+import { problem } from './problem.js';
+
+export interface ObjectDefinition {
+  name: string;
+  path: string;
+  /** Own values (coerced, no defaults). */
+  values: Record<string, unknown>;
+  origins: Record<string, Origin>;
+  /** Position of the section header or one-liner, for problems. */
+  at: { file: string; line: number; col: number };
+  /** False for the implicit default/sample objects. */
+  inFile: boolean;
+}
+
+const NOT_INHERITED = new Set(['parent', 'is template']);
+
+export function resolveObjects(
+  container: string,
+  defs: Map<string, ObjectDefinition>,
+  applyDefaults: (values: Record<string, unknown>) => void,
+  file: string,
+  problems: SettingsProblem[],
+): Map<string, ResolvedObject> {
+  for (const implicit of ['default', 'sample']) {
+    if (!defs.has(implicit)) {
+      defs.set(implicit, { name: implicit, path: `${container}/${implicit}`, values: {}, origins: {}, at: { file, line: 0, col: 0 }, inFile: false });
+    }
+  }
+  // Inherited values before defaults, by object name.
+  const merged = new Map<string, { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] }>();
+  const failed = new Set<string>();
+
+  const resolveOne = (name: string, stack: string[]): { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] } | undefined => {
+    const done = merged.get(name);
+    if (done) return done;
+    if (failed.has(name)) return undefined;
+    const def = defs.get(name) as ObjectDefinition;
+    const parentRaw = def.values.parent;
+    let parent = typeof parentRaw === 'string' && parentRaw !== '' ? parentRaw : name === 'default' ? undefined : 'default';
+    if (parent === name && name === 'default') parent = undefined;
+    const where = def.origins.parent ?? { ...def.at };
+    const at = { file: where.file, line: where.line, col: where.col, section: def.path, key: def.origins.parent ? 'parent' : undefined };
+    let base: { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] } = { values: {}, origins: {}, chain: [] };
+    if (parent !== undefined) {
+      const parentKey = findName(defs, parent);
+      if (parentKey === undefined) {
+        problems.push(problem('AGENT_ERR_OBJECT_PARENT_UNKNOWN', [name, parent, [...stack, name, parent].join(' -> ')], at));
+        failed.add(name);
+        return undefined;
+      }
+      if (stack.includes(parentKey) || parentKey === name) {
+        problems.push(problem('AGENT_ERR_OBJECT_CYCLE', [name, [...stack, name, parentKey].join(' -> ')], at));
+        failed.add(name);
+        return undefined;
+      }
+      const p = resolveOne(parentKey, [...stack, name]);
+      if (!p) {
+        failed.add(name);
+        return undefined;
+      }
+      base = p;
+    }
+    const values: Record<string, unknown> = {};
+    const origins: Record<string, Origin> = {};
+    for (const [k, v] of Object.entries(base.values)) if (!NOT_INHERITED.has(k)) values[k] = v;
+    for (const [k, o] of Object.entries(base.origins)) if (!NOT_INHERITED.has(k)) origins[k] = o;
+    for (const [k, v] of Object.entries(def.values)) {
+      values[k] = v;
+      const o = def.origins[k];
+      if (o) origins[k] = { ...o, object: name };
+    }
+    const result = { values, origins, chain: [name, ...base.chain] };
+    merged.set(name, result);
+    return result;
+  };
+
+  const out = new Map<string, ResolvedObject>();
+  for (const [name, def] of defs) {
+    const r = resolveOne(name, []);
+    if (!r) continue;
+    const values = { ...r.values };
+    applyDefaults(values);
+    const ownTemplate = def.values['is template'] === true;
+    const isTemplate = name === 'default' || (name === 'sample' && !def.inFile) || ownTemplate;
+    values['is template'] = isTemplate;
+    out.set(name, { name, path: def.path, isTemplate, values, origins: r.origins, chain: r.chain });
+  }
+  return out;
+}
+
+/** Object names match case-insensitively, preferring the exact spelling. */
+function findName(defs: Map<string, ObjectDefinition>, name: string): string | undefined {
+  if (defs.has(name)) return name;
+  const lower = name.toLowerCase();
+  for (const k of defs.keys()) if (k.toLowerCase() === lower) return k;
+  return undefined;
+}

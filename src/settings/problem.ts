@@ -1,0 +1,29 @@
+/** Settings problems: one shape for errors and warnings, with position. */
+import { CODES, formatMessage, type ErrorCode } from '../errors.js';
+import type { SettingsProblem } from '../core/control.js';
+
+export type { SettingsProblem };
+
+export function problem(
+  code: ErrorCode,
+  args: readonly unknown[],
+  at: { file: string; line: number; col: number; section?: string | undefined; key?: string | undefined },
+  extra = '',
+): SettingsProblem {
+  const info = CODES[code] as { severity?: 'error' | 'warning' };
+  return {
+    code,
+    severity: info.severity ?? 'error',
+    message: formatMessage(code, args) + extra,
+    file: at.file,
+    line: at.line,
+    col: at.col,
+    ...(at.section !== undefined ? { section: at.section } : {}),
+    ...(at.key !== undefined ? { key: at.key } : {}),
+  };
+}
+
+/** Sort by file, line, column for stable output. */
+export function sortProblems(list: SettingsProblem[]): SettingsProblem[] {
+  return list.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : a.file < b.file ? -1 : 1));
+}

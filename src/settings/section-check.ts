@@ -1,0 +1,116 @@
+/**
+ * Check one INI section against its schema: expand variables, map keys to
+ * their canonical spelling, report unknown keys with a suggestion, coerce
+ * values to the schema's types and run the section's compiled ajv
+ * validator. Returns the values, where each came from, and every problem.
+ */
+import type { ErrorObject } from 'ajv';
+import type { IniSection } from './read-ini.js';
+import type { SchemaSet, SectionSchema, JsonSchema } from './schema-set.js';
+import type { Origin } from './snapshot.js';
+import type { SettingsProblem } from './problem.js';
+import { problem } from './problem.js';
+import { coerceValue } from './coerce.js';
+import { expandVariables } from './variables.js';
+import { suggestion } from './did-you-mean.js';
+import { validatorFor } from './ajv-instance.js';
+
+export interface CheckedSection {
+  values: Record<string, unknown>;
+  origins: Record<string, Origin>;
+}
+
+export function checkSection(
+  set: SchemaSet,
+  schema: SectionSchema,
+  canonicalPath: string,
+  ini: IniSection,
+  file: string,
+  vars: Readonly<Record<string, string>>,
+  useDefaults: boolean,
+  problems: SettingsProblem[],
+): CheckedSection {
+  const values: Record<string, unknown> = {};
+  const origins: Record<string, Origin> = {};
+  const props = schema.schema.properties;
+  const extra = schema.schema.additionalProperties;
+  const isModules = canonicalPath === '/modules';
+  for (const e of ini.entries) {
+    const at = { file, line: e.line, col: e.keyCol, section: canonicalPath, key: e.key };
+    let key = schema.keys.get(e.key.toLowerCase());
+    let keySchema: JsonSchema | undefined;
+    if (key !== undefined) {
+      keySchema = props?.[key];
+    } else if (typeof extra === 'object') {
+      key = e.key;
+      keySchema = extra;
+    } else {
+      const candidates = Object.keys(props ?? {});
+      if (isModules) problems.push(problem('AGENT_ERR_MODULE_UNKNOWN', [e.key], at, suggestion(e.key, candidates)));
+      else problems.push(problem('AGENT_ERR_KEY_UNKNOWN', [e.key, canonicalPath], at, suggestion(e.key, candidates)));
+      continue;
+    }
+    const expanded = expandVariables(e.value, vars);
+    for (const p of expanded.problems) {
+      problems.push(problem(p.code, [p.code === 'AGENT_ERR_VARIABLE_UNKNOWN' ? p.name : e.value], { ...at, col: e.valueCol + p.offset }));
+    }
+    const coerced = coerceValue(expanded.value, keySchema);
+    if (!coerced.ok) {
+      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`${key}: expected ${coerced.expected}, got "${e.value}"`], { ...at, col: e.valueCol }));
+      continue;
+    }
+    values[key] = coerced.value;
+    origins[key] = { file, line: e.line, col: e.valueCol, section: canonicalPath, key };
+  }
+  const validate = validatorFor(set, schema.ref, useDefaults);
+  if (!validate(values)) {
+    for (const err of validate.errors ?? []) {
+      const key = keyOf(err);
+      const o = key !== undefined ? origins[key] : undefined;
+      const where = o ? { file, line: o.line, col: o.col, section: canonicalPath, key } : { file, line: ini.line, col: ini.col, section: canonicalPath, key };
+      problems.push(problem('AGENT_ERR_VALUE_INVALID', [describe(err, key, values)], where));
+      if (key !== undefined) delete values[key];
+    }
+  }
+  return { values, origins };
+}
+
+/** Defaults of a section schema (validating an empty object with defaults on). */
+export function sectionDefaults(set: SchemaSet, schema: SectionSchema): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  validatorFor(set, schema.ref, true)(values);
+  return values;
+}
+
+function keyOf(err: ErrorObject): string | undefined {
+  const path = err.instancePath;
+  if (path.startsWith('/')) {
+    const seg = path.slice(1).split('/')[0] as string;
+    return seg.replace(/~1/g, '/').replace(/~0/g, '~');
+  }
+  const missing = (err.params as { missingProperty?: string }).missingProperty;
+  return missing;
+}
+
+function describe(err: ErrorObject, key: string | undefined, values: Record<string, unknown>): string {
+  const shown = key !== undefined && values[key] !== undefined ? ` "${String(values[key])}"` : '';
+  const params = err.params as { allowedValues?: unknown[]; pattern?: string; limit?: number };
+  let what: string;
+  switch (err.keyword) {
+    case 'enum':
+      what = `must be one of: ${(params.allowedValues ?? []).join(', ')}`;
+      break;
+    case 'pattern':
+      what = `does not have the expected form (${params.pattern})`;
+      break;
+    case 'minimum':
+      what = `must be at least ${params.limit}`;
+      break;
+    case 'maximum':
+      what = `must be at most ${params.limit}`;
+      break;
+    default:
+      what = err.message ?? err.keyword;
+  }
+  return `${key ?? 'section'}${shown}: ${what}`;
+}

@@ -1,0 +1,101 @@
+/**
+ * Insecure but legal choices, reported as warnings with codes:
+ * - AGENT_WARN_ADH_CIPHERS: an explicitly set `allowed ciphers` that admits
+ *   anonymous suites (ADH, AECDH, aNULL, or ALL without !ADH/!aNULL), on a
+ *   target defined in the file or on an enabled server module with use ssl on;
+ * - AGENT_WARN_VERIFY_NONE: `verify mode = none` set explicitly while `use ssl` is on;
+ * - AGENT_WARN_EMPTY_PASSWORD: WEBServer enabled and the effective web password empty;
+ * - AGENT_WARN_ALLOWED_HOSTS_OPEN: an `allowed hosts` that admits every address;
+ * - AGENT_WARN_NO_CA: AgentServer enabled with no `ca`;
+ * - AGENT_WARN_PLAIN_PASSWORD: a web user whose password is stored in plain text.
+ * Defaults alone never warn (an untouched file stays quiet), except where the
+ * result is insecure whatever the defaults are (empty password, no CA).
+ */
+import type { Origin, ResolvedObject } from './snapshot.js';
+import type { SettingsProblem } from './problem.js';
+import { problem } from './problem.js';
+
+interface WarnInput {
+  file: string;
+  sections: Record<string, Record<string, unknown>>;
+  origins: Record<string, Record<string, Origin>>;
+  modules: Record<string, boolean>;
+  targets: Record<'agent' | 'remote', Map<string, ResolvedObject>>;
+  users: Map<string, ResolvedObject>;
+}
+
+export function allowsAnonymous(ciphers: string): boolean {
+  const parts = ciphers.split(/[:,\s]+/).filter(Boolean);
+  const excluded = parts.some((p) => /^[!-](ADH|aNULL)$/i.test(p));
+  if (excluded) return false;
+  return parts.some((p) => /^(ADH|AECDH|aNULL|ALL)(\b|-)/i.test(p) || /^ADH-|^AECDH-/i.test(p));
+}
+
+export function allowsEveryone(list: string): boolean {
+  return list
+    .split(',')
+    .map((s) => s.trim())
+    .some((e) => ['0.0.0.0/0', '::/0', '*', '*.*.*.*', '0.0.0.0', '::'].includes(e));
+}
+
+export function insecureWarnings(input: WarnInput): SettingsProblem[] {
+  const out: SettingsProblem[] = [];
+  const at = (o: Origin | undefined, section: string, key: string) => ({ file: input.file, line: o?.line ?? 0, col: o?.col ?? 0, section, key });
+
+  const servers: [string, string][] = [
+    ['/settings/remote/server', 'RemoteServer'],
+    ['/settings/agent/server', 'AgentServer'],
+  ];
+  for (const [path, module] of servers) {
+    if (!input.modules[module]) continue;
+    const s = input.sections[path] ?? {};
+    const o = input.origins[path] ?? {};
+    if (s['use ssl'] === true && o['allowed ciphers'] && allowsAnonymous(String(s['allowed ciphers']))) {
+      out.push(problem('AGENT_WARN_ADH_CIPHERS', [`[${path}]`], at(o['allowed ciphers'], path, 'allowed ciphers')));
+    }
+    if (s['use ssl'] === true && o['verify mode'] && s['verify mode'] === 'none') {
+      out.push(problem('AGENT_WARN_VERIFY_NONE', [`[${path}]`], at(o['verify mode'], path, 'verify mode')));
+    }
+  }
+  if (input.modules.AgentServer && !(input.sections['/settings/agent/server']?.ca)) {
+    out.push(problem('AGENT_WARN_NO_CA', ['[/settings/agent/server]'], at(input.origins['/settings/agent/server']?.port, '/settings/agent/server', 'ca')));
+  }
+
+  for (const client of ['agent', 'remote'] as const) {
+    for (const t of input.targets[client].values()) {
+      if (t.isTemplate) continue;
+      const cipherOrigin = t.origins['allowed ciphers'];
+      if (t.values['use ssl'] === true && cipherOrigin && allowsAnonymous(String(t.values['allowed ciphers']))) {
+        out.push(problem('AGENT_WARN_ADH_CIPHERS', [`target ${t.name} of the ${client} client`], at(cipherOrigin, t.path, 'allowed ciphers')));
+      }
+      const verifyOrigin = t.origins['verify mode'];
+      if (t.values['use ssl'] === true && verifyOrigin && t.values['verify mode'] === 'none') {
+        out.push(problem('AGENT_WARN_VERIFY_NONE', [`target ${t.name} of the ${client} client`], at(verifyOrigin, t.path, 'verify mode')));
+      }
+    }
+  }
+
+  if (input.modules.WEBServer) {
+    const web = input.sections['/settings/WEB/server'] ?? {};
+    const def = input.sections['/settings/default'] ?? {};
+    const pw = web.password !== undefined ? web.password : def.password;
+    if (pw === '' || pw === undefined) {
+      out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], at(input.origins['/settings/WEB/server']?.password ?? input.origins['/settings/default']?.password, '/settings/WEB/server', 'password')));
+    }
+  }
+
+  for (const path of ['/settings/default', '/settings/WEB/server', '/settings/remote/server', '/settings/agent/server']) {
+    const v = input.sections[path]?.['allowed hosts'];
+    const o = input.origins[path]?.['allowed hosts'];
+    if (typeof v === 'string' && o && allowsEveryone(v)) out.push(problem('AGENT_WARN_ALLOWED_HOSTS_OPEN', [`[${path}]`], at(o, path, 'allowed hosts')));
+  }
+
+  for (const u of input.users.values()) {
+    const pw = u.values.password;
+    const o = u.origins.password;
+    if (!u.isTemplate && o && typeof pw === 'string' && pw !== '' && !pw.startsWith('pbkdf2-sha256$')) {
+      out.push(problem('AGENT_WARN_PLAIN_PASSWORD', [`user ${u.name}`], at(o, u.path, 'password')));
+    }
+  }
+  return out;
+}
