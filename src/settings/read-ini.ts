@@ -15,7 +15,9 @@
  *   may contain `=`, `;`, `#` and spaces; `key =` is an empty value. One pair
  *   of surrounding double quotes is stripped (`key = "  x  "` is `  x  `);
  *   there are no escapes inside quotes;
- * - anything else is an AGENT_ERR_INI_SYNTAX problem at its line.
+ * - anything else is an AGENT_ERR_INI_SYNTAX problem at its line. The keys
+ *   after a broken section header (`[/settings/web`) are dropped rather than
+ *   given to the previous section, where they could override its values.
  *
  * Section paths and keys keep their spelling, but duplicates are found
  * case-insensitively, as NSClient++ paths are case-insensitive. A duplicate
@@ -159,7 +161,8 @@ export function parseIni(text: string, file: string): IniDocument {
   const len = text.length;
   let pos = len > 0 && text.charCodeAt(0) === BOM ? 1 : 0;
   let lineNo = 0;
-  let current: SectionState | undefined;
+  /** undefined: before any section; null: after a broken header, whose keys are dropped (the header is reported). */
+  let current: SectionState | undefined | null;
 
   while (pos < len) {
     let nl = text.indexOf('\n', pos);
@@ -173,7 +176,7 @@ export function parseIni(text: string, file: string): IniDocument {
       const keyCol = scan.nameStart - pos + 1;
       if (current === undefined) {
         problems.push(problem('AGENT_ERR_INI_KEY_OUTSIDE_SECTION', [key], lineNo, keyCol, { key }));
-      } else {
+      } else if (current !== null) {
         const entry: IniEntry = { key, value: text.slice(scan.valueStart, scan.valueEnd), line: lineNo, keyCol, valueCol: scan.valueStart - pos + 1 };
         addEntry(current, entry, problems);
       }
@@ -193,6 +196,7 @@ export function parseIni(text: string, file: string): IniDocument {
     } else if (kind === LINE_INVALID) {
       const excerpt = excerptOf(text.slice(scan.first, end));
       problems.push(problem('AGENT_ERR_INI_SYNTAX', [`"${excerpt}" (${scan.reason})`], lineNo, scan.first - pos + 1, current ? { section: current.section.path } : {}));
+      if (text.charCodeAt(scan.first) === OPEN_BRACKET) current = null;
     }
     pos = nl + 1;
   }
