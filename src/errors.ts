@@ -57,6 +57,7 @@ export const CODES = {
   AGENT_ERR_NRPE_TIMEOUT: { message: 'no answer from %s within %s s' },
   AGENT_ERR_NRPE_TLS: { message: 'TLS with %s failed: %s' },
   AGENT_ERR_NRPE_CLOSED: { message: '%s closed the connection %s' },
+  AGENT_ERR_NRPE_FALLBACK: { message: '%s (after the v4 attempt failed: %s)' },
   AGENT_ERR_NRPE_LISTEN: { message: 'cannot listen on %s: %s' },
   AGENT_ERR_TLS_FILE: { message: 'cannot read %s file %s: %s' },
   AGENT_ERR_CLIENT_OPTION: { message: 'invalid client option: %s' },

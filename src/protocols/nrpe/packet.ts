@@ -1,0 +1,105 @@
+/**
+ * NRPE packets: encoding, CRC checking and the request text conventions.
+ *
+ * Layouts (all integers big-endian):
+ * - v2: version(2) type(2) crc32(4) result(2) buffer(payloadLength) padding(2);
+ *   fixed size 12 + payloadLength (1036 by default); the text is at most
+ *   payloadLength - 1 bytes, NUL-padded. The CRC covers every byte.
+ * - v3/v4: version(2) type(2) crc32(4) result(2) alignment(2) bufferLength(4)
+ *   buffer(bufferLength); v3 adds 3 trailing zero bytes. The CRC covers the
+ *   packet with crc32 and alignment zeroed (v3: 19 + bufferLength bytes).
+ */
+import { crc32 } from './crc32.js';
+
+export type PacketVersion = 2 | 3 | 4;
+export const QUERY_PACKET = 1;
+export const RESPONSE_PACKET = 2;
+/** NSClient++ extension: a v2 response with more packets to follow. */
+export const RESPONSE_MORE_PACKET = 3;
+export type PacketType = 1 | 2 | 3;
+
+export const DEFAULT_PAYLOAD_LENGTH = 1024;
+/** Size of a v2 packet with the default payload; v3/v4 queries are padded to it. */
+export const V2_DEFAULT_SIZE = 12 + DEFAULT_PAYLOAD_LENGTH;
+/** The request check_nrpe sends when no command is given. */
+export const NRPE_CHECK = '_NRPE_CHECK';
+/** Largest v3/v4 buffer the NRPE daemon accepts; our server's limit. */
+export const NRPE_MAX_BUFFER = 65536;
+
+export interface NrpePacket {
+  version: PacketVersion;
+  type: PacketType;
+  /** The result code (int16); meaningless in queries. */
+  result: number;
+  /** The text: the buffer up to its first NUL (or its end). */
+  text: Buffer;
+}
+
+export interface EncodeOptions {
+  version: PacketVersion;
+  type: PacketType;
+  result?: number;
+  /** The text; longer text is cut (v2: to payloadLength - 1 bytes). */
+  text: Buffer | string;
+  /** v2 payload length; default 1024. */
+  payloadLength?: number;
+}
+
+/**
+ * Encodes one packet with its CRC set. Queries (type 1) of v3/v4 are padded
+ * to 1036 bytes as check_nrpe does, so an old v2-only peer reads a whole
+ * packet; responses carry the text (at most 65535 bytes) and its NUL.
+ */
+export function encodePacket(o: EncodeOptions): Buffer {
+  const text = typeof o.text === 'string' ? Buffer.from(o.text, 'utf8') : o.text;
+  const result = o.result ?? 0;
+  if (o.version === 2) {
+    const payload = o.payloadLength ?? DEFAULT_PAYLOAD_LENGTH;
+    const buf = Buffer.alloc(12 + payload);
+    writeHeader(buf, o.version, o.type, result);
+    text.copy(buf, 10, 0, Math.min(text.length, payload - 1));
+    buf.writeUInt32BE(crc32(buf), 4);
+    return buf;
+  }
+  const header = o.version === 3 ? 19 : 16;
+  let bufferLength = Math.min(text.length, NRPE_MAX_BUFFER - 1) + 1;
+  if (o.type === QUERY_PACKET) bufferLength = Math.max(bufferLength, V2_DEFAULT_SIZE - header);
+  const buf = Buffer.alloc(header + bufferLength);
+  writeHeader(buf, o.version, o.type, result);
+  buf.writeInt32BE(bufferLength, 12);
+  text.copy(buf, 16, 0, bufferLength - 1);
+  buf.writeUInt32BE(crc32(buf), 4);
+  return buf;
+}
+
+/** True when the CRC stored in a complete packet matches its bytes (see the layouts above). */
+export function crcMatches(packet: Buffer): boolean {
+  const stored = packet.readUInt32BE(4);
+  const copy = Buffer.from(packet);
+  copy.writeUInt32BE(0, 4);
+  if (copy.readUInt16BE(0) !== 2) copy.writeUInt16BE(0, 10);
+  return crc32(copy) === stored;
+}
+
+/** The text of a buffer: up to the first NUL, or all of it. */
+export function textOf(buffer: Buffer): Buffer {
+  const nul = buffer.indexOf(0);
+  return nul === -1 ? buffer : buffer.subarray(0, nul);
+}
+
+/** Splits `command!arg!arg` into the command and its arguments. */
+export function parseRequest(text: string): { command: string; args: string[] } {
+  const [command = '', ...args] = text.split('!');
+  return { command, args };
+}
+
+/** Builds `command!arg!arg`; an empty command means `_NRPE_CHECK`. */
+export function formatRequest(command: string, args: readonly string[] = []): string {
+  return [command === '' ? NRPE_CHECK : command, ...args].join('!');
+}
+
+function writeHeader(buf: Buffer, version: number, type: number, result: number): void {
+  buf.writeInt16BE(version, 0);
+  buf.writeInt16BE(type, 2);
+  buf.writeInt16BE(result, 8);
+}

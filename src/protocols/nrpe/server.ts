@@ -1,0 +1,197 @@
+/**
+ * The NRPE server: a listener factory that knows nothing about the core or
+ * the reconciler. Each connection carries one query; the server reads one
+ * packet (v2 of exactly 12 + payload length bytes, v3 or v4 up to 64 KiB),
+ * checks it, asks `answer(command, args)`, writes one response of the same
+ * version and closes, as check_nrpe expects. Bad packets, peers outside
+ * `allowed hosts` and slow peers are dropped (closed without answer) and
+ * logged; nothing a peer sends can crash the listener or make it buffer more
+ * than one packet.
+ */
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import { AgentError, errorMessage } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { toNagios, type QueryResult } from '../../core/result.js';
+import { PacketReader } from './packet-reader.js';
+import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
+
+/** What may change while the server runs (applied to the next connection). */
+export interface NrpeServerPolicy {
+  /** Decides whether a peer address may connect. */
+  isAllowed: (remoteAddress: string | undefined) => boolean;
+  allowArguments: boolean;
+  allowNastyCharacters: boolean;
+  /** v2 payload length; default 1024. */
+  payloadLength: number;
+  /** Milliseconds a peer has to send its query (and TLS handshake). */
+  timeoutMs: number;
+}
+
+export interface NrpeServerOptions extends NrpeServerPolicy {
+  /** Address to bind; empty or undefined means every address. */
+  host?: string;
+  port: number;
+  /** TLS server options (see tls.ts); undefined means plain TCP. */
+  tls?: tls.TlsOptions | undefined;
+  /** The answer to a query; a rejection becomes an UNKNOWN answer. */
+  answer: (command: string, args: string[]) => Promise<QueryResult>;
+  log: Logger;
+}
+
+export interface NrpeServer {
+  /** The bound address (after listen). */
+  address(): AddressInfo;
+  /** Replaces the policy for connections accepted from now on. */
+  setPolicy(policy: Partial<NrpeServerPolicy>): void;
+  /** Stops listening, ends open connections and resolves when all are gone. */
+  close(): Promise<void>;
+}
+
+/** Characters refused in queries unless `allowNastyCharacters` (those of the NRPE daemon). */
+export const NASTY_CHARACTERS = '|`&><\'\\[]{};\r\n';
+const NASTY = /[|`&><'\\[\]{};\r\n]/;
+const MAX_CONNECTIONS = 512;
+
+/** Starts listening; rejects with AGENT_ERR_NRPE_LISTEN when the address cannot be bound. */
+export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeServer> {
+  const policy: NrpeServerPolicy = { ...options };
+  const sockets = new Set<net.Socket>();
+  const log = options.log;
+
+  const serve = (socket: net.Socket): void => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    handleConnection(socket, policy, options, log);
+  };
+  const server: net.Server = options.tls
+    ? tls.createServer(options.tls, serve)
+    : net.createServer(serve);
+  server.maxConnections = MAX_CONNECTIONS;
+  if (options.tls) {
+    // Refuse before the handshake, and count raw sockets so close() can end them.
+    server.on('connection', (raw: net.Socket) => {
+      if (!policy.isAllowed(raw.remoteAddress)) {
+        log.warning(`refused connection from ${raw.remoteAddress ?? '?'}: not in allowed hosts`);
+        raw.destroy();
+        return;
+      }
+      sockets.add(raw);
+      raw.once('close', () => sockets.delete(raw));
+      raw.setTimeout(policy.timeoutMs, () => raw.destroy());
+    });
+    server.on('tlsClientError', (err: Error, s: tls.TLSSocket) => {
+      log.debug(`TLS handshake with ${s.remoteAddress ?? '?'} failed: ${err.message}`);
+      s.destroy();
+    });
+  }
+  server.on('error', (err) => log.error(`listener error: ${err.message}`));
+
+  const host = options.host || undefined;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error): void => reject(new AgentError('AGENT_ERR_NRPE_LISTEN', [`${host ?? '*'}:${options.port}`, err.message]));
+    server.once('error', onError);
+    server.listen({ host, port: options.port }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+
+  return {
+    address: () => server.address() as AddressInfo,
+    setPolicy(next) {
+      Object.assign(policy, next);
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}
+
+function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger): void {
+  const peer = socket.remoteAddress ?? '?';
+  if (!options.tls && !policy.isAllowed(socket.remoteAddress)) {
+    log.warning(`refused connection from ${peer}: not in allowed hosts`);
+    socket.destroy();
+    return;
+  }
+  const reader = new PacketReader({ payloadLength: policy.payloadLength, maxBufferLength: NRPE_MAX_BUFFER });
+  let done = false;
+  socket.setTimeout(policy.timeoutMs, () => {
+    log.debug(`dropped ${peer}: no complete query within ${policy.timeoutMs} ms`);
+    socket.destroy();
+  });
+  socket.on('error', (err) => log.debug(`connection from ${peer}: ${err.message}`));
+  const onData = (chunk: Buffer): void => {
+    if (done) return;
+    reader.push(chunk);
+    let packet: NrpePacket | undefined;
+    try {
+      packet = reader.next();
+    } catch (err) {
+      done = true;
+      log.warning(`dropped ${peer}: ${errorMessage(err)}`);
+      socket.destroy();
+      return;
+    }
+    if (packet === undefined) return;
+    done = true;
+    socket.off('data', onData);
+    socket.pause();
+    void respond(socket, packet, policy, options, log).catch((err: unknown) => {
+      log.error(`answering ${peer} failed: ${errorMessage(err)}`);
+      socket.destroy();
+    });
+  };
+  socket.on('data', onData);
+}
+
+async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger): Promise<void> {
+  const peer = socket.remoteAddress ?? '?';
+  if (packet.type !== QUERY_PACKET) {
+    log.warning(`dropped ${peer}: packet type ${packet.type} is not a query`);
+    socket.destroy();
+    return;
+  }
+  const text = packet.text.toString('utf8');
+  const { command, args } = parseRequest(text);
+  let result: Pick<QueryResult, 'result' | 'message' | 'perf'>;
+  if (command === '') {
+    log.warning(`dropped ${peer}: empty query`);
+    socket.destroy();
+    return;
+  } else if (args.length > 0 && !policy.allowArguments) {
+    log.warning(`refused query ${command} from ${peer}: it has arguments and allow arguments is off`);
+    result = refusal(`Request contained arguments, which this server does not allow (allow arguments = false)`);
+  } else if (!policy.allowNastyCharacters && NASTY.test(text)) {
+    log.warning(`refused query ${command} from ${peer}: it contains characters refused while allow nasty characters is off`);
+    result = refusal(`Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/\r\n/, '')} or a line break); allow nasty characters = false`);
+  } else {
+    const started = Date.now();
+    try {
+      result = await options.answer(command, args);
+    } catch (err) {
+      result = refusal(`${command} failed: ${errorMessage(err)}`);
+    }
+    log.debug(`${peer} ${command}: status ${result.result} in ${Date.now() - started} ms`);
+  }
+  if (socket.destroyed) return;
+  const response = encodePacket({
+    version: packet.version,
+    type: RESPONSE_PACKET,
+    result: result.result,
+    text: toNagios(result),
+    payloadLength: policy.payloadLength,
+  });
+  socket.setTimeout(policy.timeoutMs, () => socket.destroy());
+  // One write, then close: check_nrpe over TLS waits for the close.
+  socket.end(response);
+}
+
+function refusal(message: string): Pick<QueryResult, 'result' | 'message' | 'perf'> {
+  return { result: 3, message, perf: [] };
+}

@@ -1,0 +1,115 @@
+/**
+ * TLS option building for the remote protocol, client and server, in the
+ * ways the Debian NRPE daemon and check_nrpe accept:
+ * - anonymous DH (no certificate): cipher lists need `@SECLEVEL=0` on
+ *   OpenSSL 3; a Node server must cap at TLS 1.2 and have DH parameters
+ *   (`'auto'` or a PEM file); it prefers anonymous ECDH (AECDH), an order of
+ *   magnitude cheaper than finite-field DH, whenever the list allows both;
+ * - certificates, a CA and verify modes otherwise.
+ * File problems throw AgentError AGENT_ERR_TLS_FILE naming the file.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import type { ConnectionOptions, TlsOptions } from 'node:tls';
+import { AgentError } from '../../errors.js';
+
+export type VerifyMode = 'none' | 'peer' | 'peer-cert' | 'remote-peer' | 'fail-if-no-peer-cert' | 'client-once';
+
+export interface NrpeTlsSettings {
+  /** OpenSSL cipher list for TLS 1.2 and below. */
+  allowedCiphers: string;
+  /** Certificate file (own certificate); empty for none. */
+  certificate?: string;
+  /** Key file of the certificate; empty means the certificate file holds the key too. */
+  certificateKey?: string;
+  /** PEM (default) or DER. */
+  certificateFormat?: string;
+  /** CA file used to verify the peer; empty for the system store (client) or none. */
+  ca?: string;
+  verifyMode?: string;
+  /** DH parameter file (server only); used when the file exists, else OpenSSL picks a group. */
+  dh?: string;
+}
+
+/**
+ * Client options: the cipher list with `@SECLEVEL=0` added (so ADH and
+ * AECDH are usable), no server verification unless the verify mode asks
+ * for it (then the chain is checked against `ca`; host names are not, as
+ * in NRPE and NSClient++), and a client certificate when one is configured.
+ */
+export function buildClientTls(s: NrpeTlsSettings): ConnectionOptions {
+  const options: ConnectionOptions = {
+    ciphers: withSecLevel0(s.allowedCiphers || 'ADH'),
+    minVersion: 'TLSv1.2',
+    rejectUnauthorized: verifies(s.verifyMode),
+    checkServerIdentity: () => undefined,
+  };
+  Object.assign(options, certificateOptions(s));
+  return options;
+}
+
+/**
+ * Server options. Without a certificate only anonymous suites can work, so
+ * TLS is capped at 1.2 and DH parameters are set; the cipher list is the
+ * configured one with finite-field DH suites moved after the others
+ * (`+kDHE` only reorders what the list allows) and the server's order wins.
+ * Verify modes peer-cert and fail-if-no-peer-cert require a client
+ * certificate signed by `ca`; peer asks for one and checks it when sent.
+ */
+export function buildServerTls(s: NrpeTlsSettings): TlsOptions {
+  const options: TlsOptions = {
+    ciphers: `${withSecLevel0(s.allowedCiphers || 'ALL:!MD5:@STRENGTH')}:+kDHE`,
+    honorCipherOrder: true,
+    dhparam: s.dh && existsSync(s.dh) ? readFile('DH parameter', s.dh) : 'auto',
+  };
+  Object.assign(options, certificateOptions(s));
+  if (!options.cert) options.maxVersion = 'TLSv1.2';
+  const mode = s.verifyMode ?? 'none';
+  if (mode === 'peer-cert' || mode === 'fail-if-no-peer-cert' || mode === 'remote-peer') {
+    options.requestCert = true;
+    options.rejectUnauthorized = true;
+  } else if (mode === 'peer' || mode === 'client-once') {
+    options.requestCert = true;
+    options.rejectUnauthorized = false;
+  }
+  return options;
+}
+
+/** Appends `@SECLEVEL=0` unless the list sets a level itself. */
+export function withSecLevel0(ciphers: string): string {
+  return /@SECLEVEL=/i.test(ciphers) ? ciphers : `${ciphers}:@SECLEVEL=0`;
+}
+
+function verifies(mode: string | undefined): boolean {
+  return mode !== undefined && mode !== 'none' && mode !== 'client-once' && mode !== '';
+}
+
+function certificateOptions(s: NrpeTlsSettings): Partial<ConnectionOptions & TlsOptions> {
+  const out: Partial<ConnectionOptions & TlsOptions> = {};
+  const der = (s.certificateFormat ?? 'PEM').toUpperCase() === 'DER';
+  if (s.certificate) {
+    const raw = readFile('certificate', s.certificate);
+    out.cert = der ? new X509Certificate(raw).toString() : raw;
+    const keyFile = s.certificateKey || s.certificate;
+    const keyRaw = keyFile === s.certificate ? raw : readFile('certificate key', keyFile);
+    out.key = der ? derKeyToPem(keyRaw, keyFile) : keyRaw;
+  }
+  if (s.ca) out.ca = readFile('ca', s.ca);
+  return out;
+}
+
+function derKeyToPem(raw: Buffer, file: string): string {
+  try {
+    return createPrivateKey({ key: raw, format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' }).toString();
+  } catch (err) {
+    throw new AgentError('AGENT_ERR_TLS_FILE', ['certificate key', file, (err as Error).message]);
+  }
+}
+
+function readFile(what: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new AgentError('AGENT_ERR_TLS_FILE', [what, file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
+  }
+}

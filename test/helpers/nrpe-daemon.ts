@@ -1,0 +1,117 @@
+/**
+ * Starts Debian's NRPE daemon (/usr/sbin/nrpe) on a free loopback port for a
+ * test, in the foreground (-f) so this process is its parent and can wait
+ * for it. Readiness is the "Listening for connections" log line, waited for
+ * at most 5 s. `stop()` always kills it (SIGTERM, then SIGKILL after 3 s) and
+ * removes its folder; a process exit hook kills it too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const NRPE_DAEMON = '/usr/sbin/nrpe';
+export const CHECK_NRPE = '/usr/lib/nagios/plugins/check_nrpe';
+
+/** Commands every daemon started here defines. */
+export const DAEMON_COMMANDS: Record<string, string> = {
+  check_ok: `/bin/echo 'OK: fine|x=1;2;3'`,
+  check_warn: `/bin/sh -c 'echo "WARNING: meh|w=5"; exit 1'`,
+  check_args: `/bin/echo OK: args $ARG1$ $ARG2$`,
+  check_big: `/bin/sh -c 'head -c 3000 /dev/zero | tr "\\000" x'`,
+  check_slow: `/bin/sleep 10`,
+};
+
+export interface NrpeDaemon {
+  readonly port: number;
+  readonly dir: string;
+  /** The daemon's log so far. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export interface NrpeDaemonOptions {
+  /** Plain TCP (-n) instead of TLS. */
+  plain?: boolean;
+  /** Seconds before the daemon kills a command (default 2). */
+  commandTimeout?: number;
+  /** Extra nrpe.cfg lines. */
+  extra?: string;
+}
+
+export async function startNrpeDaemon(options: NrpeDaemonOptions = {}): Promise<NrpeDaemon> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'nrpe-daemon-'));
+  chmodSync(dir, 0o755);
+  const logFile = join(dir, 'nrpe.log');
+  const lines = [
+    `log_file=${logFile}`,
+    'debug=1',
+    'disable_syslog=1',
+    `pid_file=${join(dir, 'nrpe.pid')}`,
+    'server_address=127.0.0.1',
+    `server_port=${port}`,
+    'allowed_hosts=127.0.0.1',
+    'connection_timeout=30',
+    `command_timeout=${options.commandTimeout ?? 2}`,
+    'dont_blame_nrpe=1',
+    ...Object.entries(DAEMON_COMMANDS).map(([name, cmd]) => `command[${name}]=${cmd}`),
+  ];
+  if (process.getuid?.() === 0) lines.push('nrpe_user=nagios', 'nrpe_group=nagios');
+  if (options.extra) lines.push(options.extra);
+  writeFileSync(join(dir, 'nrpe.cfg'), `${lines.join('\n')}\n`);
+  const args = ['-c', join(dir, 'nrpe.cfg'), '-f', ...(options.plain ? ['-n'] : [])];
+  const child = spawn(NRPE_DAEMON, args, { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const log = (): string => {
+    try {
+      return readFileSync(logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const stop = async (): Promise<void> => {
+    process.off('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(() => log().includes('Listening for connections on port'), child, 5000);
+  } catch (err) {
+    const text = log();
+    await stop();
+    throw new Error(`${(err as Error).message}; nrpe log:\n${text}`);
+  }
+  return { port, dir, log, stop };
+}
+
+async function waitFor(ready: () => boolean, child: ChildProcess, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!ready()) {
+    if (child.exitCode !== null) throw new Error(`nrpe exited with code ${child.exitCode} before it was ready`);
+    if (Date.now() > until) throw new Error(`nrpe was not ready within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
