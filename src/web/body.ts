@@ -1,0 +1,70 @@
+/**
+ * Request bodies: read with a size limit, parse JSON, validate with ajv.
+ *
+ * - A declared Content-Length over the limit is refused before reading; a
+ *   body that grows past the limit while streaming is refused as soon as it
+ *   does (AGENT_ERR_HTTP_BODY_TOO_LARGE, 413, connection closed).
+ * - Text that is not JSON is AGENT_ERR_HTTP_BAD_JSON (400, text/plain,
+ *   naming the parse problem).
+ * - A JSON value that fails its schema is AGENT_ERR_HTTP_UNPROCESSABLE (422)
+ *   with `details` = [{field, message}] for every problem (ajv allErrors).
+ * - Unknown fields are ignored: the schemas do not forbid them and the
+ *   routes read only the fields they know.
+ */
+import type { IncomingMessage } from 'node:http';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { AgentError } from '../errors.js';
+
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) throw new AgentError('AGENT_ERR_HTTP_BODY_TOO_LARGE', [limit]);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) throw new AgentError('AGENT_ERR_HTTP_BODY_TOO_LARGE', [limit]);
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/** Parse JSON text; AGENT_ERR_HTTP_BAD_JSON naming the problem when it is not JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new AgentError('AGENT_ERR_HTTP_BAD_JSON', [msg.split('\n')[0]]);
+  }
+}
+
+/** Read, parse and validate a JSON body; resolves to the validated value. */
+export async function readJsonBody<T>(req: IncomingMessage, limit: number, validate: ValidateFunction<T>): Promise<T> {
+  const raw = await readBody(req, limit);
+  const value = parseJson(raw.toString('utf8'));
+  if (!validate(value)) {
+    throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details: fieldsOf(validate.errors ?? []) });
+  }
+  return value;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+
+/** Compile a request-body schema once (call at module load). */
+export function bodyValidator<T>(schema: Record<string, unknown>): ValidateFunction<T> {
+  return ajv.compile<T>(schema);
+}
+
+/** ajv errors as `[{field, message}]`; `field` is the JSON path without the leading slash ("" = the body). */
+export function fieldsOf(errors: readonly ErrorObject[]): { field: string; message: string }[] {
+  return errors.map((e) => {
+    let field = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    if (e.keyword === 'required') {
+      const missing = (e.params as { missingProperty: string }).missingProperty;
+      field = field ? `${field}.${missing}` : missing;
+      return { field, message: 'is required' };
+    }
+    return { field, message: e.message ?? e.keyword };
+  });
+}

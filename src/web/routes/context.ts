@@ -1,0 +1,50 @@
+/**
+ * What every route file receives: the core, the access layer, the metrics,
+ * the body limit, and `route()`, the only way to register an API route. It
+ * puts the access guard in front of the handler and records the route with
+ * its privilege, so that nothing is reachable without one and tests can
+ * enumerate the table.
+ */
+import type { Polka } from 'polka';
+import type { ServerResponse } from 'node:http';
+import type { Core } from '../../core/core.js';
+import type { Logger } from '../../log.js';
+import type { Snapshot } from '../../settings/snapshot.js';
+import type { AccessControl, Requirement } from '../access.js';
+import type { WebMetrics } from '../metrics.js';
+import type { WebRequest } from '../respond.js';
+
+export type Method = 'GET' | 'PUT' | 'DELETE' | 'POST';
+export type Handler = (req: WebRequest, res: ServerResponse) => Promise<void> | void;
+
+export interface RouteInfo {
+  method: Method;
+  path: string;
+  /** `public`, a privilege, or several separated by `|` (the body or path picks one). */
+  privilege: string;
+}
+
+export interface RouteContext {
+  core: Core;
+  access: AccessControl;
+  metrics: WebMetrics;
+  log: Logger;
+  getSnapshot(): Snapshot;
+  /** Largest accepted request body in bytes. */
+  maxBodySize(): number;
+  route(method: Method, path: string, requirement: Requirement, handler: Handler): void;
+}
+
+export function createRouteTable(app: Polka<WebRequest>, access: AccessControl): { routes: RouteInfo[]; route: RouteContext['route'] } {
+  const routes: RouteInfo[] = [];
+  const route: RouteContext['route'] = (method, path, requirement, handler) => {
+    const guard = access.guard(path, requirement);
+    const fn = async (req: WebRequest, res: ServerResponse): Promise<void> => {
+      await handler(req, res);
+    };
+    const add = method === 'GET' ? app.get : method === 'PUT' ? app.put : method === 'DELETE' ? app.delete : app.post;
+    add.call(app, path, guard, fn);
+    routes.push({ method, path, privilege: typeof requirement === 'string' ? requirement : requirement.join('|') });
+  };
+  return { routes, route };
+}

@@ -1,0 +1,23 @@
+/** GET /api/v1/info and /api/v1/info/version, privilege `info.get`. */
+import { VERSION } from '../../version.js';
+import { baseUrl, sendJson } from '../respond.js';
+import type { RouteContext } from './context.js';
+
+export function registerInfoRoutes(ctx: RouteContext): void {
+  ctx.route('GET', '/api/v1/info', 'info.get', (req, res) => {
+    const v1 = `${baseUrl(req)}/api/v1`;
+    const info = ctx.core.control.info();
+    sendJson(res, 200, {
+      name: info.name,
+      version: info.version,
+      started: info.started,
+      pid: info.pid,
+      settings: info.settings,
+      version_url: `${v1}/info/version`,
+      status_url: `${v1}/settings/status`,
+    });
+  });
+  ctx.route('GET', '/api/v1/info/version', 'info.get', (_req, res) => {
+    sendJson(res, 200, { version: ctx.core.control.info().version ?? VERSION });
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * Queries: list, one, and `commands/execute`. Each query-string pair is one
+ * argument, in order: `k=v` gives "k=v", a bare `k` gives "k" (`+` and
+ * `%20` decode to a space). JSON by default; `Accept: text/plain` (as the
+ * first listed type) gives the Nagios text `message|perf\n` with the status
+ * in `X-Check-Result`. The HTTP status is 200 for every check status: a
+ * CRITICAL check is an answer, not a server error. An unknown query is a 200
+ * with result 3 (the core names it). The query is aborted when the client
+ * goes away.
+ */
+import type { QueryInfo } from '../../core/core.js';
+import { STATUS_NAMES, toNagios, type PerfValue, type QueryResult } from '../../core/result.js';
+import { AgentError } from '../../errors.js';
+import { baseUrl, seg, sendJson, sendText } from '../respond.js';
+import type { RouteContext } from './context.js';
+
+export function registerQueryRoutes(ctx: RouteContext): void {
+  ctx.route('GET', '/api/v1/queries', 'queries.list', (req, res) => {
+    const base = baseUrl(req);
+    sendJson(res, 200, ctx.core.listQueries().map((q) => ({ ...queryJson(base, q), query_url: queryUrl(base, q.name) })));
+  });
+
+  ctx.route('GET', '/api/v1/queries/:query', 'queries.get', (req, res) => {
+    const q = ctx.core.getQuery(req.params.query!);
+    if (!q) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Query not found: ${req.params.query}`]);
+    sendJson(res, 200, queryJson(baseUrl(req), q));
+  });
+
+  ctx.route('GET', '/api/v1/queries/:query/commands/execute', 'queries.execute', async (req, res) => {
+    const name = req.params.query!;
+    const args = queryArguments(req.search ?? '');
+    const abort = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.once('close', onClose);
+    const started = process.hrtime.bigint();
+    let result: QueryResult;
+    try {
+      result = await ctx.core.query(name, args, { signal: abort.signal });
+    } finally {
+      res.off('close', onClose);
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    ctx.metrics.observeQuery(ctx.core.getQuery(name)?.name ?? 'unknown', seconds, result.result);
+    if (wantsText(req.headers.accept)) {
+      sendText(res, 200, `${toNagios(result)}\n`, { 'X-Check-Result': STATUS_NAMES[result.result] });
+      return;
+    }
+    sendJson(res, 200, {
+      command: result.command,
+      result: result.result,
+      lines: [{ message: result.message, perf: perfJson(result.perf) }],
+    });
+  });
+}
+
+/**
+ * The query string as check arguments, in order. Throws
+ * AGENT_ERR_HTTP_BAD_REQUEST for a malformed percent escape.
+ */
+export function queryArguments(search: string): string[] {
+  const text = search.startsWith('?') ? search.slice(1) : search;
+  if (text === '') return [];
+  const out: string[] = [];
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    out.push(eq === -1 ? decode(pair) : `${decode(pair.slice(0, eq))}=${decode(pair.slice(eq + 1))}`);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- helpers
+
+function queryUrl(base: string, name: string): string {
+  return `${base}/api/v1/queries/${seg(name)}`;
+}
+
+function queryJson(base: string, q: QueryInfo): Record<string, unknown> {
+  return {
+    name: q.name,
+    module: q.module,
+    title: q.title,
+    description: q.description,
+    execute_url: `${queryUrl(base, q.name)}/commands/execute`,
+  };
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`malformed query string: ${s}`]);
+  }
+}
+
+function wantsText(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const first = accept.split(',')[0]!.split(';')[0]!.trim().toLowerCase();
+  return first === 'text/plain';
+}
+
+function perfJson(perf: readonly PerfValue[]): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const p of perf) {
+    const item: Record<string, unknown> = { value: p.value };
+    if (p.unit !== undefined) item.unit = p.unit;
+    if (p.warning !== undefined) item.warning = p.warning;
+    if (p.critical !== undefined) item.critical = p.critical;
+    if (p.minimum !== undefined) item.minimum = p.minimum;
+    if (p.maximum !== undefined) item.maximum = p.maximum;
+    out[p.alias] = item;
+  }
+  return out;
+}

@@ -1,0 +1,22 @@
+/** GET /api (versions) and GET /api/v1 (the index of resources), privilege `public`. */
+import { baseUrl, sendJson } from '../respond.js';
+import type { RouteContext } from './context.js';
+
+export function registerRootRoutes(ctx: RouteContext): void {
+  ctx.route('GET', '/api', 'public', (req, res) => {
+    const v1 = `${baseUrl(req)}/api/v1`;
+    sendJson(res, 200, { legacy_api: v1, current_api: v1, beta_api: v1 });
+  });
+  ctx.route('GET', '/api/v1', 'public', (req, res) => {
+    const v1 = `${baseUrl(req)}/api/v1`;
+    sendJson(res, 200, {
+      modules_url: `${v1}/modules`,
+      queries_url: `${v1}/queries`,
+      scripts_url: `${v1}/scripts`,
+      logs_url: `${v1}/logs`,
+      info_url: `${v1}/info`,
+      settings_status_url: `${v1}/settings/status`,
+      metrics_url: `${v1}/metrics`,
+    });
+  });
+}
