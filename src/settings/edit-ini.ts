@@ -36,7 +36,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { SettingsEdit } from '../core/control.js';
 import { AgentError, errorMessage } from '../errors.js';
 import { getLogger } from '../log.js';
-import { LINE_BLANK, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from './read-ini.js';
+import { LINE_BLANK, LINE_ENTRY, LINE_INVALID, LINE_SECTION, newLineScan, scanLine } from './read-ini.js';
 
 const log = getLogger('agent:settings:edit-ini');
 
@@ -119,7 +119,8 @@ async function editNow(file: string, edits: readonly SettingsEdit[], options: Ed
   if (current.bytes !== null && next === text) return { hash, changed: false };
 
   const target = current.target;
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  // Shortened so that a long file name still leaves room for the suffix (names are limited to 255 bytes).
+  const temp = join(dirname(target), `.${basename(target).slice(0, 60)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await writeTemp(temp, next, current.mode, current.owner);
     if (options.beforeRename) await options.beforeRename();
@@ -257,6 +258,8 @@ function blocksOf(lines: readonly Line[], section: string): Block[] {
       const lower = t.slice(scan.nameStart, scan.nameEnd).toLowerCase();
       current = lower === wanted ? { lower, header: i, keys: [] } : undefined;
       if (current) blocks.push(current);
+    } else if (scan.kind === LINE_INVALID && t.charCodeAt(scan.first) === 91) {
+      current = undefined; // a broken `[header`: the reader drops its keys, so do we
     } else if (scan.kind === LINE_ENTRY && current) {
       current.keys.push({ index: i, lower: t.slice(scan.nameStart, scan.nameEnd).toLowerCase(), eq: scan.eq, rawStart: scan.rawStart, rawEnd: scan.rawEnd });
     }
