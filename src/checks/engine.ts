@@ -1,0 +1,254 @@
+/**
+ * The one engine behind every check, after NSClient++'s modern checks:
+ * collect items → keep those the filter accepts → judge each with ok /
+ * critical / warning → render top, ok, detail and empty syntaxes → perf data
+ * with thresholds taken from the expressions and styled by perf-config.
+ *
+ * `runCheck` never throws: bad arguments, bad expressions (with the column
+ * of the problem) and failing collectors all answer UNKNOWN with a message.
+ */
+import { ArgumentError, parseArguments, type CheckArguments, type OptionDef } from './arguments.js';
+import { ExpressionError } from './expression/lexer.js';
+import { compileExpression, type Compiled, type Scope, type VarDef, type Values, type Threshold } from './expression/evaluate.js';
+import { formatValue, renderTemplate, templateNames } from './format.js';
+import { applyPerfConfig, parsePerfConfig, type RawMetric } from './perf-config.js';
+import { STATUS_NAMES, UNKNOWN, type QueryResult, type Status } from '../core/result.js';
+import { errorMessage } from '../errors.js';
+import { COMMON_OPTIONS, SUMMARY_VARS, SUMMARY_TEXTS, helpText } from './engine-help.js';
+
+export type EmptyState = 'ok' | 'warning' | 'critical' | 'unknown' | 'ignored';
+
+export interface CheckDefaults {
+  filter?: string;
+  warning?: string;
+  critical?: string;
+  topSyntax: string;
+  okSyntax?: string;
+  detailSyntax: string;
+  emptySyntax: string;
+  emptyState: EmptyState;
+}
+
+/** One metric of an item (or of the summary): `key` names the value shown. */
+export interface PerfSpec {
+  object: string;
+  key: string;
+  alias: string;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface CollectCall {
+  signal: AbortSignal;
+  /** Seconds since the epoch when the check started. */
+  now: number;
+}
+
+export interface CheckDefinition {
+  name: string;
+  title: string;
+  description: string;
+  /** The named values of each item. */
+  vars: Readonly<Record<string, VarDef>>;
+  /** Arguments of this check on top of the common ones. */
+  options?: Readonly<Record<string, OptionDef>>;
+  defaults: CheckDefaults;
+  /** Gather the items; a throw answers UNKNOWN with its message. */
+  collect(args: CheckArguments, call: CollectCall): Promise<Values[]>;
+  /** Metrics of one item that passed the filter. */
+  perf?(item: Values): PerfSpec[];
+  /** Metrics of the whole result (keys are summary names such as `count`). */
+  summaryPerf?: readonly PerfSpec[];
+}
+
+/** Run a check with its arguments. Never throws. */
+export async function runCheck(def: CheckDefinition, tokens: readonly string[], signal: AbortSignal = new AbortController().signal): Promise<QueryResult> {
+  const command = def.name;
+  try {
+    const args = parseArguments(tokens, { ...COMMON_OPTIONS, ...def.options });
+    if (args.has('help')) return { command, result: 0, message: helpText(def), perf: [] };
+    const plan = prepare(def, args);
+    const now = Date.now() / 1000;
+    const items = await def.collect(args, { signal, now });
+    return judge(def, plan, items, now);
+  } catch (err) {
+    if (err instanceof ArgumentError || err instanceof PlanError) return { command, result: UNKNOWN, message: err.message, perf: [] };
+    return { command, result: UNKNOWN, message: `${command} failed: ${errorMessage(err)}`, perf: [] };
+  }
+}
+
+class PlanError extends Error {}
+
+interface Plan {
+  filter?: Compiled;
+  warning?: Compiled;
+  critical?: Compiled;
+  ok?: Compiled;
+  topSyntax: string;
+  okSyntax?: string;
+  detailSyntax: string;
+  emptySyntax: string;
+  emptyState: EmptyState;
+  showAll: boolean;
+  separator: string;
+  perfRules: ReturnType<typeof parsePerfConfig>;
+}
+
+/** Compile expressions and check templates before collecting anything. */
+function prepare(def: CheckDefinition, args: CheckArguments): Plan {
+  const compile = (key: 'filter' | 'warning' | 'critical' | 'ok', fallback: string | undefined): Compiled | undefined => {
+    const given = args.all(key);
+    const source = given.length > 0 ? given.map((g) => g.trim()).filter((g) => g !== '' && g.toLowerCase() !== 'none').map((g) => `(${g})`).join(' or ') : fallback;
+    if (source === undefined || source === '') return undefined;
+    try {
+      return compileExpression(source, def.vars, SUMMARY_VARS);
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+      // Report the column within what the user wrote when there is one expression.
+      const pos = given.length === 1 ? err.pos - 1 : err.pos;
+      const shown = given.length === 1 ? (given[0] as string).trim() : source;
+      throw new PlanError(`invalid ${key} expression "${shown}" at column ${Math.max(pos, 1)}: ${err.message}`);
+    }
+  };
+  const emptyState = (args.get('empty-state') ?? def.defaults.emptyState).toLowerCase();
+  if (!['ok', 'warning', 'critical', 'unknown', 'ignored'].includes(emptyState)) throw new ArgumentError(`empty-state=${emptyState} is not one of ok, warning, critical, unknown, ignored`);
+  const plan: Plan = {
+    topSyntax: args.get('top-syntax') ?? def.defaults.topSyntax,
+    detailSyntax: args.get('detail-syntax') ?? def.defaults.detailSyntax,
+    emptySyntax: args.get('empty-syntax') ?? def.defaults.emptySyntax,
+    emptyState: emptyState as EmptyState,
+    showAll: args.flag('show-all'),
+    separator: args.get('list-separator') ?? ', ',
+    perfRules: parsePerfConfig(args.get('perf-config') ?? ''),
+  };
+  const okSyntax = args.get('ok-syntax') ?? def.defaults.okSyntax;
+  if (okSyntax !== undefined) plan.okSyntax = okSyntax;
+  const filter = compile('filter', def.defaults.filter);
+  const warning = compile('warning', def.defaults.warning);
+  const critical = compile('critical', def.defaults.critical);
+  const ok = compile('ok', undefined);
+  if (filter) plan.filter = filter;
+  if (warning) plan.warning = warning;
+  if (critical) plan.critical = critical;
+  if (ok) plan.ok = ok;
+  const summaryNames = new Set([...Object.keys(SUMMARY_VARS), ...SUMMARY_TEXTS]);
+  checkNames('detail-syntax', plan.detailSyntax, new Set(Object.keys(def.vars)));
+  for (const [k, t] of [['top-syntax', plan.topSyntax], ['ok-syntax', plan.okSyntax], ['empty-syntax', plan.emptySyntax]] as const) {
+    if (t !== undefined) checkNames(k, t, summaryNames);
+  }
+  return plan;
+}
+
+function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: number): QueryResult {
+  const preSummary = { count: 0, total: all.length };
+  const kept = all.filter((item) => !plan.filter || plan.filter.test({ item, summary: preSummary, now }));
+  preSummary.count = kept.length;
+  const itemLevel = (c: Compiled | undefined): Compiled | undefined => (c?.usesItem ? c : undefined);
+  const statuses: Status[] = kept.map((item) => {
+    const scope: Scope = { item, summary: preSummary, now };
+    if (itemLevel(plan.ok)?.test(scope)) return 0;
+    if (itemLevel(plan.critical)?.test(scope)) return 2;
+    if (itemLevel(plan.warning)?.test(scope)) return 1;
+    return 0;
+  });
+  const counts = [0, 0, 0, 0];
+  for (const s of statuses) counts[s] = (counts[s] as number) + 1;
+  const summary: Record<string, number | string> = {
+    count: kept.length,
+    total: all.length,
+    ok_count: counts[0] as number,
+    warn_count: counts[1] as number,
+    crit_count: counts[2] as number,
+    problem_count: (counts[1] as number) + (counts[2] as number),
+  };
+  let status: Status = statuses.reduce<Status>((a, b) => (b > a ? b : a), 0);
+  // Expressions over summary names only (count > 10) judge the whole once.
+  const summaryScope: Scope = { summary, now };
+  if (plan.ok && !plan.ok.usesItem && plan.ok.test(summaryScope)) status = 0;
+  else if (plan.critical && !plan.critical.usesItem && plan.critical.test(summaryScope)) status = 2;
+  else if (plan.warning && !plan.warning.usesItem && plan.warning.test(summaryScope) && status < 1) status = 1;
+
+  const details = kept.map((item) => renderTemplate(plan.detailSyntax, (n) => (n in def.vars ? formatValue(item[n], (def.vars[n] as VarDef).kind) : undefined)));
+  const pick = (want: (s: Status) => boolean): string => details.filter((_, i) => want(statuses[i] as Status)).join(plan.separator);
+  const list = details.join(plan.separator);
+  summary.list = list;
+  summary.detail_list = list;
+  summary.ok_list = pick((s) => s === 0);
+  summary.warn_list = pick((s) => s === 1);
+  summary.crit_list = pick((s) => s === 2);
+  summary.problem_list = plan.showAll ? list : pick((s) => s === 1 || s === 2);
+
+  let template: string;
+  if (kept.length === 0 && plan.emptyState !== 'ignored') {
+    status = STATE_OF[plan.emptyState];
+    template = plan.emptySyntax;
+  } else {
+    template = status === 0 && plan.okSyntax !== undefined && !plan.showAll ? plan.okSyntax : plan.topSyntax;
+  }
+  summary.status = STATUS_NAMES[status];
+  const message = renderTemplate(template, (n) => {
+    const v = summary[n];
+    return v === undefined ? undefined : String(v);
+  });
+  const metrics: RawMetric[] = [];
+  for (const item of kept) for (const spec of def.perf?.(item) ?? []) pushMetric(metrics, spec, item, def.vars, plan);
+  for (const spec of def.summaryPerf ?? []) pushMetric(metrics, spec, summary as Values, SUMMARY_VARS, plan);
+  return { command: def.name, result: status, message, perf: applyPerfConfig(metrics, plan.perfRules) };
+}
+
+const STATE_OF: Readonly<Record<Exclude<EmptyState, 'ignored'>, Status>> = { ok: 0, warning: 1, critical: 2, unknown: 3 };
+
+function checkNames(what: string, template: string, known: ReadonlySet<string>): void {
+  for (const n of templateNames(template)) {
+    if (!known.has(n)) throw new PlanError(`unknown name '${n}' in ${what} (known: ${[...known].join(', ')})`);
+  }
+}
+
+function pushMetric(out: RawMetric[], spec: PerfSpec, values: Values, vars: Readonly<Record<string, VarDef>>, plan: Plan): void {
+  const def = vars[spec.key];
+  const value = values[spec.key];
+  if (!def || typeof value !== 'number') return;
+  const m: RawMetric = { object: spec.object, key: spec.key, alias: spec.alias, kind: def.kind, value };
+  const w = thresholdFor(plan.warning, spec.key, values, vars);
+  const c = thresholdFor(plan.critical, spec.key, values, vars);
+  if (w !== undefined) m.warning = w;
+  if (c !== undefined) m.critical = c;
+  if (spec.minimum !== undefined) m.minimum = spec.minimum;
+  if (spec.maximum !== undefined) m.maximum = spec.maximum;
+  out.push(m);
+}
+
+/**
+ * The threshold an expression sets for a value, in the value's unit: `used >
+ * 80%` gives 80 for `used_pct` and 80% of `size` for `used`; `used_pct > 80`
+ * does the same the other way round.
+ */
+function thresholdFor(expr: Compiled | undefined, key: string, values: Values, vars: Readonly<Record<string, VarDef>>): number | undefined {
+  if (!expr) return undefined;
+  const def = vars[key];
+  if (!def) return undefined;
+  const sizeOwner = Object.entries(vars).find(([, d]) => d.pct === key)?.[0];
+  const total = (owner: string): number | undefined => {
+    const of = vars[owner]?.of;
+    const t = of ? values[of] : undefined;
+    return typeof t === 'number' ? t : undefined;
+  };
+  const match = (t: Threshold): number | undefined => {
+    if (t.name === key && !t.viaPercent) return t.value;
+    if (t.name === key && t.viaPercent) {
+      const size = total(key);
+      return size === undefined ? undefined : (t.value / 100) * size;
+    }
+    if (sizeOwner !== undefined && t.name === sizeOwner && t.viaPercent) return t.value;
+    if (def.pct !== undefined && t.name === def.pct) {
+      const size = total(key);
+      return size === undefined ? undefined : (t.value / 100) * size;
+    }
+    return undefined;
+  };
+  for (const t of expr.thresholds) {
+    const v = match(t);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}

@@ -1,0 +1,108 @@
+/**
+ * Background sampler of /proc/stat for check_cpu: one reading per interval
+ * kept in a ring long enough for the longest window (5 minutes by default).
+ * Utilisation over a window compares a fresh reading with the oldest sample
+ * inside the window (or the oldest one there is, just after start). The
+ * timer is unref()ed, so it never keeps the process alive; stop() ends it.
+ */
+import { readCpuTimes, type CpuTimes } from './proc-readers.js';
+
+export interface CpuLoad {
+  core: string;
+  /** Busy share of the window in percent (100 - idle - iowait). */
+  load: number;
+  user: number;
+  system: number;
+  iowait: number;
+  idle: number;
+}
+
+interface Sample {
+  at: number;
+  times: Map<string, CpuTimes>;
+}
+
+export class CpuSampler {
+  private samples: Sample[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: { intervalMs?: number; keepMs?: number; root?: string } = {},
+  ) {}
+
+  /** Take a first sample now and one per interval after that. Idempotent. */
+  async start(): Promise<void> {
+    if (this.timer) return;
+    await this.sample();
+    this.timer = setInterval(() => void this.sample().catch(() => undefined), this.options.intervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.samples = [];
+  }
+
+  get sampleCount(): number {
+    return this.samples.length;
+  }
+
+  /**
+   * Load of every core and the total over the last `windowSeconds`. Without
+   * any earlier sample (sampler not started) it samples twice, 100 ms apart.
+   */
+  async utilisation(windowSeconds: number): Promise<CpuLoad[]> {
+    let base = this.baseFor(Date.now() - windowSeconds * 1000);
+    if (!base) {
+      base = await this.read();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const now = await this.read();
+    const out: CpuLoad[] = [];
+    for (const [core, t] of now.times) {
+      const b = base.times.get(core);
+      if (!b) continue;
+      out.push(loadBetween(core, b, t));
+    }
+    return out;
+  }
+
+  private baseFor(since: number): Sample | undefined {
+    // The oldest sample not older than the window; else the oldest there is.
+    return this.samples.find((s) => s.at >= since) ?? this.samples[0];
+  }
+
+  private async sample(): Promise<void> {
+    const s = await this.read();
+    this.samples.push(s);
+    const keep = this.options.keepMs ?? 5 * 60 * 1000 + 5000;
+    while (this.samples.length > 1 && (this.samples[0] as Sample).at < s.at - keep) this.samples.shift();
+  }
+
+  private async read(): Promise<Sample> {
+    const times = await readCpuTimes(this.options.root);
+    return { at: Date.now(), times: new Map(times.map((t) => [t.core, t])) };
+  }
+}
+
+function sum(t: CpuTimes): number {
+  return t.user + t.nice + t.system + t.idle + t.iowait + t.irq + t.softirq + t.steal;
+}
+
+/** Percentages of the time between two readings. Zero elapsed ticks read as idle. */
+export function loadBetween(core: string, a: CpuTimes, b: CpuTimes): CpuLoad {
+  const total = sum(b) - sum(a);
+  if (total <= 0) return { core, load: 0, user: 0, system: 0, iowait: 0, idle: 100 };
+  const pct = (x: number): number => Math.max(0, Math.min(100, (x / total) * 100));
+  const idle = pct(b.idle - a.idle);
+  const iowait = pct(b.iowait - a.iowait);
+  return {
+    core,
+    load: Math.max(0, 100 - idle - iowait),
+    user: pct(b.user + b.nice - a.user - a.nice),
+    system: pct(b.system + b.irq + b.softirq - a.system - a.irq - a.softirq),
+    iowait,
+    idle,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Readers of the Linux /proc files the system checks use. Each returns
+ * plain numbers in base units (bytes, seconds, clock ticks) and throws a
+ * clear Error when the file is missing or does not parse. The root is a
+ * parameter so that tests can point it at a copy.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** Cumulative CPU time of one line of /proc/stat, in clock ticks. */
+export interface CpuTimes {
+  /** `total` for the aggregate line, `core0`, `core1`, ... for the others. */
+  core: string;
+  user: number;
+  nice: number;
+  system: number;
+  idle: number;
+  iowait: number;
+  irq: number;
+  softirq: number;
+  steal: number;
+}
+
+/** Every `cpu` line of /proc/stat. */
+export async function readCpuTimes(root = '/proc'): Promise<CpuTimes[]> {
+  const text = await readFile(join(root, 'stat'), 'utf8');
+  const out: CpuTimes[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^cpu(\d*)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const f = (m[2] as string).trim().split(/\s+/).map(Number);
+    const at = (i: number): number => (Number.isFinite(f[i]) ? (f[i] as number) : 0);
+    out.push({ core: m[1] === '' ? 'total' : `core${m[1]}`, user: at(0), nice: at(1), system: at(2), idle: at(3), iowait: at(4), irq: at(5), softirq: at(6), steal: at(7) });
+  }
+  if (out.length === 0) throw new Error(`no cpu lines in ${join(root, 'stat')}`);
+  return out;
+}
+
+/** /proc/meminfo as bytes, keyed by the file's names (MemTotal, MemAvailable, SwapTotal, ...). */
+export async function readMeminfo(root = '/proc'): Promise<Record<string, number>> {
+  const text = await readFile(join(root, 'meminfo'), 'utf8');
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z0-9_()]+):\s+(\d+)(?:\s+kB)?/.exec(line);
+    if (m) out[m[1] as string] = Number(m[2]) * (line.includes('kB') ? 1024 : 1);
+  }
+  if (out.MemTotal === undefined) throw new Error(`no MemTotal in ${join(root, 'meminfo')}`);
+  return out;
+}
+
+/** Load averages over 1, 5 and 15 minutes from /proc/loadavg. */
+export async function readLoadavg(root = '/proc'): Promise<{ m1: number; m5: number; m15: number }> {
+  const text = await readFile(join(root, 'loadavg'), 'utf8');
+  const [a, b, c] = text.trim().split(/\s+/).map(Number);
+  if (![a, b, c].every((n) => Number.isFinite(n))) throw new Error(`cannot parse ${join(root, 'loadavg')}: ${text.trim()}`);
+  return { m1: a as number, m5: b as number, m15: c as number };
+}
+
+/** Seconds since boot from /proc/uptime. */
+export async function readUptime(root = '/proc'): Promise<number> {
+  const text = await readFile(join(root, 'uptime'), 'utf8');
+  const n = Number(text.trim().split(/\s+/)[0]);
+  if (!Number.isFinite(n)) throw new Error(`cannot parse ${join(root, 'uptime')}: ${text.trim()}`);
+  return n;
+}
+
+/** Fields of /etc/os-release (NAME, VERSION_ID, PRETTY_NAME, ...); empty when the file is missing. */
+export async function readOsRelease(file = '/etc/os-release'): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return {};
+  }
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) out[m[1] as string] = (m[2] as string).replace(/^(["'])(.*)\1$/, '$2');
+  }
+  return out;
+}
