@@ -9,19 +9,24 @@ export interface CatalogueEntry {
   readonly name: string;
   readonly title: string;
   readonly description: string;
+  /**
+   * Section path prefixes (case-insensitive) that this module reads: a change
+   * under one of them is handed to the module's apply() or restarts it.
+   */
+  readonly settings: readonly string[];
   readonly load: () => Promise<ModuleFactory>;
 }
 
 const entries: readonly CatalogueEntry[] = [
-  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout.', load: () => import('./check-helpers/index.js') },
-  { name: 'CheckSystem', title: 'System checks', description: 'check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process.', load: () => import('./check-system/index.js') },
-  { name: 'CheckDisk', title: 'Disk checks', description: 'check_drivesize and check_files.', load: () => import('./check-disk/index.js') },
-  { name: 'CheckExternalScripts', title: 'External scripts', description: 'Runs configured scripts as queries.', load: () => import('./check-external-scripts/index.js') },
-  { name: 'WEBServer', title: 'Web server', description: 'JSON API and web UI over HTTP(S).', load: () => import('./web-server/index.js') },
-  { name: 'RemoteClient', title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', load: () => import('./remote-client/index.js') },
-  { name: 'RemoteServer', title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', load: () => import('./remote-server/index.js') },
-  { name: 'AgentClient', title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', load: () => import('./agent-client/index.js') },
-  { name: 'AgentServer', title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', load: () => import('./agent-server/index.js') },
+  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout.', settings: [], load: () => import('./check-helpers/index.js') },
+  { name: 'CheckSystem', title: 'System checks', description: 'check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process.', settings: ['/settings/system'], load: () => import('./check-system/index.js') },
+  { name: 'CheckDisk', title: 'Disk checks', description: 'check_drivesize and check_files.', settings: ['/settings/disk'], load: () => import('./check-disk/index.js') },
+  { name: 'CheckExternalScripts', title: 'External scripts', description: 'Runs configured scripts as queries.', settings: ['/settings/external scripts', '/paths'], load: () => import('./check-external-scripts/index.js') },
+  { name: 'WEBServer', title: 'Web server', description: 'JSON API and web UI over HTTP(S).', settings: ['/settings/WEB/server', '/settings/default', '/settings/web/', '/paths'], load: () => import('./web-server/index.js') },
+  { name: 'RemoteClient', title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', settings: ['/settings/remote/client', '/paths'], load: () => import('./remote-client/index.js') },
+  { name: 'RemoteServer', title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', settings: ['/settings/remote/server', '/settings/default', '/paths'], load: () => import('./remote-server/index.js') },
+  { name: 'AgentClient', title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', settings: ['/settings/agent/client', '/paths'], load: () => import('./agent-client/index.js') },
+  { name: 'AgentServer', title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', settings: ['/settings/agent/server', '/settings/default', '/paths'], load: () => import('./agent-server/index.js') },
 ];
 
 const byLower = new Map(entries.map((e) => [e.name.toLowerCase(), e]));

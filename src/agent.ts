@@ -1,0 +1,95 @@
+/**
+ * A running agent: the core, the reconciler, the settings watcher and the
+ * control surface the web API uses. `startAgent` loads the settings (and
+ * fails with the problems when they are invalid), starts the modules the
+ * file enables, and watches the file. `stop` stops modules in reverse order.
+ */
+import { AgentError } from './errors.js';
+import { sink, isLogLevel, type LogLevel } from './log.js';
+import { createCore } from './core/core-impl.js';
+import type { Core } from './core/core.js';
+import type { AgentControl, ModuleStatus, SettingsEdit } from './core/control.js';
+import { loadSettingsFile } from './settings/load.js';
+import type { SettingsProblem } from './settings/problem.js';
+import { editSettingsFile } from './settings/edit-ini.js';
+import { findModule } from './modules/catalogue.js';
+import { Reconciler } from './reconciler/reconciler.js';
+import { watchSettings, type SettingsWatcher } from './reconciler/watcher.js';
+import { PRODUCT, VERSION } from './version.js';
+
+export interface RunningAgent {
+  core: Core;
+  reconciler: Reconciler;
+  stop(): Promise<void>;
+}
+
+export type StartResult = { ok: true; agent: RunningAgent; warnings: SettingsProblem[] } | { ok: false; problems: SettingsProblem[] };
+
+export async function startAgent(options: { settingsFile: string; watch?: boolean }): Promise<StartResult> {
+  const loaded = await loadSettingsFile(options.settingsFile);
+  if (!loaded.ok) return { ok: false, problems: loaded.problems };
+  const snapshot = loaded.snapshot;
+  applyLogSettings(snapshot.sections['/settings/log']);
+  const started = new Date().toISOString();
+  let reconciler: Reconciler | undefined;
+  const need = (): Reconciler => {
+    if (!reconciler) throw new Error('agent is not started');
+    return reconciler;
+  };
+  const known = (name: string): string => {
+    const entry = findModule(name);
+    if (!entry) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Module not found: ${name}`]);
+    return entry.name;
+  };
+  const control: AgentControl = {
+    modules: () => need().status().modules,
+    module: (name) => need().moduleStatus(name),
+    load: (name) => need().setLoaded(known(name), true),
+    unload: (name) => need().setLoaded(known(name), false),
+    enable: (name) => setEnabled(known(name), true),
+    disable: (name) => setEnabled(known(name), false),
+    status: () => need().status(),
+    reload: () => need().reload('requested'),
+    async editSettings(edits: SettingsEdit[]) {
+      await editSettingsFile(need().settings().file, edits);
+      await need().reload('edited through the API');
+    },
+    logs: (levels) => sink.entries(levels),
+    info: () => ({ name: PRODUCT, version: VERSION, started, pid: process.pid, settings: need().settings().file }),
+  };
+  async function setEnabled(name: string, enabled: boolean): Promise<ModuleStatus> {
+    await editSettingsFile(need().settings().file, [{ op: 'set', section: '/modules', key: name, value: enabled ? 'enabled' : 'disabled' }]);
+    await need().reload(`${enabled ? 'enable' : 'disable'} ${name}`);
+    return need().moduleStatus(name) as ModuleStatus;
+  }
+  const core = createCore({ settings: () => need().settings(), control });
+  reconciler = new Reconciler(snapshot, loaded.warnings, core);
+  for (const w of loaded.warnings) sink.write('warning', 'agent:settings', `${w.code}: ${w.message}`, { file: w.file, line: w.line });
+  await reconciler.start();
+  let watcher: SettingsWatcher | undefined;
+  if (options.watch !== false) {
+    const r = reconciler;
+    watcher = watchSettings(snapshot.file, (event) => {
+      void r.reload(`file ${event}`);
+    });
+    await watcher.ready;
+  }
+  const r = reconciler;
+  return {
+    ok: true,
+    warnings: loaded.warnings,
+    agent: {
+      core,
+      reconciler: r,
+      async stop() {
+        await watcher?.close();
+        await r.stop();
+      },
+    },
+  };
+}
+
+function applyLogSettings(section: Readonly<Record<string, unknown>> | undefined): void {
+  const level = String(section?.level ?? '');
+  if (process.env.AGENT_LOG_LEVEL === undefined && isLogLevel(level)) sink.consoleLevel = level as LogLevel;
+}

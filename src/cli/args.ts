@@ -1,0 +1,74 @@
+/**
+ * A small argument parser for the CLI: `--name value`, `--name=value`,
+ * boolean flags, and positionals. Unknown options are usage errors (exit 2)
+ * with a suggestion.
+ */
+import { AgentError } from '../errors.js';
+import { suggestion } from '../settings/did-you-mean.js';
+
+export interface OptionSpec {
+  /** Takes a value (`--format json`) or is a flag (`--strict`). */
+  value: boolean;
+  /** May repeat; values collect in order. */
+  repeat?: boolean;
+}
+
+export interface ParsedArgs {
+  options: Record<string, string | boolean | string[]>;
+  positionals: string[];
+}
+
+export function parseArgs(argv: readonly string[], spec: Record<string, OptionSpec>): ParsedArgs {
+  const options: ParsedArgs['options'] = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--') || arg === '--') {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
+    const s = spec[name];
+    if (!s) throw new AgentError('AGENT_ERR_USAGE', [`unknown option --${name}${suggestion(name, Object.keys(spec))}`]);
+    let value: string | boolean = true;
+    if (s.value) {
+      if (eq >= 0) value = arg.slice(eq + 1);
+      else {
+        const next = argv[i + 1];
+        if (next === undefined) throw new AgentError('AGENT_ERR_USAGE', [`option --${name} needs a value`]);
+        value = next;
+        i++;
+      }
+    } else if (eq >= 0) {
+      throw new AgentError('AGENT_ERR_USAGE', [`option --${name} takes no value`]);
+    }
+    if (s.repeat) {
+      const list = (options[name] as string[] | undefined) ?? [];
+      list.push(String(value));
+      options[name] = list;
+    } else {
+      options[name] = value;
+    }
+  }
+  return { options, positionals };
+}
+
+/** The settings file a command works on: --settings, else AGENT_SETTINGS, else settings/agent.ini. */
+export function settingsPath(options: ParsedArgs['options']): string {
+  const s = options.settings;
+  if (typeof s === 'string') return s;
+  return process.env.AGENT_SETTINGS ?? 'settings/agent.ini';
+}
+
+export function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+export function err(text: string): void {
+  process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+}

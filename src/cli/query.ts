@@ -1,0 +1,53 @@
+/**
+ * `agent query <command> [args…]`: start the modules the settings enable
+ * (except listeners), run one query, print it in the Nagios form and exit
+ * with its status (0-3), as a Nagios plugin does.
+ */
+import { parseArgs, settingsPath, out, err } from './args.js';
+import { loadSettingsFile } from '../settings/load.js';
+import { toNagios } from '../core/result.js';
+import { sink } from '../log.js';
+import { formatProblem } from './format-problem.js';
+import { startLocalCore } from './local-core.js';
+
+export const QUERY_HELP = `Usage: agent query [--settings FILE] <command> [arguments…]
+
+Runs one query with the modules that the settings enable (listeners such as
+WEBServer are not started) and prints the result in the Nagios form
+  message|'label'=value[unit];warn;crit;min;max
+Exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
+Example: agent query check_ok "all good"`;
+
+export async function queryCommand(argv: string[]): Promise<number> {
+  // Options of `agent query` come before the command; everything after it belongs to the query.
+  const head: string[] = [];
+  let i = 0;
+  while (i < argv.length && (argv[i] as string).startsWith('--')) {
+    const a = argv[i] as string;
+    head.push(a);
+    if (a === '--settings' && i + 1 < argv.length) head.push(argv[++i] as string);
+    i++;
+  }
+  const rest = argv.slice(i);
+  const { options } = parseArgs(head, { settings: { value: true }, help: { value: false } });
+  if (options.help || rest.length === 0) {
+    (options.help ? out : err)(QUERY_HELP);
+    return options.help ? 0 : 2;
+  }
+  const [command, ...args] = rest as [string, ...string[]];
+  sink.consoleLevel = process.env.AGENT_LOG_LEVEL === undefined ? 'error' : sink.consoleLevel;
+  const loaded = await loadSettingsFile(settingsPath(options));
+  if (!loaded.ok) {
+    for (const p of loaded.problems) err(formatProblem(p));
+    out(`UNKNOWN: settings ${settingsPath(options)} are invalid`);
+    return 3;
+  }
+  const local = await startLocalCore(loaded.snapshot);
+  try {
+    const result = await local.core.query(command, args);
+    out(toNagios(result));
+    return result.result;
+  } finally {
+    await local.stop();
+  }
+}

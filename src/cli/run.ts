@@ -1,0 +1,62 @@
+/**
+ * `agent run [--settings FILE]`: run in the foreground, log to stdout,
+ * reload on SIGHUP and on every change of the file; on SIGTERM or SIGINT
+ * stop the modules in reverse order and exit 0. Invalid settings at start:
+ * every problem printed, exit 1.
+ */
+import { parseArgs, settingsPath, out, err } from './args.js';
+import { startAgent } from '../agent.js';
+import { sink } from '../log.js';
+import { formatProblem } from './format-problem.js';
+import { notifySystemd } from './sd-notify.js';
+
+export const RUN_HELP = `Usage: agent run [--settings FILE]
+
+Runs the agent in the foreground on the settings file (default: $AGENT_SETTINGS,
+else settings/agent.ini). Edits of the file apply while it runs; SIGHUP reloads;
+SIGTERM or SIGINT stops the modules in reverse order and exits 0.`;
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { options } = parseArgs(argv, { settings: { value: true }, help: { value: false } });
+  if (options.help) {
+    out(RUN_HELP);
+    return 0;
+  }
+  const file = settingsPath(options);
+  const log = sink.logger('agent:run');
+  const result = await startAgent({ settingsFile: file });
+  if (!result.ok) {
+    err(`agent: settings ${file} are invalid; not starting:`);
+    for (const p of result.problems) err(formatProblem(p));
+    return 1;
+  }
+  const { agent } = result;
+  const loaded = agent.reconciler.status().modules.filter((m) => m.loaded).map((m) => m.name);
+  log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}`);
+  notifySystemd('READY=1');
+  process.on('SIGHUP', () => {
+    log.info('SIGHUP: reloading settings');
+    void agent.reconciler.reload('SIGHUP');
+  });
+  return new Promise<number>((resolveExit) => {
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
+      log.info(`${signal}: stopping`);
+      notifySystemd('STOPPING=1');
+      agent.stop().then(
+        () => {
+          log.info('agent stopped');
+          resolveExit(0);
+        },
+        (e: unknown) => {
+          log.error(`stopping failed: ${String(e)}`);
+          resolveExit(70);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * `agent settings plan OLD NEW`: what a reconcile from OLD to NEW would do,
+ * module by module (load, unload, apply in place, restart, unchanged),
+ * assuming the modules enabled in OLD are running. Applies nothing.
+ */
+import { parseArgs, out, err } from './args.js';
+import { loadSettingsFile } from '../settings/load.js';
+import { computePlan } from '../settings/plan.js';
+import { formatProblem } from './format-problem.js';
+
+export const PLAN_HELP = `Usage: agent settings plan OLD NEW [--json]
+
+Prints what a reconcile from settings file OLD to NEW would do, module by
+module: load, unload, apply (in place), restart, or unchanged. Nothing is applied.
+Exit: 0, 1 when either file is invalid, 2 usage.`;
+
+export async function planCommand(argv: string[]): Promise<number> {
+  const { options, positionals } = parseArgs(argv, { json: { value: false }, help: { value: false } });
+  if (options.help) {
+    out(PLAN_HELP);
+    return 0;
+  }
+  if (positionals.length !== 2) {
+    err(PLAN_HELP);
+    return 2;
+  }
+  const [a, b] = await Promise.all(positionals.map((f) => loadSettingsFile(f)));
+  let bad = false;
+  for (const r of [a, b]) {
+    if (r && !r.ok) {
+      bad = true;
+      for (const p of r.problems) err(formatProblem(p));
+    }
+  }
+  if (bad || !a?.ok || !b?.ok) return 1;
+  const loaded = new Set(Object.entries(a.snapshot.modules).filter(([, on]) => on).map(([m]) => m));
+  const plan = computePlan({ applied: a.snapshot, desired: b.snapshot, loaded });
+  if (options.json) {
+    out(JSON.stringify(plan));
+    return 0;
+  }
+  const width = Math.max(...plan.map((p) => p.module.length));
+  for (const p of plan) out(`${p.module.padEnd(width)}  ${p.action.padEnd(9)}  ${p.reason}`);
+  return 0;
+}

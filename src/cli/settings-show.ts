@@ -1,0 +1,107 @@
+/**
+ * `agent settings show [FILE] [--resolved] [--section PATH] [--json]`: the
+ * effective settings (defaults applied, variables expanded) with each
+ * value's origin; `--resolved` adds client targets and web users after
+ * inheritance, naming the object each value came from. Secrets (keys marked
+ * x-secret in the schema, such as password) are redacted.
+ */
+import { basename } from 'node:path';
+import { parseArgs, settingsPath, out, err } from './args.js';
+import { loadSettingsFile } from '../settings/load.js';
+import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
+import type { Origin, ResolvedObject, Snapshot } from '../settings/snapshot.js';
+import { formatProblem } from './format-problem.js';
+
+export const SHOW_HELP = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--json]
+
+Prints the effective settings: every section with defaults applied and
+variables expanded, each value with its origin (file:line, or "default").
+  --resolved      also print client targets and web users after inheritance
+  --section PATH  only sections whose path starts with PATH (case-insensitive)
+  --json          machine-readable output
+Secrets such as passwords are shown as ******.`;
+
+interface ShownValue {
+  value: unknown;
+  origin: string;
+  description?: string;
+}
+
+export async function showCommand(argv: string[]): Promise<number> {
+  const { options, positionals } = parseArgs(argv, { resolved: { value: false }, section: { value: true }, json: { value: false }, help: { value: false }, settings: { value: true } });
+  if (options.help) {
+    out(SHOW_HELP);
+    return 0;
+  }
+  const file = positionals[0] ?? settingsPath(options);
+  const r = await loadSettingsFile(file);
+  if (!r.ok) {
+    for (const p of r.problems) err(formatProblem(p));
+    return r.problems.some((p) => p.code === 'AGENT_ERR_SETTINGS_UNREADABLE') ? 2 : 1;
+  }
+  const filter = typeof options.section === 'string' ? options.section.toLowerCase() : undefined;
+  const keep = (path: string): boolean => filter === undefined || path.toLowerCase().startsWith(filter);
+  const s = r.snapshot;
+  const sections: Record<string, Record<string, ShownValue>> = {};
+  const set = loadSchemaSet();
+  for (const [path, values] of Object.entries(s.sections)) {
+    if (!keep(path)) continue;
+    const schema = set.find(path)?.section.schema;
+    sections[path] = shownSection(values, s.origins[path] ?? {}, schema, s.file);
+  }
+  const objects: Record<string, Record<string, ShownValue>> = {};
+  if (options.resolved) {
+    const schemaOf = (o: ResolvedObject) => set.find(`${o.path.replace(/\/[^/]*$/, '')}/${o.name}`)?.section.schema ?? set.find(`${o.path}/${o.name}`)?.section.schema;
+    for (const map of [s.targets.agent, s.targets.remote, s.users]) {
+      for (const o of map.values()) {
+        const path = o.path.endsWith(`/${o.name}`) ? o.path : `${o.path}/${o.name}`;
+        if (!keep(path)) continue;
+        objects[path] = shownSection(o.values, o.origins, schemaOf(o), s.file);
+      }
+    }
+  }
+  if (options.json) {
+    out(JSON.stringify({ file: s.file, hash: s.hash, variables: s.variables, sections, ...(options.resolved ? { objects } : {}) }));
+    return 0;
+  }
+  out(`; ${s.file} (sha256 ${s.hash.slice(0, 16)}…)`);
+  printSections(sections);
+  if (options.resolved) {
+    out('\n; resolved objects (targets and users), with inherited values');
+    printSections(objects);
+  }
+  return 0;
+}
+
+function shownSection(values: Readonly<Record<string, unknown>>, origins: Readonly<Record<string, Origin>>, schema: JsonSchema | undefined, file: string): Record<string, ShownValue> {
+  const out: Record<string, ShownValue> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const prop = (schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined)) as JsonSchema | undefined;
+    const secret = prop?.['x-secret'] === true;
+    const o = origins[key];
+    out[key] = {
+      value: secret && value !== '' ? '******' : value,
+      origin: o ? `${o.object ? `object ${o.object}, ` : ''}${basename(o.file) === basename(file) ? basename(file) : o.file}:${o.line}` : 'default',
+      ...(prop?.description ? { description: String(prop.description) } : {}),
+    };
+  }
+  return out;
+}
+
+function printSections(sections: Record<string, Record<string, ShownValue>>): void {
+  for (const [path, keys] of Object.entries(sections)) {
+    out(`\n[${path}]`);
+    const width = Math.min(40, Math.max(0, ...Object.entries(keys).map(([k, v]) => `${k} = ${render(v.value)}`.length)));
+    for (const [k, v] of Object.entries(keys)) {
+      const line = `${k} = ${render(v.value)}`;
+      out(`${line.padEnd(width)}  ; ${v.origin}`);
+    }
+  }
+}
+
+function render(v: unknown): string {
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return String(v);
+}
+
+export type { Snapshot };

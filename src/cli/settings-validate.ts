@@ -1,0 +1,65 @@
+/**
+ * `agent settings validate [FILE…] [--format text|json|github] [--strict]`:
+ * print every problem of each file. Exit 0 valid, 1 invalid (or warnings
+ * with --strict), 2 usage error or unreadable file.
+ */
+import { parseArgs, settingsPath, out, err } from './args.js';
+import { loadSettingsFile } from '../settings/load.js';
+import type { SettingsProblem } from '../settings/problem.js';
+import { formatProblem } from './format-problem.js';
+
+export const VALIDATE_HELP = `Usage: agent settings validate [FILE…] [--format text|json|github] [--strict]
+
+Validates settings files against the schemas (default file: $AGENT_SETTINGS,
+else settings/agent.ini) and prints every problem with file:line:col, section,
+key, a stable code and a message.
+  --format text    one line per problem (default)
+  --format json    {"valid":bool,"files":[{"file","valid","errors":[…],"warnings":[…]}]}
+                   each problem {code,severity,message,file,line,col,section?,key?}
+  --format github  GitHub workflow annotations (::error file=…,line=…,col=…::…)
+  --strict         warnings fail the run too
+Exit: 0 valid, 1 invalid (or warnings with --strict), 2 usage or unreadable file.`;
+
+export async function validateCommand(argv: string[]): Promise<number> {
+  const { options, positionals } = parseArgs(argv, { format: { value: true }, strict: { value: false }, help: { value: false }, settings: { value: true } });
+  if (options.help) {
+    out(VALIDATE_HELP);
+    return 0;
+  }
+  const format = String(options.format ?? 'text');
+  if (!['text', 'json', 'github'].includes(format)) {
+    err(`agent settings validate: unknown format "${format}" (text, json or github)`);
+    return 2;
+  }
+  const files = positionals.length > 0 ? positionals : [settingsPath(options)];
+  const reports: { file: string; valid: boolean; errors: SettingsProblem[]; warnings: SettingsProblem[] }[] = [];
+  let unreadable = false;
+  for (const file of files) {
+    const r = await loadSettingsFile(file);
+    if (!r.ok && r.problems.some((p) => p.code === 'AGENT_ERR_SETTINGS_UNREADABLE')) unreadable = true;
+    reports.push({ file, valid: r.ok, errors: r.ok ? [] : r.problems, warnings: r.warnings });
+  }
+  const strict = options.strict === true;
+  const failed = reports.some((r) => !r.valid || (strict && r.warnings.length > 0));
+  if (format === 'json') {
+    out(JSON.stringify({ valid: !failed, files: reports }));
+  } else if (format === 'github') {
+    for (const r of reports) {
+      for (const p of [...r.errors, ...r.warnings]) out(annotation(p));
+    }
+  } else {
+    for (const r of reports) {
+      for (const p of [...r.errors, ...r.warnings]) out(formatProblem(p));
+      out(`${r.file}: ${r.valid ? 'valid' : 'invalid'} (${r.errors.length} error(s), ${r.warnings.length} warning(s))`);
+    }
+  }
+  if (unreadable) return 2;
+  return failed ? 1 : 0;
+}
+
+function annotation(p: SettingsProblem): string {
+  const esc = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  const prop = (s: string): string => esc(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+  const kind = p.severity === 'warning' ? 'warning' : 'error';
+  return `::${kind} file=${prop(p.file)},line=${p.line},col=${p.col},title=${prop(p.code)}::${esc(p.message)}`;
+}

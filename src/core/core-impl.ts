@@ -1,0 +1,237 @@
+/**
+ * The core implementation. Every query, exec command, submission, log entry
+ * and settings lookup crosses the protobuf boundary: callers encode a plugin
+ * message, handlers decode it and answer with an encoded message. A handler
+ * that throws or answers garbage yields an UNKNOWN result naming the
+ * problem; it never takes the caller down.
+ */
+import { AgentError, errorMessage } from '../errors.js';
+import { sink, type LogLevel } from '../log.js';
+import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from '../protocols/plugin/codec.js';
+import type { QueryResult, Status } from './result.js';
+import type { Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
+import type { AgentControl } from './control.js';
+import type { Snapshot } from '../settings/snapshot.js';
+import { answerSettingsQuery } from './settings-query.js';
+
+interface Registered<H> {
+  info: QueryInfo;
+  handler: H;
+}
+
+export interface CoreOptions {
+  settings: () => Snapshot;
+  control: AgentControl;
+}
+
+export function createCore(options: CoreOptions): Core {
+  const queries = new Map<string, Registered<RawQueryHandler>>();
+  const execs = new Map<string, Registered<RawExecHandler>>();
+  const channels = new Map<string, { name: string; listeners: Set<{ module: string; handler: RawChannelHandler }> }>();
+  const log = sink.logger('agent:core');
+
+  const register = <H>(map: Map<string, Registered<H>>, info: QueryInfo, handler: H): (() => void) => {
+    const key = info.name.toLowerCase();
+    const entry = { info, handler };
+    map.set(key, entry);
+    return () => {
+      if (map.get(key) === entry) map.delete(key);
+    };
+  };
+
+  const core: Core = {
+    control: options.control,
+    settings: options.settings,
+
+    registerQuery: (info, handler) => register(queries, info, handler),
+    registerSimpleQuery(info, fn: SimpleQuery) {
+      return register(queries, info, simpleQueryHandler(info.name, fn));
+    },
+    listQueries: () => [...queries.values()].map((q) => q.info).sort((a, b) => a.name.localeCompare(b.name)),
+    getQuery: (name) => queries.get(name.toLowerCase())?.info,
+
+    async query(command, args = [], opts = {}) {
+      const request = encode('QueryRequestMessage', {
+        header: header(HeaderType.QUERY_REQUEST),
+        payload: [{ id: 1, command, arguments: [...args] }],
+      });
+      void opts;
+      const response = decode('QueryResponseMessage', await core.queryRaw(request));
+      const first = response.payload[0];
+      if (!first) return { command, result: 3, message: `query ${command} returned no result`, perf: [] };
+      return responseToResult(first);
+    },
+
+    async queryRaw(bytes) {
+      const request = decode('QueryRequestMessage', bytes);
+      const payload: Plugin.QueryResponseMessage.IResponse[] = [];
+      for (const p of request.payload) {
+        const entry = queries.get(p.command.toLowerCase());
+        if (!entry) {
+          payload.push(resultToResponse({ command: p.command, result: 3, message: `Unknown command(s): ${p.command}`, perf: [] }, p.id ?? undefined));
+          continue;
+        }
+        const single = encode('QueryRequestMessage', { header: request.header, payload: [p] });
+        try {
+          const answer = decode('QueryResponseMessage', await entry.handler(single));
+          if (answer.payload.length === 0) throw new Error('the handler answered no payload');
+          payload.push(...answer.payload);
+        } catch (err) {
+          log.error(`query ${p.command} failed: ${errorMessage(err)}`);
+          payload.push(resultToResponse({ command: p.command, result: 3, message: `query ${p.command} failed: ${errorMessage(err)}`, perf: [] }, p.id ?? undefined));
+        }
+      }
+      return encode('QueryResponseMessage', { header: replyHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
+    },
+
+    registerExec: (info, handler) => register(execs, info, handler),
+    registerSimpleExec(info, fn: SimpleExec) {
+      return register(execs, info, simpleExecHandler(fn));
+    },
+    listExecs: () => [...execs.values()].map((q) => q.info),
+
+    async exec(command, args = []) {
+      const request = encode('ExecuteRequestMessage', { header: header(HeaderType.EXEC_REQUEST), payload: [{ id: 1, command, arguments: [...args] }] });
+      const response = decode('ExecuteResponseMessage', await core.execRaw(request));
+      const first = response.payload[0];
+      if (!first) return { command, result: 3 as Status, message: `exec ${command} returned no result` };
+      return { command: first.command, result: toStatus(first.result), message: first.message };
+    },
+
+    async execRaw(bytes) {
+      const request = decode('ExecuteRequestMessage', bytes);
+      const payload: Plugin.ExecuteResponseMessage.IResponse[] = [];
+      for (const p of request.payload) {
+        const entry = execs.get(p.command.toLowerCase());
+        if (!entry) {
+          payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: `Unknown command(s): ${p.command}` });
+          continue;
+        }
+        try {
+          const answer = decode('ExecuteResponseMessage', await entry.handler(encode('ExecuteRequestMessage', { header: request.header, payload: [p] })));
+          payload.push(...answer.payload);
+        } catch (err) {
+          payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: `exec ${p.command} failed: ${errorMessage(err)}` });
+        }
+      }
+      return encode('ExecuteResponseMessage', { header: replyHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
+    },
+
+    subscribe(channel, module, handler) {
+      const key = channel.toLowerCase();
+      let c = channels.get(key);
+      if (!c) channels.set(key, (c = { name: channel, listeners: new Set() }));
+      const entry = { module, handler };
+      c.listeners.add(entry);
+      return () => void c?.listeners.delete(entry);
+    },
+    async submit(channel, results, sender) {
+      const message = encode('SubmitResponseMessage', {
+        header: header(HeaderType.QUERY_RESPONSE, sender !== undefined ? { sender } : {}),
+        payload: results.map((r) => resultToResponse(r)),
+      });
+      return core.submitRaw(channel, message);
+    },
+    async submitRaw(channel, message) {
+      decode('SubmitResponseMessage', message);
+      const c = channels.get(channel.toLowerCase());
+      if (!c) return 0;
+      let taken = 0;
+      for (const l of [...c.listeners]) {
+        try {
+          await l.handler(message);
+          taken++;
+        } catch (err) {
+          log.error(`channel ${channel}: ${l.module} failed to take a submission: ${errorMessage(err)}`);
+        }
+      }
+      return taken;
+    },
+    listChannels: () => [...channels.values()].map((c) => ({ name: c.name, modules: [...c.listeners].map((l) => l.module) })),
+
+    logRaw(bytes) {
+      const entry = decode('LogEntry', bytes);
+      for (const e of entry.entry) {
+        sink.write(levelOf(e.level), e.sender || 'agent:module', e.message ?? '', {
+          ...(e.file ? { file: e.file } : {}),
+          ...(e.line ? { line: e.line } : {}),
+        });
+      }
+    },
+    settingsRaw(bytes) {
+      return answerSettingsQuery(options.settings(), bytes);
+    },
+  };
+  return core;
+}
+
+/** Wrap a function of the arguments as a raw query handler (decode, run, encode). */
+function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
+  return async (bytes) => {
+    const request = decode('QueryRequestMessage', bytes);
+    const payload: Plugin.QueryResponseMessage.IResponse[] = [];
+    for (const p of request.payload) {
+      const controller = new AbortController();
+      let r: QueryResult;
+      try {
+        const out = await fn([...(p.arguments ?? [])], { signal: controller.signal });
+        r = { ...out, command: out.command ?? p.command ?? name };
+      } catch (err) {
+        r = { command: p.command, result: 3, message: err instanceof AgentError ? err.message : `${p.command} failed: ${errorMessage(err)}`, perf: [] };
+      }
+      payload.push(resultToResponse({ ...r, arguments: [...(p.arguments ?? [])] }, p.id ?? undefined));
+    }
+    return encode('QueryResponseMessage', { header: replyHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
+  };
+}
+
+function simpleExecHandler(fn: SimpleExec): RawExecHandler {
+  return async (bytes) => {
+    const request = decode('ExecuteRequestMessage', bytes);
+    const payload: Plugin.ExecuteResponseMessage.IResponse[] = [];
+    for (const p of request.payload) {
+      let result: Status = 3;
+      let message: string;
+      try {
+        const out = await fn([...(p.arguments ?? [])], { signal: new AbortController().signal });
+        result = out.result;
+        message = out.message;
+      } catch (err) {
+        message = `${p.command} failed: ${errorMessage(err)}`;
+      }
+      payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: result as number as Plugin.ResultCode, message });
+    }
+    return encode('ExecuteResponseMessage', { header: replyHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
+  };
+}
+
+function replyHeader(h: Plugin.IHeader, type: Plugin.Header.Type): Plugin.IHeader {
+  return {
+    type,
+    version: Plugin.Version.VERSION_1,
+    max_supported_version: Plugin.Version.VERSION_1,
+    ...(h.id != null ? { id: h.id } : {}),
+    ...(h.recipient ? { sender: h.recipient } : {}),
+    ...(h.sender ? { recipient: h.sender } : {}),
+  };
+}
+
+function toStatus(code: unknown): Status {
+  const n = Number(code);
+  return n === 0 || n === 1 || n === 2 ? n : 3;
+}
+
+function levelOf(level: Plugin.LogEntry.Entry.Level | null | undefined): LogLevel {
+  switch (level) {
+    case Plugin.LogEntry.Entry.Level.LOG_DEBUG:
+      return 'debug';
+    case Plugin.LogEntry.Entry.Level.LOG_WARNING:
+      return 'warning';
+    case Plugin.LogEntry.Entry.Level.LOG_ERROR:
+      return 'error';
+    case Plugin.LogEntry.Entry.Level.LOG_CRITICAL:
+      return 'critical';
+    default:
+      return 'info';
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Answer QuerySettingsRequestMessage from the resolved settings: a path and
+ * key give the value (as a string AnyDataType); a path without a key gives
+ * the section's keys; `fetch_descriptions` adds the schema's title and
+ * description. Unknown paths or keys answer with no value.
+ */
+import { decode, encode, HeaderType, Plugin } from '../protocols/plugin/codec.js';
+import { loadSchemaSet } from '../settings/schema-set.js';
+import type { Snapshot } from '../settings/snapshot.js';
+
+export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array): Uint8Array {
+  const request = decode('QuerySettingsRequestMessage', bytes);
+  const set = loadSchemaSet();
+  const payload: Plugin.QuerySettingsResponseMessage.IResponse[] = [];
+  for (const p of request.payload) {
+    const path = p.node?.node?.path?.path ?? '';
+    const key = p.node?.node?.path?.key ?? undefined;
+    const found = set.find(path);
+    const canonical = found?.canonical ?? path;
+    const section = snapshot.sections[canonical] ?? objectValues(snapshot, canonical);
+    const response: Plugin.QuerySettingsResponseMessage.IResponse = { node: p.node, ...(p.id != null ? { id: p.id } : {}) };
+    if (key) {
+      const canonicalKey = found?.section.keys.get(key.toLowerCase()) ?? key;
+      const value = section?.[canonicalKey];
+      if (value !== undefined) response.value = { type: Plugin.DataType.STRING, string_data: String(value) };
+      else if (p.default != null) response.value = { type: Plugin.DataType.STRING, string_data: p.default };
+      if (p.fetch_descriptions && found) {
+        const prop = found.section.schema.properties?.[canonicalKey];
+        response.title = canonicalKey;
+        response.description = String(prop?.description ?? '');
+      }
+    } else {
+      response.keys = { key: Object.keys(section ?? {}) };
+      if (p.fetch_descriptions && found) {
+        response.title = String(found.section.schema.title ?? canonical);
+        response.description = String(found.section.schema.description ?? '');
+      }
+    }
+    payload.push(response);
+  }
+  return encode('QuerySettingsResponseMessage', {
+    header: { type: HeaderType.QUERY_RESPONSE, version: Plugin.Version.VERSION_1, ...(request.header.id != null ? { id: request.header.id } : {}) },
+    payload,
+  });
+}
+
+function objectValues(snapshot: Snapshot, path: string): Readonly<Record<string, unknown>> | undefined {
+  for (const map of [snapshot.targets.agent, snapshot.targets.remote, snapshot.users]) {
+    for (const o of map.values()) if (o.path.toLowerCase() === path.toLowerCase()) return o.values;
+  }
+  return undefined;
+}

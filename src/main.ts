@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+/**
+ * Process entry of the `agent` command: dispatches to the commands in
+ * cli/, maps failures to exit codes (0 ok, 1 invalid settings or a failed
+ * command, 2 usage, 0-3 check status for `query` and `client`, 70 crash).
+ */
+import { AgentError, errorMessage } from './errors.js';
+import { VERSION } from './version.js';
+
+export const HELP = `Usage: agent <command> [options]
+
+Commands:
+  run [--settings FILE]                  run the agent in the foreground
+  query <command> [args…]                run one local query, print it the Nagios way
+  client <query> [options]               run a client query (remote_query, agent_query, …)
+  settings validate [FILE…]              validate settings files (--format text|json|github, --strict)
+  settings show [FILE]                   effective settings with origins (--resolved, --section, --json)
+  settings schema                        print the combined JSON Schema
+  settings plan OLD NEW                  what a reconcile from OLD to NEW would do
+  web install|password|add-user|add-role configure the web server
+  --version                              print the version
+
+Every command that reads settings takes --settings FILE (default: $AGENT_SETTINGS,
+else settings/agent.ini). Run "agent <command> --help" for details.`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+async function dispatch(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(`${HELP}\n`);
+      return cmd === undefined ? 2 : 0;
+    case '--version':
+    case 'version':
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    case 'run':
+      return (await import('./cli/run.js')).runCommand(rest);
+    case 'query':
+      return (await import('./cli/query.js')).queryCommand(rest);
+    case 'settings':
+      return settings(rest);
+    case 'web':
+      return (await lazy('./cli/web.js', 'runWebCommand'))(rest);
+    case 'client':
+      return (await lazy('./cli/client.js', 'runClientCommand'))(rest);
+    default:
+      throw new AgentError('AGENT_ERR_USAGE', [`unknown command "${cmd}"; run agent --help`]);
+  }
+}
+
+async function settings(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'validate':
+      return (await import('./cli/settings-validate.js')).validateCommand(rest);
+    case 'show':
+      return (await import('./cli/settings-show.js')).showCommand(rest);
+    case 'schema':
+      return (await import('./cli/settings-schema.js')).schemaCommand(rest);
+    case 'plan':
+      return (await import('./cli/settings-plan.js')).planCommand(rest);
+    case '--help':
+    case undefined:
+      process.stdout.write('Usage: agent settings validate|show|schema|plan [options]\nRun "agent settings <sub> --help" for details.\n');
+      return sub === undefined ? 2 : 0;
+    default:
+      throw new AgentError('AGENT_ERR_USAGE', [`unknown settings command "${sub}" (validate, show, schema, plan)`]);
+  }
+}
+
+/** Import a command module by path (kept loose so each command loads only when used). */
+async function lazy(path: string, name: string): Promise<Command> {
+  const mod = (await import(path)) as Record<string, Command>;
+  const fn = mod[name];
+  if (typeof fn !== 'function') throw new Error(`${path} does not export ${name}`);
+  return fn;
+}
+
+dispatch(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof AgentError && err.code === 'AGENT_ERR_USAGE') {
+      process.stderr.write(`agent: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`agent: ${err instanceof Error && !(err instanceof AgentError) ? err.stack : errorMessage(err)}\n`);
+    process.exitCode = err instanceof AgentError ? 1 : 70;
+  },
+);

@@ -1,0 +1,108 @@
+/**
+ * One module's lifecycle: lazy import from the catalogue, shape check,
+ * start/apply/stop each wrapped in try/catch and a time limit. A failure
+ * marks this module failed and never throws to the caller, so the other
+ * modules keep running.
+ */
+import { AgentError, errorMessage } from '../errors.js';
+import { sink } from '../log.js';
+import { shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
+import type { AgentModule } from '../modules/module.js';
+import type { Core } from '../core/core.js';
+import type { ModuleOutcome, ModuleState } from '../core/control.js';
+import type { Snapshot } from '../settings/snapshot.js';
+import { withTimeout } from './with-timeout.js';
+
+export const MODULE_TIMEOUT_MS = Number(process.env.AGENT_MODULE_TIMEOUT_MS ?? 15000);
+
+export class ModuleRunner {
+  state: ModuleState = 'stopped';
+  outcome: ModuleOutcome = 'none';
+  error: string | undefined;
+  /** Consecutive failures, for backoff. */
+  failures = 0;
+  private instance: AgentModule | undefined;
+  private abort: AbortController | undefined;
+  private readonly log;
+
+  constructor(readonly entry: CatalogueEntry, private readonly core: Core) {
+    this.log = sink.logger(`agent:module:${entry.name}`);
+  }
+
+  get loaded(): boolean {
+    return this.state === 'running';
+  }
+
+  /** Import, create and start the module. Resolves true when it runs. */
+  async start(settings: Snapshot): Promise<boolean> {
+    const name = this.entry.name;
+    this.state = 'starting';
+    try {
+      const factory = await this.entry.load();
+      const mod = factory.createModule();
+      const shape = shapeProblem(mod, name);
+      if (shape) throw new AgentError('AGENT_ERR_MODULE_SHAPE', [name, shape]);
+      this.abort = new AbortController();
+      this.instance = mod;
+      const ctx = { name, settings, log: this.log, signal: this.abort.signal, core: this.core };
+      await withTimeout(name, 'start', MODULE_TIMEOUT_MS, () => mod.start(ctx));
+      this.state = 'running';
+      this.error = undefined;
+      this.failures = 0;
+      this.log.info(`module ${name} started`);
+      return true;
+    } catch (err) {
+      this.fail(new AgentError('AGENT_ERR_MODULE_START', [name, errorMessage(err)], { cause: err }));
+      // Release whatever a half-started module holds.
+      await this.stopInstance();
+      return false;
+    }
+  }
+
+  /** Hand new settings to a running module. Resolves true when taken in place, false when it needs a restart. */
+  async apply(next: Snapshot): Promise<boolean> {
+    const mod = this.instance;
+    if (!mod || !mod.apply || this.state !== 'running') return false;
+    try {
+      return await withTimeout(this.entry.name, 'apply', MODULE_TIMEOUT_MS, () => (mod.apply as (n: Snapshot) => Promise<boolean>)(next));
+    } catch (err) {
+      this.log.error(new AgentError('AGENT_ERR_MODULE_APPLY', [this.entry.name, errorMessage(err)]).message);
+      return false;
+    }
+  }
+
+  /** Stop the module; always ends in state stopped (or failed when stop itself failed). */
+  async stop(): Promise<void> {
+    if (!this.instance) {
+      this.state = this.state === 'failed' ? 'failed' : 'stopped';
+      return;
+    }
+    this.state = 'stopping';
+    const ok = await this.stopInstance();
+    this.state = ok ? 'stopped' : 'failed';
+    if (ok) this.log.info(`module ${this.entry.name} stopped`);
+  }
+
+  private async stopInstance(): Promise<boolean> {
+    const mod = this.instance;
+    this.instance = undefined;
+    this.abort?.abort();
+    this.abort = undefined;
+    if (!mod) return true;
+    try {
+      await withTimeout(this.entry.name, 'stop', MODULE_TIMEOUT_MS, () => mod.stop());
+      return true;
+    } catch (err) {
+      this.fail(new AgentError('AGENT_ERR_MODULE_STOP', [this.entry.name, errorMessage(err)]));
+      return false;
+    }
+  }
+
+  private fail(err: AgentError): void {
+    this.state = 'failed';
+    this.outcome = 'failed';
+    this.error = err.message;
+    this.failures++;
+    this.log.error(`${err.code}: ${err.message}`);
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * The reconciler: desired state is the last valid, resolved settings;
+ * running state is what each module has applied. Callers only ask for a
+ * reload or a run-time load/unload; every reconcile is serialized (one
+ * module at a time), idempotent, and computed from the current desired and
+ * observed state (level-based, not event-based). An invalid file is never
+ * applied: the last good state stays and the problems are recorded. Failed
+ * modules are retried with exponential backoff.
+ */
+import { errorMessage } from '../errors.js';
+import { sink } from '../log.js';
+import { catalogue, findModule } from '../modules/catalogue.js';
+import type { Core } from '../core/core.js';
+import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
+import { loadSettingsText, hashBytes } from '../settings/load.js';
+import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
+import type { Snapshot } from '../settings/snapshot.js';
+import { ModuleRunner } from './module-runner.js';
+import { readStable } from './stable-read.js';
+
+const log = sink.logger('agent:reconciler');
+const MAX_BACKOFF_MS = 60_000;
+
+export class Reconciler {
+  private applied: Snapshot;
+  private readonly runners = new Map<string, ModuleRunner>();
+  private readonly overrides = new Map<string, boolean>();
+  private startOrder: string[] = [];
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly retries = new Map<string, NodeJS.Timeout>();
+  private stopped = false;
+  private fileHash: string;
+  private lastReload: string | null = null;
+  private lastResult: ReconcilerStatus['lastResult'] = 'none';
+  private problems: SettingsProblem[] = [];
+  private warnings: SettingsProblem[];
+  private readonly counts = { ok: 0, invalid: 0, partial: 0 };
+  /** Called after every reload attempt, for metrics and tests. */
+  onReload: ((status: ReconcilerStatus) => void) | undefined;
+
+  constructor(initial: Snapshot, warnings: SettingsProblem[], private readonly core: Core) {
+    this.applied = initial;
+    this.fileHash = initial.hash;
+    this.warnings = warnings;
+    for (const e of catalogue()) this.runners.set(e.name, new ModuleRunner(e, core));
+  }
+
+  settings(): Snapshot {
+    return this.applied;
+  }
+
+  /** Load the modules of the initial settings. */
+  start(): Promise<void> {
+    return this.serial(async () => {
+      await this.reconcileAll(undefined, this.applied);
+      this.finish(this.anyFailed() ? 'partial' : 'ok');
+    });
+  }
+
+  /** Re-read the file (once stable), validate, and apply it if valid. */
+  reload(reason: string): Promise<ReconcilerStatus> {
+    return this.serial(async () => {
+      if (this.stopped) return this.status();
+      let bytes: Buffer;
+      try {
+        bytes = await readStable(this.applied.file);
+      } catch (err) {
+        this.reject([{ code: 'AGENT_ERR_SETTINGS_UNREADABLE', severity: 'error', message: `cannot read settings file ${this.applied.file}: ${errorMessage(err)}`, file: this.applied.file, line: 0, col: 0 }], [], '');
+        return this.status();
+      }
+      const hash = hashBytes(bytes);
+      this.fileHash = hash;
+      const result = loadSettingsText(bytes.toString('utf8'), this.applied.file, hash);
+      if (!result.ok) {
+        this.reject(result.problems, result.warnings, hash);
+        return this.status();
+      }
+      const previous = this.applied;
+      for (const m of Object.keys(result.snapshot.modules)) {
+        if (previous.modules[m] !== result.snapshot.modules[m]) this.overrides.delete(m);
+      }
+      this.applied = result.snapshot;
+      this.problems = [];
+      this.warnings = result.warnings;
+      for (const w of result.warnings) log.warning(`${w.code}: ${w.message}`, { file: w.file, line: w.line });
+      log.info(`settings ${previous.hash === hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
+      await this.reconcileAll(previous, this.applied);
+      this.finish(this.anyFailed() ? 'partial' : 'ok');
+      return this.status();
+    });
+  }
+
+  /** Load or unload a module at run time (the file is unchanged; the drift shows in the status). */
+  setLoaded(name: string, loaded: boolean): Promise<ModuleStatus> {
+    const entry = findModule(name);
+    if (!entry) return Promise.reject(new Error(`unknown module ${name}`));
+    return this.serial(async () => {
+      if (this.applied.modules[entry.name] === loaded) this.overrides.delete(entry.name);
+      else this.overrides.set(entry.name, loaded);
+      await this.reconcileOne(entry.name, this.applied, this.applied, true);
+      return this.moduleStatus(entry.name) as ModuleStatus;
+    });
+  }
+
+  /** Stop every module in reverse start order. */
+  stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.retries.values()) clearTimeout(t);
+    this.retries.clear();
+    return this.serial(async () => {
+      for (const name of [...this.startOrder].reverse()) await this.runners.get(name)?.stop();
+      this.startOrder = [];
+    });
+  }
+
+  status(): ReconcilerStatus {
+    const modules = catalogue().map((e) => this.moduleStatus(e.name) as ModuleStatus);
+    return {
+      file: this.applied.file,
+      fileHash: this.fileHash,
+      appliedHash: this.applied.hash,
+      lastReload: this.lastReload,
+      lastResult: this.lastResult,
+      problems: this.problems,
+      warnings: this.warnings,
+      reloads: { ...this.counts },
+      modules,
+      drift: modules.filter((m) => m.drift).map((m) => ({ module: m.name, loaded: m.loaded, enabled: m.enabled })),
+    };
+  }
+
+  moduleStatus(name: string): ModuleStatus | undefined {
+    const entry = findModule(name);
+    const r = entry && this.runners.get(entry.name);
+    if (!entry || !r) return undefined;
+    const enabled = this.applied.modules[entry.name] === true;
+    return {
+      name: entry.name,
+      title: entry.title,
+      description: entry.description,
+      loaded: r.loaded,
+      enabled,
+      state: r.state,
+      outcome: r.outcome,
+      ...(r.error !== undefined ? { error: r.error } : {}),
+      drift: this.overrides.has(entry.name) && r.loaded !== enabled,
+    };
+  }
+
+  private async reconcileAll(previous: Snapshot | undefined, next: Snapshot): Promise<void> {
+    for (const e of catalogue()) await this.reconcileOne(e.name, previous, next, false);
+  }
+
+  /** Carry out one module's plan step. Never throws. */
+  private async reconcileOne(name: string, previous: Snapshot | undefined, next: Snapshot, force: boolean): Promise<void> {
+    const runner = this.runners.get(name) as ModuleRunner;
+    const loaded = new Set([...this.runners.values()].filter((r) => r.loaded).map((r) => r.entry.name));
+    const step: PlanStep = planStep(runner.entry, { applied: force ? next : previous, desired: next, loaded, overrides: this.overrides });
+    switch (step.action) {
+      case 'load':
+        if (await runner.start(next)) {
+          runner.outcome = 'loaded';
+          this.startOrder = [...this.startOrder.filter((n) => n !== name), name];
+        }
+        break;
+      case 'unload':
+        await runner.stop();
+        if (runner.state !== 'failed') runner.outcome = 'unloaded';
+        this.startOrder = this.startOrder.filter((n) => n !== name);
+        break;
+      case 'apply':
+        if (await runner.apply(next)) runner.outcome = 'applied';
+        else await this.restart(runner, next);
+        break;
+      case 'restart':
+        await this.restart(runner, next);
+        break;
+      case 'unchanged':
+        if (runner.state !== 'failed') runner.outcome = 'unchanged';
+        break;
+    }
+    if (step.action !== 'unchanged') log.info(`${name}: ${step.action} (${step.reason})${runner.state === 'failed' ? ` failed: ${runner.error}` : ''}`);
+    this.scheduleRetry(name, next);
+  }
+
+  private async restart(runner: ModuleRunner, next: Snapshot): Promise<void> {
+    await runner.stop();
+    if (await runner.start(next)) runner.outcome = 'restarted';
+  }
+
+  private scheduleRetry(name: string, next: Snapshot): void {
+    const runner = this.runners.get(name) as ModuleRunner;
+    const pending = this.retries.get(name);
+    if (pending) clearTimeout(pending);
+    this.retries.delete(name);
+    if (this.stopped || runner.state !== 'failed' || !wantsLoaded(name, next, this.overrides)) return;
+    const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, runner.failures - 1));
+    const timer = setTimeout(() => {
+      this.retries.delete(name);
+      void this.serial(() => this.reconcileOne(name, this.applied, this.applied, true));
+    }, delay);
+    timer.unref();
+    this.retries.set(name, timer);
+  }
+
+  private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string): void {
+    this.problems = problems;
+    this.warnings = warnings;
+    if (hash) this.fileHash = hash;
+    log.error(`settings rejected: ${problems.length} problem(s); keeping the last good settings (${this.applied.hash.slice(0, 12)})`);
+    for (const p of problems) log.error(`${p.code}: ${p.message}`, { file: p.file, line: p.line });
+    this.finish('invalid');
+  }
+
+  private finish(result: 'ok' | 'invalid' | 'partial'): void {
+    this.lastReload = new Date().toISOString();
+    this.lastResult = result;
+    this.counts[result]++;
+    try {
+      this.onReload?.(this.status());
+    } catch {
+      // Observers must not break reconciling.
+    }
+  }
+
+  private anyFailed(): boolean {
+    return [...this.runners.values()].some((r) => r.state === 'failed');
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+}
