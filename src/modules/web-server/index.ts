@@ -1,15 +1,185 @@
 /**
- * Placeholder for the WEBServer module until its issue lands: starting it fails
- * with a clear message, so enabling it is visible as a failed module.
+ * WEBServer: the JSON API and the web UI over HTTPS (port `8443s`) or HTTP
+ * (port without `s`).
+ *
+ * start: builds the app (src/web/app.ts), loads or creates the certificate,
+ * listens on `bind to` (empty = every address) and the port, and logs
+ * `web server listening on https://127.0.0.1:PORT`. When the effective web
+ * password is empty, a strong one is generated, printed once to stdout as
+ * `web password for user root: <pw>` and kept in memory only.
+ *
+ * apply(next): takes the new snapshot at once (passwords, users, roles,
+ * allowed hosts, limits apply to the next request). A new certificate on the
+ * same listener is swapped in place (setSecureContext); a changed port, bind
+ * address or scheme rebinds: the new listener is up before the old one
+ * closes (when the port is the same, the old one closes first). When the new
+ * listener cannot be opened, the old one keeps serving and the error is
+ * logged (AGENT_ERR_WEB_LISTEN). Disabling WEBServer stops the module, which
+ * closes the listener.
  */
+import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { AgentError, errorMessage } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { Snapshot } from '../../settings/snapshot.js';
+import { expandVariables } from '../../settings/variables.js';
+import { buildApp, type WebApp } from '../../web/app.js';
+import { rootPassword, WEB_SECTION } from '../../web/access.js';
+import { loadOrCreateCertificate } from '../../web/tls.js';
 import type { AgentModule } from '../module.js';
 
+type Server = HttpServer | HttpsServer;
+
+/** What decides the listener; a change of any field rebinds or swaps the certificate. */
+interface ListenerConfig {
+  port: number;
+  tls: boolean;
+  host: string;
+  cert: string;
+  key: string;
+}
+
+/** Time given to open requests when a listener closes, before connections are cut. */
+const CLOSE_GRACE_MS = 2000;
+
 export function createModule(): AgentModule {
+  let snapshot: Snapshot | undefined;
+  let generated: string | undefined;
+  let web: WebApp | undefined;
+  let server: Server | undefined;
+  let config: ListenerConfig | undefined;
+  let log: Logger | undefined;
+
+  const ensurePassword = (s: Snapshot): void => {
+    if (generated !== undefined || rootPassword(s, undefined) !== '') return;
+    generated = randomBytes(18).toString('base64url');
+    process.stdout.write(`web password for user root: ${generated}\n`);
+  };
+
+  const open = async (cfg: ListenerConfig): Promise<Server> => {
+    const handler = (web as WebApp).handler;
+    let srv: Server;
+    if (cfg.tls) {
+      const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
+      if (pems.generated) log?.info(`created a self-signed certificate ${cfg.cert} (key ${cfg.key})`);
+      srv = createHttpsServer({ cert: pems.cert, key: pems.key, minVersion: 'TLSv1.2' }, handler);
+    } else {
+      srv = createHttpServer(handler);
+    }
+    srv.headersTimeout = 20_000;
+    srv.requestTimeout = 60_000;
+    await listen(srv, cfg);
+    log?.info(`web server listening on ${urlOf(cfg, srv)}`);
+    return srv;
+  };
+
   return {
     name: 'WEBServer',
-    async start() {
-      throw new Error('WEBServer is not implemented yet');
+
+    async start(ctx) {
+      log = ctx.log;
+      snapshot = ctx.settings;
+      ensurePassword(snapshot);
+      web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Snapshot, generatedPassword: () => generated, log: ctx.log });
+      config = listenerConfig(snapshot);
+      server = await open(config);
     },
-    async stop() {},
+
+    async apply(next) {
+      snapshot = next;
+      ensurePassword(next);
+      const cfg = listenerConfig(next);
+      const old = config as ListenerConfig;
+      if (!server || sameListener(cfg, old)) {
+        config = cfg;
+        return true;
+      }
+      if (cfg.port === old.port && cfg.tls && old.tls && cfg.host === old.host && 'setSecureContext' in server) {
+        const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
+        (server as HttpsServer).setSecureContext({ cert: pems.cert, key: pems.key });
+        log?.info(`web server certificate replaced from ${cfg.cert}`);
+        config = cfg;
+        return true;
+      }
+      const previous = server;
+      const samePort = cfg.port === old.port && cfg.port !== 0;
+      try {
+        if (samePort) await close(previous);
+        server = await open(cfg);
+        config = cfg;
+        // Not awaited: the request that caused this reload may be running on the old listener.
+        if (!samePort) void close(previous);
+      } catch (err) {
+        log?.error(`${errorMessage(err)}; ${samePort ? 'reopening the previous listener' : 'the previous listener keeps serving'}`);
+        if (samePort) server = await open(old);
+      }
+      return true;
+    },
+
+    async stop() {
+      const s = server;
+      server = undefined;
+      if (s) await close(s);
+    },
   };
+}
+
+// ---------------------------------------------------------------- helpers
+
+function listenerConfig(s: Snapshot): ListenerConfig {
+  const web = s.sections[WEB_SECTION] ?? {};
+  const portText = String(web.port ?? '8443s');
+  return {
+    port: Number(portText.replace(/s$/, '')),
+    tls: portText.endsWith('s'),
+    host: String(web['bind to'] ?? ''),
+    cert: filePath(s, web.certificate),
+    key: filePath(s, web['certificate key']),
+  };
+}
+
+/**
+ * A certificate path as an absolute file name: `${...}` expanded (schema
+ * defaults may still hold them), relative paths taken from base-path.
+ */
+function filePath(s: Snapshot, value: unknown): string {
+  const expanded = expandVariables(String(value ?? ''), s.variables).value;
+  return resolve(s.variables['base-path'] ?? dirname(s.file), expanded);
+}
+
+function sameListener(a: ListenerConfig, b: ListenerConfig): boolean {
+  return a.port === b.port && a.tls === b.tls && a.host === b.host && a.cert === b.cert && a.key === b.key;
+}
+
+function listen(srv: Server, cfg: ListenerConfig): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => reject(new AgentError('AGENT_ERR_WEB_LISTEN', [`${cfg.host || '*'}:${cfg.port}`, errorMessage(err)], { cause: err }));
+    srv.once('error', onError);
+    srv.listen({ port: cfg.port, ...(cfg.host !== '' ? { host: cfg.host } : {}) }, () => {
+      srv.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/** Stop accepting, let open requests finish for a moment, then cut what is left. */
+function close(srv: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => srv.closeAllConnections(), CLOSE_GRACE_MS);
+    srv.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    srv.closeIdleConnections();
+  });
+}
+
+function urlOf(cfg: ListenerConfig, srv: Server): string {
+  const port = (srv.address() as AddressInfo).port;
+  const any = cfg.host === '' || cfg.host === '0.0.0.0' || cfg.host === '::';
+  const host = any ? '127.0.0.1' : cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host;
+  return `${cfg.tls ? 'https' : 'http'}://${host}:${port}`;
 }
