@@ -1,0 +1,143 @@
+/**
+ * Start the agent as a user does: `node dist/src/main.js run --settings
+ * <tmp>/agent.ini` in a fresh temp folder, with its output captured.
+ * Every wait is bounded; `stop()` sends SIGTERM (SIGKILL after 10 s) and
+ * removes the folder.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
+
+export interface AgentProcess {
+  dir: string;
+  settingsFile: string;
+  proc: ChildProcess;
+  /** Everything the process printed so far (stdout and stderr interleaved). */
+  logs(): string;
+  /** Resolve with the first match of re in the output (past or future); reject after ms. */
+  waitForLog(re: RegExp, ms?: number, from?: number): Promise<RegExpMatchArray>;
+  /** Length of the output so far, to wait only for what comes after. */
+  mark(): number;
+  /** Resolves with the exit code when the process ends. */
+  exited: Promise<number | null>;
+  /** SIGTERM, wait for exit, remove the folder; resolves with the exit code. */
+  stop(options?: { keepDir?: boolean }): Promise<number | null>;
+}
+
+export interface StartOptions {
+  ini: string;
+  /** Extra files relative to the temp folder. */
+  files?: Record<string, string>;
+  /** Wait for "agent ready" (default true). */
+  waitReady?: boolean;
+  env?: Record<string, string>;
+  readyTimeoutMs?: number;
+}
+
+export async function startAgent(options: StartOptions): Promise<AgentProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-test-'));
+  const settingsFile = join(dir, 'agent.ini');
+  writeFileSync(settingsFile, options.ini);
+  for (const [rel, text] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
+  const proc = spawn(process.execPath, [MAIN, 'run', '--settings', settingsFile], {
+    cwd: dir,
+    env: { ...process.env, AGENT_LOG_LEVEL: 'debug', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    output += chunk.toString('utf8');
+    for (const w of [...waiters]) w();
+  };
+  proc.stdout?.on('data', onData);
+  proc.stderr?.on('data', onData);
+  const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
+  let ended = false;
+  void exited.then(() => {
+    ended = true;
+    for (const w of [...waiters]) w();
+  });
+
+  const waitForLog = (re: RegExp, ms = 10_000, from = 0): Promise<RegExpMatchArray> =>
+    new Promise((res, rej) => {
+      const check = (): void => {
+        const m = output.slice(from).match(re);
+        if (m) {
+          done();
+          res(m);
+        } else if (ended) {
+          done();
+          rej(new Error(`agent exited before printing ${re}; output:\n${output}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        rej(new Error(`timed out after ${ms} ms waiting for ${re}; output:\n${output}`));
+      }, ms);
+      const done = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+
+  const agent: AgentProcess = {
+    dir,
+    settingsFile,
+    proc,
+    logs: () => output,
+    mark: () => output.length,
+    waitForLog,
+    exited,
+    async stop(opts = {}) {
+      if (!ended) {
+        proc.kill('SIGTERM');
+        const killer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(killer);
+      }
+      if (!opts.keepDir) rmSync(dir, { recursive: true, force: true });
+      return exited;
+    },
+  };
+  if (options.waitReady !== false) {
+    try {
+      await waitForLog(/agent ready/, options.readyTimeoutMs ?? 20_000);
+    } catch (err) {
+      await agent.stop();
+      throw err;
+    }
+  }
+  return agent;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+/** Write a file atomically (temp + rename), as editors and git checkout do. */
+export function replaceFile(file: string, text: string): void {
+  const tmp = `${file}.swp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
