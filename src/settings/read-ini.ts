@@ -122,8 +122,8 @@ export function scanLine(s: string, start: number, end: number, out: LineScan): 
     scanSection(s, first, end, out);
     return;
   }
-  const eq = s.indexOf('=', first);
-  if (eq === -1 || eq >= end) return invalid(out, 'expected [section], key = value, or a comment starting with ; or #');
+  const eq = indexIn(s, EQUALS, first, end);
+  if (eq === -1) return invalid(out, 'expected [section], key = value, or a comment starting with ; or #');
   let keyEnd = eq;
   while (keyEnd > first && isBlank(s.charCodeAt(keyEnd - 1))) keyEnd--;
   if (keyEnd === first) return invalid(out, 'missing key before "="');
@@ -214,6 +214,8 @@ const SEMICOLON = 59;
 const HASH = 35;
 const OPEN_BRACKET = 91;
 const QUOTE = 34;
+const EQUALS = 61;
+const CLOSE_BRACKET = 93;
 const EXCERPT_MAX = 60;
 
 interface SectionState {
@@ -228,6 +230,16 @@ function isBlank(c: number): boolean {
   return c === SPACE || c === TAB;
 }
 
+/**
+ * First index of the character code within `s[from, end)`, or -1. Unlike
+ * `indexOf`, it never looks past the line, so a file of many broken lines
+ * stays linear.
+ */
+function indexIn(s: string, code: number, from: number, end: number): number {
+  for (let i = from; i < end; i++) if (s.charCodeAt(i) === code) return i;
+  return -1;
+}
+
 function invalid(out: LineScan, reason: string): void {
   out.kind = LINE_INVALID;
   out.reason = reason;
@@ -235,8 +247,8 @@ function invalid(out: LineScan, reason: string): void {
 
 /** `[path]` with only blanks after the `]`; `first` is the `[`. */
 function scanSection(s: string, first: number, end: number, out: LineScan): void {
-  const close = s.indexOf(']', first + 1);
-  if (close === -1 || close >= end) return invalid(out, 'missing "]"');
+  const close = indexIn(s, CLOSE_BRACKET, first + 1, end);
+  if (close === -1) return invalid(out, 'missing "]"');
   for (let i = close + 1; i < end; i++) {
     if (!isBlank(s.charCodeAt(i))) return invalid(out, 'text after "]"');
   }
