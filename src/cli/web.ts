@@ -1,0 +1,217 @@
+/**
+ * `agent web install|password|add-user|add-role`: configure the web server
+ * by editing the settings file through the minimal-edit writer (comments,
+ * order and every other line stay; the write is atomic), so a running agent
+ * picks the change up without a restart.
+ *
+ * Exit status: 0 done, 1 failure (unreadable or unwritable file, invalid
+ * settings for --display), 2 usage error. Every subcommand takes
+ * `--settings FILE` (default $AGENT_SETTINGS, else settings/agent.ini) and
+ * `--help`.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { SettingsEdit } from '../core/control.js';
+import { AgentError, errorMessage } from '../errors.js';
+import { parseAllowedHosts } from '../protocols/allowed-hosts.js';
+import { editSettingsFile } from '../settings/edit-ini.js';
+import { loadSettingsFile } from '../settings/load.js';
+import { parsePrivilegeList, ROOT_USER } from '../settings/privileges.js';
+import { parseIni } from '../settings/read-ini.js';
+import { withFallback } from '../settings/snapshot.js';
+import { hashPassword } from '../web/password-hash.js';
+import { err, out, parseArgs, settingsPath, type OptionSpec } from './args.js';
+import { formatProblem } from './format-problem.js';
+
+const WEB = '/settings/WEB/server';
+const ROLES = '/settings/web/roles';
+const USERS = '/settings/web/users';
+
+const HELP: Record<string, string> = {
+  web: `Usage: agent web <install|password|add-user|add-role> [options]
+
+  install   enable WEBServer and set the root password
+  password  set or show the web password (user root)
+  add-user  add or update a web user (password stored as a pbkdf2 hash)
+  add-role  grant a privilege to a role
+
+Run "agent web <subcommand> --help" for the options.`,
+  install: `Usage: agent web install [--password P] [--port N] [--allowed-hosts LIST] [--settings FILE]
+
+Enables WEBServer in [/modules] and writes [/settings/WEB/server]:
+  --password P          password of the user root (without it a strong one is generated and printed)
+  --port N              TLS port (8443 is written as 8443s; a trailing s means TLS)
+  --allowed-hosts LIST  client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)`,
+  password: `Usage: agent web password (--set P | --display) [--settings FILE]
+
+  --set P     write P as the web password ([/settings/WEB/server] password, user root)
+  --display   print the password in force (the web server's own, else [/settings/default])`,
+  'add-user': `Usage: agent web add-user --user U [--password P] [--role R] [--settings FILE]
+
+Writes [/settings/web/users/U] with the password as a pbkdf2-sha256 hash
+(without --password a strong one is generated and printed) and, when given,
+the role. A user without a role has no privileges.`,
+  'add-role': `Usage: agent web add-role --role R --grant PRIVILEGE[,PRIVILEGE...] [--settings FILE]
+
+Appends the privileges to the role's list in [/settings/web/roles] (ones it
+already has are not repeated). A privilege is dot-separated; a trailing *
+grants every privilege with that prefix, * alone grants everything.`,
+};
+
+const SPECS: Record<string, Record<string, OptionSpec>> = {
+  install: { password: { value: true }, port: { value: true }, 'allowed-hosts': { value: true } },
+  password: { set: { value: true }, display: { value: false } },
+  'add-user': { user: { value: true }, password: { value: true }, role: { value: true } },
+  'add-role': { role: { value: true }, grant: { value: true } },
+};
+
+/** Entry point of `agent web` (argv after `web`). */
+export async function runWebCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === 'help') {
+    (sub === undefined ? err : out)(HELP.web as string);
+    return sub === undefined ? 2 : 0;
+  }
+  const spec = SPECS[sub];
+  if (!spec) return usage(`unknown web subcommand "${sub}"\n\n${HELP.web}`);
+  try {
+    const { options, positionals } = parseArgs(rest, { ...spec, settings: { value: true }, help: { value: false } });
+    if (options.help) {
+      out(HELP[sub] as string);
+      return 0;
+    }
+    if (positionals.length > 0) return usage(`unexpected argument "${positionals[0]}"\n\n${HELP[sub]}`);
+    const file = settingsPath(options);
+    const opt = (name: string): string | undefined => (typeof options[name] === 'string' ? (options[name] as string) : undefined);
+    switch (sub) {
+      case 'install':
+        return await install(file, opt('password'), opt('port'), opt('allowed-hosts'));
+      case 'password':
+        return await password(file, opt('set'), options.display === true);
+      case 'add-user':
+        return await addUser(file, opt('user'), opt('password'), opt('role'));
+      default:
+        return await addRole(file, opt('role'), opt('grant'));
+    }
+  } catch (e) {
+    if (e instanceof AgentError && e.code === 'AGENT_ERR_USAGE') return usage(`${e.message}\n\n${HELP[sub]}`);
+    if (e instanceof AgentError && e.code === 'AGENT_ERR_VALUE_INVALID') return usage(e.message);
+    err(`agent web ${sub}: ${errorMessage(e)}`);
+    return 1;
+  }
+}
+
+// ---------------------------------------------------------------- subcommands
+
+async function install(file: string, pw: string | undefined, port: string | undefined, hosts: string | undefined): Promise<number> {
+  if (pw === '') return usage('--password must not be empty (leave it out to get a generated one)');
+  const edits: SettingsEdit[] = [{ op: 'set', section: '/modules', key: 'WEBServer', value: 'enabled' }];
+  if (port !== undefined) {
+    const m = /^(\d{1,5})s?$/.exec(port.trim());
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > 65535) return usage(`--port "${port}" is not a port number (1-65535, optionally followed by s)`);
+    edits.push({ op: 'set', section: WEB, key: 'port', value: `${Number(m[1])}s` });
+  }
+  if (hosts !== undefined) {
+    const parsed = parseAllowedHosts(hosts);
+    if (parsed.problems.length > 0) return usage(parsed.problems.join('\n'));
+    if (parsed.matchers.length === 0) return usage('--allowed-hosts is empty: nobody could connect');
+    edits.push({ op: 'set', section: WEB, key: 'allowed hosts', value: hosts.split(',').map((h) => h.trim()).filter(Boolean).join(', ') });
+  }
+  const chosen = pw ?? strongPassword();
+  edits.push({ op: 'set', section: WEB, key: 'password', value: chosen });
+  await editSettingsFile(file, edits);
+  out(`WEBServer enabled in ${file}${port !== undefined ? ` on port ${Number(/^\d+/.exec(port.trim())?.[0])} (TLS)` : ''}.`);
+  if (pw === undefined) out(`web password for user root: ${chosen}`);
+  else out('web password for user root set.');
+  out('A running agent applies the change without a restart.');
+  return 0;
+}
+
+async function password(file: string, set: string | undefined, display: boolean): Promise<number> {
+  if ((set === undefined) === !display) return usage(`give exactly one of --set P and --display\n\n${HELP.password}`);
+  if (set !== undefined) {
+    if (set === '') return usage('--set needs a non-empty password (an empty one makes the agent generate one at each start)');
+    await editSettingsFile(file, [{ op: 'set', section: WEB, key: 'password', value: set }]);
+    out(`web password for user root set in ${file}; a running agent applies it to the next request.`);
+    return 0;
+  }
+  const loaded = await loadSettingsFile(file);
+  if (!loaded.ok) {
+    for (const p of loaded.problems) err(formatProblem(p));
+    err(`agent web password: ${file} is invalid (${loaded.problems.length} problems)`);
+    return 1;
+  }
+  const value = String(withFallback(loaded.snapshot, WEB, 'password') ?? '');
+  if (value === '') out('No password set: the agent generates one at each start and prints it.');
+  else out(`web password for user root: ${value}`);
+  return 0;
+}
+
+async function addUser(file: string, user: string | undefined, pw: string | undefined, role: string | undefined): Promise<number> {
+  if (user === undefined || user.trim() === '') return usage(`--user is required\n\n${HELP['add-user']}`);
+  const name = user.trim();
+  if (name === ROOT_USER) return usage('root is the built-in user; set its password with agent web password --set');
+  if (/[\/\[\]\r\n]/.test(name)) return usage(`user name "${name}" must not contain /, [, ] or line breaks`);
+  if (pw === '') return usage('--password must not be empty (leave it out to get a generated one)');
+  const chosen = pw ?? strongPassword();
+  const edits: SettingsEdit[] = [{ op: 'set', section: `${USERS}/${name}`, key: 'password', value: await hashPassword(chosen) }];
+  if (role !== undefined) edits.push({ op: 'set', section: `${USERS}/${name}`, key: 'role', value: role.trim() });
+  await editSettingsFile(file, edits);
+  out(`user ${name} written to [${USERS}/${name}] (password stored as a pbkdf2-sha256 hash).`);
+  if (pw === undefined) out(`password for user ${name}: ${chosen}`);
+  const roles = await rawSection(file, ROLES);
+  const currentRole = role?.trim() ?? (await rawSection(file, `${USERS}/${name}`)).get('role');
+  if (currentRole === undefined || currentRole === '') err(`warning: user ${name} has no role, so no privileges; add one with --role`);
+  else if (currentRole !== 'legacy' && !roles.has(currentRole)) err(`warning: role ${currentRole} is not defined in [${ROLES}]; add it with agent web add-role`);
+  return 0;
+}
+
+async function addRole(file: string, role: string | undefined, grant: string | undefined): Promise<number> {
+  if (role === undefined || role.trim() === '') return usage(`--role is required\n\n${HELP['add-role']}`);
+  if (grant === undefined) return usage(`--grant is required\n\n${HELP['add-role']}`);
+  const name = role.trim();
+  const adding = parsePrivilegeList(grant);
+  if (adding.length === 0) return usage('--grant names no privilege');
+  const bad = adding.find((p) => !/^[A-Za-z0-9_\-.*]+$/.test(p));
+  if (bad !== undefined) return usage(`privilege "${bad}" may hold only letters, digits, _, -, . and *`);
+  const current = parsePrivilegeList((await rawSection(file, ROLES)).get(name) ?? '');
+  const merged = [...current, ...adding.filter((p) => !current.includes(p))];
+  await editSettingsFile(file, [{ op: 'set', section: ROLES, key: name, value: merged.join(', ') }]);
+  out(`role ${name}: ${merged.join(', ')}`);
+  if (name === 'legacy') err('note: the built-in role legacy always holds *');
+  return 0;
+}
+
+// ---------------------------------------------------------------- helpers
+
+function usage(text: string): number {
+  err(text);
+  return 2;
+}
+
+/** 24 characters from 18 random bytes (base64url): about 144 bits. */
+function strongPassword(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+/**
+ * The keys of one section as written in the file (last occurrence wins, as
+ * the reader does), found case-insensitively. Reads the INI directly so that
+ * it works even while other parts of the file are invalid; a missing file is
+ * an empty map.
+ */
+async function rawSection(file: string, section: string): Promise<Map<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(e)]);
+  }
+  const out = new Map<string, string>();
+  for (const s of parseIni(text, file).sections) {
+    if (s.path.toLowerCase() !== section.toLowerCase()) continue;
+    for (const e of s.entries) out.set(e.key, e.value);
+  }
+  return out;
+}
