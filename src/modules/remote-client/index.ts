@@ -1,15 +1,72 @@
 /**
- * Placeholder for the RemoteClient module until its issue lands: starting it fails
- * with a clear message, so enabling it is visible as a failed module.
+ * RemoteClient: the remote_query, remote_exec, remote_submit and
+ * remote_forward queries (NRPE client), and the channel of
+ * [/settings/remote/client] (`channel`, default REMOTE): every result
+ * submitted on it is sent with remote_submit's wire form to the target named
+ * by the section's `target` key (default `default`).
  */
-import type { AgentModule } from '../module.js';
+import type { AgentModule, ModuleContext } from '../module.js';
+import type { Snapshot } from '../../settings/snapshot.js';
+import { decode, responseToResult } from '../../protocols/plugin/codec.js';
+import { mergeTarget } from '../../protocols/target-options.js';
+import { errorMessage } from '../../errors.js';
+import { REMOTE_PORT, REMOTE_QUERIES, TARGETS_PATH, runRemoteQuery, submitResult } from './remote-query.js';
+
+const SECTION = '/settings/remote/client';
 
 export function createModule(): AgentModule {
+  let snapshot: Snapshot | undefined;
+  let ctx: ModuleContext | undefined;
+  const cleanup: (() => void)[] = [];
+
+  const subscribe = (): void => {
+    const section = snapshot!.sections[SECTION] ?? {};
+    const channel = typeof section.channel === 'string' && section.channel ? section.channel : 'REMOTE';
+    cleanup.push(
+      ctx!.core.subscribe(channel, 'RemoteClient', async (message) => {
+        const current = snapshot!;
+        const target = String(current.sections[SECTION]?.target ?? 'default') || 'default';
+        const merged = mergeTarget({ targets: current.targets.remote, container: TARGETS_PATH, defaultPort: REMOTE_PORT }, { target, arguments: [], positional: [] });
+        if (!merged.ok) throw new Error(`cannot forward submissions on channel ${channel}: ${merged.problem}`);
+        const decoded = decode('SubmitResponseMessage', message);
+        for (const payload of decoded.payload) {
+          const result = responseToResult(payload);
+          try {
+            const answer = await submitResult(merged.settings, result, ctx!.signal);
+            ctx!.log.debug(`submitted ${result.command} to ${merged.settings.host}:${merged.settings.port}: ${answer.message}`);
+          } catch (err) {
+            throw new Error(`submitting ${result.command} to target ${target} failed: ${errorMessage(err)}`);
+          }
+        }
+      }),
+    );
+  };
+
   return {
     name: 'RemoteClient',
-    async start() {
-      throw new Error('RemoteClient is not implemented yet');
+    async start(context) {
+      ctx = context;
+      snapshot = context.settings;
+      for (const q of REMOTE_QUERIES) {
+        cleanup.push(
+          context.core.registerSimpleQuery({ name: q.name, module: 'RemoteClient', title: q.title, description: q.description }, (args, call) =>
+            runRemoteQuery(q.name, q.kind, args, snapshot!, AbortSignal.any([call.signal, context.signal])),
+          ),
+        );
+      }
+      subscribe();
     },
-    async stop() {},
+    async apply(next) {
+      const before = snapshot!.sections[SECTION]?.channel;
+      snapshot = next;
+      if (next.sections[SECTION]?.channel !== before) {
+        cleanup.pop()?.();
+        subscribe();
+      }
+      return true;
+    },
+    async stop() {
+      for (const c of cleanup.splice(0)) c();
+    },
   };
 }

@@ -1,15 +1,130 @@
 /**
- * Placeholder for the RemoteServer module until its issue lands: starting it fails
- * with a clear message, so enabling it is visible as a failed module.
+ * RemoteServer: answers NRPE queries (check_nrpe, our RemoteClient) with the
+ * agent's own queries, from [/settings/remote/server].
+ *
+ * `apply(next)` takes allowed hosts, allow arguments, allow nasty
+ * characters, payload length, timeout and submit channel in place. A changed
+ * port, bind address or TLS setting rebinds: the new listener starts before
+ * the old one closes (when both use the same address the old one closes
+ * first, since the port cannot be bound twice).
  */
-import type { AgentModule } from '../module.js';
+import type { AgentModule, ModuleContext } from '../module.js';
+import { withFallback, type Snapshot } from '../../settings/snapshot.js';
+import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
+import { startNrpeServer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
+import { buildServerTls } from '../../protocols/nrpe/tls.js';
+import { NRPE_CHECK } from '../../protocols/nrpe/packet.js';
+import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
+import { VERSION } from '../../version.js';
+
+const SECTION = '/settings/remote/server';
+const SUBMIT_COMMAND = '_NRPE_SUBMIT';
 
 export function createModule(): AgentModule {
+  let ctx: ModuleContext | undefined;
+  let server: NrpeServer | undefined;
+  let listenerKey = '';
+  let submitChannel = '';
+
+  const policyOf = (snapshot: Snapshot): NrpeServerPolicy => {
+    const s = snapshot.sections[SECTION] ?? {};
+    const { matchers, problems } = parseAllowedHosts(String(withFallback(snapshot, SECTION, 'allowed hosts') ?? ''));
+    for (const p of problems) ctx!.log.warning(p);
+    return {
+      isAllowed: (address) => isAllowed(matchers, address),
+      allowArguments: s['allow arguments'] === true,
+      allowNastyCharacters: s['allow nasty characters'] === true,
+      payloadLength: Number(s['payload length'] ?? 1024),
+      timeoutMs: Number(s.timeout ?? 30) * 1000,
+    };
+  };
+
+  const listen = async (snapshot: Snapshot): Promise<NrpeServer> => {
+    const s = snapshot.sections[SECTION] ?? {};
+    const tls =
+      s['use ssl'] === false
+        ? undefined
+        : buildServerTls({
+            allowedCiphers: String(s['allowed ciphers'] ?? ''),
+            certificate: String(s.certificate ?? ''),
+            certificateKey: String(s['certificate key'] ?? ''),
+            ca: String(s.ca ?? ''),
+            verifyMode: String(s['verify mode'] ?? 'none'),
+            dh: String(s.dh ?? ''),
+          });
+    const srv = await startNrpeServer({
+      ...policyOf(snapshot),
+      host: String(s['bind to'] ?? ''),
+      port: Number(s.port ?? 5666),
+      tls,
+      dataCommands: [SUBMIT_COMMAND],
+      answer,
+      log: ctx!.log,
+    });
+    const a = srv.address();
+    ctx!.log.info(`listening on ${a.address}:${a.port} (${tls ? 'TLS' : 'plain'})`);
+    return srv;
+  };
+
+  const answer = async (command: string, args: string[]): Promise<QueryResult> => {
+    if (command === NRPE_CHECK) return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
+    if (command === SUBMIT_COMMAND) return takeSubmission(args);
+    return ctx!.core.query(command, args, { signal: ctx!.signal });
+  };
+
+  const takeSubmission = async (args: string[]): Promise<QueryResult> => {
+    const [alias = '', code = '', ...rest] = args;
+    const status: Status | undefined = parseStatus(code);
+    if (!submitChannel) return { command: SUBMIT_COMMAND, result: 3, message: 'This server does not accept submissions (submit channel is not set)', perf: [] };
+    if (!alias || status === undefined) return { command: SUBMIT_COMMAND, result: 3, message: 'A submission needs an alias and a result code: _NRPE_SUBMIT!<alias>!<code>!<message>', perf: [] };
+    const taken = await ctx!.core.submit(submitChannel, [{ command: alias, result: status, ...splitOutput(rest.join('!')) }], 'RemoteServer');
+    return { command: SUBMIT_COMMAND, result: 0, message: `Submission of ${alias} accepted on channel ${submitChannel} (${taken} listener${taken === 1 ? '' : 's'})`, perf: [] };
+  };
+
   return {
     name: 'RemoteServer',
-    async start() {
-      throw new Error('RemoteServer is not implemented yet');
+    async start(context) {
+      ctx = context;
+      listenerKey = keyOf(context.settings);
+      submitChannel = String(context.settings.sections[SECTION]?.['submit channel'] ?? '');
+      server = await listen(context.settings);
     },
-    async stop() {},
+    async apply(next) {
+      submitChannel = String(next.sections[SECTION]?.['submit channel'] ?? '');
+      const key = keyOf(next);
+      if (server === undefined) return false;
+      if (key === listenerKey) {
+        server.setPolicy(policyOf(next));
+        return true;
+      }
+      const old = server;
+      const sameAddress = addressOf(next) === addressOf({ sections: { [SECTION]: JSON.parse(listenerKey) } } as unknown as Snapshot);
+      if (sameAddress) await old.close();
+      try {
+        server = await listen(next);
+      } catch (err) {
+        if (sameAddress) server = undefined;
+        throw err;
+      }
+      listenerKey = key;
+      if (!sameAddress) await old.close();
+      return true;
+    },
+    async stop() {
+      await server?.close();
+      server = undefined;
+    },
   };
+}
+
+/** The settings that need a new listener when they change. */
+function keyOf(snapshot: Snapshot): string {
+  const s = snapshot.sections[SECTION] ?? {};
+  const keys = ['port', 'bind to', 'use ssl', 'certificate', 'certificate key', 'ca', 'verify mode', 'allowed ciphers', 'dh'];
+  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, s[k] ?? null])));
+}
+
+function addressOf(snapshot: Snapshot): string {
+  const s = snapshot.sections[SECTION] ?? {};
+  return `${String(s['bind to'] ?? '')}:${String(s.port ?? '')}`;
 }

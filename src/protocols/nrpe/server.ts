@@ -35,6 +35,11 @@ export interface NrpeServerOptions extends NrpeServerPolicy {
   port: number;
   /** TLS server options (see tls.ts); undefined means plain TCP. */
   tls?: tls.TlsOptions | undefined;
+  /**
+   * Requests that are data, never passed to a shell (such as _NRPE_SUBMIT):
+   * their arguments skip the allow-arguments and nasty-character checks.
+   */
+  dataCommands?: readonly string[];
   /** The answer to a query; a rejection becomes an UNKNOWN answer. */
   answer: (command: string, args: string[]) => Promise<QueryResult>;
   log: Logger;
@@ -160,14 +165,15 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
   const text = packet.text.toString('utf8');
   const { command, args } = parseRequest(text);
   let result: Pick<QueryResult, 'result' | 'message' | 'perf'>;
+  const isData = options.dataCommands?.includes(command) === true;
   if (command === '') {
     log.warning(`dropped ${peer}: empty query`);
     socket.destroy();
     return;
-  } else if (args.length > 0 && !policy.allowArguments) {
+  } else if (!isData && args.length > 0 && !policy.allowArguments) {
     log.warning(`refused query ${command} from ${peer}: it has arguments and allow arguments is off`);
     result = refusal(`Request contained arguments, which this server does not allow (allow arguments = false)`);
-  } else if (!policy.allowNastyCharacters && NASTY.test(text)) {
+  } else if (!isData && !policy.allowNastyCharacters && NASTY.test(text)) {
     log.warning(`refused query ${command} from ${peer}: it contains characters refused while allow nasty characters is off`);
     result = refusal(`Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/\r\n/, '')} or a line break); allow nasty characters = false`);
   } else {

@@ -325,6 +325,10 @@ timeout: number
  * DH parameter file (PEM) for anonymous DH; empty lets OpenSSL choose.
  */
 dh: string
+/**
+ * Channel that passive results received as _NRPE_SUBMIT requests (remote_submit) are submitted on; empty refuses submissions.
+ */
+"submit channel": string
 }
 
 /** Section /settings/external scripts */

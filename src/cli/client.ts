@@ -1,0 +1,80 @@
+/**
+ * `agent client <query> [options]`: runs one client query (remote_query,
+ * remote_exec, remote_submit, remote_forward, agent_query, …) from the
+ * shell, prints the result in the Nagios form and exits with its status, so
+ * it can stand in for check_nrpe. Settings come from `--settings FILE`
+ * (before the query name), else AGENT_SETTINGS, else settings/agent.ini; a
+ * missing file means the built-in defaults. Only the module that owns the
+ * query is started.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { err, out } from './args.js';
+import { formatProblem } from './format-problem.js';
+import { startLocalCore } from './local-core.js';
+import { loadSettingsFile, loadSettingsText } from '../settings/load.js';
+import { toNagios } from '../core/result.js';
+import { sink } from '../log.js';
+
+export const CLIENT_HELP = `Usage: agent client [--settings FILE] <query> [options]
+
+Runs a client query and prints its result in the Nagios form; the exit
+status is the check status (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
+Queries: remote_query, remote_exec, remote_submit, remote_forward (NRPE),
+         agent_query, agent_exec, agent_submit (agent protocol).
+Example: agent client remote_query --host 127.0.0.1 --port 5666 --command check_load --arguments -w 5 -c 10
+         agent client remote_query --help      (the options of a query)`;
+
+/** Owning module by query-name prefix. */
+const OWNERS: readonly [string, string][] = [
+  ['remote_', 'RemoteClient'],
+  ['agent_', 'AgentClient'],
+];
+
+export async function runClientCommand(argv: string[]): Promise<number> {
+  let settingsFile: string | undefined;
+  let i = 0;
+  for (; i < argv.length && argv[i]!.startsWith('--'); i++) {
+    const a = argv[i]!;
+    if (a === '--help' || a === '-h') {
+      out(CLIENT_HELP);
+      return 0;
+    }
+    if (a === '--settings' && i + 1 < argv.length) settingsFile = argv[++i];
+    else if (a.startsWith('--settings=')) settingsFile = a.slice('--settings='.length);
+    else {
+      err(`agent client: unknown option ${a} before the query name\n${CLIENT_HELP}`);
+      return 2;
+    }
+  }
+  const [query, ...args] = argv.slice(i);
+  if (query === undefined || query === 'help') {
+    (query ? out : err)(CLIENT_HELP);
+    return query ? 0 : 2;
+  }
+  const owner = OWNERS.find(([prefix]) => query.toLowerCase().startsWith(prefix))?.[1];
+  if (owner === undefined) {
+    err(`agent client: "${query}" is not a client query\n${CLIENT_HELP}`);
+    return 2;
+  }
+  sink.consoleLevel = process.env.AGENT_LOG_LEVEL === undefined ? 'error' : sink.consoleLevel;
+  const file = resolve(settingsFile ?? process.env.AGENT_SETTINGS ?? 'settings/agent.ini');
+  const loaded = existsSync(file) ? await loadSettingsFile(file) : loadSettingsText('', file);
+  if (!loaded.ok) {
+    for (const p of loaded.problems) err(formatProblem(p));
+    out(`UNKNOWN: settings ${file} are invalid`);
+    return 3;
+  }
+  const local = await startLocalCore(loaded.snapshot, { modules: [owner] });
+  try {
+    if (local.failed.length > 0) {
+      out(`UNKNOWN: ${local.failed.map((f) => `${f.name}: ${f.error}`).join('; ')}`);
+      return 3;
+    }
+    const result = await local.core.query(query, args);
+    out(toNagios(result));
+    return result.result;
+  } finally {
+    await local.stop();
+  }
+}
