@@ -1,0 +1,72 @@
+/**
+ * A small HTTPS client for the web API tests: one request, the whole
+ * answer, bounded by a timeout. Verifies the server against the given CA
+ * (the agent's self-signed certificate) unless `insecure` is set.
+ */
+import { request as httpsRequest, Agent } from 'node:https';
+import type { OutgoingHttpHeaders, IncomingHttpHeaders } from 'node:http';
+
+export interface WebResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  json<T = unknown>(): T;
+}
+
+export interface WebRequestOptions {
+  method?: string;
+  user?: string;
+  password?: string;
+  headers?: OutgoingHttpHeaders;
+  body?: string | Buffer;
+  /** Connect from this local address (127.0.0.2 to test allowed hosts). */
+  localAddress?: string;
+  ca?: string;
+  agent?: Agent;
+  timeoutMs?: number;
+}
+
+export function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+}
+
+export function webRequest(url: string, opts: WebRequestOptions = {}): Promise<WebResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: OutgoingHttpHeaders = { ...opts.headers };
+    if (opts.user !== undefined) headers.authorization = basic(opts.user, opts.password ?? '');
+    if (opts.body !== undefined) headers['content-length'] = Buffer.byteLength(opts.body);
+    const req = httpsRequest(
+      url,
+      {
+        method: opts.method ?? 'GET',
+        headers,
+        ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
+        ...(opts.ca ? { ca: opts.ca } : { rejectUnauthorized: false }),
+        ...(opts.agent ? { agent: opts.agent } : {}),
+        timeout: opts.timeoutMs ?? 10_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body) as T });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`request to ${url} timed out`)));
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** The entries of a Link header by rel. */
+export function parseLinks(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(',')) {
+    const m = /<([^>]*)>\s*;\s*rel="([^"]+)"/.exec(part);
+    if (m) out[m[2] as string] = m[1] as string;
+  }
+  return out;
+}
