@@ -1,15 +1,24 @@
 /**
- * Placeholder for the CheckDisk module until its issue lands: starting it fails
- * with a clear message, so enabling it is visible as a failed module.
+ * CheckDisk: check_drivesize and check_files (library code in src/checks/disk/).
  */
-import type { AgentModule } from '../module.js';
+import type { AgentModule, ModuleContext } from '../module.js';
+import { drivesizeCheck } from '../../checks/disk/drivesize-check.js';
+import { filesCheck } from '../../checks/disk/files-check.js';
+import { registerChecks } from '../../checks/register.js';
 
 export function createModule(): AgentModule {
+  let unregister: (() => void) | undefined;
   return {
     name: 'CheckDisk',
-    async start() {
-      throw new Error('CheckDisk is not implemented yet');
+    async start(ctx: ModuleContext) {
+      unregister = registerChecks(ctx.core, 'CheckDisk', [drivesizeCheck(), filesCheck()]);
     },
-    async stop() {},
+    async apply() {
+      return true;
+    },
+    async stop() {
+      unregister?.();
+      unregister = undefined;
+    },
   };
 }

@@ -1,17 +1,25 @@
 /**
- * CheckHelpers: queries that answer a fixed state, so that there is
- * something to query and to test the pipes with. Each takes an optional
- * message (all arguments joined by spaces).
+ * CheckHelpers: queries that answer a fixed state (check_ok, check_warning,
+ * check_critical, check_version), and queries that run other queries
+ * through the core and reshape their results (check_negate, check_multi,
+ * check_timeout; see src/checks/helpers/wrappers.ts).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { Status } from '../../core/result.js';
 import { VERSION } from '../../version.js';
+import { checkMulti, checkNegate, checkTimeout, type QueryFn } from '../../checks/helpers/wrappers.js';
 
 const FIXED: readonly { name: string; status: Status; word: string }[] = [
   { name: 'check_ok', status: 0, word: 'OK' },
   { name: 'check_warning', status: 1, word: 'WARNING' },
   { name: 'check_critical', status: 2, word: 'CRITICAL' },
 ];
+
+const WRAPPERS = [
+  { name: 'check_negate', title: 'Change the status of a query', description: 'Runs command=Q (arguments=A ..., or after --) and maps its status: ok=, warning=, critical=, unknown= name the status to answer instead (OK, WARNING, CRITICAL, UNKNOWN).', run: checkNegate },
+  { name: 'check_multi', title: 'Run several queries as one', description: 'Runs each command="Q args" in turn; answers the worst status (CRITICAL > WARNING > UNKNOWN > OK), the messages joined by separator= (default ", ") between prefix= and suffix=, and all perf data.', run: checkMulti },
+  { name: 'check_timeout', title: 'Run a query with a time limit', description: 'Runs command=Q (arguments=A ...) and answers return= (default UNKNOWN) when it takes longer than timeout= seconds (default 30).', run: checkTimeout },
+] as const;
 
 export function createModule(): AgentModule {
   const unregister: (() => void)[] = [];
@@ -32,6 +40,10 @@ export function createModule(): AgentModule {
           async (args) => ({ result: 0, message: args.length > 0 ? args.join(' ') : `agent ${VERSION}`, perf: [] }),
         ),
       );
+      const query: QueryFn = (command, args, options) => ctx.core.query(command, args, options);
+      for (const w of WRAPPERS) {
+        unregister.push(ctx.core.registerSimpleQuery({ name: w.name, module: 'CheckHelpers', title: w.title, description: w.description }, (args, call) => w.run(args, query, call.signal)));
+      }
     },
     async apply() {
       return true;

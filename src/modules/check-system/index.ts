@@ -1,15 +1,34 @@
 /**
- * Placeholder for the CheckSystem module until its issue lands: starting it fails
- * with a clear message, so enabling it is visible as a failed module.
+ * CheckSystem: check_cpu, check_load, check_memory, check_uptime,
+ * check_os_version and check_process (library code in src/checks/system/).
+ * The CPU sampler runs from start() to stop(), one /proc/stat reading a
+ * second, on an unref()ed timer.
  */
-import type { AgentModule } from '../module.js';
+import type { AgentModule, ModuleContext } from '../module.js';
+import { CpuSampler } from '../../checks/system/cpu-sampler.js';
+import { cpuCheck, loadCheck } from '../../checks/system/cpu-checks.js';
+import { memoryCheck, osVersionCheck, uptimeCheck } from '../../checks/system/host-checks.js';
+import { processCheck } from '../../checks/system/process-check.js';
+import { registerChecks } from '../../checks/register.js';
 
 export function createModule(): AgentModule {
+  let sampler: CpuSampler | undefined;
+  let unregister: (() => void) | undefined;
   return {
     name: 'CheckSystem',
-    async start() {
-      throw new Error('CheckSystem is not implemented yet');
+    async start(ctx: ModuleContext) {
+      sampler = new CpuSampler({ intervalMs: 1000 });
+      await sampler.start();
+      unregister = registerChecks(ctx.core, 'CheckSystem', [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck()]);
     },
-    async stop() {},
+    async apply() {
+      return true;
+    },
+    async stop() {
+      unregister?.();
+      unregister = undefined;
+      sampler?.stop();
+      sampler = undefined;
+    },
   };
 }

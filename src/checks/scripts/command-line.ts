@@ -1,0 +1,113 @@
+/**
+ * Command lines of configured scripts. A line is split into words the way
+ * a shell would split simple words (no shell runs: pipes, `;` and
+ * redirections are plain characters). Single quotes keep everything, double
+ * quotes keep everything but `\"` and `\\`, a backslash outside quotes
+ * escapes the next character. `$ARG1$` ... `$ARGn$` take the query's
+ * arguments and `$ARGS$` (a word of its own) all of them, when `allow
+ * arguments` is on.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+
+export class CommandLineError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandLineError';
+  }
+}
+
+/** Characters refused in arguments unless `allow nasty characters` is on. */
+export const NASTY_CHARACTERS = "|`&><'\"\\[]{}$;\n\r";
+
+/** Split a command line into words; throws CommandLineError for an unclosed quote. */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let word = '';
+  let inWord = false;
+  let i = 0;
+  while (i < line.length) {
+    const c = line[i] as string;
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      if (end < 0) throw new CommandLineError(`unclosed ' in: ${line}`);
+      word += line.slice(i + 1, end);
+      inWord = true;
+      i = end + 1;
+    } else if (c === '"') {
+      i++;
+      while (i < line.length && line[i] !== '"') {
+        if (line[i] === '\\' && (line[i + 1] === '"' || line[i + 1] === '\\')) i++;
+        word += line[i];
+        i++;
+      }
+      if (i >= line.length) throw new CommandLineError(`unclosed " in: ${line}`);
+      inWord = true;
+      i++;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word += line[i + 1];
+      inWord = true;
+      i += 2;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = '';
+      inWord = false;
+      i++;
+    } else {
+      word += c;
+      inWord = true;
+      i++;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+export interface ArgumentPolicy {
+  allowArguments: boolean;
+  allowNasty: boolean;
+}
+
+/**
+ * Put the query's arguments into the words. Throws CommandLineError when
+ * arguments are given but not allowed, or hold refused characters. A word
+ * that was only `$ARGn$` and gets an empty or missing argument is dropped.
+ */
+export function expandArguments(words: readonly string[], args: readonly string[], policy: ArgumentPolicy): string[] {
+  if (args.length > 0 && !policy.allowArguments) throw new CommandLineError('Arguments not allowed: set allow arguments = true in [/settings/external scripts]');
+  if (!policy.allowNasty) {
+    for (const a of args) {
+      const bad = [...a].find((ch) => NASTY_CHARACTERS.includes(ch));
+      if (bad !== undefined) throw new CommandLineError(`Argument holds the refused character ${JSON.stringify(bad)}: set allow nasty characters = true to allow it`);
+    }
+  }
+  const out: string[] = [];
+  for (const w of words) {
+    if (w === '$ARGS$' || w === '%ARGS%') {
+      out.push(...args);
+      continue;
+    }
+    const only = /^\$ARG(\d+)\$$/.exec(w);
+    const replaced = w.replace(/\$ARG(\d+)\$/g, (_, n: string) => args[Number(n) - 1] ?? '');
+    if (only && replaced === '') continue;
+    out.push(replaced);
+  }
+  return out;
+}
+
+/**
+ * Where the program of a command line lives: absolute paths as they are,
+ * paths with a `/` below the script root, bare names below the script root
+ * when such a file exists there and through PATH otherwise.
+ */
+export function resolveProgram(program: string, scriptRoot: string): string {
+  if (isAbsolute(program)) return program;
+  if (program.includes('/')) return resolve(scriptRoot, program);
+  const local = join(scriptRoot, program);
+  try {
+    if (statSync(local).isFile()) return local;
+  } catch {
+    // Not in the script root: let spawn search PATH.
+  }
+  return program;
+}

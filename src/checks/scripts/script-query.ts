@@ -1,0 +1,54 @@
+/**
+ * One configured script as a query: expand the command line with the
+ * query's arguments, wait for a slot in the limiter, run it, and turn the
+ * outcome into a result. Exit codes 0..3 are the status, anything else
+ * (other codes, death by signal, timeout, failure to start) is UNKNOWN. The
+ * output (stdout, or stderr when stdout is empty) splits into message and
+ * perf data the Nagios way, several lines included. Never throws.
+ */
+import { statSync } from 'node:fs';
+import { splitOutput, statusFromExitCode, UNKNOWN, type QueryResult } from '../../core/result.js';
+import { errorMessage } from '../../errors.js';
+import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from './command-line.js';
+import type { Limiter } from './limiter.js';
+import { runScript } from './runner.js';
+
+export interface ScriptSettings extends ArgumentPolicy {
+  /** Absolute script root: relative programs start there, and it is the working folder when it exists. */
+  root: string;
+  timeoutSeconds: number;
+}
+
+export async function runConfiguredScript(name: string, commandLine: string, args: readonly string[], settings: ScriptSettings, limiter: Limiter, signal?: AbortSignal): Promise<QueryResult> {
+  let argv: string[];
+  try {
+    argv = expandArguments(splitCommandLine(commandLine), args, settings);
+  } catch (err) {
+    if (err instanceof CommandLineError) return { command: name, result: UNKNOWN, message: err.message, perf: [] };
+    throw err;
+  }
+  if (argv.length === 0) return { command: name, result: UNKNOWN, message: `Script ${name} has an empty command line`, perf: [] };
+  argv[0] = resolveProgram(argv[0] as string, settings.root);
+  let outcome;
+  try {
+    outcome = await limiter.run(() => runScript({ argv, cwd: existingDir(settings.root), timeoutMs: settings.timeoutSeconds * 1000, ...(signal ? { signal } : {}) }), signal);
+  } catch (err) {
+    return { command: name, result: UNKNOWN, message: `Script ${name} did not run: ${errorMessage(err)}`, perf: [] };
+  }
+  if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${argv[0]}): ${outcome.error}`, perf: [] };
+  if (outcome.timedOut) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s`, perf: [] };
+  if (outcome.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} was stopped`, perf: [] };
+  const text = outcome.stdout.trim() !== '' ? outcome.stdout : outcome.stderr;
+  const { message, perf } = text.trim() === '' ? { message: `No output available from command (${name}).`, perf: [] } : splitOutput(text.replace(/\s+$/, ''));
+  const status = outcome.code === null ? UNKNOWN : statusFromExitCode(outcome.code);
+  const why = outcome.code === null ? ` (killed by ${outcome.signal})` : status === UNKNOWN && outcome.code > 3 ? ` (exit code ${outcome.code})` : '';
+  return { command: name, result: status, message: why ? `${message}${why}` : message, perf };
+}
+
+function existingDir(dir: string): string | undefined {
+  try {
+    return statSync(dir).isDirectory() ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Script names that the API may use, and the one place that decides
+ * whether a path stays inside the script root. A name is relative, made of
+ * segments of `[A-Za-z0-9._-]` separated by `/` (or `\`, read as `/`); `.`,
+ * `..`, empty segments, absolute paths and drive letters are refused. The
+ * resolved path (following symlinks of whatever part exists) must lie
+ * strictly inside the root.
+ */
+import { realpath } from 'node:fs/promises';
+import { dirname, relative, resolve, sep, isAbsolute } from 'node:path';
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+
+/** Why a name is refused, or undefined when it is acceptable. */
+export function scriptNameProblem(name: string): string | undefined {
+  if (name === '') return 'the name is empty';
+  if (/^[A-Za-z]:/.test(name)) return 'drive letters are not allowed';
+  const normal = name.replace(/\\/g, '/');
+  if (normal.startsWith('/')) return 'absolute paths are not allowed';
+  if (normal.endsWith('/')) return 'a trailing separator is not allowed';
+  for (const seg of normal.split('/')) {
+    if (seg === '') return 'empty path segments are not allowed';
+    if (seg === '.' || seg === '..') return `'${seg}' is not allowed`;
+    if (!SEGMENT.test(seg)) return `'${seg}' holds characters other than letters, digits, '.', '_' and '-'`;
+  }
+  return undefined;
+}
+
+export class OutsideRootError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutsideRootError';
+  }
+}
+
+/**
+ * The absolute path of `name` under `root`. Throws OutsideRootError when the
+ * name is refused or the path (symlinks resolved) leaves the root.
+ */
+export async function pathUnderRoot(root: string, name: string): Promise<string> {
+  const problem = scriptNameProblem(name);
+  if (problem) throw new OutsideRootError(`Invalid script name: ${problem}`);
+  const absRoot = resolve(root);
+  const target = resolve(absRoot, name.replace(/\\/g, '/'));
+  if (!inside(absRoot, target)) throw new OutsideRootError(`Not allowed outside: ${absRoot}`);
+  const realRoot = await realpath(absRoot).catch(() => absRoot);
+  const realTarget = await realExisting(target);
+  if (!inside(realRoot, realTarget)) throw new OutsideRootError(`Not allowed outside: ${absRoot}`);
+  return target;
+}
+
+/** Path relative to the root, with `/` separators. */
+export function relativeToRoot(root: string, path: string): string {
+  return relative(resolve(root), path).split(sep).join('/');
+}
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+/** realpath of the longest existing prefix, with the rest appended. */
+async function realExisting(path: string): Promise<string> {
+  let head = path;
+  const tail: string[] = [];
+  for (let i = 0; i < 64; i++) {
+    try {
+      return resolve(await realpath(head), ...tail);
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return path;
+      tail.unshift(head.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+      head = parent;
+    }
+  }
+  return path;
+}
