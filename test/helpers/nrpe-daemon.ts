@@ -5,7 +5,7 @@
  * at most 5 s. `stop()` always kills it (SIGTERM, then SIGKILL after 3 s) and
  * removes its folder; a process exit hook kills it too.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -112,6 +112,16 @@ export function freePort(): Promise<number> {
     s.listen(0, '127.0.0.1', () => {
       const { port } = s.address() as { port: number };
       s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs Debian's check_nrpe against 127.0.0.1:port (15 s cap); resolves with its exit code and output. */
+export function checkNrpe(port: number, args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(CHECK_NRPE, ['-H', '127.0.0.1', '-p', String(port), '-t', '10', ...args], { timeout: 15_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, out: `${stdout}${stderr}`.trim() });
     });
   });
 }
