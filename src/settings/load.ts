@@ -16,7 +16,6 @@ import { resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { suggestion } from './did-you-mean.js';
-import { validatorFor } from './ajv-instance.js';
 import { parsePrivilegeList, LEGACY_ROLE } from './privileges.js';
 import { errorMessage } from '../errors.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
@@ -103,8 +102,9 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
   const modules = { ...(sections['/modules'] as Record<string, boolean>) };
   const resolveContainer = (container: string): Map<string, ResolvedObject> => {
     const objectSchema = set.find(`${container}/x`)?.section as SectionSchema;
-    const validate = validatorFor(set, objectSchema.ref, true);
-    return resolveObjects(container, defsOf(container), (v) => void validate(v), abs, problems);
+    // Every object was validated key by key already; defaults fill the rest.
+    const defaults = sectionDefaults(set, objectSchema);
+    return resolveObjects(container, defsOf(container), (v) => Object.assign({}, defaults, v), abs, problems);
   };
   const targets = { agent: resolveContainer(OBJECT_CONTAINERS.agent), remote: resolveContainer(OBJECT_CONTAINERS.remote) };
   const users = resolveContainer(OBJECT_CONTAINERS.users);
@@ -135,7 +135,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
     users,
     roles,
   };
-  return { ok: true, snapshot: deepFreeze(snapshot), warnings: sortProblems(warnings), problems: [], hash };
+  return { ok: true, snapshot: freezeSnapshot(snapshot), warnings: sortProblems(warnings), problems: [], hash };
 }
 
 function addOneLiners(
@@ -170,14 +170,28 @@ function sectionCandidates(set: SchemaSet): string[] {
   return set.sections.map((s) => s.pattern);
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    if (value instanceof Map) {
-      for (const v of value.values()) deepFreeze(v);
-    } else {
-      for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+/**
+ * Freeze what modules read: the snapshot, its sections and their values,
+ * the maps' objects and their values. Origins of objects are left alone:
+ * freezing every origin of 10,000 targets costs more than the rest of the
+ * load, and nothing writes to them after resolution.
+ */
+function freezeSnapshot(s: Snapshot): Snapshot {
+  for (const v of Object.values(s.sections)) Object.freeze(v);
+  for (const v of Object.values(s.origins)) {
+    for (const o of Object.values(v)) Object.freeze(o);
+    Object.freeze(v);
+  }
+  for (const map of [s.targets.agent, s.targets.remote, s.users]) {
+    for (const o of map.values()) {
+      Object.freeze(o.values);
+      Object.freeze(o);
     }
   }
-  return value;
+  Object.freeze(s.sections);
+  Object.freeze(s.origins);
+  Object.freeze(s.variables);
+  Object.freeze(s.modules);
+  Object.freeze(s.targets);
+  return Object.freeze(s);
 }

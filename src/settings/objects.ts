@@ -31,7 +31,8 @@ const NOT_INHERITED = new Set(['parent', 'is template']);
 export function resolveObjects(
   container: string,
   defs: Map<string, ObjectDefinition>,
-  applyDefaults: (values: Record<string, unknown>) => void,
+  /** Returns a new object: the schema defaults overlaid with the given values. */
+  applyDefaults: (values: Readonly<Record<string, unknown>>) => Record<string, unknown>,
   file: string,
   problems: SettingsProblem[],
 ): Map<string, ResolvedObject> {
@@ -81,7 +82,11 @@ export function resolveObjects(
     for (const [k, v] of Object.entries(def.values)) {
       values[k] = v;
       const o = def.origins[k];
-      if (o) origins[k] = { ...o, object: name };
+      if (o) {
+        // Origins are fresh per definition, so they are tagged in place.
+        o.object = name;
+        origins[k] = o;
+      }
     }
     const result = { values, origins, chain: [name, ...base.chain] };
     merged.set(name, result);
@@ -92,8 +97,7 @@ export function resolveObjects(
   for (const [name, def] of defs) {
     const r = resolveOne(name, []);
     if (!r) continue;
-    const values = { ...r.values };
-    applyDefaults(values);
+    const values = applyDefaults(r.values);
     const ownTemplate = def.values['is template'] === true;
     const isTemplate = name === 'default' || (name === 'sample' && !def.inFile) || ownTemplate;
     values['is template'] = isTemplate;
