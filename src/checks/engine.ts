@@ -240,6 +240,10 @@ function thresholdFor(expr: Compiled | undefined, key: string, values: Values, v
       return size === undefined ? undefined : (t.value / 100) * size;
     }
     if (sizeOwner !== undefined && t.name === sizeOwner && t.viaPercent) return t.value;
+    if (sizeOwner !== undefined && t.name === sizeOwner) {
+      const size = total(sizeOwner);
+      return size ? (t.value / size) * 100 : undefined;
+    }
     if (def.pct !== undefined && t.name === def.pct) {
       const size = total(key);
       return size === undefined ? undefined : (t.value / 100) * size;

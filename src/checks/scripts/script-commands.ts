@@ -96,12 +96,13 @@ async function remove(name: string, store: ScriptStore): Promise<ExecAnswer> {
   const path = await pathUnderRoot(store.root(), name);
   const st = await stat(path).catch(() => undefined);
   if (!st?.isFile()) return { result: 1, message: `Script not found: ${name}` };
+  // Entries whose program is this file would only fail from now on (found before the file goes).
+  const running = [...store.scripts()].filter(([, line]) => {
+    const program = safeSplit(line)[0];
+    return program !== undefined && resolve(resolveProgram(program, store.root())) === path;
+  });
   await unlink(path);
-  // Entries whose program is this file would only fail from now on.
-  for (const [key, line] of store.scripts()) {
-    const program = splitCommandLine(line)[0];
-    if (program !== undefined && resolve(resolveProgram(program, store.root())) === path) await store.removeEntry(key);
-  }
+  for (const [key] of running) await store.removeEntry(key);
   return { result: 0, message: 'Script file was removed' };
 }
 
@@ -130,6 +131,14 @@ export async function listFiles(root: string): Promise<string[]> {
   };
   await walk(resolve(root), 0);
   return out.sort();
+}
+
+function safeSplit(line: string): string[] {
+  try {
+    return splitCommandLine(line);
+  } catch {
+    return [];
+  }
 }
 
 interface Options {
