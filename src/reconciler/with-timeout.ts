@@ -4,8 +4,11 @@ import { AgentError } from '../errors.js';
 export async function withTimeout<T>(module: string, step: string, ms: number, run: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
+    // Not unref'd: while a step is pending, this timer must keep the process
+    // alive so the limit fires even when nothing else holds the event loop
+    // (a hung start at boot would otherwise end the process silently). It is
+    // always cleared below once the step settles.
     timer = setTimeout(() => reject(new AgentError('AGENT_ERR_MODULE_TIMEOUT', [module, step, ms])), ms);
-    timer.unref();
   });
   try {
     return await Promise.race([Promise.resolve().then(run), limit]);
