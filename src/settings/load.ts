@@ -12,7 +12,7 @@ import { parseIni } from './read-ini.js';
 import { loadSchemaSet, type SchemaSet, type SectionSchema } from './schema-set.js';
 import { checkSection, sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
-import { resolveVariables } from './variables.js';
+import { expandVariables, resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { suggestion } from './did-you-mean.js';
@@ -87,6 +87,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
       continue;
     }
     const checked = checkSection(set, section, canonical, s, abs, vars, true, problems);
+    expandDefaults(checked.values, checked.origins, vars);
     sections[canonical] = checked.values;
     origins[canonical] = checked.origins;
     const oneLiner = (section.schema['x-object-container'] as { 'one-liner'?: string } | undefined)?.['one-liner'];
@@ -94,7 +95,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
   }
   for (const sec of set.sections) {
     if (sec.container === undefined && sections[sec.pattern] === undefined) {
-      sections[sec.pattern] = sectionDefaults(set, sec);
+      sections[sec.pattern] = expandDefaults(sectionDefaults(set, sec), {}, vars);
       origins[sec.pattern] = {};
     }
   }
@@ -103,7 +104,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
   const resolveContainer = (container: string): Map<string, ResolvedObject> => {
     const objectSchema = set.find(`${container}/x`)?.section as SectionSchema;
     // Every object was validated key by key already; defaults fill the rest.
-    const defaults = sectionDefaults(set, objectSchema);
+    const defaults = expandDefaults(sectionDefaults(set, objectSchema), {}, vars);
     return resolveObjects(container, defsOf(container), (v) => Object.assign({}, defaults, v), abs, problems);
   };
   const targets = { agent: resolveContainer(OBJECT_CONTAINERS.agent), remote: resolveContainer(OBJECT_CONTAINERS.remote) };
@@ -164,6 +165,14 @@ function addOneLiners(
     });
   }
   void s;
+}
+
+/** Schema defaults may use variables (`${certificate-path}/…`); values from the file were expanded already. */
+function expandDefaults(values: Record<string, unknown>, origins: Record<string, Origin>, vars: Readonly<Record<string, string>>): Record<string, unknown> {
+  for (const [k, v] of Object.entries(values)) {
+    if (typeof v === 'string' && origins[k] === undefined && v.includes('${')) values[k] = expandVariables(v, vars).value;
+  }
+  return values;
 }
 
 function sectionCandidates(set: SchemaSet): string[] {
