@@ -1,0 +1,151 @@
+/**
+ * Status view: the agent's info (info.get) and the reconciler's status
+ * (settings.get): settings hashes, last reload and its result, the
+ * problems of a rejected edit with their lines, warnings and drift.
+ * Refreshes every 5 s while shown (can be switched off); the page is only
+ * redrawn when an answer changed, so reading and focus are not disturbed.
+ */
+import { h, replace, facts, timeEl, uid } from '../dom.js';
+import { viewHeader, errorNotice, refreshButton, shortHash } from './common.js';
+
+const RESULT_TEXT = {
+  ok: ['Applied', 'The last reload was valid and is in force.'],
+  invalid: ['Rejected', 'The last edit of the settings file was rejected; the agent keeps running on the last good settings.'],
+  partial: ['Partly applied', 'The settings are valid but some modules failed to apply them.'],
+  none: ['No reload yet', 'The settings file has not been reloaded since the agent started.'],
+};
+
+export function mountStatus(root, { api, index }) {
+  const infoBox = h('section', { class: 'card', 'aria-labelledby': 'info-heading' });
+  const statusBox = h('section', { class: 'card', 'aria-labelledby': 'reconciler-heading' });
+  const autoId = uid('auto');
+  const auto = h('input', { type: 'checkbox', id: autoId, checked: true, onchange: () => schedule() });
+  const updated = h('p', { class: 'hint updated', 'aria-live': 'off' });
+  let lastInfo = '';
+  let lastStatus = '';
+  let timer = null;
+  let disposed = false;
+
+  replace(
+    root,
+    viewHeader('Status', refreshButton(() => refresh()), h('span', { class: 'check' }, auto, h('label', { for: autoId, text: 'Refresh every 5 s' }))),
+    updated,
+    h('div', { class: 'grid' }, infoBox, statusBox),
+  );
+  refresh();
+
+  async function refresh() {
+    const [info, status] = await Promise.allSettled([api.json(index.info_url), api.json(index.settings_status_url)]);
+    if (disposed) return;
+    const infoKey = keyOf(info);
+    if (infoKey !== lastInfo) {
+      lastInfo = infoKey;
+      renderInfo(infoBox, info);
+    }
+    const statusKey = keyOf(status);
+    if (statusKey !== lastStatus) {
+      lastStatus = statusKey;
+      renderStatus(statusBox, status);
+    }
+    updated.textContent = `Updated ${new Date().toLocaleTimeString()}.`;
+    schedule();
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    timer = auto.checked && !disposed ? setTimeout(refresh, 5000) : null;
+  }
+
+  return {
+    dispose() {
+      disposed = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function renderInfo(box, outcome) {
+  const heading = h('h2', { id: 'info-heading', text: 'Agent' });
+  if (outcome.status === 'rejected') return replace(box, heading, errorNotice(outcome.reason, 'the agent information', 'info.get'));
+  const info = outcome.value;
+  document.getElementById('brand-name').textContent = info.name ? `Monitoring agent · ${info.name}` : 'Monitoring agent';
+  replace(
+    box,
+    heading,
+    facts([
+      ['Name', info.name],
+      ['Version', info.version],
+      ['Started', timeEl(info.started)],
+      ['Process id', info.pid != null ? String(info.pid) : null],
+      ['Settings file', h('code', { class: 'path', text: info.settings ?? '—' })],
+    ]),
+  );
+}
+
+function renderStatus(box, outcome) {
+  const heading = h('h2', { id: 'reconciler-heading', text: 'Settings and reconciler' });
+  if (outcome.status === 'rejected') return replace(box, heading, errorNotice(outcome.reason, 'the settings status', 'settings.get'));
+  const s = outcome.value;
+  const [word, explanation] = RESULT_TEXT[s.lastResult] ?? [String(s.lastResult), ''];
+  const inForce = s.fileHash && s.appliedHash && s.fileHash !== s.appliedHash;
+  const problems = Array.isArray(s.problems) ? s.problems : [];
+  const warnings = Array.isArray(s.warnings) ? s.warnings : [];
+  const drift = Array.isArray(s.drift) ? s.drift : [];
+  replace(
+    box,
+    heading,
+    h('p', { class: `result result-${s.lastResult}` }, h('span', { class: 'badge', text: word }), ' ', explanation),
+    facts([
+      ['Last reload', timeEl(s.lastReload)],
+      ['Last result', s.lastResult],
+      ['Settings file', h('code', { class: 'path', text: s.file ?? '—' })],
+      ['File hash', shortHash(s.fileHash)],
+      ['Applied hash', [shortHash(s.appliedHash), inForce ? h('span', { class: 'hint', text: ' (differs: the file on disk is not in force)' }) : null]],
+      s.reloads ? ['Reloads', `${s.reloads.ok ?? 0} ok, ${s.reloads.invalid ?? 0} rejected, ${s.reloads.partial ?? 0} partial`] : null,
+    ]),
+    problemList('Problems of the rejected edit', problems, 'problems'),
+    problemList('Warnings', warnings, 'warnings'),
+    driftList(drift),
+  );
+}
+
+function problemList(title, items, kind) {
+  if (items.length === 0) return null;
+  return h(
+    'section',
+    { class: `problems problems-${kind}`, 'aria-label': title },
+    h('h3', { text: `${title} (${items.length})` }),
+    h(
+      'ul',
+      { class: 'problem-list' },
+      items.map((p) =>
+        h(
+          'li',
+          { class: `problem problem-${p.severity ?? 'error'}` },
+          h('span', { class: 'where' }, h('span', { class: 'line', text: p.line ? `Line ${p.line}${p.col ? `, col ${p.col}` : ''}` : 'File' }), p.section ? h('code', { text: ` [${p.section}]${p.key ? ` ${p.key}` : ''}` }) : null),
+          h('span', { class: 'message', text: p.message }),
+          p.code ? h('code', { class: 'code', text: p.code }) : null,
+        ),
+      ),
+    ),
+  );
+}
+
+function driftList(drift) {
+  if (drift.length === 0) return h('p', { class: 'hint drift-none', text: 'No drift: every module is loaded exactly when the settings file enables it.' });
+  return h(
+    'section',
+    { class: 'drift', 'aria-label': 'Drift' },
+    h('h3', { text: `Drift (${drift.length})` }),
+    h('p', { class: 'hint', text: 'Modules loaded or unloaded at run time, differing from the settings file:' }),
+    h(
+      'ul',
+      {},
+      drift.map((d) => h('li', {}, h('strong', { text: d.module }), `: ${d.loaded ? 'loaded' : 'not loaded'}, but ${d.enabled ? 'enabled' : 'not enabled'} in the settings file`)),
+    ),
+  );
+}
+
+function keyOf(outcome) {
+  return outcome.status === 'fulfilled' ? JSON.stringify(outcome.value) : `error:${outcome.reason?.status}:${outcome.reason?.message}`;
+}
