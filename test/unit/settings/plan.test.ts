@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { catalogue, findModule, type CatalogueEntry } from '../../../src/modules/catalogue.js';
+import { computePlan, moduleSlice, planStep, wantsLoaded } from '../../../src/settings/plan.js';
+import { loadSettingsText } from '../../../src/settings/load.js';
+import type { Snapshot } from '../../../src/settings/snapshot.js';
+
+/** Load settings text (relative to a fixed folder) or fail the test with the problems. */
+function load(text: string): Snapshot {
+  const r = loadSettingsText(text, '/tmp/plan-test/agent.ini');
+  assert.ok(r.ok, r.ok ? '' : r.problems.map((p) => p.message).join('\n'));
+  return r.snapshot;
+}
+
+const helpersEntry = findModule('CheckHelpers') as CatalogueEntry;
+/** CheckHelpers as if it read [/settings/log] (no catalogue module does yet; buffer size has x-restart). */
+const logReader: CatalogueEntry = { ...helpersEntry, settings: ['/settings/log'] };
+
+const ENABLED = '[/modules]\nCheckHelpers = enabled\n';
+const DISABLED = '[/modules]\nCheckHelpers = disabled\n';
+
+test('computePlan gives one step per catalogue module, in catalogue order', () => {
+  const plan = computePlan({ applied: undefined, desired: load(ENABLED), loaded: new Set() });
+  assert.deepEqual(plan.map((s) => s.module), catalogue().map((e) => e.name));
+  for (const s of plan) {
+    if (s.module === 'CheckHelpers') assert.deepEqual(s, { module: 'CheckHelpers', action: 'load', reason: 'enabled in [/modules]' });
+    else assert.deepEqual(s, { module: s.module, action: 'unchanged', reason: 'not loaded' });
+  }
+});
+
+test('load: enabled in the file and not live', () => {
+  const s = load(ENABLED);
+  assert.deepEqual(planStep(helpersEntry, { applied: s, desired: s, loaded: new Set() }), { module: 'CheckHelpers', action: 'load', reason: 'enabled in [/modules]' });
+});
+
+test('unload: disabled in the file and live', () => {
+  const a = load(ENABLED);
+  const b = load(DISABLED);
+  assert.deepEqual(planStep(helpersEntry, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unload', reason: 'disabled in [/modules]' });
+  const plan = computePlan({ applied: a, desired: b, loaded: new Set(['CheckHelpers']) });
+  assert.deepEqual(plan.filter((p) => p.action !== 'unchanged').map((p) => [p.module, p.action]), [['CheckHelpers', 'unload']]);
+});
+
+test('apply: a changed key without x-restart goes to apply() and is named', () => {
+  const a = load(`${ENABLED}[/settings/log]\nlevel = info\n`);
+  const b = load(`${ENABLED}[/settings/log]\nlevel = debug\n`);
+  assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), {
+    module: 'CheckHelpers',
+    action: 'apply',
+    reason: 'changed: [/settings/log] level',
+  });
+});
+
+test('restart: a changed key marked x-restart forces a restart, naming only that key', () => {
+  const a = load(`${ENABLED}[/settings/log]\nlevel = info\nbuffer size = 5000\n`);
+  const b = load(`${ENABLED}[/settings/log]\nlevel = debug\nbuffer size = 200\n`);
+  assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), {
+    module: 'CheckHelpers',
+    action: 'restart',
+    reason: 'changed: [/settings/log] buffer size (needs a restart)',
+  });
+  // Setting a key to its default value changes nothing.
+  const c = load(`${ENABLED}[/settings/log]\nlevel = info\n`);
+  assert.equal(planStep(logReader, { applied: a, desired: c, loaded: new Set(['CheckHelpers']) }).action, 'unchanged');
+});
+
+test('restart when there are no applied settings to compare with', () => {
+  const s = load(ENABLED);
+  assert.deepEqual(planStep(helpersEntry, { applied: undefined, desired: s, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'restart', reason: 'no applied settings' });
+});
+
+test('unchanged: identical settings, or changes outside the module\'s sections', () => {
+  const a = load(`${ENABLED}[/settings/log]\nlevel = info\n`);
+  const b = load(`${ENABLED}[/settings/log]\nlevel = debug\nbuffer size = 200\n`);
+  assert.deepEqual(planStep(logReader, { applied: a, desired: a, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unchanged', reason: 'its settings did not change' });
+  // The real CheckHelpers reads no section: a log change leaves it alone.
+  assert.deepEqual(planStep(helpersEntry, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unchanged', reason: 'its settings did not change' });
+  // A disabled module that is not live stays unchanged whatever changed.
+  assert.deepEqual(planStep(findModule('CheckSystem') as CatalogueEntry, { applied: a, desired: b, loaded: new Set() }), { module: 'CheckSystem', action: 'unchanged', reason: 'not loaded' });
+});
+
+test('section prefixes match case-insensitively; [/paths] changes reach modules that read /paths', () => {
+  const web = findModule('WEBServer') as CatalogueEntry;
+  const enabled = '[/modules]\nWEBServer = enabled\n';
+  const a = load(`${enabled}[/paths]\nscripts = /opt/a\n`);
+  const b = load(`${enabled}[/paths]\nscripts = /opt/b\n`);
+  const step = planStep(web, { applied: a, desired: b, loaded: new Set(['WEBServer']) });
+  assert.equal(step.action, 'apply');
+  assert.match(step.reason, /\[\/paths \(variables\)\] scripts/);
+  const upper: CatalogueEntry = { ...helpersEntry, settings: ['/SETTINGS/LOG'] };
+  assert.ok(moduleSlice(upper, a).has('/settings/log'));
+});
+
+test('run-time overrides win over the file', () => {
+  const off = load(DISABLED);
+  const on = load(ENABLED);
+  assert.deepEqual(planStep(helpersEntry, { applied: off, desired: off, loaded: new Set(), overrides: new Map([['CheckHelpers', true]]) }), {
+    module: 'CheckHelpers',
+    action: 'load',
+    reason: 'loaded at run time',
+  });
+  assert.deepEqual(planStep(helpersEntry, { applied: on, desired: on, loaded: new Set(['CheckHelpers']), overrides: new Map([['CheckHelpers', false]]) }), {
+    module: 'CheckHelpers',
+    action: 'unload',
+    reason: 'unloaded at run time',
+  });
+  // An override that matches what is live changes nothing.
+  assert.equal(planStep(helpersEntry, { applied: on, desired: on, loaded: new Set(), overrides: new Map([['CheckHelpers', false]]) }).action, 'unchanged');
+  assert.equal(planStep(helpersEntry, { applied: off, desired: off, loaded: new Set(['CheckHelpers']), overrides: new Map([['CheckHelpers', true]]) }).action, 'unchanged');
+  assert.equal(wantsLoaded('CheckHelpers', off, new Map([['CheckHelpers', true]])), true);
+  assert.equal(wantsLoaded('CheckHelpers', on, new Map([['CheckHelpers', false]])), false);
+  assert.equal(wantsLoaded('CheckHelpers', on), true);
+  assert.equal(wantsLoaded('CheckSystem', on), false);
+});
