@@ -1,0 +1,100 @@
+/**
+ * The running agent as a process: modules follow the settings file when it
+ * is edited in place, replaced by rename, broken and fixed, deleted and
+ * re-created; SIGHUP reloads; SIGTERM stops modules in reverse order and
+ * exits 0.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { startAgent, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
+
+const BASE = (helpers: boolean, extra = ''): string => `; test settings
+[/modules]
+CheckHelpers = ${helpers ? 'enabled' : 'disabled'}
+CheckExternalScripts = disabled
+${extra}`;
+
+let agent: AgentProcess;
+
+before(async () => {
+  agent = await startAgent({ ini: BASE(true) });
+});
+after(async () => {
+  await agent?.stop();
+});
+
+test('starts with the modules the file enables', async () => {
+  await agent.waitForLog(/module CheckHelpers started/);
+  assert.match(agent.logs(), /agent ready: .*modules: CheckHelpers/);
+});
+
+test('an in-place edit unloads a module, a rename loads it again', async () => {
+  let m = agent.mark();
+  writeFileSync(agent.settingsFile, BASE(false));
+  await agent.waitForLog(/CheckHelpers: unload \(disabled in \[\/modules\]\)/, 10_000, m);
+  m = agent.mark();
+  replaceFile(agent.settingsFile, BASE(true));
+  await agent.waitForLog(/CheckHelpers: load \(enabled in \[\/modules\]\)/, 10_000, m);
+});
+
+test('a broken file keeps the last good state and logs each problem with its line', async () => {
+  const m = agent.mark();
+  replaceFile(agent.settingsFile, BASE(false, '[/settings/WEB/server]\nport = nope\n'));
+  const hit = await agent.waitForLog(/settings rejected: (\d+) problem/, 10_000, m);
+  assert.equal(hit[1], '1');
+  await agent.waitForLog(/AGENT_ERR_VALUE_INVALID: port "nope".*\(.*agent\.ini:6\)/, 5_000, m);
+  assert.doesNotMatch(agent.logs().slice(m), /CheckHelpers: unload/, 'nothing of the broken file is applied');
+});
+
+test('fixing the file applies it', async () => {
+  const m = agent.mark();
+  replaceFile(agent.settingsFile, BASE(false));
+  await agent.waitForLog(/CheckHelpers: unload/, 10_000, m);
+});
+
+test('SIGHUP reloads the file', async () => {
+  // Change the file without a watcher event being needed: write, then HUP.
+  const m = agent.mark();
+  agent.proc.kill('SIGHUP');
+  await agent.waitForLog(/SIGHUP: reloading settings/, 5_000, m);
+  await agent.waitForLog(/settings unchanged \(SIGHUP\)/, 5_000, m);
+});
+
+test('a deleted file keeps the running state; re-created, it applies', async () => {
+  let m = agent.mark();
+  rmSync(agent.settingsFile);
+  await agent.waitForLog(/settings rejected: 1 problem/, 10_000, m);
+  m = agent.mark();
+  writeFileSync(agent.settingsFile, BASE(true));
+  await agent.waitForLog(/CheckHelpers: load/, 10_000, m);
+});
+
+test('a burst of writes is debounced into few reloads and ends in the last state', async () => {
+  const m = agent.mark();
+  for (let i = 0; i < 10; i++) writeFileSync(agent.settingsFile, BASE(i % 2 === 0 ? false : true));
+  writeFileSync(agent.settingsFile, BASE(false));
+  await agent.waitForLog(/CheckHelpers: unload/, 10_000, m);
+  await new Promise((r) => setTimeout(r, 500));
+  const reloads = agent.logs().slice(m).match(/reconciling/g)?.length ?? 0;
+  assert.ok(reloads >= 1 && reloads <= 3, `expected 1-3 reloads, saw ${reloads}`);
+  assert.doesNotMatch(agent.logs().slice(agent.logs().lastIndexOf('CheckHelpers: unload')), /CheckHelpers: load/);
+});
+
+test('SIGTERM stops modules in reverse order and exits 0', async () => {
+  const m = agent.mark();
+  replaceFile(agent.settingsFile, BASE(true, '[/modules]\n'.slice(0, 0)));
+  await agent.waitForLog(/CheckHelpers: load/, 10_000, m);
+  const code = await agent.stop({ keepDir: false });
+  assert.equal(code, 0);
+  assert.match(agent.logs(), /SIGTERM: stopping[\s\S]*module CheckHelpers stopped[\s\S]*agent stopped/);
+});
+
+test('invalid settings at start: every problem printed, exit 1', async () => {
+  const bad = await startAgent({ ini: '[/modules]\nCheckHelpres = 1\n[/settings/nope]\n', waitReady: false });
+  const code = await bad.exited;
+  await bad.stop();
+  assert.equal(code, 1);
+  assert.match(bad.logs(), /agent\.ini:2:1: error AGENT_ERR_MODULE_UNKNOWN/);
+  assert.match(bad.logs(), /agent\.ini:3:2: error AGENT_ERR_SECTION_UNKNOWN/);
+});
