@@ -49,6 +49,8 @@ export type Requirement = string | readonly string[];
 interface Derived {
   snapshot: Snapshot;
   matchers: readonly HostMatcher[];
+  /** Verdicts by peer address for these settings (bounded). */
+  hostVerdicts: Map<string, boolean>;
 }
 
 export class AccessControl {
@@ -106,7 +108,7 @@ export class AccessControl {
     const d = this.current();
     const version = this.cacheVersion;
     const address = req.socket.remoteAddress ?? '';
-    if (!isAllowed(d.matchers, address)) return this.refuse(res, 'host', `403 ${req.method} ${req.path}: ${address} is not in allowed hosts`);
+    if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${req.method} ${req.path}: ${address} is not in allowed hosts`);
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
     const header = req.headers.authorization;
     const key = header === undefined ? '' : createHash('sha256').update(header).digest('base64');
@@ -158,9 +160,19 @@ export class AccessControl {
       maxFailures: Number(web['auth rate limit max failures'] ?? 10),
       blockSeconds: Number(web['auth rate limit block seconds'] ?? 60),
     });
-    this.derived = { snapshot, matchers: parsed.matchers };
+    this.derived = { snapshot, matchers: parsed.matchers, hostVerdicts: new Map() };
     this.syncCache(snapshot);
     return this.derived;
+  }
+
+  private hostAllowed(d: Derived, address: string): boolean {
+    let verdict = d.hostVerdicts.get(address);
+    if (verdict === undefined) {
+      verdict = isAllowed(d.matchers, address);
+      if (d.hostVerdicts.size >= CACHE_LIMIT) d.hostVerdicts.clear();
+      d.hostVerdicts.set(address, verdict);
+    }
+    return verdict;
   }
 
   /** The cache holds principals of one settings version (hash + generated password) only. */

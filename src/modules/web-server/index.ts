@@ -65,9 +65,10 @@ export function createModule(): AgentModule {
     if (cfg.tls) {
       const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
       if (pems.generated) log?.info(`created a self-signed certificate ${cfg.cert} (key ${cfg.key})`);
-      srv = createHttpsServer({ cert: pems.cert, key: pems.key, minVersion: 'TLSv1.2' }, handler);
+      // noDelay: small JSON answers must not wait for Nagle's algorithm.
+      srv = createHttpsServer({ cert: pems.cert, key: pems.key, minVersion: 'TLSv1.2', noDelay: true }, handler);
     } else {
-      srv = createHttpServer(handler);
+      srv = createHttpServer({ noDelay: true }, handler);
     }
     srv.headersTimeout = 20_000;
     srv.requestTimeout = 60_000;
