@@ -39,7 +39,8 @@ Run "agent web <subcommand> --help" for the options.`,
   install: `Usage: agent web install [--password P] [--port N] [--allowed-hosts LIST] [--settings FILE]
 
 Enables WEBServer in [/modules] and writes [/settings/WEB/server]:
-  --password P          password of the user root (without it a strong one is generated and printed)
+  --password P          password of the user root (without it an existing password stays;
+                        when there is none, a strong one is generated and printed)
   --port N              TLS port (8443 is written as 8443s; a trailing s means TLS)
   --allowed-hosts LIST  client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)`,
   password: `Usage: agent web password (--set P | --display) [--settings FILE]
@@ -117,12 +118,15 @@ async function install(file: string, pw: string | undefined, port: string | unde
     if (parsed.matchers.length === 0) return usage('--allowed-hosts is empty: nobody could connect');
     edits.push({ op: 'set', section: WEB, key: 'allowed hosts', value: hosts.split(',').map((h) => h.trim()).filter(Boolean).join(', ') });
   }
-  const chosen = pw ?? strongPassword();
-  edits.push({ op: 'set', section: WEB, key: 'password', value: chosen });
+  // Without --password an existing password stays (re-running install must not lock anyone out).
+  const existing = (await rawSection(file, WEB)).get('password') || (await rawSection(file, '/settings/default')).get('password') || '';
+  const chosen = pw ?? (existing !== '' ? undefined : strongPassword());
+  if (chosen !== undefined) edits.push({ op: 'set', section: WEB, key: 'password', value: chosen });
   await editSettingsFile(file, edits);
   out(`WEBServer enabled in ${file}${port !== undefined ? ` on port ${Number(/^\d+/.exec(port.trim())?.[0])} (TLS)` : ''}.`);
-  if (pw === undefined) out(`web password for user root: ${chosen}`);
-  else out('web password for user root set.');
+  if (pw !== undefined) out('web password for user root set.');
+  else if (chosen !== undefined) out(`web password for user root: ${chosen}`);
+  else out('the existing web password stays (agent web password --display shows it).');
   out('A running agent applies the change without a restart.');
   return 0;
 }

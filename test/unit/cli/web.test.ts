@@ -55,6 +55,15 @@ describe('agent web', () => {
     assert.equal(web['allowed hosts'], '127.0.0.1, 10.0.*.*');
   });
 
+  it('install without --password keeps an existing password', async () => {
+    const before = (await loadSettingsFile(file)) as { ok: true; snapshot: { sections: Record<string, Record<string, unknown>> } };
+    const r = await agent(['web', 'install', '--settings', file]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /web password for user root:/);
+    const afterLoad = (await loadSettingsFile(file)) as typeof before;
+    assert.equal(afterLoad.snapshot.sections['/settings/WEB/server']?.password, before.snapshot.sections['/settings/WEB/server']?.password);
+  });
+
   it('password --set and --display', async () => {
     assert.equal((await agent(['web', 'password', '--settings', file, '--set', 'n3w-pw'])).code, 0);
     const shown = await agent(['web', 'password', '--settings', file, '--display']);
