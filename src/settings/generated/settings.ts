@@ -345,11 +345,11 @@ timeout: number
  */
 "allow arguments": boolean
 /**
- * Whether arguments may contain characters such as | ` & ; < > and newlines.
+ * Whether script arguments may contain the characters | ` & > < ' " \ [ ] { } $ ; and line breaks.
  */
 "allow nasty characters": boolean
 /**
- * Folder that scripts live in; the API adds and removes scripts only inside it.
+ * Folder that scripts live in and run from; relative programs start here, and the API shows, adds and removes scripts only inside it.
  */
 "script root": string
 /**
@@ -360,11 +360,11 @@ timeout: number
 
 /** Section /settings/external scripts/scripts */
 /**
- * Scripts: name = command line. Each name becomes a query; $ARG1$ ... take the query's arguments when allowed.
+ * Scripts: name = command line. Each name becomes a query; $ARG1$ ... (and $ARGS$, all of them) take the query's arguments when allow arguments is on. No shell runs the line: words split like a shell's simple words (quotes group), so use /bin/sh -c "..." for pipes.
  */
 export interface ExternalScriptsListSection {
 /**
- * Command line of the script, relative paths starting at the script root.
+ * Command line of the script: the program (a relative path starts at the script root; a bare name is looked up there, then in PATH) and its arguments.
  */
 [k: string]: string | undefined
 }
