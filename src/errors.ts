@@ -62,6 +62,17 @@ export const CODES = {
   AGENT_ERR_TLS_FILE: { message: 'cannot read %s file %s: %s' },
   AGENT_ERR_CLIENT_OPTION: { message: 'invalid client option: %s' },
   AGENT_ERR_TARGET_UNKNOWN: { message: 'target "%s" is not defined in [%s]' },
+  // Agent protocol
+  AGENT_ERR_AGENT_FRAME: { message: 'invalid agent-protocol frame: %s' },
+  AGENT_ERR_AGENT_CONNECT: { message: 'cannot connect to %s: %s' },
+  AGENT_ERR_AGENT_TIMEOUT: { message: 'no answer from %s within %s s' },
+  AGENT_ERR_AGENT_TLS: { message: 'TLS with %s failed: %s' },
+  AGENT_ERR_AGENT_CLOSED: { message: '%s closed the connection %s' },
+  AGENT_ERR_AGENT_PEER_ERROR: { message: '%s answered with an error: %s' },
+  AGENT_ERR_AGENT_VERSION: { message: 'message version %s is not supported (peer speaks %s to %s, this agent speaks %s)' },
+  AGENT_ERR_AGENT_LISTEN: { message: 'cannot listen on %s: %s' },
+  AGENT_ERR_AGENT_TLS_CONFIG: { message: '[/settings/agent/server] %s' },
+  AGENT_ERR_AGENT_CERTIFICATE: { message: 'cannot load or create the agent server certificate %s: %s' },
   // Command line
   AGENT_ERR_USAGE: { message: '%s' },
   // HTTP

@@ -1,0 +1,330 @@
+/**
+ * The agent-protocol client: a pool of connections keyed by host, port and
+ * TLS settings, each carrying many requests at once, matched to answers by
+ * the header id.
+ *
+ * Guarantees:
+ * - `request` resolves with the decoded answer of the expected kind, or
+ *   rejects with an AgentError whose message says what happened (connect
+ *   refused, timeout, TLS failure or certificate rejection, connection
+ *   closed, malformed frame, the peer's Error frame);
+ * - a connection that fails is dropped from the pool; the next request
+ *   opens a new one. Failures before any answer arrived (refused, reset,
+ *   closed) are retried `retry` times on a new connection; timeouts, TLS
+ *   rejections and Error answers are not;
+ * - a request that times out fails alone; its late answer is ignored;
+ * - idle pooled sockets do not keep the process alive and close after
+ *   `idleMs`.
+ */
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import { AgentError, errorMessage } from '../../errors.js';
+import { decode, encode, Plugin, type MessageName } from '../plugin/codec.js';
+import { FrameReader } from './frame-reader.js';
+import { CLIENT_MAX_FRAME, encodeFrame, FLAG_CLOSE, FrameKind, kindName, KIND_MESSAGE, MESSAGE_VERSION, peekHeader } from './framing.js';
+
+export interface AgentEndpoint {
+  host: string;
+  port: number;
+  /** Builds the TLS options when a connection is opened; plain TCP when absent. */
+  tls?: () => ConnectionOptions;
+  /** Identifies the TLS settings in the pool key (file names, modes, ciphers). */
+  tlsKey?: string;
+}
+
+export interface RequestOptions {
+  timeoutMs: number;
+  /** Extra attempts after a connection failure (default 0). */
+  retry?: number;
+  signal?: AbortSignal;
+}
+
+type RequestKind = FrameKind.QueryRequest | FrameKind.ExecRequest | FrameKind.Submit;
+const ANSWER: Record<RequestKind, FrameKind> = {
+  [FrameKind.QueryRequest]: FrameKind.QueryResponse,
+  [FrameKind.ExecRequest]: FrameKind.ExecResponse,
+  [FrameKind.Submit]: FrameKind.SubmitAck,
+};
+const HEADER_TYPE: Record<RequestKind, Plugin.Header.Type> = {
+  [FrameKind.QueryRequest]: Plugin.Header.Type.QUERY_REQUEST,
+  [FrameKind.ExecRequest]: Plugin.Header.Type.EXEC_REQUEST,
+  // Header.Type has no submit value; a submission carries query responses.
+  [FrameKind.Submit]: Plugin.Header.Type.QUERY_RESPONSE,
+};
+
+export class AgentClientPool {
+  private readonly pool = new Map<string, ClientConnection>();
+
+  constructor(private readonly options: { maxFrame?: number; idleMs?: number; sender?: string } = {}) {}
+
+  query(endpoint: AgentEndpoint, payload: Plugin.QueryRequestMessage.IRequest[], options: RequestOptions): Promise<Plugin.QueryResponseMessage> {
+    return this.request(endpoint, FrameKind.QueryRequest, payload, options) as Promise<Plugin.QueryResponseMessage>;
+  }
+
+  exec(endpoint: AgentEndpoint, payload: Plugin.ExecuteRequestMessage.IRequest[], options: RequestOptions): Promise<Plugin.ExecuteResponseMessage> {
+    return this.request(endpoint, FrameKind.ExecRequest, payload, options) as Promise<Plugin.ExecuteResponseMessage>;
+  }
+
+  /** Resolves with the acknowledgement (a QueryResponseMessage with one entry per result). */
+  submit(endpoint: AgentEndpoint, payload: Plugin.QueryResponseMessage.IResponse[], options: RequestOptions): Promise<Plugin.QueryResponseMessage> {
+    return this.request(endpoint, FrameKind.Submit, payload, options) as Promise<Plugin.QueryResponseMessage>;
+  }
+
+  /** Open connections (for tests and status). */
+  size(): number {
+    return this.pool.size;
+  }
+
+  /** Close every connection; requests in flight fail. */
+  async close(): Promise<void> {
+    const all = [...this.pool.values()];
+    this.pool.clear();
+    await Promise.all(all.map((c) => c.close()));
+  }
+
+  private async request(endpoint: AgentEndpoint, kind: RequestKind, payload: unknown[], options: RequestOptions): Promise<unknown> {
+    const attempts = 1 + Math.max(0, options.retry ?? 0);
+    let last: unknown;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      options.signal?.throwIfAborted();
+      const conn = this.connection(endpoint);
+      try {
+        return await conn.request(kind, payload, options);
+      } catch (err) {
+        if (!(err instanceof ConnectionLost)) throw err;
+        last = err.cause;
+      }
+    }
+    throw last;
+  }
+
+  private connection(endpoint: AgentEndpoint): ClientConnection {
+    const key = `${endpoint.host}:${endpoint.port}|${endpoint.tls ? (endpoint.tlsKey ?? 'tls') : 'plain'}`;
+    const existing = this.pool.get(key);
+    if (existing && !existing.dead) return existing;
+    const conn = new ClientConnection(endpoint, this.options.maxFrame ?? CLIENT_MAX_FRAME, this.options.idleMs ?? 60_000, this.options.sender, () => {
+      if (this.pool.get(key) === conn) this.pool.delete(key);
+    });
+    this.pool.set(key, conn);
+    return conn;
+  }
+}
+
+/** A failure before any answer arrived: safe to retry on a new connection. */
+class ConnectionLost extends Error {
+  constructor(override readonly cause: AgentError) {
+    super(cause.message);
+  }
+}
+
+interface Pending {
+  kind: RequestKind;
+  resolve(message: unknown): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/** One socket to one peer with its in-flight requests. */
+class ClientConnection {
+  dead = false;
+  private readonly socket: Socket | TLSSocket;
+  private readonly ready: Promise<void>;
+  private readonly reader: FrameReader;
+  private readonly inFlight = new Map<number, Pending>();
+  private nextId = 1;
+  private answered = false;
+  private secure = false;
+  private connected = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly name: string;
+
+  constructor(
+    private readonly endpoint: AgentEndpoint,
+    maxFrame: number,
+    private readonly idleMs: number,
+    private readonly sender: string | undefined,
+    private readonly onDead: () => void,
+  ) {
+    this.name = `${endpoint.host}:${endpoint.port}`;
+    this.reader = new FrameReader(maxFrame);
+    let tls: ConnectionOptions | undefined;
+    let setupError: AgentError | undefined;
+    try {
+      tls = endpoint.tls?.();
+    } catch (err) {
+      setupError = err instanceof AgentError ? err : new AgentError('AGENT_ERR_AGENT_TLS', [this.name, errorMessage(err)]);
+    }
+    this.socket = tls
+      ? tlsConnect({ ...tls, host: endpoint.host, port: endpoint.port, servername: isIp(endpoint.host) ? '' : endpoint.host })
+      : netConnect({ host: endpoint.host, port: endpoint.port });
+    if (setupError) this.socket.destroy();
+    this.ready = new Promise<void>((resolve, reject) => {
+      if (setupError) return reject(setupError);
+      this.socket.once(tls ? 'secureConnect' : 'connect', () => {
+        this.secure = Boolean(tls);
+        this.connected = true;
+        resolve();
+      });
+      this.socket.once('error', (err) => reject(this.describe(err)));
+      this.socket.once('close', () => reject(new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, this.closeHint()]))));
+    });
+    this.ready.catch(() => undefined);
+    this.socket.setNoDelay(true);
+    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    this.socket.on('error', (err) => this.fail(this.describe(err)));
+    this.socket.on('close', () => this.fail(new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, this.closeHint()]))));
+  }
+
+  async request(kind: RequestKind, payload: unknown[], options: RequestOptions): Promise<unknown> {
+    const id = this.nextId++;
+    const body = encode(KIND_MESSAGE[kind], {
+      header: { type: HEADER_TYPE[kind], version: MESSAGE_VERSION, max_supported_version: MESSAGE_VERSION, id, ...(this.sender ? { sender: this.sender } : {}) },
+      payload,
+    } as never);
+    const seconds = Math.round(options.timeoutMs / 100) / 10;
+    return new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const error = new AgentError('AGENT_ERR_AGENT_TIMEOUT', [this.name, seconds]);
+        // A connection still not up is abandoned, so the next request dials again.
+        if (!this.connected) this.fail(error);
+        this.settle(id, error);
+      }, options.timeoutMs);
+      const onAbort = (): void => {
+        clearTimeout(timer);
+        this.inFlight.delete(id);
+        reject(options.signal!.reason instanceof Error ? options.signal!.reason : new Error('aborted'));
+      };
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const done = (): void => options.signal?.removeEventListener('abort', onAbort);
+      this.inFlight.set(id, {
+        kind,
+        timer,
+        resolve: (m) => (done(), resolve(m)),
+        reject: (e) => (done(), reject(e)),
+      });
+      this.busy();
+      this.ready.then(
+        () => this.socket.write(encodeFrame(kind, body)),
+        (err) => this.settle(id, err),
+      );
+    });
+  }
+
+  close(): Promise<void> {
+    this.dead = true;
+    return new Promise((resolve) => {
+      if (this.socket.destroyed) return resolve();
+      this.socket.once('close', () => resolve());
+      this.socket.end();
+      setTimeout(() => this.socket.destroy(), 500).unref();
+    });
+  }
+
+  private onData(chunk: Buffer): void {
+    const { frames, fatal } = this.reader.push(chunk);
+    for (const frame of frames) {
+      this.answered = true;
+      const id = peekHeader(frame.body).id;
+      const pending = id === undefined ? undefined : this.inFlight.get(id);
+      if (frame.kind === FrameKind.Error) {
+        const text = errorText(frame.body);
+        if (pending) this.settle(id!, new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
+        else if (this.inFlight.size === 1) this.settle([...this.inFlight.keys()][0]!, new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
+        if ((frame.flags & FLAG_CLOSE) !== 0) this.fail(new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
+        continue;
+      }
+      if (!pending) continue;
+      if (frame.kind !== ANSWER[pending.kind]) {
+        this.settle(id!, new AgentError('AGENT_ERR_AGENT_FRAME', [`${this.name} answered a ${kindName(pending.kind)} with ${kindName(frame.kind)}`]));
+        continue;
+      }
+      try {
+        this.settle(id!, undefined, decode(KIND_MESSAGE[frame.kind as FrameKind] as MessageName, frame.body));
+      } catch (err) {
+        this.settle(id!, new AgentError('AGENT_ERR_AGENT_FRAME', [`answer from ${this.name}: ${errorMessage(err)}`]));
+      }
+    }
+    if (fatal !== undefined) this.fail(new AgentError('AGENT_ERR_AGENT_FRAME', [`from ${this.name}: ${fatal}`]));
+  }
+
+  private settle(id: number, err: unknown, message?: unknown): void {
+    const pending = this.inFlight.get(id);
+    if (!pending) return;
+    this.inFlight.delete(id);
+    clearTimeout(pending.timer);
+    if (err !== undefined) pending.reject(err as Error);
+    else pending.resolve(message);
+    this.idleCheck();
+  }
+
+  /** Fail every request in flight and drop the connection. */
+  private fail(err: Error): void {
+    if (!this.dead) {
+      this.dead = true;
+      this.onDead();
+      this.socket.destroy();
+    }
+    for (const id of [...this.inFlight.keys()]) this.settle(id, err);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+  }
+
+  private busy(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.socket.ref();
+  }
+
+  /** With nothing in flight the socket must not keep the process alive. */
+  private idleCheck(): void {
+    if (this.inFlight.size > 0 || this.dead) return;
+    this.socket.unref();
+    this.idleTimer = setTimeout(() => void this.close(), this.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private describe(err: NodeJS.ErrnoException): Error {
+    const code = err.code ?? '';
+    if (code === 'ECONNREFUSED') return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, 'connection refused']));
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, `host not found (${code})`]);
+    if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, `unreachable (${code})`]);
+    if (isTlsError(err)) return new AgentError('AGENT_ERR_AGENT_TLS', [this.name, tlsHint(err)]);
+    if (code === 'ECONNRESET' || code === 'EPIPE') return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, `(${code}) ${this.closeHint()}`]));
+    return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, err.message]);
+  }
+
+  private closeHint(): string {
+    if (this.endpoint.tls && !this.secure) return 'during the TLS handshake (is this address in its allowed hosts? does it use TLS?)';
+    if (this.secure && !this.answered) return 'before answering (it may have rejected our client certificate: is it signed by the peer\'s ca?)';
+    if (!this.endpoint.tls && !this.answered) return 'before answering (is this address in its allowed hosts? does it expect TLS?)';
+    return 'before answering';
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+function errorText(body: Uint8Array): string {
+  try {
+    const m = decode('QueryResponseMessage', body);
+    return m.payload.map((p) => p.message).join('; ') || 'no message';
+  } catch {
+    return 'an Error frame that could not be decoded';
+  }
+}
+
+function isTlsError(err: NodeJS.ErrnoException & { library?: string }): boolean {
+  const code = err.code ?? '';
+  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || err.library === 'SSL routines' || /CERT|SELF_SIGNED|UNABLE_TO_/.test(code);
+}
+
+function tlsHint(err: NodeJS.ErrnoException): string {
+  const code = err.code ?? '';
+  if (/CERTIFICATE_REQUIRED/.test(code)) return `the peer requires a client certificate (set certificate and certificate key) [${code}]`;
+  if (/UNKNOWN_CA|BAD_CERTIFICATE|DECRYPT_ERROR/.test(code)) return `the peer rejected our client certificate (not signed by its ca?) [${code}]`;
+  if (/SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|CERT_/.test(code)) return `the peer's certificate is not trusted: ${err.message} (check ca and verify mode)`;
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|RECORD_LAYER/.test(code)) return `the peer does not speak TLS here (${err.message}); try --no-ssl or check use ssl on the peer`;
+  return err.message;
+}
+
+function isIp(host: string): boolean {
+  return /^[\d.]+$/.test(host) || host.includes(':');
+}

@@ -1,0 +1,68 @@
+/**
+ * TLS settings of the agent protocol.
+ *
+ * Server: always has a certificate (configured, or generated self-signed by
+ * the AgentServer module). Client authentication follows `ca`:
+ * - `ca` empty: no client certificate is asked for; a verify mode other
+ *   than none is a configuration error (without a ca the system store would
+ *   decide who may query);
+ * - `ca` set: verify modes none, peer-cert, fail-if-no-peer-cert and
+ *   remote-peer require a client certificate signed by ca (a ca that is not
+ *   enforced would only give a false sense of security, so none counts as
+ *   peer-cert here); peer and client-once ask for one and refuse an invalid
+ *   one, but let a client without a certificate in.
+ *
+ * Client: the remote protocol's rules (protocols/nrpe/tls.ts): the chain is
+ * checked against ca when the verify mode is not none, host names are not
+ * checked (as in NSClient++), a client certificate is sent when configured.
+ * Unreadable files throw AGENT_ERR_TLS_FILE naming the file.
+ */
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions, TlsOptions } from 'node:tls';
+import { AgentError } from '../../errors.js';
+import { buildClientTls, withSecLevel0 } from '../nrpe/tls.js';
+
+export interface AgentTlsSettings {
+  allowedCiphers: string;
+  certificate: string;
+  certificateKey: string;
+  certificateFormat?: string;
+  ca: string;
+  verifyMode: string;
+}
+
+/** Client TLS options plus the pool key that identifies them. */
+export function agentClientTls(s: AgentTlsSettings): { build: () => ConnectionOptions; key: string } {
+  return {
+    build: () => buildClientTls({ ...s, certificateFormat: s.certificateFormat ?? 'PEM' }),
+    key: JSON.stringify([s.allowedCiphers, s.certificate, s.certificateKey, s.certificateFormat ?? 'PEM', s.ca, s.verifyMode]),
+  };
+}
+
+/** Server TLS options from PEM text of certificate and key and the ca file name. */
+export function agentServerTls(s: { cert: string; key: string; ca: string; verifyMode: string; allowedCiphers: string }): TlsOptions {
+  const options: TlsOptions = {
+    cert: s.cert,
+    key: s.key,
+    minVersion: 'TLSv1.2',
+    ciphers: /ADH|aNULL/i.test(s.allowedCiphers) ? withSecLevel0(s.allowedCiphers) : s.allowedCiphers || 'DEFAULT',
+    honorCipherOrder: true,
+  };
+  const mode = s.verifyMode || 'none';
+  if (!s.ca) {
+    if (mode !== 'none') throw new AgentError('AGENT_ERR_AGENT_TLS_CONFIG', [`verify mode ${mode} needs a ca to check client certificates against`]);
+    return options;
+  }
+  options.ca = readCa(s.ca);
+  options.requestCert = true;
+  options.rejectUnauthorized = mode !== 'peer' && mode !== 'client-once';
+  return options;
+}
+
+function readCa(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new AgentError('AGENT_ERR_TLS_FILE', ['ca', file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
+  }
+}

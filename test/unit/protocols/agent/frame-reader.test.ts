@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FrameReader } from '../../../../src/protocols/agent/frame-reader.js';
+import { encodeFrame, FrameKind } from '../../../../src/protocols/agent/framing.js';
+
+const f1 = encodeFrame(FrameKind.QueryRequest, Buffer.from('first'));
+const f2 = encodeFrame(FrameKind.Submit, Buffer.from('second body'), 1);
+const empty = encodeFrame(FrameKind.ExecRequest, new Uint8Array(0));
+
+test('frames split across chunks byte by byte come out whole and in order', () => {
+  const reader = new FrameReader(1024);
+  const all = Buffer.concat([f1, f2, empty]);
+  const out = [];
+  for (const byte of all) out.push(...reader.push(Uint8Array.of(byte)).frames);
+  assert.deepEqual(out.map((f) => [f.kind, f.flags, Buffer.from(f.body).toString()]), [
+    [1, 0, 'first'],
+    [5, 1, 'second body'],
+    [3, 0, ''],
+  ]);
+  assert.equal(reader.buffered, 0);
+});
+
+test('several frames in one chunk, and a partial tail kept for the next push', () => {
+  const reader = new FrameReader(1024);
+  const r1 = reader.push(Buffer.concat([f1, f2, f1.subarray(0, 7)]));
+  assert.equal(r1.frames.length, 2);
+  assert.equal(reader.buffered, 7);
+  const r2 = reader.push(f1.subarray(7));
+  assert.equal(Buffer.from(r2.frames[0]!.body).toString(), 'first');
+});
+
+test('a bad magic is fatal as soon as two bytes are in, after the good frames before it', () => {
+  const reader = new FrameReader(1024);
+  const r = reader.push(Buffer.concat([f1, Buffer.from('GET / HTTP/1.1\r\n')]));
+  assert.equal(r.frames.length, 1);
+  assert.match(r.fatal ?? '', /bad magic 0x4745/);
+  assert.equal(reader.broken, true);
+  assert.deepEqual(reader.push(f1), { frames: [] });
+});
+
+test('an oversized length is fatal on the header alone, before the body is buffered', () => {
+  const reader = new FrameReader(100);
+  const header = encodeFrame(FrameKind.QueryRequest, new Uint8Array(101)).subarray(0, 12);
+  const r = reader.push(header);
+  assert.match(r.fatal ?? '', /frame of 101 bytes exceeds the limit of 100 bytes/);
+  assert.equal(reader.buffered, 0);
+});
+
+test('a body exactly at the limit is accepted', () => {
+  const reader = new FrameReader(100);
+  const r = reader.push(encodeFrame(FrameKind.QueryRequest, new Uint8Array(100)));
+  assert.equal(r.fatal, undefined);
+  assert.equal(r.frames[0]!.body.length, 100);
+});
+
+test('an unknown frame version is fatal', () => {
+  const reader = new FrameReader(100);
+  const frame = Buffer.from(f1);
+  frame[2] = 2;
+  assert.match(reader.push(frame).fatal ?? '', /unsupported frame version 2/);
+});
+
+test('an unknown kind is not the reader\'s business: the frame comes out', () => {
+  const reader = new FrameReader(100);
+  const frame = Buffer.from(f1);
+  frame[3] = 99;
+  assert.equal(reader.push(frame).frames[0]!.kind, 99);
+});
