@@ -11,6 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettingsFile } from '../../src/settings/load.js';
 import { startLocalCore, type LocalCore } from '../../src/cli/local-core.js';
+import { createCore } from '../../src/core/core-impl.js';
+import type { AgentControl } from '../../src/core/control.js';
+import { sink } from '../../src/log.js';
+import { createModule } from '../../src/modules/check-external-scripts/index.js';
 
 let dir = '';
 let ini = '';
@@ -105,6 +109,40 @@ test('the exec command lists, shows, adds and deletes scripts', async () => {
   assert.equal(existsSync(join(dir, 'scripts', 'more', 'check_new.sh')), true);
   assert.deepEqual(await exec('delete', '--script', 'more/check_new.sh').then((x) => x.message), 'Script file was removed');
   assert.equal((await exec('delete', '--script', 'more/check_new.sh')).result, 1);
+});
+
+test('apply follows the entries in place; stop kills running scripts', async () => {
+  const first = await loadSettingsFile(ini);
+  assert.ok(first.ok);
+  const core = createCore({ settings: () => first.snapshot, control: {} as AgentControl });
+  const mod = createModule();
+  const stop = new AbortController();
+  await mod.start({ name: 'CheckExternalScripts', settings: first.snapshot, log: sink.logger('test'), signal: stop.signal, core });
+  try {
+    assert.ok(core.getQuery('check_fine'));
+    const edited = readFileSync(ini, 'utf8').replace('check_fine = ok.sh', 'check_renamed = ok.sh').replace('timeout = 2', 'timeout = 20');
+    writeFileSync(ini, edited);
+    const next = await loadSettingsFile(ini);
+    assert.ok(next.ok);
+    assert.equal(await mod.apply?.(next.snapshot), true);
+    assert.equal(core.getQuery('check_fine'), undefined);
+    assert.equal((await core.query('check_renamed')).message, 'fine');
+    const pidFile = join(dir, 'slow.pid');
+    rmSync(pidFile, { force: true });
+    const running = core.query('check_slow');
+    for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((res) => setTimeout(res, 20));
+    const started = Date.now();
+    await mod.stop();
+    const r = await running;
+    assert.deepEqual([r.result, r.message], [3, 'Script check_slow was stopped']);
+    assert.ok(Date.now() - started < 3000, 'stop did not wait for the 20 s timeout');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((res) => setTimeout(res, 20));
+    assert.equal(alive(pid), false);
+    assert.equal(core.getQuery('check_renamed'), undefined, 'stop unregisters the queries');
+  } finally {
+    await mod.stop();
+  }
 });
 
 function alive(pid: number): boolean {
