@@ -1,0 +1,12 @@
+// Part of `npm run build`: tsc does not emit a .js file that has a .d.ts
+// beside it, so the generated protobuf code is copied into dist/ here.
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+for (const rel of ['src/protocols/plugin/generated/plugin.js']) {
+  const to = join(root, 'dist', rel);
+  mkdirSync(dirname(to), { recursive: true });
+  copyFileSync(join(root, rel), to);
+}
