@@ -316,13 +316,14 @@ function isTlsError(err: NodeJS.ErrnoException & { library?: string }): boolean 
   return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || err.library === 'SSL routines' || /CERT|SELF_SIGNED|UNABLE_TO_/.test(code);
 }
 
-function tlsHint(err: NodeJS.ErrnoException): string {
+function tlsHint(err: NodeJS.ErrnoException & { reason?: string }): string {
   const code = err.code ?? '';
+  const reason = err.reason ?? err.message.trim();
   if (/CERTIFICATE_REQUIRED/.test(code)) return `the peer requires a client certificate (set certificate and certificate key) [${code}]`;
   if (/UNKNOWN_CA|BAD_CERTIFICATE|DECRYPT_ERROR/.test(code)) return `the peer rejected our client certificate (not signed by its ca?) [${code}]`;
-  if (/SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|CERT_/.test(code)) return `the peer's certificate is not trusted: ${err.message} (check ca and verify mode)`;
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|RECORD_LAYER/.test(code)) return `the peer does not speak TLS here (${err.message}); try --no-ssl or check use ssl on the peer`;
-  return err.message;
+  if (/SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|CERT_/.test(code)) return `the peer's certificate is not trusted: ${reason} (check ca and verify mode)`;
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|RECORD_LAYER/.test(code)) return `the peer does not speak TLS here (${reason}); try --no-ssl or check use ssl on the peer`;
+  return reason;
 }
 
 function isIp(host: string): boolean {

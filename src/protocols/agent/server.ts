@@ -222,7 +222,7 @@ class ServedConnection {
     const kind = frame.kind;
     if (kind !== FrameKind.QueryRequest && kind !== FrameKind.ExecRequest && kind !== FrameKind.Submit) {
       const id = peekHeader(frame.body).id;
-      const problem = `a ${kindName(kind)} frame is not a request (requests are QueryRequest, ExecRequest and Submit)`;
+      const problem = `frame kind ${kind} (${kindName(kind)}) is not a request; requests are QueryRequest (1), ExecRequest (3) and Submit (5)`;
       this.send(FrameKind.Error, errorBody(new AgentError('AGENT_ERR_AGENT_FRAME', [problem]).message, id));
       return;
     }
@@ -249,17 +249,18 @@ class ServedConnection {
     const name = KIND_MESSAGE[kind];
     const peeked = peekHeader(body);
     const id = peeked.id;
+    // Checked on the raw header: a decoder drops enum values it does not know.
+    if (peeked.version !== undefined && peeked.version !== MESSAGE_VERSION) {
+      const version = peeked.version;
+      const max = Math.max(peeked.maxSupportedVersion ?? version, version);
+      const problem = new AgentError('AGENT_ERR_AGENT_VERSION', [version, version, max, `${MESSAGE_VERSION} to ${MESSAGE_VERSION}`]).message;
+      return [FrameKind.Error, errorBody(problem, id)];
+    }
     let message: { header: Plugin.IHeader; payload: unknown[] };
     try {
       message = decode(name, body) as unknown as { header: Plugin.IHeader; payload: unknown[] };
     } catch (err) {
       return [FrameKind.Error, errorBody(errorMessage(err), id)];
-    }
-    const version = Number(message.header.version);
-    if (version !== MESSAGE_VERSION) {
-      const max = Number(message.header.max_supported_version ?? version);
-      const problem = new AgentError('AGENT_ERR_AGENT_VERSION', [version, version, Math.max(max, version), `${MESSAGE_VERSION} to ${MESSAGE_VERSION}`]).message;
-      return [FrameKind.Error, errorBody(problem, id)];
     }
     try {
       if (kind === FrameKind.QueryRequest) {

@@ -1,0 +1,54 @@
+/**
+ * A listener with simple handlers for the agent-protocol unit tests: query
+ * answers OK echoing the command and arguments (`sleep <ms>` waits first,
+ * `fail` makes the handler throw), exec answers with the joined arguments,
+ * submit records what came in.
+ */
+import { startAgentListener, type AgentListener, type PeerInfo } from '../../src/protocols/agent/server.js';
+import { decode, encode, Plugin } from '../../src/protocols/plugin/codec.js';
+import { getLogger } from '../../src/log.js';
+import type { TlsOptions } from 'node:tls';
+
+export interface TestPeer {
+  listener: AgentListener;
+  port: number;
+  submitted: { command: string; message: string; peer: PeerInfo }[];
+}
+
+export async function startTestPeer(options: { tls?: TlsOptions; maxFrame?: number; allowed?: (a: string | undefined) => boolean; idleTimeoutMs?: number } = {}): Promise<TestPeer> {
+  const submitted: TestPeer['submitted'] = [];
+  const listener = await startAgentListener({
+    host: '127.0.0.1',
+    port: 0,
+    ...(options.tls ? { tls: options.tls } : {}),
+    isAllowed: options.allowed ?? (() => true),
+    maxFrame: options.maxFrame ?? 4096,
+    idleTimeoutMs: options.idleTimeoutMs ?? 5000,
+    log: getLogger('test:agent-peer'),
+    handlers: {
+      async query(bytes) {
+        const req = decode('QueryRequestMessage', bytes);
+        const payload = [];
+        for (const p of req.payload) {
+          if (p.command === 'sleep') await new Promise((r) => setTimeout(r, Number(p.arguments?.[0] ?? 0)));
+          if (p.command === 'fail') throw new Error('handler broke');
+          payload.push({ command: p.command, result: Plugin.ResultCode.OK, message: `echo ${p.command} ${(p.arguments ?? []).join(' ')}`.trim() });
+        }
+        // A header with another id: the listener must put the request's id back.
+        return encode('QueryResponseMessage', { header: { type: 2, version: 1, id: 999_999 }, payload });
+      },
+      async exec(bytes) {
+        const req = decode('ExecuteRequestMessage', bytes);
+        return encode('ExecuteResponseMessage', {
+          header: { type: 4, version: 1, id: req.header.id },
+          payload: req.payload.map((p) => ({ command: p.command, result: Plugin.ResultCode.WARNING, message: `ran ${(p.arguments ?? []).join(',')}` })),
+        });
+      },
+      async submit(bytes, peer) {
+        const m = decode('SubmitResponseMessage', bytes);
+        for (const p of m.payload) submitted.push({ command: p.command, message: p.message, peer });
+      },
+    },
+  });
+  return { listener, port: listener.address().port, submitted };
+}
