@@ -3,8 +3,9 @@
  * header on every call, JSON error envelopes turned into ApiError, and the
  * Link header of paged lists parsed into {first, prev, next, last}.
  *
- * The page starts from the public entry points (/api, then current_api) and
- * follows the `*_url` links from there instead of building paths.
+ * The page starts from the entry points (/api, then current_api; both need
+ * the privilege `public`) and follows the `*_url` links from there instead
+ * of building paths.
  */
 
 /** An API answer that was not 2xx, or no answer at all (status 0). */
@@ -111,24 +112,15 @@ export function createApi({ user, password }) {
 }
 
 /**
- * The public entry points: GET /api, then its current_api. Resolves with
- * the version index ({modules_url, queries_url, logs_url, info_url,
- * settings_status_url, ...}).
+ * The entry points: GET /api (privilege `public`, so this is also the
+ * credential check: one request, one failed attempt at most for the
+ * agent's rate limit), then its current_api. Resolves with the version
+ * index ({modules_url, queries_url, logs_url, info_url,
+ * settings_status_url, ...}); rejects with ApiError.
  */
-export async function discover(base = location.origin) {
-  const root = await publicJson(new URL('/api', base).href);
-  return publicJson(root.current_api ?? new URL('/api/v1', base).href);
-}
-
-async function publicJson(url) {
-  let res;
-  try {
-    res = await fetch(url, { headers: { Accept: 'application/json' }, cache: 'no-store', credentials: 'omit' });
-  } catch (err) {
-    throw new ApiError(0, 'network', `The agent did not answer (${err instanceof Error ? err.message : String(err)}).`);
-  }
-  if (!res.ok) throw await toError(res);
-  return res.json();
+export async function discover(api, base = location.origin) {
+  const root = await api.json(new URL('/api', base).href);
+  return api.json(root.current_api ?? new URL('/api/v1', base).href);
 }
 
 async function toError(res) {

@@ -3,15 +3,16 @@
  * `#status`, `#modules`, `#queries[/name]`, `#logs`) and the session.
  *
  * Credentials live in sessionStorage only (gone when the tab closes; never
- * localStorage or cookies). Sign-in probes the API calls of every view: if
- * all of them answer 403 the sign-in is refused (the API gives the same 403
- * for a wrong password, a disallowed address or a user without
- * privileges); otherwise each view that got 403 is marked as not allowed
- * for this role and says so, without signing out.
+ * localStorage or cookies). Sign-in is one request, GET /api (privilege
+ * `public`): a 403 there refuses the sign-in (the API gives the same 403
+ * for a wrong password, a disallowed address or a missing privilege, and
+ * counts failed attempts per address, so the page never retries). After
+ * it, the page probes the API call of every view; a view whose call
+ * answers 403 is marked as not allowed for this role and says so, without
+ * signing out.
  */
 import { createApi, discover, ApiError } from './api.js';
 import { h, replace } from './dom.js';
-import { errorNotice } from './views/common.js';
 import { mountStatus } from './views/status.js';
 import { mountModules } from './views/modules.js';
 import { mountQueries } from './views/queries.js';
@@ -41,17 +42,12 @@ start();
 async function start() {
   document.getElementById('sign-out').addEventListener('click', signOut);
   window.addEventListener('hashchange', route);
-  try {
-    index = await discover();
-  } catch (err) {
-    replace(main, h('h1', { text: 'The agent API is not reachable' }), errorNotice(err), h('button', { type: 'button', onclick: () => location.reload(), text: 'Try again' }));
-    return;
-  }
   const saved = readSession();
   if (saved) {
     const problem = await signIn(saved.user, saved.password);
     if (!problem) return;
     clearSession();
+    return showSignIn(`Your saved sign-in was not accepted. ${problem}`);
   }
   showSignIn();
 }
@@ -98,6 +94,14 @@ function showSignIn(message) {
 /** Try the credentials; resolves with undefined on success or the message to show on failure. */
 async function signIn(user, password) {
   const candidate = createApi({ user, password });
+  try {
+    index = await discover(candidate);
+  } catch (err) {
+    if (err instanceof ApiError && err.forbidden) {
+      return 'Sign-in refused (403): the user name or password is wrong, this address is not allowed, or the role lacks the privilege "public" that this page needs.';
+    }
+    return `The agent did not accept the request: ${err instanceof Error ? err.message : String(err)}`;
+  }
   const results = await Promise.all(
     VIEWS.map(async (view) => {
       const urls = view.probes(index).filter(Boolean);
@@ -105,13 +109,8 @@ async function signIn(user, password) {
       return { view, outcomes };
     }),
   );
-  const all = results.flatMap((r) => r.outcomes);
-  const failure = all.find((o) => o.status === 'rejected' && !(o.reason instanceof ApiError && o.reason.forbidden));
-  if (all.every((o) => o.status === 'rejected')) {
-    if (failure) return `The agent did not accept the request: ${failure.reason.message}`;
-    return 'Sign-in refused (403): the user name or password is wrong, this address is not allowed, or this user has no privileges.';
-  }
-  access = new Map(results.map(({ view, outcomes }) => [view.id, outcomes.some((o) => o.status === 'fulfilled')]));
+  // A view is allowed unless every one of its calls answered 403 (other errors show inside the view).
+  access = new Map(results.map(({ view, outcomes }) => [view.id, !outcomes.every((o) => o.status === 'rejected' && o.reason instanceof ApiError && o.reason.forbidden)]));
   api = candidate;
   writeSession({ user, password });
   document.getElementById('session-user').textContent = user;

@@ -36,8 +36,9 @@ export function mountLogs(root, { api, index, allowed }) {
     pager,
     table,
   );
+  // The sign-in probe already got 403: say so without asking again (Refresh retries).
   if (!allowed) replace(table, errorNotice({ status: 403 }, 'the logs', 'logs.list'));
-  first();
+  else first();
 
   function firstUrl() {
     const url = new URL(index.logs_url);

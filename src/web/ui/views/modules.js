@@ -28,8 +28,9 @@ export function mountModules(root, { api, index, announce, allowed }) {
     message,
     list,
   );
+  // The sign-in probe already got 403: say so without asking again (Refresh retries).
   if (!allowed) replace(list, errorNotice({ status: 403 }, 'the module list', 'modules.list'));
-  refresh();
+  else refresh();
 
   async function refresh() {
     try {
@@ -91,7 +92,9 @@ export function mountModules(root, { api, index, announce, allowed }) {
           const answer = await api.json(url);
           if (disposed) return;
           const text = answer.message ?? `${m.name} ${spec.done}`;
-          replace(message, h('p', { class: 'notice notice-ok', text }));
+          // A command that ran but failed (a module that does not start) answers 200 with result 2.
+          const failed = typeof answer.result === 'number' && answer.result !== 0;
+          replace(message, h('p', { class: `notice ${failed ? 'notice-error' : 'notice-ok'}`, role: failed ? 'alert' : null, text }));
           announce(text);
           if (answer.module) {
             fill(el, answer.module);

@@ -29,8 +29,9 @@ export function mountQueries(root, { api, index, announce, param, allowed }) {
       runner,
     ),
   );
+  // The sign-in probe already got 403: say so without asking again (Refresh retries).
   if (!allowed) replace(listBox, errorNotice({ status: 403 }, 'the query list', 'queries.list'));
-  refresh();
+  else refresh();
 
   async function refresh() {
     try {

@@ -8,6 +8,9 @@
 import { h, replace, facts, timeEl, uid } from '../dom.js';
 import { viewHeader, errorNotice, refreshButton, shortHash } from './common.js';
 
+/** Stands for the 403 a part got before, when the timer does not ask again. */
+const FORBIDDEN = { status: 403, message: '403 You are not allowed' };
+
 const RESULT_TEXT = {
   ok: ['Applied', 'The last reload was valid and is in force.'],
   invalid: ['Rejected', 'The last edit of the settings file was rejected; the agent keeps running on the last good settings.'],
@@ -25,6 +28,10 @@ export function mountStatus(root, { api, index }) {
   let lastStatus = '';
   let timer = null;
   let disposed = false;
+  // A part that answered 403 is not asked again by the timer (each refusal is a warning in the
+  // agent's log); the Refresh button asks again.
+  const forbidden = { info: false, status: false };
+  const ask = (part, url, manual) => (forbidden[part] && !manual ? Promise.reject(FORBIDDEN) : api.json(url));
 
   replace(
     root,
@@ -34,9 +41,11 @@ export function mountStatus(root, { api, index }) {
   );
   refresh();
 
-  async function refresh() {
-    const [info, status] = await Promise.allSettled([api.json(index.info_url), api.json(index.settings_status_url)]);
+  async function refresh(manual = true) {
+    const [info, status] = await Promise.allSettled([ask('info', index.info_url, manual), ask('status', index.settings_status_url, manual)]);
     if (disposed) return;
+    forbidden.info = info.status === 'rejected' && info.reason?.status === 403;
+    forbidden.status = status.status === 'rejected' && status.reason?.status === 403;
     const infoKey = keyOf(info);
     if (infoKey !== lastInfo) {
       lastInfo = infoKey;
@@ -53,7 +62,7 @@ export function mountStatus(root, { api, index }) {
 
   function schedule() {
     clearTimeout(timer);
-    timer = auto.checked && !disposed ? setTimeout(refresh, 5000) : null;
+    timer = auto.checked && !disposed ? setTimeout(() => refresh(false), 5000) : null;
   }
 
   return {

@@ -1,0 +1,82 @@
+/**
+ * A headless Debian chromium driven by playwright-core, for end-to-end tests
+ * of the web UI. Each call gets a fresh user-data folder (no profile, no
+ * cache carried between tests), accepts the agent's self-signed
+ * certificate, and records what the page did wrong: uncaught exceptions and
+ * every request that left the given origin (the UI must work offline).
+ * `close()` closes the browser and removes the folder; it never throws.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Flags that keep chromium quiet and off the network (no updates, sync, QUIC, first-run). */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface BrowserSession {
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught exceptions in the page, as messages. */
+  pageErrors: string[];
+  /** URLs the page requested outside `origin` (data: URLs are not requests to anywhere). */
+  foreignRequests: string[];
+  close(): Promise<void>;
+}
+
+export interface BrowserOptions {
+  /** The only origin the page may talk to, e.g. https://127.0.0.1:8443. */
+  origin: string;
+  viewport?: { width: number; height: number };
+  /** Time limit of each playwright action and wait (default 10 s). */
+  timeoutMs?: number;
+}
+
+export async function openBrowser(options: BrowserOptions): Promise<BrowserSession> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'agent-ui-chromium-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...CHROMIUM_ARGS],
+      ignoreHTTPSErrors: true,
+      viewport: options.viewport ?? { width: 1200, height: 800 },
+      locale: 'en-GB',
+      timezoneId: 'UTC',
+      timeout: 30_000,
+    });
+  } catch (err) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw err;
+  }
+  context.setDefaultTimeout(options.timeoutMs ?? 10_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const pageErrors: string[] = [];
+  const foreignRequests: string[] = [];
+  page.on('pageerror', (err) => pageErrors.push(err.message));
+  context.on('request', (req) => {
+    const url = req.url();
+    if (!url.startsWith('data:') && new URL(url).origin !== options.origin) foreignRequests.push(url);
+  });
+  return {
+    context,
+    page,
+    pageErrors,
+    foreignRequests,
+    async close() {
+      await context.close().catch(() => undefined);
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
