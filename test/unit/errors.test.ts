@@ -1,0 +1,39 @@
+/**
+ * The error catalogue and the README agree: every code in src/errors.ts is
+ * documented in the README's error table, and every code the README
+ * documents exists.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { AgentError, CODES, formatMessage } from '../../src/errors.js';
+
+const README = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+const table = README.slice(README.indexOf('## Error codes'));
+const documented = new Set([...table.matchAll(/^\| `(AGENT_(?:ERR|WARN)_[A-Z0-9_]+)` \|/gm)].map((m) => m[1] as string));
+
+test('every code is documented in the README error table', () => {
+  const missing = Object.keys(CODES).filter((c) => !documented.has(c));
+  assert.deepEqual(missing, []);
+});
+
+test('every documented code exists', () => {
+  const stale = [...documented].filter((c) => !(c in CODES));
+  assert.deepEqual(stale, []);
+});
+
+test('warnings are named AGENT_WARN_ and errors AGENT_ERR_', () => {
+  for (const [code, info] of Object.entries(CODES)) {
+    const warning = (info as { severity?: string }).severity === 'warning';
+    assert.equal(code.startsWith('AGENT_WARN_'), warning, code);
+  }
+});
+
+test('AgentError carries code, status and a filled message', () => {
+  const e = new AgentError('AGENT_ERR_HTTP_BAD_JSON', ['Unexpected token']);
+  assert.equal(e.code, 'AGENT_ERR_HTTP_BAD_JSON');
+  assert.equal(e.status, 400);
+  assert.equal(e.message, 'invalid JSON body: Unexpected token');
+  assert.equal(formatMessage('AGENT_ERR_MODULE_TIMEOUT', ['X', 'start']), 'module X did not finish start within %s ms');
+});
