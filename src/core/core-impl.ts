@@ -55,14 +55,13 @@ export function createCore(options: CoreOptions): Core {
         header: header(HeaderType.QUERY_REQUEST),
         payload: [{ id: 1, command, arguments: [...args] }],
       });
-      void opts;
-      const response = decode('QueryResponseMessage', await core.queryRaw(request));
+      const response = decode('QueryResponseMessage', await core.queryRaw(request, opts));
       const first = response.payload[0];
       if (!first) return { command, result: 3, message: `query ${command} returned no result`, perf: [] };
       return responseToResult(first);
     },
 
-    async queryRaw(bytes) {
+    async queryRaw(bytes, opts = {}) {
       const request = decode('QueryRequestMessage', bytes);
       const payload: Plugin.QueryResponseMessage.IResponse[] = [];
       for (const p of request.payload) {
@@ -73,7 +72,7 @@ export function createCore(options: CoreOptions): Core {
         }
         const single = encode('QueryRequestMessage', { header: request.header, payload: [p] });
         try {
-          const answer = decode('QueryResponseMessage', await entry.handler(single));
+          const answer = decode('QueryResponseMessage', await entry.handler(single, opts));
           if (answer.payload.length === 0) throw new Error('the handler answered no payload');
           payload.push(...answer.payload);
         } catch (err) {
@@ -167,14 +166,14 @@ export function createCore(options: CoreOptions): Core {
 
 /** Wrap a function of the arguments as a raw query handler (decode, run, encode). */
 function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
-  return async (bytes) => {
+  return async (bytes, call = {}) => {
     const request = decode('QueryRequestMessage', bytes);
     const payload: Plugin.QueryResponseMessage.IResponse[] = [];
     for (const p of request.payload) {
-      const controller = new AbortController();
+      const signal = call.signal ?? new AbortController().signal;
       let r: QueryResult;
       try {
-        const out = await fn([...(p.arguments ?? [])], { signal: controller.signal });
+        const out = await fn([...(p.arguments ?? [])], { signal });
         r = { ...out, command: out.command ?? p.command ?? name };
       } catch (err) {
         r = { command: p.command, result: 3, message: err instanceof AgentError ? err.message : `${p.command} failed: ${errorMessage(err)}`, perf: [] };

@@ -9,8 +9,12 @@ import type { QueryResult } from './result.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import type { AgentControl } from './control.js';
 
-/** Encoded QueryRequestMessage in, encoded QueryResponseMessage out. */
-export type RawQueryHandler = (request: Uint8Array) => Promise<Uint8Array>;
+/**
+ * Encoded QueryRequestMessage in, encoded QueryResponseMessage out. The
+ * optional signal (in-process only; it does not cross the wire) tells the
+ * handler that the caller gave up.
+ */
+export type RawQueryHandler = (request: Uint8Array, call?: { signal?: AbortSignal }) => Promise<Uint8Array>;
 /** Encoded ExecuteRequestMessage in, encoded ExecuteResponseMessage out. */
 export type RawExecHandler = (request: Uint8Array) => Promise<Uint8Array>;
 /** Encoded SubmitResponseMessage in (passive results submitted on a channel). */
@@ -41,7 +45,7 @@ export interface Core {
   /** Run a query by name through the protobuf boundary. Unknown names answer UNKNOWN naming them. */
   query(command: string, args?: readonly string[], options?: { signal?: AbortSignal }): Promise<QueryResult>;
   /** Run an encoded QueryRequestMessage (every payload) and return the encoded QueryResponseMessage. */
-  queryRaw(request: Uint8Array): Promise<Uint8Array>;
+  queryRaw(request: Uint8Array, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
   listQueries(): QueryInfo[];
   getQuery(name: string): QueryInfo | undefined;
 
