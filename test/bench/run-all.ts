@@ -3,7 +3,8 @@
  * one at a time, each in its own node process so that none warms up or
  * pollutes another. `node dist/test/bench/run-all.js [filter]` runs only the
  * benchmarks whose file name contains the filter. Output passes through as
- * it comes; a summary at the end lists each benchmark's time, exit code and
+ * it comes (`run-all.js startup reload` runs those matching any of the
+ * words); a summary at the end lists each benchmark's time, exit code and
  * its PASS/MISS goal lines. Exit code 1 when a benchmark crashed or timed
  * out (a MISS is a figure, not a failure).
  */
@@ -25,12 +26,12 @@ interface Outcome {
 }
 
 async function main(): Promise<number> {
-  const filter = process.argv[2] ?? '';
+  const filters = process.argv.slice(2);
   const files = readdirSync(HERE)
-    .filter((f) => f.endsWith('.bench.js') && f.includes(filter))
+    .filter((f) => f.endsWith('.bench.js') && (filters.length === 0 || filters.some((w) => f.includes(w))))
     .sort();
   if (files.length === 0) {
-    console.error(`run-all: no benchmark matches "${filter}" in ${HERE}`);
+    console.error(`run-all: no benchmark matches ${filters.map((w) => `"${w}"`).join(' or ')} in ${HERE}`);
     return 1;
   }
   const outcomes: Outcome[] = [];
