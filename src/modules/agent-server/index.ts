@@ -1,15 +1,170 @@
 /**
- * Placeholder for the AgentServer module until its issue lands: starting it fails
- * with a clear message, so enabling it is visible as a failed module.
+ * AgentServer: answers other agents over the agent protocol, from
+ * [/settings/agent/server]. Query and exec requests go to the core as they
+ * are (they are plugin messages already); submitted results are logged and
+ * the latest per command and source is kept, listed by the query
+ * `agent_submissions` (JSON in the message) for the API.
+ *
+ * `apply(next)` takes allowed hosts, timeout and max frame size in place
+ * (open connections from addresses no longer allowed are closed). New TLS
+ * settings (use ssl, certificate, key, ca, verify mode, ciphers) apply to
+ * new connections on the same port; open ones finish their requests and
+ * close, so clients reconnect under the new rules. A new port or bind
+ * address starts the new listener before the old one closes.
  */
-import type { AgentModule } from '../module.js';
+import type { TlsOptions } from 'node:tls';
+import type { AgentModule, ModuleContext } from '../module.js';
+import { withFallback, type Snapshot } from '../../settings/snapshot.js';
+import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
+import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';
+import { agentServerTls } from '../../protocols/agent/tls.js';
+import { DEFAULT_MAX_FRAME } from '../../protocols/agent/framing.js';
+import { loadOrCreateCertificate } from '../../web/tls.js';
+import { AgentError, errorMessage } from '../../errors.js';
+import { SubmissionStore } from './submissions.js';
+
+const SECTION = '/settings/agent/server';
+export const AGENT_PORT = 5668;
 
 export function createModule(): AgentModule {
+  let ctx: ModuleContext | undefined;
+  let listener: AgentListener | undefined;
+  let bindKey = '';
+  let tlsKey = '';
+  const store = new SubmissionStore();
+  const cleanup: (() => void)[] = [];
+
+  const policyOf = (snapshot: Snapshot): AgentPolicy => {
+    const s = snapshot.sections[SECTION] ?? {};
+    const { matchers, problems } = parseAllowedHosts(String(withFallback(snapshot, SECTION, 'allowed hosts') ?? ''));
+    for (const p of problems) ctx!.log.warning(p);
+    return {
+      isAllowed: (address) => isAllowed(matchers, address),
+      maxFrame: Number(s['max frame size'] ?? DEFAULT_MAX_FRAME),
+      idleTimeoutMs: Number(s.timeout ?? 30) * 1000,
+    };
+  };
+
+  const tlsOf = async (snapshot: Snapshot): Promise<TlsOptions | undefined> => {
+    const s = snapshot.sections[SECTION] ?? {};
+    if (s['use ssl'] === false) return undefined;
+    const certificate = String(s.certificate ?? '');
+    const certPath = snapshot.variables['certificate-path'] ?? '.';
+    const files = certificate
+      ? { cert: certificate, key: String(s['certificate key'] ?? '') || certificate }
+      : { cert: `${certPath}/agent-server.pem`, key: `${certPath}/agent-server.key` };
+    let loaded;
+    try {
+      loaded = await loadOrCreateCertificate(files);
+    } catch (err) {
+      throw new AgentError('AGENT_ERR_AGENT_CERTIFICATE', [files.cert, errorMessage(err)], { cause: err });
+    }
+    if (loaded.generated) ctx!.log.info(`created a self-signed certificate ${files.cert} (key ${files.key})`);
+    return agentServerTls({
+      cert: loaded.cert,
+      key: loaded.key,
+      ca: String(s.ca ?? ''),
+      verifyMode: String(s['verify mode'] ?? 'none'),
+      allowedCiphers: String(s['allowed ciphers'] ?? ''),
+    });
+  };
+
+  const listen = async (snapshot: Snapshot, tls: TlsOptions | undefined): Promise<AgentListener> => {
+    const s = snapshot.sections[SECTION] ?? {};
+    const srv = await startAgentListener({
+      ...policyOf(snapshot),
+      host: String(s['bind to'] ?? ''),
+      port: Number(s.port ?? AGENT_PORT),
+      ...(tls ? { tls } : {}),
+      log: ctx!.log,
+      handlers: {
+        query: (bytes) => ctx!.core.queryRaw(bytes),
+        exec: (bytes) => ctx!.core.execRaw(bytes),
+        submit: async (bytes, peer) => {
+          for (const entry of store.take(bytes, peer)) {
+            ctx!.log.info(`submission from ${entry.source}: ${entry.command} ${entry.status}: ${entry.message}${entry.perf ? `|${entry.perf}` : ''}`);
+          }
+        },
+      },
+    });
+    const a = srv.address();
+    ctx!.log.info(`listening on ${a.address}:${a.port} (${describeTls(tls)})`);
+    return srv;
+  };
+
   return {
     name: 'AgentServer',
-    async start() {
-      throw new Error('AgentServer is not implemented yet');
+    async start(context) {
+      ctx = context;
+      bindKey = bindKeyOf(context.settings);
+      tlsKey = tlsKeyOf(context.settings);
+      listener = await listen(context.settings, await tlsOf(context.settings));
+      cleanup.push(
+        context.core.registerSimpleQuery(
+          {
+            name: 'agent_submissions',
+            module: 'AgentServer',
+            title: 'Results submitted by other agents',
+            description: 'The latest result submitted over the agent protocol per command and source, as a JSON list in the message.',
+          },
+          async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
+        ),
+      );
     },
-    async stop() {},
+    async apply(next) {
+      if (listener === undefined) return false;
+      const nextBind = bindKeyOf(next);
+      const nextTls = tlsKeyOf(next);
+      if (nextBind !== bindKey) {
+        const tls = await tlsOf(next);
+        const old = listener;
+        let oldClosed = false;
+        try {
+          listener = await listen(next, tls);
+        } catch (err) {
+          // The same address in another spelling: the port cannot be bound twice, so close first.
+          if (!(err instanceof AgentError && /EADDRINUSE/.test(err.message))) throw err;
+          await old.close();
+          oldClosed = true;
+          listener = undefined;
+          listener = await listen(next, tls);
+        }
+        bindKey = nextBind;
+        tlsKey = nextTls;
+        if (!oldClosed) await old.close();
+        return true;
+      }
+      if (nextTls !== tlsKey) {
+        const tls = await tlsOf(next);
+        listener.setTls(tls);
+        tlsKey = nextTls;
+        ctx!.log.info(`new TLS settings (${describeTls(tls)}); open connections close after their requests`);
+      }
+      listener.setPolicy(policyOf(next));
+      return true;
+    },
+    async stop() {
+      for (const c of cleanup.splice(0)) c();
+      await listener?.close();
+      listener = undefined;
+    },
   };
+}
+
+// ---------------------------------------------------------------- helpers
+
+function bindKeyOf(snapshot: Snapshot): string {
+  const s = snapshot.sections[SECTION] ?? {};
+  return JSON.stringify([s.port ?? AGENT_PORT, s['bind to'] ?? '']);
+}
+
+function tlsKeyOf(snapshot: Snapshot): string {
+  const s = snapshot.sections[SECTION] ?? {};
+  return JSON.stringify(['use ssl', 'certificate', 'certificate key', 'ca', 'verify mode', 'allowed ciphers'].map((k) => s[k] ?? null));
+}
+
+function describeTls(tls: TlsOptions | undefined): string {
+  if (!tls) return 'plain';
+  if (!tls.requestCert) return 'TLS, no client certificates';
+  return tls.rejectUnauthorized ? 'TLS, client certificates required' : 'TLS, client certificates checked when sent';
 }
