@@ -191,7 +191,8 @@ describe('web UI in chromium (agent process)', () => {
     await page.getByRole('button', { name: 'Previous' }).click();
     await page.locator('.pager-where', { hasText: /^Page 1 of/ }).waitFor();
     await page.getByRole('button', { name: 'Last' }).click();
-    await page.locator('.pager-where', { hasText: new RegExp(`^Page ${pages} of ${pages}`) }).waitFor();
+    // The last page (its number may have grown if the agent logged something meanwhile).
+    await page.locator('.pager-where', { hasText: /^Page (\d+) of \1\b/ }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Next' }).isDisabled(), true);
     // Only errors and warnings: every row shown has one of those levels.
     for (const level of ['critical', 'info', 'debug']) await page.getByRole('checkbox', { name: level }).uncheck();
