@@ -37,6 +37,8 @@ export interface RequestOptions {
   /** Extra attempts after a connection failure (default 0). */
   retry?: number;
   signal?: AbortSignal;
+  /** Header `sender` (for submissions: the name the peer files results under). */
+  sender?: string;
 }
 
 type RequestKind = FrameKind.QueryRequest | FrameKind.ExecRequest | FrameKind.Submit;
@@ -178,7 +180,7 @@ class ClientConnection {
   async request(kind: RequestKind, payload: unknown[], options: RequestOptions): Promise<unknown> {
     const id = this.nextId++;
     const body = encode(KIND_MESSAGE[kind], {
-      header: { type: HEADER_TYPE[kind], version: MESSAGE_VERSION, max_supported_version: MESSAGE_VERSION, id, ...(this.sender ? { sender: this.sender } : {}) },
+      header: { type: HEADER_TYPE[kind], version: MESSAGE_VERSION, max_supported_version: MESSAGE_VERSION, id, ...((options.sender ?? this.sender) ? { sender: options.sender ?? this.sender } : {}) },
       payload,
     } as never);
     const seconds = Math.round(options.timeoutMs / 100) / 10;
