@@ -1,53 +1,61 @@
 /**
- * The ajv instances, created once per process with every schema file added,
- * and the compiled validator of each section schema, compiled once on first
- * use. Two flavours: with defaults (fixed sections) and without (object
- * sections, whose defaults apply only after inheritance).
+ * Validators of the section schemas. `npm run gen` precompiles one per
+ * schema file with ajv's standalone code (generated/validators.js), so the
+ * agent does not load ajv's compiler or compile anything at start. The
+ * generated module records a hash of the schema files; when the schemas on
+ * disk differ (an edit without `npm run gen`), the validators are compiled
+ * at run time instead, once per process. Defaults are not applied by ajv:
+ * the loader overlays them (objects need them only after inheritance).
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import type { SchemaSet } from './schema-set.js';
-
-/** Our annotations on schema nodes; ajv must know them in strict mode. */
-const ANNOTATIONS = ['x-advanced', 'x-restart', 'x-secret', 'x-fallback', 'x-object', 'x-object-container', 'x-value-words'];
+import { makeAjv, schemaSetHash } from './ajv-setup.js';
+import { byRef, schemaHash } from './generated/validators.js';
 
 interface Compiled {
-  withDefaults: Map<string, ValidateFunction>;
-  withoutDefaults: Map<string, ValidateFunction>;
-  ajvDefaults: Ajv;
-  ajvPlain: Ajv;
+  precompiled: boolean;
+  cache: Map<string, ValidateFunction>;
+  compile?: (ref: string) => ValidateFunction;
 }
 
 const bySet = new WeakMap<SchemaSet, Compiled>();
 
-function makeAjv(set: SchemaSet, useDefaults: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults, strict: true, coerceTypes: false });
-  for (const k of ANNOTATIONS) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string', 'object'] });
-  for (const [id, schema] of set.files) {
-    if (!ajv.getSchema(id)) ajv.addSchema(schema, id);
+/** The validators of a schema set: precompiled when they match the schemas, else compiled at run time. */
+function prepare(set: SchemaSet): Compiled {
+  const known = bySet.get(set);
+  if (known) return known;
+  if (schemaHash === schemaSetHash(set)) {
+    const c = { precompiled: true, cache: new Map(Object.entries(byRef as Record<string, ValidateFunction>)) };
+    bySet.set(set, c);
+    return c;
   }
-  return ajv;
+  const ajv = makeAjv(set);
+  const c: Compiled = {
+    precompiled: false,
+    cache: new Map(),
+    compile: (ref) => {
+      const fn = ajv.getSchema(ref);
+      if (!fn) throw new Error(`schema ${ref} is not registered`);
+      return fn;
+    },
+  };
+  bySet.set(set, c);
+  return c;
 }
 
-export function validatorFor(set: SchemaSet, ref: string, useDefaults: boolean): ValidateFunction {
-  let c = bySet.get(set);
-  if (!c) {
-    c = { withDefaults: new Map(), withoutDefaults: new Map(), ajvDefaults: makeAjv(set, true), ajvPlain: makeAjv(set, false) };
-    bySet.set(set, c);
-  }
-  const cache = useDefaults ? c.withDefaults : c.withoutDefaults;
-  let fn = cache.get(ref);
+/** Whether the precompiled validators are in use (false after a schema edit without `npm run gen`). */
+export function usesPrecompiled(set: SchemaSet): boolean {
+  return prepare(set).precompiled;
+}
+
+/** The validator of one schema file. */
+export function validatorFor(set: SchemaSet, ref: string): ValidateFunction {
+  const c = prepare(set);
+  let fn = c.cache.get(ref);
   if (!fn) {
-    const ajv = useDefaults ? c.ajvDefaults : c.ajvPlain;
-    fn = ajv.getSchema(ref);
-    if (!fn) throw new Error(`schema ${ref} is not registered`);
-    cache.set(ref, fn);
+    if (!c.compile) throw new Error(`no precompiled validator for ${ref}`);
+    fn = c.compile(ref);
+    c.cache.set(ref, fn);
   }
   return fn;
-}
-
-/** Validate a whole settings object (section path -> keys) against the root schema, for tools. */
-export function rootValidator(set: SchemaSet): ValidateFunction {
-  const ajv = makeAjv(set, false);
-  ajv.addSchema(set.root, 'settings.schema.json');
-  return ajv.getSchema('settings.schema.json') as ValidateFunction;
 }

@@ -62,7 +62,7 @@ export function checkSection(
     values[key] = coerced.value;
     origins[key] = { file, line: e.line, col: e.valueCol, section: canonicalPath, key };
   }
-  const validate = validatorFor(set, schema.ref, useDefaults);
+  const validate = validatorFor(set, schema.ref);
   if (!validate(values)) {
     for (const err of validate.errors ?? []) {
       const key = keyOf(err);
@@ -72,13 +72,20 @@ export function checkSection(
       if (key !== undefined) delete values[key];
     }
   }
-  return { values, origins };
+  return { values: useDefaults ? { ...sectionDefaults(set, schema), ...values } : values, origins };
 }
 
 /** Defaults of a section schema (validating an empty object with defaults on). */
-export function sectionDefaults(set: SchemaSet, schema: SectionSchema): Record<string, unknown> {
+/**
+ * Defaults of a section schema, read from its properties (no validator is
+ * compiled for a section the file does not contain: compiling every schema
+ * at start cost more than the rest of the start).
+ */
+export function sectionDefaults(_set: SchemaSet, schema: SectionSchema): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  validatorFor(set, schema.ref, true)(values);
+  for (const [key, prop] of Object.entries(schema.schema.properties ?? {})) {
+    if (prop.default !== undefined) values[key] = structuredClone(prop.default);
+  }
   return values;
 }
 

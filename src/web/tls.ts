@@ -17,7 +17,6 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { generate } from 'selfsigned';
 import { AgentError, errorMessage } from '../errors.js';
 
 export interface CertificateFiles {
@@ -45,6 +44,8 @@ export async function loadOrCreateCertificate(files: CertificateFiles): Promise<
     const notBeforeDate = new Date(Date.now() - 60_000);
     const notAfterDate = new Date(notBeforeDate.getTime() + 2 * 365 * 24 * 3600 * 1000);
     const host = hostname();
+    // Loaded only when a certificate must be made: the library costs more to load than the rest of the start.
+    const { generate } = await import('selfsigned');
     const pems = await generate([{ name: 'commonName', value: 'localhost' }, { name: 'organizationName', value: 'agent self-signed' }], {
       keyType: keyPair?.type === 'rsa' ? 'rsa' : 'ec',
       curve: 'P-256',
