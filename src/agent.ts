@@ -64,6 +64,9 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   }
   const core = createCore({ settings: () => need().settings(), control });
   reconciler = new Reconciler(snapshot, loaded.warnings, core);
+  const r0 = reconciler;
+  // [/settings/log] level applies on every good reload, like every other key.
+  reconciler.onReload = () => applyLogSettings(r0.settings().sections['/settings/log']);
   for (const w of loaded.warnings) sink.write('warning', 'agent:settings', `${w.code}: ${w.message}`, { file: w.file, line: w.line });
   await reconciler.start();
   let watcher: SettingsWatcher | undefined;
