@@ -93,6 +93,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
 }
 
 function applyLogSettings(section: Readonly<Record<string, unknown>> | undefined): void {
+  const size = Number(section?.['buffer size']);
+  if (Number.isInteger(size) && size > 0) sink.capacity = size;
   const level = String(section?.level ?? '');
   if (process.env.AGENT_LOG_LEVEL === undefined && isLogLevel(level)) sink.consoleLevel = level as LogLevel;
 }

@@ -50,7 +50,7 @@ export class LogSink {
 
   constructor(
     /** Maximum number of entries kept in memory; the oldest go first. */
-    readonly capacity = 5000,
+    public capacity = 5000,
     /** Lowest level written to the console; `silent` writes nothing. */
     public consoleLevel: LogLevel | 'silent' = 'info',
   ) {}
