@@ -220,19 +220,19 @@ port: number
  */
 "use ssl": boolean
 /**
- * Server certificate (PEM); created self-signed under ${certificate-path} when empty.
+ * Server certificate (PEM); when empty, ${certificate-path}/agent-server.pem and agent-server.key are created self-signed on first start.
  */
 certificate: string
 /**
- * Key of the server certificate.
+ * Key of the server certificate; empty means the certificate file holds the key too.
  */
 "certificate key": string
 /**
- * Certificate authority that client certificates must be signed by.
+ * Certificate authority that client certificates must be signed by; when set, clients must present such a certificate (see verify mode).
  */
 ca: string
 /**
- * Whether clients must present a certificate signed by ca: none, or peer-cert (required).
+ * Client certificates when ca is set: none, peer-cert, fail-if-no-peer-cert and remote-peer require one signed by ca; peer and client-once check one only when sent. Without ca only none is valid.
  */
 "verify mode": ("none" | "peer" | "peer-cert" | "fail-if-no-peer-cert" | "client-once")
 /**
@@ -240,7 +240,7 @@ ca: string
  */
 "allowed ciphers": string
 /**
- * Seconds a client may take to send its request.
+ * Seconds a connection may stay idle (no request in flight) before the server closes it; also the limit for the TLS handshake.
  */
 timeout: number
 /**
