@@ -100,6 +100,8 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
     const socket: net.Socket = o.tls
       ? tls.connect({ ...o.tls, host: o.host, port: o.port, servername: net.isIP(o.host) ? '' : o.host })
       : net.connect({ host: o.host, port: o.port });
+    // One small packet each way: Nagle's algorithm would only add delay.
+    socket.setNoDelay(true);
     const finish = (err: ExchangeFailure | undefined, answer?: NrpeAnswer): void => {
       if (settled) return;
       settled = true;

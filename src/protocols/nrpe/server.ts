@@ -66,6 +66,8 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   const log = options.log;
 
   const serve = (socket: net.Socket): void => {
+    // One small answer per connection: Nagle's algorithm would only add delay.
+    socket.setNoDelay(true);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     handleConnection(socket, policy, options, log);
