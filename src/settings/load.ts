@@ -14,6 +14,7 @@ import { checkSection, sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
 import { expandVariables, resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
+import { crossChecks } from './cross-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { suggestion } from './did-you-mean.js';
 import { parsePrivilegeList, LEGACY_ROLE } from './privileges.js';
@@ -114,6 +115,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
   for (const [role, value] of Object.entries(sections['/settings/web/roles'] ?? {})) roles.set(role, parsePrivilegeList(String(value)));
 
   const warnings = insecureWarnings({ file: abs, sections, origins, modules, targets, users });
+  problems.push(...crossChecks(abs, sections, origins));
   for (const u of users.values()) {
     const role = String(u.values.role ?? '');
     if (!u.isTemplate && role !== '' && !roles.has(role)) {

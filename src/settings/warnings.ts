@@ -6,7 +6,8 @@
  * - AGENT_WARN_VERIFY_NONE: `verify mode = none` set explicitly while `use ssl` is on;
  * - AGENT_WARN_EMPTY_PASSWORD: WEBServer enabled and the effective web password empty;
  * - AGENT_WARN_ALLOWED_HOSTS_OPEN: an `allowed hosts` that admits every address;
- * - AGENT_WARN_NO_CA: AgentServer enabled with no `ca`;
+ * - AGENT_WARN_NO_CA: AgentServer enabled without TLS, without a `ca`, or with
+ *   a verify mode that makes the client certificate optional;
  * - AGENT_WARN_PLAIN_PASSWORD: a web user whose password is stored in plain text.
  * Defaults alone never warn (an untouched file stays quiet), except where the
  * result is insecure whatever the defaults are (empty password, no CA).
@@ -57,8 +58,13 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
       out.push(problem('AGENT_WARN_VERIFY_NONE', [`[${path}]`], at(o['verify mode'], path, 'verify mode')));
     }
   }
-  if (input.modules.AgentServer && !(input.sections['/settings/agent/server']?.ca)) {
-    out.push(problem('AGENT_WARN_NO_CA', ['[/settings/agent/server]'], at(input.origins['/settings/agent/server']?.port, '/settings/agent/server', 'ca')));
+  // Anyone allowed by allowed hosts may query AgentServer unless TLS is on
+  // with a CA and a verify mode that requires a client certificate.
+  const agentServer = input.sections['/settings/agent/server'] ?? {};
+  const optionalCert = ['peer', 'client-once'].includes(String(agentServer['verify mode']));
+  if (input.modules.AgentServer && (!agentServer.ca || agentServer['use ssl'] === false || optionalCert)) {
+    const o = input.origins['/settings/agent/server'] ?? {};
+    out.push(problem('AGENT_WARN_NO_CA', ['[/settings/agent/server]'], at(o.ca ?? o['verify mode'] ?? o['use ssl'], '/settings/agent/server', 'ca')));
   }
 
   for (const client of ['agent', 'remote'] as const) {

@@ -153,3 +153,15 @@ test('the snapshot is frozen', () => {
     (r.snapshot.modules as Record<string, boolean>).WEBServer = true;
   });
 });
+
+test('cross-key rule: AgentServer verify mode other than none needs a ca', () => {
+  const bad = loadSettingsText('[/settings/agent/server]\nverify mode = peer-cert\n', '/tmp/x/agent.ini');
+  assert.equal(bad.ok, false);
+  assert.deepEqual(codesAt(bad.problems), ['AGENT_ERR_VALUE_INVALID@2:15']);
+  assert.match(bad.problems[0]?.message ?? '', /needs a ca/);
+  const good = loadSettingsText('[/settings/agent/server]\nverify mode = peer-cert\nca = /etc/ca.pem\n', '/tmp/x/agent.ini');
+  assert.ok(good.ok);
+  const plain = loadSettingsText('[/modules]\nAgentServer = 1\n[/settings/agent/server]\nuse ssl = 0\nverify mode = peer-cert\n', '/tmp/x/agent.ini');
+  assert.ok(plain.ok, 'without TLS the verify mode is moot');
+  assert.ok(plain.warnings.some((w) => w.code === 'AGENT_WARN_NO_CA'));
+});
