@@ -82,7 +82,6 @@ export const CODES = {
   AGENT_ERR_HTTP_BAD_REQUEST: { message: '%s', status: 400 },
   AGENT_ERR_HTTP_BODY_TOO_LARGE: { message: 'request body larger than %s bytes', status: 413 },
   AGENT_ERR_HTTP_UNPROCESSABLE: { message: 'request body has invalid fields', status: 422 },
-  AGENT_ERR_HTTP_CONFLICT: { message: '%s', status: 409 },
   AGENT_ERR_HTTP_INTERNAL: { message: 'internal error; see the agent log', status: 500 },
   AGENT_ERR_HTTP_UNAVAILABLE: { message: '%s', status: 503 },
   // Web server

@@ -5,6 +5,7 @@
  * every problem printed, exit 1.
  */
 import { parseArgs, settingsPath, out, err } from './args.js';
+import { formatMessage } from '../errors.js';
 import { startAgent } from '../agent.js';
 import { sink } from '../log.js';
 import { formatProblem } from './format-problem.js';
@@ -26,7 +27,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const log = sink.logger('agent:run');
   const result = await startAgent({ settingsFile: file });
   if (!result.ok) {
-    err(`agent: settings ${file} are invalid; not starting:`);
+    err(`agent: ${formatMessage('AGENT_ERR_SETTINGS_INVALID', [file, result.problems.length])}; not starting:`);
     for (const p of result.problems) err(formatProblem(p));
     return 1;
   }

@@ -5,7 +5,7 @@
  * that throws or answers garbage yields an UNKNOWN result naming the
  * problem; it never takes the caller down.
  */
-import { AgentError, errorMessage } from '../errors.js';
+import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { sink, type LogLevel } from '../log.js';
 import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from '../protocols/plugin/codec.js';
 import type { QueryResult, Status } from './result.js';
@@ -67,7 +67,7 @@ export function createCore(options: CoreOptions): Core {
       for (const p of request.payload) {
         const entry = queries.get(p.command.toLowerCase());
         if (!entry) {
-          payload.push(resultToResponse({ command: p.command, result: 3, message: `Unknown command(s): ${p.command}`, perf: [] }, p.id ?? undefined));
+          payload.push(resultToResponse({ command: p.command, result: 3, message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]), perf: [] }, p.id ?? undefined));
           continue;
         }
         const single = encode('QueryRequestMessage', { header: request.header, payload: [p] });
@@ -76,8 +76,8 @@ export function createCore(options: CoreOptions): Core {
           if (answer.payload.length === 0) throw new Error('the handler answered no payload');
           payload.push(...answer.payload);
         } catch (err) {
-          log.error(`query ${p.command} failed: ${errorMessage(err)}`);
-          payload.push(resultToResponse({ command: p.command, result: 3, message: `query ${p.command} failed: ${errorMessage(err)}`, perf: [] }, p.id ?? undefined));
+          log.error(formatMessage('AGENT_ERR_QUERY_FAILED', [p.command, errorMessage(err)]));
+          payload.push(resultToResponse({ command: p.command, result: 3, message: formatMessage('AGENT_ERR_QUERY_FAILED', [p.command, errorMessage(err)]), perf: [] }, p.id ?? undefined));
         }
       }
       return encode('QueryResponseMessage', { header: replyHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
@@ -103,7 +103,7 @@ export function createCore(options: CoreOptions): Core {
       for (const p of request.payload) {
         const entry = execs.get(p.command.toLowerCase());
         if (!entry) {
-          payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: `Unknown command(s): ${p.command}` });
+          payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]) });
           continue;
         }
         try {

@@ -14,7 +14,7 @@
  */
 import { hostname } from 'node:os';
 import { splitOutput, unknown, type QueryResult, type Status } from '../../core/result.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage, formatMessage } from '../../errors.js';
 import type { Snapshot } from '../../settings/snapshot.js';
 import { clientHelp, parseClientOptions, type QueryKind } from '../../protocols/client-options.js';
 import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
@@ -34,7 +34,7 @@ export const AGENT_QUERIES: readonly { name: string; kind: QueryKind; title: str
 /** Runs one agent_* query; never rejects. */
 export async function runAgentQuery(pool: AgentClientPool, name: string, kind: QueryKind, args: readonly string[], snapshot: Snapshot, signal?: AbortSignal): Promise<QueryResult> {
   const parsed = parseClientOptions(args, kind, 'agent');
-  if (!parsed.ok) return unknown(name, `${name}: ${parsed.problem}`);
+  if (!parsed.ok) return unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`);
   const o = parsed.options;
   if (o.help) return { command: name, result: 0, message: clientHelp(name, kind, 'agent', o.help), perf: [] };
   const merged = mergeTarget({ targets: snapshot.targets.agent, container: TARGETS_PATH, defaultPort: AGENT_PORT }, o);

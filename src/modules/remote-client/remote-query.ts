@@ -15,7 +15,7 @@
  * Every failure is an UNKNOWN result saying what happened; nothing throws.
  */
 import { splitOutput, toNagios, unknown, type QueryResult, type Status } from '../../core/result.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage, formatMessage } from '../../errors.js';
 import type { Snapshot } from '../../settings/snapshot.js';
 import { clientHelp, parseClientOptions, type ClientOptions, type QueryKind } from '../../protocols/client-options.js';
 import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
@@ -38,7 +38,7 @@ export const REMOTE_QUERIES: readonly { name: string; kind: QueryKind; title: st
 /** Runs one remote_* query; never rejects. */
 export async function runRemoteQuery(name: string, kind: QueryKind, args: readonly string[], snapshot: Snapshot, signal?: AbortSignal): Promise<QueryResult> {
   const parsed = parseClientOptions(args, kind, 'remote');
-  if (!parsed.ok) return unknown(name, `${name}: ${parsed.problem}`);
+  if (!parsed.ok) return unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`);
   const o = parsed.options;
   if (o.help) return { command: name, result: 0, message: clientHelp(name, kind, 'remote', o.help), perf: [] };
   const merged = mergeTarget({ targets: snapshot.targets.remote, container: TARGETS_PATH, defaultPort: REMOTE_PORT }, o);
