@@ -81,6 +81,14 @@ async function lazy(path: string, name: string): Promise<Command> {
   return fn;
 }
 
+// `agent settings show | head` closes the pipe early: that is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 dispatch(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -18,7 +18,8 @@ Prints the effective settings: every section with defaults applied and
 variables expanded, each value with its origin (file:line, or "default").
   --resolved      also print client targets and web users after inheritance
   --section PATH  only sections whose path starts with PATH (case-insensitive)
-  --json          machine-readable output
+  --describe      print each key's description from the schema above it
+  --json          machine-readable output (descriptions always included)
 Secrets such as passwords are shown as ******.`;
 
 interface ShownValue {
@@ -28,7 +29,7 @@ interface ShownValue {
 }
 
 export async function showCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, { resolved: { value: false }, section: { value: true }, json: { value: false }, help: { value: false }, settings: { value: true } });
+  const { options, positionals } = parseArgs(argv, { resolved: { value: false }, section: { value: true }, json: { value: false }, describe: { value: false }, help: { value: false }, settings: { value: true } });
   if (options.help) {
     out(SHOW_HELP);
     return 0;
@@ -65,10 +66,11 @@ export async function showCommand(argv: string[]): Promise<number> {
     return 0;
   }
   out(`; ${s.file} (sha256 ${s.hash.slice(0, 16)}…)`);
-  printSections(sections);
+  const describe = options.describe === true;
+  printSections(sections, describe);
   if (options.resolved) {
     out('\n; resolved objects (targets and users), with inherited values');
-    printSections(objects);
+    printSections(objects, describe);
   }
   return 0;
 }
@@ -88,11 +90,12 @@ function shownSection(values: Readonly<Record<string, unknown>>, origins: Readon
   return out;
 }
 
-function printSections(sections: Record<string, Record<string, ShownValue>>): void {
+function printSections(sections: Record<string, Record<string, ShownValue>>, describe: boolean): void {
   for (const [path, keys] of Object.entries(sections)) {
     out(`\n[${path}]`);
     const width = Math.min(40, Math.max(0, ...Object.entries(keys).map(([k, v]) => `${k} = ${render(v.value)}`.length)));
     for (const [k, v] of Object.entries(keys)) {
+      if (describe && v.description) out(`; ${v.description}`);
       const line = `${k} = ${render(v.value)}`;
       out(`${line.padEnd(width)}  ; ${v.origin}`);
     }

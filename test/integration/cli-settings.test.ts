@@ -104,6 +104,8 @@ test('show: effective values with origins, secrets redacted, --resolved objects,
   const resolved = agent(['settings', 'show', 'valid.ini', '--resolved', '--section', '/settings/remote/client/targets/box']);
   assert.match(resolved.out, /timeout = 9\s+; object base, valid\.ini:10/);
   assert.match(resolved.out, /address = 192\.0\.2\.10:5666\s+; object box, valid\.ini:14/);
+  const described = agent(['settings', 'show', 'valid.ini', '--describe', '--section', '/settings/default']);
+  assert.match(described.out, /; Comma-separated client addresses allowed to connect[^\n]*\nallowed hosts = 127\.0\.0\.1/);
   const json = JSON.parse(agent(['settings', 'show', 'valid.ini', '--json']).out) as { sections: Record<string, Record<string, { value: unknown; origin: string }>> };
   assert.equal(json.sections['/settings/default']?.password?.value, '******');
   assert.equal(json.sections['/modules']?.CheckHelpers?.value, true);
