@@ -81,8 +81,10 @@ export class Reconciler {
       }
       this.applied = result.snapshot;
       this.problems = [];
+      // Each warning is logged once: a reload that keeps it says nothing new.
+      const seen = new Set(this.warnings.map(warningKey));
       this.warnings = result.warnings;
-      for (const w of result.warnings) log.warning(`${w.code}: ${w.message}`, { file: w.file, line: w.line });
+      for (const w of result.warnings) if (!seen.has(warningKey(w))) log.warning(`${w.code}: ${w.message}`, { file: w.file, line: w.line });
       log.info(`settings ${previous.hash === hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
       await this.reconcileAll(previous, this.applied);
       this.finish(this.anyFailed() ? 'partial' : 'ok');
@@ -232,4 +234,8 @@ export class Reconciler {
     this.chain = run.catch(() => undefined);
     return run;
   }
+}
+
+function warningKey(p: SettingsProblem): string {
+  return `${p.code}|${p.section ?? ''}|${p.key ?? ''}|${p.message}`;
 }
