@@ -1,12 +1,11 @@
 /**
- * Results other agents submitted: the latest per command and source, in
- * arrival order of their last update. The source is the sender named in the
- * message header, else the client certificate's CN, else the peer address.
+ * Passive results other agents submitted (agent protocol, NRPE
+ * `_NRPE_SUBMIT`): the latest per command and source, in arrival order of
+ * their last update. The caller names the source (the sender in the message
+ * header, else the client certificate's CN, else the peer address).
  * Bounded: beyond `capacity` entries the least recently updated go first.
  */
-import { decode, responseToResult } from '../../protocols/plugin/codec.js';
-import type { PeerInfo } from '../../protocols/agent/server.js';
-import { formatPerfList, STATUS_NAMES, type Status } from '../../core/result.js';
+import { formatPerfList, STATUS_NAMES, type QueryResult, type Status } from './result.js';
 
 export interface Submission {
   command: string;
@@ -27,18 +26,15 @@ export class SubmissionStore {
 
   constructor(private readonly capacity = 1000) {}
 
-  /** Decode a SubmitResponseMessage and keep each result; returns what was kept. Throws AGENT_ERR_PROTOBUF on a bad message. */
-  take(bytes: Uint8Array, peer: PeerInfo): Submission[] {
-    const message = decode('SubmitResponseMessage', bytes);
-    const source = message.header.sender || peer.certificate || peer.address;
+  /** Keeps each result under (source, command), replacing an older one; returns what was kept. */
+  keep(results: readonly QueryResult[], source: string, address: string): Submission[] {
     const received = new Date().toISOString();
     const kept: Submission[] = [];
-    for (const payload of message.payload) {
-      const r = responseToResult(payload);
+    for (const r of results) {
       const entry: Submission = {
         command: r.command,
         source,
-        address: peer.address,
+        address,
         result: r.result,
         status: STATUS_NAMES[r.result],
         message: r.message,
@@ -57,4 +53,9 @@ export class SubmissionStore {
   list(): Submission[] {
     return [...this.entries.values()];
   }
+}
+
+/** The log line of one submission: `submission from <source>: <command> <STATUS>: <message>[|perf]`. */
+export function describeSubmission(entry: Submission): string {
+  return `submission from ${entry.source}: ${entry.command} ${entry.status}: ${entry.message}${entry.perf ? `|${entry.perf}` : ''}`;
 }

@@ -21,7 +21,8 @@ import { agentServerTls } from '../../protocols/agent/tls.js';
 import { DEFAULT_MAX_FRAME } from '../../protocols/agent/framing.js';
 import { loadOrCreateCertificate } from '../../web/tls.js';
 import { AgentError, errorMessage } from '../../errors.js';
-import { SubmissionStore } from './submissions.js';
+import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
+import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 
 const SECTION = '/settings/agent/server';
 export const AGENT_PORT = 5668;
@@ -81,9 +82,10 @@ export function createModule(): AgentModule {
         query: (bytes) => ctx!.core.queryRaw(bytes),
         exec: (bytes) => ctx!.core.execRaw(bytes),
         submit: async (bytes, peer) => {
-          for (const entry of store.take(bytes, peer)) {
-            ctx!.log.info(`submission from ${entry.source}: ${entry.command} ${entry.status}: ${entry.message}${entry.perf ? `|${entry.perf}` : ''}`);
-          }
+          // A message that does not decode throws AGENT_ERR_PROTOBUF (an Error frame to the client).
+          const message = decode('SubmitResponseMessage', bytes);
+          const source = message.header.sender || peer.certificate || peer.address;
+          for (const entry of store.keep(message.payload.map((p) => responseToResult(p)), source, peer.address)) ctx!.log.info(describeSubmission(entry));
         },
       },
     });
