@@ -148,6 +148,8 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
     socket.on('error', (err: NodeJS.ErrnoException) => {
       const reason = describeSocketError(err);
       if (!connected && isConnectError(err)) fail('connect', 'AGENT_ERR_NRPE_CONNECT', peer, reason);
+      // With TLS 1.3 the server checks our certificate after our handshake is done: its alert comes as a read error.
+      else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, reason));
       else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, `${reason}${err.code === 'ECONNRESET' ? ' (is the server in plain mode? try --no-ssl)' : ''}`);
       else if (!connected) fail('connect', 'AGENT_ERR_NRPE_CONNECT', peer, reason);
       else onClosed(reason);
@@ -193,6 +195,21 @@ function describeSocketError(err: NodeJS.ErrnoException): string {
     default:
       return err.code ? `${err.code}: ${err.message}` : err.message;
   }
+}
+
+function isTlsError(err: NodeJS.ErrnoException): boolean {
+  const code = err.code ?? '';
+  return code.startsWith('ERR_SSL_') || /CERT|SELF_SIGNED|UNABLE_TO_/.test(code);
+}
+
+/** What a certificate problem means for the user; other TLS errors keep their first line. */
+function tlsHint(err: NodeJS.ErrnoException & { reason?: string }, reason: string): string {
+  const code = err.code ?? '';
+  if (/CERTIFICATE_REQUIRED/.test(code)) return `the server requires a client certificate (set --certificate and --certificate-key) [${code}]`;
+  if (/ALERT_(UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_UNKNOWN|DECRYPT_ERROR)/.test(code)) return `the server rejected our client certificate (not signed by its CA?) [${code}]`;
+  if (/SELF_SIGNED|UNABLE_TO_|CERT_/.test(code)) return `${reason} (the server's certificate is not trusted: check --ca and --verify)`;
+  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/.test(code)) return `the server does not speak TLS here (try --no-ssl) [${code}]`;
+  return code.startsWith('ERR_SSL_') ? `${err.reason ?? reason.split('\n')[0]} [${code}]` : reason;
 }
 
 function lastCause(message: string): string {
