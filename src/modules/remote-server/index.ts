@@ -7,15 +7,23 @@
  * port, bind address or TLS setting rebinds: the new listener starts before
  * the old one closes (when both use the same address the old one closes
  * first, since the port cannot be bound twice).
+ *
+ * Submissions (`_NRPE_SUBMIT!<alias>!<code>!<message>`) are taken only when
+ * `submit channel` is set: each is put on that channel, logged as
+ * `submission from <source>: <alias> <STATUS>: <message>` and kept (the
+ * latest per alias and source) for the query `remote_submissions`, a JSON
+ * list. The source is the verified client certificate's CN, else the peer
+ * address.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import { withFallback, type Snapshot } from '../../settings/snapshot.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
-import { startNrpeServer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
+import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { buildServerTls } from '../../protocols/nrpe/tls.js';
 import { NRPE_CHECK } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
 import { VERSION } from '../../version.js';
+import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 
 const SECTION = '/settings/remote/server';
 const SUBMIT_COMMAND = '_NRPE_SUBMIT';
@@ -25,6 +33,8 @@ export function createModule(): AgentModule {
   let server: NrpeServer | undefined;
   let listenerKey = '';
   let submitChannel = '';
+  const store = new SubmissionStore();
+  const cleanup: (() => void)[] = [];
 
   const policyOf = (snapshot: Snapshot): NrpeServerPolicy => {
     const s = snapshot.sections[SECTION] ?? {};
@@ -66,18 +76,20 @@ export function createModule(): AgentModule {
     return srv;
   };
 
-  const answer = async (command: string, args: string[]): Promise<QueryResult> => {
+  const answer = async (command: string, args: string[], peer: NrpePeer): Promise<QueryResult> => {
     if (command === NRPE_CHECK) return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
-    if (command === SUBMIT_COMMAND) return takeSubmission(args);
+    if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
     return ctx!.core.query(command, args, { signal: ctx!.signal });
   };
 
-  const takeSubmission = async (args: string[]): Promise<QueryResult> => {
+  const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {
     const [alias = '', code = '', ...rest] = args;
     const status: Status | undefined = parseStatus(code);
     if (!submitChannel) return { command: SUBMIT_COMMAND, result: 3, message: 'This server does not accept submissions (submit channel is not set)', perf: [] };
     if (!alias || status === undefined) return { command: SUBMIT_COMMAND, result: 3, message: 'A submission needs an alias and a result code: _NRPE_SUBMIT!<alias>!<code>!<message>', perf: [] };
-    const taken = await ctx!.core.submit(submitChannel, [{ command: alias, result: status, ...splitOutput(rest.join('!')) }], 'RemoteServer');
+    const result: QueryResult = { command: alias, result: status, ...splitOutput(rest.join('!')) };
+    for (const entry of store.keep([result], peer.certificate || peer.address, peer.address)) ctx!.log.info(describeSubmission(entry));
+    const taken = await ctx!.core.submit(submitChannel, [result], 'RemoteServer');
     return { command: SUBMIT_COMMAND, result: 0, message: `Submission of ${alias} accepted on channel ${submitChannel} (${taken} listener${taken === 1 ? '' : 's'})`, perf: [] };
   };
 
@@ -88,6 +100,17 @@ export function createModule(): AgentModule {
       listenerKey = keyOf(context.settings);
       submitChannel = String(context.settings.sections[SECTION]?.['submit channel'] ?? '');
       server = await listen(context.settings);
+      cleanup.push(
+        context.core.registerSimpleQuery(
+          {
+            name: 'remote_submissions',
+            module: 'RemoteServer',
+            title: 'Results submitted over NRPE',
+            description: 'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
+          },
+          async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
+        ),
+      );
     },
     async apply(next) {
       submitChannel = String(next.sections[SECTION]?.['submit channel'] ?? '');
@@ -111,6 +134,7 @@ export function createModule(): AgentModule {
       return true;
     },
     async stop() {
+      for (const c of cleanup.splice(0)) c();
       await server?.close();
       server = undefined;
     },

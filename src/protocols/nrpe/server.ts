@@ -2,7 +2,7 @@
  * The NRPE server: a listener factory that knows nothing about the core or
  * the reconciler. Each connection carries one query; the server reads one
  * packet (v2 of exactly 12 + payload length bytes, v3 or v4 up to 64 KiB),
- * checks it, asks `answer(command, args)`, writes one response of the same
+ * checks it, asks `answer(command, args, peer)`, writes one response of the same
  * version and closes, as check_nrpe expects. Bad packets, peers outside
  * `allowed hosts` and slow peers are dropped (closed without answer) and
  * logged; nothing a peer sends can crash the listener or make it buffer more
@@ -41,8 +41,15 @@ export interface NrpeServerOptions extends NrpeServerPolicy {
    */
   dataCommands?: readonly string[];
   /** The answer to a query; a rejection becomes an UNKNOWN answer. */
-  answer: (command: string, args: string[]) => Promise<QueryResult>;
+  answer: (command: string, args: string[], peer: NrpePeer) => Promise<QueryResult>;
   log: Logger;
+}
+
+/** Who sent a query. */
+export interface NrpePeer {
+  address: string;
+  /** Subject CN of a client certificate that was verified against the CA, when one was presented. */
+  certificate?: string;
 }
 
 export interface NrpeServer {
@@ -181,7 +188,7 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
   } else {
     const started = Date.now();
     try {
-      result = await options.answer(command, args);
+      result = await options.answer(command, args, peerOf(socket));
     } catch (err) {
       result = refusal(`${command} failed: ${errorMessage(err)}`);
     }
@@ -198,6 +205,13 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
   socket.setTimeout(policy.timeoutMs, () => socket.destroy());
   // One write, then close: check_nrpe over TLS waits for the close.
   socket.end(response);
+}
+
+function peerOf(socket: net.Socket): NrpePeer {
+  const peer: NrpePeer = { address: socket.remoteAddress ?? '' };
+  const cn = socket instanceof tls.TLSSocket && socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
+  if (typeof cn === 'string' && cn) peer.certificate = cn;
+  return peer;
 }
 
 function refusal(message: string): Pick<QueryResult, 'result' | 'message' | 'perf'> {
