@@ -1,0 +1,220 @@
+/**
+ * The remote protocol with certificates, made here with openssl (a CA, a
+ * server certificate for 127.0.0.1, client certificates, and an unrelated
+ * CA): our client against Debian's daemon with a certificate and with
+ * required client certificates; Debian's check_nrpe against our
+ * RemoteServer with a certificate and with `verify mode = peer-cert`; and
+ * remote_submit end to end between two agent processes, directly and
+ * through the REMOTE channel.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
+import { checkNrpe, startNrpeDaemon, type NrpeDaemon } from '../helpers/nrpe-daemon.js';
+import { freePort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { webRequest } from '../helpers/web-client.js';
+import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
+import { loadSettingsText } from '../../src/settings/load.js';
+import type { Snapshot } from '../../src/settings/snapshot.js';
+
+const PASSWORD = 'pw';
+
+let certs: CertDir;
+let ca: CertFiles;
+let otherCa: CertFiles;
+let server: CertFiles;
+let client: CertFiles;
+let stranger: CertFiles;
+let snapshot: Snapshot;
+
+before(() => {
+  certs = certDir();
+  ca = certs.ca('ca');
+  otherCa = certs.ca('other-ca');
+  server = certs.issue(ca, 'server', 'server');
+  client = certs.issue(ca, 'agent-a', 'client');
+  stranger = certs.issue(otherCa, 'stranger', 'client');
+  const loaded = loadSettingsText('', join(certs.dir, 'agent.ini'));
+  assert.ok(loaded.ok, JSON.stringify(loaded.problems));
+  snapshot = loaded.snapshot;
+});
+
+after(() => certs?.remove());
+
+/** remote_query through the library, against 127.0.0.1:port. */
+const query = (port: number, ...args: string[]) => runRemoteQuery('remote_query', 'query', ['--host', '127.0.0.1', '--port', String(port), '--timeout', '5', ...args], snapshot);
+
+/** `agent client <args>` as a process; bounded by 20 s. */
+function cli(args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, 'client', '--settings', '/nonexistent/agent.ini', ...args], { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } }, (err, stdout) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout.trim() });
+    });
+  });
+}
+
+describe('our client against the Debian daemon with certificates', () => {
+  let withCert: NrpeDaemon;
+  let needsClientCert: NrpeDaemon;
+
+  before(async () => {
+    const cert = `ssl_cert_file=${server.cert}\nssl_privatekey_file=${server.key}\nssl_logging=0x0f`;
+    [withCert, needsClientCert] = await Promise.all([
+      startNrpeDaemon({ extra: cert }),
+      startNrpeDaemon({ extra: `${cert}\nssl_cacert_file=${ca.cert}\nssl_client_certs=2` }),
+    ]);
+  });
+
+  after(async () => {
+    await Promise.all([withCert?.stop(), needsClientCert?.stop()]);
+  });
+
+  it('--ca with --verify peer-cert succeeds over TLS 1.3 (agent client as check_nrpe)', async () => {
+    const r = await cli(['remote_query', '-H', '127.0.0.1', '-p', String(withCert.port), '-c', 'check_ok', '--ca', ca.cert, '--verify', 'peer-cert']);
+    assert.deepEqual(r, { code: 0, out: "OK: fine|'x'=1;2;3" });
+    assert.match(withCert.log(), /Remote 127\.0\.0\.1 - TLSv1\.3, Cipher is TLS_AES_256_GCM_SHA384/);
+  });
+
+  it('an unrelated CA, or no CA with peer-cert, is UNKNOWN naming the certificate problem', async () => {
+    const foreign = await query(withCert.port, '--command', 'check_ok', '--ca', otherCa.cert, '--verify', 'peer-cert');
+    assert.equal(foreign.result, 3);
+    assert.match(foreign.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate \(the server's certificate is not trusted: check --ca and --verify\)$/);
+    const systemStore = await query(withCert.port, '--command', 'check_ok', '--verify', 'peer-cert');
+    assert.equal(systemStore.result, 3);
+    assert.match(systemStore.message, /UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
+  });
+
+  it('--verify none without a CA takes any certificate', async () => {
+    const r = await query(withCert.port, '--command', 'check_ok', '--verify', 'none');
+    assert.deepEqual([r.result, r.message], [0, 'OK: fine']);
+  });
+
+  it('a daemon that requires client certificates takes ours', async () => {
+    const r = await query(needsClientCert.port, '--command', 'check_warn', '--certificate', client.cert, '--certificate-key', client.key, '--ca', ca.cert, '--verify', 'peer-cert');
+    assert.deepEqual([r.result, r.message], [1, 'WARNING: meh']);
+  });
+
+  it('without a client certificate, or with one from another CA, it is UNKNOWN saying so', async () => {
+    const none = await query(needsClientCert.port, '--command', 'check_ok');
+    assert.equal(none.result, 3);
+    assert.match(none.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: the server requires a client certificate \(set --certificate and --certificate-key\)/);
+    const foreign = await query(needsClientCert.port, '--command', 'check_ok', '--certificate', stranger.cert, '--certificate-key', stranger.key);
+    assert.equal(foreign.result, 3);
+    assert.match(foreign.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: the server rejected our client certificate \(not signed by its CA\?\)/);
+  });
+});
+
+describe('check_nrpe against our RemoteServer with certificates, and remote_submit between two agents', () => {
+  let a: AgentProcess;
+  let b: AgentProcess;
+  let aPort: number;
+  let bPort: number;
+  let baseA: string;
+  let baseB: string;
+
+  before(async () => {
+    [aPort, bPort] = await Promise.all([freePort(), freePort()]);
+    // A: a certificate, no client verification; its own submissions go to REMOTE, which RemoteClient forwards to B.
+    const iniA = `${common(aPort)}
+submit channel = REMOTE
+
+[/settings/remote/client/targets/default]
+address = 127.0.0.1:${bPort}
+certificate = ${client.cert}
+certificate key = ${client.key}
+ca = ${ca.cert}
+verify mode = peer-cert
+timeout = 5
+`;
+    // B: clients need a certificate signed by the CA; submissions go to PASSIVE.
+    const iniB = `${common(bPort)}
+ca = ${ca.cert}
+verify mode = peer-cert
+submit channel = PASSIVE
+`;
+    [a, b] = await Promise.all([startAgent({ ini: iniA }), startAgent({ ini: iniB })]);
+    [baseA, baseB] = await Promise.all([webBase(a), webBase(b)]);
+  });
+
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('check_nrpe -A ca verifies our certificate; another CA fails the handshake', async () => {
+    assert.deepEqual(await checkNrpe(aPort, ['-A', ca.cert, '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
+    const foreign = await checkNrpe(aPort, ['-A', otherCa.cert, '-c', 'check_ok']);
+    assert.equal(foreign.code, 2);
+    assert.match(foreign.out, /Could not complete SSL handshake/);
+  });
+
+  it('with verify mode peer-cert, check_nrpe -C -K is served and check_nrpe without -C is refused', async () => {
+    assert.deepEqual(await checkNrpe(bPort, ['-C', client.cert, '-K', client.key, '-A', ca.cert, '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
+    const mark = b.mark();
+    const none = await checkNrpe(bPort, ['-c', 'check_ok']);
+    assert.notEqual(none.code, 0, none.out);
+    await b.waitForLog(/TLS handshake with 127\.0\.0\.1 failed: .*peer did not return a certificate/, 5000, mark);
+    const foreign = await checkNrpe(bPort, ['-C', stranger.cert, '-K', stranger.key, '-c', 'check_ok']);
+    assert.notEqual(foreign.code, 0, foreign.out);
+  });
+
+  it('remote_submit from A reaches B, which logs it and lists it in remote_submissions', async () => {
+    const sent = await run(baseA, 'remote_submit', { alias: 'backup', result: 'WARN', message: 'late|age=5h' });
+    assert.deepEqual(sent, { result: 0, message: 'Submission of backup accepted on channel PASSIVE (0 listeners)' });
+    // The source is the CN of A's verified client certificate.
+    await b.waitForLog(/submission from agent-a: backup WARNING: late\|'age'=5h/);
+    const list = JSON.parse((await run(baseB, 'remote_submissions', {})).message) as { command: string; source: string; address: string; status: string; message: string; perf: string }[];
+    const backup = list.find((s) => s.command === 'backup');
+    assert.deepEqual(backup && [backup.source, backup.address, backup.status, backup.message, backup.perf], ['agent-a', '127.0.0.1', 'WARNING', 'late', "'age'=5h"]);
+    // A newer result for the same command and source replaces the older one.
+    await run(baseA, 'remote_submit', { alias: 'backup', result: 'OK', message: 'done' });
+    const latest = JSON.parse((await run(baseB, 'remote_submissions', {})).message) as { command: string; status: string; message: string }[];
+    assert.deepEqual(latest.filter((s) => s.command === 'backup').map((s) => [s.status, s.message]), [['OK', 'done']]);
+  });
+
+  it('results submitted on A\'s REMOTE channel are forwarded to B', async () => {
+    // Submitted to A's RemoteServer, which puts them on A's REMOTE channel; A's RemoteClient sends them to B.
+    const r = await cli(['remote_submit', '--host', '127.0.0.1', '--port', String(aPort), '--ca', ca.cert, '--verify', 'peer-cert', '--alias', 'forwarded', '--result', 'CRIT', '--message', 'via channel']);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /accepted on channel REMOTE \(1 listener\)/);
+    await b.waitForLog(/submission from agent-a: forwarded CRITICAL: via channel/);
+  });
+});
+
+function common(port: number): string {
+  return `[/modules]
+CheckHelpers = enabled
+RemoteServer = enabled
+RemoteClient = enabled
+WEBServer = enabled
+
+[/settings/default]
+allowed hosts = 127.0.0.1
+
+[/settings/WEB/server]
+port = 0s
+bind to = 127.0.0.1
+password = ${PASSWORD}
+
+[/settings/remote/server]
+port = ${port}
+bind to = 127.0.0.1
+certificate = ${server.cert}
+certificate key = ${server.key}`;
+}
+
+async function webBase(agent: AgentProcess): Promise<string> {
+  return (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+}
+
+/** Run a query in a running agent through its web API. */
+async function run(base: string, query: string, params: Record<string, string>): Promise<{ result: number; message: string }> {
+  const qs = Object.entries(params)
+    .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+    .join('&');
+  const res = await webRequest(`${base}/api/v1/queries/${query}/commands/execute?${qs}`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
+  assert.equal(res.status, 200, res.body);
+  const body = res.json<{ result: number; lines: { message: string }[] }>();
+  return { result: body.result, message: body.lines[0]!.message };
+}
