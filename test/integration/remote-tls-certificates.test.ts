@@ -3,7 +3,9 @@
  * server certificate for 127.0.0.1, client certificates, and an unrelated
  * CA): our client against Debian's daemon with a certificate and with
  * required client certificates; Debian's check_nrpe against our
- * RemoteServer with a certificate and with `verify mode = peer-cert`; and
+ * RemoteServer with a certificate and with `verify mode = peer-cert`; our
+ * NRPE server with `verify mode = peer` (a certificate is optional, one
+ * that does not verify is refused); and
  * remote_submit end to end between two agent processes, directly and
  * through the REMOTE channel.
  */
@@ -18,6 +20,9 @@ import { webRequest } from '../helpers/web-client.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
 import type { Snapshot } from '../../src/settings/snapshot.js';
+import { startNrpeServer, type NrpeServer } from '../../src/protocols/nrpe/server.js';
+import { buildServerTls } from '../../src/protocols/nrpe/tls.js';
+import { getLogger } from '../../src/log.js';
 
 const PASSWORD = 'pw';
 
@@ -103,6 +108,39 @@ describe('our client against the Debian daemon with certificates', () => {
     const foreign = await query(needsClientCert.port, '--command', 'check_ok', '--certificate', stranger.cert, '--certificate-key', stranger.key);
     assert.equal(foreign.result, 3);
     assert.match(foreign.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: the server rejected our client certificate \(not signed by its CA\?\)/);
+  });
+});
+
+describe('our NRPE server with verify mode peer', () => {
+  let srv: NrpeServer;
+
+  before(async () => {
+    srv = await startNrpeServer({
+      host: '127.0.0.1',
+      port: 0,
+      tls: buildServerTls({ allowedCiphers: '', certificate: server.cert, certificateKey: server.key, ca: ca.cert, verifyMode: 'peer' }),
+      isAllowed: () => true,
+      allowArguments: false,
+      allowNastyCharacters: false,
+      payloadLength: 1024,
+      timeoutMs: 5000,
+      log: getLogger('test:nrpe-server'),
+      // The answer names who the server saw.
+      answer: async (command, _args, peer) => ({ command, result: 0, message: `${peer.address} ${peer.certificate ?? '-'}`, perf: [] }),
+    });
+  });
+
+  after(async () => {
+    await srv?.close();
+  });
+
+  it('serves clients without a certificate and names a verified one; refuses one from another CA', async () => {
+    const port = srv.address().port;
+    assert.equal((await query(port, '--command', 'who')).message, '127.0.0.1 -');
+    assert.equal((await query(port, '--command', 'who', '--certificate', client.cert, '--certificate-key', client.key)).message, '127.0.0.1 agent-a');
+    const foreign = await query(port, '--command', 'who', '--certificate', stranger.cert, '--certificate-key', stranger.key);
+    assert.equal(foreign.result, 3);
+    assert.match(foreign.message, /closed the connection without answering: the server refused the request \(.*our client certificate\)/);
   });
 });
 

@@ -169,7 +169,8 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       const how = reason ? ` (${reason})` : '';
       if (!connected) return fail(o.tls ? 'tls' : 'connect', o.tls ? 'AGENT_ERR_NRPE_TLS' : 'AGENT_ERR_NRPE_CONNECT', peer, `connection closed during set-up${how}`);
       if (received === 0 && parts.length === 0) {
-        return fail('read', 'AGENT_ERR_NRPE_CLOSED', peer, `without answering${how}: the server refused the request (arguments or characters it does not allow, a host it does not allow) or does not speak NRPE`);
+        const cert = o.tls?.cert ? ', our client certificate' : '';
+        return fail('read', 'AGENT_ERR_NRPE_CLOSED', peer, `without answering${how}: the server refused the request (arguments or characters it does not allow, a host it does not allow${cert}) or does not speak NRPE`);
       }
       fail('read', 'AGENT_ERR_NRPE_CLOSED', peer, `after ${reader.describePartial()} of an answer${how}`);
     }

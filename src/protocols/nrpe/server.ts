@@ -77,6 +77,12 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
+    // Optional client certificates (verify mode peer): none is fine, one that does not verify is not.
+    if (socket instanceof tls.TLSSocket && options.tls?.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
+      log.warning(`refused connection from ${socket.remoteAddress ?? '?'}: client certificate rejected (${String(socket.authorizationError)})`);
+      socket.destroy();
+      return;
+    }
     handleConnection(socket, policy, options, log);
   };
   const server: net.Server = options.tls
