@@ -69,6 +69,8 @@ export interface FirefoxSession {
   pageErrors: string[];
   /** URLs the page requested outside `origin` (data: URLs are not requests to anywhere). */
   foreignRequests: string[];
+  /** Every URL the page requested, in order (to show the request listener works). */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -115,12 +117,14 @@ export async function openFirefox(options: FirefoxOptions): Promise<FirefoxSessi
     page.setDefaultNavigationTimeout(options.timeoutMs ?? 10_000);
     const pageErrors: string[] = [];
     const foreignRequests: string[] = [];
+    const requests: string[] = [];
     page.on('pageerror', (err) => pageErrors.push(err instanceof Error ? err.message : String(err)));
     page.on('request', (req) => {
       const url = req.url();
+      requests.push(url);
       if (!url.startsWith('data:') && new URL(url).origin !== options.origin) foreignRequests.push(url);
     });
-    return { browser, page, pageErrors, foreignRequests, close };
+    return { browser, page, pageErrors, foreignRequests, requests, close };
   } catch (err) {
     await close();
     throw err;

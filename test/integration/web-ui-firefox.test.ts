@@ -189,9 +189,15 @@ describe('web UI in firefox (agent process)', () => {
     await page.setViewport({ width: 1200, height: 800 });
   });
 
-  it('raised no page errors and asked nothing of any other origin', () => {
+  it('raised no page errors and asked nothing of any other origin', async () => {
     assert.deepEqual(firefox.pageErrors, []);
     assert.deepEqual(firefox.foreignRequests, []);
+    // The listeners do work over BiDi: the API calls were seen, and a thrown error is caught (bounded wait).
+    assert.ok(firefox.requests.some((url) => url.startsWith(`${base}/api`)), 'API requests were recorded');
+    await js("setTimeout(() => { throw new Error('listener probe'); }, 0)");
+    for (let i = 0; i < 40 && firefox.pageErrors.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
+    assert.equal(firefox.pageErrors.length, 1);
+    assert.match(firefox.pageErrors[0] ?? '', /listener probe/);
   });
 });
 
