@@ -71,7 +71,7 @@ function intParam(value: unknown, name: string, fallback: number, min: number, m
   const text = single(value, name);
   if (text === undefined || text === '') return fallback;
   if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`${name} must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any' : max}`]);
+    throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [max === Number.MAX_SAFE_INTEGER ? `${name} must be a whole number of ${min} or more` : `${name} must be a whole number from ${min} to ${max}`]);
   }
   return Number(text);
 }
