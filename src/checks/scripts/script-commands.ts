@@ -11,7 +11,8 @@
  * Result codes: 0 success, 1 not found, 2 invalid request (the message
  * starts with the reason), 3 failure. Never throws.
  */
-import { mkdir, readdir, readFile, stat, unlink, writeFile, chmod } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Status } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
@@ -80,8 +81,7 @@ async function add(name: string, b64: string, store: ScriptStore): Promise<ExecA
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new RequestError(`Invalid script name: ${name} is a folder`);
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, Buffer.from(clean, 'base64'), { mode: 0o755 });
-  await chmod(path, 0o755);
+  await writeNoFollow(path, Buffer.from(clean, 'base64'), name);
   const rel = relativeToRoot(store.root(), path);
   await store.setEntry(stem, rel);
   return { result: 0, message: `Added ${stem} as ${rel}` };
@@ -131,6 +131,27 @@ export async function listFiles(root: string): Promise<string[]> {
   };
   await walk(resolve(root), 0);
   return out.sort();
+}
+
+/**
+ * Write (create or truncate) the file 0755 without following a symlink at
+ * its final segment: a symlink there is refused as an invalid request.
+ */
+async function writeNoFollow(path: string, data: Buffer, name: string): Promise<void> {
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
+  let fh;
+  try {
+    fh = await open(path, flags, 0o755);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RequestError(`Invalid script name: ${name} is a symbolic link`);
+    throw err;
+  }
+  try {
+    await fh.writeFile(data);
+    await fh.chmod(0o755);
+  } finally {
+    await fh.close();
+  }
 }
 
 function safeSplit(line: string): string[] {

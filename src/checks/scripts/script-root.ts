@@ -3,11 +3,11 @@
  * whether a path stays inside the script root. A name is relative, made of
  * segments of `[A-Za-z0-9._-]` separated by `/` (or `\`, read as `/`); `.`,
  * `..`, empty segments, absolute paths and drive letters are refused. The
- * resolved path (following symlinks of whatever part exists) must lie
- * strictly inside the root.
+ * resolved path (following symlinks of whatever part exists, dangling ones
+ * through their link text) must lie strictly inside the root.
  */
-import { realpath } from 'node:fs/promises';
-import { dirname, relative, resolve, sep, isAbsolute } from 'node:path';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
@@ -59,19 +59,40 @@ function inside(root: string, path: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
-/** realpath of the longest existing prefix, with the rest appended. */
+/**
+ * The path with every symlink resolved, segment by segment, as realpath
+ * would — except that a missing segment ends the walk (the rest is appended
+ * as written). A dangling symlink is still followed through its link text, so
+ * a link to a file that does not exist yet resolves to where a write would
+ * land. Throws OutsideRootError beyond 40 link hops.
+ */
 async function realExisting(path: string): Promise<string> {
-  let head = path;
-  const tail: string[] = [];
-  for (let i = 0; i < 64; i++) {
-    try {
-      return resolve(await realpath(head), ...tail);
-    } catch {
-      const parent = dirname(head);
-      if (parent === head) return path;
-      tail.unshift(head.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-      head = parent;
+  const abs = resolve(path);
+  let current = parse(abs).root;
+  let pending = segments(abs.slice(current.length));
+  for (let hops = 0, steps = 0; pending.length > 0 && steps < 4096; steps++) {
+    const seg = pending.shift() as string;
+    if (seg === '.') continue;
+    if (seg === '..') {
+      current = dirname(current);
+      continue;
     }
+    const next = join(current, seg);
+    const st = await lstat(next).catch(() => undefined);
+    if (!st) return resolve(next, ...pending);
+    if (!st.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if (++hops > 40) throw new OutsideRootError(`Invalid script name: too many symbolic links at ${next}`);
+    const link = await readlink(next);
+    if (isAbsolute(link)) current = parse(link).root;
+    pending = [...segments(isAbsolute(link) ? link.slice(current.length) : link), ...pending];
   }
-  return path;
+  return resolve(current, ...pending);
+}
+
+/** Path segments as written (`.` and `..` kept), empty ones dropped. */
+function segments(path: string): string[] {
+  return path.split(sep === '\\' ? /[\\/]/ : /\//).filter((s) => s !== '');
 }

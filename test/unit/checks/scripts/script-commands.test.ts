@@ -77,6 +77,24 @@ test('add writes the file 0755 and the entry with a minimal edit', async () => {
   assert.equal((await scriptCommand(['add', '--script', 'x.sh'], store)).result, 2);
 });
 
+test('add refuses symlinks leading outside the root, dangling ones too, and never writes through a symlink', async () => {
+  const outside = join(dir, 'outside');
+  symlinkSync(join(outside, 'f.sh'), join(root, 'flink.sh'));
+  const r = await scriptCommand(['add', '--script', 'flink.sh', '--content-base64', 'eA=='], store);
+  assert.deepEqual([r.result, r.message.startsWith('Not allowed outside: ')], [2, true]);
+  assert.equal(existsSync(join(outside, 'f.sh')), false);
+  symlinkSync(join(outside, 'deeper'), join(root, 'dlink'));
+  const d = await scriptCommand(['add', '--script', 'dlink/x.sh', '--content-base64', 'eA=='], store);
+  assert.deepEqual([d.result, d.message.startsWith('Not allowed outside: ')], [2, true]);
+  assert.equal(existsSync(outside), false);
+  symlinkSync('../outside/g.sh', join(root, 'sub', 'rel.sh'));
+  assert.equal((await scriptCommand(['add', '--script', 'sub/rel.sh', '--content-base64', 'eA=='], store)).result, 2);
+  assert.equal(existsSync(join(dir, 'outside')), false);
+  symlinkSync('check_a.sh', join(root, 'inner.sh'));
+  assert.deepEqual(await scriptCommand(['add', '--script', 'inner.sh', '--content-base64', 'eA=='], store), { result: 2, message: 'Invalid script name: inner.sh is a symbolic link' });
+  assert.equal(readFileSync(join(root, 'check_a.sh'), 'utf8'), '#!/bin/sh\necho a\n');
+});
+
 test('delete: an entry, a file with the entries that run it, not found', async () => {
   await scriptCommand(['add', '--script', 'check_c.sh', '--content-base64', Buffer.from('#!/bin/sh\n').toString('base64')], store);
   let r = await scriptCommand(['delete', '--script', 'check_a'], store);
