@@ -21,13 +21,24 @@ export interface ModuleContext {
   readonly core: Core;
 }
 
+/**
+ * Thrown by `apply(next)` when the new settings could not be taken and the
+ * module keeps serving on the settings it had (a listener that cannot move
+ * to a busy port, say). The reconciler records the failure, keeps the module
+ * running, and tries again with backoff instead of restarting it.
+ */
+export class ApplyKeptError extends Error {
+  override readonly name = 'ApplyKeptError';
+}
+
 export interface AgentModule {
   readonly name: string;
   /** Start serving; throw (or reject) to mark the module failed. */
   start(ctx: ModuleContext): Promise<void>;
   /**
    * Take new settings while running. Return true when handled in place,
-   * false to ask the reconciler for a restart of this module.
+   * false to ask the reconciler for a restart of this module; throw
+   * ApplyKeptError when still running on the previous settings.
    */
   apply?(next: Snapshot): Promise<boolean>;
   /** Stop serving and release every resource. */

@@ -7,7 +7,7 @@
 import { AgentError, errorMessage } from '../errors.js';
 import { sink } from '../log.js';
 import { shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
-import type { AgentModule } from '../modules/module.js';
+import { ApplyKeptError, type AgentModule } from '../modules/module.js';
 import type { Core } from '../core/core.js';
 import type { ModuleOutcome, ModuleState } from '../core/control.js';
 import type { Snapshot } from '../settings/snapshot.js';
@@ -21,6 +21,8 @@ export class ModuleRunner {
   error: string | undefined;
   /** Consecutive failures, for backoff. */
   failures = 0;
+  /** The settings this module runs on: set by a successful start or apply. */
+  appliedSettings: Snapshot | undefined;
   private instance: AgentModule | undefined;
   private abort: AbortController | undefined;
   private readonly log;
@@ -46,6 +48,7 @@ export class ModuleRunner {
       this.instance = mod;
       const ctx = { name, settings, log: this.log, signal: this.abort.signal, core: this.core };
       await withTimeout(name, 'start', MODULE_TIMEOUT_MS, () => mod.start(ctx));
+      this.appliedSettings = settings;
       this.state = 'running';
       this.error = undefined;
       this.failures = 0;
@@ -59,15 +62,29 @@ export class ModuleRunner {
     }
   }
 
-  /** Hand new settings to a running module. Resolves true when taken in place, false when it needs a restart. */
-  async apply(next: Snapshot): Promise<boolean> {
+  /**
+   * Hand new settings to a running module: 'applied' when taken in place,
+   * 'restart' when the module needs a restart, 'kept' when it could not take
+   * them and still runs on the previous ones (outcome failed, state running).
+   */
+  async apply(next: Snapshot): Promise<'applied' | 'restart' | 'kept'> {
     const mod = this.instance;
-    if (!mod || !mod.apply || this.state !== 'running') return false;
+    if (!mod || !mod.apply || this.state !== 'running') return 'restart';
     try {
-      return await withTimeout(this.entry.name, 'apply', MODULE_TIMEOUT_MS, () => (mod.apply as (n: Snapshot) => Promise<boolean>)(next));
+      const taken = await withTimeout(this.entry.name, 'apply', MODULE_TIMEOUT_MS, () => (mod.apply as (n: Snapshot) => Promise<boolean>)(next));
+      if (!taken) return 'restart';
+      this.appliedSettings = next;
+      this.error = undefined;
+      this.failures = 0;
+      return 'applied';
     } catch (err) {
-      this.log.error(new AgentError('AGENT_ERR_MODULE_APPLY', [this.entry.name, errorMessage(err)]).message);
-      return false;
+      const e = new AgentError('AGENT_ERR_MODULE_APPLY', [this.entry.name, errorMessage(err)]);
+      this.log.error(e.message);
+      if (!(err instanceof ApplyKeptError)) return 'restart';
+      this.outcome = 'failed';
+      this.error = `${e.message} (still running on the previous settings)`;
+      this.failures++;
+      return 'kept';
     }
   }
 
@@ -86,6 +103,7 @@ export class ModuleRunner {
   private async stopInstance(): Promise<boolean> {
     const mod = this.instance;
     this.instance = undefined;
+    this.appliedSettings = undefined;
     this.abort?.abort();
     this.abort = undefined;
     if (!mod) return true;

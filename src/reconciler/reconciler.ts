@@ -157,7 +157,8 @@ export class Reconciler {
   private async reconcileOne(name: string, previous: Snapshot | undefined, next: Snapshot, force: boolean): Promise<void> {
     const runner = this.runners.get(name) as ModuleRunner;
     const loaded = new Set([...this.runners.values()].filter((r) => r.loaded).map((r) => r.entry.name));
-    const step: PlanStep = planStep(runner.entry, { applied: force ? next : previous, desired: next, loaded, overrides: this.overrides });
+    // Level-based: compare with what this module really runs on, not with the last reload.
+    const step: PlanStep = planStep(runner.entry, { applied: runner.appliedSettings ?? (force ? next : previous), desired: next, loaded, overrides: this.overrides });
     switch (step.action) {
       case 'load':
         if (await runner.start(next)) {
@@ -170,18 +171,20 @@ export class Reconciler {
         if (runner.state !== 'failed') runner.outcome = 'unloaded';
         this.startOrder = this.startOrder.filter((n) => n !== name);
         break;
-      case 'apply':
-        if (await runner.apply(next)) runner.outcome = 'applied';
-        else await this.restart(runner, next);
+      case 'apply': {
+        const r = await runner.apply(next);
+        if (r === 'applied') runner.outcome = 'applied';
+        else if (r === 'restart') await this.restart(runner, next);
         break;
+      }
       case 'restart':
         await this.restart(runner, next);
         break;
       case 'unchanged':
-        if (runner.state !== 'failed') runner.outcome = 'unchanged';
+        if (runner.state !== 'failed' && runner.outcome !== 'failed') runner.outcome = 'unchanged';
         break;
     }
-    if (step.action !== 'unchanged') log.info(`${name}: ${step.action} (${step.reason})${runner.state === 'failed' ? ` failed: ${runner.error}` : ''}`);
+    if (step.action !== 'unchanged') log.info(`${name}: ${step.action} (${step.reason})${runner.outcome === 'failed' ? ` failed: ${runner.error}` : ''}`);
     this.scheduleRetry(name, next);
   }
 
@@ -195,7 +198,8 @@ export class Reconciler {
     const pending = this.retries.get(name);
     if (pending) clearTimeout(pending);
     this.retries.delete(name);
-    if (this.stopped || runner.state !== 'failed' || !wantsLoaded(name, next, this.overrides)) return;
+    const failed = runner.state === 'failed' || (runner.loaded && runner.outcome === 'failed');
+    if (this.stopped || !failed || !wantsLoaded(name, next, this.overrides)) return;
     const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, runner.failures - 1));
     const timer = setTimeout(() => {
       this.retries.delete(name);
@@ -226,7 +230,7 @@ export class Reconciler {
   }
 
   private anyFailed(): boolean {
-    return [...this.runners.values()].some((r) => r.state === 'failed');
+    return [...this.runners.values()].some((r) => r.state === 'failed' || r.outcome === 'failed');
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {

@@ -29,7 +29,7 @@ import { expandVariables } from '../../settings/variables.js';
 import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword, WEB_SECTION } from '../../web/access.js';
 import { loadOrCreateCertificate } from '../../web/tls.js';
-import type { AgentModule } from '../module.js';
+import { ApplyKeptError, type AgentModule } from '../module.js';
 
 type Server = HttpServer | HttpsServer;
 
@@ -45,9 +45,15 @@ interface ListenerConfig {
 /** Time given to open requests when a listener closes, before connections are cut. */
 const CLOSE_GRACE_MS = 2000;
 
+/**
+ * The generated root password lives as long as the process, not the module
+ * instance: a restart, a retry or an unload and load of WEBServer keep it,
+ * so it is printed once.
+ */
+let generated: string | undefined;
+
 export function createModule(): AgentModule {
   let snapshot: Snapshot | undefined;
-  let generated: string | undefined;
   let web: WebApp | undefined;
   let server: Server | undefined;
   let config: ListenerConfig | undefined;
@@ -99,8 +105,13 @@ export function createModule(): AgentModule {
         return true;
       }
       if (cfg.port === old.port && cfg.tls && old.tls && cfg.host === old.host && 'setSecureContext' in server) {
-        const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
-        (server as HttpsServer).setSecureContext({ cert: pems.cert, key: pems.key });
+        try {
+          const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
+          (server as HttpsServer).setSecureContext({ cert: pems.cert, key: pems.key });
+        } catch (err) {
+          // The listener keeps its previous certificate.
+          throw new ApplyKeptError(`cannot switch the web server certificate to ${cfg.cert}: ${errorMessage(err)}`);
+        }
         log?.info(`web server certificate replaced from ${cfg.cert}`);
         config = cfg;
         return true;
@@ -116,6 +127,8 @@ export function createModule(): AgentModule {
       } catch (err) {
         log?.error(`${errorMessage(err)}; ${samePort ? 'reopening the previous listener' : 'the previous listener keeps serving'}`);
         if (samePort) server = await open(old);
+        // Still serving, on the previous port and certificate: the status must say the change failed.
+        throw new ApplyKeptError(`cannot move the web server to ${cfg.tls ? 'https' : 'http'}://${cfg.host || '*'}:${cfg.port}: ${errorMessage(err)}`);
       }
       return true;
     },

@@ -130,11 +130,11 @@ test('stop() that throws: failed with AGENT_ERR_MODULE_STOP', async () => {
   await healthyStillRuns();
 });
 
-test('apply() that throws answers false (restart wanted) and logs AGENT_ERR_MODULE_APPLY; the module keeps running', async () => {
+test('apply() that throws answers restart and logs AGENT_ERR_MODULE_APPLY; the module keeps running', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(entry('ApplyThrows', () => import('../../fixtures/modules/apply-throws/index.js')), core);
   assert.equal(await r.start(snapshot), true);
-  assert.equal(await r.apply(snapshot), false);
+  assert.equal(await r.apply(snapshot), 'restart');
   assert.equal(r.state, 'running');
   assert.deepEqual(errorsOf('ApplyThrows', from), ['module ApplyThrows failed to apply new settings: bad new settings']);
   await r.stop();
@@ -143,12 +143,27 @@ test('apply() that throws answers false (restart wanted) and logs AGENT_ERR_MODU
   await healthyStillRuns();
 });
 
-test('a healthy module applies in place; apply on a stopped module answers false', async () => {
-  assert.equal(await good.apply(snapshot), true);
+test('a healthy module applies in place; apply on a stopped module answers restart', async () => {
+  assert.equal(await good.apply(snapshot), 'applied');
   assert.ok(healthy.events.includes('apply'));
   const r = new ModuleRunner(entry('Healthy', () => import('../../fixtures/modules/healthy/index.js')), core);
-  assert.equal(await r.apply(snapshot), false);
+  assert.equal(await r.apply(snapshot), 'restart');
   assert.equal(r.state, 'stopped');
+  await r.stop();
+  assert.equal(r.state, 'stopped');
+  await healthyStillRuns();
+});
+
+test('apply() that throws ApplyKeptError answers kept: outcome failed, still running on the previous settings', async () => {
+  const r = new ModuleRunner(entry('ApplyKept', () => import('../../fixtures/modules/apply-kept/index.js')), core);
+  assert.equal(await r.start(snapshot), true);
+  const before = r.appliedSettings;
+  assert.equal(await r.apply(snapshot), 'kept');
+  assert.equal(r.state, 'running');
+  assert.equal(r.outcome, 'failed');
+  assert.match(r.error ?? '', /port 1 is busy \(still running on the previous settings\)/);
+  assert.equal(r.appliedSettings, before);
+  assert.equal(r.failures, 1);
   await r.stop();
   assert.equal(r.state, 'stopped');
   await healthyStillRuns();
