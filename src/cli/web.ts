@@ -166,7 +166,7 @@ async function addUser(file: string, user: string | undefined, pw: string | unde
   const roles = await rawSection(file, ROLES);
   const currentRole = role?.trim() ?? (await rawSection(file, `${USERS}/${name}`)).get('role');
   if (currentRole === undefined || currentRole === '') err(`warning: user ${name} has no role, so no privileges; add one with --role`);
-  else if (currentRole !== 'legacy' && !roles.has(currentRole)) err(`warning: role ${currentRole} is not defined in [${ROLES}]; add it with agent web add-role`);
+  else if (currentRole !== 'legacy' && !roles.keys.has(currentRole)) err(`warning: role ${currentRole} is not defined in [${ROLES}]; add it with agent web add-role`);
   return 0;
 }
 
@@ -198,24 +198,35 @@ function strongPassword(): string {
   return randomBytes(18).toString('base64url');
 }
 
+/** One section as read from the file: values found case-insensitively, keys as written. */
+interface RawSection {
+  /** The value of `key`, whatever case it is written in; undefined when absent. */
+  get(key: string): string | undefined;
+  /** Every key as written in the file. */
+  readonly keys: ReadonlySet<string>;
+}
+
 /**
  * The keys of one section as written in the file (last occurrence wins, as
- * the reader does), found case-insensitively. Reads the INI directly so that
- * it works even while other parts of the file are invalid; a missing file is
- * an empty map.
+ * the reader does, whatever case each is written in), looked up
+ * case-insensitively. Reads the INI directly so that it works even while
+ * other parts of the file are invalid; a missing file is an empty section.
  */
-async function rawSection(file: string, section: string): Promise<Map<string, string>> {
-  let text: string;
+async function rawSection(file: string, section: string): Promise<RawSection> {
+  let text = '';
   try {
     text = await readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(e)]);
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(e)]);
   }
-  const out = new Map<string, string>();
-  for (const s of parseIni(text, file).sections) {
+  const values = new Map<string, string>();
+  const keys = new Set<string>();
+  for (const s of text === '' ? [] : parseIni(text, file).sections) {
     if (s.path.toLowerCase() !== section.toLowerCase()) continue;
-    for (const e of s.entries) out.set(e.key, e.value);
+    for (const e of s.entries) {
+      values.set(e.key.toLowerCase(), e.value);
+      keys.add(e.key);
+    }
   }
-  return out;
+  return { get: (key) => values.get(key.toLowerCase()), keys };
 }

@@ -99,6 +99,26 @@ describe('agent web', () => {
     assert.equal((await agent(['web', 'add-role', '--settings', file, '--role', 'ops', '--grant', 'bad grant'])).code, 2);
   });
 
+  it('finds existing keys whatever their case: install keeps PassWord, add-role extends a role written in another case', async () => {
+    const other = join(dir, 'cased.ini');
+    writeFileSync(other, '[/modules]\nWEBServer = disabled\n\n[/settings/WEB/server]\nPassWord = old\n\n[/settings/web/roles]\nViewer = info.get\n');
+    const r = await agent(['web', 'install', '--settings', other]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /web password for user root:/);
+    assert.match(r.stdout, /the existing web password stays/);
+    const loaded = await loadSettingsFile(other);
+    assert.ok(loaded.ok);
+    assert.equal(loaded.snapshot.sections['/settings/WEB/server']?.password, 'old');
+    const fromDefault = join(dir, 'cased-default.ini');
+    writeFileSync(fromDefault, '[/settings/default]\nPASSWORD = shared\n');
+    const d = await agent(['web', 'install', '--settings', fromDefault]);
+    assert.equal(d.code, 0, d.stderr);
+    assert.doesNotMatch(d.stdout, /web password for user root:/);
+    assert.doesNotMatch(readFileSync(fromDefault, 'utf8'), /\[\/settings\/WEB\/server\]\npassword/i);
+    assert.equal((await agent(['web', 'add-role', '--settings', other, '--role', 'viewer', '--grant', 'logs.list'])).code, 0);
+    assert.match(readFileSync(other, 'utf8'), /^Viewer = info\.get, logs\.list$/im);
+  });
+
   it('answers usage errors with exit 2 and help with exit 0', async () => {
     assert.equal((await agent(['web'])).code, 2);
     assert.equal((await agent(['web', 'explode'])).code, 2);
