@@ -4,6 +4,7 @@
  * fails with the problems when they are invalid), starts the modules the
  * file enables, and watches the file. `stop` stops modules in reverse order.
  */
+import { existsSync } from 'node:fs';
 import { AgentError } from './errors.js';
 import { sink, isLogLevel, type LogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
@@ -51,16 +52,34 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     status: () => need().status(),
     reload: () => need().reload('requested'),
     async editSettings(edits: SettingsEdit[]) {
-      await editSettingsFile(need().settings().file, edits);
-      await need().reload('edited through the API');
+      await guardedEdit(edits, 'edited through the API');
     },
     logs: (levels) => sink.entries(levels),
     info: () => ({ name: PRODUCT, version: VERSION, started, pid: process.pid, settings: need().settings().file }),
   };
   async function setEnabled(name: string, enabled: boolean): Promise<ModuleStatus> {
-    await editSettingsFile(need().settings().file, [{ op: 'set', section: '/modules', key: name, value: enabled ? 'enabled' : 'disabled' }]);
-    await need().reload(`${enabled ? 'enable' : 'disable'} ${name}`);
+    await guardedEdit([{ op: 'set', section: '/modules', key: name, value: enabled ? 'enabled' : 'disabled' }], `${enabled ? 'enable' : 'disable'} ${name}`);
     return need().moduleStatus(name) as ModuleStatus;
+  }
+  /**
+   * Edit the settings file for the API, then apply it. Refused (nothing
+   * written) when the file is missing (an edit would create a file holding
+   * only this key and unload everything else) or currently invalid (the
+   * edit would not apply and would hide in a broken file); the edit is
+   * written only over the exact content just validated.
+   */
+  async function guardedEdit(edits: SettingsEdit[], why: string): Promise<void> {
+    const r = need();
+    const file = r.settings().file;
+    if (!existsSync(file)) {
+      throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, 'the file is missing; the agent keeps its running settings, and edits wait until the file is back']);
+    }
+    const before = await r.reload(`before: ${why}`);
+    if (before.lastResult === 'invalid') {
+      throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, `${before.problems.length}; fix the file first: ${before.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`]);
+    }
+    await editSettingsFile(file, edits, { expectedHash: before.fileHash });
+    await r.reload(why);
   }
   const core = createCore({ settings: () => need().settings(), control });
   reconciler = new Reconciler(snapshot, loaded.warnings, core);

@@ -18,6 +18,9 @@ import { sendJson, sendText } from './respond.js';
 /** Catalogue codes that carry no status of their own but reach HTTP. */
 const MAPPED: Partial<Record<ErrorCode, number>> = {
   AGENT_ERR_SETTINGS_CONFLICT: 409,
+  // An API edit refused because the settings file is missing or invalid.
+  AGENT_ERR_SETTINGS_UNREADABLE: 409,
+  AGENT_ERR_SETTINGS_INVALID: 409,
   AGENT_ERR_MODULE_UNKNOWN: 404,
 };
 

@@ -17,6 +17,7 @@ import { baseUrl, seg, sendJson, type WebRequest } from '../respond.js';
 import type { RouteContext } from './context.js';
 
 const COMMANDS = ['load', 'unload', 'enable', 'disable'] as const;
+const SETTINGS_REFUSALS = new Set(['AGENT_ERR_SETTINGS_UNREADABLE', 'AGENT_ERR_SETTINGS_INVALID', 'AGENT_ERR_SETTINGS_CONFLICT']);
 type Command = (typeof COMMANDS)[number];
 
 export function registerModuleRoutes(ctx: RouteContext): void {
@@ -97,6 +98,8 @@ async function runCommand(ctx: RouteContext, command: Command, name: string): Pr
     return { result: 0, message: `Success ${command} ${name}`, status };
   } catch (err) {
     if (err instanceof AgentError && err.status !== undefined && err.status < 500) throw err;
+    // A refused settings edit (file missing, invalid or changed meanwhile) is the client's 409, not a module failure.
+    if (err instanceof AgentError && SETTINGS_REFUSALS.has(err.code)) throw err;
     ctx.log.warning(`${command} ${name} failed: ${errorMessage(err)}`);
     return { result: 2, message: `Failed ${command} ${name}: ${errorMessage(err)}`, status: find(ctx, name) };
   }
