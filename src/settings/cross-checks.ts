@@ -3,10 +3,15 @@
  * not express; each broken rule is an error at the key that decides it.
  * - `[/settings/agent/server]` with `use ssl` on and a `verify mode` other
  *   than none needs a `ca` to check client certificates against.
+ * - `[/settings/WEB/server] port` (a string such as `8443s`) must be a port
+ *   number from 1 to 65535.
+ * - every `allowed hosts` entry must parse (addresses, `/` masks, `*` ranges,
+ *   `localhost`): a typo would otherwise deny everyone at run time.
  */
 import type { Origin } from './snapshot.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
+import { parseAllowedHosts } from '../protocols/allowed-hosts.js';
 
 export function crossChecks(
   file: string,
@@ -20,6 +25,21 @@ export function crossChecks(
   if (s['use ssl'] !== false && mode !== 'none' && !s.ca) {
     const o = origins[path]?.['verify mode'];
     out.push(problem('AGENT_ERR_VALUE_INVALID', [`verify mode "${mode}" needs a ca to check client certificates against; set ca or use verify mode none`], { file, line: o?.line ?? 0, col: o?.col ?? 0, section: path, key: 'verify mode' }));
+  }
+  const web = '/settings/WEB/server';
+  const port = Number.parseInt(String(sections[web]?.port ?? ''), 10);
+  if (Number.isInteger(port) && (port < 1 || port > 65535)) {
+    const o = origins[web]?.port;
+    out.push(problem('AGENT_ERR_VALUE_INVALID', [`port "${String(sections[web]?.port)}": must be a port number from 1 to 65535 (add s for TLS)`], { file, line: o?.line ?? 0, col: o?.col ?? 0, section: web, key: 'port' }));
+  }
+  for (const section of ['/settings/default', web, '/settings/remote/server', '/settings/agent/server']) {
+    const value = sections[section]?.['allowed hosts'];
+    const o = origins[section]?.['allowed hosts'];
+    if (typeof value !== 'string' || !o) continue;
+    const parsed = parseAllowedHosts(value);
+    if (parsed.problems.length > 0) {
+      out.push(problem('AGENT_ERR_VALUE_INVALID', [parsed.problems.join('; ')], { file, line: o.line, col: o.col, section, key: 'allowed hosts' }));
+    }
   }
   return out;
 }

@@ -36,7 +36,7 @@ export function allowsEveryone(list: string): boolean {
   return list
     .split(',')
     .map((s) => s.trim())
-    .some((e) => ['0.0.0.0/0', '::/0', '*', '*.*.*.*', '0.0.0.0', '::'].includes(e));
+    .some((e) => ['*', '*.*.*.*', '0.0.0.0', '::'].includes(e) || /\/0$/.test(e));
 }
 
 export function insecureWarnings(input: WarnInput): SettingsProblem[] {

@@ -165,3 +165,15 @@ test('cross-key rule: AgentServer verify mode other than none needs a ca', () =>
   assert.ok(plain.ok, 'without TLS the verify mode is moot');
   assert.ok(plain.warnings.some((w) => w.code === 'AGENT_WARN_NO_CA'));
 });
+
+test('cross-key rules: web port range and allowed hosts entries; /0 masks warn as open', () => {
+  const bad = loadSettingsText('[/settings/WEB/server]\nport = 70000s\nallowed hosts = 127.0.0.1, 10.0.0.0/33, nagios box\n', '/tmp/x/agent.ini');
+  assert.equal(bad.ok, false);
+  assert.deepEqual(codesAt(bad.problems), ['AGENT_ERR_VALUE_INVALID@2:8', 'AGENT_ERR_VALUE_INVALID@3:17']);
+  assert.match(bad.problems[0]?.message ?? '', /from 1 to 65535/);
+  assert.match(bad.problems[1]?.message ?? '', /"10\.0\.0\.0\/33".*"nagios box"/);
+  const open = loadSettingsText('[/settings/default]\nallowed hosts = 127.0.0.1/0\n', '/tmp/x/agent.ini');
+  assert.ok(open.ok);
+  assert.ok(open.warnings.some((w) => w.code === 'AGENT_WARN_ALLOWED_HOSTS_OPEN'));
+  assert.ok(loadSettingsText('[/settings/default]\nallowed hosts = 127.0.0.1, ::1, 10.0.*.*, 192.168.0.0/16, localhost\n', '/tmp/x/agent.ini').ok);
+});
