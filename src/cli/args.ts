@@ -58,6 +58,23 @@ export function parseArgs(argv: readonly string[], spec: Record<string, OptionSp
   return { options, positionals };
 }
 
+/**
+ * Take `--settings FILE` (or `--settings=FILE`) out of an argument list
+ * wherever it stands, for the commands whose remaining arguments belong to a
+ * query (`agent query`, `agent client`): no query has an option of that name.
+ */
+export function takeSettingsOption(argv: readonly string[]): { settings: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let settings: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--settings' && i + 1 < argv.length) settings = argv[++i];
+    else if (a.startsWith('--settings=')) settings = a.slice('--settings='.length);
+    else rest.push(a);
+  }
+  return { settings, rest };
+}
+
 /** The settings file a command works on: --settings, else AGENT_SETTINGS, else settings/agent.ini. */
 export function settingsPath(options: ParsedArgs['options']): string {
   const s = options.settings;

@@ -3,13 +3,13 @@
  * remote_exec, remote_submit, remote_forward, agent_query, …) from the
  * shell, prints the result in the Nagios form and exits with its status, so
  * it can stand in for check_nrpe. Settings come from `--settings FILE`
- * (before the query name), else AGENT_SETTINGS, else settings/agent.ini; a
+ * (anywhere on the line), else AGENT_SETTINGS, else settings/agent.ini; a
  * missing file means the built-in defaults. Only the module that owns the
  * query is started.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { err, out } from './args.js';
+import { err, out, takeSettingsOption } from './args.js';
 import { formatProblem } from './format-problem.js';
 import { startLocalCore } from './local-core.js';
 import { loadSettingsFile, loadSettingsText } from '../settings/load.js';
@@ -31,8 +31,10 @@ const OWNERS: readonly [string, string][] = [
   ['agent_', 'AgentClient'],
 ];
 
-export async function runClientCommand(argv: string[]): Promise<number> {
-  let settingsFile: string | undefined;
+export async function runClientCommand(allArgs: string[]): Promise<number> {
+  const taken = takeSettingsOption(allArgs);
+  const argv = taken.rest;
+  const settingsFile: string | undefined = taken.settings;
   let i = 0;
   for (; i < argv.length && argv[i]!.startsWith('--'); i++) {
     const a = argv[i]!;
@@ -40,9 +42,7 @@ export async function runClientCommand(argv: string[]): Promise<number> {
       out(CLIENT_HELP);
       return 0;
     }
-    if (a === '--settings' && i + 1 < argv.length) settingsFile = argv[++i];
-    else if (a.startsWith('--settings=')) settingsFile = a.slice('--settings='.length);
-    else {
+    {
       err(`agent client: unknown option ${a} before the query name\n${CLIENT_HELP}`);
       return 2;
     }

@@ -3,7 +3,7 @@
  * (except listeners), run one query, print it in the Nagios form and exit
  * with its status (0-3), as a Nagios plugin does.
  */
-import { parseArgs, settingsPath, out, err } from './args.js';
+import { parseArgs, settingsPath, out, err, takeSettingsOption } from './args.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { toNagios } from '../core/result.js';
 import { sink } from '../log.js';
@@ -19,16 +19,13 @@ Exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
 Example: agent query check_ok "all good"`;
 
 export async function queryCommand(argv: string[]): Promise<number> {
-  // Options of `agent query` come before the command; everything after it belongs to the query.
-  const head: string[] = [];
+  // `--settings FILE` may stand anywhere; other options of `agent query` come
+  // before the command, and everything after the command belongs to the query.
+  const taken = takeSettingsOption(argv);
+  const head: string[] = taken.settings !== undefined ? ['--settings', taken.settings] : [];
   let i = 0;
-  while (i < argv.length && (argv[i] as string).startsWith('--')) {
-    const a = argv[i] as string;
-    head.push(a);
-    if (a === '--settings' && i + 1 < argv.length) head.push(argv[++i] as string);
-    i++;
-  }
-  const rest = argv.slice(i);
+  while (i < taken.rest.length && (taken.rest[i] as string).startsWith('--')) head.push(taken.rest[i++] as string);
+  const rest = taken.rest.slice(i);
   const { options } = parseArgs(head, { settings: { value: true }, help: { value: false } });
   if (options.help || rest.length === 0) {
     (options.help ? out : err)(QUERY_HELP);

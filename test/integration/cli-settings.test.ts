@@ -136,6 +136,9 @@ test('query: Nagios form and the status as exit code', () => {
   assert.equal(ok.out.trim(), 'all good');
   assert.equal(agent(['query', '--settings', 'valid.ini', 'check_warning']).code, 1);
   assert.equal(agent(['query', '--settings', 'valid.ini', 'check_critical']).code, 2);
+  const after = agent(['query', 'check_critical', 'late', '--settings', 'valid.ini'], { AGENT_SETTINGS: join(dir, 'invalid.ini') });
+  assert.equal(after.code, 2, '--settings after the query name is still the settings option');
+  assert.equal(after.out.trim(), 'late');
   const unknown = agent(['query', '--settings', 'valid.ini', 'check_nothing']);
   assert.equal(unknown.code, 3);
   assert.equal(unknown.out.trim(), 'Unknown command(s): check_nothing');
