@@ -11,6 +11,7 @@ import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 import type { Origin, ResolvedObject, Snapshot } from '../settings/snapshot.js';
 import { formatProblem } from './format-problem.js';
+import { suggestion } from '../settings/did-you-mean.js';
 
 export const SHOW_HELP = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--json]
 
@@ -60,6 +61,11 @@ export async function showCommand(argv: string[]): Promise<number> {
         objects[path] = shownSection(o.values, o.origins, schemaOf(o), s.file);
       }
     }
+  }
+  if (filter !== undefined && Object.keys(sections).length === 0 && Object.keys(objects).length === 0) {
+    const known = [...Object.keys(s.sections), ...[s.targets.agent, s.targets.remote, s.users].flatMap((m) => [...m.values()].map((o) => (o.path.endsWith(`/${o.name}`) ? o.path : `${o.path}/${o.name}`)))];
+    err(`agent settings show: no section matches "${String(options.section)}"${suggestion(String(options.section), known)}${options.resolved ? '' : ' (objects need --resolved)'}`);
+    return 2;
   }
   if (options.json) {
     out(JSON.stringify({ file: s.file, hash: s.hash, variables: s.variables, sections, ...(options.resolved ? { objects } : {}) }));

@@ -104,6 +104,9 @@ test('show: effective values with origins, secrets redacted, --resolved objects,
   const resolved = agent(['settings', 'show', 'valid.ini', '--resolved', '--section', '/settings/remote/client/targets/box']);
   assert.match(resolved.out, /timeout = 9\s+; object base, valid\.ini:10/);
   assert.match(resolved.out, /address = 192\.0\.2\.10:5666\s+; object box, valid\.ini:14/);
+  const none = agent(['settings', 'show', 'valid.ini', '--section', '/settings/WEB/srever']);
+  assert.equal(none.code, 2);
+  assert.match(none.err, /no section matches.*did you mean "\/settings\/WEB\/server"/);
   const described = agent(['settings', 'show', 'valid.ini', '--describe', '--section', '/settings/default']);
   assert.match(described.out, /; Comma-separated client addresses allowed to connect[^\n]*\nallowed hosts = 127\.0\.0\.1/);
   const json = JSON.parse(agent(['settings', 'show', 'valid.ini', '--json']).out) as { sections: Record<string, Record<string, { value: unknown; origin: string }>> };
