@@ -11,13 +11,18 @@
  *   the key file when that exists, else with a new key written to the key
  *   file (mode 0600); folders are created. Existing files are never
  *   overwritten (exclusive create), so two starts cannot clobber each other.
- * Every failure is AGENT_ERR_WEB_CERTIFICATE naming the file.
+ * Files read are checked (a PEM certificate, a PEM private key, the key
+ * belonging to the certificate) so a bad file is reported by name and reason.
+ * Every failure is an AgentError naming the file: AGENT_ERR_WEB_CERTIFICATE,
+ * or the code passed as `errorCode` (the AgentServer module passes
+ * AGENT_ERR_AGENT_CERTIFICATE).
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
+import { certificateProblem, pairProblem, privateKeyProblem } from '../protocols/pem-check.js';
 
 export interface CertificateFiles {
   cert: string;
@@ -31,15 +36,27 @@ export interface LoadedCertificate {
   generated: boolean;
 }
 
-export async function loadOrCreateCertificate(files: CertificateFiles): Promise<LoadedCertificate> {
-  const cert = await readIfExists(files.cert);
+export type CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE' | 'AGENT_ERR_AGENT_CERTIFICATE';
+
+export async function loadOrCreateCertificate(files: CertificateFiles, errorCode: CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE'): Promise<LoadedCertificate> {
+  const fail = (file: string, reason: string, cause?: unknown): AgentError => new AgentError(errorCode, [file, reason], cause === undefined ? undefined : { cause });
+  const cert = await readIfExists(files.cert, fail);
   if (cert !== undefined) {
-    const key = (await readIfExists(files.key)) ?? (cert.includes('PRIVATE KEY-----') ? cert : undefined);
-    if (key === undefined) throw new AgentError('AGENT_ERR_WEB_CERTIFICATE', [files.key, 'the key file is missing and the certificate file holds no private key']);
+    const keyText = await readIfExists(files.key, fail);
+    const key = keyText ?? (cert.includes('PRIVATE KEY-----') ? cert : undefined);
+    if (key === undefined) throw fail(files.key, 'the key file is missing and the certificate file holds no private key');
+    const certProblem = certificateProblem(cert);
+    if (certProblem) throw fail(files.cert, certProblem);
+    const keyProblem = privateKeyProblem(key);
+    if (keyProblem) throw fail(keyText === undefined ? files.cert : files.key, keyProblem);
+    const pair = pairProblem(cert, key);
+    if (pair) throw fail(files.cert, `${pair} (key ${keyText === undefined ? files.cert : files.key})`);
     return { cert, key, generated: false };
   }
+  const existingKey = await readIfExists(files.key, fail);
+  const keyProblem = existingKey === undefined ? undefined : privateKeyProblem(existingKey);
+  if (keyProblem) throw fail(files.key, keyProblem);
   try {
-    const existingKey = await readIfExists(files.key);
     const keyPair = existingKey === undefined ? undefined : pairOf(existingKey);
     const notBeforeDate = new Date(Date.now() - 60_000);
     const notAfterDate = new Date(notBeforeDate.getTime() + 2 * 365 * 24 * 3600 * 1000);
@@ -68,28 +85,35 @@ export async function loadOrCreateCertificate(files: CertificateFiles): Promise<
         },
       ],
     });
+    // Files end with a newline, so that `cat cert key > both.pem` gives a file OpenSSL can read.
+    const certPem = withNewline(pems.cert);
+    const keyPem = existingKey ?? withNewline(pems.private);
     await mkdir(dirname(files.cert), { recursive: true });
     if (existingKey === undefined) {
       await mkdir(dirname(files.key), { recursive: true });
-      await writeFile(files.key, pems.private, { flag: 'wx', mode: 0o600 });
+      await writeFile(files.key, keyPem, { flag: 'wx', mode: 0o600 });
     }
-    await writeFile(files.cert, pems.cert, { flag: 'wx', mode: 0o644 });
-    return { cert: pems.cert, key: existingKey ?? pems.private, generated: true };
+    await writeFile(files.cert, certPem, { flag: 'wx', mode: 0o644 });
+    return { cert: certPem, key: keyPem, generated: true };
   } catch (err) {
     if (err instanceof AgentError) throw err;
-    throw new AgentError('AGENT_ERR_WEB_CERTIFICATE', [files.cert, errorMessage(err)], { cause: err });
+    throw fail(files.cert, errorMessage(err), err);
   }
 }
 
 // ---------------------------------------------------------------- helpers
 
-async function readIfExists(file: string): Promise<string | undefined> {
+async function readIfExists(file: string, fail: (file: string, reason: string, cause: unknown) => AgentError): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new AgentError('AGENT_ERR_WEB_CERTIFICATE', [file, errorMessage(err)], { cause: err });
+    throw fail(file, errorMessage(err), err);
   }
+}
+
+function withNewline(pem: string): string {
+  return pem.endsWith('\n') ? pem : `${pem}\n`;
 }
 
 function pairOf(keyPem: string): { privateKey: string; publicKey: string; type: string } {

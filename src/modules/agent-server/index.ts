@@ -20,7 +20,7 @@ import { startAgentListener, type AgentListener, type AgentPolicy } from '../../
 import { agentServerTls } from '../../protocols/agent/tls.js';
 import { DEFAULT_MAX_FRAME } from '../../protocols/agent/framing.js';
 import { loadOrCreateCertificate } from '../../web/tls.js';
-import { AgentError, errorMessage } from '../../errors.js';
+import { AgentError } from '../../errors.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 
@@ -54,12 +54,8 @@ export function createModule(): AgentModule {
     const files = certificate
       ? { cert: certificate, key: String(s['certificate key'] ?? '') || certificate }
       : { cert: `${certPath}/agent-server.pem`, key: `${certPath}/agent-server.key` };
-    let loaded;
-    try {
-      loaded = await loadOrCreateCertificate(files);
-    } catch (err) {
-      throw new AgentError('AGENT_ERR_AGENT_CERTIFICATE', [files.cert, errorMessage(err)], { cause: err });
-    }
+    // Throws AGENT_ERR_AGENT_CERTIFICATE naming the bad file and what is wrong with it.
+    const loaded = await loadOrCreateCertificate(files, 'AGENT_ERR_AGENT_CERTIFICATE');
     if (loaded.generated) ctx!.log.info(`created a self-signed certificate ${files.cert} (key ${files.key})`);
     return agentServerTls({
       cert: loaded.cert,

@@ -15,12 +15,14 @@
  * Client: the remote protocol's rules (protocols/nrpe/tls.ts): the chain is
  * checked against ca when the verify mode is not none, host names are not
  * checked (as in NSClient++), a client certificate is sent when configured.
- * Unreadable files throw AGENT_ERR_TLS_FILE naming the file.
+ * Unreadable files, and a ca file without a usable PEM certificate, throw
+ * AGENT_ERR_TLS_FILE naming the file.
  */
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { buildClientTls, withSecLevel0 } from '../nrpe/tls.js';
+import { caProblem } from '../pem-check.js';
 
 export interface AgentTlsSettings {
   allowedCiphers: string;
@@ -59,10 +61,15 @@ export function agentServerTls(s: { cert: string; key: string; ca: string; verif
   return options;
 }
 
+/** The ca file's content; AGENT_ERR_TLS_FILE when it cannot be read or holds no usable PEM certificate. */
 function readCa(file: string): Buffer {
+  let content: Buffer;
   try {
-    return readFileSync(file);
+    content = readFileSync(file);
   } catch (err) {
     throw new AgentError('AGENT_ERR_TLS_FILE', ['ca', file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
   }
+  const problem = caProblem(content);
+  if (problem) throw new AgentError('AGENT_ERR_TLS_FILE', ['ca', file, problem]);
+  return content;
 }

@@ -6,12 +6,15 @@
  *   (`'auto'` or a PEM file); it prefers anonymous ECDH (AECDH), an order of
  *   magnitude cheaper than finite-field DH, whenever the list allows both;
  * - certificates, a CA and verify modes otherwise.
- * File problems throw AgentError AGENT_ERR_TLS_FILE naming the file.
+ * File problems (unreadable, not PEM, a key that does not belong to the
+ * certificate, a ca without certificates) throw AgentError
+ * AGENT_ERR_TLS_FILE naming the file and the reason.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
+import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from '../pem-check.js';
 
 export type VerifyMode = 'none' | 'peer' | 'peer-cert' | 'remote-peer' | 'fail-if-no-peer-cert' | 'client-once';
 
@@ -89,13 +92,30 @@ function certificateOptions(s: NrpeTlsSettings): Partial<ConnectionOptions & Tls
   const der = (s.certificateFormat ?? 'PEM').toUpperCase() === 'DER';
   if (s.certificate) {
     const raw = readFile('certificate', s.certificate);
-    out.cert = der ? new X509Certificate(raw).toString() : raw;
+    out.cert = der ? derCertToPem(raw, s.certificate) : checked(raw, 'certificate', s.certificate, certificateProblem);
     const keyFile = s.certificateKey || s.certificate;
     const keyRaw = keyFile === s.certificate ? raw : readFile('certificate key', keyFile);
-    out.key = der ? derKeyToPem(keyRaw, keyFile) : keyRaw;
+    out.key = der ? derKeyToPem(keyRaw, keyFile) : checked(keyRaw, 'certificate key', keyFile, privateKeyProblem);
+    const pair = pairProblem(out.cert, out.key);
+    if (pair) throw new AgentError('AGENT_ERR_TLS_FILE', ['certificate', s.certificate, `${pair} (key ${keyFile})`]);
   }
-  if (s.ca) out.ca = readFile('ca', s.ca);
+  if (s.ca) out.ca = checked(readFile('ca', s.ca), 'ca', s.ca, caProblem);
   return out;
+}
+
+/** The content, or AGENT_ERR_TLS_FILE naming the file and what is wrong with it. */
+function checked<T extends string | Buffer>(content: T, what: string, file: string, problemOf: (text: T) => string | undefined): T {
+  const problem = problemOf(content);
+  if (problem) throw new AgentError('AGENT_ERR_TLS_FILE', [what, file, problem]);
+  return content;
+}
+
+function derCertToPem(raw: Buffer, file: string): string {
+  try {
+    return new X509Certificate(raw).toString();
+  } catch (err) {
+    throw new AgentError('AGENT_ERR_TLS_FILE', ['certificate', file, `not a DER certificate (${(err as Error).message})`]);
+  }
 }
 
 function derKeyToPem(raw: Buffer, file: string): string {

@@ -51,4 +51,27 @@ describe('loadOrCreateCertificate', () => {
     await assert.rejects(loadOrCreateCertificate(files), { code: 'AGENT_ERR_WEB_CERTIFICATE' });
     assert.equal(readFileSync(files.cert, 'utf8'), made.cert, 'nothing is overwritten');
   });
+
+  it('names the file and the reason for a certificate or key that is not PEM, or a key of another certificate', async () => {
+    const files = { cert: join(dir, 'e.pem'), key: join(dir, 'e.key') };
+    const made = await loadOrCreateCertificate(files);
+    writeFileSync(files.cert, 'garbage\n');
+    await assert.rejects(loadOrCreateCertificate(files), {
+      code: 'AGENT_ERR_WEB_CERTIFICATE',
+      message: `cannot load or create the web server certificate ${files.cert}: the file is not a PEM certificate (no start line)`,
+    });
+    await assert.rejects(loadOrCreateCertificate(files, 'AGENT_ERR_AGENT_CERTIFICATE'), {
+      code: 'AGENT_ERR_AGENT_CERTIFICATE',
+      message: `cannot load or create the agent server certificate ${files.cert}: the file is not a PEM certificate (no start line)`,
+    });
+    writeFileSync(files.cert, made.cert);
+    writeFileSync(files.key, 'not a key\n');
+    await assert.rejects(loadOrCreateCertificate(files), { message: `cannot load or create the web server certificate ${files.key}: the file holds no PEM private key (no start line)` });
+    const other = await loadOrCreateCertificate({ cert: join(dir, 'f.pem'), key: join(dir, 'f.key') });
+    writeFileSync(files.key, other.key);
+    await assert.rejects(loadOrCreateCertificate(files), { message: `cannot load or create the web server certificate ${files.cert}: the private key does not belong to the certificate (key ${files.key})` });
+    unlinkSync(files.cert);
+    writeFileSync(files.key, 'not a key\n');
+    await assert.rejects(loadOrCreateCertificate(files), { message: `cannot load or create the web server certificate ${files.key}: the file holds no PEM private key (no start line)` });
+  });
 });

@@ -1,0 +1,69 @@
+/**
+ * Checks of PEM text read from TLS files, so that a bad file is reported
+ * as what is wrong with which file instead of OpenSSL's bare
+ * `PEM routines::no start line`. Each function returns the reason in plain
+ * words (to follow "<file>: "), or undefined when the text is usable. None
+ * throws.
+ */
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
+
+const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+const KEY_BLOCK = /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----[\s\S]*?-----END \1-----/;
+
+/** Why `text` holds no usable PEM certificate (the first one is checked). */
+export function certificateProblem(text: string | Buffer): string | undefined {
+  const blocks = certificateBlocks(text);
+  if (blocks.length === 0) return 'the file is not a PEM certificate (no start line)';
+  return parseProblem(blocks[0] as string);
+}
+
+/** Why `text` is not a usable CA file: every certificate in it must parse, and there must be one. */
+export function caProblem(text: string | Buffer): string | undefined {
+  const blocks = certificateBlocks(text);
+  if (blocks.length === 0) return 'the file holds no PEM certificate (no start line)';
+  for (const [i, block] of blocks.entries()) {
+    const problem = parseProblem(block);
+    if (problem) return blocks.length > 1 ? `certificate ${i + 1}: ${problem}` : problem;
+  }
+  return undefined;
+}
+
+/** Why `text` holds no usable PEM private key (the first one is checked; certificates may come before it). */
+export function privateKeyProblem(text: string | Buffer): string | undefined {
+  const block = KEY_BLOCK.exec(text.toString())?.[0];
+  if (block === undefined) return 'the file holds no PEM private key (no start line)';
+  try {
+    createPrivateKey(block);
+    return undefined;
+  } catch (err) {
+    return `the private key cannot be read (${(err as Error).message})`;
+  }
+}
+
+/** Why the certificate and key (each already checked) cannot serve together, e.g. a key of another certificate. */
+export function pairProblem(cert: string | Buffer, key: string | Buffer): string | undefined {
+  try {
+    createSecureContext({ cert, key });
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/key values mismatch/i.test(message)) return 'the private key does not belong to the certificate';
+    return `the certificate and key cannot be used (${message})`;
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+function certificateBlocks(text: string | Buffer): string[] {
+  return text.toString().match(CERT_BLOCK) ?? [];
+}
+
+function parseProblem(block: string): string | undefined {
+  try {
+    new X509Certificate(block);
+    return undefined;
+  } catch (err) {
+    return `the certificate cannot be parsed (${(err as Error).message})`;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * TLS option building for the remote protocol with bad files: each error
+ * is AGENT_ERR_TLS_FILE naming the file and what is wrong with it.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildClientTls, buildServerTls } from '../../../../src/protocols/nrpe/tls.js';
+import { loadOrCreateCertificate } from '../../../../src/web/tls.js';
+
+describe('remote protocol TLS files', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nrpe-tls-'));
+  const garbage = join(dir, 'garbage.txt');
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'cert.key');
+  const otherKey = join(dir, 'other.key');
+  before(async () => {
+    writeFileSync(garbage, 'my-host-name\n');
+    await loadOrCreateCertificate({ cert, key });
+    await loadOrCreateCertificate({ cert: join(dir, 'other.pem'), key: otherKey });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a certificate that is not PEM, naming the file (client and server)', () => {
+    for (const build of [buildClientTls, buildServerTls]) {
+      assert.throws(() => build({ allowedCiphers: '', certificate: garbage }), {
+        code: 'AGENT_ERR_TLS_FILE',
+        message: `cannot read certificate file ${garbage}: the file is not a PEM certificate (no start line)`,
+      });
+    }
+  });
+
+  it('refuses a key that is not PEM and a key of another certificate', () => {
+    assert.throws(() => buildClientTls({ allowedCiphers: '', certificate: cert, certificateKey: garbage }), {
+      message: `cannot read certificate key file ${garbage}: the file holds no PEM private key (no start line)`,
+    });
+    assert.throws(() => buildServerTls({ allowedCiphers: '', certificate: cert, certificateKey: otherKey }), {
+      message: `cannot read certificate file ${cert}: the private key does not belong to the certificate (key ${otherKey})`,
+    });
+  });
+
+  it('refuses a ca that holds no certificate, and takes good files', () => {
+    assert.throws(() => buildClientTls({ allowedCiphers: '', ca: garbage, verifyMode: 'peer-cert' }), {
+      message: `cannot read ca file ${garbage}: the file holds no PEM certificate (no start line)`,
+    });
+    const ok = buildServerTls({ allowedCiphers: '', certificate: cert, certificateKey: key, ca: cert, verifyMode: 'peer-cert' });
+    assert.ok(ok.cert && ok.key && ok.ca);
+  });
+});
