@@ -8,7 +8,15 @@
  * body is read), then the body picks the exact one. A command whose
  * operation fails answers 200 with `result: 2` and the reason: a module that
  * does not start is not a defect of the API.
+ *
+ * A request that would stop the web server itself (unload or disable of
+ * WEBServer, or a PUT with loaded=false for it) is answered first, 202 with
+ * `{result: 0, message, module}` and `Connection: close`, and the control
+ * call starts once that answer has been flushed: the listener closing under
+ * a request that waits for it would otherwise leave the client without an
+ * answer. A failure of that later call is logged.
  */
+import type { ServerResponse } from 'node:http';
 import type { ModuleStatus } from '../../core/control.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import { validateModuleLoaded, validateModuleUpdate } from '../bodies.js';
@@ -17,6 +25,9 @@ import { baseUrl, seg, sendJson, type WebRequest } from '../respond.js';
 import type { RouteContext } from './context.js';
 
 const COMMANDS = ['load', 'unload', 'enable', 'disable'] as const;
+/** The module serving this API. */
+const SELF = 'WEBServer';
+const SELF_STOPPING = `${SELF} is stopping; this connection closes`;
 const SETTINGS_REFUSALS = new Set(['AGENT_ERR_SETTINGS_UNREADABLE', 'AGENT_ERR_SETTINGS_INVALID', 'AGENT_ERR_SETTINGS_CONFLICT']);
 type Command = (typeof COMMANDS)[number];
 
@@ -34,18 +45,24 @@ export function registerModuleRoutes(ctx: RouteContext): void {
 
   ctx.route('PUT', '/api/v1/modules', ['modules.load', 'modules.unload'], async (req, res) => {
     const body = await readJsonBody(req, ctx.maxBodySize(), validateModuleUpdate);
-    sendJson(res, 200, moduleJson(baseUrl(req), await setLoaded(ctx, req, body.name, body.loaded)));
+    const current = allowedTarget(ctx, req, body.name, body.loaded);
+    if (!body.loaded && current.name === SELF) return answerThenStop(ctx, req, res, current, 'unload');
+    sendJson(res, 200, moduleJson(baseUrl(req), await setLoaded(ctx, current.name, body.loaded)));
   });
 
   ctx.route('PUT', '/api/v1/modules/:module', ['modules.load', 'modules.unload'], async (req, res) => {
     const name = find(ctx, req.params.module!).name;
     const body = await readJsonBody(req, ctx.maxBodySize(), validateModuleLoaded);
-    sendJson(res, 200, moduleJson(baseUrl(req), await setLoaded(ctx, req, name, body.loaded)));
+    const current = allowedTarget(ctx, req, name, body.loaded);
+    if (!body.loaded && current.name === SELF) return answerThenStop(ctx, req, res, current, 'unload');
+    sendJson(res, 200, moduleJson(baseUrl(req), await setLoaded(ctx, current.name, body.loaded)));
   });
 
   for (const command of COMMANDS) {
     ctx.route('GET', `/api/v1/modules/:module/commands/${command}`, `modules.${command}`, async (req, res) => {
-      const name = find(ctx, req.params.module!).name;
+      const current = find(ctx, req.params.module!);
+      const name = current.name;
+      if (name === SELF && (command === 'unload' || command === 'disable')) return answerThenStop(ctx, req, res, current, command);
       const outcome = await runCommand(ctx, command, name);
       sendJson(res, 200, { ...outcome, module: moduleJson(baseUrl(req), outcome.status) });
     });
@@ -81,11 +98,28 @@ function find(ctx: RouteContext, name: string): ModuleStatus {
   return m;
 }
 
-async function setLoaded(ctx: RouteContext, req: WebRequest, name: string, loaded: boolean): Promise<ModuleStatus> {
+/** The module to load or unload, once the caller is known to hold the exact privilege (403 otherwise, 404 for no such module). */
+function allowedTarget(ctx: RouteContext, req: WebRequest, name: string, loaded: boolean): ModuleStatus {
   const needed = loaded ? 'modules.load' : 'modules.unload';
   if (!ctx.access.allows(req, needed)) throw new AgentError('AGENT_ERR_HTTP_FORBIDDEN');
-  const current = find(ctx, name);
-  return loaded ? ctx.core.control.load(current.name) : ctx.core.control.unload(current.name);
+  return find(ctx, name);
+}
+
+async function setLoaded(ctx: RouteContext, name: string, loaded: boolean): Promise<ModuleStatus> {
+  return loaded ? ctx.core.control.load(name) : ctx.core.control.unload(name);
+}
+
+/**
+ * Answer 202 now, then unload or disable the web server once the answer
+ * is done ('close' comes after 'finish', or when the client went away
+ * first: the request was made, so it is carried out either way); the
+ * outcome of that call can only be logged.
+ */
+function answerThenStop(ctx: RouteContext, req: WebRequest, res: ServerResponse, current: ModuleStatus, command: 'unload' | 'disable'): void {
+  res.once('close', () => {
+    ctx.core.control[command](current.name).catch((err: unknown) => ctx.log.warning(`${command} ${current.name} failed: ${errorMessage(err)}`));
+  });
+  sendJson(res, 202, { result: 0, message: SELF_STOPPING, module: moduleJson(baseUrl(req), current) }, { Connection: 'close' });
 }
 
 async function runCommand(ctx: RouteContext, command: Command, name: string): Promise<{ result: 0 | 2; message: string; status: ModuleStatus }> {
