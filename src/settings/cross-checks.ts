@@ -4,7 +4,7 @@
  * - `[/settings/agent/server]` with `use ssl` on and a `verify mode` other
  *   than none needs a `ca` to check client certificates against.
  * - `[/settings/WEB/server] port` (a string such as `8443s`) must be a port
- *   number from 1 to 65535.
+ *   number up to 65535 (0 asks the system for a free port).
  * - every `allowed hosts` entry must parse (addresses, `/` masks, `*` ranges,
  *   `localhost`): a typo would otherwise deny everyone at run time.
  */
@@ -28,9 +28,9 @@ export function crossChecks(
   }
   const web = '/settings/WEB/server';
   const port = Number.parseInt(String(sections[web]?.port ?? ''), 10);
-  if (Number.isInteger(port) && (port < 1 || port > 65535)) {
+  if (Number.isInteger(port) && port > 65535) {
     const o = origins[web]?.port;
-    out.push(problem('AGENT_ERR_VALUE_INVALID', [`port "${String(sections[web]?.port)}": must be a port number from 1 to 65535 (add s for TLS)`], { file, line: o?.line ?? 0, col: o?.col ?? 0, section: web, key: 'port' }));
+    out.push(problem('AGENT_ERR_VALUE_INVALID', [`port "${String(sections[web]?.port)}": must be a port number from 0 (any free port) to 65535 (add s for TLS)`], { file, line: o?.line ?? 0, col: o?.col ?? 0, section: web, key: 'port' }));
   }
   for (const section of ['/settings/default', web, '/settings/remote/server', '/settings/agent/server']) {
     const value = sections[section]?.['allowed hosts'];
