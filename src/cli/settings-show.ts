@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
-import type { Origin, ResolvedObject, Snapshot } from '../settings/snapshot.js';
+import { objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
 import { formatProblem } from './format-problem.js';
 import { suggestion } from '../settings/did-you-mean.js';
 
@@ -53,17 +53,17 @@ export async function showCommand(argv: string[]): Promise<number> {
   }
   const objects: Record<string, Record<string, ShownValue>> = {};
   if (options.resolved) {
-    const schemaOf = (o: ResolvedObject) => set.find(`${o.path.replace(/\/[^/]*$/, '')}/${o.name}`)?.section.schema ?? set.find(`${o.path}/${o.name}`)?.section.schema;
+    const schemaOf = (o: ResolvedObject) => set.find(objectSectionPath(o))?.section.schema;
     for (const map of [s.targets.agent, s.targets.remote, s.users]) {
       for (const o of map.values()) {
-        const path = o.path.endsWith(`/${o.name}`) ? o.path : `${o.path}/${o.name}`;
+        const path = objectSectionPath(o);
         if (!keep(path)) continue;
         objects[path] = shownSection(o.values, o.origins, schemaOf(o), s.file);
       }
     }
   }
   if (filter !== undefined && Object.keys(sections).length === 0 && Object.keys(objects).length === 0) {
-    const known = [...Object.keys(s.sections), ...[s.targets.agent, s.targets.remote, s.users].flatMap((m) => [...m.values()].map((o) => (o.path.endsWith(`/${o.name}`) ? o.path : `${o.path}/${o.name}`)))];
+    const known = [...Object.keys(s.sections), ...[s.targets.agent, s.targets.remote, s.users].flatMap((m) => [...m.values()].map(objectSectionPath))];
     err(`agent settings show: no section matches "${String(options.section)}"${suggestion(String(options.section), known)}${options.resolved ? '' : ' (objects need --resolved)'}`);
     return 2;
   }

@@ -6,7 +6,7 @@
  */
 import { decode, encode, HeaderType, Plugin } from '../protocols/plugin/codec.js';
 import { loadSchemaSet } from '../settings/schema-set.js';
-import type { Snapshot } from '../settings/snapshot.js';
+import { objectSectionPath, type Snapshot } from '../settings/snapshot.js';
 
 export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array): Uint8Array {
   const request = decode('QuerySettingsRequestMessage', bytes);
@@ -46,7 +46,7 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array): Uint
 
 function objectValues(snapshot: Snapshot, path: string): Readonly<Record<string, unknown>> | undefined {
   for (const map of [snapshot.targets.agent, snapshot.targets.remote, snapshot.users]) {
-    for (const o of map.values()) if (o.path.toLowerCase() === path.toLowerCase()) return o.values;
+    for (const o of map.values()) if (objectSectionPath(o).toLowerCase() === path.toLowerCase()) return o.values;
   }
   return undefined;
 }

@@ -7,7 +7,7 @@
  */
 import { catalogue, type CatalogueEntry } from '../modules/catalogue.js';
 import { loadSchemaSet } from './schema-set.js';
-import type { Snapshot } from './snapshot.js';
+import { objectSectionPath, type Snapshot } from './snapshot.js';
 
 export type PlanAction = 'load' | 'unload' | 'apply' | 'restart' | 'unchanged';
 
@@ -58,7 +58,7 @@ export function moduleSlice(entry: CatalogueEntry, s: Snapshot): Map<string, Rec
   for (const [path, values] of Object.entries(s.sections)) if (matches(path)) out.set(path, values as Record<string, unknown>);
   for (const map of [s.targets.agent, s.targets.remote, s.users]) {
     for (const o of map.values()) {
-      const path = o.path.endsWith(`/${o.name}`) ? o.path : `${o.path}/${o.name}`;
+      const path = objectSectionPath(o);
       if (matches(path)) out.set(path, o.values as Record<string, unknown>);
     }
   }

@@ -55,6 +55,14 @@ export interface Snapshot {
 }
 
 /**
+ * The section path an object is known by, `<container>/<name>`, also for a
+ * one-liner (whose `path` is the container section it was written in).
+ */
+export function objectSectionPath(o: ResolvedObject): string {
+  return o.path.endsWith(`/${o.name}`) ? o.path : `${o.path}/${o.name}`;
+}
+
+/**
  * A server module's value of a key that falls back to [/settings/default]
  * (password, allowed hosts): its own section's value when set, else the
  * default section's value.
