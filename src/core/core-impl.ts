@@ -14,6 +14,9 @@ import type { AgentControl } from './control.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { answerSettingsQuery } from './settings-query.js';
 
+/** The signal of a call whose caller cannot give up; shared, so the hot path allocates none. */
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
 interface Registered<H> {
   info: QueryInfo;
   handler: H;
@@ -70,14 +73,16 @@ export function createCore(options: CoreOptions): Core {
           payload.push(resultToResponse({ command: p.command, result: 3, message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]), perf: [] }, p.id ?? undefined));
           continue;
         }
-        const single = encode('QueryRequestMessage', { header: request.header, payload: [p] });
+        // Each handler sees a request holding only its payload; a one-payload request already is one.
+        const single = request.payload.length === 1 ? bytes : encode('QueryRequestMessage', { header: request.header, payload: [p] });
         try {
           const answer = decode('QueryResponseMessage', await entry.handler(single, opts));
           if (answer.payload.length === 0) throw new Error('the handler answered no payload');
           payload.push(...answer.payload);
         } catch (err) {
-          log.error(formatMessage('AGENT_ERR_QUERY_FAILED', [p.command, errorMessage(err)]));
-          payload.push(resultToResponse({ command: p.command, result: 3, message: formatMessage('AGENT_ERR_QUERY_FAILED', [p.command, errorMessage(err)]), perf: [] }, p.id ?? undefined));
+          const message = formatMessage('AGENT_ERR_QUERY_FAILED', [p.command, errorMessage(err)]);
+          log.error(message);
+          payload.push(resultToResponse({ command: p.command, result: 3, message, perf: [] }, p.id ?? undefined));
         }
       }
       return encode('QueryResponseMessage', { header: replyHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
@@ -170,7 +175,7 @@ function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
     const request = decode('QueryRequestMessage', bytes);
     const payload: Plugin.QueryResponseMessage.IResponse[] = [];
     for (const p of request.payload) {
-      const signal = call.signal ?? new AbortController().signal;
+      const signal = call.signal ?? NEVER_ABORTED;
       let r: QueryResult;
       try {
         const out = await fn([...(p.arguments ?? [])], { signal });
@@ -192,7 +197,7 @@ function simpleExecHandler(fn: SimpleExec): RawExecHandler {
       let result: Status = 3;
       let message: string;
       try {
-        const out = await fn([...(p.arguments ?? [])], { signal: new AbortController().signal });
+        const out = await fn([...(p.arguments ?? [])], { signal: NEVER_ABORTED });
         result = out.result;
         message = out.message;
       } catch (err) {

@@ -40,7 +40,7 @@ while (n < MAX_QUERIES && (n % 1000 !== 0 || performance.now() - q0 < QUERY_MS))
 }
 const qSeconds = (performance.now() - q0) / 1000;
 const qps = n / qSeconds;
-console.log(`core-query: ${n.toLocaleString('en')} check_ok queries in ${qSeconds.toFixed(2)} s: ${fmt(qps)} queries/s (${((1e6 * qSeconds) / n).toFixed(1)} µs each; 4 protobuf encodes and 4 decodes per query)`);
+console.log(`core-query: ${n.toLocaleString('en')} check_ok queries in ${qSeconds.toFixed(2)} s: ${fmt(qps)} queries/s (${((1e6 * qSeconds) / n).toFixed(1)} µs each; 3 protobuf encodes and 3 decodes per query: request, handler's response, reply)`);
 
 // ---- Codec: one typical QueryResponseMessage.
 const response = {
