@@ -67,7 +67,7 @@ export function objectSectionPath(o: ResolvedObject): string {
  * (password, allowed hosts): its own section's value when set, else the
  * default section's value.
  */
-export function withFallback(snapshot: Snapshot, section: string, key: string): unknown {
+export function withFallback(snapshot: Pick<Snapshot, 'sections'>, section: string, key: string): unknown {
   const own = snapshot.sections[section]?.[key];
   if (own !== undefined) return own;
   return snapshot.sections['/settings/default']?.[key];

@@ -12,7 +12,7 @@
  * Defaults alone never warn (an untouched file stays quiet), except where the
  * result is insecure whatever the defaults are (empty password, no CA).
  */
-import type { Origin, ResolvedObject } from './snapshot.js';
+import { withFallback, type Origin, type ResolvedObject } from './snapshot.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 
@@ -82,9 +82,7 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   }
 
   if (input.modules.WEBServer) {
-    const web = input.sections['/settings/WEB/server'] ?? {};
-    const def = input.sections['/settings/default'] ?? {};
-    const pw = web.password !== undefined ? web.password : def.password;
+    const pw = withFallback(input, '/settings/WEB/server', 'password');
     if (pw === '' || pw === undefined) {
       out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], at(input.origins['/settings/WEB/server']?.password ?? input.origins['/settings/default']?.password, '/settings/WEB/server', 'password')));
     }
