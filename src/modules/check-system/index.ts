@@ -1,6 +1,8 @@
 /**
  * CheckSystem: check_cpu, check_load, check_memory, check_uptime,
- * check_os_version and check_process (library code in src/checks/system/).
+ * check_os_version and check_process (library code in src/checks/system/),
+ * and the Linux host checks of hostSystemChecks() (check_service,
+ * check_network, check_connections, ...; see host-system-checks.ts).
  * The CPU sampler runs from start() to stop(), one /proc/stat reading a
  * second, on an unref()ed timer.
  */
@@ -10,6 +12,7 @@ import { cpuCheck, loadCheck } from '../../checks/system/cpu-checks.js';
 import { memoryCheck, osVersionCheck, uptimeCheck } from '../../checks/system/host-checks.js';
 import { processCheck } from '../../checks/system/process-check.js';
 import { registerChecks } from '../../checks/register.js';
+import { hostSystemChecks } from '../../checks/system/host-system-checks.js';
 
 export function createModule(): AgentModule {
   let sampler: CpuSampler | undefined;
@@ -19,7 +22,7 @@ export function createModule(): AgentModule {
     async start(ctx: ModuleContext) {
       sampler = new CpuSampler({ intervalMs: 1000 });
       await sampler.start();
-      unregister = registerChecks(ctx.core, 'CheckSystem', [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck()]);
+      unregister = registerChecks(ctx.core, 'CheckSystem', [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck(), ...hostSystemChecks()]);
     },
     async apply() {
       return true;

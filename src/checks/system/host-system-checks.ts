@@ -1,0 +1,13 @@
+/**
+ * The Linux host checks that module CheckSystem answers besides its
+ * original ones (issue 16). Rate checks share the process-wide counter
+ * history, so their state outlives a module restart or settings reload.
+ */
+import type { CheckDefinition } from '../engine.js';
+import { realHost, type HostSources } from '../host/host-sources.js';
+import { sharedCounterHistory, type CounterHistory } from '../rates/counter-history.js';
+import { networkCheck } from './network-check.js';
+
+export function hostSystemChecks(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition[] {
+  return [networkCheck(host, history)];
+}
