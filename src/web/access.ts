@@ -2,7 +2,8 @@
  * Access control of every API request, in this order (DESIGN.md, Web server):
  * 1. allowed hosts: the peer address against `allowed hosts` of
  *    [/settings/WEB/server], else [/settings/default] (fail closed);
- * 2. the per-address rate limit on failed authentications;
+ * 2. the per-address limit on failed authentications, counted in flight
+ *    (rate-limit.ts): a guess takes its slot before its check starts;
  * 3. HTTP Basic credentials: user `root` with the web password (the file's,
  *    else the one generated at start), or a user of [/settings/web/users/...]
  *    (templates cannot sign in);
@@ -46,6 +47,17 @@ export interface AccessOptions {
 /** What a route requires: one privilege, or any one of several (the handler then checks the exact one). */
 export type Requirement = string | readonly string[];
 
+/** A credential to check: its cache key (the raw credential), who it names (for logs), how to verify it. */
+export interface Credential {
+  cacheKey: string;
+  who: string;
+  verify(): Promise<Principal | undefined>;
+}
+
+export type GuessOutcome = { kind: 'ok'; principal: Principal } | { kind: 'failed'; blockStarted: boolean } | { kind: 'blocked' };
+
+type ReadCredential = { kind: 'none' } | { kind: 'invalid'; reason: string; header: string } | ({ kind: 'check' } & Credential);
+
 interface Derived {
   snapshot: Snapshot;
   matchers: readonly HostMatcher[];
@@ -57,6 +69,8 @@ export class AccessControl {
   private derived: Derived | undefined;
   private readonly limiter: AuthRateLimiter;
   private readonly cache = new Map<string, Principal>();
+  /** Checks running now, by address and credential: identical parallel guesses share one. */
+  private readonly inFlight = new Map<string, Promise<GuessOutcome>>();
   private cacheVersion = '';
   private readonly forbiddenBody = Buffer.from(JSON.stringify(envelope(new AgentError('AGENT_ERR_HTTP_FORBIDDEN'))));
 
@@ -106,29 +120,90 @@ export class AccessControl {
   private async admit(req: WebRequest, res: ServerResponse): Promise<boolean> {
     if (req.principal) return true;
     const d = this.current();
-    const version = this.cacheVersion;
     const address = req.socket.remoteAddress ?? '';
     if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${req.method} ${req.path}: ${address} is not in allowed hosts`);
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
-    const header = req.headers.authorization;
-    const key = header === undefined ? '' : createHash('sha256').update(header).digest('base64');
-    const cached = header === undefined ? undefined : this.cache.get(key);
-    if (cached) {
-      req.principal = cached;
-      return true;
+    const credential = this.readCredential(req, d);
+    if (credential.kind === 'none') return this.refuse(res, 'missing', undefined);
+    if (credential.kind === 'invalid') {
+      // A malformed header is a guess too: it takes a slot and fails at once.
+      const attempt = this.limiter.acquire(address);
+      if (!attempt) return this.refuse(res, 'blocked', undefined);
+      return this.fail(res, address, attempt.fail(), credential.reason, `403 ${req.method} ${req.path} from ${address}: ${credential.reason} ${credential.header} header`);
     }
-    const creds = readBasicCredentials(header);
-    if (creds.kind === 'none') return this.refuse(res, 'missing', undefined);
-    if (creds.kind === 'invalid') return this.fail(res, address, creds.reason, `403 ${req.method} ${req.path} from ${address}: ${creds.reason} Authorization header`);
-    const principal = await this.check(d, creds.user, creds.password);
-    if (!principal) return this.fail(res, address, 'credentials', `403 ${req.method} ${req.path} from ${address}: bad credentials for user ${JSON.stringify(creds.user)}`);
-    this.limiter.succeed(address);
-    if (this.cacheVersion === version) {
-      if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(key, principal);
-    }
-    req.principal = principal;
+    const outcome = await this.verifyGuess(address, credential);
+    if (outcome.kind === 'blocked') return this.refuse(res, 'blocked', undefined);
+    if (outcome.kind === 'failed') return this.fail(res, address, outcome.blockStarted, 'credentials', `403 ${req.method} ${req.path} from ${address}: bad credentials for ${credential.who}`);
+    req.principal = outcome.principal;
     return true;
+  }
+
+  /**
+   * The credential a request carries. Every kind of credential (HTTP Basic
+   * today; a new kind adds a branch here) becomes a `Credential` with its
+   * own cache key, and then goes through the same `verifyGuess`: success
+   * cache, shared checks of identical guesses, failed-login limit.
+   */
+  private readCredential(req: WebRequest, d: Derived): ReadCredential {
+    const header = req.headers.authorization;
+    const creds = readBasicCredentials(header);
+    if (creds.kind === 'none') return { kind: 'none' };
+    if (creds.kind === 'invalid') return { kind: 'invalid', reason: creds.reason, header: 'Authorization' };
+    return {
+      kind: 'check',
+      cacheKey: `basic\n${header}`,
+      who: `user ${JSON.stringify(creds.user)}`,
+      verify: () => this.check(d, creds.user, creds.password),
+    };
+  }
+
+  /**
+   * Check one credential from `address` under the failed-login limit.
+   * Contract: an identical credential already being checked from the same
+   * address shares that check (one guess, one pbkdf2 run); any other guess
+   * takes a slot of the limiter first, then a cached success (same
+   * credential, same settings version) answers at once, else the check
+   * runs; so at most
+   * `auth rate limit max failures` guesses per address and window are ever
+   * checked, however many arrive at once (`blocked`: refused unchecked).
+   */
+  async verifyGuess(address: string, credential: Credential): Promise<GuessOutcome> {
+    const version = this.cacheVersion;
+    const key = createHash('sha256').update(credential.cacheKey).digest('base64');
+    const flightKey = `${address}\n${key}`;
+    const shared = this.inFlight.get(flightKey);
+    if (shared) return shared;
+    // The slot comes before the cache: a cached (right) guess among a burst
+    // of wrong ones must not get past the limit either.
+    const attempt = this.limiter.acquire(address);
+    if (!attempt) return { kind: 'blocked' };
+    const cached = this.cache.get(key);
+    if (cached) {
+      attempt.succeed();
+      return { kind: 'ok', principal: cached };
+    }
+    const run = (async (): Promise<GuessOutcome> => {
+      let principal: Principal | undefined;
+      try {
+        principal = await credential.verify();
+      } catch (err) {
+        attempt.fail();
+        throw err;
+      }
+      if (!principal) return { kind: 'failed', blockStarted: attempt.fail() };
+      attempt.succeed();
+      if (this.cacheVersion === version) {
+        if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+        this.cache.set(key, principal);
+      }
+      return { kind: 'ok', principal };
+    })();
+    this.inFlight.set(flightKey, run);
+    try {
+      return await run;
+    } finally {
+      this.inFlight.delete(flightKey);
+    }
   }
 
   /** Verify a user's password; one pbkdf2 run whatever the outcome. */
@@ -191,8 +266,8 @@ export class AccessControl {
     return false;
   }
 
-  private fail(res: ServerResponse, address: string, reason: string, message: string): false {
-    if (this.limiter.fail(address)) {
+  private fail(res: ServerResponse, address: string, blockStarted: boolean, reason: string, message: string): false {
+    if (blockStarted) {
       const web = this.derived?.snapshot.sections[WEB_SECTION] ?? {};
       this.opts.log.warning(new AgentError('AGENT_WARN_WEB_AUTH_BLOCKED', [address, web['auth rate limit block seconds'] ?? 60, web['auth rate limit max failures'] ?? 10]).message);
     }
