@@ -5,11 +5,17 @@
  * picks the change up without a restart.
  *
  * Exit status: 0 done, 1 failure (unreadable or unwritable file, invalid
- * settings for --display), 2 usage error. Every subcommand takes
- * `--settings FILE` (default $AGENT_SETTINGS, else settings/agent.ini) and
- * `--help`.
+ * settings for --display, an edit conflict that retrying could not resolve),
+ * 2 usage error or a settings file that does not exist. Every subcommand
+ * takes `--settings FILE` (default $AGENT_SETTINGS, else
+ * settings/agent.ini), `--create` (make the file when it does not exist;
+ * without it a mistyped path is refused, never created) and `--help`.
+ * Values that depend on the file (an existing password, a role's list) are
+ * read under the writer's lock, so parallel runs never lose each other's
+ * changes.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { SettingsEdit } from '../core/control.js';
 import { AgentError, errorMessage } from '../errors.js';
@@ -35,7 +41,9 @@ const HELP: Record<string, string> = {
   add-user  add or update a web user (password stored as a pbkdf2 hash)
   add-role  grant a privilege to a role
 
-Run "agent web <subcommand> --help" for the options.`,
+Run "agent web <subcommand> --help" for the options. Every subcommand takes
+--settings FILE and --create (make FILE when it does not exist; without it a
+path that does not exist is refused with exit 2).`,
   install: `Usage: agent web install [--password P] [--port N] [--allowed-hosts LIST] [--settings FILE]
 
 Enables WEBServer in [/modules] and writes [/settings/WEB/server]:
@@ -75,14 +83,18 @@ export async function runWebCommand(argv: string[]): Promise<number> {
   }
   const spec = SPECS[sub];
   if (!spec) return usage(`unknown web subcommand "${sub}"\n\n${HELP.web}`);
+  let file = '';
   try {
-    const { options, positionals } = parseArgs(rest, { ...spec, settings: { value: true }, help: { value: false } });
+    const { options, positionals } = parseArgs(rest, { ...spec, settings: { value: true }, create: { value: false }, help: { value: false } });
     if (options.help) {
       out(HELP[sub] as string);
       return 0;
     }
     if (positionals.length > 0) return usage(`unexpected argument "${positionals[0]}"\n\n${HELP[sub]}`);
-    const file = settingsPath(options);
+    file = settingsPath(options);
+    create = options.create === true;
+    const editing = sub !== 'password' || options.set !== undefined;
+    if (editing && !create && !existsSync(file)) return usage(notFound(sub, file));
     const opt = (name: string): string | undefined => (typeof options[name] === 'string' ? (options[name] as string) : undefined);
     switch (sub) {
       case 'install':
@@ -97,6 +109,11 @@ export async function runWebCommand(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof AgentError && e.code === 'AGENT_ERR_USAGE') return usage(`${e.message}\n\n${HELP[sub]}`);
     if (e instanceof AgentError && e.code === 'AGENT_ERR_VALUE_INVALID') return usage(e.message);
+    if (e instanceof AgentError && e.code === 'AGENT_ERR_SETTINGS_NOT_FOUND') return usage(notFound(sub, file));
+    if (e instanceof AgentError && e.code === 'AGENT_ERR_SETTINGS_CONFLICT') {
+      err(`agent web ${sub}: settings file ${file} kept changing while this command wrote it (another program is saving it); nothing was written, run the command again`);
+      return 1;
+    }
     err(`agent web ${sub}: ${errorMessage(e)}`);
     return 1;
   }
@@ -119,10 +136,17 @@ async function install(file: string, pw: string | undefined, port: string | unde
     edits.push({ op: 'set', section: WEB, key: 'allowed hosts', value: hosts.split(',').map((h) => h.trim()).filter(Boolean).join(', ') });
   }
   // Without --password an existing password stays (re-running install must not lock anyone out).
-  const existing = (await rawSection(file, WEB)).get('password') || (await rawSection(file, '/settings/default')).get('password') || '';
-  const chosen = pw ?? (existing !== '' ? undefined : strongPassword());
-  if (chosen !== undefined) edits.push({ op: 'set', section: WEB, key: 'password', value: chosen });
-  await editSettingsFile(file, edits);
+  // Decided under the writer's lock, on the content being edited.
+  let chosen: string | undefined;
+  await editSettingsFile(
+    file,
+    (text) => {
+      const existing = rawSectionOf(text, file, WEB).get('password') || rawSectionOf(text, file, '/settings/default').get('password') || '';
+      chosen = pw ?? (existing !== '' ? undefined : (chosen ?? strongPassword()));
+      return chosen !== undefined ? [...edits, { op: 'set', section: WEB, key: 'password', value: chosen }] : edits;
+    },
+    { create },
+  );
   out(`WEBServer enabled in ${file}${port !== undefined ? ` on port ${Number(/^\d+/.exec(port.trim())?.[0])} (TLS)` : ''}.`);
   if (pw !== undefined) out('web password for user root set.');
   else if (chosen !== undefined) out(`web password for user root: ${chosen}`);
@@ -135,7 +159,7 @@ async function password(file: string, set: string | undefined, display: boolean)
   if ((set === undefined) === !display) return usage(`give exactly one of --set P and --display\n\n${HELP.password}`);
   if (set !== undefined) {
     if (set === '') return usage('--set needs a non-empty password (an empty one makes the agent generate one at each start)');
-    await editSettingsFile(file, [{ op: 'set', section: WEB, key: 'password', value: set }]);
+    await editSettingsFile(file, [{ op: 'set', section: WEB, key: 'password', value: set }], { create });
     out(`web password for user root set in ${file}; a running agent applies it to the next request.`);
     return 0;
   }
@@ -160,7 +184,7 @@ async function addUser(file: string, user: string | undefined, pw: string | unde
   const chosen = pw ?? strongPassword();
   const edits: SettingsEdit[] = [{ op: 'set', section: `${USERS}/${name}`, key: 'password', value: await hashPassword(chosen) }];
   if (role !== undefined) edits.push({ op: 'set', section: `${USERS}/${name}`, key: 'role', value: role.trim() });
-  await editSettingsFile(file, edits);
+  await editSettingsFile(file, edits, { create });
   out(`user ${name} written to [${USERS}/${name}] (password stored as a pbkdf2-sha256 hash).`);
   if (pw === undefined) out(`password for user ${name}: ${chosen}`);
   const roles = await rawSection(file, ROLES);
@@ -178,15 +202,30 @@ async function addRole(file: string, role: string | undefined, grant: string | u
   if (adding.length === 0) return usage('--grant names no privilege');
   const bad = adding.find((p) => !/^[A-Za-z0-9_\-.*]+$/.test(p));
   if (bad !== undefined) return usage(`privilege "${bad}" may hold only letters, digits, _, -, . and *`);
-  const current = parsePrivilegeList((await rawSection(file, ROLES)).get(name) ?? '');
-  const merged = [...current, ...adding.filter((p) => !current.includes(p))];
-  await editSettingsFile(file, [{ op: 'set', section: ROLES, key: name, value: merged.join(', ') }]);
+  // Read-modify-write under the writer's lock: parallel add-role runs never drop each other's grants.
+  let merged: string[] = [];
+  await editSettingsFile(
+    file,
+    (text) => {
+      const current = parsePrivilegeList(rawSectionOf(text, file, ROLES).get(name) ?? '');
+      merged = [...current, ...adding.filter((p) => !current.includes(p))];
+      return [{ op: 'set', section: ROLES, key: name, value: merged.join(', ') }];
+    },
+    { create },
+  );
   out(`role ${name}: ${merged.join(', ')}`);
   if (name === 'legacy') err('note: the built-in role legacy always holds *');
   return 0;
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** Set per run from --create (one command per process). */
+let create = false;
+
+function notFound(sub: string, file: string): string {
+  return `agent web ${sub}: settings file ${file} does not exist (check the path, or pass --create to make a new file)`;
+}
 
 function usage(text: string): number {
   err(text);
@@ -219,6 +258,11 @@ async function rawSection(file: string, section: string): Promise<RawSection> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(e)]);
   }
+  return rawSectionOf(text, file, section);
+}
+
+/** {@link rawSection} of text already read. */
+function rawSectionOf(text: string, file: string, section: string): RawSection {
   const values = new Map<string, string>();
   const keys = new Set<string>();
   for (const s of text === '' ? [] : parseIni(text, file).sections) {

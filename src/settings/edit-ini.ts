@@ -29,13 +29,14 @@
  *   removed block is dropped so that blank lines do not pile up.
  * - Removing what is not there changes nothing.
  */
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { chmod, chown, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { SettingsEdit } from '../core/control.js';
 import { AgentError, errorMessage } from '../errors.js';
 import { getLogger } from '../log.js';
+import { removeLeftovers, tempPathFor, withFileLock } from './file-lock.js';
 import { LINE_BLANK, LINE_ENTRY, LINE_INVALID, LINE_SECTION, newLineScan, scanLine } from './read-ini.js';
 
 const log = getLogger('agent:settings:edit-ini');
@@ -66,31 +67,60 @@ export function hashText(text: string | Buffer): string {
 }
 
 export interface EditFileOptions {
-  /** The hash the caller read; a different file on disk is AGENT_ERR_SETTINGS_CONFLICT. */
+  /** The hash the caller read; a different file on disk is AGENT_ERR_SETTINGS_CONFLICT (never retried). */
   expectedHash?: string;
+  /**
+   * Create the file when it does not exist (only when every edit is a `set`).
+   * Default false: a missing file is AGENT_ERR_SETTINGS_NOT_FOUND, so a
+   * mistyped path never becomes a new file holding one section.
+   */
+  create?: boolean;
+  /** How long to wait for another process that is editing the same file, in ms (default 15 s). */
+  lockTimeoutMs?: number;
   /** Test hook: runs after the temp file is written, before the conflict re-check and rename. */
   beforeRename?: () => Promise<void>;
 }
 
 /**
+ * The edits, or a function that computes them from the file's current text
+ * (for read-modify-write edits such as appending to a list: it runs under
+ * the lock, on exactly the content being edited, and again on each retry).
+ */
+export type EditsOf = readonly SettingsEdit[] | ((currentText: string) => readonly SettingsEdit[]);
+
+/** How often an edit is re-applied on top of a change made by a writer that does not take the lock (an editor, git). */
+export const EDIT_ATTEMPTS = 5;
+
+/**
  * Apply `edits` to the settings file atomically.
+ *
+ * Stable API (the CLI, the web API routes and the scripts module call it):
+ * `editSettingsFile(file, edits, options)` resolves with the new hash and
+ * whether anything changed; options may grow, never change meaning.
  *
  * Guarantees: the file is replaced by rename of a fully written and fsynced
  * temp file in the same folder (same mode, and owner when we may), so a
  * reader sees the old or the new file, never a mix; the original is untouched
- * on any failure and no temp file is left behind. Calls for the same file in
- * this process run one after the other, so none loses another's edit. An edit
- * that changes nothing writes nothing (`changed: false`). A symlink is
- * followed: its target is replaced, the link stays.
+ * on any failure and no temp file is left behind. Edits of one file are
+ * serialized across processes by a lock file next to it (settings/file-lock.ts)
+ * and within this process by a queue, so a call that resolves has its change
+ * in the file: none is lost. A writer that ignores the lock (a text editor,
+ * `git checkout`) is detected just before the rename; the edit is then
+ * re-applied on the new content, up to EDIT_ATTEMPTS times. Temp files left
+ * by a killed writer of the same file are removed. An edit that changes
+ * nothing writes nothing (`changed: false`). A symlink is followed: its
+ * target is replaced, the link stays. No message names a temp or lock file.
  *
- * Errors: AGENT_ERR_SETTINGS_CONFLICT when the file's hash differs from
- * `expectedHash`, or when another writer changed it while we wrote;
- * AGENT_ERR_VALUE_INVALID for a bad edit; AGENT_ERR_SETTINGS_UNREADABLE when
- * the file cannot be read (a missing file is created only when every edit is
- * a `set`); AGENT_ERR_SETTINGS_WRITE (with the cause) when writing fails or
- * the file is not UTF-8.
+ * Errors: AGENT_ERR_SETTINGS_NOT_FOUND when the file does not exist (unless
+ * `create`); AGENT_ERR_SETTINGS_CONFLICT when the file's hash differs from
+ * `expectedHash`, or when it kept changing under us through every attempt
+ * (nothing written); AGENT_ERR_SETTINGS_LOCKED when another process held the
+ * lock past `lockTimeoutMs`; AGENT_ERR_VALUE_INVALID for a bad edit;
+ * AGENT_ERR_SETTINGS_UNREADABLE when the file cannot be read;
+ * AGENT_ERR_SETTINGS_WRITE (with the cause) when writing fails or the file is
+ * not UTF-8.
  */
-export function editSettingsFile(file: string, edits: readonly SettingsEdit[], options: EditFileOptions = {}): Promise<{ hash: string; changed: boolean }> {
+export function editSettingsFile(file: string, edits: EditsOf, options: EditFileOptions = {}): Promise<{ hash: string; changed: boolean }> {
   const key = resolve(file);
   const previous = queues.get(key) ?? Promise.resolve();
   const run = previous.then(() => editNow(file, edits, options));
@@ -109,31 +139,74 @@ const queues = new Map<string, Promise<void>>();
 
 function noop(): void {}
 
-async function editNow(file: string, edits: readonly SettingsEdit[], options: EditFileOptions): Promise<{ hash: string; changed: boolean }> {
-  for (const edit of edits) checkEdit(edit);
-  const current = await readCurrent(file, edits);
+async function editNow(file: string, edits: EditsOf, options: EditFileOptions): Promise<{ hash: string; changed: boolean }> {
+  if (typeof edits !== 'function') for (const edit of edits) checkEdit(edit);
+  const target = await targetOf(file, edits, options.create === true);
+  return withFileLock(
+    target,
+    async () => {
+      await removeLeftovers(target);
+      for (let attempt = 1; ; attempt++) {
+        const result = await editOnce(file, target, edits, options);
+        if (result !== 'conflict') return result;
+        if (options.expectedHash !== undefined || attempt >= EDIT_ATTEMPTS) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+        log.debug(`${file} changed while we wrote it (attempt ${attempt}); re-applying the edit`);
+      }
+    },
+    options.lockTimeoutMs !== undefined ? { timeoutMs: options.lockTimeoutMs } : {},
+  );
+}
+
+/** One read-edit-write round; 'conflict' when another writer changed the file before our rename (nothing written). */
+async function editOnce(file: string, target: string, editsOf: EditsOf, options: EditFileOptions): Promise<{ hash: string; changed: boolean } | 'conflict'> {
+  const current = await readCurrent(file, target, options.create === true);
   const hash = current.bytes === null ? hashText('') : hashText(current.bytes);
   if (options.expectedHash !== undefined && options.expectedHash !== hash) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
   const text = current.bytes === null ? '' : current.bytes.toString('utf8');
+  const edits = typeof editsOf === 'function' ? editsOf(text) : editsOf;
   const next = applyEdits(text, edits);
   if (current.bytes !== null && next === text) return { hash, changed: false };
 
-  const target = current.target;
-  // Shortened so that a long file name still leaves room for the suffix (names are limited to 255 bytes).
-  const temp = join(dirname(target), `.${basename(target).slice(0, 60)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = tempPathFor(target);
   try {
     await writeTemp(temp, next, current.mode, current.owner);
     if (options.beforeRename) await options.beforeRename();
-    if (!(await unchangedSince(target, current.bytes))) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+    if (!(await unchangedSince(target, current.bytes))) {
+      await unlink(temp).catch(noop);
+      return 'conflict';
+    }
     await rename(temp, target);
   } catch (err) {
     await unlink(temp).catch(noop);
     if (err instanceof AgentError) throw err;
-    throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, errorMessage(err)], { cause: err });
+    throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, withoutPath(err, temp)], { cause: err });
   }
   await syncFolder(dirname(target));
   log.debug(`edited ${file}: ${edits.length} edit(s)`);
   return { hash: hashText(next), changed: true };
+}
+
+/** The real path to replace (symlinks followed); a missing file only with `create` and set edits. */
+async function targetOf(file: string, edits: EditsOf, create: boolean): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch (err) {
+    if (!isNotFound(err)) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
+    if (!create) throw new AgentError('AGENT_ERR_SETTINGS_NOT_FOUND', [file], { cause: err });
+    if (typeof edits !== 'function' && !edits.every((e) => e.op === 'set')) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, 'the file does not exist']);
+    return resolve(file);
+  }
+}
+
+/**
+ * An fs error's message without the path it names (a temp file's name
+ * means nothing to the user): `EFBIG: file too large, write`.
+ */
+function withoutPath(err: unknown, temp: string): string {
+  return errorMessage(err)
+    .replace(/ '[^']*'( -> '[^']*')?/g, '')
+    .split(temp)
+    .join('a new copy');
 }
 
 interface Current {
@@ -146,20 +219,15 @@ interface Current {
   owner: { uid: number; gid: number } | null;
 }
 
-async function readCurrent(file: string, edits: readonly SettingsEdit[]): Promise<Current> {
-  let target: string;
-  try {
-    target = await realpath(file);
-  } catch (err) {
-    if (isNotFound(err) && edits.every((e) => e.op === 'set')) return { target: resolve(file), bytes: null, mode: null, owner: null };
-    throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
-  }
+async function readCurrent(file: string, target: string, create: boolean): Promise<Current> {
   try {
     const [bytes, info] = await Promise.all([readFile(target), stat(target)]);
     if (!isUtf8(bytes)) throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, 'the file is not valid UTF-8; refusing to rewrite it']);
     return { target, bytes, mode: info.mode & 0o7777, owner: { uid: info.uid, gid: info.gid } };
   } catch (err) {
     if (err instanceof AgentError) throw err;
+    if (isNotFound(err) && create) return { target, bytes: null, mode: null, owner: null };
+    if (isNotFound(err)) throw new AgentError('AGENT_ERR_SETTINGS_NOT_FOUND', [file], { cause: err });
     throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
   }
 }

@@ -21,6 +21,9 @@ const MAPPED: Partial<Record<ErrorCode, number>> = {
   // An API edit refused because the settings file is missing or invalid.
   AGENT_ERR_SETTINGS_UNREADABLE: 409,
   AGENT_ERR_SETTINGS_INVALID: 409,
+  AGENT_ERR_SETTINGS_NOT_FOUND: 409,
+  // Another process held the settings file's edit lock for too long: try again later.
+  AGENT_ERR_SETTINGS_LOCKED: 503,
   AGENT_ERR_MODULE_UNKNOWN: 404,
 };
 

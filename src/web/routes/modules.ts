@@ -28,7 +28,7 @@ const COMMANDS = ['load', 'unload', 'enable', 'disable'] as const;
 /** The module serving this API. */
 const SELF = 'WEBServer';
 const SELF_STOPPING = `${SELF} is stopping; this connection closes`;
-const SETTINGS_REFUSALS = new Set(['AGENT_ERR_SETTINGS_UNREADABLE', 'AGENT_ERR_SETTINGS_INVALID', 'AGENT_ERR_SETTINGS_CONFLICT']);
+const SETTINGS_REFUSALS = new Set(['AGENT_ERR_SETTINGS_UNREADABLE', 'AGENT_ERR_SETTINGS_INVALID', 'AGENT_ERR_SETTINGS_CONFLICT', 'AGENT_ERR_SETTINGS_NOT_FOUND', 'AGENT_ERR_SETTINGS_LOCKED']);
 type Command = (typeof COMMANDS)[number];
 
 export function registerModuleRoutes(ctx: RouteContext): void {

@@ -6,7 +6,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,6 +117,49 @@ describe('agent web', () => {
     assert.doesNotMatch(readFileSync(fromDefault, 'utf8'), /\[\/settings\/WEB\/server\]\npassword/i);
     assert.equal((await agent(['web', 'add-role', '--settings', other, '--role', 'viewer', '--grant', 'logs.list'])).code, 0);
     assert.match(readFileSync(other, 'utf8'), /^Viewer = info\.get, logs\.list$/im);
+  });
+
+  it('20 parallel add-user runs on one file leave 20 users, each run exiting 0', async () => {
+    const shared = join(dir, 'parallel.ini');
+    writeFileSync(shared, START);
+    const names = Array.from({ length: 20 }, (_, i) => `user${i}`);
+    const runs = await Promise.all(names.map((u) => agent(['web', 'add-user', '--settings', shared, '--user', u, '--password', `${u}-pw`, '--role', 'viewer'])));
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    const loaded = await loadSettingsFile(shared);
+    assert.ok(loaded.ok);
+    assert.deepEqual([...loaded.snapshot.users.values()].filter((u) => !u.isTemplate).map((u) => u.name).sort(), [...names].sort());
+    assert.ok(readFileSync(shared, 'utf8').startsWith(START), 'the rest of the file stays');
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), [], 'no lock or temp file left');
+  });
+
+  it('parallel add-role runs on one role keep every grant', async () => {
+    const shared = join(dir, 'roles.ini');
+    writeFileSync(shared, START);
+    const grants = ['logs.list', 'modules.list', 'queries.list', 'scripts.list', 'metrics.list'];
+    const runs = await Promise.all(grants.map((g) => agent(['web', 'add-role', '--settings', shared, '--role', 'viewer', '--grant', g])));
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    const loaded = await loadSettingsFile(shared);
+    assert.ok(loaded.ok);
+    assert.deepEqual([...(loaded.snapshot.roles.get('viewer') ?? [])].sort(), ['info.get', ...grants].sort());
+  });
+
+  it('refuses a settings file that does not exist (exit 2, naming it) and creates one only with --create', async () => {
+    const missing = join(dir, 'mistyped.ini');
+    for (const args of [
+      ['add-user', '--user', 'ann', '--password', 'x'],
+      ['install'],
+      ['password', '--set', 'x'],
+      ['add-role', '--role', 'ops', '--grant', 'logs.list'],
+    ]) {
+      const r = await agent(['web', ...args, '--settings', missing]);
+      assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not exist.*--create`));
+      assert.doesNotMatch(r.stdout + r.stderr, /\.tmp|\.lock/);
+      assert.equal(existsSync(missing), false, `${args[0]} created the file`);
+    }
+    const created = await agent(['web', 'add-user', '--settings', missing, '--create', '--user', 'ann', '--password', 'x', '--role', 'viewer']);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(readFileSync(missing, 'utf8'), /^\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$/);
   });
 
   it('answers usage errors with exit 2 and help with exit 0', async () => {

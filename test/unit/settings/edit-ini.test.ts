@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, readdir, rm, stat, symlink, lstat, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { AgentError } from '../../../src/errors.js';
-import { applyEdits, editSettingsFile, hashText } from '../../../src/settings/edit-ini.js';
+import { applyEdits, editSettingsFile, EDIT_ATTEMPTS, hashText } from '../../../src/settings/edit-ini.js';
 import { parseIni } from '../../../src/settings/read-ini.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/settings/', import.meta.url));
@@ -29,6 +29,13 @@ function valuesOf(text: string): Record<string, Record<string, string>> {
   const doc = parseIni(text, 'x.ini');
   assert.deepEqual(doc.problems, []);
   return Object.fromEntries(doc.sections.map((s) => [s.path, Object.fromEntries(s.entries.map((e) => [e.key, e.value]))]));
+}
+
+/** The pid of a process that has exited (for leftovers of a killed writer). */
+async function deadPid(): Promise<number> {
+  const child = execFile(process.execPath, ['-e', '0']);
+  await new Promise((res) => child.once('exit', res));
+  return child.pid as number;
 }
 
 function assertAgentError(code: string): (err: unknown) => boolean {
@@ -207,14 +214,72 @@ describe('editSettingsFile', () => {
     assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 1\n');
   });
 
-  it('refuses with AGENT_ERR_SETTINGS_CONFLICT when another writer changes the file during the edit', async () => {
+  it('re-applies the edit on top of a change made by a writer that ignores the lock (an editor, git)', async () => {
     const file = await newFile('race', '[/a]\nk = 1\n');
+    let calls = 0;
     const beforeRename = async (): Promise<void> => {
-      await writeFile(file, '[/a]\nk = other writer\n');
+      if (calls++ === 0) await writeFile(file, '[/a]\nk = 1\nother = writer\n');
+    };
+    const result = await editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { beforeRename });
+    assert.equal(result.changed, true);
+    assert.equal(calls, 2);
+    assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 2\nother = writer\n');
+    assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
+  });
+
+  it('gives up with AGENT_ERR_SETTINGS_CONFLICT when the file keeps changing through every attempt, writing nothing', async () => {
+    const file = await newFile('churn', '[/a]\nk = 1\n');
+    let calls = 0;
+    const beforeRename = async (): Promise<void> => {
+      calls++;
+      await writeFile(file, `[/a]\nk = other ${calls}\n`);
     };
     await assert.rejects(editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { beforeRename }), assertAgentError('AGENT_ERR_SETTINGS_CONFLICT'));
-    assert.equal(await readFile(file, 'utf8'), '[/a]\nk = other writer\n');
+    assert.equal(calls, EDIT_ATTEMPTS);
+    assert.equal(await readFile(file, 'utf8'), `[/a]\nk = other ${EDIT_ATTEMPTS}\n`);
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
+  });
+
+  it('computes read-modify-write edits from the content being edited', async () => {
+    const file = await newFile('rmw', '[/r]\nops = a\n');
+    const append = (p: string) => (text: string) => [{ op: 'set' as const, section: '/r', key: 'ops', value: `${valuesOf(text)['/r']!['ops']}, ${p}` }];
+    await Promise.all(['b', 'c', 'd'].map((p) => editSettingsFile(file, append(p))));
+    assert.equal(valuesOf(await readFile(file, 'utf8'))['/r']!['ops'], 'a, b, c, d');
+  });
+
+  it('serializes writers in different processes: 12 processes each adding a key leave 12 keys', async () => {
+    const file = await newFile('processes', '[/a]\nk = 1\n');
+    const script = (i: number) => `import(${JSON.stringify(EDIT_INI_JS)}).then(m => m.editSettingsFile(${JSON.stringify(file)}, [{ op: 'set', section: '/a', key: 'p${i}', value: '${i}' }]))`;
+    await Promise.all(Array.from({ length: 12 }, (_, i) => run(process.execPath, ['--input-type=module', '-e', script(i)], { timeout: 30_000 })));
+    const values = valuesOf(await readFile(file, 'utf8'))['/a']!;
+    assert.deepEqual(Object.keys(values).sort(), ['k', ...Array.from({ length: 12 }, (_, i) => `p${i}`)].sort());
+    assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
+  });
+
+  it('removes the temp files and the lock left by a killed writer of the same file, and no other file', async () => {
+    const file = await newFile('leftovers', '[/a]\nk = 1\n');
+    const folder = join(file, '..');
+    const dead = await deadPid();
+    await writeFile(join(folder, `.agent.ini.${dead}.0123456789ab.tmp`), '[/a]\nk = half');
+    await writeFile(join(folder, '.agent.ini.lock'), `${dead}\n${hostname()}\nfeedc0de\n`);
+    await writeFile(join(folder, `.other.ini.${dead}.0123456789ab.tmp`), 'not ours');
+    await writeFile(join(folder, `.agent.ini.${process.pid}.0123456789ab.tmp`), 'a live writer');
+    await editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { lockTimeoutMs: 2000 });
+    assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 2\n');
+    assert.deepEqual((await readdir(folder)).sort(), [`.agent.ini.${process.pid}.0123456789ab.tmp`, `.other.ini.${dead}.0123456789ab.tmp`, 'agent.ini'].sort());
+  });
+
+  it('waits for a live lock holder and then gives up with AGENT_ERR_SETTINGS_LOCKED, naming no helper file', async () => {
+    const file = await newFile('locked', '[/a]\nk = 1\n');
+    await writeFile(join(file, '..', '.agent.ini.lock'), `${process.pid}\n${hostname()}\nsomeone\n`);
+    const failure = await editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { lockTimeoutMs: 300 }).then(
+      () => assert.fail('the edit went through a held lock'),
+      (e: unknown) => e,
+    );
+    assertAgentError('AGENT_ERR_SETTINGS_LOCKED')(failure);
+    assert.match((failure as Error).message, new RegExp(`agent\\.ini is being edited by another process \\(pid ${process.pid}\\)`));
+    assert.doesNotMatch((failure as Error).message, /\.lock|\.tmp/);
+    assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 1\n');
   });
 
   it('reports AGENT_ERR_SETTINGS_WRITE when the write fails, leaving the original and no temp file', async () => {
@@ -227,6 +292,7 @@ describe('editSettingsFile', () => {
     const outcome = JSON.parse(stdout) as { code: string; message: string };
     assert.equal(outcome.code, 'AGENT_ERR_SETTINGS_WRITE');
     assert.match(outcome.message, /^cannot write settings file .*agent\.ini: .*EFBIG/);
+    assert.doesNotMatch(outcome.message, /\.tmp/, 'no temp file name in the message');
     assert.equal(await readFile(file, 'utf8'), original);
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
   });
@@ -250,13 +316,17 @@ describe('editSettingsFile', () => {
     assert.equal(valuesOf(await readFile(file, 'utf8'))['/a']!['k'], 'first');
   });
 
-  it('creates a missing file only for set edits', async () => {
+  it('refuses a missing file with AGENT_ERR_SETTINGS_NOT_FOUND; creates one only with create and set edits', async () => {
     const folder = await mkdtemp(join(dir, 'missing-'));
     const file = join(folder, 'agent.ini');
-    await assert.rejects(editSettingsFile(file, [{ op: 'remove-key', section: '/a', key: 'k' }]), assertAgentError('AGENT_ERR_SETTINGS_UNREADABLE'));
-    const result = await editSettingsFile(file, [{ op: 'set', section: '/settings/web/server', key: 'password', value: 'p w' }]);
+    const set = { op: 'set', section: '/settings/web/server', key: 'password', value: 'p w' } as const;
+    await assert.rejects(editSettingsFile(file, [set]), assertAgentError('AGENT_ERR_SETTINGS_NOT_FOUND'));
+    await assert.rejects(editSettingsFile(file, [{ op: 'remove-key', section: '/a', key: 'k' }], { create: true }), assertAgentError('AGENT_ERR_SETTINGS_UNREADABLE'));
+    assert.deepEqual(await readdir(folder), []);
+    const result = await editSettingsFile(file, [set], { create: true });
     assert.equal(await readFile(file, 'utf8'), '[/settings/web/server]\npassword = p w\n');
     assert.deepEqual(result, { hash: hashText('[/settings/web/server]\npassword = p w\n'), changed: true });
+    assert.deepEqual(await readdir(folder), ['agent.ini']);
   });
 
   it('replaces the target of a symlink and keeps the link', async () => {
