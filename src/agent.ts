@@ -91,8 +91,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   let watcher: SettingsWatcher | undefined;
   if (options.watch !== false) {
     const r = reconciler;
-    watcher = watchSettings(snapshot.file, (event) => {
-      void r.reload(`file ${event}`);
+    watcher = watchSettings(snapshot.file, (event, kind) => {
+      void r.reload(`file ${event}`, kind === 'replaced');
     });
     await watcher.ready;
   }

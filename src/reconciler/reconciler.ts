@@ -16,7 +16,7 @@ import { loadSettingsText, hashBytes } from '../settings/load.js';
 import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { ModuleRunner } from './module-runner.js';
-import { readStable } from './stable-read.js';
+import { readReplaced, readStable } from './stable-read.js';
 
 const log = sink.logger('agent:reconciler');
 const MAX_BACKOFF_MS = 60_000;
@@ -57,13 +57,17 @@ export class Reconciler {
     });
   }
 
-  /** Re-read the file (once stable), validate, and apply it if valid. */
-  reload(reason: string): Promise<ReconcilerStatus> {
+  /**
+   * Re-read the file, validate, and apply it if valid. `replaced`: the
+   * watcher saw the file replaced by rename, so it is complete and is read
+   * at once; otherwise it is read once settled (stable-read.ts).
+   */
+  reload(reason: string, replaced = false): Promise<ReconcilerStatus> {
     return this.serial(async () => {
       if (this.stopped) return this.status();
       let bytes: Buffer;
       try {
-        bytes = await readStable(this.applied.file);
+        bytes = replaced ? await readReplaced(this.applied.file) : await readStable(this.applied.file);
       } catch (err) {
         this.reject([{ code: 'AGENT_ERR_SETTINGS_UNREADABLE', severity: 'error', message: `cannot read settings file ${this.applied.file}: ${errorMessage(err)}`, file: this.applied.file, line: 0, col: 0 }], [], '');
         return this.status();

@@ -1,23 +1,69 @@
 /**
- * Read the settings file only once it is stable: the same bytes on two reads
- * a short interval apart. A file written in place can be caught half-written,
- * and a partial file may still be valid (and would unload modules).
+ * Reading the settings file only when it is complete. What is guaranteed:
+ *
+ * - A file that replaced the settings file by rename (editors that save by
+ *   rename, `git checkout`, `mv`, our own writes) is complete the moment it
+ *   has the name: `readReplaced` reads it once, with no wait.
+ * - A file written in place is read by `readStable` only when (1) two reads
+ *   STABLE_INTERVAL_MS apart give the same bytes and (2) after them no
+ *   process holds the file open for writing (open-writers.ts). (2) is what
+ *   a writer that pauses between two writes cannot pass, however long the
+ *   pause: it still has the file open. Where the agent cannot see the
+ *   writer (not Linux; the writer is another user and the agent is not
+ *   root; the writer closes the file between its parts), the guarantee is
+ *   (1) alone: the file was unchanged for STABLE_INTERVAL_MS.
+ *
+ * A writer that keeps the file open longer than WRITER_WAIT_MS is not
+ * waited for beyond that: the stable content is read, with a warning
+ * naming the process, and its next write (an event) reloads again.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sink } from '../log.js';
+import { openWriters } from './open-writers.js';
 
-export const STABLE_INTERVAL_MS = 15;
-const MAX_TRIES = 40;
+export const STABLE_INTERVAL_MS = Number(process.env.AGENT_RELOAD_STABLE_MS ?? 15);
+/** How long an open writer is waited for. */
+export const WRITER_WAIT_MS = 10_000;
+/** Poll interval while a writer holds the file. */
+const WRITER_POLL_MS = 20;
+/** A file that is still changing after this many reads is taken as it is; its next event reloads again. */
+const MAX_READS = 200;
 
-/** Resolves with the stable bytes; rejects when the file cannot be read. */
+const log = sink.logger('agent:reconciler:stable-read');
+
+/** The bytes of a file that just replaced the settings file by rename: complete as it is. */
+export function readReplaced(file: string): Promise<Buffer> {
+  return readFile(file);
+}
+
+/** Resolves with the settled bytes; rejects when the file cannot be read. */
 export async function readStable(file: string, interval = STABLE_INTERVAL_MS): Promise<Buffer> {
+  const deadline = Date.now() + WRITER_WAIT_MS;
   let previous = await readFile(file);
-  for (let i = 0; i < MAX_TRIES; i++) {
+  for (let i = 0; i < MAX_READS; i++) {
     await sleep(interval);
     const current = await readFile(file);
-    if (current.equals(previous)) return current;
-    previous = current;
+    if (!current.equals(previous)) {
+      previous = current;
+      continue;
+    }
+    const writers = await writersOf(file);
+    if (writers.length === 0) return current;
+    if (Date.now() >= deadline) {
+      log.warning(`settings file ${file} is still open for writing by process ${writers.join(', ')} after ${WRITER_WAIT_MS / 1000} s; reading it as it is`);
+      return current;
+    }
+    // Wait for the writer to close the file, then start over: it may write more before it does.
+    while (Date.now() < deadline && (await writersOf(file)).length > 0) await sleep(WRITER_POLL_MS);
+    previous = await readFile(file);
   }
-  // Still changing after ~0.6 s: take the latest; the next event reloads again.
   return previous;
+}
+
+// ---------------------------------------------------------------- helpers
+
+async function writersOf(file: string): Promise<number[]> {
+  const st = await stat(file);
+  return openWriters({ dev: st.dev, ino: st.ino }) ?? [];
 }

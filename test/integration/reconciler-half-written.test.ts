@@ -1,0 +1,44 @@
+/**
+ * A half-written settings file is never applied (issue 12): a writer saves
+ * in place, pausing 200 ms between its two writes. The first half alone is a
+ * valid file that would unload CheckHelpers; the agent must wait for the
+ * writer and apply only the whole file. Five rounds, as the report had 5 of 5.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
+
+const ROUNDS = 5;
+const FIRST = '[/modules]\nCheckExternalScripts = disabled\n';
+const whole = (round: number): string => `${FIRST}CheckHelpers = enabled\n; round ${round}\n`;
+
+let agent: AgentProcess;
+
+before(async () => {
+  agent = await startAgent({ ini: whole(0) });
+  await agent.waitForLog(/module CheckHelpers started/);
+});
+after(async () => {
+  await agent?.stop();
+});
+
+test('an in-place save that pauses 200 ms between two writes is applied only whole', async () => {
+  for (let round = 1; round <= ROUNDS; round++) {
+    const m = agent.mark();
+    const fd = openSync(agent.settingsFile, 'w');
+    try {
+      writeSync(fd, FIRST);
+      await sleep(200);
+      writeSync(fd, whole(round).slice(FIRST.length));
+    } finally {
+      closeSync(fd);
+    }
+    await agent.waitForLog(/settings changed \(file [^)]*\); reconciling/, 10_000, m);
+    await sleep(300); // room for a late second reload
+    const after = agent.logs().slice(m);
+    assert.doesNotMatch(after, /CheckHelpers: (unload|load)/, `round ${round}: the half-written file was applied:\n${after}`);
+    assert.doesNotMatch(after, /settings rejected/, `round ${round}`);
+  }
+});
