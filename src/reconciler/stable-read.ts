@@ -5,7 +5,7 @@
  *   rename, `git checkout`, `mv`, our own writes) is complete the moment it
  *   has the name: `readReplaced` reads it once, with no wait.
  * - A file written in place is read by `readStable` only when (1) two reads
- *   STABLE_INTERVAL_MS apart give the same bytes and (2) after them no
+ *   STABLE_INTERVAL_MS apart give the same bytes and (2) between them no
  *   process holds the file open for writing (open-writers.ts). (2) is what
  *   a writer that pauses between two writes cannot pass, however long the
  *   pause: it still has the file open. Where the agent cannot see the
@@ -42,13 +42,16 @@ export async function readStable(file: string, interval = STABLE_INTERVAL_MS): P
   const deadline = Date.now() + WRITER_WAIT_MS;
   let previous = await readFile(file);
   for (let i = 0; i < MAX_READS; i++) {
-    await sleep(interval);
+    // The scan runs inside the interval: a writer open at any moment between the two reads is seen,
+    // and one that opens after the scan has not changed the bytes yet when the second read agrees.
+    const started = Date.now();
+    const writers = await writersOf(file);
+    await sleep(Math.max(0, interval - (Date.now() - started)));
     const current = await readFile(file);
     if (!current.equals(previous)) {
       previous = current;
       continue;
     }
-    const writers = await writersOf(file);
     if (writers.length === 0) return current;
     if (Date.now() >= deadline) {
       log.warning(`settings file ${file} is still open for writing by process ${writers.join(', ')} after ${WRITER_WAIT_MS / 1000} s; reading it as it is`);

@@ -23,7 +23,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { sink } from '../log.js';
 
-export const DEBOUNCE_MS = Number(process.env.AGENT_RELOAD_DEBOUNCE_MS ?? 25);
+export const DEBOUNCE_MS = Number(process.env.AGENT_RELOAD_DEBOUNCE_MS ?? 20);
 /** After chokidar's 50 ms throttle of repeated change events. */
 const TRAILING_MS = 70;
 
