@@ -42,6 +42,15 @@ export interface CollectCall {
   signal: AbortSignal;
   /** Seconds since the epoch when the check started. */
   now: number;
+  /**
+   * The check's filter (true when there is none). A collector that streams
+   * many items (log lines) applies it while reading, answers only what
+   * passes, and reports how many it saw with `seen(n)` (the summary's
+   * `total`), so memory stays bounded. Set by the engine; absent when a
+   * test calls collect directly.
+   */
+  accepts?(item: Values): boolean;
+  seen?(total: number): void;
 }
 
 export interface CheckDefinition {
@@ -69,8 +78,11 @@ export async function runCheck(def: CheckDefinition, tokens: readonly string[], 
     if (args.has('help')) return { command, result: 0, message: helpText(def), perf: [] };
     const plan = prepare(def, args);
     const now = Date.now() / 1000;
-    const items = await def.collect(args, { signal, now });
-    return judge(def, plan, items, now);
+    const filter = plan.filter;
+    const accepts = filter ? (item: Values): boolean => filter.test({ item, summary: { count: 0, total: 0 }, now }) : (): boolean => true;
+    let seen: number | undefined;
+    const items = await def.collect(args, { signal, now, accepts, seen: (n) => (seen = n) });
+    return judge(def, plan, items, now, seen ?? items.length);
   } catch (err) {
     if (err instanceof ArgumentError || err instanceof PlanError) return { command, result: UNKNOWN, message: err.message, perf: [] };
     return { command, result: UNKNOWN, message: `${command} failed: ${errorMessage(err)}`, perf: [] };
@@ -139,8 +151,8 @@ function prepare(def: CheckDefinition, args: CheckArguments): Plan {
   return plan;
 }
 
-function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: number): QueryResult {
-  const preSummary = { count: 0, total: all.length };
+function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: number, seen: number): QueryResult {
+  const preSummary = { count: 0, total: seen };
   const kept = all.filter((item) => !plan.filter || plan.filter.test({ item, summary: preSummary, now }));
   preSummary.count = kept.length;
   const itemLevel = (c: Compiled | undefined): Compiled | undefined => (c?.usesItem ? c : undefined);
@@ -155,7 +167,7 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   for (const s of statuses) counts[s] = (counts[s] as number) + 1;
   const summary: Record<string, number | string> = {
     count: kept.length,
-    total: all.length,
+    total: seen,
     ok_count: counts[0] as number,
     warn_count: counts[1] as number,
     crit_count: counts[2] as number,

@@ -37,6 +37,10 @@ CheckDisk: boolean
  */
 CheckHelpers: boolean
 /**
+ * Log file checks: check_logfile (new lines since the last call, rotation and truncation followed) for files under [/settings/logfile] allowed paths.
+ */
+CheckLogFile: boolean
+/**
  * Runs the scripts of [/settings/external scripts/scripts] as queries.
  */
 CheckExternalScripts: boolean
@@ -367,6 +371,33 @@ export interface ExternalScriptsListSection {
  * Command line of the script: the program (a relative path starts at the script root; a bare name is looked up there, then in PATH) and its arguments.
  */
 [k: string]: string | undefined
+}
+
+/** Section /settings/logfile */
+/**
+ * The log file module (CheckLogFile): which files check_logfile may read and how much it keeps.
+ */
+export interface LogfileSection {
+/**
+ * Comma list of folders: check_logfile reads only files whose real path (symlinks followed) lies under one of them.
+ */
+"allowed paths": string
+/**
+ * Matching lines one check_logfile call keeps at most (the newest); the max-lines argument can only lower it.
+ */
+"max lines": number
+/**
+ * Bytes of one line kept at most; the rest of a longer line is skipped.
+ */
+"max line length": number
+/**
+ * MiB one call reads from one file at most; the next call goes on where it stopped.
+ */
+"max read": number
+/**
+ * Read positions (file and bookmark) kept in memory at most; the least recently used is forgotten first.
+ */
+"max files": number
 }
 
 /** Section /settings/web/users/<name> */
