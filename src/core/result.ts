@@ -91,10 +91,45 @@ export function formatPerfList(perf: readonly PerfValue[]): string {
   return perf.map(formatPerf).join(' ');
 }
 
-/** The Nagios text form of a result: `message|perf` (no `|` when there is no perf data). */
-export function toNagios(r: Pick<QueryResult, 'message' | 'perf'>): string {
+/**
+ * The Nagios text form of a result in the plugin layout: the first line of
+ * the message, `|perf` on that same line (no `|` without perf data), then the
+ * rest of the message as long text. Nagios reads perf data from the first
+ * line, so a cut long text never loses it.
+ *
+ * With `maxBytes` (a protocol's payload limit) the text is cut to fit:
+ * first from the long text, then from the first line's message, and only
+ * when the perf data alone is longer than the limit, whole perf items from
+ * the end. A cut never splits a UTF-8 character.
+ */
+export function toNagios(r: Pick<QueryResult, 'message' | 'perf'>, maxBytes = Infinity): string {
+  const nl = r.message.indexOf('\n');
+  const first = nl < 0 ? r.message : r.message.slice(0, nl);
+  const rest = nl < 0 ? '' : r.message.slice(nl);
   const perf = formatPerfList(r.perf);
-  return perf ? `${r.message}|${perf}` : r.message;
+  const head = perf ? `${first}|${perf}` : first;
+  const headBytes = Buffer.byteLength(head);
+  if (headBytes + Buffer.byteLength(rest) <= maxBytes) return head + rest;
+  if (headBytes <= maxBytes) return head + cutUtf8(rest, maxBytes - headBytes);
+  if (!perf) return cutUtf8(first, maxBytes);
+  const perfBytes = Buffer.byteLength(perf) + 1;
+  if (perfBytes <= maxBytes) return `${cutUtf8(first, maxBytes - perfBytes)}|${perf}`;
+  // Perf data longer than the whole payload: keep whole items from the
+  // start, and up to 64 bytes of the first line so the answer still says something.
+  const keep = Math.min(Buffer.byteLength(first), 64);
+  const items = r.perf.map(formatPerf);
+  while (items.length > 0 && Buffer.byteLength(items.join(' ')) + 1 + keep > maxBytes) items.pop();
+  const kept = items.join(' ');
+  return kept ? `${cutUtf8(first, maxBytes - Buffer.byteLength(kept) - 1)}|${kept}` : cutUtf8(first, maxBytes);
+}
+
+/** The longest prefix of text that is at most maxBytes of UTF-8, ending on a character boundary. */
+export function cutUtf8(text: string, maxBytes: number): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= maxBytes) return text;
+  let end = Math.max(0, maxBytes);
+  while (end > 0 && ((buf[end] as number) & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString('utf8');
 }
 
 /**

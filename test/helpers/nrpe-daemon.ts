@@ -38,6 +38,8 @@ export interface NrpeDaemonOptions {
   commandTimeout?: number;
   /** Extra nrpe.cfg lines. */
   extra?: string;
+  /** The daemon's allowed_hosts (default 127.0.0.1). */
+  allowedHosts?: string;
 }
 
 export async function startNrpeDaemon(options: NrpeDaemonOptions = {}): Promise<NrpeDaemon> {
@@ -52,7 +54,7 @@ export async function startNrpeDaemon(options: NrpeDaemonOptions = {}): Promise<
     `pid_file=${join(dir, 'nrpe.pid')}`,
     'server_address=127.0.0.1',
     `server_port=${port}`,
-    'allowed_hosts=127.0.0.1',
+    `allowed_hosts=${options.allowedHosts ?? '127.0.0.1'}`,
     'connection_timeout=30',
     `command_timeout=${options.commandTimeout ?? 2}`,
     'dont_blame_nrpe=1',

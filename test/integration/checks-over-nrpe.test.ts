@@ -36,10 +36,16 @@ allow arguments = true
 [/settings/external scripts/scripts]
 check_said = said.sh $ARG1$ $ARG2$
 check_hang = /bin/sleep 30
+check_long = long.sh $ARG1$
 `,
-    files: { 'scripts/said.sh': '#!/bin/sh\necho "said $1|\'n\'=$2;5;10"\nexit $2\n' },
+    files: {
+      'scripts/said.sh': '#!/bin/sh\necho "said $1|\'n\'=$2;5;10"\nexit $2\n',
+      // A plugin with perf data on its first line and $1 bytes of long text after it.
+      'scripts/long.sh': '#!/bin/sh\necho "OK: long output|len=$1;;;0"\nhead -c "$1" /dev/zero | tr "\\\\0" x | fold -w 99\necho\n',
+    },
   });
   chmodSync(join(agent.dir, 'scripts', 'said.sh'), 0o755);
+  chmodSync(join(agent.dir, 'scripts', 'long.sh'), 0o755);
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
 });
 
@@ -73,4 +79,23 @@ test('check_nrpe runs an external script: status, message, perf, arguments', asy
   assert.equal(high.code, 3);
   const hang = await checkNrpe(port, ['-c', 'check_hang']);
   assert.deepEqual(hang, { code: 3, out: 'Script check_hang timed out after 1 s' });
+});
+
+test('a long answer keeps the first line and its perf data over NRPE v2 and v4', async () => {
+  for (const [size, version, limit] of [
+    [3000, '-2', 1023],
+    [3000, '', 65535],
+    [70000, '-2', 1023],
+    [70000, '', 65535],
+  ] as const) {
+    const r = await checkNrpe(port, [...(version ? [version] : []), '-c', 'check_long', '-a', String(size)]);
+    const label = `${size} bytes ${version || 'v4'}`;
+    assert.equal(r.code, 0, label);
+    const lines = r.out.split('\n');
+    assert.equal(lines[0], `OK: long output|'len'=${size};;;0`, label);
+    assert.match(lines[1] ?? '', /^x+$/, label);
+    const bytes = Buffer.byteLength(r.out);
+    if (size + 100 < limit) assert.ok(bytes > size, `${label}: whole long text (${bytes} bytes)`);
+    else assert.ok(bytes <= limit && bytes > limit - 200, `${label}: cut to the packet (${bytes} bytes)`);
+  }
 });

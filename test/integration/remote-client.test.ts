@@ -89,7 +89,19 @@ test('plain client against the TLS daemon, and TLS client against the plain one,
   assert.match(a.message, /remote_query: /);
   const b = await query('--target', 'debian-plain', '--ssl', '--command', 'check_ok');
   assert.equal(b.result, 3);
-  assert.match(b.message, /TLS with 127\.0\.0\.1:\d+ failed/);
+  assert.match(b.message, /TLS with 127\.0\.0\.1:\d+ failed: connection reset by peer during the TLS handshake: the server waits for a plain NRPE packet \(is it in plain mode\? try --no-ssl\)/);
+});
+
+test('a TLS daemon that does not allow our address: the reset says so, not "plain mode"', async () => {
+  const strict = await startNrpeDaemon({ allowedHosts: '127.0.0.2' });
+  try {
+    const r = await query('--host', '127.0.0.1', '--port', String(strict.port), '--command', 'check_ok');
+    assert.equal(r.result, 3);
+    assert.match(r.message, /failed: connection reset by peer during the TLS handshake: the server closes connections from our address at once \(is our address in its allowed hosts\?\)/);
+    assert.match(strict.log(), /not allowed to talk to us/);
+  } finally {
+    await strict.stop();
+  }
 });
 
 test('an explicit target that does not exist is UNKNOWN naming it', async () => {

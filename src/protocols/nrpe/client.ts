@@ -97,6 +97,7 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
     let connected = false;
     let settled = false;
     let received = 0;
+    let probing = false;
     const socket: net.Socket = o.tls
       ? tls.connect({ ...o.tls, host: o.host, port: o.port, servername: net.isIP(o.host) ? '' : o.host })
       : net.connect({ host: o.host, port: o.port });
@@ -150,13 +151,17 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       if (!connected && isConnectError(err)) fail('connect', 'AGENT_ERR_NRPE_CONNECT', peer, reason);
       // With TLS 1.3 the server checks our certificate after our handshake is done: its alert comes as a read error.
       else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, reason));
-      else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, `${reason}${err.code === 'ECONNRESET' ? ' (is the server in plain mode? try --no-ssl)' : ''}`);
+      else if (!connected && o.tls && err.code === 'ECONNRESET') {
+        // A reset before TLS is done has two usual causes; a plain connection tells them apart.
+        probing = true;
+        void probeReset(o, deadline).then((why) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, `${reason} during the TLS handshake: ${why}`));
+      } else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, reason);
       else if (!connected) fail('connect', 'AGENT_ERR_NRPE_CONNECT', peer, reason);
       else onClosed(reason);
     });
 
     function onClosed(reason?: string): void {
-      if (settled) return;
+      if (settled || probing) return;
       try {
         const last = reader.finish();
         if (last !== undefined && last.version === version && last.type !== QUERY_PACKET) {
@@ -174,6 +179,34 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       }
       fail('read', 'AGENT_ERR_NRPE_CLOSED', peer, `after ${reader.describePartial()} of an answer${how}`);
     }
+  });
+}
+
+/**
+ * Why a server reset our TLS handshake. A server that refuses our address
+ * (NRPE's allowed_hosts, our allowed hosts) closes a new connection at once
+ * without reading; a server in plain mode keeps it open, waiting for a
+ * packet. A plain connection that sends nothing, open for at most 300 ms,
+ * tells which; it never sends a byte.
+ */
+function probeReset(o: NrpeClientOptions, deadline: number): Promise<string> {
+  const refused = 'the server closes connections from our address at once (is our address in its allowed hosts?)';
+  const plain = 'the server waits for a plain NRPE packet (is it in plain mode? try --no-ssl)';
+  const either = 'our address is not in its allowed hosts, or the server is in plain mode (then try --no-ssl)';
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: o.host, port: o.port });
+    let connected = false;
+    let waited = false;
+    const timer = setTimeout(() => {
+      waited = true;
+      socket.destroy();
+    }, Math.max(0, Math.min(300, deadline - Date.now() - 50)));
+    socket.once('connect', () => (connected = true));
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(!connected ? either : waited ? plain : refused);
+    });
   });
 }
 

@@ -190,7 +190,8 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     result = refusal(`Request contained arguments, which this server does not allow (allow arguments = false)`);
   } else if (!isData && !policy.allowNastyCharacters && NASTY.test(text)) {
     log.warning(`refused query ${command} from ${peer}: it contains characters refused while allow nasty characters is off`);
-    result = refusal(`Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/\r\n/, '')} or a line break); allow nasty characters = false`);
+    // Named without a literal `|`: check_nrpe and our client would read all after it as perf data.
+    result = refusal(`Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/[|\r\n]/g, '')}, the vertical bar or a line break); allow nasty characters = false`);
   } else {
     const started = Date.now();
     try {
@@ -205,7 +206,9 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     version: packet.version,
     type: RESPONSE_PACKET,
     result: result.result,
-    text: toNagios(result),
+    // The text must fit the packet (v2: payload length less the NUL; v3/v4: the
+    // 64 KiB buffer): toNagios cuts the long text, never the first line's perf data.
+    text: toNagios(result, (packet.version === 2 ? policy.payloadLength : NRPE_MAX_BUFFER) - 1),
     payloadLength: policy.payloadLength,
   });
   socket.setTimeout(policy.timeoutMs, () => socket.destroy());
