@@ -32,8 +32,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const { agent } = result;
-  const loaded = agent.reconciler.status().modules.filter((m) => m.loaded).map((m) => m.name);
-  log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}`);
+  const modules = agent.reconciler.status().modules;
+  const loaded = modules.filter((m) => m.loaded).map((m) => m.name);
+  const failed = modules.filter((m) => m.state === 'failed' || m.outcome === 'failed').map((m) => m.name);
+  const failedText = failed.length > 0 ? `; failed: ${failed.join(', ')} (retrying; see the errors above)` : '';
+  log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`);
   notifySystemd('READY=1');
   process.on('SIGHUP', () => {
     log.info('SIGHUP: reloading settings');

@@ -111,16 +111,18 @@ export class ModuleRunner {
       await withTimeout(this.entry.name, 'stop', MODULE_TIMEOUT_MS, () => mod.stop());
       return true;
     } catch (err) {
-      this.fail(new AgentError('AGENT_ERR_MODULE_STOP', [this.entry.name, errorMessage(err)]));
+      const e = new AgentError('AGENT_ERR_MODULE_STOP', [this.entry.name, errorMessage(err)]);
+      this.fail(e);
+      this.log.error(`${e.code}: ${e.message}`);
       return false;
     }
   }
 
+  /** Marks the module failed. The caller logs it: the reconciler once, with the time of its next retry. */
   private fail(err: AgentError): void {
     this.state = 'failed';
     this.outcome = 'failed';
     this.error = err.message;
     this.failures++;
-    this.log.error(`${err.code}: ${err.message}`);
   }
 }

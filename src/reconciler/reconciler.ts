@@ -188,8 +188,11 @@ export class Reconciler {
         if (runner.state !== 'failed' && runner.outcome !== 'failed') runner.outcome = 'unchanged';
         break;
     }
-    if (step.action !== 'unchanged') log.info(`${name}: ${step.action} (${step.reason})${runner.outcome === 'failed' ? ` failed: ${runner.error}` : ''}`);
-    this.scheduleRetry(name, next);
+    const retryMs = this.scheduleRetry(name, next);
+    if (runner.outcome === 'failed' && (step.action !== 'unchanged' || force)) {
+      const retry = retryMs === undefined ? '' : `; next retry in ${Math.round(retryMs / 1000)} s (${new Date(Date.now() + retryMs).toISOString()})`;
+      log.error(`${name}: ${step.action} (${step.reason}) failed: ${runner.error}${retry}`);
+    } else if (step.action !== 'unchanged') log.info(`${name}: ${step.action} (${step.reason})`);
   }
 
   private async restart(runner: ModuleRunner, next: Snapshot): Promise<void> {
@@ -197,13 +200,14 @@ export class Reconciler {
     if (await runner.start(next)) runner.outcome = 'restarted';
   }
 
-  private scheduleRetry(name: string, next: Snapshot): void {
+  /** Schedules the next attempt of a failed module; returns its delay in ms, or undefined when none is due. */
+  private scheduleRetry(name: string, next: Snapshot): number | undefined {
     const runner = this.runners.get(name) as ModuleRunner;
     const pending = this.retries.get(name);
     if (pending) clearTimeout(pending);
     this.retries.delete(name);
     const failed = runner.state === 'failed' || (runner.loaded && runner.outcome === 'failed');
-    if (this.stopped || !failed || !wantsLoaded(name, next, this.overrides)) return;
+    if (this.stopped || !failed || !wantsLoaded(name, next, this.overrides)) return undefined;
     const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, runner.failures - 1));
     const timer = setTimeout(() => {
       this.retries.delete(name);
@@ -211,6 +215,7 @@ export class Reconciler {
     }, delay);
     timer.unref();
     this.retries.set(name, timer);
+    return delay;
   }
 
   private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string): void {

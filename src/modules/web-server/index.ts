@@ -59,9 +59,16 @@ export function createModule(): AgentModule {
   let config: ListenerConfig | undefined;
   let log: Logger | undefined;
 
+  let announced = false;
   const ensurePassword = (s: Snapshot): void => {
     if (generated !== undefined || rootPassword(s, undefined) !== '') return;
     generated = randomBytes(18).toString('base64url');
+  };
+  // Printed once, and only when a listener is up: a password for a server
+  // that could not bind would be a promise the agent cannot keep.
+  const announcePassword = (): void => {
+    if (generated === undefined || announced || !server) return;
+    announced = true;
     process.stdout.write(`web password for user root: ${generated}\n`);
   };
 
@@ -72,7 +79,8 @@ export function createModule(): AgentModule {
       const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
       if (pems.generated) log?.info(`created a self-signed certificate ${cfg.cert} (key ${cfg.key})`);
       // noDelay: small JSON answers must not wait for Nagle's algorithm.
-      srv = createHttpsServer({ cert: pems.cert, key: pems.key, minVersion: 'TLSv1.2', noDelay: true }, handler);
+      // ALPN: curl --http1.0 offers only http/1.0, which Node's default list leaves out.
+      srv = createHttpsServer({ cert: pems.cert, key: pems.key, minVersion: 'TLSv1.2', noDelay: true, ALPNProtocols: ['http/1.1', 'http/1.0'] }, handler);
     } else {
       srv = createHttpServer({ noDelay: true }, handler);
     }
@@ -93,6 +101,7 @@ export function createModule(): AgentModule {
       web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Snapshot, generatedPassword: () => generated, log: ctx.log });
       config = listenerConfig(snapshot);
       server = await open(config);
+      announcePassword();
     },
 
     async apply(next) {
@@ -124,6 +133,7 @@ export function createModule(): AgentModule {
         config = cfg;
         // Not awaited: the request that caused this reload may be running on the old listener.
         if (!samePort) void close(previous);
+        announcePassword();
       } catch (err) {
         log?.error(`${errorMessage(err)}; ${samePort ? 'reopening the previous listener' : 'the previous listener keeps serving'}`);
         if (samePort) server = await open(old);
