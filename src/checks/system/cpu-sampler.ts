@@ -25,9 +25,10 @@ interface Sample {
 export class CpuSampler {
   private samples: Sample[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private fresh: { at: number; loads: CpuLoad[] } | undefined;
 
   constructor(
-    private readonly options: { intervalMs?: number; keepMs?: number; root?: string } = {},
+    private readonly options: { intervalMs?: number; keepMs?: number; root?: string; minSpanMs?: number; freshMs?: number } = {},
   ) {}
 
   /** Take a first sample now and one per interval after that. Idempotent. */
@@ -49,23 +50,24 @@ export class CpuSampler {
   }
 
   /**
-   * Load of every core and the total over the last `windowSeconds`. Without
-   * any earlier sample (sampler not started) it samples twice, 100 ms apart.
+   * Load of every core and the total over the last `windowSeconds`. When no
+   * sample is at least `minSpanMs` (1 s) old — the sampler was not started,
+   * or it started a moment ago, as in a one-shot `agent query check_cpu` —
+   * it measures a fresh interval of `freshMs` (500 ms) instead, so the answer
+   * is the host's load now and not the start-up burst of our own process.
+   * One fresh interval serves every window asked for within a second.
    */
   async utilisation(windowSeconds: number): Promise<CpuLoad[]> {
-    let base = this.baseFor(Date.now() - windowSeconds * 1000);
-    if (!base) {
-      base = await this.read();
-      await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    const base = this.baseFor(started - windowSeconds * 1000);
+    if (base && started - base.at >= (this.options.minSpanMs ?? 1000)) return between(base, await this.read());
+    if (!this.fresh || started - this.fresh.at > 1000) {
+      const first = await this.read();
+      await new Promise((r) => setTimeout(r, this.options.freshMs ?? 500));
+      const last = await this.read();
+      this.fresh = { at: last.at, loads: between(first, last) };
     }
-    const now = await this.read();
-    const out: CpuLoad[] = [];
-    for (const [core, t] of now.times) {
-      const b = base.times.get(core);
-      if (!b) continue;
-      out.push(loadBetween(core, b, t));
-    }
-    return out;
+    return this.fresh.loads;
   }
 
   private baseFor(since: number): Sample | undefined {
@@ -84,6 +86,15 @@ export class CpuSampler {
     const times = await readCpuTimes(this.options.root);
     return { at: Date.now(), times: new Map(times.map((t) => [t.core, t])) };
   }
+}
+
+function between(base: Sample, now: Sample): CpuLoad[] {
+  const out: CpuLoad[] = [];
+  for (const [core, t] of now.times) {
+    const b = base.times.get(core);
+    if (b) out.push(loadBetween(core, b, t));
+  }
+  return out;
 }
 
 function sum(t: CpuTimes): number {

@@ -70,8 +70,11 @@ export function uptimeCheck(root?: string): CheckDefinition {
       boot: { kind: 'date', description: 'Boot time (compare with -1d for a day ago).' },
     },
     defaults: {
-      warning: 'uptime < 2d',
-      critical: 'uptime < 1d',
+      // A reboot is news, not an outage: warn for 3 minutes after boot,
+      // critical for the first one. NSClient++'s 2d/1d made every host
+      // CRITICAL for a day after each boot (README: decisions).
+      warning: 'uptime < 180s',
+      critical: 'uptime < 60s',
       topSyntax: '${status}: ${list}',
       detailSyntax: 'uptime: ${uptime}, boot: ${boot} (UTC)',
       emptySyntax: '%(status): No uptime',

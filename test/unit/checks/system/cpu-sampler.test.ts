@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CpuSampler } from '../../../../src/checks/system/cpu-sampler.js';
+
+// A /proc root of our own: the test moves the counters between readings.
+const statFile = (busy: number, idle: number): string => `cpu  ${busy} 0 0 ${idle} 0 0 0 0 0 0\ncpu0 ${busy} 0 0 ${idle} 0 0 0 0 0 0\n`;
+
+test('a sampler started a moment ago measures a fresh interval, not the burst since its start', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
+  try {
+    writeFileSync(join(root, 'stat'), statFile(1000, 1000));
+    const sampler = new CpuSampler({ root, intervalMs: 60_000, freshMs: 20 });
+    await sampler.start();
+    // The start-up burst: 500 busy ticks, no idle ones, right after the first sample.
+    writeFileSync(join(root, 'stat'), statFile(1500, 1000));
+    const fresh = await sampler.utilisation(5);
+    // Nothing moved during the fresh interval: that is what the host did now.
+    assert.equal(fresh.find((l) => l.core === 'total')?.load, 0);
+    sampler.stop();
+
+    // The same sampler with no minimum span reads the burst: the old behaviour.
+    writeFileSync(join(root, 'stat'), statFile(1000, 1000));
+    const eager = new CpuSampler({ root, intervalMs: 60_000, minSpanMs: 0 });
+    await eager.start();
+    writeFileSync(join(root, 'stat'), statFile(1500, 1000));
+    assert.equal((await eager.utilisation(5)).find((l) => l.core === 'total')?.load, 100);
+    eager.stop();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a sampler with a base old enough compares with it, and one fresh interval serves several windows', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
+  try {
+    writeFileSync(join(root, 'stat'), statFile(0, 1000));
+    const sampler = new CpuSampler({ root, intervalMs: 60_000, minSpanMs: 30, freshMs: 20 });
+    await sampler.start();
+    await new Promise((r) => setTimeout(r, 40));
+    writeFileSync(join(root, 'stat'), statFile(250, 1750));
+    assert.equal((await sampler.utilisation(5)).find((l) => l.core === 'core0')?.load, 25);
+    sampler.stop();
+
+    // Never started: the first window measures, the next ones reuse that measurement.
+    const cold = new CpuSampler({ root, freshMs: 20 });
+    const first = await cold.utilisation(5);
+    assert.equal(await cold.utilisation(60), first);
+    assert.equal(await cold.utilisation(300), first);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
