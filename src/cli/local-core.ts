@@ -49,10 +49,7 @@ export async function startLocalCore(snapshot: Snapshot, options: { modules?: st
   for (const entry of wanted) {
     const r = new ModuleRunner(entry, core);
     if (await r.start(snapshot)) runners.push(r);
-    else {
-      failed.push({ name: entry.name, error: r.error ?? 'failed' });
-      sink.logger('agent:local').error(r.error ?? `${entry.name} failed to start`);
-    }
+    else failed.push({ name: entry.name, error: r.error ?? 'failed' });
   }
   return {
     core,

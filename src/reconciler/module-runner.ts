@@ -6,6 +6,7 @@
  */
 import { AgentError, errorMessage } from '../errors.js';
 import { sink } from '../log.js';
+import { describeRetry } from './backoff.js';
 import { shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
 import { ApplyKeptError, type AgentModule } from '../modules/module.js';
 import type { Core } from '../core/core.js';
@@ -27,7 +28,12 @@ export class ModuleRunner {
   private abort: AbortController | undefined;
   private readonly log;
 
-  constructor(readonly entry: CatalogueEntry, private readonly core: Core) {
+  /** `retried`: the reconciler retries this runner's failures, so their log lines name the next attempt. */
+  constructor(
+    readonly entry: CatalogueEntry,
+    private readonly core: Core,
+    private readonly options: { retried?: boolean } = {},
+  ) {
     this.log = sink.logger(`agent:module:${entry.name}`);
   }
 
@@ -79,11 +85,14 @@ export class ModuleRunner {
       return 'applied';
     } catch (err) {
       const e = new AgentError('AGENT_ERR_MODULE_APPLY', [this.entry.name, errorMessage(err)]);
-      this.log.error(e.message);
-      if (!(err instanceof ApplyKeptError)) return 'restart';
+      if (!(err instanceof ApplyKeptError)) {
+        this.log.error(e.message);
+        return 'restart';
+      }
       this.outcome = 'failed';
       this.error = `${e.message} (still running on the previous settings)`;
       this.failures++;
+      this.log.error(`${this.error}${this.retryNote()}`);
       return 'kept';
     }
   }
@@ -111,18 +120,20 @@ export class ModuleRunner {
       await withTimeout(this.entry.name, 'stop', MODULE_TIMEOUT_MS, () => mod.stop());
       return true;
     } catch (err) {
-      const e = new AgentError('AGENT_ERR_MODULE_STOP', [this.entry.name, errorMessage(err)]);
-      this.fail(e);
-      this.log.error(`${e.code}: ${e.message}`);
+      this.fail(new AgentError('AGENT_ERR_MODULE_STOP', [this.entry.name, errorMessage(err)]));
       return false;
     }
   }
 
-  /** Marks the module failed. The caller logs it: the reconciler once, with the time of its next retry. */
   private fail(err: AgentError): void {
     this.state = 'failed';
     this.outcome = 'failed';
     this.error = err.message;
     this.failures++;
+    this.log.error(`${err.code}: ${err.message}${err.code === 'AGENT_ERR_MODULE_STOP' ? '' : this.retryNote()}`);
+  }
+
+  private retryNote(): string {
+    return this.options.retried ? `; ${describeRetry(this.failures)}` : '';
   }
 }

@@ -9,6 +9,7 @@
  */
 import { errorMessage } from '../errors.js';
 import { sink } from '../log.js';
+import { backoffMs } from './backoff.js';
 import { catalogue, findModule } from '../modules/catalogue.js';
 import type { Core } from '../core/core.js';
 import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
@@ -19,7 +20,6 @@ import { ModuleRunner } from './module-runner.js';
 import { readReplaced, readStable } from './stable-read.js';
 
 const log = sink.logger('agent:reconciler');
-const MAX_BACKOFF_MS = 60_000;
 
 export class Reconciler {
   private applied: Snapshot;
@@ -42,7 +42,7 @@ export class Reconciler {
     this.applied = initial;
     this.fileHash = initial.hash;
     this.warnings = warnings;
-    for (const e of catalogue()) this.runners.set(e.name, new ModuleRunner(e, core));
+    for (const e of catalogue()) this.runners.set(e.name, new ModuleRunner(e, core, { retried: true }));
   }
 
   settings(): Snapshot {
@@ -188,11 +188,9 @@ export class Reconciler {
         if (runner.state !== 'failed' && runner.outcome !== 'failed') runner.outcome = 'unchanged';
         break;
     }
-    const retryMs = this.scheduleRetry(name, next);
-    if (runner.outcome === 'failed' && (step.action !== 'unchanged' || force)) {
-      const retry = retryMs === undefined ? '' : `; next retry in ${Math.round(retryMs / 1000)} s (${new Date(Date.now() + retryMs).toISOString()})`;
-      log.error(`${name}: ${step.action} (${step.reason}) failed: ${runner.error}${retry}`);
-    } else if (step.action !== 'unchanged') log.info(`${name}: ${step.action} (${step.reason})`);
+    // A failure was logged by the runner, once, with the time of the next retry.
+    if (step.action !== 'unchanged' && runner.outcome !== 'failed') log.info(`${name}: ${step.action} (${step.reason})`);
+    this.scheduleRetry(name, next);
   }
 
   private async restart(runner: ModuleRunner, next: Snapshot): Promise<void> {
@@ -200,22 +198,20 @@ export class Reconciler {
     if (await runner.start(next)) runner.outcome = 'restarted';
   }
 
-  /** Schedules the next attempt of a failed module; returns its delay in ms, or undefined when none is due. */
-  private scheduleRetry(name: string, next: Snapshot): number | undefined {
+  private scheduleRetry(name: string, next: Snapshot): void {
     const runner = this.runners.get(name) as ModuleRunner;
     const pending = this.retries.get(name);
     if (pending) clearTimeout(pending);
     this.retries.delete(name);
     const failed = runner.state === 'failed' || (runner.loaded && runner.outcome === 'failed');
-    if (this.stopped || !failed || !wantsLoaded(name, next, this.overrides)) return undefined;
-    const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, runner.failures - 1));
+    if (this.stopped || !failed || !wantsLoaded(name, next, this.overrides)) return;
+    const delay = backoffMs(runner.failures);
     const timer = setTimeout(() => {
       this.retries.delete(name);
       void this.serial(() => this.reconcileOne(name, this.applied, this.applied, true));
     }, delay);
     timer.unref();
     this.retries.set(name, timer);
-    return delay;
   }
 
   private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string): void {

@@ -23,10 +23,10 @@ test('a web port taken at start: no password printed, one error per retry, ready
   try {
     const ready = await agent.waitForLog(/agent ready: .*/);
     assert.match(ready[0], /modules: CheckHelpers; failed: WEBServer/);
-    const first = await agent.waitForLog(/error\s+\S+: WEBServer: load \(.*\) failed: .*; next retry in 1 s \(\S+\)/);
+    const first = await agent.waitForLog(/error\s+agent:module:WEBServer: AGENT_ERR_MODULE_START: .*; next retry in 1 s \(\S+\)/);
     assert.match(first[0], /EADDRINUSE|in use/);
     // The second attempt fails too and says when the third comes.
-    await agent.waitForLog(/error\s+\S+: WEBServer: load \(.*\) failed: .*; next retry in 2 s/, 5000);
+    await agent.waitForLog(/error\s+agent:module:WEBServer: AGENT_ERR_MODULE_START: .*; next retry in 2 s/, 5000);
     assert.doesNotMatch(agent.logs(), /web password for user root/);
     assert.equal(agent.logs().match(/next retry in 1 s/g)?.length, 1, 'one error line per attempt');
     await new Promise<void>((res) => blocker.close(() => res()));

@@ -168,3 +168,14 @@ test('apply() that throws ApplyKeptError answers kept: outcome failed, still run
   assert.equal(r.state, 'stopped');
   await healthyStillRuns();
 });
+
+test('a runner the reconciler retries names the next attempt in its one error line, later attempts wait longer', async () => {
+  const from = sink.entries().length;
+  const r = new ModuleRunner(entry('ThrowsInStart', () => import('../../fixtures/modules/throws-in-start/index.js')), core, { retried: true });
+  assert.equal(await r.start(snapshot), false);
+  assert.equal(await r.start(snapshot), false);
+  const lines = errorsOf('ThrowsInStart', from);
+  assert.equal(lines.length, 2);
+  assert.match(lines[0] as string, /^AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing; next retry in 1 s \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
+  assert.match(lines[1] as string, /; next retry in 2 s \(/);
+});
