@@ -55,6 +55,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
       await guardedEdit(edits, 'edited through the API');
     },
     logs: (levels) => sink.entries(levels),
+    logStatus: () => ({ errors: sink.errors, lastError: sink.lastError }),
+    clearLogs: () => sink.clear(),
     info: () => ({ name: PRODUCT, version: VERSION, started, pid: process.pid, settings: need().settings().file }),
   };
   async function setEnabled(name: string, enabled: boolean): Promise<ModuleStatus> {

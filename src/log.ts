@@ -91,6 +91,15 @@ export class LogSink {
     return levels && levels.size > 0 ? this.records.filter((r) => levels.has(r.level)) : this.records;
   }
 
+  /** Drop every entry and reset the error counters; indexes keep counting. Returns how many were dropped. */
+  clear(): number {
+    const n = this.records.length;
+    this.records.length = 0;
+    this.errors = 0;
+    this.lastError = '';
+    return n;
+  }
+
   onRecord(listener: LogListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

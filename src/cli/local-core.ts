@@ -39,6 +39,8 @@ export async function startLocalCore(snapshot: Snapshot, options: { modules?: st
     reload: notHere,
     editSettings: notHere,
     logs: (levels) => sink.entries(levels),
+    logStatus: () => ({ errors: sink.errors, lastError: sink.lastError }),
+    clearLogs: () => sink.clear(),
     info: () => ({ name: PRODUCT, version: VERSION, started, pid: process.pid, settings: snapshot.file }),
   };
   const core = createCore({ settings: () => snapshot, control });

@@ -67,6 +67,10 @@ export interface AgentControl {
   /** Set or remove keys in the settings file through the minimal-edit writer, then reconcile. */
   editSettings(edits: SettingsEdit[]): Promise<void>;
   logs(levels?: ReadonlySet<LogLevel>): readonly LogRecord[];
+  /** Error and critical entries counted since the start or the last clear, and the last one's message. */
+  logStatus(): { errors: number; lastError: string };
+  /** Empty the in-memory log and reset its counters (indexes keep counting); returns how many entries were dropped. */
+  clearLogs(): number;
   info(): { name: string; version: string; started: string; pid: number; settings: string };
 }
 

@@ -31,3 +31,5 @@ export function parsePrivilegeList(value: string): string[] {
 export const ROOT_USER = 'root';
 /** The built-in role that holds `*`. */
 export const LEGACY_ROLE = 'legacy';
+/** NSClient++'s default web user; here an alias of root unless the file defines a user of that name. */
+export const NSCLIENT_ADMIN = 'admin';

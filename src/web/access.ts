@@ -6,7 +6,9 @@
  *    (rate-limit.ts): a guess takes its slot before its check starts;
  * 3. HTTP Basic credentials: user `root` with the web password (the file's,
  *    else the one generated at start), or a user of [/settings/web/users/...]
- *    (templates cannot sign in);
+ *    (templates cannot sign in); without Basic, NSClient++'s `password`
+ *    header is root's password; `admin` is root unless the file defines a
+ *    user `admin` (NSClient++'s default user);
  * 4. the route's privilege through the user's role ([/settings/web/roles]);
  *    `root` holds every privilege.
  * Every failure is the same 403 body. Credential checks cost one pbkdf2 run
@@ -22,9 +24,9 @@ import type { Middleware, NextHandler } from 'polka';
 import { AgentError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../protocols/allowed-hosts.js';
-import { hasPrivilege, ROOT_USER } from '../settings/privileges.js';
+import { hasPrivilege, NSCLIENT_ADMIN, ROOT_USER } from '../settings/privileges.js';
 import { withFallback, type Snapshot } from '../settings/snapshot.js';
-import { readBasicCredentials } from './basic-auth.js';
+import { readBasicCredentials, readPasswordHeader } from './basic-auth.js';
 import type { WebMetrics } from './metrics.js';
 import { verifyPassword } from './password-hash.js';
 import { AuthRateLimiter } from './rate-limit.js';
@@ -44,8 +46,13 @@ export interface AccessOptions {
   now?: () => number;
 }
 
-/** What a route requires: one privilege, or any one of several (the handler then checks the exact one). */
-export type Requirement = string | readonly string[];
+/**
+ * What a route requires: one privilege, or any one of several (the handler
+ * then checks the exact one), or a function of the request giving the
+ * privileges any one of which admits it (for privileges that name a path
+ * parameter, such as NSClient++'s `scripts.lists.<runtime>`).
+ */
+export type Requirement = string | readonly string[] | ((req: WebRequest) => readonly string[]);
 
 /** A credential to check: its cache key (the raw credential), who it names (for logs), how to verify it. */
 export interface Credential {
@@ -90,7 +97,7 @@ export class AccessControl {
       if (!(await this.admit(req, res))) return;
       if (!this.allows(req, requirement)) {
         this.opts.metrics.authFailure('privilege');
-        this.opts.log.warning(`403 ${req.method} ${req.path}: user ${req.principal?.user} lacks ${[requirement].flat().join(' or ')}`);
+        this.opts.log.warning(`403 ${req.method} ${req.path}: user ${req.principal?.user} lacks ${listOf(req, requirement).join(' or ')}`);
         this.forbid(res);
         return;
       }
@@ -102,8 +109,8 @@ export class AccessControl {
   allows(req: WebRequest, requirement: Requirement): boolean {
     const p = req.principal;
     if (!p) return false;
-    const list = typeof requirement === 'string' ? [requirement] : requirement;
-    return list.some((r) => hasPrivilege(p.privileges, r));
+    if (typeof requirement === 'string') return hasPrivilege(p.privileges, requirement);
+    return listOf(req, requirement).some((r) => hasPrivilege(p.privileges, r));
   }
 
   /** Answer the one 403 body. */
@@ -146,6 +153,18 @@ export class AccessControl {
    */
   private readCredential(req: WebRequest, d: Derived): ReadCredential {
     const header = req.headers.authorization;
+    if (header === undefined && req.headers.password !== undefined) {
+      // NSClient++'s `password` header (check_nscp_api): root's password, under the same limit and cap.
+      const pw = readPasswordHeader(req.headers.password);
+      if (pw.kind === 'none') return { kind: 'none' };
+      if (pw.kind === 'invalid') return { kind: 'invalid', reason: pw.reason, header: 'password' };
+      return {
+        kind: 'check',
+        cacheKey: `password\n${pw.password}`,
+        who: `the password header (user "${ROOT_USER}")`,
+        verify: () => this.check(d, ROOT_USER, pw.password),
+      };
+    }
     const creds = readBasicCredentials(header);
     if (creds.kind === 'none') return { kind: 'none' };
     if (creds.kind === 'invalid') return { kind: 'invalid', reason: creds.reason, header: 'Authorization' };
@@ -208,9 +227,10 @@ export class AccessControl {
 
   /** Verify a user's password; one pbkdf2 run whatever the outcome. */
   private async check(d: Derived, user: string, password: string): Promise<Principal | undefined> {
-    if (user === ROOT_USER) {
+    // NSClient++'s default user `admin` is root here unless the file defines its own `admin`.
+    if (user === ROOT_USER || (user === NSCLIENT_ADMIN && !d.snapshot.users.has(NSCLIENT_ADMIN))) {
       const stored = rootPassword(d.snapshot, this.opts.generatedPassword?.());
-      return (await verifyPassword(password, stored)) ? { user, privileges: ALL } : undefined;
+      return (await verifyPassword(password, stored)) ? { user: ROOT_USER, privileges: ALL } : undefined;
     }
     const obj = d.snapshot.users.get(user);
     const usable = obj !== undefined && !obj.isTemplate;
@@ -273,6 +293,11 @@ export class AccessControl {
     }
     return this.refuse(res, reason, message);
   }
+}
+
+function listOf(req: WebRequest, requirement: Requirement): readonly string[] {
+  if (typeof requirement === 'string') return [requirement];
+  return typeof requirement === 'function' ? requirement(req) : requirement;
 }
 
 /** Root's stored password: the settings' web password, else the generated one. */

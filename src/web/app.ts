@@ -3,8 +3,10 @@
  * It never listens: the WEBServer module (or a test) hands `handler` to an
  * `https.createServer` / `http.createServer` of its own.
  *
- * Request path: metrics recorder → static UI (no auth, never under /api) →
- * API routes (each guarded: allowed hosts → Basic → privilege) → not found
+ * Request path: NSClient++ rewrites (/api/v2 → /api/v1, X-HTTP-Method-Override:
+ * compat.ts) → metrics recorder → static UI (no auth, never under /api) →
+ * API and legacy routes (each guarded: allowed hosts → Basic or the
+ * `password` header → privilege; only /core/isalive is open) → not found
  * (under /api only after authentication, so unauthenticated clients learn
  * nothing but 403). Errors go through on-error.ts only.
  */
@@ -15,11 +17,13 @@ import { AgentError } from '../errors.js';
 import { getLogger, type Logger } from '../log.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { AccessControl, WEB_SECTION } from './access.js';
+import { applyCompat } from './compat.js';
 import { WebMetrics } from './metrics.js';
 import { createOnError, sendError } from './on-error.js';
 import type { WebRequest } from './respond.js';
 import { createRouteTable, type RouteContext, type RouteInfo } from './routes/context.js';
 import { registerInfoRoutes } from './routes/info.js';
+import { registerLegacyRoutes } from './routes/legacy.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerModuleRoutes } from './routes/modules.js';
@@ -91,6 +95,7 @@ export function buildApp(opts: WebAppOptions): WebApp {
     getSnapshot: opts.getSnapshot,
     maxBodySize: () => Number(opts.getSnapshot().sections[WEB_SECTION]?.['max body size'] ?? DEFAULT_MAX_BODY),
     route: table.route,
+    openRoute: table.openRoute,
   };
   registerRootRoutes(ctx);
   registerInfoRoutes(ctx);
@@ -101,5 +106,12 @@ export function buildApp(opts: WebAppOptions): WebApp {
   registerSettingsRoutes(ctx);
   registerMetricsRoutes(ctx);
 
-  return { app, handler: app.handler as unknown as WebApp['handler'], routes: table.routes, access, metrics };
+  registerLegacyRoutes(ctx);
+
+  const polkaHandler = app.handler as unknown as WebApp['handler'];
+  const handler: WebApp['handler'] = (req, res) => {
+    applyCompat(req);
+    polkaHandler(req, res);
+  };
+  return { app, handler, routes: table.routes, access, metrics };
 }

@@ -1,7 +1,9 @@
 /**
- * Reading the `Authorization` header. Only HTTP Basic is accepted; every
- * other scheme (Bearer included) and every malformed or oversized header is
- * reported as `invalid`, which the access layer answers with 403.
+ * Reading credentials. The `Authorization` header takes HTTP Basic only;
+ * every other scheme (Bearer included) and every malformed or oversized
+ * header is reported as `invalid`, which the access layer answers with 403.
+ * NSClient++'s `password` header (what Icinga's check_nscp_api sends) holds
+ * a password alone, under the same 8 KiB cap.
  */
 import auth from 'basic-auth';
 
@@ -21,4 +23,14 @@ export function readBasicCredentials(header: string | undefined): BasicCredentia
   const parsed = auth.parse(header);
   if (!parsed || parsed.name === '') return { kind: 'invalid', reason: 'malformed' };
   return { kind: 'basic', user: parsed.name, password: parsed.pass };
+}
+
+export type PasswordHeader = { kind: 'none' } | { kind: 'invalid'; reason: 'too-long' } | { kind: 'password'; password: string };
+
+/** Classify the `password` header (Node joins a repeated one with ", "); an empty one counts as none. */
+export function readPasswordHeader(value: string | string[] | undefined): PasswordHeader {
+  const password = Array.isArray(value) ? value.join(', ') : (value ?? '');
+  if (password === '') return { kind: 'none' };
+  if (password.length > MAX_AUTH_HEADER) return { kind: 'invalid', reason: 'too-long' };
+  return { kind: 'password', password };
 }

@@ -99,6 +99,8 @@ function benchControl(info: ReturnType<AgentControl['info']>): AgentControl {
     reload: async () => status,
     editSettings: none,
     logs: () => [],
+    logStatus: () => ({ errors: 0, lastError: "" }),
+    clearLogs: () => 0,
     info: () => info,
   };
 }

@@ -133,6 +133,10 @@ password?: string
  */
 "allowed hosts"?: string
 /**
+ * Answer text-mode query execution (Accept: text/plain) with NSClient++'s HTTP statuses, 200 OK, 202 WARNING, 500 CRITICAL, 503 UNKNOWN, for monitors that go by the HTTP status; off: always 200 with the status in X-Check-Result.
+ */
+"nsclient status codes": boolean
+/**
  * Failed authentications from one address before it is refused for a while; 0 turns the limit off.
  */
 "auth rate limit max failures": number

@@ -20,7 +20,11 @@ export type Handler = (req: WebRequest, res: ServerResponse) => Promise<void> | 
 export interface RouteInfo {
   method: Method;
   path: string;
-  /** `public`, a privilege, or several separated by `|` (the body or path picks one). */
+  /**
+   * `public`, a privilege, or several separated by `|` (the body or path
+   * picks one; `<R>` stands for a path parameter), or `none` for the few
+   * routes that need no authentication (NSClient++'s `/core/isalive`).
+   */
   privilege: string;
 }
 
@@ -32,19 +36,31 @@ export interface RouteContext {
   getSnapshot(): Snapshot;
   /** Largest accepted request body in bytes. */
   maxBodySize(): number;
-  route(method: Method, path: string, requirement: Requirement, handler: Handler): void;
+  /** Register a guarded route; `label` names a requirement given as a function for the route table. */
+  route(method: Method, path: string, requirement: Requirement, handler: Handler, label?: string): void;
+  /** Register a route that needs no authentication (recorded with privilege `none`). */
+  openRoute(method: Method, path: string, handler: Handler): void;
 }
 
-export function createRouteTable(app: Polka<WebRequest>, access: AccessControl): { routes: RouteInfo[]; route: RouteContext['route'] } {
+export function createRouteTable(app: Polka<WebRequest>, access: AccessControl): { routes: RouteInfo[]; route: RouteContext['route']; openRoute: RouteContext['openRoute'] } {
   const routes: RouteInfo[] = [];
-  const route: RouteContext['route'] = (method, path, requirement, handler) => {
+  const adder = (method: Method) => (method === 'GET' ? app.get : method === 'PUT' ? app.put : method === 'DELETE' ? app.delete : app.post);
+  const route: RouteContext['route'] = (method, path, requirement, handler, label) => {
     const guard = access.guard(path, requirement);
     const fn = async (req: WebRequest, res: ServerResponse): Promise<void> => {
       await handler(req, res);
     };
-    const add = method === 'GET' ? app.get : method === 'PUT' ? app.put : method === 'DELETE' ? app.delete : app.post;
-    add.call(app, path, guard, fn);
-    routes.push({ method, path, privilege: typeof requirement === 'string' ? requirement : requirement.join('|') });
+    adder(method).call(app, path, guard, fn);
+    const privilege = typeof requirement === 'string' ? requirement : typeof requirement === 'function' ? (label ?? 'dynamic') : requirement.join('|');
+    routes.push({ method, path, privilege });
   };
-  return { routes, route };
+  const openRoute: RouteContext['openRoute'] = (method, path, handler) => {
+    const fn = async (req: WebRequest, res: ServerResponse): Promise<void> => {
+      req.routeLabel = path;
+      await handler(req, res);
+    };
+    adder(method).call(app, path, fn);
+    routes.push({ method, path, privilege: 'none' });
+  };
+  return { routes, route, openRoute };
 }

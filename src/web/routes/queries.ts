@@ -1,16 +1,21 @@
 /**
- * Queries: list, one, and `commands/execute`. Each query-string pair is one
- * argument, in order: `k=v` gives "k=v", a bare `k` gives "k" (`+` and
- * `%20` decode to a space). JSON by default; `Accept: text/plain` (as the
- * first listed type) gives the Nagios text `message|perf\n` with the status
- * in `X-Check-Result`. The HTTP status is 200 for every check status: a
- * CRITICAL check is an answer, not a server error. An unknown query is a 200
- * with result 3 (the core names it). The query is aborted when the client
- * goes away.
+ * Queries: list, one, `commands/execute` and `commands/execute_nagios`.
+ * Each query-string pair is one argument, in order: `k=v` gives "k=v", a
+ * bare `k` gives "k" (`+` and `%20` decode to a space). JSON by default
+ * (`execute`: result 0-3 and perf as an object by alias; `execute_nagios`:
+ * result as "OK".."UNKNOWN" and perf as one Nagios string);
+ * `Accept: text/plain` (as the first listed type) gives the Nagios text
+ * `message|perf\n` with the status in `X-Check-Result`. The HTTP status is
+ * 200 for every check status (a CRITICAL check is an answer, not a server
+ * error) unless `[/settings/WEB/server] nsclient status codes` asks for
+ * NSClient++'s 202/500/503. An unknown query is a 200 with result 3 (the
+ * core names it). The query is aborted when the client goes away.
  */
+import type { ServerResponse } from 'node:http';
 import type { QueryInfo } from '../../core/core.js';
-import { STATUS_NAMES, toNagios, type PerfValue, type QueryResult } from '../../core/result.js';
+import { formatPerfList, STATUS_NAMES, toNagios, type PerfValue, type QueryResult } from '../../core/result.js';
 import { AgentError } from '../../errors.js';
+import { WEB_SECTION } from '../access.js';
 import { baseUrl, seg, sendJson, sendText } from '../respond.js';
 import type { RouteContext } from './context.js';
 
@@ -27,32 +32,46 @@ export function registerQueryRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/queries/:query/commands/execute', 'queries.execute', async (req, res) => {
-    const name = req.params.query!;
-    const args = queryArguments(req.search ?? '');
-    const abort = new AbortController();
-    const onClose = (): void => {
-      if (!res.writableFinished) abort.abort();
-    };
-    res.once('close', onClose);
-    const started = process.hrtime.bigint();
-    let result: QueryResult;
-    try {
-      result = await ctx.core.query(name, args, { signal: abort.signal });
-    } finally {
-      res.off('close', onClose);
-    }
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    ctx.metrics.observeQuery(ctx.core.getQuery(name)?.name ?? 'unknown', seconds, result.result);
-    if (wantsText(req.headers.accept)) {
-      sendText(res, 200, `${toNagios(result)}\n`, { 'X-Check-Result': STATUS_NAMES[result.result] });
-      return;
-    }
+    const result = await runQuery(ctx, req.params.query!, queryArguments(req.search ?? ''), res);
+    if (wantsText(req.headers.accept)) return sendTextResult(ctx, res, result);
     sendJson(res, 200, {
       command: result.command,
       result: result.result,
       lines: [{ message: result.message, perf: perfJson(result.perf) }],
     });
   });
+
+  ctx.route('GET', '/api/v1/queries/:query/commands/execute_nagios', 'queries.execute', async (req, res) => {
+    const result = await runQuery(ctx, req.params.query!, queryArguments(req.search ?? ''), res);
+    if (wantsText(req.headers.accept)) return sendTextResult(ctx, res, result);
+    sendJson(res, 200, {
+      command: result.command,
+      result: STATUS_NAMES[result.result],
+      lines: [{ message: result.message, perf: formatPerfList(result.perf) }],
+    });
+  });
+}
+
+/**
+ * Run a query for an HTTP client: aborted when the client goes away, its
+ * duration and result recorded in the metrics.
+ */
+export async function runQuery(ctx: RouteContext, name: string, args: string[], res: ServerResponse): Promise<QueryResult> {
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.once('close', onClose);
+  const started = process.hrtime.bigint();
+  let result: QueryResult;
+  try {
+    result = await ctx.core.query(name, args, { signal: abort.signal });
+  } finally {
+    res.off('close', onClose);
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  ctx.metrics.observeQuery(ctx.core.getQuery(name)?.name ?? 'unknown', seconds, result.result);
+  return result;
 }
 
 /**
@@ -73,6 +92,9 @@ export function queryArguments(search: string): string[] {
 
 // ---------------------------------------------------------------- helpers
 
+/** NSClient++'s text-mode HTTP status by check status (OK, WARNING, CRITICAL, UNKNOWN). */
+const NSCLIENT_TEXT_STATUS = [200, 202, 500, 503] as const;
+
 function queryUrl(base: string, name: string): string {
   return `${base}/api/v1/queries/${seg(name)}`;
 }
@@ -84,7 +106,18 @@ function queryJson(base: string, q: QueryInfo): Record<string, unknown> {
     title: q.title,
     description: q.description,
     execute_url: `${queryUrl(base, q.name)}/commands/execute`,
+    execute_nagios_url: `${queryUrl(base, q.name)}/commands/execute_nagios`,
   };
+}
+
+/**
+ * Text mode: `message|perf` and a newline, `X-Check-Result` naming the
+ * status; HTTP 200 for every status, or NSClient++'s 202/500/503 for
+ * WARNING/CRITICAL/UNKNOWN when `nsclient status codes` is on.
+ */
+function sendTextResult(ctx: RouteContext, res: ServerResponse, result: QueryResult): void {
+  const nsclient = ctx.getSnapshot().sections[WEB_SECTION]?.['nsclient status codes'] === true;
+  sendText(res, nsclient ? NSCLIENT_TEXT_STATUS[result.result] : 200, `${toNagios(result)}\n`, { 'X-Check-Result': STATUS_NAMES[result.result] });
 }
 
 function decode(s: string): string {

@@ -52,6 +52,8 @@ function testControl(state: { broken: boolean }): AgentControl {
     reload: async () => status,
     editSettings: refuse,
     logs: () => [],
+    logStatus: () => ({ errors: 0, lastError: "" }),
+    clearLogs: () => 0,
     info: () => {
       if (state.broken) throw new TypeError('secret internal detail');
       return { name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/app-test.ini' };
@@ -91,8 +93,12 @@ describe('buildApp over HTTPS', () => {
   it('registers every API route through the guarded table, each with a privilege', async () => {
     const polkaRoutes = (web.app as unknown as { routes: { method: string; handlers: unknown[] }[] }).routes.filter((r) => r.method !== '');
     assert.equal(polkaRoutes.length, web.routes.length, 'no route bypasses the table');
-    for (const r of polkaRoutes) assert.equal(r.handlers.length, 2, 'guard + handler');
-    for (const r of web.routes) assert.match(r.privilege, /^(public|[a-z]+\.[a-z]+(\|[a-z]+\.[a-z]+)*)$/, `${r.method} ${r.path}`);
+    const open = new Set(web.routes.filter((r) => r.privilege === 'none').map((r) => `${r.method} ${r.path}`));
+    assert.deepEqual([...open], ['GET /core/isalive'], 'the only route without authentication');
+    assert.equal(polkaRoutes.filter((r) => r.handlers.length === 1).length, open.size, 'only open routes lack a guard');
+    for (const r of polkaRoutes) assert.ok(r.handlers.length === 1 || r.handlers.length === 2, 'guard + handler');
+    const one = '(public|legacy|[a-z]+(\\.([a-z]+|<[A-Z]>))+)';
+    for (const r of web.routes) if (r.privilege !== 'none') assert.match(r.privilege, new RegExp(`^${one}(\\|${one})*$`), `${r.method} ${r.path}`);
     const table = new Set(web.routes.map((r) => `${r.method} ${r.path} ${r.privilege}`));
     for (const expected of [
       'GET /api public',
@@ -118,14 +124,21 @@ describe('buildApp over HTTPS', () => {
       'GET /api/v1/logs logs.list',
       'GET /api/v1/settings/status settings.get',
       'GET /api/v1/metrics metrics.list',
+      'GET /api/v1/queries/:query/commands/execute_nagios queries.execute',
+      'GET /query/:command legacy',
+      'POST /query.pb legacy',
+      'POST /core/reload legacy',
+      'GET /log/status legacy',
+      'GET /log/messages legacy',
+      'POST /log/reset legacy',
     ]) {
       assert.ok(table.has(expected), `missing ${expected}`);
     }
     // And every registered route refuses a request without credentials.
     for (const r of web.routes) {
-      const path = r.path.replace(':module', 'CheckHelpers').replace(':query', 'check_ok').replace(':runtime', 'ext').replace('*', 'a.sh');
+      const path = r.path.replace(':module', 'CheckHelpers').replace(':query', 'check_ok').replace(':runtime', 'ext').replace(':command', 'check_ok').replace('*', 'a.sh');
       const res = await webRequest(`${base}${path}`, { method: r.method });
-      assert.equal(res.status, 403, `${r.method} ${path}`);
+      assert.equal(res.status, r.privilege === 'none' ? 200 : 403, `${r.method} ${path}`);
     }
   });
 

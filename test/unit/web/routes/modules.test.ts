@@ -56,6 +56,8 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
       throw new Error('not in this test');
     },
     logs: () => [],
+    logStatus: () => ({ errors: 0, lastError: "" }),
+    clearLogs: () => 0,
     info: () => ({ name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/m.ini' }),
   };
   const core = createCore({ settings: () => loaded, control });
