@@ -32,6 +32,7 @@ export const CODES = {
   AGENT_ERR_OBJECT_PARENT_UNKNOWN: { message: 'object "%s" names parent "%s", which does not exist (chain: %s)' },
   AGENT_ERR_OBJECT_CYCLE: { message: 'object "%s" is part of an inheritance cycle (chain: %s)' },
   AGENT_WARN_ROLE_UNKNOWN: { message: 'user "%s" has role "%s", which is not defined in [/settings/web/roles]: the user has no privileges', severity: 'warning' },
+  AGENT_WARN_ROLE_LEGACY: { message: 'SECURITY: role "%s" holds the legacy grant, which runs any query (/query, /query.pb) and reloads the agent (/core/reload)', severity: 'warning' },
   // Settings: insecure but legal choices
   AGENT_WARN_ADH_CIPHERS: { message: '%s allows anonymous DH (ADH) ciphers, which do not authenticate the peer', severity: 'warning' },
   AGENT_WARN_VERIFY_NONE: { message: '%s has verify mode none while use ssl is on: the peer certificate is not checked', severity: 'warning' },

@@ -17,7 +17,7 @@ import { insecureWarnings } from './warnings.js';
 import { crossChecks } from './cross-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { suggestion } from './did-you-mean.js';
-import { parsePrivilegeList, LEGACY_ROLE } from './privileges.js';
+import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
 import { errorMessage } from '../errors.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
 
@@ -112,7 +112,16 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
   const users = resolveContainer(OBJECT_CONTAINERS.users);
 
   const roles = new Map<string, readonly string[]>([[LEGACY_ROLE, ['*']]]);
-  for (const [role, value] of Object.entries(sections['/settings/web/roles'] ?? {})) roles.set(role, parsePrivilegeList(String(value)));
+  for (const [role, value] of Object.entries(sections['/settings/web/roles'] ?? {})) {
+    const privileges = parsePrivilegeList(String(value));
+    roles.set(role, privileges);
+    if (privileges.includes(LEGACY_GRANT)) {
+      const o = origins['/settings/web/roles']?.[role];
+      problems.push(problem('AGENT_WARN_ROLE_LEGACY', [role], { file: abs, line: o?.line ?? 0, col: o?.col ?? 0, section: '/settings/web/roles', key: role }));
+    }
+  }
+  const defined = new Set([...roles.keys()].map((r) => r.toLowerCase()));
+  for (const [role, privileges] of SEEDED_ROLES) if (!defined.has(role)) roles.set(role, privileges);
 
   const warnings = insecureWarnings({ file: abs, sections, origins, modules, targets, users });
   problems.push(...crossChecks(abs, sections, origins));

@@ -31,5 +31,17 @@ export function parsePrivilegeList(value: string): string[] {
 export const ROOT_USER = 'root';
 /** The built-in role that holds `*`. */
 export const LEGACY_ROLE = 'legacy';
+/** The privilege of NSClient++'s legacy routes (/query, /query.pb, /core/reload, /log/...). */
+export const LEGACY_GRANT = 'legacy';
+
+/**
+ * Roles NSClient++ seeds, present here too unless the file defines a role of
+ * that name (an operator's own role always wins): `full` holds everything,
+ * `client` may read info and run queries.
+ */
+export const SEEDED_ROLES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['full', ['*']],
+  ['client', ['public', 'info.get', 'info.get.version', 'queries.list', 'queries.get', 'queries.execute', 'aliases.list', 'login.get', 'modules.list']],
+]);
 /** NSClient++'s default web user; here an alias of root unless the file defines a user of that name. */
 export const NSCLIENT_ADMIN = 'admin';

@@ -1,0 +1,270 @@
+/**
+ * Black box, as NSClient++ users poll: the agent runs as a process with
+ * WEBServer on HTTPS, and Debian's check_nscp_api (package icinga2-bin)
+ * queries it with the `password` header on `/query/<command>`: OK, WARNING
+ * and CRITICAL scripts with performance data, arguments (with `=` and
+ * spaces), and a wrong password. Then the other legacy routes with a plain
+ * HTTPS client: the JSON shape, `/query.pb` with protobuf bytes, the open
+ * `/core/isalive`, `/core/reload`, the log routes, `admin` as root, and the
+ * `password` header under the failed-login limit and the 8 KiB cap.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decode, encode, header, HeaderType } from '../../src/protocols/plugin/codec.js';
+import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
+
+export const CHECK_NSCP_API = '/usr/lib/nagios/plugins/check_nscp_api';
+
+/** Scripts with fixed output and perf data (also used by the Nagios test). */
+export const PERF_SCRIPTS: Record<string, string> = {
+  'scripts/perf_ok.sh': "#!/bin/sh\necho 'OK: all good|temp=21.5C;30;40;0;100 count=3;5;10'\nexit 0\n",
+  'scripts/perf_warn.sh': "#!/bin/sh\necho 'WARNING: getting warm|temp=35C;30;40;0;100'\nexit 1\n",
+  'scripts/perf_crit.sh': "#!/bin/sh\necho 'CRITICAL: too hot|temp=45.25C;30;40;0;100'\nexit 2\n",
+};
+
+export const PERF_SCRIPT_ENTRIES = `[/settings/external scripts/scripts]
+perf_ok = /bin/sh perf_ok.sh
+perf_warn = /bin/sh perf_warn.sh
+perf_crit = /bin/sh perf_crit.sh
+`;
+
+const INI = `; NSClient++ clients test
+[/modules]
+WEBServer = enabled
+CheckHelpers = enabled
+CheckExternalScripts = enabled
+
+[/settings/default]
+allowed hosts = 127.0.0.1
+
+[/settings/WEB/server]
+port = 0s
+bind to = 127.0.0.1
+password = nscp-secret
+auth rate limit max failures = 0
+
+${PERF_SCRIPT_ENTRIES}`;
+
+export interface PluginRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a Nagios plugin with a time limit; resolves with its exit code and output. */
+export function runPlugin(file: string, args: string[], timeoutMs = 20_000): Promise<PluginRun> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: timeoutMs }, (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') return reject(err);
+      resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('NSClient++ clients against the agent (agent process, Debian check_nscp_api)', () => {
+  let agent: AgentProcess;
+  let base: string;
+  let port: string;
+  let ca: string;
+
+  before(async () => {
+    agent = await startAgent({ ini: INI, files: PERF_SCRIPTS });
+    const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
+    base = m[1] as string;
+    port = m[2] as string;
+    ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
+  });
+  after(async () => {
+    await agent?.stop();
+  });
+
+  const nscp = (query: string, args: string[] = [], password = 'nscp-secret') =>
+    runPlugin(CHECK_NSCP_API, ['-H', '127.0.0.1', '-P', port, '--password', password, '-q', query, ...(args.length > 0 ? ['-a', ...args] : [])]);
+  const call = (path: string, opts: WebRequestOptions = {}) => webRequest(`${base}${path}`, { ca, ...opts });
+
+  it('check_nscp_api reads OK, WARNING and CRITICAL with their performance data', async () => {
+    const ok = await nscp('perf_ok');
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.equal(ok.stdout, "perf_ok OK: all good | 'temp'=21.500000C;30;40;0;100 'count'=3;5;10 \n");
+    const warn = await nscp('perf_warn');
+    assert.equal(warn.code, 1, warn.stdout + warn.stderr);
+    assert.equal(warn.stdout, "perf_warn WARNING: getting warm | 'temp'=35C;30;40;0;100 \n");
+    const crit = await nscp('perf_crit');
+    assert.equal(crit.code, 2, crit.stdout + crit.stderr);
+    assert.equal(crit.stdout, "perf_crit CRITICAL: too hot | 'temp'=45.250000C;30;40;0;100 \n");
+  });
+
+  it('check_nscp_api passes arguments, with = and spaces, in order', async () => {
+    const negated = await nscp('check_negate', ['command=perf_crit', 'critical=ok']);
+    assert.equal(negated.code, 0, negated.stdout + negated.stderr);
+    assert.match(negated.stdout, /^check_negate CRITICAL: too hot \| 'temp'=45\.250000C;30;40;0;100 \n$/);
+    const multi = await nscp('check_multi', ['command=perf_ok', 'command=perf_warn', 'separator= and then ']);
+    assert.equal(multi.code, 1, multi.stdout + multi.stderr);
+    assert.match(multi.stdout, /^check_multi OK: all good and then WARNING: getting warm \| 'temp'=21\.500000C.*'count'=3;5;10 'temp'=35C;30;40;0;100 \n$/);
+  });
+
+  it('check_nscp_api with a wrong password gets 403 and says so in its own words (UNKNOWN)', async () => {
+    const bad = await nscp('perf_ok', [], 'not-the-password');
+    assert.equal(bad.code, 3);
+    assert.match(bad.stdout + bad.stderr, /UNKNOWN: Answer format error: Answer is missing 'payload'/);
+    const res = await call('/query/perf_ok', { headers: { password: 'not-the-password' } });
+    assert.equal(res.status, 403);
+    assert.equal(res.json<{ code: string }>().code, 'AGENT_ERR_HTTP_FORBIDDEN');
+  });
+
+  it('answers /query/<command> in NSClient++ JSON (float_value perf, unknown command as UNKNOWN)', async () => {
+    const res = await call('/query/perf_ok/', { headers: { password: 'nscp-secret' } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json(), {
+      payload: [
+        {
+          command: 'perf_ok',
+          result: 'OK',
+          lines: [
+            {
+              message: 'OK: all good',
+              perf: [
+                { alias: 'temp', float_value: { value: 21.5, unit: 'C', warning: 30, critical: 40, minimum: 0, maximum: 100 } },
+                { alias: 'count', float_value: { value: 3, warning: 5, critical: 10 } },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const unknown = await call('/query/no_such_check', { user: 'root', password: 'nscp-secret' });
+    assert.equal(unknown.status, 200);
+    assert.deepEqual(unknown.json(), { payload: [{ command: 'no_such_check', result: 'UNKNOWN', lines: [{ message: 'Unknown command(s): no_such_check', perf: [] }] }] });
+  });
+
+  it('runs a serialized QueryRequestMessage on POST /query.pb and answers the QueryResponseMessage', async () => {
+    const request = encode('QueryRequestMessage', {
+      header: header(HeaderType.QUERY_REQUEST),
+      payload: [
+        { id: 7, command: 'perf_warn', arguments: [] },
+        { id: 8, command: 'check_ok', arguments: ['fine'] },
+      ],
+    });
+    const res = await rawPost(`${base}/query.pb`, Buffer.from(request), ca, { password: 'nscp-secret' });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-type'], 'application/x-protobuf');
+    const answer = decode('QueryResponseMessage', res.body);
+    assert.deepEqual(
+      answer.payload.map((p) => [p.id, p.command, p.result, p.message]),
+      [
+        [7, 'perf_warn', 1, 'WARNING: getting warm'],
+        [8, 'check_ok', 0, 'fine'],
+      ],
+    );
+    assert.equal(answer.payload[0]?.perf?.[0]?.alias, 'temp');
+    const garbage = await rawPost(`${base}/query.pb`, Buffer.from([0xff, 0xff, 0xff]), ca, { password: 'nscp-secret' });
+    assert.equal(garbage.status, 400);
+    assert.match(garbage.body.toString('utf8'), /AGENT_ERR_HTTP_BAD_REQUEST/);
+  });
+
+  it('answers /core/isalive without credentials, and reloads on POST /core/reload', async () => {
+    const alive = await call('/core/isalive', { localAddress: '127.0.0.2' });
+    assert.equal(alive.status, 200);
+    assert.deepEqual(alive.json(), { status: 'ok' });
+    assert.equal((await call('/core/reload', { method: 'POST' })).status, 403);
+    const reload = await call('/core/reload', { method: 'POST', headers: { password: 'nscp-secret' } });
+    assert.equal(reload.status, 200);
+    assert.deepEqual(reload.json(), { status: 'reload', result: 'ok' });
+  });
+
+  it('serves the log: /log/status, /log/messages?pos=N and POST /log/reset', async () => {
+    const auth = { headers: { password: 'nscp-secret' } };
+    const first = await call('/log/messages', auth);
+    assert.equal(first.status, 200);
+    const log = first.json<{ log: { data: { file: string; line: number; type: string; date: string; message: string }[]; pos: number } }>().log;
+    assert.ok(log.data.length > 0 && log.pos > 0);
+    assert.ok(log.data.some((e) => /web server listening/.test(e.message)));
+    assert.deepEqual(Object.keys(log.data[0]!).sort(), ['date', 'file', 'line', 'message', 'type']);
+    // Nothing new after pos but what this very poll caused.
+    const next = (await call(`/log/messages?pos=${log.pos}`, auth)).json<{ log: { data: { message: string }[]; pos: number } }>().log;
+    assert.ok(next.pos >= log.pos);
+    assert.ok(next.data.every((e) => !/web server listening/.test(e.message)));
+    assert.equal((await call('/log/messages?pos=-1', auth)).status, 400);
+    const status = await call('/log/status', auth);
+    assert.equal(status.status, 200);
+    const s = status.json<{ status: { count: number; error: string } }>().status;
+    assert.equal(typeof s.count, 'number');
+    assert.equal(typeof s.error, 'string');
+    const reset = await call('/log/reset', { method: 'POST', ...auth });
+    assert.deepEqual(reset.json(), { status: 'ok' });
+    assert.deepEqual((await call('/log/status', auth)).json(), { status: { count: 0, error: '' } });
+    const after = (await call('/log/messages', auth)).json<{ log: { data: { message: string }[] } }>().log;
+    assert.ok(after.data.every((e) => !/web server listening/.test(e.message)), 'the reset emptied the log');
+  });
+
+  it('takes Basic admin with the root password as root until the file defines a user admin', async () => {
+    assert.equal((await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status, 200);
+    assert.equal((await call('/query/check_ok', { user: 'admin', password: 'nscp-secret' })).status, 200);
+    const text = readFileSync(agent.settingsFile, 'utf8');
+    replaceFile(agent.settingsFile, `${text}\n[/settings/web/users/admin]\npassword = admin-own\nrole = client\n`);
+    await waitFor(async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 403);
+    assert.equal((await call('/api/v1/info', { user: 'admin', password: 'admin-own' })).status, 200);
+    // The seeded NSClient++ role client has no legacy grant; the password header is root's all the same.
+    assert.equal((await call('/query/check_ok', { user: 'admin', password: 'admin-own' })).status, 403);
+    assert.equal((await call('/query/check_ok', { headers: { password: 'nscp-secret' } })).status, 200);
+    replaceFile(agent.settingsFile, text);
+    await waitFor(async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 200);
+  });
+});
+
+describe('the password header under the failed-login limit and the 8 KiB cap (agent process)', () => {
+  let agent: AgentProcess;
+  let base: string;
+  let ca: string;
+
+  before(async () => {
+    agent = await startAgent({ ini: INI.replace('auth rate limit max failures = 0', 'auth rate limit max failures = 3') });
+    const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/);
+    base = m[1] as string;
+    ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
+  });
+  after(async () => {
+    await agent?.stop();
+  });
+
+  it('refuses a header over 8 KiB, counts it and wrong passwords as failures, then blocks the right one', async () => {
+    const call = (password: string) => webRequest(`${base}/query/check_ok`, { ca, headers: { password } });
+    assert.equal((await call('x'.repeat(8193))).status, 403);
+    assert.equal((await call('wrong-1')).status, 403);
+    assert.equal((await call('nscp-secret')).status, 200, 'two failures do not block yet; a success clears them');
+    assert.equal((await call('x'.repeat(8193))).status, 403);
+    assert.equal((await call('wrong-2')).status, 403);
+    assert.equal((await call('wrong-3')).status, 403);
+    assert.equal((await call('nscp-secret')).status, 403, 'blocked after three failures');
+    assert.match(agent.logs(), /AGENT_WARN_WEB_AUTH_BLOCKED|refused for 60 s after 3 failed/);
+  });
+});
+
+async function waitFor(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`condition not met within ${ms} ms`);
+}
+
+/** POST raw bytes over HTTPS and read the raw answer. */
+async function rawPost(url: string, body: Buffer, ca: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  const { request } = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', ca, headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(body.length) }, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
