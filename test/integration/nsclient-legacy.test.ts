@@ -235,10 +235,8 @@ describe('the password header under the failed-login limit and the 8 KiB cap (ag
     const call = (password: string) => webRequest(`${base}/query/check_ok`, { ca, headers: { password } });
     assert.equal((await call('x'.repeat(8193))).status, 403);
     assert.equal((await call('wrong-1')).status, 403);
-    assert.equal((await call('nscp-secret')).status, 200, 'two failures do not block yet; a success clears them');
-    assert.equal((await call('x'.repeat(8193))).status, 403);
+    assert.equal((await call('nscp-secret')).status, 200, 'two failures do not block yet');
     assert.equal((await call('wrong-2')).status, 403);
-    assert.equal((await call('wrong-3')).status, 403);
     assert.equal((await call('nscp-secret')).status, 403, 'blocked after three failures');
     assert.match(agent.logs(), /AGENT_WARN_WEB_AUTH_BLOCKED|refused for 60 s after 3 failed/);
   });
