@@ -74,7 +74,7 @@ describe('web API errors (agent process)', () => {
   });
 
   it('answers 404 for unknown routes and resources, after authentication', async () => {
-    for (const path of ['/api/v2', '/api/v1/nothing', '/api/v1/modules/NoSuchModule', '/api/v1/queries/no_such_query', '/api/v1/modules/CheckHelpers/commands/explode', '/no-such-file.js']) {
+    for (const path of ['/api/v3', '/api/v1/nothing', '/api/v1/modules/NoSuchModule', '/api/v1/queries/no_such_query', '/api/v1/modules/CheckHelpers/commands/explode', '/no-such-file.js']) {
       const res = await root(path);
       assert.equal(res.status, 404, path);
       assert.equal(res.json<{ code: string }>().code, 'AGENT_ERR_HTTP_NOT_FOUND', path);
