@@ -42,7 +42,12 @@ export type LogListener = (record: LogRecord) => void;
 
 /** Process-wide log sink: the buffer, the console threshold and listeners. */
 export class LogSink {
-  private readonly records: LogRecord[] = [];
+  /** A ring: `ring[head]` is the oldest entry once the ring is full; dropping it is O(1). */
+  private ring: LogRecord[] = [];
+  private head = 0;
+  private cap: number;
+  /** Entries oldest first, built on demand and kept until the next write. */
+  private ordered: LogRecord[] | undefined;
   private next = 1;
   private readonly listeners = new Set<LogListener>();
   errors = 0;
@@ -50,10 +55,32 @@ export class LogSink {
 
   constructor(
     /** Maximum number of entries kept in memory; the oldest go first. */
-    public capacity = 5000,
+    capacity = 5000,
     /** Lowest level written to the console; `silent` writes nothing. */
     public consoleLevel: LogLevel | 'silent' = 'info',
-  ) {}
+  ) {
+    this.cap = Math.max(1, Math.floor(capacity));
+  }
+
+  /** Maximum number of entries kept (`[/settings/log] buffer size`); shrinking drops the oldest. */
+  get capacity(): number {
+    return this.cap;
+  }
+
+  set capacity(value: number) {
+    const cap = Math.max(1, Math.floor(value));
+    if (cap === this.cap) return;
+    const kept = this.entries().slice(-cap);
+    this.ring = kept;
+    this.head = 0;
+    this.cap = cap;
+    this.ordered = undefined;
+  }
+
+  /** Number of entries kept now. */
+  get size(): number {
+    return this.ring.length;
+  }
 
   write(level: LogLevel, namespace: string, message: string, where?: Where): LogRecord {
     const record: LogRecord = {
@@ -65,8 +92,13 @@ export class LogSink {
       ...(where?.file !== undefined ? { file: where.file } : {}),
       ...(where?.line !== undefined ? { line: where.line } : {}),
     };
-    this.records.push(record);
-    if (this.records.length > this.capacity) this.records.splice(0, this.records.length - this.capacity);
+    if (this.ring.length < this.cap) {
+      this.ring.push(record);
+    } else {
+      this.ring[this.head] = record;
+      this.head = this.head + 1 === this.cap ? 0 : this.head + 1;
+    }
+    this.ordered = undefined;
     if (RANK[level] >= RANK.error) {
       this.errors++;
       this.lastError = message;
@@ -88,7 +120,8 @@ export class LogSink {
 
   /** Entries, oldest first, optionally filtered by level. */
   entries(levels?: ReadonlySet<LogLevel>): readonly LogRecord[] {
-    return levels && levels.size > 0 ? this.records.filter((r) => levels.has(r.level)) : this.records;
+    if (!this.ordered) this.ordered = this.head === 0 ? this.ring.slice() : this.ring.slice(this.head).concat(this.ring.slice(0, this.head));
+    return levels && levels.size > 0 ? this.ordered.filter((r) => levels.has(r.level)) : this.ordered;
   }
 
   /** Drop every entry and reset the error counters; indexes keep counting. Returns how many were dropped. */
