@@ -5,7 +5,6 @@
  */
 import { lstat, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import micromatch from 'micromatch';
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 
@@ -40,6 +39,9 @@ export function filesCheck(): CheckDefinition {
       const roots = args.all('path').filter((p) => p.trim() !== '');
       if (roots.length === 0) throw new ArgumentError('check_files needs path=FOLDER');
       const pattern = args.get('pattern') ?? '*';
+      // Compiled once per query, not per file; micromatch loads on the first check_files only.
+      const { default: micromatch } = await import('micromatch');
+      const matches = micromatch.matcher(pattern, { dot: true });
       const depth = numberArgument(args, 'max-depth', 1, { min: 1, max: 64 });
       const items: Record<string, string | number>[] = [];
       let seen = 0;
@@ -53,7 +55,7 @@ export function filesCheck(): CheckDefinition {
               if (level < depth) await walk(full, level + 1);
               continue;
             }
-            if (!e.isFile() || !micromatch.isMatch(e.name, pattern, { dot: true })) continue;
+            if (!e.isFile() || !matches(e.name)) continue;
             const st = await lstat(full).catch(() => undefined);
             if (!st) continue;
             const written = st.mtimeMs / 1000;

@@ -39,7 +39,7 @@ export async function readProcess(root: string, pid: number): Promise<ProcessInf
   } catch {
     return undefined;
   }
-  const field = (name: string): string | undefined => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(status)?.[1]?.trim();
+  const field = (name: string): string | undefined => fieldPattern(name).exec(status)?.[1]?.trim();
   const kb = (name: string): number => {
     const v = field(name);
     return v ? Number(v.split(/\s+/)[0]) * 1024 : 0;
@@ -68,4 +68,15 @@ export async function readProcess(root: string, pid: number): Promise<ProcessInf
     rss: kb('VmRSS'),
     virtual: kb('VmSize'),
   };
+}
+
+/** `^Name:\s*(.*)$` of /proc/<pid>/status, compiled once per field name, not per process. */
+const FIELD_PATTERNS = new Map<string, RegExp>();
+function fieldPattern(name: string): RegExp {
+  let re = FIELD_PATTERNS.get(name);
+  if (!re) {
+    re = new RegExp(`^${name}:\\s*(.*)$`, 'm');
+    FIELD_PATTERNS.set(name, re);
+  }
+  return re;
 }

@@ -32,7 +32,7 @@ export function createModule(): AgentModule {
         for (const payload of decoded.payload) {
           const result = responseToResult(payload);
           try {
-            const answer = await submitResult(merged.settings, result, ctx!.signal);
+            const answer = await submitResult(merged.settings, result, ctx!.signal, current.hash);
             ctx!.log.debug(`submitted ${result.command} to ${merged.settings.host}:${merged.settings.port}: ${answer.message}`);
           } catch (err) {
             throw new Error(`submitting ${result.command} to target ${target} failed: ${errorMessage(err)}`);

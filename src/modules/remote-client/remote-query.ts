@@ -22,6 +22,7 @@ import { mergeTarget, type ConnectionSettings } from '../../protocols/target-opt
 import { nrpeRequest } from '../../protocols/nrpe/client.js';
 import { formatRequest } from '../../protocols/nrpe/packet.js';
 import { buildClientTls } from '../../protocols/nrpe/tls.js';
+import { cachedClientTls } from '../../protocols/client-tls-cache.js';
 
 export const REMOTE_PORT = 5666;
 export const TARGETS_PATH = '/settings/remote/client/targets';
@@ -46,7 +47,7 @@ export async function runRemoteQuery(name: string, kind: QueryKind, args: readon
   const request = requestText(kind, o, merged.settings);
   if (typeof request !== 'string') return unknown(name, `${name}: ${request.problem}`);
   try {
-    const answer = await nrpeRequest(clientOptionsOf(merged.settings, signal), request);
+    const answer = await nrpeRequest(clientOptionsOf(merged.settings, signal, snapshot.hash), request);
     const status = (answer.result >= 0 && answer.result <= 3 ? answer.result : 3) as Status;
     if (kind === 'exec') return { command: name, result: status, message: answer.text, perf: [] };
     return { command: name, result: status, ...splitOutput(answer.text) };
@@ -56,31 +57,35 @@ export async function runRemoteQuery(name: string, kind: QueryKind, args: readon
 }
 
 /** Sends one passive result to a connection (used for channel submissions). */
-export async function submitResult(settings: ConnectionSettings, result: QueryResult, signal?: AbortSignal): Promise<QueryResult> {
+export async function submitResult(settings: ConnectionSettings, result: QueryResult, signal?: AbortSignal, version?: string): Promise<QueryResult> {
   const alias = settings.alias || result.command;
   const request = formatRequest(SUBMIT_COMMAND, [alias, String(result.result), toNagios(result)]);
-  const answer = await nrpeRequest(clientOptionsOf(settings, signal), request);
+  const answer = await nrpeRequest(clientOptionsOf(settings, signal, version), request);
   const status = (answer.result >= 0 && answer.result <= 3 ? answer.result : 3) as Status;
   return { command: alias, result: status, message: answer.text, perf: [] };
 }
 
-/** The NRPE client options of a merged connection. */
-export function clientOptionsOf(s: ConnectionSettings, signal?: AbortSignal): Parameters<typeof nrpeRequest>[0] {
+/**
+ * The NRPE client options of a merged connection. With `version` (the
+ * settings hash) the TLS context is built once per TLS settings and
+ * version and shared (client-tls-cache.ts); without it, per call.
+ */
+export function clientOptionsOf(s: ConnectionSettings, signal?: AbortSignal, version?: string): Parameters<typeof nrpeRequest>[0] {
+  const tls = {
+    allowedCiphers: s.allowedCiphers,
+    certificate: s.certificate,
+    certificateKey: s.certificateKey,
+    certificateFormat: s.certificateFormat,
+    ca: s.ca,
+    verifyMode: s.verifyMode,
+  };
+  const key = version === undefined ? undefined : JSON.stringify(['nrpe', version, tls]);
   return {
     host: s.host,
     port: s.port,
     timeoutMs: s.timeout * 1000,
     retry: s.retry,
-    tls: s.ssl
-      ? buildClientTls({
-          allowedCiphers: s.allowedCiphers,
-          certificate: s.certificate,
-          certificateKey: s.certificateKey,
-          certificateFormat: s.certificateFormat,
-          ca: s.ca,
-          verifyMode: s.verifyMode,
-        })
-      : undefined,
+    tls: s.ssl ? (key === undefined ? buildClientTls(tls) : cachedClientTls(key, () => buildClientTls(tls))) : undefined,
     version: s.version,
     payloadLength: s.payloadLength,
     signal,
