@@ -126,8 +126,10 @@ export class LogSink {
 
   /** Drop every entry and reset the error counters; indexes keep counting. Returns how many were dropped. */
   clear(): number {
-    const n = this.records.length;
-    this.records.length = 0;
+    const n = this.ring.length;
+    this.ring = [];
+    this.head = 0;
+    this.ordered = undefined;
     this.errors = 0;
     this.lastError = '';
     return n;

@@ -48,3 +48,13 @@ test('a large buffer stays exact when written past', () => {
   assert.equal(all[0]?.index, 1001);
   assert.equal(all.at(-1)?.index, cap + 1000);
 });
+
+test('clear empties a wrapped ring; writing goes on in order', () => {
+  const sink = new LogSink(3, 'silent');
+  for (let i = 1; i <= 5; i++) sink.write('error', 't', `m${i}`);
+  assert.equal(sink.clear(), 3);
+  assert.deepEqual(sink.entries(), []);
+  assert.equal(sink.errors, 0);
+  for (let i = 6; i <= 9; i++) sink.write('info', 't', `m${i}`);
+  assert.deepEqual(sink.entries().map((r) => r.message), ['m7', 'm8', 'm9']);
+});
