@@ -54,6 +54,7 @@ export function helpText(def: CheckDefinition): string {
     ['empty-syntax', d.emptySyntax],
     ['empty-state', d.emptyState],
   ];
+  if (d.separator !== undefined) show.push(['list-separator', JSON.stringify(d.separator)]);
   for (const [k, v] of show) lines.push(`  ${k}=${v ?? 'none'}`);
   return lines.join('\n');
 }

@@ -27,6 +27,8 @@ export interface CheckDefaults {
   detailSyntax: string;
   emptySyntax: string;
   emptyState: EmptyState;
+  /** Text between items when list-separator is not given (', ' if absent). */
+  separator?: string;
 }
 
 /** One metric of an item (or of the summary): `key` names the value shown. */
@@ -130,7 +132,7 @@ function prepare(def: CheckDefinition, args: CheckArguments): Plan {
     emptySyntax: args.get('empty-syntax') ?? def.defaults.emptySyntax,
     emptyState: emptyState as EmptyState,
     showAll: args.flag('show-all'),
-    separator: args.get('list-separator') ?? ', ',
+    separator: args.get('list-separator') ?? def.defaults.separator ?? ', ',
     perfRules: parsePerfConfig(args.get('perf-config') ?? ''),
   };
   const okSyntax = args.get('ok-syntax') ?? def.defaults.okSyntax;

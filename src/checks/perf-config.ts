@@ -141,13 +141,19 @@ function unitFor(m: RawMetric, wanted: string | undefined): [string, number] {
     if (!f) throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the time ${m.alias} (use ms, s, m, h or d)`);
     return f;
   }
+  if (m.kind === 'ms') {
+    if (wanted === undefined) return ['ms', 1];
+    const f = TIME_FACTORS[wanted.toLowerCase()];
+    if (!f) throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the time ${m.alias} (use ms, s, m, h or d)`);
+    return [f[0], f[1] * 1000];
+  }
   if (m.kind === 'percent') return [wanted ?? '%', 1];
   return [wanted ?? '', 1];
 }
 
 function fits(kind: VarKind, unit: string): boolean {
   if (kind === 'size') return SIZE_FACTORS[unit.toLowerCase()] !== undefined;
-  if (kind === 'time') return TIME_FACTORS[unit.toLowerCase()] !== undefined;
+  if (kind === 'time' || kind === 'ms') return TIME_FACTORS[unit.toLowerCase()] !== undefined;
   return false;
 }
 

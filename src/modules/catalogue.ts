@@ -18,10 +18,11 @@ export interface CatalogueEntry {
 }
 
 const entries: readonly CatalogueEntry[] = [
-  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout.', settings: [], load: () => import('./check-helpers/index.js') },
+  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy.', settings: [], load: () => import('./check-helpers/index.js') },
   { name: 'CheckSystem', title: 'System checks', description: 'check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process.', settings: ['/settings/system'], load: () => import('./check-system/index.js') },
   { name: 'CheckDisk', title: 'Disk checks', description: 'check_drivesize and check_files.', settings: ['/settings/disk'], load: () => import('./check-disk/index.js') },
   { name: 'CheckLogFile', title: 'Log file checks', description: 'check_logfile: new lines of log files since the last call.', settings: ['/settings/logfile'], load: () => import('./check-logfile/index.js') },
+  { name: 'CheckNet', title: 'Network checks', description: 'check_tcp, check_http, check_dns, check_ping, check_ntp_offset.', settings: ['/settings/net'], load: () => import('./check-net/index.js') },
   { name: 'CheckExternalScripts', title: 'External scripts', description: 'Runs configured scripts as queries.', settings: ['/settings/external scripts', '/paths'], load: () => import('./check-external-scripts/index.js') },
   { name: 'WEBServer', title: 'Web server', description: 'JSON API and web UI over HTTP(S).', settings: ['/settings/WEB/server', '/settings/default', '/settings/web/', '/paths'], load: () => import('./web-server/index.js') },
   { name: 'RemoteClient', title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', settings: ['/settings/remote/client', '/paths'], load: () => import('./remote-client/index.js') },

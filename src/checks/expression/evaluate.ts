@@ -9,7 +9,12 @@
 import { ExpressionError } from './lexer.js';
 import { parseExpression, type CompareOp, type ExprNode, type ValueNode } from './parser.js';
 
-export type VarKind = 'number' | 'percent' | 'size' | 'time' | 'date' | 'string' | 'bool';
+/**
+ * `time` is seconds (a plain number is seconds); `ms` is milliseconds, the
+ * unit of NSClient++'s network checks (a plain number is milliseconds,
+ * `2s` is 2000).
+ */
+export type VarKind = 'number' | 'percent' | 'size' | 'time' | 'ms' | 'date' | 'string' | 'bool';
 
 export interface VarDef {
   kind: VarKind;
@@ -221,6 +226,12 @@ function literal(v: ValueNode, kind: VarKind): { kind: VarKind; get: Getter } {
       const m = TIME[suffix];
       if (m === undefined) return bad('a time (use s, m, h, d or w)');
       return { kind: 'number', get: () => value * m };
+    }
+    case 'ms': {
+      const m = TIME[suffix];
+      if (m === undefined) return bad('a time in milliseconds (use ms, s, m, h, d or w)');
+      const factor = suffix === '' ? 1 : m * 1000;
+      return { kind: 'number', get: () => value * factor };
     }
     case 'date': {
       const m = TIME[suffix];

@@ -2,12 +2,16 @@
  * CheckHelpers: queries that answer a fixed state (check_ok, check_warning,
  * check_critical, check_version), and queries that run other queries
  * through the core and reshape their results (check_negate, check_multi,
- * check_timeout; see src/checks/helpers/wrappers.ts).
+ * check_timeout; see src/checks/helpers/wrappers.ts), check_index (every
+ * query with its module) and check_dummy.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { Status } from '../../core/result.js';
 import { VERSION } from '../../version.js';
 import { checkMulti, checkNegate, checkTimeout, type QueryFn } from '../../checks/helpers/wrappers.js';
+import { indexCheck } from '../../checks/helpers/index-check.js';
+import { checkDummy } from '../../checks/helpers/dummy-check.js';
+import { registerChecks } from '../../checks/register.js';
 
 const FIXED: readonly { name: string; status: Status; word: string }[] = [
   { name: 'check_ok', status: 0, word: 'OK' },
@@ -38,6 +42,13 @@ export function createModule(): AgentModule {
         ctx.core.registerSimpleQuery(
           { name: 'check_version', module: 'CheckHelpers', title: 'Agent version', description: 'Answers OK with the agent version (or the given message).' },
           async (args) => ({ result: 0, message: args.length > 0 ? args.join(' ') : `agent ${VERSION}`, perf: [] }),
+        ),
+      );
+      unregister.push(registerChecks(ctx.core, 'CheckHelpers', [indexCheck(() => ctx.core.listQueries())]));
+      unregister.push(
+        ctx.core.registerSimpleQuery(
+          { name: 'check_dummy', module: 'CheckHelpers', title: 'Fixed state and text', description: 'check_dummy STATE [TEXT ...]: answers STATE (0-3 or OK/WARNING/CRITICAL/UNKNOWN) with TEXT (default "Dummy Check"); help lists the arguments.' },
+          async (args) => checkDummy(args),
         ),
       );
       const query: QueryFn = (command, args, options) => ctx.core.query(command, args, options);

@@ -33,9 +33,13 @@ CheckSystem: boolean
  */
 CheckDisk: boolean
 /**
- * Helper checks: check_ok, check_warning, check_critical, check_version and friends.
+ * Helper checks: check_ok, check_warning, check_critical, check_version, check_index, check_dummy and friends.
  */
 CheckHelpers: boolean
+/**
+ * Network checks: check_tcp, check_http, check_dns, check_ping, check_ntp_offset.
+ */
+CheckNet: boolean
 /**
  * Log file checks: check_logfile (new lines since the last call, rotation and truncation followed) for files under [/settings/logfile] allowed paths.
  */
@@ -402,6 +406,17 @@ export interface LogfileSection {
  * Read positions (file and bookmark) kept in memory at most; the least recently used is forgotten first.
  */
 "max files": number
+}
+
+/** Section /settings/net */
+/**
+ * The network checks module (CheckNet): check_tcp, check_http, check_dns, check_ping, check_ntp_offset.
+ */
+export interface NetSection {
+/**
+ * Probes one network check may have in flight at once (over all its calls); more wait their turn within their own timeout.
+ */
+"max concurrent": number
 }
 
 /** Section /settings/web/users/<name> */

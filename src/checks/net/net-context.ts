@@ -1,0 +1,141 @@
+/**
+ * What the network checks share: one concurrency limit per check (at most
+ * `max concurrent` probes of check_tcp in flight at once, whatever number of
+ * calls asked for them; the rest wait in order and give up when their own
+ * deadline passes), the per-probe deadline, and the common options.
+ *
+ * Every probe runs under a deadline made from the caller's signal and the
+ * check's `timeout=` (milliseconds, as in NSClient++'s CheckNet): name
+ * resolution, connecting, the TLS handshake, sending and reading each stop
+ * when it fires, and the step that was running is named in the result.
+ */
+import { performance } from 'node:perf_hooks';
+import { Limiter } from '../scripts/limiter.js';
+import { ArgumentError, numberArgument, type CheckArguments, type OptionDef } from '../arguments.js';
+
+export interface NetContext {
+  /** The limiter of one check (created on first use). */
+  limiter(check: string): Limiter;
+}
+
+/** Limiters keyed by check name; `setMax` changes all of them in place. */
+export class NetLimits implements NetContext {
+  private readonly byCheck = new Map<string, Limiter>();
+  constructor(private max: number) {}
+
+  limiter(check: string): Limiter {
+    let l = this.byCheck.get(check);
+    if (!l) {
+      l = new Limiter(this.max);
+      this.byCheck.set(check, l);
+    }
+    return l;
+  }
+
+  setMax(max: number): void {
+    this.max = Math.max(1, max);
+    for (const l of this.byCheck.values()) l.setMax(this.max);
+  }
+}
+
+/** The largest timeout= accepted, in milliseconds (10 minutes). */
+export const MAX_TIMEOUT_MS = 600_000;
+
+export function timeoutOption(defaultMs: number): OptionDef {
+  return { description: 'Milliseconds each probe may take in all (name lookup, connect, TLS, send, receive); the step running when it passes is named.', default: String(defaultMs) };
+}
+
+export const HOST_OPTION: OptionDef = { description: 'Host name or IP address to probe; repeatable, or several separated by commas (hosts= is the same).', repeat: true };
+
+/** The hosts of host= and hosts= (comma lists allowed); an empty list is an error. */
+export function hostArguments(args: CheckArguments, what = 'host'): string[] {
+  const hosts = [...args.all('host'), ...args.all('hosts')].flatMap((h) => h.split(',')).map((h) => h.trim()).filter(Boolean);
+  if (hosts.length === 0) throw new ArgumentError(`${what}= is required`);
+  for (const h of hosts) if (h.startsWith('-') || /[\s\0/\\]/.test(h)) throw new ArgumentError(`${what}=${h} is not a host name or address`);
+  return hosts;
+}
+
+export function timeoutArgument(args: CheckArguments, defaultMs: number): number {
+  return numberArgument(args, 'timeout', defaultMs, { min: 1, max: MAX_TIMEOUT_MS });
+}
+
+/** Thrown when the deadline passes; `step` says what was running. */
+export class ProbeTimeout extends Error {
+  constructor(
+    readonly step: string,
+    readonly ms: number,
+  ) {
+    super(`timed out after ${ms} ms while ${step}`);
+  }
+}
+
+/**
+ * A probe's deadline: `signal` aborts when the caller gives up or `ms`
+ * pass. `step` records what is running, for the message.
+ */
+export class Deadline {
+  readonly signal: AbortSignal;
+  step = 'waiting for a free slot';
+  private readonly timer: AbortSignal;
+  private readonly started = performance.now();
+
+  constructor(
+    readonly ms: number,
+    outer: AbortSignal,
+  ) {
+    this.timer = AbortSignal.timeout(ms);
+    this.signal = AbortSignal.any([outer, this.timer]);
+  }
+
+  /** Milliseconds since the deadline was set (the probe's time so far). */
+  elapsed(): number {
+    return since(this.started);
+  }
+
+  /** The error to report now that the signal fired. */
+  failure(): Error {
+    if (this.timer.aborted) return new ProbeTimeout(this.step, this.ms);
+    return new Error(`cancelled while ${this.step}`);
+  }
+
+  /** Run one step; rejects with failure() when the deadline passes first. */
+  async run<T>(step: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    this.step = step;
+    if (this.signal.aborted) throw this.failure();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(this.failure());
+      this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([work(this.signal), aborted]);
+    } finally {
+      if (onAbort) this.signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** Milliseconds since `t0` (a performance.now() reading), to three decimals. */
+export function since(t0: number): number {
+  return Number((performance.now() - t0).toFixed(3));
+}
+
+/** The short result word and message for a failed probe. */
+export function failureResult(err: unknown): { result: string; message: string } {
+  if (err instanceof ProbeTimeout) return { result: 'timeout', message: err.message };
+  const e = err as NodeJS.ErrnoException;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = e instanceof Error ? e.message : String(err);
+  if (code === 'ECONNREFUSED') return { result: 'refused', message: 'connection refused' };
+  if (code === 'ECONNRESET') return { result: 'reset', message: 'connection reset by peer' };
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { result: 'unreachable', message };
+  if (e instanceof ResolveError) return { result: 'unresolved', message };
+  if (e instanceof TlsError) return { result: 'tls', message };
+  return { result: 'error', message };
+}
+
+/** A host name that did not resolve. */
+export class ResolveError extends Error {}
+
+/** The TLS handshake failed (certificate not trusted, expired, wrong name, protocol). */
+export class TlsError extends Error {}

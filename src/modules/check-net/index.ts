@@ -1,0 +1,42 @@
+/**
+ * CheckNet: check_tcp, check_http, check_dns, check_ping and
+ * check_ntp_offset (library code in src/checks/net/). `[/settings/net]
+ * max concurrent` bounds the probes each check has in flight; a change
+ * applies in place (waiting probes start at once if the limit grew).
+ */
+import type { AgentModule, ModuleContext } from '../module.js';
+import type { Snapshot } from '../../settings/snapshot.js';
+import type { NetSection } from '../../settings/generated/settings.js';
+import { registerChecks } from '../../checks/register.js';
+import { NetLimits } from '../../checks/net/net-context.js';
+import { tcpCheck } from '../../checks/net/tcp-check.js';
+import { httpCheck } from '../../checks/net/http-check.js';
+import { dnsCheck } from '../../checks/net/dns-check.js';
+import { pingCheck } from '../../checks/net/ping-check.js';
+import { ntpCheck } from '../../checks/net/ntp-check.js';
+
+const SECTION = '/settings/net';
+
+const maxOf = (s: Snapshot): number => ((s.sections[SECTION] ?? {}) as Partial<NetSection>)['max concurrent'] ?? 8;
+
+export function createModule(): AgentModule {
+  let unregister: (() => void) | undefined;
+  let limits: NetLimits | undefined;
+  return {
+    name: 'CheckNet',
+    async start(ctx: ModuleContext) {
+      const net = new NetLimits(maxOf(ctx.settings));
+      limits = net;
+      unregister = registerChecks(ctx.core, 'CheckNet', [tcpCheck(net), httpCheck(net), dnsCheck(net), pingCheck(net), ntpCheck(net)]);
+    },
+    async apply(next: Snapshot) {
+      limits?.setMax(maxOf(next));
+      return true;
+    },
+    async stop() {
+      unregister?.();
+      unregister = undefined;
+      limits = undefined;
+    },
+  };
+}
