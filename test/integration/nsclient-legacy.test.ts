@@ -10,27 +10,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decode, encode, header, HeaderType } from '../../src/protocols/plugin/codec.js';
 import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS, runPlugin } from '../helpers/nscp-clients.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
-
-export const CHECK_NSCP_API = '/usr/lib/nagios/plugins/check_nscp_api';
-
-/** Scripts with fixed output and perf data (also used by the Nagios test). */
-export const PERF_SCRIPTS: Record<string, string> = {
-  'scripts/perf_ok.sh': "#!/bin/sh\necho 'OK: all good|temp=21.5C;30;40;0;100 count=3;5;10'\nexit 0\n",
-  'scripts/perf_warn.sh': "#!/bin/sh\necho 'WARNING: getting warm|temp=35C;30;40;0;100'\nexit 1\n",
-  'scripts/perf_crit.sh': "#!/bin/sh\necho 'CRITICAL: too hot|temp=45.25C;30;40;0;100'\nexit 2\n",
-};
-
-export const PERF_SCRIPT_ENTRIES = `[/settings/external scripts/scripts]
-perf_ok = /bin/sh perf_ok.sh
-perf_warn = /bin/sh perf_warn.sh
-perf_crit = /bin/sh perf_crit.sh
-`;
 
 const INI = `; NSClient++ clients test
 [/modules]
@@ -48,22 +33,6 @@ password = nscp-secret
 auth rate limit max failures = 0
 
 ${PERF_SCRIPT_ENTRIES}`;
-
-export interface PluginRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Run a Nagios plugin with a time limit; resolves with its exit code and output. */
-export function runPlugin(file: string, args: string[], timeoutMs = 20_000): Promise<PluginRun> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(err);
-      resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
-    });
-  });
-}
 
 describe('NSClient++ clients against the agent (agent process, Debian check_nscp_api)', () => {
   let agent: AgentProcess;

@@ -1,0 +1,38 @@
+/**
+ * What the NSClient++-client tests share: the path of Debian's
+ * check_nscp_api (package icinga2-bin), scripts with fixed output and
+ * performance data, and running a Nagios plugin with a time limit.
+ */
+import { execFile } from 'node:child_process';
+
+export const CHECK_NSCP_API = '/usr/lib/nagios/plugins/check_nscp_api';
+
+/** Scripts with fixed output and perf data (also used by the Nagios test). */
+export const PERF_SCRIPTS: Record<string, string> = {
+  'scripts/perf_ok.sh': "#!/bin/sh\necho 'OK: all good|temp=21.5C;30;40;0;100 count=3;5;10'\nexit 0\n",
+  'scripts/perf_warn.sh': "#!/bin/sh\necho 'WARNING: getting warm|temp=35C;30;40;0;100'\nexit 1\n",
+  'scripts/perf_crit.sh': "#!/bin/sh\necho 'CRITICAL: too hot|temp=45.25C;30;40;0;100'\nexit 2\n",
+};
+
+export const PERF_SCRIPT_ENTRIES = `[/settings/external scripts/scripts]
+perf_ok = /bin/sh perf_ok.sh
+perf_warn = /bin/sh perf_warn.sh
+perf_crit = /bin/sh perf_crit.sh
+`;
+
+export interface PluginRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run a Nagios plugin with a time limit; resolves with its exit code and output. */
+export function runPlugin(file: string, args: string[], timeoutMs = 20_000): Promise<PluginRun> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: timeoutMs }, (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') return reject(err);
+      resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
+    });
+  });
+}
+
