@@ -7,7 +7,11 @@ import type { CheckDefinition } from '../engine.js';
 import { realHost, type HostSources } from '../host/host-sources.js';
 import { sharedCounterHistory, type CounterHistory } from '../rates/counter-history.js';
 import { networkCheck } from './network-check.js';
+import { kernelStatsCheck } from './kernel-stats-check.js';
+import { swapIoCheck } from './swap-io-check.js';
+import { cpuUtilizationCheck } from './cpu-utilization-check.js';
+import { connectionsCheck } from './connections-check.js';
 
 export function hostSystemChecks(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition[] {
-  return [networkCheck(host, history)];
+  return [networkCheck(host, history), connectionsCheck(host), kernelStatsCheck(host, history), swapIoCheck(host, history), cpuUtilizationCheck(host, history)];
 }

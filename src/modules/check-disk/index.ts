@@ -1,17 +1,20 @@
 /**
- * CheckDisk: check_drivesize and check_files (library code in src/checks/disk/).
+ * CheckDisk: check_drivesize, check_files, check_mount and check_drive_io
+ * (library code in src/checks/disk/).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import { drivesizeCheck } from '../../checks/disk/drivesize-check.js';
 import { filesCheck } from '../../checks/disk/files-check.js';
 import { registerChecks } from '../../checks/register.js';
+import { mountCheck } from '../../checks/disk/mount-check.js';
+import { driveIoCheck } from '../../checks/disk/drive-io-check.js';
 
 export function createModule(): AgentModule {
   let unregister: (() => void) | undefined;
   return {
     name: 'CheckDisk',
     async start(ctx: ModuleContext) {
-      unregister = registerChecks(ctx.core, 'CheckDisk', [drivesizeCheck(), filesCheck()]);
+      unregister = registerChecks(ctx.core, 'CheckDisk', [drivesizeCheck(), filesCheck(), mountCheck(), driveIoCheck()]);
     },
     async apply() {
       return true;

@@ -1,0 +1,48 @@
+/**
+ * The mount table as the kernel keeps it: /proc/1/mountinfo (the host's
+ * view when the agent may read it), else /proc/self/mountinfo. Octal
+ * escapes are decoded; `options` joins the per-mount and the super-block
+ * options, and `bind` is added when the mount shows a sub-tree.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface MountEntry {
+  mountPoint: string;
+  device: string;
+  fsType: string;
+  /** major:minor of the device. */
+  devId: string;
+  root: string;
+  options: string[];
+}
+
+export function parseMountinfo(text: string): MountEntry[] {
+  const out: MountEntry[] = [];
+  for (const line of text.split('\n')) {
+    const dash = line.indexOf(' - ');
+    if (dash < 0) continue;
+    const a = line.slice(0, dash).split(' ');
+    const b = line.slice(dash + 3).split(' ');
+    if (a.length < 6 || b.length < 2) continue;
+    const options = new Set((a[5] as string).split(','));
+    for (const o of (b[2] ?? '').split(',')) if (o !== '' && o !== 'rw' && o !== 'ro') options.add(o);
+    const root = unescape(a[3] as string);
+    if (root !== '/') options.add('bind');
+    out.push({ mountPoint: unescape(a[4] as string), devId: a[2] as string, root, fsType: b[0] as string, device: unescape(b[1] as string), options: [...options] });
+  }
+  return out;
+}
+
+/** Read the mount table; throws naming the files when none can be read. */
+export async function readMountinfo(proc: string): Promise<MountEntry[]> {
+  for (const f of [join(proc, '1', 'mountinfo'), join(proc, 'self', 'mountinfo')]) {
+    const text = await readFile(f, 'utf8').catch(() => undefined);
+    if (text !== undefined && text.trim() !== '') return parseMountinfo(text);
+  }
+  throw new Error(`cannot read ${join(proc, '1', 'mountinfo')} or ${join(proc, 'self', 'mountinfo')}`);
+}
+
+function unescape(s: string): string {
+  return s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
