@@ -55,6 +55,15 @@ export interface CollectCall {
   seen?(total: number): void;
 }
 
+/**
+ * A collector's failure whose message is the whole answer (UNKNOWN), such
+ * as a subsystem the host lacks: `systemd is not running on this host`.
+ * Other throws answer `<check> failed: <message>`.
+ */
+export class CheckError extends Error {
+  override readonly name = 'CheckError';
+}
+
 export interface CheckDefinition {
   name: string;
   title: string;
@@ -64,6 +73,11 @@ export interface CheckDefinition {
   /** Arguments of this check on top of the common ones. */
   options?: Readonly<Record<string, OptionDef>>;
   defaults: CheckDefaults;
+  /**
+   * Defaults that depend on the arguments (check_service drops its filter
+   * when services are named); merged over `defaults`. Help shows `defaults`.
+   */
+  defaultsFor?(args: CheckArguments): Partial<CheckDefaults>;
   /** Gather the items; a throw answers UNKNOWN with its message. */
   collect(args: CheckArguments, call: CollectCall): Promise<Values[]>;
   /** Metrics of one item that passed the filter. */
@@ -86,7 +100,7 @@ export async function runCheck(def: CheckDefinition, tokens: readonly string[], 
     const items = await def.collect(args, { signal, now, accepts, seen: (n) => (seen = n) });
     return judge(def, plan, items, now, seen ?? items.length);
   } catch (err) {
-    if (err instanceof ArgumentError || err instanceof PlanError) return { command, result: UNKNOWN, message: err.message, perf: [] };
+    if (err instanceof ArgumentError || err instanceof PlanError || err instanceof CheckError) return { command, result: UNKNOWN, message: err.message, perf: [] };
     return { command, result: UNKNOWN, message: `${command} failed: ${errorMessage(err)}`, perf: [] };
   }
 }
@@ -110,6 +124,7 @@ interface Plan {
 
 /** Compile expressions and check templates before collecting anything. */
 function prepare(def: CheckDefinition, args: CheckArguments): Plan {
+  const defaults: CheckDefaults = { ...def.defaults, ...def.defaultsFor?.(args) };
   const compile = (key: 'filter' | 'warning' | 'critical' | 'ok', fallback: string | undefined): Compiled | undefined => {
     const given = args.all(key);
     const source = given.length > 0 ? given.map((g) => g.trim()).filter((g) => g !== '' && g.toLowerCase() !== 'none').map((g) => `(${g})`).join(' or ') : fallback;
@@ -124,22 +139,22 @@ function prepare(def: CheckDefinition, args: CheckArguments): Plan {
       throw new PlanError(`invalid ${key} expression "${shown}" at column ${Math.max(pos, 1)}: ${err.message}`);
     }
   };
-  const emptyState = (args.get('empty-state') ?? def.defaults.emptyState).toLowerCase();
+  const emptyState = (args.get('empty-state') ?? defaults.emptyState).toLowerCase();
   if (!['ok', 'warning', 'critical', 'unknown', 'ignored'].includes(emptyState)) throw new ArgumentError(`empty-state=${emptyState} is not one of ok, warning, critical, unknown, ignored`);
   const plan: Plan = {
-    topSyntax: args.get('top-syntax') ?? def.defaults.topSyntax,
-    detailSyntax: args.get('detail-syntax') ?? def.defaults.detailSyntax,
-    emptySyntax: args.get('empty-syntax') ?? def.defaults.emptySyntax,
+    topSyntax: args.get('top-syntax') ?? defaults.topSyntax,
+    detailSyntax: args.get('detail-syntax') ?? defaults.detailSyntax,
+    emptySyntax: args.get('empty-syntax') ?? defaults.emptySyntax,
     emptyState: emptyState as EmptyState,
     showAll: args.flag('show-all'),
     separator: args.get('list-separator') ?? def.defaults.separator ?? ', ',
     perfRules: parsePerfConfig(args.get('perf-config') ?? ''),
   };
-  const okSyntax = args.get('ok-syntax') ?? def.defaults.okSyntax;
+  const okSyntax = args.get('ok-syntax') ?? defaults.okSyntax;
   if (okSyntax !== undefined) plan.okSyntax = okSyntax;
-  const filter = compile('filter', def.defaults.filter);
-  const warning = compile('warning', def.defaults.warning);
-  const critical = compile('critical', def.defaults.critical);
+  const filter = compile('filter', defaults.filter);
+  const warning = compile('warning', defaults.warning);
+  const critical = compile('critical', defaults.critical);
   const ok = compile('ok', undefined);
   if (filter) plan.filter = filter;
   if (warning) plan.warning = warning;

@@ -11,7 +11,8 @@ import { kernelStatsCheck } from './kernel-stats-check.js';
 import { swapIoCheck } from './swap-io-check.js';
 import { cpuUtilizationCheck } from './cpu-utilization-check.js';
 import { connectionsCheck } from './connections-check.js';
+import { serviceCheck } from './service-check.js';
 
 export function hostSystemChecks(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition[] {
-  return [networkCheck(host, history), connectionsCheck(host), kernelStatsCheck(host, history), swapIoCheck(host, history), cpuUtilizationCheck(host, history)];
+  return [serviceCheck(host), networkCheck(host, history), connectionsCheck(host), kernelStatsCheck(host, history), swapIoCheck(host, history), cpuUtilizationCheck(host, history)];
 }
