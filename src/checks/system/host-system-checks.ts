@@ -12,7 +12,10 @@ import { swapIoCheck } from './swap-io-check.js';
 import { cpuUtilizationCheck } from './cpu-utilization-check.js';
 import { connectionsCheck } from './connections-check.js';
 import { serviceCheck } from './service-check.js';
+import { temperatureCheck } from './temperature-check.js';
+import { osUpdatesCheck } from './os-updates-check.js';
+import { mailqCheck } from './mailq-check.js';
 
 export function hostSystemChecks(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition[] {
-  return [serviceCheck(host), networkCheck(host, history), connectionsCheck(host), kernelStatsCheck(host, history), swapIoCheck(host, history), cpuUtilizationCheck(host, history)];
+  return [serviceCheck(host), networkCheck(host, history), connectionsCheck(host), kernelStatsCheck(host, history), swapIoCheck(host, history), cpuUtilizationCheck(host, history), temperatureCheck(host), osUpdatesCheck(host), mailqCheck(host)];
 }
