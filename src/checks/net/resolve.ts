@@ -43,6 +43,8 @@ export interface ResolveOptions {
   timeoutMs: number;
   /** For tests: another hosts file. */
   hostsPath?: string;
+  /** For tests: DNS servers instead of resolv.conf's (`127.0.0.1:5353`). */
+  servers?: string[];
 }
 
 /** The first address of `host` in the wanted family; throws ResolveError when there is none. */
@@ -59,6 +61,7 @@ export async function resolveHost(host: string, options: ResolveOptions): Promis
   if (fromHosts) return { address: fromHosts, family: isIP(fromHosts) as 4 | 6 };
   options.signal.throwIfAborted();
   const resolver = new Resolver({ timeout: Math.max(1, Math.min(options.timeoutMs, 30_000)), tries: 1 });
+  if (options.servers) resolver.setServers(options.servers);
   const cancel = (): void => resolver.cancel();
   options.signal.addEventListener('abort', cancel, { once: true });
   try {
