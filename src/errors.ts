@@ -31,6 +31,9 @@ export const CODES = {
   AGENT_ERR_MODULE_UNKNOWN: { message: 'unknown module "%s"' },
   AGENT_ERR_OBJECT_PARENT_UNKNOWN: { message: 'object "%s" names parent "%s", which does not exist (chain: %s)' },
   AGENT_ERR_OBJECT_CYCLE: { message: 'object "%s" is part of an inheritance cycle (chain: %s)' },
+  AGENT_ERR_ALIAS_INVALID: { message: 'alias "%s" %s' },
+  AGENT_ERR_WRAPPED_SCRIPT_INVALID: { message: 'wrapped script "%s" %s' },
+  AGENT_ERR_TARGET_TEMPLATE: { message: 'target "%s" in [%s] is a template (is template = 1): it is usable only as the parent of other targets' },
   AGENT_WARN_ROLE_UNKNOWN: { message: 'user "%s" has role "%s", which is not defined in [/settings/web/roles]: the user has no privileges', severity: 'warning' },
   AGENT_WARN_ROLE_LEGACY: { message: 'SECURITY: role "%s" holds the legacy grant, which runs any query (/query, /query.pb) and reloads the agent (/core/reload)', severity: 'warning' },
   // Settings: insecure but legal choices

@@ -54,7 +54,7 @@ export async function showCommand(argv: string[]): Promise<number> {
   const objects: Record<string, Record<string, ShownValue>> = {};
   if (options.resolved) {
     const schemaOf = (o: ResolvedObject) => set.find(objectSectionPath(o))?.section.schema;
-    for (const map of [s.targets.agent, s.targets.remote, s.users]) {
+    for (const map of [s.targets.agent, s.targets.remote, s.users, s.aliases]) {
       for (const o of map.values()) {
         const path = objectSectionPath(o);
         if (!keep(path)) continue;
@@ -63,7 +63,7 @@ export async function showCommand(argv: string[]): Promise<number> {
     }
   }
   if (filter !== undefined && Object.keys(sections).length === 0 && Object.keys(objects).length === 0) {
-    const known = [...Object.keys(s.sections), ...[s.targets.agent, s.targets.remote, s.users].flatMap((m) => [...m.values()].map(objectSectionPath))];
+    const known = [...Object.keys(s.sections), ...[s.targets.agent, s.targets.remote, s.users, s.aliases].flatMap((m) => [...m.values()].map(objectSectionPath))];
     err(`agent settings show: no section matches "${String(options.section)}"${suggestion(String(options.section), known)}${options.resolved ? '' : ' (objects need --resolved)'}`);
     return 2;
   }

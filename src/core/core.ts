@@ -26,6 +26,8 @@ export interface QueryInfo {
   module: string;
   title: string;
   description: string;
+  /** For a query alias ([/settings/external scripts/alias]): the query it runs. */
+  aliasOf?: string;
 }
 
 /** Context passed to simple query functions. */

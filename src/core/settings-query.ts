@@ -45,7 +45,7 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array): Uint
 }
 
 function objectValues(snapshot: Snapshot, path: string): Readonly<Record<string, unknown>> | undefined {
-  for (const map of [snapshot.targets.agent, snapshot.targets.remote, snapshot.users]) {
+  for (const map of [snapshot.targets.agent, snapshot.targets.remote, snapshot.users, snapshot.aliases]) {
     for (const o of map.values()) if (objectSectionPath(o).toLowerCase() === path.toLowerCase()) return o.values;
   }
   return undefined;

@@ -14,27 +14,40 @@ export interface CatalogueEntry {
    * under one of them is handed to the module's apply() or restarts it.
    */
   readonly settings: readonly string[];
+  /**
+   * The queries the module registers when it runs, known without loading it,
+   * so that settings validation can check what an alias names. A unit test
+   * (test/unit/modules/catalogue.test.ts) keeps this list equal to what the
+   * module really registers.
+   */
+  readonly queries: readonly string[];
   readonly load: () => Promise<ModuleFactory>;
 }
 
 const entries: readonly CatalogueEntry[] = [
-  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy.', settings: [], load: () => import('./check-helpers/index.js') },
-  { name: 'CheckSystem', title: 'System checks', description: 'check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process.', settings: ['/settings/system'], load: () => import('./check-system/index.js') },
-  { name: 'CheckDisk', title: 'Disk checks', description: 'check_drivesize and check_files.', settings: ['/settings/disk'], load: () => import('./check-disk/index.js') },
-  { name: 'CheckLogFile', title: 'Log file checks', description: 'check_logfile: new lines of log files since the last call.', settings: ['/settings/logfile'], load: () => import('./check-logfile/index.js') },
-  { name: 'CheckNet', title: 'Network checks', description: 'check_tcp, check_http, check_dns, check_ping, check_ntp_offset.', settings: ['/settings/net'], load: () => import('./check-net/index.js') },
-  { name: 'CheckExternalScripts', title: 'External scripts', description: 'Runs configured scripts as queries.', settings: ['/settings/external scripts', '/paths'], load: () => import('./check-external-scripts/index.js') },
-  { name: 'WEBServer', title: 'Web server', description: 'JSON API and web UI over HTTP(S).', settings: ['/settings/WEB/server', '/settings/default', '/settings/web/', '/paths'], load: () => import('./web-server/index.js') },
-  { name: 'RemoteClient', title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', settings: ['/settings/remote/client', '/paths'], load: () => import('./remote-client/index.js') },
-  { name: 'RemoteServer', title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', settings: ['/settings/remote/server', '/settings/default', '/paths'], load: () => import('./remote-server/index.js') },
-  { name: 'AgentClient', title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', settings: ['/settings/agent/client', '/paths'], load: () => import('./agent-client/index.js') },
-  { name: 'AgentServer', title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', settings: ['/settings/agent/server', '/settings/default', '/paths'], load: () => import('./agent-server/index.js') },
+  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy.', settings: [], queries: ['check_ok', 'check_warning', 'check_critical', 'check_version', 'check_negate', 'check_multi', 'check_timeout', 'check_index', 'check_dummy'], load: () => import('./check-helpers/index.js') },
+  { name: 'CheckSystem', title: 'System checks', description: 'check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process.', settings: ['/settings/system'], queries: ['check_cpu', 'check_load', 'check_memory', 'check_network', 'check_uptime', 'check_os_version', 'check_process'], load: () => import('./check-system/index.js') },
+  { name: 'CheckDisk', title: 'Disk checks', description: 'check_drivesize and check_files.', settings: ['/settings/disk'], queries: ['check_drivesize', 'check_files'], load: () => import('./check-disk/index.js') },
+  { name: 'CheckLogFile', title: 'Log file checks', description: 'check_logfile: new lines of log files since the last call.', settings: ['/settings/logfile'], queries: ['check_logfile', 'checklogfile'], load: () => import('./check-logfile/index.js') },
+  { name: 'CheckNet', title: 'Network checks', description: 'check_tcp, check_http, check_dns, check_ping, check_ntp_offset.', settings: ['/settings/net'], queries: ['check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset'], load: () => import('./check-net/index.js') },
+  { name: 'CheckExternalScripts', title: 'External scripts', description: 'Runs configured scripts as queries.', settings: ['/settings/external scripts', '/paths'], queries: [], load: () => import('./check-external-scripts/index.js') },
+  { name: 'WEBServer', title: 'Web server', description: 'JSON API and web UI over HTTP(S).', settings: ['/settings/WEB/server', '/settings/default', '/settings/web/', '/paths'], queries: [], load: () => import('./web-server/index.js') },
+  { name: 'RemoteClient', title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', settings: ['/settings/remote/client', '/paths'], queries: ['remote_query', 'remote_exec', 'remote_submit', 'remote_forward'], load: () => import('./remote-client/index.js') },
+  { name: 'RemoteServer', title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', settings: ['/settings/remote/server', '/settings/default', '/paths'], queries: ['remote_submissions'], load: () => import('./remote-server/index.js') },
+  { name: 'AgentClient', title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', settings: ['/settings/agent/client', '/paths'], queries: ['agent_query', 'agent_exec', 'agent_submit'], load: () => import('./agent-client/index.js') },
+  { name: 'AgentServer', title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', settings: ['/settings/agent/server', '/settings/default', '/paths'], queries: ['agent_submissions'], load: () => import('./agent-server/index.js') },
 ];
 
 const byLower = new Map(entries.map((e) => [e.name.toLowerCase(), e]));
 
 export function catalogue(): readonly CatalogueEntry[] {
   return entries;
+}
+
+/** The module whose catalogue entry lists the query (case-insensitive), if any. */
+export function moduleOfQuery(query: string): CatalogueEntry | undefined {
+  const lower = query.toLowerCase();
+  return entries.find((e) => e.queries.some((q) => q.toLowerCase() === lower));
 }
 
 /** Find a module by name, case-insensitively. */

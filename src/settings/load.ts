@@ -15,6 +15,7 @@ import { resolveObjects, type ObjectDefinition } from './objects.js';
 import { expandVariables, resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
 import { crossChecks } from './cross-checks.js';
+import { scriptChecks } from './script-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { suggestion } from './did-you-mean.js';
 import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
@@ -29,6 +30,7 @@ const OBJECT_CONTAINERS = {
   agent: '/settings/agent/client/targets',
   remote: '/settings/remote/client/targets',
   users: '/settings/web/users',
+  aliases: '/settings/external scripts/alias',
 } as const;
 
 export function hashBytes(data: string | Uint8Array): string {
@@ -110,6 +112,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
   };
   const targets = { agent: resolveContainer(OBJECT_CONTAINERS.agent), remote: resolveContainer(OBJECT_CONTAINERS.remote) };
   const users = resolveContainer(OBJECT_CONTAINERS.users);
+  const aliases = resolveContainer(OBJECT_CONTAINERS.aliases);
 
   const roles = new Map<string, readonly string[]>([[LEGACY_ROLE, ['*']]]);
   for (const [role, value] of Object.entries(sections['/settings/web/roles'] ?? {})) {
@@ -125,6 +128,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
 
   const warnings = insecureWarnings({ file: abs, sections, origins, modules, targets, users });
   problems.push(...crossChecks(abs, sections, origins));
+  problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));
   for (const u of users.values()) {
     const role = String(u.values.role ?? '');
     if (!u.isTemplate && role !== '' && !roles.has(role)) {
@@ -145,6 +149,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
     origins,
     targets,
     users,
+    aliases,
     roles,
   };
   return { ok: true, snapshot: freezeSnapshot(snapshot), warnings: sortProblems(warnings), problems: [], hash };
@@ -202,7 +207,7 @@ function freezeSnapshot(s: Snapshot): Snapshot {
     for (const o of Object.values(v)) Object.freeze(o);
     Object.freeze(v);
   }
-  for (const map of [s.targets.agent, s.targets.remote, s.users]) {
+  for (const map of [s.targets.agent, s.targets.remote, s.users, s.aliases]) {
     for (const o of map.values()) {
       Object.freeze(o.values);
       Object.freeze(o);

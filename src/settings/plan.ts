@@ -56,7 +56,7 @@ export function moduleSlice(entry: CatalogueEntry, s: Snapshot): Map<string, Rec
   const matches = (path: string): boolean => prefixes.some((p) => path.toLowerCase().startsWith(p));
   const out = new Map<string, Record<string, unknown>>();
   for (const [path, values] of Object.entries(s.sections)) if (matches(path)) out.set(path, values as Record<string, unknown>);
-  for (const map of [s.targets.agent, s.targets.remote, s.users]) {
+  for (const map of [s.targets.agent, s.targets.remote, s.users, s.aliases]) {
     for (const o of map.values()) {
       const path = objectSectionPath(o);
       if (matches(path)) out.set(path, o.values as Record<string, unknown>);

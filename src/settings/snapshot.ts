@@ -50,6 +50,8 @@ export interface Snapshot {
   readonly targets: Readonly<Record<'agent' | 'remote', ReadonlyMap<string, ResolvedObject>>>;
   /** Resolved web users (templates included; check isTemplate). */
   readonly users: ReadonlyMap<string, ResolvedObject>;
+  /** Resolved query aliases of [/settings/external scripts/alias] (templates included; check isTemplate). */
+  readonly aliases: ReadonlyMap<string, ResolvedObject>;
   /** Role name -> privileges; the built-in role legacy holds `*`. */
   readonly roles: ReadonlyMap<string, readonly string[]>;
 }

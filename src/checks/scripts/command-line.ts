@@ -3,9 +3,9 @@
  * a shell would split simple words (no shell runs: pipes, `;` and
  * redirections are plain characters). Single quotes keep everything, double
  * quotes keep everything but `\"` and `\\`, a backslash outside quotes
- * escapes the next character. `$ARG1$` ... `$ARGn$` take the query's
- * arguments and `$ARGS$` (a word of its own) all of them, when `allow
- * arguments` is on.
+ * escapes the next character. `$ARG1$` ... `$ARGn$` (or `%ARG1%` ...) take
+ * the query's arguments and `$ARGS$` (a word of its own) all of them, when
+ * `allow arguments` is on.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { statSync } from 'node:fs';
@@ -87,8 +87,8 @@ export function expandArguments(words: readonly string[], args: readonly string[
       out.push(...args);
       continue;
     }
-    const only = /^\$ARG(\d+)\$$/.exec(w);
-    const replaced = w.replace(/\$ARG(\d+)\$/g, (_, n: string) => args[Number(n) - 1] ?? '');
+    const only = /^(?:\$ARG\d+\$|%ARG\d+%)$/.exec(w);
+    const replaced = w.replace(/\$ARG(\d+)\$|%ARG(\d+)%/g, (_, a: string | undefined, b: string | undefined) => args[Number(a ?? b) - 1] ?? '');
     if (only && replaced === '') continue;
     out.push(replaced);
   }

@@ -19,10 +19,14 @@ export interface ScriptSettings extends ArgumentPolicy {
   timeoutSeconds: number;
 }
 
-export async function runConfiguredScript(name: string, commandLine: string, args: readonly string[], settings: ScriptSettings, limiter: Limiter, signal?: AbortSignal): Promise<QueryResult> {
+/**
+ * `commandLine` is the configured line, or the words already split (a
+ * wrapped script's template filled in).
+ */
+export async function runConfiguredScript(name: string, commandLine: string | readonly string[], args: readonly string[], settings: ScriptSettings, limiter: Limiter, signal?: AbortSignal): Promise<QueryResult> {
   let argv: string[];
   try {
-    argv = expandArguments(splitCommandLine(commandLine), args, settings);
+    argv = expandArguments(typeof commandLine === 'string' ? splitCommandLine(commandLine) : commandLine, args, settings);
   } catch (err) {
     if (err instanceof CommandLineError) return { command: name, result: UNKNOWN, message: err.message, perf: [] };
     throw err;

@@ -1,10 +1,16 @@
 /**
  * CheckExternalScripts: every entry of [/settings/external scripts/scripts]
  * (`name = command line`) is a query that runs the script as a child
- * process (src/checks/scripts/). The exec command `CheckExternalScripts`
- * lists, shows, adds and removes scripts for /api/v1/scripts/ext. New
- * settings apply in place: queries follow the entries, the limiter its
- * limit. stop() kills running scripts (their process groups).
+ * process (src/checks/scripts/); so is every entry of `[.../wrapped
+ * scripts]`, run through the template of its extension in
+ * `[.../wrappings]`; every alias of `[.../alias]` (one-liners and
+ * `[.../alias/<name>]` objects) is a query that runs another query through
+ * the core with its own arguments. All of them are normal queries of this
+ * module, so whatever limits who may run a query limits them too. The exec
+ * command `CheckExternalScripts` lists, shows, adds and removes scripts for
+ * /api/v1/scripts/ext. New settings apply in place: queries follow the
+ * entries, the limiter its limit. stop() kills running scripts (their
+ * process groups).
  */
 import { dirname, resolve } from 'node:path';
 import type { AgentModule, ModuleContext } from '../module.js';
@@ -14,6 +20,10 @@ import { editSettingsFile } from '../../settings/edit-ini.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';
 import { scriptCommand, SCRIPTS_SECTION, type ScriptStore } from '../../checks/scripts/script-commands.js';
+import { wrappedWords } from '../../checks/scripts/wrapped.js';
+import { parseAlias, runAlias, type AliasDefinition } from '../../checks/scripts/alias.js';
+import { UNKNOWN } from '../../core/result.js';
+import { WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
 
 const SECTION = '/settings/external scripts';
 const MODULE = 'CheckExternalScripts';
@@ -23,29 +33,50 @@ export function createModule(): AgentModule {
   let snapshot: Snapshot | undefined;
   let settings: ScriptSettings = { root: '.', timeoutSeconds: 60, allowArguments: false, allowNasty: false };
   const scripts = new Map<string, string>();
-  const registered = new Map<string, () => void>();
+  /** Wrapped scripts: name -> the command words (template filled in), or why they cannot run. */
+  const wrapped = new Map<string, { words: string[] } | { problem: string }>();
+  /** Wrapped scripts: name -> the line as written (for the query's description). */
+  const wrappedLines = new Map<string, string>();
+  const aliases = new Map<string, AliasDefinition | { problem: string }>();
+  /** Name -> unregister, and what the registration was for (re-registered when that changes). */
+  const registered = new Map<string, { undo: () => void; key: string }>();
   const limiter = new Limiter(8);
   let stopper = new AbortController();
   let unregisterExec: (() => void) | undefined;
 
   const register = (name: string): void => {
-    if (!ctx || registered.has(name)) return;
+    if (!ctx) return;
+    const alias = aliases.get(name);
+    const info = alias
+      ? { name, module: MODULE, title: `Alias ${name}`, description: 'target' in alias ? `Alias for: ${alias.target}` : `Alias (invalid: ${alias.problem})`, ...('target' in alias ? { aliasOf: alias.target } : {}) }
+      : wrapped.has(name)
+        ? { name, module: MODULE, title: `Wrapped script ${name}`, description: `Runs the wrapped script: ${wrappedLines.get(name) ?? ''}` }
+        : { name, module: MODULE, title: `Script ${name}`, description: `Runs the external script: ${scripts.get(name) ?? ''}` };
+    const key = JSON.stringify(info);
+    const current = registered.get(name);
+    if (current?.key === key) return;
+    current?.undo();
     const owner = ctx.core.getQuery(name);
-    if (owner && owner.module !== MODULE) ctx.log.warning(`script ${name} replaces the query of the same name from ${owner.module}`);
-    registered.set(
-      name,
-      ctx.core.registerSimpleQuery({ name, module: MODULE, title: `Script ${name}`, description: `Runs the external script: ${scripts.get(name) ?? ''}` }, (args, call) => {
+    if (!current && owner && owner.module !== MODULE) ctx.log.warning(`script ${name} replaces the query of the same name from ${owner.module}`);
+    const core = ctx.core;
+    registered.set(name, {
+      key,
+      undo: core.registerSimpleQuery(info, (args, call) => {
+        const signal = AbortSignal.any([call.signal, stopper.signal]);
+        const a = aliases.get(name);
+        if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
+        const w = wrapped.get(name);
+        if (w) return 'words' in w ? runConfiguredScript(name, w.words, args, settings, limiter, signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
         const line = scripts.get(name);
         if (line === undefined) return Promise.resolve({ result: 3 as const, message: `Script not found: ${name}`, perf: [] });
-        return runConfiguredScript(name, line, args, settings, limiter, AbortSignal.any([call.signal, stopper.signal]));
+        return runConfiguredScript(name, line, args, settings, limiter, signal);
       }),
-    );
+    });
   };
   const unregister = (name: string): void => {
-    registered.get(name)?.();
+    registered.get(name)?.undo();
     registered.delete(name);
   };
-
   const configure = (next: Snapshot): void => {
     snapshot = next;
     const s = (next.sections[SECTION] ?? {}) as Partial<ExternalScriptsSection>;
@@ -60,8 +91,31 @@ export function createModule(): AgentModule {
     const list = (next.sections[SCRIPTS_SECTION] ?? {}) as Record<string, unknown>;
     scripts.clear();
     for (const [name, line] of Object.entries(list)) if (typeof line === 'string') scripts.set(name, line);
-    for (const name of [...registered.keys()]) if (!scripts.has(name)) unregister(name);
-    for (const name of scripts.keys()) register(name);
+    wrapped.clear();
+    wrappedLines.clear();
+    const wrappings = next.sections[WRAPPINGS_PATH] ?? {};
+    for (const [name, line] of Object.entries(next.sections[WRAPPED_PATH] ?? {})) {
+      if (typeof line !== 'string') continue;
+      const w = wrappedWords(line, wrappings, settings.root);
+      wrapped.set(name, w.ok ? { words: w.words } : { problem: w.problem });
+      wrappedLines.set(name, line);
+    }
+    aliases.clear();
+    for (const a of next.aliases?.values() ?? []) {
+      if (a.isTemplate) continue;
+      const policy = {
+        allowArguments: typeof a.values['allow arguments'] === 'boolean' ? (a.values['allow arguments'] as boolean) : settings.allowArguments,
+        allowNasty: typeof a.values['allow nasty characters'] === 'boolean' ? (a.values['allow nasty characters'] as boolean) : settings.allowNasty,
+      };
+      try {
+        aliases.set(a.name, parseAlias(a.name, String(a.values.command ?? ''), policy));
+      } catch (err) {
+        aliases.set(a.name, { problem: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    const wanted = new Set([...scripts.keys(), ...wrapped.keys(), ...aliases.keys()]);
+    for (const name of [...registered.keys()]) if (!wanted.has(name)) unregister(name);
+    for (const name of wanted) register(name);
   };
 
   const store: ScriptStore = {
@@ -93,7 +147,7 @@ export function createModule(): AgentModule {
         { name: MODULE, module: MODULE, title: 'External scripts', description: 'list --json [--all] | show --script NAME | add --script NAME --content-base64 B64 | delete --script NAME' },
         (args) => scriptCommand(args, store),
       );
-      context.log.info(`${scripts.size} script(s) from ${settings.root}`);
+      context.log.info(`${scripts.size} script(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`);
     },
     async apply(next: Snapshot) {
       configure(next);

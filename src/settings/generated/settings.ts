@@ -419,6 +419,47 @@ export interface NetSection {
 "max concurrent": number
 }
 
+/** Section /settings/external scripts/alias */
+/**
+ * Query aliases written as one-liners: name = query and its arguments (alias_cpu = check_cpu warn=load>80). Each name becomes a query of its own; $ARG1$ ... and $ARGS$ take the caller's arguments when allow arguments is on.
+ */
+export interface ExternalScriptsAliasesSection {
+/**
+ * The query the alias runs and its arguments, split at blanks; double quotes group words ("warn=load > 80").
+ */
+[k: string]: string | undefined
+}
+
+/** Section /settings/external scripts/wrappings */
+/**
+ * Command line templates for wrapped scripts, one per file extension: %SCRIPT% becomes the script's path under the script root, %ARGS% the arguments written after it in [/settings/external scripts/wrapped scripts].
+ */
+export interface ExternalScriptsWrappingsSection {
+/**
+ * Template for .sh scripts.
+ */
+sh: string
+/**
+ * Template for .py scripts.
+ */
+py: string
+/**
+ * Template for scripts with this extension (for example pl = /usr/bin/perl %SCRIPT% %ARGS%).
+ */
+[k: string]: string | undefined
+}
+
+/** Section /settings/external scripts/wrapped scripts */
+/**
+ * Wrapped scripts: name = script.ext and its arguments. The script runs through the template of its extension in [/settings/external scripts/wrappings]; each name becomes a query.
+ */
+export interface ExternalScriptsWrappedSection {
+/**
+ * The script (relative to the script root) and its arguments; $ARG1$ ... and $ARGS$ take the query's arguments when allow arguments is on.
+ */
+[k: string]: string | undefined
+}
+
 /** Section /settings/web/users/<name> */
 /**
  * One web user, [/settings/web/users/<user>].
@@ -578,4 +619,31 @@ address: string
  * Length of the payload to and from the remote agent (NRPE v2 packets); must equal the value configured on the remote agent.
  */
 "payload length": number
+}
+
+/** Section /settings/external scripts/alias/<name> */
+/**
+ * One query alias in the long form, [/settings/external scripts/alias/<name>].
+ */
+export interface ExternalScriptsAliasSection {
+/**
+ * The query the alias runs and its arguments, split at blanks; double quotes group words.
+ */
+command: string
+/**
+ * Whether callers may pass arguments to this alias ($ARG1$ ... $ARGS$); unset takes allow arguments of [/settings/external scripts].
+ */
+"allow arguments"?: boolean
+/**
+ * Whether arguments to this alias may hold the refused characters; unset takes allow nasty characters of [/settings/external scripts].
+ */
+"allow nasty characters"?: boolean
+/**
+ * Name of the alias object this one inherits keys from.
+ */
+parent: string
+/**
+ * 1 makes this object a template: usable as a parent, but not registered as a query.
+ */
+"is template": boolean
 }

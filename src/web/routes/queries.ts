@@ -1,5 +1,6 @@
 /**
- * Queries: list, one, `commands/execute` and `commands/execute_nagios`.
+ * Queries: list, one, `commands/execute` and `commands/execute_nagios`;
+ * `/api/v1/aliases` lists the query aliases among them.
  * Each query-string pair is one argument, in order: `k=v` gives "k=v", a
  * bare `k` gives "k" (`+` and `%20` decode to a space). JSON by default
  * (`execute`: result 0-3 and perf as an object by alias; `execute_nagios`:
@@ -23,6 +24,13 @@ export function registerQueryRoutes(ctx: RouteContext): void {
   ctx.route('GET', '/api/v1/queries', 'queries.list', (req, res) => {
     const base = baseUrl(req);
     sendJson(res, 200, ctx.core.listQueries().map((q) => ({ ...queryJson(base, q), query_url: queryUrl(base, q.name) })));
+  });
+
+  // Query aliases ([/settings/external scripts/alias]) are queries too; this lists only them.
+  ctx.route('GET', '/api/v1/aliases', 'aliases.list', (req, res) => {
+    const base = baseUrl(req);
+    const aliases = ctx.core.listQueries().filter((q) => q.aliasOf !== undefined);
+    sendJson(res, 200, aliases.map((q) => ({ ...queryJson(base, q), alias_of: q.aliasOf, query_url: queryUrl(base, q.name) })));
   });
 
   ctx.route('GET', '/api/v1/queries/:query', 'queries.get', (req, res) => {

@@ -12,6 +12,7 @@ export function registerRootRoutes(ctx: RouteContext): void {
     sendJson(res, 200, {
       modules_url: `${v1}/modules`,
       queries_url: `${v1}/queries`,
+      aliases_url: `${v1}/aliases`,
       scripts_url: `${v1}/scripts`,
       logs_url: `${v1}/logs`,
       info_url: `${v1}/info`,

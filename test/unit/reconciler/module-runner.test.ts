@@ -26,7 +26,7 @@ assert.ok(loaded.ok);
 const snapshot = loaded.snapshot;
 const core: Core = createCore({ settings: () => snapshot, control: {} as AgentControl });
 
-const entry = (name: string, load: () => Promise<unknown>): CatalogueEntry => ({ name, title: name, description: `fixture ${name}`, settings: [], load: load as () => Promise<ModuleFactory> });
+const entry = (name: string, load: () => Promise<unknown>): CatalogueEntry => ({ name, title: name, description: `fixture ${name}`, settings: [], queries: [], load: load as () => Promise<ModuleFactory> });
 
 const good = new ModuleRunner(entry('Healthy', () => import('../../fixtures/modules/healthy/index.js')), core);
 
