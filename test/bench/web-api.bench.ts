@@ -1,165 +1,103 @@
 /**
- * Benchmark: GET /api/v1/info over HTTPS with Basic auth through the real
- * web app (allowed hosts, credential check with its cache, privilege,
- * metrics), against a bare node:https server answering the same JSON, in
- * the same run. 50 concurrent keep-alive connections, a fixed time per
- * target. Prints requests per second and p99 latency for both and the ratio
- * (agent / bare; goal 0.7 or better).
+ * Benchmark: authenticated GET /api/v1/info over TLS keep-alive against a
+ * bare node:https server, measured from outside.
  *
- *   node dist/test/bench/web-api.bench.js [seconds]
+ * - Load generator: Debian's `wrk -t1 -c50` (its own process, written in C).
+ * - Agent: `agent run` as a process with WEBServer on a free loopback port
+ *   (TLS), a user `bench` with a pbkdf2 password and a role holding
+ *   `info.get`; every request passes allowed hosts, Basic auth (cached
+ *   after the first check per connection header), the privilege, routing,
+ *   metrics and the JSON answer.
+ * - Baseline: test/bench/servers/bare-https.js in its own process, with the
+ *   agent's certificate and key and the same server options, answering the
+ *   same JSON fields serialized per request; it ignores the Authorization
+ *   header that wrk sends to both.
+ * - Rounds alternate (bare, agent) after a warm-up of each; each figure is
+ *   the median of ROUNDS rounds. Goal: agent at 0.8x bare or better.
+ *
+ *   node dist/test/bench/web-api.bench.js [seconds per round]
+ *   BENCH_CPU_PROF=DIR also writes the agent's CPU profile (node --cpu-prof) to DIR.
  */
-import { createServer, Agent, request, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { generate } from 'selfsigned';
-import { createCore } from '../../src/core/core-impl.js';
-import type { AgentControl, ReconcilerStatus } from '../../src/core/control.js';
-import { sink } from '../../src/log.js';
-import { loadSettingsText } from '../../src/settings/load.js';
-import type { Snapshot } from '../../src/settings/snapshot.js';
-import { buildApp } from '../../src/web/app.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, startAgent } from '../helpers/agent-process.js';
 import { hashPassword } from '../../src/web/password-hash.js';
+import { findWrk, wrk, type WrkResult } from './wrk.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
+const ROUNDS = 3;
 const CONNECTIONS = 50;
+const GOAL = 0.8;
+const BARE = fileURLToPath(new URL('./servers/bare-https.js', import.meta.url));
 
-interface Figures {
-  rps: number;
-  p99: number;
-  requests: number;
-  errors: number;
-  elapsed: number;
-  latencies: number[];
+const bin = findWrk();
+if (!bin) {
+  console.log('web-api: wrk is not installed (apt-get install wrk); nothing measured (MISS)');
+  process.exit(0);
 }
 
-async function main(): Promise<void> {
-  sink.consoleLevel = 'error';
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', algorithm: 'sha256' });
-  const tls = { cert: pems.cert, key: pems.private };
-  const snapshot = await benchSnapshot();
-  const info = { name: 'config-agent', version: '0.0.0', started: new Date().toISOString(), pid: process.pid, settings: snapshot.file };
-  const core = createCore({ settings: () => snapshot, control: benchControl(info) });
-  const web = buildApp({ core, getSnapshot: () => snapshot });
+const port = await freePort();
+const profDir = process.env.BENCH_CPU_PROF;
+const agent = await startAgent({
+  ini: `[/modules]
+WEBServer = enabled
 
-  const bareBody = JSON.stringify({ ...info, version_url: 'x', status_url: 'x' });
-  const bare = createServer({ ...tls, noDelay: true }, (_req, res) => {
-    const body = Buffer.from(bareBody);
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length) });
-    res.end(body);
-  });
-  // The same server options as the WEBServer module uses.
-  const agentServer = createServer({ ...tls, noDelay: true }, web.handler);
-  const header = `Basic ${Buffer.from('bench:bench-pw').toString('base64')}`;
-  try {
-    const bareUrl = await listen(bare);
-    const agentUrl = await listen(agentServer);
-    // Warm up both (TLS sessions, JIT, the credential cache).
-    await load(bareUrl, header, 0.5);
-    await load(agentUrl, header, 0.5);
-    // Alternate one-second rounds so that both see the same machine load.
-    const bareRounds: Figures[] = [];
-    const agentRounds: Figures[] = [];
-    for (let i = 0; i < SECONDS; i++) {
-      bareRounds.push(await load(bareUrl, header, 1));
-      agentRounds.push(await load(agentUrl, header, 1));
-    }
-    const b = combine(bareRounds);
-    const a = combine(agentRounds);
-    const row = (name: string, f: Figures): string =>
-      `${name.padEnd(22)} ${f.rps.toFixed(0).padStart(8)} req/s   p99 ${f.p99.toFixed(2).padStart(7)} ms   (${f.requests} requests, ${f.errors} errors)`;
-    console.log(`GET /api/v1/info, HTTPS, Basic auth, ${CONNECTIONS} keep-alive connections, ${SECONDS} alternating 1 s rounds each`);
-    console.log(row('bare node:https', b));
-    console.log(row('agent web app', a));
-    console.log(`ratio agent/bare: ${(a.rps / b.rps).toFixed(2)} (goal >= 0.70); p99 ratio ${(a.p99 / b.p99).toFixed(2)}`);
-  } finally {
-    await Promise.all([close(bare), close(agentServer)]);
-  }
-}
+[/settings/WEB/server]
+port = ${port}s
+bind to = 127.0.0.1
+password = root-bench-pw
+allowed hosts = 127.0.0.1
 
-/** Settings with one hashed user whose role grants info.get, as add-user writes it. */
-async function benchSnapshot(): Promise<Snapshot> {
-  const text = `[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\npassword = root-pw\nallowed hosts = 127.0.0.1\n\n[/settings/web/roles]\nreader = info.get\n\n[/settings/web/users/bench]\npassword = ${await hashPassword('bench-pw')}\nrole = reader\n`;
-  const loaded = loadSettingsText(text, '/tmp/bench-agent.ini');
-  if (!loaded.ok) throw new Error(`bench settings invalid: ${JSON.stringify(loaded.problems)}`);
-  return loaded.snapshot;
-}
+[/settings/web/roles]
+reader = info.get
 
-function benchControl(info: ReturnType<AgentControl['info']>): AgentControl {
-  const status: ReconcilerStatus = { file: info.settings, fileHash: '', appliedHash: '', lastReload: null, lastResult: 'none', problems: [], warnings: [], reloads: { ok: 0, invalid: 0, partial: 0 }, modules: [], drift: [] };
-  const none = async (): Promise<never> => {
-    throw new Error('not used by the benchmark');
-  };
-  return {
-    modules: () => [],
-    module: () => undefined,
-    load: none,
-    unload: none,
-    enable: none,
-    disable: none,
-    status: () => status,
-    reload: async () => status,
-    editSettings: none,
-    logs: () => [],
-    logStatus: () => ({ errors: 0, lastError: "" }),
-    clearLogs: () => 0,
-    info: () => info,
-  };
-}
-
-/** Closed-loop load: CONNECTIONS workers, each one request at a time, for `seconds`. */
-async function load(url: string, header: string, seconds: number): Promise<Figures> {
-  const agent = new Agent({ keepAlive: true, noDelay: true, maxSockets: CONNECTIONS, rejectUnauthorized: false });
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + seconds * 1000;
-  const worker = async (): Promise<void> => {
-    // Bounded by time, and by count as a safety net.
-    for (let i = 0; i < 5_000_000 && performance.now() < end; i++) {
-      const t = performance.now();
-      const ok = await once(url, header, agent);
-      if (ok) latencies.push(performance.now() - t);
-      else errors++;
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((x, y) => x - y);
-  const p99 = latencies.length > 0 ? (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] as number) : NaN;
-  return { rps: latencies.length / elapsed, p99, requests: latencies.length, errors, elapsed, latencies };
-}
-
-/** Figures of several rounds together. */
-function combine(rounds: readonly Figures[]): Figures {
-  const latencies = rounds.flatMap((r) => r.latencies).sort((x, y) => x - y);
-  const elapsed = rounds.reduce((t, r) => t + r.elapsed, 0);
-  const errors = rounds.reduce((t, r) => t + r.errors, 0);
-  const p99 = latencies.length > 0 ? (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] as number) : NaN;
-  return { rps: latencies.length / elapsed, p99, requests: latencies.length, errors, elapsed, latencies };
-}
-
-function once(url: string, header: string, agent: Agent): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request(`${url}/api/v1/info`, { agent, headers: { authorization: header }, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode === 200));
-      res.on('error', () => resolve(false));
+[/settings/web/users/bench]
+password = ${await hashPassword('bench-pw')}
+role = reader
+`,
+  env: { AGENT_LOG_LEVEL: 'info', ...(profDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {}) },
+  readyTimeoutMs: 60_000,
+});
+let bare: ChildProcess | undefined;
+try {
+  bare = spawn(process.execPath, [BARE, join(agent.dir, 'security/certificate.pem'), join(agent.dir, 'security/certificate.key')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const barePort = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('the bare server did not start')), 20_000);
+    bare?.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
     });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-    req.end();
   });
+  const headers = { Authorization: `Basic ${Buffer.from('bench:bench-pw').toString('base64')}` };
+  const run = (p: number, seconds: number): Promise<WrkResult> => wrk(bin, `https://127.0.0.1:${p}/api/v1/info`, { threads: 1, connections: CONNECTIONS, seconds, headers });
+  await run(barePort, 1);
+  await run(port, 1);
+  const bareRounds: WrkResult[] = [];
+  const agentRounds: WrkResult[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    bareRounds.push(await run(barePort, SECONDS));
+    agentRounds.push(await run(port, SECONDS));
+  }
+  const b = median(bareRounds);
+  const a = median(agentRounds);
+  const row = (name: string, f: WrkResult, all: WrkResult[]): string =>
+    `web-api: ${name.padEnd(16)} ${f.rps.toFixed(0).padStart(7)} req/s median (rounds ${all.map((r) => r.rps.toFixed(0)).join(', ')}), mean latency ${f.latencyMs.toFixed(2)} ms, errors ${all.reduce((t, r) => t + r.errors, 0)}`;
+  console.log(`web-api: GET /api/v1/info, HTTPS keep-alive, Basic auth, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds; each server in its own process`);
+  console.log(row('bare node:https', b, bareRounds));
+  console.log(row('agent', a, agentRounds));
+  const ratio = a.rps / b.rps;
+  console.log(`web-api: ratio agent/bare ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL && a.errors === 0 ? 'PASS' : 'MISS'})`);
+} finally {
+  bare?.kill('SIGTERM');
+  await agent.stop();
 }
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`https://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+function median(rounds: WrkResult[]): WrkResult {
+  return [...rounds].sort((x, y) => x.rps - y.rps)[Math.floor(rounds.length / 2)] as WrkResult;
 }
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-}
-
-await main();

@@ -1,0 +1,29 @@
+/**
+ * Baseline server of the web-api benchmark, in its own process: a bare
+ * node:https server with the agent's certificate and the WEBServer's server
+ * options (TLS 1.2 or newer, noDelay), answering every request with the
+ * JSON of /api/v1/info (the same fields, serialized per request). It
+ * prints `listening <port>` once it listens on 127.0.0.1.
+ *
+ *   node bare-https.js CERT_FILE KEY_FILE
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+const [certFile, keyFile] = process.argv.slice(2);
+if (!certFile || !keyFile) throw new Error('usage: bare-https.js CERT_FILE KEY_FILE');
+const started = new Date().toISOString();
+const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), minVersion: 'TLSv1.2', noDelay: true }, (req, res) => {
+  const v1 = `https://${req.headers.host ?? '127.0.0.1'}/api/v1`;
+  const body = Buffer.from(
+    JSON.stringify({ name: 'config-agent', version: '0.1.0', started, pid: process.pid, settings: certFile, version_url: `${v1}/info/version`, status_url: `${v1}/settings/status` }),
+  );
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`));
+process.once('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});
