@@ -15,6 +15,9 @@
  * whatever the outcome (password-hash.ts); successful checks are cached by
  * the exact header and the settings hash, so a client with keep-alive pays
  * pbkdf2 once per credential and settings version. Failures are never cached.
+ * On a keep-alive connection, a request repeating the header that passed on
+ * it under the same settings version skips parsing and hashing the header
+ * (the limiter's slot is still taken and freed).
  * Settings are read per request through `getSnapshot()`, so password, user,
  * role and allowed-hosts edits apply to the next request.
  */
@@ -34,6 +37,11 @@ import { envelope } from './on-error.js';
 import type { Principal, WebRequest } from './respond.js';
 
 export const WEB_SECTION = '/settings/WEB/server';
+/** Per connection: the last Authorization header that passed, its settings version and principal. */
+const AUTH_MEMO = Symbol('agent.authMemo');
+interface MemoSocket {
+  [AUTH_MEMO]?: { header: string; version: string; principal: Principal };
+}
 const CACHE_LIMIT = 1000;
 const ALL: readonly string[] = ['*'];
 
@@ -130,6 +138,18 @@ export class AccessControl {
     const address = req.socket.remoteAddress ?? '';
     if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${req.method} ${req.path}: ${address} is not in allowed hosts`);
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
+    const header = req.headers.authorization;
+    // Keep-alive fast path: the same header on the same connection under the same settings version
+    // is the principal the full check found; it still takes and frees a slot of the limiter.
+    const memo = header === undefined ? undefined : (req.socket as unknown as MemoSocket)[AUTH_MEMO];
+    if (memo !== undefined && memo.header === header && memo.version === this.cacheVersion) {
+      const attempt = this.limiter.acquire(address);
+      if (!attempt) return this.refuse(res, 'blocked', undefined);
+      attempt.succeed();
+      req.principal = memo.principal;
+      return true;
+    }
+    const version = this.cacheVersion;
     const credential = this.readCredential(req, d);
     if (credential.kind === 'none') return this.refuse(res, 'missing', undefined);
     if (credential.kind === 'invalid') {
@@ -142,6 +162,9 @@ export class AccessControl {
     if (outcome.kind === 'blocked') return this.refuse(res, 'blocked', undefined);
     if (outcome.kind === 'failed') return this.fail(res, address, outcome.blockStarted, 'credentials', `403 ${req.method} ${req.path} from ${address}: bad credentials for ${credential.who}`);
     req.principal = outcome.principal;
+    if (header !== undefined && req.headers.authorization === header && this.cacheVersion === version) {
+      (req.socket as unknown as MemoSocket)[AUTH_MEMO] = { header, version, principal: outcome.principal };
+    }
     return true;
   }
 

@@ -57,6 +57,7 @@ export interface WebApp {
 
 const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS']);
 const DEFAULT_MAX_BODY = 1_048_576;
+const FIND_MEMO_LIMIT = 2000;
 
 export function buildApp(opts: WebAppOptions): WebApp {
   const log = opts.log ?? getLogger('agent:web');
@@ -78,10 +79,13 @@ export function buildApp(opts: WebAppOptions): WebApp {
     },
   });
 
-  app.use((req, res, next) => {
-    res.once('finish', () => {
-      metrics.observeRequest(METHODS.has(req.method) ? req.method : 'OTHER', req.routeLabel ?? 'unmatched', res.statusCode);
-    });
+  // One shared listener (no closure per request); `this.req` is the request Polka decorated.
+  function observe(this: ServerResponse): void {
+    const req = this.req as WebRequest;
+    metrics.observeRequest(METHODS.has(req.method) ? req.method : 'OTHER', req.routeLabel ?? 'unmatched', this.statusCode);
+  }
+  app.use((_req, res, next) => {
+    res.on('finish', observe);
     next();
   });
   app.use(createStatic(opts.uiDir ?? UI_DIR));
@@ -108,10 +112,32 @@ export function buildApp(opts: WebAppOptions): WebApp {
 
   registerLegacyRoutes(ctx);
 
+  memoizeFind(app);
   const polkaHandler = app.handler as unknown as WebApp['handler'];
   const handler: WebApp['handler'] = (req, res) => {
     applyCompat(req);
     polkaHandler(req, res);
   };
   return { app, handler, routes: table.routes, access, metrics };
+}
+
+/**
+ * Route lookups memoized by method and path: trouter tests every
+ * registered pattern in turn on every request, the same answer each time
+ * for a path. Bounded; each hit gets its own params object (handlers may
+ * write to it). Routes are all registered before the first request.
+ */
+function memoizeFind(app: Polka<WebRequest>): void {
+  const find = app.find.bind(app);
+  const memo = new Map<string, ReturnType<typeof find>>();
+  app.find = (method, url) => {
+    const key = `${method} ${url}`;
+    let hit = memo.get(key);
+    if (hit === undefined) {
+      hit = find(method, url);
+      if (memo.size >= FIND_MEMO_LIMIT) memo.clear();
+      memo.set(key, hit);
+    }
+    return { params: { ...hit.params }, handlers: hit.handlers };
+  };
 }

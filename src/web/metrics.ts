@@ -20,8 +20,17 @@ export class WebMetrics {
   private readonly queryDurations = new Map<string, Histogram>();
   private readonly queryResults = new Map<string, number>();
 
+  /** Label text by `method route status`: built once per combination, not per request. */
+  private readonly requestLabels = new Map<string, string>();
+
   observeRequest(method: string, route: string, status: number): void {
-    inc(this.requests, labels({ method, route, status: String(status) }));
+    const key = `${method} ${route} ${status}`;
+    let l = this.requestLabels.get(key);
+    if (l === undefined) {
+      l = labels({ method, route, status: String(status) });
+      this.requestLabels.set(key, l);
+    }
+    inc(this.requests, l);
   }
 
   authFailure(reason: string): void {

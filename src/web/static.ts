@@ -14,7 +14,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Middleware } from 'polka';
+import type { ServerResponse } from 'node:http';
+import type { Middleware, NextHandler } from 'polka';
 import type { WebRequest } from './respond.js';
 
 /** `<package root>/src/web/ui` (this file runs from dist/src/web/). */
@@ -36,8 +37,12 @@ const TYPES: Record<string, string> = {
 
 export function createStatic(root: string = UI_DIR): Middleware<WebRequest> {
   const base = resolve(root);
-  return async (req, res, next) => {
+  // API requests pass straight on (no promise per request); only UI paths go to the async part.
+  return (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path === '/api' || req.path.startsWith('/api/')) return next();
+    return serve(req, res, next);
+  };
+  async function serve(req: WebRequest, res: ServerResponse, next: NextHandler): Promise<void> {
     const file = safePath(base, req.path === '/' ? '/index.html' : req.path);
     if (file === undefined) return next();
     const info = await stat(file).catch(() => undefined);
@@ -59,7 +64,7 @@ export function createStatic(root: string = UI_DIR): Middleware<WebRequest> {
     if (body === undefined) return next();
     res.writeHead(200, { ...headers, 'Content-Length': String(body.length) });
     res.end(req.method === 'HEAD' ? undefined : body);
-  };
+  }
 }
 
 /** The file for a URL path inside `base`, or undefined when the path is not acceptable. */
