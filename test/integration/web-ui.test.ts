@@ -11,7 +11,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { freePort, REPO, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
@@ -26,6 +26,10 @@ function iniFor(port: number): string {
 WEBServer = enabled
 CheckHelpers = enabled
 CheckSystem = enabled
+CheckExternalScripts = enabled
+
+[/settings/external scripts/scripts]
+check_zero = zero.sh
 
 [/settings/default]
 password = ${PASSWORD}
@@ -79,7 +83,9 @@ describe('web UI in chromium (agent process)', () => {
     mkdirSync(OUT, { recursive: true });
     const port = await freePort();
     ini = iniFor(port);
-    agent = await startAgent({ ini });
+    // A check whose perf data has no range (max 0, as swap on a host without swap).
+    agent = await startAgent({ ini, files: { 'scripts/zero.sh': "#!/bin/sh\necho \"OK: no swap|'swap'=0B;80;90;0;0 'used'=5;8;9;0;10\"\n" } });
+    chmodSync(join(agent.dir, 'scripts', 'zero.sh'), 0o755);
     base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
     assert.equal(base, `https://127.0.0.1:${port}`);
     browser = await openBrowser({ origin: base });
@@ -94,6 +100,8 @@ describe('web UI in chromium (agent process)', () => {
   it('refuses a wrong password with a clear message, typed with the keyboard only', async () => {
     await page.goto(`${base}/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    // Before sign-in the header's dot knows nothing: grey.
+    assert.equal(await page.locator('#health').getAttribute('data-state'), 'unknown');
     // The page puts the cursor into the password field (the user is prefilled with root).
     assert.equal(await js('document.activeElement?.id'), 'password');
     await page.keyboard.type('not-the-password');
@@ -118,6 +126,8 @@ describe('web UI in chromium (agent process)', () => {
     assert.match(await text('.result-ok .badge'), /Applied/);
     assert.match(await text('.facts'), /Settings file/);
     assert.match(await text('#session-user'), /^root$/);
+    await page.locator('#health[data-state="ok"], #health[data-state="none"]').waitFor();
+    assert.match((await page.locator('#health').getAttribute('aria-label')) ?? '', /^Settings applied/);
     const storage = await js<{ local: number; cookie: string; session: string | null }>(
       "({ local: localStorage.length, cookie: document.cookie, session: sessionStorage.getItem('agent-ui-session') })",
     );
@@ -154,6 +164,13 @@ describe('web UI in chromium (agent process)', () => {
     const width = await js<string>("document.querySelector('.perf-row .perf-fill').style.width");
     assert.match(width, /^\d+(\.\d+)?%$/);
     await shot('05-query-perf');
+    // max 0: no range, so no threshold ticks and an empty bar; the row beside it keeps its ticks.
+    await page.getByLabel('Filter queries').fill('zero');
+    await runQuery('check_zero');
+    const swap = page.locator('.perf-row', { hasText: 'swap' });
+    assert.equal(await swap.locator('.perf-mark').count(), 0);
+    assert.equal(await swap.locator('.perf-fill').evaluate((el) => (el as unknown as { style: { width: string } }).style.width), '0%');
+    assert.equal(await page.locator('.perf-row', { hasText: 'used' }).locator('.perf-mark').count(), 2);
     await page.getByLabel('Filter queries').fill('');
   });
 
@@ -211,6 +228,8 @@ describe('web UI in chromium (agent process)', () => {
     await agent.waitForLog(/settings rejected/, 10_000, mark);
     await openView('Status');
     await page.locator('.result-invalid').waitFor();
+    // The header's dot turns red with the status view, and back to green with the fix below.
+    assert.equal(await page.locator('#health').getAttribute('data-state'), 'invalid');
     const problems = page.locator('.problems-problems .problem');
     assert.ok((await problems.count()) >= 1);
     assert.match((await problems.allTextContents()).join('\n'), new RegExp(`Line ${line}, col \\d+.*port`));
@@ -226,6 +245,7 @@ describe('web UI in chromium (agent process)', () => {
     }
     await page.locator('.result-ok').waitFor();
     assert.equal(await page.locator('.problems-problems').count(), 0);
+    assert.equal(await page.locator('#health').getAttribute('data-state'), 'ok');
   });
 
   it('is readable at 375 px wide with no sideways scrolling', async () => {
@@ -257,6 +277,9 @@ describe('web UI in chromium (agent process)', () => {
     await page.getByRole('heading', { level: 1, name: 'Status' }).waitFor();
     // info.get is granted, settings.get is not: the info shows, the settings part says why it is hidden.
     await page.locator('.notice-locked', { hasText: 'settings.get' }).waitFor();
+    // Without settings.get the dot cannot know: grey, and it says why.
+    await page.locator('#health[aria-label="Settings status unknown (this user may not read it)"]').waitFor();
+    assert.equal(await page.locator('#health').getAttribute('data-state'), 'unknown');
     assert.match(await text('.facts'), /Process id/);
     assert.match(await text('.nav'), /Modules \(no access\)/);
     await openView('Modules');

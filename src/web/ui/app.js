@@ -13,6 +13,7 @@
  */
 import { createApi, discover, ApiError } from './api.js';
 import { h, replace } from './dom.js';
+import { followHealth, stopHealth } from './health-dot.js';
 import { mountStatus } from './views/status.js';
 import { mountModules } from './views/modules.js';
 import { mountQueries } from './views/queries.js';
@@ -55,6 +56,7 @@ async function start() {
 /** Show the sign-in form; `message` (optional) is shown as an alert. */
 function showSignIn(message) {
   api = null;
+  stopHealth();
   disposeView();
   nav.hidden = true;
   document.getElementById('session').hidden = true;
@@ -112,6 +114,7 @@ async function signIn(user, password) {
   // A view is allowed unless every one of its calls answered 403 (other errors show inside the view).
   access = new Map(results.map(({ view, outcomes }) => [view.id, !outcomes.every((o) => o.status === 'rejected' && o.reason instanceof ApiError && o.reason.forbidden)]));
   api = candidate;
+  followHealth(api, index);
   writeSession({ user, password });
   document.getElementById('session-user').textContent = user;
   document.getElementById('session').hidden = false;

@@ -24,12 +24,15 @@ function row(alias, p) {
   const crit = num(p.critical);
   const min = num(p.minimum) ?? 0;
   const max = scaleMax(p, value, warn, crit);
+  // A maximum at or below the minimum (swap of size 0: max 0) leaves no range to draw: an empty bar, no ticks.
+  const given = num(p.maximum);
+  const noRange = given !== undefined && given <= min;
   const pos = (v) => `${Math.max(0, Math.min(100, ((v - min) / (max - min)) * 100))}%`;
   const fill = h('span', { class: `perf-fill perf-${level(value, warn, crit)}` });
-  fill.style.width = value === undefined ? '0%' : pos(value);
+  fill.style.width = value === undefined || noRange ? '0%' : pos(value);
   const marks = [];
   for (const [v, kind] of [[warn, 'warning'], [crit, 'critical']]) {
-    if (v === undefined) continue;
+    if (v === undefined || noRange) continue;
     const mark = h('span', { class: `perf-mark perf-mark-${kind}` });
     mark.style.left = pos(v);
     marks.push(mark);

@@ -7,6 +7,7 @@
  */
 import { h, replace, facts, timeEl, uid } from '../dom.js';
 import { viewHeader, errorNotice, refreshButton, shortHash } from './common.js';
+import { showHealth } from '../health-dot.js';
 
 /** Stands for the 403 a part got before, when the timer does not ask again. */
 const FORBIDDEN = { status: 403, message: '403 You are not allowed' };
@@ -95,6 +96,8 @@ function renderStatus(box, outcome) {
   const heading = h('h2', { id: 'reconciler-heading', text: 'Settings and reconciler' });
   if (outcome.status === 'rejected') return replace(box, heading, errorNotice(outcome.reason, 'the settings status', 'settings.get'));
   const s = outcome.value;
+  // The header's dot shows the same answer at once, not at its own next poll.
+  showHealth(s.lastResult);
   const [word, explanation] = RESULT_TEXT[s.lastResult] ?? [String(s.lastResult), ''];
   const inForce = s.fileHash && s.appliedHash && s.fileHash !== s.appliedHash;
   const problems = Array.isArray(s.problems) ? s.problems : [];
