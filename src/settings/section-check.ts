@@ -68,7 +68,7 @@ export function checkSection(
       const key = keyOf(err);
       const o = key !== undefined ? origins[key] : undefined;
       const where = o ? { file, line: o.line, col: o.col, section: canonicalPath, key } : { file, line: ini.line, col: ini.col, section: canonicalPath, key };
-      problems.push(problem('AGENT_ERR_VALUE_INVALID', [describe(err, key, values)], where));
+      problems.push(problem('AGENT_ERR_VALUE_INVALID', [describe(err, key, values, key !== undefined ? schema.schema.properties?.[key] : undefined)], where));
       if (key !== undefined) delete values[key];
     }
   }
@@ -99,7 +99,7 @@ function keyOf(err: ErrorObject): string | undefined {
   return missing;
 }
 
-function describe(err: ErrorObject, key: string | undefined, values: Record<string, unknown>): string {
+function describe(err: ErrorObject, key: string | undefined, values: Record<string, unknown>, prop?: object): string {
   const shown = key !== undefined && values[key] !== undefined ? ` "${String(values[key])}"` : '';
   const params = err.params as { allowedValues?: unknown[]; pattern?: string; limit?: number };
   let what: string;
@@ -107,9 +107,12 @@ function describe(err: ErrorObject, key: string | undefined, values: Record<stri
     case 'enum':
       what = `must be one of: ${(params.allowedValues ?? []).join(', ')}`;
       break;
-    case 'pattern':
-      what = `does not have the expected form (${params.pattern})`;
+    case 'pattern': {
+      // A regular expression is no message: the schema says in words what fits.
+      const hint = (prop as { 'x-pattern-hint'?: unknown } | undefined)?.['x-pattern-hint'];
+      what = typeof hint === 'string' ? hint : 'does not have the form this key takes (see agent settings show --describe)';
       break;
+    }
     case 'minimum':
       what = `must be at least ${params.limit}`;
       break;

@@ -2,6 +2,7 @@
  * Lint the hand-written schemas themselves: every property has a
  * one-sentence description, `additionalProperties` is stated wherever
  * `properties` appears, each node has one type, defaults match their type,
+ * a `pattern` comes with an `x-pattern-hint` that says it in words,
  * and every section schema is registered in settings.schema.json.
  */
 import { test } from 'node:test';
@@ -26,6 +27,7 @@ for (const [id, schema] of set.files) {
       assert.equal(typeof n.type, 'string', `${p}: exactly one type`);
       if (n.properties) assert.ok('additionalProperties' in n, `${p}: additionalProperties stated`);
       if (p !== id) assert.match(String(n.description ?? ''), /^[A-Z0-9$\[(].{8,}[.?!)]$/s, `${p}: one-sentence description`);
+      if (n.pattern !== undefined) assert.match(String((n as Record<string, unknown>)['x-pattern-hint'] ?? ''), /^must .{8,}/, `${p}: a pattern needs an x-pattern-hint for its message`);
       if (n.default !== undefined) {
         const t = n.type === 'integer' ? 'number' : n.type;
         assert.equal(typeof n.default, t, `${p}: default has the node's type`);
