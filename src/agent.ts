@@ -11,7 +11,7 @@ import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
 import type { AgentControl, ModuleStatus, SettingsEdit } from './core/control.js';
 import { loadSettingsFile } from './settings/load.js';
-import type { SettingsProblem } from './settings/problem.js';
+import { describeProblem, type SettingsProblem } from './settings/problem.js';
 import { editSettingsFile } from './settings/edit-ini.js';
 import { findModule } from './modules/catalogue.js';
 import { Reconciler } from './reconciler/reconciler.js';
@@ -88,7 +88,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   const r0 = reconciler;
   // [/settings/log] level applies on every good reload, like every other key.
   reconciler.onReload = () => applyLogSettings(r0.settings().sections['/settings/log']);
-  for (const w of loaded.warnings) sink.write('warning', 'agent:settings', `${w.code}: ${w.message}`, { file: w.file, line: w.line });
+  for (const w of loaded.warnings) sink.write('warning', 'agent:settings', describeProblem(w), { file: w.file, line: w.line });
   await reconciler.start();
   let watcher: SettingsWatcher | undefined;
   if (options.watch !== false) {

@@ -25,7 +25,7 @@ export const CODES = {
   AGENT_ERR_VARIABLE_UNKNOWN: { message: 'unknown variable ${%s}' },
   AGENT_ERR_VARIABLE_UNTERMINATED: { message: 'unterminated variable reference in "%s"' },
   AGENT_ERR_SECTION_UNKNOWN: { message: 'unknown section [%s]' },
-  AGENT_ERR_KEY_UNKNOWN: { message: 'unknown key "%s" in [%s]' },
+  AGENT_ERR_KEY_UNKNOWN: { message: 'unknown key (not in the schema of this section)' },
   AGENT_ERR_VALUE_TYPE: { message: '%s' },
   AGENT_ERR_VALUE_INVALID: { message: '%s' },
   AGENT_ERR_MODULE_UNKNOWN: { message: 'unknown module "%s"' },

@@ -1,8 +1,7 @@
-/** One line per settings problem: `file:line:col: error CODE [section] key: message`. */
-import type { SettingsProblem } from '../settings/problem.js';
+/** One line per settings problem: `file:line:col: level CODE [section] key: message` (line and column left out when unknown). */
+import { describeProblem, type SettingsProblem } from '../settings/problem.js';
 
 export function formatProblem(p: SettingsProblem): string {
-  const key = p.key && !p.message.startsWith(p.key) ? ` ${p.key}` : '';
-  const where = p.section ? ` [${p.section}]${key}` : '';
-  return `${p.file}:${p.line}:${p.col}: ${p.severity} ${p.code}${where}: ${p.message}`;
+  const at = p.line > 0 ? `:${p.line}:${p.col}` : '';
+  return `${p.file}${at}: ${p.severity} ${describeProblem(p)}`;
 }

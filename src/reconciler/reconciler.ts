@@ -13,6 +13,7 @@ import { backoffMs } from './backoff.js';
 import { catalogue, findModule } from '../modules/catalogue.js';
 import type { Core } from '../core/core.js';
 import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
+import { describeProblem } from '../settings/problem.js';
 import { loadSettingsText, hashBytes } from '../settings/load.js';
 import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
 import type { Snapshot } from '../settings/snapshot.js';
@@ -88,7 +89,7 @@ export class Reconciler {
       // Each warning is logged once: a reload that keeps it says nothing new.
       const seen = new Set(this.warnings.map(warningKey));
       this.warnings = result.warnings;
-      for (const w of result.warnings) if (!seen.has(warningKey(w))) log.warning(`${w.code}: ${w.message}`, { file: w.file, line: w.line });
+      for (const w of result.warnings) if (!seen.has(warningKey(w))) log.warning(describeProblem(w), { file: w.file, line: w.line });
       log.info(`settings ${previous.hash === hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
       await this.reconcileAll(previous, this.applied);
       this.finish(this.anyFailed() ? 'partial' : 'ok');
@@ -219,7 +220,7 @@ export class Reconciler {
     this.warnings = warnings;
     if (hash) this.fileHash = hash;
     log.error(`settings rejected: ${problems.length} problem(s); keeping the last good settings (${this.applied.hash.slice(0, 12)})`);
-    for (const p of problems) log.error(`${p.code}: ${p.message}`, { file: p.file, line: p.line });
+    for (const p of problems) log.error(describeProblem(p), { file: p.file, line: p.line });
     this.finish('invalid');
   }
 

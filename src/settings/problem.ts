@@ -27,3 +27,14 @@ export function problem(
 export function sortProblems(list: SettingsProblem[]): SettingsProblem[] {
   return list.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : a.file < b.file ? -1 : 1));
 }
+
+/**
+ * `CODE [section] key: message`: how a problem reads in the log and, behind
+ * its `file:line:col: level` prefix, on the command line. The key is not
+ * repeated when the message already starts with it.
+ */
+export function describeProblem(p: SettingsProblem): string {
+  const key = p.key && !p.message.startsWith(p.key) ? ` ${p.key}` : '';
+  const where = p.section ? ` [${p.section}]${key}` : '';
+  return `${p.code}${where}: ${p.message}`;
+}

@@ -47,7 +47,7 @@ export function checkSection(
     } else {
       const candidates = Object.keys(props ?? {});
       if (isModules) problems.push(problem('AGENT_ERR_MODULE_UNKNOWN', [e.key], at, suggestion(e.key, candidates)));
-      else problems.push(problem('AGENT_ERR_KEY_UNKNOWN', [e.key, canonicalPath], at, suggestion(e.key, candidates)));
+      else problems.push(problem('AGENT_ERR_KEY_UNKNOWN', [], at, suggestion(e.key, candidates)));
       continue;
     }
     const expanded = expandVariables(e.value, vars);
@@ -56,7 +56,7 @@ export function checkSection(
     }
     const coerced = coerceValue(expanded.value, keySchema);
     if (!coerced.ok) {
-      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`${key}: expected ${coerced.expected}, got "${e.value}"`], { ...at, col: e.valueCol }));
+      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`expected ${coerced.expected}, got "${e.value}"`], { ...at, col: e.valueCol }));
       continue;
     }
     values[key] = coerced.value;
@@ -100,7 +100,7 @@ function keyOf(err: ErrorObject): string | undefined {
 }
 
 function describe(err: ErrorObject, key: string | undefined, values: Record<string, unknown>, prop?: object): string {
-  const shown = key !== undefined && values[key] !== undefined ? ` "${String(values[key])}"` : '';
+  const shown = key !== undefined && values[key] !== undefined ? `"${String(values[key])}" ` : '';
   const params = err.params as { allowedValues?: unknown[]; pattern?: string; limit?: number };
   let what: string;
   switch (err.keyword) {
@@ -122,5 +122,6 @@ function describe(err: ErrorObject, key: string | undefined, values: Record<stri
     default:
       what = err.message ?? err.keyword;
   }
-  return `${key ?? 'section'}${shown}: ${what}`;
+  // The key is the problem's own field (printed before the message): not repeated here.
+  return key === undefined ? `section: ${what}` : `${shown}${what}`;
 }

@@ -43,7 +43,7 @@ test('a broken file keeps the last good state and logs each problem with its lin
   replaceFile(agent.settingsFile, BASE(false, '[/settings/WEB/server]\nport = nope\n'));
   const hit = await agent.waitForLog(/settings rejected: (\d+) problem/, 10_000, m);
   assert.equal(hit[1], '1');
-  await agent.waitForLog(/AGENT_ERR_VALUE_INVALID: port "nope".*\(.*agent\.ini:6\)/, 5_000, m);
+  await agent.waitForLog(/AGENT_ERR_VALUE_INVALID \[\/settings\/WEB\/server\] port: "nope" must be .*\(.*agent\.ini:6\)/, 5_000, m);
   assert.doesNotMatch(agent.logs().slice(m), /CheckHelpers: unload/, 'nothing of the broken file is applied');
 });
 
