@@ -11,7 +11,7 @@ import { runCheck } from '../../../../src/checks/engine.js';
 import { toNagios } from '../../../../src/core/result.js';
 import { NetLimits } from '../../../../src/checks/net/net-context.js';
 import { tcpCheck } from '../../../../src/checks/net/tcp-check.js';
-import { silentTcpPeer, tcpPeer, type Peer } from '../../../helpers/net-peers.js';
+import { httpsPeer, silentTcpPeer, tcpPeer, type Peer } from '../../../helpers/net-peers.js';
 
 const check = tcpCheck(new NetLimits(8));
 let peer: Peer;
@@ -141,4 +141,17 @@ test('at most max concurrent probes of one check are in flight at once', async (
 test('the Nagios text has ms units', async () => {
   const r = await runCheck(check, ['host=127.0.0.1', `port=${peer.port}`, 'perf-config=time(unit:s)']);
   assert.match(toNagios(r), /\|'127\.0\.0\.1:\d+ time'=[\d.]+s;1;5;0$/);
+});
+
+test('tls: the handshake is part of connecting; an untrusted certificate is result tls unless insecure', async () => {
+  const tls = await httpsPeer(new Date(Date.now() - 86_400_000), new Date(Date.now() + 30 * 86_400_000));
+  try {
+    const ok = await runCheck(check, ['host=127.0.0.1', `port=${tls.port}`, 'tls', 'insecure', 'send=GET / HTTP/1.0\\r\\n\\r\\n', 'expect=^HTTP/1\\.1 200', 'detail-syntax=${result}']);
+    assert.equal(ok.message, 'OK: ok');
+    const strict = await runCheck(check, ['host=127.0.0.1', `port=${tls.port}`, 'tls', 'detail-syntax=${result}: ${message}']);
+    assert.equal(strict.result, 2);
+    assert.match(strict.message, /^CRITICAL: tls: TLS: self[- ]signed certificate/);
+  } finally {
+    await tls.close();
+  }
 });
