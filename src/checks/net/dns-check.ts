@@ -5,16 +5,16 @@
  * counts only when it comes from that server's address and port, with our
  * random id and our question; anything else is ignored until the deadline.
  */
-import { createSocket } from 'node:dgram';
 import { readFile } from 'node:fs/promises';
 import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ArgumentError, numberArgument, type CheckArguments } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { Deadline, failureResult, since, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
+import { Deadline, probeAll, since, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
 import { resolveHost } from './resolve.js';
 import { DnsWireError, TYPES, decodeReply, encodeQuery, type DnsReply } from './dns-wire.js';
+import { udpExchange } from './udp-exchange.js';
 
 const DEFAULT_TIMEOUT = 5000;
 
@@ -65,14 +65,7 @@ export function dnsCheck(net: NetContext, resolvConf = '/etc/resolv.conf'): Chec
     async collect(args, call) {
       const probes = await dnsProbes(args, resolvConf);
       const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT);
-      const limiter = net.limiter('check_dns');
-      return Promise.all(probes.map((p) => {
-        const d = new Deadline(timeoutMs, call.signal);
-        return limiter.run(() => probeDns(p, d), d.signal).catch((err) => {
-          const f = failureResult(d.signal.aborted ? d.failure() : err);
-          return { host: p.host, server: p.server, type: p.type, result: f.result, rcode: '', message: f.message, time: d.elapsed(), answers: '', answer_count: 0, first: '' } as Values;
-        });
-      }));
+      return probeAll(net, 'check_dns', probes, timeoutMs, call.signal, probeDns, (p, f, d) => ({ host: p.host, server: p.server, type: p.type, ...f, rcode: '', time: d.elapsed(), answers: '', answer_count: 0, first: '' }));
     },
     perf: (item) => [{ object: `${item.host}@${item.server}`, key: 'time', alias: `${item.host} time`, minimum: 0 }],
   };
@@ -104,7 +97,17 @@ export async function probeDns(p: DnsProbe, d: Deadline): Promise<Values> {
   const qtype = TYPES[p.type] as number;
   const id = randomInt(0, 65536);
   const query = encodeQuery(id, p.host, qtype, p.norec);
-  const reply = await d.run('waiting for the reply', (signal) => exchange(query, server.address, server.family, p.port, (r) => r.id === id && r.question.type === qtype && r.question.name.toLowerCase() === p.host.replace(/\.$/, '').toLowerCase(), signal));
+  const name = p.host.replace(/\.$/, '').toLowerCase();
+  const ours = (msg: Buffer): DnsReply | undefined => {
+    try {
+      const r = decodeReply(msg);
+      return r.id === id && r.question.type === qtype && r.question.name.toLowerCase() === name ? r : undefined;
+    } catch (err) {
+      if (err instanceof DnsWireError) return undefined; // not a reply of ours; keep waiting
+      throw err;
+    }
+  };
+  const reply = await d.run('waiting for the reply', (signal) => udpExchange(server.address, server.family, p.port, signal, () => query, ours));
   const time = since(t0);
   const answers = reply.answers.filter((a) => a.type === p.type).map((a) => a.data);
   const base = { host: p.host, server: p.server, type: p.type, rcode: reply.rcode, time, answers: answers.join(','), answer_count: answers.length, first: answers[0] ?? '' };
@@ -117,45 +120,4 @@ export async function probeDns(p: DnsProbe, d: Deadline): Promise<Values> {
     if (!same) return { ...base, result: 'mismatch', message: `returns ${answers.join(', ')}, expected ${p.expect.join(', ')}` };
   }
   return { ...base, result: 'ok', message: `returns ${answers.join(', ')}` };
-}
-
-function exchange(query: Buffer, address: string, family: 4 | 6, port: number, ours: (r: DnsReply) => boolean, signal: AbortSignal): Promise<DnsReply> {
-  return new Promise((resolve, reject) => {
-    const sock = createSocket(family === 6 ? 'udp6' : 'udp4');
-    const close = (): void => {
-      signal.removeEventListener('abort', close);
-      try {
-        sock.close();
-      } catch {
-        // already closed
-      }
-    };
-    signal.addEventListener('abort', close, { once: true });
-    sock.on('error', (err) => {
-      close();
-      reject(err);
-    });
-    sock.on('message', (msg, from) => {
-      if (from.address !== address || from.port !== port) return;
-      let r: DnsReply;
-      try {
-        r = decodeReply(msg);
-      } catch (err) {
-        if (err instanceof DnsWireError) return; // not a reply of ours; keep waiting
-        throw err;
-      }
-      if (!ours(r)) return;
-      close();
-      resolve(r);
-    });
-    // A connected socket hears the ICMP port-unreachable as ECONNREFUSED instead of waiting for the deadline.
-    sock.connect(port, address, () => {
-      sock.send(query, (err) => {
-        if (err) {
-          close();
-          reject(err);
-        }
-      });
-    });
-  });
 }

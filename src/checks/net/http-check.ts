@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { ArgumentError, numberArgument, type CheckArguments } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { Deadline, TlsError, failureResult, since, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
+import { Deadline, TlsError, probeAll, since, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
 import { resolveHost } from './resolve.js';
 
 const DEFAULT_TIMEOUT = 10_000;
@@ -71,14 +71,7 @@ export function httpCheck(net: NetContext): CheckDefinition {
     async collect(args, call) {
       const probes = httpProbes(args);
       const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT);
-      const limiter = net.limiter('check_http');
-      return Promise.all(probes.map((p) => {
-        const d = new Deadline(timeoutMs, call.signal);
-        return limiter.run(() => probeHttp(p, d, call.now), d.signal).catch((err) => {
-          const f = failureResult(d.signal.aborted ? d.failure() : err);
-          return { url: p.url.href, host: p.url.hostname, port: portOf(p.url), address: '', result: f.result, message: f.message, time: d.elapsed(), size: 0 } as Values;
-        });
-      }));
+      return probeAll(net, 'check_http', probes, timeoutMs, call.signal, (p, d) => probeHttp(p, d, call.now), (p, f, d) => ({ url: p.url.href, host: p.url.hostname, port: portOf(p.url), address: '', ...f, time: d.elapsed(), size: 0 }));
     },
     perf: (item) => [
       { object: String(item.url), key: 'time', alias: `${item.url} time`, minimum: 0 },

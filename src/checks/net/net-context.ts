@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { Limiter } from '../scripts/limiter.js';
 import { ArgumentError, numberArgument, type CheckArguments, type OptionDef } from '../arguments.js';
+import type { Values } from '../expression/evaluate.js';
 
 export interface NetContext {
   /** The limiter of one check (created on first use). */
@@ -139,3 +140,32 @@ export class ResolveError extends Error {}
 
 /** The TLS handshake failed (certificate not trusted, expired, wrong name, protocol). */
 export class TlsError extends Error {}
+
+/** The host lacks what a check needs (no ping binary, ICMP refused): the whole check answers UNKNOWN saying so. */
+export class Unavailable extends Error {}
+
+/**
+ * Probe every target under its own deadline, at most the check's limit at
+ * once. A failed probe becomes an item through `failed` (with the result
+ * word and message of failureResult); Unavailable fails the whole check.
+ */
+export function probeAll<T>(
+  net: NetContext,
+  check: string,
+  targets: readonly T[],
+  timeoutMs: number,
+  outer: AbortSignal,
+  probe: (target: T, d: Deadline) => Promise<Values>,
+  failed: (target: T, f: { result: string; message: string }, d: Deadline) => Values,
+): Promise<Values[]> {
+  const limiter = net.limiter(check);
+  return Promise.all(
+    targets.map((t) => {
+      const d = new Deadline(timeoutMs, outer);
+      return limiter.run(() => probe(t, d), d.signal).catch((err: unknown) => {
+        if (err instanceof Unavailable) throw err;
+        return failed(t, failureResult(d.signal.aborted ? d.failure() : err), d);
+      });
+    }),
+  );
+}

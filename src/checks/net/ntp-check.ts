@@ -6,13 +6,13 @@
  * clock is ahead of ours. A reply counts only from the server's address,
  * in server mode, echoing our transmit time as its originate time.
  */
-import { createSocket } from 'node:dgram';
 import { performance } from 'node:perf_hooks';
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { Deadline, failureResult, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
+import { Deadline, probeAll, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
 import { resolveHost } from './resolve.js';
+import { udpExchange } from './udp-exchange.js';
 
 const DEFAULT_TIMEOUT = 5000;
 /** Seconds from 1900-01-01 (NTP era 0) to 1970-01-01. */
@@ -67,14 +67,7 @@ export function ntpCheck(net: NetContext): CheckDefinition {
       if (servers.length === 0) throw new ArgumentError('server= is required (the NTP server to ask)');
       const port = numberArgument(args, 'port', 123, { min: 1, max: 65535 });
       const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT);
-      const limiter = net.limiter('check_ntp_offset');
-      return Promise.all(servers.map((server) => {
-        const d = new Deadline(timeoutMs, call.signal);
-        return limiter.run(() => probeNtp(server, port, d), d.signal).catch((err) => {
-          const f = failureResult(d.signal.aborted ? d.failure() : err);
-          return { server, result: f.result, message: f.message } as Values;
-        });
-      }));
+      return probeAll(net, 'check_ntp_offset', servers, timeoutMs, call.signal, (server, d) => probeNtp(server, port, d), (server, f) => ({ server, ...f }));
     },
     perf: (item) => [
       { object: String(item.server), key: 'offset', alias: `${item.server} offset` },
@@ -100,42 +93,21 @@ export async function probeNtp(server: string, port: number, d: Deadline): Promi
 }
 
 function exchange(address: string, family: 4 | 6, port: number, signal: AbortSignal): Promise<{ reply: Buffer; t1: number; t4: number }> {
-  return new Promise((resolve, reject) => {
-    const sock = createSocket(family === 6 ? 'udp6' : 'udp4');
-    const packet = Buffer.alloc(48);
-    packet[0] = 0x23; // LI 0, version 4, mode 3 (client)
-    let t1 = 0;
-    const close = (): void => {
-      signal.removeEventListener('abort', close);
-      try {
-        sock.close();
-      } catch {
-        // already closed
-      }
-    };
-    signal.addEventListener('abort', close, { once: true });
-    sock.on('error', (err) => {
-      close();
-      reject(err);
-    });
-    sock.on('message', (msg) => {
-      const t4 = clockMs();
-      // Ours: server mode (4), and our transmit time echoed as originate time.
-      if (msg.length < 48 || ((msg[0] as number) & 7) !== 4 || !msg.subarray(24, 32).equals(packet.subarray(40, 48))) return;
-      close();
-      resolve({ reply: msg, t1, t4 });
-    });
-    sock.connect(port, address, () => {
-      t1 = clockMs();
-      writeNtpTime(packet, 40, t1);
-      // The low bits of the fraction are below the clock's resolution: make them random so a blind reply cannot guess them.
-      packet.writeUInt8(Math.floor(Math.random() * 256), 47);
-      sock.send(packet, (err) => {
-        if (err) {
-          close();
-          reject(err);
-        }
-      });
-    });
-  });
+  const packet = Buffer.alloc(48);
+  packet[0] = 0x23; // LI 0, version 4, mode 3 (client)
+  let t1 = 0;
+  const request = (): Buffer => {
+    t1 = clockMs();
+    writeNtpTime(packet, 40, t1);
+    // The low bits of the fraction are below the clock's resolution: make them random so a blind reply cannot guess them.
+    packet.writeUInt8(Math.floor(Math.random() * 256), 47);
+    return packet;
+  };
+  // Ours: server mode (4), and our transmit time echoed as originate time.
+  const accept = (msg: Buffer): { reply: Buffer; t1: number; t4: number } | undefined => {
+    const t4 = clockMs();
+    if (msg.length < 48 || ((msg[0] as number) & 7) !== 4 || !msg.subarray(24, 32).equals(packet.subarray(40, 48))) return undefined;
+    return { reply: msg, t1, t4 };
+  };
+  return udpExchange(address, family, port, signal, request, accept);
 }

@@ -9,15 +9,13 @@ import { spawn } from 'node:child_process';
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { Deadline, HOST_OPTION, failureResult, hostArguments, type NetContext } from './net-context.js';
+import { Deadline, HOST_OPTION, Unavailable, hostArguments, probeAll, type NetContext } from './net-context.js';
 import { resolveHost, type Family } from './resolve.js';
 
 const DEFAULT_TIMEOUT = 500;
 /** Milliseconds between echoes (the smallest interval iputils allows an unprivileged user). */
 const INTERVAL_MS = 200;
 
-/** The host lacks what check_ping needs: answered as UNKNOWN for the whole check. */
-export class PingUnavailable extends Error {}
 
 export interface PingSummary {
   sent: number;
@@ -85,16 +83,8 @@ export function pingCheck(net: NetContext, binary = 'ping'): CheckDefinition {
       if (!Number.isInteger(count)) throw new ArgumentError(`count=${count} is not a whole number`);
       const timeoutMs = numberArgument(args, 'timeout', DEFAULT_TIMEOUT, { min: 1, max: 60_000 });
       const family: Family = args.flag('ipv4') ? 4 : args.flag('ipv6') ? 6 : 0;
-      const limiter = net.limiter('check_ping');
       const total = count * (timeoutMs + INTERVAL_MS) + 2000;
-      return Promise.all(hosts.map((host) => {
-        const d = new Deadline(total, call.signal);
-        return limiter.run(() => probePing(binary, host, family, count, timeoutMs, d), d.signal).catch((err) => {
-          if (err instanceof PingUnavailable) throw err;
-          const f = failureResult(d.signal.aborted ? d.failure() : err);
-          return { host, address: '', result: f.result, message: f.message } as Values;
-        });
-      }));
+      return probeAll(net, 'check_ping', hosts, total, call.signal, (host, d) => probePing(binary, host, family, count, timeoutMs, d), (host, f) => ({ host, address: '', ...f }));
     },
     perf: (item) => [
       { object: String(item.host), key: 'time', alias: `${item.host} time`, minimum: 0 },
@@ -109,7 +99,7 @@ async function probePing(binary: string, host: string, family: Family, count: nu
   const out = await d.run('pinging', (signal) => run(binary, argv, signal));
   const s = parsePing(out.text);
   if (!s) {
-    if (/operation not permitted|permission denied|socket:/i.test(out.text)) throw new PingUnavailable(`ICMP is not permitted here: ${binary} says ${oneLine(out.text)}`);
+    if (/operation not permitted|permission denied|socket:/i.test(out.text)) throw new Unavailable(`ICMP is not permitted here: ${binary} says ${oneLine(out.text)}`);
     return { host, address, result: 'error', message: `cannot parse ping output: ${oneLine(out.text) || `exit code ${out.code}`}` };
   }
   const words = [`${s.received}/${s.sent} replies, loss ${s.loss}%`];
@@ -131,7 +121,7 @@ function run(binary: string, argv: string[], signal: AbortSignal): Promise<{ tex
     child.stdout.on('data', take);
     child.stderr.on('data', take);
     child.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') reject(new PingUnavailable(`no ping binary (${binary}) on this host: install iputils-ping`));
+      if (err.code === 'ENOENT') reject(new Unavailable(`no ping binary (${binary}) on this host: install iputils-ping`));
       else reject(err);
     });
     child.once('close', (code) => resolve({ text: Buffer.concat(chunks).toString('utf8'), code }));

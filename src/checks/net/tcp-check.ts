@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { Deadline, HOST_OPTION, TlsError, failureResult, hostArguments, since, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
+import { Deadline, HOST_OPTION, TlsError, hostArguments, probeAll, since, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
 import { resolveHost, type Family } from './resolve.js';
 
 const DEFAULT_TIMEOUT = 5000;
@@ -85,21 +85,12 @@ export function tcpCheck(net: NetContext): CheckDefinition {
       };
       if (send !== undefined) base.send = unescape(send);
       if (expect) base.expect = expect;
-      const limiter = net.limiter('check_tcp');
-      return Promise.all(hosts.map((host) => {
-        const d = new Deadline(timeoutMs, call.signal);
-        return limiter.run(() => probeTcp({ ...base, host }, d), d.signal).catch((err) => failed(host, port, err, d));
-      }));
+      return probeAll(net, 'check_tcp', hosts, timeoutMs, call.signal, (host, d) => probeTcp({ ...base, host }, d), (host, f, d) => ({ host, port, address: '', ...f, time: d.elapsed(), response: '' }));
     },
     perf: (item) => [
       { object: `${item.host}:${item.port}`, key: 'time', alias: `${item.host}:${item.port} time`, minimum: 0 },
     ],
   };
-}
-
-function failed(host: string, port: number, err: unknown, d: Deadline): Values {
-  const f = failureResult(d.signal.aborted ? d.failure() : err);
-  return { host, port, address: '', result: f.result, message: f.message, time: d.elapsed(), response: '' };
 }
 
 /** Decode \r \n \t \\ in a send text. */
