@@ -1,0 +1,86 @@
+/**
+ * `agent settings import NSCLIENT.INI [--output FILE] [--force] [--format
+ * text|json]`: translate an NSClient++ settings file into one of ours (see
+ * src/settings/import/). The result is validated before anything is
+ * written. Exit 0 translated (valid), 1 the translation does not validate
+ * (nothing written), 2 usage, unreadable input or an existing --output
+ * without --force.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { errorMessage } from '../errors.js';
+import { formatChanges, importNsclient } from '../settings/import/import.js';
+import { err, out, parseArgs } from './args.js';
+import { formatProblem } from './format-problem.js';
+
+export const IMPORT_HELP = `Usage: agent settings import NSCLIENT.INI [--output FILE] [--force] [--format text|json]
+
+Translates an NSClient++ settings file into a settings file of this agent:
+module names (NRPEServer -> RemoteServer, NSCPClient -> AgentClient, ...),
+section paths (/settings/NRPE/... -> /settings/remote/..., /settings/WEB/server/users
+-> /settings/web/users, ...) and the keys whose meaning carries over, with the
+comments that stand above them. Every key dropped or changed is reported as
+file:line: [section] key: action: reason. The result is validated as
+agent settings validate does before it is written.
+  --output FILE   write the result there (default: print it on stdout, the report on stderr)
+  --force         replace an existing --output file
+  --format json   print {valid, output, settings?, changes, unsupportedModules, problems, warnings}
+Exit: 0 translated, 1 the result does not validate (nothing written), 2 usage or unreadable file.`;
+
+export async function importCommand(argv: string[]): Promise<number> {
+  const { options, positionals } = parseArgs(argv, { output: { value: true }, force: { value: false }, format: { value: true }, help: { value: false }, settings: { value: true } });
+  if (options.help) {
+    out(IMPORT_HELP);
+    return 0;
+  }
+  const format = String(options.format ?? 'text');
+  if (!['text', 'json'].includes(format)) {
+    err(`agent settings import: unknown format "${format}" (text or json)`);
+    return 2;
+  }
+  if (positionals.length !== 1) {
+    err(`agent settings import: give exactly one NSClient++ settings file\n\n${IMPORT_HELP}`);
+    return 2;
+  }
+  const source = positionals[0] as string;
+  const output = typeof options.output === 'string' ? resolve(options.output) : undefined;
+  let text: string;
+  try {
+    text = await readFile(source, 'utf8');
+  } catch (e) {
+    err(`agent settings import: cannot read ${source}: ${errorMessage(e)}`);
+    return 2;
+  }
+  if (output !== undefined && existsSync(output) && options.force !== true) {
+    err(`agent settings import: ${output} exists; give --force to replace it`);
+    return 2;
+  }
+  const result = importNsclient(text, source, output ?? join(resolve(dirname(source)), 'agent.ini'));
+  if (result.valid && output !== undefined) {
+    const tmp = `${output}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, result.text, { mode: 0o600 });
+      await rename(tmp, output);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      err(`agent settings import: cannot write ${output}: ${errorMessage(e)}`);
+      return 1;
+    }
+  }
+  if (format === 'json') {
+    out(JSON.stringify({ valid: result.valid, output: result.valid ? (output ?? null) : null, ...(output === undefined ? { settings: result.text } : {}), changes: result.changes, unsupportedModules: result.unsupportedModules, problems: result.problems, warnings: result.warnings }));
+    return result.valid ? 0 : 1;
+  }
+  for (const line of formatChanges(result, source)) err(line);
+  for (const p of result.warnings) err(formatProblem(p));
+  if (!result.valid) {
+    for (const p of result.problems) err(formatProblem(p));
+    err(`agent settings import: the translation of ${source} does not validate; nothing written`);
+    return 1;
+  }
+  if (output === undefined) out(result.text);
+  err(`${source}: ${result.changes.filter((c) => c.action !== 'note').length} key(s) or section(s) dropped or changed; ${output ?? 'the result'} validates${output ? ` (agent settings validate ${output})` : ''}`);
+  return 0;
+}

@@ -1,0 +1,99 @@
+/**
+ * `agent settings import`: an NSClient++ nsclient.ini in, a settings file of
+ * ours out, which validates. The translation (translate.ts) maps what it
+ * can; then the result is validated with the loader the agent uses, and any
+ * key the loader still refuses (an alias that names a Windows check, a value
+ * out of range) is dropped with the loader's message as the reason, until
+ * the file is valid (bounded). Every drop and change is in `changes`.
+ */
+import { basename } from 'node:path';
+import { loadSettingsText } from '../load.js';
+import type { SettingsProblem } from '../problem.js';
+import { translate, type ImportChange, type OutEntry, type OutSection, type Translation } from './translate.js';
+
+export interface ImportResult {
+  /** The settings file of ours, as text. */
+  text: string;
+  valid: boolean;
+  /** Problems the loader still reports (only when valid is false: a defect of the translation). */
+  problems: SettingsProblem[];
+  warnings: SettingsProblem[];
+  changes: ImportChange[];
+  unsupportedModules: string[];
+}
+
+const MAX_ROUNDS = 20;
+
+/**
+ * Translate `text` (read from `sourceFile`) for a settings file that will
+ * live at `outputFile` (variables and relative paths resolve from there).
+ */
+export function importNsclient(text: string, sourceFile: string, outputFile: string): ImportResult {
+  const t = translate(text);
+  let rendered = render(t, sourceFile);
+  let loaded = loadSettingsText(rendered.text, outputFile);
+  for (let round = 0; round < MAX_ROUNDS && !loaded.ok; round++) {
+    const refused = new Map<OutEntry | OutSection, string>();
+    for (const p of loaded.problems) {
+      const item = rendered.lines.get(p.line);
+      if (item && !refused.has(item)) refused.set(item, p.message);
+    }
+    if (refused.size === 0) break;
+    for (const [item, message] of refused) {
+      if ('entries' in item) {
+        t.sections = t.sections.filter((s) => s !== item);
+        t.changes.push({ line: item.entries[0]?.line ?? 0, section: item.path, action: 'dropped', detail: `not accepted here: ${message}` });
+        continue;
+      }
+      for (const s of t.sections) s.entries = s.entries.filter((e) => e !== item);
+      t.changes.push({ line: item.line, section: item.sourceSection, key: item.sourceKey, action: 'dropped', detail: `not accepted here: ${message}` });
+    }
+    rendered = render(t, sourceFile);
+    loaded = loadSettingsText(rendered.text, outputFile);
+  }
+  return {
+    text: rendered.text,
+    valid: loaded.ok,
+    problems: loaded.ok ? [] : loaded.problems,
+    warnings: loaded.warnings,
+    changes: t.changes.sort((a, b) => a.line - b.line),
+    unsupportedModules: t.unsupportedModules,
+  };
+}
+
+/** The report as text lines: `file:line: [section] key: action: detail`. */
+export function formatChanges(result: ImportResult, sourceFile: string): string[] {
+  const lines = result.changes.map((c) => `${sourceFile}:${c.line}: [${c.section}]${c.key !== undefined ? ` ${c.key}` : ''}: ${c.action}: ${c.detail}`);
+  if (result.unsupportedModules.length > 0) lines.push(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`);
+  return lines;
+}
+
+/** Write the sections as INI; remember which output line holds which entry. */
+function render(t: Translation, sourceFile: string): { text: string; lines: Map<number, OutEntry | OutSection> } {
+  const out: string[] = [`; Translated from ${basename(sourceFile)} (NSClient++) by agent settings import.`, '; Every key left out or changed is listed in the import report.'];
+  if (t.header.length > 0) out.push('', ...t.header);
+  const lines = new Map<number, OutEntry | OutSection>();
+  for (const s of t.sections.filter(keep)) {
+    out.push('', ...s.comments, `[${s.path}]`);
+    lines.set(out.length, s);
+    s.entries.forEach((e, i) => {
+      // A key with its own comment gets a blank line above, as NSClient++ writes them.
+      if (e.comments.length > 0 && i > 0) out.push('');
+      out.push(...e.comments);
+      out.push(`${e.key} = ${quoted(e.value)}`);
+      lines.set(out.length, e);
+    });
+  }
+  return { text: `${out.join('\n')}\n`, lines };
+}
+
+/** A section stays when it holds keys, or when it is an object section (its mere presence defines the object). */
+function keep(s: OutSection): boolean {
+  return s.entries.length > 0 || /\/(targets|users|alias)\/[^/]+$/i.test(s.path);
+}
+
+/** Values our reader would trim or unquote are written in double quotes. */
+function quoted(value: string): string {
+  if (value !== value.trim() || (value.length >= 2 && value.startsWith('"') && value.endsWith('"'))) return `"${value}"`;
+  return value;
+}

@@ -1,0 +1,126 @@
+/**
+ * What an NSClient++ setting becomes here: module names, section paths,
+ * keys whose meaning carries over and why the others are dropped. The
+ * tables cover what NSClient++'s own files and common hand-written ones
+ * hold; anything else is decided by the schemas (a key our schema knows is
+ * kept, one it does not know is dropped as not supported), so keys that the
+ * agent gains later are carried over without a change here.
+ */
+
+/** NSClient++ module names that are called differently here. */
+export const MODULE_RENAMES: Readonly<Record<string, string>> = {
+  nrpeserver: 'RemoteServer',
+  nrpeclient: 'RemoteClient',
+  nscpserver: 'AgentServer',
+  nscpclient: 'AgentClient',
+  checksystemunix: 'CheckSystem',
+};
+
+/** Section path prefixes (lower case) renamed here; the rest of the path is kept as written. */
+export const SECTION_RENAMES: readonly (readonly [string, string])[] = [
+  ['/settings/nrpe/client', '/settings/remote/client'],
+  ['/settings/nrpe/server', '/settings/remote/server'],
+  ['/settings/nscp/client', '/settings/agent/client'],
+  ['/settings/nscp/server', '/settings/agent/server'],
+  ['/settings/web/server/users', '/settings/web/users'],
+  ['/settings/web/server/roles', '/settings/web/roles'],
+];
+
+/** Sections (lower-case prefixes) of NSClient++ that have no counterpart here, and why. */
+export const DROPPED_SECTIONS: readonly (readonly [string, string])[] = [
+  ['/settings/nsclient', 'belongs to NSClientServer (check_nt), which is not supported here'],
+  ['/settings/nsca', 'belongs to NSCAClient, which is not supported here'],
+  ['/settings/nrdp', 'belongs to NRDPClient, which is not supported here'],
+  ['/settings/eventlog', 'belongs to CheckEventLog (Windows event log), which is not supported here'],
+  ['/settings/check_mk', 'belongs to CheckMKClient/CheckMKServer, which are not supported here'],
+  ['/settings/scheduler', 'belongs to Scheduler, which is not supported here'],
+  ['/settings/graphite', 'belongs to GraphiteClient, which is not supported here'],
+  ['/settings/smtp', 'belongs to SMTPClient, which is not supported here'],
+  ['/settings/syslog', 'belongs to SyslogClient, which is not supported here'],
+  ['/settings/python', 'belongs to PythonScript, which is not supported here'],
+  ['/settings/lua', 'belongs to LUAScript, which is not supported here'],
+  ['/settings/crash', 'no meaning here: the agent writes no crash dumps'],
+  ['/settings/log/file', 'no meaning here: the agent logs to stdout and stderr, where the service manager keeps the log'],
+  ['/settings/shared session', 'no meaning here: there is no tray or shared session'],
+  ['/settings/system/windows', 'Windows-only settings: no meaning on this agent'],
+  ['/settings/web/server/log', 'no meaning here: web requests are logged with the agent log'],
+  ['/settings/targets', 'the generic targets of NSClient++ are not supported here: targets live under each client'],
+  ['/includes', 'includes are not carried over: import each included file on its own (agent settings import FILE)'],
+];
+
+/** Keys dropped from a section (canonical path here, lower-case key), and why. */
+export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  '/settings/default': {
+    'cache allowed hosts': 'no meaning here: host names in allowed hosts are not resolved (addresses, masks and localhost only), so there is nothing to cache',
+    'bind to': 'not supported in [/settings/default]: set bind to in each server\'s own section',
+    'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
+    'thread pool': 'no meaning here: one event loop serves every connection',
+    inbox: 'no meaning here: submissions go to the channel of each client or server',
+    encoding: 'not supported: payloads are UTF-8',
+  },
+  '/settings/remote/server': {
+    'cache allowed hosts': 'no meaning here: host names in allowed hosts are not resolved, so there is nothing to cache',
+    'extended response': 'not supported here: an answer longer than the payload is cut; NRPE v3/v4 packets (check_nrpe sends v4 first) carry long answers',
+    'ssl options': 'not supported: the TLS versions are OpenSSL\'s defaults',
+    'certificate format': 'not supported: the server reads PEM files',
+    'performance data': 'not supported: performance data is always sent',
+    'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
+    'thread pool': 'no meaning here: one event loop serves every connection',
+    encoding: 'not supported: payloads are UTF-8',
+  },
+  '/settings/agent/server': {
+    'cache allowed hosts': 'no meaning here: host names in allowed hosts are not resolved, so there is nothing to cache',
+    'thread pool': 'no meaning here: one event loop serves every connection',
+  },
+  '/settings/WEB/server': {
+    threads: 'no meaning here: one event loop serves every request',
+    'allow insecure': 'not supported: the web server always serves TLS when the port ends in s (a missing certificate is generated)',
+    'cache allowed hosts': 'no meaning here: host names in allowed hosts are not resolved, so there is nothing to cache',
+    'disable admin user': 'no meaning here: the built-in user is root and always exists',
+    'allow anonymous access': 'not supported: every API request needs a user',
+    'legacy query auth user agents': 'not supported: the legacy token routes do not exist here',
+  },
+  '/settings/log': {
+    'file name': 'no meaning here: the agent logs to stdout and stderr',
+    'date format': 'no meaning here: log lines carry ISO 8601 UTC times',
+  },
+  '/settings/external scripts': {
+    'script path': 'not supported: list each script in [/settings/external scripts/scripts]',
+    'kill tree': 'no meaning here: the whole process group of a script is always killed',
+  },
+};
+
+/** Keys of the long-form script objects [/settings/external scripts/scripts/<name>] and why they go. */
+export const SCRIPT_OBJECT_KEYS: Readonly<Record<string, string>> = {
+  user: 'not supported: scripts run as the agent\'s user',
+  password: 'not supported: scripts run as the agent\'s user',
+  domain: 'not supported: scripts run as the agent\'s user',
+  session: 'no meaning here: there are no desktop sessions',
+  display: 'no meaning here: there are no desktop sessions',
+  'capture output': 'not supported: output is always captured',
+  encoding: 'not supported: output is read as UTF-8',
+  'ignore perfdata': 'not supported: performance data is always parsed',
+  alias: 'not supported: the query is named after the object',
+  parent: 'not supported for scripts: each script is one line',
+  'is template': 'not supported for scripts: each script is one line',
+};
+
+/** Keys of client targets (any client) that have no counterpart here. */
+export const DROPPED_TARGET_KEYS: Readonly<Record<string, string>> = {
+  insecure: 'no meaning here: a target without certificates uses anonymous DH (allowed ciphers ADH), which is what insecure = true asked for',
+  retries: 'not supported as a target key: give --retry to the query',
+  retry: 'not supported as a target key: give --retry to the query',
+  encoding: 'not supported: payloads are UTF-8',
+  version: 'not supported as a target key: give --version to remote_query',
+  'ssl options': 'not supported: the TLS versions are OpenSSL\'s defaults',
+  path: 'no meaning here: the agent protocol is not HTTP',
+};
+
+/** NSClient++ path variables that mean the installation folder: here that is the settings file's folder. */
+export const PATH_VARIABLES = ['shared-path', 'exe-path', 'module-path', 'data-path', 'cache-folder', 'log-path', 'etc', 'common-appdata'];
+
+/** What NSClient++'s insecure = true on the NRPE server makes it ignore. */
+export const INSECURE_IGNORES = ['certificate', 'certificate key', 'ca', 'dh', 'verify mode', 'allowed ciphers'];
+
+/** NSClient++ log levels that are spelled differently here. */
+export const LOG_LEVELS: Readonly<Record<string, string>> = { trace: 'debug', warn: 'warning', fatal: 'critical' };
