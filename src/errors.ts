@@ -43,6 +43,8 @@ export const CODES = {
   AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: '%s: allowed hosts lets every address connect', severity: 'warning' },
   AGENT_WARN_NO_CA: { message: '%s has no ca configured: anyone allowed by allowed hosts may query', severity: 'warning' },
   AGENT_WARN_PLAIN_PASSWORD: { message: 'password of %s is stored in plain text; agent web add-user stores a hash', severity: 'warning' },
+  AGENT_WARN_UNAUTHENTICATED_EXEC: { message: '%s lets peers that are not authenticated (%s) run exec commands (%s)', severity: 'warning' },
+  AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS: { message: '%s lets peers that are not authenticated (%s) run scripts with arguments (%s)', severity: 'warning' },
   // Settings editing
   AGENT_ERR_SETTINGS_CONFLICT: { message: 'settings file %s changed since it was read; re-read and try again' },
   AGENT_ERR_SETTINGS_WRITE: { message: 'cannot write settings file %s: %s' },
@@ -57,6 +59,7 @@ export const CODES = {
   AGENT_ERR_QUERY_UNKNOWN: { message: 'Unknown command(s): %s' },
   AGENT_ERR_QUERY_FAILED: { message: 'query %s failed: %s' },
   AGENT_ERR_PROTOBUF: { message: 'invalid %s message: %s' },
+  AGENT_ERR_COMMAND_REFUSED: { message: '%s %s is not allowed over %s: add it to %s in [%s]' },
   // Remote protocol (NRPE) and client queries
   AGENT_ERR_NRPE_PACKET: { message: 'invalid NRPE packet: %s' },
   AGENT_ERR_NRPE_CONNECT: { message: 'cannot connect to %s: %s' },

@@ -68,6 +68,11 @@ export function createCore(options: CoreOptions): Core {
       const request = decode('QueryRequestMessage', bytes);
       const payload: Plugin.QueryResponseMessage.IResponse[] = [];
       for (const p of request.payload) {
+        const refused = opts.allow?.('query', p.command);
+        if (refused !== undefined) {
+          payload.push(resultToResponse({ command: p.command, result: 3, message: refused, perf: [] }, p.id ?? undefined));
+          continue;
+        }
         const entry = queries.get(p.command.toLowerCase());
         if (!entry) {
           payload.push(resultToResponse({ command: p.command, result: 3, message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]), perf: [] }, p.id ?? undefined));
@@ -102,10 +107,15 @@ export function createCore(options: CoreOptions): Core {
       return { command: first.command, result: toStatus(first.result), message: first.message };
     },
 
-    async execRaw(bytes) {
+    async execRaw(bytes, opts = {}) {
       const request = decode('ExecuteRequestMessage', bytes);
       const payload: Plugin.ExecuteResponseMessage.IResponse[] = [];
       for (const p of request.payload) {
+        const refused = opts.allow?.('exec', p.command);
+        if (refused !== undefined) {
+          payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: refused });
+          continue;
+        }
         const entry = execs.get(p.command.toLowerCase());
         if (!entry) {
           payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]) });
@@ -178,7 +188,7 @@ function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
       const signal = call.signal ?? NEVER_ABORTED;
       let r: QueryResult;
       try {
-        const out = await fn([...(p.arguments ?? [])], { signal });
+        const out = await fn([...(p.arguments ?? [])], call.allow ? { signal, allow: call.allow } : { signal });
         r = { ...out, command: out.command ?? p.command ?? name };
       } catch (err) {
         r = { command: p.command, result: 3, message: err instanceof AgentError ? err.message : `${p.command} failed: ${errorMessage(err)}`, perf: [] };

@@ -14,7 +14,25 @@ import type { AgentControl } from './control.js';
  * optional signal (in-process only; it does not cross the wire) tells the
  * handler that the caller gave up.
  */
-export type RawQueryHandler = (request: Uint8Array, call?: { signal?: AbortSignal }) => Promise<Uint8Array>;
+export type RawQueryHandler = (request: Uint8Array, call?: CallOptions) => Promise<Uint8Array>;
+
+export type CommandKind = 'query' | 'exec';
+/**
+ * What a caller may run: undefined for an allowed name, else the message of
+ * the refusal. The protocol servers pass one per request
+ * (src/protocols/command-allow-list.ts); the core checks it before every
+ * query and exec command and hands it on to handlers, so queries that run
+ * other queries (check_negate, check_multi, aliases) are checked too.
+ */
+export type CommandFilter = (kind: CommandKind, name: string) => string | undefined;
+
+/** In-process options of a call (they do not cross the wire). */
+export interface CallOptions {
+  /** The caller gave up. */
+  signal?: AbortSignal;
+  /** The caller's allow-list; absent means everything (local callers, the web API with its privileges). */
+  allow?: CommandFilter;
+}
 /** Encoded ExecuteRequestMessage in, encoded ExecuteResponseMessage out. */
 export type RawExecHandler = (request: Uint8Array) => Promise<Uint8Array>;
 /** Encoded SubmitResponseMessage in (passive results submitted on a channel). */
@@ -34,6 +52,8 @@ export interface QueryInfo {
 export interface QueryCall {
   /** Aborted when the owning module stops or the caller gives up. */
   signal: AbortSignal;
+  /** The caller's allow-list, to pass on when this query runs other queries. */
+  allow?: CommandFilter;
 }
 
 export type SimpleQuery = (args: string[], call: QueryCall) => Promise<Omit<QueryResult, 'command'> & { command?: string }>;
@@ -45,16 +65,16 @@ export interface Core {
   /** Register a query from a function of its arguments; the core does the protobuf work. */
   registerSimpleQuery(info: QueryInfo, fn: SimpleQuery): () => void;
   /** Run a query by name through the protobuf boundary. Unknown names answer UNKNOWN naming them. */
-  query(command: string, args?: readonly string[], options?: { signal?: AbortSignal }): Promise<QueryResult>;
+  query(command: string, args?: readonly string[], options?: CallOptions): Promise<QueryResult>;
   /** Run an encoded QueryRequestMessage (every payload) and return the encoded QueryResponseMessage. */
-  queryRaw(request: Uint8Array, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
+  queryRaw(request: Uint8Array, options?: CallOptions): Promise<Uint8Array>;
   listQueries(): QueryInfo[];
   getQuery(name: string): QueryInfo | undefined;
 
   registerExec(info: QueryInfo, handler: RawExecHandler): () => void;
   registerSimpleExec(info: QueryInfo, fn: SimpleExec): () => void;
   exec(command: string, args?: readonly string[]): Promise<{ command: string; result: QueryResult['result']; message: string }>;
-  execRaw(request: Uint8Array): Promise<Uint8Array>;
+  execRaw(request: Uint8Array, options?: Pick<CallOptions, 'allow'>): Promise<Uint8Array>;
   listExecs(): QueryInfo[];
 
   /** Listen on a channel; returns an unsubscribe function. */

@@ -8,13 +8,16 @@
  * - AGENT_WARN_ALLOWED_HOSTS_OPEN: an `allowed hosts` that admits every address;
  * - AGENT_WARN_NO_CA: AgentServer enabled without TLS, without a `ca`, or with
  *   a verify mode that makes the client certificate optional;
- * - AGENT_WARN_PLAIN_PASSWORD: a web user whose password is stored in plain text.
+ * - AGENT_WARN_PLAIN_PASSWORD: a web user whose password is stored in plain text;
+ * - AGENT_WARN_UNAUTHENTICATED_EXEC, AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS:
+ *   see allow-list-warnings.ts.
  * Defaults alone never warn (an untouched file stays quiet), except where the
  * result is insecure whatever the defaults are (empty password, no CA).
  */
 import { withFallback, type Origin, type ResolvedObject } from './snapshot.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
+import { allowListWarnings } from './allow-list-warnings.js';
 
 interface WarnInput {
   file: string;
@@ -93,6 +96,8 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
     const o = input.origins[path]?.['allowed hosts'];
     if (typeof v === 'string' && o && allowsEveryone(v)) out.push(problem('AGENT_WARN_ALLOWED_HOSTS_OPEN', [`[${path}]`], at(o, path, 'allowed hosts')));
   }
+
+  out.push(...allowListWarnings(input));
 
   for (const u of input.users.values()) {
     const pw = u.values.password;

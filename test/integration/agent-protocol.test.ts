@@ -59,6 +59,8 @@ certificate = ${me.serverCert.cert}
 certificate key = ${me.serverCert.key}
 ca = ${caFile}
 verify mode = peer-cert
+; peers are authenticated by their certificates: they may run exec commands
+allowed exec commands = *
 
 [/settings/agent/client]
 target = peer

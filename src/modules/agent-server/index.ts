@@ -5,7 +5,11 @@
  * the latest per command and source is kept, listed by the query
  * `agent_submissions` (JSON in the message) for the API.
  *
- * `apply(next)` takes allowed hosts, timeout and max frame size in place
+ * A peer runs only what `allowed queries` and `allowed exec commands`
+ * allow (src/protocols/command-allow-list.ts; default: every query, no exec
+ * command); the core checks nested queries against the same lists.
+ *
+ * `apply(next)` takes allowed hosts, the allow-lists, timeout and max frame size in place
  * (open connections from addresses no longer allowed are closed). New TLS
  * settings (use ssl, certificate, key, ca, verify mode, ciphers) apply to
  * new connections on the same port; open ones finish their requests and
@@ -23,6 +27,7 @@ import { loadOrCreateCertificate } from '../../web/tls.js';
 import { AgentError } from '../../errors.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { decode, responseToResult } from '../../protocols/plugin/codec.js';
+import { ALLOWED_EXECS, ALLOWED_QUERIES, commandGuard, parseAllowList, type GuardOptions } from '../../protocols/command-allow-list.js';
 
 const SECTION = '/settings/agent/server';
 export const AGENT_PORT = 5668;
@@ -32,6 +37,7 @@ export function createModule(): AgentModule {
   let listener: AgentListener | undefined;
   let bindKey = '';
   let tlsKey = '';
+  let allowed: GuardOptions;
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
@@ -66,6 +72,18 @@ export function createModule(): AgentModule {
     });
   };
 
+  /** The allow-lists of these settings (compiled once per apply). */
+  const allowOf = (snapshot: Snapshot): GuardOptions => {
+    const s = snapshot.sections[SECTION] ?? {};
+    return {
+      server: 'AgentServer',
+      section: SECTION,
+      queries: parseAllowList(String(s[ALLOWED_QUERIES] ?? '*')),
+      execs: parseAllowList(String(s[ALLOWED_EXECS] ?? '')),
+      log: ctx!.log,
+    };
+  };
+
   const listen = async (snapshot: Snapshot, tls: TlsOptions | undefined): Promise<AgentListener> => {
     const s = snapshot.sections[SECTION] ?? {};
     const srv = await startAgentListener({
@@ -75,8 +93,14 @@ export function createModule(): AgentModule {
       ...(tls ? { tls } : {}),
       log: ctx!.log,
       handlers: {
-        query: (bytes) => ctx!.core.queryRaw(bytes),
-        exec: (bytes) => ctx!.core.execRaw(bytes),
+        query: (bytes, peer) => {
+          const allow = commandGuard(allowed, peer.address);
+          return ctx!.core.queryRaw(bytes, allow ? { allow } : {});
+        },
+        exec: (bytes, peer) => {
+          const allow = commandGuard(allowed, peer.address);
+          return ctx!.core.execRaw(bytes, allow ? { allow } : {});
+        },
         submit: async (bytes, peer) => {
           // A message that does not decode throws AGENT_ERR_PROTOBUF (an Error frame to the client).
           const message = decode('SubmitResponseMessage', bytes);
@@ -94,6 +118,7 @@ export function createModule(): AgentModule {
     name: 'AgentServer',
     async start(context) {
       ctx = context;
+      allowed = allowOf(context.settings);
       bindKey = bindKeyOf(context.settings);
       tlsKey = tlsKeyOf(context.settings);
       listener = await listen(context.settings, await tlsOf(context.settings));
@@ -111,6 +136,7 @@ export function createModule(): AgentModule {
     },
     async apply(next) {
       if (listener === undefined) return false;
+      allowed = allowOf(next);
       const nextBind = bindKeyOf(next);
       const nextTls = tlsKeyOf(next);
       if (nextBind !== bindKey) {

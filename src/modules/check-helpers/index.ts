@@ -7,6 +7,7 @@
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { Status } from '../../core/result.js';
+import type { QueryCall } from '../../core/core.js';
 import { VERSION } from '../../version.js';
 import { checkMulti, checkNegate, checkTimeout, type QueryFn } from '../../checks/helpers/wrappers.js';
 import { indexCheck } from '../../checks/helpers/index-check.js';
@@ -51,9 +52,13 @@ export function createModule(): AgentModule {
           async (args) => checkDummy(args),
         ),
       );
-      const query: QueryFn = (command, args, options) => ctx.core.query(command, args, options);
       for (const w of WRAPPERS) {
-        unregister.push(ctx.core.registerSimpleQuery({ name: w.name, module: 'CheckHelpers', title: w.title, description: w.description }, (args, call) => w.run(args, query, call.signal)));
+        // The inner queries run under the caller's allow-list (a protocol peer cannot wrap a refused query).
+        const run = (args: string[], call: QueryCall) => {
+          const query: QueryFn = (command, inner, options) => ctx.core.query(command, inner, call.allow ? { ...options, allow: call.allow } : options);
+          return w.run(args, query, call.signal);
+        };
+        unregister.push(ctx.core.registerSimpleQuery({ name: w.name, module: 'CheckHelpers', title: w.title, description: w.description }, run));
       }
     },
     async apply() {

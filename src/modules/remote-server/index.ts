@@ -2,7 +2,11 @@
  * RemoteServer: answers NRPE queries (check_nrpe, our RemoteClient) with the
  * agent's own queries, from [/settings/remote/server].
  *
- * `apply(next)` takes allowed hosts, allow arguments, allow nasty
+ * A peer runs only the queries `allowed queries` allows (default: all but
+ * the client queries remote_* and agent_*, so the agent is no relay); the
+ * core checks nested queries against the same list.
+ *
+ * `apply(next)` takes allowed hosts, allowed queries, allow arguments, allow nasty
  * characters, payload length, timeout and submit channel in place. A changed
  * port, bind address or TLS setting rebinds: the new listener starts before
  * the old one closes (when both use the same address the old one closes
@@ -24,6 +28,7 @@ import { NRPE_CHECK } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
 import { VERSION } from '../../version.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
+import { ALLOWED_QUERIES, commandGuard, parseAllowList, type GuardOptions } from '../../protocols/command-allow-list.js';
 
 const SECTION = '/settings/remote/server';
 const SUBMIT_COMMAND = '_NRPE_SUBMIT';
@@ -33,6 +38,13 @@ export function createModule(): AgentModule {
   let server: NrpeServer | undefined;
   let listenerKey = '';
   let submitChannel = '';
+  let allowed: GuardOptions;
+  const allowOf = (snapshot: Snapshot): GuardOptions => ({
+    server: 'RemoteServer',
+    section: SECTION,
+    queries: parseAllowList(String(snapshot.sections[SECTION]?.[ALLOWED_QUERIES] ?? '*, !remote_*, !agent_*')),
+    log: ctx!.log,
+  });
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
@@ -79,7 +91,8 @@ export function createModule(): AgentModule {
   const answer = async (command: string, args: string[], peer: NrpePeer): Promise<QueryResult> => {
     if (command === NRPE_CHECK) return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
     if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
-    return ctx!.core.query(command, args, { signal: ctx!.signal });
+    const allow = commandGuard(allowed, peer.address);
+    return ctx!.core.query(command, args, allow ? { signal: ctx!.signal, allow } : { signal: ctx!.signal });
   };
 
   const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {
@@ -97,6 +110,7 @@ export function createModule(): AgentModule {
     name: 'RemoteServer',
     async start(context) {
       ctx = context;
+      allowed = allowOf(context.settings);
       listenerKey = keyOf(context.settings);
       submitChannel = String(context.settings.sections[SECTION]?.['submit channel'] ?? '');
       server = await listen(context.settings);
@@ -113,6 +127,7 @@ export function createModule(): AgentModule {
       );
     },
     async apply(next) {
+      allowed = allowOf(next);
       submitChannel = String(next.sections[SECTION]?.['submit channel'] ?? '');
       const key = keyOf(next);
       if (server === undefined) return false;

@@ -228,6 +228,14 @@ port: number
  */
 "allowed hosts"?: string
 /**
+ * Queries a peer may run, as comma-separated micromatch patterns matched case-insensitively against the query name; a name must match one pattern and no negated one (!remote_*); empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too.
+ */
+"allowed queries": string
+/**
+ * Exec commands a peer may run (agent_exec, such as CheckExternalScripts, which writes scripts), as comma-separated micromatch patterns; empty (the default) allows none. Allow them only to authenticated peers (ca set).
+ */
+"allowed exec commands": string
+/**
  * Whether connections use TLS.
  */
 "use ssl": boolean
@@ -293,6 +301,10 @@ port: number
  * Client addresses allowed to connect; falls back to [/settings/default] allowed hosts.
  */
 "allowed hosts"?: string
+/**
+ * Queries an NRPE peer may run, as comma-separated micromatch patterns matched case-insensitively against the command name; a name must match one pattern and no negated one; empty allows none. The default refuses the client queries (remote_*, agent_*), so the agent is no relay. NRPE carries no exec commands.
+ */
+"allowed queries": string
 /**
  * Whether connections use TLS.
  */

@@ -1,0 +1,69 @@
+/**
+ * Warnings about what the protocol servers' allow-lists let a peer run
+ * without authentication (src/protocols/command-allow-list.ts):
+ * - AGENT_WARN_UNAUTHENTICATED_EXEC: AgentServer enabled, `allowed exec
+ *   commands` not empty, and its peers not authenticated (no TLS, no `ca`,
+ *   or a verify mode that makes the client certificate optional);
+ * - AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS: CheckExternalScripts with
+ *   `allow arguments` on, and a server whose peers are not authenticated
+ *   whose `allowed queries` lets through a configured script (RemoteServer
+ *   only when its own `allow arguments` is on too, since it refuses
+ *   arguments otherwise).
+ * An NRPE peer counts as authenticated only when TLS is on with a `ca` and
+ * a verify mode that requires a client certificate.
+ */
+import { parseAllowList, ALLOWED_EXECS, ALLOWED_QUERIES } from '../protocols/command-allow-list.js';
+import type { Origin } from './snapshot.js';
+import { problem, type SettingsProblem } from './problem.js';
+
+interface Input {
+  file: string;
+  sections: Record<string, Record<string, unknown>>;
+  origins: Record<string, Record<string, Origin>>;
+  modules: Record<string, boolean>;
+}
+
+const SERVERS = [
+  { module: 'AgentServer', section: '/settings/agent/server', queries: '*', execs: true },
+  { module: 'RemoteServer', section: '/settings/remote/server', queries: '*, !remote_*, !agent_*', execs: false },
+] as const;
+
+const SCRIPTS = '/settings/external scripts';
+
+export function allowListWarnings(input: Input): SettingsProblem[] {
+  const out: SettingsProblem[] = [];
+  const scripts = input.sections[SCRIPTS] ?? {};
+  const scriptArguments = input.modules.CheckExternalScripts === true && scripts['allow arguments'] === true;
+  const scriptNames = Object.keys(input.sections[`${SCRIPTS}/scripts`] ?? {});
+  for (const server of SERVERS) {
+    if (!input.modules[server.module]) continue;
+    const s = input.sections[server.section] ?? {};
+    const o = input.origins[server.section] ?? {};
+    const why = unauthenticated(s);
+    if (why === undefined) continue;
+    const at = (key: string, origin: Origin | undefined) => ({ file: input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });
+    const execs = server.execs ? String(s[ALLOWED_EXECS] ?? '') : '';
+    if (server.execs && !parseAllowList(execs).nothing) {
+      out.push(problem('AGENT_WARN_UNAUTHENTICATED_EXEC', [`[${server.section}]`, why, `${ALLOWED_EXECS} = ${execs}`], at(ALLOWED_EXECS, o[ALLOWED_EXECS])));
+    }
+    const serverTakesArguments = server.module !== 'RemoteServer' || s['allow arguments'] === true;
+    if (scriptArguments && serverTakesArguments) {
+      const queries = parseAllowList(String(s[ALLOWED_QUERIES] ?? server.queries));
+      const reachable = scriptNames.filter((n) => queries.allows(n));
+      if (reachable.length > 0) {
+        const shown = reachable.slice(0, 5).join(', ') + (reachable.length > 5 ? ', …' : '');
+        const origin = o[ALLOWED_QUERIES] ?? input.origins[SCRIPTS]?.['allow arguments'];
+        out.push(problem('AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS', [`[${server.section}]`, why, shown], at(ALLOWED_QUERIES, origin)));
+      }
+    }
+  }
+  return out;
+}
+
+/** Why the server's peers are not authenticated, or undefined when they are. */
+function unauthenticated(s: Record<string, unknown>): string | undefined {
+  if (s['use ssl'] === false) return 'use ssl is off';
+  if (!s.ca) return 'no ca';
+  if (!['peer-cert', 'fail-if-no-peer-cert', 'remote-peer'].includes(String(s['verify mode'] ?? 'none'))) return `verify mode ${String(s['verify mode'] ?? 'none')} does not require a client certificate`;
+  return undefined;
+}
