@@ -15,7 +15,7 @@
  * so a refused name cannot be reached by wrapping it. A refusal logs one
  * line and answers a message naming the setting that would allow it.
  */
-import micromatch from 'micromatch';
+import { createRequire } from 'node:module';
 import type { CommandFilter, CommandKind } from '../core/core.js';
 import { formatMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -35,8 +35,8 @@ export interface AllowList {
 /** Parse a comma-separated pattern list (compiled once). */
 export function parseAllowList(text: string): AllowList {
   const patterns = splitPatterns(text);
-  const positive = patterns.filter((p) => !p.startsWith('!')).map((p) => micromatch.matcher(p, { nocase: true, dot: true }));
-  const negative = patterns.filter((p) => p.startsWith('!') && p.length > 1).map((p) => micromatch.matcher(p.slice(1), { nocase: true, dot: true }));
+  const positive = patterns.filter((p) => !p.startsWith('!')).map(compile);
+  const negative = patterns.filter((p) => p.startsWith('!') && p.length > 1).map((p) => compile(p.slice(1)));
   const everything = negative.length === 0 && patterns.some((p) => p === '*' || p === '**');
   return {
     text,
@@ -81,6 +81,25 @@ export function commandGuard(options: GuardOptions, peer: string): CommandFilter
 }
 
 // ---------------------------------------------------------------- helpers
+
+type Matcher = (name: string) => boolean;
+
+/**
+ * One pattern as a matcher. Plain names with `*` and `?` (nearly every list)
+ * become a regular expression with micromatch's meaning for names without
+ * `/`; anything else (braces, classes, extglobs) goes to micromatch, loaded
+ * on first use so that reading the settings does not pay for it.
+ */
+function compile(pattern: string): Matcher {
+  if (/^[\w.\-*?]+$/.test(pattern)) {
+    const re = new RegExp(`^${pattern.replace(/[.\-]/g, '\\$&').replace(/\*+/g, '.*').replace(/\?/g, '.')}$`, 'is');
+    return (name) => re.test(name);
+  }
+  const micromatch = require('micromatch') as typeof import('micromatch');
+  return micromatch.matcher(pattern, { nocase: true, dot: true });
+}
+
+const require = createRequire(import.meta.url);
 
 /** Split at commas outside braces (`check_{cpu,memory}` is one pattern). */
 function splitPatterns(text: string): string[] {
