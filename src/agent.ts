@@ -10,9 +10,9 @@ import { sink, isLogLevel, type LogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
 import type { AgentControl, ModuleStatus, SettingsEdit } from './core/control.js';
-import { loadSettingsFile } from './settings/load.js';
+import { loadSettingsFile, loadSettingsText } from './settings/load.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
-import { editSettingsFile } from './settings/edit-ini.js';
+import { applyEdits, editSettingsFile } from './settings/edit-ini.js';
 import { findModule } from './modules/catalogue.js';
 import { Reconciler } from './reconciler/reconciler.js';
 import { watchSettings, type SettingsWatcher } from './reconciler/watcher.js';
@@ -51,7 +51,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     disable: (name) => setEnabled(known(name), false),
     status: () => need().status(),
     reload: () => need().reload('requested'),
-    async editSettings(edits: SettingsEdit[]) {
+    async editSettings(edits: SettingsEdit[] | ((currentText: string) => SettingsEdit[])) {
       await guardedEdit(edits, 'edited through the API');
     },
     logs: (levels) => sink.entries(levels),
@@ -70,7 +70,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
    * edit would not apply and would hide in a broken file); the edit is
    * written only over the exact content just validated.
    */
-  async function guardedEdit(edits: SettingsEdit[], why: string): Promise<void> {
+  async function guardedEdit(edits: SettingsEdit[] | ((currentText: string) => SettingsEdit[]), why: string): Promise<void> {
     const r = need();
     const file = r.settings().file;
     if (!existsSync(file)) {
@@ -80,7 +80,13 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     if (before.lastResult === 'invalid') {
       throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, `${before.problems.length}; fix the file first: ${before.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`]);
     }
-    await editSettingsFile(file, edits, { expectedHash: before.fileHash });
+    // The result must validate too: an edit never leaves the file broken.
+    const validated = (text: string): SettingsEdit[] => {
+      const list = typeof edits === 'function' ? edits(text) : edits;
+      refuseInvalid(applyEdits(text, list), file);
+      return list;
+    };
+    await editSettingsFile(file, validated, { expectedHash: before.fileHash });
     await r.reload(why);
   }
   const core = createCore({ settings: () => need().settings(), control });
@@ -111,6 +117,14 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
       },
     },
   };
+}
+
+/** Throw AGENT_ERR_HTTP_UNPROCESSABLE listing the problems when `text` would not load. */
+function refuseInvalid(text: string, file: string): void {
+  const check = loadSettingsText(text, file);
+  if (check.ok) return;
+  const details = check.problems.map((p) => ({ field: `[${p.section ?? ''}]${p.key !== undefined ? ` ${p.key}` : ''}`, message: `line ${p.line}: ${p.code}: ${p.message}` }));
+  throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details });
 }
 
 function applyLogSettings(section: Readonly<Record<string, unknown>> | undefined): void {

@@ -11,6 +11,7 @@ import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 import { objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
 import { formatProblem } from './format-problem.js';
+import { keySchema, shownValue } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
 
 export const SHOW_HELP = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--json]
@@ -84,11 +85,10 @@ export async function showCommand(argv: string[]): Promise<number> {
 function shownSection(values: Readonly<Record<string, unknown>>, origins: Readonly<Record<string, Origin>>, schema: JsonSchema | undefined, file: string): Record<string, ShownValue> {
   const out: Record<string, ShownValue> = {};
   for (const [key, value] of Object.entries(values)) {
-    const prop = (schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined)) as JsonSchema | undefined;
-    const secret = prop?.['x-secret'] === true;
+    const prop = keySchema(schema, key);
     const o = origins[key];
     out[key] = {
-      value: secret && value !== '' ? '******' : value,
+      value: shownValue(schema, key, value),
       origin: o ? `${o.object ? `object ${o.object}, ` : ''}${basename(o.file) === basename(file) ? basename(file) : o.file}:${o.line}` : 'default',
       ...(prop?.description ? { description: String(prop.description) } : {}),
     };

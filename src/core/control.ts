@@ -64,8 +64,15 @@ export interface AgentControl {
   status(): ReconcilerStatus;
   /** Ask for a reconcile now (re-reads the file). */
   reload(): Promise<ReconcilerStatus>;
-  /** Set or remove keys in the settings file through the minimal-edit writer, then reconcile. */
-  editSettings(edits: SettingsEdit[]): Promise<void>;
+  /**
+   * Set or remove keys and sections in the settings file through the
+   * minimal-edit writer, then reconcile. `edits` may be a function of the
+   * file's current text (it runs under the writer's lock, on exactly the
+   * content edited; it may throw to refuse). Refused, with nothing written:
+   * a missing or invalid file (409), and an edit whose result would not
+   * validate (AGENT_ERR_HTTP_UNPROCESSABLE, 422, the problems as `details`).
+   */
+  editSettings(edits: SettingsEdit[] | ((currentText: string) => SettingsEdit[])): Promise<void>;
   logs(levels?: ReadonlySet<LogLevel>): readonly LogRecord[];
   /** Error and critical entries counted since the start or the last clear, and the last one's message. */
   logStatus(): { errors: number; lastError: string };

@@ -24,12 +24,14 @@ import type { WebRequest } from './respond.js';
 import { createRouteTable, type RouteContext, type RouteInfo } from './routes/context.js';
 import { registerInfoRoutes } from './routes/info.js';
 import { registerLegacyRoutes } from './routes/legacy.js';
+import { registerLogAdminRoutes } from './routes/log-admin.js';
 import { registerLogRoutes } from './routes/logs.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerModuleRoutes } from './routes/modules.js';
 import { registerQueryRoutes } from './routes/queries.js';
 import { registerRootRoutes } from './routes/root.js';
 import { registerScriptRoutes } from './routes/scripts.js';
+import { registerSettingsApiRoutes } from './routes/settings-api.js';
 import { registerSettingsRoutes } from './routes/settings.js';
 import { createStatic, UI_DIR } from './static.js';
 
@@ -107,7 +109,9 @@ export function buildApp(opts: WebAppOptions): WebApp {
   registerQueryRoutes(ctx);
   registerScriptRoutes(ctx);
   registerLogRoutes(ctx);
+  registerLogAdminRoutes(ctx);
   registerSettingsRoutes(ctx);
+  registerSettingsApiRoutes(ctx);
   registerMetricsRoutes(ctx);
 
   registerLegacyRoutes(ctx);

@@ -36,8 +36,8 @@ export interface RouteContext {
   getSnapshot(): Snapshot;
   /** Largest accepted request body in bytes. */
   maxBodySize(): number;
-  /** Register a guarded route; `label` names a requirement given as a function for the route table. */
-  route(method: Method, path: string, requirement: Requirement, handler: Handler, label?: string): void;
+  /** Register a guarded route (a requirement given as a function is shown in the table by its `label`: see labelled()). */
+  route(method: Method, path: string, requirement: Requirement, handler: Handler): void;
   /** Register a route that needs no authentication (recorded with privilege `none`). */
   openRoute(method: Method, path: string, handler: Handler): void;
 }
@@ -45,13 +45,13 @@ export interface RouteContext {
 export function createRouteTable(app: Polka<WebRequest>, access: AccessControl): { routes: RouteInfo[]; route: RouteContext['route']; openRoute: RouteContext['openRoute'] } {
   const routes: RouteInfo[] = [];
   const adder = (method: Method) => (method === 'GET' ? app.get : method === 'PUT' ? app.put : method === 'DELETE' ? app.delete : app.post);
-  const route: RouteContext['route'] = (method, path, requirement, handler, label) => {
+  const route: RouteContext['route'] = (method, path, requirement, handler) => {
     const guard = access.guard(path, requirement);
     const fn = async (req: WebRequest, res: ServerResponse): Promise<void> => {
       await handler(req, res);
     };
     adder(method).call(app, path, guard, fn);
-    const privilege = typeof requirement === 'string' ? requirement : typeof requirement === 'function' ? (label ?? 'dynamic') : requirement.join('|');
+    const privilege = typeof requirement === 'string' ? requirement : typeof requirement === 'function' ? ((requirement as { label?: string }).label ?? 'dynamic') : requirement.join('|');
     routes.push({ method, path, privilege });
   };
   const openRoute: RouteContext['openRoute'] = (method, path, handler) => {
@@ -63,4 +63,9 @@ export function createRouteTable(app: Polka<WebRequest>, access: AccessControl):
     routes.push({ method, path, privilege: 'none' });
   };
   return { routes, route, openRoute };
+}
+
+/** A requirement computed from the request, named for the route table (`scripts.list|scripts.lists.<R>`). */
+export function labelled(label: string, of: (req: WebRequest) => readonly string[]): Requirement {
+  return Object.assign(of, { label });
 }

@@ -1,4 +1,4 @@
-/** GET /api/v1/info and /api/v1/info/version, privilege `info.get`. */
+/** GET /api/v1/info and /api/v1/info/version, privilege `info.get` (the version also NSClient++'s `info.get.version`). */
 import { VERSION } from '../../version.js';
 import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
@@ -17,7 +17,7 @@ export function registerInfoRoutes(ctx: RouteContext): void {
       status_url: `${v1}/settings/status`,
     });
   });
-  ctx.route('GET', '/api/v1/info/version', 'info.get', (_req, res) => {
+  ctx.route('GET', '/api/v1/info/version', ['info.get', 'info.get.version'], (_req, res) => {
     sendJson(res, 200, { version: ctx.core.control.info().version ?? VERSION });
   });
 }

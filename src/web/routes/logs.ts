@@ -8,7 +8,7 @@
  * (matching entries), `X-Pagination-Page`, `X-Pagination-Limit`.
  */
 import { AgentError } from '../../errors.js';
-import { isLogLevel, type LogLevel } from '../../log.js';
+import { isLogLevel, type LogLevel, type LogRecord } from '../../log.js';
 import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
 
@@ -40,15 +40,7 @@ export function registerLogRoutes(ctx: RouteContext): void {
     sendJson(
       res,
       200,
-      items.map((r) => ({
-        index: r.index,
-        level: r.level,
-        namespace: r.namespace,
-        message: r.message,
-        date: r.date,
-        ...(r.file !== undefined ? { file: r.file } : {}),
-        ...(r.line !== undefined ? { line: r.line } : {}),
-      })),
+      items.map(logJson),
       {
         Link: links.join(', '),
         'X-Pagination-Count': String(count),
@@ -59,15 +51,28 @@ export function registerLogRoutes(ctx: RouteContext): void {
   });
 }
 
+/** One log entry as the API shows it. */
+export function logJson(r: LogRecord): Record<string, unknown> {
+  return {
+    index: r.index,
+    level: r.level,
+    namespace: r.namespace,
+    message: r.message,
+    date: r.date,
+    ...(r.file !== undefined ? { file: r.file } : {}),
+    ...(r.line !== undefined ? { line: r.line } : {}),
+  };
+}
+
 // ---------------------------------------------------------------- helpers
 
-function single(value: unknown, name: string): string | undefined {
+export function single(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`${name} is given more than once`]);
   return value;
 }
 
-function intParam(value: unknown, name: string, fallback: number, min: number, max: number): number {
+export function intParam(value: unknown, name: string, fallback: number, min: number, max: number): number {
   const text = single(value, name);
   if (text === undefined || text === '') return fallback;
   if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {

@@ -1,4 +1,9 @@
-/** GET /api (versions) and GET /api/v1 (the index of resources), privilege `public`. */
+/**
+ * GET /api (versions) and GET /api/v1 (the index of resources), privilege
+ * `public`; GET and DELETE /api/v1/login (NSClient++'s `login.get`): who the
+ * credentials are. There are no session tokens (every request carries its
+ * credentials), so `key` is absent and DELETE has nothing to revoke.
+ */
 import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
 
@@ -6,6 +11,12 @@ export function registerRootRoutes(ctx: RouteContext): void {
   ctx.route('GET', '/api', 'public', (req, res) => {
     const v1 = `${baseUrl(req)}/api/v1`;
     sendJson(res, 200, { legacy_api: v1, current_api: v1, beta_api: v1 });
+  });
+  ctx.route('GET', '/api/v1/login', 'login.get', (req, res) => {
+    sendJson(res, 200, { user: req.principal?.user });
+  });
+  ctx.route('DELETE', '/api/v1/login', 'login.get', (_req, res) => {
+    sendJson(res, 200, { status: 'ok' });
   });
   ctx.route('GET', '/api/v1', 'public', (req, res) => {
     const v1 = `${baseUrl(req)}/api/v1`;

@@ -8,12 +8,18 @@
  * A script name may contain `/` (the rest of the path after the runtime).
  * PUT takes the raw script text, or JSON `{content}` with Content-Type
  * application/json.
+ * Privileges: ours (`scripts.list`, `scripts.get`, `scripts.add`,
+ * `scripts.delete`), or NSClient++'s per runtime (`scripts.list.runtimes`,
+ * `scripts.lists.<R>`, `scripts.get.<R>`, `scripts.add.<R>`,
+ * `scripts.delete.<R>`, R being the runtime's module, CheckExternalScripts
+ * for `ext`, else the runtime's name).
  */
 import { AgentError } from '../../errors.js';
 import { validateScriptContent } from '../bodies.js';
 import { parseJson, readBody, fieldsOf } from '../body.js';
 import { baseUrl, seg, sendJson } from '../respond.js';
-import type { RouteContext } from './context.js';
+import { labelled, type RouteContext } from './context.js';
+import type { Requirement } from '../access.js';
 
 interface Runtime {
   name: string;
@@ -22,6 +28,11 @@ interface Runtime {
 }
 
 const RUNTIMES: readonly Runtime[] = [{ name: 'ext', module: 'CheckExternalScripts', title: 'External scripts' }];
+
+/** Our privilege, or NSClient++'s `<prefix>.<R>` for the runtime in the path (R: its module, else the name as given). */
+function perRuntime(ours: string, nsclient: string): Requirement {
+  return labelled(`${ours}|${nsclient}.<R>`, (req) => [ours, `${nsclient}.${RUNTIMES.find((r) => r.name === req.params.runtime)?.module ?? req.params.runtime ?? ''}`]);
+}
 
 export function registerScriptRoutes(ctx: RouteContext): void {
   const loaded = (): Runtime[] => RUNTIMES.filter((r) => ctx.core.control.module(r.module)?.loaded === true);
@@ -49,12 +60,12 @@ export function registerScriptRoutes(ctx: RouteContext): void {
     return name;
   };
 
-  ctx.route('GET', '/api/v1/scripts', 'scripts.list', (req, res) => {
+  ctx.route('GET', '/api/v1/scripts', ['scripts.list', 'scripts.list.runtimes'], (req, res) => {
     const base = baseUrl(req);
     sendJson(res, 200, loaded().map((r) => ({ name: r.name, module: r.module, title: r.title, runtime_url: `${base}/api/v1/scripts/${seg(r.name)}` })));
   });
 
-  ctx.route('GET', '/api/v1/scripts/:runtime', 'scripts.list', async (req, res) => {
+  ctx.route('GET', '/api/v1/scripts/:runtime', perRuntime('scripts.list', 'scripts.lists'), async (req, res) => {
     const r = runtime(req.params.runtime!);
     const all = req.query.all === 'true' || req.query.all === '1';
     const text = await exec(r, ['list', '--json', ...(all ? ['--all'] : [])]);
@@ -67,12 +78,12 @@ export function registerScriptRoutes(ctx: RouteContext): void {
     sendJson(res, 200, names);
   });
 
-  ctx.route('GET', '/api/v1/scripts/:runtime/*', 'scripts.get', async (req, res) => {
+  ctx.route('GET', '/api/v1/scripts/:runtime/*', perRuntime('scripts.get', 'scripts.get'), async (req, res) => {
     const r = runtime(req.params.runtime!);
     sendJson(res, 200, { message: await exec(r, ['show', '--script', scriptName(req.params['*'])]) });
   });
 
-  ctx.route('PUT', '/api/v1/scripts/:runtime/*', 'scripts.add', async (req, res) => {
+  ctx.route('PUT', '/api/v1/scripts/:runtime/*', perRuntime('scripts.add', 'scripts.add'), async (req, res) => {
     const r = runtime(req.params.runtime!);
     const name = scriptName(req.params['*']);
     const raw = await readBody(req, ctx.maxBodySize());
@@ -87,7 +98,7 @@ export function registerScriptRoutes(ctx: RouteContext): void {
     sendJson(res, 200, { message: await exec(r, ['add', '--script', name, '--content-base64', content.toString('base64')]) });
   });
 
-  ctx.route('DELETE', '/api/v1/scripts/:runtime/*', 'scripts.delete', async (req, res) => {
+  ctx.route('DELETE', '/api/v1/scripts/:runtime/*', perRuntime('scripts.delete', 'scripts.delete'), async (req, res) => {
     const r = runtime(req.params.runtime!);
     sendJson(res, 200, { message: await exec(r, ['delete', '--script', scriptName(req.params['*'])]) });
   });

@@ -104,7 +104,7 @@ describe('buildApp over HTTPS', () => {
       'GET /api public',
       'GET /api/v1 public',
       'GET /api/v1/info info.get',
-      'GET /api/v1/info/version info.get',
+      'GET /api/v1/info/version info.get|info.get.version',
       'GET /api/v1/modules modules.list',
       'GET /api/v1/modules/:module modules.get',
       'PUT /api/v1/modules modules.load|modules.unload',
@@ -116,11 +116,11 @@ describe('buildApp over HTTPS', () => {
       'GET /api/v1/queries queries.list',
       'GET /api/v1/queries/:query queries.get',
       'GET /api/v1/queries/:query/commands/execute queries.execute',
-      'GET /api/v1/scripts scripts.list',
-      'GET /api/v1/scripts/:runtime scripts.list',
-      'GET /api/v1/scripts/:runtime/* scripts.get',
-      'PUT /api/v1/scripts/:runtime/* scripts.add',
-      'DELETE /api/v1/scripts/:runtime/* scripts.delete',
+      'GET /api/v1/scripts scripts.list|scripts.list.runtimes',
+      'GET /api/v1/scripts/:runtime scripts.list|scripts.lists.<R>',
+      'GET /api/v1/scripts/:runtime/* scripts.get|scripts.get.<R>',
+      'PUT /api/v1/scripts/:runtime/* scripts.add|scripts.add.<R>',
+      'DELETE /api/v1/scripts/:runtime/* scripts.delete|scripts.delete.<R>',
       'GET /api/v1/logs logs.list',
       'GET /api/v1/settings/status settings.get',
       'GET /api/v1/metrics metrics.list',
@@ -131,12 +131,23 @@ describe('buildApp over HTTPS', () => {
       'GET /log/status legacy',
       'GET /log/messages legacy',
       'POST /log/reset legacy',
+      'GET /api/v1/login login.get',
+      'DELETE /api/v1/login login.get',
+      'GET /api/v1/logs/since logs.list',
+      'GET /api/v1/logs/status logs.list',
+      'POST /api/v1/logs logs.put',
+      'DELETE /api/v1/logs logs.delete',
+      'GET /api/v1/settings settings.get',
+      'GET /api/v1/settings/* settings.get',
+      'PUT /api/v1/settings/* settings.put',
+      'DELETE /api/v1/settings/* settings.delete',
+      'POST /api/v1/settings/command settings.put',
     ]) {
       assert.ok(table.has(expected), `missing ${expected}`);
     }
     // And every registered route refuses a request without credentials.
     for (const r of web.routes) {
-      const path = r.path.replace(':module', 'CheckHelpers').replace(':query', 'check_ok').replace(':runtime', 'ext').replace(':command', 'check_ok').replace('*', 'a.sh');
+      const path = r.path.replace(':module', 'CheckHelpers').replace(':query', 'check_ok').replace(':runtime', 'ext').replace(':command', 'check_ok').replace('/api/v1/settings/*', '/api/v1/settings/modules').replace('*', 'a.sh');
       const res = await webRequest(`${base}${path}`, { method: r.method });
       assert.equal(res.status, r.privilege === 'none' ? 200 : 403, `${r.method} ${path}`);
     }

@@ -1,0 +1,43 @@
+/**
+ * The effective settings as a flat list of `{path, key, value}` (what
+ * NSClient++'s `GET /api/v1/settings` lists): every registered section with
+ * defaults applied and variables expanded, then every resolved object
+ * (client targets, web users; templates included) under its own section
+ * path. Values the schema marks `x-secret` are `******` unless empty.
+ */
+import { loadSchemaSet, type JsonSchema } from './schema-set.js';
+import { objectSectionPath, type Snapshot } from './snapshot.js';
+
+export const REDACTED = '******';
+
+export interface EffectiveEntry {
+  path: string;
+  key: string;
+  /** The value as text (booleans `true`/`false`), secrets redacted. */
+  value: string;
+}
+
+/** The schema of one key of a section (its property, or the section's additionalProperties). */
+export function keySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
+  return (schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined)) as JsonSchema | undefined;
+}
+
+/** A value as shown to people: `******` for a non-empty secret. */
+export function shownValue(schema: JsonSchema | undefined, key: string, value: unknown): unknown {
+  return keySchema(schema, key)?.['x-secret'] === true && value !== '' && value !== undefined ? REDACTED : value;
+}
+
+export function effectiveEntries(s: Snapshot): EffectiveEntry[] {
+  const set = loadSchemaSet();
+  const out: EffectiveEntry[] = [];
+  const add = (path: string, values: Readonly<Record<string, unknown>>): void => {
+    const schema = set.find(path)?.section.schema;
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) continue;
+      out.push({ path, key, value: String(shownValue(schema, key, value)) });
+    }
+  };
+  for (const [path, values] of Object.entries(s.sections)) add(path, values);
+  for (const map of [s.targets.agent, s.targets.remote, s.users]) for (const o of map.values()) add(objectSectionPath(o), o.values);
+  return out;
+}

@@ -1,0 +1,91 @@
+/**
+ * NSClient++'s log routes beside GET /api/v1/logs:
+ *
+ * - `GET /api/v1/logs/since?since=N&page&per_page` (`logs.list`): the
+ *   entries after index N, oldest first (for a client that follows the log),
+ *   paged like /api/v1/logs (`Link` next/last keep `since`), with
+ *   `X-Log-Index` = the last index returned (N when none).
+ * - `GET /api/v1/logs/status` (`logs.list`): `{errors, last_error}`, the
+ *   error and critical entries since the start or the last clear.
+ * - `POST /api/v1/logs` (`logs.put`): body `{file?, line?, level?, message?}`
+ *   (defaults: `REST`, 0, `error`, `no message`) adds an entry under the
+ *   namespace `agent:web:rest`, control characters of the message escaped;
+ *   answers `{index}`.
+ * - `DELETE /api/v1/logs` (`logs.delete`): empties the in-memory log and its
+ *   counters; answers `{count: 0}`.
+ */
+import { LEVELS, type LogLevel } from '../../log.js';
+import { bodyValidator, readJsonBody } from '../body.js';
+import { baseUrl, sendJson } from '../respond.js';
+import type { RouteContext } from './context.js';
+import { DEFAULT_PER_PAGE, intParam, logJson, MAX_PER_PAGE } from './logs.js';
+
+interface LogPost {
+  file?: string;
+  line?: number;
+  level?: LogLevel;
+  message?: string;
+}
+
+const validateLogPost = bodyValidator<LogPost>({
+  type: 'object',
+  properties: {
+    file: { type: 'string', maxLength: 1000 },
+    line: { type: 'integer', minimum: 0, maximum: 2147483647 },
+    level: { type: 'string', enum: [...LEVELS] },
+    message: { type: 'string' },
+  },
+});
+
+export function registerLogAdminRoutes(ctx: RouteContext): void {
+  const control = ctx.core.control;
+  const rest = ctx.log.child('rest');
+
+  ctx.route('GET', '/api/v1/logs/since', 'logs.list', (req, res) => {
+    const since = intParam(req.query.since, 'since', 0, 0, Number.MAX_SAFE_INTEGER);
+    const page = intParam(req.query.page, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
+    const perPage = intParam(req.query.per_page, 'per_page', DEFAULT_PER_PAGE, 1, MAX_PER_PAGE);
+    const all = control.logs();
+    let from = all.length;
+    while (from > 0 && all[from - 1]!.index > since) from--;
+    const count = all.length - from;
+    const last = Math.max(1, Math.ceil(count / perPage));
+    const items = all.slice(from + (page - 1) * perPage, Math.min(all.length, from + page * perPage));
+    const url = (p: number): string => `${baseUrl(req)}/api/v1/logs/since?${new URLSearchParams({ since: String(since), page: String(p), per_page: String(perPage) }).toString()}`;
+    const links = [`<${url(1)}>; rel="first"`];
+    if (page > 1) links.push(`<${url(Math.min(page - 1, last))}>; rel="prev"`);
+    if (page < last) links.push(`<${url(page + 1)}>; rel="next"`);
+    links.push(`<${url(last)}>; rel="last"`);
+    sendJson(res, 200, items.map(logJson), {
+      Link: links.join(', '),
+      'X-Log-Index': String(items.length > 0 ? items[items.length - 1]!.index : since),
+      'X-Pagination-Count': String(count),
+      'X-Pagination-Page': String(page),
+      'X-Pagination-Limit': String(perPage),
+    });
+  });
+
+  ctx.route('GET', '/api/v1/logs/status', 'logs.list', (_req, res) => {
+    const s = control.logStatus();
+    sendJson(res, 200, { errors: s.errors, last_error: s.lastError });
+  });
+
+  ctx.route('POST', '/api/v1/logs', 'logs.put', async (req, res) => {
+    const body = await readJsonBody(req, ctx.maxBodySize(), validateLogPost);
+    const level = body.level ?? 'error';
+    const message = escapeControls(body.message ?? 'no message');
+    rest[level](message, { file: escapeControls(body.file ?? 'REST'), line: body.line ?? 0 });
+    const entries = control.logs();
+    sendJson(res, 200, { index: entries.length > 0 ? entries[entries.length - 1]!.index : 0 });
+  });
+
+  ctx.route('DELETE', '/api/v1/logs', 'logs.delete', (_req, res) => {
+    control.clearLogs();
+    sendJson(res, 200, { count: 0 });
+  });
+}
+
+/** CR, LF and other control characters as visible escapes, so a posted message is one log line. */
+function escapeControls(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}

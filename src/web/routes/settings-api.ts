@@ -1,0 +1,186 @@
+/**
+ * NSClient++'s settings API over the settings file.
+ *
+ * - `GET /api/v1/settings{/path}` (`settings.get`): the effective settings
+ *   (defaults applied, variables expanded, objects resolved) as
+ *   `[{path, key, value}]`, secrets as `******`; with a path, the sections
+ *   at and under it (case-insensitive); nothing there is a 404.
+ * - `PUT /api/v1/settings{/path}` (`settings.put`): body `{path?, key,
+ *   value?}` or an array of them; `path` defaults to the URL's; a value sets
+ *   the key, an empty or missing value removes it. `{status: "success",
+ *   keys: n}`.
+ * - `DELETE /api/v1/settings{/path}?key=K&recursive=true|false`
+ *   (`settings.delete`): removes the key K of the path, or without a key the
+ *   path's section and (recursive, the default) every section under it; or a
+ *   body `{path?, key?}` or an array of them. Nothing to remove is a 404; no
+ *   path and no key is a 400. `{status: "success", keys: n, recursive}`.
+ * - `POST /api/v1/settings/command` (`settings.put`): `{"command": "load" |
+ *   "reload"}` re-reads the file and reconciles; `"save"` has nothing to do
+ *   (edits are written at once). Another command is a 404.
+ *
+ * Every edit goes through core.control.editSettings: the minimal-edit writer
+ * under the agent's guard (409 while the file is missing or invalid; 422,
+ * nothing written, when the result would not validate), so an edit over the
+ * API is a small diff of the file in git.
+ */
+import type { ServerResponse } from 'node:http';
+import { AgentError } from '../../errors.js';
+import type { SettingsEdit } from '../../core/control.js';
+import { effectiveEntries } from '../../settings/effective.js';
+import { parseIni, type IniSection } from '../../settings/read-ini.js';
+import { bodyValidator, parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
+import { sendJson, type WebRequest } from '../respond.js';
+import type { RouteContext } from './context.js';
+
+interface Entry {
+  path?: string;
+  key?: string;
+  value?: string | number | boolean;
+}
+
+const entrySchema = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', minLength: 1, maxLength: 1000 },
+    key: { type: 'string', minLength: 1, maxLength: 1000 },
+    value: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+  },
+};
+const validatePut = bodyValidator<Entry | Entry[]>({
+  anyOf: [
+    { ...entrySchema, required: ['key'] },
+    { type: 'array', minItems: 1, maxItems: 10_000, items: { ...entrySchema, required: ['key'] } },
+  ],
+});
+const validateDelete = bodyValidator<Entry | Entry[]>({
+  anyOf: [entrySchema, { type: 'array', minItems: 1, maxItems: 10_000, items: entrySchema }],
+});
+const validateCommand = bodyValidator<{ command: string }>({
+  type: 'object',
+  properties: { command: { type: 'string', maxLength: 100 } },
+  required: ['command'],
+});
+
+export function registerSettingsApiRoutes(ctx: RouteContext): void {
+  const control = ctx.core.control;
+
+  const list = (req: WebRequest, res: ServerResponse): void => {
+    const path = urlPath(req);
+    const entries = effectiveEntries(ctx.core.settings()).filter((e) => path === undefined || under(e.path, path));
+    if (entries.length === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No settings under ${path}`]);
+    sendJson(res, 200, entries);
+  };
+  ctx.route('GET', '/api/v1/settings', 'settings.get', list);
+  ctx.route('GET', '/api/v1/settings/*', 'settings.get', list);
+
+  ctx.route('POST', '/api/v1/settings/command', 'settings.put', async (req, res) => {
+    const body = await readJsonBody(req, ctx.maxBodySize(), validateCommand);
+    if (body.command === 'save') return sendJson(res, 200, { status: 'success' });
+    if (body.command !== 'load' && body.command !== 'reload') throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Unknown command: ${body.command} (load, reload, save)`]);
+    const status = await control.reload();
+    sendJson(res, 200, { status: 'success', result: status.lastResult });
+  });
+
+  const put = async (req: WebRequest, res: ServerResponse): Promise<void> => {
+    const body = await readJsonBody(req, ctx.maxBodySize(), validatePut);
+    const fallback = urlPath(req);
+    const edits: SettingsEdit[] = (Array.isArray(body) ? body : [body]).map((e, i) => {
+      const section = e.path ?? fallback;
+      if (section === undefined) throw unprocessable(Array.isArray(body) ? `${i}.path` : 'path', 'is required when the URL names no path');
+      const key = e.key as string;
+      const value = e.value === undefined ? '' : String(e.value);
+      return value === '' ? { op: 'remove-key', section, key } : { op: 'set', section, key, value };
+    });
+    await control.editSettings(edits);
+    sendJson(res, 200, { status: 'success', keys: edits.length });
+  };
+  ctx.route('PUT', '/api/v1/settings', 'settings.put', put);
+  ctx.route('PUT', '/api/v1/settings/*', 'settings.put', put);
+
+  const del = async (req: WebRequest, res: ServerResponse): Promise<void> => {
+    const recursive = flag(req.query.recursive, 'recursive', true);
+    const key = req.query.key;
+    if (key !== undefined && typeof key !== 'string') throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['key is given more than once']);
+    const raw = await readBody(req, ctx.maxBodySize());
+    const fallback = urlPath(req);
+    let targets: Entry[];
+    if (raw.length > 0) {
+      const value = parseJson(raw.toString('utf8'));
+      if (!validateDelete(value)) throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details: fieldsOf(validateDelete.errors ?? []) });
+      targets = Array.isArray(value) ? value : [value];
+    } else {
+      targets = [{ ...(key !== undefined && key !== '' ? { key } : {}) }];
+    }
+    const wanted = targets.map((t) => {
+      const path = t.path ?? fallback;
+      if (path === undefined) throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['a path is required: /api/v1/settings/<path>, or path in the body']);
+      return { path, key: t.key };
+    });
+    let removed = 0;
+    await control.editSettings((text) => {
+      const sections = parseIni(text, 'settings').sections;
+      const edits: SettingsEdit[] = [];
+      removed = 0;
+      for (const w of wanted) {
+        if (w.key !== undefined) {
+          const count = sections.filter((s) => same(s.path, w.path)).reduce((n, s) => n + s.entries.filter((e) => same(e.key, w.key as string)).length, 0);
+          if (count === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No key "${w.key}" in [${w.path}] of the settings file`]);
+          edits.push({ op: 'remove-key', section: w.path, key: w.key });
+          removed += count;
+          continue;
+        }
+        const matched = sections.filter((s) => same(s.path, w.path) || (recursive && under(s.path, w.path)));
+        if (matched.length === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No section [${w.path}]${recursive ? ' or below it' : ''} in the settings file`]);
+        // Deepest first, as NSClient++ does.
+        for (const s of deepestFirst(matched)) edits.push({ op: 'remove-section', section: s.path });
+        removed += matched.reduce((n, s) => n + s.entries.length, 0);
+      }
+      return edits;
+    });
+    sendJson(res, 200, { status: 'success', keys: removed, recursive });
+  };
+  ctx.route('DELETE', '/api/v1/settings', 'settings.delete', del);
+  ctx.route('DELETE', '/api/v1/settings/*', 'settings.delete', del);
+}
+
+// ---------------------------------------------------------------- helpers
+
+/** The settings path named by the URL after /api/v1/settings (`/settings/WEB/server`), or undefined. */
+function urlPath(req: WebRequest): string | undefined {
+  const rest = req.params['*'];
+  if (rest === undefined || rest === '') return undefined;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(rest);
+  } catch {
+    throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`malformed path: ${rest}`]);
+  }
+  const trimmed = decoded.replace(/\/+$/, '');
+  return trimmed === '' ? undefined : `/${trimmed.replace(/^\/+/, '')}`;
+}
+
+function same(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/** `path` is `base` or below it (case-insensitive, whole segments). */
+function under(path: string, base: string): boolean {
+  const p = path.toLowerCase();
+  const b = base.toLowerCase().replace(/\/+$/, '');
+  return p === b || p.startsWith(`${b}/`) || b === '';
+}
+
+function deepestFirst(sections: IniSection[]): IniSection[] {
+  return [...sections].sort((a, b) => b.path.split('/').length - a.path.split('/').length);
+}
+
+function flag(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`${name} must be true or false`]);
+}
+
+function unprocessable(field: string, message: string): AgentError {
+  return new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details: [{ field, message }] });
+}
