@@ -99,7 +99,7 @@ async function probePing(binary: string, host: string, family: Family, count: nu
   const out = await d.run('pinging', (signal) => run(binary, argv, signal));
   const s = parsePing(out.text);
   if (!s) {
-    if (/operation not permitted|permission denied|socket:/i.test(out.text)) throw new Unavailable(`ICMP is not permitted here: ${binary} says ${oneLine(out.text)}`);
+    if (/operation not permitted|permission denied|socket:/i.test(out.text)) throw new Unavailable(`ICMP is not permitted here (no CAP_NET_RAW, and net.ipv4.ping_group_range excludes us): ${binary} says ${oneLine(out.text)}`);
     return { host, address, result: 'error', message: `cannot parse ping output: ${oneLine(out.text) || `exit code ${out.code}`}` };
   }
   const words = [`${s.received}/${s.sent} replies, loss ${s.loss}%`];
@@ -111,19 +111,29 @@ const oneLine = (t: string): string => t.trim().split('\n').slice(0, 2).join(' '
 
 function run(binary: string, argv: string[], signal: AbortSignal): Promise<{ text: string; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], signal });
+    const failed = (err: NodeJS.ErrnoException): void => {
+      if (err.code === 'ENOENT') reject(new Unavailable(`no ping binary (${binary}) on this host: install iputils-ping`));
+      // A ping with file capabilities cannot start where they are not allowed (bounding set without CAP_NET_RAW, nosuid).
+      else if (err.code === 'EPERM' || err.code === 'EACCES') reject(new Unavailable(`ICMP is not permitted here: ${binary} cannot be started (${err.code}; it needs CAP_NET_RAW or net.ipv4.ping_group_range)`));
+      else reject(err);
+    };
+    let child: ReturnType<typeof spawn>;
+    try {
+      // Node throws some spawn errors (EPERM) at once and reports others (ENOENT) as an event.
+      child = spawn(binary, argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], signal });
+    } catch (err) {
+      failed(err as NodeJS.ErrnoException);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     const take = (c: Buffer): void => {
       if (size < 65536) chunks.push(c);
       size += c.length;
     };
-    child.stdout.on('data', take);
-    child.stderr.on('data', take);
-    child.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') reject(new Unavailable(`no ping binary (${binary}) on this host: install iputils-ping`));
-      else reject(err);
-    });
+    child.stdout?.on('data', take);
+    child.stderr?.on('data', take);
+    child.once('error', failed);
     child.once('close', (code) => resolve({ text: Buffer.concat(chunks).toString('utf8'), code }));
   });
 }

@@ -4,6 +4,7 @@
  * the parser against outputs recorded from iputils and busybox.
  */
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { runCheck } from '../../../../src/checks/engine.js';
 import { toNagios } from '../../../../src/core/result.js';
@@ -30,6 +31,13 @@ test('no ping binary is UNKNOWN saying so', async () => {
   const r = await runCheck(pingCheck(new NetLimits(8), '/nonexistent/ping'), ['host=127.0.0.1']);
   assert.equal(r.result, 3);
   assert.equal(r.message, 'check_ping failed: no ping binary (/nonexistent/ping) on this host: install iputils-ping');
+});
+
+test('a kernel that refuses ICMP to ping is UNKNOWN saying so (output recorded under setpriv -net_raw)', async () => {
+  const fixture = fileURLToPath(new URL('../../../../../test/fixtures/ping/no-icmp.sh', import.meta.url));
+  const r = await runCheck(pingCheck(new NetLimits(8), fixture), ['host=127.0.0.1']);
+  assert.equal(r.result, 3);
+  assert.match(r.message, /^check_ping failed: ICMP is not permitted here \(no CAP_NET_RAW, and net\.ipv4\.ping_group_range excludes us\): .*no-icmp\.sh says .*socket: Operation not permitted$/);
 });
 
 test('bad arguments answer UNKNOWN; help lists options and names', async () => {
