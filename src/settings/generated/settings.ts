@@ -25,11 +25,11 @@ RemoteClient: boolean
  */
 RemoteServer: boolean
 /**
- * System checks: check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process.
+ * System checks: check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process, check_service, check_network, check_connections, check_kernel_stats, check_swap_io, check_cpu_utilization, check_temperature, check_os_updates, check_mailq.
  */
 CheckSystem: boolean
 /**
- * Disk checks: check_drivesize and check_files.
+ * Disk checks: check_drivesize, check_files, check_mount and check_drive_io.
  */
 CheckDisk: boolean
 /**
