@@ -44,22 +44,25 @@ const HELP: Record<string, string> = {
 Run "agent web <subcommand> --help" for the options. Every subcommand takes
 --settings FILE and --create (make FILE when it does not exist; without it a
 path that does not exist is refused with exit 2).`,
-  install: `Usage: agent web install [--password P] [--port N] [--allowed-hosts LIST] [--settings FILE]
+  install: `Usage: agent web install [--password P | --password-stdin] [--port N] [--allowed-hosts LIST] [--settings FILE]
 
 Enables WEBServer in [/modules] and writes [/settings/WEB/server]:
   --password P          password of the user root (without it an existing password stays;
                         when there is none, a strong one is generated and printed)
+  --password-stdin      read the password from standard input (one line), so it
+                        appears neither in the process list nor in the shell history
   --port N              TLS port (8443 is written as 8443s; a trailing s means TLS)
   --allowed-hosts LIST  client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)`,
-  password: `Usage: agent web password (--set P | --display) [--settings FILE]
+  password: `Usage: agent web password (--set P | --password-stdin | --display) [--settings FILE]
 
   --set P     write P as the web password ([/settings/WEB/server] password, user root)
+  --password-stdin  the same, reading the password from standard input (one line)
   --display   print the password in force (the web server's own, else [/settings/default])`,
-  'add-user': `Usage: agent web add-user --user U [--password P] [--role R] [--settings FILE]
+  'add-user': `Usage: agent web add-user --user U [--password P | --password-stdin] [--role R] [--settings FILE]
 
 Writes [/settings/web/users/U] with the password as a pbkdf2-sha256 hash
-(without --password a strong one is generated and printed) and, when given,
-the role. A user without a role has no privileges.`,
+(without --password a strong one is generated and printed; --password-stdin
+reads it from standard input, one line) and, when given, the role. A user without a role has no privileges.`,
   'add-role': `Usage: agent web add-role --role R --grant PRIVILEGE[,PRIVILEGE...] [--settings FILE]
 
 Appends the privileges to the role's list in [/settings/web/roles] (ones it
@@ -68,9 +71,9 @@ grants every privilege with that prefix, * alone grants everything.`,
 };
 
 const SPECS: Record<string, Record<string, OptionSpec>> = {
-  install: { password: { value: true }, port: { value: true }, 'allowed-hosts': { value: true } },
-  password: { set: { value: true }, display: { value: false } },
-  'add-user': { user: { value: true }, password: { value: true }, role: { value: true } },
+  install: { password: { value: true }, 'password-stdin': { value: false }, port: { value: true }, 'allowed-hosts': { value: true } },
+  password: { set: { value: true }, 'password-stdin': { value: false }, display: { value: false } },
+  'add-user': { user: { value: true }, password: { value: true }, 'password-stdin': { value: false }, role: { value: true } },
   'add-role': { role: { value: true }, grant: { value: true } },
 };
 
@@ -96,6 +99,13 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     const editing = sub !== 'password' || options.set !== undefined;
     if (editing && !create && !existsSync(file)) return usage(notFound(sub, file));
     const opt = (name: string): string | undefined => (typeof options[name] === 'string' ? (options[name] as string) : undefined);
+    const given = sub === 'password' ? 'set' : 'password';
+    if (options['password-stdin'] === true) {
+      if (opt(given) !== undefined) return usage(`give --${given} or --password-stdin, not both`);
+      const fromStdin = await readPasswordFromStdin();
+      if (fromStdin === '') return usage('--password-stdin read an empty password from standard input');
+      options[given] = fromStdin;
+    }
     switch (sub) {
       case 'install':
         return await install(file, opt('password'), opt('port'), opt('allowed-hosts'));
@@ -230,6 +240,24 @@ function notFound(sub: string, file: string): string {
 function usage(text: string): number {
   err(text);
   return 2;
+}
+
+/**
+ * The password piped to standard input (`--password-stdin`): everything up
+ * to the first line break (at most 64 KiB), so `printf %s "$PW" |` and
+ * `echo "$PW" |` both work; the value never appears in argv.
+ */
+async function readPasswordFromStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > 65_536 || chunk.includes(10)) break;
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  const end = text.search(/\r?\n/);
+  return end < 0 ? text : text.slice(0, end);
 }
 
 /** 24 characters from 18 random bytes (base64url): about 144 bits. */
