@@ -15,19 +15,17 @@
  *    the ceiling, servers/bare-nrpe-tls.js: a bare Node TLS server with the
  *    same TLS options answering a fixed packet. Goal: 0.9x the ceiling.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { startNrpeDaemon } from '../helpers/nrpe-daemon.js';
 import { freePort, startAgent } from '../helpers/agent-process.js';
 import { nrpeRequest } from '../../src/protocols/nrpe/client.js';
 import { buildClientTls } from '../../src/protocols/nrpe/tls.js';
 import { cachedClientTls } from '../../src/protocols/client-tls-cache.js';
+import { spawnServer, type BaselineServer } from './servers/spawn-server.js';
 
 const CLIENTS = 20;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = 3;
 const SCRIPT = `/bin/echo 'OK: fine|x=1;2;3'`;
-const BARE = fileURLToPath(new URL('./servers/bare-nrpe-tls.js', import.meta.url));
 
 const tls = cachedClientTls('bench', () => buildClientTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH' }));
 
@@ -97,21 +95,10 @@ check_echo_sh = /bin/sh -c "${SCRIPT}"
   env: { AGENT_LOG_LEVEL: 'info' },
 });
 const daemon = await startNrpeDaemon({});
-let bare: ChildProcess | undefined;
+let bare: BaselineServer | undefined;
 try {
-  bare = spawn(process.execPath, [BARE], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const barePort = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the bare TLS server did not start')), 20_000);
-    bare?.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
+  bare = await spawnServer('./bare-nrpe-tls.js');
+  const barePort = bare.port;
   console.log(`remote-server: NRPE v4 over TLS, ${CLIENTS} concurrent clients (one connection per query) in this process, ${ROUNDS} alternating rounds of ${SECONDS} s; agent, nrpe and the bare server each in their own process`);
   await compare(
     'external script',
@@ -131,7 +118,7 @@ try {
     { ratio: 0.9, of: [0, 1] },
   );
 } finally {
-  bare?.kill('SIGTERM');
+  bare?.stop();
   await daemon.stop();
   await agent.stop();
 }

@@ -16,20 +16,17 @@
  *   the median of ROUNDS rounds. Goal: agent at 0.8x bare or better.
  *
  *   node dist/test/bench/web-api.bench.js [seconds per round]
- *   BENCH_CPU_PROF=DIR also writes the agent's CPU profile (node --cpu-prof) to DIR.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort, startAgent } from '../helpers/agent-process.js';
 import { hashPassword } from '../../src/web/password-hash.js';
 import { findWrk, wrk, type WrkResult } from './wrk.js';
+import { spawnServer, type BaselineServer } from './servers/spawn-server.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = 3;
 const CONNECTIONS = 50;
 const GOAL = 0.8;
-const BARE = fileURLToPath(new URL('./servers/bare-https.js', import.meta.url));
 
 const bin = findWrk();
 if (!bin) {
@@ -38,7 +35,6 @@ if (!bin) {
 }
 
 const port = await freePort();
-const profDir = process.env.BENCH_CPU_PROF;
 const agent = await startAgent({
   ini: `[/modules]
 WEBServer = enabled
@@ -56,24 +52,13 @@ reader = info.get
 password = ${await hashPassword('bench-pw')}
 role = reader
 `,
-  env: { AGENT_LOG_LEVEL: 'info', ...(profDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` } : {}) },
+  env: { AGENT_LOG_LEVEL: 'info' },
   readyTimeoutMs: 60_000,
 });
-let bare: ChildProcess | undefined;
+let bare: BaselineServer | undefined;
 try {
-  bare = spawn(process.execPath, [BARE, join(agent.dir, 'security/certificate.pem'), join(agent.dir, 'security/certificate.key')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const barePort = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('the bare server did not start')), 20_000);
-    bare?.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-  });
+  bare = await spawnServer('./bare-https.js', [join(agent.dir, 'security/certificate.pem'), join(agent.dir, 'security/certificate.key')]);
+  const barePort = bare.port;
   const headers = { Authorization: `Basic ${Buffer.from('bench:bench-pw').toString('base64')}` };
   const run = (p: number, seconds: number): Promise<WrkResult> => wrk(bin, `https://127.0.0.1:${p}/api/v1/info`, { threads: 1, connections: CONNECTIONS, seconds, headers });
   await run(barePort, 1);
@@ -94,7 +79,7 @@ try {
   const ratio = a.rps / b.rps;
   console.log(`web-api: ratio agent/bare ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL && a.errors === 0 ? 'PASS' : 'MISS'})`);
 } finally {
-  bare?.kill('SIGTERM');
+  bare?.stop();
   await agent.stop();
 }
 
