@@ -38,6 +38,8 @@ export interface StartOptions {
   waitReady?: boolean;
   env?: Record<string, string>;
   readyTimeoutMs?: number;
+  /** Limit of open files of the agent process (prlimit --nofile), to see what exhausting them would do. */
+  nofile?: number;
 }
 
 export async function startAgent(options: StartOptions): Promise<AgentProcess> {
@@ -48,7 +50,10 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
   }
-  const proc = spawn(process.execPath, [MAIN, 'run', '--settings', settingsFile], {
+  const command = [process.execPath, MAIN, 'run', '--settings', settingsFile];
+  // prlimit execs the command: the child's pid is the agent's.
+  if (options.nofile !== undefined) command.unshift('/usr/bin/prlimit', `--nofile=${options.nofile}`);
+  const proc = spawn(command[0] as string, command.slice(1), {
     cwd: dir,
     env: { ...process.env, AGENT_LOG_LEVEL: 'debug', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -23,6 +23,7 @@ import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';
 import { agentServerTls } from '../../protocols/agent/tls.js';
 import { DEFAULT_MAX_FRAME } from '../../protocols/agent/framing.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS } from '../../protocols/connection-guard.js';
 import { loadOrCreateCertificate } from '../../web/tls.js';
 import { AgentError } from '../../errors.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
@@ -49,6 +50,8 @@ export function createModule(): AgentModule {
       isAllowed: (address) => isAllowed(matchers, address),
       maxFrame: Number(s['max frame size'] ?? DEFAULT_MAX_FRAME),
       idleTimeoutMs: Number(s.timeout ?? 30) * 1000,
+      maxConnections: Number(s['max connections'] ?? DEFAULT_MAX_CONNECTIONS),
+      maxPerAddress: Number(s['max connections per address'] ?? DEFAULT_MAX_PER_ADDRESS),
     };
   };
 

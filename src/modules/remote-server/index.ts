@@ -24,6 +24,7 @@ import { withFallback, type Snapshot } from '../../settings/snapshot.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { buildServerTls } from '../../protocols/nrpe/tls.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS } from '../../protocols/connection-guard.js';
 import { NRPE_CHECK } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
 import { VERSION } from '../../version.js';
@@ -58,6 +59,8 @@ export function createModule(): AgentModule {
       allowNastyCharacters: s['allow nasty characters'] === true,
       payloadLength: Number(s['payload length'] ?? 1024),
       timeoutMs: Number(s.timeout ?? 30) * 1000,
+      maxConnections: Number(s['max connections'] ?? DEFAULT_MAX_CONNECTIONS),
+      maxPerAddress: Number(s['max connections per address'] ?? DEFAULT_MAX_PER_ADDRESS),
     };
   };
 

@@ -16,15 +16,21 @@
  * listener cannot be opened, the old one keeps serving and the error is
  * logged (AGENT_ERR_WEB_LISTEN). Disabling WEBServer stops the module, which
  * closes the listener.
+ *
+ * Every listener caps its connections in total and per address and closes
+ * one that has not sent its first request's headers (TLS handshake
+ * included) within `timeout` of being accepted (connection-guard.ts); the
+ * limits apply in place.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { Snapshot } from '../../settings/snapshot.js';
+import { withFallback, type Snapshot } from '../../settings/snapshot.js';
+import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../../protocols/connection-guard.js';
 import { expandVariables } from '../../settings/variables.js';
 import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword, WEB_SECTION } from '../../web/access.js';
@@ -58,6 +64,7 @@ export function createModule(): AgentModule {
   let server: Server | undefined;
   let config: ListenerConfig | undefined;
   let log: Logger | undefined;
+  let guard: ConnectionGuard | undefined;
 
   let announced = false;
   const ensurePassword = (s: Snapshot): void => {
@@ -86,6 +93,10 @@ export function createModule(): AgentModule {
     }
     srv.headersTimeout = 20_000;
     srv.requestTimeout = 60_000;
+    // Limits on the raw connection, before any TLS byte is read; the deadline ends with the first request.
+    const g = guard as ConnectionGuard;
+    srv.on('connection', (raw: Socket) => void g.admit(raw));
+    srv.on('request', (req: IncomingMessage) => g.served(req.socket));
     await listen(srv, cfg);
     log?.info(`web server listening on ${urlOf(cfg, srv)}`);
     return srv;
@@ -97,6 +108,7 @@ export function createModule(): AgentModule {
     async start(ctx) {
       log = ctx.log;
       snapshot = ctx.settings;
+      guard = new ConnectionGuard(limitsOf(snapshot), ctx.log);
       ensurePassword(snapshot);
       web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Snapshot, generatedPassword: () => generated, log: ctx.log });
       config = listenerConfig(snapshot);
@@ -106,6 +118,7 @@ export function createModule(): AgentModule {
 
     async apply(next) {
       snapshot = next;
+      guard?.setLimits(limitsOf(next));
       ensurePassword(next);
       const cfg = listenerConfig(next);
       const old = config as ListenerConfig;
@@ -147,11 +160,21 @@ export function createModule(): AgentModule {
       const s = server;
       server = undefined;
       if (s) await close(s);
+      guard?.dispose();
     },
   };
 }
 
 // ---------------------------------------------------------------- helpers
+
+function limitsOf(s: Snapshot): ConnectionLimits {
+  const web = s.sections[WEB_SECTION] ?? {};
+  return {
+    maxConnections: Number(web['max connections'] ?? DEFAULT_MAX_CONNECTIONS),
+    maxPerAddress: Number(web['max connections per address'] ?? DEFAULT_MAX_PER_ADDRESS),
+    firstRequestMs: Number(withFallback(s, WEB_SECTION, 'timeout') ?? 30) * 1000,
+  };
+}
 
 function listenerConfig(s: Snapshot): ListenerConfig {
   const web = s.sections[WEB_SECTION] ?? {};

@@ -19,13 +19,18 @@
  *   certificates) is done by a tls.Server fed with the accepted sockets, so
  *   TLS settings can change without rebinding the port (`setTls`);
  * - an idle connection (no request in flight) is closed after the idle
- *   timeout.
+ *   timeout;
+ * - connections are capped in total and per address, and one that has not
+ *   completed its TLS handshake and first frame within the idle timeout of
+ *   being accepted is closed, however it trickles (connection-guard.ts).
  */
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket, type TlsOptions } from 'node:tls';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { decode, encode, Plugin, type MessageName } from '../plugin/codec.js';
+import { escapeLog } from '../../log-escape.js';
+import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { FrameReader } from './frame-reader.js';
 import {
   encodeFrame,
@@ -64,6 +69,10 @@ export interface AgentPolicy {
   idleTimeoutMs: number;
   /** Requests in flight per connection before reading pauses (default 64). */
   maxInFlight?: number;
+  /** Connections open at once (default 256). */
+  maxConnections?: number;
+  /** Connections open at once from one address (default 64). */
+  maxPerAddress?: number;
 }
 
 export interface AgentListenerOptions extends AgentPolicy {
@@ -93,6 +102,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
   let tlsServer: TlsServer | undefined;
   const conns = new Set<ServedConnection>();
   const log = options.log;
+  const guard = new ConnectionGuard(limitsOf(policy), log);
 
   const makeTls = (tls: TlsOptions | undefined): TlsServer | undefined => {
     if (!tls) return undefined;
@@ -101,7 +111,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
       const peer: PeerInfo = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
       // Optional client certificates (verify mode peer): none is fine, an invalid one is not.
       if (tls.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
-        log.warning(`connection from ${peer.address} refused: client certificate rejected (${String(socket.authorizationError)})`);
+        log.warning(`connection from ${escapeLog(peer.address)} refused: client certificate rejected (${String(socket.authorizationError)})`);
         socket.destroy();
         return;
       }
@@ -109,26 +119,29 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
       if (typeof cn === 'string') peer.certificate = cn;
       serve(socket, peer);
     });
-    server.on('tlsClientError', (err, socket) => {
-      log.warning(`TLS handshake with ${socket.remoteAddress ?? '?'} failed: ${errorMessage(err)}`);
+    server.on('tlsClientError', (err: NodeJS.ErrnoException, socket) => {
+      // A peer that went away (or was closed by the connection guard, which logs that) is no TLS problem.
+      const gone = err.code === 'ECONNRESET' || /socket hang up/.test(err.message);
+      (gone ? log.debug : log.warning)(`TLS handshake with ${escapeLog(socket.remoteAddress ?? '?')} failed: ${errorMessage(err)}`);
     });
     return server;
   };
   tlsServer = makeTls(options.tls);
 
   const serve = (socket: Socket, peer: PeerInfo): void => {
-    const conn = new ServedConnection(socket, peer, () => policy, options.handlers, log);
+    const conn = new ServedConnection(socket, peer, () => policy, options.handlers, log, () => guard.served(socket));
     conns.add(conn);
     socket.once('close', () => conns.delete(conn));
   };
 
   const server: NetServer = createNetServer((socket) => {
     if (!policy.isAllowed(socket.remoteAddress)) {
-      log.warning(`connection from ${socket.remoteAddress ?? '?'} refused: not in allowed hosts`);
+      log.warning(`connection from ${escapeLog(socket.remoteAddress ?? '?')} refused: not in allowed hosts`);
       socket.destroy();
       return;
     }
-    socket.on('error', (err) => log.debug(`connection from ${socket.remoteAddress ?? '?'}: ${errorMessage(err)}`));
+    if (!guard.admit(socket)) return;
+    socket.on('error', (err) => log.debug(`connection from ${escapeLog(socket.remoteAddress ?? '?')}: ${errorMessage(err)}`));
     if (tlsServer) tlsServer.emit('connection', socket);
     else serve(socket, { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });
   });
@@ -150,6 +163,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
     connections: () => conns.size,
     setPolicy(next) {
       policy = next;
+      guard.setLimits(limitsOf(next));
       for (const c of conns) if (!next.isAllowed(c.peer.address)) c.drain();
     },
     setTls(tls) {
@@ -163,6 +177,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
       // Bounded wait for in-flight answers; then whatever is left is cut.
       while (conns.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const c of conns) c.destroy();
+      guard.dispose();
       await closed;
     },
   };
@@ -180,17 +195,19 @@ class ServedConnection {
     private readonly policy: () => AgentPolicy,
     private readonly handlers: AgentHandlers,
     private readonly log: Logger,
+    /** Called once, when the first complete frame has arrived. */
+    private served: (() => void) | undefined,
   ) {
     this.reader = new FrameReader(policy().maxFrame);
     socket.setNoDelay(true);
     socket.setTimeout(policy().idleTimeoutMs, () => {
       if (this.inFlight === 0) {
-        log.debug(`closing idle connection from ${peer.address}`);
+        log.debug(`closing idle connection from ${escapeLog(peer.address)}`);
         socket.end();
       }
     });
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('error', (err) => log.debug(`connection from ${peer.address}: ${errorMessage(err)}`));
+    socket.on('error', (err) => log.debug(`connection from ${escapeLog(peer.address)}: ${errorMessage(err)}`));
   }
 
   /** Finish the requests in flight, then close; reads nothing more. */
@@ -207,9 +224,13 @@ class ServedConnection {
   private onData(chunk: Buffer): void {
     if (this.draining) return;
     const { frames, fatal } = this.reader.push(chunk);
+    if (frames.length > 0 && this.served) {
+      this.served();
+      this.served = undefined;
+    }
     for (const frame of frames) this.dispatch(frame);
     if (fatal !== undefined) {
-      this.log.warning(`closing connection from ${this.peer.address}: ${fatal}`);
+      this.log.warning(`closing connection from ${escapeLog(this.peer.address)}: ${fatal}`);
       this.send(FrameKind.Error, errorBody(new AgentError('AGENT_ERR_AGENT_FRAME', [fatal]).message), FLAG_CLOSE);
       this.draining = true;
       this.socket.end();
@@ -272,7 +293,7 @@ class ServedConnection {
       await this.handlers.submit(body, this.peer);
       return [FrameKind.SubmitAck, ackBody(message.payload as Plugin.QueryResponseMessage.IResponse[], id)];
     } catch (err) {
-      this.log.error(`${kindName(kind)} from ${this.peer.address} failed: ${errorMessage(err)}`);
+      this.log.error(`${kindName(kind)} from ${escapeLog(this.peer.address)} failed: ${errorMessage(err)}`);
       return [FrameKind.Error, errorBody(errorMessage(err), id)];
     }
   }
@@ -283,6 +304,14 @@ class ServedConnection {
 }
 
 // ---------------------------------------------------------------- helpers
+
+function limitsOf(policy: AgentPolicy): ConnectionLimits {
+  return {
+    maxConnections: policy.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxPerAddress: policy.maxPerAddress ?? DEFAULT_MAX_PER_ADDRESS,
+    firstRequestMs: policy.idleTimeoutMs,
+  };
+}
 
 /** The acknowledgement of a submission: one OK entry per submitted result. */
 function ackBody(payload: Plugin.QueryResponseMessage.IResponse[], id: number | undefined): Uint8Array {

@@ -6,7 +6,9 @@
  * version and closes, as check_nrpe expects. Bad packets, peers outside
  * `allowed hosts` and slow peers are dropped (closed without answer) and
  * logged; nothing a peer sends can crash the listener or make it buffer more
- * than one packet.
+ * than one packet. Connections are capped in total and per address, and one
+ * that has not sent a complete query (TLS handshake included) within the
+ * timeout of being accepted is closed, however it trickles (connection-guard.ts).
  */
 import * as net from 'node:net';
 import * as tls from 'node:tls';
@@ -14,6 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { toNagios, type QueryResult } from '../../core/result.js';
+import { escapeLog } from '../../log-escape.js';
+import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { PacketReader } from './packet-reader.js';
 import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
 
@@ -25,8 +29,12 @@ export interface NrpeServerPolicy {
   allowNastyCharacters: boolean;
   /** v2 payload length; default 1024. */
   payloadLength: number;
-  /** Milliseconds a peer has to send its query (and TLS handshake). */
+  /** Milliseconds a peer has to send its query (and TLS handshake), counted from the accept. */
   timeoutMs: number;
+  /** Connections open at once (default 256). */
+  maxConnections?: number;
+  /** Connections open at once from one address (default 64). */
+  maxPerAddress?: number;
 }
 
 export interface NrpeServerOptions extends NrpeServerPolicy {
@@ -64,14 +72,26 @@ export interface NrpeServer {
 /** Characters refused in queries unless `allowNastyCharacters` (those of the NRPE daemon). */
 export const NASTY_CHARACTERS = '|`&><\'\\[]{};\r\n';
 const NASTY = /[|`&><'\\[\]{};\r\n]/;
-const MAX_CONNECTIONS = 512;
 
 /** Starts listening; rejects with AGENT_ERR_NRPE_LISTEN when the address cannot be bound. */
 export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeServer> {
   const policy: NrpeServerPolicy = { ...options };
   const sockets = new Set<net.Socket>();
   const log = options.log;
+  const guard = new ConnectionGuard(limitsOf(policy), log);
 
+  /** Allowed hosts and the connection limits, on the raw socket before any TLS byte; false when refused. */
+  const accept = (raw: net.Socket): boolean => {
+    if (!policy.isAllowed(raw.remoteAddress)) {
+      log.warning(`refused connection from ${escapeLog(raw.remoteAddress ?? '?')}: not in allowed hosts`);
+      raw.destroy();
+      return false;
+    }
+    if (!guard.admit(raw)) return false;
+    sockets.add(raw);
+    raw.once('close', () => sockets.delete(raw));
+    return true;
+  };
   const serve = (socket: net.Socket): void => {
     // One small answer per connection: Nagle's algorithm would only add delay.
     socket.setNoDelay(true);
@@ -79,30 +99,24 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     socket.once('close', () => sockets.delete(socket));
     // Optional client certificates (verify mode peer): none is fine, one that does not verify is not.
     if (socket instanceof tls.TLSSocket && options.tls?.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
-      log.warning(`refused connection from ${socket.remoteAddress ?? '?'}: client certificate rejected (${String(socket.authorizationError)})`);
+      log.warning(`refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`);
       socket.destroy();
       return;
     }
-    handleConnection(socket, policy, options, log);
+    handleConnection(socket, policy, options, log, () => guard.served(socket));
   };
   const server: net.Server = options.tls
     ? tls.createServer(options.tls, serve)
-    : net.createServer(serve);
-  server.maxConnections = MAX_CONNECTIONS;
+    : net.createServer((socket) => {
+        if (accept(socket)) serve(socket);
+      });
   if (options.tls) {
-    // Refuse before the handshake, and count raw sockets so close() can end them.
+    // Refuse before the handshake; raw sockets are counted so close() can end them.
     server.on('connection', (raw: net.Socket) => {
-      if (!policy.isAllowed(raw.remoteAddress)) {
-        log.warning(`refused connection from ${raw.remoteAddress ?? '?'}: not in allowed hosts`);
-        raw.destroy();
-        return;
-      }
-      sockets.add(raw);
-      raw.once('close', () => sockets.delete(raw));
-      raw.setTimeout(policy.timeoutMs, () => raw.destroy());
+      if (accept(raw)) raw.setTimeout(policy.timeoutMs, () => raw.destroy());
     });
     server.on('tlsClientError', (err: Error, s: tls.TLSSocket) => {
-      log.debug(`TLS handshake with ${s.remoteAddress ?? '?'} failed: ${err.message}`);
+      log.debug(`TLS handshake with ${escapeLog(s.remoteAddress ?? '?')} failed: ${err.message}`);
       s.destroy();
     });
   }
@@ -122,23 +136,20 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     address: () => server.address() as AddressInfo,
     setPolicy(next) {
       Object.assign(policy, next);
+      guard.setLimits(limitsOf(policy));
     },
     close() {
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const s of sockets) s.destroy();
+        guard.dispose();
       });
     },
   };
 }
 
-function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger): void {
-  const peer = socket.remoteAddress ?? '?';
-  if (!options.tls && !policy.isAllowed(socket.remoteAddress)) {
-    log.warning(`refused connection from ${peer}: not in allowed hosts`);
-    socket.destroy();
-    return;
-  }
+function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, served: () => void): void {
+  const peer = escapeLog(socket.remoteAddress ?? '?');
   const reader = new PacketReader({ payloadLength: policy.payloadLength, maxBufferLength: NRPE_MAX_BUFFER });
   let done = false;
   socket.setTimeout(policy.timeoutMs, () => {
@@ -160,6 +171,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
     }
     if (packet === undefined) return;
     done = true;
+    served();
     socket.off('data', onData);
     socket.pause();
     void respond(socket, packet, policy, options, log).catch((err: unknown) => {
@@ -214,6 +226,14 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
   socket.setTimeout(policy.timeoutMs, () => socket.destroy());
   // One write, then close: check_nrpe over TLS waits for the close.
   socket.end(response);
+}
+
+function limitsOf(policy: NrpeServerPolicy): ConnectionLimits {
+  return {
+    maxConnections: policy.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxPerAddress: policy.maxPerAddress ?? DEFAULT_MAX_PER_ADDRESS,
+    firstRequestMs: policy.timeoutMs,
+  };
 }
 
 function peerOf(socket: net.Socket): NrpePeer {

@@ -152,6 +152,18 @@ password?: string
  * Largest request body in bytes; larger bodies get 413.
  */
 "max body size": number
+/**
+ * Seconds a client has from connecting to the end of its first request's headers (TLS handshake included); a connection that takes longer is closed. Falls back to [/settings/default] timeout.
+ */
+timeout?: number
+/**
+ * HTTP connections open at once; more are refused and logged. Applies in place.
+ */
+"max connections": number
+/**
+ * HTTP connections open at once from one client address; more from that address are refused and logged, so one peer cannot lock out the others. Applies in place.
+ */
+"max connections per address": number
 }
 
 /** Section /settings/web/users */
@@ -267,6 +279,14 @@ timeout: number
  * Largest frame in bytes that a peer may send.
  */
 "max frame size": number
+/**
+ * Agent-protocol connections open at once; more are refused and logged. Applies in place.
+ */
+"max connections": number
+/**
+ * Agent-protocol connections open at once from one client address; more from that address are refused and logged, so one peer cannot lock out the others. Applies in place.
+ */
+"max connections per address": number
 }
 
 /** Section /settings/remote/client */
@@ -333,6 +353,14 @@ ca: string
  * Seconds a client may take to send its request.
  */
 timeout: number
+/**
+ * NRPE connections open at once; more are refused and logged. Applies in place.
+ */
+"max connections": number
+/**
+ * NRPE connections open at once from one client address; more from that address are refused and logged, so one peer cannot lock out the others. Applies in place.
+ */
+"max connections per address": number
 /**
  * Payload length of v2 packets; must match the clients (check_nrpe -2 -P).
  */

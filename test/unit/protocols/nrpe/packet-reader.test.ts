@@ -76,3 +76,16 @@ test('the payload length decides the v2 packet size', () => {
   r.push(p.subarray(1036));
   assert.equal(r.next()?.text.toString(), 'check_ok');
 });
+
+test('a 64 KiB v4 packet pushed one byte at a time comes out whole (the reader is linear in the bytes received)', () => {
+  const r = reader();
+  const text = 'q'.repeat(65000);
+  const p = encodePacket({ version: 4, type: QUERY_PACKET, result: 0, text });
+  let got;
+  for (let i = 0; i < p.length; i++) {
+    r.push(p.subarray(i, i + 1));
+    got = r.next() ?? got;
+  }
+  assert.equal(got?.text.toString(), text);
+  assert.equal(r.buffered, 0);
+});

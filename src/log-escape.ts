@@ -1,0 +1,39 @@
+/**
+ * Escaping of values that came from outside (peer addresses, NRPE command
+ * names, agent-protocol fields, HTTP paths) before they go into a log line,
+ * so that a peer cannot forge or split log entries.
+ *
+ * Contract: the result holds no CR, LF, other C0 or C1 control character,
+ * DEL, or Unicode line/paragraph separator; each is written as `\r`, `\n`,
+ * `\t` or `\xNN` / `\uNNNN`. A backslash is written as `\\`, so an escaped
+ * text can always be told apart from text that merely looks escaped.
+ * Printable text (any script) is kept as it is. Never throws.
+ */
+
+// C0 controls, backslash, DEL, C1 controls, U+2028/U+2029 (line breaks in JavaScript and many viewers).
+const UNSAFE = /[\u0000-\u001f\\\u007f-\u009f\u2028\u2029]/g;
+
+/** `value` as text safe for one log line (see the file's contract). */
+export function escapeLog(value: unknown): string {
+  const text = typeof value === 'string' ? value : String(value);
+  return text.replace(UNSAFE, escapeChar);
+}
+
+// ---------------------------------------------------------------- helpers
+
+function escapeChar(c: string): string {
+  switch (c) {
+    case '\r':
+      return '\\r';
+    case '\n':
+      return '\\n';
+    case '\t':
+      return '\\t';
+    case '\\':
+      return '\\\\';
+    default: {
+      const code = c.charCodeAt(0);
+      return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    }
+  }
+}
