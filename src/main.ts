@@ -5,6 +5,7 @@
  * command, 2 usage, 0-3 check status for `query` and `client`, 70 crash).
  */
 import { AgentError, errorMessage } from './errors.js';
+import { installCrashHandlers } from './cli/crash.js';
 import { VERSION } from './version.js';
 
 export const HELP = `Usage: agent <command> [options]
@@ -91,6 +92,9 @@ for (const stream of [process.stdout, process.stderr]) {
     throw err;
   });
 }
+
+// Before any command runs: an uncaught exception or unhandled rejection exits 70 with its stack.
+installCrashHandlers();
 
 dispatch(process.argv.slice(2)).then(
   (code) => {

@@ -2,7 +2,9 @@
  * `agent run [--settings FILE]`: run in the foreground, log to stdout,
  * reload on SIGHUP and on every change of the file; on SIGTERM or SIGINT
  * stop the modules in reverse order and exit 0. Invalid settings at start:
- * every problem printed, exit 1.
+ * every problem printed, exit 1. An uncaught exception or unhandled
+ * rejection logs its stack, stops the modules in reverse order and exits 70
+ * (crash.ts).
  */
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { formatMessage } from '../errors.js';
@@ -10,6 +12,7 @@ import { startAgent } from '../agent.js';
 import { sink } from '../log.js';
 import { formatProblem } from './format-problem.js';
 import { notifySystemd } from './sd-notify.js';
+import { onCrash } from './crash.js';
 
 export const RUN_HELP = `Usage: agent run [--settings FILE]
 
@@ -38,6 +41,14 @@ export async function runCommand(argv: string[]): Promise<number> {
   const failedText = failed.length > 0 ? `; failed: ${failed.join(', ')} (retrying; see the errors above)` : '';
   log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`);
   notifySystemd('READY=1');
+  // One stop, whether a signal or a crash asks for it (crash.ts exits 70 after it).
+  let stopped: Promise<void> | undefined;
+  const stopOnce = (): Promise<void> => (stopped ??= agent.stop());
+  onCrash(async () => {
+    notifySystemd('STOPPING=1');
+    await stopOnce();
+    log.info('agent stopped after a crash');
+  });
   process.on('SIGHUP', () => {
     log.info('SIGHUP: reloading settings');
     void agent.reconciler.reload('SIGHUP');
@@ -49,7 +60,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       stopping = true;
       log.info(`${signal}: stopping`);
       notifySystemd('STOPPING=1');
-      agent.stop().then(
+      stopOnce().then(
         () => {
           log.info('agent stopped');
           resolveExit(0);

@@ -128,9 +128,10 @@ max connections per address = 20
     const slow = tlsConnect({ socket: netConnect({ host: '127.0.0.1', port: web, localAddress: '127.0.0.4' }), rejectUnauthorized: false });
     slow.on('error', () => undefined);
     const slowClosed = new Promise<void>((res) => slow.once('close', () => res()));
+    const slowSecure = new Promise<void>((res) => slow.once('secureConnect', () => res()));
     try {
       assert.equal(await webQuery(web, PASSWORD), 200);
-      await new Promise<void>((res) => slow.once('secureConnect', () => res()));
+      await withDeadline(slowSecure, 5000, 'no TLS handshake with the web server');
       // One header byte every 100 ms: never a complete request within 2 s, yet never idle either.
       void trickle(slow, Buffer.from(`GET /api/v1/info HTTP/1.1\r\nHost: 127.0.0.1\r\n${'X-Pad: y\r\n'.repeat(20)}\r\n`), 100);
       await withDeadline(slowClosed, 10_000, 'the trickling HTTP client was not closed');
