@@ -177,3 +177,18 @@ test('cross-key rules: web port range and allowed hosts entries; /0 masks warn a
   assert.ok(open.warnings.some((w) => w.code === 'AGENT_WARN_ALLOWED_HOSTS_OPEN'));
   assert.ok(loadSettingsText('[/settings/default]\nallowed hosts = 127.0.0.1, ::1, 10.0.*.*, 192.168.0.0/16, localhost\n', '/tmp/x/agent.ini').ok);
 });
+
+test("NSClient++'s roles full and client are seeded unless defined; a role holding the bare legacy grant warns", () => {
+  const seeded = loadSettingsText('[/settings/web/roles]\nops = info.get\n', '/tmp/x/agent.ini');
+  assert.ok(seeded.ok);
+  assert.deepEqual(seeded.snapshot.roles.get('full'), ['*']);
+  assert.ok(seeded.snapshot.roles.get('client')?.includes('queries.execute'));
+  assert.ok(!seeded.snapshot.roles.get('client')?.includes('legacy'));
+  assert.equal(seeded.warnings.length, 0);
+  const own = loadSettingsText('[/settings/web/roles]\nClient = public\nold = legacy, login.get\nwide = legacy.*\n', '/tmp/x/agent.ini');
+  assert.ok(own.ok);
+  assert.deepEqual(own.snapshot.roles.get('Client'), ['public'], "the operator's own role wins");
+  assert.equal(own.snapshot.roles.get('client'), undefined, 'not seeded next to a role of the same name in another case');
+  assert.deepEqual(codesAt(own.warnings), ['AGENT_WARN_ROLE_LEGACY@3:7']);
+  assert.match(own.warnings[0]?.message ?? '', /SECURITY: role "old" holds the legacy grant/);
+});
