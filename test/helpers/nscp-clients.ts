@@ -1,9 +1,13 @@
 /**
  * What the NSClient++-client tests share: the path of Debian's
  * check_nscp_api (package icinga2-bin), scripts with fixed output and
- * performance data, and running a Nagios plugin with a time limit.
+ * performance data, running a Nagios plugin with a time limit, an agent
+ * process with its web server, and waiting for a condition.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startAgent, type AgentProcess, type StartOptions } from './agent-process.js';
 
 export const CHECK_NSCP_API = '/usr/lib/nagios/plugins/check_nscp_api';
 
@@ -36,3 +40,27 @@ export function runPlugin(file: string, args: string[], timeoutMs = 20_000): Pro
   });
 }
 
+
+/** An agent process whose WEBServer listens on HTTPS, with its base URL and its certificate (as the CA to trust). */
+export interface WebAgent {
+  agent: AgentProcess;
+  base: string;
+  port: string;
+  ca: string;
+}
+
+export async function startWebAgent(options: StartOptions): Promise<WebAgent> {
+  const agent = await startAgent(options);
+  const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
+  return { agent, base: m[1] as string, port: m[2] as string, ca: readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8') };
+}
+
+/** Resolve once `cond` holds (polled every 50 ms); reject after `ms`. */
+export async function waitUntil(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`condition not met within ${ms} ms`);
+}

@@ -10,8 +10,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { replaceFile, type AgentProcess } from '../helpers/agent-process.js';
+import { startWebAgent, waitUntil } from '../helpers/nscp-clients.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
 
 const INI = `; NSClient++ API test
@@ -52,10 +52,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
   let ca: string;
 
   before(async () => {
-    agent = await startAgent({ ini: INI });
-    const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/);
-    base = m[1] as string;
-    ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
+    ({ agent, base, ca } = await startWebAgent({ ini: INI }));
   });
   after(async () => {
     await agent?.stop();
@@ -94,13 +91,13 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     const before = readFileSync(agent.settingsFile, 'utf8');
     replaceFile(agent.settingsFile, before.replace('password = api-secret', 'password = api-secret\nnsclient status codes = true'));
     const statusOf = async (q: string) => (await root(`/api/v1/queries/${q}/commands/execute`, { headers: { accept: 'text/plain' } })).status;
-    await waitFor(async () => (await statusOf('check_critical')) === 500);
+    await waitUntil(async () => (await statusOf('check_critical')) === 500);
     assert.deepEqual(await Promise.all(['check_ok', 'check_warning', 'check_critical', 'no_such_query'].map(statusOf)), [200, 202, 500, 503]);
     const nagios = await root('/api/v1/queries/check_warning/commands/execute_nagios', { headers: { accept: 'text/plain' } });
     assert.equal(nagios.status, 202);
     assert.equal((await root('/api/v1/queries/check_critical/commands/execute')).status, 200, 'JSON mode stays 200');
     replaceFile(agent.settingsFile, before);
-    await waitFor(async () => (await statusOf('check_critical')) === 200);
+    await waitUntil(async () => (await statusOf('check_critical')) === 200);
   });
 
   it('follows the log: POST /api/v1/logs, /logs/since with X-Log-Index, /logs/status, DELETE', async () => {
@@ -160,7 +157,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     const afterMany = readFileSync(agent.settingsFile, 'utf8');
     assert.equal(afterMany, `${original}\n[/settings/log]\nlevel = debug\n`);
     const shown = await root('/api/v1/settings/settings/log');
-    await waitFor(async () => (await root('/api/v1/settings/settings/log')).json<{ key: string; value: string }[]>().some((e) => e.key === 'level' && e.value === 'debug'));
+    await waitUntil(async () => (await root('/api/v1/settings/settings/log')).json<{ key: string; value: string }[]>().some((e) => e.key === 'level' && e.value === 'debug'));
     assert.equal(shown.status, 200);
 
     const bad = await json('PUT', '/api/v1/settings/settings/WEB/server', { key: 'port', value: 'eighty' });
@@ -186,9 +183,9 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     const delBody = await root('/api/v1/settings/settings/web/users', { method: 'DELETE', body: JSON.stringify({ path: '/settings/web/users/sam' }), headers: { 'content-type': 'application/json' } });
     assert.deepEqual(delBody.json(), { status: 'success', keys: 2, recursive: true });
     assert.doesNotMatch(readFileSync(agent.settingsFile, 'utf8'), /\[\/settings\/web\/users\/sam\]/);
-    await waitFor(async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 403);
+    await waitUntil(async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 403);
     replaceFile(agent.settingsFile, original);
-    await waitFor(async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 200);
+    await waitUntil(async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 200);
     const cmd = await json('POST', '/api/v1/settings/command', { command: 'reload' });
     assert.deepEqual(cmd.json(), { status: 'success', result: 'ok' });
     assert.equal((await json('POST', '/api/v1/settings/command', { command: 'explode' })).status, 404);
@@ -210,11 +207,3 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
   });
 });
 
-async function waitFor(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`condition not met within ${ms} ms`);
-}

@@ -11,10 +11,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { decode, encode, header, HeaderType } from '../../src/protocols/plugin/codec.js';
-import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
-import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS, runPlugin } from '../helpers/nscp-clients.js';
+import { replaceFile, type AgentProcess } from '../helpers/agent-process.js';
+import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS, runPlugin, startWebAgent, waitUntil } from '../helpers/nscp-clients.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
 
 const INI = `; NSClient++ clients test
@@ -41,11 +40,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
   let ca: string;
 
   before(async () => {
-    agent = await startAgent({ ini: INI, files: PERF_SCRIPTS });
-    const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
-    base = m[1] as string;
-    port = m[2] as string;
-    ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
+    ({ agent, base, port, ca } = await startWebAgent({ ini: INI, files: PERF_SCRIPTS }));
   });
   after(async () => {
     await agent?.stop();
@@ -175,13 +170,13 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.equal((await call('/query/check_ok', { user: 'admin', password: 'nscp-secret' })).status, 200);
     const text = readFileSync(agent.settingsFile, 'utf8');
     replaceFile(agent.settingsFile, `${text}\n[/settings/web/users/admin]\npassword = admin-own\nrole = client\n`);
-    await waitFor(async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 403);
+    await waitUntil(async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 403);
     assert.equal((await call('/api/v1/info', { user: 'admin', password: 'admin-own' })).status, 200);
     // The seeded NSClient++ role client has no legacy grant; the password header is root's all the same.
     assert.equal((await call('/query/check_ok', { user: 'admin', password: 'admin-own' })).status, 403);
     assert.equal((await call('/query/check_ok', { headers: { password: 'nscp-secret' } })).status, 200);
     replaceFile(agent.settingsFile, text);
-    await waitFor(async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 200);
+    await waitUntil(async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 200);
   });
 });
 
@@ -191,10 +186,7 @@ describe('the password header under the failed-login limit and the 8 KiB cap (ag
   let ca: string;
 
   before(async () => {
-    agent = await startAgent({ ini: INI.replace('auth rate limit max failures = 0', 'auth rate limit max failures = 3') });
-    const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/);
-    base = m[1] as string;
-    ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
+    ({ agent, base, ca } = await startWebAgent({ ini: INI.replace('auth rate limit max failures = 0', 'auth rate limit max failures = 3') }));
   });
   after(async () => {
     await agent?.stop();
@@ -211,14 +203,6 @@ describe('the password header under the failed-login limit and the 8 KiB cap (ag
   });
 });
 
-async function waitFor(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`condition not met within ${ms} ms`);
-}
 
 /** POST raw bytes over HTTPS and read the raw answer. */
 async function rawPost(url: string, body: Buffer, ca: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {

@@ -30,7 +30,7 @@ import { AgentError } from '../../errors.js';
 import { readBody } from '../body.js';
 import { sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
-import { queryArguments, runQuery } from './queries.js';
+import { perfFields, queryArguments, runQuery } from './queries.js';
 
 const LEGACY = 'legacy';
 /** Most entries one `/log/messages` answer carries; poll again with the returned `pos` for more. */
@@ -113,11 +113,5 @@ export function legacyQueryJson(r: QueryResult): Record<string, unknown> {
 
 function legacyPerf(p: PerfValue): Record<string, unknown> {
   if (typeof p.value === 'string') return { alias: p.alias, string_value: { value: p.value } };
-  const v: Record<string, unknown> = { value: p.value };
-  if (p.unit !== undefined) v.unit = p.unit;
-  if (p.warning !== undefined) v.warning = p.warning;
-  if (p.critical !== undefined) v.critical = p.critical;
-  if (p.minimum !== undefined) v.minimum = p.minimum;
-  if (p.maximum !== undefined) v.maximum = p.maximum;
-  return { alias: p.alias, float_value: v };
+  return { alias: p.alias, float_value: perfFields(p) };
 }

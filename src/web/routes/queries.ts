@@ -144,14 +144,17 @@ function wantsText(accept: string | undefined): boolean {
 
 function perfJson(perf: readonly PerfValue[]): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
-  for (const p of perf) {
-    const item: Record<string, unknown> = { value: p.value };
-    if (p.unit !== undefined) item.unit = p.unit;
-    if (p.warning !== undefined) item.warning = p.warning;
-    if (p.critical !== undefined) item.critical = p.critical;
-    if (p.minimum !== undefined) item.minimum = p.minimum;
-    if (p.maximum !== undefined) item.maximum = p.maximum;
-    out[p.alias] = item;
-  }
+  for (const p of perf) out[p.alias] = perfFields(p);
   return out;
+}
+
+/** One perf item's value and the thresholds and range it has: `{value, unit?, warning?, critical?, minimum?, maximum?}`. */
+export function perfFields(p: PerfValue): Record<string, unknown> {
+  const item: Record<string, unknown> = { value: p.value };
+  if (p.unit !== undefined) item.unit = p.unit;
+  if (p.warning !== undefined) item.warning = p.warning;
+  if (p.critical !== undefined) item.critical = p.critical;
+  if (p.minimum !== undefined) item.minimum = p.minimum;
+  if (p.maximum !== undefined) item.maximum = p.maximum;
+  return item;
 }
