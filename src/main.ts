@@ -7,6 +7,7 @@
 import { AgentError, errorMessage } from './errors.js';
 import { installCrashHandlers } from './cli/crash.js';
 import { VERSION } from './version.js';
+import { helpFormOf, runHelpForm, type HelpForm } from './cli/help-forms.js';
 
 export const HELP = `Usage: agent <command> [options]
 
@@ -29,6 +30,12 @@ type Command = (argv: string[]) => Promise<number>;
 
 async function dispatch(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  const form = helpFormOf(rest[0]);
+  // `agent run help-short`, `agent web help`: NSClient++'s help forms of a command (not of a query's arguments).
+  if (form && (cmd === 'run' || cmd === 'web' || cmd === 'settings')) return runHelpForm((a) => dispatch([cmd, ...a]), form);
+  const webForm = cmd === 'web' && rest[0] !== undefined ? helpFormOf(rest[1]) : undefined;
+  if (webForm) return runHelpForm((a) => dispatch(['web', rest[0] as string, ...a]), webForm);
+  if (form === undefined && (cmd === 'help-short' || cmd === 'help-csv')) return runHelpForm(async () => (process.stdout.write(`${HELP}\n`), 0), helpFormOf(cmd) as HelpForm);
   switch (cmd) {
     case undefined:
     case '--help':
@@ -57,6 +64,8 @@ async function dispatch(argv: string[]): Promise<number> {
 
 async function settings(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  const form = helpFormOf(rest[0]);
+  if (form && sub !== undefined) return runHelpForm((a) => settings([sub, ...a]), form);
   switch (sub) {
     case 'validate':
       return (await import('./cli/settings-validate.js')).validateCommand(rest);
@@ -69,6 +78,7 @@ async function settings(argv: string[]): Promise<number> {
     case 'import':
       return (await import('./cli/settings-import.js')).importCommand(rest);
     case '--help':
+    case 'help':
     case undefined:
       process.stdout.write('Usage: agent settings validate|show|schema|plan|import [options]\nRun "agent settings <sub> --help" for details.\n');
       return sub === undefined ? 2 : 0;

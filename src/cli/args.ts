@@ -89,3 +89,12 @@ export function out(text: string): void {
 export function err(text: string): void {
   process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 }
+
+/**
+ * The exit code for settings that did not load: 2 (a usage problem, as for
+ * a wrong path) when the file itself could not be read, 1 when it was read
+ * and is invalid. Every command that reads settings answers the same.
+ */
+export function settingsExitCode(problems: readonly { code: string }[]): 1 | 2 {
+  return problems.some((p) => p.code === 'AGENT_ERR_SETTINGS_UNREADABLE') ? 2 : 1;
+}

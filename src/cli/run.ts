@@ -6,7 +6,7 @@
  * rejection logs its stack, stops the modules in reverse order and exits 70
  * (crash.ts).
  */
-import { parseArgs, settingsPath, out, err } from './args.js';
+import { parseArgs, settingsPath, out, err, settingsExitCode } from './args.js';
 import { formatMessage } from '../errors.js';
 import { startAgent } from '../agent.js';
 import { sink } from '../log.js';
@@ -30,9 +30,12 @@ export async function runCommand(argv: string[]): Promise<number> {
   const log = sink.logger('agent:run');
   const result = await startAgent({ settingsFile: file });
   if (!result.ok) {
-    err(`agent: ${formatMessage('AGENT_ERR_SETTINGS_INVALID', [file, result.problems.length])}; not starting:`);
+    const code = settingsExitCode(result.problems);
+    // An unreadable file is one problem that says it all; an invalid one gets a count first.
+    if (code === 1) err(`agent: ${formatMessage('AGENT_ERR_SETTINGS_INVALID', [file, result.problems.length])}; not starting:`);
     for (const p of result.problems) err(formatProblem(p));
-    return 1;
+    if (code === 2) err('agent: not starting');
+    return code;
   }
   const { agent } = result;
   const modules = agent.reconciler.status().modules;

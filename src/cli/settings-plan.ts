@@ -3,7 +3,7 @@
  * module by module (load, unload, apply in place, restart, unchanged),
  * assuming the modules enabled in OLD are running. Applies nothing.
  */
-import { parseArgs, out, err } from './args.js';
+import { parseArgs, out, err, settingsExitCode } from './args.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { computePlan } from '../settings/plan.js';
 import { formatProblem } from './format-problem.js';
@@ -25,14 +25,9 @@ export async function planCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const [a, b] = await Promise.all(positionals.map((f) => loadSettingsFile(f)));
-  let bad = false;
-  for (const r of [a, b]) {
-    if (r && !r.ok) {
-      bad = true;
-      for (const p of r.problems) err(formatProblem(p));
-    }
-  }
-  if (bad || !a?.ok || !b?.ok) return 1;
+  const problems = [a, b].flatMap((r) => (r && !r.ok ? r.problems : []));
+  for (const p of problems) err(formatProblem(p));
+  if (!a?.ok || !b?.ok) return settingsExitCode(problems);
   const loaded = new Set(Object.entries(a.snapshot.modules).filter(([, on]) => on).map(([m]) => m));
   const plan = computePlan({ applied: a.snapshot, desired: b.snapshot, loaded });
   if (options.json) {

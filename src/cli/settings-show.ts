@@ -14,7 +14,7 @@ import { formatProblem } from './format-problem.js';
 import { keySchema, shownValue } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
 
-export const SHOW_HELP = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--json]
+export const SHOW_HELP = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--describe] [--json] [--settings FILE]
 
 Prints the effective settings: every section with defaults applied and
 variables expanded, each value with its origin (file:line, or "default").

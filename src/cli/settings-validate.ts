@@ -8,7 +8,7 @@ import { loadSettingsFile } from '../settings/load.js';
 import type { SettingsProblem } from '../settings/problem.js';
 import { formatProblem } from './format-problem.js';
 
-export const VALIDATE_HELP = `Usage: agent settings validate [FILE…] [--format text|json|github] [--strict]
+export const VALIDATE_HELP = `Usage: agent settings validate [FILE…] [--format text|json|github] [--strict] [--settings FILE]
 
 Validates settings files against the schemas (default file: $AGENT_SETTINGS,
 else settings/agent.ini) and prints every problem with file:line:col, section,

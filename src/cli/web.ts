@@ -26,7 +26,7 @@ import { parsePrivilegeList, ROOT_USER } from '../settings/privileges.js';
 import { parseIni } from '../settings/read-ini.js';
 import { withFallback } from '../settings/snapshot.js';
 import { hashPassword } from '../web/password-hash.js';
-import { err, out, parseArgs, settingsPath, type OptionSpec } from './args.js';
+import { err, out, parseArgs, settingsExitCode, settingsPath, type OptionSpec } from './args.js';
 import { formatProblem } from './format-problem.js';
 
 const WEB = '/settings/WEB/server';
@@ -176,8 +176,9 @@ async function password(file: string, set: string | undefined, display: boolean)
   const loaded = await loadSettingsFile(file);
   if (!loaded.ok) {
     for (const p of loaded.problems) err(formatProblem(p));
-    err(`agent web password: ${file} is invalid (${loaded.problems.length} problems)`);
-    return 1;
+    const code = settingsExitCode(loaded.problems);
+    if (code === 1) err(`agent web password: ${file} is invalid (${loaded.problems.length} problems)`);
+    return code;
   }
   const value = String(withFallback(loaded.snapshot, WEB, 'password') ?? '');
   if (value === '') out('No password set: the agent generates one at each start and prints it.');

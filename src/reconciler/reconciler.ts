@@ -7,7 +7,7 @@
  * applied: the last good state stays and the problems are recorded. Failed
  * modules are retried with exponential backoff.
  */
-import { errorMessage } from '../errors.js';
+import { fsReason } from '../errors.js';
 import { sink } from '../log.js';
 import { backoffMs } from './backoff.js';
 import { catalogue, findModule } from '../modules/catalogue.js';
@@ -70,7 +70,7 @@ export class Reconciler {
       try {
         bytes = replaced ? await readReplaced(this.applied.file) : await readStable(this.applied.file);
       } catch (err) {
-        this.reject([{ code: 'AGENT_ERR_SETTINGS_UNREADABLE', severity: 'error', message: `cannot read settings file ${this.applied.file}: ${errorMessage(err)}`, file: this.applied.file, line: 0, col: 0 }], [], '');
+        this.reject([{ code: 'AGENT_ERR_SETTINGS_UNREADABLE', severity: 'error', message: `cannot read settings file ${this.applied.file}: ${fsReason(err)}`, file: this.applied.file, line: 0, col: 0 }], [], '');
         return this.status();
       }
       const hash = hashBytes(bytes);

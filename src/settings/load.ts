@@ -19,7 +19,7 @@ import { scriptChecks } from './script-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { suggestion } from './did-you-mean.js';
 import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
-import { errorMessage } from '../errors.js';
+import { fsReason } from '../errors.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
 
 export type LoadResult =
@@ -43,7 +43,7 @@ export async function loadSettingsFile(file: string): Promise<LoadResult> {
   try {
     bytes = await readFile(abs);
   } catch (err) {
-    const p = problem('AGENT_ERR_SETTINGS_UNREADABLE', [abs, errorMessage(err)], { file: abs, line: 0, col: 0 });
+    const p = problem('AGENT_ERR_SETTINGS_UNREADABLE', [abs, fsReason(err)], { file: abs, line: 0, col: 0 });
     return { ok: false, problems: [p], warnings: [], hash: '' };
   }
   return loadSettingsText(bytes.toString('utf8'), abs, hashBytes(bytes));
