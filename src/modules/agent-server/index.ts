@@ -25,7 +25,9 @@ import { agentServerTls } from '../../protocols/agent/tls.js';
 import { DEFAULT_MAX_FRAME } from '../../protocols/agent/framing.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS } from '../../protocols/connection-guard.js';
 import { loadOrCreateCertificate } from '../../web/tls.js';
-import { AgentError } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
+import { ApplyKeptError } from '../module.js';
+import { rebind, type RebindPlan } from '../rebind.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, commandGuard, parseAllowList, type GuardOptions } from '../../protocols/command-allow-list.js';
@@ -39,6 +41,8 @@ export function createModule(): AgentModule {
   let bindKey = '';
   let tlsKey = '';
   let allowed: GuardOptions;
+  /** The settings the listener runs on (for reopening it after a failed move). */
+  let applied: Snapshot | undefined;
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
@@ -122,6 +126,7 @@ export function createModule(): AgentModule {
     async start(context) {
       ctx = context;
       allowed = allowOf(context.settings);
+      applied = context.settings;
       bindKey = bindKeyOf(context.settings);
       tlsKey = tlsKeyOf(context.settings);
       listener = await listen(context.settings, await tlsOf(context.settings));
@@ -142,32 +147,43 @@ export function createModule(): AgentModule {
       allowed = allowOf(next);
       const nextBind = bindKeyOf(next);
       const nextTls = tlsKeyOf(next);
-      if (nextBind !== bindKey) {
-        const tls = await tlsOf(next);
-        const old = listener;
-        let oldClosed = false;
+      if (nextBind !== bindKey || nextTls !== tlsKey) {
+        const previous = applied as Snapshot;
+        const current = listener;
+        const s = next.sections[SECTION] ?? {};
+        const plan = (sameAddress: boolean): RebindPlan<AgentListener, TlsOptions | undefined> => ({
+          target: `the agent-protocol server to ${String(s['bind to'] || '*')}:${String(s.port ?? AGENT_PORT)}`,
+          load: () => tlsOf(next),
+          // Same port and address: TLS settings change on the listener itself (open connections finish, then close).
+          swap: (tls) => {
+            if (nextBind !== bindKey) return false;
+            current.setTls(tls);
+            ctx!.log.info(`new TLS settings (${describeTls(tls)}); open connections close after their requests`);
+            return true;
+          },
+          sameAddress,
+          open: (tls) => listen(next, tls),
+          reopen: async () => listen(previous, await tlsOf(previous)),
+          close: (old) => old.close(),
+          adopt: (l) => {
+            listener = l;
+          },
+        });
         try {
-          listener = await listen(next, tls);
+          await rebind(current, plan(false));
         } catch (err) {
-          // The same address in another spelling: the port cannot be bound twice, so close first.
-          if (!(err instanceof AgentError && /EADDRINUSE/.test(err.message))) throw err;
-          await old.close();
-          oldClosed = true;
-          listener = undefined;
-          listener = await listen(next, tls);
+          // The same address in another spelling: the port cannot be bound twice, so the old listener closes first.
+          const again = err instanceof ApplyKeptError && /EADDRINUSE/.test(err.message) ? rebind(current, plan(true)) : Promise.reject(err);
+          await again.catch((e: unknown) => {
+            ctx!.log.error(errorMessage(e));
+            throw e;
+          });
         }
         bindKey = nextBind;
         tlsKey = nextTls;
-        if (!oldClosed) await old.close();
-        return true;
       }
-      if (nextTls !== tlsKey) {
-        const tls = await tlsOf(next);
-        listener.setTls(tls);
-        tlsKey = nextTls;
-        ctx!.log.info(`new TLS settings (${describeTls(tls)}); open connections close after their requests`);
-      }
-      listener.setPolicy(policyOf(next));
+      listener?.setPolicy(policyOf(next));
+      applied = next;
       return true;
     },
     async stop() {

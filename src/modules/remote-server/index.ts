@@ -19,7 +19,10 @@
  * list. The source is the verified client certificate's CN, else the peer
  * address.
  */
+import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
+import { rebind } from '../rebind.js';
+import { errorMessage } from '../../errors.js';
 import { withFallback, type Snapshot } from '../../settings/snapshot.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
@@ -38,6 +41,8 @@ export function createModule(): AgentModule {
   let ctx: ModuleContext | undefined;
   let server: NrpeServer | undefined;
   let listenerKey = '';
+  /** The settings the listener runs on (for reopening it after a failed move). */
+  let applied: Snapshot | undefined;
   let submitChannel = '';
   let allowed: GuardOptions;
   const allowOf = (snapshot: Snapshot): GuardOptions => ({
@@ -64,19 +69,22 @@ export function createModule(): AgentModule {
     };
   };
 
-  const listen = async (snapshot: Snapshot): Promise<NrpeServer> => {
+  /** TLS options with every file read and checked (AGENT_ERR_TLS_FILE naming the file); undefined for plain. */
+  const tlsOf = (snapshot: Snapshot): TlsOptions | undefined => {
     const s = snapshot.sections[SECTION] ?? {};
-    const tls =
-      s['use ssl'] === false
-        ? undefined
-        : buildServerTls({
-            allowedCiphers: String(s['allowed ciphers'] ?? ''),
-            certificate: String(s.certificate ?? ''),
-            certificateKey: String(s['certificate key'] ?? ''),
-            ca: String(s.ca ?? ''),
-            verifyMode: String(s['verify mode'] ?? 'none'),
-            dh: String(s.dh ?? ''),
-          });
+    if (s['use ssl'] === false) return undefined;
+    return buildServerTls({
+      allowedCiphers: String(s['allowed ciphers'] ?? ''),
+      certificate: String(s.certificate ?? ''),
+      certificateKey: String(s['certificate key'] ?? ''),
+      ca: String(s.ca ?? ''),
+      verifyMode: String(s['verify mode'] ?? 'none'),
+      dh: String(s.dh ?? ''),
+    });
+  };
+
+  const listen = async (snapshot: Snapshot, tls: TlsOptions | undefined): Promise<NrpeServer> => {
+    const s = snapshot.sections[SECTION] ?? {};
     const srv = await startNrpeServer({
       ...policyOf(snapshot),
       host: String(s['bind to'] ?? ''),
@@ -116,7 +124,8 @@ export function createModule(): AgentModule {
       allowed = allowOf(context.settings);
       listenerKey = keyOf(context.settings);
       submitChannel = String(context.settings.sections[SECTION]?.['submit channel'] ?? '');
-      server = await listen(context.settings);
+      applied = context.settings;
+      server = await listen(context.settings, tlsOf(context.settings));
       cleanup.push(
         context.core.registerSimpleQuery(
           {
@@ -136,19 +145,35 @@ export function createModule(): AgentModule {
       if (server === undefined) return false;
       if (key === listenerKey) {
         server.setPolicy(policyOf(next));
+        applied = next;
         return true;
       }
-      const old = server;
-      const sameAddress = addressOf(next) === addressOf({ sections: { [SECTION]: JSON.parse(listenerKey) } } as unknown as Snapshot);
-      if (sameAddress) await old.close();
+      const previous = applied as Snapshot;
+      const sameAddress = addressOf(next) === addressOf(previous);
+      const current = server;
+      const s = next.sections[SECTION] ?? {};
       try {
-        server = await listen(next);
+        const how = await rebind<NrpeServer, TlsOptions | undefined>(current, {
+          target: `the NRPE server to ${String(s['bind to'] || '*')}:${String(s.port ?? 5666)} (${s['use ssl'] === false ? 'plain' : 'TLS'})`,
+          load: () => tlsOf(next),
+          // Same address, TLS before and after: new certificate, CA, verify mode or ciphers for new connections.
+          swap: (tls) => sameAddress && current.setTls(tls),
+          sameAddress,
+          open: (tls) => listen(next, tls),
+          reopen: () => listen(previous, tlsOf(previous)),
+          close: (old) => old.close(),
+          adopt: (srv) => {
+            server = srv;
+          },
+        });
+        if (how === 'swapped') ctx!.log.info('new TLS settings for new connections');
       } catch (err) {
-        if (sameAddress) server = undefined;
+        ctx!.log.error(errorMessage(err));
         throw err;
       }
+      (server as NrpeServer | undefined)?.setPolicy(policyOf(next));
       listenerKey = key;
-      if (!sameAddress) await old.close();
+      applied = next;
       return true;
     },
     async stop() {
@@ -166,7 +191,7 @@ function keyOf(snapshot: Snapshot): string {
   return JSON.stringify(Object.fromEntries(keys.map((k) => [k, s[k] ?? null])));
 }
 
-function addressOf(snapshot: Snapshot): string {
+function addressOf(snapshot: Pick<Snapshot, 'sections'>): string {
   const s = snapshot.sections[SECTION] ?? {};
   return `${String(s['bind to'] ?? '')}:${String(s.port ?? '')}`;
 }

@@ -34,8 +34,9 @@ import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type
 import { expandVariables } from '../../settings/variables.js';
 import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword, WEB_SECTION } from '../../web/access.js';
-import { loadOrCreateCertificate } from '../../web/tls.js';
-import { ApplyKeptError, type AgentModule } from '../module.js';
+import { loadOrCreateCertificate, type LoadedCertificate } from '../../web/tls.js';
+import type { AgentModule } from '../module.js';
+import { rebind } from '../rebind.js';
 
 type Server = HttpServer | HttpsServer;
 
@@ -79,12 +80,18 @@ export function createModule(): AgentModule {
     process.stdout.write(`web password for user root: ${generated}\n`);
   };
 
-  const open = async (cfg: ListenerConfig): Promise<Server> => {
+  /** The listener's certificate and key, checked (created self-signed when missing); undefined for plain HTTP. */
+  const loadTls = async (cfg: ListenerConfig): Promise<LoadedCertificate | undefined> => {
+    if (!cfg.tls) return undefined;
+    const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
+    if (pems.generated) log?.info(`created a self-signed certificate ${cfg.cert} (key ${cfg.key})`);
+    return pems;
+  };
+
+  const open = async (cfg: ListenerConfig, pems: LoadedCertificate | undefined): Promise<Server> => {
     const handler = (web as WebApp).handler;
     let srv: Server;
-    if (cfg.tls) {
-      const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
-      if (pems.generated) log?.info(`created a self-signed certificate ${cfg.cert} (key ${cfg.key})`);
+    if (pems) {
       // noDelay: small JSON answers must not wait for Nagle's algorithm.
       // ALPN: curl --http1.0 offers only http/1.0, which Node's default list leaves out.
       srv = createHttpsServer({ cert: pems.cert, key: pems.key, minVersion: 'TLSv1.2', noDelay: true, ALPNProtocols: ['http/1.1', 'http/1.0'] }, handler);
@@ -112,7 +119,7 @@ export function createModule(): AgentModule {
       ensurePassword(snapshot);
       web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Snapshot, generatedPassword: () => generated, log: ctx.log });
       config = listenerConfig(snapshot);
-      server = await open(config);
+      server = await open(config, await loadTls(config));
       announcePassword();
     },
 
@@ -126,33 +133,34 @@ export function createModule(): AgentModule {
         config = cfg;
         return true;
       }
-      if (cfg.port === old.port && cfg.tls && old.tls && cfg.host === old.host && 'setSecureContext' in server) {
-        try {
-          const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
-          (server as HttpsServer).setSecureContext({ cert: pems.cert, key: pems.key });
-        } catch (err) {
-          // The listener keeps its previous certificate.
-          throw new ApplyKeptError(`cannot switch the web server certificate to ${cfg.cert}: ${errorMessage(err)}`);
-        }
-        log?.info(`web server certificate replaced from ${cfg.cert}`);
-        config = cfg;
-        return true;
-      }
-      const previous = server;
-      const samePort = cfg.port === old.port && cfg.port !== 0;
+      const current = server;
+      const inPlace = cfg.port === old.port && cfg.tls && old.tls && cfg.host === old.host;
+      const sameAddress = cfg.port === old.port && cfg.port !== 0;
       try {
-        if (samePort) await close(previous);
-        server = await open(cfg);
-        config = cfg;
-        // Not awaited: the request that caused this reload may be running on the old listener.
-        if (!samePort) void close(previous);
-        announcePassword();
+        const how = await rebind<Server, LoadedCertificate | undefined>(current, {
+          target: `the web server to ${cfg.tls ? 'https' : 'http'}://${cfg.host || '*'}:${cfg.port}${cfg.tls ? ` (certificate ${cfg.cert})` : ''}`,
+          load: () => loadTls(cfg),
+          swap: (pems) => {
+            if (!inPlace || !pems || !('setSecureContext' in current)) return false;
+            (current as HttpsServer).setSecureContext({ cert: pems.cert, key: pems.key });
+            return true;
+          },
+          sameAddress,
+          open: (pems) => open(cfg, pems),
+          reopen: async () => open(old, await loadTls(old)),
+          // On another port not awaited: the request that caused this reload may be running on the old listener.
+          close: async (previous) => (sameAddress ? close(previous) : void close(previous)),
+          adopt: (s) => {
+            server = s;
+          },
+        });
+        if (how === 'swapped') log?.info(`web server certificate replaced from ${cfg.cert}`);
       } catch (err) {
-        log?.error(`${errorMessage(err)}; ${samePort ? 'reopening the previous listener' : 'the previous listener keeps serving'}`);
-        if (samePort) server = await open(old);
-        // Still serving, on the previous port and certificate: the status must say the change failed.
-        throw new ApplyKeptError(`cannot move the web server to ${cfg.tls ? 'https' : 'http'}://${cfg.host || '*'}:${cfg.port}: ${errorMessage(err)}`);
+        log?.error(errorMessage(err));
+        throw err;
       }
+      config = cfg;
+      announcePassword();
       return true;
     },
 

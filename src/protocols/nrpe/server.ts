@@ -65,6 +65,13 @@ export interface NrpeServer {
   address(): AddressInfo;
   /** Replaces the policy for connections accepted from now on. */
   setPolicy(policy: Partial<NrpeServerPolicy>): void;
+  /**
+   * New TLS options (certificate, CA, verify mode, ciphers) for connections
+   * accepted from now on, on the same port; open ones finish. False (nothing
+   * changed) when the listener is plain or `tls` is undefined: switching
+   * between plain and TLS needs a new listener.
+   */
+  setTls(tls: tls.TlsOptions | undefined): boolean;
   /** Stops listening, ends open connections and resolves when all are gone. */
   close(): Promise<void>;
 }
@@ -79,6 +86,7 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   const sockets = new Set<net.Socket>();
   const log = options.log;
   const guard = new ConnectionGuard(limitsOf(policy), log);
+  let currentTls = options.tls;
 
   /** Allowed hosts and the connection limits, on the raw socket before any TLS byte; false when refused. */
   const accept = (raw: net.Socket): boolean => {
@@ -98,7 +106,7 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     // Optional client certificates (verify mode peer): none is fine, one that does not verify is not.
-    if (socket instanceof tls.TLSSocket && options.tls?.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
+    if (socket instanceof tls.TLSSocket && currentTls?.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
       log.warning(`refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`);
       socket.destroy();
       return;
@@ -137,6 +145,16 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     setPolicy(next) {
       Object.assign(policy, next);
       guard.setLimits(limitsOf(policy));
+    },
+    setTls(next) {
+      if (!next || !(server instanceof tls.Server)) return false;
+      server.setSecureContext(next);
+      // Read by the server for each new connection; setSecureContext leaves them alone.
+      const s = server as tls.Server & { requestCert: boolean; rejectUnauthorized: boolean };
+      s.requestCert = next.requestCert === true;
+      s.rejectUnauthorized = next.rejectUnauthorized !== false;
+      currentTls = next;
+      return true;
     },
     close() {
       return new Promise<void>((resolve) => {

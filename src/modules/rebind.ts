@@ -1,0 +1,88 @@
+/**
+ * One way for every listening module (WEBServer, RemoteServer, AgentServer)
+ * to move to new listener settings without ever being left with nothing:
+ *
+ * 1. load and check the new TLS material first (certificate and key
+ *    readable, the key belonging to the certificate, the CA parsing; a
+ *    certificate file holding its key works): a failure changes nothing;
+ * 2. when the listener can take the change in place (same address, only
+ *    TLS changed), swap it there; open connections are not disturbed;
+ * 3. otherwise start the new listener, then close the old one. When both
+ *    need the same address (the port cannot be bound twice), the old one
+ *    closes first and, if the new one cannot start, the old settings are
+ *    opened again.
+ *
+ * On any failure the module keeps serving on its previous settings and the
+ * helper throws ApplyKeptError ("…; kept previous settings"), so the
+ * reconciler reports the change as not applied and retries it. Only when
+ * even the previous listener cannot be opened again does it throw a plain
+ * error (the module is then restarted by the reconciler).
+ */
+import { errorMessage } from '../errors.js';
+import { ApplyKeptError } from './module.js';
+
+export interface RebindPlan<L, M> {
+  /** What moves where, for messages: `the web server to https://*:8443`. */
+  target: string;
+  /** Loads and checks the new TLS material (undefined for plain); throws when it is unusable. */
+  load(): Promise<M> | M;
+  /** Applies the change to the current listener when it can (same address); true when done. */
+  swap?(material: M): boolean;
+  /** True when the new listener needs the old one's address and port. */
+  sameAddress: boolean;
+  /** Starts a listener on the new settings. */
+  open(material: M): Promise<L>;
+  /** Starts a listener on the previous settings again (after the old one closed for the same address). */
+  reopen(): Promise<L>;
+  /** Closes the previous listener. */
+  close(old: L): Promise<void>;
+  /** The listener now serving (called whenever it changes, before the helper returns or throws). */
+  adopt(listener: L | undefined): void;
+}
+
+/** How the change was taken: in place, by a new listener, or not at all (thrown). */
+export type RebindOutcome = 'swapped' | 'rebound';
+
+export async function rebind<L, M>(current: L, plan: RebindPlan<L, M>): Promise<RebindOutcome> {
+  let material: M;
+  try {
+    material = await plan.load();
+  } catch (err) {
+    throw kept(plan.target, err);
+  }
+  if (plan.swap) {
+    let swapped: boolean;
+    try {
+      swapped = plan.swap(material);
+    } catch (err) {
+      throw kept(plan.target, err);
+    }
+    if (swapped) return 'swapped';
+  }
+  if (!plan.sameAddress) {
+    let next: L;
+    try {
+      next = await plan.open(material);
+    } catch (err) {
+      throw kept(plan.target, err);
+    }
+    plan.adopt(next);
+    await plan.close(current);
+    return 'rebound';
+  }
+  await plan.close(current);
+  plan.adopt(undefined);
+  try {
+    plan.adopt(await plan.open(material));
+    return 'rebound';
+  } catch (err) {
+    // Throws a plain error when even the previous settings cannot listen again: the module is down.
+    plan.adopt(await plan.reopen());
+    throw kept(plan.target, err);
+  }
+}
+
+/** The error of a change not taken; the message ends with "kept previous settings". */
+export function kept(target: string, err: unknown): ApplyKeptError {
+  return new ApplyKeptError(`cannot move ${target}: ${errorMessage(err)}; kept previous settings`);
+}
