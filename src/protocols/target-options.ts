@@ -5,7 +5,8 @@
  * (timeout 10 s, retry 2). `address` may be `host`, `host:port` or
  * `[v6]:port`; a port of 0 means the protocol's default port.
  * The target is `--target` or `default`; naming a target that does not
- * exist is a problem, never a silent fallback.
+ * exist, or a template (`is template = 1`, other than `default`), is a
+ * problem that lists the targets that exist, never a silent fallback.
  */
 import { AgentError } from '../errors.js';
 import type { ResolvedObject } from '../settings/snapshot.js';
@@ -50,7 +51,11 @@ export function mergeTarget(source: TargetSource, options: ClientOptions): Merge
   const name = options.target ?? 'default';
   const target = source.targets.get(name);
   if (target === undefined && options.target !== undefined) {
-    return { ok: false, problem: new AgentError('AGENT_ERR_TARGET_UNKNOWN', [name, source.container]).message };
+    return { ok: false, problem: `${new AgentError('AGENT_ERR_TARGET_UNKNOWN', [name, source.container]).message}; ${knownTargets(source.targets)}` };
+  }
+  // `default` is the template every target starts from and the target of a query that names none.
+  if (target?.isTemplate && options.target !== undefined && name !== 'default') {
+    return { ok: false, problem: `${new AgentError('AGENT_ERR_TARGET_TEMPLATE', [name, source.container]).message}; ${knownTargets(source.targets)}` };
   }
   const values = target?.values ?? {};
   const str = (key: string, fallback = ''): string => (typeof values[key] === 'string' ? (values[key] as string) : fallback);
@@ -92,6 +97,13 @@ export function mergeTarget(source: TargetSource, options: ClientOptions): Merge
       alias: str('alias'),
     },
   };
+}
+
+/** "targets defined: a, b (templates: t)" for messages. */
+function knownTargets(targets: ReadonlyMap<string, ResolvedObject>): string {
+  const real = [...targets.values()].filter((t) => !t.isTemplate).map((t) => t.name).sort();
+  const templates = [...targets.values()].filter((t) => t.isTemplate && t.name !== 'default' && t.name !== 'sample').map((t) => t.name).sort();
+  return `${real.length > 0 ? `targets defined: ${real.join(', ')}` : 'no targets are defined'}${templates.length > 0 ? ` (templates, usable only as parent: ${templates.join(', ')})` : ''}`;
 }
 
 /** Splits `host`, `host:port`, `[v6]` or `[v6]:port`; a bare IPv6 address has no port. */
