@@ -17,9 +17,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { SettingsEdit } from '../core/control.js';
 import { AgentError, errorMessage } from '../errors.js';
 import { parseAllowedHosts } from '../protocols/allowed-hosts.js';
+import { certificateProblem, pairProblem, privateKeyProblem } from '../protocols/pem-check.js';
 import { editSettingsFile } from '../settings/edit-ini.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { parsePrivilegeList, ROOT_USER } from '../settings/privileges.js';
@@ -44,15 +46,22 @@ const HELP: Record<string, string> = {
 Run "agent web <subcommand> --help" for the options. Every subcommand takes
 --settings FILE and --create (make FILE when it does not exist; without it a
 path that does not exist is refused with exit 2).`,
-  install: `Usage: agent web install [--password P | --password-stdin] [--port N] [--allowed-hosts LIST] [--settings FILE]
+  install: `Usage: agent web install [--password P | --password-stdin] [--port N] [--allowed-hosts LIST] [--https]
+                         [--certificate FILE] [--certificate-key FILE] [--allow-weak-password] [--settings FILE]
 
 Enables WEBServer in [/modules] and writes [/settings/WEB/server]:
-  --password P          password of the user root (without it an existing password stays;
-                        when there is none, a strong one is generated and printed)
-  --password-stdin      read the password from standard input (one line), so it
-                        appears neither in the process list nor in the shell history
-  --port N              TLS port (8443 is written as 8443s; a trailing s means TLS)
-  --allowed-hosts LIST  client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)`,
+  --password P            password of the user root, at least 8 characters (without it an
+                          existing password stays; when there is none, a strong one is
+                          generated and printed)
+  --password-stdin        read the password from standard input (one line), so it
+                          appears neither in the process list nor in the shell history
+  --allow-weak-password   accept a password shorter than 8 characters
+  --port N                TLS port (8443 is written as 8443s; a trailing s means TLS)
+  --allowed-hosts LIST    client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)
+  --https                 serve TLS (NSClient++'s switch; TLS is the default here: an existing
+                          port without its trailing s gets it)
+  --certificate FILE      PEM certificate of the web server (checked before it is written)
+  --certificate-key FILE  PEM key of that certificate`,
   password: `Usage: agent web password (--set P | --password-stdin | --display) [--settings FILE]
 
   --set P     write P as the web password ([/settings/WEB/server] password, user root)
@@ -60,9 +69,13 @@ Enables WEBServer in [/modules] and writes [/settings/WEB/server]:
   --display   print the password in force (the web server's own, else [/settings/default])`,
   'add-user': `Usage: agent web add-user --user U [--password P | --password-stdin] [--role R] [--settings FILE]
 
-Writes [/settings/web/users/U] with the password as a pbkdf2-sha256 hash
-(without --password a strong one is generated and printed; --password-stdin
-reads it from standard input, one line) and, when given, the role. A user without a role has no privileges.`,
+Writes [/settings/web/users/U] with the password as a pbkdf2-sha256 hash and
+the role, as NSClient++ does: an existing user given only --role keeps its
+password; a new user without --password gets a strong one, printed once
+(--password-stdin reads it from standard input, one line); a user without
+--role keeps the role it has, or gets the role client with a warning (client
+is added to [/settings/web/roles] with NSClient++'s read-only privileges when
+the file does not define it).`,
   'add-role': `Usage: agent web add-role --role R --grant PRIVILEGE[,PRIVILEGE...] [--settings FILE]
 
 Appends the privileges to the role's list in [/settings/web/roles] (ones it
@@ -71,7 +84,7 @@ grants every privilege with that prefix, * alone grants everything.`,
 };
 
 const SPECS: Record<string, Record<string, OptionSpec>> = {
-  install: { password: { value: true }, 'password-stdin': { value: false }, port: { value: true }, 'allowed-hosts': { value: true } },
+  install: { password: { value: true }, 'password-stdin': { value: false }, port: { value: true }, 'allowed-hosts': { value: true }, https: { value: false }, certificate: { value: true }, 'certificate-key': { value: true }, 'allow-weak-password': { value: false } },
   password: { set: { value: true }, 'password-stdin': { value: false }, display: { value: false } },
   'add-user': { user: { value: true }, password: { value: true }, 'password-stdin': { value: false }, role: { value: true } },
   'add-role': { role: { value: true }, grant: { value: true } },
@@ -108,7 +121,7 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     }
     switch (sub) {
       case 'install':
-        return await install(file, opt('password'), opt('port'), opt('allowed-hosts'));
+        return await install(file, opt('password'), opt('port'), opt('allowed-hosts'), { https: options.https === true, certificate: opt('certificate'), certificateKey: opt('certificate-key'), allowWeak: options['allow-weak-password'] === true });
       case 'password':
         return await password(file, opt('set'), options.display === true);
       case 'add-user':
@@ -131,9 +144,21 @@ export async function runWebCommand(argv: string[]): Promise<number> {
 
 // ---------------------------------------------------------------- subcommands
 
-async function install(file: string, pw: string | undefined, port: string | undefined, hosts: string | undefined): Promise<number> {
+/** NSClient++'s install switches: --https, the certificate pair, and the weak-password escape. */
+interface InstallTls {
+  https: boolean;
+  certificate: string | undefined;
+  certificateKey: string | undefined;
+  allowWeak: boolean;
+}
+
+async function install(file: string, pw: string | undefined, port: string | undefined, hosts: string | undefined, tls: InstallTls): Promise<number> {
   if (pw === '') return usage('--password must not be empty (leave it out to get a generated one)');
+  if (pw !== undefined && [...pw].length < MIN_PASSWORD && !tls.allowWeak) return usage(`--password is shorter than ${MIN_PASSWORD} characters; choose a longer one (or leave it out to get a generated one), or give --allow-weak-password`);
   const edits: SettingsEdit[] = [{ op: 'set', section: '/modules', key: 'WEBServer', value: 'enabled' }];
+  const pem = await certificateEdits(tls.certificate, tls.certificateKey);
+  if (typeof pem === 'string') return usage(pem);
+  edits.push(...pem);
   if (port !== undefined) {
     const m = /^(\d{1,5})s?$/.exec(port.trim());
     if (!m || Number(m[1]) < 1 || Number(m[1]) > 65535) return usage(`--port "${port}" is not a port number (1-65535, optionally followed by s)`);
@@ -153,7 +178,11 @@ async function install(file: string, pw: string | undefined, port: string | unde
     (text) => {
       const existing = rawSectionOf(text, file, WEB).get('password') || rawSectionOf(text, file, '/settings/default').get('password') || '';
       chosen = pw ?? (existing !== '' ? undefined : (chosen ?? strongPassword()));
-      return chosen !== undefined ? [...edits, { op: 'set', section: WEB, key: 'password', value: chosen }] : edits;
+      const all = chosen !== undefined ? [...edits, { op: 'set' as const, section: WEB, key: 'password', value: chosen }] : [...edits];
+      // --https on a port written without its s: the s is what means TLS here.
+      const current = rawSectionOf(text, file, WEB).get('port');
+      if (tls.https && port === undefined && current !== undefined && /^\d+$/.test(current.trim())) all.push({ op: 'set', section: WEB, key: 'port', value: `${current.trim()}s` });
+      return all;
     },
     { create },
   );
@@ -192,16 +221,38 @@ async function addUser(file: string, user: string | undefined, pw: string | unde
   if (name === ROOT_USER) return usage('root is the built-in user; set its password with agent web password --set');
   if (/[\/\[\]\r\n]/.test(name)) return usage(`user name "${name}" must not contain /, [, ] or line breaks`);
   if (pw === '') return usage('--password must not be empty (leave it out to get a generated one)');
-  const chosen = pw ?? strongPassword();
-  const edits: SettingsEdit[] = [{ op: 'set', section: `${USERS}/${name}`, key: 'password', value: await hashPassword(chosen) }];
-  if (role !== undefined) edits.push({ op: 'set', section: `${USERS}/${name}`, key: 'role', value: role.trim() });
-  await editSettingsFile(file, edits, { create });
-  out(`user ${name} written to [${USERS}/${name}] (password stored as a pbkdf2-sha256 hash).`);
-  if (pw === undefined) out(`password for user ${name}: ${chosen}`);
+  if (role !== undefined && role.trim() === '') return usage('--role must not be empty (leave it out to keep the role, or get client)');
+  const generated = strongPassword();
+  const hashed = await hashPassword(pw ?? generated);
+  const section = `${USERS}/${name}`;
+  // Decided under the writer's lock, on the content being edited, as NSClient++ reads the row first.
+  let outcome = { keptPassword: false, wrotePassword: false, role: '', defaultedRole: false, addedClientRole: false };
+  await editSettingsFile(
+    file,
+    (text) => {
+      if (rawSectionOf(text, file, USERS).get(name) !== undefined) throw new AgentError('AGENT_ERR_USAGE', [`user ${name} is written as a one-liner in [${USERS}]; change that line, or move the user to [${section}]`]);
+      const existing = rawSectionOf(text, file, section);
+      const hasPassword = (existing.get('password') ?? '') !== '';
+      const existingRole = (existing.get('role') ?? '').trim();
+      const keepPassword = pw === undefined && hasPassword;
+      const chosenRole = role?.trim() ?? (existingRole !== '' ? existingRole : CLIENT_ROLE);
+      const edits: SettingsEdit[] = [];
+      if (!keepPassword) edits.push({ op: 'set', section, key: 'password', value: hashed });
+      if (chosenRole !== existingRole) edits.push({ op: 'set', section, key: 'role', value: chosenRole });
+      const defaulted = role === undefined && existingRole === '';
+      const roleDefined = rawSectionOf(text, file, ROLES).get(CLIENT_ROLE) !== undefined;
+      if (chosenRole === CLIENT_ROLE && !roleDefined) edits.push({ op: 'set', section: ROLES, key: CLIENT_ROLE, value: CLIENT_GRANTS });
+      outcome = { keptPassword: keepPassword, wrotePassword: !keepPassword, role: chosenRole, defaultedRole: defaulted, addedClientRole: chosenRole === CLIENT_ROLE && !roleDefined };
+      return edits;
+    },
+    { create },
+  );
+  out(`user ${name} written to [${section}] (${outcome.keptPassword ? 'password kept' : 'password stored as a pbkdf2-sha256 hash'}, role ${outcome.role}).`);
+  if (outcome.wrotePassword && pw === undefined) out(`password for user ${name}: ${generated}`);
+  if (outcome.defaultedRole) err(`warning: no --role given: user ${name} gets the role ${CLIENT_ROLE} (read-only: ${CLIENT_GRANTS}), as NSClient++ does`);
+  if (outcome.addedClientRole) err(`note: role ${CLIENT_ROLE} was not defined; added to [${ROLES}] with NSClient++'s client privileges`);
   const roles = await rawSection(file, ROLES);
-  const currentRole = role?.trim() ?? (await rawSection(file, `${USERS}/${name}`)).get('role');
-  if (currentRole === undefined || currentRole === '') err(`warning: user ${name} has no role, so no privileges; add one with --role`);
-  else if (currentRole !== 'legacy' && !roles.keys.has(currentRole)) err(`warning: role ${currentRole} is not defined in [${ROLES}]; add it with agent web add-role`);
+  if (outcome.role !== 'legacy' && outcome.role !== CLIENT_ROLE && roles.get(outcome.role) === undefined) err(`warning: role ${outcome.role} is not defined in [${ROLES}]; add it with agent web add-role`);
   return 0;
 }
 
@@ -230,6 +281,32 @@ async function addRole(file: string, role: string | undefined, grant: string | u
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** NSClient++'s minimum for the install password, unless --allow-weak-password. */
+const MIN_PASSWORD = 8;
+
+/** The role add-user gives a user without one, and its privileges when the file lacks it (NSClient++'s client role in our privilege names). */
+const CLIENT_ROLE = 'client';
+const CLIENT_GRANTS = 'public, info.get, queries.list, queries.get, queries.execute, aliases.list, modules.list';
+
+/** Edits for --certificate / --certificate-key after checking the files, or why they are refused. */
+async function certificateEdits(certificate: string | undefined, key: string | undefined): Promise<SettingsEdit[] | string> {
+  if (key !== undefined && certificate === undefined) return '--certificate-key needs --certificate';
+  if (certificate === undefined) return [];
+  const read = async (f: string): Promise<Buffer | string> => readFile(f).catch((e: unknown) => `cannot read ${f}: ${errorMessage(e)}`);
+  const cert = await read(certificate);
+  if (typeof cert === 'string') return `--certificate ${cert}`;
+  const certProblem = certificateProblem(cert);
+  if (certProblem) return `--certificate ${certificate}: ${certProblem}`;
+  const edits: SettingsEdit[] = [{ op: 'set', section: WEB, key: 'certificate', value: resolve(certificate) }];
+  if (key === undefined) return edits;
+  const keyText = await read(key);
+  if (typeof keyText === 'string') return `--certificate-key ${keyText}`;
+  const keyProblem = privateKeyProblem(keyText) ?? pairProblem(cert, keyText);
+  if (keyProblem) return `--certificate-key ${key}: ${keyProblem}`;
+  edits.push({ op: 'set', section: WEB, key: 'certificate key', value: resolve(key) });
+  return edits;
+}
 
 /** Set per run from --create (one command per process). */
 let create = false;
