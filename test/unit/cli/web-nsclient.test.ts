@@ -8,24 +8,16 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runAgentCli } from '../../helpers/run-cli.js';
 import { loadSettingsFile } from '../../../src/settings/load.js';
 import { verifyPassword } from '../../../src/web/password-hash.js';
 import { certDir } from '../../helpers/agent-certs.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/main.js', import.meta.url));
 
-function agent(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { timeout: 30_000, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 99) : 0, stdout, stderr });
-    });
-  });
-}
+const agent = (args: string[]) => runAgentCli(args);
 
 describe('agent web with NSClient++ semantics', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-nsclient-'));
