@@ -43,6 +43,14 @@ export function privateKeyProblem(text: string | Buffer): string | undefined {
 
 /** Why the certificate and key (each already checked) cannot serve together, e.g. a key of another certificate. */
 export function pairProblem(cert: string | Buffer, key: string | Buffer): string | undefined {
+  // OpenSSL's own check misses a key of another type (an EC key for an RSA certificate).
+  try {
+    const block = KEY_BLOCK.exec(key.toString())?.[0];
+    const first = certificateBlocks(cert)[0];
+    if (block && first && !new X509Certificate(first).checkPrivateKey(createPrivateKey(block))) return 'the private key does not belong to the certificate';
+  } catch {
+    // Unreadable input is reported by the checks below.
+  }
   try {
     createSecureContext({ cert, key });
     return undefined;
