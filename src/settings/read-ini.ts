@@ -194,8 +194,10 @@ export function parseIni(text: string, file: string): IniDocument {
         sections.push(current.section);
       }
     } else if (kind === LINE_INVALID) {
-      const excerpt = excerptOf(text.slice(scan.first, end));
-      problems.push(problem('AGENT_ERR_INI_SYNTAX', [`"${excerpt}" (${scan.reason})`], lineNo, scan.first - pos + 1, current ? { section: current.section.path } : {}));
+      // A section header is shown; any other line may hold a secret
+      // (`password: S3cret`), so only its position and the reason are.
+      const shown = text.charCodeAt(scan.first) === OPEN_BRACKET ? `"${excerptOf(text.slice(scan.first, end))}"` : '(content not shown: it may hold a secret)';
+      problems.push(problem('AGENT_ERR_INI_SYNTAX', [`${shown} (${scan.reason})`], lineNo, scan.first - pos + 1, current ? { section: current.section.path } : {}));
       if (text.charCodeAt(scan.first) === OPEN_BRACKET) current = null;
     }
     pos = nl + 1;

@@ -50,13 +50,16 @@ export function checkSection(
       else problems.push(problem('AGENT_ERR_KEY_UNKNOWN', [], at, suggestion(e.key, candidates)));
       continue;
     }
+    // Problems about a secret key show its position, never its value (nor a part of it).
+    const secret = keySchema?.['x-secret'] === true;
     const expanded = expandVariables(e.value, vars);
     for (const p of expanded.problems) {
-      problems.push(problem(p.code, [p.code === 'AGENT_ERR_VARIABLE_UNKNOWN' ? p.name : e.value], { ...at, col: e.valueCol + p.offset }));
+      const shown = secret ? '(value not shown)' : p.code === 'AGENT_ERR_VARIABLE_UNKNOWN' ? p.name : e.value;
+      problems.push(problem(p.code, [shown], { ...at, col: e.valueCol + p.offset }));
     }
     const coerced = coerceValue(expanded.value, keySchema);
     if (!coerced.ok) {
-      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`expected ${coerced.expected}, got "${e.value}"`], { ...at, col: e.valueCol }));
+      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`expected ${coerced.expected}, got ${secret ? 'a value not shown' : `"${e.value}"`}`], { ...at, col: e.valueCol }));
       continue;
     }
     values[key] = coerced.value;

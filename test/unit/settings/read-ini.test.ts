@@ -137,7 +137,7 @@ describe('parseIni', () => {
     assert.equal(doc.problems[0]!.code, 'AGENT_ERR_INI_SYNTAX');
     assert.equal(doc.problems[0]!.line, 7);
     assert.equal(doc.problems[0]!.message.includes('\r'), false);
-    assert.match(doc.problems[0]!.message, /^cannot parse line: "bad line" \(/);
+    assert.match(doc.problems[0]!.message, /^cannot parse line: \(content not shown: it may hold a secret\) \(/);
   });
 
   it('skips a UTF-8 BOM without counting it in columns', () => {
@@ -155,9 +155,9 @@ describe('parseIni', () => {
     assert.deepEqual(
       doc.problems.map((p) => [p.code, p.line, p.col, p.message]),
       [
-        ['AGENT_ERR_INI_SYNTAX', 3, 1, 'cannot parse line: "garbage" (expected [section], key = value, or a comment starting with ; or #)'],
+        ['AGENT_ERR_INI_SYNTAX', 3, 1, 'cannot parse line: (content not shown: it may hold a secret) (expected [section], key = value, or a comment starting with ; or #)'],
         ['AGENT_ERR_INI_SYNTAX', 4, 1, 'cannot parse line: "[/settings/broken" (missing "]")'],
-        ['AGENT_ERR_INI_SYNTAX', 5, 1, 'cannot parse line: "= no key" (missing key before "=")'],
+        ['AGENT_ERR_INI_SYNTAX', 5, 1, 'cannot parse line: (content not shown: it may hold a secret) (missing key before "=")'],
         ['AGENT_ERR_INI_SYNTAX', 6, 3, 'cannot parse line: "[/settings/trailing] junk" (text after "]")'],
         ['AGENT_ERR_INI_SYNTAX', 7, 1, 'cannot parse line: "[]" (empty section name)'],
       ],
