@@ -13,8 +13,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { freePort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
 
@@ -27,7 +28,10 @@ function agentCli(args: string[]): Promise<{ code: number; out: string }> {
     });
   });
 }
-const client = (args: string[]) => agentCli(['client', '--settings', '/nonexistent/agent.ini', ...args]);
+/** `agent client` with an empty settings file of its own (built-in defaults). */
+const client = (args: string[]) => agentCli(['client', '--settings', CLIENT_INI, ...args]);
+const CLIENT_INI = join(mkdtempSync(join(tmpdir(), 'attack-client-')), 'client.ini');
+writeFileSync(CLIENT_INI, '');
 
 describe('protocol servers run only what the settings allow (agent process)', () => {
   let agent: AgentProcess;
@@ -67,6 +71,7 @@ check_hello = /bin/echo hello from a script
   });
   after(async () => {
     await agent?.stop();
+    rmSync(dirname(CLIENT_INI), { recursive: true, force: true });
   });
 
   it('refuses the exploit of the issue: agent_exec CheckExternalScripts add, then agent_query pwn', async () => {
