@@ -11,13 +11,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { counterDelta, counterRate, sharedCounterHistory, type CounterHistory } from '../rates/counter-history.js';
+import { counterDelta, counterRate, flattenCounters, objectNames, sharedCounterHistory, type CounterHistory } from '../rates/counter-history.js';
 import { realHost, type HostSources } from '../host/host-sources.js';
 import { durationArgument, listArgument, lookbackOption } from '../host/options.js';
 import { readDiskstats, type DiskCounters } from '../system/kernel-counters.js';
 import { readMountinfo } from './mountinfo.js';
 
-const COUNTERS = ['reads', 'readBytes', 'readMs', 'writes', 'writeBytes', 'writeMs', 'ioMs', 'weightedMs'] as const;
+const COUNTERS: readonly (keyof DiskCounters & string)[] = ['reads', 'readBytes', 'readMs', 'writes', 'writeBytes', 'writeMs', 'ioMs', 'weightedMs', 'inProgress'];
 
 export function driveIoCheck(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition {
   const maxLookback = history.maxLookbackSeconds;
@@ -59,8 +59,8 @@ export function driveIoCheck(host: HostSources = realHost(), history: CounterHis
     async collect(args, call) {
       const wanted = listArgument(args, 'drive').map((d) => d.replace(/^\/dev\//, ''));
       const lookback = durationArgument(args, 'lookback', 300, 1, maxLookback);
-      const w = await history.window(`disk:${host.proc}`, async () => toCounters(await readDiskstats(host.proc)), lookback, call.signal);
-      const present = [...new Set([...w.current.values.keys()].map((k) => k.slice(0, k.lastIndexOf('.'))))];
+      const w = await history.window(`disk:${host.proc}`, async () => flattenCounters(await readDiskstats(host.proc), COUNTERS), lookback, call.signal);
+      const present = objectNames(w.current);
       for (const d of wanted) if (!present.includes(d)) throw new Error(`no drive named ${d} in ${join(host.proc, 'diskstats')}`);
       const drives = wanted.length > 0 ? wanted : await wholeDisks(host, present);
       const labels = await driveLabels(host, drives);
@@ -97,15 +97,6 @@ export function driveIoCheck(host: HostSources = realHost(), history: CounterHis
       { object: String(item.drive), key: 'queue_length', alias: `${item.drive} queue`, minimum: 0 },
     ],
   };
-}
-
-function toCounters(list: DiskCounters[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const d of list) {
-    for (const k of COUNTERS) m.set(`${d.name}.${k}`, d[k]);
-    m.set(`${d.name}.inProgress`, d.inProgress);
-  }
-  return m;
 }
 
 /** Whole disks: entries of /sys/block that /proc/diskstats knows, without loop and ram devices. */

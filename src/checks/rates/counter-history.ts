@@ -157,6 +157,22 @@ export function counterDelta(w: RateWindow, key: string): number | undefined {
   return b < a ? 0 : b - a;
 }
 
+/**
+ * One reading of many objects (interfaces, disks) as counters named
+ * `<object>.<counter>`; objectNames() gives the objects back. Object names
+ * may contain dots (eth0.100); counter names may not.
+ */
+export function flattenCounters<T extends { name: string }>(list: readonly T[], keys: readonly (keyof T & string)[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const o of list) for (const k of keys) if (typeof o[k] === 'number') m.set(`${o.name}.${k}`, o[k] as number);
+  return m;
+}
+
+/** The objects of a flattened reading, in the order they came. */
+export function objectNames(sample: CounterSample): string[] {
+  return [...new Set([...sample.values.keys()].map((k) => k.slice(0, k.lastIndexOf('.'))))];
+}
+
 const shared = new CounterHistory();
 
 /** The process-wide history every rate check uses unless a test passes its own. */

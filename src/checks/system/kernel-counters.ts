@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CpuTimes } from './proc-readers.js';
 
 export interface InterfaceCounters {
   name: string;
@@ -37,16 +38,8 @@ export async function readNetDev(proc: string): Promise<InterfaceCounters[]> {
   return parseNetDev(await readFile(join(proc, 'net', 'dev'), 'utf8'));
 }
 
-/** The aggregate `cpu` line of /proc/stat in clock ticks, with guest and guest_nice. */
-export interface CpuModeTicks {
-  user: number;
-  nice: number;
-  system: number;
-  idle: number;
-  iowait: number;
-  irq: number;
-  softirq: number;
-  steal: number;
+/** The aggregate `cpu` line of /proc/stat in clock ticks (check_cpu's CpuTimes), with guest and guest_nice. */
+export interface CpuModeTicks extends Omit<CpuTimes, 'core'> {
   guest: number;
   guestNice: number;
 }

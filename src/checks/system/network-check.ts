@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { counterDelta, counterRate, sharedCounterHistory, type CounterHistory } from '../rates/counter-history.js';
+import { counterDelta, counterRate, flattenCounters, objectNames, sharedCounterHistory, type CounterHistory } from '../rates/counter-history.js';
 import { realHost, type HostSources } from '../host/host-sources.js';
 import { durationArgument, listArgument, lookbackOption } from '../host/options.js';
 import { readNetDev, type InterfaceCounters } from './kernel-counters.js';
@@ -63,8 +63,8 @@ export function networkCheck(host: HostSources = realHost(), history: CounterHis
       const wanted = listArgument(args, 'device', 'name', 'dev');
       const excluded = new Set(listArgument(args, 'exclude'));
       const lookback = durationArgument(args, 'lookback', 300, 1, maxLookback);
-      const w = await history.window(`network:${host.proc}`, async () => toCounters(await readNetDev(host.proc)), lookback, call.signal);
-      const names = [...new Set([...w.current.values.keys()].map((k) => k.slice(0, k.lastIndexOf('.'))))];
+      const w = await history.window(`network:${host.proc}`, async () => flattenCounters(await readNetDev(host.proc), COUNTERS), lookback, call.signal);
+      const names = objectNames(w.current);
       for (const want of wanted) if (!names.includes(want)) throw new Error(`no network interface named ${want} (known: ${names.join(', ')})`);
       const chosen = names.filter((n) => (wanted.length === 0 || wanted.includes(n)) && !excluded.has(n));
       return Promise.all(chosen.map((n) => describe(host, n, w)));
@@ -79,13 +79,7 @@ export function networkCheck(host: HostSources = realHost(), history: CounterHis
   };
 }
 
-function toCounters(list: InterfaceCounters[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const i of list) {
-    for (const [k, v] of Object.entries(i)) if (typeof v === 'number') m.set(`${i.name}.${k}`, v);
-  }
-  return m;
-}
+const COUNTERS: readonly (keyof InterfaceCounters & string)[] = ['rxBytes', 'rxPackets', 'rxErrors', 'rxDrops', 'txBytes', 'txPackets', 'txErrors', 'txDrops'];
 
 async function describe(host: HostSources, name: string, w: Awaited<ReturnType<CounterHistory['window']>>): Promise<Values> {
   const cur = (k: string): number => w.current.values.get(`${name}.${k}`) ?? 0;
