@@ -6,12 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, connect, type Server } from 'node:net';
-import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCheck, type CheckDefinition } from '../../../../src/checks/engine.js';
 import { CounterHistory } from '../../../../src/checks/rates/counter-history.js';
-import { realHost } from '../../../../src/checks/host/host-sources.js';
+import { realHost, runHostCommand, type CommandOptions } from '../../../../src/checks/host/host-sources.js';
+import { osUpdatesCheck } from '../../../../src/checks/system/os-updates-check.js';
 import { networkCheck } from '../../../../src/checks/system/network-check.js';
 import { connectionsCheck, countSocketStates } from '../../../../src/checks/system/connections-check.js';
 import { kernelStatsCheck } from '../../../../src/checks/system/kernel-stats-check.js';
@@ -153,4 +154,20 @@ test('check_drive_io: a file the test writes and syncs shows in the written byte
   const r = await runCheck(check, [`drive=/dev/${after[0]?.drive}`, 'show-all']);
   assert.match(r.message, new RegExp(`^OK: ${after[0]?.drive} >[\\d.]+[KMG]?B/s <[\\d.]+[KMG]?B/s [\\d.]+%$`));
   assert.match((await runCheck(check, ['drive=nosuchdisk'])).message, /no drive named nosuchdisk/);
+});
+
+test('check_os_updates on this machine: the real package manager, then the cached answer while nothing changed', async () => {
+  let runs = 0;
+  const host = { ...realHost(), run: (argv: readonly string[], o: CommandOptions) => ((runs += 1), runHostCommand(argv, o)) };
+  const first = await runCheck(osUpdatesCheck(host), []);
+  const hasManager = ['/usr/bin/apt-get', '/usr/bin/dnf', '/usr/bin/yum'].some((p) => existsSync(p));
+  if (!hasManager) {
+    assert.deepEqual([first.result, first.message], [3, 'no supported package manager on this host (looked for apt-get, dnf, yum)']);
+    return;
+  }
+  assert.match(first.message, /^(OK: no updates available|(WARNING|CRITICAL): \d+ update\(s\) available, \d+ security: )/);
+  const before = runs;
+  const second = await runCheck(osUpdatesCheck(host), []);
+  assert.deepEqual(second, first);
+  assert.equal(runs, before, 'the second answer comes from the cache, not a new simulated upgrade');
 });
