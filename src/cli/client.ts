@@ -58,10 +58,9 @@ export async function runClientCommand(allArgs: string[]): Promise<number> {
     return 2;
   }
   sink.consoleLevel = process.env.AGENT_LOG_LEVEL === undefined ? 'error' : sink.consoleLevel;
-  const named = settingsFile ?? process.env.AGENT_SETTINGS;
-  const file = resolve(named ?? 'settings/agent.ini');
-  // Without a settings file of its own a client query runs on the defaults; a file named on purpose must exist.
-  const loaded = existsSync(file) || named !== undefined ? await loadSettingsFile(file) : loadSettingsText('', file);
+  const file = resolve(settingsFile ?? process.env.AGENT_SETTINGS ?? 'settings/agent.ini');
+  // A client query needs no settings file of its own: without one it runs on the defaults, like check_nrpe.
+  const loaded = existsSync(file) ? await loadSettingsFile(file) : loadSettingsText('', file);
   if (!loaded.ok) {
     for (const p of loaded.problems) err(formatProblem(p));
     out(`UNKNOWN: settings ${file} are invalid`);
