@@ -234,7 +234,7 @@ async function readCurrent(file: string, target: string, create: boolean): Promi
 
 /** Write, fsync and close the temp file with the original's mode (and owner when running as root). */
 async function writeTemp(temp: string, text: string, mode: number | null, owner: Current['owner']): Promise<void> {
-  const handle = await open(temp, 'wx', mode ?? 0o666);
+  const handle = await open(temp, 'wx', mode ?? 0o600);
   try {
     await handle.writeFile(text, 'utf8');
     await handle.sync();

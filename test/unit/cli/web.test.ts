@@ -6,7 +6,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -161,6 +161,8 @@ describe('agent web', () => {
     const created = await agent(['web', 'add-user', '--settings', missing, '--create', '--user', 'ann', '--password', 'x', '--role', 'viewer']);
     assert.equal(created.code, 0, created.stderr);
     assert.match(readFileSync(missing, 'utf8'), /^\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$/);
+    // It holds a password hash: readable by its owner only.
+    assert.equal(statSync(missing).mode & 0o777, 0o600);
   });
 
   it('answers usage errors with exit 2 and help with exit 0', async () => {
