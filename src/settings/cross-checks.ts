@@ -24,13 +24,13 @@ export function crossChecks(
   const mode = String(s['verify mode'] ?? 'none');
   if (s['use ssl'] !== false && mode !== 'none' && !s.ca) {
     const o = origins[path]?.['verify mode'];
-    out.push(problem('AGENT_ERR_VALUE_INVALID', [`verify mode "${mode}" needs a ca to check client certificates against; set ca or use verify mode none`], { file, line: o?.line ?? 0, col: o?.col ?? 0, section: path, key: 'verify mode' }));
+    out.push(problem('AGENT_ERR_VALUE_INVALID', [`verify mode "${mode}" needs a ca to check client certificates against; set ca or use verify mode none`], { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: path, key: 'verify mode' }));
   }
   const web = '/settings/WEB/server';
   const port = Number.parseInt(String(sections[web]?.port ?? ''), 10);
   if (Number.isInteger(port) && port > 65535) {
     const o = origins[web]?.port;
-    out.push(problem('AGENT_ERR_VALUE_INVALID', [`port "${String(sections[web]?.port)}": must be a port number from 0 (any free port) to 65535 (add s for TLS)`], { file, line: o?.line ?? 0, col: o?.col ?? 0, section: web, key: 'port' }));
+    out.push(problem('AGENT_ERR_VALUE_INVALID', [`port "${String(sections[web]?.port)}": must be a port number from 0 (any free port) to 65535 (add s for TLS)`], { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: web, key: 'port' }));
   }
   for (const section of ['/settings/default', web, '/settings/remote/server', '/settings/agent/server']) {
     const value = sections[section]?.['allowed hosts'];
@@ -38,7 +38,7 @@ export function crossChecks(
     if (typeof value !== 'string' || !o) continue;
     const parsed = parseAllowedHosts(value);
     if (parsed.problems.length > 0) {
-      out.push(problem('AGENT_ERR_VALUE_INVALID', [parsed.problems.join('; ')], { file, line: o.line, col: o.col, section, key: 'allowed hosts' }));
+      out.push(problem('AGENT_ERR_VALUE_INVALID', [parsed.problems.join('; ')], { file: o.file, line: o.line, col: o.col, section, key: 'allowed hosts' }));
     }
   }
   return out;

@@ -6,11 +6,13 @@
  * and a stable code.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseIni } from './read-ini.js';
+import { INCLUDES_SECTION, mergeSections, SettingsReader, treeHash, type SettingsTree } from './includes.js';
+import { CheckCache } from './check-cache.js';
+import { collectSecrets, maskSecrets } from './secrets.js';
 import { loadSchemaSet, type SchemaSet, type SectionSchema } from './schema-set.js';
-import { checkSection, sectionDefaults } from './section-check.js';
+import { sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
 import { expandVariables, resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
@@ -22,9 +24,14 @@ import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './p
 import { fsReason } from '../errors.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
 
+/**
+ * `hash`: the main file's sha256 when it includes nothing, else one hash over
+ * every file of the tree. `watched`: every file (and pattern folder) whose
+ * change could change the result, for the watcher.
+ */
 export type LoadResult =
-  | { ok: true; snapshot: Snapshot; warnings: SettingsProblem[]; problems: []; hash: string }
-  | { ok: false; problems: SettingsProblem[]; warnings: SettingsProblem[]; hash: string };
+  | { ok: true; snapshot: Snapshot; warnings: SettingsProblem[]; problems: []; hash: string; watched: string[] }
+  | { ok: false; problems: SettingsProblem[]; warnings: SettingsProblem[]; hash: string; watched: string[] };
 
 const OBJECT_CONTAINERS = {
   agent: '/settings/agent/client/targets',
@@ -37,36 +44,79 @@ export function hashBytes(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-export async function loadSettingsFile(file: string): Promise<LoadResult> {
-  const abs = resolve(file);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(abs);
-  } catch (err) {
-    const p = problem('AGENT_ERR_SETTINGS_UNREADABLE', [abs, fsReason(err)], { file: abs, line: 0, col: 0 });
-    return { ok: false, problems: [p], warnings: [], hash: '' };
-  }
-  return loadSettingsText(bytes.toString('utf8'), abs, hashBytes(bytes));
+export interface LoadOptions {
+  /**
+   * Reads and parses each file at most once; share one across the loads of a
+   * run (the CLI validating many host files that include one base). A new
+   * one by default.
+   */
+  reader?: SettingsReader;
+  /** The main file's bytes when the caller read them already (the reconciler's stable read). */
+  bytes?: Buffer;
 }
 
+/**
+ * Load a settings file and every file it includes (`[/includes]`,
+ * settings/includes.ts). Never throws: an unreadable main file is one
+ * AGENT_ERR_SETTINGS_UNREADABLE problem; everything else is listed with the
+ * file and line it comes from.
+ */
+export async function loadSettingsFile(file: string, options: LoadOptions = {}): Promise<LoadResult> {
+  const abs = resolve(file);
+  const reader = options.reader ?? new SettingsReader();
+  const main = await reader.source(abs, options.bytes);
+  if ('error' in main) {
+    const p = problem('AGENT_ERR_SETTINGS_UNREADABLE', [abs, main.error], { file: abs, line: 0, col: 0 });
+    return { ok: false, problems: [p], warnings: [], hash: '', watched: [abs] };
+  }
+  const tree = await reader.tree(main);
+  return loadTree(tree, reader.checks);
+}
+
+/**
+ * Load settings from text (one file, for tests and callers without a file).
+ * `[/includes]` is not followed here: an include in the text is an
+ * AGENT_ERR_INCLUDE_MISSING problem; use loadSettingsFile.
+ */
 export function loadSettingsText(text: string, file: string, hash = hashBytes(text)): LoadResult {
   const abs = resolve(file);
-  const set = loadSchemaSet();
-  const problems: SettingsProblem[] = [];
   const doc = parseIni(text, abs);
-  for (const p of doc.problems) {
-    problems.push({ code: p.code, severity: 'error', message: p.message, file: abs, line: p.line, col: p.col, ...(p.section ? { section: p.section } : {}), ...(p.key ? { key: p.key } : {}) });
+  const tree: SettingsTree = { main: abs, sources: [{ file: abs, hash, doc }], problems: [], watched: [abs] };
+  for (const s of doc.sections) {
+    if (s.path.toLowerCase() !== INCLUDES_SECTION) continue;
+    for (const e of s.entries) tree.problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [e.value, 'includes are followed only when loading from a file'], { file: abs, line: e.line, col: e.valueCol, section: s.path, key: e.key }));
   }
+  return loadTree(tree, new CheckCache());
+}
+
+/** Validate and resolve a settings tree (the main file and what it includes). Pure apart from ${file:} reads. */
+export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
+  const abs = tree.main;
+  const hash = treeHash(tree.sources);
+  const watched = tree.watched;
+  const set = loadSchemaSet();
+  const problems: SettingsProblem[] = [...tree.problems];
+  for (const src of tree.sources) {
+    for (const p of src.doc.problems) {
+      problems.push({ code: p.code, severity: 'error', message: p.message, file: src.file, line: p.line, col: p.col, ...(p.section ? { section: p.section } : {}), ...(p.key ? { key: p.key } : {}) });
+    }
+  }
+  const merged = mergeSections(tree.sources);
 
   // Path variables first: every other value may use them.
-  const pathsSection = doc.sections.find((s) => s.path.toLowerCase() === '/paths');
+  const paths = merged.find((m) => m.section.path.toLowerCase() === '/paths');
   const overrides: Record<string, string> = {};
-  for (const e of pathsSection?.entries ?? []) overrides[e.key.toLowerCase()] = e.value;
-  const { vars, problems: varProblems } = resolveVariables(abs, overrides);
-  for (const { key, problem: vp } of varProblems) {
-    const e = pathsSection?.entries.find((x) => x.key.toLowerCase() === key);
-    problems.push(problem(vp.code, [vp.name], { file: abs, line: e?.line ?? 0, col: (e?.valueCol ?? 0) + vp.offset, section: '/paths', key }));
+  const dirs: Record<string, string> = {};
+  for (const e of paths?.section.entries ?? []) {
+    overrides[e.key.toLowerCase()] = e.value;
+    dirs[e.key.toLowerCase()] = dirname(e.file ?? paths!.file);
   }
+  const { vars, problems: varProblems, secrets: secretPaths } = resolveVariables(abs, overrides, dirs);
+  for (const { key, problem: vp } of varProblems) {
+    const e = paths?.section.entries.find((x) => x.key.toLowerCase() === key);
+    problems.push(problem(vp.code, vp.args, { file: e?.file ?? paths?.file ?? abs, line: e?.line ?? 0, col: (e?.valueCol ?? 0) + vp.offset, section: '/paths', key }));
+  }
+  const varsKey = Object.values(vars).join('\0');
 
   const sections: Record<string, Record<string, unknown>> = {};
   const origins: Record<string, Record<string, Origin>> = {};
@@ -77,24 +127,25 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
     return m;
   };
 
-  for (const s of doc.sections) {
+  for (const { section: s, file: sfile } of merged) {
     const found = set.find(s.path);
     if (!found) {
-      problems.push(problem('AGENT_ERR_SECTION_UNKNOWN', [s.path], { file: abs, line: s.line, col: s.col, section: s.path }, suggestion(s.path, sectionCandidates(set))));
+      problems.push(problem('AGENT_ERR_SECTION_UNKNOWN', [s.path], { file: sfile, line: s.line, col: s.col, section: s.path }, suggestion(s.path, sectionCandidates(set))));
       continue;
     }
     const { section, canonical, objectName } = found;
     if (section.container !== undefined && objectName !== undefined) {
-      const checked = checkSection(set, section, canonical, s, abs, vars, false, problems);
-      defsOf(section.container).set(objectName, { name: objectName, path: canonical, values: checked.values, origins: checked.origins, at: { file: abs, line: s.line, col: s.col }, inFile: true });
+      const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, false, problems);
+      defsOf(section.container).set(objectName, { name: objectName, path: canonical, values: checked.values, origins: checked.origins, at: { file: sfile, line: s.line, col: s.col }, inFile: true });
       continue;
     }
-    const checked = checkSection(set, section, canonical, s, abs, vars, true, problems);
-    expandDefaults(checked.values, checked.origins, vars);
-    sections[canonical] = checked.values;
+    const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, true, problems);
+    // A copy: checked values may be shared with other loads of the same reader.
+    const values = expandDefaults({ ...checked.values }, checked.origins, vars);
+    sections[canonical] = values;
     origins[canonical] = checked.origins;
     const oneLiner = (section.schema['x-object-container'] as { 'one-liner'?: string } | undefined)?.['one-liner'];
-    if (oneLiner) addOneLiners(defsOf(canonical), canonical, oneLiner, checked.values, checked.origins, s, abs, problems);
+    if (oneLiner) addOneLiners(defsOf(canonical), canonical, oneLiner, values, checked.origins, s, sfile, problems);
   }
   for (const sec of set.sections) {
     if (sec.container === undefined && sections[sec.pattern] === undefined) {
@@ -133,16 +184,21 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
     const role = String(u.values.role ?? '');
     if (!u.isTemplate && role !== '' && !roles.has(role)) {
       const o = u.origins.role;
-      warnings.push(problem('AGENT_WARN_ROLE_UNKNOWN', [u.name, role], { file: abs, line: o?.line ?? 0, col: o?.col ?? 0, section: u.path, key: 'role' }));
+      warnings.push(problem('AGENT_WARN_ROLE_UNKNOWN', [u.name, role], { file: o?.file ?? abs, line: o?.line ?? 0, col: o?.col ?? 0, section: u.path, key: 'role' }));
     }
   }
+  // Values from ${env:} and ${file:} are secrets: no message may show them.
+  const secretValues = collectSecrets(origins, sections, [targets.agent, targets.remote, users], vars, secretPaths);
+  if (secretValues.length > 0) for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
   const errors = problems.filter((p) => p.severity === 'error');
   warnings.push(...problems.filter((p) => p.severity === 'warning'));
-  if (errors.length > 0) return { ok: false, problems: sortProblems(errors), warnings: sortProblems(warnings), hash };
+  if (errors.length > 0) return { ok: false, problems: sortProblems(errors), warnings: sortProblems(warnings), hash, watched };
 
   const snapshot: Snapshot = {
     file: abs,
     hash,
+    sources: tree.sources.map((src) => ({ file: src.file, hash: src.hash })),
+    secretValues,
     variables: vars,
     modules,
     sections,
@@ -152,7 +208,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
     aliases,
     roles,
   };
-  return { ok: true, snapshot: freezeSnapshot(snapshot), warnings: sortProblems(warnings), problems: [], hash };
+  return { ok: true, snapshot: freezeSnapshot(snapshot), warnings: sortProblems(warnings), problems: [], hash, watched };
 }
 
 function addOneLiners(

@@ -37,6 +37,8 @@ export interface IniEntry {
   keyCol: number;
   /** First character of the value (after an opening quote); for an empty value, just after `=`. */
   valueCol: number;
+  /** The file the entry is written in, when it differs from the section's (set where includes merge sections). */
+  file?: string;
 }
 
 export interface IniSection {

@@ -14,6 +14,8 @@ import { coerceValue } from './coerce.js';
 import { expandVariables } from './variables.js';
 import { suggestion } from './did-you-mean.js';
 import { validatorFor } from './ajv-instance.js';
+import { SECRET_MASK } from './secrets.js';
+import { dirname } from 'node:path';
 
 export interface CheckedSection {
   values: Record<string, unknown>;
@@ -35,8 +37,10 @@ export function checkSection(
   const props = schema.schema.properties;
   const extra = schema.schema.additionalProperties;
   const isModules = canonicalPath === '/modules';
+  const dirOf = new Map<string, string>();
   for (const e of ini.entries) {
-    const at = { file, line: e.line, col: e.keyCol, section: canonicalPath, key: e.key };
+    const efile = e.file ?? file;
+    const at = { file: efile, line: e.line, col: e.keyCol, section: canonicalPath, key: e.key };
     let key = schema.keys.get(e.key.toLowerCase());
     let keySchema: JsonSchema | undefined;
     if (key !== undefined) {
@@ -51,27 +55,31 @@ export function checkSection(
       continue;
     }
     // Problems about a secret key show its position, never its value (nor a part of it).
-    const secret = keySchema?.['x-secret'] === true;
-    const expanded = expandVariables(e.value, vars);
+    const secretKey = keySchema?.['x-secret'] === true;
+    let dir = dirOf.get(efile);
+    if (dir === undefined) dirOf.set(efile, (dir = dirname(efile)));
+    const expanded = expandVariables(e.value, vars, { dir });
     for (const p of expanded.problems) {
-      const shown = secret ? '(value not shown)' : p.code === 'AGENT_ERR_VARIABLE_UNKNOWN' ? p.name : e.value;
-      problems.push(problem(p.code, [shown], { ...at, col: e.valueCol + p.offset }));
+      const args = secretKey && p.code === 'AGENT_ERR_VARIABLE_UNTERMINATED' ? ['(value not shown)'] : p.args;
+      problems.push(problem(p.code, args, { ...at, col: e.valueCol + p.offset }));
     }
     const coerced = coerceValue(expanded.value, keySchema);
     if (!coerced.ok) {
-      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`expected ${coerced.expected}, got ${secret ? 'a value not shown' : `"${e.value}"`}`], { ...at, col: e.valueCol }));
+      // The value as written: for a value from ${env:}/${file:} that is the reference, not the secret.
+      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`expected ${coerced.expected}, got ${secretKey ? 'a value not shown' : `"${e.value}"`}`], { ...at, col: e.valueCol }));
       continue;
     }
     values[key] = coerced.value;
-    origins[key] = { file, line: e.line, col: e.valueCol, section: canonicalPath, key };
+    origins[key] = { file: efile, line: e.line, col: e.valueCol, section: canonicalPath, key, ...(expanded.secret ? { secret: true as const } : {}) };
   }
   const validate = validatorFor(set, schema.ref);
   if (!validate(values)) {
     for (const err of validate.errors ?? []) {
       const key = keyOf(err);
       const o = key !== undefined ? origins[key] : undefined;
-      const where = o ? { file, line: o.line, col: o.col, section: canonicalPath, key } : { file, line: ini.line, col: ini.col, section: canonicalPath, key };
-      problems.push(problem('AGENT_ERR_VALUE_INVALID', [describe(err, key, values, key !== undefined ? schema.schema.properties?.[key] : undefined)], where));
+      const where = o ? { file: o.file, line: o.line, col: o.col, section: canonicalPath, key } : { file, line: ini.line, col: ini.col, section: canonicalPath, key };
+      const hidden = key !== undefined && (o?.secret === true || props?.[key]?.['x-secret'] === true);
+      problems.push(problem('AGENT_ERR_VALUE_INVALID', [describe(err, key, values, key !== undefined ? schema.schema.properties?.[key] : undefined, hidden)], where));
       if (key !== undefined) delete values[key];
     }
   }
@@ -102,8 +110,8 @@ function keyOf(err: ErrorObject): string | undefined {
   return missing;
 }
 
-function describe(err: ErrorObject, key: string | undefined, values: Record<string, unknown>, prop?: object): string {
-  const shown = key !== undefined && values[key] !== undefined ? `"${String(values[key])}" ` : '';
+function describe(err: ErrorObject, key: string | undefined, values: Record<string, unknown>, prop: object | undefined, hidden: boolean): string {
+  const shown = key !== undefined && values[key] !== undefined ? `"${hidden ? SECRET_MASK : String(values[key])}" ` : '';
   const params = err.params as { allowedValues?: unknown[]; pattern?: string; limit?: number };
   let what: string;
   switch (err.keyword) {

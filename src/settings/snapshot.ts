@@ -13,6 +13,8 @@ export interface Origin {
   key: string;
   /** For object sections (targets, users): the object the value was inherited from. */
   object?: string;
+  /** The value came from `${env:}` or `${file:}`: never show it (settings/secrets.ts). */
+  secret?: true;
 }
 
 /** A resolved object (client target or web user): own keys win over inherited ones. */
@@ -32,8 +34,12 @@ export interface ResolvedObject {
 export interface Snapshot {
   /** Absolute path of the settings file. */
   readonly file: string;
-  /** sha256 hex of the file's bytes. */
+  /** sha256 hex of the file's bytes; with includes, one hash over every file of the tree (settings/includes.ts). */
   readonly hash: string;
+  /** Every file the settings were read from (the main file last, after what it includes), each with the sha256 of its bytes. */
+  readonly sources: readonly { readonly file: string; readonly hash: string }[];
+  /** Values read from `${env:}` / `${file:}`, longest first: what maskSecrets hides in messages and logs. */
+  readonly secretValues: readonly string[];
   /** Path variables after [/paths] overrides: base-path, certificate-path, scripts, temp. */
   readonly variables: Readonly<Record<string, string>>;
   /** Module name -> enabled, for every module of the catalogue. */

@@ -1,18 +1,35 @@
 /**
- * Path variables in values: `${base-path}` (the settings file's folder),
+ * Variables in values: `${base-path}` (the settings file's folder),
  * `${certificate-path}` (default `${base-path}/security`), `${scripts}`
- * (default `${base-path}/scripts`) and `${temp}` (the system temp folder).
+ * (default `${base-path}/scripts`) and `${temp}` (the system temp folder);
  * `[/paths]` overrides them. `$$` is not special; an unknown name or an
  * unterminated `${` is a problem at the column where it starts.
+ *
+ * Secrets from outside the file: `${env:NAME}` (the environment variable)
+ * and `${file:PATH}` (the file's content without its final line break; a
+ * relative PATH is taken from the folder of the settings file that holds
+ * the value). A value that uses either is a secret: `secret` is set, and
+ * callers must never show it (settings/secrets.ts). An unset variable or an
+ * unreadable file is a problem at its column; its message names the
+ * variable or the path, never a value.
  */
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { errorMessage, type ErrorCode } from '../errors.js';
 
 export interface VariableProblem {
-  code: 'AGENT_ERR_VARIABLE_UNKNOWN' | 'AGENT_ERR_VARIABLE_UNTERMINATED';
+  code: Extract<ErrorCode, 'AGENT_ERR_VARIABLE_UNKNOWN' | 'AGENT_ERR_VARIABLE_UNTERMINATED' | 'AGENT_ERR_ENV_UNSET' | 'AGENT_ERR_SECRET_FILE'>;
   /** 0-based offset in the value where `${` starts. */
   offset: number;
   name: string;
+  /** The message arguments for the code. */
+  args: readonly string[];
+}
+
+/** Where `${file:}` paths start: the folder of the file the value is written in. */
+export interface ExpandContext {
+  dir: string;
 }
 
 export const VARIABLE_NAMES = ['base-path', 'certificate-path', 'scripts', 'temp'] as const;
@@ -29,12 +46,14 @@ export function defaultVariables(settingsFile: string): Record<string, string> {
 }
 
 /**
- * Expand `${name}` references. Returns the expanded text and the problems;
- * unknown references are left as written.
+ * Expand `${name}`, `${env:NAME}` and `${file:PATH}` references. Returns the
+ * expanded text, the problems (unknown references are left as written) and
+ * whether a secret from outside the file went into the value.
  */
-export function expandVariables(value: string, vars: Readonly<Record<string, string>>): { value: string; problems: VariableProblem[] } {
-  if (!value.includes('${')) return { value, problems: [] };
+export function expandVariables(value: string, vars: Readonly<Record<string, string>>, ctx?: ExpandContext): { value: string; problems: VariableProblem[]; secret: boolean } {
+  if (!value.includes('${')) return { value, problems: [], secret: false };
   const problems: VariableProblem[] = [];
+  let secret = false;
   let out = '';
   let i = 0;
   while (i < value.length) {
@@ -46,21 +65,33 @@ export function expandVariables(value: string, vars: Readonly<Record<string, str
     out += value.slice(i, start);
     const end = value.indexOf('}', start + 2);
     if (end < 0) {
-      problems.push({ code: 'AGENT_ERR_VARIABLE_UNTERMINATED', offset: start, name: value.slice(start) });
+      problems.push({ code: 'AGENT_ERR_VARIABLE_UNTERMINATED', offset: start, name: value.slice(start), args: [value] });
       out += value.slice(start);
       break;
     }
     const name = value.slice(start + 2, end);
+    const external = externalValue(name, ctx);
+    if (external !== undefined) {
+      secret = true;
+      if ('problem' in external) {
+        problems.push({ ...external.problem, offset: start });
+        out += value.slice(start, end + 1);
+      } else {
+        out += external.value;
+      }
+      i = end + 1;
+      continue;
+    }
     const replacement = vars[name];
     if (replacement === undefined) {
-      problems.push({ code: 'AGENT_ERR_VARIABLE_UNKNOWN', offset: start, name });
+      problems.push({ code: 'AGENT_ERR_VARIABLE_UNKNOWN', offset: start, name, args: [name] });
       out += value.slice(start, end + 1);
     } else {
       out += replacement;
     }
     i = end + 1;
   }
-  return { value: out, problems };
+  return { value: out, problems, secret };
 }
 
 /**
@@ -68,20 +99,51 @@ export function expandVariables(value: string, vars: Readonly<Record<string, str
  * temp, each expanded with the values before it. Relative results are taken
  * relative to the settings file's folder.
  */
-export function resolveVariables(settingsFile: string, overrides: Readonly<Record<string, string>>): { vars: Record<string, string>; problems: { key: string; problem: VariableProblem }[] } {
+export function resolveVariables(
+  settingsFile: string,
+  overrides: Readonly<Record<string, string>>,
+  /** The folder each override is written in (for `${file:}`), by key. */
+  dirs: Readonly<Record<string, string>> = {},
+): { vars: Record<string, string>; problems: { key: string; problem: VariableProblem }[]; secrets: Set<string> } {
   const defaults = defaultVariables(settingsFile);
   const base = defaults['base-path'] as string;
   const vars: Record<string, string> = {};
   const problems: { key: string; problem: VariableProblem }[] = [];
+  const secrets = new Set<string>();
   const pick = (key: string, fallback: string): void => {
     const raw = overrides[key] ?? fallback;
-    const r = expandVariables(raw, vars);
+    const r = expandVariables(raw, vars, { dir: dirs[key] ?? base });
     for (const p of r.problems) problems.push({ key, problem: p });
+    if (r.secret) secrets.add(key);
     vars[key] = resolve(base, r.value);
   };
   pick('base-path', base);
   pick('certificate-path', '${base-path}/security');
   pick('scripts', '${base-path}/scripts');
   pick('temp', defaults.temp as string);
-  return { vars, problems };
+  return { vars, problems, secrets };
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+/** `env:NAME` or `file:PATH`: the value or the problem; undefined for any other name. */
+function externalValue(name: string, ctx: ExpandContext | undefined): { value: string } | { problem: Omit<VariableProblem, 'offset'> } | undefined {
+  if (name.startsWith('env:')) {
+    const variable = name.slice(4);
+    const v = process.env[variable];
+    if (v === undefined) return { problem: { code: 'AGENT_ERR_ENV_UNSET', name, args: [variable, variable] } };
+    return { value: v };
+  }
+  if (name.startsWith('file:')) {
+    const path = name.slice(5);
+    const abs = resolve(ctx?.dir ?? process.cwd(), path);
+    try {
+      return { value: readFileSync(abs, 'utf8').replace(/\r?\n$/, '') };
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      return { problem: { code: 'AGENT_ERR_SECRET_FILE', name, args: [path, e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'permission denied' : errorMessage(err).replace(/, \w+ '[^']*'$/, '')] } };
+    }
+  }
+  return undefined;
 }

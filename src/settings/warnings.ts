@@ -44,7 +44,7 @@ export function allowsEveryone(list: string): boolean {
 
 export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   const out: SettingsProblem[] = [];
-  const at = (o: Origin | undefined, section: string, key: string) => ({ file: input.file, line: o?.line ?? 0, col: o?.col ?? 0, section, key });
+  const at = (o: Origin | undefined, section: string, key: string) => ({ file: o?.file ?? input.file, line: o?.line ?? 0, col: o?.col ?? 0, section, key });
 
   const servers: [string, string][] = [
     ['/settings/remote/server', 'RemoteServer'],

@@ -73,6 +73,17 @@ scripts: string
 temp?: string
 }
 
+/** Section /includes */
+/**
+ * Other INI files pulled into this one: name = path (relative to this file's folder; a folder or a * / ? pattern includes every matching .ini in name order; ${hostname}, ${host}, ${domain} and their _lc/_uc forms work in the path). This file's values override those of the files it includes; a later include overrides an earlier one.
+ */
+export interface IncludesSection {
+/**
+ * Path of the included file, folder or pattern.
+ */
+[k: string]: string | undefined
+}
+
 /** Section /settings/log */
 /**
  * Logging of the agent process.

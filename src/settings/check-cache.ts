@@ -1,0 +1,52 @@
+/**
+ * Per-section check results, cached by the parsed section's identity and
+ * the path variables: a section that only a shared base writes is checked
+ * once per run, however many host files include the base. A section that a
+ * host overrides is a new merged object and is checked afresh. The cache
+ * lives as long as its SettingsReader (one CLI run, or one reload).
+ */
+import type { IniSection } from './read-ini.js';
+import type { SchemaSet, SectionSchema } from './schema-set.js';
+import type { SettingsProblem } from './problem.js';
+import { checkSection, type CheckedSection } from './section-check.js';
+
+interface Entry {
+  key: string;
+  result: CheckedSection;
+  problems: SettingsProblem[];
+}
+
+export class CheckCache {
+  private readonly entries = new WeakMap<IniSection, Entry[]>();
+
+  /**
+   * checkSection, or its earlier result for the same section object, file,
+   * variables and defaults mode. The problems it found are appended to
+   * `problems` each time (as copies), so every load reports them.
+   */
+  check(
+    set: SchemaSet,
+    schema: SectionSchema,
+    canonical: string,
+    section: IniSection,
+    file: string,
+    vars: Readonly<Record<string, string>>,
+    varsKey: string,
+    useDefaults: boolean,
+    problems: SettingsProblem[],
+  ): CheckedSection {
+    const key = `${useDefaults ? 1 : 0}\0${file}\0${canonical}\0${varsKey}`;
+    let list = this.entries.get(section);
+    const hit = list?.find((e) => e.key === key);
+    if (hit) {
+      for (const p of hit.problems) problems.push({ ...p });
+      return hit.result;
+    }
+    const own: SettingsProblem[] = [];
+    const result = checkSection(set, schema, canonical, section, file, vars, useDefaults, own);
+    for (const p of own) problems.push({ ...p });
+    if (!list) this.entries.set(section, (list = []));
+    list.push({ key, result, problems: own });
+    return result;
+  }
+}

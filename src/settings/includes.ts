@@ -1,0 +1,245 @@
+/**
+ * `[/includes]`: a settings file pulls in other INI files, as NSClient++ and
+ * SNClient+ do, so one shared base serves a fleet of host files.
+ *
+ * - `name = path` includes one file; the path is relative to the including
+ *   file's folder. A folder includes every `*.ini` in it, and a path whose
+ *   last segment holds `*` or `?` includes every matching `.ini`, both in
+ *   name order; a folder or pattern that matches nothing includes nothing.
+ * - Host placeholders work in include paths: `${hostname}` (the machine's
+ *   name, or $AGENT_HOSTNAME), `${host}` (up to the first dot), `${domain}`
+ *   (after it), each also as `_lc` / `_uc` (lower / upper case); `${env:NAME}`
+ *   works too.
+ * - Included files may include others. A missing file, an unreadable one or
+ *   a cycle is an error at the include's line and column.
+ * - Precedence: the including file overrides everything it includes; of two
+ *   includes, the later one (in file order, then name order) overrides the
+ *   earlier. Duplicates within one file stay errors (read-ini.ts).
+ *
+ * Every file is read and parsed at most once per SettingsReader, so a CLI run
+ * over 10,000 host files that all include one base parses the base once.
+ */
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { hostname as osHostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { errorMessage } from '../errors.js';
+import { parseIni, type IniDocument, type IniSection } from './read-ini.js';
+import { problem, type SettingsProblem } from './problem.js';
+import { expandVariables } from './variables.js';
+import { CheckCache } from './check-cache.js';
+
+export const INCLUDES_SECTION = '/includes';
+
+/** One file as read: its bytes' hash and the parsed document, or why it could not be read. */
+export interface SourceFile {
+  file: string;
+  hash: string;
+  doc: IniDocument;
+}
+
+/** The files of one settings tree, in precedence order (lowest first; the main file is last). */
+export interface SettingsTree {
+  main: string;
+  /** Every file of the tree, lowest precedence first, the main file last. */
+  sources: SourceFile[];
+  /** Include problems (missing file, cycle, bad placeholder) and read problems of included files. */
+  problems: SettingsProblem[];
+  /** Files and folders that could change the tree (for the watcher): every file read plus the folders of patterns. */
+  watched: string[];
+}
+
+/**
+ * Reads settings files with a per-reader cache: every path is read and
+ * parsed at most once per reader. The CLI keeps one reader for a whole run;
+ * each reload of the agent uses a fresh one (files change between reloads).
+ */
+export class SettingsReader {
+  private readonly cache = new Map<string, Promise<SourceFile | { file: string; error: string }>>();
+  /** Check results per parsed section, shared by every load of this reader. */
+  readonly checks = new CheckCache();
+  private readonly read: (file: string) => Promise<Buffer>;
+  private readonly hostVars: Readonly<Record<string, string>>;
+
+  constructor(options: { read?: (file: string) => Promise<Buffer>; hostVars?: Readonly<Record<string, string>> } = {}) {
+    this.read = options.read ?? ((f) => readFile(f));
+    this.hostVars = options.hostVars ?? hostPlaceholders();
+  }
+
+  /** Read one file (cached). */
+  source(file: string, bytes?: Buffer): Promise<SourceFile | { file: string; error: string }> {
+    const abs = resolve(file);
+    let p = this.cache.get(abs);
+    if (!p) {
+      p = (bytes ? Promise.resolve(bytes) : this.read(abs)).then(
+        (b) => ({ file: abs, hash: hashOf(b), doc: parseIni(b.toString('utf8'), abs) }),
+        (err: unknown) => ({ file: abs, error: errorMessage(err) }),
+      );
+      this.cache.set(abs, p);
+    }
+    return p;
+  }
+
+  /**
+   * The tree of `main` (already read: `mainSource`): every included file,
+   * recursively, in precedence order. Never throws; problems are listed.
+   */
+  async tree(mainSource: SourceFile): Promise<SettingsTree> {
+    const sources: SourceFile[] = [];
+    const problems: SettingsProblem[] = [];
+    const watched = new Set<string>([mainSource.file]);
+    const visit = async (src: SourceFile, stack: string[]): Promise<void> => {
+      const section = src.doc.sections.find((s) => s.path.toLowerCase() === INCLUDES_SECTION);
+      if (section) {
+        for (const entry of section.entries) {
+          const at = { file: src.file, line: entry.line, col: entry.valueCol, section: INCLUDES_SECTION, key: entry.key };
+          const expanded = expandVariables(entry.value, this.hostVars, { dir: dirname(src.file) });
+          if (expanded.problems.length > 0) {
+            for (const p of expanded.problems) problems.push(problem(p.code, p.args, { ...at, col: entry.valueCol + p.offset }));
+            continue;
+          }
+          if (expanded.value.trim() === '') {
+            problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [entry.value, 'the path is empty'], at));
+            continue;
+          }
+          const found = await this.expand(resolve(dirname(src.file), expanded.value), watched);
+          if ('error' in found) {
+            problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [expanded.value, found.error], at));
+            continue;
+          }
+          for (const file of found.files) {
+            watched.add(file);
+            if (file === src.file || stack.includes(file)) {
+              problems.push(problem('AGENT_ERR_INCLUDE_CYCLE', [[...stack, src.file, file].map((f) => basename(f)).join(' -> ')], at));
+              continue;
+            }
+            const child = await this.source(file);
+            if ('error' in child) {
+              problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [expanded.value, child.error], at));
+              continue;
+            }
+            await visit(child, [...stack, src.file]);
+          }
+        }
+      }
+      // A file reached twice (two hosts' includes of one base, or a diamond) counts once, at its first place.
+      if (!sources.includes(src)) sources.push(src);
+    };
+    await visit(mainSource, []);
+    return { main: mainSource.file, sources, problems, watched: [...watched] };
+  }
+
+  /** A file, a folder (its *.ini) or a pattern in the last segment (matching .ini files), as a sorted list. */
+  private async expand(path: string, watched: Set<string>): Promise<{ files: string[] } | { error: string }> {
+    const name = basename(path);
+    if (/[*?]/.test(name)) {
+      const folder = dirname(path);
+      watched.add(folder);
+      const re = globToRegExp(name);
+      try {
+        const names = (await readdir(folder)).filter((n) => re.test(n) && n.toLowerCase().endsWith('.ini')).sort();
+        return { files: names.map((n) => join(folder, n)) };
+      } catch (err) {
+        return { error: errorMessage(err) };
+      }
+    }
+    try {
+      const info = await stat(path);
+      if (!info.isDirectory()) return { files: [path] };
+      watched.add(path);
+      const names = (await readdir(path)).filter((n) => n.toLowerCase().endsWith('.ini') && !n.startsWith('.')).sort();
+      return { files: names.map((n) => join(path, n)) };
+    } catch (err) {
+      return { error: errorMessage(err) };
+    }
+  }
+}
+
+/** A section of the merged view and the file that writes it (its header; entries of merged sections carry their own file). */
+export interface MergedSection {
+  section: IniSection;
+  file: string;
+}
+
+/**
+ * Merge the sections of a tree into one list, as if one file held them all:
+ * a key of a higher-precedence file replaces the same key of a lower one
+ * (case-insensitively); new keys and sections are added. Every entry keeps
+ * the file it was written in (`entry.file` in merged sections). The
+ * `[/includes]` sections are left out. Pure: the documents are not changed;
+ * a section that only one file writes is passed through as the same object,
+ * so per-section results can be cached by identity.
+ */
+export function mergeSections(sources: readonly SourceFile[]): MergedSection[] {
+  const byPath = new Map<string, { first: MergedSection; merged: MergedSection | undefined; keys: Map<string, number> | undefined }>();
+  const order: string[] = [];
+  for (const src of sources) {
+    for (const s of src.doc.sections) {
+      const lower = s.path.toLowerCase();
+      if (lower === INCLUDES_SECTION) continue;
+      const seen = byPath.get(lower);
+      if (!seen) {
+        byPath.set(lower, { first: { section: s, file: src.file }, merged: undefined, keys: undefined });
+        order.push(lower);
+        continue;
+      }
+      if (!seen.merged) {
+        // A section written by a second file: copy it once (entries tagged with their file), then overlay.
+        const firstFile = seen.first.file;
+        seen.merged = { section: { ...seen.first.section, entries: seen.first.section.entries.map((e) => ({ ...e, file: firstFile })) }, file: firstFile };
+        seen.keys = new Map(seen.merged.section.entries.map((e, i) => [e.key.toLowerCase(), i]));
+      }
+      const merged = seen.merged;
+      const keys = seen.keys as Map<string, number>;
+      // The header of the highest-precedence file that writes the section.
+      merged.file = src.file;
+      merged.section.line = s.line;
+      merged.section.col = s.col;
+      for (const e of s.entries) {
+        const tagged = { ...e, file: src.file };
+        const i = keys.get(e.key.toLowerCase());
+        if (i === undefined) {
+          keys.set(e.key.toLowerCase(), merged.section.entries.length);
+          merged.section.entries.push(tagged);
+        } else {
+          merged.section.entries[i] = tagged;
+        }
+      }
+    }
+  }
+  return order.map((lower) => {
+    const s = byPath.get(lower) as { first: MergedSection; merged: MergedSection | undefined };
+    return s.merged ?? s.first;
+  });
+}
+
+/** The host placeholders of include paths, from $AGENT_HOSTNAME or the machine's name. */
+export function hostPlaceholders(name = process.env.AGENT_HOSTNAME || osHostname()): Record<string, string> {
+  const dot = name.indexOf('.');
+  const host = dot < 0 ? name : name.slice(0, dot);
+  const domain = dot < 0 ? '' : name.slice(dot + 1);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ hostname: name, host, domain })) {
+    out[k] = v;
+    out[`${k}_lc`] = v.toLowerCase();
+    out[`${k}_uc`] = v.toUpperCase();
+  }
+  return out;
+}
+
+/** One hash for a tree: the main file's own hash when it includes nothing, else a hash over every file's path and hash. */
+export function treeHash(sources: readonly SourceFile[]): string {
+  if (sources.length === 1) return (sources[0] as SourceFile).hash;
+  const h = createHash('sha256');
+  for (const s of sources) h.update(`${s.file}\0${s.hash}\n`);
+  return h.digest('hex');
+}
+
+function hashOf(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`);
+}

@@ -1,0 +1,57 @@
+/**
+ * What counts as a secret in the settings, and how it is hidden. A value is
+ * secret when its key is marked `x-secret` in the schema (passwords) or when
+ * it was read from outside the file with `${env:NAME}` or `${file:PATH}`
+ * (its Origin has `secret: true`). Secrets are shown as `******` by
+ * `agent settings show` and the API, and are masked in every settings
+ * problem and (once the agent runs) in every log line.
+ */
+import type { JsonSchema } from './schema-set.js';
+import type { Origin, ResolvedObject } from './snapshot.js';
+
+export const SECRET_MASK = '******';
+
+/** Shorter values are not masked inside longer texts (a secret "1" would mask every digit); they are still hidden where shown by key. */
+export const MIN_MASKED_LENGTH = 4;
+
+/** True when a value with this schema property and origin must not be shown. */
+export function isSecretValue(prop: JsonSchema | undefined, origin: Origin | undefined): boolean {
+  return prop?.['x-secret'] === true || origin?.secret === true;
+}
+
+/** `text` with every occurrence of each secret value replaced by ******. */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= MIN_MASKED_LENGTH && out.includes(s)) out = out.split(s).join(SECRET_MASK);
+  return out;
+}
+
+/**
+ * The values read from ${env:} / ${file:} anywhere in the settings (sections,
+ * objects, [/paths] variables), longest first so that a secret containing
+ * another is masked whole.
+ */
+export function collectSecrets(
+  origins: Readonly<Record<string, Readonly<Record<string, Origin>>>>,
+  sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+  objects: readonly ReadonlyMap<string, ResolvedObject>[],
+  vars: Readonly<Record<string, string>>,
+  secretVars: ReadonlySet<string>,
+): string[] {
+  const found = new Set<string>();
+  for (const [path, byKey] of Object.entries(origins)) {
+    for (const [key, o] of Object.entries(byKey)) if (o.secret) addValue(found, sections[path]?.[key]);
+  }
+  for (const map of objects) {
+    for (const obj of map.values()) {
+      for (const [key, o] of Object.entries(obj.origins)) if (o.secret) addValue(found, obj.values[key]);
+    }
+  }
+  for (const key of secretVars) addValue(found, vars[key]);
+  return [...found].sort((a, b) => b.length - a.length);
+}
+
+function addValue(found: Set<string>, value: unknown): void {
+  if (value === undefined || value === null || value === '') return;
+  found.add(String(value));
+}
