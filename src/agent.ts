@@ -4,7 +4,7 @@
  * fails with the problems when they are invalid), starts the modules the
  * file enables, and watches the file. `stop` stops modules in reverse order.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { AgentError } from './errors.js';
 import { sink, isLogLevel, type LogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
@@ -13,9 +13,10 @@ import type { AgentControl, ModuleStatus, SettingsEdit } from './core/control.js
 import { loadSettingsFile, loadSettingsText } from './settings/load.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
 import { applyEdits, editSettingsFile } from './settings/edit-ini.js';
+import { editSettings } from './settings/edit-tree.js';
 import { findModule } from './modules/catalogue.js';
 import { Reconciler } from './reconciler/reconciler.js';
-import { watchSettings, type SettingsWatcher } from './reconciler/watcher.js';
+import { watchSettingsTree, type SettingsTreeWatcher } from './reconciler/tree-watcher.js';
 import { PRODUCT, VERSION } from './version.js';
 
 export interface RunningAgent {
@@ -80,6 +81,15 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     if (before.lastResult === 'invalid') {
       throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, `${before.problems.length}; fix the file first: ${before.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`]);
     }
+    if (r.settings().sources.length > 1) {
+      // With [/includes], each edit goes to the file of the tree that holds its key, written only over
+      // the content just validated; the reload that follows validates the whole tree (a bad result is
+      // rejected there and the last good settings stay).
+      const list = typeof edits === 'function' ? edits(readFileSync(file, 'utf8')) : edits;
+      await editSettings(file, list, { expected: r.settings().sources });
+      await r.reload(why);
+      return;
+    }
     // The result must validate too: an edit never leaves the file broken.
     const validated = (text: string): SettingsEdit[] => {
       const list = typeof edits === 'function' ? edits(text) : edits;
@@ -92,14 +102,20 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   const core = createCore({ settings: () => need().settings(), control });
   reconciler = new Reconciler(snapshot, loaded.warnings, core);
   const r0 = reconciler;
-  // [/settings/log] level applies on every good reload, like every other key.
-  reconciler.onReload = () => applyLogSettings(r0.settings().sections['/settings/log']);
+  // [/settings/log] level applies on every good reload, like every other key; so do the secrets to mask in logs.
+  let watcher: SettingsTreeWatcher | undefined;
+  reconciler.onReload = () => {
+    applyLogSettings(r0.settings().sections['/settings/log']);
+    sink.secrets = r0.settings().secretValues;
+    // Follow the tree: a new include, or one that is gone, good or bad.
+    void watcher?.update(r0.watched());
+  };
+  sink.secrets = snapshot.secretValues;
   for (const w of loaded.warnings) sink.write('warning', 'agent:settings', describeProblem(w), { file: w.file, line: w.line });
   await reconciler.start();
-  let watcher: SettingsWatcher | undefined;
   if (options.watch !== false) {
     const r = reconciler;
-    watcher = watchSettings(snapshot.file, (event, kind) => {
+    watcher = watchSettingsTree(snapshot.file, loaded.watched, (event, kind) => {
       void r.reload(`file ${event}`, kind === 'replaced');
     });
     await watcher.ready;

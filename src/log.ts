@@ -5,6 +5,8 @@
  * through. Listeners (the core's LogEntry bridge) see every entry.
  */
 
+import { maskSecrets } from './settings/secrets.js';
+
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 
 export const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error', 'critical'];
@@ -52,6 +54,8 @@ export class LogSink {
   private readonly listeners = new Set<LogListener>();
   errors = 0;
   lastError = '';
+  /** Values read from ${env:}/${file:} in the settings: masked as ****** in every entry (settings/secrets.ts). */
+  secrets: readonly string[] = [];
 
   constructor(
     /** Maximum number of entries kept in memory; the oldest go first. */
@@ -82,7 +86,8 @@ export class LogSink {
     return this.ring.length;
   }
 
-  write(level: LogLevel, namespace: string, message: string, where?: Where): LogRecord {
+  write(level: LogLevel, namespace: string, text: string, where?: Where): LogRecord {
+    const message = this.secrets.length > 0 ? maskSecrets(text, this.secrets) : text;
     const record: LogRecord = {
       index: this.next++,
       level,

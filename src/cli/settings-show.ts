@@ -5,13 +5,14 @@
  * inheritance, naming the object each value came from. Secrets (keys marked
  * x-secret in the schema, such as password) are redacted.
  */
-import { basename } from 'node:path';
+import { basename, dirname, relative } from 'node:path';
+import { isSecretValue, SECRET_MASK } from '../settings/secrets.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 import { objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
 import { formatProblem } from './format-problem.js';
-import { keySchema, shownValue } from '../settings/effective.js';
+import { keySchema } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
 
 export const SHOW_HELP = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--describe] [--json] [--settings FILE]
@@ -22,7 +23,8 @@ variables expanded, each value with its origin (file:line, or "default").
   --section PATH  only sections whose path starts with PATH (case-insensitive)
   --describe      print each key's description from the schema above it
   --json          machine-readable output (descriptions always included)
-Secrets such as passwords are shown as ******.`;
+Secrets are shown as ******: passwords and every value read with
+\${env:NAME} or \${file:PATH}. Values from included files name their file.`;
 
 interface ShownValue {
   value: unknown;
@@ -69,10 +71,12 @@ export async function showCommand(argv: string[]): Promise<number> {
     return 2;
   }
   if (options.json) {
-    out(JSON.stringify({ file: s.file, hash: s.hash, variables: s.variables, sections, ...(options.resolved ? { objects } : {}) }));
+    const variables = Object.fromEntries(Object.entries(s.variables).map(([k, v]) => [k, s.secretValues.includes(v) ? SECRET_MASK : v]));
+    out(JSON.stringify({ file: s.file, hash: s.hash, files: s.sources.map((f) => f.file), variables, sections, ...(options.resolved ? { objects } : {}) }));
     return 0;
   }
   out(`; ${s.file} (sha256 ${s.hash.slice(0, 16)}…)`);
+  for (const f of s.sources) if (f.file !== s.file) out(`; includes ${originFile(f.file, s.file)}`);
   const describe = options.describe === true;
   printSections(sections, describe);
   if (options.resolved) {
@@ -87,13 +91,21 @@ function shownSection(values: Readonly<Record<string, unknown>>, origins: Readon
   for (const [key, value] of Object.entries(values)) {
     const prop = keySchema(schema, key);
     const o = origins[key];
+    const secret = isSecretValue(prop, o);
     out[key] = {
-      value: shownValue(schema, key, value),
-      origin: o ? `${o.object ? `object ${o.object}, ` : ''}${basename(o.file) === basename(file) ? basename(file) : o.file}:${o.line}` : 'default',
+      value: secret && value !== '' ? SECRET_MASK : value,
+      origin: o ? `${o.object ? `object ${o.object}, ` : ''}${originFile(o.file, file)}:${o.line}` : 'default',
       ...(prop?.description ? { description: String(prop.description) } : {}),
     };
   }
   return out;
+}
+
+/** The main file by its name; an included file relative to the main file's folder (absolute when outside it). */
+function originFile(of: string, main: string): string {
+  if (of === main) return basename(main);
+  const rel = relative(dirname(main), of);
+  return rel.startsWith('..') ? of : rel;
 }
 
 function printSections(sections: Record<string, Record<string, ShownValue>>, describe: boolean): void {

@@ -14,7 +14,8 @@ import { catalogue, findModule } from '../modules/catalogue.js';
 import type { Core } from '../core/core.js';
 import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
 import { describeProblem } from '../settings/problem.js';
-import { loadSettingsText, hashBytes } from '../settings/load.js';
+import { loadSettingsFile } from '../settings/load.js';
+import { SettingsReader } from '../settings/includes.js';
 import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { ModuleRunner } from './module-runner.js';
@@ -31,6 +32,7 @@ export class Reconciler {
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private stopped = false;
   private fileHash: string;
+  private watchedFiles: readonly string[];
   private lastReload: string | null = null;
   private lastResult: ReconcilerStatus['lastResult'] = 'none';
   private problems: SettingsProblem[] = [];
@@ -42,12 +44,18 @@ export class Reconciler {
   constructor(initial: Snapshot, warnings: SettingsProblem[], private readonly core: Core) {
     this.applied = initial;
     this.fileHash = initial.hash;
+    this.watchedFiles = initial.sources.map((src) => src.file);
     this.warnings = warnings;
     for (const e of catalogue()) this.runners.set(e.name, new ModuleRunner(e, core, { retried: true }));
   }
 
   settings(): Snapshot {
     return this.applied;
+  }
+
+  /** Every file (and pattern folder) the last read of the settings touched: the main file and what it includes, good or bad. */
+  watched(): readonly string[] {
+    return this.watchedFiles;
   }
 
   /** Load the modules of the initial settings. */
@@ -73,9 +81,11 @@ export class Reconciler {
         this.reject([{ code: 'AGENT_ERR_SETTINGS_UNREADABLE', severity: 'error', message: `cannot read settings file ${this.applied.file}: ${fsReason(err)}`, file: this.applied.file, line: 0, col: 0 }], [], '');
         return this.status();
       }
-      const hash = hashBytes(bytes);
+      // Included files are read once settled too; each reload reads the tree afresh.
+      const result = await loadSettingsFile(this.applied.file, { bytes, reader: new SettingsReader({ read: (f) => readStable(f) }) });
+      const hash = result.hash;
       this.fileHash = hash;
-      const result = loadSettingsText(bytes.toString('utf8'), this.applied.file, hash);
+      this.watchedFiles = result.watched;
       if (!result.ok) {
         this.reject(result.problems, result.warnings, hash);
         return this.status();

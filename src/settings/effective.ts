@@ -6,9 +6,10 @@
  * path. Values the schema marks `x-secret` are `******` unless empty.
  */
 import { loadSchemaSet, type JsonSchema } from './schema-set.js';
-import { objectSectionPath, type Snapshot } from './snapshot.js';
+import { objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
+import { isSecretValue, SECRET_MASK } from './secrets.js';
 
-export const REDACTED = '******';
+export const REDACTED = SECRET_MASK;
 
 export interface EffectiveEntry {
   path: string;
@@ -22,22 +23,22 @@ export function keySchema(schema: JsonSchema | undefined, key: string): JsonSche
   return (schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined)) as JsonSchema | undefined;
 }
 
-/** A value as shown to people: `******` for a non-empty secret. */
-export function shownValue(schema: JsonSchema | undefined, key: string, value: unknown): unknown {
-  return keySchema(schema, key)?.['x-secret'] === true && value !== '' && value !== undefined ? REDACTED : value;
+/** A value as shown to people: `******` for a non-empty secret (x-secret keys, and values from ${env:} / ${file:}: settings/secrets.ts). */
+export function shownValue(schema: JsonSchema | undefined, key: string, value: unknown, origin?: Origin): unknown {
+  return isSecretValue(keySchema(schema, key), origin) && value !== '' && value !== undefined ? REDACTED : value;
 }
 
 export function effectiveEntries(s: Snapshot): EffectiveEntry[] {
   const set = loadSchemaSet();
   const out: EffectiveEntry[] = [];
-  const add = (path: string, values: Readonly<Record<string, unknown>>): void => {
+  const add = (path: string, values: Readonly<Record<string, unknown>>, origins: Readonly<Record<string, Origin>> | undefined): void => {
     const schema = set.find(path)?.section.schema;
     for (const [key, value] of Object.entries(values)) {
       if (value === undefined) continue;
-      out.push({ path, key, value: String(shownValue(schema, key, value)) });
+      out.push({ path, key, value: String(shownValue(schema, key, value, origins?.[key])) });
     }
   };
-  for (const [path, values] of Object.entries(s.sections)) add(path, values);
-  for (const map of [s.targets.agent, s.targets.remote, s.users]) for (const o of map.values()) add(objectSectionPath(o), o.values);
+  for (const [path, values] of Object.entries(s.sections)) add(path, values, s.origins[path]);
+  for (const map of [s.targets.agent, s.targets.remote, s.users]) for (const o of map.values()) add(objectSectionPath(o), o.values, o.origins);
   return out;
 }

@@ -73,7 +73,7 @@ export class SettingsReader {
     if (!p) {
       p = (bytes ? Promise.resolve(bytes) : this.read(abs)).then(
         (b) => ({ file: abs, hash: hashOf(b), doc: parseIni(b.toString('utf8'), abs) }),
-        (err: unknown) => ({ file: abs, error: errorMessage(err) }),
+        (err: unknown) => ({ file: abs, error: fsReason(err) }),
       );
       this.cache.set(abs, p);
     }
@@ -140,7 +140,7 @@ export class SettingsReader {
         const names = (await readdir(folder)).filter((n) => re.test(n) && n.toLowerCase().endsWith('.ini')).sort();
         return { files: names.map((n) => join(folder, n)) };
       } catch (err) {
-        return { error: errorMessage(err) };
+        return { error: fsReason(err) };
       }
     }
     try {
@@ -150,7 +150,7 @@ export class SettingsReader {
       const names = (await readdir(path)).filter((n) => n.toLowerCase().endsWith('.ini') && !n.startsWith('.')).sort();
       return { files: names.map((n) => join(path, n)) };
     } catch (err) {
-      return { error: errorMessage(err) };
+      return { error: fsReason(err) };
     }
   }
 }
@@ -237,6 +237,15 @@ export function treeHash(sources: readonly SourceFile[]): string {
 
 function hashOf(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Why a file could not be read, without repeating its path: `no such file`, `permission denied`, … */
+function fsReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file or folder';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a folder';
+  return errorMessage(err).replace(/, \w+ '[^']*'$/, '');
 }
 
 function globToRegExp(glob: string): RegExp {

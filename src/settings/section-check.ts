@@ -63,6 +63,8 @@ export function checkSection(
       const args = secretKey && p.code === 'AGENT_ERR_VARIABLE_UNTERMINATED' ? ['(value not shown)'] : p.args;
       problems.push(problem(p.code, args, { ...at, col: e.valueCol + p.offset }));
     }
+    // A reference that could not be expanded is reported there; its literal text is no value to check.
+    if (expanded.problems.length > 0) continue;
     const coerced = coerceValue(expanded.value, keySchema);
     if (!coerced.ok) {
       // The value as written: for a value from ${env:}/${file:} that is the reference, not the secret.
