@@ -20,6 +20,7 @@ Commands:
   settings schema                        print the combined JSON Schema
   settings plan OLD NEW                  what a reconcile from OLD to NEW would do
   settings import NSCLIENT.INI           translate an NSClient++ settings file (--output FILE, --format json)
+  settings fmt [FILE…]                   rewrite files in the canonical layout (--check, --diff)
   web install|password|add-user|add-role configure the web server
   --version                              print the version
 
@@ -77,13 +78,15 @@ async function settings(argv: string[]): Promise<number> {
       return (await import('./cli/settings-plan.js')).planCommand(rest);
     case 'import':
       return (await import('./cli/settings-import.js')).importCommand(rest);
+    case 'fmt':
+      return (await import('./cli/settings-fmt.js')).fmtCommand(rest);
     case '--help':
     case 'help':
     case undefined:
-      process.stdout.write('Usage: agent settings validate|show|schema|plan|import [options]\nRun "agent settings <sub> --help" for details.\n');
+      process.stdout.write('Usage: agent settings validate|show|schema|plan|import|fmt [options]\nRun "agent settings <sub> --help" for details.\n');
       return sub === undefined ? 2 : 0;
     default:
-      throw new AgentError('AGENT_ERR_USAGE', [`unknown settings command "${sub}" (validate, show, schema, plan, import)`]);
+      throw new AgentError('AGENT_ERR_USAGE', [`unknown settings command "${sub}" (validate, show, schema, plan, import, fmt)`]);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { parseArgs, out, err, settingsExitCode } from './args.js';
 import { loadSettingsFile } from '../settings/load.js';
-import { computePlan } from '../settings/plan.js';
+import { agentStep, computePlan } from '../settings/plan.js';
 import { formatProblem } from './format-problem.js';
 
 export const PLAN_HELP = `Usage: agent settings plan OLD NEW [--json]
@@ -29,7 +29,8 @@ export async function planCommand(argv: string[]): Promise<number> {
   for (const p of problems) err(formatProblem(p));
   if (!a?.ok || !b?.ok) return settingsExitCode(problems);
   const loaded = new Set(Object.entries(a.snapshot.modules).filter(([, on]) => on).map(([m]) => m));
-  const plan = computePlan({ applied: a.snapshot, desired: b.snapshot, loaded });
+  // The modules, then what the agent applies itself ([/settings/log], [/paths], includes).
+  const plan = [...computePlan({ applied: a.snapshot, desired: b.snapshot, loaded }), agentStep(a.snapshot, b.snapshot)];
   if (options.json) {
     out(JSON.stringify(plan));
     return 0;

@@ -5,6 +5,7 @@
  */
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { loadSettingsFile } from '../settings/load.js';
+import { SettingsReader } from '../settings/includes.js';
 import type { SettingsProblem } from '../settings/problem.js';
 import { formatProblem } from './format-problem.js';
 
@@ -17,6 +18,9 @@ key, a stable code and a message.
   --format json    {"valid":bool,"files":[{"file","valid","errors":[…],"warnings":[…]}]}
                    each problem {code,severity,message,file,line,col,section?,key?}
   --format github  GitHub workflow annotations (::error file=…,line=…,col=…::…)
+Files included by several of the FILEs are read and checked once per run; a
+problem in such a file is printed once (--format json lists it for every
+file that includes it).
   --strict         warnings fail the run too
 Exit: 0 valid, 1 invalid (or warnings with --strict), 2 usage or unreadable file.`;
 
@@ -34,8 +38,10 @@ export async function validateCommand(argv: string[]): Promise<number> {
   const files = positionals.length > 0 ? positionals : [settingsPath(options)];
   const reports: { file: string; valid: boolean; errors: SettingsProblem[]; warnings: SettingsProblem[] }[] = [];
   let unreadable = false;
+  // One reader for the run: a base that every host file includes is read, parsed and checked once.
+  const reader = new SettingsReader();
   for (const file of files) {
-    const r = await loadSettingsFile(file);
+    const r = await loadSettingsFile(file, { reader });
     if (!r.ok && r.problems.some((p) => p.code === 'AGENT_ERR_SETTINGS_UNREADABLE')) unreadable = true;
     reports.push({ file, valid: r.ok, errors: r.ok ? [] : r.problems, warnings: r.warnings });
   }
@@ -43,15 +49,20 @@ export async function validateCommand(argv: string[]): Promise<number> {
   const failed = reports.some((r) => !r.valid || (strict && r.warnings.length > 0));
   if (format === 'json') {
     out(JSON.stringify({ valid: !failed, files: reports }));
-  } else if (format === 'github') {
-    for (const r of reports) {
-      for (const p of [...r.errors, ...r.warnings]) out(annotation(p));
-    }
   } else {
+    // A problem in a shared file is the same for every file that includes it: printed once, where it is.
+    const printed = new Set<string>();
+    const lines: string[] = [];
+    const once = (line: string): void => {
+      if (printed.has(line)) return;
+      printed.add(line);
+      lines.push(line);
+    };
     for (const r of reports) {
-      for (const p of [...r.errors, ...r.warnings]) out(formatProblem(p));
-      out(`${r.file}: ${r.valid ? 'valid' : 'invalid'} (${r.errors.length} error(s), ${r.warnings.length} warning(s))`);
+      for (const p of [...r.errors, ...r.warnings]) once(format === 'github' ? annotation(p) : formatProblem(p));
+      if (format === 'text') lines.push(`${r.file}: ${r.valid ? 'valid' : 'invalid'} (${r.errors.length} error(s), ${r.warnings.length} warning(s))`);
     }
+    if (lines.length > 0) out(lines.join("\n"));
   }
   if (unreadable) return 2;
   return failed ? 1 : 0;

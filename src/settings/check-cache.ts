@@ -9,15 +9,21 @@ import type { IniSection } from './read-ini.js';
 import type { SchemaSet, SectionSchema } from './schema-set.js';
 import type { SettingsProblem } from './problem.js';
 import { checkSection, type CheckedSection } from './section-check.js';
+import type { ObjectMemo } from './objects.js';
 
 interface Entry {
-  key: string;
+  file: string;
+  canonical: string;
+  varsKey: string;
+  useDefaults: boolean;
   result: CheckedSection;
   problems: SettingsProblem[];
 }
 
 export class CheckCache {
   private readonly entries = new WeakMap<IniSection, Entry[]>();
+  /** Resolved objects (targets, users) by their definition's values (objects.ts). */
+  readonly objects: ObjectMemo = new WeakMap();
 
   /**
    * checkSection, or its earlier result for the same section object, file,
@@ -35,9 +41,8 @@ export class CheckCache {
     useDefaults: boolean,
     problems: SettingsProblem[],
   ): CheckedSection {
-    const key = `${useDefaults ? 1 : 0}\0${file}\0${canonical}\0${varsKey}`;
     let list = this.entries.get(section);
-    const hit = list?.find((e) => e.key === key);
+    const hit = list?.find((e) => e.useDefaults === useDefaults && e.varsKey === varsKey && e.file === file && e.canonical === canonical);
     if (hit) {
       for (const p of hit.problems) problems.push({ ...p });
       return hit.result;
@@ -46,7 +51,7 @@ export class CheckCache {
     const result = checkSection(set, schema, canonical, section, file, vars, useDefaults, own);
     for (const p of own) problems.push({ ...p });
     if (!list) this.entries.set(section, (list = []));
-    list.push({ key, result, problems: own });
+    list.push({ file, canonical, varsKey, useDefaults, result, problems: own });
     return result;
   }
 }

@@ -75,7 +75,7 @@ export interface EditFileOptions {
    * mistyped path never becomes a new file holding one section.
    */
   create?: boolean;
-  /** How long to wait for another process that is editing the same file, in ms (default 15 s). */
+  /** How long to wait for another process that is editing the same file, in ms (default 30 s). */
   lockTimeoutMs?: number;
   /** Test hook: runs after the temp file is written, before the conflict re-check and rename. */
   beforeRename?: () => Promise<void>;
@@ -121,15 +121,20 @@ export const EDIT_ATTEMPTS = 5;
  * not UTF-8.
  */
 export function editSettingsFile(file: string, edits: EditsOf, options: EditFileOptions = {}): Promise<{ hash: string; changed: boolean }> {
-  const key = resolve(file);
-  const previous = queues.get(key) ?? Promise.resolve();
-  const run = previous.then(() => editNow(file, edits, options));
-  const tail = run.then(noop, noop);
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return run;
+  if (typeof edits !== 'function') for (const edit of edits) checkEdit(edit);
+  const transform = (text: string): string => applyEdits(text, typeof edits === 'function' ? edits(text) : edits);
+  const mayCreate = typeof edits === 'function' || edits.every((e) => e.op === 'set');
+  return queued(file, () => rewriteNow(file, transform, mayCreate, options));
+}
+
+/**
+ * Replace the file's text by `transform(text)` with every guarantee of
+ * editSettingsFile (lock, atomic rename, retries over writers that ignore
+ * the lock, mode kept, nothing written when the text stays the same). For
+ * whole-file rewrites that keep meaning, such as `agent settings fmt`.
+ */
+export function rewriteSettingsFile(file: string, transform: (text: string) => string, options: EditFileOptions = {}): Promise<{ hash: string; changed: boolean }> {
+  return queued(file, () => rewriteNow(file, transform, true, options));
 }
 
 // ---------------------------------------------------------------------------
@@ -139,15 +144,27 @@ const queues = new Map<string, Promise<void>>();
 
 function noop(): void {}
 
-async function editNow(file: string, edits: EditsOf, options: EditFileOptions): Promise<{ hash: string; changed: boolean }> {
-  if (typeof edits !== 'function') for (const edit of edits) checkEdit(edit);
-  const target = await targetOf(file, edits, options.create === true);
+/** Calls for the same file in this process run one after the other. */
+function queued<T>(file: string, run: () => Promise<T>): Promise<T> {
+  const key = resolve(file);
+  const previous = queues.get(key) ?? Promise.resolve();
+  const result = previous.then(run);
+  const tail = result.then(noop, noop);
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return result;
+}
+
+async function rewriteNow(file: string, transform: (text: string) => string, mayCreate: boolean, options: EditFileOptions): Promise<{ hash: string; changed: boolean }> {
+  const target = await targetOf(file, mayCreate, options.create === true);
   return withFileLock(
     target,
     async () => {
       await removeLeftovers(target);
       for (let attempt = 1; ; attempt++) {
-        const result = await editOnce(file, target, edits, options);
+        const result = await rewriteOnce(file, target, transform, options);
         if (result !== 'conflict') return result;
         if (options.expectedHash !== undefined || attempt >= EDIT_ATTEMPTS) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
         log.debug(`${file} changed while we wrote it (attempt ${attempt}); re-applying the edit`);
@@ -158,13 +175,12 @@ async function editNow(file: string, edits: EditsOf, options: EditFileOptions): 
 }
 
 /** One read-edit-write round; 'conflict' when another writer changed the file before our rename (nothing written). */
-async function editOnce(file: string, target: string, editsOf: EditsOf, options: EditFileOptions): Promise<{ hash: string; changed: boolean } | 'conflict'> {
+async function rewriteOnce(file: string, target: string, transform: (text: string) => string, options: EditFileOptions): Promise<{ hash: string; changed: boolean } | 'conflict'> {
   const current = await readCurrent(file, target, options.create === true);
   const hash = current.bytes === null ? hashText('') : hashText(current.bytes);
   if (options.expectedHash !== undefined && options.expectedHash !== hash) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
   const text = current.bytes === null ? '' : current.bytes.toString('utf8');
-  const edits = typeof editsOf === 'function' ? editsOf(text) : editsOf;
-  const next = applyEdits(text, edits);
+  const next = transform(text);
   if (current.bytes !== null && next === text) return { hash, changed: false };
 
   const temp = tempPathFor(target);
@@ -182,18 +198,18 @@ async function editOnce(file: string, target: string, editsOf: EditsOf, options:
     throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, withoutPath(err, temp)], { cause: err });
   }
   await syncFolder(dirname(target));
-  log.debug(`edited ${file}: ${edits.length} edit(s)`);
+  log.debug(`rewrote ${file}`);
   return { hash: hashText(next), changed: true };
 }
 
 /** The real path to replace (symlinks followed); a missing file only with `create` and set edits. */
-async function targetOf(file: string, edits: EditsOf, create: boolean): Promise<string> {
+async function targetOf(file: string, mayCreate: boolean, create: boolean): Promise<string> {
   try {
     return await realpath(file);
   } catch (err) {
     if (!isNotFound(err)) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
     if (!create) throw new AgentError('AGENT_ERR_SETTINGS_NOT_FOUND', [file], { cause: err });
-    if (typeof edits !== 'function' && !edits.every((e) => e.op === 'set')) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, 'the file does not exist']);
+    if (!mayCreate) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, 'the file does not exist']);
     return resolve(file);
   }
 }

@@ -28,9 +28,9 @@ import { getLogger } from '../log.js';
 const log = getLogger('agent:settings:file-lock');
 
 export interface LockOptions {
-  /** How long to wait for another holder, in ms (default 15 s). */
+  /** How long to wait for another holder, in ms (default 30 s). */
   timeoutMs?: number;
-  /** A lock older than this is taken over even when its pid seems alive (pid reuse), in ms (default 30 s). */
+  /** A lock older than this is taken over even when its pid seems alive (pid reuse), in ms (default 60 s). */
   staleMs?: number;
 }
 
@@ -48,7 +48,7 @@ export function tempPathFor(target: string): string {
 export async function withFileLock<T>(target: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const lock = join(dirname(target), `${helperPrefix(target)}.lock`);
   const token = `${process.pid}\n${HOST}\n${randomBytes(8).toString('hex')}\n`;
-  await acquire(target, lock, token, options.timeoutMs ?? 15_000, options.staleMs ?? 30_000);
+  await acquire(target, lock, token, options.timeoutMs ?? 30_000, options.staleMs ?? 60_000);
   try {
     return await fn();
   } finally {

@@ -117,6 +117,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
     problems.push(problem(vp.code, vp.args, { file: e?.file ?? paths?.file ?? abs, line: e?.line ?? 0, col: (e?.valueCol ?? 0) + vp.offset, section: '/paths', key }));
   }
   const varsKey = Object.values(vars).join('\0');
+  let anySecret = secretPaths.size > 0;
 
   const sections: Record<string, Record<string, unknown>> = {};
   const origins: Record<string, Record<string, Origin>> = {};
@@ -136,10 +137,12 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
     const { section, canonical, objectName } = found;
     if (section.container !== undefined && objectName !== undefined) {
       const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, false, problems);
+      if (checked.secret) anySecret = true;
       defsOf(section.container).set(objectName, { name: objectName, path: canonical, values: checked.values, origins: checked.origins, at: { file: sfile, line: s.line, col: s.col }, inFile: true });
       continue;
     }
     const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, true, problems);
+    if (checked.secret) anySecret = true;
     // A copy: checked values may be shared with other loads of the same reader.
     const values = expandDefaults({ ...checked.values }, checked.origins, vars);
     sections[canonical] = values;
@@ -159,7 +162,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
     const objectSchema = set.find(`${container}/x`)?.section as SectionSchema;
     // Every object was validated key by key already; defaults fill the rest.
     const defaults = expandDefaults(sectionDefaults(set, objectSchema), {}, vars);
-    return resolveObjects(container, defsOf(container), (v) => Object.assign({}, defaults, v), abs, problems);
+    return resolveObjects(container, defsOf(container), (v) => Object.assign({}, defaults, v), abs, problems, { objects: cache.objects, key: varsKey });
   };
   const targets = { agent: resolveContainer(OBJECT_CONTAINERS.agent), remote: resolveContainer(OBJECT_CONTAINERS.remote) };
   const users = resolveContainer(OBJECT_CONTAINERS.users);
@@ -188,7 +191,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
     }
   }
   // Values from ${env:} and ${file:} are secrets: no message may show them.
-  const secretValues = collectSecrets(origins, sections, [targets.agent, targets.remote, users], vars, secretPaths);
+  const secretValues = !anySecret ? [] : collectSecrets(origins, sections, [targets.agent, targets.remote, users], vars, secretPaths);
   if (secretValues.length > 0) for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
   const errors = problems.filter((p) => p.severity === 'error');
   warnings.push(...problems.filter((p) => p.severity === 'warning'));
@@ -265,6 +268,7 @@ function freezeSnapshot(s: Snapshot): Snapshot {
   }
   for (const map of [s.targets.agent, s.targets.remote, s.users, s.aliases]) {
     for (const o of map.values()) {
+      if (Object.isFrozen(o)) continue; // memoized by an earlier load of the same reader (objects.ts)
       Object.freeze(o.values);
       Object.freeze(o);
     }

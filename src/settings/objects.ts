@@ -28,6 +28,18 @@ export interface ObjectDefinition {
 
 const NOT_INHERITED = new Set(['parent', 'is template']);
 
+/** The own values of the implicit `default` and `sample` objects: one shared empty object, so results can be memoized by identity. */
+const IMPLICIT_VALUES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/**
+ * Resolved objects remembered by the identity of their definition's values
+ * (settings/check-cache.ts keeps those identical for a section a shared base
+ * writes), valid while the values of every object in the chain and the
+ * defaults are the same. A fleet run resolves a base's 100 targets once,
+ * not once per host.
+ */
+export type ObjectMemo = WeakMap<object, { container: string; name: string; inFile: boolean; key: string; chain: readonly object[]; resolved: ResolvedObject }>;
+
 export function resolveObjects(
   container: string,
   defs: Map<string, ObjectDefinition>,
@@ -35,10 +47,12 @@ export function resolveObjects(
   applyDefaults: (values: Readonly<Record<string, unknown>>) => Record<string, unknown>,
   file: string,
   problems: SettingsProblem[],
+  /** Optional memo of earlier results and the key of the defaults they used (settings/load.ts passes the variables). */
+  memo?: { objects: ObjectMemo; key: string },
 ): Map<string, ResolvedObject> {
   for (const implicit of ['default', 'sample']) {
     if (!defs.has(implicit)) {
-      defs.set(implicit, { name: implicit, path: `${container}/${implicit}`, values: {}, origins: {}, at: { file, line: 0, col: 0 }, inFile: false });
+      defs.set(implicit, { name: implicit, path: `${container}/${implicit}`, values: IMPLICIT_VALUES, origins: {}, at: { file, line: 0, col: 0 }, inFile: false });
     }
   }
   // Inherited values before defaults, by object name.
@@ -93,15 +107,43 @@ export function resolveObjects(
     return result;
   };
 
+  /** The values objects of the chain from `name` up, or undefined for a broken chain (reported by resolveOne). */
+  const chainValues = (name: string): object[] | undefined => {
+    const seen: object[] = [];
+    let current: string | undefined = name;
+    while (current !== undefined) {
+      const def = defs.get(current) as ObjectDefinition;
+      if (seen.includes(def.values) || seen.length > 100) return undefined;
+      seen.push(def.values);
+      const parentRaw = def.values.parent;
+      const parent: string | undefined = typeof parentRaw === 'string' && parentRaw !== '' ? parentRaw : current === 'default' ? undefined : 'default';
+      if (parent === undefined || (parent === current && current === 'default')) break;
+      const key = findName(defs, parent);
+      if (key === undefined || key === current) return undefined;
+      current = key;
+    }
+    return seen;
+  };
+
   const out = new Map<string, ResolvedObject>();
   for (const [name, def] of defs) {
+    const chainIds = memo ? chainValues(name) : undefined;
+    if (memo && chainIds) {
+      const hit = memo.objects.get(def.values);
+      if (hit && hit.container === container && hit.name === name && hit.inFile === def.inFile && hit.key === memo.key && sameList(hit.chain, chainIds)) {
+        out.set(name, hit.resolved);
+        continue;
+      }
+    }
     const r = resolveOne(name, []);
     if (!r) continue;
     const values = applyDefaults(r.values);
     const ownTemplate = def.values['is template'] === true;
     const isTemplate = name === 'default' || (name === 'sample' && !def.inFile) || ownTemplate;
     values['is template'] = isTemplate;
-    out.set(name, { name, path: def.path, isTemplate, values, origins: r.origins, chain: r.chain });
+    const resolved: ResolvedObject = { name, path: def.path, isTemplate, values, origins: r.origins, chain: r.chain };
+    out.set(name, resolved);
+    if (memo && chainIds) memo.objects.set(def.values, { container, name, inFile: def.inFile, key: memo.key, chain: chainIds, resolved });
   }
   return out;
 }
@@ -112,4 +154,10 @@ function findName(defs: Map<string, ObjectDefinition>, name: string): string | u
   const lower = name.toLowerCase();
   for (const k of defs.keys()) if (k.toLowerCase() === lower) return k;
   return undefined;
+}
+
+function sameList(a: readonly object[], b: readonly object[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

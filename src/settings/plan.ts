@@ -7,7 +7,8 @@
  */
 import { catalogue, type CatalogueEntry } from '../modules/catalogue.js';
 import { loadSchemaSet } from './schema-set.js';
-import { objectSectionPath, type Snapshot } from './snapshot.js';
+import { dirname, relative } from 'node:path';
+import { objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
 
 export type PlanAction = 'load' | 'unload' | 'apply' | 'restart' | 'unchanged';
 
@@ -66,6 +67,42 @@ export function moduleSlice(entry: CatalogueEntry, s: Snapshot): Map<string, Rec
   return out;
 }
 
+/** The module name of the step for settings the agent itself reads. */
+export const AGENT_STEP = 'agent';
+
+/**
+ * The step for settings no module owns, which the agent applies itself on
+ * every reload: `[/settings/log]` (level, buffer size), the `[/paths]`
+ * variables, and the files of the tree (`[/includes]`). `apply` when any of
+ * them changed, else `unchanged`.
+ */
+export function agentStep(applied: Snapshot, desired: Snapshot): PlanStep {
+  const owned = catalogue().flatMap((e) => e.settings.map((p) => p.toLowerCase()));
+  const own: CatalogueEntry = {
+    name: AGENT_STEP,
+    title: 'agent',
+    description: 'settings the agent applies itself',
+    settings: Object.keys(desired.sections).filter((path) => !owned.some((p) => path.toLowerCase().startsWith(p)) && path !== '/modules'),
+    load: () => Promise.reject(new Error('not a module')),
+  } as CatalogueEntry;
+  const changes = changedKeys(own, applied, desired);
+  const va = JSON.stringify(applied.variables);
+  const vb = JSON.stringify(desired.variables);
+  if (va !== vb) {
+    for (const key of Object.keys(desired.variables)) {
+      if (applied.variables[key] !== desired.variables[key]) changes.push({ label: `[/paths] ${key}${at(desired.origins['/paths']?.[key], desired.file)}`, restart: false });
+    }
+  }
+  // Included files, by their path relative to their main file (OLD and NEW are usually two checkouts of one tree).
+  const included = (s: Snapshot): string[] => s.sources.filter((f) => f.file !== s.file).map((f) => relative(dirname(s.file), f.file));
+  const fa = included(applied);
+  const fb = included(desired);
+  for (const f of fb) if (!fa.includes(f)) changes.push({ label: `includes ${f}`, restart: false });
+  for (const f of fa) if (!fb.includes(f)) changes.push({ label: `no longer includes ${f}`, restart: false });
+  if (changes.length === 0) return { module: AGENT_STEP, action: 'unchanged', reason: 'log, paths and includes did not change' };
+  return { module: AGENT_STEP, action: 'apply', reason: `changed: ${changes.map((c) => c.label).join(', ')}` };
+}
+
 interface Change {
   label: string;
   restart: boolean;
@@ -74,6 +111,8 @@ interface Change {
 function changedKeys(entry: CatalogueEntry, a: Snapshot, b: Snapshot): Change[] {
   const sa = moduleSlice(entry, a);
   const sb = moduleSlice(entry, b);
+  const originsB = originIndex(entry, b);
+  const originsA = originIndex(entry, a);
   const set = loadSchemaSet();
   const out: Change[] = [];
   for (const path of new Set([...sa.keys(), ...sb.keys()])) {
@@ -82,8 +121,31 @@ function changedKeys(entry: CatalogueEntry, a: Snapshot, b: Snapshot): Change[] 
     const props = set.find(path)?.section.schema.properties ?? {};
     for (const key of new Set([...Object.keys(va), ...Object.keys(vb)])) {
       if (JSON.stringify(va[key]) !== JSON.stringify(vb[key])) {
-        out.push({ label: `[${path}] ${key}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
+        const o = originsB.get(path)?.[key] ?? originsA.get(path)?.[key];
+        out.push({ label: `[${path}] ${key}${at(o, b.file)}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
       }
+    }
+  }
+  return out;
+}
+
+/** Where a value is written, for plan labels: ` (file:line)`, the file relative to the main file's folder. */
+function at(o: Origin | undefined, main: string): string {
+  if (!o) return '';
+  const rel = relative(dirname(main), o.file);
+  return ` (${rel.startsWith('..') ? o.file : rel}:${o.line})`;
+}
+
+/** Origins of the sections and objects in a module's slice, by path. */
+function originIndex(entry: CatalogueEntry, s: Snapshot): Map<string, Readonly<Record<string, Origin>>> {
+  const prefixes = entry.settings.map((p) => p.toLowerCase());
+  const matches = (path: string): boolean => prefixes.some((p) => path.toLowerCase().startsWith(p));
+  const out = new Map<string, Readonly<Record<string, Origin>>>();
+  for (const [path, o] of Object.entries(s.origins)) if (matches(path)) out.set(path, o);
+  for (const map of [s.targets.agent, s.targets.remote, s.users]) {
+    for (const obj of map.values()) {
+      const path = objectSectionPath(obj);
+      if (matches(path)) out.set(path, obj.origins);
     }
   }
   return out;

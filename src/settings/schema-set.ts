@@ -79,11 +79,20 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
     sections.push(s);
     patterns.push(s);
   }
+  const found = new Map<string, ReturnType<SchemaSet['find']>>();
   const set: SchemaSet = {
     root: rootSchema,
     sections,
     files,
     find(path) {
+      // Memoized: a fleet run looks up the same paths thousands of times.
+      if (found.has(path)) return found.get(path);
+      const r = findUncached(path);
+      if (found.size < 100_000) found.set(path, r);
+      return r;
+    },
+  };
+  function findUncached(path: string): ReturnType<SchemaSet['find']> {
       const lower = path.toLowerCase();
       const f = fixed.get(lower);
       if (f) return { section: f, canonical: f.pattern };
@@ -95,8 +104,7 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
         }
       }
       return undefined;
-    },
-  };
+  }
   cached = { dir, set };
   return set;
 }

@@ -20,6 +20,8 @@ import { dirname } from 'node:path';
 export interface CheckedSection {
   values: Record<string, unknown>;
   origins: Record<string, Origin>;
+  /** Some value came from ${env:} or ${file:}. */
+  secret?: true;
 }
 
 export function checkSection(
@@ -85,7 +87,8 @@ export function checkSection(
       if (key !== undefined) delete values[key];
     }
   }
-  return { values: useDefaults ? { ...sectionDefaults(set, schema), ...values } : values, origins };
+  const anySecret = Object.values(origins).some((o) => o.secret === true);
+  return { values: useDefaults ? { ...sectionDefaults(set, schema), ...values } : values, origins, ...(anySecret ? { secret: true as const } : {}) };
 }
 
 /** Defaults of a section schema (validating an empty object with defaults on). */
@@ -95,12 +98,22 @@ export function checkSection(
  * at start cost more than the rest of the start).
  */
 export function sectionDefaults(_set: SchemaSet, schema: SectionSchema): Record<string, unknown> {
+  let base = defaultsBySchema.get(schema);
+  if (!base) {
+    base = {};
+    for (const [key, prop] of Object.entries(schema.schema.properties ?? {})) if (prop.default !== undefined) base[key] = prop.default;
+    defaultsBySchema.set(schema, base);
+  }
+  // A fresh object each call; only non-primitive defaults need their own copy.
   const values: Record<string, unknown> = {};
-  for (const [key, prop] of Object.entries(schema.schema.properties ?? {})) {
-    if (prop.default !== undefined) values[key] = structuredClone(prop.default);
+  for (const key in base) {
+    const v = base[key];
+    values[key] = typeof v === 'object' && v !== null ? structuredClone(v) : v;
   }
   return values;
 }
+
+const defaultsBySchema = new WeakMap<SectionSchema, Record<string, unknown>>();
 
 function keyOf(err: ErrorObject): string | undefined {
   const path = err.instancePath;

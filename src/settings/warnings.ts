@@ -28,7 +28,19 @@ interface WarnInput {
   users: Map<string, ResolvedObject>;
 }
 
+/** Verdicts by cipher string: a fleet of hosts repeats the same few strings thousands of times. */
+const anonymousVerdicts = new Map<string, boolean>();
+
 export function allowsAnonymous(ciphers: string): boolean {
+  let verdict = anonymousVerdicts.get(ciphers);
+  if (verdict === undefined) {
+    verdict = judgeCiphers(ciphers);
+    if (anonymousVerdicts.size < 10_000) anonymousVerdicts.set(ciphers, verdict);
+  }
+  return verdict;
+}
+
+function judgeCiphers(ciphers: string): boolean {
   const parts = ciphers.split(/[:,\s]+/).filter(Boolean);
   const excluded = parts.some((p) => /^[!-](ADH|aNULL)$/i.test(p));
   if (excluded) return false;

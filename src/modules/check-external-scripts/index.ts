@@ -16,7 +16,7 @@ import { dirname, resolve } from 'node:path';
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { Snapshot } from '../../settings/snapshot.js';
 import type { ExternalScriptsSection } from '../../settings/generated/settings.js';
-import { editSettingsFile } from '../../settings/edit-ini.js';
+import { editSettings } from '../../settings/edit-tree.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';
 import { scriptCommand, SCRIPTS_SECTION, type ScriptStore } from '../../checks/scripts/script-commands.js';
@@ -122,12 +122,12 @@ export function createModule(): AgentModule {
     root: () => settings.root,
     scripts: () => scripts,
     async setEntry(name, commandLine) {
-      await editSettingsFile(settingsFile(), [{ op: 'set', section: SCRIPTS_SECTION, key: name, value: commandLine }]);
+      await editSettings(settingsFile(), [{ op: 'set', section: SCRIPTS_SECTION, key: name, value: commandLine }]);
       scripts.set(name, commandLine);
       register(name);
     },
     async removeEntry(name) {
-      await editSettingsFile(settingsFile(), [{ op: 'remove-key', section: SCRIPTS_SECTION, key: name }]);
+      await editSettings(settingsFile(), [{ op: 'remove-key', section: SCRIPTS_SECTION, key: name }]);
       scripts.delete(name);
       unregister(name);
     },

@@ -15,10 +15,10 @@ import { verifyPassword } from '../../../src/web/password-hash.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/main.js', import.meta.url));
 
-// 60 s per run: 20 runs in parallel, each with a 600,000-round PBKDF2, on a busy 2-core machine.
-function agent(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+// 60 s per run by default: runs in parallel, each with a 600,000-round PBKDF2, on a busy 2-core machine.
+function agent(args: string[], timeout = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { timeout: 60_000, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } }, (err, stdout, stderr) => {
+    execFile(process.execPath, [MAIN, ...args], { timeout, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 99) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -124,7 +124,8 @@ describe('agent web', () => {
     const shared = join(dir, 'parallel.ini');
     writeFileSync(shared, START);
     const names = Array.from({ length: 20 }, (_, i) => `user${i}`);
-    const runs = await Promise.all(names.map((u) => agent(['web', 'add-user', '--settings', shared, '--user', u, '--password', `${u}-pw`, '--role', 'viewer'])));
+    // 20 processes at once on a busy 2-core machine: each may wait long for the CPU (not for the lock).
+    const runs = await Promise.all(names.map((u) => agent(['web', 'add-user', '--settings', shared, '--user', u, '--password', `${u}-pw`, '--role', 'viewer'], 120_000)));
     for (const r of runs) assert.equal(r.code, 0, r.stderr);
     const loaded = await loadSettingsFile(shared);
     assert.ok(loaded.ok);
@@ -137,7 +138,7 @@ describe('agent web', () => {
     const shared = join(dir, 'roles.ini');
     writeFileSync(shared, START);
     const grants = ['logs.list', 'modules.list', 'queries.list', 'scripts.list', 'metrics.list'];
-    const runs = await Promise.all(grants.map((g) => agent(['web', 'add-role', '--settings', shared, '--role', 'viewer', '--grant', g])));
+    const runs = await Promise.all(grants.map((g) => agent(['web', 'add-role', '--settings', shared, '--role', 'viewer', '--grant', g], 120_000)));
     for (const r of runs) assert.equal(r.code, 0, r.stderr);
     const loaded = await loadSettingsFile(shared);
     assert.ok(loaded.ok);

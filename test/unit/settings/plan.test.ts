@@ -47,7 +47,7 @@ test('apply: a changed key without x-restart goes to apply() and is named', () =
   assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), {
     module: 'CheckHelpers',
     action: 'apply',
-    reason: 'changed: [/settings/log] level',
+    reason: 'changed: [/settings/log] level (agent.ini:4)',
   });
 });
 
@@ -57,7 +57,7 @@ test('restart: a changed key marked x-restart forces a restart, naming only that
   assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), {
     module: 'CheckHelpers',
     action: 'restart',
-    reason: 'changed: [/settings/log] buffer size (needs a restart)',
+    reason: 'changed: [/settings/log] buffer size (agent.ini:5) (needs a restart)',
   });
   // Setting a key to its default value changes nothing.
   const c = load(`${ENABLED}[/settings/log]\nlevel = info\n`);

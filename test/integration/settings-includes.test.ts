@@ -1,0 +1,61 @@
+/**
+ * The running agent with a boot file that includes a host file by
+ * ${host_lc} (from AGENT_HOSTNAME), which includes a shared base: editing the base hot-applies,
+ * a broken base keeps the last good settings (with the base's file and line
+ * in the log), and a secret from the environment never reaches the log.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+
+const SECRET = 'fleet-secret-from-env-7731';
+const BASE = (helpers: boolean, extra = ''): string => `; shared base
+[/modules]
+CheckHelpers = ${helpers ? 'enabled' : 'disabled'}
+CheckExternalScripts = disabled
+
+[/settings/default]
+password = \${env:FLEET_TEST_PASSWORD}
+${extra}`;
+
+let agent: AgentProcess;
+
+before(async () => {
+  agent = await startAgent({
+    ini: '[/includes]\nhost = hosts/${host_lc}.ini\n',
+    files: {
+      'hosts/web01.ini': '[/includes]\nbase = ../shared/base.ini\n\n[/settings/log]\nlevel = debug\n',
+      'shared/base.ini': BASE(true),
+    },
+    env: { AGENT_HOSTNAME: 'WEB01.example.com', FLEET_TEST_PASSWORD: SECRET },
+  });
+});
+after(async () => {
+  await agent?.stop();
+});
+
+test('starts from the tree: boot file, host file by ${host_lc}, shared base', async () => {
+  await agent.waitForLog(/module CheckHelpers started/);
+});
+
+test('editing the shared base hot-applies', async () => {
+  const m = agent.mark();
+  replaceFile(join(agent.dir, 'shared', 'base.ini'), BASE(false));
+  await agent.waitForLog(/CheckHelpers: unload \(disabled in \[\/modules\]\)/, 15_000, m);
+});
+
+test('a broken base keeps the last good settings and names the base file and line', async () => {
+  const m = agent.mark();
+  replaceFile(join(agent.dir, 'shared', 'base.ini'), BASE(true, '\n[/settings/WEB/server]\nport = nope\n'));
+  await agent.waitForLog(/settings rejected/, 15_000, m);
+  await agent.waitForLog(/AGENT_ERR_VALUE_INVALID: port "nope".*\(.*shared\/base\.ini:10\)/, 5_000, m);
+  assert.doesNotMatch(agent.logs().slice(m), /CheckHelpers: load/, 'nothing of the broken base is applied');
+  const fixed = agent.mark();
+  replaceFile(join(agent.dir, 'shared', 'base.ini'), BASE(true));
+  await agent.waitForLog(/CheckHelpers: load \(enabled in \[\/modules\]\)/, 15_000, fixed);
+});
+
+test('the secret from ${env:} appears in no log line', () => {
+  assert.doesNotMatch(agent.logs(), new RegExp(SECRET));
+});
