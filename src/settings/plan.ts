@@ -52,7 +52,7 @@ export function computePlan(input: PlanInput): PlanStep[] {
 }
 
 /** The part of a snapshot a module reads, as comparable JSON per section or object. */
-export function moduleSlice(entry: CatalogueEntry, s: Snapshot): Map<string, Record<string, unknown>> {
+export function moduleSlice(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot): Map<string, Record<string, unknown>> {
   const prefixes = entry.settings.map((p) => p.toLowerCase());
   const matches = (path: string): boolean => prefixes.some((p) => path.toLowerCase().startsWith(p));
   const out = new Map<string, Record<string, unknown>>();
@@ -78,13 +78,7 @@ export const AGENT_STEP = 'agent';
  */
 export function agentStep(applied: Snapshot, desired: Snapshot): PlanStep {
   const owned = catalogue().flatMap((e) => e.settings.map((p) => p.toLowerCase()));
-  const own: CatalogueEntry = {
-    name: AGENT_STEP,
-    title: 'agent',
-    description: 'settings the agent applies itself',
-    settings: Object.keys(desired.sections).filter((path) => !owned.some((p) => path.toLowerCase().startsWith(p)) && path !== '/modules'),
-    load: () => Promise.reject(new Error('not a module')),
-  } as CatalogueEntry;
+  const own = { settings: Object.keys(desired.sections).filter((path) => !owned.some((p) => path.toLowerCase().startsWith(p)) && path !== '/modules') };
   const changes = changedKeys(own, applied, desired);
   const va = JSON.stringify(applied.variables);
   const vb = JSON.stringify(desired.variables);
@@ -108,7 +102,7 @@ interface Change {
   restart: boolean;
 }
 
-function changedKeys(entry: CatalogueEntry, a: Snapshot, b: Snapshot): Change[] {
+function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Snapshot): Change[] {
   const sa = moduleSlice(entry, a);
   const sb = moduleSlice(entry, b);
   const originsB = originIndex(entry, b);
@@ -137,7 +131,7 @@ function at(o: Origin | undefined, main: string): string {
 }
 
 /** Origins of the sections and objects in a module's slice, by path. */
-function originIndex(entry: CatalogueEntry, s: Snapshot): Map<string, Readonly<Record<string, Origin>>> {
+function originIndex(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, Origin>>> {
   const prefixes = entry.settings.map((p) => p.toLowerCase());
   const matches = (path: string): boolean => prefixes.some((p) => path.toLowerCase().startsWith(p));
   const out = new Map<string, Readonly<Record<string, Origin>>>();

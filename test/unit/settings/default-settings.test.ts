@@ -11,6 +11,9 @@ import { loadSettingsFile } from '../../../src/settings/load.js';
 
 const SETTINGS = fileURLToPath(new URL('../../../../settings', import.meta.url));
 
+// The fleet example reads its web password from the environment, as a deployment would.
+process.env.AGENT_WEB_PASSWORD ??= 'example-password-from-the-environment';
+
 const files = readdirSync(SETTINGS, { recursive: true })
   .map(String)
   .filter((f) => f.endsWith('.ini'));
