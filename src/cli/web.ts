@@ -83,6 +83,11 @@ already has are not repeated). A privilege is dot-separated; a trailing *
 grants every privilege with that prefix, * alone grants everything.`,
 };
 
+/** The options every subcommand takes, listed under each one's --help. */
+const COMMON_OPTIONS = `
+  --settings FILE  the settings file (default: $AGENT_SETTINGS, else settings/agent.ini)
+  --create         make FILE when it does not exist (without it a path that does not exist is refused, exit 2)`;
+
 const SPECS: Record<string, Record<string, OptionSpec>> = {
   install: { password: { value: true }, 'password-stdin': { value: false }, port: { value: true }, 'allowed-hosts': { value: true }, https: { value: false }, certificate: { value: true }, 'certificate-key': { value: true }, 'allow-weak-password': { value: false } },
   password: { set: { value: true }, 'password-stdin': { value: false }, display: { value: false } },
@@ -103,7 +108,7 @@ export async function runWebCommand(argv: string[]): Promise<number> {
   try {
     const { options, positionals } = parseArgs(rest, { ...spec, settings: { value: true }, create: { value: false }, help: { value: false } });
     if (options.help) {
-      out(HELP[sub] as string);
+      out(`${HELP[sub] as string}\n${COMMON_OPTIONS}`);
       return 0;
     }
     if (positionals.length > 0) return usage(`unexpected argument "${positionals[0]}"\n\n${HELP[sub]}`);

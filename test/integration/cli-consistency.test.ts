@@ -63,6 +63,12 @@ test('help, help-short and help-csv answer wherever --help does, from the same t
       assert.ok(rows.some((r) => r.startsWith(`${option},`)), `${command.join(' ')}: ${option} in help-csv`);
     }
   }
+  // Every agent web subcommand lists the options all of them take.
+  for (const sub of ['install', 'password', 'add-user', 'add-role']) {
+    const csv = (await agent(['web', sub, 'help-csv'])).out;
+    assert.match(csv, /^--settings,FILE,"?the settings file/m, sub);
+    assert.match(csv, /^--create,,"?make FILE when it does not exist/m, sub);
+  }
   const show = await agent(['settings', 'show', 'help-csv']);
   assert.match(show.out, /^--describe,,print each key's description/m);
   assert.match(show.out, /^--settings,FILE,/m);
