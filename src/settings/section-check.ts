@@ -62,7 +62,9 @@ export function checkSection(
     if (dir === undefined) dirOf.set(efile, (dir = dirname(efile)));
     const expanded = expandVariables(e.value, vars, { dir });
     for (const p of expanded.problems) {
-      const args = secretKey && p.code === 'AGENT_ERR_VARIABLE_UNTERMINATED' ? ['(value not shown)'] : p.args;
+      // In a secret value even a bad reference's text may be part of the secret: show neither.
+      const args =
+        secretKey && p.code === 'AGENT_ERR_VARIABLE_UNTERMINATED' ? ['(value not shown)'] : secretKey && p.code === 'AGENT_ERR_VARIABLE_UNKNOWN' ? ['…'] : p.args;
       problems.push(problem(p.code, args, { ...at, col: e.valueCol + p.offset }));
     }
     // A reference that could not be expanded is reported there; its literal text is no value to check.

@@ -30,7 +30,23 @@ export function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
 }
 
-export function webRequest(url: string, opts: WebRequestOptions = {}): Promise<WebResponse> {
+/**
+ * One HTTPS request. A request sent on a kept-alive socket that the server
+ * closed at that same moment (its keep-alive timeout) fails with "socket
+ * hang up" before any answer: that request never reached the server, so it
+ * is sent once more on a new connection, as Node's docs advise
+ * (request.reusedSocket).
+ */
+export async function webRequest(url: string, opts: WebRequestOptions = {}): Promise<WebResponse> {
+  try {
+    return await requestOnce(url, opts);
+  } catch (err) {
+    if ((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') return requestOnce(url, opts);
+    throw err;
+  }
+}
+
+function requestOnce(url: string, opts: WebRequestOptions): Promise<WebResponse> {
   return new Promise((resolve, reject) => {
     const headers: OutgoingHttpHeaders = { ...opts.headers };
     if (opts.user !== undefined) headers.authorization = basic(opts.user, opts.password ?? '');
@@ -56,7 +72,7 @@ export function webRequest(url: string, opts: WebRequestOptions = {}): Promise<W
       },
     );
     req.on('timeout', () => req.destroy(new Error(`request to ${url} timed out`)));
-    req.on('error', reject);
+    req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
     req.end(opts.body);
   });
 }
