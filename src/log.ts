@@ -5,6 +5,7 @@
  * through. Listeners (the core's LogEntry bridge) see every entry.
  */
 
+import { escapeLog } from './log-escape.js';
 import { maskSecrets } from './settings/secrets.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
@@ -175,32 +176,11 @@ export function isLogLevel(value: string): value is LogLevel {
 }
 
 /**
- * A value from outside (network, files) made safe for one log line: CR, LF,
- * tabs and every other control byte (C0, DEL, C1) and the Unicode line and
- * paragraph separators are written as escapes (`\r`, `\n`, `\t`, `\x1b`,
- * `\u2028`), so a peer can neither end our line nor start a forged one, nor
- * send terminal escape sequences to whoever reads the log. Long values are
- * cut at `max` characters (marked with `…`).
+ * A value from outside (network, files) made safe for one log line by
+ * escapeLog (log-escape.ts: control bytes, backslash and the Unicode line
+ * separators written as escapes), cut at `max` characters (marked with `…`).
  */
 export function escapeForLog(value: unknown, max = 1000): string {
-  let text = typeof value === 'string' ? value : String(value);
-  const cut = text.length > max;
-  if (cut) text = text.slice(0, max);
-  const escaped = UNSAFE.test(text) ? text.replace(UNSAFE_ALL, escapeChar) : text;
-  return cut ? `${escaped}…` : escaped;
-}
-
-// ---------------------------------------------------------------- helpers
-
-// eslint-disable-next-line no-control-regex -- matching control bytes is the point
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-// eslint-disable-next-line no-control-regex -- matching control bytes is the point
-const UNSAFE_ALL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
-function escapeChar(c: string): string {
-  if (c === '\r') return '\\r';
-  if (c === '\n') return '\\n';
-  if (c === '\t') return '\\t';
-  const code = c.charCodeAt(0);
-  return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+  const text = typeof value === 'string' ? value : String(value);
+  return text.length > max ? `${escapeLog(text.slice(0, max))}…` : escapeLog(text);
 }
