@@ -1,0 +1,201 @@
+/**
+ * Atomic, locked rewrites of one settings file: a temp file in the same
+ * folder, fsynced and renamed over the original (mode and owner kept), under
+ * the lock file of settings/file-lock.ts and a per-process queue, re-applied
+ * when a writer that ignores the lock changed the file meanwhile. What the
+ * rewrite does to the text is the caller's transform (settings/edit-ini.ts).
+ */
+import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import { chmod, chown, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { AgentError, errorMessage } from '../errors.js';
+import { getLogger } from '../log.js';
+import { removeLeftovers, tempPathFor, withFileLock } from './file-lock.js';
+
+const log = getLogger('agent:settings:edit-ini');
+
+/** sha256 (hex) of the bytes; a string counts as its UTF-8 bytes. */
+export function hashText(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export interface EditFileOptions {
+  /** The hash the caller read; a different file on disk is AGENT_ERR_SETTINGS_CONFLICT (never retried). */
+  expectedHash?: string;
+  /**
+   * Create the file when it does not exist (only when every edit is a `set`).
+   * Default false: a missing file is AGENT_ERR_SETTINGS_NOT_FOUND, so a
+   * mistyped path never becomes a new file holding one section.
+   */
+  create?: boolean;
+  /** How long to wait for another process that is editing the same file, in ms (default 30 s). */
+  lockTimeoutMs?: number;
+  /** Test hook: runs after the temp file is written, before the conflict re-check and rename. */
+  beforeRename?: () => Promise<void>;
+}
+
+/** How often an edit is re-applied on top of a change made by a writer that does not take the lock (an editor, git). */
+export const EDIT_ATTEMPTS = 5;
+
+/**
+ * Replace `file`'s text by `transform(text)` atomically under the lock (see
+ * editSettingsFile in settings/edit-ini.ts for the guarantees and errors).
+ * `mayCreate`: a missing file may be created (with `options.create`).
+ */
+export function rewriteLocked(file: string, transform: (text: string) => string, mayCreate: boolean, options: EditFileOptions): Promise<{ hash: string; changed: boolean }> {
+  return queued(file, () => rewriteNow(file, transform, mayCreate, options));
+}
+
+const queues = new Map<string, Promise<void>>();
+
+function noop(): void {}
+
+/** Calls for the same file in this process run one after the other. */
+function queued<T>(file: string, run: () => Promise<T>): Promise<T> {
+  const key = resolve(file);
+  const previous = queues.get(key) ?? Promise.resolve();
+  const result = previous.then(run);
+  const tail = result.then(noop, noop);
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return result;
+}
+
+async function rewriteNow(file: string, transform: (text: string) => string, mayCreate: boolean, options: EditFileOptions): Promise<{ hash: string; changed: boolean }> {
+  const target = await targetOf(file, mayCreate, options.create === true);
+  return withFileLock(
+    target,
+    async () => {
+      await removeLeftovers(target);
+      for (let attempt = 1; ; attempt++) {
+        const result = await rewriteOnce(file, target, transform, options);
+        if (result !== 'conflict') return result;
+        if (options.expectedHash !== undefined || attempt >= EDIT_ATTEMPTS) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+        log.debug(`${file} changed while we wrote it (attempt ${attempt}); re-applying the edit`);
+      }
+    },
+    options.lockTimeoutMs !== undefined ? { timeoutMs: options.lockTimeoutMs } : {},
+  );
+}
+
+/** One read-edit-write round; 'conflict' when another writer changed the file before our rename (nothing written). */
+async function rewriteOnce(file: string, target: string, transform: (text: string) => string, options: EditFileOptions): Promise<{ hash: string; changed: boolean } | 'conflict'> {
+  const current = await readCurrent(file, target, options.create === true);
+  const hash = current.bytes === null ? hashText('') : hashText(current.bytes);
+  if (options.expectedHash !== undefined && options.expectedHash !== hash) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+  const text = current.bytes === null ? '' : current.bytes.toString('utf8');
+  const next = transform(text);
+  if (current.bytes !== null && next === text) return { hash, changed: false };
+
+  const temp = tempPathFor(target);
+  try {
+    await writeTemp(temp, next, current.mode, current.owner);
+    if (options.beforeRename) await options.beforeRename();
+    if (!(await unchangedSince(target, current.bytes))) {
+      await unlink(temp).catch(noop);
+      return 'conflict';
+    }
+    await rename(temp, target);
+  } catch (err) {
+    await unlink(temp).catch(noop);
+    if (err instanceof AgentError) throw err;
+    throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, withoutPath(err, temp)], { cause: err });
+  }
+  await syncFolder(dirname(target));
+  log.debug(`rewrote ${file}`);
+  return { hash: hashText(next), changed: true };
+}
+
+/** The real path to replace (symlinks followed); a missing file only with `create` and set edits. */
+async function targetOf(file: string, mayCreate: boolean, create: boolean): Promise<string> {
+  try {
+    return await realpath(file);
+  } catch (err) {
+    if (!isNotFound(err)) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
+    if (!create) throw new AgentError('AGENT_ERR_SETTINGS_NOT_FOUND', [file], { cause: err });
+    if (!mayCreate) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, 'the file does not exist']);
+    return resolve(file);
+  }
+}
+
+/**
+ * An fs error's message without the path it names (a temp file's name
+ * means nothing to the user): `EFBIG: file too large, write`.
+ */
+function withoutPath(err: unknown, temp: string): string {
+  return errorMessage(err)
+    .replace(/ '[^']*'( -> '[^']*')?/g, '')
+    .split(temp)
+    .join('a new copy');
+}
+
+interface Current {
+  /** The real path to replace (symlinks followed). */
+  target: string;
+  /** null: the file does not exist yet. */
+  bytes: Buffer | null;
+  /** Permission bits to keep; null for a new file (the umask decides). */
+  mode: number | null;
+  owner: { uid: number; gid: number } | null;
+}
+
+async function readCurrent(file: string, target: string, create: boolean): Promise<Current> {
+  try {
+    const [bytes, info] = await Promise.all([readFile(target), stat(target)]);
+    if (!isUtf8(bytes)) throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, 'the file is not valid UTF-8; refusing to rewrite it']);
+    return { target, bytes, mode: info.mode & 0o7777, owner: { uid: info.uid, gid: info.gid } };
+  } catch (err) {
+    if (err instanceof AgentError) throw err;
+    if (isNotFound(err) && create) return { target, bytes: null, mode: null, owner: null };
+    if (isNotFound(err)) throw new AgentError('AGENT_ERR_SETTINGS_NOT_FOUND', [file], { cause: err });
+    throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
+  }
+}
+
+/** Write, fsync and close the temp file with the original's mode (and owner when running as root). */
+async function writeTemp(temp: string, text: string, mode: number | null, owner: Current['owner']): Promise<void> {
+  const handle = await open(temp, 'wx', mode ?? 0o600);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  if (mode !== null) await chmod(temp, mode); // open() applied the umask
+  if (owner !== null && process.getuid?.() === 0) await chown(temp, owner.uid, owner.gid);
+}
+
+/** True when the target still holds `bytes` (or still does not exist, for null). */
+async function unchangedSince(target: string, bytes: Buffer | null): Promise<boolean> {
+  try {
+    const now = await readFile(target);
+    return bytes !== null && now.equals(bytes);
+  } catch (err) {
+    if (isNotFound(err)) return bytes === null;
+    throw err;
+  }
+}
+
+/** Make the rename durable. Some platforms cannot fsync a folder; the rename is done either way. */
+async function syncFolder(folder: string): Promise<void> {
+  try {
+    const handle = await open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    log.debug(`cannot fsync folder ${folder}: ${errorMessage(err)}`);
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+}
+
+// ---------------------------------------------------------------------------
+// Helpers: text
