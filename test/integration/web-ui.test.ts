@@ -3,7 +3,9 @@
  * headless Debian chromium (playwright-core) uses the web UI the way a
  * person does: a wrong password and its message, sign-in, the status
  * view, check_ok / check_critical / check_memory with their colours and
- * perf bars, unloading and loading a module, paging the logs through the
+ * perf bars, the query list against /api/v1/queries (every host and
+ * network check of the loaded modules) with check_dummy and
+ * check_kernel_stats run from it, unloading and loading a module, paging the logs through the
  * Link header, a rejected settings edit shown with its line, a user whose
  * role hides views, and the narrow (375 px) layout. Screenshots go to
  * test-output/web-ui/ for a person to look at. The page must never throw
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { freePort, REPO, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { openBrowser, type BrowserSession } from '../helpers/browser.js';
+import { webRequest } from '../helpers/web-client.js';
 
 const OUT = join(REPO, 'test-output', 'web-ui');
 const PASSWORD = 'ui-test-secret';
@@ -27,6 +30,9 @@ WEBServer = enabled
 CheckHelpers = enabled
 CheckSystem = enabled
 CheckExternalScripts = enabled
+CheckDisk = enabled
+CheckLogFile = enabled
+CheckNet = enabled
 
 [/settings/external scripts/scripts]
 check_zero = zero.sh
@@ -171,6 +177,29 @@ describe('web UI in chromium (agent process)', () => {
     assert.equal(await swap.locator('.perf-mark').count(), 0);
     assert.equal(await swap.locator('.perf-fill').evaluate((el) => (el as unknown as { style: { width: string } }).style.width), '0%');
     assert.equal(await page.locator('.perf-row', { hasText: 'used' }).locator('.perf-mark').count(), 2);
+    await page.getByLabel('Filter queries').fill('');
+  });
+
+  it('lists every query of the loaded modules, the host and network checks among them, and runs one', async () => {
+    await openView('Queries');
+    await page.locator('li[data-query="check_ok"]').waitFor();
+    const shown = await js<string[]>("[...document.querySelectorAll('li[data-query]')].map((li) => li.dataset.query)");
+    const api = (await webRequest(`${base}/api/v1/queries`, { user: 'root', password: PASSWORD })).json<{ name: string; module: string }[]>();
+    assert.deepEqual([...shown].sort(), api.map((q) => q.name).sort(), 'the list is what the API lists');
+    const checks = ['check_service', 'check_logfile', 'check_network', 'check_mount', 'check_connections', 'check_drive_io', 'check_swap_io', 'check_kernel_stats', 'check_temperature', 'check_cpu_utilization', 'check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset', 'check_os_updates', 'check_mailq', 'check_index', 'check_dummy'];
+    for (const name of checks) {
+      const row = page.locator(`li[data-query="${name}"]`);
+      assert.equal(await row.count(), 1, `${name} is listed`);
+      const module = api.find((q) => q.name === name)?.module ?? '';
+      assert.match((await row.locator('.hint').textContent()) ?? '', new RegExp(`${module}$`), `${name} names its module`);
+    }
+    await page.getByLabel('Filter queries').fill('dummy');
+    assert.equal(await runQuery('check_dummy', '1\ndisk almost full'), 'WARNING');
+    assert.equal(await text('.check-result .message'), 'disk almost full');
+    await page.getByLabel('Filter queries').fill('kernel');
+    assert.equal(await runQuery('check_kernel_stats'), 'OK');
+    assert.ok((await page.locator('.perf-row').count()) >= 2, 'kernel stats draw their perf data');
+    await shot('05b-query-kernel-stats');
     await page.getByLabel('Filter queries').fill('');
   });
 

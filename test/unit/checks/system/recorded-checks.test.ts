@@ -31,6 +31,19 @@ test('check_temperature: hwmon sensors with their own limits, NSClient++ default
   assert.deepEqual([none.result, none.message], [3, 'UNKNOWN: No sensor matches']);
 });
 
+test('check_temperature: an AMD desktop as its owner reported it (k10temp and amdgpu, labels and inputs only, no limits)', async () => {
+  const host = recordedHost('hwmon-amd-reported');
+  const r = await runCheck(temperatureCheck(host), ['show-all']);
+  assert.equal(r.result, 0, r.message);
+  assert.equal(r.message, 'OK: k10temp_tctl: 43.88 °C, k10temp_tdie: 43.88 °C, k10temp_tccd1: 32.25 °C, k10temp_tccd2: 32.25 °C, amdgpu_edge: 40 °C, amdgpu_junction: 40 °C, amdgpu_mem: 42 °C');
+  // No _max or _crit file: no maximum in the perf data, the thresholds are the defaults.
+  assert.deepEqual(r.perf.find((p) => p.alias === 'amdgpu_mem'), { alias: 'amdgpu_mem', value: 42, warning: 70, critical: 90 });
+  const own = await runCheck(temperatureCheck(host), ['warn=temperature > max', 'crit=temperature > crit']);
+  assert.equal(own.result, 0, 'limits the chip does not report never fire');
+  const gpu = await runCheck(temperatureCheck(host), ['sensor=amdgpu', 'warn=temperature > 41', 'crit=none', 'top-syntax=${status}: ${problem_list}']);
+  assert.deepEqual([gpu.result, gpu.message], [1, 'WARNING: amdgpu_mem: 42 °C']);
+});
+
 test('check_temperature: thermal zones when there is no hwmon, trip points as crit and max', async () => {
   const r = await runCheck(temperatureCheck(recordedHost('thermal-only')), ['warn=temperature > max', 'crit=temperature > crit', 'show-all', 'detail-syntax=${sensor} ${temperature}/${max}/${crit}']);
   assert.equal(r.message, 'OK: acpitz_thermal_zone0 41//105, x86_pkg_temp_thermal_zone1 55/85/');
