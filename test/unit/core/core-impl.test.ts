@@ -9,6 +9,7 @@ import type { AgentModule } from '../../../src/modules/module.js';
 import { decode, encode, header, HeaderType, Plugin } from '../../../src/protocols/plugin/codec.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
+import { plainMessage } from '../../helpers/plain-message.js';
 
 sink.consoleLevel = 'silent';
 
@@ -244,7 +245,7 @@ test('settingsRaw answers a value, a section\'s keys, and titles and description
   });
   const response = decode('QuerySettingsResponseMessage', core.settingsRaw(request));
   assert.equal(Number(response.header.id), 9);
-  const [value, described, keys, section, fallback, moduleFlag] = response.payload.map((p) => Plugin.QuerySettingsResponseMessage.Response.toObject(p as Plugin.QuerySettingsResponseMessage.Response, { longs: Number }));
+  const [value, described, keys, section, fallback, moduleFlag] = response.payload.map((p) => plainMessage(p) as Record<string, unknown>);
   assert.deepEqual(value, { id: 1, node: path('/settings/log', 'level'), value: { type: 1, string_data: 'debug' } });
   assert.deepEqual(described, {
     id: 2,

@@ -79,28 +79,12 @@ export namespace Plugin {
         bool_data: boolean;
 
         /**
-         * Creates a new AnyDataType instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns AnyDataType instance
-         */
-        static create(properties: Plugin.AnyDataType.$Shape): Plugin.AnyDataType & Plugin.AnyDataType.$Shape;
-        static create(properties?: Plugin.AnyDataType.$Properties): Plugin.AnyDataType;
-
-        /**
          * Encodes the specified AnyDataType message. Does not implicitly {@link Plugin.AnyDataType.verify|verify} messages.
          * @param message AnyDataType message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.AnyDataType.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified AnyDataType message, length delimited. Does not implicitly {@link Plugin.AnyDataType.verify|verify} messages.
-         * @param message AnyDataType message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.AnyDataType.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes an AnyDataType message from the specified reader or buffer.
@@ -113,48 +97,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.AnyDataType & Plugin.AnyDataType.$Shape;
 
         /**
-         * Decodes an AnyDataType message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.AnyDataType & Plugin.AnyDataType.$Shape} AnyDataType
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.AnyDataType & Plugin.AnyDataType.$Shape;
-
-        /**
          * Verifies an AnyDataType message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates an AnyDataType message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns AnyDataType
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.AnyDataType;
-
-        /**
-         * Creates a plain object from an AnyDataType message. Also converts values to other types if specified.
-         * @param message AnyDataType
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.AnyDataType, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this AnyDataType to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for AnyDataType
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace AnyDataType {
@@ -223,28 +170,12 @@ export namespace Plugin {
         id: (number|Long);
 
         /**
-         * Creates a new Header instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns Header instance
-         */
-        static create(properties: Plugin.Header.$Shape): Plugin.Header & Plugin.Header.$Shape;
-        static create(properties?: Plugin.Header.$Properties): Plugin.Header;
-
-        /**
          * Encodes the specified Header message. Does not implicitly {@link Plugin.Header.verify|verify} messages.
          * @param message Header message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.Header.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified Header message, length delimited. Does not implicitly {@link Plugin.Header.verify|verify} messages.
-         * @param message Header message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.Header.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a Header message from the specified reader or buffer.
@@ -257,48 +188,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.Header & Plugin.Header.$Shape;
 
         /**
-         * Decodes a Header message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.Header & Plugin.Header.$Shape} Header
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.Header & Plugin.Header.$Shape;
-
-        /**
          * Verifies a Header message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a Header message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns Header
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.Header;
-
-        /**
-         * Creates a plain object from a Header message. Also converts values to other types if specified.
-         * @param message Header
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.Header, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this Header to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for Header
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace Header {
@@ -389,28 +283,12 @@ export namespace Plugin {
         bool_value?: (Plugin.PerformanceData.BoolValue.$Properties|null);
 
         /**
-         * Creates a new PerformanceData instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns PerformanceData instance
-         */
-        static create(properties: Plugin.PerformanceData.$Shape): Plugin.PerformanceData & Plugin.PerformanceData.$Shape;
-        static create(properties?: Plugin.PerformanceData.$Properties): Plugin.PerformanceData;
-
-        /**
          * Encodes the specified PerformanceData message. Does not implicitly {@link Plugin.PerformanceData.verify|verify} messages.
          * @param message PerformanceData message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.PerformanceData.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified PerformanceData message, length delimited. Does not implicitly {@link Plugin.PerformanceData.verify|verify} messages.
-         * @param message PerformanceData message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.PerformanceData.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a PerformanceData message from the specified reader or buffer.
@@ -423,48 +301,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.PerformanceData & Plugin.PerformanceData.$Shape;
 
         /**
-         * Decodes a PerformanceData message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.PerformanceData & Plugin.PerformanceData.$Shape} PerformanceData
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.PerformanceData & Plugin.PerformanceData.$Shape;
-
-        /**
          * Verifies a PerformanceData message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a PerformanceData message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns PerformanceData
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.PerformanceData;
-
-        /**
-         * Creates a plain object from a PerformanceData message. Also converts values to other types if specified.
-         * @param message PerformanceData
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.PerformanceData, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this PerformanceData to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for PerformanceData
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace PerformanceData {
@@ -535,28 +376,12 @@ export namespace Plugin {
             maximum: (number|Long);
 
             /**
-             * Creates a new IntValue instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns IntValue instance
-             */
-            static create(properties: Plugin.PerformanceData.IntValue.$Shape): Plugin.PerformanceData.IntValue & Plugin.PerformanceData.IntValue.$Shape;
-            static create(properties?: Plugin.PerformanceData.IntValue.$Properties): Plugin.PerformanceData.IntValue;
-
-            /**
              * Encodes the specified IntValue message. Does not implicitly {@link Plugin.PerformanceData.IntValue.verify|verify} messages.
              * @param message IntValue message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.PerformanceData.IntValue.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified IntValue message, length delimited. Does not implicitly {@link Plugin.PerformanceData.IntValue.verify|verify} messages.
-             * @param message IntValue message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.PerformanceData.IntValue.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes an IntValue message from the specified reader or buffer.
@@ -569,48 +394,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.PerformanceData.IntValue & Plugin.PerformanceData.IntValue.$Shape;
 
             /**
-             * Decodes an IntValue message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.PerformanceData.IntValue & Plugin.PerformanceData.IntValue.$Shape} IntValue
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.PerformanceData.IntValue & Plugin.PerformanceData.IntValue.$Shape;
-
-            /**
              * Verifies an IntValue message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates an IntValue message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns IntValue
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.PerformanceData.IntValue;
-
-            /**
-             * Creates a plain object from an IntValue message. Also converts values to other types if specified.
-             * @param message IntValue
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.PerformanceData.IntValue, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this IntValue to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for IntValue
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace IntValue {
@@ -667,28 +455,12 @@ export namespace Plugin {
             value: string;
 
             /**
-             * Creates a new StringValue instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns StringValue instance
-             */
-            static create(properties: Plugin.PerformanceData.StringValue.$Shape): Plugin.PerformanceData.StringValue & Plugin.PerformanceData.StringValue.$Shape;
-            static create(properties?: Plugin.PerformanceData.StringValue.$Properties): Plugin.PerformanceData.StringValue;
-
-            /**
              * Encodes the specified StringValue message. Does not implicitly {@link Plugin.PerformanceData.StringValue.verify|verify} messages.
              * @param message StringValue message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.PerformanceData.StringValue.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified StringValue message, length delimited. Does not implicitly {@link Plugin.PerformanceData.StringValue.verify|verify} messages.
-             * @param message StringValue message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.PerformanceData.StringValue.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a StringValue message from the specified reader or buffer.
@@ -701,48 +473,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.PerformanceData.StringValue & Plugin.PerformanceData.StringValue.$Shape;
 
             /**
-             * Decodes a StringValue message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.PerformanceData.StringValue & Plugin.PerformanceData.StringValue.$Shape} StringValue
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.PerformanceData.StringValue & Plugin.PerformanceData.StringValue.$Shape;
-
-            /**
              * Verifies a StringValue message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a StringValue message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns StringValue
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.PerformanceData.StringValue;
-
-            /**
-             * Creates a plain object from a StringValue message. Also converts values to other types if specified.
-             * @param message StringValue
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.PerformanceData.StringValue, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this StringValue to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for StringValue
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace StringValue {
@@ -799,28 +534,12 @@ export namespace Plugin {
             maximum: number;
 
             /**
-             * Creates a new FloatValue instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns FloatValue instance
-             */
-            static create(properties: Plugin.PerformanceData.FloatValue.$Shape): Plugin.PerformanceData.FloatValue & Plugin.PerformanceData.FloatValue.$Shape;
-            static create(properties?: Plugin.PerformanceData.FloatValue.$Properties): Plugin.PerformanceData.FloatValue;
-
-            /**
              * Encodes the specified FloatValue message. Does not implicitly {@link Plugin.PerformanceData.FloatValue.verify|verify} messages.
              * @param message FloatValue message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.PerformanceData.FloatValue.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified FloatValue message, length delimited. Does not implicitly {@link Plugin.PerformanceData.FloatValue.verify|verify} messages.
-             * @param message FloatValue message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.PerformanceData.FloatValue.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a FloatValue message from the specified reader or buffer.
@@ -833,48 +552,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.PerformanceData.FloatValue & Plugin.PerformanceData.FloatValue.$Shape;
 
             /**
-             * Decodes a FloatValue message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.PerformanceData.FloatValue & Plugin.PerformanceData.FloatValue.$Shape} FloatValue
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.PerformanceData.FloatValue & Plugin.PerformanceData.FloatValue.$Shape;
-
-            /**
              * Verifies a FloatValue message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a FloatValue message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns FloatValue
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.PerformanceData.FloatValue;
-
-            /**
-             * Creates a plain object from a FloatValue message. Also converts values to other types if specified.
-             * @param message FloatValue
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.PerformanceData.FloatValue, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this FloatValue to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for FloatValue
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace FloatValue {
@@ -940,28 +622,12 @@ export namespace Plugin {
             critical: boolean;
 
             /**
-             * Creates a new BoolValue instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns BoolValue instance
-             */
-            static create(properties: Plugin.PerformanceData.BoolValue.$Shape): Plugin.PerformanceData.BoolValue & Plugin.PerformanceData.BoolValue.$Shape;
-            static create(properties?: Plugin.PerformanceData.BoolValue.$Properties): Plugin.PerformanceData.BoolValue;
-
-            /**
              * Encodes the specified BoolValue message. Does not implicitly {@link Plugin.PerformanceData.BoolValue.verify|verify} messages.
              * @param message BoolValue message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.PerformanceData.BoolValue.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified BoolValue message, length delimited. Does not implicitly {@link Plugin.PerformanceData.BoolValue.verify|verify} messages.
-             * @param message BoolValue message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.PerformanceData.BoolValue.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a BoolValue message from the specified reader or buffer.
@@ -974,48 +640,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.PerformanceData.BoolValue & Plugin.PerformanceData.BoolValue.$Shape;
 
             /**
-             * Decodes a BoolValue message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.PerformanceData.BoolValue & Plugin.PerformanceData.BoolValue.$Shape} BoolValue
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.PerformanceData.BoolValue & Plugin.PerformanceData.BoolValue.$Shape;
-
-            /**
              * Verifies a BoolValue message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a BoolValue message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns BoolValue
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.PerformanceData.BoolValue;
-
-            /**
-             * Creates a plain object from a BoolValue message. Also converts values to other types if specified.
-             * @param message BoolValue
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.PerformanceData.BoolValue, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this BoolValue to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for BoolValue
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace BoolValue {
@@ -1070,28 +699,12 @@ export namespace Plugin {
         payload: Plugin.QueryRequestMessage.Request.$Properties[];
 
         /**
-         * Creates a new QueryRequestMessage instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns QueryRequestMessage instance
-         */
-        static create(properties: Plugin.QueryRequestMessage.$Shape): Plugin.QueryRequestMessage & Plugin.QueryRequestMessage.$Shape;
-        static create(properties?: Plugin.QueryRequestMessage.$Properties): Plugin.QueryRequestMessage;
-
-        /**
          * Encodes the specified QueryRequestMessage message. Does not implicitly {@link Plugin.QueryRequestMessage.verify|verify} messages.
          * @param message QueryRequestMessage message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.QueryRequestMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified QueryRequestMessage message, length delimited. Does not implicitly {@link Plugin.QueryRequestMessage.verify|verify} messages.
-         * @param message QueryRequestMessage message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.QueryRequestMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a QueryRequestMessage message from the specified reader or buffer.
@@ -1104,48 +717,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QueryRequestMessage & Plugin.QueryRequestMessage.$Shape;
 
         /**
-         * Decodes a QueryRequestMessage message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.QueryRequestMessage & Plugin.QueryRequestMessage.$Shape} QueryRequestMessage
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QueryRequestMessage & Plugin.QueryRequestMessage.$Shape;
-
-        /**
          * Verifies a QueryRequestMessage message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a QueryRequestMessage message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns QueryRequestMessage
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.QueryRequestMessage;
-
-        /**
-         * Creates a plain object from a QueryRequestMessage message. Also converts values to other types if specified.
-         * @param message QueryRequestMessage
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.QueryRequestMessage, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this QueryRequestMessage to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for QueryRequestMessage
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace QueryRequestMessage {
@@ -1195,28 +771,12 @@ export namespace Plugin {
             arguments: string[];
 
             /**
-             * Creates a new Request instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Request instance
-             */
-            static create(properties: Plugin.QueryRequestMessage.Request.$Shape): Plugin.QueryRequestMessage.Request & Plugin.QueryRequestMessage.Request.$Shape;
-            static create(properties?: Plugin.QueryRequestMessage.Request.$Properties): Plugin.QueryRequestMessage.Request;
-
-            /**
              * Encodes the specified Request message. Does not implicitly {@link Plugin.QueryRequestMessage.Request.verify|verify} messages.
              * @param message Request message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.QueryRequestMessage.Request.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Request message, length delimited. Does not implicitly {@link Plugin.QueryRequestMessage.Request.verify|verify} messages.
-             * @param message Request message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.QueryRequestMessage.Request.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a Request message from the specified reader or buffer.
@@ -1229,48 +789,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QueryRequestMessage.Request & Plugin.QueryRequestMessage.Request.$Shape;
 
             /**
-             * Decodes a Request message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.QueryRequestMessage.Request & Plugin.QueryRequestMessage.Request.$Shape} Request
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QueryRequestMessage.Request & Plugin.QueryRequestMessage.Request.$Shape;
-
-            /**
              * Verifies a Request message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a Request message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Request
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.QueryRequestMessage.Request;
-
-            /**
-             * Creates a plain object from a Request message. Also converts values to other types if specified.
-             * @param message Request
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.QueryRequestMessage.Request, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Request to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Request
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Request {
@@ -1322,28 +845,12 @@ export namespace Plugin {
         payload: Plugin.QueryResponseMessage.Response.$Properties[];
 
         /**
-         * Creates a new QueryResponseMessage instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns QueryResponseMessage instance
-         */
-        static create(properties: Plugin.QueryResponseMessage.$Shape): Plugin.QueryResponseMessage & Plugin.QueryResponseMessage.$Shape;
-        static create(properties?: Plugin.QueryResponseMessage.$Properties): Plugin.QueryResponseMessage;
-
-        /**
          * Encodes the specified QueryResponseMessage message. Does not implicitly {@link Plugin.QueryResponseMessage.verify|verify} messages.
          * @param message QueryResponseMessage message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.QueryResponseMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified QueryResponseMessage message, length delimited. Does not implicitly {@link Plugin.QueryResponseMessage.verify|verify} messages.
-         * @param message QueryResponseMessage message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.QueryResponseMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a QueryResponseMessage message from the specified reader or buffer.
@@ -1356,48 +863,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QueryResponseMessage & Plugin.QueryResponseMessage.$Shape;
 
         /**
-         * Decodes a QueryResponseMessage message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.QueryResponseMessage & Plugin.QueryResponseMessage.$Shape} QueryResponseMessage
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QueryResponseMessage & Plugin.QueryResponseMessage.$Shape;
-
-        /**
          * Verifies a QueryResponseMessage message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a QueryResponseMessage message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns QueryResponseMessage
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.QueryResponseMessage;
-
-        /**
-         * Creates a plain object from a QueryResponseMessage message. Also converts values to other types if specified.
-         * @param message QueryResponseMessage
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.QueryResponseMessage, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this QueryResponseMessage to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for QueryResponseMessage
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace QueryResponseMessage {
@@ -1459,28 +929,12 @@ export namespace Plugin {
             perf: Plugin.PerformanceData.$Properties[];
 
             /**
-             * Creates a new Response instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Response instance
-             */
-            static create(properties: Plugin.QueryResponseMessage.Response.$Shape): Plugin.QueryResponseMessage.Response & Plugin.QueryResponseMessage.Response.$Shape;
-            static create(properties?: Plugin.QueryResponseMessage.Response.$Properties): Plugin.QueryResponseMessage.Response;
-
-            /**
              * Encodes the specified Response message. Does not implicitly {@link Plugin.QueryResponseMessage.Response.verify|verify} messages.
              * @param message Response message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.QueryResponseMessage.Response.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Response message, length delimited. Does not implicitly {@link Plugin.QueryResponseMessage.Response.verify|verify} messages.
-             * @param message Response message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.QueryResponseMessage.Response.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a Response message from the specified reader or buffer.
@@ -1493,48 +947,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QueryResponseMessage.Response & Plugin.QueryResponseMessage.Response.$Shape;
 
             /**
-             * Decodes a Response message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.QueryResponseMessage.Response & Plugin.QueryResponseMessage.Response.$Shape} Response
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QueryResponseMessage.Response & Plugin.QueryResponseMessage.Response.$Shape;
-
-            /**
              * Verifies a Response message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a Response message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Response
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.QueryResponseMessage.Response;
-
-            /**
-             * Creates a plain object from a Response message. Also converts values to other types if specified.
-             * @param message Response
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.QueryResponseMessage.Response, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Response to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Response
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Response {
@@ -1598,28 +1015,12 @@ export namespace Plugin {
         payload: Plugin.ExecuteRequestMessage.Request.$Properties[];
 
         /**
-         * Creates a new ExecuteRequestMessage instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns ExecuteRequestMessage instance
-         */
-        static create(properties: Plugin.ExecuteRequestMessage.$Shape): Plugin.ExecuteRequestMessage & Plugin.ExecuteRequestMessage.$Shape;
-        static create(properties?: Plugin.ExecuteRequestMessage.$Properties): Plugin.ExecuteRequestMessage;
-
-        /**
          * Encodes the specified ExecuteRequestMessage message. Does not implicitly {@link Plugin.ExecuteRequestMessage.verify|verify} messages.
          * @param message ExecuteRequestMessage message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.ExecuteRequestMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified ExecuteRequestMessage message, length delimited. Does not implicitly {@link Plugin.ExecuteRequestMessage.verify|verify} messages.
-         * @param message ExecuteRequestMessage message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.ExecuteRequestMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes an ExecuteRequestMessage message from the specified reader or buffer.
@@ -1632,48 +1033,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.ExecuteRequestMessage & Plugin.ExecuteRequestMessage.$Shape;
 
         /**
-         * Decodes an ExecuteRequestMessage message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.ExecuteRequestMessage & Plugin.ExecuteRequestMessage.$Shape} ExecuteRequestMessage
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.ExecuteRequestMessage & Plugin.ExecuteRequestMessage.$Shape;
-
-        /**
          * Verifies an ExecuteRequestMessage message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates an ExecuteRequestMessage message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns ExecuteRequestMessage
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.ExecuteRequestMessage;
-
-        /**
-         * Creates a plain object from an ExecuteRequestMessage message. Also converts values to other types if specified.
-         * @param message ExecuteRequestMessage
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.ExecuteRequestMessage, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this ExecuteRequestMessage to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for ExecuteRequestMessage
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace ExecuteRequestMessage {
@@ -1723,28 +1087,12 @@ export namespace Plugin {
             arguments: string[];
 
             /**
-             * Creates a new Request instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Request instance
-             */
-            static create(properties: Plugin.ExecuteRequestMessage.Request.$Shape): Plugin.ExecuteRequestMessage.Request & Plugin.ExecuteRequestMessage.Request.$Shape;
-            static create(properties?: Plugin.ExecuteRequestMessage.Request.$Properties): Plugin.ExecuteRequestMessage.Request;
-
-            /**
              * Encodes the specified Request message. Does not implicitly {@link Plugin.ExecuteRequestMessage.Request.verify|verify} messages.
              * @param message Request message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.ExecuteRequestMessage.Request.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Request message, length delimited. Does not implicitly {@link Plugin.ExecuteRequestMessage.Request.verify|verify} messages.
-             * @param message Request message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.ExecuteRequestMessage.Request.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a Request message from the specified reader or buffer.
@@ -1757,48 +1105,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.ExecuteRequestMessage.Request & Plugin.ExecuteRequestMessage.Request.$Shape;
 
             /**
-             * Decodes a Request message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.ExecuteRequestMessage.Request & Plugin.ExecuteRequestMessage.Request.$Shape} Request
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.ExecuteRequestMessage.Request & Plugin.ExecuteRequestMessage.Request.$Shape;
-
-            /**
              * Verifies a Request message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a Request message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Request
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.ExecuteRequestMessage.Request;
-
-            /**
-             * Creates a plain object from a Request message. Also converts values to other types if specified.
-             * @param message Request
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.ExecuteRequestMessage.Request, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Request to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Request
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Request {
@@ -1850,28 +1161,12 @@ export namespace Plugin {
         payload: Plugin.ExecuteResponseMessage.Response.$Properties[];
 
         /**
-         * Creates a new ExecuteResponseMessage instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns ExecuteResponseMessage instance
-         */
-        static create(properties: Plugin.ExecuteResponseMessage.$Shape): Plugin.ExecuteResponseMessage & Plugin.ExecuteResponseMessage.$Shape;
-        static create(properties?: Plugin.ExecuteResponseMessage.$Properties): Plugin.ExecuteResponseMessage;
-
-        /**
          * Encodes the specified ExecuteResponseMessage message. Does not implicitly {@link Plugin.ExecuteResponseMessage.verify|verify} messages.
          * @param message ExecuteResponseMessage message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.ExecuteResponseMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified ExecuteResponseMessage message, length delimited. Does not implicitly {@link Plugin.ExecuteResponseMessage.verify|verify} messages.
-         * @param message ExecuteResponseMessage message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.ExecuteResponseMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes an ExecuteResponseMessage message from the specified reader or buffer.
@@ -1884,48 +1179,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.ExecuteResponseMessage & Plugin.ExecuteResponseMessage.$Shape;
 
         /**
-         * Decodes an ExecuteResponseMessage message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.ExecuteResponseMessage & Plugin.ExecuteResponseMessage.$Shape} ExecuteResponseMessage
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.ExecuteResponseMessage & Plugin.ExecuteResponseMessage.$Shape;
-
-        /**
          * Verifies an ExecuteResponseMessage message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates an ExecuteResponseMessage message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns ExecuteResponseMessage
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.ExecuteResponseMessage;
-
-        /**
-         * Creates a plain object from an ExecuteResponseMessage message. Also converts values to other types if specified.
-         * @param message ExecuteResponseMessage
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.ExecuteResponseMessage, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this ExecuteResponseMessage to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for ExecuteResponseMessage
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace ExecuteResponseMessage {
@@ -1984,28 +1242,12 @@ export namespace Plugin {
             data?: (Plugin.ExecuteResponseMessage.Response.ResponseData.$Properties|null);
 
             /**
-             * Creates a new Response instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Response instance
-             */
-            static create(properties: Plugin.ExecuteResponseMessage.Response.$Shape): Plugin.ExecuteResponseMessage.Response & Plugin.ExecuteResponseMessage.Response.$Shape;
-            static create(properties?: Plugin.ExecuteResponseMessage.Response.$Properties): Plugin.ExecuteResponseMessage.Response;
-
-            /**
              * Encodes the specified Response message. Does not implicitly {@link Plugin.ExecuteResponseMessage.Response.verify|verify} messages.
              * @param message Response message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.ExecuteResponseMessage.Response.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Response message, length delimited. Does not implicitly {@link Plugin.ExecuteResponseMessage.Response.verify|verify} messages.
-             * @param message Response message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.ExecuteResponseMessage.Response.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a Response message from the specified reader or buffer.
@@ -2018,48 +1260,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.ExecuteResponseMessage.Response & Plugin.ExecuteResponseMessage.Response.$Shape;
 
             /**
-             * Decodes a Response message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.ExecuteResponseMessage.Response & Plugin.ExecuteResponseMessage.Response.$Shape} Response
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.ExecuteResponseMessage.Response & Plugin.ExecuteResponseMessage.Response.$Shape;
-
-            /**
              * Verifies a Response message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a Response message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Response
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.ExecuteResponseMessage.Response;
-
-            /**
-             * Creates a plain object from a Response message. Also converts values to other types if specified.
-             * @param message Response
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.ExecuteResponseMessage.Response, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Response to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Response
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Response {
@@ -2121,28 +1326,12 @@ export namespace Plugin {
                 rows: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Properties[];
 
                 /**
-                 * Creates a new ResponseData instance using the specified properties.
-                 * @param [properties] Properties to set
-                 * @returns ResponseData instance
-                 */
-                static create(properties: Plugin.ExecuteResponseMessage.Response.ResponseData.$Shape): Plugin.ExecuteResponseMessage.Response.ResponseData & Plugin.ExecuteResponseMessage.Response.ResponseData.$Shape;
-                static create(properties?: Plugin.ExecuteResponseMessage.Response.ResponseData.$Properties): Plugin.ExecuteResponseMessage.Response.ResponseData;
-
-                /**
                  * Encodes the specified ResponseData message. Does not implicitly {@link Plugin.ExecuteResponseMessage.Response.ResponseData.verify|verify} messages.
                  * @param message ResponseData message or plain object to encode
                  * @param [writer] Writer to encode to
                  * @returns Writer
                  */
                 static encode(message: Plugin.ExecuteResponseMessage.Response.ResponseData.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-                /**
-                 * Encodes the specified ResponseData message, length delimited. Does not implicitly {@link Plugin.ExecuteResponseMessage.Response.ResponseData.verify|verify} messages.
-                 * @param message ResponseData message or plain object to encode
-                 * @param [writer] Writer to encode to
-                 * @returns Writer
-                 */
-                static encodeDelimited(message: Plugin.ExecuteResponseMessage.Response.ResponseData.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
                 /**
                  * Decodes a ResponseData message from the specified reader or buffer.
@@ -2155,48 +1344,11 @@ export namespace Plugin {
                 static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.ExecuteResponseMessage.Response.ResponseData & Plugin.ExecuteResponseMessage.Response.ResponseData.$Shape;
 
                 /**
-                 * Decodes a ResponseData message from the specified reader or buffer, length delimited.
-                 * @param reader Reader or buffer to decode from
-                 * @returns {Plugin.ExecuteResponseMessage.Response.ResponseData & Plugin.ExecuteResponseMessage.Response.ResponseData.$Shape} ResponseData
-                 * @throws {Error} If the payload is not a reader or valid buffer
-                 * @throws {$protobuf.util.ProtocolError} If required fields are missing
-                 */
-                static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.ExecuteResponseMessage.Response.ResponseData & Plugin.ExecuteResponseMessage.Response.ResponseData.$Shape;
-
-                /**
                  * Verifies a ResponseData message.
                  * @param message Plain object to verify
                  * @returns `null` if valid, otherwise the reason why it is not
                  */
                 static verify(message: { [k: string]: any }): (string|null);
-
-                /**
-                 * Creates a ResponseData message from a plain object. Also converts values to their respective internal types.
-                 * @param object Plain object
-                 * @returns ResponseData
-                 */
-                static fromObject(object: { [k: string]: any }): Plugin.ExecuteResponseMessage.Response.ResponseData;
-
-                /**
-                 * Creates a plain object from a ResponseData message. Also converts values to other types if specified.
-                 * @param message ResponseData
-                 * @param [options] Conversion options
-                 * @returns Plain object
-                 */
-                static toObject(message: Plugin.ExecuteResponseMessage.Response.ResponseData, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-                /**
-                 * Converts this ResponseData to JSON.
-                 * @returns JSON object
-                 */
-                toJSON(): { [k: string]: any };
-
-                /**
-                 * Gets the type url for ResponseData
-                 * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-                 * @returns The type url
-                 */
-                static getTypeUrl(prefix?: string): string;
             }
 
             namespace ResponseData {
@@ -2243,28 +1395,12 @@ export namespace Plugin {
                     cells: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Properties[];
 
                     /**
-                     * Creates a new ResponseDataRow instance using the specified properties.
-                     * @param [properties] Properties to set
-                     * @returns ResponseDataRow instance
-                     */
-                    static create(properties: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Shape): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow & Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Shape;
-                    static create(properties?: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Properties): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow;
-
-                    /**
                      * Encodes the specified ResponseDataRow message. Does not implicitly {@link Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.verify|verify} messages.
                      * @param message ResponseDataRow message or plain object to encode
                      * @param [writer] Writer to encode to
                      * @returns Writer
                      */
                     static encode(message: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-                    /**
-                     * Encodes the specified ResponseDataRow message, length delimited. Does not implicitly {@link Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.verify|verify} messages.
-                     * @param message ResponseDataRow message or plain object to encode
-                     * @param [writer] Writer to encode to
-                     * @returns Writer
-                     */
-                    static encodeDelimited(message: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
                     /**
                      * Decodes a ResponseDataRow message from the specified reader or buffer.
@@ -2277,48 +1413,11 @@ export namespace Plugin {
                     static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow & Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Shape;
 
                     /**
-                     * Decodes a ResponseDataRow message from the specified reader or buffer, length delimited.
-                     * @param reader Reader or buffer to decode from
-                     * @returns {Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow & Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Shape} ResponseDataRow
-                     * @throws {Error} If the payload is not a reader or valid buffer
-                     * @throws {$protobuf.util.ProtocolError} If required fields are missing
-                     */
-                    static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow & Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.$Shape;
-
-                    /**
                      * Verifies a ResponseDataRow message.
                      * @param message Plain object to verify
                      * @returns `null` if valid, otherwise the reason why it is not
                      */
                     static verify(message: { [k: string]: any }): (string|null);
-
-                    /**
-                     * Creates a ResponseDataRow message from a plain object. Also converts values to their respective internal types.
-                     * @param object Plain object
-                     * @returns ResponseDataRow
-                     */
-                    static fromObject(object: { [k: string]: any }): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow;
-
-                    /**
-                     * Creates a plain object from a ResponseDataRow message. Also converts values to other types if specified.
-                     * @param message ResponseDataRow
-                     * @param [options] Conversion options
-                     * @returns Plain object
-                     */
-                    static toObject(message: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-                    /**
-                     * Converts this ResponseDataRow to JSON.
-                     * @returns JSON object
-                     */
-                    toJSON(): { [k: string]: any };
-
-                    /**
-                     * Gets the type url for ResponseDataRow
-                     * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-                     * @returns The type url
-                     */
-                    static getTypeUrl(prefix?: string): string;
                 }
 
                 namespace ResponseDataRow {
@@ -2362,28 +1461,12 @@ export namespace Plugin {
                         tag: string;
 
                         /**
-                         * Creates a new ResponseDataCell instance using the specified properties.
-                         * @param [properties] Properties to set
-                         * @returns ResponseDataCell instance
-                         */
-                        static create(properties: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Shape): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell & Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Shape;
-                        static create(properties?: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Properties): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell;
-
-                        /**
                          * Encodes the specified ResponseDataCell message. Does not implicitly {@link Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.verify|verify} messages.
                          * @param message ResponseDataCell message or plain object to encode
                          * @param [writer] Writer to encode to
                          * @returns Writer
                          */
                         static encode(message: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-                        /**
-                         * Encodes the specified ResponseDataCell message, length delimited. Does not implicitly {@link Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.verify|verify} messages.
-                         * @param message ResponseDataCell message or plain object to encode
-                         * @param [writer] Writer to encode to
-                         * @returns Writer
-                         */
-                        static encodeDelimited(message: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
                         /**
                          * Decodes a ResponseDataCell message from the specified reader or buffer.
@@ -2396,48 +1479,11 @@ export namespace Plugin {
                         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell & Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Shape;
 
                         /**
-                         * Decodes a ResponseDataCell message from the specified reader or buffer, length delimited.
-                         * @param reader Reader or buffer to decode from
-                         * @returns {Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell & Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Shape} ResponseDataCell
-                         * @throws {Error} If the payload is not a reader or valid buffer
-                         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-                         */
-                        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell & Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.$Shape;
-
-                        /**
                          * Verifies a ResponseDataCell message.
                          * @param message Plain object to verify
                          * @returns `null` if valid, otherwise the reason why it is not
                          */
                         static verify(message: { [k: string]: any }): (string|null);
-
-                        /**
-                         * Creates a ResponseDataCell message from a plain object. Also converts values to their respective internal types.
-                         * @param object Plain object
-                         * @returns ResponseDataCell
-                         */
-                        static fromObject(object: { [k: string]: any }): Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell;
-
-                        /**
-                         * Creates a plain object from a ResponseDataCell message. Also converts values to other types if specified.
-                         * @param message ResponseDataCell
-                         * @param [options] Conversion options
-                         * @returns Plain object
-                         */
-                        static toObject(message: Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-                        /**
-                         * Converts this ResponseDataCell to JSON.
-                         * @returns JSON object
-                         */
-                        toJSON(): { [k: string]: any };
-
-                        /**
-                         * Gets the type url for ResponseDataCell
-                         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-                         * @returns The type url
-                         */
-                        static getTypeUrl(prefix?: string): string;
                     }
 
                     namespace ResponseDataCell {
@@ -2489,28 +1535,12 @@ export namespace Plugin {
         payload: Plugin.QueryResponseMessage.Response.$Properties[];
 
         /**
-         * Creates a new SubmitResponseMessage instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns SubmitResponseMessage instance
-         */
-        static create(properties: Plugin.SubmitResponseMessage.$Shape): Plugin.SubmitResponseMessage & Plugin.SubmitResponseMessage.$Shape;
-        static create(properties?: Plugin.SubmitResponseMessage.$Properties): Plugin.SubmitResponseMessage;
-
-        /**
          * Encodes the specified SubmitResponseMessage message. Does not implicitly {@link Plugin.SubmitResponseMessage.verify|verify} messages.
          * @param message SubmitResponseMessage message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.SubmitResponseMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified SubmitResponseMessage message, length delimited. Does not implicitly {@link Plugin.SubmitResponseMessage.verify|verify} messages.
-         * @param message SubmitResponseMessage message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.SubmitResponseMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a SubmitResponseMessage message from the specified reader or buffer.
@@ -2523,48 +1553,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.SubmitResponseMessage & Plugin.SubmitResponseMessage.$Shape;
 
         /**
-         * Decodes a SubmitResponseMessage message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.SubmitResponseMessage & Plugin.SubmitResponseMessage.$Shape} SubmitResponseMessage
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.SubmitResponseMessage & Plugin.SubmitResponseMessage.$Shape;
-
-        /**
          * Verifies a SubmitResponseMessage message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a SubmitResponseMessage message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns SubmitResponseMessage
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.SubmitResponseMessage;
-
-        /**
-         * Creates a plain object from a SubmitResponseMessage message. Also converts values to other types if specified.
-         * @param message SubmitResponseMessage
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.SubmitResponseMessage, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this SubmitResponseMessage to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for SubmitResponseMessage
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace SubmitResponseMessage {
@@ -2609,28 +1602,12 @@ export namespace Plugin {
         entry: Plugin.LogEntry.Entry.$Properties[];
 
         /**
-         * Creates a new LogEntry instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns LogEntry instance
-         */
-        static create(properties: Plugin.LogEntry.$Shape): Plugin.LogEntry & Plugin.LogEntry.$Shape;
-        static create(properties?: Plugin.LogEntry.$Properties): Plugin.LogEntry;
-
-        /**
          * Encodes the specified LogEntry message. Does not implicitly {@link Plugin.LogEntry.verify|verify} messages.
          * @param message LogEntry message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.LogEntry.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified LogEntry message, length delimited. Does not implicitly {@link Plugin.LogEntry.verify|verify} messages.
-         * @param message LogEntry message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.LogEntry.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a LogEntry message from the specified reader or buffer.
@@ -2643,48 +1620,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.LogEntry & Plugin.LogEntry.$Shape;
 
         /**
-         * Decodes a LogEntry message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.LogEntry & Plugin.LogEntry.$Shape} LogEntry
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.LogEntry & Plugin.LogEntry.$Shape;
-
-        /**
          * Verifies a LogEntry message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a LogEntry message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns LogEntry
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.LogEntry;
-
-        /**
-         * Creates a plain object from a LogEntry message. Also converts values to other types if specified.
-         * @param message LogEntry
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.LogEntry, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this LogEntry to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for LogEntry
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace LogEntry {
@@ -2740,28 +1680,12 @@ export namespace Plugin {
             date: number;
 
             /**
-             * Creates a new Entry instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Entry instance
-             */
-            static create(properties: Plugin.LogEntry.Entry.$Shape): Plugin.LogEntry.Entry & Plugin.LogEntry.Entry.$Shape;
-            static create(properties?: Plugin.LogEntry.Entry.$Properties): Plugin.LogEntry.Entry;
-
-            /**
              * Encodes the specified Entry message. Does not implicitly {@link Plugin.LogEntry.Entry.verify|verify} messages.
              * @param message Entry message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.LogEntry.Entry.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Entry message, length delimited. Does not implicitly {@link Plugin.LogEntry.Entry.verify|verify} messages.
-             * @param message Entry message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.LogEntry.Entry.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes an Entry message from the specified reader or buffer.
@@ -2774,48 +1698,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.LogEntry.Entry & Plugin.LogEntry.Entry.$Shape;
 
             /**
-             * Decodes an Entry message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.LogEntry.Entry & Plugin.LogEntry.Entry.$Shape} Entry
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.LogEntry.Entry & Plugin.LogEntry.Entry.$Shape;
-
-            /**
              * Verifies an Entry message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates an Entry message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Entry
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.LogEntry.Entry;
-
-            /**
-             * Creates a plain object from an Entry message. Also converts values to other types if specified.
-             * @param message Entry
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.LogEntry.Entry, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Entry to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Entry
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Entry {
@@ -2892,28 +1779,12 @@ export namespace Plugin {
         node?: (Plugin.Settings.Node.$Properties|null);
 
         /**
-         * Creates a new Settings instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns Settings instance
-         */
-        static create(properties: Plugin.Settings.$Shape): Plugin.Settings & Plugin.Settings.$Shape;
-        static create(properties?: Plugin.Settings.$Properties): Plugin.Settings;
-
-        /**
          * Encodes the specified Settings message. Does not implicitly {@link Plugin.Settings.verify|verify} messages.
          * @param message Settings message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.Settings.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified Settings message, length delimited. Does not implicitly {@link Plugin.Settings.verify|verify} messages.
-         * @param message Settings message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.Settings.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a Settings message from the specified reader or buffer.
@@ -2926,48 +1797,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.Settings & Plugin.Settings.$Shape;
 
         /**
-         * Decodes a Settings message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.Settings & Plugin.Settings.$Shape} Settings
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.Settings & Plugin.Settings.$Shape;
-
-        /**
          * Verifies a Settings message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a Settings message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns Settings
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.Settings;
-
-        /**
-         * Creates a plain object from a Settings message. Also converts values to other types if specified.
-         * @param message Settings
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.Settings, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this Settings to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for Settings
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace Settings {
@@ -3011,28 +1845,12 @@ export namespace Plugin {
             key: string;
 
             /**
-             * Creates a new Path instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Path instance
-             */
-            static create(properties: Plugin.Settings.Path.$Shape): Plugin.Settings.Path & Plugin.Settings.Path.$Shape;
-            static create(properties?: Plugin.Settings.Path.$Properties): Plugin.Settings.Path;
-
-            /**
              * Encodes the specified Path message. Does not implicitly {@link Plugin.Settings.Path.verify|verify} messages.
              * @param message Path message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.Settings.Path.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Path message, length delimited. Does not implicitly {@link Plugin.Settings.Path.verify|verify} messages.
-             * @param message Path message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.Settings.Path.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a Path message from the specified reader or buffer.
@@ -3045,48 +1863,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.Settings.Path & Plugin.Settings.Path.$Shape;
 
             /**
-             * Decodes a Path message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.Settings.Path & Plugin.Settings.Path.$Shape} Path
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.Settings.Path & Plugin.Settings.Path.$Shape;
-
-            /**
              * Verifies a Path message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a Path message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Path
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.Settings.Path;
-
-            /**
-             * Creates a plain object from a Path message. Also converts values to other types if specified.
-             * @param message Path
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.Settings.Path, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Path to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Path
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Path {
@@ -3134,28 +1915,12 @@ export namespace Plugin {
             expression: string;
 
             /**
-             * Creates a new Node instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Node instance
-             */
-            static create(properties: Plugin.Settings.Node.$Shape): Plugin.Settings.Node & Plugin.Settings.Node.$Shape;
-            static create(properties?: Plugin.Settings.Node.$Properties): Plugin.Settings.Node;
-
-            /**
              * Encodes the specified Node message. Does not implicitly {@link Plugin.Settings.Node.verify|verify} messages.
              * @param message Node message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.Settings.Node.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Node message, length delimited. Does not implicitly {@link Plugin.Settings.Node.verify|verify} messages.
-             * @param message Node message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.Settings.Node.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a Node message from the specified reader or buffer.
@@ -3168,48 +1933,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.Settings.Node & Plugin.Settings.Node.$Shape;
 
             /**
-             * Decodes a Node message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.Settings.Node & Plugin.Settings.Node.$Shape} Node
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.Settings.Node & Plugin.Settings.Node.$Shape;
-
-            /**
              * Verifies a Node message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a Node message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Node
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.Settings.Node;
-
-            /**
-             * Creates a plain object from a Node message. Also converts values to other types if specified.
-             * @param message Node
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.Settings.Node, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Node to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Node
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Node {
@@ -3258,28 +1986,12 @@ export namespace Plugin {
         payload: Plugin.QuerySettingsRequestMessage.Request.$Properties[];
 
         /**
-         * Creates a new QuerySettingsRequestMessage instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns QuerySettingsRequestMessage instance
-         */
-        static create(properties: Plugin.QuerySettingsRequestMessage.$Shape): Plugin.QuerySettingsRequestMessage & Plugin.QuerySettingsRequestMessage.$Shape;
-        static create(properties?: Plugin.QuerySettingsRequestMessage.$Properties): Plugin.QuerySettingsRequestMessage;
-
-        /**
          * Encodes the specified QuerySettingsRequestMessage message. Does not implicitly {@link Plugin.QuerySettingsRequestMessage.verify|verify} messages.
          * @param message QuerySettingsRequestMessage message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.QuerySettingsRequestMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified QuerySettingsRequestMessage message, length delimited. Does not implicitly {@link Plugin.QuerySettingsRequestMessage.verify|verify} messages.
-         * @param message QuerySettingsRequestMessage message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.QuerySettingsRequestMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a QuerySettingsRequestMessage message from the specified reader or buffer.
@@ -3292,48 +2004,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QuerySettingsRequestMessage & Plugin.QuerySettingsRequestMessage.$Shape;
 
         /**
-         * Decodes a QuerySettingsRequestMessage message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.QuerySettingsRequestMessage & Plugin.QuerySettingsRequestMessage.$Shape} QuerySettingsRequestMessage
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QuerySettingsRequestMessage & Plugin.QuerySettingsRequestMessage.$Shape;
-
-        /**
          * Verifies a QuerySettingsRequestMessage message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a QuerySettingsRequestMessage message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns QuerySettingsRequestMessage
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.QuerySettingsRequestMessage;
-
-        /**
-         * Creates a plain object from a QuerySettingsRequestMessage message. Also converts values to other types if specified.
-         * @param message QuerySettingsRequestMessage
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.QuerySettingsRequestMessage, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this QuerySettingsRequestMessage to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for QuerySettingsRequestMessage
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace QuerySettingsRequestMessage {
@@ -3389,28 +2064,12 @@ export namespace Plugin {
             return_type: Plugin.DataType;
 
             /**
-             * Creates a new Request instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Request instance
-             */
-            static create(properties: Plugin.QuerySettingsRequestMessage.Request.$Shape): Plugin.QuerySettingsRequestMessage.Request & Plugin.QuerySettingsRequestMessage.Request.$Shape;
-            static create(properties?: Plugin.QuerySettingsRequestMessage.Request.$Properties): Plugin.QuerySettingsRequestMessage.Request;
-
-            /**
              * Encodes the specified Request message. Does not implicitly {@link Plugin.QuerySettingsRequestMessage.Request.verify|verify} messages.
              * @param message Request message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.QuerySettingsRequestMessage.Request.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Request message, length delimited. Does not implicitly {@link Plugin.QuerySettingsRequestMessage.Request.verify|verify} messages.
-             * @param message Request message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.QuerySettingsRequestMessage.Request.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a Request message from the specified reader or buffer.
@@ -3423,48 +2082,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QuerySettingsRequestMessage.Request & Plugin.QuerySettingsRequestMessage.Request.$Shape;
 
             /**
-             * Decodes a Request message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.QuerySettingsRequestMessage.Request & Plugin.QuerySettingsRequestMessage.Request.$Shape} Request
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QuerySettingsRequestMessage.Request & Plugin.QuerySettingsRequestMessage.Request.$Shape;
-
-            /**
              * Verifies a Request message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a Request message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Request
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.QuerySettingsRequestMessage.Request;
-
-            /**
-             * Creates a plain object from a Request message. Also converts values to other types if specified.
-             * @param message Request
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.QuerySettingsRequestMessage.Request, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Request to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Request
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Request {
@@ -3522,28 +2144,12 @@ export namespace Plugin {
         payload: Plugin.QuerySettingsResponseMessage.Response.$Properties[];
 
         /**
-         * Creates a new QuerySettingsResponseMessage instance using the specified properties.
-         * @param [properties] Properties to set
-         * @returns QuerySettingsResponseMessage instance
-         */
-        static create(properties: Plugin.QuerySettingsResponseMessage.$Shape): Plugin.QuerySettingsResponseMessage & Plugin.QuerySettingsResponseMessage.$Shape;
-        static create(properties?: Plugin.QuerySettingsResponseMessage.$Properties): Plugin.QuerySettingsResponseMessage;
-
-        /**
          * Encodes the specified QuerySettingsResponseMessage message. Does not implicitly {@link Plugin.QuerySettingsResponseMessage.verify|verify} messages.
          * @param message QuerySettingsResponseMessage message or plain object to encode
          * @param [writer] Writer to encode to
          * @returns Writer
          */
         static encode(message: Plugin.QuerySettingsResponseMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-        /**
-         * Encodes the specified QuerySettingsResponseMessage message, length delimited. Does not implicitly {@link Plugin.QuerySettingsResponseMessage.verify|verify} messages.
-         * @param message QuerySettingsResponseMessage message or plain object to encode
-         * @param [writer] Writer to encode to
-         * @returns Writer
-         */
-        static encodeDelimited(message: Plugin.QuerySettingsResponseMessage.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
         /**
          * Decodes a QuerySettingsResponseMessage message from the specified reader or buffer.
@@ -3556,48 +2162,11 @@ export namespace Plugin {
         static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QuerySettingsResponseMessage & Plugin.QuerySettingsResponseMessage.$Shape;
 
         /**
-         * Decodes a QuerySettingsResponseMessage message from the specified reader or buffer, length delimited.
-         * @param reader Reader or buffer to decode from
-         * @returns {Plugin.QuerySettingsResponseMessage & Plugin.QuerySettingsResponseMessage.$Shape} QuerySettingsResponseMessage
-         * @throws {Error} If the payload is not a reader or valid buffer
-         * @throws {$protobuf.util.ProtocolError} If required fields are missing
-         */
-        static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QuerySettingsResponseMessage & Plugin.QuerySettingsResponseMessage.$Shape;
-
-        /**
          * Verifies a QuerySettingsResponseMessage message.
          * @param message Plain object to verify
          * @returns `null` if valid, otherwise the reason why it is not
          */
         static verify(message: { [k: string]: any }): (string|null);
-
-        /**
-         * Creates a QuerySettingsResponseMessage message from a plain object. Also converts values to their respective internal types.
-         * @param object Plain object
-         * @returns QuerySettingsResponseMessage
-         */
-        static fromObject(object: { [k: string]: any }): Plugin.QuerySettingsResponseMessage;
-
-        /**
-         * Creates a plain object from a QuerySettingsResponseMessage message. Also converts values to other types if specified.
-         * @param message QuerySettingsResponseMessage
-         * @param [options] Conversion options
-         * @returns Plain object
-         */
-        static toObject(message: Plugin.QuerySettingsResponseMessage, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-        /**
-         * Converts this QuerySettingsResponseMessage to JSON.
-         * @returns JSON object
-         */
-        toJSON(): { [k: string]: any };
-
-        /**
-         * Gets the type url for QuerySettingsResponseMessage
-         * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-         * @returns The type url
-         */
-        static getTypeUrl(prefix?: string): string;
     }
 
     namespace QuerySettingsResponseMessage {
@@ -3659,28 +2228,12 @@ export namespace Plugin {
             required_type: Plugin.DataType;
 
             /**
-             * Creates a new Response instance using the specified properties.
-             * @param [properties] Properties to set
-             * @returns Response instance
-             */
-            static create(properties: Plugin.QuerySettingsResponseMessage.Response.$Shape): Plugin.QuerySettingsResponseMessage.Response & Plugin.QuerySettingsResponseMessage.Response.$Shape;
-            static create(properties?: Plugin.QuerySettingsResponseMessage.Response.$Properties): Plugin.QuerySettingsResponseMessage.Response;
-
-            /**
              * Encodes the specified Response message. Does not implicitly {@link Plugin.QuerySettingsResponseMessage.Response.verify|verify} messages.
              * @param message Response message or plain object to encode
              * @param [writer] Writer to encode to
              * @returns Writer
              */
             static encode(message: Plugin.QuerySettingsResponseMessage.Response.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-            /**
-             * Encodes the specified Response message, length delimited. Does not implicitly {@link Plugin.QuerySettingsResponseMessage.Response.verify|verify} messages.
-             * @param message Response message or plain object to encode
-             * @param [writer] Writer to encode to
-             * @returns Writer
-             */
-            static encodeDelimited(message: Plugin.QuerySettingsResponseMessage.Response.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
             /**
              * Decodes a Response message from the specified reader or buffer.
@@ -3693,48 +2246,11 @@ export namespace Plugin {
             static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QuerySettingsResponseMessage.Response & Plugin.QuerySettingsResponseMessage.Response.$Shape;
 
             /**
-             * Decodes a Response message from the specified reader or buffer, length delimited.
-             * @param reader Reader or buffer to decode from
-             * @returns {Plugin.QuerySettingsResponseMessage.Response & Plugin.QuerySettingsResponseMessage.Response.$Shape} Response
-             * @throws {Error} If the payload is not a reader or valid buffer
-             * @throws {$protobuf.util.ProtocolError} If required fields are missing
-             */
-            static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QuerySettingsResponseMessage.Response & Plugin.QuerySettingsResponseMessage.Response.$Shape;
-
-            /**
              * Verifies a Response message.
              * @param message Plain object to verify
              * @returns `null` if valid, otherwise the reason why it is not
              */
             static verify(message: { [k: string]: any }): (string|null);
-
-            /**
-             * Creates a Response message from a plain object. Also converts values to their respective internal types.
-             * @param object Plain object
-             * @returns Response
-             */
-            static fromObject(object: { [k: string]: any }): Plugin.QuerySettingsResponseMessage.Response;
-
-            /**
-             * Creates a plain object from a Response message. Also converts values to other types if specified.
-             * @param message Response
-             * @param [options] Conversion options
-             * @returns Plain object
-             */
-            static toObject(message: Plugin.QuerySettingsResponseMessage.Response, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-            /**
-             * Converts this Response to JSON.
-             * @returns JSON object
-             */
-            toJSON(): { [k: string]: any };
-
-            /**
-             * Gets the type url for Response
-             * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-             * @returns The type url
-             */
-            static getTypeUrl(prefix?: string): string;
         }
 
         namespace Response {
@@ -3793,28 +2309,12 @@ export namespace Plugin {
                 key: string[];
 
                 /**
-                 * Creates a new SectionKeys instance using the specified properties.
-                 * @param [properties] Properties to set
-                 * @returns SectionKeys instance
-                 */
-                static create(properties: Plugin.QuerySettingsResponseMessage.Response.SectionKeys.$Shape): Plugin.QuerySettingsResponseMessage.Response.SectionKeys & Plugin.QuerySettingsResponseMessage.Response.SectionKeys.$Shape;
-                static create(properties?: Plugin.QuerySettingsResponseMessage.Response.SectionKeys.$Properties): Plugin.QuerySettingsResponseMessage.Response.SectionKeys;
-
-                /**
                  * Encodes the specified SectionKeys message. Does not implicitly {@link Plugin.QuerySettingsResponseMessage.Response.SectionKeys.verify|verify} messages.
                  * @param message SectionKeys message or plain object to encode
                  * @param [writer] Writer to encode to
                  * @returns Writer
                  */
                 static encode(message: Plugin.QuerySettingsResponseMessage.Response.SectionKeys.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
-
-                /**
-                 * Encodes the specified SectionKeys message, length delimited. Does not implicitly {@link Plugin.QuerySettingsResponseMessage.Response.SectionKeys.verify|verify} messages.
-                 * @param message SectionKeys message or plain object to encode
-                 * @param [writer] Writer to encode to
-                 * @returns Writer
-                 */
-                static encodeDelimited(message: Plugin.QuerySettingsResponseMessage.Response.SectionKeys.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
 
                 /**
                  * Decodes a SectionKeys message from the specified reader or buffer.
@@ -3827,48 +2327,11 @@ export namespace Plugin {
                 static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): Plugin.QuerySettingsResponseMessage.Response.SectionKeys & Plugin.QuerySettingsResponseMessage.Response.SectionKeys.$Shape;
 
                 /**
-                 * Decodes a SectionKeys message from the specified reader or buffer, length delimited.
-                 * @param reader Reader or buffer to decode from
-                 * @returns {Plugin.QuerySettingsResponseMessage.Response.SectionKeys & Plugin.QuerySettingsResponseMessage.Response.SectionKeys.$Shape} SectionKeys
-                 * @throws {Error} If the payload is not a reader or valid buffer
-                 * @throws {$protobuf.util.ProtocolError} If required fields are missing
-                 */
-                static decodeDelimited(reader: ($protobuf.Reader|Uint8Array)): Plugin.QuerySettingsResponseMessage.Response.SectionKeys & Plugin.QuerySettingsResponseMessage.Response.SectionKeys.$Shape;
-
-                /**
                  * Verifies a SectionKeys message.
                  * @param message Plain object to verify
                  * @returns `null` if valid, otherwise the reason why it is not
                  */
                 static verify(message: { [k: string]: any }): (string|null);
-
-                /**
-                 * Creates a SectionKeys message from a plain object. Also converts values to their respective internal types.
-                 * @param object Plain object
-                 * @returns SectionKeys
-                 */
-                static fromObject(object: { [k: string]: any }): Plugin.QuerySettingsResponseMessage.Response.SectionKeys;
-
-                /**
-                 * Creates a plain object from a SectionKeys message. Also converts values to other types if specified.
-                 * @param message SectionKeys
-                 * @param [options] Conversion options
-                 * @returns Plain object
-                 */
-                static toObject(message: Plugin.QuerySettingsResponseMessage.Response.SectionKeys, options?: $protobuf.IConversionOptions): { [k: string]: any };
-
-                /**
-                 * Converts this SectionKeys to JSON.
-                 * @returns JSON object
-                 */
-                toJSON(): { [k: string]: any };
-
-                /**
-                 * Gets the type url for SectionKeys
-                 * @param [prefix] Custom type url prefix, defaults to `"type.googleapis.com"`
-                 * @returns The type url
-                 */
-                static getTypeUrl(prefix?: string): string;
             }
 
             namespace SectionKeys {

@@ -3,7 +3,7 @@
 import $protobuf from "protobufjs/minimal.js";
 
 const $Reader = $protobuf.Reader, $Writer = $protobuf.Writer, $util = $protobuf.util;
-const $Object = $util.global.Object, $undefined = $util.global.undefined, $Error = $util.global.Error, $RangeError = $util.global.RangeError, $TypeError = $util.global.TypeError, $String = $util.global.String, $parseInt = $util.global.parseInt, $Number = $util.global.Number, $Boolean = $util.global.Boolean, $BigInt = $util.global.BigInt, $isFinite = $util.global.isFinite, $Array = $util.global.Array;
+const $Object = $util.global.Object, $undefined = $util.global.undefined, $Error = $util.global.Error, $RangeError = $util.global.RangeError, $Array = $util.global.Array;
 
 const $root = $protobuf.roots["default"] || ($protobuf.roots["default"] = {});
 
@@ -50,10 +50,6 @@ export const Plugin = $root.Plugin = (() => {
         AnyDataType.prototype.float_data = 0;
         AnyDataType.prototype.bool_data = false;
 
-        AnyDataType.create = function(properties) {
-            return new AnyDataType(properties);
-        };
-
         AnyDataType.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -74,10 +70,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        AnyDataType.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         AnyDataType.decode = function (reader, length, _end, _depth, _target) {
@@ -162,12 +154,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        AnyDataType.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         AnyDataType.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -199,100 +185,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        AnyDataType.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.AnyDataType)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.AnyDataType: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.AnyDataType();
-            switch (object.type) {
-            case "INT":
-            case 1:
-                message.type = 1;
-                break;
-            case "STRING":
-            case 1:
-                message.type = 1;
-                break;
-            case "FLOAT":
-            case 1:
-                message.type = 1;
-                break;
-            case "BOOL":
-            case 1:
-                message.type = 1;
-                break;
-            default:
-            }
-            if (object.string_data != null)
-                message.string_data = $String(object.string_data);
-            if (object.int_data != null)
-                if ($util.Long)
-                    message.int_data = $util.Long.fromValue(object.int_data, false);
-                else if (typeof object.int_data === "string")
-                    message.int_data = $parseInt(object.int_data, 10);
-                else if (typeof object.int_data === "number")
-                    message.int_data = object.int_data;
-                else if (typeof object.int_data === "object")
-                    message.int_data = new $util.LongBits(object.int_data.low >>> 0, object.int_data.high >>> 0).toNumber();
-            if (object.float_data != null)
-                message.float_data = $Number(object.float_data);
-            if (object.bool_data != null)
-                message.bool_data = $Boolean(object.bool_data);
-            return message;
-        };
-
-        AnyDataType.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.defaults) {
-                object.type = options.enums === $String ? "INT" : 1;
-                object.string_data = "";
-                if ($util.Long) {
-                    let long = new $util.Long(0, 0, false);
-                    object.int_data = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                } else
-                    object.int_data = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-                object.float_data = 0;
-                object.bool_data = false;
-            }
-            if (message.type != null && $Object.hasOwnProperty.call(message, "type"))
-                object.type = options.enums === $String ? $root.Plugin.DataType[message.type] === $undefined ? message.type : $root.Plugin.DataType[message.type] : message.type;
-            if (message.string_data != null && $Object.hasOwnProperty.call(message, "string_data"))
-                object.string_data = message.string_data;
-            if (message.int_data != null && $Object.hasOwnProperty.call(message, "int_data"))
-                if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                    object.int_data = typeof message.int_data === "number" ? $BigInt(message.int_data) : $util.Long.fromBits(message.int_data.low >>> 0, message.int_data.high >>> 0, false).toBigInt();
-                else if (typeof message.int_data === "number")
-                    object.int_data = options.longs === $String ? $String(message.int_data) : message.int_data;
-                else
-                    object.int_data = options.longs === $String ? $util.Long.prototype.toString.call(message.int_data) : options.longs === $Number ? new $util.LongBits(message.int_data.low >>> 0, message.int_data.high >>> 0).toNumber() : message.int_data;
-            if (message.float_data != null && $Object.hasOwnProperty.call(message, "float_data"))
-                object.float_data = options.json && !$isFinite(message.float_data) ? $String(message.float_data) : message.float_data;
-            if (message.bool_data != null && $Object.hasOwnProperty.call(message, "bool_data"))
-                object.bool_data = message.bool_data;
-            return object;
-        };
-
-        AnyDataType.prototype.toJSON = function() {
-            return AnyDataType.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        AnyDataType.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.AnyDataType";
-        };
-
         return AnyDataType;
     })();
 
@@ -311,10 +203,6 @@ export const Plugin = $root.Plugin = (() => {
         Header.prototype.sender = "";
         Header.prototype.recipient = "";
         Header.prototype.id = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
-
-        Header.create = function(properties) {
-            return new Header(properties);
-        };
 
         Header.encode = function (message, writer, _depth) {
             if (!writer)
@@ -337,10 +225,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        Header.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         Header.decode = function (reader, length, _end, _depth, _target) {
@@ -445,12 +329,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        Header.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         Header.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -493,119 +371,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        Header.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.Header)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.Header: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.Header();
-            switch (object.type) {
-            case "QUERY_REQUEST":
-            case 1:
-                message.type = 1;
-                break;
-            case "QUERY_RESPONSE":
-            case 2:
-                message.type = 2;
-                break;
-            case "EXEC_REQUEST":
-            case 3:
-                message.type = 3;
-                break;
-            case "EXEC_RESPONSE":
-            case 4:
-                message.type = 4;
-                break;
-            case "LOG_MESSAGE":
-            case 5:
-                message.type = 5;
-                break;
-            default:
-            }
-            switch (object.version) {
-            case "VERSION_1":
-            case 1:
-                message.version = 1;
-                break;
-            default:
-            }
-            switch (object.max_supported_version) {
-            case "VERSION_1":
-            case 1:
-                message.max_supported_version = 1;
-                break;
-            default:
-            }
-            if (object.sender != null)
-                message.sender = $String(object.sender);
-            if (object.recipient != null)
-                message.recipient = $String(object.recipient);
-            if (object.id != null)
-                if ($util.Long)
-                    message.id = $util.Long.fromValue(object.id, false);
-                else if (typeof object.id === "string")
-                    message.id = $parseInt(object.id, 10);
-                else if (typeof object.id === "number")
-                    message.id = object.id;
-                else if (typeof object.id === "object")
-                    message.id = new $util.LongBits(object.id.low >>> 0, object.id.high >>> 0).toNumber();
-            return message;
-        };
-
-        Header.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.defaults) {
-                object.type = options.enums === $String ? "QUERY_REQUEST" : 1;
-                object.version = options.enums === $String ? "VERSION_1" : 1;
-                object.max_supported_version = options.enums === $String ? "VERSION_1" : 1;
-                object.sender = "";
-                object.recipient = "";
-                if ($util.Long) {
-                    let long = new $util.Long(0, 0, false);
-                    object.id = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                } else
-                    object.id = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-            }
-            if (message.type != null && $Object.hasOwnProperty.call(message, "type"))
-                object.type = options.enums === $String ? $root.Plugin.Header.Type[message.type] === $undefined ? message.type : $root.Plugin.Header.Type[message.type] : message.type;
-            if (message.version != null && $Object.hasOwnProperty.call(message, "version"))
-                object.version = options.enums === $String ? $root.Plugin.Version[message.version] === $undefined ? message.version : $root.Plugin.Version[message.version] : message.version;
-            if (message.max_supported_version != null && $Object.hasOwnProperty.call(message, "max_supported_version"))
-                object.max_supported_version = options.enums === $String ? $root.Plugin.Version[message.max_supported_version] === $undefined ? message.max_supported_version : $root.Plugin.Version[message.max_supported_version] : message.max_supported_version;
-            if (message.sender != null && $Object.hasOwnProperty.call(message, "sender"))
-                object.sender = message.sender;
-            if (message.recipient != null && $Object.hasOwnProperty.call(message, "recipient"))
-                object.recipient = message.recipient;
-            if (message.id != null && $Object.hasOwnProperty.call(message, "id"))
-                if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                    object.id = typeof message.id === "number" ? $BigInt(message.id) : $util.Long.fromBits(message.id.low >>> 0, message.id.high >>> 0, false).toBigInt();
-                else if (typeof message.id === "number")
-                    object.id = options.longs === $String ? $String(message.id) : message.id;
-                else
-                    object.id = options.longs === $String ? $util.Long.prototype.toString.call(message.id) : options.longs === $Number ? new $util.LongBits(message.id.low >>> 0, message.id.high >>> 0).toNumber() : message.id;
-            return object;
-        };
-
-        Header.prototype.toJSON = function() {
-            return Header.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        Header.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.Header";
-        };
-
         Header.Type = (function() {
             const valuesById = $Object.create(null), values = $Object.create(valuesById);
             values[valuesById[1] = "QUERY_REQUEST"] = 1;
@@ -635,10 +400,6 @@ export const Plugin = $root.Plugin = (() => {
         PerformanceData.prototype.float_value = null;
         PerformanceData.prototype.bool_value = null;
 
-        PerformanceData.create = function(properties) {
-            return new PerformanceData(properties);
-        };
-
         PerformanceData.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -660,10 +421,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        PerformanceData.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         PerformanceData.decode = function (reader, length, _end, _depth, _target) {
@@ -756,12 +513,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        PerformanceData.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         PerformanceData.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -803,101 +554,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        PerformanceData.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.PerformanceData)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.PerformanceData: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.PerformanceData();
-            if (object.alias != null)
-                message.alias = $String(object.alias);
-            switch (object.type) {
-            case "INT":
-            case 1:
-                message.type = 1;
-                break;
-            case "STRING":
-            case 1:
-                message.type = 1;
-                break;
-            case "FLOAT":
-            case 1:
-                message.type = 1;
-                break;
-            case "BOOL":
-            case 1:
-                message.type = 1;
-                break;
-            default:
-            }
-            if (object.int_value != null) {
-                if (!$util.isObject(object.int_value))
-                    throw $TypeError(".Plugin.PerformanceData.int_value: object expected");
-                message.int_value = $root.Plugin.PerformanceData.IntValue.fromObject(object.int_value, _depth + 1);
-            }
-            if (object.string_value != null) {
-                if (!$util.isObject(object.string_value))
-                    throw $TypeError(".Plugin.PerformanceData.string_value: object expected");
-                message.string_value = $root.Plugin.PerformanceData.StringValue.fromObject(object.string_value, _depth + 1);
-            }
-            if (object.float_value != null) {
-                if (!$util.isObject(object.float_value))
-                    throw $TypeError(".Plugin.PerformanceData.float_value: object expected");
-                message.float_value = $root.Plugin.PerformanceData.FloatValue.fromObject(object.float_value, _depth + 1);
-            }
-            if (object.bool_value != null) {
-                if (!$util.isObject(object.bool_value))
-                    throw $TypeError(".Plugin.PerformanceData.bool_value: object expected");
-                message.bool_value = $root.Plugin.PerformanceData.BoolValue.fromObject(object.bool_value, _depth + 1);
-            }
-            return message;
-        };
-
-        PerformanceData.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.defaults) {
-                object.alias = "";
-                object.type = options.enums === $String ? "INT" : 1;
-                object.int_value = null;
-                object.string_value = null;
-                object.float_value = null;
-                object.bool_value = null;
-            }
-            if (message.alias != null && $Object.hasOwnProperty.call(message, "alias"))
-                object.alias = message.alias;
-            if (message.type != null && $Object.hasOwnProperty.call(message, "type"))
-                object.type = options.enums === $String ? $root.Plugin.DataType[message.type] === $undefined ? message.type : $root.Plugin.DataType[message.type] : message.type;
-            if (message.int_value != null && $Object.hasOwnProperty.call(message, "int_value"))
-                object.int_value = $root.Plugin.PerformanceData.IntValue.toObject(message.int_value, options, _depth + 1);
-            if (message.string_value != null && $Object.hasOwnProperty.call(message, "string_value"))
-                object.string_value = $root.Plugin.PerformanceData.StringValue.toObject(message.string_value, options, _depth + 1);
-            if (message.float_value != null && $Object.hasOwnProperty.call(message, "float_value"))
-                object.float_value = $root.Plugin.PerformanceData.FloatValue.toObject(message.float_value, options, _depth + 1);
-            if (message.bool_value != null && $Object.hasOwnProperty.call(message, "bool_value"))
-                object.bool_value = $root.Plugin.PerformanceData.BoolValue.toObject(message.bool_value, options, _depth + 1);
-            return object;
-        };
-
-        PerformanceData.prototype.toJSON = function() {
-            return PerformanceData.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        PerformanceData.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.PerformanceData";
-        };
-
         PerformanceData.IntValue = (function() {
 
             const IntValue = function (properties) {
@@ -913,10 +569,6 @@ export const Plugin = $root.Plugin = (() => {
             IntValue.prototype.critical = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
             IntValue.prototype.minimum = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
             IntValue.prototype.maximum = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
-
-            IntValue.create = function(properties) {
-                return new IntValue(properties);
-            };
 
             IntValue.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -940,10 +592,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            IntValue.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             IntValue.decode = function (reader, length, _end, _depth, _target) {
@@ -1028,12 +676,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            IntValue.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             IntValue.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -1061,152 +703,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            IntValue.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.PerformanceData.IntValue)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.PerformanceData.IntValue: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.PerformanceData.IntValue();
-                if (object.value != null)
-                    if ($util.Long)
-                        message.value = $util.Long.fromValue(object.value, false);
-                    else if (typeof object.value === "string")
-                        message.value = $parseInt(object.value, 10);
-                    else if (typeof object.value === "number")
-                        message.value = object.value;
-                    else if (typeof object.value === "object")
-                        message.value = new $util.LongBits(object.value.low >>> 0, object.value.high >>> 0).toNumber();
-                if (object.unit != null)
-                    message.unit = $String(object.unit);
-                if (object.warning != null)
-                    if ($util.Long)
-                        message.warning = $util.Long.fromValue(object.warning, false);
-                    else if (typeof object.warning === "string")
-                        message.warning = $parseInt(object.warning, 10);
-                    else if (typeof object.warning === "number")
-                        message.warning = object.warning;
-                    else if (typeof object.warning === "object")
-                        message.warning = new $util.LongBits(object.warning.low >>> 0, object.warning.high >>> 0).toNumber();
-                if (object.critical != null)
-                    if ($util.Long)
-                        message.critical = $util.Long.fromValue(object.critical, false);
-                    else if (typeof object.critical === "string")
-                        message.critical = $parseInt(object.critical, 10);
-                    else if (typeof object.critical === "number")
-                        message.critical = object.critical;
-                    else if (typeof object.critical === "object")
-                        message.critical = new $util.LongBits(object.critical.low >>> 0, object.critical.high >>> 0).toNumber();
-                if (object.minimum != null)
-                    if ($util.Long)
-                        message.minimum = $util.Long.fromValue(object.minimum, false);
-                    else if (typeof object.minimum === "string")
-                        message.minimum = $parseInt(object.minimum, 10);
-                    else if (typeof object.minimum === "number")
-                        message.minimum = object.minimum;
-                    else if (typeof object.minimum === "object")
-                        message.minimum = new $util.LongBits(object.minimum.low >>> 0, object.minimum.high >>> 0).toNumber();
-                if (object.maximum != null)
-                    if ($util.Long)
-                        message.maximum = $util.Long.fromValue(object.maximum, false);
-                    else if (typeof object.maximum === "string")
-                        message.maximum = $parseInt(object.maximum, 10);
-                    else if (typeof object.maximum === "number")
-                        message.maximum = object.maximum;
-                    else if (typeof object.maximum === "object")
-                        message.maximum = new $util.LongBits(object.maximum.low >>> 0, object.maximum.high >>> 0).toNumber();
-                return message;
-            };
-
-            IntValue.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults) {
-                    if ($util.Long) {
-                        let long = new $util.Long(0, 0, false);
-                        object.value = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                    } else
-                        object.value = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-                    object.unit = "";
-                    if ($util.Long) {
-                        let long = new $util.Long(0, 0, false);
-                        object.warning = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                    } else
-                        object.warning = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-                    if ($util.Long) {
-                        let long = new $util.Long(0, 0, false);
-                        object.critical = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                    } else
-                        object.critical = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-                    if ($util.Long) {
-                        let long = new $util.Long(0, 0, false);
-                        object.minimum = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                    } else
-                        object.minimum = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-                    if ($util.Long) {
-                        let long = new $util.Long(0, 0, false);
-                        object.maximum = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                    } else
-                        object.maximum = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-                }
-                if (message.value != null && $Object.hasOwnProperty.call(message, "value"))
-                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                        object.value = typeof message.value === "number" ? $BigInt(message.value) : $util.Long.fromBits(message.value.low >>> 0, message.value.high >>> 0, false).toBigInt();
-                    else if (typeof message.value === "number")
-                        object.value = options.longs === $String ? $String(message.value) : message.value;
-                    else
-                        object.value = options.longs === $String ? $util.Long.prototype.toString.call(message.value) : options.longs === $Number ? new $util.LongBits(message.value.low >>> 0, message.value.high >>> 0).toNumber() : message.value;
-                if (message.unit != null && $Object.hasOwnProperty.call(message, "unit"))
-                    object.unit = message.unit;
-                if (message.warning != null && $Object.hasOwnProperty.call(message, "warning"))
-                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                        object.warning = typeof message.warning === "number" ? $BigInt(message.warning) : $util.Long.fromBits(message.warning.low >>> 0, message.warning.high >>> 0, false).toBigInt();
-                    else if (typeof message.warning === "number")
-                        object.warning = options.longs === $String ? $String(message.warning) : message.warning;
-                    else
-                        object.warning = options.longs === $String ? $util.Long.prototype.toString.call(message.warning) : options.longs === $Number ? new $util.LongBits(message.warning.low >>> 0, message.warning.high >>> 0).toNumber() : message.warning;
-                if (message.critical != null && $Object.hasOwnProperty.call(message, "critical"))
-                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                        object.critical = typeof message.critical === "number" ? $BigInt(message.critical) : $util.Long.fromBits(message.critical.low >>> 0, message.critical.high >>> 0, false).toBigInt();
-                    else if (typeof message.critical === "number")
-                        object.critical = options.longs === $String ? $String(message.critical) : message.critical;
-                    else
-                        object.critical = options.longs === $String ? $util.Long.prototype.toString.call(message.critical) : options.longs === $Number ? new $util.LongBits(message.critical.low >>> 0, message.critical.high >>> 0).toNumber() : message.critical;
-                if (message.minimum != null && $Object.hasOwnProperty.call(message, "minimum"))
-                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                        object.minimum = typeof message.minimum === "number" ? $BigInt(message.minimum) : $util.Long.fromBits(message.minimum.low >>> 0, message.minimum.high >>> 0, false).toBigInt();
-                    else if (typeof message.minimum === "number")
-                        object.minimum = options.longs === $String ? $String(message.minimum) : message.minimum;
-                    else
-                        object.minimum = options.longs === $String ? $util.Long.prototype.toString.call(message.minimum) : options.longs === $Number ? new $util.LongBits(message.minimum.low >>> 0, message.minimum.high >>> 0).toNumber() : message.minimum;
-                if (message.maximum != null && $Object.hasOwnProperty.call(message, "maximum"))
-                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                        object.maximum = typeof message.maximum === "number" ? $BigInt(message.maximum) : $util.Long.fromBits(message.maximum.low >>> 0, message.maximum.high >>> 0, false).toBigInt();
-                    else if (typeof message.maximum === "number")
-                        object.maximum = options.longs === $String ? $String(message.maximum) : message.maximum;
-                    else
-                        object.maximum = options.longs === $String ? $util.Long.prototype.toString.call(message.maximum) : options.longs === $Number ? new $util.LongBits(message.maximum.low >>> 0, message.maximum.high >>> 0).toNumber() : message.maximum;
-                return object;
-            };
-
-            IntValue.prototype.toJSON = function() {
-                return IntValue.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            IntValue.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.PerformanceData.IntValue";
-            };
-
             return IntValue;
         })();
 
@@ -1221,10 +717,6 @@ export const Plugin = $root.Plugin = (() => {
 
             StringValue.prototype.value = "";
 
-            StringValue.create = function(properties) {
-                return new StringValue(properties);
-            };
-
             StringValue.encode = function (message, writer, _depth) {
                 if (!writer)
                     writer = $Writer.create();
@@ -1237,10 +729,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            StringValue.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             StringValue.decode = function (reader, length, _end, _depth, _target) {
@@ -1295,12 +783,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            StringValue.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             StringValue.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -1311,46 +793,6 @@ export const Plugin = $root.Plugin = (() => {
                 if (!$util.isString(message.value))
                     return "value: string expected";
                 return null;
-            };
-
-            StringValue.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.PerformanceData.StringValue)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.PerformanceData.StringValue: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.PerformanceData.StringValue();
-                if (object.value != null)
-                    message.value = $String(object.value);
-                return message;
-            };
-
-            StringValue.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults)
-                    object.value = "";
-                if (message.value != null && $Object.hasOwnProperty.call(message, "value"))
-                    object.value = message.value;
-                return object;
-            };
-
-            StringValue.prototype.toJSON = function() {
-                return StringValue.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            StringValue.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.PerformanceData.StringValue";
             };
 
             return StringValue;
@@ -1371,10 +813,6 @@ export const Plugin = $root.Plugin = (() => {
             FloatValue.prototype.critical = 0;
             FloatValue.prototype.minimum = 0;
             FloatValue.prototype.maximum = 0;
-
-            FloatValue.create = function(properties) {
-                return new FloatValue(properties);
-            };
 
             FloatValue.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -1398,10 +836,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            FloatValue.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             FloatValue.decode = function (reader, length, _end, _depth, _target) {
@@ -1486,12 +920,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            FloatValue.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             FloatValue.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -1519,72 +947,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            FloatValue.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.PerformanceData.FloatValue)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.PerformanceData.FloatValue: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.PerformanceData.FloatValue();
-                if (object.value != null)
-                    message.value = $Number(object.value);
-                if (object.unit != null)
-                    message.unit = $String(object.unit);
-                if (object.warning != null)
-                    message.warning = $Number(object.warning);
-                if (object.critical != null)
-                    message.critical = $Number(object.critical);
-                if (object.minimum != null)
-                    message.minimum = $Number(object.minimum);
-                if (object.maximum != null)
-                    message.maximum = $Number(object.maximum);
-                return message;
-            };
-
-            FloatValue.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults) {
-                    object.value = 0;
-                    object.unit = "";
-                    object.warning = 0;
-                    object.critical = 0;
-                    object.minimum = 0;
-                    object.maximum = 0;
-                }
-                if (message.value != null && $Object.hasOwnProperty.call(message, "value"))
-                    object.value = options.json && !$isFinite(message.value) ? $String(message.value) : message.value;
-                if (message.unit != null && $Object.hasOwnProperty.call(message, "unit"))
-                    object.unit = message.unit;
-                if (message.warning != null && $Object.hasOwnProperty.call(message, "warning"))
-                    object.warning = options.json && !$isFinite(message.warning) ? $String(message.warning) : message.warning;
-                if (message.critical != null && $Object.hasOwnProperty.call(message, "critical"))
-                    object.critical = options.json && !$isFinite(message.critical) ? $String(message.critical) : message.critical;
-                if (message.minimum != null && $Object.hasOwnProperty.call(message, "minimum"))
-                    object.minimum = options.json && !$isFinite(message.minimum) ? $String(message.minimum) : message.minimum;
-                if (message.maximum != null && $Object.hasOwnProperty.call(message, "maximum"))
-                    object.maximum = options.json && !$isFinite(message.maximum) ? $String(message.maximum) : message.maximum;
-                return object;
-            };
-
-            FloatValue.prototype.toJSON = function() {
-                return FloatValue.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            FloatValue.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.PerformanceData.FloatValue";
-            };
-
             return FloatValue;
         })();
 
@@ -1601,10 +963,6 @@ export const Plugin = $root.Plugin = (() => {
             BoolValue.prototype.unit = "";
             BoolValue.prototype.warning = false;
             BoolValue.prototype.critical = false;
-
-            BoolValue.create = function(properties) {
-                return new BoolValue(properties);
-            };
 
             BoolValue.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -1624,10 +982,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            BoolValue.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             BoolValue.decode = function (reader, length, _end, _depth, _target) {
@@ -1700,12 +1054,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            BoolValue.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             BoolValue.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -1727,62 +1075,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            BoolValue.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.PerformanceData.BoolValue)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.PerformanceData.BoolValue: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.PerformanceData.BoolValue();
-                if (object.value != null)
-                    message.value = $Boolean(object.value);
-                if (object.unit != null)
-                    message.unit = $String(object.unit);
-                if (object.warning != null)
-                    message.warning = $Boolean(object.warning);
-                if (object.critical != null)
-                    message.critical = $Boolean(object.critical);
-                return message;
-            };
-
-            BoolValue.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults) {
-                    object.value = false;
-                    object.unit = "";
-                    object.warning = false;
-                    object.critical = false;
-                }
-                if (message.value != null && $Object.hasOwnProperty.call(message, "value"))
-                    object.value = message.value;
-                if (message.unit != null && $Object.hasOwnProperty.call(message, "unit"))
-                    object.unit = message.unit;
-                if (message.warning != null && $Object.hasOwnProperty.call(message, "warning"))
-                    object.warning = message.warning;
-                if (message.critical != null && $Object.hasOwnProperty.call(message, "critical"))
-                    object.critical = message.critical;
-                return object;
-            };
-
-            BoolValue.prototype.toJSON = function() {
-                return BoolValue.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            BoolValue.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.PerformanceData.BoolValue";
-            };
-
             return BoolValue;
         })();
 
@@ -1802,10 +1094,6 @@ export const Plugin = $root.Plugin = (() => {
         QueryRequestMessage.prototype.header = null;
         QueryRequestMessage.prototype.payload = $util.emptyArray;
 
-        QueryRequestMessage.create = function(properties) {
-            return new QueryRequestMessage(properties);
-        };
-
         QueryRequestMessage.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -1821,10 +1109,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        QueryRequestMessage.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         QueryRequestMessage.decode = function (reader, length, _end, _depth, _target) {
@@ -1887,12 +1171,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        QueryRequestMessage.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         QueryRequestMessage.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -1917,66 +1195,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        QueryRequestMessage.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.QueryRequestMessage)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.QueryRequestMessage: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.QueryRequestMessage();
-            if (object.header != null) {
-                if (!$util.isObject(object.header))
-                    throw $TypeError(".Plugin.QueryRequestMessage.header: object expected");
-                message.header = $root.Plugin.Header.fromObject(object.header, _depth + 1);
-            }
-            if (object.payload) {
-                if (!$Array.isArray(object.payload))
-                    throw $TypeError(".Plugin.QueryRequestMessage.payload: array expected");
-                message.payload = $Array(object.payload.length);
-                for (let i = 0; i < object.payload.length; ++i) {
-                    if (!$util.isObject(object.payload[i]))
-                        throw $TypeError(".Plugin.QueryRequestMessage.payload: object expected");
-                    message.payload[i] = $root.Plugin.QueryRequestMessage.Request.fromObject(object.payload[i], _depth + 1);
-                }
-            }
-            return message;
-        };
-
-        QueryRequestMessage.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.arrays || options.defaults)
-                object.payload = [];
-            if (options.defaults)
-                object.header = null;
-            if (message.header != null && $Object.hasOwnProperty.call(message, "header"))
-                object.header = $root.Plugin.Header.toObject(message.header, options, _depth + 1);
-            if (message.payload && message.payload.length) {
-                object.payload = $Array(message.payload.length);
-                for (let j = 0; j < message.payload.length; ++j)
-                    object.payload[j] = $root.Plugin.QueryRequestMessage.Request.toObject(message.payload[j], options, _depth + 1);
-            }
-            return object;
-        };
-
-        QueryRequestMessage.prototype.toJSON = function() {
-            return QueryRequestMessage.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        QueryRequestMessage.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.QueryRequestMessage";
-        };
-
         QueryRequestMessage.Request = (function() {
 
             const Request = function (properties) {
@@ -1990,10 +1208,6 @@ export const Plugin = $root.Plugin = (() => {
             Request.prototype.id = 0;
             Request.prototype.command = "";
             Request.prototype["arguments"] = $util.emptyArray;
-
-            Request.create = function(properties) {
-                return new Request(properties);
-            };
 
             Request.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -2012,10 +1226,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Request.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Request.decode = function (reader, length, _end, _depth, _target) {
@@ -2084,12 +1294,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Request.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Request.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -2112,66 +1316,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            Request.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.QueryRequestMessage.Request)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.QueryRequestMessage.Request: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.QueryRequestMessage.Request();
-                if (object.id != null)
-                    message.id = object.id | 0;
-                if (object.command != null)
-                    message.command = $String(object.command);
-                if (object["arguments"]) {
-                    if (!$Array.isArray(object["arguments"]))
-                        throw $TypeError(".Plugin.QueryRequestMessage.Request.arguments: array expected");
-                    message["arguments"] = $Array(object["arguments"].length);
-                    for (let i = 0; i < object["arguments"].length; ++i)
-                        message["arguments"][i] = $String(object["arguments"][i]);
-                }
-                return message;
-            };
-
-            Request.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.arrays || options.defaults)
-                    object["arguments"] = [];
-                if (options.defaults) {
-                    object.id = 0;
-                    object.command = "";
-                }
-                if (message.id != null && $Object.hasOwnProperty.call(message, "id"))
-                    object.id = message.id;
-                if (message.command != null && $Object.hasOwnProperty.call(message, "command"))
-                    object.command = message.command;
-                if (message["arguments"] && message["arguments"].length) {
-                    object["arguments"] = $Array(message["arguments"].length);
-                    for (let j = 0; j < message["arguments"].length; ++j)
-                        object["arguments"][j] = message["arguments"][j];
-                }
-                return object;
-            };
-
-            Request.prototype.toJSON = function() {
-                return Request.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Request.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.QueryRequestMessage.Request";
-            };
-
             return Request;
         })();
 
@@ -2191,10 +1335,6 @@ export const Plugin = $root.Plugin = (() => {
         QueryResponseMessage.prototype.header = null;
         QueryResponseMessage.prototype.payload = $util.emptyArray;
 
-        QueryResponseMessage.create = function(properties) {
-            return new QueryResponseMessage(properties);
-        };
-
         QueryResponseMessage.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -2210,10 +1350,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        QueryResponseMessage.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         QueryResponseMessage.decode = function (reader, length, _end, _depth, _target) {
@@ -2276,12 +1412,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        QueryResponseMessage.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         QueryResponseMessage.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -2306,66 +1436,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        QueryResponseMessage.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.QueryResponseMessage)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.QueryResponseMessage: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.QueryResponseMessage();
-            if (object.header != null) {
-                if (!$util.isObject(object.header))
-                    throw $TypeError(".Plugin.QueryResponseMessage.header: object expected");
-                message.header = $root.Plugin.Header.fromObject(object.header, _depth + 1);
-            }
-            if (object.payload) {
-                if (!$Array.isArray(object.payload))
-                    throw $TypeError(".Plugin.QueryResponseMessage.payload: array expected");
-                message.payload = $Array(object.payload.length);
-                for (let i = 0; i < object.payload.length; ++i) {
-                    if (!$util.isObject(object.payload[i]))
-                        throw $TypeError(".Plugin.QueryResponseMessage.payload: object expected");
-                    message.payload[i] = $root.Plugin.QueryResponseMessage.Response.fromObject(object.payload[i], _depth + 1);
-                }
-            }
-            return message;
-        };
-
-        QueryResponseMessage.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.arrays || options.defaults)
-                object.payload = [];
-            if (options.defaults)
-                object.header = null;
-            if (message.header != null && $Object.hasOwnProperty.call(message, "header"))
-                object.header = $root.Plugin.Header.toObject(message.header, options, _depth + 1);
-            if (message.payload && message.payload.length) {
-                object.payload = $Array(message.payload.length);
-                for (let j = 0; j < message.payload.length; ++j)
-                    object.payload[j] = $root.Plugin.QueryResponseMessage.Response.toObject(message.payload[j], options, _depth + 1);
-            }
-            return object;
-        };
-
-        QueryResponseMessage.prototype.toJSON = function() {
-            return QueryResponseMessage.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        QueryResponseMessage.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.QueryResponseMessage";
-        };
-
         QueryResponseMessage.Response = (function() {
 
             const Response = function (properties) {
@@ -2384,10 +1454,6 @@ export const Plugin = $root.Plugin = (() => {
             Response.prototype.message = "";
             Response.prototype.legacyPerf = "";
             Response.prototype.perf = $util.emptyArray;
-
-            Response.create = function(properties) {
-                return new Response(properties);
-            };
 
             Response.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -2413,10 +1479,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Response.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Response.decode = function (reader, length, _end, _depth, _target) {
@@ -2521,12 +1583,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Response.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Response.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -2572,115 +1628,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            Response.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.QueryResponseMessage.Response)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.QueryResponseMessage.Response: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.QueryResponseMessage.Response();
-                if (object.id != null)
-                    message.id = object.id | 0;
-                if (object.command != null)
-                    message.command = $String(object.command);
-                if (object["arguments"]) {
-                    if (!$Array.isArray(object["arguments"]))
-                        throw $TypeError(".Plugin.QueryResponseMessage.Response.arguments: array expected");
-                    message["arguments"] = $Array(object["arguments"].length);
-                    for (let i = 0; i < object["arguments"].length; ++i)
-                        message["arguments"][i] = $String(object["arguments"][i]);
-                }
-                switch (object.result) {
-                case "OK":
-                case 0:
-                    message.result = 0;
-                    break;
-                case "WARNING":
-                case 1:
-                    message.result = 1;
-                    break;
-                case "CRITCAL":
-                case 2:
-                    message.result = 2;
-                    break;
-                case "UNKNOWN":
-                case 3:
-                    message.result = 3;
-                    break;
-                default:
-                }
-                if (object.message != null)
-                    message.message = $String(object.message);
-                if (object.legacyPerf != null)
-                    message.legacyPerf = $String(object.legacyPerf);
-                if (object.perf) {
-                    if (!$Array.isArray(object.perf))
-                        throw $TypeError(".Plugin.QueryResponseMessage.Response.perf: array expected");
-                    message.perf = $Array(object.perf.length);
-                    for (let i = 0; i < object.perf.length; ++i) {
-                        if (!$util.isObject(object.perf[i]))
-                            throw $TypeError(".Plugin.QueryResponseMessage.Response.perf: object expected");
-                        message.perf[i] = $root.Plugin.PerformanceData.fromObject(object.perf[i], _depth + 1);
-                    }
-                }
-                return message;
-            };
-
-            Response.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.arrays || options.defaults) {
-                    object.perf = [];
-                    object["arguments"] = [];
-                }
-                if (options.defaults) {
-                    object.id = 0;
-                    object.command = "";
-                    object.result = options.enums === $String ? "OK" : 0;
-                    object.message = "";
-                    object.legacyPerf = "";
-                }
-                if (message.id != null && $Object.hasOwnProperty.call(message, "id"))
-                    object.id = message.id;
-                if (message.command != null && $Object.hasOwnProperty.call(message, "command"))
-                    object.command = message.command;
-                if (message.result != null && $Object.hasOwnProperty.call(message, "result"))
-                    object.result = options.enums === $String ? $root.Plugin.ResultCode[message.result] === $undefined ? message.result : $root.Plugin.ResultCode[message.result] : message.result;
-                if (message.message != null && $Object.hasOwnProperty.call(message, "message"))
-                    object.message = message.message;
-                if (message.perf && message.perf.length) {
-                    object.perf = $Array(message.perf.length);
-                    for (let j = 0; j < message.perf.length; ++j)
-                        object.perf[j] = $root.Plugin.PerformanceData.toObject(message.perf[j], options, _depth + 1);
-                }
-                if (message["arguments"] && message["arguments"].length) {
-                    object["arguments"] = $Array(message["arguments"].length);
-                    for (let j = 0; j < message["arguments"].length; ++j)
-                        object["arguments"][j] = message["arguments"][j];
-                }
-                if (message.legacyPerf != null && $Object.hasOwnProperty.call(message, "legacyPerf"))
-                    object.legacyPerf = message.legacyPerf;
-                return object;
-            };
-
-            Response.prototype.toJSON = function() {
-                return Response.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Response.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.QueryResponseMessage.Response";
-            };
-
             return Response;
         })();
 
@@ -2700,10 +1647,6 @@ export const Plugin = $root.Plugin = (() => {
         ExecuteRequestMessage.prototype.header = null;
         ExecuteRequestMessage.prototype.payload = $util.emptyArray;
 
-        ExecuteRequestMessage.create = function(properties) {
-            return new ExecuteRequestMessage(properties);
-        };
-
         ExecuteRequestMessage.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -2719,10 +1662,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        ExecuteRequestMessage.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         ExecuteRequestMessage.decode = function (reader, length, _end, _depth, _target) {
@@ -2785,12 +1724,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        ExecuteRequestMessage.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         ExecuteRequestMessage.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -2815,66 +1748,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        ExecuteRequestMessage.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.ExecuteRequestMessage)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.ExecuteRequestMessage: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.ExecuteRequestMessage();
-            if (object.header != null) {
-                if (!$util.isObject(object.header))
-                    throw $TypeError(".Plugin.ExecuteRequestMessage.header: object expected");
-                message.header = $root.Plugin.Header.fromObject(object.header, _depth + 1);
-            }
-            if (object.payload) {
-                if (!$Array.isArray(object.payload))
-                    throw $TypeError(".Plugin.ExecuteRequestMessage.payload: array expected");
-                message.payload = $Array(object.payload.length);
-                for (let i = 0; i < object.payload.length; ++i) {
-                    if (!$util.isObject(object.payload[i]))
-                        throw $TypeError(".Plugin.ExecuteRequestMessage.payload: object expected");
-                    message.payload[i] = $root.Plugin.ExecuteRequestMessage.Request.fromObject(object.payload[i], _depth + 1);
-                }
-            }
-            return message;
-        };
-
-        ExecuteRequestMessage.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.arrays || options.defaults)
-                object.payload = [];
-            if (options.defaults)
-                object.header = null;
-            if (message.header != null && $Object.hasOwnProperty.call(message, "header"))
-                object.header = $root.Plugin.Header.toObject(message.header, options, _depth + 1);
-            if (message.payload && message.payload.length) {
-                object.payload = $Array(message.payload.length);
-                for (let j = 0; j < message.payload.length; ++j)
-                    object.payload[j] = $root.Plugin.ExecuteRequestMessage.Request.toObject(message.payload[j], options, _depth + 1);
-            }
-            return object;
-        };
-
-        ExecuteRequestMessage.prototype.toJSON = function() {
-            return ExecuteRequestMessage.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        ExecuteRequestMessage.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.ExecuteRequestMessage";
-        };
-
         ExecuteRequestMessage.Request = (function() {
 
             const Request = function (properties) {
@@ -2888,10 +1761,6 @@ export const Plugin = $root.Plugin = (() => {
             Request.prototype.id = 0;
             Request.prototype.command = "";
             Request.prototype["arguments"] = $util.emptyArray;
-
-            Request.create = function(properties) {
-                return new Request(properties);
-            };
 
             Request.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -2910,10 +1779,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Request.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Request.decode = function (reader, length, _end, _depth, _target) {
@@ -2982,12 +1847,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Request.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Request.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -3010,66 +1869,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            Request.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.ExecuteRequestMessage.Request)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.ExecuteRequestMessage.Request: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.ExecuteRequestMessage.Request();
-                if (object.id != null)
-                    message.id = object.id | 0;
-                if (object.command != null)
-                    message.command = $String(object.command);
-                if (object["arguments"]) {
-                    if (!$Array.isArray(object["arguments"]))
-                        throw $TypeError(".Plugin.ExecuteRequestMessage.Request.arguments: array expected");
-                    message["arguments"] = $Array(object["arguments"].length);
-                    for (let i = 0; i < object["arguments"].length; ++i)
-                        message["arguments"][i] = $String(object["arguments"][i]);
-                }
-                return message;
-            };
-
-            Request.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.arrays || options.defaults)
-                    object["arguments"] = [];
-                if (options.defaults) {
-                    object.id = 0;
-                    object.command = "";
-                }
-                if (message.id != null && $Object.hasOwnProperty.call(message, "id"))
-                    object.id = message.id;
-                if (message.command != null && $Object.hasOwnProperty.call(message, "command"))
-                    object.command = message.command;
-                if (message["arguments"] && message["arguments"].length) {
-                    object["arguments"] = $Array(message["arguments"].length);
-                    for (let j = 0; j < message["arguments"].length; ++j)
-                        object["arguments"][j] = message["arguments"][j];
-                }
-                return object;
-            };
-
-            Request.prototype.toJSON = function() {
-                return Request.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Request.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.ExecuteRequestMessage.Request";
-            };
-
             return Request;
         })();
 
@@ -3089,10 +1888,6 @@ export const Plugin = $root.Plugin = (() => {
         ExecuteResponseMessage.prototype.header = null;
         ExecuteResponseMessage.prototype.payload = $util.emptyArray;
 
-        ExecuteResponseMessage.create = function(properties) {
-            return new ExecuteResponseMessage(properties);
-        };
-
         ExecuteResponseMessage.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -3108,10 +1903,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        ExecuteResponseMessage.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         ExecuteResponseMessage.decode = function (reader, length, _end, _depth, _target) {
@@ -3174,12 +1965,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        ExecuteResponseMessage.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         ExecuteResponseMessage.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -3204,66 +1989,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        ExecuteResponseMessage.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.ExecuteResponseMessage)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.ExecuteResponseMessage: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.ExecuteResponseMessage();
-            if (object.header != null) {
-                if (!$util.isObject(object.header))
-                    throw $TypeError(".Plugin.ExecuteResponseMessage.header: object expected");
-                message.header = $root.Plugin.Header.fromObject(object.header, _depth + 1);
-            }
-            if (object.payload) {
-                if (!$Array.isArray(object.payload))
-                    throw $TypeError(".Plugin.ExecuteResponseMessage.payload: array expected");
-                message.payload = $Array(object.payload.length);
-                for (let i = 0; i < object.payload.length; ++i) {
-                    if (!$util.isObject(object.payload[i]))
-                        throw $TypeError(".Plugin.ExecuteResponseMessage.payload: object expected");
-                    message.payload[i] = $root.Plugin.ExecuteResponseMessage.Response.fromObject(object.payload[i], _depth + 1);
-                }
-            }
-            return message;
-        };
-
-        ExecuteResponseMessage.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.arrays || options.defaults)
-                object.payload = [];
-            if (options.defaults)
-                object.header = null;
-            if (message.header != null && $Object.hasOwnProperty.call(message, "header"))
-                object.header = $root.Plugin.Header.toObject(message.header, options, _depth + 1);
-            if (message.payload && message.payload.length) {
-                object.payload = $Array(message.payload.length);
-                for (let j = 0; j < message.payload.length; ++j)
-                    object.payload[j] = $root.Plugin.ExecuteResponseMessage.Response.toObject(message.payload[j], options, _depth + 1);
-            }
-            return object;
-        };
-
-        ExecuteResponseMessage.prototype.toJSON = function() {
-            return ExecuteResponseMessage.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        ExecuteResponseMessage.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.ExecuteResponseMessage";
-        };
-
         ExecuteResponseMessage.Response = (function() {
 
             const Response = function (properties) {
@@ -3280,10 +2005,6 @@ export const Plugin = $root.Plugin = (() => {
             Response.prototype.result = 0;
             Response.prototype.message = "";
             Response.prototype.data = null;
-
-            Response.create = function(properties) {
-                return new Response(properties);
-            };
 
             Response.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -3306,10 +2027,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Response.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Response.decode = function (reader, length, _end, _depth, _target) {
@@ -3406,12 +2123,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Response.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Response.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -3450,101 +2161,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            Response.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.ExecuteResponseMessage.Response)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.ExecuteResponseMessage.Response: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.ExecuteResponseMessage.Response();
-                if (object.id != null)
-                    message.id = object.id | 0;
-                if (object.command != null)
-                    message.command = $String(object.command);
-                if (object["arguments"]) {
-                    if (!$Array.isArray(object["arguments"]))
-                        throw $TypeError(".Plugin.ExecuteResponseMessage.Response.arguments: array expected");
-                    message["arguments"] = $Array(object["arguments"].length);
-                    for (let i = 0; i < object["arguments"].length; ++i)
-                        message["arguments"][i] = $String(object["arguments"][i]);
-                }
-                switch (object.result) {
-                case "OK":
-                case 0:
-                    message.result = 0;
-                    break;
-                case "WARNING":
-                case 1:
-                    message.result = 1;
-                    break;
-                case "CRITCAL":
-                case 2:
-                    message.result = 2;
-                    break;
-                case "UNKNOWN":
-                case 3:
-                    message.result = 3;
-                    break;
-                default:
-                }
-                if (object.message != null)
-                    message.message = $String(object.message);
-                if (object.data != null) {
-                    if (!$util.isObject(object.data))
-                        throw $TypeError(".Plugin.ExecuteResponseMessage.Response.data: object expected");
-                    message.data = $root.Plugin.ExecuteResponseMessage.Response.ResponseData.fromObject(object.data, _depth + 1);
-                }
-                return message;
-            };
-
-            Response.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.arrays || options.defaults)
-                    object["arguments"] = [];
-                if (options.defaults) {
-                    object.id = 0;
-                    object.command = "";
-                    object.result = options.enums === $String ? "OK" : 0;
-                    object.message = "";
-                    object.data = null;
-                }
-                if (message.id != null && $Object.hasOwnProperty.call(message, "id"))
-                    object.id = message.id;
-                if (message.command != null && $Object.hasOwnProperty.call(message, "command"))
-                    object.command = message.command;
-                if (message.result != null && $Object.hasOwnProperty.call(message, "result"))
-                    object.result = options.enums === $String ? $root.Plugin.ResultCode[message.result] === $undefined ? message.result : $root.Plugin.ResultCode[message.result] : message.result;
-                if (message.message != null && $Object.hasOwnProperty.call(message, "message"))
-                    object.message = message.message;
-                if (message.data != null && $Object.hasOwnProperty.call(message, "data"))
-                    object.data = $root.Plugin.ExecuteResponseMessage.Response.ResponseData.toObject(message.data, options, _depth + 1);
-                if (message["arguments"] && message["arguments"].length) {
-                    object["arguments"] = $Array(message["arguments"].length);
-                    for (let j = 0; j < message["arguments"].length; ++j)
-                        object["arguments"][j] = message["arguments"][j];
-                }
-                return object;
-            };
-
-            Response.prototype.toJSON = function() {
-                return Response.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Response.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.ExecuteResponseMessage.Response";
-            };
-
             Response.ResponseData = (function() {
 
                 const ResponseData = function (properties) {
@@ -3558,10 +2174,6 @@ export const Plugin = $root.Plugin = (() => {
                 ResponseData.prototype.alias = "";
                 ResponseData.prototype.headers = null;
                 ResponseData.prototype.rows = $util.emptyArray;
-
-                ResponseData.create = function(properties) {
-                    return new ResponseData(properties);
-                };
 
                 ResponseData.encode = function (message, writer, _depth) {
                     if (!writer)
@@ -3580,10 +2192,6 @@ export const Plugin = $root.Plugin = (() => {
                         for (let i = 0; i < message.$unknowns.length; ++i)
                             writer.raw(message.$unknowns[i]);
                     return writer;
-                };
-
-                ResponseData.encodeDelimited = function(message, writer) {
-                    return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
                 };
 
                 ResponseData.decode = function (reader, length, _end, _depth, _target) {
@@ -3652,12 +2260,6 @@ export const Plugin = $root.Plugin = (() => {
                     return message;
                 };
 
-                ResponseData.decodeDelimited = function(reader) {
-                    if (!(reader instanceof $Reader))
-                        reader = new $Reader(reader);
-                    return this.decode(reader, reader.size());
-                };
-
                 ResponseData.verify = function (message, _depth) {
                     if (typeof message !== "object" || message === null)
                         return "object expected";
@@ -3684,72 +2286,6 @@ export const Plugin = $root.Plugin = (() => {
                     return null;
                 };
 
-                ResponseData.fromObject = function (object, _depth) {
-                    if (object instanceof $root.Plugin.ExecuteResponseMessage.Response.ResponseData)
-                        return object;
-                    if (!$util.isObject(object))
-                        throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData: object expected");
-                    if (_depth === $undefined)
-                        _depth = 0;
-                    if (_depth > $util.recursionLimit)
-                        throw $Error("max depth exceeded");
-                    let message = new $root.Plugin.ExecuteResponseMessage.Response.ResponseData();
-                    if (object.alias != null)
-                        message.alias = $String(object.alias);
-                    if (object.headers != null) {
-                        if (!$util.isObject(object.headers))
-                            throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData.headers: object expected");
-                        message.headers = $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.fromObject(object.headers, _depth + 1);
-                    }
-                    if (object.rows) {
-                        if (!$Array.isArray(object.rows))
-                            throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData.rows: array expected");
-                        message.rows = $Array(object.rows.length);
-                        for (let i = 0; i < object.rows.length; ++i) {
-                            if (!$util.isObject(object.rows[i]))
-                                throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData.rows: object expected");
-                            message.rows[i] = $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.fromObject(object.rows[i], _depth + 1);
-                        }
-                    }
-                    return message;
-                };
-
-                ResponseData.toObject = function (message, options, _depth) {
-                    if (!options)
-                        options = {};
-                    if (_depth === $undefined)
-                        _depth = 0;
-                    if (_depth > $util.recursionLimit)
-                        throw $Error("max depth exceeded");
-                    let object = {};
-                    if (options.arrays || options.defaults)
-                        object.rows = [];
-                    if (options.defaults) {
-                        object.alias = "";
-                        object.headers = null;
-                    }
-                    if (message.alias != null && $Object.hasOwnProperty.call(message, "alias"))
-                        object.alias = message.alias;
-                    if (message.headers != null && $Object.hasOwnProperty.call(message, "headers"))
-                        object.headers = $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.toObject(message.headers, options, _depth + 1);
-                    if (message.rows && message.rows.length) {
-                        object.rows = $Array(message.rows.length);
-                        for (let j = 0; j < message.rows.length; ++j)
-                            object.rows[j] = $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.toObject(message.rows[j], options, _depth + 1);
-                    }
-                    return object;
-                };
-
-                ResponseData.prototype.toJSON = function() {
-                    return ResponseData.toObject(this, $protobuf.util.toJSONOptions);
-                };
-
-                ResponseData.getTypeUrl = function(prefix) {
-                    if (prefix === $undefined)
-                        prefix = "type.googleapis.com";
-                    return prefix + "/Plugin.ExecuteResponseMessage.Response.ResponseData";
-                };
-
                 ResponseData.ResponseDataRow = (function() {
 
                     const ResponseDataRow = function (properties) {
@@ -3761,10 +2297,6 @@ export const Plugin = $root.Plugin = (() => {
                     };
 
                     ResponseDataRow.prototype.cells = $util.emptyArray;
-
-                    ResponseDataRow.create = function(properties) {
-                        return new ResponseDataRow(properties);
-                    };
 
                     ResponseDataRow.encode = function (message, writer, _depth) {
                         if (!writer)
@@ -3780,10 +2312,6 @@ export const Plugin = $root.Plugin = (() => {
                             for (let i = 0; i < message.$unknowns.length; ++i)
                                 writer.raw(message.$unknowns[i]);
                         return writer;
-                    };
-
-                    ResponseDataRow.encodeDelimited = function(message, writer) {
-                        return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
                     };
 
                     ResponseDataRow.decode = function (reader, length, _end, _depth, _target) {
@@ -3838,12 +2366,6 @@ export const Plugin = $root.Plugin = (() => {
                         return message;
                     };
 
-                    ResponseDataRow.decodeDelimited = function(reader) {
-                        if (!(reader instanceof $Reader))
-                            reader = new $Reader(reader);
-                        return this.decode(reader, reader.size());
-                    };
-
                     ResponseDataRow.verify = function (message, _depth) {
                         if (typeof message !== "object" || message === null)
                             return "object expected";
@@ -3863,57 +2385,6 @@ export const Plugin = $root.Plugin = (() => {
                         return null;
                     };
 
-                    ResponseDataRow.fromObject = function (object, _depth) {
-                        if (object instanceof $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow)
-                            return object;
-                        if (!$util.isObject(object))
-                            throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow: object expected");
-                        if (_depth === $undefined)
-                            _depth = 0;
-                        if (_depth > $util.recursionLimit)
-                            throw $Error("max depth exceeded");
-                        let message = new $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow();
-                        if (object.cells) {
-                            if (!$Array.isArray(object.cells))
-                                throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.cells: array expected");
-                            message.cells = $Array(object.cells.length);
-                            for (let i = 0; i < object.cells.length; ++i) {
-                                if (!$util.isObject(object.cells[i]))
-                                    throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.cells: object expected");
-                                message.cells[i] = $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.fromObject(object.cells[i], _depth + 1);
-                            }
-                        }
-                        return message;
-                    };
-
-                    ResponseDataRow.toObject = function (message, options, _depth) {
-                        if (!options)
-                            options = {};
-                        if (_depth === $undefined)
-                            _depth = 0;
-                        if (_depth > $util.recursionLimit)
-                            throw $Error("max depth exceeded");
-                        let object = {};
-                        if (options.arrays || options.defaults)
-                            object.cells = [];
-                        if (message.cells && message.cells.length) {
-                            object.cells = $Array(message.cells.length);
-                            for (let j = 0; j < message.cells.length; ++j)
-                                object.cells[j] = $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.toObject(message.cells[j], options, _depth + 1);
-                        }
-                        return object;
-                    };
-
-                    ResponseDataRow.prototype.toJSON = function() {
-                        return ResponseDataRow.toObject(this, $protobuf.util.toJSONOptions);
-                    };
-
-                    ResponseDataRow.getTypeUrl = function(prefix) {
-                        if (prefix === $undefined)
-                            prefix = "type.googleapis.com";
-                        return prefix + "/Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow";
-                    };
-
                     ResponseDataRow.ResponseDataCell = (function() {
 
                         const ResponseDataCell = function (properties) {
@@ -3925,10 +2396,6 @@ export const Plugin = $root.Plugin = (() => {
 
                         ResponseDataCell.prototype.data = null;
                         ResponseDataCell.prototype.tag = "";
-
-                        ResponseDataCell.create = function(properties) {
-                            return new ResponseDataCell(properties);
-                        };
 
                         ResponseDataCell.encode = function (message, writer, _depth) {
                             if (!writer)
@@ -3944,10 +2411,6 @@ export const Plugin = $root.Plugin = (() => {
                                 for (let i = 0; i < message.$unknowns.length; ++i)
                                     writer.raw(message.$unknowns[i]);
                             return writer;
-                        };
-
-                        ResponseDataCell.encodeDelimited = function(message, writer) {
-                            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
                         };
 
                         ResponseDataCell.decode = function (reader, length, _end, _depth, _target) {
@@ -4008,12 +2471,6 @@ export const Plugin = $root.Plugin = (() => {
                             return message;
                         };
 
-                        ResponseDataCell.decodeDelimited = function(reader) {
-                            if (!(reader instanceof $Reader))
-                                reader = new $Reader(reader);
-                            return this.decode(reader, reader.size());
-                        };
-
                         ResponseDataCell.verify = function (message, _depth) {
                             if (typeof message !== "object" || message === null)
                                 return "object expected";
@@ -4030,55 +2487,6 @@ export const Plugin = $root.Plugin = (() => {
                                 if (!$util.isString(message.tag))
                                     return "tag: string expected";
                             return null;
-                        };
-
-                        ResponseDataCell.fromObject = function (object, _depth) {
-                            if (object instanceof $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell)
-                                return object;
-                            if (!$util.isObject(object))
-                                throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell: object expected");
-                            if (_depth === $undefined)
-                                _depth = 0;
-                            if (_depth > $util.recursionLimit)
-                                throw $Error("max depth exceeded");
-                            let message = new $root.Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell();
-                            if (object.data != null) {
-                                if (!$util.isObject(object.data))
-                                    throw $TypeError(".Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell.data: object expected");
-                                message.data = $root.Plugin.AnyDataType.fromObject(object.data, _depth + 1);
-                            }
-                            if (object.tag != null)
-                                message.tag = $String(object.tag);
-                            return message;
-                        };
-
-                        ResponseDataCell.toObject = function (message, options, _depth) {
-                            if (!options)
-                                options = {};
-                            if (_depth === $undefined)
-                                _depth = 0;
-                            if (_depth > $util.recursionLimit)
-                                throw $Error("max depth exceeded");
-                            let object = {};
-                            if (options.defaults) {
-                                object.data = null;
-                                object.tag = "";
-                            }
-                            if (message.data != null && $Object.hasOwnProperty.call(message, "data"))
-                                object.data = $root.Plugin.AnyDataType.toObject(message.data, options, _depth + 1);
-                            if (message.tag != null && $Object.hasOwnProperty.call(message, "tag"))
-                                object.tag = message.tag;
-                            return object;
-                        };
-
-                        ResponseDataCell.prototype.toJSON = function() {
-                            return ResponseDataCell.toObject(this, $protobuf.util.toJSONOptions);
-                        };
-
-                        ResponseDataCell.getTypeUrl = function(prefix) {
-                            if (prefix === $undefined)
-                                prefix = "type.googleapis.com";
-                            return prefix + "/Plugin.ExecuteResponseMessage.Response.ResponseData.ResponseDataRow.ResponseDataCell";
                         };
 
                         return ResponseDataCell;
@@ -4109,10 +2517,6 @@ export const Plugin = $root.Plugin = (() => {
         SubmitResponseMessage.prototype.header = null;
         SubmitResponseMessage.prototype.payload = $util.emptyArray;
 
-        SubmitResponseMessage.create = function(properties) {
-            return new SubmitResponseMessage(properties);
-        };
-
         SubmitResponseMessage.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -4128,10 +2532,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        SubmitResponseMessage.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         SubmitResponseMessage.decode = function (reader, length, _end, _depth, _target) {
@@ -4194,12 +2594,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        SubmitResponseMessage.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         SubmitResponseMessage.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -4224,66 +2618,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        SubmitResponseMessage.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.SubmitResponseMessage)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.SubmitResponseMessage: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.SubmitResponseMessage();
-            if (object.header != null) {
-                if (!$util.isObject(object.header))
-                    throw $TypeError(".Plugin.SubmitResponseMessage.header: object expected");
-                message.header = $root.Plugin.Header.fromObject(object.header, _depth + 1);
-            }
-            if (object.payload) {
-                if (!$Array.isArray(object.payload))
-                    throw $TypeError(".Plugin.SubmitResponseMessage.payload: array expected");
-                message.payload = $Array(object.payload.length);
-                for (let i = 0; i < object.payload.length; ++i) {
-                    if (!$util.isObject(object.payload[i]))
-                        throw $TypeError(".Plugin.SubmitResponseMessage.payload: object expected");
-                    message.payload[i] = $root.Plugin.QueryResponseMessage.Response.fromObject(object.payload[i], _depth + 1);
-                }
-            }
-            return message;
-        };
-
-        SubmitResponseMessage.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.arrays || options.defaults)
-                object.payload = [];
-            if (options.defaults)
-                object.header = null;
-            if (message.header != null && $Object.hasOwnProperty.call(message, "header"))
-                object.header = $root.Plugin.Header.toObject(message.header, options, _depth + 1);
-            if (message.payload && message.payload.length) {
-                object.payload = $Array(message.payload.length);
-                for (let j = 0; j < message.payload.length; ++j)
-                    object.payload[j] = $root.Plugin.QueryResponseMessage.Response.toObject(message.payload[j], options, _depth + 1);
-            }
-            return object;
-        };
-
-        SubmitResponseMessage.prototype.toJSON = function() {
-            return SubmitResponseMessage.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        SubmitResponseMessage.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.SubmitResponseMessage";
-        };
-
         return SubmitResponseMessage;
     })();
 
@@ -4299,10 +2633,6 @@ export const Plugin = $root.Plugin = (() => {
 
         LogEntry.prototype.entry = $util.emptyArray;
 
-        LogEntry.create = function(properties) {
-            return new LogEntry(properties);
-        };
-
         LogEntry.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -4317,10 +2647,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        LogEntry.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         LogEntry.decode = function (reader, length, _end, _depth, _target) {
@@ -4375,12 +2701,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        LogEntry.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         LogEntry.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -4400,57 +2720,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        LogEntry.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.LogEntry)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.LogEntry: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.LogEntry();
-            if (object.entry) {
-                if (!$Array.isArray(object.entry))
-                    throw $TypeError(".Plugin.LogEntry.entry: array expected");
-                message.entry = $Array(object.entry.length);
-                for (let i = 0; i < object.entry.length; ++i) {
-                    if (!$util.isObject(object.entry[i]))
-                        throw $TypeError(".Plugin.LogEntry.entry: object expected");
-                    message.entry[i] = $root.Plugin.LogEntry.Entry.fromObject(object.entry[i], _depth + 1);
-                }
-            }
-            return message;
-        };
-
-        LogEntry.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.arrays || options.defaults)
-                object.entry = [];
-            if (message.entry && message.entry.length) {
-                object.entry = $Array(message.entry.length);
-                for (let j = 0; j < message.entry.length; ++j)
-                    object.entry[j] = $root.Plugin.LogEntry.Entry.toObject(message.entry[j], options, _depth + 1);
-            }
-            return object;
-        };
-
-        LogEntry.prototype.toJSON = function() {
-            return LogEntry.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        LogEntry.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.LogEntry";
-        };
-
         LogEntry.Entry = (function() {
 
             const Entry = function (properties) {
@@ -4466,10 +2735,6 @@ export const Plugin = $root.Plugin = (() => {
             Entry.prototype.line = 0;
             Entry.prototype.message = "";
             Entry.prototype.date = 0;
-
-            Entry.create = function(properties) {
-                return new Entry(properties);
-            };
 
             Entry.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -4493,10 +2758,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Entry.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Entry.decode = function (reader, length, _end, _depth, _target) {
@@ -4587,12 +2848,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Entry.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Entry.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -4628,93 +2883,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            Entry.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.LogEntry.Entry)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.LogEntry.Entry: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.LogEntry.Entry();
-                switch (object.level) {
-                case "LOG_DEBUG":
-                case 0:
-                    message.level = 0;
-                    break;
-                case "LOG_INFO":
-                case 10:
-                    message.level = 10;
-                    break;
-                case "LOG_WARNING":
-                case 20:
-                    message.level = 20;
-                    break;
-                case "LOG_ERROR":
-                case 30:
-                    message.level = 30;
-                    break;
-                case "LOG_CRITICAL":
-                case 40:
-                    message.level = 40;
-                    break;
-                default:
-                }
-                if (object.sender != null)
-                    message.sender = $String(object.sender);
-                if (object.file != null)
-                    message.file = $String(object.file);
-                if (object.line != null)
-                    message.line = object.line | 0;
-                if (object.message != null)
-                    message.message = $String(object.message);
-                if (object.date != null)
-                    message.date = object.date | 0;
-                return message;
-            };
-
-            Entry.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults) {
-                    object.level = options.enums === $String ? "LOG_DEBUG" : 0;
-                    object.sender = "";
-                    object.file = "";
-                    object.line = 0;
-                    object.message = "";
-                    object.date = 0;
-                }
-                if (message.level != null && $Object.hasOwnProperty.call(message, "level"))
-                    object.level = options.enums === $String ? $root.Plugin.LogEntry.Entry.Level[message.level] === $undefined ? message.level : $root.Plugin.LogEntry.Entry.Level[message.level] : message.level;
-                if (message.sender != null && $Object.hasOwnProperty.call(message, "sender"))
-                    object.sender = message.sender;
-                if (message.file != null && $Object.hasOwnProperty.call(message, "file"))
-                    object.file = message.file;
-                if (message.line != null && $Object.hasOwnProperty.call(message, "line"))
-                    object.line = message.line;
-                if (message.message != null && $Object.hasOwnProperty.call(message, "message"))
-                    object.message = message.message;
-                if (message.date != null && $Object.hasOwnProperty.call(message, "date"))
-                    object.date = message.date;
-                return object;
-            };
-
-            Entry.prototype.toJSON = function() {
-                return Entry.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Entry.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.LogEntry.Entry";
-            };
-
             Entry.Level = (function() {
                 const valuesById = $Object.create(null), values = $Object.create(valuesById);
                 values[valuesById[0] = "LOG_DEBUG"] = 0;
@@ -4742,10 +2910,6 @@ export const Plugin = $root.Plugin = (() => {
 
         Settings.prototype.node = null;
 
-        Settings.create = function(properties) {
-            return new Settings(properties);
-        };
-
         Settings.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -4759,10 +2923,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        Settings.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         Settings.decode = function (reader, length, _end, _depth, _target) {
@@ -4815,12 +2975,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        Settings.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         Settings.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -4836,49 +2990,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        Settings.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.Settings)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.Settings: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.Settings();
-            if (object.node != null) {
-                if (!$util.isObject(object.node))
-                    throw $TypeError(".Plugin.Settings.node: object expected");
-                message.node = $root.Plugin.Settings.Node.fromObject(object.node, _depth + 1);
-            }
-            return message;
-        };
-
-        Settings.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.defaults)
-                object.node = null;
-            if (message.node != null && $Object.hasOwnProperty.call(message, "node"))
-                object.node = $root.Plugin.Settings.Node.toObject(message.node, options, _depth + 1);
-            return object;
-        };
-
-        Settings.prototype.toJSON = function() {
-            return Settings.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        Settings.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.Settings";
-        };
-
         Settings.Path = (function() {
 
             const Path = function (properties) {
@@ -4890,10 +3001,6 @@ export const Plugin = $root.Plugin = (() => {
 
             Path.prototype.path = "";
             Path.prototype.key = "";
-
-            Path.create = function(properties) {
-                return new Path(properties);
-            };
 
             Path.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -4909,10 +3016,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Path.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Path.decode = function (reader, length, _end, _depth, _target) {
@@ -4973,12 +3076,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Path.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Path.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -4992,52 +3089,6 @@ export const Plugin = $root.Plugin = (() => {
                     if (!$util.isString(message.key))
                         return "key: string expected";
                 return null;
-            };
-
-            Path.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.Settings.Path)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.Settings.Path: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.Settings.Path();
-                if (object.path != null)
-                    message.path = $String(object.path);
-                if (object.key != null)
-                    message.key = $String(object.key);
-                return message;
-            };
-
-            Path.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults) {
-                    object.path = "";
-                    object.key = "";
-                }
-                if (message.path != null && $Object.hasOwnProperty.call(message, "path"))
-                    object.path = message.path;
-                if (message.key != null && $Object.hasOwnProperty.call(message, "key"))
-                    object.key = message.key;
-                return object;
-            };
-
-            Path.prototype.toJSON = function() {
-                return Path.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Path.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.Settings.Path";
             };
 
             return Path;
@@ -5055,10 +3106,6 @@ export const Plugin = $root.Plugin = (() => {
             Node.prototype.path = null;
             Node.prototype.expression = "";
 
-            Node.create = function(properties) {
-                return new Node(properties);
-            };
-
             Node.encode = function (message, writer, _depth) {
                 if (!writer)
                     writer = $Writer.create();
@@ -5074,10 +3121,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Node.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Node.decode = function (reader, length, _end, _depth, _target) {
@@ -5136,12 +3179,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Node.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Node.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -5158,55 +3195,6 @@ export const Plugin = $root.Plugin = (() => {
                     if (!$util.isString(message.expression))
                         return "expression: string expected";
                 return null;
-            };
-
-            Node.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.Settings.Node)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.Settings.Node: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.Settings.Node();
-                if (object.path != null) {
-                    if (!$util.isObject(object.path))
-                        throw $TypeError(".Plugin.Settings.Node.path: object expected");
-                    message.path = $root.Plugin.Settings.Path.fromObject(object.path, _depth + 1);
-                }
-                if (object.expression != null)
-                    message.expression = $String(object.expression);
-                return message;
-            };
-
-            Node.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults) {
-                    object.path = null;
-                    object.expression = "";
-                }
-                if (message.path != null && $Object.hasOwnProperty.call(message, "path"))
-                    object.path = $root.Plugin.Settings.Path.toObject(message.path, options, _depth + 1);
-                if (message.expression != null && $Object.hasOwnProperty.call(message, "expression"))
-                    object.expression = message.expression;
-                return object;
-            };
-
-            Node.prototype.toJSON = function() {
-                return Node.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Node.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.Settings.Node";
             };
 
             return Node;
@@ -5228,10 +3216,6 @@ export const Plugin = $root.Plugin = (() => {
         QuerySettingsRequestMessage.prototype.header = null;
         QuerySettingsRequestMessage.prototype.payload = $util.emptyArray;
 
-        QuerySettingsRequestMessage.create = function(properties) {
-            return new QuerySettingsRequestMessage(properties);
-        };
-
         QuerySettingsRequestMessage.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -5247,10 +3231,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        QuerySettingsRequestMessage.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         QuerySettingsRequestMessage.decode = function (reader, length, _end, _depth, _target) {
@@ -5313,12 +3293,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        QuerySettingsRequestMessage.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         QuerySettingsRequestMessage.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -5343,66 +3317,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        QuerySettingsRequestMessage.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.QuerySettingsRequestMessage)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.QuerySettingsRequestMessage: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.QuerySettingsRequestMessage();
-            if (object.header != null) {
-                if (!$util.isObject(object.header))
-                    throw $TypeError(".Plugin.QuerySettingsRequestMessage.header: object expected");
-                message.header = $root.Plugin.Header.fromObject(object.header, _depth + 1);
-            }
-            if (object.payload) {
-                if (!$Array.isArray(object.payload))
-                    throw $TypeError(".Plugin.QuerySettingsRequestMessage.payload: array expected");
-                message.payload = $Array(object.payload.length);
-                for (let i = 0; i < object.payload.length; ++i) {
-                    if (!$util.isObject(object.payload[i]))
-                        throw $TypeError(".Plugin.QuerySettingsRequestMessage.payload: object expected");
-                    message.payload[i] = $root.Plugin.QuerySettingsRequestMessage.Request.fromObject(object.payload[i], _depth + 1);
-                }
-            }
-            return message;
-        };
-
-        QuerySettingsRequestMessage.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.arrays || options.defaults)
-                object.payload = [];
-            if (options.defaults)
-                object.header = null;
-            if (message.header != null && $Object.hasOwnProperty.call(message, "header"))
-                object.header = $root.Plugin.Header.toObject(message.header, options, _depth + 1);
-            if (message.payload && message.payload.length) {
-                object.payload = $Array(message.payload.length);
-                for (let j = 0; j < message.payload.length; ++j)
-                    object.payload[j] = $root.Plugin.QuerySettingsRequestMessage.Request.toObject(message.payload[j], options, _depth + 1);
-            }
-            return object;
-        };
-
-        QuerySettingsRequestMessage.prototype.toJSON = function() {
-            return QuerySettingsRequestMessage.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        QuerySettingsRequestMessage.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.QuerySettingsRequestMessage";
-        };
-
         QuerySettingsRequestMessage.Request = (function() {
 
             const Request = function (properties) {
@@ -5417,10 +3331,6 @@ export const Plugin = $root.Plugin = (() => {
             Request.prototype["default"] = "";
             Request.prototype.fetch_descriptions = false;
             Request.prototype.return_type = 1;
-
-            Request.create = function(properties) {
-                return new Request(properties);
-            };
 
             Request.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -5442,10 +3352,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Request.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Request.decode = function (reader, length, _end, _depth, _target) {
@@ -5530,12 +3436,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Request.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Request.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -5570,103 +3470,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            Request.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.QuerySettingsRequestMessage.Request)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.QuerySettingsRequestMessage.Request: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.QuerySettingsRequestMessage.Request();
-                if (object.id != null)
-                    if ($util.Long)
-                        message.id = $util.Long.fromValue(object.id, false);
-                    else if (typeof object.id === "string")
-                        message.id = $parseInt(object.id, 10);
-                    else if (typeof object.id === "number")
-                        message.id = object.id;
-                    else if (typeof object.id === "object")
-                        message.id = new $util.LongBits(object.id.low >>> 0, object.id.high >>> 0).toNumber();
-                if (object.node != null) {
-                    if (!$util.isObject(object.node))
-                        throw $TypeError(".Plugin.QuerySettingsRequestMessage.Request.node: object expected");
-                    message.node = $root.Plugin.Settings.fromObject(object.node, _depth + 1);
-                }
-                if (object["default"] != null)
-                    message["default"] = $String(object["default"]);
-                if (object.fetch_descriptions != null)
-                    message.fetch_descriptions = $Boolean(object.fetch_descriptions);
-                switch (object.return_type) {
-                case "INT":
-                case 1:
-                    message.return_type = 1;
-                    break;
-                case "STRING":
-                case 1:
-                    message.return_type = 1;
-                    break;
-                case "FLOAT":
-                case 1:
-                    message.return_type = 1;
-                    break;
-                case "BOOL":
-                case 1:
-                    message.return_type = 1;
-                    break;
-                default:
-                }
-                return message;
-            };
-
-            Request.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults) {
-                    if ($util.Long) {
-                        let long = new $util.Long(0, 0, false);
-                        object.id = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                    } else
-                        object.id = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-                    object.node = null;
-                    object["default"] = "";
-                    object.fetch_descriptions = false;
-                    object.return_type = options.enums === $String ? "INT" : 1;
-                }
-                if (message.id != null && $Object.hasOwnProperty.call(message, "id"))
-                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                        object.id = typeof message.id === "number" ? $BigInt(message.id) : $util.Long.fromBits(message.id.low >>> 0, message.id.high >>> 0, false).toBigInt();
-                    else if (typeof message.id === "number")
-                        object.id = options.longs === $String ? $String(message.id) : message.id;
-                    else
-                        object.id = options.longs === $String ? $util.Long.prototype.toString.call(message.id) : options.longs === $Number ? new $util.LongBits(message.id.low >>> 0, message.id.high >>> 0).toNumber() : message.id;
-                if (message.node != null && $Object.hasOwnProperty.call(message, "node"))
-                    object.node = $root.Plugin.Settings.toObject(message.node, options, _depth + 1);
-                if (message["default"] != null && $Object.hasOwnProperty.call(message, "default"))
-                    object["default"] = message["default"];
-                if (message.fetch_descriptions != null && $Object.hasOwnProperty.call(message, "fetch_descriptions"))
-                    object.fetch_descriptions = message.fetch_descriptions;
-                if (message.return_type != null && $Object.hasOwnProperty.call(message, "return_type"))
-                    object.return_type = options.enums === $String ? $root.Plugin.DataType[message.return_type] === $undefined ? message.return_type : $root.Plugin.DataType[message.return_type] : message.return_type;
-                return object;
-            };
-
-            Request.prototype.toJSON = function() {
-                return Request.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Request.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.QuerySettingsRequestMessage.Request";
-            };
-
             return Request;
         })();
 
@@ -5686,10 +3489,6 @@ export const Plugin = $root.Plugin = (() => {
         QuerySettingsResponseMessage.prototype.header = null;
         QuerySettingsResponseMessage.prototype.payload = $util.emptyArray;
 
-        QuerySettingsResponseMessage.create = function(properties) {
-            return new QuerySettingsResponseMessage(properties);
-        };
-
         QuerySettingsResponseMessage.encode = function (message, writer, _depth) {
             if (!writer)
                 writer = $Writer.create();
@@ -5705,10 +3504,6 @@ export const Plugin = $root.Plugin = (() => {
                 for (let i = 0; i < message.$unknowns.length; ++i)
                     writer.raw(message.$unknowns[i]);
             return writer;
-        };
-
-        QuerySettingsResponseMessage.encodeDelimited = function(message, writer) {
-            return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
         };
 
         QuerySettingsResponseMessage.decode = function (reader, length, _end, _depth, _target) {
@@ -5771,12 +3566,6 @@ export const Plugin = $root.Plugin = (() => {
             return message;
         };
 
-        QuerySettingsResponseMessage.decodeDelimited = function(reader) {
-            if (!(reader instanceof $Reader))
-                reader = new $Reader(reader);
-            return this.decode(reader, reader.size());
-        };
-
         QuerySettingsResponseMessage.verify = function (message, _depth) {
             if (typeof message !== "object" || message === null)
                 return "object expected";
@@ -5801,66 +3590,6 @@ export const Plugin = $root.Plugin = (() => {
             return null;
         };
 
-        QuerySettingsResponseMessage.fromObject = function (object, _depth) {
-            if (object instanceof $root.Plugin.QuerySettingsResponseMessage)
-                return object;
-            if (!$util.isObject(object))
-                throw $TypeError(".Plugin.QuerySettingsResponseMessage: object expected");
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let message = new $root.Plugin.QuerySettingsResponseMessage();
-            if (object.header != null) {
-                if (!$util.isObject(object.header))
-                    throw $TypeError(".Plugin.QuerySettingsResponseMessage.header: object expected");
-                message.header = $root.Plugin.Header.fromObject(object.header, _depth + 1);
-            }
-            if (object.payload) {
-                if (!$Array.isArray(object.payload))
-                    throw $TypeError(".Plugin.QuerySettingsResponseMessage.payload: array expected");
-                message.payload = $Array(object.payload.length);
-                for (let i = 0; i < object.payload.length; ++i) {
-                    if (!$util.isObject(object.payload[i]))
-                        throw $TypeError(".Plugin.QuerySettingsResponseMessage.payload: object expected");
-                    message.payload[i] = $root.Plugin.QuerySettingsResponseMessage.Response.fromObject(object.payload[i], _depth + 1);
-                }
-            }
-            return message;
-        };
-
-        QuerySettingsResponseMessage.toObject = function (message, options, _depth) {
-            if (!options)
-                options = {};
-            if (_depth === $undefined)
-                _depth = 0;
-            if (_depth > $util.recursionLimit)
-                throw $Error("max depth exceeded");
-            let object = {};
-            if (options.arrays || options.defaults)
-                object.payload = [];
-            if (options.defaults)
-                object.header = null;
-            if (message.header != null && $Object.hasOwnProperty.call(message, "header"))
-                object.header = $root.Plugin.Header.toObject(message.header, options, _depth + 1);
-            if (message.payload && message.payload.length) {
-                object.payload = $Array(message.payload.length);
-                for (let j = 0; j < message.payload.length; ++j)
-                    object.payload[j] = $root.Plugin.QuerySettingsResponseMessage.Response.toObject(message.payload[j], options, _depth + 1);
-            }
-            return object;
-        };
-
-        QuerySettingsResponseMessage.prototype.toJSON = function() {
-            return QuerySettingsResponseMessage.toObject(this, $protobuf.util.toJSONOptions);
-        };
-
-        QuerySettingsResponseMessage.getTypeUrl = function(prefix) {
-            if (prefix === $undefined)
-                prefix = "type.googleapis.com";
-            return prefix + "/Plugin.QuerySettingsResponseMessage";
-        };
-
         QuerySettingsResponseMessage.Response = (function() {
 
             const Response = function (properties) {
@@ -5877,10 +3606,6 @@ export const Plugin = $root.Plugin = (() => {
             Response.prototype.title = "";
             Response.prototype.description = "";
             Response.prototype.required_type = 1;
-
-            Response.create = function(properties) {
-                return new Response(properties);
-            };
 
             Response.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -5906,10 +3631,6 @@ export const Plugin = $root.Plugin = (() => {
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
                 return writer;
-            };
-
-            Response.encodeDelimited = function(message, writer) {
-                return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
             };
 
             Response.decode = function (reader, length, _end, _depth, _target) {
@@ -6006,12 +3727,6 @@ export const Plugin = $root.Plugin = (() => {
                 return message;
             };
 
-            Response.decodeDelimited = function(reader) {
-                if (!(reader instanceof $Reader))
-                    reader = new $Reader(reader);
-                return this.decode(reader, reader.size());
-            };
-
             Response.verify = function (message, _depth) {
                 if (typeof message !== "object" || message === null)
                     return "object expected";
@@ -6056,119 +3771,6 @@ export const Plugin = $root.Plugin = (() => {
                 return null;
             };
 
-            Response.fromObject = function (object, _depth) {
-                if (object instanceof $root.Plugin.QuerySettingsResponseMessage.Response)
-                    return object;
-                if (!$util.isObject(object))
-                    throw $TypeError(".Plugin.QuerySettingsResponseMessage.Response: object expected");
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let message = new $root.Plugin.QuerySettingsResponseMessage.Response();
-                if (object.id != null)
-                    if ($util.Long)
-                        message.id = $util.Long.fromValue(object.id, false);
-                    else if (typeof object.id === "string")
-                        message.id = $parseInt(object.id, 10);
-                    else if (typeof object.id === "number")
-                        message.id = object.id;
-                    else if (typeof object.id === "object")
-                        message.id = new $util.LongBits(object.id.low >>> 0, object.id.high >>> 0).toNumber();
-                if (object.node != null) {
-                    if (!$util.isObject(object.node))
-                        throw $TypeError(".Plugin.QuerySettingsResponseMessage.Response.node: object expected");
-                    message.node = $root.Plugin.Settings.fromObject(object.node, _depth + 1);
-                }
-                if (object.value != null) {
-                    if (!$util.isObject(object.value))
-                        throw $TypeError(".Plugin.QuerySettingsResponseMessage.Response.value: object expected");
-                    message.value = $root.Plugin.AnyDataType.fromObject(object.value, _depth + 1);
-                }
-                if (object.keys != null) {
-                    if (!$util.isObject(object.keys))
-                        throw $TypeError(".Plugin.QuerySettingsResponseMessage.Response.keys: object expected");
-                    message.keys = $root.Plugin.QuerySettingsResponseMessage.Response.SectionKeys.fromObject(object.keys, _depth + 1);
-                }
-                if (object.title != null)
-                    message.title = $String(object.title);
-                if (object.description != null)
-                    message.description = $String(object.description);
-                switch (object.required_type) {
-                case "INT":
-                case 1:
-                    message.required_type = 1;
-                    break;
-                case "STRING":
-                case 1:
-                    message.required_type = 1;
-                    break;
-                case "FLOAT":
-                case 1:
-                    message.required_type = 1;
-                    break;
-                case "BOOL":
-                case 1:
-                    message.required_type = 1;
-                    break;
-                default:
-                }
-                return message;
-            };
-
-            Response.toObject = function (message, options, _depth) {
-                if (!options)
-                    options = {};
-                if (_depth === $undefined)
-                    _depth = 0;
-                if (_depth > $util.recursionLimit)
-                    throw $Error("max depth exceeded");
-                let object = {};
-                if (options.defaults) {
-                    if ($util.Long) {
-                        let long = new $util.Long(0, 0, false);
-                        object.id = options.longs === $String ? long.toString() : options.longs === $Number ? long.toNumber() : typeof $BigInt !== "undefined" && options.longs === $BigInt ? long.toBigInt() : long;
-                    } else
-                        object.id = options.longs === $String ? "0" : typeof $BigInt !== "undefined" && options.longs === $BigInt ? $BigInt("0") : 0;
-                    object.node = null;
-                    object.value = null;
-                    object.keys = null;
-                    object.title = "";
-                    object.description = "";
-                    object.required_type = options.enums === $String ? "INT" : 1;
-                }
-                if (message.id != null && $Object.hasOwnProperty.call(message, "id"))
-                    if (typeof $BigInt !== "undefined" && options.longs === $BigInt)
-                        object.id = typeof message.id === "number" ? $BigInt(message.id) : $util.Long.fromBits(message.id.low >>> 0, message.id.high >>> 0, false).toBigInt();
-                    else if (typeof message.id === "number")
-                        object.id = options.longs === $String ? $String(message.id) : message.id;
-                    else
-                        object.id = options.longs === $String ? $util.Long.prototype.toString.call(message.id) : options.longs === $Number ? new $util.LongBits(message.id.low >>> 0, message.id.high >>> 0).toNumber() : message.id;
-                if (message.node != null && $Object.hasOwnProperty.call(message, "node"))
-                    object.node = $root.Plugin.Settings.toObject(message.node, options, _depth + 1);
-                if (message.value != null && $Object.hasOwnProperty.call(message, "value"))
-                    object.value = $root.Plugin.AnyDataType.toObject(message.value, options, _depth + 1);
-                if (message.keys != null && $Object.hasOwnProperty.call(message, "keys"))
-                    object.keys = $root.Plugin.QuerySettingsResponseMessage.Response.SectionKeys.toObject(message.keys, options, _depth + 1);
-                if (message.title != null && $Object.hasOwnProperty.call(message, "title"))
-                    object.title = message.title;
-                if (message.description != null && $Object.hasOwnProperty.call(message, "description"))
-                    object.description = message.description;
-                if (message.required_type != null && $Object.hasOwnProperty.call(message, "required_type"))
-                    object.required_type = options.enums === $String ? $root.Plugin.DataType[message.required_type] === $undefined ? message.required_type : $root.Plugin.DataType[message.required_type] : message.required_type;
-                return object;
-            };
-
-            Response.prototype.toJSON = function() {
-                return Response.toObject(this, $protobuf.util.toJSONOptions);
-            };
-
-            Response.getTypeUrl = function(prefix) {
-                if (prefix === $undefined)
-                    prefix = "type.googleapis.com";
-                return prefix + "/Plugin.QuerySettingsResponseMessage.Response";
-            };
-
             Response.SectionKeys = (function() {
 
                 const SectionKeys = function (properties) {
@@ -6180,10 +3782,6 @@ export const Plugin = $root.Plugin = (() => {
                 };
 
                 SectionKeys.prototype.key = $util.emptyArray;
-
-                SectionKeys.create = function(properties) {
-                    return new SectionKeys(properties);
-                };
 
                 SectionKeys.encode = function (message, writer, _depth) {
                     if (!writer)
@@ -6199,10 +3797,6 @@ export const Plugin = $root.Plugin = (() => {
                         for (let i = 0; i < message.$unknowns.length; ++i)
                             writer.raw(message.$unknowns[i]);
                     return writer;
-                };
-
-                SectionKeys.encodeDelimited = function(message, writer) {
-                    return this.encode(message, (writer || $Writer.create()).fork()).ldelim();
                 };
 
                 SectionKeys.decode = function (reader, length, _end, _depth, _target) {
@@ -6257,12 +3851,6 @@ export const Plugin = $root.Plugin = (() => {
                     return message;
                 };
 
-                SectionKeys.decodeDelimited = function(reader) {
-                    if (!(reader instanceof $Reader))
-                        reader = new $Reader(reader);
-                    return this.decode(reader, reader.size());
-                };
-
                 SectionKeys.verify = function (message, _depth) {
                     if (typeof message !== "object" || message === null)
                         return "object expected";
@@ -6278,54 +3866,6 @@ export const Plugin = $root.Plugin = (() => {
                                 return "key: string[] expected";
                     }
                     return null;
-                };
-
-                SectionKeys.fromObject = function (object, _depth) {
-                    if (object instanceof $root.Plugin.QuerySettingsResponseMessage.Response.SectionKeys)
-                        return object;
-                    if (!$util.isObject(object))
-                        throw $TypeError(".Plugin.QuerySettingsResponseMessage.Response.SectionKeys: object expected");
-                    if (_depth === $undefined)
-                        _depth = 0;
-                    if (_depth > $util.recursionLimit)
-                        throw $Error("max depth exceeded");
-                    let message = new $root.Plugin.QuerySettingsResponseMessage.Response.SectionKeys();
-                    if (object.key) {
-                        if (!$Array.isArray(object.key))
-                            throw $TypeError(".Plugin.QuerySettingsResponseMessage.Response.SectionKeys.key: array expected");
-                        message.key = $Array(object.key.length);
-                        for (let i = 0; i < object.key.length; ++i)
-                            message.key[i] = $String(object.key[i]);
-                    }
-                    return message;
-                };
-
-                SectionKeys.toObject = function (message, options, _depth) {
-                    if (!options)
-                        options = {};
-                    if (_depth === $undefined)
-                        _depth = 0;
-                    if (_depth > $util.recursionLimit)
-                        throw $Error("max depth exceeded");
-                    let object = {};
-                    if (options.arrays || options.defaults)
-                        object.key = [];
-                    if (message.key && message.key.length) {
-                        object.key = $Array(message.key.length);
-                        for (let j = 0; j < message.key.length; ++j)
-                            object.key[j] = message.key[j];
-                    }
-                    return object;
-                };
-
-                SectionKeys.prototype.toJSON = function() {
-                    return SectionKeys.toObject(this, $protobuf.util.toJSONOptions);
-                };
-
-                SectionKeys.getTypeUrl = function(prefix) {
-                    if (prefix === $undefined)
-                        prefix = "type.googleapis.com";
-                    return prefix + "/Plugin.QuerySettingsResponseMessage.Response.SectionKeys";
                 };
 
                 return SectionKeys;

@@ -4,13 +4,13 @@ import { Writer } from 'protobufjs/minimal.js';
 import { AgentError } from '../../../../src/errors.js';
 import { decode, encode, header, HeaderType, messageTypes, Plugin, resultToResponse, responseToResult, type MessageName } from '../../../../src/protocols/plugin/codec.js';
 import type { QueryResult } from '../../../../src/core/result.js';
+import { plainMessage } from '../../../helpers/plain-message.js';
 
 /** Encode, decode, and compare the plain object form (int64 as numbers, enums as numbers). */
 function roundTrip(name: MessageName, message: object): void {
   const bytes = encode(name, message as never);
   const decoded = decode(name, bytes);
-  const type = messageTypes[name] as unknown as { toObject(m: unknown, o: object): unknown };
-  assert.deepEqual(type.toObject(decoded, { longs: Number }), message, `${name} round trip`);
+  assert.deepEqual(plainMessage(decoded), message, `${name} round trip`);
 }
 
 const hdr = (type: Plugin.Header.Type): Plugin.IHeader => ({ type, version: 1, max_supported_version: 1, sender: 'a', recipient: 'b', id: 42 });
@@ -131,9 +131,9 @@ test('Header fields decode from the spec tag numbers (type 1, version 2, max 3, 
 
 test('QueryRequestMessage.Request fields: id 1, command 2, arguments 3', () => {
   const msg = decode('QueryRequestMessage', build(HEADER, m(2, v(1, 7), s(2, 'check_ok'), s(3, 'a'), s(3, 'b'))));
-  assert.deepEqual(plain(Plugin.QueryRequestMessage.Request, msg.payload[0]), { id: 7, command: 'check_ok', arguments: ['a', 'b'] });
+  assert.deepEqual(plain(msg.payload[0]), { id: 7, command: 'check_ok', arguments: ['a', 'b'] });
   const ex = decode('ExecuteRequestMessage', build(HEADER, m(2, v(1, 8), s(2, 'run'), s(3, 'x'))));
-  assert.deepEqual(plain(Plugin.ExecuteRequestMessage.Request, ex.payload[0]), { id: 8, command: 'run', arguments: ['x'] });
+  assert.deepEqual(plain(ex.payload[0]), { id: 8, command: 'run', arguments: ['x'] });
 });
 
 test('QueryResponseMessage.Response fields: id 1, command 2, result 3, message 4, perf 5, arguments 16, legacyPerf 17', () => {
@@ -142,7 +142,7 @@ test('QueryResponseMessage.Response fields: id 1, command 2, result 3, message 4
   const perfFloat = m(5, s(1, 'f'), v(2, 1), m(5, d(1, 1.5), s(2, '%'), d(3, 2.5), d(4, 3.5), d(6, 0.5), d(7, 9.5)));
   const perfBool = m(5, s(1, 'b'), v(2, 1), m(6, v(1, 1), s(2, 'u'), v(3, 0), v(4, 1)));
   const bytes = build(HEADER, m(2, v(1, 4), s(2, 'check_x'), v(3, 2), s(4, 'CRITICAL: x'), perfInt, perfStr, perfFloat, perfBool, s(16, 'arg'), s(17, "'i'=10ms")));
-  const r = plain(Plugin.QueryResponseMessage.Response, decode('QueryResponseMessage', bytes).payload[0]);
+  const r = plain(decode('QueryResponseMessage', bytes).payload[0]);
   assert.deepEqual(r, {
     id: 4,
     command: 'check_x',
@@ -165,7 +165,7 @@ test('ExecuteResponseMessage.Response fields: id 2, command 5, result 9, message
   const cell = (...f: Field[]): Field => m(1, m(1, ...f));
   const data = m(11, s(1, 'tbl'), m(2, m(1, m(1, v(1, 1), s(2, 'hdr')), s(2, 'tag'))), m(3, cell(v(1, 1), v(3, -7)), cell(v(1, 1), d(4, 2.25)), cell(v(1, 1), v(5, 1))));
   const bytes = build(HEADER, m(2, v(2, 11), s(5, 'run'), v(9, 1), s(10, 'WARN'), data, s(16, 'a1')));
-  const r = plain(Plugin.ExecuteResponseMessage.Response, decode('ExecuteResponseMessage', bytes).payload[0]);
+  const r = plain(decode('ExecuteResponseMessage', bytes).payload[0]);
   assert.deepEqual(r, {
     id: 11,
     command: 'run',
@@ -182,15 +182,15 @@ test('ExecuteResponseMessage.Response fields: id 2, command 5, result 9, message
 
 test('LogEntry.Entry fields: level 1, sender 2, file 3, line 4, message 5, date 6', () => {
   const bytes = build(m(1, v(1, 40), s(2, 'mod'), s(3, 'x.ts'), v(4, 12), s(5, 'boom'), v(6, 1700000000)));
-  assert.deepEqual(plain(Plugin.LogEntry, decode('LogEntry', bytes)), { entry: [{ level: 40, sender: 'mod', file: 'x.ts', line: 12, message: 'boom', date: 1700000000 }] });
+  assert.deepEqual(plain(decode('LogEntry', bytes)), { entry: [{ level: 40, sender: 'mod', file: 'x.ts', line: 12, message: 'boom', date: 1700000000 }] });
 });
 
 test('settings messages: Request id 1, node 2, default 3, fetch_descriptions 4, return_type 17; Response value 4, keys 5, title 6, description 7, required_type 17', () => {
   const node = m(2, m(1, m(1, s(1, '/settings/log'), s(2, 'level')), s(2, 'expr')));
   const req = decode('QuerySettingsRequestMessage', build(HEADER, m(2, v(1, 3), node, s(3, 'dflt'), v(4, 1), v(17, 1))));
-  assert.deepEqual(plain(Plugin.QuerySettingsRequestMessage.Request, req.payload[0]), { id: 3, node: { node: { path: { path: '/settings/log', key: 'level' }, expression: 'expr' } }, default: 'dflt', fetch_descriptions: true, return_type: 1 });
+  assert.deepEqual(plain(req.payload[0]), { id: 3, node: { node: { path: { path: '/settings/log', key: 'level' }, expression: 'expr' } }, default: 'dflt', fetch_descriptions: true, return_type: 1 });
   const res = decode('QuerySettingsResponseMessage', build(HEADER, m(2, v(1, 3), node, m(4, v(1, 1), s(2, 'v')), m(5, s(1, 'k1'), s(1, 'k2')), s(6, 'T'), s(7, 'D'), v(17, 1))));
-  assert.deepEqual(plain(Plugin.QuerySettingsResponseMessage.Response, res.payload[0]), {
+  assert.deepEqual(plain(res.payload[0]), {
     id: 3,
     node: { node: { path: { path: '/settings/log', key: 'level' }, expression: 'expr' } },
     value: { type: 1, string_data: 'v' },
@@ -356,6 +356,6 @@ function write(w: Writer, fields: Field[]): void {
 }
 
 /** Plain object form of a decoded message: int64 as numbers, enums as numbers. */
-function plain(type: { toObject(m: never, o: object): object }, message: unknown): object {
-  return type.toObject(message as never, { longs: Number });
+function plain(message: unknown): object {
+  return plainMessage(message) as object;
 }
