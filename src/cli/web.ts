@@ -13,19 +13,23 @@
  * Values that depend on the file (an existing password, a role's list) are
  * read under the writer's lock, so parallel runs never lose each other's
  * changes.
+ *
+ * A settings file with `[/includes]` is edited as a tree (settings/edit-tree.ts):
+ * each key goes to the file that holds the value in force (a shared base
+ * when only the base writes it), a new key to the given file; the output
+ * names every file written.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { SettingsEdit } from '../core/control.js';
 import { AgentError, errorMessage } from '../errors.js';
 import { parseAllowedHosts } from '../protocols/allowed-hosts.js';
 import { certificateProblem, pairProblem, privateKeyProblem } from '../protocols/pem-check.js';
-import { editSettingsFile } from '../settings/edit-ini.js';
+import { changedFiles, editSettings, readSettingsView, type FileEditResult, type TreeEdits } from '../settings/edit-tree.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { parsePrivilegeList, ROOT_USER } from '../settings/privileges.js';
-import { parseIni } from '../settings/read-ini.js';
 import { withFallback } from '../settings/snapshot.js';
 import { hashPassword } from '../web/password-hash.js';
 import { err, out, parseArgs, settingsExitCode, settingsPath, type OptionSpec } from './args.js';
@@ -178,20 +182,19 @@ async function install(file: string, pw: string | undefined, port: string | unde
   // Without --password an existing password stays (re-running install must not lock anyone out).
   // Decided under the writer's lock, on the content being edited.
   let chosen: string | undefined;
-  await editSettingsFile(
+  const written = await edit(
     file,
-    (text) => {
-      const existing = rawSectionOf(text, file, WEB).get('password') || rawSectionOf(text, file, '/settings/default').get('password') || '';
+    (view) => {
+      const existing = view.get(WEB, 'password') || view.get('/settings/default', 'password') || '';
       chosen = pw ?? (existing !== '' ? undefined : (chosen ?? strongPassword()));
       const all = chosen !== undefined ? [...edits, { op: 'set' as const, section: WEB, key: 'password', value: chosen }] : [...edits];
       // --https on a port written without its s: the s is what means TLS here.
-      const current = rawSectionOf(text, file, WEB).get('port');
+      const current = view.get(WEB, 'port');
       if (tls.https && port === undefined && current !== undefined && /^\d+$/.test(current.trim())) all.push({ op: 'set', section: WEB, key: 'port', value: `${current.trim()}s` });
       return all;
     },
-    { create },
   );
-  out(`WEBServer enabled in ${file}${port !== undefined ? ` on port ${Number(/^\d+/.exec(port.trim())?.[0])} (TLS)` : ''}.`);
+  out(`WEBServer enabled${written}${port !== undefined ? ` on port ${Number(/^\d+/.exec(port.trim())?.[0])} (TLS)` : ''}.`);
   if (pw !== undefined) out('web password for user root set.');
   else if (chosen !== undefined) out(`web password for user root: ${chosen}`);
   else out('the existing web password stays (agent web password --display shows it).');
@@ -203,8 +206,8 @@ async function password(file: string, set: string | undefined, display: boolean)
   if ((set === undefined) === !display) return usage(`give exactly one of --set P and --display\n\n${HELP.password}`);
   if (set !== undefined) {
     if (set === '') return usage('--set needs a non-empty password (an empty one makes the agent generate one at each start)');
-    await editSettingsFile(file, [{ op: 'set', section: WEB, key: 'password', value: set }], { create });
-    out(`web password for user root set in ${file}; a running agent applies it to the next request.`);
+    const written = await edit(file, [{ op: 'set', section: WEB, key: 'password', value: set }]);
+    out(`web password for user root set${written}; a running agent applies it to the next request.`);
     return 0;
   }
   const loaded = await loadSettingsFile(file);
@@ -232,32 +235,30 @@ async function addUser(file: string, user: string | undefined, pw: string | unde
   const section = `${USERS}/${name}`;
   // Decided under the writer's lock, on the content being edited, as NSClient++ reads the row first.
   let outcome = { keptPassword: false, wrotePassword: false, role: '', defaultedRole: false, addedClientRole: false };
-  await editSettingsFile(
+  const written = await edit(
     file,
-    (text) => {
-      if (rawSectionOf(text, file, USERS).get(name) !== undefined) throw new AgentError('AGENT_ERR_USAGE', [`user ${name} is written as a one-liner in [${USERS}]; change that line, or move the user to [${section}]`]);
-      const existing = rawSectionOf(text, file, section);
-      const hasPassword = (existing.get('password') ?? '') !== '';
-      const existingRole = (existing.get('role') ?? '').trim();
+    (view) => {
+      if (view.get(USERS, name) !== undefined) throw new AgentError('AGENT_ERR_USAGE', [`user ${name} is written as a one-liner in [${USERS}]; change that line, or move the user to [${section}]`]);
+      const hasPassword = (view.get(section, 'password') ?? '') !== '';
+      const existingRole = (view.get(section, 'role') ?? '').trim();
       const keepPassword = pw === undefined && hasPassword;
       const chosenRole = role?.trim() ?? (existingRole !== '' ? existingRole : CLIENT_ROLE);
       const edits: SettingsEdit[] = [];
       if (!keepPassword) edits.push({ op: 'set', section, key: 'password', value: hashed });
       if (chosenRole !== existingRole) edits.push({ op: 'set', section, key: 'role', value: chosenRole });
       const defaulted = role === undefined && existingRole === '';
-      const roleDefined = rawSectionOf(text, file, ROLES).get(CLIENT_ROLE) !== undefined;
+      const roleDefined = view.get(ROLES, CLIENT_ROLE) !== undefined;
       if (chosenRole === CLIENT_ROLE && !roleDefined) edits.push({ op: 'set', section: ROLES, key: CLIENT_ROLE, value: CLIENT_GRANTS });
       outcome = { keptPassword: keepPassword, wrotePassword: !keepPassword, role: chosenRole, defaultedRole: defaulted, addedClientRole: chosenRole === CLIENT_ROLE && !roleDefined };
       return edits;
     },
-    { create },
   );
-  out(`user ${name} written to [${section}] (${outcome.keptPassword ? 'password kept' : 'password stored as a pbkdf2-sha256 hash'}, role ${outcome.role}).`);
+  out(`user ${name} written to [${section}]${written} (${outcome.keptPassword ? 'password kept' : 'password stored as a pbkdf2-sha256 hash'}, role ${outcome.role}).`);
   if (outcome.wrotePassword && pw === undefined) out(`password for user ${name}: ${generated}`);
   if (outcome.defaultedRole) err(`warning: no --role given: user ${name} gets the role ${CLIENT_ROLE} (read-only: ${CLIENT_GRANTS}), as NSClient++ does`);
   if (outcome.addedClientRole) err(`note: role ${CLIENT_ROLE} was not defined; added to [${ROLES}] with NSClient++'s client privileges`);
-  const roles = await rawSection(file, ROLES);
-  if (outcome.role !== 'legacy' && outcome.role !== CLIENT_ROLE && roles.get(outcome.role) === undefined) err(`warning: role ${outcome.role} is not defined in [${ROLES}]; add it with agent web add-role`);
+  const after = await readSettingsView(file);
+  if (outcome.role !== 'legacy' && outcome.role !== CLIENT_ROLE && after.get(ROLES, outcome.role) === undefined) err(`warning: role ${outcome.role} is not defined in [${ROLES}]; add it with agent web add-role`);
   return 0;
 }
 
@@ -271,16 +272,12 @@ async function addRole(file: string, role: string | undefined, grant: string | u
   if (bad !== undefined) return usage(`privilege "${bad}" may hold only letters, digits, _, -, . and *`);
   // Read-modify-write under the writer's lock: parallel add-role runs never drop each other's grants.
   let merged: string[] = [];
-  await editSettingsFile(
-    file,
-    (text) => {
-      const current = parsePrivilegeList(rawSectionOf(text, file, ROLES).get(name) ?? '');
-      merged = [...current, ...adding.filter((p) => !current.includes(p))];
-      return [{ op: 'set', section: ROLES, key: name, value: merged.join(', ') }];
-    },
-    { create },
-  );
-  out(`role ${name}: ${merged.join(', ')}`);
+  const written = await edit(file, (view) => {
+    const current = parsePrivilegeList(view.get(ROLES, name) ?? '');
+    merged = [...current, ...adding.filter((p) => !current.includes(p))];
+    return [{ op: 'set', section: ROLES, key: name, value: merged.join(', ') }];
+  });
+  out(`role ${name}: ${merged.join(', ')}${written}`);
   if (name === 'legacy') err('note: the built-in role legacy always holds *');
   return 0;
 }
@@ -348,40 +345,25 @@ function strongPassword(): string {
   return randomBytes(18).toString('base64url');
 }
 
-/** One section as read from the file: values found case-insensitively, keys as written. */
-interface RawSection {
-  /** The value of `key`, whatever case it is written in; undefined when absent. */
-  get(key: string): string | undefined;
-  /** Every key as written in the file. */
-  readonly keys: ReadonlySet<string>;
-}
-
 /**
- * The keys of one section as written in the file (last occurrence wins, as
- * the reader does, whatever case each is written in), looked up
- * case-insensitively. Reads the INI directly so that it works even while
- * other parts of the file are invalid; a missing file is an empty section.
+ * Apply the edits to the tree of `file` (each key in the file that holds it,
+ * a new key in `file`; see settings/edit-tree.ts) and say where they went:
+ * " in FILE" or " in FILE and FILE2" (paths relative to the working folder
+ * when below it), " (nothing to change in FILE)" when no file changed.
  */
-async function rawSection(file: string, section: string): Promise<RawSection> {
-  let text = '';
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(e)]);
-  }
-  return rawSectionOf(text, file, section);
+async function edit(file: string, edits: TreeEdits): Promise<string> {
+  const results = await editSettings(file, edits, { create });
+  return whereWritten(results, file);
 }
 
-/** {@link rawSection} of text already read. */
-function rawSectionOf(text: string, file: string, section: string): RawSection {
-  const values = new Map<string, string>();
-  const keys = new Set<string>();
-  for (const s of text === '' ? [] : parseIni(text, file).sections) {
-    if (s.path.toLowerCase() !== section.toLowerCase()) continue;
-    for (const e of s.entries) {
-      values.set(e.key.toLowerCase(), e.value);
-      keys.add(e.key);
-    }
-  }
-  return { get: (key) => values.get(key.toLowerCase()), keys };
+function whereWritten(results: readonly FileEditResult[], file: string): string {
+  const changed = changedFiles(results).map(shown);
+  if (changed.length === 0) return ` (nothing to change in ${shown(resolve(file))})`;
+  return ` in ${changed.join(' and ')}`;
+}
+
+/** A path as the user reads it: relative to the working folder when it is below it. */
+function shown(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
 }
