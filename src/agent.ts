@@ -4,16 +4,17 @@
  * fails with the problems when they are invalid), starts the modules the
  * file enables, and watches the file. `stop` stops modules in reverse order.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { AgentError } from './errors.js';
 import { sink, isLogLevel, type LogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
-import type { AgentControl, ModuleStatus, SettingsEdit } from './core/control.js';
-import { loadSettingsFile, loadSettingsText } from './settings/load.js';
+import type { AgentControl, ModuleStatus, SettingsEdits } from './core/control.js';
+import { loadSettingsFile } from './settings/load.js';
+import { SettingsReader } from './settings/includes.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
-import { applyEdits, editSettingsFile } from './settings/edit-ini.js';
-import { editSettings } from './settings/edit-tree.js';
+import { changedFiles, editSettings } from './settings/edit-tree.js';
 import { findModule } from './modules/catalogue.js';
 import { Reconciler } from './reconciler/reconciler.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './reconciler/tree-watcher.js';
@@ -52,9 +53,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     disable: (name) => setEnabled(known(name), false),
     status: () => need().status(),
     reload: () => need().reload('requested'),
-    async editSettings(edits: SettingsEdit[] | ((currentText: string) => SettingsEdit[])) {
-      await guardedEdit(edits, 'edited through the API');
-    },
+    editSettings: (edits) => guardedEdit(edits, 'edited through the API'),
     logs: (levels) => sink.entries(levels),
     logStatus: () => ({ errors: sink.errors, lastError: sink.lastError }),
     clearLogs: () => sink.clear(),
@@ -71,7 +70,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
    * edit would not apply and would hide in a broken file); the edit is
    * written only over the exact content just validated.
    */
-  async function guardedEdit(edits: SettingsEdit[] | ((currentText: string) => SettingsEdit[]), why: string): Promise<void> {
+  async function guardedEdit(edits: SettingsEdits, why: string): Promise<string[]> {
     const r = need();
     const file = r.settings().file;
     if (!existsSync(file)) {
@@ -81,23 +80,12 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     if (before.lastResult === 'invalid') {
       throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, `${before.problems.length}; fix the file first: ${before.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`]);
     }
-    if (r.settings().sources.length > 1) {
-      // With [/includes], each edit goes to the file of the tree that holds its key, written only over
-      // the content just validated; the reload that follows validates the whole tree (a bad result is
-      // rejected there and the last good settings stay).
-      const list = typeof edits === 'function' ? edits(readFileSync(file, 'utf8')) : edits;
-      await editSettings(file, list, { expected: r.settings().sources });
-      await r.reload(why);
-      return;
-    }
-    // The result must validate too: an edit never leaves the file broken.
-    const validated = (text: string): SettingsEdit[] => {
-      const list = typeof edits === 'function' ? edits(text) : edits;
-      refuseInvalid(applyEdits(text, list), file);
-      return list;
-    };
-    await editSettingsFile(file, validated, { expectedHash: before.fileHash });
+    // Each edit goes to the file of the tree that holds its key ([/includes]; one file without them),
+    // written only over the content just validated, and only when the whole tree as it would be
+    // (every include followed) still validates: an edit never leaves a file broken.
+    const results = await editSettings(file, edits, { expected: r.settings().sources, check: (planned) => refuseInvalid(file, planned) });
     await r.reload(why);
+    return changedFiles(results);
   }
   const core = createCore({ settings: () => need().settings(), control });
   reconciler = new Reconciler(snapshot, loaded.warnings, core);
@@ -135,11 +123,17 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   };
 }
 
-/** Throw AGENT_ERR_HTTP_UNPROCESSABLE listing the problems when `text` would not load. */
-function refuseInvalid(text: string, file: string): void {
-  const check = loadSettingsText(text, file);
+/**
+ * Throw AGENT_ERR_HTTP_UNPROCESSABLE listing the problems when the tree of
+ * `main`, with the `planned` texts in place of those files, would not load.
+ */
+async function refuseInvalid(main: string, planned: ReadonlyMap<string, string>): Promise<void> {
+  const reader = new SettingsReader();
+  for (const [file, text] of planned) await reader.source(file, Buffer.from(text, 'utf8'));
+  const check = await loadSettingsFile(main, { reader });
   if (check.ok) return;
-  const details = check.problems.map((p) => ({ field: `[${p.section ?? ''}]${p.key !== undefined ? ` ${p.key}` : ''}`, message: `line ${p.line}: ${p.code}: ${p.message}` }));
+  const where = (p: SettingsProblem): string => (p.file === main ? `line ${p.line}` : `${basename(p.file)} line ${p.line}`);
+  const details = check.problems.map((p) => ({ field: `[${p.section ?? ''}]${p.key !== undefined ? ` ${p.key}` : ''}`, message: `${where(p)}: ${p.code}: ${p.message}` }));
   throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details });
 }
 

@@ -4,6 +4,7 @@
  * here so that web code depends on an interface, not on the reconciler.
  */
 import type { LogRecord, LogLevel } from '../log.js';
+import type { SettingsView } from '../settings/edit-tree.js';
 
 export type ModuleState = 'stopped' | 'starting' | 'running' | 'stopping' | 'failed';
 export type ModuleOutcome = 'applied' | 'failed' | 'unchanged' | 'loaded' | 'unloaded' | 'restarted' | 'none';
@@ -66,13 +67,16 @@ export interface AgentControl {
   reload(): Promise<ReconcilerStatus>;
   /**
    * Set or remove keys and sections in the settings file through the
-   * minimal-edit writer, then reconcile. `edits` may be a function of the
-   * file's current text (it runs under the writer's lock, on exactly the
-   * content edited; it may throw to refuse). Refused, with nothing written:
-   * a missing or invalid file (409), and an edit whose result would not
-   * validate (AGENT_ERR_HTTP_UNPROCESSABLE, 422, the problems as `details`).
+   * minimal-edit writer, then reconcile; resolves with the files written.
+   * With `[/includes]` each edit goes to the file that holds its key
+   * (settings/edit-tree.ts). `edits` may be a function of the current
+   * content (the merged view of every file; it runs under the writer's
+   * lock; it may throw to refuse). Refused, with nothing written: a missing
+   * or invalid file (409), and an edit whose result (the whole tree, every
+   * include followed) would not validate (AGENT_ERR_HTTP_UNPROCESSABLE, 422,
+   * the problems as `details`).
    */
-  editSettings(edits: SettingsEdit[] | ((currentText: string) => SettingsEdit[])): Promise<void>;
+  editSettings(edits: SettingsEdits): Promise<string[]>;
   logs(levels?: ReadonlySet<LogLevel>): readonly LogRecord[];
   /** Error and critical entries counted since the start or the last clear, and the last one's message. */
   logStatus(): { errors: number; lastError: string };
@@ -80,6 +84,9 @@ export interface AgentControl {
   clearLogs(): number;
   info(): { name: string; version: string; started: string; pid: number; settings: string };
 }
+
+/** Edits, or a function that computes them from the current content of the settings tree. */
+export type SettingsEdits = readonly SettingsEdit[] | ((view: SettingsView) => readonly SettingsEdit[]);
 
 export type SettingsEdit =
   | { op: 'set'; section: string; key: string; value: string }

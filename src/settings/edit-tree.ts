@@ -18,11 +18,12 @@
  * callers can say which file they wrote.
  */
 import type { SettingsEdit } from '../core/control.js';
-import { AgentError } from '../errors.js';
-import { editSettingsFile, type EditFileOptions } from './edit-ini.js';
-import { mergeSections, SettingsReader, type SourceFile } from './includes.js';
-import { parseIni } from './read-ini.js';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { AgentError, errorMessage } from '../errors.js';
+import { applyEdits, editSettingsFile, hashText, type EditFileOptions } from './edit-ini.js';
+import { mergeSections, SettingsReader, type SourceFile } from './includes.js';
+import { parseIni, type IniSection } from './read-ini.js';
 
 /** Read access to the merged settings (raw values as written), for edits computed from the current content. */
 export interface SettingsView {
@@ -30,6 +31,8 @@ export interface SettingsView {
   get(section: string, key: string): string | undefined;
   /** Every key of `section` as written, with its value in force. */
   keys(section: string): ReadonlyMap<string, string>;
+  /** Every section of every file of the tree as written (lowest precedence first, the main file last), `[/includes]` too. */
+  sections(): readonly IniSection[];
 }
 
 /** The edits, or a function that computes them from the current content (it runs under the writer's lock, again on each retry). */
@@ -41,6 +44,14 @@ export interface TreeEditOptions {
   /** Hashes of the files as the caller validated them; a file that differs is AGENT_ERR_SETTINGS_CONFLICT (nothing more written). */
   expected?: readonly { file: string; hash: string }[];
   lockTimeoutMs?: number;
+  /**
+   * Called before anything is written, with the text of every file the
+   * edits would change (absolute path -> new text); throw to refuse the edit
+   * (nothing written). The files are written only over the content checked:
+   * one that changes meanwhile is AGENT_ERR_SETTINGS_CONFLICT (files written
+   * before it stay written).
+   */
+  check?: (planned: ReadonlyMap<string, string>) => void | Promise<void>;
 }
 
 export interface FileEditResult {
@@ -65,7 +76,26 @@ export async function editSettings(main: string, edits: TreeEdits, options: Tree
     return [{ file: abs, ...(await editSettingsFile(abs, list, fileOptions(abs, options))) }];
   }
   const initial = typeof edits === 'function' ? edits(viewOf(sources)) : edits;
-  const targets = [...new Set(route(sources, initial).map((r) => r.file))];
+  const routed = route(sources, initial);
+  const targets = [...new Set(routed.map((r) => r.file))];
+  const checked = new Map<string, string>();
+  if (options.check) {
+    const planned = new Map<string, string>();
+    for (const file of targets) {
+      const src = sources.find((s) => s.file === file) as SourceFile;
+      const expected = options.expected?.find((e) => resolve(e.file) === file)?.hash;
+      const bytes = await readFile(file).catch((err: unknown) => {
+        throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)]);
+      });
+      const hash = hashText(bytes);
+      if (hash !== src.hash || (expected !== undefined && expected !== hash)) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+      checked.set(file, hash);
+      const text = bytes.toString('utf8');
+      const next = applyEdits(text, routed.filter((r) => r.file === file).map((r) => r.edit));
+      if (next !== text) planned.set(file, next);
+    }
+    await options.check(planned);
+  }
   const results: FileEditResult[] = [];
   for (const file of targets) {
     const forFile = (text: string): readonly SettingsEdit[] => {
@@ -74,7 +104,8 @@ export async function editSettings(main: string, edits: TreeEdits, options: Tree
       const list = typeof edits === 'function' ? edits(viewOf(now)) : edits;
       return route(now, list).filter((r) => r.file === file).map((r) => r.edit);
     };
-    results.push({ file, ...(await editSettingsFile(file, forFile, fileOptions(file, options))) });
+    const hash = checked.get(file);
+    results.push({ file, ...(await editSettingsFile(file, forFile, { ...fileOptions(file, options), ...(hash !== undefined ? { expectedHash: hash } : {}) })) });
   }
   return results;
 }
@@ -133,6 +164,7 @@ function viewOf(sources: readonly SourceFile[]): SettingsView {
   };
   return {
     keys,
+    sections: () => sources.flatMap((s) => s.doc.sections),
     get(section, key) {
       const lower = key.toLowerCase();
       for (const [k, v] of keys(section)) if (k.toLowerCase() === lower) return v;

@@ -145,7 +145,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
   it('edits the file through PUT and DELETE as small diffs, and refuses an edit that would not validate', async () => {
     const original = readFileSync(agent.settingsFile, 'utf8');
     const put = await json('PUT', '/api/v1/settings/settings/WEB/server', { key: 'auth rate limit block seconds', value: 30 });
-    assert.deepEqual(put.json(), { status: 'success', keys: 1 });
+    assert.deepEqual(put.json(), { status: 'success', keys: 1, files: [agent.settingsFile] });
     const afterPut = readFileSync(agent.settingsFile, 'utf8');
     assert.equal(afterPut, original.replace('auth rate limit max failures = 0\n', 'auth rate limit max failures = 0\nauth rate limit block seconds = 30\n'), 'one line added, comments kept');
 
@@ -153,7 +153,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
       { path: '/settings/log', key: 'level', value: 'debug' },
       { path: '/settings/WEB/server', key: 'auth rate limit block seconds' },
     ]);
-    assert.deepEqual(many.json(), { status: 'success', keys: 2 });
+    assert.deepEqual(many.json(), { status: 'success', keys: 2, files: [agent.settingsFile] });
     const afterMany = readFileSync(agent.settingsFile, 'utf8');
     assert.equal(afterMany, `${original}\n[/settings/log]\nlevel = debug\n`);
     const shown = await root('/api/v1/settings/settings/log');
@@ -171,9 +171,9 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     assert.equal((await json('PUT', '/api/v1/settings', { key: 'x', value: '1' })).status, 422, 'a path is needed');
 
     const delKey = await root('/api/v1/settings/settings/log?key=level', { method: 'DELETE' });
-    assert.deepEqual(delKey.json(), { status: 'success', keys: 1, recursive: true });
+    assert.deepEqual(delKey.json(), { status: 'success', keys: 1, recursive: true, files: [agent.settingsFile] });
     const delSection = await root('/api/v1/settings/settings/log', { method: 'DELETE' });
-    assert.deepEqual(delSection.json(), { status: 'success', keys: 0, recursive: true });
+    assert.deepEqual(delSection.json(), { status: 'success', keys: 0, recursive: true, files: [agent.settingsFile] });
     assert.equal(readFileSync(agent.settingsFile, 'utf8'), original, 'back to the original bytes');
     assert.equal((await root('/api/v1/settings/settings/log', { method: 'DELETE' })).status, 404);
     assert.equal((await root('/api/v1/settings/settings/WEB/server?key=nothing', { method: 'DELETE' })).status, 404);
@@ -181,7 +181,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
 
     // Recursive removal of a user section through a body.
     const delBody = await root('/api/v1/settings/settings/web/users', { method: 'DELETE', body: JSON.stringify({ path: '/settings/web/users/sam' }), headers: { 'content-type': 'application/json' } });
-    assert.deepEqual(delBody.json(), { status: 'success', keys: 2, recursive: true });
+    assert.deepEqual(delBody.json(), { status: 'success', keys: 2, recursive: true, files: [agent.settingsFile] });
     assert.doesNotMatch(readFileSync(agent.settingsFile, 'utf8'), /\[\/settings\/web\/users\/sam\]/);
     await waitUntil(async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 403);
     replaceFile(agent.settingsFile, original);

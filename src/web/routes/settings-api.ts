@@ -8,12 +8,12 @@
  * - `PUT /api/v1/settings{/path}` (`settings.put`): body `{path?, key,
  *   value?}` or an array of them; `path` defaults to the URL's; a value sets
  *   the key, an empty or missing value removes it. `{status: "success",
- *   keys: n}`.
+ *   keys: n, files: [written]}`.
  * - `DELETE /api/v1/settings{/path}?key=K&recursive=true|false`
  *   (`settings.delete`): removes the key K of the path, or without a key the
  *   path's section and (recursive, the default) every section under it; or a
  *   body `{path?, key?}` or an array of them. Nothing to remove is a 404; no
- *   path and no key is a 400. `{status: "success", keys: n, recursive}`.
+ *   path and no key is a 400. `{status: "success", keys: n, recursive, files}`.
  * - `POST /api/v1/settings/command` (`settings.put`): `{"command": "load" |
  *   "reload"}` re-reads the file and reconciles; `"save"` has nothing to do
  *   (edits are written at once). Another command is a 404.
@@ -21,13 +21,14 @@
  * Every edit goes through core.control.editSettings: the minimal-edit writer
  * under the agent's guard (409 while the file is missing or invalid; 422,
  * nothing written, when the result would not validate), so an edit over the
- * API is a small diff of the file in git.
+ * API is a small diff of the file in git. With `[/includes]` each edit goes
+ * to the file that holds its key; `files` names the files written.
  */
 import type { ServerResponse } from 'node:http';
 import { AgentError } from '../../errors.js';
 import type { SettingsEdit } from '../../core/control.js';
 import { effectiveEntries } from '../../settings/effective.js';
-import { parseIni, type IniSection } from '../../settings/read-ini.js';
+import type { IniSection } from '../../settings/read-ini.js';
 import { bodyValidator, parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
 import { sendJson, type WebRequest } from '../respond.js';
 import type { RouteContext } from './context.js';
@@ -91,8 +92,8 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
       const value = e.value === undefined ? '' : String(e.value);
       return value === '' ? { op: 'remove-key', section, key } : { op: 'set', section, key, value };
     });
-    await control.editSettings(edits);
-    sendJson(res, 200, { status: 'success', keys: edits.length });
+    const files = await control.editSettings(edits);
+    sendJson(res, 200, { status: 'success', keys: edits.length, files });
   };
   ctx.route('PUT', '/api/v1/settings', 'settings.put', put);
   ctx.route('PUT', '/api/v1/settings/*', 'settings.put', put);
@@ -117,8 +118,8 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
       return { path, key: t.key };
     });
     let removed = 0;
-    await control.editSettings((text) => {
-      const sections = parseIni(text, 'settings').sections;
+    const files = await control.editSettings((view) => {
+      const sections = view.sections();
       const edits: SettingsEdit[] = [];
       removed = 0;
       for (const w of wanted) {
@@ -137,7 +138,7 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
       }
       return edits;
     });
-    sendJson(res, 200, { status: 'success', keys: removed, recursive });
+    sendJson(res, 200, { status: 'success', keys: removed, recursive, files });
   };
   ctx.route('DELETE', '/api/v1/settings', 'settings.delete', del);
   ctx.route('DELETE', '/api/v1/settings/*', 'settings.delete', del);
