@@ -6,7 +6,7 @@
  * problem; it never takes the caller down.
  */
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
-import { sink, type LogLevel } from '../log.js';
+import { escapeForLog, sink, type LogLevel } from '../log.js';
 import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from '../protocols/plugin/codec.js';
 import type { QueryResult, Status } from './result.js';
 import type { Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
@@ -86,7 +86,8 @@ export function createCore(options: CoreOptions): Core {
           payload.push(...answer.payload);
         } catch (err) {
           const message = formatMessage('AGENT_ERR_QUERY_FAILED', [p.command, errorMessage(err)]);
-          log.error(message);
+          // The command and the handler's error may hold what a peer sent.
+          log.error(escapeForLog(message));
           payload.push(resultToResponse({ command: p.command, result: 3, message, perf: [] }, p.id ?? undefined));
         }
       }
@@ -156,7 +157,7 @@ export function createCore(options: CoreOptions): Core {
           await l.handler(message);
           taken++;
         } catch (err) {
-          log.error(`channel ${channel}: ${l.module} failed to take a submission: ${errorMessage(err)}`);
+          log.error(`channel ${escapeForLog(channel)}: ${l.module} failed to take a submission: ${escapeForLog(errorMessage(err))}`);
         }
       }
       return taken;

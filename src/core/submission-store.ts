@@ -5,6 +5,7 @@
  * header, else the client certificate's CN, else the peer address).
  * Bounded: beyond `capacity` entries the least recently updated go first.
  */
+import { escapeForLog } from '../log.js';
 import { formatPerfList, STATUS_NAMES, type QueryResult, type Status } from './result.js';
 
 export interface Submission {
@@ -57,5 +58,6 @@ export class SubmissionStore {
 
 /** The log line of one submission: `submission from <source>: <command> <STATUS>: <message>[|perf]`. */
 export function describeSubmission(entry: Submission): string {
-  return `submission from ${entry.source}: ${entry.command} ${entry.status}: ${entry.message}${entry.perf ? `|${entry.perf}` : ''}`;
+  // Every field came from a peer: escaped, so a submission cannot forge log lines.
+  return `submission from ${escapeForLog(entry.source)}: ${escapeForLog(entry.command)} ${escapeForLog(entry.status)}: ${escapeForLog(entry.message)}${entry.perf ? `|${escapeForLog(entry.perf)}` : ''}`;
 }

@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Middleware, NextHandler } from 'polka';
 import { AgentError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { escapeForLog, type Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../protocols/allowed-hosts.js';
 import { hasPrivilege, NSCLIENT_ADMIN, ROOT_USER } from '../settings/privileges.js';
 import { withFallback, type Snapshot } from '../settings/snapshot.js';
@@ -105,7 +105,7 @@ export class AccessControl {
       if (!(await this.admit(req, res))) return;
       if (!this.allows(req, requirement)) {
         this.opts.metrics.authFailure('privilege');
-        this.opts.log.warning(`403 ${req.method} ${req.path}: user ${req.principal?.user} lacks ${listOf(req, requirement).join(' or ')}`);
+        this.opts.log.warning(`403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: user ${escapeForLog(req.principal?.user)} lacks ${listOf(req, requirement).join(' or ')}`);
         this.forbid(res);
         return;
       }
@@ -136,7 +136,7 @@ export class AccessControl {
     if (req.principal) return true;
     const d = this.current();
     const address = req.socket.remoteAddress ?? '';
-    if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${req.method} ${req.path}: ${address} is not in allowed hosts`);
+    if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts`);
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
     const header = req.headers.authorization;
     // Keep-alive fast path: the same header on the same connection under the same settings version
@@ -156,11 +156,11 @@ export class AccessControl {
       // A malformed header is a guess too: it takes a slot and fails at once.
       const attempt = this.limiter.acquire(address);
       if (!attempt) return this.refuse(res, 'blocked', undefined);
-      return this.fail(res, address, attempt.fail(), credential.reason, `403 ${req.method} ${req.path} from ${address}: ${credential.reason} ${credential.header} header`);
+      return this.fail(res, address, attempt.fail(), credential.reason, `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: ${credential.reason} ${credential.header} header`);
     }
     const outcome = await this.verifyGuess(address, credential);
     if (outcome.kind === 'blocked') return this.refuse(res, 'blocked', undefined);
-    if (outcome.kind === 'failed') return this.fail(res, address, outcome.blockStarted, 'credentials', `403 ${req.method} ${req.path} from ${address}: bad credentials for ${credential.who}`);
+    if (outcome.kind === 'failed') return this.fail(res, address, outcome.blockStarted, 'credentials', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: bad credentials for ${escapeForLog(credential.who)}`);
     req.principal = outcome.principal;
     if (header !== undefined && req.headers.authorization === header && this.cacheVersion === version) {
       (req.socket as unknown as MemoSocket)[AUTH_MEMO] = { header, version, principal: outcome.principal };
@@ -312,7 +312,7 @@ export class AccessControl {
   private fail(res: ServerResponse, address: string, blockStarted: boolean, reason: string, message: string): false {
     if (blockStarted) {
       const web = this.derived?.snapshot.sections[WEB_SECTION] ?? {};
-      this.opts.log.warning(new AgentError('AGENT_WARN_WEB_AUTH_BLOCKED', [address, web['auth rate limit block seconds'] ?? 60, web['auth rate limit max failures'] ?? 10]).message);
+      this.opts.log.warning(new AgentError('AGENT_WARN_WEB_AUTH_BLOCKED', [escapeForLog(address), web['auth rate limit block seconds'] ?? 60, web['auth rate limit max failures'] ?? 10]).message);
     }
     return this.refuse(res, reason, message);
   }

@@ -12,7 +12,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
 import { AgentError, type ErrorCode } from '../errors.js';
-import type { Logger } from '../log.js';
+import { escapeForLog, type Logger } from '../log.js';
 import { sendJson, sendText } from './respond.js';
 
 /** Catalogue codes that carry no status of their own but reach HTTP. */
@@ -32,7 +32,7 @@ export type WebErrorHandler = (err: unknown, req: Request, res: ServerResponse) 
 export function createOnError(log: Logger): WebErrorHandler {
   return (err, req, res) => {
     if (res.headersSent || res.writableEnded) {
-      log.error(`error after the response started (${req.method} ${req.path}): ${stackOf(err)}`);
+      log.error(`error after the response started (${escapeForLog(req.method)} ${escapeForLog(req.path)}): ${stackOf(err)}`);
       res.destroy();
       return;
     }
@@ -47,7 +47,7 @@ export function createOnError(log: Logger): WebErrorHandler {
         return;
       }
     }
-    log.error(`internal error on ${req.method} ${req.path}: ${stackOf(err)}`);
+    log.error(`internal error on ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${stackOf(err)}`);
     const internal = new AgentError('AGENT_ERR_HTTP_INTERNAL');
     sendJson(res, 500, envelope(internal));
   };

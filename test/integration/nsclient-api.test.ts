@@ -110,7 +110,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     assert.equal(since.status, 200);
     const items = since.json<{ index: number; message: string; level: string; file: string; line: number; namespace: string }[]>();
     assert.equal(items[0]?.index, index);
-    assert.equal(items[0]?.message, 'first\\x0aforged line', 'control characters are escaped');
+    assert.equal(items[0]?.message, 'first\\nforged line', 'control characters are escaped');
     assert.equal(items[0]?.level, 'error');
     assert.equal(items[0]?.file, 'monitor.ps1');
     assert.equal(items[0]?.line, 12);
@@ -119,7 +119,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     assert.deepEqual(none.json(), []);
     const status = await root('/api/v1/logs/status');
     assert.equal(status.json<{ errors: number; last_error: string }>().errors >= 1, true);
-    assert.equal(status.json<{ last_error: string }>().last_error, 'first\\x0aforged line');
+    assert.equal(status.json<{ last_error: string }>().last_error, 'first\\nforged line');
     assert.equal((await json('POST', '/api/v1/logs', { level: 'loud' })).status, 422);
     assert.equal((await root('/api/v1/logs/since?since=-1')).status, 400);
   });

@@ -7,7 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import { AgentError, errorMessage } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { escapeForLog, type Logger } from '../../log.js';
 import { decode, encode, Plugin, type MessageName } from '../plugin/codec.js';
 import { escapeLog } from '../../log-escape.js';
 import { FrameReader } from './frame-reader.js';
@@ -97,7 +97,7 @@ export class ServedConnection {
     }
     for (const frame of frames) this.dispatch(frame);
     if (fatal !== undefined) {
-      this.log.warning(`closing connection from ${escapeLog(this.peer.address)}: ${fatal}`);
+      this.log.warning(`closing connection from ${escapeLog(this.peer.address)}: ${escapeForLog(fatal)}`);
       this.send(FrameKind.Error, errorBody(new AgentError('AGENT_ERR_AGENT_FRAME', [fatal]).message), FLAG_CLOSE);
       this.draining = true;
       this.socket.end();
@@ -160,7 +160,7 @@ export class ServedConnection {
       await this.handlers.submit(body, this.peer);
       return [FrameKind.SubmitAck, ackBody(message.payload as Plugin.QueryResponseMessage.IResponse[], id)];
     } catch (err) {
-      this.log.error(`${kindName(kind)} from ${escapeLog(this.peer.address)} failed: ${errorMessage(err)}`);
+      this.log.error(`${kindName(kind)} from ${escapeLog(this.peer.address)} failed: ${escapeForLog(errorMessage(err))}`);
       return [FrameKind.Error, errorBody(errorMessage(err), id)];
     }
   }

@@ -14,7 +14,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { AgentError, errorMessage } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { escapeForLog, type Logger } from '../../log.js';
 import { toNagios, type QueryResult } from '../../core/result.js';
 import { escapeLog } from '../../log-escape.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
@@ -183,7 +183,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
       packet = reader.next();
     } catch (err) {
       done = true;
-      log.warning(`dropped ${peer}: ${errorMessage(err)}`);
+      log.warning(`dropped ${peer}: ${escapeForLog(errorMessage(err))}`);
       socket.destroy();
       return;
     }
@@ -193,7 +193,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
     socket.off('data', onData);
     socket.pause();
     void respond(socket, packet, policy, options, log).catch((err: unknown) => {
-      log.error(`answering ${peer} failed: ${errorMessage(err)}`);
+      log.error(`answering ${peer} failed: ${escapeForLog(errorMessage(err))}`);
       socket.destroy();
     });
   };
@@ -201,7 +201,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
 }
 
 async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger): Promise<void> {
-  const peer = socket.remoteAddress ?? '?';
+  const peer = escapeLog(socket.remoteAddress ?? '?');
   if (packet.type !== QUERY_PACKET) {
     log.warning(`dropped ${peer}: packet type ${packet.type} is not a query`);
     socket.destroy();
@@ -216,10 +216,10 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     socket.destroy();
     return;
   } else if (!isData && args.length > 0 && !policy.allowArguments) {
-    log.warning(`refused query ${command} from ${peer}: it has arguments and allow arguments is off`);
+    log.warning(`refused query ${escapeForLog(command)} from ${peer}: it has arguments and allow arguments is off`);
     result = refusal(`Request contained arguments, which this server does not allow (allow arguments = false)`);
   } else if (!isData && !policy.allowNastyCharacters && NASTY.test(text)) {
-    log.warning(`refused query ${command} from ${peer}: it contains characters refused while allow nasty characters is off`);
+    log.warning(`refused query ${escapeForLog(command)} from ${peer}: it contains characters refused while allow nasty characters is off`);
     // Named without a literal `|`: check_nrpe and our client would read all after it as perf data.
     result = refusal(`Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/[|\r\n]/g, '')}, the vertical bar or a line break); allow nasty characters = false`);
   } else {
@@ -229,7 +229,7 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     } catch (err) {
       result = refusal(`${command} failed: ${errorMessage(err)}`);
     }
-    log.debug(`${peer} ${command}: status ${result.result} in ${Date.now() - started} ms`);
+    log.debug(`${peer} ${escapeForLog(command)}: status ${result.result} in ${Date.now() - started} ms`);
   }
   if (socket.destroyed) return;
   const response = encodePacket({

@@ -9,12 +9,13 @@
  *   error and critical entries since the start or the last clear.
  * - `POST /api/v1/logs` (`logs.put`): body `{file?, line?, level?, message?}`
  *   (defaults: `REST`, 0, `error`, `no message`) adds an entry under the
- *   namespace `agent:web:rest`, control characters of the message escaped;
+ *   namespace `agent:web:rest`, message and file escaped by escapeForLog
+ *   (log.ts: one line, cut at 64 Ki characters);
  *   answers `{index}`.
  * - `DELETE /api/v1/logs` (`logs.delete`): empties the in-memory log and its
  *   counters; answers `{count: 0}`.
  */
-import { LEVELS, type LogLevel } from '../../log.js';
+import { escapeForLog, LEVELS, type LogLevel } from '../../log.js';
 import { bodyValidator, readJsonBody } from '../body.js';
 import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
@@ -26,6 +27,9 @@ interface LogPost {
   level?: LogLevel;
   message?: string;
 }
+
+/** Characters of a posted message kept in the entry (the rest is cut, marked with …). */
+const POSTED_MESSAGE_MAX = 65_536;
 
 const validateLogPost = bodyValidator<LogPost>({
   type: 'object',
@@ -73,8 +77,9 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
   ctx.route('POST', '/api/v1/logs', 'logs.put', async (req, res) => {
     const body = await readJsonBody(req, ctx.maxBodySize(), validateLogPost);
     const level = body.level ?? 'error';
-    const message = escapeControls(body.message ?? 'no message');
-    rest[level](message, { file: escapeControls(body.file ?? 'REST'), line: body.line ?? 0 });
+    // The one log escaper (log-escape.ts): a posted message stays one log line.
+    const message = escapeForLog(body.message ?? 'no message', POSTED_MESSAGE_MAX);
+    rest[level](message, { file: escapeForLog(body.file ?? 'REST'), line: body.line ?? 0 });
     const entries = control.logs();
     sendJson(res, 200, { index: entries.length > 0 ? entries[entries.length - 1]!.index : 0 });
   });
@@ -83,9 +88,4 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
     control.clearLogs();
     sendJson(res, 200, { count: 0 });
   });
-}
-
-/** CR, LF and other control characters as visible escapes, so a posted message is one log line. */
-function escapeControls(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
