@@ -44,7 +44,7 @@ export const CODES = {
   AGENT_WARN_ADH_CIPHERS: { message: '%s allows anonymous DH (ADH) ciphers, which do not authenticate the peer', severity: 'warning' },
   AGENT_WARN_VERIFY_NONE: { message: '%s has verify mode none while use ssl is on: the peer certificate is not checked', severity: 'warning' },
   AGENT_WARN_EMPTY_PASSWORD: { message: 'WEBServer is enabled and no password is set: a random one is generated at each start', severity: 'warning' },
-  AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: '%s: allowed hosts lets every address connect', severity: 'warning' },
+  AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: 'allowed hosts lets every address connect%s', severity: 'warning' },
   AGENT_WARN_NO_CA: { message: '%s has no ca configured: anyone allowed by allowed hosts may query', severity: 'warning' },
   AGENT_WARN_PLAIN_PASSWORD: { message: 'password of %s is stored in plain text; agent web add-user stores a hash', severity: 'warning' },
   AGENT_WARN_UNAUTHENTICATED_EXEC: { message: '%s lets peers that are not authenticated (%s) run exec commands (%s)', severity: 'warning' },

@@ -8,6 +8,7 @@ import { AgentError, errorMessage } from './errors.js';
 import { installCrashHandlers } from './cli/crash.js';
 import { VERSION } from './version.js';
 import { helpFormOf, runHelpForm, type HelpForm } from './cli/help-forms.js';
+import { findCommand } from './cli/commands.js';
 
 export const HELP = `Usage: agent <command> [options]
 
@@ -27,16 +28,8 @@ Commands:
 Every command that reads settings takes --settings FILE (default: $AGENT_SETTINGS,
 else settings/agent.ini). Run "agent <command> --help" for details.`;
 
-type Command = (argv: string[]) => Promise<number>;
-
 async function dispatch(argv: string[]): Promise<number> {
-  const [cmd, ...rest] = argv;
-  const form = helpFormOf(rest[0]);
-  // `agent run help-short`, `agent web help`: NSClient++'s help forms of a command (not of a query's arguments).
-  if (form && (cmd === 'run' || cmd === 'web' || cmd === 'settings')) return runHelpForm((a) => dispatch([cmd, ...a]), form);
-  const webForm = cmd === 'web' && rest[0] !== undefined ? helpFormOf(rest[1]) : undefined;
-  if (webForm) return runHelpForm((a) => dispatch(['web', rest[0] as string, ...a]), webForm);
-  if (form === undefined && (cmd === 'help-short' || cmd === 'help-csv')) return runHelpForm(async () => (process.stdout.write(`${HELP}\n`), 0), helpFormOf(cmd) as HelpForm);
+  const [cmd] = argv;
   switch (cmd) {
     case undefined:
     case '--help':
@@ -44,58 +37,22 @@ async function dispatch(argv: string[]): Promise<number> {
     case 'help':
       process.stdout.write(`${HELP}\n`);
       return cmd === undefined ? 2 : 0;
+    case 'help-short':
+    case 'help-csv':
+      return runHelpForm(async () => (process.stdout.write(`${HELP}\n`), 0), helpFormOf(cmd) as HelpForm);
     case '--version':
     case 'version':
       process.stdout.write(`${VERSION}\n`);
       return 0;
-    case 'run':
-      return (await import('./cli/run.js')).runCommand(rest);
-    case 'query':
-      return (await import('./cli/query.js')).queryCommand(rest);
-    case 'settings':
-      return settings(rest);
-    case 'web':
-      return (await lazy('./cli/web.js', 'runWebCommand'))(rest);
-    case 'client':
-      return (await lazy('./cli/client.js', 'runClientCommand'))(rest);
-    default:
-      throw new AgentError('AGENT_ERR_USAGE', [`unknown command "${cmd}"; run agent --help`]);
   }
-}
-
-async function settings(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  const form = helpFormOf(rest[0]);
-  if (form && sub !== undefined) return runHelpForm((a) => settings([sub, ...a]), form);
-  switch (sub) {
-    case 'validate':
-      return (await import('./cli/settings-validate.js')).validateCommand(rest);
-    case 'show':
-      return (await import('./cli/settings-show.js')).showCommand(rest);
-    case 'schema':
-      return (await import('./cli/settings-schema.js')).schemaCommand(rest);
-    case 'plan':
-      return (await import('./cli/settings-plan.js')).planCommand(rest);
-    case 'import':
-      return (await import('./cli/settings-import.js')).importCommand(rest);
-    case 'fmt':
-      return (await import('./cli/settings-fmt.js')).fmtCommand(rest);
-    case '--help':
-    case 'help':
-    case undefined:
-      process.stdout.write('Usage: agent settings validate|show|schema|plan|import|fmt [options]\nRun "agent settings <sub> --help" for details.\n');
-      return sub === undefined ? 2 : 0;
-    default:
-      throw new AgentError('AGENT_ERR_USAGE', [`unknown settings command "${sub}" (validate, show, schema, plan, import, fmt)`]);
-  }
-}
-
-/** Import a command module by path (kept loose so each command loads only when used). */
-async function lazy(path: string, name: string): Promise<Command> {
-  const mod = (await import(path)) as Record<string, Command>;
-  const fn = mod[name];
-  if (typeof fn !== 'function') throw new Error(`${path} does not export ${name}`);
-  return fn;
+  const found = findCommand(argv);
+  if (!found) throw new AgentError('AGENT_ERR_USAGE', [`unknown command "${cmd}"; run agent --help`]);
+  const command = await found.entry.load();
+  // NSClient++'s help forms of a command (`agent run help-short`, `agent web add-user help-csv`),
+  // not of a query's arguments: `agent query help` and `agent client help` are the command's own help.
+  const form = helpFormOf(found.rest[0]);
+  if (form) return runHelpForm((a) => command.run(a), form);
+  return command.run(found.rest);
 }
 
 // `agent settings show | head` closes the pipe early: that is not an error.

@@ -9,21 +9,36 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { err, out, takeSettingsOption } from './args.js';
+import { err, out, parseArgs, takeSettingsOption } from './args.js';
+import { helpFormOf } from './help-forms.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
 import { startLocalCore } from './local-core.js';
 import { loadSettingsFile, loadSettingsText } from '../settings/load.js';
 import { toNagios } from '../core/result.js';
 import { sink } from '../log.js';
 
-export const CLIENT_HELP = `Usage: agent client [--settings FILE] <query> [options]
+/**
+ * Options of `agent client` itself, before the query's name (--settings may
+ * stand anywhere). The query's own options, NSClient++'s client syntax, are
+ * in protocols/client-options.ts and listed by `agent client <query> --help`.
+ */
+export const CLIENT_CLI_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
+
+export const CLIENT_HELP = helpText(
+  `Usage: agent client [--settings FILE] <query> [options]
 
 Runs a client query and prints its result in the Nagios form; the exit
 status is the check status (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 Queries: remote_query, remote_exec, remote_submit, remote_forward (NRPE),
          agent_query, agent_exec, agent_submit (agent protocol).
 Example: agent client remote_query --host 127.0.0.1 --port 5666 --command check_load --arguments -w 5 -c 10
-         agent client remote_query --help      (the options of a query)`;
+         agent client remote_query --help      (the options of a query; help-short, help-csv too)`,
+  CLIENT_CLI_OPTIONS,
+);
+
+/** `agent client remote_query help-csv`: NSClient++'s bare help forms as the query's only argument. */
+const QUERY_HELP_FORMS = { full: '--help', short: '--help-short', csv: '--help-csv' } as const;
 
 /** Owning module by query-name prefix. */
 const OWNERS: readonly [string, string][] = [
@@ -36,22 +51,21 @@ export async function runClientCommand(allArgs: string[]): Promise<number> {
   const argv = taken.rest;
   const settingsFile: string | undefined = taken.settings;
   let i = 0;
-  for (; i < argv.length && argv[i]!.startsWith('--'); i++) {
-    const a = argv[i]!;
-    if (a === '--help' || a === '-h') {
-      out(CLIENT_HELP);
-      return 0;
-    }
-    {
-      err(`agent client: unknown option ${a} before the query name\n${CLIENT_HELP}`);
-      return 2;
-    }
+  while (i < argv.length && (argv[i]!.startsWith('--') || argv[i] === '-h')) i++;
+  // -h is check_nrpe's spelling of --help.
+  const head = argv.slice(0, i).map((a) => (a === '-h' ? '--help' : a));
+  const { options } = parseArgs(head, specOf(CLIENT_CLI_OPTIONS));
+  if (options.help) {
+    out(CLIENT_HELP);
+    return 0;
   }
-  const [query, ...args] = argv.slice(i);
+  const [query, ...given] = argv.slice(i);
   if (query === undefined || query === 'help') {
     (query ? out : err)(CLIENT_HELP);
     return query ? 0 : 2;
   }
+  const form = given.length === 1 ? helpFormOf(given[0]) : undefined;
+  const args = form ? [QUERY_HELP_FORMS[form]] : given;
   const owner = OWNERS.find(([prefix]) => query.toLowerCase().startsWith(prefix))?.[1];
   if (owner === undefined) {
     err(`agent client: "${query}" is not a client query\n${CLIENT_HELP}`);

@@ -4,19 +4,26 @@
  * with its status (0-3), as a Nagios plugin does.
  */
 import { parseArgs, settingsPath, out, err, takeSettingsOption } from './args.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { toNagios } from '../core/result.js';
 import { sink } from '../log.js';
 import { formatProblem } from './format-problem.js';
 import { startLocalCore } from './local-core.js';
 
-export const QUERY_HELP = `Usage: agent query [--settings FILE] <command> [arguments…]
+/** Options of `agent query` itself, before the query's name (--settings may stand anywhere). */
+export const QUERY_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
+
+export const QUERY_HELP = helpText(
+  `Usage: agent query [--settings FILE] <command> [arguments…]
 
 Runs one query with the modules that the settings enable (listeners such as
 WEBServer are not started) and prints the result in the Nagios form
-  message|'label'=value[unit];warn;crit;min;max
+    message|'label'=value[unit];warn;crit;min;max
 Exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
-Example: agent query check_ok "all good"`;
+Example: agent query check_ok "all good"`,
+  QUERY_OPTIONS,
+);
 
 export async function queryCommand(argv: string[]): Promise<number> {
   // `--settings FILE` may stand anywhere; other options of `agent query` come
@@ -26,7 +33,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
   let i = 0;
   while (i < taken.rest.length && (taken.rest[i] as string).startsWith('--')) head.push(taken.rest[i++] as string);
   const rest = taken.rest.slice(i);
-  const { options } = parseArgs(head, { settings: { value: true }, help: { value: false } });
+  const { options } = parseArgs(head, specOf(QUERY_OPTIONS));
   if (options.help || rest.length === 0) {
     (options.help ? out : err)(QUERY_HELP);
     return options.help ? 0 : 2;

@@ -7,6 +7,7 @@
  * (crash.ts).
  */
 import { parseArgs, settingsPath, out, err, settingsExitCode } from './args.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { formatMessage } from '../errors.js';
 import { startAgent } from '../agent.js';
 import { sink } from '../log.js';
@@ -14,14 +15,19 @@ import { formatProblem } from './format-problem.js';
 import { notifySystemd } from './sd-notify.js';
 import { onCrash } from './crash.js';
 
-export const RUN_HELP = `Usage: agent run [--settings FILE]
+export const RUN_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
+
+export const RUN_HELP = helpText(
+  `Usage: agent run [--settings FILE]
 
 Runs the agent in the foreground on the settings file (default: $AGENT_SETTINGS,
 else settings/agent.ini). Edits of the file apply while it runs; SIGHUP reloads;
-SIGTERM or SIGINT stops the modules in reverse order and exits 0.`;
+SIGTERM or SIGINT stops the modules in reverse order and exits 0.`,
+  RUN_OPTIONS,
+);
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const { options } = parseArgs(argv, { settings: { value: true }, help: { value: false } });
+  const { options } = parseArgs(argv, specOf(RUN_OPTIONS));
   if (options.help) {
     out(RUN_HELP);
     return 0;

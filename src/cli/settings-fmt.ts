@@ -12,21 +12,30 @@ import { AgentError, errorMessage } from '../errors.js';
 import { rewriteSettingsFile } from '../settings/edit-ini.js';
 import { formatIni, type FormatChange } from '../settings/format-ini.js';
 import { err, out, parseArgs, settingsPath } from './args.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
 
-export const FMT_HELP = `Usage: agent settings fmt [FILE…] [--check] [--diff] [--settings FILE]
+export const FMT_OPTIONS: readonly CliOption[] = [
+  { name: 'check', help: 'write nothing; list the files that are not canonical and exit 1' },
+  { name: 'diff', help: 'also print each line that differs (file:line: - before / + after)' },
+  SETTINGS_OPTION,
+  HELP_OPTION,
+];
+
+export const FMT_HELP = helpText(
+  `Usage: agent settings fmt [FILE…] [--check] [--diff] [--settings FILE]
 
 Rewrites settings files in place in one canonical layout: "key = value",
 one blank line before each section, no trailing blanks, a final line
 ending; comments and the order of everything are kept. Files that are
 already canonical are not touched. Default file: $AGENT_SETTINGS, else
 settings/agent.ini.
-  --check   write nothing; list the files that are not canonical and exit 1
-  --diff    also print each line that differs (file:line: - before / + after)
 Exit: 0 done or all canonical, 1 not canonical (--check) or not writable,
-2 usage or a file that cannot be read.`;
+2 usage or a file that cannot be read.`,
+  FMT_OPTIONS,
+);
 
 export async function fmtCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, { check: { value: false }, diff: { value: false }, help: { value: false }, settings: { value: true } });
+  const { options, positionals } = parseArgs(argv, specOf(FMT_OPTIONS));
   if (options.help) {
     out(FMT_HELP);
     return 0;

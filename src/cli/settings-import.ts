@@ -13,9 +13,19 @@ import { dirname, join, resolve } from 'node:path';
 import { errorMessage } from '../errors.js';
 import { formatChanges, importNsclient } from '../settings/import/import.js';
 import { err, out, parseArgs } from './args.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
 
-export const IMPORT_HELP = `Usage: agent settings import NSCLIENT.INI [--output FILE] [--force] [--format text|json]
+export const IMPORT_OPTIONS: readonly CliOption[] = [
+  { name: 'output', arg: 'FILE', help: 'write the result there (default: print it on stdout, the report on stderr)' },
+  { name: 'force', help: 'replace an existing --output file' },
+  { name: 'format', arg: 'text|json', help: 'json: print {valid, output, settings?, changes, unsupportedModules, problems, warnings}' },
+  { ...SETTINGS_OPTION, help: 'accepted for symmetry with the other commands; the file to translate is NSCLIENT.INI' },
+  HELP_OPTION,
+];
+
+export const IMPORT_HELP = helpText(
+  `Usage: agent settings import NSCLIENT.INI [--output FILE] [--force] [--format text|json]
 
 Translates an NSClient++ settings file into a settings file of this agent:
 module names (NRPEServer -> RemoteServer, NSCPClient -> AgentClient, ...),
@@ -24,13 +34,12 @@ section paths (/settings/NRPE/... -> /settings/remote/..., /settings/WEB/server/
 comments that stand above them. Every key dropped or changed is reported as
 file:line: [section] key: action: reason. The result is validated as
 agent settings validate does before it is written.
-  --output FILE   write the result there (default: print it on stdout, the report on stderr)
-  --force         replace an existing --output file
-  --format json   print {valid, output, settings?, changes, unsupportedModules, problems, warnings}
-Exit: 0 translated, 1 the result does not validate (nothing written), 2 usage or unreadable file.`;
+Exit: 0 translated, 1 the result does not validate (nothing written), 2 usage or unreadable file.`,
+  IMPORT_OPTIONS,
+);
 
 export async function importCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, { output: { value: true }, force: { value: false }, format: { value: true }, help: { value: false }, settings: { value: true } });
+  const { options, positionals } = parseArgs(argv, specOf(IMPORT_OPTIONS));
   if (options.help) {
     out(IMPORT_HELP);
     return 0;

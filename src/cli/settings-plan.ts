@@ -4,18 +4,24 @@
  * assuming the modules enabled in OLD are running. Applies nothing.
  */
 import { parseArgs, out, err, settingsExitCode } from './args.js';
+import { HELP_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { agentStep, computePlan } from '../settings/plan.js';
 import { formatProblem } from './format-problem.js';
 
-export const PLAN_HELP = `Usage: agent settings plan OLD NEW [--json]
+export const PLAN_OPTIONS: readonly CliOption[] = [{ name: 'json', help: 'the steps as a JSON array of {module, action, reason}' }, HELP_OPTION];
+
+export const PLAN_HELP = helpText(
+  `Usage: agent settings plan OLD NEW [--json]
 
 Prints what a reconcile from settings file OLD to NEW would do, module by
 module: load, unload, apply (in place), restart, or unchanged. Nothing is applied.
-Exit: 0, 1 when either file is invalid, 2 usage.`;
+Exit: 0, 1 when either file is invalid, 2 usage.`,
+  PLAN_OPTIONS,
+);
 
 export async function planCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, { json: { value: false }, help: { value: false } });
+  const { options, positionals } = parseArgs(argv, specOf(PLAN_OPTIONS));
   if (options.help) {
     out(PLAN_HELP);
     return 0;

@@ -3,13 +3,20 @@
  * settings file, for editors and other validators: the root schema with
  * every section schema inlined under `definitions`.
  */
-import { out } from './args.js';
+import { AgentError } from '../errors.js';
+import { out, parseArgs } from './args.js';
+import { HELP_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 
-export const SCHEMA_HELP = `Usage: agent settings schema
+export const SCHEMA_OPTIONS: readonly CliOption[] = [HELP_OPTION];
+
+export const SCHEMA_HELP = helpText(
+  `Usage: agent settings schema
 
 Prints one combined JSON Schema of the settings file (section path -> keys),
-with every section schema inlined, for editors and other validators.`;
+with every section schema inlined, for editors and other validators.`,
+  SCHEMA_OPTIONS,
+);
 
 export function combinedSchema(): JsonSchema {
   const set = loadSchemaSet();
@@ -37,10 +44,12 @@ export function combinedSchema(): JsonSchema {
 }
 
 export async function schemaCommand(argv: string[]): Promise<number> {
-  if (argv.includes('--help')) {
+  const { options, positionals } = parseArgs(argv, specOf(SCHEMA_OPTIONS));
+  if (options.help) {
     out(SCHEMA_HELP);
     return 0;
   }
+  if (positionals.length > 0) throw new AgentError('AGENT_ERR_USAGE', [`agent settings schema takes no arguments (got "${positionals[0]}")`]);
   out(JSON.stringify(combinedSchema(), null, 2));
   return 0;
 }

@@ -8,6 +8,7 @@
 import { basename, dirname, relative } from 'node:path';
 import { isSecretValue, SECRET_MASK } from '../settings/secrets.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 import { objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
@@ -15,25 +16,38 @@ import { formatProblem } from './format-problem.js';
 import { keySchema } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
 
-export const SHOW_HELP = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--describe] [--json] [--settings FILE]
+export const SHOW_OPTIONS: readonly CliOption[] = [
+  { name: 'resolved', help: 'also print client targets and web users after inheritance' },
+  { name: 'section', arg: 'PATH', help: 'only sections whose path starts with PATH (case-insensitive)' },
+  { name: 'describe', help: "print each key's description from the schema above it" },
+  { name: 'json', help: 'machine-readable output (descriptions always included)' },
+  SETTINGS_OPTION,
+  HELP_OPTION,
+];
+
+const SHOW_TEXT = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--describe] [--json] [--settings FILE]
 
 Prints the effective settings: every section with defaults applied and
 variables expanded, each value with its origin (file:line, or "default").
-  --resolved      also print client targets and web users after inheritance
-  --section PATH  only sections whose path starts with PATH (case-insensitive)
-  --describe      print each key's description from the schema above it
-  --json          machine-readable output (descriptions always included)
+Keys a server reads from [/settings/default] when its own section does not
+set them (password, allowed hosts) are shown in that section with the value
+in force and its origin: "agent.ini:27 [/settings/default]", or "default
+[/settings/default]" for the built-in default.
 Secrets are shown as ******: passwords and every value read with
 \${env:NAME} or \${file:PATH}. Values from included files name their file.`;
+
+export const SHOW_HELP = helpText(SHOW_TEXT, SHOW_OPTIONS);
 
 interface ShownValue {
   value: unknown;
   origin: string;
+  /** The section the value comes from when the key falls back to another section (x-fallback). */
+  from?: string;
   description?: string;
 }
 
 export async function showCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, { resolved: { value: false }, section: { value: true }, json: { value: false }, describe: { value: false }, help: { value: false }, settings: { value: true } });
+  const { options, positionals } = parseArgs(argv, specOf(SHOW_OPTIONS));
   if (options.help) {
     out(SHOW_HELP);
     return 0;
@@ -53,6 +67,7 @@ export async function showCommand(argv: string[]): Promise<number> {
     if (!keep(path)) continue;
     const schema = set.find(path)?.section.schema;
     sections[path] = shownSection(values, s.origins[path] ?? {}, schema, s.file);
+    Object.assign(sections[path], fallbackValues(s, values, schema));
   }
   const objects: Record<string, Record<string, ShownValue>> = {};
   if (options.resolved) {
@@ -96,6 +111,30 @@ function shownSection(values: Readonly<Record<string, unknown>>, origins: Readon
       value: secret && value !== '' ? SECRET_MASK : value,
       origin: o ? `${o.object ? `object ${o.object}, ` : ''}${originFile(o.file, file)}:${o.line}` : 'default',
       ...(prop?.description ? { description: String(prop.description) } : {}),
+    };
+  }
+  return out;
+}
+
+/**
+ * The keys a section does not set but reads from the section its schema
+ * names in x-fallback (password and allowed hosts from [/settings/default]):
+ * the effective value, with the origin of the fallback's entry, or
+ * "default" when the fallback section's schema default applies.
+ */
+function fallbackValues(s: Snapshot, values: Readonly<Record<string, unknown>>, schema: JsonSchema | undefined): Record<string, ShownValue> {
+  const out: Record<string, ShownValue> = {};
+  for (const [key, prop] of Object.entries(schema?.properties ?? {}) as [string, JsonSchema][]) {
+    const from = prop['x-fallback'];
+    if (typeof from !== 'string' || values[key] !== undefined) continue;
+    const value = s.sections[from]?.[key];
+    if (value === undefined) continue;
+    const o = s.origins[from]?.[key];
+    out[key] = {
+      value: isSecretValue(prop, o) && value !== '' ? SECRET_MASK : value,
+      origin: `${o ? `${originFile(o.file, s.file)}:${o.line}` : 'default'} [${from}]`,
+      from,
+      ...(prop.description ? { description: String(prop.description) } : {}),
     };
   }
   return out;

@@ -4,28 +4,36 @@
  * with --strict), 2 usage error or unreadable file.
  */
 import { parseArgs, settingsPath, out, err } from './args.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { SettingsReader } from '../settings/includes.js';
 import type { SettingsProblem } from '../settings/problem.js';
 import { formatProblem } from './format-problem.js';
 
-export const VALIDATE_HELP = `Usage: agent settings validate [FILE…] [--format text|json|github] [--strict] [--settings FILE]
+export const VALIDATE_OPTIONS: readonly CliOption[] = [
+  { name: 'format', arg: 'text|json|github', help: 'text: one line per problem (default); json: {"valid","files":[{"file","valid","errors","warnings"}]}; github: workflow annotations' },
+  { name: 'strict', help: 'warnings fail the run too' },
+  SETTINGS_OPTION,
+  HELP_OPTION,
+];
+
+export const VALIDATE_HELP = helpText(
+  `Usage: agent settings validate [FILE…] [--format text|json|github] [--strict] [--settings FILE]
 
 Validates settings files against the schemas (default file: $AGENT_SETTINGS,
 else settings/agent.ini) and prints every problem with file:line:col, section,
-key, a stable code and a message.
-  --format text    one line per problem (default)
-  --format json    {"valid":bool,"files":[{"file","valid","errors":[…],"warnings":[…]}]}
-                   each problem {code,severity,message,file,line,col,section?,key?}
-  --format github  GitHub workflow annotations (::error file=…,line=…,col=…::…)
+key, a stable code and a message. With --format json each problem is
+{code,severity,message,file,line,col,section?,key?}; --format github prints
+::error file=…,line=…,col=…::… annotations.
 Files included by several of the FILEs are read and checked once per run; a
 problem in such a file is printed once (--format json lists it for every
 file that includes it).
-  --strict         warnings fail the run too
-Exit: 0 valid, 1 invalid (or warnings with --strict), 2 usage or unreadable file.`;
+Exit: 0 valid, 1 invalid (or warnings with --strict), 2 usage or unreadable file.`,
+  VALIDATE_OPTIONS,
+);
 
 export async function validateCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, { format: { value: true }, strict: { value: false }, help: { value: false }, settings: { value: true } });
+  const { options, positionals } = parseArgs(argv, specOf(VALIDATE_OPTIONS));
   if (options.help) {
     out(VALIDATE_HELP);
     return 0;

@@ -32,72 +32,14 @@ import { loadSettingsFile } from '../settings/load.js';
 import { parsePrivilegeList, ROOT_USER } from '../settings/privileges.js';
 import { withFallback } from '../settings/snapshot.js';
 import { hashPassword } from '../web/password-hash.js';
-import { err, out, parseArgs, settingsExitCode, settingsPath, type OptionSpec } from './args.js';
+import { err, out, parseArgs, settingsExitCode, settingsPath } from './args.js';
+import { HELP, WEB_OPTIONS } from './web-options.js';
+import { specOf } from './options.js';
 import { formatProblem } from './format-problem.js';
 
 const WEB = '/settings/WEB/server';
 const ROLES = '/settings/web/roles';
 const USERS = '/settings/web/users';
-
-const HELP: Record<string, string> = {
-  web: `Usage: agent web <install|password|add-user|add-role> [options]
-
-  install   enable WEBServer and set the root password
-  password  set or show the web password (user root)
-  add-user  add or update a web user (password stored as a pbkdf2 hash)
-  add-role  grant a privilege to a role
-
-Run "agent web <subcommand> --help" for the options. Every subcommand takes
---settings FILE and --create (make FILE when it does not exist; without it a
-path that does not exist is refused with exit 2).`,
-  install: `Usage: agent web install [--password P | --password-stdin] [--port N] [--allowed-hosts LIST] [--https]
-                         [--certificate FILE] [--certificate-key FILE] [--allow-weak-password] [--settings FILE]
-
-Enables WEBServer in [/modules] and writes [/settings/WEB/server]:
-  --password P            password of the user root, at least 8 characters (without it an
-                          existing password stays; when there is none, a strong one is
-                          generated and printed)
-  --password-stdin        read the password from standard input (one line), so it
-                          appears neither in the process list nor in the shell history
-  --allow-weak-password   accept a password shorter than 8 characters
-  --port N                TLS port (8443 is written as 8443s; a trailing s means TLS)
-  --allowed-hosts LIST    client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)
-  --https                 serve TLS (NSClient++'s switch; TLS is the default here: an existing
-                          port without its trailing s gets it)
-  --certificate FILE      PEM certificate of the web server (checked before it is written)
-  --certificate-key FILE  PEM key of that certificate`,
-  password: `Usage: agent web password (--set P | --password-stdin | --display) [--settings FILE]
-
-  --set P     write P as the web password ([/settings/WEB/server] password, user root)
-  --password-stdin  the same, reading the password from standard input (one line)
-  --display   print the password in force (the web server's own, else [/settings/default])`,
-  'add-user': `Usage: agent web add-user --user U [--password P | --password-stdin] [--role R] [--settings FILE]
-
-Writes [/settings/web/users/U] with the password as a pbkdf2-sha256 hash and
-the role, as NSClient++ does: an existing user given only --role keeps its
-password; a new user without --password gets a strong one, printed once
-(--password-stdin reads it from standard input, one line); a user without
---role keeps the role it has, or gets the role client with a warning (client
-is added to [/settings/web/roles] with NSClient++'s read-only privileges when
-the file does not define it).`,
-  'add-role': `Usage: agent web add-role --role R --grant PRIVILEGE[,PRIVILEGE...] [--settings FILE]
-
-Appends the privileges to the role's list in [/settings/web/roles] (ones it
-already has are not repeated). A privilege is dot-separated; a trailing *
-grants every privilege with that prefix, * alone grants everything.`,
-};
-
-/** The options every subcommand takes, listed under each one's --help. */
-const COMMON_OPTIONS = `
-  --settings FILE  the settings file (default: $AGENT_SETTINGS, else settings/agent.ini)
-  --create         make FILE when it does not exist (without it a path that does not exist is refused, exit 2)`;
-
-const SPECS: Record<string, Record<string, OptionSpec>> = {
-  install: { password: { value: true }, 'password-stdin': { value: false }, port: { value: true }, 'allowed-hosts': { value: true }, https: { value: false }, certificate: { value: true }, 'certificate-key': { value: true }, 'allow-weak-password': { value: false } },
-  password: { set: { value: true }, 'password-stdin': { value: false }, display: { value: false } },
-  'add-user': { user: { value: true }, password: { value: true }, 'password-stdin': { value: false }, role: { value: true } },
-  'add-role': { role: { value: true }, grant: { value: true } },
-};
 
 /** Entry point of `agent web` (argv after `web`). */
 export async function runWebCommand(argv: string[]): Promise<number> {
@@ -106,13 +48,13 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     (sub === undefined ? err : out)(HELP.web as string);
     return sub === undefined ? 2 : 0;
   }
-  const spec = SPECS[sub];
-  if (!spec) return usage(`unknown web subcommand "${sub}"\n\n${HELP.web}`);
+  const table = WEB_OPTIONS[sub];
+  if (!table) return usage(`unknown web subcommand "${sub}"\n\n${HELP.web}`);
   let file = '';
   try {
-    const { options, positionals } = parseArgs(rest, { ...spec, settings: { value: true }, create: { value: false }, help: { value: false } });
+    const { options, positionals } = parseArgs(rest, specOf(table));
     if (options.help) {
-      out(`${HELP[sub] as string}\n${COMMON_OPTIONS}`);
+      out(HELP[sub] as string);
       return 0;
     }
     if (positionals.length > 0) return usage(`unexpected argument "${positionals[0]}"\n\n${HELP[sub]}`);

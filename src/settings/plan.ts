@@ -108,7 +108,7 @@ function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Sn
   const originsB = originIndex(entry, b);
   const originsA = originIndex(entry, a);
   const set = loadSchemaSet();
-  const out: Change[] = [];
+  const raw: (Change & { path: string; key: string; origin: Origin | undefined })[] = [];
   for (const path of new Set([...sa.keys(), ...sb.keys()])) {
     const va = sa.get(path) ?? {};
     const vb = sb.get(path) ?? {};
@@ -116,11 +116,35 @@ function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Sn
     for (const key of new Set([...Object.keys(va), ...Object.keys(vb)])) {
       if (JSON.stringify(va[key]) !== JSON.stringify(vb[key])) {
         const o = originsB.get(path)?.[key] ?? originsA.get(path)?.[key];
-        out.push({ label: `[${path}] ${key}${at(o, b.file)}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
+        raw.push({ path, key, origin: o, label: `[${path}] ${key}${at(o, b.file)}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
       }
     }
   }
-  return out;
+  // Name only what was edited: a value an object inherits from an edited
+  // parent is the parent's change, and a [/settings/default] key counts only
+  // for a section that falls back to it (x-fallback) without setting it itself.
+  const listed = new Set(raw.map((c) => `${c.path.toLowerCase()}\0${c.key}`));
+  return raw
+    .filter((c) => {
+      const from = c.origin?.object;
+      if (from === undefined || c.path.endsWith(`/${from}`)) return true;
+      return !listed.has(`${c.path.slice(0, c.path.lastIndexOf('/')).toLowerCase()}/${from.toLowerCase()}\0${c.key}`);
+    })
+    .filter((c) => !FALLBACK_SECTIONS.has(c.path) || fallsBackTo(c.path, c.key, sa, sb, set))
+    .map(({ label, restart }) => ({ label, restart }));
+}
+
+/** Sections that other sections fall back to, key by key (`x-fallback` in their schemas). */
+const FALLBACK_SECTIONS = new Set(['/settings/default']);
+
+/** Whether a section of the slice reads `key` from `fallback` because it does not set it, before or after. */
+function fallsBackTo(fallback: string, key: string, sa: Map<string, Record<string, unknown>>, sb: Map<string, Record<string, unknown>>, set: ReturnType<typeof loadSchemaSet>): boolean {
+  for (const path of new Set([...sa.keys(), ...sb.keys()])) {
+    const prop = set.find(path)?.section.schema.properties?.[key] as { 'x-fallback'?: string } | undefined;
+    if (prop?.['x-fallback'] !== fallback) continue;
+    if (sa.get(path)?.[key] === undefined || sb.get(path)?.[key] === undefined) return true;
+  }
+  return false;
 }
 
 /** Where a value is written, for plan labels: ` (file:line)`, the file relative to the main file's folder. */

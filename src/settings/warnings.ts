@@ -1,7 +1,7 @@
 /**
  * Insecure but legal choices, reported as warnings with codes:
  * - AGENT_WARN_ADH_CIPHERS: an explicitly set `allowed ciphers` that admits
- *   anonymous suites (ADH, AECDH, aNULL, or ALL without !ADH/!aNULL), on a
+ *   anonymous suites (ADH, AECDH, aNULL, or ALL without !aNULL), on a
  *   target defined in the file or on an enabled server module with use ssl on;
  * - AGENT_WARN_VERIFY_NONE: `verify mode = none` set explicitly while `use ssl` is on;
  * - AGENT_WARN_EMPTY_PASSWORD: WEBServer enabled and the effective web password empty;
@@ -40,11 +40,21 @@ export function allowsAnonymous(ciphers: string): boolean {
   return verdict;
 }
 
+/**
+ * Our TLS code adds @SECLEVEL=0 to every list (nrpe/tls.ts), so anonymous
+ * suites in the list are usable: `!ADH` removes the finite-field ones
+ * only, and ALL still brings anonymous ECDH (AECDH), which a stock nrpe
+ * without a certificate negotiates. Only `!aNULL`, or `!ADH` with
+ * `!AECDH`, keeps them out.
+ */
 function judgeCiphers(ciphers: string): boolean {
   const parts = ciphers.split(/[:,\s]+/).filter(Boolean);
-  const excluded = parts.some((p) => /^[!-](ADH|aNULL)$/i.test(p));
-  if (excluded) return false;
-  return parts.some((p) => /^(ADH|AECDH|aNULL|ALL)(\b|-)/i.test(p) || /^ADH-|^AECDH-/i.test(p));
+  const removed = (name: string): boolean => parts.some((p) => new RegExp(`^[!-]${name}$`, 'i').test(p));
+  if (removed('aNULL')) return false;
+  const all = parts.some((p) => /^(ALL|aNULL)$/i.test(p));
+  const dh = !removed('ADH') && (all || parts.some((p) => /^ADH(\b|-)/i.test(p)));
+  const ecdh = !removed('AECDH') && (all || parts.some((p) => /^AECDH(\b|-)/i.test(p)));
+  return dh || ecdh;
 }
 
 export function allowsEveryone(list: string): boolean {
@@ -67,10 +77,10 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
     const s = input.sections[path] ?? {};
     const o = input.origins[path] ?? {};
     if (s['use ssl'] === true && o['allowed ciphers'] && allowsAnonymous(String(s['allowed ciphers']))) {
-      out.push(problem('AGENT_WARN_ADH_CIPHERS', [`[${path}]`], at(o['allowed ciphers'], path, 'allowed ciphers')));
+      out.push(problem('AGENT_WARN_ADH_CIPHERS', [module], at(o['allowed ciphers'], path, 'allowed ciphers')));
     }
     if (s['use ssl'] === true && o['verify mode'] && s['verify mode'] === 'none') {
-      out.push(problem('AGENT_WARN_VERIFY_NONE', [`[${path}]`], at(o['verify mode'], path, 'verify mode')));
+      out.push(problem('AGENT_WARN_VERIFY_NONE', [module], at(o['verify mode'], path, 'verify mode')));
     }
   }
   // Anyone allowed by allowed hosts may query AgentServer unless TLS is on
@@ -79,34 +89,33 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   const optionalCert = ['peer', 'client-once'].includes(String(agentServer['verify mode']));
   if (input.modules.AgentServer && (!agentServer.ca || agentServer['use ssl'] === false || optionalCert)) {
     const o = input.origins['/settings/agent/server'] ?? {};
-    out.push(problem('AGENT_WARN_NO_CA', ['[/settings/agent/server]'], at(o.ca ?? o['verify mode'] ?? o['use ssl'], '/settings/agent/server', 'ca')));
+    out.push(problem('AGENT_WARN_NO_CA', ['AgentServer'], at(o.ca ?? o['verify mode'] ?? o['use ssl'], '/settings/agent/server', 'ca')));
   }
 
   for (const client of ['agent', 'remote'] as const) {
-    for (const t of input.targets[client].values()) {
-      if (t.isTemplate) continue;
-      const cipherOrigin = t.origins['allowed ciphers'];
-      if (t.values['use ssl'] === true && cipherOrigin && allowsAnonymous(String(t.values['allowed ciphers']))) {
-        out.push(problem('AGENT_WARN_ADH_CIPHERS', [`target ${t.name} of the ${client} client`], at(cipherOrigin, t.path, 'allowed ciphers')));
-      }
-      const verifyOrigin = t.origins['verify mode'];
-      if (t.values['use ssl'] === true && verifyOrigin && t.values['verify mode'] === 'none') {
-        out.push(problem('AGENT_WARN_VERIFY_NONE', [`target ${t.name} of the ${client} client`], at(verifyOrigin, t.path, 'verify mode')));
-      }
-    }
+    const targets = [...input.targets[client].values()].filter((t) => !t.isTemplate && t.values['use ssl'] === true);
+    const adh = targets.filter((t) => t.origins['allowed ciphers'] && allowsAnonymous(String(t.values['allowed ciphers'])));
+    out.push(...perOrigin('AGENT_WARN_ADH_CIPHERS', client, 'allowed ciphers', adh, at));
+    const none = targets.filter((t) => t.origins['verify mode'] && t.values['verify mode'] === 'none');
+    out.push(...perOrigin('AGENT_WARN_VERIFY_NONE', client, 'verify mode', none, at));
   }
 
   if (input.modules.WEBServer) {
     const pw = withFallback(input, '/settings/WEB/server', 'password');
     if (pw === '' || pw === undefined) {
-      out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], at(input.origins['/settings/WEB/server']?.password ?? input.origins['/settings/default']?.password, '/settings/WEB/server', 'password')));
+      // Named where the value comes from: the web server's own key, else the [/settings/default] fallback it reads.
+      const own = input.origins['/settings/WEB/server']?.password;
+      const fallback = input.origins['/settings/default']?.password;
+      const section = own || !fallback ? '/settings/WEB/server' : '/settings/default';
+      out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], at(own ?? fallback, section, 'password')));
     }
   }
 
   for (const path of ['/settings/default', '/settings/WEB/server', '/settings/remote/server', '/settings/agent/server']) {
     const v = input.sections[path]?.['allowed hosts'];
     const o = input.origins[path]?.['allowed hosts'];
-    if (typeof v === 'string' && o && allowsEveryone(v)) out.push(problem('AGENT_WARN_ALLOWED_HOSTS_OPEN', [`[${path}]`], at(o, path, 'allowed hosts')));
+    const whose = path === '/settings/default' ? ' (for every server module without an allowed hosts of its own)' : '';
+    if (typeof v === 'string' && o && allowsEveryone(v)) out.push(problem('AGENT_WARN_ALLOWED_HOSTS_OPEN', [whose], at(o, path, 'allowed hosts')));
   }
 
   out.push(...allowListWarnings(input));
@@ -119,4 +128,32 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
     }
   }
   return out;
+}
+
+/**
+ * One warning per place a target key is written: targets that inherit it
+ * from a parent (the default target, a template) are named in the warning
+ * of the parent's line instead of each getting a copy of it.
+ */
+function perOrigin(
+  code: 'AGENT_WARN_ADH_CIPHERS' | 'AGENT_WARN_VERIFY_NONE',
+  client: 'agent' | 'remote',
+  key: string,
+  targets: readonly ResolvedObject[],
+  at: (o: Origin | undefined, section: string, key: string) => { file: string; line: number; col: number; section: string; key: string },
+): SettingsProblem[] {
+  const groups = new Map<string, { origin: Origin; section: string; owner: string; users: string[] }>();
+  for (const t of targets) {
+    const o = t.origins[key] as Origin;
+    const owner = o.object ?? t.name;
+    const id = `${o.file}:${o.line}:${owner}`;
+    const g = groups.get(id) ?? { origin: o, section: owner === t.name ? t.path : o.section, owner, users: [] };
+    g.users.push(t.name);
+    groups.set(id, g);
+  }
+  return [...groups.values()].map((g) => {
+    const others = g.users.filter((u) => u !== g.owner);
+    const subject = `target ${g.owner} of the ${client} client${others.length > 0 ? ` (used by ${others.join(', ')})` : ''}`;
+    return problem(code, [subject], at(g.origin, g.section, key));
+  });
 }

@@ -150,7 +150,12 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       const reason = describeSocketError(err);
       if (!connected && isConnectError(err)) fail('connect', 'AGENT_ERR_NRPE_CONNECT', peer, reason);
       // With TLS 1.3 the server checks our certificate after our handshake is done: its alert comes as a read error.
-      else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, reason));
+      else if (o.tls && !connected && /HANDSHAKE_FAILURE|NO_SHARED_CIPHER|NO_CIPHERS_AVAILABLE/.test(err.code ?? '')) {
+        // No suite in common: a server without a certificate (stock nrpe) has only anonymous ones to offer.
+        probing = true;
+        const hint = tlsHint(err, reason);
+        void probeAnonymous(o, deadline).then((anonymous) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, anonymous ? `${hint}: ${ANONYMOUS_ONLY}` : hint));
+      } else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, reason));
       else if (!connected && o.tls && err.code === 'ECONNRESET') {
         // A reset before TLS is done has two usual causes; a plain connection tells them apart.
         probing = true;
@@ -207,6 +212,31 @@ function probeReset(o: NrpeClientOptions, deadline: number): Promise<string> {
       clearTimeout(timer);
       resolve(!connected ? either : waited ? plain : refused);
     });
+  });
+}
+
+/** Why a handshake failed when the server completes one with anonymous suites only. */
+export const ANONYMOUS_ONLY =
+  'the server offers only anonymous DH (ADH/AECDH) ciphers, which our allowed ciphers exclude: it has no certificate (as a stock nrpe). ' +
+  'Give it one (nrpe.cfg ssl_cert_file, ssl_privatekey_file), or accept TLS that does not authenticate the server with ' +
+  'allowed ciphers = ALL:!MD5:@STRENGTH:@SECLEVEL=0 in the target\'s section of [/settings/remote/client/targets] (--allowed-ciphers on the command line)';
+
+/**
+ * Whether the server completes a TLS handshake that offers anonymous suites
+ * only (capped at TLS 1.2, where they exist). Closes at once: nothing is sent.
+ */
+function probeAnonymous(o: NrpeClientOptions, deadline: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: o.host, port: o.port, ciphers: 'aNULL:@SECLEVEL=0', minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2', rejectUnauthorized: false });
+    const done = (anonymous: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(anonymous);
+    };
+    const timer = setTimeout(() => done(false), Math.max(0, Math.min(2000, deadline - Date.now() - 50)));
+    socket.once('secureConnect', () => done(true));
+    socket.on('error', () => done(false));
+    socket.once('close', () => done(false));
   });
 }
 

@@ -580,7 +580,7 @@ alias: string
  */
 host: string
 /**
- * Allowed cipher list (OpenSSL syntax). The default ADH is insecure; ALL:!ADH:!LOW:!EXP:!MD5:@STRENGTH is better.
+ * Allowed cipher list (OpenSSL syntax). The default ADH is insecure (the peer is not authenticated); ALL:!aNULL:!LOW:!EXP:!MD5:@STRENGTH is better (!ADH alone leaves anonymous ECDH in).
  */
 "allowed ciphers": string
 /**
@@ -647,7 +647,7 @@ alias: string
  */
 host: string
 /**
- * Allowed cipher list (OpenSSL syntax). The default ADH is insecure; ALL:!ADH:!LOW:!EXP:!MD5:@STRENGTH is better.
+ * Allowed cipher list (OpenSSL syntax). The default ADH is insecure (the peer is not authenticated); ALL:!aNULL:!LOW:!EXP:!MD5:@STRENGTH is better (!ADH alone leaves anonymous ECDH in).
  */
 "allowed ciphers": string
 /**

@@ -112,3 +112,31 @@ test('run-time overrides win over the file', () => {
   assert.equal(wantsLoaded('CheckHelpers', on), true);
   assert.equal(wantsLoaded('CheckSystem', on), false);
 });
+
+test('an edited parent target is named once, not again for each target that inherits the key', () => {
+  const remote = findModule('RemoteClient') as CatalogueEntry;
+  const base = '[/modules]\nRemoteClient = enabled\n[/settings/remote/client/targets/default]\ntimeout = %T%\n[/settings/remote/client/targets/a]\naddress = 127.0.0.1:1\n[/settings/remote/client/targets/b]\naddress = 127.0.0.1:2\ntimeout = 9\n';
+  const a = load(base.replace('%T%', '20'));
+  const b = load(base.replace('%T%', '21'));
+  assert.deepEqual(planStep(remote, { applied: a, desired: b, loaded: new Set(['RemoteClient']) }), {
+    module: 'RemoteClient',
+    action: 'apply',
+    reason: 'changed: [/settings/remote/client/targets/default] timeout (agent.ini:4)',
+  });
+});
+
+test('a [/settings/default] key reaches only the modules that fall back to it', () => {
+  const web = findModule('WEBServer') as CatalogueEntry;
+  const remote = findModule('RemoteServer') as CatalogueEntry;
+  const text = (hosts: string) => `[/modules]\nWEBServer = enabled\nRemoteServer = enabled\n[/settings/default]\nallowed hosts = ${hosts}\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`;
+  const a = load(text('127.0.0.1'));
+  const b = load(text('127.0.0.1, 10.0.0.1'));
+  const loaded = new Set(['WEBServer', 'RemoteServer']);
+  // WEBServer has its own allowed hosts: nothing changed for it.
+  assert.equal(planStep(web, { applied: a, desired: b, loaded }).action, 'unchanged');
+  assert.deepEqual(planStep(remote, { applied: a, desired: b, loaded }), { module: 'RemoteServer', action: 'apply', reason: 'changed: [/settings/default] allowed hosts (agent.ini:5)' });
+  // A [/settings/default] key that no section of the module falls back to (RemoteServer has no password).
+  const pa = load('[/modules]\nRemoteServer = enabled\n[/settings/default]\npassword = one-password\n');
+  const pb = load('[/modules]\nRemoteServer = enabled\n[/settings/default]\npassword = another-password\n');
+  assert.equal(planStep(remote, { applied: pa, desired: pb, loaded }).action, 'unchanged');
+});

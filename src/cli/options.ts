@@ -1,0 +1,38 @@
+/**
+ * One option table per command: the parser (args.ts parseArgs) takes its
+ * spec from the table and the command's --help prints its option lines
+ * from the same table, so an option cannot be accepted without being
+ * listed. `commands.ts` names every command with its table.
+ */
+import type { OptionSpec } from './args.js';
+
+export interface CliOption {
+  /** Without the dashes: `settings` for `--settings`. */
+  readonly name: string;
+  /** The argument's name in help (`FILE`); absent for a flag. */
+  readonly arg?: string;
+  /** One line: what the option does. */
+  readonly help: string;
+  /** May repeat; values collect in order. */
+  readonly repeat?: boolean;
+}
+
+export const SETTINGS_OPTION: CliOption = { name: 'settings', arg: 'FILE', help: 'the settings file (default: $AGENT_SETTINGS, else settings/agent.ini)' };
+export const HELP_OPTION: CliOption = { name: 'help', help: 'print this help (also help, help-short, help-csv)' };
+
+/** The parser's spec of a table. */
+export function specOf(options: readonly CliOption[]): Record<string, OptionSpec> {
+  return Object.fromEntries(options.map((o) => [o.name, { value: o.arg !== undefined, ...(o.repeat ? { repeat: true } : {}) }]));
+}
+
+/** The `Options:` block of a --help text, one aligned line per option (help-forms.ts reads it back for help-csv). */
+export function optionLines(options: readonly CliOption[]): string {
+  const heads = options.map((o) => `--${o.name}${o.arg ? ` ${o.arg}` : ''}`);
+  const width = Math.max(...heads.map((h) => h.length));
+  return ['Options:', ...options.map((o, i) => `  ${(heads[i] as string).padEnd(width)}  ${o.help}`)].join('\n');
+}
+
+/** A command's whole --help: its text, then the options block. */
+export function helpText(text: string, options: readonly CliOption[]): string {
+  return `${text.replace(/\n+$/, '')}\n\n${optionLines(options)}`;
+}

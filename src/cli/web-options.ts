@@ -1,0 +1,93 @@
+/**
+ * The option tables and --help texts of `agent web` and its subcommands:
+ * the parser of each subcommand (web.ts) takes its spec from the table, and
+ * the help lists the same table, so every accepted option is documented.
+ */
+import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
+
+/** The options every subcommand takes. */
+const COMMON: readonly CliOption[] = [
+  SETTINGS_OPTION,
+  { name: 'create', help: 'make FILE when it does not exist (without it a path that does not exist is refused, exit 2)' },
+  HELP_OPTION,
+];
+
+const PASSWORD_STDIN: CliOption = { name: 'password-stdin', help: 'read the password from standard input (one line), so it appears neither in the process list nor in the shell history' };
+
+export const WEB_OPTIONS: Readonly<Record<string, readonly CliOption[]>> = {
+  install: [
+    { name: 'password', arg: 'P', help: 'password of the user root, at least 8 characters (without it an existing password stays; when there is none, a strong one is generated and printed)' },
+    PASSWORD_STDIN,
+    { name: 'allow-weak-password', help: 'accept a password shorter than 8 characters' },
+    { name: 'port', arg: 'N', help: 'TLS port (8443 is written as 8443s; a trailing s means TLS)' },
+    { name: 'allowed-hosts', arg: 'LIST', help: 'client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)' },
+    { name: 'https', help: "serve TLS (NSClient++'s switch; TLS is the default here: an existing port without its trailing s gets it)" },
+    { name: 'certificate', arg: 'FILE', help: 'PEM certificate of the web server (checked before it is written)' },
+    { name: 'certificate-key', arg: 'FILE', help: 'PEM key of that certificate' },
+    ...COMMON,
+  ],
+  password: [
+    { name: 'set', arg: 'P', help: 'write P as the web password ([/settings/WEB/server] password, user root)' },
+    { ...PASSWORD_STDIN, help: 'the same as --set, reading the password from standard input (one line)' },
+    { name: 'display', help: 'print the password in force (the web server\'s own, else [/settings/default])' },
+    ...COMMON,
+  ],
+  'add-user': [
+    { name: 'user', arg: 'U', help: 'the user name' },
+    { name: 'password', arg: 'P', help: 'its password, stored as a pbkdf2-sha256 hash (a new user without one gets a strong one, printed once)' },
+    PASSWORD_STDIN,
+    { name: 'role', arg: 'R', help: 'its role (default: the role it has, else client)' },
+    ...COMMON,
+  ],
+  'add-role': [
+    { name: 'role', arg: 'R', help: 'the role to extend (created when new)' },
+    { name: 'grant', arg: 'PRIVILEGE[,PRIVILEGE...]', help: 'privileges to append to its list' },
+    ...COMMON,
+  ],
+};
+
+export const WEB_SUBCOMMANDS = Object.keys(WEB_OPTIONS);
+
+export const HELP: Readonly<Record<string, string>> = {
+  web: helpText(
+    `Usage: agent web <install|password|add-user|add-role> [options]
+
+  install   enable WEBServer and set the root password
+  password  set or show the web password (user root)
+  add-user  add or update a web user (password stored as a pbkdf2 hash)
+  add-role  grant a privilege to a role
+
+Run "agent web <subcommand> --help" for the options. Every subcommand takes
+--settings FILE and --create (make FILE when it does not exist; without it a
+path that does not exist is refused with exit 2).`,
+    [HELP_OPTION],
+  ),
+  install: helpText(
+    `Usage: agent web install [--password P | --password-stdin] [--port N] [--allowed-hosts LIST] [--https]
+                         [--certificate FILE] [--certificate-key FILE] [--allow-weak-password] [--settings FILE]
+
+Enables WEBServer in [/modules] and writes [/settings/WEB/server].`,
+    WEB_OPTIONS.install as readonly CliOption[],
+  ),
+  password: helpText(`Usage: agent web password (--set P | --password-stdin | --display) [--settings FILE]`, WEB_OPTIONS.password as readonly CliOption[]),
+  'add-user': helpText(
+    `Usage: agent web add-user --user U [--password P | --password-stdin] [--role R] [--settings FILE]
+
+Writes [/settings/web/users/U] with the password as a pbkdf2-sha256 hash and
+the role, as NSClient++ does: an existing user given only --role keeps its
+password; a new user without --password gets a strong one, printed once
+(--password-stdin reads it from standard input, one line); a user without
+--role keeps the role it has, or gets the role client with a warning (client
+is added to [/settings/web/roles] with NSClient++'s read-only privileges when
+the file does not define it).`,
+    WEB_OPTIONS['add-user'] as readonly CliOption[],
+  ),
+  'add-role': helpText(
+    `Usage: agent web add-role --role R --grant PRIVILEGE[,PRIVILEGE...] [--settings FILE]
+
+Appends the privileges to the role's list in [/settings/web/roles] (ones it
+already has are not repeated). A privilege is dot-separated; a trailing *
+grants every privilege with that prefix, * alone grants everything.`,
+    WEB_OPTIONS['add-role'] as readonly CliOption[],
+  ),
+};
