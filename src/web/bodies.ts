@@ -1,34 +1,53 @@
 /**
- * JSON Schemas of the request bodies, next to the routes that use them.
- * They list what a route reads; other fields are allowed and ignored.
+ * The request-body validators: precompiled by `npm run gen` from
+ * body-schemas.ts (generated/body-validators.js). When the schemas differ
+ * from what was generated (an edit without `npm run gen`), they are compiled
+ * with ajv at load instead, so a stale file never validates the wrong shape.
  */
-import { bodyValidator } from './body.js';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
+import type { LogLevel } from '../log.js';
+import { BODY_AJV_OPTIONS, BODY_SCHEMAS, type BodyName } from './body-schemas.js';
+import { bodySchemasHash } from './body-hash.js';
+import { byName, schemaHash } from './generated/body-validators.js';
 
 export interface ModuleUpdateBody {
   name: string;
   loaded: boolean;
 }
 
-/** PUT /api/v1/modules */
-export const validateModuleUpdate = bodyValidator<ModuleUpdateBody>({
-  type: 'object',
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    loaded: { type: 'boolean' },
-  },
-  required: ['name', 'loaded'],
-});
+export interface SettingsEntryBody {
+  path?: string;
+  key?: string;
+  value?: string | number | boolean;
+}
 
-/** PUT /api/v1/modules/:module */
-export const validateModuleLoaded = bodyValidator<{ loaded: boolean }>({
-  type: 'object',
-  properties: { loaded: { type: 'boolean' } },
-  required: ['loaded'],
-});
+export interface LogPostBody {
+  file?: string;
+  line?: number;
+  level?: LogLevel;
+  message?: string;
+}
 
-/** PUT /api/v1/scripts/:runtime/:script with a JSON body. */
-export const validateScriptContent = bodyValidator<{ content: string }>({
-  type: 'object',
-  properties: { content: { type: 'string' } },
-  required: ['content'],
-});
+const precompiled = schemaHash === bodySchemasHash();
+let ajv: Ajv | undefined;
+
+function validator<T>(name: BodyName): ValidateFunction<T> {
+  if (precompiled && byName[name]) return byName[name] as ValidateFunction<T>;
+  if (!ajv) {
+    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as { Ajv: new (o: object) => Ajv };
+    ajv = new AjvClass(BODY_AJV_OPTIONS);
+  }
+  return ajv.compile<T>(BODY_SCHEMAS[name]);
+}
+
+/** Whether the precompiled validators are in use (false after a schema edit without `npm run gen`). */
+export const bodiesPrecompiled = precompiled;
+
+export const validateModuleUpdate = validator<ModuleUpdateBody>('moduleUpdate');
+export const validateModuleLoaded = validator<{ loaded: boolean }>('moduleLoaded');
+export const validateScriptContent = validator<{ content: string }>('scriptContent');
+export const validateLogPost = validator<LogPostBody>('logPost');
+export const validateSettingsPut = validator<SettingsEntryBody | SettingsEntryBody[]>('settingsPut');
+export const validateSettingsDelete = validator<SettingsEntryBody | SettingsEntryBody[]>('settingsDelete');
+export const validateSettingsCommand = validator<{ command: string }>('settingsCommand');

@@ -1,5 +1,6 @@
 /**
- * Request bodies: read with a size limit, parse JSON, validate with ajv.
+ * Request bodies: read with a size limit, parse JSON, validate with the
+ * precompiled ajv validators of bodies.ts.
  *
  * - A declared Content-Length over the limit is refused before reading; a
  *   body that grows past the limit while streaming is refused as soon as it
@@ -12,7 +13,7 @@
  *   routes read only the fields they know.
  */
 import type { IncomingMessage } from 'node:http';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { AgentError } from '../errors.js';
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -47,13 +48,6 @@ export async function readJsonBody<T>(req: IncomingMessage, limit: number, valid
     throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details: fieldsOf(validate.errors ?? []) });
   }
   return value;
-}
-
-const ajv = new Ajv({ allErrors: true, strict: true });
-
-/** Compile a request-body schema once (call at module load). */
-export function bodyValidator<T>(schema: Record<string, unknown>): ValidateFunction<T> {
-  return ajv.compile<T>(schema);
 }
 
 /** ajv errors as `[{field, message}]`; `field` is the JSON path without the leading slash ("" = the body). */

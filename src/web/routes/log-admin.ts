@@ -15,31 +15,15 @@
  * - `DELETE /api/v1/logs` (`logs.delete`): empties the in-memory log and its
  *   counters; answers `{count: 0}`.
  */
-import { escapeForLog, LEVELS, type LogLevel } from '../../log.js';
-import { bodyValidator, readJsonBody } from '../body.js';
+import { escapeForLog } from '../../log.js';
+import { readJsonBody } from '../body.js';
+import { validateLogPost } from '../bodies.js';
 import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
 import { DEFAULT_PER_PAGE, intParam, logJson, MAX_PER_PAGE } from './logs.js';
 
-interface LogPost {
-  file?: string;
-  line?: number;
-  level?: LogLevel;
-  message?: string;
-}
-
 /** Characters of a posted message kept in the entry (the rest is cut, marked with …). */
 const POSTED_MESSAGE_MAX = 65_536;
-
-const validateLogPost = bodyValidator<LogPost>({
-  type: 'object',
-  properties: {
-    file: { type: 'string', maxLength: 1000 },
-    line: { type: 'integer', minimum: 0, maximum: 2147483647 },
-    level: { type: 'string', enum: [...LEVELS] },
-    message: { type: 'string' },
-  },
-});
 
 export function registerLogAdminRoutes(ctx: RouteContext): void {
   const control = ctx.core.control;

@@ -29,38 +29,10 @@ import { AgentError } from '../../errors.js';
 import type { SettingsEdit } from '../../core/control.js';
 import { effectiveEntries } from '../../settings/effective.js';
 import type { IniSection } from '../../settings/read-ini.js';
-import { bodyValidator, parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
+import { parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
+import { validateSettingsCommand as validateCommand, validateSettingsDelete as validateDelete, validateSettingsPut as validatePut, type SettingsEntryBody as Entry } from '../bodies.js';
 import { sendJson, type WebRequest } from '../respond.js';
 import type { RouteContext } from './context.js';
-
-interface Entry {
-  path?: string;
-  key?: string;
-  value?: string | number | boolean;
-}
-
-const entrySchema = {
-  type: 'object',
-  properties: {
-    path: { type: 'string', minLength: 1, maxLength: 1000 },
-    key: { type: 'string', minLength: 1, maxLength: 1000 },
-    value: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
-  },
-};
-const validatePut = bodyValidator<Entry | Entry[]>({
-  anyOf: [
-    { ...entrySchema, required: ['key'] },
-    { type: 'array', minItems: 1, maxItems: 10_000, items: { ...entrySchema, required: ['key'] } },
-  ],
-});
-const validateDelete = bodyValidator<Entry | Entry[]>({
-  anyOf: [entrySchema, { type: 'array', minItems: 1, maxItems: 10_000, items: entrySchema }],
-});
-const validateCommand = bodyValidator<{ command: string }>({
-  type: 'object',
-  properties: { command: { type: 'string', maxLength: 100 } },
-  required: ['command'],
-});
 
 export function registerSettingsApiRoutes(ctx: RouteContext): void {
   const control = ctx.core.control;
