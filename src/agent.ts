@@ -14,7 +14,6 @@ import type { AgentControl, ModuleStatus, SettingsEdits } from './core/control.j
 import { loadSettingsFile } from './settings/load.js';
 import { SettingsReader } from './settings/includes.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
-import { changedFiles, editSettings } from './settings/edit-tree.js';
 import { findModule } from './modules/catalogue.js';
 import { Reconciler } from './reconciler/reconciler.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './reconciler/tree-watcher.js';
@@ -83,6 +82,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     // Each edit goes to the file of the tree that holds its key ([/includes]; one file without them),
     // written only over the content just validated, and only when the whole tree as it would be
     // (every include followed) still validates: an edit never leaves a file broken.
+    // The editor loads on the first edit, not at start.
+    const { changedFiles, editSettings } = await import('./settings/edit-tree.js');
     const results = await editSettings(file, edits, { expected: r.settings().sources, check: (planned) => refuseInvalid(file, planned) });
     await r.reload(why);
     return changedFiles(results);
@@ -100,14 +101,15 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   };
   sink.secrets = snapshot.secretValues;
   for (const w of loaded.warnings) sink.write('warning', 'agent:settings', describeProblem(w), { file: w.file, line: w.line });
-  await reconciler.start();
+  // The watcher starts with the modules, not after them: a save while they start is not missed
+  // (reloads wait for the start), and the start does not wait for the watcher's scan in turn.
   if (options.watch !== false) {
     const r = reconciler;
     watcher = watchSettingsTree(snapshot.file, loaded.watched, (event, kind) => {
       void r.reload(`file ${event}`, kind === 'replaced');
     });
-    await watcher.ready;
   }
+  await Promise.all([reconciler.start(), watcher?.ready]);
   const r = reconciler;
   return {
     ok: true,

@@ -60,6 +60,10 @@ export class Reconciler {
 
   /** Load the modules of the initial settings. */
   start(): Promise<void> {
+    // Fetch the code of every enabled module at once, so their imports overlap;
+    // each is still created and started in catalogue order below (a failed
+    // import is reported there, by the runner that awaits the same promise).
+    for (const e of catalogue()) if (this.applied.modules[e.name] === true) e.load().catch(() => undefined);
     return this.serial(async () => {
       await this.reconcileAll(undefined, this.applied);
       this.finish(this.anyFailed() ? 'partial' : 'ok');
