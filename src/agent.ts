@@ -14,6 +14,7 @@ import type { AgentControl, ModuleStatus, SettingsEdits } from './core/control.j
 import { loadSettingsFile } from './settings/load.js';
 import { SettingsReader } from './settings/includes.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
+import type { Snapshot } from './settings/snapshot.js';
 import { findModule } from './modules/catalogue.js';
 import { Reconciler } from './reconciler/reconciler.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './reconciler/tree-watcher.js';
@@ -84,7 +85,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     // (every include followed) still validates: an edit never leaves a file broken.
     // The editor loads on the first edit, not at start.
     const { changedFiles, editSettings } = await import('./settings/edit-tree.js');
-    const results = await editSettings(file, edits, { expected: r.settings().sources, check: (planned) => refuseInvalid(file, planned) });
+    const results = await editSettings(file, edits, { expected: r.settings().sources, check: (planned) => refuseInvalid(file, planned, r.settings()) });
     await r.reload(why);
     return changedFiles(results);
   }
@@ -127,16 +128,28 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
 
 /**
  * Throw AGENT_ERR_HTTP_UNPROCESSABLE listing the problems when the tree of
- * `main`, with the `planned` texts in place of those files, would not load.
+ * `main`, with the `planned` texts in place of those files, would not load,
+ * or would give a listener TLS files that the running settings did not have
+ * a problem with (a key of another certificate, a file that cannot be read
+ * or parsed: settings/tls-checks.ts).
  */
-async function refuseInvalid(main: string, planned: ReadonlyMap<string, string>): Promise<void> {
+async function refuseInvalid(main: string, planned: ReadonlyMap<string, string>, current: Snapshot): Promise<void> {
   const reader = new SettingsReader();
   for (const [file, text] of planned) await reader.source(file, Buffer.from(text, 'utf8'));
   const check = await loadSettingsFile(main, { reader });
-  if (check.ok) return;
+  const problems = check.ok ? await newTlsProblems(check.snapshot, current) : check.problems;
+  if (problems.length === 0) return;
   const where = (p: SettingsProblem): string => (p.file === main ? `line ${p.line}` : `${basename(p.file)} line ${p.line}`);
-  const details = check.problems.map((p) => ({ field: `[${p.section ?? ''}]${p.key !== undefined ? ` ${p.key}` : ''}`, message: `${where(p)}: ${p.code}: ${p.message}` }));
+  const details = problems.map((p) => ({ field: `[${p.section ?? ''}]${p.key !== undefined ? ` ${p.key}` : ''}`, message: `${where(p)}: ${p.code}: ${p.message}` }));
   throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details });
+}
+
+async function newTlsProblems(next: Snapshot, current: Snapshot): Promise<SettingsProblem[]> {
+  // Loaded with the editor, on the first edit.
+  const { tlsFileProblems } = await import('./settings/tls-checks.js');
+  const id = (p: SettingsProblem): string => `${p.code} ${p.section ?? ''} ${p.key ?? ''} ${p.message}`;
+  const known = new Set(tlsFileProblems(current).map(id));
+  return tlsFileProblems(next).filter((p) => !known.has(id(p)));
 }
 
 function applyLogSettings(section: Readonly<Record<string, unknown>> | undefined): void {

@@ -73,6 +73,7 @@ export const CODES = {
   AGENT_ERR_NRPE_FALLBACK: { message: '%s (after the v4 attempt failed: %s)' },
   AGENT_ERR_NRPE_LISTEN: { message: 'cannot listen on %s: %s' },
   AGENT_ERR_TLS_FILE: { message: 'cannot read %s file %s: %s' },
+  AGENT_ERR_TLS_KEY_MISMATCH: { message: 'the private key in %s does not belong to the certificate %s' },
   AGENT_ERR_CLIENT_OPTION: { message: 'invalid client option: %s' },
   AGENT_ERR_TARGET_UNKNOWN: { message: 'target "%s" is not defined in [%s]' },
   // Agent protocol

@@ -9,6 +9,7 @@ import { loadSettingsFile } from '../settings/load.js';
 import { SettingsReader } from '../settings/includes.js';
 import type { SettingsProblem } from '../settings/problem.js';
 import { formatProblem } from './format-problem.js';
+import { tlsFileProblems } from '../settings/tls-checks.js';
 
 export const VALIDATE_OPTIONS: readonly CliOption[] = [
   { name: 'format', arg: 'text|json|github', help: 'text: one line per problem (default); json: {"valid","files":[{"file","valid","errors","warnings"}]}; github: workflow annotations' },
@@ -22,7 +23,9 @@ export const VALIDATE_HELP = helpText(
 
 Validates settings files against the schemas (default file: $AGENT_SETTINGS,
 else settings/agent.ini) and prints every problem with file:line:col, section,
-key, a stable code and a message. With --format json each problem is
+key, a stable code and a message. The TLS files of the enabled listeners are
+read as they would load on this machine (certificate, key fitting it, ca).
+With --format json each problem is
 {code,severity,message,file,line,col,section?,key?}; --format github prints
 ::error file=…,line=…,col=…::… annotations.
 Files included by several of the FILEs are read and checked once per run; a
@@ -51,7 +54,9 @@ export async function validateCommand(argv: string[]): Promise<number> {
   for (const file of files) {
     const r = await loadSettingsFile(file, { reader });
     if (!r.ok && r.problems.some((p) => p.code === 'AGENT_ERR_SETTINGS_UNREADABLE')) unreadable = true;
-    reports.push({ file, valid: r.ok, errors: r.ok ? [] : r.problems, warnings: r.warnings });
+    // The listeners' TLS files as they would load them here: readable, parsing, the key fitting the certificate.
+    const tls = r.ok ? tlsFileProblems(r.snapshot) : [];
+    reports.push({ file, valid: r.ok && tls.length === 0, errors: r.ok ? tls : r.problems, warnings: r.warnings });
   }
   const strict = options.strict === true;
   const failed = reports.some((r) => !r.valid || (strict && r.warnings.length > 0));

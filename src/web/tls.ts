@@ -5,8 +5,9 @@
  *
  * Rules:
  * - both files present: read them;
- * - certificate present, key file missing: the key is expected inside the
- *   certificate file (NSClient++'s convention);
+ * - certificate present, key file missing (or only a default while the
+ *   certificate file holds a key): the key inside the certificate file is
+ *   used (NSClient++'s convention);
  * - certificate missing: a new one is written there, signed with the key of
  *   the key file when that exists, else with a new key written to the key
  *   file (mode 0600); folders are created. Existing files are never
@@ -18,15 +19,20 @@
  * AGENT_ERR_AGENT_CERTIFICATE).
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
-import { certificateProblem, pairProblem, privateKeyProblem } from '../protocols/pem-check.js';
+import { checkPair } from '../protocols/tls-files.js';
 
 export interface CertificateFiles {
   cert: string;
   key: string;
+  /**
+   * The key file is written in the settings (default true). When it is only
+   * a default and the certificate file holds a key, that key is used.
+   */
+  keyExplicit?: boolean;
 }
 
 export interface LoadedCertificate {
@@ -40,22 +46,14 @@ export type CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE' | 'AGENT_ERR_AGEN
 
 export async function loadOrCreateCertificate(files: CertificateFiles, errorCode: CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE'): Promise<LoadedCertificate> {
   const fail = (file: string, reason: string, cause?: unknown): AgentError => new AgentError(errorCode, [file, reason], cause === undefined ? undefined : { cause });
-  const cert = await readIfExists(files.cert, fail);
-  if (cert !== undefined) {
-    const keyText = await readIfExists(files.key, fail);
-    const key = keyText ?? (cert.includes('PRIVATE KEY-----') ? cert : undefined);
-    if (key === undefined) throw fail(files.key, 'the key file is missing and the certificate file holds no private key');
-    const certProblem = certificateProblem(cert);
-    if (certProblem) throw fail(files.cert, certProblem);
-    const keyProblem = privateKeyProblem(key);
-    if (keyProblem) throw fail(keyText === undefined ? files.cert : files.key, keyProblem);
-    const pair = pairProblem(cert, key);
-    if (pair) throw fail(files.cert, `${pair} (key ${keyText === undefined ? files.cert : files.key})`);
-    return { cert, key, generated: false };
+  // The same checks as `agent settings validate` (protocols/tls-files.ts).
+  const checked = checkPair({ cert: files.cert, key: files.key, keyExplicit: files.keyExplicit ?? true, createsMissing: true });
+  if (!checked.ok) {
+    const p = checked.problem;
+    throw fail(p.mismatchOf ?? p.file, p.mismatchOf ? `${p.reason} (key ${p.file})` : p.reason);
   }
-  const existingKey = await readIfExists(files.key, fail);
-  const keyProblem = existingKey === undefined ? undefined : privateKeyProblem(existingKey);
-  if (keyProblem) throw fail(files.key, keyProblem);
+  if (!('missing' in checked)) return { cert: checked.cert, key: checked.key, generated: false };
+  const existingKey = checked.key;
   try {
     const keyPair = existingKey === undefined ? undefined : pairOf(existingKey);
     const notBeforeDate = new Date(Date.now() - 60_000);
@@ -89,6 +87,11 @@ export async function loadOrCreateCertificate(files: CertificateFiles, errorCode
     const certPem = withNewline(pems.cert);
     const keyPem = existingKey ?? withNewline(pems.private);
     await mkdir(dirname(files.cert), { recursive: true });
+    if (files.key === '' || files.key === files.cert) {
+      // One file for both (a certificate setting without a key): it holds the key, so it is private.
+      await writeFile(files.cert, certPem + keyPem, { flag: 'wx', mode: 0o600 });
+      return { cert: certPem + keyPem, key: certPem + keyPem, generated: true };
+    }
     if (existingKey === undefined) {
       await mkdir(dirname(files.key), { recursive: true });
       await writeFile(files.key, keyPem, { flag: 'wx', mode: 0o600 });
@@ -102,15 +105,6 @@ export async function loadOrCreateCertificate(files: CertificateFiles, errorCode
 }
 
 // ---------------------------------------------------------------- helpers
-
-async function readIfExists(file: string, fail: (file: string, reason: string, cause: unknown) => AgentError): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw fail(file, errorMessage(err), err);
-  }
-}
 
 function withNewline(pem: string): string {
   return pem.endsWith('\n') ? pem : `${pem}\n`;

@@ -28,6 +28,7 @@ import { loadOrCreateCertificate } from '../../web/tls.js';
 import { errorMessage } from '../../errors.js';
 import { ApplyKeptError } from '../module.js';
 import { rebind, type RebindPlan } from '../rebind.js';
+import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, commandGuard, parseAllowList, type GuardOptions } from '../../protocols/command-allow-list.js';
@@ -59,21 +60,20 @@ export function createModule(): AgentModule {
     };
   };
 
+  /** TLS options; a problem of the files throws the lines `agent settings validate` prints (TlsFilesError). */
   const tlsOf = async (snapshot: Snapshot): Promise<TlsOptions | undefined> => {
     const s = snapshot.sections[SECTION] ?? {};
-    if (s['use ssl'] === false) return undefined;
-    const certificate = String(s.certificate ?? '');
-    const certPath = snapshot.variables['certificate-path'] ?? '.';
-    const files = certificate
-      ? { cert: certificate, key: String(s['certificate key'] ?? '') || certificate }
-      : { cert: `${certPath}/agent-server.pem`, key: `${certPath}/agent-server.key` };
+    const files = listenerTlsFiles(snapshot, 'AgentServer');
+    if (!files?.pair) return undefined;
+    assertTlsFiles(snapshot, 'AgentServer');
+    const { cert, key, keyExplicit } = files.pair;
     // Throws AGENT_ERR_AGENT_CERTIFICATE naming the bad file and what is wrong with it.
-    const loaded = await loadOrCreateCertificate(files, 'AGENT_ERR_AGENT_CERTIFICATE');
-    if (loaded.generated) ctx!.log.info(`created a self-signed certificate ${files.cert} (key ${files.key})`);
+    const loaded = await loadOrCreateCertificate({ cert, key: key || cert, keyExplicit }, 'AGENT_ERR_AGENT_CERTIFICATE');
+    if (loaded.generated) ctx!.log.info(`created a self-signed certificate ${cert}${key && key !== cert ? ` (key ${key})` : ''}`);
     return agentServerTls({
       cert: loaded.cert,
       key: loaded.key,
-      ca: String(s.ca ?? ''),
+      ca: files.ca ?? '',
       verifyMode: String(s['verify mode'] ?? 'none'),
       allowedCiphers: String(s['allowed ciphers'] ?? ''),
     });

@@ -22,6 +22,8 @@
 import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
 import { rebind } from '../rebind.js';
+import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
+import { checkPair } from '../../protocols/tls-files.js';
 import { errorMessage } from '../../errors.js';
 import { withFallback, type Snapshot } from '../../settings/snapshot.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
@@ -69,15 +71,23 @@ export function createModule(): AgentModule {
     };
   };
 
-  /** TLS options with every file read and checked (AGENT_ERR_TLS_FILE naming the file); undefined for plain. */
+  /**
+   * TLS options with every file read and checked; undefined for plain. A
+   * problem of the files throws the lines `agent settings validate` prints
+   * (TlsFilesError, settings/tls-checks.ts).
+   */
   const tlsOf = (snapshot: Snapshot): TlsOptions | undefined => {
     const s = snapshot.sections[SECTION] ?? {};
-    if (s['use ssl'] === false) return undefined;
+    const files = listenerTlsFiles(snapshot, 'RemoteServer');
+    if (!files) return undefined;
+    assertTlsFiles(snapshot, 'RemoteServer');
+    const pair = files.pair ? checkPair(files.pair) : undefined;
     return buildServerTls({
       allowedCiphers: String(s['allowed ciphers'] ?? ''),
-      certificate: String(s.certificate ?? ''),
-      certificateKey: String(s['certificate key'] ?? ''),
-      ca: String(s.ca ?? ''),
+      certificate: files.pair?.cert ?? '',
+      // The file the checked key came from (the certificate file when it holds the key).
+      certificateKey: pair?.ok && 'keyFile' in pair ? pair.keyFile : '',
+      ca: files.ca ?? '',
       verifyMode: String(s['verify mode'] ?? 'none'),
       dh: String(s.dh ?? ''),
     });

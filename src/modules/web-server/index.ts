@@ -37,6 +37,7 @@ import { rootPassword, WEB_SECTION } from '../../web/access.js';
 import { loadOrCreateCertificate, type LoadedCertificate } from '../../web/tls.js';
 import type { AgentModule } from '../module.js';
 import { rebind } from '../rebind.js';
+import { assertTlsFiles } from '../../settings/tls-checks.js';
 
 type Server = HttpServer | HttpsServer;
 
@@ -47,6 +48,8 @@ interface ListenerConfig {
   host: string;
   cert: string;
   key: string;
+  /** `certificate key` is written in the settings (a default key yields to one inside the certificate file). */
+  keyExplicit: boolean;
 }
 
 /** Time given to open requests when a listener closes, before connections are cut. */
@@ -80,10 +83,15 @@ export function createModule(): AgentModule {
     process.stdout.write(`web password for user root: ${generated}\n`);
   };
 
-  /** The listener's certificate and key, checked (created self-signed when missing); undefined for plain HTTP. */
-  const loadTls = async (cfg: ListenerConfig): Promise<LoadedCertificate | undefined> => {
+  /**
+   * The listener's certificate and key, checked (created self-signed when
+   * missing); undefined for plain HTTP. With `settings`, a problem of the
+   * files throws the lines `agent settings validate` prints (TlsFilesError).
+   */
+  const loadTls = async (cfg: ListenerConfig, settings?: Snapshot): Promise<LoadedCertificate | undefined> => {
     if (!cfg.tls) return undefined;
-    const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key });
+    if (settings) assertTlsFiles(settings, 'WEBServer');
+    const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key, keyExplicit: cfg.keyExplicit });
     if (pems.generated) log?.info(`created a self-signed certificate ${cfg.cert} (key ${cfg.key})`);
     return pems;
   };
@@ -119,7 +127,7 @@ export function createModule(): AgentModule {
       ensurePassword(snapshot);
       web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Snapshot, generatedPassword: () => generated, log: ctx.log });
       config = listenerConfig(snapshot);
-      server = await open(config, await loadTls(config));
+      server = await open(config, await loadTls(config, snapshot));
       announcePassword();
     },
 
@@ -139,7 +147,7 @@ export function createModule(): AgentModule {
       try {
         const how = await rebind<Server, LoadedCertificate | undefined>(current, {
           target: `the web server to ${cfg.tls ? 'https' : 'http'}://${cfg.host || '*'}:${cfg.port}${cfg.tls ? ` (certificate ${cfg.cert})` : ''}`,
-          load: () => loadTls(cfg),
+          load: () => loadTls(cfg, next),
           swap: (pems) => {
             if (!inPlace || !pems || !('setSecureContext' in current)) return false;
             (current as HttpsServer).setSecureContext({ cert: pems.cert, key: pems.key });
@@ -193,6 +201,7 @@ function listenerConfig(s: Snapshot): ListenerConfig {
     host: String(web['bind to'] ?? ''),
     cert: filePath(s, web.certificate),
     key: filePath(s, web['certificate key']),
+    keyExplicit: s.origins[WEB_SECTION]?.['certificate key'] !== undefined,
   };
 }
 
@@ -206,7 +215,7 @@ function filePath(s: Snapshot, value: unknown): string {
 }
 
 function sameListener(a: ListenerConfig, b: ListenerConfig): boolean {
-  return a.port === b.port && a.tls === b.tls && a.host === b.host && a.cert === b.cert && a.key === b.key;
+  return a.port === b.port && a.tls === b.tls && a.host === b.host && a.cert === b.cert && a.key === b.key && a.keyExplicit === b.keyExplicit;
 }
 
 function listen(srv: Server, cfg: ListenerConfig): Promise<void> {

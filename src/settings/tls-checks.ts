@@ -1,0 +1,116 @@
+/**
+ * The TLS files of the three listeners (WEBServer, RemoteServer,
+ * AgentServer), named from the settings the one way every user of them
+ * shares: the modules load them from here (src/modules/rebind.ts checks
+ * them before a listener moves), `agent settings validate` and the
+ * settings API report their problems.
+ *
+ * A problem is reported at the line of the setting it belongs to: a key
+ * that does not belong to the certificate at the `certificate key` line,
+ * or, when that key is not written (a default), at the `certificate` line;
+ * a setting left at its default points at the module's line in
+ * `[/modules]`. Codes: AGENT_ERR_TLS_KEY_MISMATCH for a key of another
+ * certificate, AGENT_ERR_TLS_FILE for a file that cannot be read or parsed.
+ * Files are read, never written; only enabled listeners with TLS on count.
+ */
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { checkCa, checkPair, type PairFiles, type TlsFileProblem } from '../protocols/tls-files.js';
+import { describeProblem, problem, sortProblems, type SettingsProblem } from './problem.js';
+import type { Origin, Snapshot } from './snapshot.js';
+import { expandVariables } from './variables.js';
+
+export type ListenerModule = 'WEBServer' | 'RemoteServer' | 'AgentServer';
+
+export const LISTENER_SECTIONS: Readonly<Record<ListenerModule, string>> = {
+  WEBServer: '/settings/WEB/server',
+  RemoteServer: '/settings/remote/server',
+  AgentServer: '/settings/agent/server',
+};
+
+/** What a listener's TLS loads: its certificate and key (undefined: anonymous, RemoteServer only) and its CA. */
+export interface ListenerTlsFiles {
+  pair?: PairFiles;
+  ca?: string;
+}
+
+export type TlsSettings = Pick<Snapshot, 'file' | 'sections' | 'origins' | 'variables'> & { modules: Readonly<Record<string, unknown>> };
+
+/** The listener's TLS files; undefined when it runs without TLS. */
+export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): ListenerTlsFiles | undefined {
+  const section = LISTENER_SECTIONS[module];
+  const v = s.sections[section] ?? {};
+  const written = (key: string): boolean => s.origins[section]?.[key] !== undefined;
+  const path = (value: unknown): string => filePath(s, value);
+  if (module === 'WEBServer') {
+    if (!String(v.port ?? '8443s').endsWith('s')) return undefined;
+    return { pair: { cert: path(v.certificate), key: path(v['certificate key']), keyExplicit: written('certificate key'), createsMissing: true } };
+  }
+  if (v['use ssl'] === false) return undefined;
+  const ca = String(v.ca ?? '') ? path(v.ca) : undefined;
+  const certificate = String(v.certificate ?? '');
+  const key = String(v['certificate key'] ?? '');
+  if (module === 'RemoteServer') {
+    // Without a certificate NRPE runs anonymous DH, as check_nrpe expects by default.
+    const pair = certificate ? { cert: path(certificate), key: key ? path(key) : '', keyExplicit: key !== '', createsMissing: false } : undefined;
+    return { ...(pair ? { pair } : {}), ...(ca ? { ca } : {}) };
+  }
+  const certPath = s.variables['certificate-path'] ?? '.';
+  const pair = certificate
+    ? { cert: path(certificate), key: key ? path(key) : '', keyExplicit: key !== '', createsMissing: true }
+    : { cert: path(`${certPath}/agent-server.pem`), key: path(`${certPath}/agent-server.key`), keyExplicit: true, createsMissing: true };
+  return { pair, ...(ca ? { ca } : {}) };
+}
+
+/** Problems of the TLS files of the enabled listeners (or of `only`, enabled or not). */
+export function tlsFileProblems(s: TlsSettings, only?: readonly ListenerModule[]): SettingsProblem[] {
+  const out: SettingsProblem[] = [];
+  const modules = only ?? (Object.keys(LISTENER_SECTIONS) as ListenerModule[]).filter((m) => s.modules[m] === true);
+  for (const module of modules) {
+    const files = listenerTlsFiles(s, module);
+    if (!files) continue;
+    const found: TlsFileProblem[] = [];
+    if (files.pair) {
+      const pair = checkPair(files.pair);
+      if (!pair.ok) found.push(pair.problem);
+    }
+    if (files.ca) {
+      const ca = checkCa(files.ca);
+      if (!ca.ok) found.push(ca.problem);
+    }
+    for (const p of found) out.push(toProblem(s, module, p));
+  }
+  return sortProblems(out);
+}
+
+/** Thrown by a listener's TLS load: the same lines `agent settings validate` prints, one per problem. */
+export class TlsFilesError extends Error {
+  override readonly name = 'TlsFilesError';
+  constructor(readonly problems: SettingsProblem[]) {
+    super(problems.map((p) => `${p.file}:${p.line}: ${describeProblem(p)}`).join('; '));
+  }
+}
+
+/** Throws TlsFilesError when the listener's TLS files have a problem. */
+export function assertTlsFiles(s: TlsSettings, module: ListenerModule): void {
+  const problems = tlsFileProblems(s, [module]);
+  if (problems.length > 0) throw new TlsFilesError(problems);
+}
+
+// ---------------------------------------------------------------- helpers
+
+/** `${…}` expanded (defaults may still hold them), relative paths taken from base-path. */
+function filePath(s: TlsSettings, value: unknown): string {
+  const expanded = expandVariables(String(value ?? ''), s.variables).value;
+  return isAbsolute(expanded) ? expanded : resolve(s.variables['base-path'] ?? dirname(s.file), expanded);
+}
+
+function toProblem(s: TlsSettings, module: ListenerModule, p: TlsFileProblem): SettingsProblem {
+  const section = LISTENER_SECTIONS[module];
+  const origins = s.origins[section] ?? {};
+  // A key that does not fit is the key's fault when it is written, else the certificate's.
+  const setting = p.setting === 'certificate key' && origins['certificate key'] === undefined && origins.certificate !== undefined ? 'certificate' : p.setting;
+  const o: Origin | undefined = origins[setting] ?? s.origins['/modules']?.[module];
+  const at = { file: o?.file ?? s.file, line: o?.line ?? 0, col: o?.col ?? 0, section, key: setting };
+  if (p.mismatchOf !== undefined && /does not belong/.test(p.reason)) return problem('AGENT_ERR_TLS_KEY_MISMATCH', [p.file, p.mismatchOf], at);
+  return problem('AGENT_ERR_TLS_FILE', [p.setting, p.file, p.reason], at);
+}
