@@ -28,7 +28,7 @@ import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../protocols/allowed-hosts.js';
 import { hasPrivilege, NSCLIENT_ADMIN, ROOT_USER } from '../settings/privileges.js';
-import { withFallback, type Snapshot } from '../settings/snapshot.js';
+import { fallbackSource, withFallback, type Snapshot } from '../settings/snapshot.js';
 import { readBasicCredentials, readPasswordHeader } from './basic-auth.js';
 import type { WebMetrics } from './metrics.js';
 import { verifyPassword } from './password-hash.js';
@@ -76,6 +76,8 @@ type ReadCredential = { kind: 'none' } | { kind: 'invalid'; reason: string; head
 interface Derived {
   snapshot: Snapshot;
   matchers: readonly HostMatcher[];
+  /** Where the allowed hosts come from (settings/snapshot.ts fallbackSource), for refusal log lines. */
+  hostsFrom: string;
   /** Verdicts by peer address for these settings (bounded). */
   hostVerdicts: Map<string, boolean>;
 }
@@ -136,7 +138,7 @@ export class AccessControl {
     if (req.principal) return true;
     const d = this.current();
     const address = req.socket.remoteAddress ?? '';
-    if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts`);
+    if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`);
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
     const header = req.headers.authorization;
     // Keep-alive fast path: the same header on the same connection under the same settings version
@@ -272,13 +274,14 @@ export class AccessControl {
     }
     const hosts = String(withFallback(snapshot, WEB_SECTION, 'allowed hosts') ?? '');
     const parsed = parseAllowedHosts(hosts);
-    for (const p of parsed.problems) this.opts.log.warning(p);
+    const hostsFrom = fallbackSource(snapshot, WEB_SECTION, 'allowed hosts');
+    for (const p of parsed.problems) this.opts.log.warning(`${hostsFrom}: ${p}`);
     const web = snapshot.sections[WEB_SECTION] ?? {};
     this.limiter.configure({
       maxFailures: Number(web['auth rate limit max failures'] ?? 10),
       blockSeconds: Number(web['auth rate limit block seconds'] ?? 60),
     });
-    this.derived = { snapshot, matchers: parsed.matchers, hostVerdicts: new Map() };
+    this.derived = { snapshot, matchers: parsed.matchers, hostsFrom, hostVerdicts: new Map() };
     this.syncCache(snapshot);
     return this.derived;
   }

@@ -6,11 +6,12 @@
  * their origin; the shipped agent.ini plus one target raises no warning of
  * its own, and a stock nrpe (anonymous DH only) gets a handshake error that
  * says so and names the setting; reload log lines name only the keys that
- * changed.
+ * changed, and a refusal names where the allowed hosts come from.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAgentCli } from '../helpers/run-cli.js';
@@ -142,6 +143,14 @@ test('reload log lines name only the keys that changed', async () => {
     assert.match(remote, /RemoteServer: apply \(changed: \[\/settings\/default\] allowed hosts \(agent\.ini:7\)\)\n$/);
     // The reload is done once RemoteServer's line is out (modules reconcile in catalogue order, WEBServer first).
     assert.doesNotMatch(agent.logs().slice(mark), /WEBServer: apply|RemoteClient: apply/);
+    // A refusal names where the allowed hosts it applied come from.
+    mark = agent.mark();
+    await new Promise<void>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port: remotePort, localAddress: '127.0.0.2' });
+      socket.on('error', () => resolve());
+      socket.on('close', () => resolve());
+    });
+    await agent.waitForLog(/refused connection from 127\.0\.0\.2: not in allowed hosts \[\/settings\/default\] allowed hosts \(agent\.ini:7\)/, 10_000, mark);
   } finally {
     await agent.stop();
   }

@@ -18,7 +18,7 @@
  */
 import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
-import { withFallback, type Snapshot } from '../../settings/snapshot.js';
+import { fallbackSource, withFallback, type Snapshot } from '../../settings/snapshot.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';
 import { agentServerTls } from '../../protocols/agent/tls.js';
@@ -50,9 +50,11 @@ export function createModule(): AgentModule {
   const policyOf = (snapshot: Snapshot): AgentPolicy => {
     const s = snapshot.sections[SECTION] ?? {};
     const { matchers, problems } = parseAllowedHosts(String(withFallback(snapshot, SECTION, 'allowed hosts') ?? ''));
-    for (const p of problems) ctx!.log.warning(p);
+    const from = fallbackSource(snapshot, SECTION, 'allowed hosts');
+    for (const p of problems) ctx!.log.warning(`${from}: ${p}`);
     return {
       isAllowed: (address) => isAllowed(matchers, address),
+      allowedHostsFrom: from,
       maxFrame: Number(s['max frame size'] ?? DEFAULT_MAX_FRAME),
       idleTimeoutMs: Number(s.timeout ?? 30) * 1000,
       maxConnections: Number(s['max connections'] ?? DEFAULT_MAX_CONNECTIONS),

@@ -25,7 +25,7 @@ import { rebind } from '../rebind.js';
 import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
 import { checkPair } from '../../protocols/tls-files.js';
 import { errorMessage } from '../../errors.js';
-import { withFallback, type Snapshot } from '../../settings/snapshot.js';
+import { fallbackSource, withFallback, type Snapshot } from '../../settings/snapshot.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { buildServerTls } from '../../protocols/nrpe/tls.js';
@@ -59,9 +59,11 @@ export function createModule(): AgentModule {
   const policyOf = (snapshot: Snapshot): NrpeServerPolicy => {
     const s = snapshot.sections[SECTION] ?? {};
     const { matchers, problems } = parseAllowedHosts(String(withFallback(snapshot, SECTION, 'allowed hosts') ?? ''));
-    for (const p of problems) ctx!.log.warning(p);
+    const from = fallbackSource(snapshot, SECTION, 'allowed hosts');
+    for (const p of problems) ctx!.log.warning(`${from}: ${p}`);
     return {
       isAllowed: (address) => isAllowed(matchers, address),
+      allowedHostsFrom: from,
       allowArguments: s['allow arguments'] === true,
       allowNastyCharacters: s['allow nasty characters'] === true,
       payloadLength: Number(s['payload length'] ?? 1024),

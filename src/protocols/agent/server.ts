@@ -36,6 +36,8 @@ export type { AgentHandlers, PeerInfo } from './served-connection.js';
 
 export interface AgentPolicy extends ConnectionPolicy {
   isAllowed(address: string | undefined): boolean;
+  /** Where the allowed hosts come from, for the refusal log line (`[/settings/default] allowed hosts (agent.ini:29)`). */
+  allowedHostsFrom?: string;
   /** Connections open at once (default 256). */
   maxConnections?: number;
   /** Connections open at once from one address (default 64). */
@@ -103,7 +105,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
 
   const server: NetServer = createNetServer((socket) => {
     if (!policy.isAllowed(socket.remoteAddress)) {
-      log.warning(`connection from ${escapeLog(socket.remoteAddress ?? '?')} refused: not in allowed hosts`);
+      log.warning(`connection from ${escapeLog(socket.remoteAddress ?? '?')} refused: not in allowed hosts${policy.allowedHostsFrom ? ` ${policy.allowedHostsFrom}` : ''}`);
       socket.destroy();
       return;
     }

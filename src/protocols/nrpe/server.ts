@@ -25,6 +25,8 @@ import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PAC
 export interface NrpeServerPolicy {
   /** Decides whether a peer address may connect. */
   isAllowed: (remoteAddress: string | undefined) => boolean;
+  /** Where the allowed hosts come from, for the refusal log line (`[/settings/default] allowed hosts (agent.ini:29)`). */
+  allowedHostsFrom?: string;
   allowArguments: boolean;
   allowNastyCharacters: boolean;
   /** v2 payload length; default 1024. */
@@ -91,7 +93,7 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   /** Allowed hosts and the connection limits, on the raw socket before any TLS byte; false when refused. */
   const accept = (raw: net.Socket): boolean => {
     if (!policy.isAllowed(raw.remoteAddress)) {
-      log.warning(`refused connection from ${escapeLog(raw.remoteAddress ?? '?')}: not in allowed hosts`);
+      log.warning(`refused connection from ${escapeLog(raw.remoteAddress ?? '?')}: not in allowed hosts${policy.allowedHostsFrom ? ` ${policy.allowedHostsFrom}` : ''}`);
       raw.destroy();
       return false;
     }
