@@ -43,8 +43,8 @@ export function planStep(entry: CatalogueEntry, input: PlanInput): PlanStep {
   const changed = changedKeys(entry, input.applied, input.desired);
   if (changed.length === 0) return { module: name, action: 'unchanged', reason: 'its settings did not change' };
   const restartKeys = changed.filter((c) => c.restart);
-  if (restartKeys.length > 0) return { module: name, action: 'restart', reason: `changed: ${restartKeys.map((c) => c.label).join(', ')} (needs a restart)` };
-  return { module: name, action: 'apply', reason: `changed: ${changed.map((c) => c.label).join(', ')}` };
+  if (restartKeys.length > 0) return { module: name, action: 'restart', reason: `changed: ${labels(restartKeys)} (needs a restart)` };
+  return { module: name, action: 'apply', reason: `changed: ${labels(changed)}` };
 }
 
 export function computePlan(input: PlanInput): PlanStep[] {
@@ -63,9 +63,12 @@ export function moduleSlice(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot
       if (matches(path)) out.set(path, o.values as Record<string, unknown>);
     }
   }
-  if (matches('/paths')) out.set('/paths (variables)', s.variables as Record<string, unknown>);
+  if (matches('/paths')) out.set(PATHS_VARIABLES, s.variables as Record<string, unknown>);
   return out;
 }
+
+/** The slice entry of the path variables after [/paths] overrides. */
+const PATHS_VARIABLES = '/paths (variables)';
 
 /** The module name of the step for settings the agent itself reads. */
 export const AGENT_STEP = 'agent';
@@ -94,12 +97,20 @@ export function agentStep(applied: Snapshot, desired: Snapshot): PlanStep {
   for (const f of fb) if (!fa.includes(f)) changes.push({ label: `includes ${f}`, restart: false });
   for (const f of fa) if (!fb.includes(f)) changes.push({ label: `no longer includes ${f}`, restart: false });
   if (changes.length === 0) return { module: AGENT_STEP, action: 'unchanged', reason: 'log, paths and includes did not change' };
-  return { module: AGENT_STEP, action: 'apply', reason: `changed: ${changes.map((c) => c.label).join(', ')}` };
+  return { module: AGENT_STEP, action: 'apply', reason: `changed: ${labels(changes)}` };
 }
 
 interface Change {
   label: string;
   restart: boolean;
+  /** False for a change that follows from another one listed (an inherited value, a variable's expansion): it counts, unnamed. */
+  shown?: boolean;
+}
+
+/** The labels of the changes to name; all of them when every one follows from a change outside the list. */
+function labels(changes: readonly Change[]): string {
+  const shown = changes.filter((c) => c.shown !== false);
+  return (shown.length > 0 ? shown : changes).map((c) => c.label).join(', ');
 }
 
 function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Snapshot): Change[] {
@@ -108,7 +119,7 @@ function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Sn
   const originsB = originIndex(entry, b);
   const originsA = originIndex(entry, a);
   const set = loadSchemaSet();
-  const raw: (Change & { path: string; key: string; origin: Origin | undefined })[] = [];
+  const raw: (Change & { path: string; key: string; origin: Origin | undefined; before: string; after: string })[] = [];
   for (const path of new Set([...sa.keys(), ...sb.keys()])) {
     const va = sa.get(path) ?? {};
     const vb = sb.get(path) ?? {};
@@ -116,22 +127,32 @@ function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Sn
     for (const key of new Set([...Object.keys(va), ...Object.keys(vb)])) {
       if (JSON.stringify(va[key]) !== JSON.stringify(vb[key])) {
         const o = originsB.get(path)?.[key] ?? originsA.get(path)?.[key];
-        raw.push({ path, key, origin: o, label: `[${path}] ${key}${at(o, b.file)}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
+        const before = JSON.stringify(va[key]) ?? '';
+        const after = JSON.stringify(vb[key]) ?? '';
+        raw.push({ path, key, origin: o, before, after, label: `[${path}] ${key}${at(o, b.file)}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
       }
     }
   }
   // Name only what was edited: a value an object inherits from an edited
-  // parent is the parent's change, and a [/settings/default] key counts only
-  // for a section that falls back to it (x-fallback) without setting it itself.
+  // parent is the parent's change, a value that changed only because a
+  // [/paths] variable in it did is that variable's change, and a
+  // [/settings/default] key counts only for a section that falls back to it
+  // (x-fallback) without setting it itself.
   const listed = new Set(raw.map((c) => `${c.path.toLowerCase()}\0${c.key}`));
+  const variables = Object.keys(b.variables).filter((k) => a.variables[k] && a.variables[k] !== b.variables[k]);
+  const viaVariable = (c: (typeof raw)[number]): string | undefined =>
+    variables.find((k) => c.before.split(JSON.stringify(a.variables[k]).slice(1, -1)).join(JSON.stringify(b.variables[k]).slice(1, -1)) === c.after);
   return raw
-    .filter((c) => {
-      const from = c.origin?.object;
-      if (from === undefined || c.path.endsWith(`/${from}`)) return true;
-      return !listed.has(`${c.path.slice(0, c.path.lastIndexOf('/')).toLowerCase()}/${from.toLowerCase()}\0${c.key}`);
-    })
     .filter((c) => !FALLBACK_SECTIONS.has(c.path) || fallsBackTo(c.path, c.key, sa, sb, set))
-    .map(({ label, restart }) => ({ label, restart }));
+    .map((c) => {
+      const from = c.origin?.object;
+      if (from !== undefined && !c.path.endsWith(`/${from}`) && listed.has(`${c.path.slice(0, c.path.lastIndexOf('/')).toLowerCase()}/${from.toLowerCase()}\0${c.key}`)) return { label: c.label, restart: c.restart, shown: false };
+      if (c.path === PATHS_VARIABLES) return { label: c.label, restart: c.restart, shown: !listed.has(`/paths\0${c.key}`) };
+      const variable = c.path === '/paths' ? undefined : viaVariable(c);
+      if (variable === undefined) return { label: c.label, restart: c.restart };
+      if (listed.has(`/paths\0${variable}`)) return { label: c.label, restart: c.restart, shown: false };
+      return { label: `${c.label} (via \${${variable}})`, restart: c.restart };
+    });
 }
 
 /** Sections that other sections fall back to, key by key (`x-fallback` in their schemas). */

@@ -86,7 +86,8 @@ test('section prefixes match case-insensitively; [/paths] changes reach modules 
   const b = load(`${enabled}[/paths]\nscripts = /opt/b\n`);
   const step = planStep(web, { applied: a, desired: b, loaded: new Set(['WEBServer']) });
   assert.equal(step.action, 'apply');
-  assert.match(step.reason, /\[\/paths \(variables\)\] scripts/);
+  // Named as written; the variable's resolved value is the same change and is not listed twice.
+  assert.equal(step.reason, 'changed: [/paths] scripts (agent.ini:4)');
   const upper: CatalogueEntry = { ...helpersEntry, settings: ['/SETTINGS/LOG'] };
   assert.ok(moduleSlice(upper, a).has('/settings/log'));
 });
@@ -139,4 +140,13 @@ test('a [/settings/default] key reaches only the modules that fall back to it', 
   const pa = load('[/modules]\nRemoteServer = enabled\n[/settings/default]\npassword = one-password\n');
   const pb = load('[/modules]\nRemoteServer = enabled\n[/settings/default]\npassword = another-password\n');
   assert.equal(planStep(remote, { applied: pa, desired: pb, loaded }).action, 'unchanged');
+});
+
+test('a [/paths] variable is named once, not again for each value that expands it', () => {
+  const web = findModule('WEBServer') as CatalogueEntry;
+  const a = load('[/modules]\nWEBServer = enabled\n[/paths]\ncertificate-path = /srv/a\n');
+  const b = load('[/modules]\nWEBServer = enabled\n[/paths]\ncertificate-path = /srv/b\n');
+  // certificate and certificate key (defaults under ${certificate-path}) change with it: they count, unnamed.
+  assert.notEqual(a.sections['/settings/WEB/server']?.certificate, b.sections['/settings/WEB/server']?.certificate);
+  assert.deepEqual(planStep(web, { applied: a, desired: b, loaded: new Set(['WEBServer']) }), { module: 'WEBServer', action: 'apply', reason: 'changed: [/paths] certificate-path (agent.ini:4)' });
 });
