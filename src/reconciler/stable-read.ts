@@ -3,7 +3,8 @@
  *
  * - A file that replaced the settings file by rename (editors that save by
  *   rename, `git checkout`, `mv`, our own writes) is complete the moment it
- *   has the name: `readReplaced` reads it once, with no wait.
+ *   has the name: `readReplaced` reads it with no wait (twice, checking
+ *   that nobody is writing it in place after all).
  * - A file written in place is read by `readStable` only when (1) two reads
  *   STABLE_INTERVAL_MS apart give the same bytes and (2) between them no
  *   process holds the file open for writing (open-writers.ts). (2) is what
@@ -32,9 +33,22 @@ const MAX_READS = 200;
 
 const log = sink.logger('agent:reconciler:stable-read');
 
-/** The bytes of a file that just replaced the settings file by rename: complete as it is. */
-export function readReplaced(file: string): Promise<Buffer> {
-  return readFile(file);
+/**
+ * The bytes of a file that just replaced the settings file by rename:
+ * complete as it is. The watcher's guess can be wrong (an in-place write
+ * that starts right after a rename, or after the file came back, is
+ * classified by an inode it did not see yet), so the bytes are taken only
+ * when they are not empty, no process holds the file open for writing, and
+ * a second read agrees; otherwise the file is read as an in-place save
+ * (readStable). Measured: an empty read (a writer's truncation) applied as
+ * "every module disabled" under load.
+ */
+export async function readReplaced(file: string): Promise<Buffer> {
+  const first = await readFile(file);
+  const writers = await writersOf(file);
+  const second = await readFile(file);
+  if (first.length > 0 && writers.length === 0 && second.equals(first)) return second;
+  return readStable(file);
 }
 
 /** Resolves with the settled bytes; rejects when the file cannot be read. */

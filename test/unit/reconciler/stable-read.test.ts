@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../../../src/log.js';
 import { openWriters } from '../../../src/reconciler/open-writers.js';
-import { readStable } from '../../../src/reconciler/stable-read.js';
+import { readReplaced, readStable } from '../../../src/reconciler/stable-read.js';
 import { watchSettings, type ChangeKind } from '../../../src/reconciler/watcher.js';
 
 sink.consoleLevel = 'silent';
@@ -109,6 +109,27 @@ test('the watcher reports a rename as replaced and an in-place write as modified
     assert.equal(seen.at(-1), 'removed');
   } finally {
     await watcher.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('readReplaced: a file "replaced" that is being written in place (truncated, half written) is read once the writer closes', async () => {
+  const { dir, file } = tempFile('[/modules]\nWEBServer = enabled\n');
+  try {
+    // The writer truncates the file and writes its first half, then pauses with the file open.
+    const fd = openSync(file, 'w');
+    const reading = readReplaced(file);
+    await sleep(100);
+    writeSync(fd, '[/modules]\n');
+    await sleep(100);
+    writeSync(fd, 'CheckHelpers = enabled\n');
+    closeSync(fd);
+    assert.equal((await reading).toString(), '[/modules]\nCheckHelpers = enabled\n');
+    // A complete file nobody writes is taken as it is.
+    writeFileSync(`${file}.new`, 'renamed\n');
+    renameSync(`${file}.new`, file);
+    assert.equal((await readReplaced(file)).toString(), 'renamed\n');
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
