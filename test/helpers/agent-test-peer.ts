@@ -2,21 +2,25 @@
  * A listener with simple handlers for the agent-protocol unit tests: query
  * answers OK echoing the command and arguments (`sleep <ms>` waits first,
  * `fail` makes the handler throw), exec answers with the joined arguments,
- * submit records what came in.
+ * submit records what came in. `events` emits 'sleep' when a `sleep`
+ * query starts waiting, so a test knows that request is in flight.
  */
 import { startAgentListener, type AgentListener, type PeerInfo } from '../../src/protocols/agent/server.js';
 import { decode, encode, Plugin } from '../../src/protocols/plugin/codec.js';
 import { getLogger } from '../../src/log.js';
 import type { TlsOptions } from 'node:tls';
+import { EventEmitter } from 'node:events';
 
 export interface TestPeer {
   listener: AgentListener;
   port: number;
   submitted: { command: string; message: string; peer: PeerInfo }[];
+  events: EventEmitter;
 }
 
 export async function startTestPeer(options: { tls?: TlsOptions; maxFrame?: number; allowed?: (a: string | undefined) => boolean; idleTimeoutMs?: number } = {}): Promise<TestPeer> {
   const submitted: TestPeer['submitted'] = [];
+  const events = new EventEmitter();
   const listener = await startAgentListener({
     host: '127.0.0.1',
     port: 0,
@@ -30,7 +34,10 @@ export async function startTestPeer(options: { tls?: TlsOptions; maxFrame?: numb
         const req = decode('QueryRequestMessage', bytes);
         const payload = [];
         for (const p of req.payload) {
-          if (p.command === 'sleep') await new Promise((r) => setTimeout(r, Number(p.arguments?.[0] ?? 0)));
+          if (p.command === 'sleep') {
+            events.emit('sleep');
+            await new Promise((r) => setTimeout(r, Number(p.arguments?.[0] ?? 0)));
+          }
           if (p.command === 'fail') throw new Error('handler broke');
           payload.push({ command: p.command, result: Plugin.ResultCode.OK, message: `echo ${p.command} ${(p.arguments ?? []).join(' ')}`.trim() });
         }
@@ -50,5 +57,5 @@ export async function startTestPeer(options: { tls?: TlsOptions; maxFrame?: numb
       },
     },
   });
-  return { listener, port: listener.address().port, submitted };
+  return { listener, port: listener.address().port, submitted, events };
 }

@@ -1,4 +1,5 @@
 import { test, before, after } from 'node:test';
+import { once } from 'node:events';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -155,8 +156,9 @@ test('new TLS settings on the listener: open connections finish, the client reco
   const peer = await peerWith({ tls: serverTls(ca.cert) });
   const client = pool();
   const endpoint = tlsEndpoint(peer.port, { certificate: clientCert.cert, certificateKey: clientCert.key });
+  const inFlight = once(peer.events, 'sleep');
   const slow = client.query(endpoint, [{ command: 'sleep', arguments: ['200'] }], OPTS);
-  await new Promise((r) => setTimeout(r, 50));
+  await inFlight;
   peer.listener.setTls(serverTls(otherCa.cert));
   assert.equal((await slow).payload[0]!.result, 0);
   await assert.rejects(client.query(endpoint, [{ command: 'check_ok' }], { ...OPTS, retry: 2 }), /client certificate/);
