@@ -15,7 +15,7 @@ import { loadSettingsFile } from './settings/load.js';
 import { SettingsReader } from './settings/includes.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
 import type { Snapshot } from './settings/snapshot.js';
-import { findModule } from './modules/catalogue.js';
+import { catalogue, findModule } from './modules/catalogue.js';
 import { Reconciler } from './reconciler/reconciler.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './reconciler/tree-watcher.js';
 import { PRODUCT, VERSION } from './version.js';
@@ -90,7 +90,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     return changedFiles(results);
   }
   const core = createCore({ settings: () => need().settings(), control });
-  reconciler = new Reconciler(snapshot, loaded.warnings, core);
+  reconciler = new Reconciler({ initial: snapshot, warnings: loaded.warnings, core, modules: catalogue() });
   const r0 = reconciler;
   // [/settings/log] level applies on every good reload, like every other key; so do the secrets to mask in logs.
   let watcher: SettingsTreeWatcher | undefined;

@@ -6,7 +6,7 @@
  */
 import { AgentError, errorMessage } from '../errors.js';
 import { sink } from '../log.js';
-import { describeRetry } from './backoff.js';
+import { backoffMs, describeRetry } from './backoff.js';
 import { shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
 import { ApplyKeptError, type AgentModule } from '../modules/module.js';
 import type { Core } from '../core/core.js';
@@ -28,32 +28,55 @@ export class ModuleRunner {
   private abort: AbortController | undefined;
   private readonly log;
 
-  /** `retried`: the reconciler retries this runner's failures, so their log lines name the next attempt. */
+  private readonly timeoutMs: number;
+
+  /**
+   * `retried`: the reconciler retries this runner's failures, so their log
+   * lines name the next attempt (after `backoff(failures)` ms);
+   * `timeoutMs`: the time limit of start, apply and stop.
+   */
   constructor(
     readonly entry: CatalogueEntry,
     private readonly core: Core,
-    private readonly options: { retried?: boolean } = {},
+    private readonly options: { retried?: boolean; timeoutMs?: number; backoff?: (failures: number) => number } = {},
   ) {
     this.log = sink.logger(`agent:module:${entry.name}`);
+    this.timeoutMs = options.timeoutMs ?? MODULE_TIMEOUT_MS;
   }
 
   get loaded(): boolean {
     return this.state === 'running';
   }
 
-  /** Import, create and start the module. Resolves true when it runs. */
+  /**
+   * Import, create and start the module. Resolves true when it runs. A start
+   * that outlives its time limit (or is cancelled) fails; if it finishes
+   * later, that instance is stopped then, so nothing it opened stays open.
+   */
   async start(settings: Snapshot): Promise<boolean> {
     const name = this.entry.name;
     this.state = 'starting';
+    /** How the module's own start() ended, once it does (never rejects). */
+    let pending: Promise<string> | undefined;
+    let settled = false;
     try {
       const factory = await this.entry.load();
       const mod = factory.createModule();
       const shape = shapeProblem(mod, name);
       if (shape) throw new AgentError('AGENT_ERR_MODULE_SHAPE', [name, shape]);
-      this.abort = new AbortController();
+      const abort = new AbortController();
+      this.abort = abort;
       this.instance = mod;
-      const ctx = { name, settings, log: this.log, signal: this.abort.signal, core: this.core };
-      await withTimeout(name, 'start', MODULE_TIMEOUT_MS, () => mod.start(ctx));
+      const ctx = { name, settings, log: this.log, signal: abort.signal, core: this.core };
+      const running = Promise.resolve().then(() => mod.start(ctx));
+      pending = running.then(
+        () => 'finished',
+        () => 'failed',
+      );
+      void pending.then(() => {
+        settled = true;
+      });
+      await withTimeout(name, 'start', this.timeoutMs, () => running, abort.signal);
       this.appliedSettings = settings;
       this.state = 'running';
       this.error = undefined;
@@ -61,11 +84,21 @@ export class ModuleRunner {
       this.log.info(`module ${name} started`);
       return true;
     } catch (err) {
+      const late = this.instance;
       this.fail(new AgentError('AGENT_ERR_MODULE_START', [name, errorMessage(err)], { cause: err }));
       // Release whatever a half-started module holds.
       await this.stopInstance();
+      if (late && pending && !settled) this.stopWhenSettled(late, pending);
       return false;
     }
+  }
+
+  /**
+   * Give up a start in progress at once (the agent is stopping): its signal
+   * is aborted and start() fails without waiting for the time limit.
+   */
+  cancel(reason: string): void {
+    if (this.state === 'starting') this.abort?.abort(new Error(reason));
   }
 
   /**
@@ -77,7 +110,7 @@ export class ModuleRunner {
     const mod = this.instance;
     if (!mod || !mod.apply || this.state !== 'running') return 'restart';
     try {
-      const taken = await withTimeout(this.entry.name, 'apply', MODULE_TIMEOUT_MS, () => (mod.apply as (n: Snapshot) => Promise<boolean>)(next));
+      const taken = await withTimeout(this.entry.name, 'apply', this.timeoutMs, () => (mod.apply as (n: Snapshot) => Promise<boolean>)(next));
       if (!taken) return 'restart';
       this.appliedSettings = next;
       this.error = undefined;
@@ -117,12 +150,25 @@ export class ModuleRunner {
     this.abort = undefined;
     if (!mod) return true;
     try {
-      await withTimeout(this.entry.name, 'stop', MODULE_TIMEOUT_MS, () => mod.stop());
+      await withTimeout(this.entry.name, 'stop', this.timeoutMs, () => mod.stop());
       return true;
     } catch (err) {
       this.fail(new AgentError('AGENT_ERR_MODULE_STOP', [this.entry.name, errorMessage(err)]));
       return false;
     }
+  }
+
+  /** A start that gave up waiting finishes after all: stop that instance then. */
+  private stopWhenSettled(mod: AgentModule, pending: Promise<string>): void {
+    const name = this.entry.name;
+    void pending.then(async (how) => {
+        this.log.warning(`module ${name}: the start that was given up ${how} after all; stopping that instance`);
+        try {
+          await withTimeout(name, 'stop', this.timeoutMs, () => mod.stop());
+        } catch (err) {
+          this.log.error(new AgentError('AGENT_ERR_MODULE_STOP', [name, errorMessage(err)]).message);
+        }
+      });
   }
 
   private fail(err: AgentError): void {
@@ -134,6 +180,6 @@ export class ModuleRunner {
   }
 
   private retryNote(): string {
-    return this.options.retried ? `; ${describeRetry(this.failures)}` : '';
+    return this.options.retried ? `; ${describeRetry(this.options.backoff?.(this.failures) ?? backoffMs(this.failures))}` : '';
   }
 }

@@ -1,16 +1,22 @@
 /**
  * The reconciler: desired state is the last valid, resolved settings;
  * running state is what each module has applied. Callers only ask for a
- * reload or a run-time load/unload; every reconcile is serialized (one
- * module at a time), idempotent, and computed from the current desired and
- * observed state (level-based, not event-based). An invalid file is never
- * applied: the last good state stays and the problems are recorded. Failed
- * modules are retried with exponential backoff.
+ * reload or a run-time load/unload. Reconciles are queued per module
+ * (keyed-queue.ts): one run per module at a time, modules side by side, so
+ * a module whose start hangs holds up neither the others nor a reload;
+ * each run is idempotent and computed from the current desired and
+ * observed state (level-based, not event-based). Reloads (reading the
+ * file) are serialized. An invalid file is never applied: the last good
+ * state stays and the problems are recorded. Failed modules are retried
+ * with backoff.
+ *
+ * The module catalogue is an option, so tests drive the reconciler with
+ * fixture modules; the agent passes modules/catalogue.ts.
  */
 import { fsReason } from '../errors.js';
 import { sink } from '../log.js';
 import { backoffMs } from './backoff.js';
-import { catalogue, findModule } from '../modules/catalogue.js';
+import type { CatalogueEntry } from '../modules/catalogue.js';
 import type { Core } from '../core/core.js';
 import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
 import { describeProblem } from '../settings/problem.js';
@@ -18,17 +24,36 @@ import { loadSettingsFile } from '../settings/load.js';
 import { SettingsReader } from '../settings/includes.js';
 import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
 import type { Snapshot } from '../settings/snapshot.js';
+import { KeyedQueue } from './keyed-queue.js';
 import { ModuleRunner } from './module-runner.js';
 import { readReplaced, readStable } from './stable-read.js';
 
 const log = sink.logger('agent:reconciler');
+
+export interface ReconcilerOptions {
+  /** The settings loaded at start (valid). */
+  initial: Snapshot;
+  /** Their warnings, so a reload logs only new ones. */
+  warnings: SettingsProblem[];
+  core: Core;
+  /** The modules it manages, in start order (the agent: catalogue()). */
+  modules: readonly CatalogueEntry[];
+  /** Wait before retrying a module after `failures` consecutive failures (default: backoff.ts). */
+  backoff?: (failures: number) => number;
+  /** Time limit of each module's start, apply and stop (default: AGENT_MODULE_TIMEOUT_MS or 15 s). */
+  moduleTimeoutMs?: number;
+}
 
 export class Reconciler {
   private applied: Snapshot;
   private readonly runners = new Map<string, ModuleRunner>();
   private readonly overrides = new Map<string, boolean>();
   private startOrder: string[] = [];
+  /** Serializes reloads (reading and validating the file). */
   private chain: Promise<unknown> = Promise.resolve();
+  private readonly queue = new KeyedQueue();
+  private readonly modules: readonly CatalogueEntry[];
+  private readonly backoff: (failures: number) => number;
   private readonly retries = new Map<string, NodeJS.Timeout>();
   private stopped = false;
   private fileHash: string;
@@ -41,12 +66,16 @@ export class Reconciler {
   /** Called after every reload attempt, for metrics and tests. */
   onReload: ((status: ReconcilerStatus) => void) | undefined;
 
-  constructor(initial: Snapshot, warnings: SettingsProblem[], private readonly core: Core) {
+  constructor(options: ReconcilerOptions) {
+    const { initial, warnings, core } = options;
     this.applied = initial;
     this.fileHash = initial.hash;
     this.watchedFiles = initial.sources.map((src) => src.file);
     this.warnings = warnings;
-    for (const e of catalogue()) this.runners.set(e.name, new ModuleRunner(e, core, { retried: true }));
+    this.modules = options.modules;
+    this.backoff = options.backoff ?? backoffMs;
+    const runnerOptions = { retried: true, backoff: this.backoff, ...(options.moduleTimeoutMs !== undefined ? { timeoutMs: options.moduleTimeoutMs } : {}) };
+    for (const e of this.modules) this.runners.set(e.name, new ModuleRunner(e, core, runnerOptions));
   }
 
   settings(): Snapshot {
@@ -58,16 +87,14 @@ export class Reconciler {
     return this.watchedFiles;
   }
 
-  /** Load the modules of the initial settings. */
-  start(): Promise<void> {
-    // Fetch the code of every enabled module at once, so their imports overlap;
-    // each is still created and started in catalogue order below (a failed
-    // import is reported there, by the runner that awaits the same promise).
-    for (const e of catalogue()) if (this.applied.modules[e.name] === true) e.load().catch(() => undefined);
-    return this.serial(async () => {
-      await this.reconcileAll(undefined, this.applied);
-      this.finish(this.anyFailed() ? 'partial' : 'ok');
-    });
+  /**
+   * Load the modules of the initial settings, side by side; resolves when
+   * each start is done or past its time limit. A reload meanwhile does not
+   * wait for it (module runs are queued per module).
+   */
+  async start(): Promise<void> {
+    await this.reconcileAll();
+    this.finish(this.anyFailed() ? 'partial' : 'ok');
   }
 
   /**
@@ -105,37 +132,44 @@ export class Reconciler {
       this.warnings = result.warnings;
       for (const w of result.warnings) if (!seen.has(warningKey(w))) log.warning(describeProblem(w), { file: w.file, line: w.line });
       log.info(`settings ${previous.hash === hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
-      await this.reconcileAll(previous, this.applied);
+      await this.reconcileAll();
       this.finish(this.anyFailed() ? 'partial' : 'ok');
       return this.status();
     });
   }
 
-  /** Load or unload a module at run time (the file is unchanged; the drift shows in the status). */
-  setLoaded(name: string, loaded: boolean): Promise<ModuleStatus> {
-    const entry = findModule(name);
-    if (!entry) return Promise.reject(new Error(`unknown module ${name}`));
-    return this.serial(async () => {
-      if (this.applied.modules[entry.name] === loaded) this.overrides.delete(entry.name);
-      else this.overrides.set(entry.name, loaded);
-      await this.reconcileOne(entry.name, this.applied, this.applied, true);
-      return this.moduleStatus(entry.name) as ModuleStatus;
-    });
+  /**
+   * Load or unload a module at run time (the file is unchanged; the drift
+   * shows in the status). Waits for that module's own queue only.
+   */
+  async setLoaded(name: string, loaded: boolean): Promise<ModuleStatus> {
+    const entry = this.find(name);
+    if (!entry) throw new Error(`unknown module ${name}`);
+    if (this.applied.modules[entry.name] === loaded) this.overrides.delete(entry.name);
+    else this.overrides.set(entry.name, loaded);
+    await this.queue.run(entry.name, () => this.reconcileOne(entry.name));
+    return this.moduleStatus(entry.name) as ModuleStatus;
   }
 
-  /** Stop every module in reverse start order. */
-  stop(): Promise<void> {
+  /**
+   * Stop every module in reverse start order. Starts still in progress are
+   * given up at once (their modules see the abort signal).
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.retries.values()) clearTimeout(t);
     this.retries.clear();
-    return this.serial(async () => {
-      for (const name of [...this.startOrder].reverse()) await this.runners.get(name)?.stop();
-      this.startOrder = [];
-    });
+    for (const r of this.runners.values()) r.cancel('the agent is stopping');
+    await this.serial(() => this.queue.idle());
+    for (const name of [...this.startOrder].reverse()) {
+      const runner = this.runners.get(name);
+      if (runner) await this.queue.run(name, () => runner.stop());
+    }
+    this.startOrder = [];
   }
 
   status(): ReconcilerStatus {
-    const modules = catalogue().map((e) => this.moduleStatus(e.name) as ModuleStatus);
+    const modules = this.modules.map((e) => this.moduleStatus(e.name) as ModuleStatus);
     return {
       file: this.applied.file,
       fileHash: this.fileHash,
@@ -151,7 +185,7 @@ export class Reconciler {
   }
 
   moduleStatus(name: string): ModuleStatus | undefined {
-    const entry = findModule(name);
+    const entry = this.find(name);
     const r = entry && this.runners.get(entry.name);
     if (!entry || !r) return undefined;
     const enabled = this.applied.modules[entry.name] === true;
@@ -168,16 +202,37 @@ export class Reconciler {
     };
   }
 
-  private async reconcileAll(previous: Snapshot | undefined, next: Snapshot): Promise<void> {
-    for (const e of catalogue()) await this.reconcileOne(e.name, previous, next, false);
+  /** The catalogue entry of a module, by name, case-insensitively. */
+  private find(name: string): CatalogueEntry | undefined {
+    const lower = name.toLowerCase();
+    return this.modules.find((e) => e.name.toLowerCase() === lower);
   }
 
-  /** Carry out one module's plan step. Never throws. */
-  private async reconcileOne(name: string, previous: Snapshot | undefined, next: Snapshot, force: boolean): Promise<void> {
+  /**
+   * Queue a run for every module, in catalogue order, and wait for them,
+   * except a module already busy (a start still in progress, say): its
+   * queued run picks the new settings up when it gets its turn, and waiting
+   * for it would hold this reload (and the API edit behind it) hostage.
+   */
+  private async reconcileAll(): Promise<void> {
+    const waits: Promise<void>[] = [];
+    for (const e of this.modules) {
+      const busy = this.queue.busy(e.name);
+      const run = this.queue.run(e.name, () => this.reconcileOne(e.name));
+      if (busy) log.info(`${e.name}: still busy with its previous step; the new settings follow when it is done`);
+      else waits.push(run);
+    }
+    await Promise.all(waits);
+  }
+
+  /** Carry out one module's plan step, from what it runs on now to the current desired state. Never throws. */
+  private async reconcileOne(name: string): Promise<void> {
+    if (this.stopped) return;
     const runner = this.runners.get(name) as ModuleRunner;
+    const next = this.applied;
     const loaded = new Set([...this.runners.values()].filter((r) => r.loaded).map((r) => r.entry.name));
     // Level-based: compare with what this module really runs on, not with the last reload.
-    const step: PlanStep = planStep(runner.entry, { applied: runner.appliedSettings ?? (force ? next : previous), desired: next, loaded, overrides: this.overrides });
+    const step: PlanStep = planStep(runner.entry, { applied: runner.appliedSettings, desired: next, loaded, overrides: this.overrides });
     switch (step.action) {
       case 'load':
         if (await runner.start(next)) {
@@ -205,25 +260,29 @@ export class Reconciler {
     }
     // A failure was logged by the runner, once, with the time of the next retry.
     if (step.action !== 'unchanged' && runner.outcome !== 'failed') log.info(`${name}: ${step.action} (${step.reason})`);
-    this.scheduleRetry(name, next);
+    this.scheduleRetry(name);
   }
 
   private async restart(runner: ModuleRunner, next: Snapshot): Promise<void> {
     await runner.stop();
-    if (await runner.start(next)) runner.outcome = 'restarted';
+    this.startOrder = this.startOrder.filter((n) => n !== runner.entry.name);
+    if (await runner.start(next)) {
+      runner.outcome = 'restarted';
+      this.startOrder = [...this.startOrder, runner.entry.name];
+    }
   }
 
-  private scheduleRetry(name: string, next: Snapshot): void {
+  private scheduleRetry(name: string): void {
     const runner = this.runners.get(name) as ModuleRunner;
     const pending = this.retries.get(name);
     if (pending) clearTimeout(pending);
     this.retries.delete(name);
     const failed = runner.state === 'failed' || (runner.loaded && runner.outcome === 'failed');
-    if (this.stopped || !failed || !wantsLoaded(name, next, this.overrides)) return;
-    const delay = backoffMs(runner.failures);
+    if (this.stopped || !failed || !wantsLoaded(name, this.applied, this.overrides)) return;
+    const delay = this.backoff(runner.failures);
     const timer = setTimeout(() => {
       this.retries.delete(name);
-      void this.serial(() => this.reconcileOne(name, this.applied, this.applied, true));
+      void this.queue.run(name, () => this.reconcileOne(name));
     }, delay);
     timer.unref();
     this.retries.set(name, timer);

@@ -1,8 +1,8 @@
 /**
  * The running agent as a process: modules follow the settings file when it
  * is edited in place, replaced by rename, broken and fixed, deleted and
- * re-created; SIGHUP reloads; SIGTERM stops modules in reverse order and
- * exits 0.
+ * re-created; SIGHUP reloads; SIGTERM stops modules in the reverse of their
+ * start order and exits 0.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -53,12 +53,24 @@ test('fixing the file applies it', async () => {
   await agent.waitForLog(/CheckHelpers: unload/, 10_000, m);
 });
 
-test('SIGHUP reloads the file', async () => {
-  // Change the file without a watcher event being needed: write, then HUP.
-  const m = agent.mark();
-  agent.proc.kill('SIGHUP');
-  await agent.waitForLog(/SIGHUP: reloading settings/, 5_000, m);
-  await agent.waitForLog(/settings unchanged \(SIGHUP\)/, 5_000, m);
+test('SIGHUP reloads the file: a change no watcher event announced applies on the signal', async () => {
+  // A second agent whose watcher waits 10 minutes after an in-place write, so
+  // only the signal can make it read the change before then.
+  const quiet = await startAgent({ ini: BASE(true), env: { AGENT_RELOAD_DEBOUNCE_MS: '600000' } });
+  try {
+    await quiet.waitForLog(/module CheckHelpers started/);
+    const m = quiet.mark();
+    writeFileSync(quiet.settingsFile, BASE(false));
+    // Give the watcher time to see the write (it only arms its long debounce).
+    await new Promise((r) => setTimeout(r, 500));
+    assert.doesNotMatch(quiet.logs().slice(m), /reconciling/, 'the watcher did not reload yet');
+    quiet.proc.kill('SIGHUP');
+    await quiet.waitForLog(/SIGHUP: reloading settings/, 5_000, m);
+    await quiet.waitForLog(/settings changed \(SIGHUP\); reconciling/, 5_000, m);
+    await quiet.waitForLog(/CheckHelpers: unload \(disabled in \[\/modules\]\)/, 5_000, m);
+  } finally {
+    await quiet.stop();
+  }
 });
 
 test('a deleted file keeps the running state; re-created, it applies', async () => {
@@ -81,13 +93,27 @@ test('a burst of writes is debounced into few reloads and ends in the last state
   assert.doesNotMatch(agent.logs().slice(agent.logs().lastIndexOf('CheckHelpers: unload')), /CheckHelpers: load/);
 });
 
-test('SIGTERM stops modules in reverse order and exits 0', async () => {
+test('SIGTERM stops several modules in the reverse of their start order and exits 0', async () => {
+  const several = (extra: string): string => BASE(true, `CheckSystem = enabled\nCheckDisk = enabled\nCheckNet = enabled\n${extra}`);
   const m = agent.mark();
-  replaceFile(agent.settingsFile, BASE(true, '[/modules]\n'.slice(0, 0)));
-  await agent.waitForLog(/CheckHelpers: load/, 10_000, m);
+  replaceFile(agent.settingsFile, several(''));
+  for (const name of ['CheckHelpers', 'CheckSystem', 'CheckDisk', 'CheckNet']) await agent.waitForLog(new RegExp(`${name}: load`), 10_000, m);
   const code = await agent.stop({ keepDir: false });
   assert.equal(code, 0);
-  assert.match(agent.logs(), /SIGTERM: stopping[\s\S]*module CheckHelpers stopped[\s\S]*agent stopped/);
+  const all = agent.logs();
+  const started = [...all.matchAll(/module (\w+) started/g)].map((x) => x[1] as string);
+  // The latest start of each module that was running at the end.
+  const order: string[] = [];
+  for (const name of started) {
+    const i = order.indexOf(name);
+    if (i >= 0) order.splice(i, 1);
+    order.push(name);
+  }
+  const stopping = all.slice(all.indexOf('SIGTERM: stopping'));
+  const stopped = [...stopping.matchAll(/module (\w+) stopped/g)].map((x) => x[1] as string);
+  assert.equal(stopped.length, 4, `four modules stopped: ${stopped.join(', ')}`);
+  assert.deepEqual(stopped, order.filter((n) => stopped.includes(n)).reverse());
+  assert.match(stopping, /agent stopped/);
 });
 
 test('invalid settings at start: every problem printed, exit 1', async () => {

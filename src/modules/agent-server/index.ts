@@ -131,7 +131,10 @@ export function createModule(): AgentModule {
       applied = context.settings;
       bindKey = bindKeyOf(context.settings);
       tlsKey = tlsKeyOf(context.settings);
-      listener = await listen(context.settings, await tlsOf(context.settings));
+      const tls = await tlsOf(context.settings);
+      // Given up (time limit, agent stopping): open nothing.
+      context.signal.throwIfAborted();
+      listener = await listen(context.settings, tls);
       cleanup.push(
         context.core.registerSimpleQuery(
           {

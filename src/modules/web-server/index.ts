@@ -127,7 +127,10 @@ export function createModule(): AgentModule {
       ensurePassword(snapshot);
       web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Snapshot, generatedPassword: () => generated, log: ctx.log });
       config = listenerConfig(snapshot);
-      server = await open(config, await loadTls(config, snapshot));
+      const tls = await loadTls(config, snapshot);
+      // Given up (time limit, agent stopping): open nothing.
+      ctx.signal.throwIfAborted();
+      server = await open(config, tls);
       announcePassword();
     },
 

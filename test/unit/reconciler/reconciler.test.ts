@@ -1,0 +1,204 @@
+/**
+ * The reconciler driven with fixture modules (its catalogue is an option):
+ * start order and stop in reverse, retry with backoff, partial results,
+ * drift of run-time load/unload, and a module whose start hangs. The
+ * settings file's [/modules] names are checked against the real catalogue,
+ * so the fixtures borrow real module names; what they do is scripted here.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCore } from '../../../src/core/core-impl.js';
+import type { AgentControl } from '../../../src/core/control.js';
+import { sink } from '../../../src/log.js';
+import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
+import type { AgentModule, ModuleContext } from '../../../src/modules/module.js';
+import { Reconciler, type ReconcilerOptions } from '../../../src/reconciler/reconciler.js';
+import { loadSettingsFile } from '../../../src/settings/load.js';
+
+sink.consoleLevel = 'silent';
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-reconciler-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Script {
+  /** Starts that throw before one succeeds. */
+  failStarts?: number;
+  /** The start waits for this before it finishes (a hung start until the test opens it). */
+  gate?: Promise<void>;
+  /** Milliseconds the start takes. */
+  startMs?: number;
+}
+
+/** What every fixture did, in order: `start A#1`, `started A#1`, `stop A#1` (#n: the instance). */
+let events: string[] = [];
+
+function fixture(name: string, script: Script = {}): CatalogueEntry {
+  let instances = 0;
+  let attempts = 0;
+  const createModule = (): AgentModule => {
+    const id = `${name}#${++instances}`;
+    let ctx: ModuleContext | undefined;
+    return {
+      name,
+      async start(c) {
+        ctx = c;
+        events.push(`start ${id}`);
+        if (++attempts <= (script.failStarts ?? 0)) throw new Error(`attempt ${attempts} fails`);
+        if (script.startMs) await new Promise((r) => setTimeout(r, script.startMs));
+        if (script.gate) await script.gate;
+        events.push(`started ${id}`);
+      },
+      async stop() {
+        events.push(`stop ${id}${ctx?.signal.aborted ? ' (aborted)' : ''}`);
+      },
+    };
+  };
+  return { name, title: name, description: `fixture ${name}`, settings: [], queries: [], load: async () => ({ createModule }) };
+}
+
+let fileNo = 0;
+function modulesIni(enabled: readonly string[]): string {
+  return `[/modules]\n${['CheckHelpers', 'CheckSystem', 'CheckDisk', 'CheckNet'].map((m) => `${m} = ${enabled.includes(m) ? 'enabled' : 'disabled'}`).join('\n')}\n`;
+}
+
+/** A reconciler over `modules`, on a settings file enabling `enabled`. */
+async function reconciler(modules: CatalogueEntry[], enabled: readonly string[], extra: Partial<ReconcilerOptions> = {}): Promise<{ r: Reconciler; file: string }> {
+  const file = join(dir, `agent-${++fileNo}.ini`);
+  writeFileSync(file, modulesIni(enabled));
+  const loaded = await loadSettingsFile(file);
+  assert.ok(loaded.ok);
+  let r: Reconciler | undefined = undefined;
+  const core = createCore({ settings: () => (r as Reconciler).settings(), control: {} as AgentControl });
+  r = new Reconciler({ initial: loaded.snapshot, warnings: loaded.warnings, core, modules, backoff: () => 60_000, ...extra });
+  return { r, file };
+}
+
+/** Wait until `cond` holds, checking every 5 ms, at most `ms`. */
+async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const state = (r: Reconciler, name: string): string | undefined => r.moduleStatus(name)?.state;
+
+test('modules start in catalogue order and stop in the reverse of their start order', async () => {
+  events = [];
+  const { r } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')], ['CheckHelpers', 'CheckSystem', 'CheckDisk']);
+  await r.start();
+  assert.deepEqual(events.filter((e) => e.startsWith('start ')), ['start CheckHelpers#1', 'start CheckSystem#1', 'start CheckDisk#1']);
+  assert.equal(r.status().lastResult, 'ok');
+  assert.deepEqual(r.status().modules.map((m) => [m.name, m.state]), [['CheckHelpers', 'running'], ['CheckSystem', 'running'], ['CheckDisk', 'running'], ['CheckNet', 'stopped']]);
+  events = [];
+  await r.stop();
+  assert.deepEqual(events, ['stop CheckDisk#1 (aborted)', 'stop CheckSystem#1 (aborted)', 'stop CheckHelpers#1 (aborted)']);
+});
+
+test('the stop order follows the order starts finished in, a module loaded later stops first', async () => {
+  events = [];
+  const { r } = await reconciler([fixture('CheckHelpers', { startMs: 120 }), fixture('CheckSystem', { startMs: 60 }), fixture('CheckDisk'), fixture('CheckNet')], ['CheckHelpers', 'CheckSystem', 'CheckDisk']);
+  await r.start();
+  const finished = events.filter((e) => e.startsWith('started ')).map((e) => e.slice('started '.length).replace(/#\d+$/, ''));
+  await r.setLoaded('CheckNet', true);
+  events = [];
+  await r.stop();
+  assert.deepEqual(events.map((e) => e.replace(/^stop (\w+)#\d+.*$/, '$1')), ['CheckNet', ...finished.reverse()]);
+});
+
+test('a failed start is retried with the backoff policy until it runs; the result is partial meanwhile', async () => {
+  events = [];
+  const asked: number[] = [];
+  const { r } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem', { failStarts: 2 })], ['CheckHelpers', 'CheckSystem'], {
+    backoff: (failures) => {
+      asked.push(failures);
+      return 20;
+    },
+  });
+  await r.start();
+  assert.equal(r.status().lastResult, 'partial', 'one module failed');
+  assert.equal(state(r, 'CheckHelpers'), 'running', 'the other runs');
+  assert.equal(r.moduleStatus('CheckSystem')?.outcome, 'failed');
+  assert.equal(r.moduleStatus('CheckSystem')?.error, 'module CheckSystem failed to start: attempt 1 fails');
+  await until('CheckSystem runs', () => state(r, 'CheckSystem') === 'running');
+  assert.equal(r.moduleStatus('CheckSystem')?.outcome, 'loaded');
+  assert.equal(r.moduleStatus('CheckSystem')?.error, undefined);
+  // Each failure asked the policy with its count of consecutive failures (the log line and the timer).
+  assert.deepEqual([...new Set(asked)], [1, 2]);
+  assert.deepEqual(events.filter((e) => e.includes('CheckSystem')), ['start CheckSystem#1', 'stop CheckSystem#1 (aborted)', 'start CheckSystem#2', 'stop CheckSystem#2 (aborted)', 'start CheckSystem#3', 'started CheckSystem#3']);
+  await r.stop();
+});
+
+test('run-time unload and load show drift until the file changes that module, which then wins', async () => {
+  events = [];
+  const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem')], ['CheckHelpers']);
+  await r.start();
+  let s = await r.setLoaded('CheckHelpers', false);
+  assert.equal(s.loaded, false);
+  assert.equal(s.enabled, true);
+  assert.equal(s.drift, true);
+  s = await r.setLoaded('CheckSystem', true);
+  assert.equal(s.loaded, true);
+  assert.equal(s.drift, true);
+  assert.deepEqual(r.status().drift.map((d) => d.module).sort(), ['CheckHelpers', 'CheckSystem']);
+  // A reload that leaves both modules' lines alone keeps the run-time state.
+  writeFileSync(file, `${modulesIni(['CheckHelpers'])}; a comment\n`);
+  await r.reload('test');
+  assert.equal(r.moduleStatus('CheckHelpers')?.loaded, false);
+  assert.equal(r.moduleStatus('CheckSystem')?.loaded, true);
+  // The file's own new value for CheckSystem wins over the run-time load.
+  writeFileSync(file, modulesIni(['CheckHelpers', 'CheckSystem']));
+  await r.reload('test');
+  assert.deepEqual(r.moduleStatus('CheckSystem'), { ...r.moduleStatus('CheckSystem'), loaded: true, enabled: true, drift: false });
+  assert.equal(r.moduleStatus('CheckHelpers')?.drift, true);
+  await r.stop();
+});
+
+test('a hung start holds up neither the other modules nor a reload; the start that finishes after its time limit is stopped', async () => {
+  events = [];
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((res) => (open = res));
+  const { r, file } = await reconciler([fixture('CheckHelpers', { gate }), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')], ['CheckHelpers', 'CheckSystem', 'CheckDisk'], { moduleTimeoutMs: 3000 });
+  const starting = r.start();
+  await until('the other modules run', () => state(r, 'CheckSystem') === 'running' && state(r, 'CheckDisk') === 'running');
+  assert.equal(state(r, 'CheckHelpers'), 'starting');
+  // An edit (as the API makes) applies while CheckHelpers is still starting.
+  writeFileSync(file, modulesIni(['CheckHelpers', 'CheckSystem', 'CheckNet']));
+  const status = await r.reload('edited through the API');
+  assert.equal(state(r, 'CheckHelpers'), 'starting', 'the reload did not wait for the hung start');
+  assert.equal(status.modules.find((m) => m.name === 'CheckDisk')?.state, 'stopped');
+  assert.equal(status.modules.find((m) => m.name === 'CheckNet')?.state, 'running');
+  // So does a run-time load of another module.
+  assert.equal((await r.setLoaded('CheckDisk', true)).loaded, true);
+  await starting;
+  // The start was given up at its time limit: the instance was told to stop, with its signal aborted.
+  assert.ok(events.includes('stop CheckHelpers#1 (aborted)'));
+  assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: module CheckHelpers did not finish start within 3000 ms');
+  // The reload queued a run for CheckHelpers behind the hung one: it tries again at once (a second instance).
+  await until('a second start begins', () => events.includes('start CheckHelpers#2'));
+  // The first start finishes after all: that instance is stopped again, so nothing it opened stays open.
+  open();
+  await until('the late start is stopped', () => events.filter((e) => e === 'stop CheckHelpers#1 (aborted)').length === 2);
+  assert.ok(events.indexOf('started CheckHelpers#1') < events.lastIndexOf('stop CheckHelpers#1 (aborted)'));
+  await until('the second instance runs', () => state(r, 'CheckHelpers') === 'running');
+  assert.equal(r.moduleStatus('CheckHelpers')?.error, undefined);
+  await r.stop();
+  assert.ok(events.includes('stop CheckHelpers#2 (aborted)'));
+});
+
+test('stopping the agent gives up a start in progress at once', async () => {
+  events = [];
+  const gate = new Promise<void>(() => undefined);
+  const { r } = await reconciler([fixture('CheckHelpers', { gate }), fixture('CheckSystem')], ['CheckHelpers', 'CheckSystem'], { moduleTimeoutMs: 600_000 });
+  const starting = r.start();
+  await until('CheckSystem runs', () => state(r, 'CheckSystem') === 'running');
+  await r.stop();
+  await starting;
+  assert.equal(state(r, 'CheckHelpers'), 'failed');
+  assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: the agent is stopping');
+  assert.deepEqual(events.filter((e) => e.startsWith('stop')), ['stop CheckHelpers#1 (aborted)', 'stop CheckSystem#1 (aborted)']);
+});
