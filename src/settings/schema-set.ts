@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export type JsonSchema = Record<string, unknown> & {
   title?: string;
@@ -42,9 +43,13 @@ export interface SchemaSet {
 
 let cached: { dir: string; set: SchemaSet } | undefined;
 
-/** Root of the repository or installed package (the folder holding schema/). */
+/**
+ * Root of the repository or installed package (the folder holding schema/).
+ * fileURLToPath, not URL.pathname: the path of a folder with a space or
+ * non-ASCII characters is percent-encoded in the URL.
+ */
 export function packageRoot(): string {
-  return join(new URL('.', import.meta.url).pathname, '../../..');
+  return fileURLToPath(new URL('../../..', import.meta.url));
 }
 
 export function loadSchemaSet(root = packageRoot()): SchemaSet {
