@@ -13,11 +13,15 @@
  * (`::ffff:127.0.0.1`) matches IPv4 entries, and an IPv4 peer matches the
  * `::ffff:a.b.c.d` form of IPv6 entries.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
-/** One parsed entry of the list. */
+/**
+ * One parsed entry of the list: addresses and subnets go to a node:net
+ * BlockList (used here as an allow list); `*` ranges keep our own octet
+ * matcher, which BlockList has no form for.
+ */
 export type HostMatcher =
-  | { readonly kind: 'net'; readonly text: string; readonly family: 4 | 6; readonly bytes: Uint8Array; readonly prefix: number }
+  | { readonly kind: 'net'; readonly text: string; readonly list: BlockList }
   | { readonly kind: 'wildcard'; readonly text: string; readonly octets: ReadonlyArray<number | null> };
 
 export interface ParsedAllowedHosts {
@@ -40,7 +44,7 @@ export function parseAllowedHosts(list: string): ParsedAllowedHosts {
     if (entry === '') continue;
     const parsed = parseEntry(entry);
     if (typeof parsed === 'string') problems.push(`allowed hosts entry "${entry}": ${parsed}`);
-    else matchers.push(...parsed);
+    else matchers.push(parsed);
   }
   return { matchers, problems };
 }
@@ -59,13 +63,18 @@ export function isAllowed(matchers: readonly HostMatcher[], remoteAddress: strin
 // ---------------------------------------------------------------- helpers
 
 interface AddressForm {
-  readonly family: 4 | 6;
+  readonly family: 'ipv4' | 'ipv6';
+  /** Numeric text, without an IPv6 zone. */
+  readonly text: string;
   readonly bytes: Uint8Array;
 }
 
-function parseEntry(entry: string): HostMatcher[] | string {
+function parseEntry(entry: string): HostMatcher | string {
   if (entry.toLowerCase() === 'localhost') {
-    return [net('localhost', 4, ipv4Bytes('127.0.0.1')!, 32), net('localhost', 6, ipv6Bytes('::1')!, 128)];
+    const list = new BlockList();
+    list.addAddress('127.0.0.1', 'ipv4');
+    list.addAddress('::1', 'ipv6');
+    return { kind: 'net', text: entry, list };
   }
   if (entry.includes('*')) {
     const parts = entry.split('.');
@@ -76,66 +85,54 @@ function parseEntry(entry: string): HostMatcher[] | string {
       else if (/^\d{1,3}$/.test(p) && Number(p) <= 255) octets.push(Number(p));
       else return `"${p}" is neither an octet (0-255) nor *`;
     }
-    return [{ kind: 'wildcard', text: entry, octets }];
+    return { kind: 'wildcard', text: entry, octets };
   }
   const slash = entry.indexOf('/');
   const address = slash === -1 ? entry : entry.slice(0, slash);
   const maskText = slash === -1 ? undefined : entry.slice(slash + 1);
-  let family: 4 | 6;
-  let bytes: Uint8Array | undefined;
-  if (isIPv4(address)) {
-    family = 4;
-    bytes = ipv4Bytes(address);
-  } else if (isIPv6(address)) {
-    family = 6;
-    bytes = ipv6Bytes(address);
-  } else {
-    return 'not a numeric IPv4/IPv6 address, netmask, * range or localhost (host names are not resolved)';
-  }
-  if (bytes === undefined) return 'cannot parse the address';
-  const max = family === 4 ? 32 : 128;
+  const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : undefined;
+  if (family === undefined) return 'not a numeric IPv4/IPv6 address, netmask, * range or localhost (host names are not resolved)';
+  const max = family === 'ipv4' ? 32 : 128;
   let prefix = max;
   if (maskText !== undefined) {
     if (!/^\d{1,3}$/.test(maskText) || Number(maskText) > max) return `netmask "/${maskText}" must be 0-${max}`;
     prefix = Number(maskText);
   }
-  return [net(entry, family, bytes, prefix)];
-}
-
-function net(text: string, family: 4 | 6, bytes: Uint8Array, prefix: number): HostMatcher {
-  return { kind: 'net', text, family, bytes, prefix };
+  const list = new BlockList();
+  try {
+    list.addSubnet(address, prefix, family);
+  } catch {
+    return 'cannot parse the address';
+  }
+  return { kind: 'net', text: entry, list };
 }
 
 function matchOne(m: HostMatcher, a: AddressForm): boolean {
-  if (m.kind === 'wildcard') {
-    return a.family === 4 && m.octets.every((o, i) => o === null || o === a.bytes[i]);
-  }
-  if (m.family !== a.family) return false;
-  let bits = m.prefix;
-  for (let i = 0; bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((m.bytes[i]! & mask) !== (a.bytes[i]! & mask)) return false;
-  }
-  return true;
+  if (m.kind === 'wildcard') return a.family === 'ipv4' && m.octets.every((o, i) => o === null || o === a.bytes[i]);
+  return m.list.check(a.text, a.family);
 }
 
-/** The address as bytes, plus its IPv4 / IPv4-mapped twin where one exists. */
+/**
+ * The peer address, plus its IPv4 / IPv4-mapped twin where one exists, so
+ * that an IPv4 entry matches a mapped peer and a `::ffff:a.b.c.d` entry an
+ * IPv4 peer whatever BlockList itself makes of mapped addresses.
+ */
 function addressForms(address: string): AddressForm[] {
   const bare = address.replace(/%.*$/, '');
   if (isIPv4(bare)) {
     const v4 = ipv4Bytes(bare)!;
-    const mapped = new Uint8Array(16);
-    mapped[10] = 0xff;
-    mapped[11] = 0xff;
-    mapped.set(v4, 12);
-    return [{ family: 4, bytes: v4 }, { family: 6, bytes: mapped }];
+    return [
+      { family: 'ipv4', text: bare, bytes: v4 },
+      { family: 'ipv6', text: `::ffff:${bare}`, bytes: new Uint8Array(0) },
+    ];
   }
   if (isIPv6(bare)) {
     const v6 = ipv6Bytes(bare);
     if (v6 === undefined) return [];
-    const forms: AddressForm[] = [{ family: 6, bytes: v6 }];
+    const forms: AddressForm[] = [{ family: 'ipv6', text: bare, bytes: v6 }];
     if (v6.slice(0, 10).every((b) => b === 0) && v6[10] === 0xff && v6[11] === 0xff) {
-      forms.push({ family: 4, bytes: v6.slice(12) });
+      const v4 = v6.slice(12);
+      forms.push({ family: 'ipv4', text: v4.join('.'), bytes: v4 });
     }
     return forms;
   }

@@ -9,7 +9,7 @@
  *   buffer(bufferLength); v3 adds 3 trailing zero bytes. The CRC covers the
  *   packet with crc32 and alignment zeroed (v3: 19 + bufferLength bytes).
  */
-import { crc32 } from './crc32.js';
+import { crc32 } from 'node:zlib';
 
 export type PacketVersion = 2 | 3 | 4;
 export const QUERY_PACKET = 1;
