@@ -37,3 +37,17 @@ function escapeChar(c: string): string {
     }
   }
 }
+
+// ---------------------------------------------------------------- secrets
+
+export const SECRET_MASK = '******';
+
+/** Shorter values are not masked inside longer texts (a secret "1" would mask every digit); they are still hidden where shown by key. */
+export const MIN_MASKED_LENGTH = 4;
+
+/** `text` with every occurrence of each secret value replaced by ******. */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= MIN_MASKED_LENGTH && out.includes(s)) out = out.split(s).join(SECRET_MASK);
+  return out;
+}

@@ -6,7 +6,7 @@
  */
 
 import { escapeLog } from './log-escape.js';
-import { maskSecrets } from './settings/secrets.js';
+import { maskSecrets } from './log-escape.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 

@@ -5,6 +5,11 @@
  */
 import type { LogRecord, LogLevel } from '../log.js';
 import type { SettingsView } from '../settings/edit-tree.js';
+import type { SettingsEdit } from '../settings/ini-text-edit.js';
+import type { SettingsProblem } from '../settings/problem.js';
+
+// Defined by the settings layer, which sits below core.
+export type { SettingsEdit, SettingsProblem };
 
 export type ModuleState = 'stopped' | 'starting' | 'running' | 'stopping' | 'failed';
 export type ModuleOutcome = 'applied' | 'failed' | 'unchanged' | 'loaded' | 'unloaded' | 'restarted' | 'none';
@@ -24,17 +29,6 @@ export interface ModuleStatus {
   error?: string;
   /** True when loaded differs from enabled because of a run-time load or unload. */
   drift: boolean;
-}
-
-export interface SettingsProblem {
-  code: string;
-  severity: 'error' | 'warning';
-  message: string;
-  file: string;
-  line: number;
-  col: number;
-  section?: string;
-  key?: string;
 }
 
 export interface ReconcilerStatus {
@@ -88,7 +82,3 @@ export interface AgentControl {
 /** Edits, or a function that computes them from the current content of the settings tree. */
 export type SettingsEdits = readonly SettingsEdit[] | ((view: SettingsView) => readonly SettingsEdit[]);
 
-export type SettingsEdit =
-  | { op: 'set'; section: string; key: string; value: string }
-  | { op: 'remove-key'; section: string; key: string }
-  | { op: 'remove-section'; section: string };

@@ -4,7 +4,7 @@
  * settings/ini-text-edit.ts; the atomic, locked write in
  * settings/atomic-rewrite.ts.
  */
-import type { SettingsEdit } from '../core/control.js';
+import type { SettingsEdit } from './ini-text-edit.js';
 import { rewriteLocked, type EditFileOptions } from './atomic-rewrite.js';
 import { applyEdits, checkEdit } from './ini-text-edit.js';
 

@@ -17,7 +17,7 @@
  * options)` resolves with one entry per file written or left unchanged, so
  * callers can say which file they wrote.
  */
-import type { SettingsEdit } from '../core/control.js';
+import type { SettingsEdit } from './ini-text-edit.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';

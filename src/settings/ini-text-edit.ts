@@ -29,8 +29,13 @@
  *   removed block is dropped so that blank lines do not pile up.
  * - Removing what is not there changes nothing.
  */
-import type { SettingsEdit } from '../core/control.js';
 import { AgentError } from '../errors.js';
+
+/** One edit of a settings file: set a key, remove a key, or remove a section. */
+export type SettingsEdit =
+  | { op: 'set'; section: string; key: string; value: string }
+  | { op: 'remove-key'; section: string; key: string }
+  | { op: 'remove-section'; section: string };
 import { LINE_BLANK, LINE_ENTRY, LINE_INVALID, LINE_SECTION, newLineScan, scanLine } from './read-ini.js';
 
 /**

@@ -1,8 +1,18 @@
 /** Settings problems: one shape for errors and warnings, with position. */
-import { CODES, formatMessage, type ErrorCode } from '../errors.js';
-import type { SettingsProblem } from '../core/control.js';
 
-export type { SettingsProblem };
+import { CODES, formatMessage, type ErrorCode } from '../errors.js';
+
+/** One problem (or warning) of a settings file, with where it is. */
+export interface SettingsProblem {
+  code: string;
+  severity: 'error' | 'warning';
+  message: string;
+  file: string;
+  line: number;
+  col: number;
+  section?: string;
+  key?: string;
+}
 
 export function problem(
   code: ErrorCode,

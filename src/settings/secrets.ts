@@ -9,21 +9,12 @@
 import type { JsonSchema } from './schema-set.js';
 import type { Origin, ResolvedObject } from './snapshot.js';
 
-export const SECRET_MASK = '******';
-
-/** Shorter values are not masked inside longer texts (a secret "1" would mask every digit); they are still hidden where shown by key. */
-export const MIN_MASKED_LENGTH = 4;
+// The mask itself lives in the base layer, so that log.ts can use it without importing settings.
+export { MIN_MASKED_LENGTH, SECRET_MASK, maskSecrets } from '../log-escape.js';
 
 /** True when a value with this schema property and origin must not be shown. */
 export function isSecretValue(prop: JsonSchema | undefined, origin: Origin | undefined): boolean {
   return prop?.['x-secret'] === true || origin?.secret === true;
-}
-
-/** `text` with every occurrence of each secret value replaced by ******. */
-export function maskSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length >= MIN_MASKED_LENGTH && out.includes(s)) out = out.split(s).join(SECRET_MASK);
-  return out;
 }
 
 /**

@@ -24,7 +24,7 @@ import { startAgentListener, type AgentListener, type AgentPolicy } from '../../
 import { agentServerTls } from '../../protocols/agent/tls.js';
 import { DEFAULT_MAX_FRAME } from '../../protocols/agent/framing.js';
 import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS } from '../../protocols/connection-guard.js';
-import { loadOrCreateCertificate } from '../../web/tls.js';
+import { loadOrCreateCertificate } from '../../protocols/server-certificate.js';
 import { errorMessage } from '../../errors.js';
 import { ApplyKeptError } from '../module.js';
 import { rebind, type RebindPlan } from '../rebind.js';

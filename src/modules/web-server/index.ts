@@ -34,7 +34,7 @@ import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type
 import { expandVariables } from '../../settings/variables.js';
 import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword, WEB_SECTION } from '../../web/access.js';
-import { loadOrCreateCertificate, type LoadedCertificate } from '../../web/tls.js';
+import { loadOrCreateCertificate, type LoadedCertificate } from '../../protocols/server-certificate.js';
 import type { AgentModule } from '../module.js';
 import { rebind } from '../rebind.js';
 import { assertTlsFiles } from '../../settings/tls-checks.js';

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentServerTls } from '../../../../src/protocols/agent/tls.js';
-import { loadOrCreateCertificate } from '../../../../src/web/tls.js';
+import { loadOrCreateCertificate } from '../../../../src/protocols/server-certificate.js';
 
 describe('agentServerTls', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-tls-'));

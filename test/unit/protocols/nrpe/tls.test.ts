@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildClientTls, buildServerTls } from '../../../../src/protocols/nrpe/tls.js';
-import { loadOrCreateCertificate } from '../../../../src/web/tls.js';
+import { loadOrCreateCertificate } from '../../../../src/protocols/server-certificate.js';
 
 describe('remote protocol TLS files', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nrpe-tls-'));

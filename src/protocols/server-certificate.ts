@@ -1,5 +1,5 @@
 /**
- * The web server's certificate: read from the configured files, or created
+ * A listener's certificate (WEBServer and AgentServer): read from the configured files, or created
  * self-signed (selfsigned v5, EC P-256, sha256, SAN localhost/127.0.0.1/::1
  * and the host name, two years) when the certificate file is missing.
  *
@@ -23,7 +23,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
-import { checkPair } from '../protocols/tls-files.js';
+import { checkPair } from './tls-files.js';
 
 export interface CertificateFiles {
   cert: string;

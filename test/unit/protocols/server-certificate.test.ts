@@ -4,7 +4,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadOrCreateCertificate } from '../../../src/web/tls.js';
+import { loadOrCreateCertificate } from '../../../src/protocols/server-certificate.js';
 
 describe('loadOrCreateCertificate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-tls-'));
