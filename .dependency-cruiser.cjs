@@ -1,0 +1,70 @@
+/**
+ * Layers of src/, bottom to top; an import may point to its own layer or a
+ * lower one, never up (README "Layers"). `npm run check:layers` runs this
+ * in .ci/run. Type-only imports count too (tsPreCompilationDeps).
+ *
+ *   base       errors.ts, log.ts, log-escape.ts, version.ts
+ *   settings   src/settings/   the settings model: read, validate, plan
+ *   core       src/core/       queries, channels, results, the control types
+ *   protocols  src/protocols/  wire formats, clients and listeners
+ *   checks     src/checks/     the checks
+ *   web        src/web/        the HTTP app (library of WEBServer)
+ *   modules    src/modules/    lifecycle wrappers over the above
+ *   reconciler src/reconciler/ runs the modules
+ *   top        src/cli/, src/agent.ts, src/main.ts, src/tools/
+ */
+const layers = [
+  ['base', '^src/(errors|log|log-escape|version)\\.ts$'],
+  ['settings', '^src/settings/'],
+  ['core', '^src/core/'],
+  ['protocols', '^src/protocols/'],
+  ['checks', '^src/checks/'],
+  ['web', '^src/web/'],
+  ['modules', '^src/modules/'],
+  ['reconciler', '^src/reconciler/'],
+  ['top', '^src/(cli/|tools/|agent\\.ts$|main\\.ts$)'],
+];
+
+const upward = layers.slice(0, -1).map(([name, path], i) => ({
+  name: `no-upward-from-${name}`,
+  comment: `${name} may import only ${layers
+    .slice(0, i + 1)
+    .map(([n]) => n)
+    .join(', ')}`,
+  severity: 'error',
+  from: { path },
+  to: { path: layers.slice(i + 1).map(([, p]) => `(${p})`).join('|') },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'web-only-for-webserver',
+      comment: 'src/web/ is the library of the WEBServer module; other modules use protocols/ or core/',
+      severity: 'error',
+      from: { path: '^src/modules/', pathNot: '^src/modules/web-server/' },
+      to: { path: '^src/web/' },
+    },
+    {
+      name: 'modules-isolated',
+      comment: 'a module folder does not import another module folder (shared code goes to modules/*.ts or lower layers)',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'no import cycles between files (a cycle of type-only imports is harmless at run time and allowed)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^src/(settings|protocols/plugin)/generated/' },
+  },
+};
