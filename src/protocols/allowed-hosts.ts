@@ -55,10 +55,22 @@ export function parseAllowedHosts(list: string): ParsedAllowedHosts {
  */
 export function isAllowed(matchers: readonly HostMatcher[], remoteAddress: string | undefined): boolean {
   if (remoteAddress === undefined) return false;
+  // Answers are remembered per matcher list (a parsed list never changes), so a
+  // peer that connects again costs one map lookup instead of parsing its address.
+  let memo = answers.get(matchers);
+  if (!memo) answers.set(matchers, (memo = new Map()));
+  const known = memo.get(remoteAddress);
+  if (known !== undefined) return known;
   const forms = addressForms(remoteAddress);
-  if (forms.length === 0) return false;
-  return matchers.some((m) => forms.some((f) => matchOne(m, f)));
+  const allowed = forms.length > 0 && matchers.some((m) => forms.some((f) => matchOne(m, f)));
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(remoteAddress, allowed);
+  return allowed;
 }
+
+/** Addresses remembered per matcher list before the memo starts over (bounds memory under a scan). */
+const MEMO_LIMIT = 4096;
+const answers = new WeakMap<readonly HostMatcher[], Map<string, boolean>>();
 
 // ---------------------------------------------------------------- helpers
 

@@ -14,7 +14,13 @@
  * 2. In process: our RemoteServer answering check_ok (CheckHelpers) against
  *    the ceiling, servers/bare-nrpe-tls.js: a bare Node TLS server with the
  *    same TLS options answering a fixed packet. Goal: 0.9x the ceiling.
+ *
+ * Beside queries per second, each side's CPU time per query answered: user +
+ * system of the server process and of the children it reaped (nrpe's forks
+ * and their /bin/sh, our scripts), from /proc; on a machine shared with
+ * other work, throughput swings with the load, CPU per query much less.
  */
+import { readFileSync } from 'node:fs';
 import { startNrpeDaemon } from '../helpers/nrpe-daemon.js';
 import { freePort, startAgent } from '../helpers/agent-process.js';
 import { nrpeRequest } from '../../src/protocols/nrpe/client.js';
@@ -29,7 +35,26 @@ const SCRIPT = `/bin/echo 'OK: fine|x=1;2;3'`;
 
 const tls = cachedClientTls('bench', () => buildClientTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH' }));
 
-async function load(port: number, command: string): Promise<number> {
+/** CPU time in ms of a process and of the children it has reaped (user + system). */
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+}
+
+interface Side {
+  name: string;
+  port: number;
+  command: string;
+  pid: number;
+}
+
+async function measure(s: Side): Promise<{ rate: number; cpuUs: number }> {
+  const c0 = cpuMs(s.pid);
+  const { rate, done } = await load(s.port, s.command);
+  return { rate, cpuUs: ((cpuMs(s.pid) - c0) * 1000) / Math.max(1, done) };
+}
+
+async function load(port: number, command: string): Promise<{ rate: number; done: number }> {
   const options = { host: '127.0.0.1', port, timeoutMs: 10_000, retry: 0, tls, version: 4 as const, payloadLength: 1024 };
   const until = Date.now() + SECONDS * 1000;
   let done = 0;
@@ -54,20 +79,33 @@ async function load(port: number, command: string): Promise<number> {
     }),
   );
   if (failed > 0) console.log(`remote-server: ${failed} failed queries on port ${port} (${command}), e.g. ${sample}`);
-  return (done * 1000) / (Date.now() - started);
+  return { rate: (done * 1000) / (Date.now() - started), done };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-async function compare(label: string, sides: { name: string; port: number; command: string }[], goal?: { ratio: number; of: [number, number] }): Promise<void> {
+async function compare(label: string, sides: Side[], goal?: { ratio: number; of: [number, number] }): Promise<void> {
   for (const s of sides) await load(s.port, s.command); // warm-up
   const rates = sides.map(() => [] as number[]);
-  for (let r = 0; r < ROUNDS; r++) for (const [i, s] of sides.entries()) rates[i]!.push(await load(s.port, s.command));
+  const cpu = sides.map(() => [] as number[]);
+  const ratios: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [i, s] of sides.entries()) {
+      const m = await measure(s);
+      rates[i]!.push(m.rate);
+      cpu[i]!.push(m.cpuUs);
+    }
+    if (goal) ratios.push(rates[goal.of[0]]![r]! / rates[goal.of[1]]![r]!);
+  }
   const meds = rates.map(median);
-  for (const [i, s] of sides.entries()) console.log(`remote-server ${label}: ${s.name.padEnd(40)} ${meds[i]!.toFixed(0).padStart(6)} q/s median (rounds ${rates[i]!.map((x) => x.toFixed(0)).join(', ')})`);
+  for (const [i, s] of sides.entries()) {
+    console.log(`remote-server ${label}: ${s.name.padEnd(44)} ${meds[i]!.toFixed(0).padStart(6)} q/s median (rounds ${rates[i]!.map((x) => x.toFixed(0)).join(', ')}), CPU ${median(cpu[i]!).toFixed(0)} µs/query`);
+  }
   if (goal) {
-    const ratio = meds[goal.of[0]]! / meds[goal.of[1]]!;
-    console.log(`remote-server ${label}: ratio ${sides[goal.of[0]]!.name} / ${sides[goal.of[1]]!.name} = ${ratio.toFixed(2)}x (goal >= ${goal.ratio}x: ${ratio >= goal.ratio ? 'PASS' : 'MISS'})`);
+    const ratio = median(ratios);
+    const [a, b] = goal.of;
+    const cpuRatio = median(cpu[a]!) / median(cpu[b]!);
+    console.log(`remote-server ${label}: ratio ${sides[a]!.name} / ${sides[b]!.name} = ${ratio.toFixed(2)}x (median of the rounds' ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}); CPU per query ${cpuRatio.toFixed(2)}x theirs (goal >= ${goal.ratio}x: ${ratio >= goal.ratio ? 'PASS' : 'MISS'}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   }
 }
 
@@ -99,21 +137,22 @@ let bare: BaselineServer | undefined;
 try {
   bare = await spawnServer('./bare-nrpe-tls.js');
   const barePort = bare.port;
+  const agentPid = agent.proc.pid as number;
   console.log(`remote-server: NRPE v4 over TLS, ${CLIENTS} concurrent clients (one connection per query) in this process, ${ROUNDS} alternating rounds of ${SECONDS} s; agent, nrpe and the bare server each in their own process`);
   await compare(
     'external script',
     [
-      { name: 'ours, /bin/sh -c "<line>" (as nrpe runs it)', port, command: 'check_echo_sh' },
-      { name: 'ours, the line run directly', port, command: 'check_echo' },
-      { name: `Debian nrpe, command[check_ok]=${SCRIPT}`, port: daemon.port, command: 'check_ok' },
+      { name: 'ours, /bin/sh -c "<line>" (as nrpe runs it)', port, command: 'check_echo_sh', pid: agentPid },
+      { name: 'ours, the line run directly', port, command: 'check_echo', pid: agentPid },
+      { name: `Debian nrpe, command[check_ok]=${SCRIPT}`, port: daemon.port, command: 'check_ok', pid: daemon.pid },
     ],
     { ratio: 4, of: [0, 2] },
   );
   await compare(
     'in process',
     [
-      { name: 'ours, check_ok (CheckHelpers)', port, command: 'check_ok' },
-      { name: 'ceiling: bare Node TLS, fixed packet', port: barePort, command: 'check_ok' },
+      { name: 'ours, check_ok (CheckHelpers)', port, command: 'check_ok', pid: agentPid },
+      { name: 'ceiling: bare Node TLS, fixed packet', port: barePort, command: 'check_ok', pid: bare.pid },
     ],
     { ratio: 0.9, of: [0, 1] },
   );

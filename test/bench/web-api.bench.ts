@@ -13,10 +13,16 @@
  *   same JSON fields serialized per request; it ignores the Authorization
  *   header that wrk sends to both.
  * - Rounds alternate (bare, agent) after a warm-up of each; each figure is
- *   the median of ROUNDS rounds. Goal: agent at 0.8x bare or better.
+ *   the median of ROUNDS rounds, the ratio the median of the rounds' ratios
+ *   (each agent round against the bare round right before it). Goal: agent
+ *   at 0.8x bare or better.
+ * - Also the CPU time (user + system, from /proc) each server process spent
+ *   per request answered: on a machine shared with other work, throughput
+ *   swings with the load, while CPU per request changes much less.
  *
  *   node dist/test/bench/web-api.bench.js [seconds per round]
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startAgent } from '../helpers/agent-process.js';
 import { hashPassword } from '../../src/web/password-hash.js';
@@ -24,7 +30,7 @@ import { findWrk, wrk, type WrkResult } from './wrk.js';
 import { spawnServer, type BaselineServer } from './servers/spawn-server.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
-const ROUNDS = 3;
+const ROUNDS = 5;
 const CONNECTIONS = 50;
 const GOAL = 0.8;
 
@@ -65,9 +71,20 @@ try {
   await run(port, 1);
   const bareRounds: WrkResult[] = [];
   const agentRounds: WrkResult[] = [];
+  const ratios: number[] = [];
+  const cpu = { bare: [] as number[], agent: [] as number[] };
+  const measured = async (p: number, pid: number, into: number[]): Promise<WrkResult> => {
+    const c0 = cpuMs(pid);
+    const r = await run(p, SECONDS);
+    into.push(((cpuMs(pid) - c0) * 1000) / Math.max(1, r.requests));
+    return r;
+  };
   for (let i = 0; i < ROUNDS; i++) {
-    bareRounds.push(await run(barePort, SECONDS));
-    agentRounds.push(await run(port, SECONDS));
+    const br = await measured(barePort, bare.pid, cpu.bare);
+    const ar = await measured(port, agent.proc.pid as number, cpu.agent);
+    bareRounds.push(br);
+    agentRounds.push(ar);
+    ratios.push(ar.rps / br.rps);
   }
   const b = median(bareRounds);
   const a = median(agentRounds);
@@ -76,11 +93,24 @@ try {
   console.log(`web-api: GET /api/v1/info, HTTPS keep-alive, Basic auth, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds; each server in its own process`);
   console.log(row('bare node:https', b, bareRounds));
   console.log(row('agent', a, agentRounds));
-  const ratio = a.rps / b.rps;
-  console.log(`web-api: ratio agent/bare ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL && a.errors === 0 ? 'PASS' : 'MISS'})`);
+  const ratio = medianOf(ratios);
+  const cb = medianOf(cpu.bare);
+  const ca = medianOf(cpu.agent);
+  console.log(`web-api: CPU per request (user + system of the server process): bare ${cb.toFixed(0)} µs, agent ${ca.toFixed(0)} µs median (bare/agent ${(cb / ca).toFixed(2)}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  console.log(`web-api: ratio agent/bare ${ratio.toFixed(2)} (median of the rounds' ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}) (goal >= ${GOAL}: ${ratio >= GOAL && a.errors === 0 ? 'PASS' : 'MISS'})`);
 } finally {
   bare?.stop();
   await agent.stop();
+}
+
+/** CPU time (user + system) a process has used, in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+function medianOf(xs: number[]): number {
+  return [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
 }
 
 function median(rounds: WrkResult[]): WrkResult {

@@ -26,6 +26,8 @@ export const DAEMON_COMMANDS: Record<string, string> = {
 export interface NrpeDaemon {
   readonly port: number;
   readonly dir: string;
+  /** The daemon's process id (it runs in the foreground). */
+  readonly pid: number;
   /** The daemon's log so far. */
   log(): string;
   stop(): Promise<void>;
@@ -94,7 +96,7 @@ export async function startNrpeDaemon(options: NrpeDaemonOptions = {}): Promise<
     await stop();
     throw new Error(`${(err as Error).message}; nrpe log:\n${text}`);
   }
-  return { port, dir, log, stop };
+  return { port, dir, pid: child.pid as number, log, stop };
 }
 
 async function waitFor(ready: () => boolean, child: ChildProcess, ms: number): Promise<void> {

@@ -121,9 +121,10 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
         if (accept(socket)) serve(socket);
       });
   if (options.tls) {
-    // Refuse before the handshake; raw sockets are counted so close() can end them.
+    // Refuse before the handshake; raw sockets are counted so close() can end them. The guard's
+    // first-request deadline covers the handshake, the TLS socket's timeout what follows.
     server.on('connection', (raw: net.Socket) => {
-      if (accept(raw)) raw.setTimeout(policy.timeoutMs, () => raw.destroy());
+      accept(raw);
     });
     server.on('tlsClientError', (err: Error, s: tls.TLSSocket) => {
       log.debug(`TLS handshake with ${escapeLog(s.remoteAddress ?? '?')} failed: ${err.message}`);

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 export interface BaselineServer {
   port: number;
+  pid: number;
   stop(): void;
 }
 
@@ -29,7 +30,7 @@ export function spawnServer(script: string, args: string[] = []): Promise<Baseli
       const m = /listening (\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ port: Number(m[1]), stop });
+        resolve({ port: Number(m[1]), pid: child.pid as number, stop });
       }
     });
   });
