@@ -21,7 +21,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../log.js';
-import { openWriters } from './open-writers.js';
+import { openWritersAsync } from './open-writers.js';
 
 export const STABLE_INTERVAL_MS = Number(process.env.AGENT_RELOAD_STABLE_MS ?? 15);
 /** How long an open writer is waited for. */
@@ -82,5 +82,5 @@ export async function readStable(file: string, interval = STABLE_INTERVAL_MS): P
 
 async function writersOf(file: string): Promise<number[]> {
   const st = await stat(file);
-  return openWriters({ dev: st.dev, ino: st.ino }) ?? [];
+  return (await openWritersAsync({ dev: st.dev, ino: st.ino })) ?? [];
 }
