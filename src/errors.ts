@@ -98,6 +98,7 @@ export const CODES = {
   AGENT_ERR_HTTP_UNPROCESSABLE: { message: 'request body has invalid fields', status: 422 },
   AGENT_ERR_HTTP_INTERNAL: { message: 'internal error; see the agent log', status: 500 },
   AGENT_ERR_HTTP_UNAVAILABLE: { message: '%s', status: 503 },
+  AGENT_WARN_HTTP_BODY_ABORTED: { message: 'the client closed the connection after %s bytes of the request body (Content-Length: %s)', status: 400, severity: 'warning' },
   // Web server
   AGENT_ERR_WEB_LISTEN: { message: 'web server cannot listen on %s: %s' },
   AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },

@@ -3,7 +3,8 @@
  * It never listens: the WEBServer module (or a test) hands `handler` to an
  * `https.createServer` / `http.createServer` of its own.
  *
- * Request path: NSClient++ rewrites (/api/v2 → /api/v1, X-HTTP-Method-Override:
+ * Request path: security headers on the response (security-headers.ts) →
+ * NSClient++ rewrites (/api/v2 → /api/v1, X-HTTP-Method-Override:
  * compat.ts) → metrics recorder → static UI (no auth, never under /api) →
  * API and legacy routes (each guarded: allowed hosts → Basic or the
  * `password` header → privilege; only /core/isalive is open) → not found
@@ -33,6 +34,7 @@ import { registerRootRoutes } from './routes/root.js';
 import { registerScriptRoutes } from './routes/scripts.js';
 import { registerSettingsApiRoutes } from './routes/settings-api.js';
 import { registerSettingsRoutes } from './routes/settings.js';
+import { applySecurityHeaders } from './security-headers.js';
 import { createStatic, UI_DIR } from './static.js';
 
 export interface WebAppOptions {
@@ -120,6 +122,8 @@ export function buildApp(opts: WebAppOptions): WebApp {
   const polkaHandler = app.handler as unknown as WebApp['handler'];
   const handler: WebApp['handler'] = (req, res) => {
     applyCompat(req);
+    // Before any route runs: every answer, errors and legacy routes included, carries them.
+    applySecurityHeaders(res);
     polkaHandler(req, res);
   };
   return { app, handler, routes: table.routes, access, metrics };

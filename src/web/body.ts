@@ -9,6 +9,9 @@
  *   naming the parse problem).
  * - A JSON value that fails its schema is AGENT_ERR_HTTP_UNPROCESSABLE (422)
  *   with `details` = [{field, message}] for every problem (ajv allErrors).
+ * - A client that closes the connection before the whole body came (it
+ *   declared 1000 bytes, sent 10, then closed) is AGENT_WARN_HTTP_BODY_ABORTED:
+ *   the client's doing, logged as a warning by on-error.ts, not a 500.
  * - Unknown fields are ignored: the schemas do not forbid them and the
  *   routes read only the fields they know.
  */
@@ -21,11 +24,20 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   if (declared !== undefined && Number(declared) > limit) throw new AgentError('AGENT_ERR_HTTP_BODY_TOO_LARGE', [limit]);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) throw new AgentError('AGENT_ERR_HTTP_BODY_TOO_LARGE', [limit]);
-    chunks.push(buf);
+  try {
+    for await (const chunk of req) {
+      const buf = chunk as Buffer;
+      size += buf.length;
+      if (size > limit) throw new AgentError('AGENT_ERR_HTTP_BODY_TOO_LARGE', [limit]);
+      chunks.push(buf);
+    }
+  } catch (err) {
+    if (err instanceof AgentError) throw err;
+    // Node ends the body with `Error: aborted` (ECONNRESET) when the peer closes mid-body.
+    if (req.destroyed || (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      throw new AgentError('AGENT_WARN_HTTP_BODY_ABORTED', [size, declared ?? 'chunked'], { cause: err });
+    }
+    throw err;
   }
   return Buffer.concat(chunks, size);
 }

@@ -6,6 +6,9 @@
  * - AGENT_ERR_HTTP_BAD_JSON is the exception the spec asks for: a short
  *   text/plain body naming the parse problem, with its Content-Length.
  * - A few catalogue codes without a status map to one here (conflict, unknown module).
+ * - AGENT_WARN_HTTP_BODY_ABORTED (the client closed the connection in the
+ *   middle of its body) is the client's doing: one warning line with the
+ *   code, and no answer when the connection is gone.
  * - Anything else is a defect: logged with its stack, answered 500 with the
  *   generic envelope, never with details.
  */
@@ -34,6 +37,12 @@ export function createOnError(log: Logger): WebErrorHandler {
     if (res.headersSent || res.writableEnded) {
       log.error(`error after the response started (${escapeForLog(req.method)} ${escapeForLog(req.path)}): ${stackOf(err)}`);
       res.destroy();
+      return;
+    }
+    if (err instanceof AgentError && err.code === 'AGENT_WARN_HTTP_BODY_ABORTED') {
+      log.warning(`${err.code}: ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(req.socket.remoteAddress ?? '?')}: ${err.message}`);
+      if (req.socket.destroyed) res.destroy();
+      else sendError(res, 400, err);
       return;
     }
     if (err instanceof AgentError) {

@@ -3,7 +3,9 @@
  * of the web UI. Each call gets a fresh user-data folder (no profile, no
  * cache carried between tests), accepts the agent's self-signed
  * certificate, and records what the page did wrong: uncaught exceptions and
- * every request that left the given origin (the UI must work offline).
+ * every request that left the given origin (the UI must work offline), and
+ * every Content-Security-Policy violation (the UI must work under the
+ * agent's policy, with no inline script or style).
  * `close()` closes the browser and removes the folder; it never throws.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +26,12 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-sync',
 ];
 
+/** Console text of a CSP violation (Chromium's own message, or the one of CSP_REPORTER). */
+export const CSP_MESSAGE = /Content.Security.Policy/i;
+
+/** Page script run before the UI's own (browser tools inject it past the CSP): reports every violation on the console. */
+export const CSP_REPORTER = `document.addEventListener('securitypolicyviolation', (e) => console.error('Content Security Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI));`;
+
 export interface BrowserSession {
   context: BrowserContext;
   page: Page;
@@ -31,6 +39,8 @@ export interface BrowserSession {
   pageErrors: string[];
   /** URLs the page requested outside `origin` (data: URLs are not requests to anywhere). */
   foreignRequests: string[];
+  /** Content-Security-Policy violations the page reported (directive and blocked URI, or the console message). */
+  cspViolations: string[];
   close(): Promise<void>;
 }
 
@@ -64,7 +74,13 @@ export async function openBrowser(options: BrowserOptions): Promise<BrowserSessi
   const page = context.pages()[0] ?? (await context.newPage());
   const pageErrors: string[] = [];
   const foreignRequests: string[] = [];
+  const cspViolations: string[] = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
+  // The browser reports each violation as a console message, and the init script as a console error too.
+  page.on('console', (msg) => {
+    if (CSP_MESSAGE.test(msg.text())) cspViolations.push(msg.text());
+  });
+  await context.addInitScript(CSP_REPORTER);
   context.on('request', (req) => {
     const url = req.url();
     if (!url.startsWith('data:') && new URL(url).origin !== options.origin) foreignRequests.push(url);
@@ -74,6 +90,7 @@ export async function openBrowser(options: BrowserOptions): Promise<BrowserSessi
     page,
     pageErrors,
     foreignRequests,
+    cspViolations,
     async close() {
       await context.close().catch(() => undefined);
       rmSync(userDataDir, { recursive: true, force: true });

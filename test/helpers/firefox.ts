@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { CSP_MESSAGE, CSP_REPORTER } from './browser.js';
 
 export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 
@@ -69,6 +70,8 @@ export interface FirefoxSession {
   pageErrors: string[];
   /** URLs the page requested outside `origin` (data: URLs are not requests to anywhere). */
   foreignRequests: string[];
+  /** Content-Security-Policy violations the page reported (see browser.ts CSP_REPORTER). */
+  cspViolations: string[];
   /** Every URL the page requested, in order (to show the request listener works). */
   requests: string[];
   close(): Promise<void>;
@@ -118,13 +121,22 @@ export async function openFirefox(options: FirefoxOptions): Promise<FirefoxSessi
     const pageErrors: string[] = [];
     const foreignRequests: string[] = [];
     const requests: string[] = [];
-    page.on('pageerror', (err) => pageErrors.push(err instanceof Error ? err.message : String(err)));
+    const cspViolations: string[] = [];
+    page.on('pageerror', (err) => {
+      const message = err instanceof Error ? err.message : String(err);
+      // Firefox reports a CSP violation as a page error of its own: kept apart from uncaught exceptions.
+      (CSP_MESSAGE.test(message) ? cspViolations : pageErrors).push(message);
+    });
+    page.on('console', (msg) => {
+      if (CSP_MESSAGE.test(msg.text())) cspViolations.push(msg.text());
+    });
+    await page.evaluateOnNewDocument(CSP_REPORTER);
     page.on('request', (req) => {
       const url = req.url();
       requests.push(url);
       if (!url.startsWith('data:') && new URL(url).origin !== options.origin) foreignRequests.push(url);
     });
-    return { browser, page, pageErrors, foreignRequests, requests, close };
+    return { browser, page, pageErrors, foreignRequests, cspViolations, requests, close };
   } catch (err) {
     await close();
     throw err;

@@ -193,6 +193,12 @@ describe('web UI in firefox (agent process)', () => {
   it('raised no page errors and asked nothing of any other origin', async () => {
     assert.deepEqual(firefox.pageErrors, []);
     assert.deepEqual(firefox.foreignRequests, []);
+    assert.deepEqual(firefox.cspViolations, []);
+    // The policy is in force and violations are seen: an inline style attribute is refused and reported (bounded wait).
+    const styled = await js<string>("(() => { const p = document.createElement('p'); p.setAttribute('style', 'color: rgb(1, 2, 3)'); document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()");
+    assert.notEqual(styled, 'rgb(1, 2, 3)', 'the inline style was not applied');
+    for (let i = 0; i < 40 && firefox.cspViolations.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
+    assert.equal(firefox.cspViolations.length > 0, true, 'the refused inline style was reported');
     // The listeners do work over BiDi: the API calls were seen, and a thrown error is caught (bounded wait).
     assert.ok(firefox.requests.some((url) => url.startsWith(`${base}/api`)), 'API requests were recorded');
     await js("setTimeout(() => { throw new Error('listener probe'); }, 0)");

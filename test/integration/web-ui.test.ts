@@ -320,8 +320,14 @@ describe('web UI in chromium (agent process)', () => {
     assert.match(await text('#session-user'), /^viewer$/);
   });
 
-  it('raised no page errors and asked nothing of any other origin', () => {
+  it('raised no page errors, broke no Content-Security-Policy rule and asked nothing of any other origin', async () => {
     assert.deepEqual(browser.pageErrors, []);
     assert.deepEqual(browser.foreignRequests, []);
+    assert.deepEqual(browser.cspViolations, []);
+    // The policy is in force and violations are seen: an inline style attribute is refused and reported (bounded wait).
+    const styled = await js<string>("(() => { const p = document.createElement('p'); p.setAttribute('style', 'color: rgb(1, 2, 3)'); document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()");
+    assert.notEqual(styled, 'rgb(1, 2, 3)', 'the inline style was not applied');
+    for (let i = 0; i < 40 && browser.cspViolations.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
+    assert.equal(browser.cspViolations.length > 0, true, 'the refused inline style was reported');
   });
 });

@@ -35,6 +35,7 @@ import { expandVariables } from '../../settings/variables.js';
 import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword, WEB_SECTION } from '../../web/access.js';
 import { loadOrCreateCertificate, type LoadedCertificate } from '../../protocols/server-certificate.js';
+import { answerClientError } from '../../web/security-headers.js';
 import type { AgentModule } from '../module.js';
 import { rebind } from '../rebind.js';
 import { assertTlsFiles } from '../../settings/tls-checks.js';
@@ -106,6 +107,8 @@ export function createModule(): AgentModule {
     } else {
       srv = createHttpServer({ noDelay: true }, handler);
     }
+    // Node's own 400/408/431 for a request it cannot parse, with the security headers.
+    srv.on('clientError', answerClientError);
     srv.headersTimeout = 20_000;
     srv.requestTimeout = 60_000;
     // Limits on the raw connection, before any TLS byte is read; the deadline ends with the first request.
