@@ -14,7 +14,9 @@
 import polka, { type Polka } from 'polka';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../core/core.js';
+import { dirname } from 'node:path';
 import { AgentError } from '../errors.js';
+import { hidePaths } from '../hide-paths.js';
 import { getLogger, type Logger } from '../log.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { AccessControl, WEB_SECTION } from './access.js';
@@ -34,6 +36,7 @@ import { registerRootRoutes } from './routes/root.js';
 import { registerScriptRoutes } from './routes/scripts.js';
 import { registerSettingsApiRoutes } from './routes/settings-api.js';
 import { registerSettingsRoutes } from './routes/settings.js';
+import { parsePublicHosts, type PublicHosts } from './public-host.js';
 import { applySecurityHeaders } from './security-headers.js';
 import { createStatic, UI_DIR } from './static.js';
 
@@ -67,7 +70,8 @@ export function buildApp(opts: WebAppOptions): WebApp {
   const log = opts.log ?? getLogger('agent:web');
   const metrics = opts.metrics ?? new WebMetrics();
   const access = new AccessControl({ getSnapshot: opts.getSnapshot, generatedPassword: opts.generatedPassword, metrics, log });
-  const onError = createOnError(log);
+  const hide = (text: string): string => hidePaths(text, dirname(opts.getSnapshot().file));
+  const onError = createOnError(log, hide);
   const app = polka<WebRequest>({
     onError: (err, req, res) => onError(err, req, res),
     onNoMatch: async (req, res) => {
@@ -101,6 +105,7 @@ export function buildApp(opts: WebAppOptions): WebApp {
     metrics,
     log,
     getSnapshot: opts.getSnapshot,
+    hidePaths: hide,
     maxBodySize: () => Number(opts.getSnapshot().sections[WEB_SECTION]?.['max body size'] ?? DEFAULT_MAX_BODY),
     route: table.route,
     openRoute: table.openRoute,
@@ -120,8 +125,15 @@ export function buildApp(opts: WebAppOptions): WebApp {
 
   memoizeFind(app);
   const polkaHandler = app.handler as unknown as WebApp['handler'];
+  let hostsOf: { snapshot: Snapshot; hosts: PublicHosts } | undefined;
+  const publicHosts = (): PublicHosts => {
+    const snapshot = opts.getSnapshot();
+    if (hostsOf?.snapshot !== snapshot) hostsOf = { snapshot, hosts: parsePublicHosts(String(snapshot.sections[WEB_SECTION]?.['public hosts'] ?? '')) };
+    return hostsOf.hosts;
+  };
   const handler: WebApp['handler'] = (req, res) => {
     applyCompat(req);
+    (req as WebRequest).publicHosts = publicHosts();
     // Before any route runs: every answer, errors and legacy routes included, carries them.
     applySecurityHeaders(res);
     polkaHandler(req, res);

@@ -32,7 +32,12 @@ const MAPPED: Partial<Record<ErrorCode, number>> = {
 
 export type WebErrorHandler = (err: unknown, req: Request, res: ServerResponse) => void;
 
-export function createOnError(log: Logger): WebErrorHandler {
+/**
+ * `hide` turns absolute paths of the machine in an answer's message (and a
+ * 422's field messages) into relative paths or bare file names; the log
+ * keeps them whole.
+ */
+export function createOnError(log: Logger, hide: (text: string) => string = (t) => t): WebErrorHandler {
   return (err, req, res) => {
     if (res.headersSent || res.writableEnded) {
       log.error(`error after the response started (${escapeForLog(req.method)} ${escapeForLog(req.path)}): ${stackOf(err)}`);
@@ -42,17 +47,17 @@ export function createOnError(log: Logger): WebErrorHandler {
     if (err instanceof AgentError && err.code === 'AGENT_WARN_HTTP_BODY_ABORTED') {
       log.warning(`${err.code}: ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(req.socket.remoteAddress ?? '?')}: ${err.message}`);
       if (req.socket.destroyed) res.destroy();
-      else sendError(res, 400, err);
+      else sendError(res, 400, err, hide);
       return;
     }
     if (err instanceof AgentError) {
       const status = err.status ?? MAPPED[err.code];
       if (status !== undefined && status < 500) {
-        sendError(res, status, err);
+        sendError(res, status, err, hide);
         return;
       }
       if (status === 503) {
-        sendError(res, status, err);
+        sendError(res, status, err, hide);
         return;
       }
     }
@@ -63,14 +68,16 @@ export function createOnError(log: Logger): WebErrorHandler {
 }
 
 /** The envelope of an AgentError (exported for the access layer's 403). */
-export function envelope(err: AgentError): Record<string, unknown> {
-  const body: Record<string, unknown> = { status: 'error', code: err.code, error: err.message };
-  if (err.code === 'AGENT_ERR_HTTP_UNPROCESSABLE' && Array.isArray(err.details)) body.fields = err.details;
+export function envelope(err: AgentError, hide: (text: string) => string = (t) => t): Record<string, unknown> {
+  const body: Record<string, unknown> = { status: 'error', code: err.code, error: hide(err.message) };
+  if (err.code === 'AGENT_ERR_HTTP_UNPROCESSABLE' && Array.isArray(err.details)) {
+    body.fields = (err.details as { field: string; message: string }[]).map((f) => ({ ...f, message: hide(String(f.message)) }));
+  }
   return body;
 }
 
 /** Answer with an AgentError's status and body. */
-export function sendError(res: ServerResponse, status: number, err: AgentError): void {
+export function sendError(res: ServerResponse, status: number, err: AgentError, hide?: (text: string) => string): void {
   if (err.code === 'AGENT_ERR_HTTP_BAD_JSON') {
     sendText(res, status, err.message);
     return;
@@ -78,7 +85,7 @@ export function sendError(res: ServerResponse, status: number, err: AgentError):
   const headers: Record<string, string> = {};
   // The rest of an oversized body is not read: close the connection after answering.
   if (status === 413) headers.Connection = 'close';
-  sendJson(res, status, envelope(err), headers);
+  sendJson(res, status, envelope(err, hide), headers);
 }
 
 function stackOf(err: unknown): string {

@@ -4,8 +4,8 @@
  * (scheme from the socket, host from the Host header) for `_url` links.
  */
 import type { ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import type { Request } from 'polka';
+import { linkBase, type PublicHosts } from './public-host.js';
 
 /** The principal a request was authenticated as, set by the access layer. */
 export interface Principal {
@@ -18,6 +18,8 @@ export interface WebRequest extends Request {
   principal?: Principal;
   /** Route pattern for metrics (`/api/v1/modules/:module`), or `static` / `unmatched`. */
   routeLabel?: string;
+  /** The `public hosts` of the settings in force, set by the app for baseUrl. */
+  publicHosts?: PublicHosts;
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
@@ -43,20 +45,15 @@ export function sendText(res: ServerResponse, status: number, text: string, head
 }
 
 /**
- * `https://host:port` of this request. The Host header is used when it is a
- * plain host[:port] (no path, no spaces); otherwise the local address is.
+ * `https://host:port` of this request for `_url` links: the Host header only
+ * when the server answers to it (public-host.ts), else the configured public
+ * host or the local address of the connection.
  */
 export function baseUrl(req: Request): string {
-  const socket = req.socket as TLSSocket;
-  const scheme = socket.encrypted ? 'https' : 'http';
-  const host = req.headers.host;
-  if (host !== undefined && /^[A-Za-z0-9.\-_]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) {
-    return `${scheme}://${host}`;
-  }
-  const addr = socket.localAddress ?? '127.0.0.1';
-  const shown = addr.includes(':') ? `[${addr}]` : addr;
-  return `${scheme}://${shown}:${socket.localPort ?? ''}`;
+  return linkBase(req, (req as WebRequest).publicHosts ?? NO_PUBLIC_HOSTS);
 }
+
+const NO_PUBLIC_HOSTS: PublicHosts = { entries: [] };
 
 /** Percent-encode one path segment for a link. */
 export function seg(value: string): string {

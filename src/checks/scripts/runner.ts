@@ -7,6 +7,7 @@
  * `maxOutputBytes` per stream is dropped and flagged.
  */
 import { spawn } from 'node:child_process';
+import { fsReason } from '../../errors.js';
 
 export interface RunOptions {
   argv: readonly string[];
@@ -107,7 +108,8 @@ export function runScript(options: RunOptions): Promise<RunOutcome> {
     };
     child.on('error', (e) => {
       // Spawn failed (no pid) or a kill failed; only the first matters.
-      if (child.pid === undefined) finish(null, null, e.message);
+      // Named by reason and code, not by Node's message, which holds the program's absolute path.
+      if (child.pid === undefined) finish(null, null, spawnReason(e));
     });
     child.on('exit', (code, signal) => {
       // The script is done: its leftovers die with it, which also closes the pipes.
@@ -121,4 +123,9 @@ export function runScript(options: RunOptions): Promise<RunOutcome> {
     });
     child.on('close', (code, signal) => finish(code, signal));
   });
+}
+
+/** A failed spawn in a few words with its code (`no such file (ENOENT)`), without the path Node's message carries. */
+function spawnReason(err: NodeJS.ErrnoException): string {
+  return err.code ? `${fsReason(err)} (${err.code})` : err.message;
 }

@@ -7,6 +7,7 @@
  * perf data the Nagios way, several lines included. Never throws.
  */
 import { statSync } from 'node:fs';
+import { basename, isAbsolute, relative } from 'node:path';
 import { splitOutput, statusFromExitCode, UNKNOWN, type QueryResult } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from './command-line.js';
@@ -39,7 +40,7 @@ export async function runConfiguredScript(name: string, commandLine: string | re
   } catch (err) {
     return { command: name, result: UNKNOWN, message: `Script ${name} did not run: ${errorMessage(err)}`, perf: [] };
   }
-  if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${argv[0]}): ${outcome.error}`, perf: [] };
+  if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${shownProgram(argv[0] as string, settings.root)}): ${outcome.error}`, perf: [] };
   if (outcome.timedOut) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s`, perf: [] };
   if (outcome.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} was stopped`, perf: [] };
   const text = outcome.stdout.trim() !== '' ? outcome.stdout : outcome.stderr;
@@ -47,6 +48,13 @@ export async function runConfiguredScript(name: string, commandLine: string | re
   const status = outcome.code === null ? UNKNOWN : statusFromExitCode(outcome.code);
   const why = outcome.code === null ? ` (killed by ${outcome.signal})` : status === UNKNOWN && outcome.code > 3 ? ` (exit code ${outcome.code})` : '';
   return { command: name, result: status, message: why ? `${message}${why}` : message, perf };
+}
+
+/** The program as a result may show it: relative to the script root, else its bare name (no absolute path of the machine). */
+function shownProgram(program: string, root: string): string {
+  if (!isAbsolute(program)) return program;
+  const rel = relative(root, program);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : basename(program);
 }
 
 function existingDir(dir: string): string | undefined {

@@ -175,6 +175,10 @@ timeout?: number
  * HTTP connections open at once from one client address; more from that address are refused and logged, so one peer cannot lock out the others. Applies in place.
  */
 "max connections per address": number
+/**
+ * Host names (name or name:port, comma-separated) the server answers to besides its own addresses, localhost, the machine's host name and the certificate's names, for example the name a reverse proxy forwards; `_url` links use a request's Host header only when the server answers to it, else the first name here, else the local address.
+ */
+"public hosts": string
 }
 
 /** Section /settings/web/users */

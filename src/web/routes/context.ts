@@ -34,6 +34,8 @@ export interface RouteContext {
   metrics: WebMetrics;
   log: Logger;
   getSnapshot(): Snapshot;
+  /** `text` with absolute paths shown relative to the settings folder or as bare file names (hide-paths.ts). */
+  hidePaths(text: string): string;
   /** Largest accepted request body in bytes. */
   maxBodySize(): number;
   /** Register a guarded route (a requirement given as a function is shown in the table by its `label`: see labelled()). */

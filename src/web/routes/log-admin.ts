@@ -44,7 +44,7 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
     if (page > 1) links.push(`<${url(Math.min(page - 1, last))}>; rel="prev"`);
     if (page < last) links.push(`<${url(page + 1)}>; rel="next"`);
     links.push(`<${url(last)}>; rel="last"`);
-    sendJson(res, 200, items.map(logJson), {
+    sendJson(res, 200, items.map((r) => logJson(r, ctx.hidePaths)), {
       Link: links.join(', '),
       'X-Log-Index': String(items.length > 0 ? items[items.length - 1]!.index : since),
       'X-Pagination-Count': String(count),
@@ -55,7 +55,7 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
 
   ctx.route('GET', '/api/v1/logs/status', 'logs.list', (_req, res) => {
     const s = control.logStatus();
-    sendJson(res, 200, { errors: s.errors, last_error: s.lastError });
+    sendJson(res, 200, { errors: s.errors, last_error: ctx.hidePaths(s.lastError) });
   });
 
   ctx.route('POST', '/api/v1/logs', 'logs.put', async (req, res) => {

@@ -40,7 +40,7 @@ export function registerLogRoutes(ctx: RouteContext): void {
     sendJson(
       res,
       200,
-      items.map(logJson),
+      items.map((r) => logJson(r, ctx.hidePaths)),
       {
         Link: links.join(', '),
         'X-Pagination-Count': String(count),
@@ -51,15 +51,15 @@ export function registerLogRoutes(ctx: RouteContext): void {
   });
 }
 
-/** One log entry as the API shows it. */
-export function logJson(r: LogRecord): Record<string, unknown> {
+/** One log entry as the API shows it; `hide` keeps absolute paths of the machine out of message and file. */
+export function logJson(r: LogRecord, hide: (text: string) => string): Record<string, unknown> {
   return {
     index: r.index,
     level: r.level,
     namespace: r.namespace,
-    message: r.message,
+    message: hide(r.message),
     date: r.date,
-    ...(r.file !== undefined ? { file: r.file } : {}),
+    ...(r.file !== undefined ? { file: hide(r.file) } : {}),
     ...(r.line !== undefined ? { line: r.line } : {}),
   };
 }
