@@ -1,0 +1,61 @@
+/**
+ * The writer's temporary file never has a wider mode than the file it
+ * replaces, and a file it creates is 0600, whatever the umask: observed on
+ * the real temp file (the writer's beforeRename hook runs while it exists).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { editSettingsFile } from '../../../src/settings/edit-ini.js';
+
+let dir: string;
+let umask: number;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'atomic-rewrite-'));
+  // The loosest umask: the modes below come from the writer, not from the umask.
+  umask = process.umask(0);
+});
+after(() => {
+  process.umask(umask);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Mode of every .tmp file in `dir` now. */
+function tempModes(): number[] {
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.tmp'))
+    .map((n) => statSync(join(dir, n)).mode & 0o777);
+}
+
+const hash = 'pbkdf2-sha256$600000$c2FsdA$aGFzaA';
+
+test('editing a 0640 file: the temp file and the result are 0640', async () => {
+  const file = join(dir, 'kept.ini');
+  writeFileSync(file, '[/settings/WEB/server]\nport = 8443s\n');
+  chmodSync(file, 0o640);
+  let seen: number[] = [];
+  await editSettingsFile(file, [{ op: 'set', section: '/settings/web/users/ann', key: 'password', value: hash }], {
+    beforeRename: async () => {
+      seen = tempModes();
+    },
+  });
+  assert.deepEqual(seen, [0o640]);
+  assert.equal(statSync(file).mode & 0o777, 0o640);
+  assert.deepEqual(tempModes(), [], 'no temp file left');
+});
+
+test('creating a file that holds a password: the temp file and the result are 0600', async () => {
+  const file = join(dir, 'created.ini');
+  let seen: number[] = [];
+  await editSettingsFile(file, [{ op: 'set', section: '/settings/web/users/ann', key: 'password', value: hash }], {
+    create: true,
+    beforeRename: async () => {
+      seen = tempModes();
+    },
+  });
+  assert.deepEqual(seen, [0o600]);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+});
