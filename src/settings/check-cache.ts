@@ -24,6 +24,22 @@ export class CheckCache {
   private readonly entries = new WeakMap<IniSection, Entry[]>();
   /** Resolved objects (targets, users) by their definition's values (objects.ts). */
   readonly objects: ObjectMemo = new WeakMap();
+  private readonly defaultValues = new Map<string, WeakMap<SectionSchema, Record<string, unknown>>>();
+
+  /**
+   * Schema defaults of sections for one set of variables (`varsKey`): each
+   * made once per cache by `make`, then shared (frozen) by every load.
+   */
+  defaultsFor(varsKey: string): (section: SectionSchema, make: () => Record<string, unknown>) => Record<string, unknown> {
+    let known = this.defaultValues.get(varsKey);
+    if (!known) this.defaultValues.set(varsKey, (known = new WeakMap()));
+    const map = known;
+    return (section, make) => {
+      let d = map.get(section);
+      if (!d) map.set(section, (d = Object.freeze(make()) as Record<string, unknown>));
+      return d;
+    };
+  }
 
   /**
    * checkSection, or its earlier result for the same section object, file,

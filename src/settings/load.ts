@@ -8,18 +8,18 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { parseIni } from './read-ini.js';
-import { INCLUDES_SECTION, mergeSections, SettingsReader, treeHash, type SettingsTree } from './includes.js';
+import { INCLUDES_SECTION, mergeLayers, SettingsReader, treeHash, type SettingsTree } from './includes.js';
+import { absorbSections, expandDefaults } from './section-layer.js';
 import { CheckCache } from './check-cache.js';
 import { collectSecrets, maskSecrets } from './secrets.js';
 import { loadSchemaSet, type SchemaSet, type SectionSchema } from './schema-set.js';
 import { sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
-import { expandVariables, resolveVariables } from './variables.js';
+import { resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
 import { crossChecks } from './cross-checks.js';
 import { scriptChecks } from './script-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
-import { suggestion } from './did-you-mean.js';
 import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
 import { fsReason } from '../errors.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
@@ -101,10 +101,10 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
       problems.push({ code: p.code, severity: 'error', message: p.message, file: src.file, line: p.line, col: p.col, ...(p.section ? { section: p.section } : {}), ...(p.key ? { key: p.key } : {}) });
     }
   }
-  const merged = mergeSections(tree.sources);
+  const merged = mergeLayers(tree.sources);
 
   // Path variables first: every other value may use them.
-  const paths = merged.find((m) => m.section.path.toLowerCase() === '/paths');
+  const paths = merged.find('/paths');
   const overrides: Record<string, string> = {};
   const dirs: Record<string, string> = {};
   for (const e of paths?.section.entries ?? []) {
@@ -119,41 +119,17 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
   const varsKey = Object.values(vars).join('\0');
   let anySecret = secretPaths.size > 0;
 
-  const sections: Record<string, Record<string, unknown>> = {};
-  const origins: Record<string, Record<string, Origin>> = {};
-  const defs = new Map<string, Map<string, ObjectDefinition>>();
-  const defsOf = (container: string): Map<string, ObjectDefinition> => {
-    let m = defs.get(container);
-    if (!m) defs.set(container, (m = new Map()));
-    return m;
-  };
+  const absorbed = absorbSections(merged.list, merged.below, { set, cache, vars, varsKey }, problems);
+  const { sections, origins, defs } = absorbed;
+  if (absorbed.secret) anySecret = true;
+  const defsOf = (container: string): Map<string, ObjectDefinition> => defs.get(container) ?? new Map();
 
-  for (const { section: s, file: sfile } of merged) {
-    const found = set.find(s.path);
-    if (!found) {
-      problems.push(problem('AGENT_ERR_SECTION_UNKNOWN', [s.path], { file: sfile, line: s.line, col: s.col, section: s.path }, suggestion(s.path, sectionCandidates(set))));
-      continue;
-    }
-    const { section, canonical, objectName } = found;
-    if (section.container !== undefined && objectName !== undefined) {
-      const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, false, problems);
-      if (checked.secret) anySecret = true;
-      defsOf(section.container).set(objectName, { name: objectName, path: canonical, values: checked.values, origins: checked.origins, at: { file: sfile, line: s.line, col: s.col }, inFile: true });
-      continue;
-    }
-    const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, true, problems);
-    if (checked.secret) anySecret = true;
-    // A copy: checked values may be shared with other loads of the same reader.
-    const values = expandDefaults({ ...checked.values }, checked.origins, vars);
-    sections[canonical] = values;
-    origins[canonical] = checked.origins;
-    const oneLiner = (section.schema['x-object-container'] as { 'one-liner'?: string } | undefined)?.['one-liner'];
-    if (oneLiner) addOneLiners(defsOf(canonical), canonical, oneLiner, values, checked.origins, s, sfile, problems);
-  }
+  const defaults = cache.defaultsFor(varsKey);
+  const defaultsOf = (sec: SectionSchema): Record<string, unknown> => defaults(sec, () => expandDefaults(sectionDefaults(set, sec), {}, vars));
   for (const sec of set.sections) {
     if (sec.container === undefined && sections[sec.pattern] === undefined) {
-      sections[sec.pattern] = expandDefaults(sectionDefaults(set, sec), {}, vars);
-      origins[sec.pattern] = {};
+      sections[sec.pattern] = defaultsOf(sec);
+      origins[sec.pattern] = NO_ORIGINS;
     }
   }
 
@@ -161,7 +137,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
   const resolveContainer = (container: string): Map<string, ResolvedObject> => {
     const objectSchema = set.find(`${container}/x`)?.section as SectionSchema;
     // Every object was validated key by key already; defaults fill the rest.
-    const defaults = expandDefaults(sectionDefaults(set, objectSchema), {}, vars);
+    const defaults = defaultsOf(objectSchema);
     return resolveObjects(container, defsOf(container), (v) => Object.assign({}, defaults, v), abs, problems, { objects: cache.objects, key: varsKey });
   };
   const targets = { agent: resolveContainer(OBJECT_CONTAINERS.agent), remote: resolveContainer(OBJECT_CONTAINERS.remote) };
@@ -214,45 +190,9 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
   return { ok: true, snapshot: freezeSnapshot(snapshot), warnings: sortProblems(warnings), problems: [], hash, watched };
 }
 
-function addOneLiners(
-  defs: Map<string, ObjectDefinition>,
-  container: string,
-  key: string,
-  values: Record<string, unknown>,
-  origins: Record<string, Origin>,
-  s: { line: number; col: number },
-  file: string,
-  problems: SettingsProblem[],
-): void {
-  for (const [name, value] of Object.entries(values)) {
-    const o = origins[name] as Origin;
-    if (defs.has(name)) {
-      problems.push(problem('AGENT_ERR_VALUE_INVALID', [`object "${name}" is defined both as a one-liner and as a section`], { file, line: o.line, col: o.col, section: container, key: name }));
-      continue;
-    }
-    defs.set(name, {
-      name,
-      path: container,
-      values: { [key]: value, parent: 'default' },
-      origins: { [key]: { ...o, key } },
-      at: { file, line: o.line, col: o.col },
-      inFile: true,
-    });
-  }
-  void s;
-}
+/** The origins of a section the files do not write. */
+const NO_ORIGINS: Record<string, Origin> = Object.freeze({}) as Record<string, Origin>;
 
-/** Schema defaults may use variables (`${certificate-path}/…`); values from the file were expanded already. */
-function expandDefaults(values: Record<string, unknown>, origins: Record<string, Origin>, vars: Readonly<Record<string, string>>): Record<string, unknown> {
-  for (const [k, v] of Object.entries(values)) {
-    if (typeof v === 'string' && origins[k] === undefined && v.includes('${')) values[k] = expandVariables(v, vars).value;
-  }
-  return values;
-}
-
-function sectionCandidates(set: SchemaSet): string[] {
-  return set.sections.map((s) => s.pattern);
-}
 
 /**
  * Freeze what modules read: the snapshot, its sections and their values,
@@ -263,6 +203,7 @@ function sectionCandidates(set: SchemaSet): string[] {
 function freezeSnapshot(s: Snapshot): Snapshot {
   for (const v of Object.values(s.sections)) Object.freeze(v);
   for (const v of Object.values(s.origins)) {
+    if (Object.isFrozen(v)) continue; // shared with an earlier load of the same reader
     for (const o of Object.values(v)) Object.freeze(o);
     Object.freeze(v);
   }

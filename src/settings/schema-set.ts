@@ -49,8 +49,11 @@ let cached: { dir: string; set: SchemaSet } | undefined;
  * non-ASCII characters is percent-encoded in the URL.
  */
 export function packageRoot(): string {
-  return fileURLToPath(new URL('../../..', import.meta.url));
+  return PACKAGE_ROOT;
 }
+
+/** Computed once: a fleet run loads the schema set for every file. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 export function loadSchemaSet(root = packageRoot()): SchemaSet {
   const dir = join(root, 'schema');

@@ -41,8 +41,14 @@ export function defaultVariables(settingsFile: string): Record<string, string> {
     'base-path': base,
     'certificate-path': `${base}/security`,
     scripts: `${base}/scripts`,
-    temp: tmpdir(),
+    temp: systemTemp(),
   };
+}
+
+/** The system temp folder, read once per process (os.tmpdir() reads the environment each time: a fleet run asks 10,000 times). */
+let temp: string | undefined;
+function systemTemp(): string {
+  return (temp ??= tmpdir());
 }
 
 /**

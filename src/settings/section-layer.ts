@@ -1,0 +1,197 @@
+/**
+ * The first step of a load: what the merged sections contribute (checked
+ * values of fixed sections, object definitions, their problems) before
+ * defaults, objects and cross-checks.
+ *
+ * For a fleet this step is layered: the contribution of the files below the
+ * main file (a shared base) is computed once per reader and variables, and
+ * each host starts from a copy of it and adds only its own sections (new
+ * ones, and those it overrides, which replace the base's contribution and
+ * problems at that place). The result is the same as absorbing every merged
+ * section in order; the one case where it could differ (a host overriding a
+ * section of one-liner objects, whose names the base already defined) is
+ * computed in full.
+ */
+import type { MergedSection } from './includes.js';
+import type { CheckCache } from './check-cache.js';
+import type { SchemaSet } from './schema-set.js';
+import type { ObjectDefinition } from './objects.js';
+import type { Origin } from './snapshot.js';
+import { problem, type SettingsProblem } from './problem.js';
+import { suggestion } from './did-you-mean.js';
+import { expandVariables } from './variables.js';
+
+export interface SectionState {
+  sections: Record<string, Record<string, unknown>>;
+  origins: Record<string, Record<string, Origin>>;
+  /** Object definitions by container, then name (in the order of the merged sections). */
+  defs: Map<string, Map<string, ObjectDefinition>>;
+  /** Some value came from ${env:} or ${file:} (may over-approximate: then secrets are looked for and none found). */
+  secret: boolean;
+}
+
+export interface LayerContext {
+  set: SchemaSet;
+  cache: CheckCache;
+  vars: Readonly<Record<string, string>>;
+  varsKey: string;
+}
+
+/** A remembered contribution of the sections below the main file, with the problems of each position. */
+interface Layer {
+  varsKey: string;
+  state: SectionState;
+  /** The keys of state.sections (and state.origins), in order. */
+  keys: readonly string[];
+  problemsAt: Map<number, SettingsProblem[]>;
+}
+
+const layers = new WeakMap<CheckCache, WeakMap<readonly MergedSection[], Layer[]>>();
+
+/**
+ * What the merged sections `list` contribute; problems are appended to
+ * `problems`. `below` is the merge of the files under the main file
+ * (mergeLayers): its contribution is reused when known.
+ */
+export function absorbSections(list: readonly MergedSection[], below: readonly MergedSection[], ctx: LayerContext, problems: SettingsProblem[]): SectionState {
+  if (below.length === 0 || !layeredApplies(list, below, ctx.set)) {
+    const state = emptyState();
+    for (const m of list) absorbOne(state, m, ctx, problems);
+    return state;
+  }
+  const layer = layerOf(below, ctx);
+  const state = copyState(layer.state, layer.keys);
+  for (const [at, own] of layer.problemsAt) {
+    if (list[at] === below[at]) for (const p of own) problems.push({ ...p });
+  }
+  for (let i = 0; i < list.length; i++) {
+    const m = list[i] as MergedSection;
+    if (i < below.length && m === below[i]) continue;
+    absorbOne(state, m, ctx, problems);
+  }
+  return state;
+}
+
+/** Schema defaults may use variables (`${certificate-path}/…`); values from the file were expanded already. */
+export function expandDefaults(values: Record<string, unknown>, origins: Record<string, Origin>, vars: Readonly<Record<string, string>>): Record<string, unknown> {
+  for (const [k, v] of Object.entries(values)) {
+    if (typeof v === 'string' && origins[k] === undefined && v.includes('${')) values[k] = expandVariables(v, vars).value;
+  }
+  return values;
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+/** Object definitions by the checked section they come from (settings/check-cache.ts keeps those per section, file and variables). */
+const objectDefs = new WeakMap<object, ObjectDefinition>();
+/** Section values with expanded defaults, by the checked section they come from. */
+const expandedValues = new WeakMap<object, Record<string, unknown>>();
+
+function emptyState(): SectionState {
+  return { sections: {}, origins: {}, defs: new Map(), secret: false };
+}
+
+function copyState(s: SectionState, keys: readonly string[]): SectionState {
+  const defs = new Map<string, Map<string, ObjectDefinition>>();
+  for (const [container, m] of s.defs) defs.set(container, new Map(m));
+  // Copied key by key, not spread: a spread copy turns slow as the load adds the remaining sections.
+  const sections: SectionState['sections'] = {};
+  const origins: SectionState['origins'] = {};
+  for (const k of keys) {
+    sections[k] = s.sections[k] as Record<string, unknown>;
+    origins[k] = s.origins[k] as Record<string, Origin>;
+  }
+  return { sections, origins, defs, secret: s.secret };
+}
+
+/** False when the main file overrides a section of one-liner objects that the files below write (computed in full then). */
+function layeredApplies(list: readonly MergedSection[], below: readonly MergedSection[], set: SchemaSet): boolean {
+  for (let i = 0; i < below.length; i++) {
+    const m = list[i] as MergedSection;
+    if (m === below[i]) continue;
+    if (oneLinerKey(set, m.section.path) !== undefined) return false;
+  }
+  return true;
+}
+
+function layerOf(below: readonly MergedSection[], ctx: LayerContext): Layer {
+  let byList = layers.get(ctx.cache);
+  if (!byList) layers.set(ctx.cache, (byList = new WeakMap()));
+  const known = byList.get(below) ?? [];
+  const hit = known.find((l) => l.varsKey === ctx.varsKey);
+  if (hit) return hit;
+  const state = emptyState();
+  const problemsAt = new Map<number, SettingsProblem[]>();
+  below.forEach((m, i) => {
+    const own: SettingsProblem[] = [];
+    absorbOne(state, m, ctx, own);
+    if (own.length > 0) problemsAt.set(i, own);
+  });
+  const layer = { varsKey: ctx.varsKey, state, keys: Object.keys(state.sections), problemsAt };
+  if (known.length < 16) {
+    known.push(layer);
+    byList.set(below, known);
+  }
+  return layer;
+}
+
+function absorbOne(state: SectionState, m: MergedSection, ctx: LayerContext, problems: SettingsProblem[]): void {
+  const { set, cache, vars, varsKey } = ctx;
+  const { section: s, file: sfile } = m;
+  const found = set.find(s.path);
+  if (!found) {
+    problems.push(problem('AGENT_ERR_SECTION_UNKNOWN', [s.path], { file: sfile, line: s.line, col: s.col, section: s.path }, suggestion(s.path, set.sections.map((x) => x.pattern))));
+    return;
+  }
+  const { section, canonical, objectName } = found;
+  if (section.container !== undefined && objectName !== undefined) {
+    const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, false, problems);
+    if (checked.secret) state.secret = true;
+    // One definition per checked section: a base's objects are the same objects for every host.
+    let def = objectDefs.get(checked);
+    if (!def) objectDefs.set(checked, (def = { name: objectName, path: canonical, values: checked.values, origins: checked.origins, at: { file: sfile, line: s.line, col: s.col }, inFile: true }));
+    defsOf(state, section.container).set(objectName, def);
+    return;
+  }
+  const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, true, problems);
+  if (checked.secret) state.secret = true;
+  // Checked values are shared by every load of the same reader: expanded once into a new object
+  // (frozen with the first snapshot that holds it), never changed afterwards.
+  let values = expandedValues.get(checked);
+  if (!values) expandedValues.set(checked, (values = expandDefaults({ ...checked.values }, checked.origins, vars)));
+  state.sections[canonical] = values;
+  state.origins[canonical] = checked.origins;
+  const oneLiner = oneLinerKey(set, s.path);
+  if (oneLiner) addOneLiners(defsOf(state, canonical), canonical, oneLiner, values, checked.origins, sfile, problems);
+}
+
+function defsOf(state: SectionState, container: string): Map<string, ObjectDefinition> {
+  let m = state.defs.get(container);
+  if (!m) state.defs.set(container, (m = new Map()));
+  return m;
+}
+
+/** The key a one-liner object's value goes to, for a section of one-liner objects (`[/settings/web/users] name = …`). */
+function oneLinerKey(set: SchemaSet, path: string): string | undefined {
+  const found = set.find(path);
+  return (found?.section.schema['x-object-container'] as { 'one-liner'?: string } | undefined)?.['one-liner'];
+}
+
+function addOneLiners(defs: Map<string, ObjectDefinition>, container: string, key: string, values: Record<string, unknown>, origins: Record<string, Origin>, file: string, problems: SettingsProblem[]): void {
+  for (const [name, value] of Object.entries(values)) {
+    const o = origins[name] as Origin;
+    if (defs.has(name)) {
+      problems.push(problem('AGENT_ERR_VALUE_INVALID', [`object "${name}" is defined both as a one-liner and as a section`], { file, line: o.line, col: o.col, section: container, key: name }));
+      continue;
+    }
+    defs.set(name, {
+      name,
+      path: container,
+      values: { [key]: value, parent: 'default' },
+      origins: { [key]: { ...o, key } },
+      at: { file, line: o.line, col: o.col },
+      inFile: true,
+    });
+  }
+}
