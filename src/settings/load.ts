@@ -53,6 +53,12 @@ export interface LoadOptions {
   reader?: SettingsReader;
   /** The main file's bytes when the caller read them already (the reconciler's stable read). */
   bytes?: Buffer;
+  /**
+   * Reuse what the files below the main file contribute (default true;
+   * settings/section-layer.ts). false computes everything from the merged
+   * sections: the reference the layered result equals (tests compare them).
+   */
+  layers?: boolean;
 }
 
 /**
@@ -70,7 +76,7 @@ export async function loadSettingsFile(file: string, options: LoadOptions = {}):
     return { ok: false, problems: [p], warnings: [], hash: '', watched: [abs] };
   }
   const tree = await reader.tree(main);
-  return loadTree(tree, reader.checks);
+  return loadTree(tree, reader.checks, options.layers !== false);
 }
 
 /**
@@ -90,7 +96,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
 }
 
 /** Validate and resolve a settings tree (the main file and what it includes). Pure apart from ${file:} reads. */
-export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
+export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): LoadResult {
   const abs = tree.main;
   const hash = treeHash(tree.sources);
   const watched = tree.watched;
@@ -119,7 +125,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
   const varsKey = Object.values(vars).join('\0');
   let anySecret = secretPaths.size > 0;
 
-  const absorbed = absorbSections(merged.list, merged.below, { set, cache, vars, varsKey }, problems);
+  const absorbed = absorbSections(merged.list, layers ? merged.below : [], { set, cache, vars, varsKey }, problems);
   const { sections, origins, defs } = absorbed;
   if (absorbed.secret) anySecret = true;
   const defsOf = (container: string): Map<string, ObjectDefinition> => defs.get(container) ?? new Map();
@@ -138,7 +144,25 @@ export function loadTree(tree: SettingsTree, cache: CheckCache): LoadResult {
     const objectSchema = set.find(`${container}/x`)?.section as SectionSchema;
     // Every object was validated key by key already; defaults fill the rest.
     const defaults = defaultsOf(objectSchema);
-    return resolveObjects(container, defsOf(container), (v) => Object.assign({}, defaults, v), abs, problems, { objects: cache.objects, key: varsKey });
+    const apply = (v: Readonly<Record<string, unknown>>): Record<string, unknown> => Object.assign({}, defaults, v);
+    const memo = { objects: cache.objects, key: varsKey };
+    const own = defsOf(container);
+    // Over a shared base: the base's objects are resolved once per reader; a host resolves only the objects it adds.
+    const below = absorbed.below?.(container);
+    const layerResolved = below?.resolved((layerDefs) => {
+      const found: SettingsProblem[] = [];
+      return { map: resolveObjects(container, layerDefs, apply, abs, found, memo), clean: found.length === 0 };
+    });
+    if (!below || !layerResolved) return resolveObjects(container, own, apply, abs, problems, memo);
+    const mine = below.added.length === 0 ? undefined : resolveObjects(container, own, apply, abs, problems, memo, new Set(below.added));
+    if (!mine) return new Map(layerResolved);
+    // In the order a full resolution gives: the definitions' order, then the implicit default and sample.
+    const out = new Map<string, ResolvedObject>();
+    for (const name of own.keys()) {
+      const r = mine.get(name) ?? layerResolved.get(name);
+      if (r) out.set(name, r);
+    }
+    return out;
   };
   const targets = { agent: resolveContainer(OBJECT_CONTAINERS.agent), remote: resolveContainer(OBJECT_CONTAINERS.remote) };
   const users = resolveContainer(OBJECT_CONTAINERS.users);
@@ -201,7 +225,7 @@ const NO_ORIGINS: Record<string, Origin> = Object.freeze({}) as Record<string, O
  * load, and nothing writes to them after resolution.
  */
 function freezeSnapshot(s: Snapshot): Snapshot {
-  for (const v of Object.values(s.sections)) Object.freeze(v);
+  for (const v of Object.values(s.sections)) if (!Object.isFrozen(v)) Object.freeze(v);
   for (const v of Object.values(s.origins)) {
     if (Object.isFrozen(v)) continue; // shared with an earlier load of the same reader
     for (const o of Object.values(v)) Object.freeze(o);

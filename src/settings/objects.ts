@@ -49,6 +49,8 @@ export function resolveObjects(
   problems: SettingsProblem[],
   /** Optional memo of earlier results and the key of the defaults they used (settings/load.ts passes the variables). */
   memo?: { objects: ObjectMemo; key: string },
+  /** Resolve only these objects (their parents are followed as needed); every object when absent. */
+  only?: ReadonlySet<string>,
 ): Map<string, ResolvedObject> {
   for (const implicit of ['default', 'sample']) {
     if (!defs.has(implicit)) {
@@ -127,6 +129,7 @@ export function resolveObjects(
 
   const out = new Map<string, ResolvedObject>();
   for (const [name, def] of defs) {
+    if (only && !only.has(name)) continue;
     const chainIds = memo ? chainValues(name) : undefined;
     if (memo && chainIds) {
       const hit = memo.objects.get(def.values);

@@ -16,7 +16,7 @@ import type { MergedSection } from './includes.js';
 import type { CheckCache } from './check-cache.js';
 import type { SchemaSet } from './schema-set.js';
 import type { ObjectDefinition } from './objects.js';
-import type { Origin } from './snapshot.js';
+import type { Origin, ResolvedObject } from './snapshot.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { suggestion } from './did-you-mean.js';
 import { expandVariables } from './variables.js';
@@ -28,6 +28,16 @@ export interface SectionState {
   defs: Map<string, Map<string, ObjectDefinition>>;
   /** Some value came from ${env:} or ${file:} (may over-approximate: then secrets are looked for and none found). */
   secret: boolean;
+  /** For a state copied from a layer: the objects of `container` as the layer has them, and the names the main file added. */
+  below?: (container: string) => BelowObjects | undefined;
+}
+
+/** The objects of one container in the files below the main file, for resolving only what the main file adds. */
+export interface BelowObjects {
+  /** Names the main file adds to the container (none overridden); a main file that overrides an object gives no BelowObjects. */
+  added: readonly string[];
+  /** The objects of the layer resolved once by `resolve` (remembered per layer), or undefined when that had problems. */
+  resolved(resolve: (defs: Map<string, ObjectDefinition>) => { map: Map<string, ResolvedObject>; clean: boolean }): Map<string, ResolvedObject> | undefined;
 }
 
 export interface LayerContext {
@@ -44,6 +54,10 @@ interface Layer {
   /** The keys of state.sections (and state.origins), in order. */
   keys: readonly string[];
   problemsAt: Map<number, SettingsProblem[]>;
+  /** Resolved objects of the layer by container (undefined: resolving them had problems). */
+  resolved: Map<string, Map<string, ResolvedObject> | undefined>;
+  /** Lower-cased object names by container. */
+  names: Map<string, Set<string>>;
 }
 
 const layers = new WeakMap<CheckCache, WeakMap<readonly MergedSection[], Layer[]>>();
@@ -64,11 +78,38 @@ export function absorbSections(list: readonly MergedSection[], below: readonly M
   for (const [at, own] of layer.problemsAt) {
     if (list[at] === below[at]) for (const p of own) problems.push({ ...p });
   }
+  // Per container: the object names the main file adds, or null when it overrides one of the layer's.
+  const added = new Map<string, string[] | null>();
   for (let i = 0; i < list.length; i++) {
     const m = list[i] as MergedSection;
     if (i < below.length && m === below[i]) continue;
+    const found = ctx.set.find(m.section.path);
+    const container = found?.objectName !== undefined ? found.section.container : undefined;
+    if (container !== undefined) {
+      const name = found?.objectName as string;
+      const names = added.get(container);
+      const lower = name.toLowerCase();
+      const clash = lower === 'default' || lower === 'sample' || namesOf(layer, container).has(lower);
+      if (clash || names === null) added.set(container, null);
+      else if (names) names.push(name);
+      else added.set(container, [name]);
+    }
     absorbOne(state, m, ctx, problems);
   }
+  state.below = (container) => {
+    const names = added.get(container);
+    if (names === null) return undefined;
+    return {
+      added: names ?? [],
+      resolved(resolve) {
+        if (!layer.resolved.has(container)) {
+          const r = resolve(new Map(layer.state.defs.get(container) ?? []));
+          layer.resolved.set(container, r.clean ? r.map : undefined);
+        }
+        return layer.resolved.get(container);
+      },
+    };
+  };
   return state;
 }
 
@@ -87,6 +128,13 @@ export function expandDefaults(values: Record<string, unknown>, origins: Record<
 const objectDefs = new WeakMap<object, ObjectDefinition>();
 /** Section values with expanded defaults, by the checked section they come from. */
 const expandedValues = new WeakMap<object, Record<string, unknown>>();
+
+/** The lower-cased object names of a container in the layer (made once per layer and container). */
+function namesOf(layer: Layer, container: string): ReadonlySet<string> {
+  let names = layer.names.get(container);
+  if (!names) layer.names.set(container, (names = new Set([...(layer.state.defs.get(container)?.keys() ?? [])].map((k) => k.toLowerCase()))));
+  return names;
+}
 
 function emptyState(): SectionState {
   return { sections: {}, origins: {}, defs: new Map(), secret: false };
@@ -128,7 +176,7 @@ function layerOf(below: readonly MergedSection[], ctx: LayerContext): Layer {
     absorbOne(state, m, ctx, own);
     if (own.length > 0) problemsAt.set(i, own);
   });
-  const layer = { varsKey: ctx.varsKey, state, keys: Object.keys(state.sections), problemsAt };
+  const layer: Layer = { varsKey: ctx.varsKey, state, keys: Object.keys(state.sections), problemsAt, resolved: new Map(), names: new Map() };
   if (known.length < 16) {
     known.push(layer);
     byList.set(below, known);
