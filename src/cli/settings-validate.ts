@@ -3,6 +3,7 @@
  * print every problem of each file. Exit 0 valid, 1 invalid (or warnings
  * with --strict), 2 usage error or unreadable file.
  */
+import { isAbsolute, relative, sep } from 'node:path';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
@@ -27,10 +28,11 @@ key, a stable code and a message. The TLS files of the enabled listeners are
 read as they would load on this machine (certificate, key fitting it, ca).
 With --format json each problem is
 {code,severity,message,file,line,col,section?,key?}; --format github prints
-::error file=…,line=…,col=…::… annotations.
+::error file=…,line=…,col=…::… annotations, each naming the file the problem
+is in, relative to the working folder.
 Files included by several of the FILEs are read and checked once per run; a
-problem in such a file is printed once (--format json lists it for every
-file that includes it).
+problem in such a file is printed once, at its own file and line (--format
+json lists it for every file that includes it).
 Exit: 0 valid, 1 invalid (or warnings with --strict), 2 usage or unreadable file.`,
   VALIDATE_OPTIONS,
 );
@@ -85,5 +87,11 @@ function annotation(p: SettingsProblem): string {
   const esc = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
   const prop = (s: string): string => esc(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
   const kind = p.severity === 'warning' ? 'warning' : 'error';
-  return `::${kind} file=${prop(p.file)},line=${p.line},col=${p.col},title=${prop(p.code)}::${esc(p.message)}`;
+  return `::${kind} file=${prop(repoPath(p.file))},line=${p.line},col=${p.col},title=${prop(p.code)}::${esc(p.message)}`;
+}
+
+/** A file as GitHub expects it in an annotation: relative to the working folder (the checkout CI runs in) when below it. */
+function repoPath(file: string): string {
+  const rel = relative(process.cwd(), file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : file;
 }

@@ -41,7 +41,7 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     const o = input.origins[server.section] ?? {};
     const why = unauthenticated(s);
     if (why === undefined) continue;
-    const at = (key: string, origin: Origin | undefined) => ({ file: input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });
+    const at = (key: string, origin: Origin | undefined) => ({ file: origin?.file ?? input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });
     const execs = server.execs ? String(s[ALLOWED_EXECS] ?? '') : '';
     if (server.execs && !parseAllowList(execs).nothing) {
       out.push(problem('AGENT_WARN_UNAUTHENTICATED_EXEC', [`[${server.section}]`, why, `${ALLOWED_EXECS} = ${execs}`], at(ALLOWED_EXECS, o[ALLOWED_EXECS])));

@@ -174,7 +174,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
     roles.set(role, privileges);
     if (privileges.includes(LEGACY_GRANT)) {
       const o = origins['/settings/web/roles']?.[role];
-      problems.push(problem('AGENT_WARN_ROLE_LEGACY', [role], { file: abs, line: o?.line ?? 0, col: o?.col ?? 0, section: '/settings/web/roles', key: role }));
+      problems.push(problem('AGENT_WARN_ROLE_LEGACY', [role], { file: o?.file ?? abs, line: o?.line ?? 0, col: o?.col ?? 0, section: '/settings/web/roles', key: role }));
     }
   }
   const defined = new Set([...roles.keys()].map((r) => r.toLowerCase()));
