@@ -11,6 +11,7 @@ import { SettingsReader } from '../settings/includes.js';
 import type { SettingsProblem } from '../settings/problem.js';
 import { formatProblem } from './format-problem.js';
 import { tlsFileProblems } from '../settings/tls-checks.js';
+import type { TlsFileProblem } from '../protocols/tls-files.js';
 
 export const VALIDATE_OPTIONS: readonly CliOption[] = [
   { name: 'format', arg: 'text|json|github', help: 'text: one line per problem (default); json: {"valid","files":[{"file","valid","errors","warnings"}]}; github: workflow annotations' },
@@ -53,11 +54,13 @@ export async function validateCommand(argv: string[]): Promise<number> {
   let unreadable = false;
   // One reader for the run: a base that every host file includes is read, parsed and checked once.
   const reader = new SettingsReader();
+  // And each set of TLS files is read and checked once.
+  const tlsChecked = new Map<string, TlsFileProblem[]>();
   for (const file of files) {
     const r = await loadSettingsFile(file, { reader });
     if (!r.ok && r.problems.some((p) => p.code === 'AGENT_ERR_SETTINGS_UNREADABLE')) unreadable = true;
     // The listeners' TLS files as they would load them here: readable, parsing, the key fitting the certificate.
-    const tls = r.ok ? tlsFileProblems(r.snapshot) : [];
+    const tls = r.ok ? tlsFileProblems(r.snapshot, undefined, tlsChecked) : [];
     reports.push({ file, valid: r.ok && tls.length === 0, errors: r.ok ? tls : r.problems, warnings: r.warnings });
   }
   const strict = options.strict === true;

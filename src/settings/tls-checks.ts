@@ -61,21 +61,31 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
   return { pair, ...(ca ? { ca } : {}) };
 }
 
-/** Problems of the TLS files of the enabled listeners (or of `only`, enabled or not). */
-export function tlsFileProblems(s: TlsSettings, only?: readonly ListenerModule[]): SettingsProblem[] {
+/**
+ * Problems of the TLS files of the enabled listeners (or of `only`, enabled
+ * or not). `cache` (one per run of `agent settings validate`) keeps each
+ * set of files' check, so 10,000 host files naming the same certificate
+ * read and parse it once.
+ */
+export function tlsFileProblems(s: TlsSettings, only?: readonly ListenerModule[], cache?: Map<string, TlsFileProblem[]>): SettingsProblem[] {
   const out: SettingsProblem[] = [];
   const modules = only ?? (Object.keys(LISTENER_SECTIONS) as ListenerModule[]).filter((m) => s.modules[m] === true);
   for (const module of modules) {
     const files = listenerTlsFiles(s, module);
     if (!files) continue;
-    const found: TlsFileProblem[] = [];
-    if (files.pair) {
-      const pair = checkPair(files.pair);
-      if (!pair.ok) found.push(pair.problem);
-    }
-    if (files.ca) {
-      const ca = checkCa(files.ca);
-      if (!ca.ok) found.push(ca.problem);
+    const key = cache ? JSON.stringify(files) : '';
+    let found = cache?.get(key);
+    if (!found) {
+      found = [];
+      if (files.pair) {
+        const pair = checkPair(files.pair);
+        if (!pair.ok) found.push(pair.problem);
+      }
+      if (files.ca) {
+        const ca = checkCa(files.ca);
+        if (!ca.ok) found.push(ca.problem);
+      }
+      cache?.set(key, found);
     }
     for (const p of found) out.push(toProblem(s, module, p));
   }
