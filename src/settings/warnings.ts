@@ -135,20 +135,15 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
  * from a parent (the default target, a template) are named in the warning
  * of the parent's line instead of each getting a copy of it.
  */
-function perOrigin(
-  code: 'AGENT_WARN_ADH_CIPHERS' | 'AGENT_WARN_VERIFY_NONE',
-  client: 'agent' | 'remote',
-  key: string,
-  targets: readonly ResolvedObject[],
-  at: (o: Origin | undefined, section: string, key: string) => { file: string; line: number; col: number; section: string; key: string },
-): SettingsProblem[] {
+function perOrigin(...args: PerOriginArgs): SettingsProblem[] {
+  const [code, client, , targets] = args;
   // The same resolved targets (a shared base's, in a fleet run) give the same warnings: made once, copied per load.
   const first = targets[0];
   if (first === undefined) return [];
   const known = perOriginMemo.get(first) ?? [];
   const hit = known.find((k) => k.code === code && k.client === client && k.targets.length === targets.length && k.targets.every((t, i) => t === targets[i]));
   if (hit) return hit.problems.map((p) => ({ ...p }));
-  const problems = perOriginUncached(code, client, key, targets, at);
+  const problems = perOriginUncached(...args);
   if (known.length < 8) {
     known.push({ code, client, targets: [...targets], problems: problems.map((p) => ({ ...p })) });
     perOriginMemo.set(first, known);
@@ -156,16 +151,19 @@ function perOrigin(
   return problems;
 }
 
-/** perOrigin's results by the first target of the list (then the whole list compared by identity). */
-const perOriginMemo = new WeakMap<ResolvedObject, { code: string; client: string; targets: readonly ResolvedObject[]; problems: SettingsProblem[] }[]>();
-
-function perOriginUncached(
+/** The warning code, the client, the target key, the targets that break the rule and where a problem is. */
+type PerOriginArgs = [
   code: 'AGENT_WARN_ADH_CIPHERS' | 'AGENT_WARN_VERIFY_NONE',
   client: 'agent' | 'remote',
   key: string,
   targets: readonly ResolvedObject[],
   at: (o: Origin | undefined, section: string, key: string) => { file: string; line: number; col: number; section: string; key: string },
-): SettingsProblem[] {
+];
+
+/** perOrigin's results by the first target of the list (then the whole list compared by identity). */
+const perOriginMemo = new WeakMap<ResolvedObject, { code: string; client: string; targets: readonly ResolvedObject[]; problems: SettingsProblem[] }[]>();
+
+function perOriginUncached(...[code, client, key, targets, at]: PerOriginArgs): SettingsProblem[] {
   const groups = new Map<string, { origin: Origin; section: string; owner: string; users: string[] }>();
   for (const t of targets) {
     const o = t.origins[key] as Origin;
