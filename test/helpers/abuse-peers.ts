@@ -109,6 +109,27 @@ export async function trickle(socket: TLSSocket, bytes: Buffer, pauseMs = 0): Pr
   }
 }
 
+/** The CN of the certificate the TLS listener on 127.0.0.1:port presents, or the error code of the attempt (3 s at most). */
+export function presentedName(port: number): Promise<string> {
+  return new Promise((res) => {
+    const s = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, ciphers: 'DEFAULT:@SECLEVEL=0' });
+    const timer = setTimeout(() => {
+      s.destroy();
+      res('timeout');
+    }, 3000);
+    s.once('secureConnect', () => {
+      clearTimeout(timer);
+      const cn = String(s.getPeerCertificate().subject?.CN ?? '');
+      s.destroy();
+      res(cn);
+    });
+    s.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      res(err.code ?? err.message);
+    });
+  });
+}
+
 /** Open file descriptors of a process (Linux /proc). */
 export function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;

@@ -12,9 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from 'node:tls';
 import { freePort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
-import { agentQuery, nrpeQuery } from '../helpers/abuse-peers.js';
+import { agentQuery, nrpeQuery, presentedName as presented } from '../helpers/abuse-peers.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest } from '../helpers/web-client.js';
@@ -22,27 +21,6 @@ import { webRequest } from '../helpers/web-client.js';
 const PASSWORD = 'rebind-test-password';
 
 type Listener = 'web' | 'remote' | 'agent';
-
-/** The CN of the certificate presented on `port` (3 s at most). */
-function presented(port: number): Promise<string> {
-  return new Promise((res) => {
-    const s = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ciphers: 'DEFAULT:@SECLEVEL=0' });
-    const timer = setTimeout(() => {
-      s.destroy();
-      res('timeout');
-    }, 3000);
-    s.once('secureConnect', () => {
-      clearTimeout(timer);
-      const cn = String(s.getPeerCertificate().subject?.CN ?? '');
-      s.destroy();
-      res(cn);
-    });
-    s.once('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      res(err.code ?? err.message);
-    });
-  });
-}
 
 describe('certificate = other.pem on a running agent (process)', () => {
   let certs: CertDir;

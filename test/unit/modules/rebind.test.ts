@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { connect, createServer, type Server } from 'node:tls';
+import { presentedName as presented } from '../../helpers/abuse-peers.js';
 import { rebind, type RebindPlan } from '../../../src/modules/rebind.js';
 import { ApplyKeptError } from '../../../src/modules/module.js';
 import { checkCa, checkPair } from '../../../src/protocols/tls-files.js';
@@ -54,29 +55,6 @@ function listen(m: Material, port: number): Promise<Server> {
 
 function close(srv: Server): Promise<void> {
   return new Promise((res) => srv.close(() => res()));
-}
-
-/** The CN of the certificate the listener on `port` presents, or the error of the attempt (3 s at most). */
-function presented(port: number): Promise<string> {
-  return new Promise((res) => {
-    const s = connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
-    const timer = setTimeout(() => {
-      s.destroy();
-      res('timeout');
-    }, 3000);
-    s.once('secureConnect', () => {
-      const cn = String(s.getPeerCertificate().subject?.CN ?? '');
-      s.once('data', () => {
-        clearTimeout(timer);
-        s.destroy();
-        res(cn);
-      });
-    });
-    s.once('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      res(err.code ?? err.message);
-    });
-  });
 }
 
 describe('rebind (real TLS files and listeners)', () => {
