@@ -45,6 +45,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     return entry.name;
   };
   const control: AgentControl = {
+    settings: () => need().settings(),
     modules: () => need().status().modules,
     module: (name) => need().moduleStatus(name),
     load: (name) => need().setLoaded(known(name), true),

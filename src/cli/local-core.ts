@@ -29,6 +29,7 @@ export async function startLocalCore(snapshot: Snapshot, options: { modules?: st
     throw new Error('not available in a one-shot command');
   };
   const control: AgentControl = {
+    settings: () => snapshot,
     modules: () => runners.map((r) => ({ name: r.entry.name, title: r.entry.title, description: r.entry.description, loaded: r.loaded, enabled: snapshot.modules[r.entry.name] === true, state: r.state, outcome: r.outcome, drift: false })),
     module: () => undefined,
     load: notHere,

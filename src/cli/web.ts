@@ -30,7 +30,7 @@ import { certificateProblem, pairProblem, privateKeyProblem } from '../protocols
 import { changedFiles, editSettings, readSettingsView, type FileEditResult, type TreeEdits } from '../settings/edit-tree.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { parsePrivilegeList, ROOT_USER } from '../settings/privileges.js';
-import { withFallback } from '../settings/snapshot.js';
+import { sectionWithFallbacks } from '../settings/module-view.js';
 import { hashPassword } from '../web/password-hash.js';
 import { err, out, parseArgs, settingsExitCode, settingsPath } from './args.js';
 import { HELP, WEB_OPTIONS } from './web-options.js';
@@ -159,7 +159,7 @@ async function password(file: string, set: string | undefined, display: boolean)
     if (code === 1) err(`agent web password: ${file} is invalid (${loaded.problems.length} problems)`);
     return code;
   }
-  const value = String(withFallback(loaded.snapshot, WEB, 'password') ?? '');
+  const value = String(sectionWithFallbacks(loaded.snapshot, WEB).password ?? '');
   if (value === '') out('No password set: the agent generates one at each start and prints it.');
   else out(`web password for user root: ${value}`);
   return 0;

@@ -10,6 +10,7 @@ import type { SettingsProblem } from '../settings/problem.js';
 
 // Defined by the settings layer, which sits below core.
 export type { SettingsEdit, SettingsProblem };
+import type { Snapshot } from '../settings/snapshot.js';
 
 export type ModuleState = 'stopped' | 'starting' | 'running' | 'stopping' | 'failed';
 export type ModuleOutcome = 'applied' | 'failed' | 'unchanged' | 'loaded' | 'unloaded' | 'restarted' | 'none';
@@ -48,6 +49,12 @@ export interface ReconcilerStatus {
 }
 
 export interface AgentControl {
+  /**
+   * The whole settings in force (every section, objects, origins), for the
+   * settings API; modules see only their own view (settings/module-view.ts).
+   * Values the schema marks x-secret are the caller's to mask (effective.ts).
+   */
+  settings(): Snapshot;
   modules(): ModuleStatus[];
   module(name: string): ModuleStatus | undefined;
   /** Load a module now (run-time state only; the file is unchanged and the drift shows). */

@@ -44,7 +44,6 @@ export function createCore(options: CoreOptions): Core {
 
   const core: Core = {
     control: options.control,
-    settings: options.settings,
 
     registerQuery: (info, handler) => register(queries, info, handler),
     registerSimpleQuery(info, fn: SimpleQuery) {

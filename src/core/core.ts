@@ -88,8 +88,6 @@ export interface Core {
   logRaw(entry: Uint8Array): void;
   /** Answer an encoded QuerySettingsRequestMessage from the resolved settings and the schemas. */
   settingsRaw(request: Uint8Array): Uint8Array;
-  /** The settings currently applied. */
-  settings(): Snapshot;
 
   /** Control of the running agent (modules, reconciler status, settings edits) for the web API. */
   readonly control: AgentControl;

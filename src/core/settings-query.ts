@@ -2,11 +2,14 @@
  * Answer QuerySettingsRequestMessage from the resolved settings: a path and
  * key give the value (as a string AnyDataType); a path without a key gives
  * the section's keys; `fetch_descriptions` adds the schema's title and
- * description. Unknown paths or keys answer with no value.
+ * description. Unknown paths or keys answer with no value. Values the
+ * schema marks x-secret (and values from ${env:} / ${file:}) answer as
+ * `******`, as in `agent settings show` and the API.
  */
 import { decode, encode, HeaderType, Plugin } from '../protocols/plugin/codec.js';
 import { loadSchemaSet } from '../settings/schema-set.js';
 import { objectSectionPath, type Snapshot } from '../settings/snapshot.js';
+import { shownValue } from '../settings/effective.js';
 
 export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array): Uint8Array {
   const request = decode('QuerySettingsRequestMessage', bytes);
@@ -22,7 +25,7 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array): Uint
     if (key) {
       const canonicalKey = found?.section.keys.get(key.toLowerCase()) ?? key;
       const value = section?.[canonicalKey];
-      if (value !== undefined) response.value = { type: Plugin.DataType.STRING, string_data: String(value) };
+      if (value !== undefined) response.value = { type: Plugin.DataType.STRING, string_data: String(shownValue(found?.section.schema, canonicalKey, value, snapshot.origins[canonical]?.[canonicalKey])) };
       else if (p.default != null) response.value = { type: Plugin.DataType.STRING, string_data: p.default };
       if (p.fetch_descriptions && found) {
         const prop = found.section.schema.properties?.[canonicalKey];

@@ -4,16 +4,19 @@
  * exports `createModule(): AgentModule`; its shape is checked on load.
  */
 import type { AgentModule, ModuleFactory } from './module.js';
+import type { SectionPath } from '../settings/module-view.js';
+import { MODULE_SECTIONS } from './module-sections.js';
 
 export interface CatalogueEntry {
   readonly name: string;
   readonly title: string;
   readonly description: string;
   /**
-   * Section path prefixes (case-insensitive) that this module reads: a change
-   * under one of them is handed to the module's apply() or restarts it.
+   * The sections this module reads (modules/module-sections.ts): its settings
+   * view holds exactly these (settings/module-view.ts), and a change in them
+   * is handed to the module's apply() or restarts it.
    */
-  readonly settings: readonly string[];
+  readonly settings: readonly SectionPath[];
   /**
    * The queries the module registers when it runs, known without loading it,
    * so that settings validation can check what an alias names. A unit test
@@ -25,17 +28,17 @@ export interface CatalogueEntry {
 }
 
 const entries: readonly CatalogueEntry[] = [
-  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy.', settings: [], queries: ['check_ok', 'check_warning', 'check_critical', 'check_version', 'check_negate', 'check_multi', 'check_timeout', 'check_index', 'check_dummy'], load: () => import('./check-helpers/index.js') },
-  { name: 'CheckSystem', title: 'System checks', description: 'check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process, check_service, check_network, check_connections, check_kernel_stats, check_swap_io, check_cpu_utilization, check_temperature, check_os_updates, check_mailq.', settings: ['/settings/system'], queries: ['check_cpu', 'check_cpu_utilization', 'check_load', 'check_memory', 'check_uptime', 'check_os_version', 'check_process', 'check_network', 'check_connections', 'check_kernel_stats', 'check_swap_io', 'check_service', 'check_temperature', 'check_os_updates', 'check_mailq'], load: () => import('./check-system/index.js') },
-  { name: 'CheckDisk', title: 'Disk checks', description: 'check_drivesize, check_files, check_mount and check_drive_io.', settings: ['/settings/disk'], queries: ['check_drivesize', 'check_files', 'check_drive_io', 'check_mount'], load: () => import('./check-disk/index.js') },
-  { name: 'CheckLogFile', title: 'Log file checks', description: 'check_logfile: new lines of log files since the last call.', settings: ['/settings/logfile'], queries: ['check_logfile', 'checklogfile'], load: () => import('./check-logfile/index.js') },
-  { name: 'CheckNet', title: 'Network checks', description: 'check_tcp, check_http, check_dns, check_ping, check_ntp_offset.', settings: ['/settings/net'], queries: ['check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset'], load: () => import('./check-net/index.js') },
-  { name: 'CheckExternalScripts', title: 'External scripts', description: 'Runs configured scripts as queries.', settings: ['/settings/external scripts', '/paths'], queries: [], load: () => import('./check-external-scripts/index.js') },
-  { name: 'WEBServer', title: 'Web server', description: 'JSON API and web UI over HTTP(S).', settings: ['/settings/WEB/server', '/settings/default', '/settings/web/', '/paths'], queries: [], load: () => import('./web-server/index.js') },
-  { name: 'RemoteClient', title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', settings: ['/settings/remote/client', '/paths'], queries: ['remote_query', 'remote_exec', 'remote_submit', 'remote_forward'], load: () => import('./remote-client/index.js') },
-  { name: 'RemoteServer', title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', settings: ['/settings/remote/server', '/settings/default', '/paths'], queries: ['remote_submissions'], load: () => import('./remote-server/index.js') },
-  { name: 'AgentClient', title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', settings: ['/settings/agent/client', '/paths'], queries: ['agent_query', 'agent_exec', 'agent_submit'], load: () => import('./agent-client/index.js') },
-  { name: 'AgentServer', title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', settings: ['/settings/agent/server', '/settings/default', '/paths'], queries: ['agent_submissions'], load: () => import('./agent-server/index.js') },
+  { name: 'CheckHelpers', title: 'Helper checks', description: 'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy.', settings: MODULE_SECTIONS.CheckHelpers, queries: ['check_ok', 'check_warning', 'check_critical', 'check_version', 'check_negate', 'check_multi', 'check_timeout', 'check_index', 'check_dummy'], load: () => import('./check-helpers/index.js') },
+  { name: 'CheckSystem', title: 'System checks', description: 'check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process, check_service, check_network, check_connections, check_kernel_stats, check_swap_io, check_cpu_utilization, check_temperature, check_os_updates, check_mailq.', settings: MODULE_SECTIONS.CheckSystem, queries: ['check_cpu', 'check_cpu_utilization', 'check_load', 'check_memory', 'check_uptime', 'check_os_version', 'check_process', 'check_network', 'check_connections', 'check_kernel_stats', 'check_swap_io', 'check_service', 'check_temperature', 'check_os_updates', 'check_mailq'], load: () => import('./check-system/index.js') },
+  { name: 'CheckDisk', title: 'Disk checks', description: 'check_drivesize, check_files, check_mount and check_drive_io.', settings: MODULE_SECTIONS.CheckDisk, queries: ['check_drivesize', 'check_files', 'check_drive_io', 'check_mount'], load: () => import('./check-disk/index.js') },
+  { name: 'CheckLogFile', title: 'Log file checks', description: 'check_logfile: new lines of log files since the last call.', settings: MODULE_SECTIONS.CheckLogFile, queries: ['check_logfile', 'checklogfile'], load: () => import('./check-logfile/index.js') },
+  { name: 'CheckNet', title: 'Network checks', description: 'check_tcp, check_http, check_dns, check_ping, check_ntp_offset.', settings: MODULE_SECTIONS.CheckNet, queries: ['check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset'], load: () => import('./check-net/index.js') },
+  { name: 'CheckExternalScripts', title: 'External scripts', description: 'Runs configured scripts as queries.', settings: MODULE_SECTIONS.CheckExternalScripts, queries: [], load: () => import('./check-external-scripts/index.js') },
+  { name: 'WEBServer', title: 'Web server', description: 'JSON API and web UI over HTTP(S).', settings: MODULE_SECTIONS.WEBServer, queries: [], load: () => import('./web-server/index.js') },
+  { name: 'RemoteClient', title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', settings: MODULE_SECTIONS.RemoteClient, queries: ['remote_query', 'remote_exec', 'remote_submit', 'remote_forward'], load: () => import('./remote-client/index.js') },
+  { name: 'RemoteServer', title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', settings: MODULE_SECTIONS.RemoteServer, queries: ['remote_submissions'], load: () => import('./remote-server/index.js') },
+  { name: 'AgentClient', title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', settings: MODULE_SECTIONS.AgentClient, queries: ['agent_query', 'agent_exec', 'agent_submit'], load: () => import('./agent-client/index.js') },
+  { name: 'AgentServer', title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', settings: MODULE_SECTIONS.AgentServer, queries: ['agent_submissions'], load: () => import('./agent-server/index.js') },
 ];
 
 const byLower = new Map(entries.map((e) => [e.name.toLowerCase(), e]));

@@ -5,14 +5,18 @@
  * module needs arrives in one context object.
  */
 import type { Logger } from '../log.js';
-import type { Snapshot } from '../settings/snapshot.js';
+import type { ModuleSettings } from '../settings/module-view.js';
 import type { Core } from '../core/core.js';
 
-export interface ModuleContext {
+export interface ModuleContext<S = ModuleSettings> {
   /** The module's catalogue name. */
   readonly name: string;
-  /** The settings in force when the module starts; `apply` hands newer ones. */
-  readonly settings: Snapshot;
+  /**
+   * The module's view of the settings in force when it starts (its own
+   * sections only, complete and typed: settings/module-view.ts); `apply`
+   * hands newer ones.
+   */
+  readonly settings: S;
   /** Child logger named after the module. */
   readonly log: Logger;
   /** Aborted when the module is being stopped. */
@@ -31,16 +35,17 @@ export class ApplyKeptError extends Error {
   override readonly name = 'ApplyKeptError';
 }
 
-export interface AgentModule {
+/** `S`: the module's settings view, `SettingsOf<'Name'>` (modules/module-sections.ts). */
+export interface AgentModule<S = ModuleSettings> {
   readonly name: string;
   /** Start serving; throw (or reject) to mark the module failed. */
-  start(ctx: ModuleContext): Promise<void>;
+  start(ctx: ModuleContext<S>): Promise<void>;
   /**
    * Take new settings while running. Return true when handled in place,
    * false to ask the reconciler for a restart of this module; throw
    * ApplyKeptError when still running on the previous settings.
    */
-  apply?(next: Snapshot): Promise<boolean>;
+  apply?(next: S): Promise<boolean>;
   /** Stop serving and release every resource. */
   stop(): Promise<void>;
 }

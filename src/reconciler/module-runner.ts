@@ -12,6 +12,7 @@ import { ApplyKeptError, type AgentModule } from '../modules/module.js';
 import type { Core } from '../core/core.js';
 import type { ModuleOutcome, ModuleState } from '../core/control.js';
 import type { Snapshot } from '../settings/snapshot.js';
+import { moduleView, type ModuleSettings } from '../settings/module-view.js';
 import { withTimeout } from './with-timeout.js';
 
 export const MODULE_TIMEOUT_MS = Number(process.env.AGENT_MODULE_TIMEOUT_MS ?? 15000);
@@ -67,7 +68,7 @@ export class ModuleRunner {
       const abort = new AbortController();
       this.abort = abort;
       this.instance = mod;
-      const ctx = { name, settings, log: this.log, signal: abort.signal, core: this.core };
+      const ctx = { name, settings: moduleView(this.entry.settings, settings, name), log: this.log, signal: abort.signal, core: this.core };
       const running = Promise.resolve().then(() => mod.start(ctx));
       pending = running.then(
         () => 'finished',
@@ -110,7 +111,8 @@ export class ModuleRunner {
     const mod = this.instance;
     if (!mod || !mod.apply || this.state !== 'running') return 'restart';
     try {
-      const taken = await withTimeout(this.entry.name, 'apply', this.timeoutMs, () => (mod.apply as (n: Snapshot) => Promise<boolean>)(next));
+      const view = moduleView(this.entry.settings, next, this.entry.name);
+      const taken = await withTimeout(this.entry.name, 'apply', this.timeoutMs, () => (mod.apply as (n: ModuleSettings) => Promise<boolean>)(view));
       if (!taken) return 'restart';
       this.appliedSettings = next;
       this.error = undefined;

@@ -12,10 +12,11 @@ export async function generateSettingsTypes(root: string): Promise<string> {
   for (const section of uniqueSectionSchemas(set)) {
     const schema = JSON.parse(JSON.stringify(section.schema)) as Record<string, unknown>;
     schema.title = section.typeName;
-    // Defaults are applied before a module sees a section, so keys with a
-    // default are always present in the snapshot.
-    const props = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
-    const withDefault = Object.keys(props).filter((k) => props[k]?.default !== undefined);
+    // Defaults are applied by the loader before a module sees a section, and
+    // a key marked x-fallback takes the fallback section's value when the
+    // file leaves it out (settings/module-view.ts), so both are always present.
+    const props = (schema.properties ?? {}) as Record<string, { default?: unknown; 'x-fallback'?: string }>;
+    const withDefault = Object.keys(props).filter((k) => props[k]?.default !== undefined || props[k]?.['x-fallback'] !== undefined);
     if (withDefault.length > 0) schema.required = withDefault;
     const ts = await compile(schema as never, section.typeName, {
       bannerComment: '',
@@ -27,5 +28,8 @@ export async function generateSettingsTypes(root: string): Promise<string> {
     });
     parts.push(`/** Section ${section.pattern} */\n${ts.trim()}\n`);
   }
+  // Section path -> type, for the typed module views (settings/module-view.ts).
+  const map = set.sections.map((section) => `  ${JSON.stringify(section.pattern)}: ${section.typeName};`);
+  parts.push(`/** Every registered section path (object sections by their pattern) and its type. */\nexport interface SettingsSections {\n${map.join('\n')}\n}\n`);
   return parts.join('\n');
 }

@@ -11,7 +11,7 @@ import { parseIni } from './read-ini.js';
 import { INCLUDES_SECTION, mergeLayers, SettingsReader, treeHash, type SettingsTree } from './includes.js';
 import { absorbSections, expandDefaults } from './section-layer.js';
 import { CheckCache } from './check-cache.js';
-import { collectSecrets, maskSecrets } from './secrets.js';
+import { collectSecrets, maskSecrets, schemaSecrets } from './secrets.js';
 import { loadSchemaSet, type SchemaSet, type SectionSchema } from './schema-set.js';
 import { sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
@@ -191,7 +191,14 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
     }
   }
   // Values from ${env:} and ${file:} are secrets: no message may show them.
-  const secretValues = !anySecret ? [] : collectSecrets(origins, sections, [targets.agent, targets.remote, users], vars, secretPaths);
+  // So are the values of keys the schema marks x-secret (passwords, hashes): masked in problems and log lines too.
+  const fromOutside = !anySecret ? [] : collectSecrets(origins, sections, [targets.agent, targets.remote, users], vars, secretPaths);
+  const marked = schemaSecrets(sections, [users], (path, key) => {
+    const schema = set.find(path)?.section.schema;
+    const prop = schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+    return prop?.['x-secret'] === true;
+  });
+  const secretValues = marked.length === 0 ? fromOutside : [...new Set([...fromOutside, ...marked])].sort((x, y) => y.length - x.length);
   if (secretValues.length > 0) for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
   const errors = problems.filter((p) => p.severity === 'error');
   warnings.push(...problems.filter((p) => p.severity === 'warning'));

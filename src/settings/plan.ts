@@ -6,9 +6,10 @@
  * Pure: no module is touched here.
  */
 import { catalogue, type CatalogueEntry } from '../modules/catalogue.js';
-import { loadSchemaSet } from './schema-set.js';
+import { loadSchemaSet, type SchemaSet } from './schema-set.js';
 import { dirname, relative } from 'node:path';
 import { objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
+import { fallbackOf, fallbackTargets, moduleView, sectionWithFallbacks, viewOrigin, type SectionPath } from './module-view.js';
 
 export type PlanAction = 'load' | 'unload' | 'apply' | 'restart' | 'unchanged';
 
@@ -26,6 +27,8 @@ export interface PlanInput {
   loaded: ReadonlySet<string>;
   /** Run-time overrides from the API (module -> loaded), which win over the file. */
   overrides?: ReadonlyMap<string, boolean>;
+  /** The schemas whose `x-restart` marks decide restart over apply (default: schema/). */
+  schemas?: SchemaSet;
 }
 
 export function wantsLoaded(name: string, desired: Snapshot, overrides?: ReadonlyMap<string, boolean>): boolean {
@@ -40,7 +43,7 @@ export function planStep(entry: CatalogueEntry, input: PlanInput): PlanStep {
   if (!want && live) return { module: name, action: 'unload', reason: input.overrides?.has(name) ? 'unloaded at run time' : 'disabled in [/modules]' };
   if (!want) return { module: name, action: 'unchanged', reason: 'not loaded' };
   if (!input.applied) return { module: name, action: 'restart', reason: 'no applied settings' };
-  const changed = changedKeys(entry, input.applied, input.desired);
+  const changed = changedKeys(entry, input.applied, input.desired, input.schemas);
   if (changed.length === 0) return { module: name, action: 'unchanged', reason: 'its settings did not change' };
   const restartKeys = changed.filter((c) => c.restart);
   if (restartKeys.length > 0) return { module: name, action: 'restart', reason: `changed: ${labels(restartKeys)} (needs a restart)` };
@@ -51,19 +54,18 @@ export function computePlan(input: PlanInput): PlanStep[] {
   return catalogue().map((e) => planStep(e, input));
 }
 
-/** The part of a snapshot a module reads, as comparable JSON per section or object. */
-export function moduleSlice(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot): Map<string, Record<string, unknown>> {
-  const prefixes = entry.settings.map((p) => p.toLowerCase());
-  const matches = (path: string): boolean => prefixes.some((p) => path.toLowerCase().startsWith(p));
-  const out = new Map<string, Record<string, unknown>>();
-  for (const [path, values] of Object.entries(s.sections)) if (matches(path)) out.set(path, values as Record<string, unknown>);
-  for (const map of [s.targets.agent, s.targets.remote, s.users, s.aliases]) {
-    for (const o of map.values()) {
-      const path = objectSectionPath(o);
-      if (matches(path)) out.set(path, o.values as Record<string, unknown>);
-    }
-  }
-  if (matches('/paths')) out.set(PATHS_VARIABLES, s.variables as Record<string, unknown>);
+/**
+ * The part of a snapshot a module reads, as comparable values per section
+ * or object: its settings view (settings/module-view.ts: own sections with
+ * x-fallback keys filled, own objects), plus the path variables for a module
+ * that names /paths.
+ */
+export function moduleSlice(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, unknown>>> {
+  const view = moduleView(entry.settings, s);
+  const out = new Map<string, Readonly<Record<string, unknown>>>();
+  for (const [path, values] of Object.entries(view.sections)) out.set(path, values as Readonly<Record<string, unknown>>);
+  for (const map of [view.targets, view.users, view.aliases]) for (const o of map.values()) out.set(objectSectionPath(o), o.values);
+  if (entry.settings.includes('/paths')) out.set(PATHS_VARIABLES, s.variables);
   return out;
 }
 
@@ -80,8 +82,10 @@ export const AGENT_STEP = 'agent';
  * them changed, else `unchanged`.
  */
 export function agentStep(applied: Snapshot, desired: Snapshot): PlanStep {
-  const owned = catalogue().flatMap((e) => e.settings.map((p) => p.toLowerCase()));
-  const own = { settings: Object.keys(desired.sections).filter((path) => !owned.some((p) => path.toLowerCase().startsWith(p)) && path !== '/modules') };
+  const owned = new Set<string>(catalogue().flatMap((e) => e.settings));
+  // A section that owned sections fall back to (x-fallback) reaches its modules through their views.
+  for (const path of [...owned]) for (const to of fallbackTargets(path)) owned.add(to);
+  const own = { settings: (Object.keys(desired.sections) as SectionPath[]).filter((path) => !owned.has(path) && path !== '/modules') };
   const changes = changedKeys(own, applied, desired);
   const va = JSON.stringify(applied.variables);
   const vb = JSON.stringify(desired.variables);
@@ -113,37 +117,37 @@ function labels(changes: readonly Change[]): string {
   return (shown.length > 0 ? shown : changes).map((c) => c.label).join(', ');
 }
 
-function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Snapshot): Change[] {
+function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Snapshot, schemas: SchemaSet = loadSchemaSet()): Change[] {
   const sa = moduleSlice(entry, a);
   const sb = moduleSlice(entry, b);
   const originsB = originIndex(entry, b);
   const originsA = originIndex(entry, a);
-  const set = loadSchemaSet();
   const raw: (Change & { path: string; key: string; origin: Origin | undefined; before: string; after: string })[] = [];
   for (const path of new Set([...sa.keys(), ...sb.keys()])) {
     const va = sa.get(path) ?? {};
     const vb = sb.get(path) ?? {};
-    const props = set.find(path)?.section.schema.properties ?? {};
+    const props = schemas.find(path)?.section.schema.properties ?? {};
     for (const key of new Set([...Object.keys(va), ...Object.keys(vb)])) {
       if (JSON.stringify(va[key]) !== JSON.stringify(vb[key])) {
         const o = originsB.get(path)?.[key] ?? originsA.get(path)?.[key];
         const before = JSON.stringify(va[key]) ?? '';
         const after = JSON.stringify(vb[key]) ?? '';
-        raw.push({ path, key, origin: o, before, after, label: `[${path}] ${key}${at(o, b.file)}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
+        // A value that falls back (x-fallback) is named where it is written: `[/settings/default] password`.
+        const shownPath = o !== undefined && fallbackOf(path, key) === o.section ? o.section : path;
+        raw.push({ path, key, origin: o, before, after, label: `[${shownPath}] ${key}${at(o, b.file)}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
       }
     }
   }
   // Name only what was edited: a value an object inherits from an edited
-  // parent is the parent's change, a value that changed only because a
-  // [/paths] variable in it did is that variable's change, and a
-  // [/settings/default] key counts only for a section that falls back to it
-  // (x-fallback) without setting it itself.
+  // parent is the parent's change, and a value that changed only because a
+  // [/paths] variable in it did is that variable's change. (A
+  // [/settings/default] key reaches a module only through a section that
+  // falls back to it, in its view.)
   const listed = new Set(raw.map((c) => `${c.path.toLowerCase()}\0${c.key}`));
   const variables = Object.keys(b.variables).filter((k) => a.variables[k] && a.variables[k] !== b.variables[k]);
   const viaVariable = (c: (typeof raw)[number]): string | undefined =>
     variables.find((k) => c.before.split(JSON.stringify(a.variables[k]).slice(1, -1)).join(JSON.stringify(b.variables[k]).slice(1, -1)) === c.after);
   return raw
-    .filter((c) => !FALLBACK_SECTIONS.has(c.path) || fallsBackTo(c.path, c.key, sa, sb, set))
     .map((c) => {
       const from = c.origin?.object;
       if (from !== undefined && !c.path.endsWith(`/${from}`) && listed.has(`${c.path.slice(0, c.path.lastIndexOf('/')).toLowerCase()}/${from.toLowerCase()}\0${c.key}`)) return { label: c.label, restart: c.restart, shown: false };
@@ -155,19 +159,6 @@ function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Sn
     });
 }
 
-/** Sections that other sections fall back to, key by key (`x-fallback` in their schemas). */
-const FALLBACK_SECTIONS = new Set(['/settings/default']);
-
-/** Whether a section of the slice reads `key` from `fallback` because it does not set it, before or after. */
-function fallsBackTo(fallback: string, key: string, sa: Map<string, Record<string, unknown>>, sb: Map<string, Record<string, unknown>>, set: ReturnType<typeof loadSchemaSet>): boolean {
-  for (const path of new Set([...sa.keys(), ...sb.keys()])) {
-    const prop = set.find(path)?.section.schema.properties?.[key] as { 'x-fallback'?: string } | undefined;
-    if (prop?.['x-fallback'] !== fallback) continue;
-    if (sa.get(path)?.[key] === undefined || sb.get(path)?.[key] === undefined) return true;
-  }
-  return false;
-}
-
 /** Where a value is written, for plan labels: ` (file:line)`, the file relative to the main file's folder. */
 function at(o: Origin | undefined, main: string): string {
   if (!o) return '';
@@ -175,17 +166,18 @@ function at(o: Origin | undefined, main: string): string {
   return ` (${rel.startsWith('..') ? o.file : rel}:${o.line})`;
 }
 
-/** Origins of the sections and objects in a module's slice, by path. */
+/** Origins of the values in a module's slice, by path (a fallback value's origin is where the fallback section sets it). */
 function originIndex(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, Origin>>> {
-  const prefixes = entry.settings.map((p) => p.toLowerCase());
-  const matches = (path: string): boolean => prefixes.some((p) => path.toLowerCase().startsWith(p));
   const out = new Map<string, Readonly<Record<string, Origin>>>();
-  for (const [path, o] of Object.entries(s.origins)) if (matches(path)) out.set(path, o);
-  for (const map of [s.targets.agent, s.targets.remote, s.users]) {
-    for (const obj of map.values()) {
-      const path = objectSectionPath(obj);
-      if (matches(path)) out.set(path, obj.origins);
+  for (const path of entry.settings) {
+    const origins: Record<string, Origin> = {};
+    for (const key of Object.keys(sectionWithFallbacks(s, path))) {
+      const o = viewOrigin(s, path, key);
+      if (o !== undefined) origins[key] = o;
     }
+    out.set(path, origins);
   }
+  const view = moduleView(entry.settings, s);
+  for (const map of [view.targets, view.users, view.aliases]) for (const obj of map.values()) out.set(objectSectionPath(obj), obj.origins);
   return out;
 }

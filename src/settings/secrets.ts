@@ -42,6 +42,22 @@ export function collectSecrets(
   return [...found].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * The values of keys the schema marks x-secret (passwords, password hashes)
+ * in the sections and objects given, longest first: `isSecretKey(path, key)`
+ * answers from the schema of the section or object at `path`.
+ */
+export function schemaSecrets(
+  sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+  objects: readonly ReadonlyMap<string, ResolvedObject>[],
+  isSecretKey: (path: string, key: string) => boolean,
+): string[] {
+  const found = new Set<string>();
+  for (const [path, values] of Object.entries(sections)) for (const [key, value] of Object.entries(values)) if (isSecretKey(path, key)) addValue(found, value);
+  for (const map of objects) for (const obj of map.values()) for (const [key, value] of Object.entries(obj.values)) if (isSecretKey(obj.path.endsWith(`/${obj.name}`) ? obj.path : `${obj.path}/${obj.name}`, key)) addValue(found, value);
+  return [...found];
+}
+
 function addValue(found: Set<string>, value: unknown): void {
   if (value === undefined || value === null || value === '') return;
   found.add(String(value));

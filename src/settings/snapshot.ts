@@ -69,34 +69,3 @@ export interface Snapshot {
 export function objectSectionPath(o: ResolvedObject): string {
   return o.path.endsWith(`/${o.name}`) ? o.path : `${o.path}/${o.name}`;
 }
-
-/**
- * A server module's value of a key that falls back to [/settings/default]
- * (password, allowed hosts): its own section's value when set, else the
- * default section's value.
- */
-export function withFallback(snapshot: Pick<Snapshot, 'sections'>, section: string, key: string): unknown {
-  const own = snapshot.sections[section]?.[key];
-  if (own !== undefined) return own;
-  return snapshot.sections['/settings/default']?.[key];
-}
-
-/**
- * Where a server's value of a fallback key comes from, for log lines about
- * it: `[/settings/default] allowed hosts (agent.ini:29)` when the section
- * does not set it, `[/settings/default] allowed hosts (default)` when
- * neither does.
- */
-export function fallbackSource(snapshot: Pick<Snapshot, 'sections' | 'origins'>, section: string, key: string): string {
-  const own = snapshot.sections[section]?.[key] !== undefined;
-  const from = own ? section : '/settings/default';
-  const o = snapshot.origins[from]?.[key];
-  return `[${from}] ${key} (${o ? `${o.file.slice(o.file.lastIndexOf('/') + 1)}:${o.line}` : 'default'})`;
-}
-
-/** A section's values, typed by the caller with the generated section type. */
-export function sectionOf<T>(snapshot: Snapshot, path: string): Readonly<T> {
-  const s = snapshot.sections[path];
-  if (!s) throw new Error(`section ${path} is not registered in schema/settings.schema.json`);
-  return s as unknown as Readonly<T>;
-}

@@ -33,7 +33,11 @@ export interface ListenerTlsFiles {
   ca?: string;
 }
 
-export type TlsSettings = Pick<Snapshot, 'file' | 'sections' | 'origins' | 'variables'> & { modules: Readonly<Record<string, unknown>> };
+/** The whole snapshot (validate, the API), or a listener module's own view (settings/module-view.ts). */
+export type TlsSettings = Pick<Snapshot, 'file' | 'origins' | 'variables'> & {
+  readonly sections: Readonly<Partial<Record<string, Readonly<Record<string, unknown>>>>>;
+  readonly modules?: Readonly<Record<string, unknown>>;
+};
 
 /** The listener's TLS files; undefined when it runs without TLS. */
 export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): ListenerTlsFiles | undefined {
@@ -69,7 +73,7 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
  */
 export function tlsFileProblems(s: TlsSettings, only?: readonly ListenerModule[], cache?: Map<string, TlsFileProblem[]>): SettingsProblem[] {
   const out: SettingsProblem[] = [];
-  const modules = only ?? (Object.keys(LISTENER_SECTIONS) as ListenerModule[]).filter((m) => s.modules[m] === true);
+  const modules = only ?? (Object.keys(LISTENER_SECTIONS) as ListenerModule[]).filter((m) => s.modules?.[m] === true);
   for (const module of modules) {
     const files = listenerTlsFiles(s, module);
     if (!files) continue;

@@ -14,7 +14,8 @@
  * Defaults alone never warn (an untouched file stays quiet), except where the
  * result is insecure whatever the defaults are (empty password, no CA).
  */
-import { withFallback, type Origin, type ResolvedObject } from './snapshot.js';
+import type { Origin, ResolvedObject } from './snapshot.js';
+import { sectionWithFallbacks } from './module-view.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 import { allowListWarnings } from './allow-list-warnings.js';
@@ -101,7 +102,7 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   }
 
   if (input.modules.WEBServer) {
-    const pw = withFallback(input, '/settings/WEB/server', 'password');
+    const pw = sectionWithFallbacks(input, '/settings/WEB/server').password;
     if (pw === '' || pw === undefined) {
       // Named where the value comes from: the web server's own key, else the [/settings/default] fallback it reads.
       const own = input.origins['/settings/WEB/server']?.password;

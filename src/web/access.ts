@@ -28,7 +28,7 @@ import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../protocols/allowed-hosts.js';
 import { hasPrivilege, NSCLIENT_ADMIN, ROOT_USER } from '../settings/privileges.js';
-import { fallbackSource, withFallback, type Snapshot } from '../settings/snapshot.js';
+import { fallbackSource, type ModuleSettings } from '../settings/module-view.js';
 import { readBasicCredentials, readPasswordHeader } from './basic-auth.js';
 import type { WebMetrics } from './metrics.js';
 import { verifyPassword } from './password-hash.js';
@@ -37,6 +37,13 @@ import { envelope } from './on-error.js';
 import type { Principal, WebRequest } from './respond.js';
 
 export const WEB_SECTION = '/settings/WEB/server';
+
+/**
+ * What the web server reads of the settings: WEBServer's view (its section
+ * with `password`, `allowed hosts` and `timeout` filled from
+ * [/settings/default] when left out, the web users and roles).
+ */
+export type WebSettings = ModuleSettings<typeof WEB_SECTION>;
 /** Per connection: the last Authorization header that passed, its settings version and principal. */
 const AUTH_MEMO = Symbol('agent.authMemo');
 interface MemoSocket {
@@ -46,7 +53,7 @@ const CACHE_LIMIT = 1000;
 const ALL: readonly string[] = ['*'];
 
 export interface AccessOptions {
-  getSnapshot(): Snapshot;
+  getSnapshot(): WebSettings;
   /** Root's password when the settings have none (generated at start). */
   generatedPassword?(): string | undefined;
   metrics: WebMetrics;
@@ -74,7 +81,7 @@ export type GuessOutcome = { kind: 'ok'; principal: Principal } | { kind: 'faile
 type ReadCredential = { kind: 'none' } | { kind: 'invalid'; reason: string; header: string } | ({ kind: 'check' } & Credential);
 
 interface Derived {
-  snapshot: Snapshot;
+  snapshot: WebSettings;
   matchers: readonly HostMatcher[];
   /** Where the allowed hosts come from (settings/snapshot.ts fallbackSource), for refusal log lines. */
   hostsFrom: string;
@@ -274,14 +281,13 @@ export class AccessControl {
       this.syncCache();
       return this.derived;
     }
-    const hosts = String(withFallback(snapshot, WEB_SECTION, 'allowed hosts') ?? '');
-    const parsed = parseAllowedHosts(hosts);
+    const web = snapshot.sections[WEB_SECTION];
+    const parsed = parseAllowedHosts(web['allowed hosts']);
     const hostsFrom = fallbackSource(snapshot, WEB_SECTION, 'allowed hosts');
     for (const p of parsed.problems) this.opts.log.warning(`${hostsFrom}: ${p}`);
-    const web = snapshot.sections[WEB_SECTION] ?? {};
     this.limiter.configure({
-      maxFailures: Number(web['auth rate limit max failures'] ?? 10),
-      blockSeconds: Number(web['auth rate limit block seconds'] ?? 60),
+      maxFailures: web['auth rate limit max failures'],
+      blockSeconds: web['auth rate limit block seconds'],
     });
     this.derived = { snapshot, matchers: parsed.matchers, hostsFrom, hostVerdicts: new Map(), credentials: credentialsDigest(snapshot) };
     this.syncCache();
@@ -322,8 +328,8 @@ export class AccessControl {
 
   private fail(res: ServerResponse, address: string, blockStarted: boolean, reason: string, message: string): false {
     if (blockStarted) {
-      const web = this.derived?.snapshot.sections[WEB_SECTION] ?? {};
-      this.opts.log.warning(new AgentError('AGENT_WARN_WEB_AUTH_BLOCKED', [escapeForLog(address), web['auth rate limit block seconds'] ?? 60, web['auth rate limit max failures'] ?? 10]).message);
+      const web = (this.derived ?? this.current()).snapshot.sections[WEB_SECTION];
+      this.opts.log.warning(new AgentError('AGENT_WARN_WEB_AUTH_BLOCKED', [escapeForLog(address), web['auth rate limit block seconds'], web['auth rate limit max failures']]).message);
     }
     return this.refuse(res, reason, message);
   }
@@ -335,7 +341,7 @@ function listOf(req: WebRequest, requirement: Requirement): readonly string[] {
 }
 
 /** What every principal depends on, as one digest (computed once per snapshot). */
-function credentialsDigest(snapshot: Snapshot): string {
+function credentialsDigest(snapshot: WebSettings): string {
   const users = [...snapshot.users.values()].map((u) => [u.name, u.isTemplate, u.values.password ?? null, u.values.role ?? null]);
   const roles = [...snapshot.roles.entries()];
   const root = rootPassword(snapshot, undefined);
@@ -343,7 +349,7 @@ function credentialsDigest(snapshot: Snapshot): string {
 }
 
 /** Root's stored password: the settings' web password, else the generated one. */
-export function rootPassword(snapshot: Snapshot, generated: string | undefined): string {
-  const configured = String(withFallback(snapshot, WEB_SECTION, 'password') ?? '');
+export function rootPassword(settings: WebSettings, generated: string | undefined): string {
+  const configured = settings.sections[WEB_SECTION].password;
   return configured !== '' ? configured : (generated ?? '');
 }

@@ -15,6 +15,8 @@ import { sink } from '../../src/log.js';
 import { createModule } from '../../src/modules/check-helpers/index.js';
 import { decode, encode, header, HeaderType, resultToResponse } from '../../src/protocols/plugin/codec.js';
 import { loadSettingsText } from '../../src/settings/load.js';
+import { moduleView } from '../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
 
 sink.consoleLevel = 'silent';
 
@@ -24,7 +26,7 @@ const snapshot = loaded.snapshot;
 const core = createCore({ settings: () => snapshot, control: {} as AgentControl });
 const helpers = createModule();
 const abort = new AbortController();
-await helpers.start({ name: 'CheckHelpers', settings: snapshot, log: sink.logger('bench'), signal: abort.signal, core });
+await helpers.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('bench'), signal: abort.signal, core });
 
 // ---- Queries through the core.
 const MAX_QUERIES = 200_000;

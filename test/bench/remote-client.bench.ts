@@ -18,6 +18,8 @@ import { startNrpeDaemon, CHECK_NRPE } from '../helpers/nrpe-daemon.js';
 import { MAIN } from '../helpers/agent-process.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
+import { moduleView } from '../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
 
 const loaded = loadSettingsText('', 'bench-agent.ini');
 if (!loaded.ok) throw new Error('built-in settings do not load');
@@ -63,7 +65,7 @@ for (const plain of [true, false]) {
   try {
     const args = ['--host', '127.0.0.1', '--port', String(daemon.port), '--command', 'check_ok', ...(plain ? ['--no-ssl'] : [])];
     const ours = await pool(CALLS, CONCURRENCY, async () => {
-      const r = await runRemoteQuery('remote_query', 'query', args, snapshot);
+      const r = await runRemoteQuery('remote_query', 'query', args, moduleView(MODULE_SECTIONS.RemoteClient, snapshot));
       return r.result === 0 && r.message === 'OK: fine';
     });
     const theirs = await pool(CALLS, CONCURRENCY, () => checkNrpe(daemon.port, plain));

@@ -10,6 +10,8 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettingsFile } from '../../src/settings/load.js';
+import { moduleView } from '../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
 import { startLocalCore, type LocalCore } from '../../src/cli/local-core.js';
 import { createCore } from '../../src/core/core-impl.js';
 import type { AgentControl } from '../../src/core/control.js';
@@ -117,14 +119,14 @@ test('apply follows the entries in place; stop kills running scripts', async () 
   const core = createCore({ settings: () => first.snapshot, control: {} as AgentControl });
   const mod = createModule();
   const stop = new AbortController();
-  await mod.start({ name: 'CheckExternalScripts', settings: first.snapshot, log: sink.logger('test'), signal: stop.signal, core });
+  await mod.start({ name: 'CheckExternalScripts', settings: moduleView(MODULE_SECTIONS.CheckExternalScripts, first.snapshot), log: sink.logger('test'), signal: stop.signal, core });
   try {
     assert.ok(core.getQuery('check_fine'));
     const edited = readFileSync(ini, 'utf8').replace('check_fine = ok.sh', 'check_renamed = ok.sh').replace('timeout = 2', 'timeout = 20');
     writeFileSync(ini, edited);
     const next = await loadSettingsFile(ini);
     assert.ok(next.ok);
-    assert.equal(await mod.apply?.(next.snapshot), true);
+    assert.equal(await mod.apply?.(moduleView(MODULE_SECTIONS.CheckExternalScripts, next.snapshot)), true);
     assert.equal(core.getQuery('check_fine'), undefined);
     assert.equal((await core.query('check_renamed')).message, 'fine');
     const pidFile = join(dir, 'slow.pid');

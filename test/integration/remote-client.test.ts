@@ -13,6 +13,8 @@ import { startNrpeDaemon, type NrpeDaemon } from '../helpers/nrpe-daemon.js';
 import { MAIN } from '../helpers/agent-process.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
+import { moduleView } from '../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
 import type { Snapshot } from '../../src/settings/snapshot.js';
 
 let tlsDaemon: NrpeDaemon;
@@ -35,7 +37,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const query = (...args: string[]) => runRemoteQuery('remote_query', 'query', args, snapshot);
+const query = (...args: string[]) => runRemoteQuery('remote_query', 'query', args, moduleView(MODULE_SECTIONS.RemoteClient, snapshot));
 
 for (const [mode, target] of [['TLS', 'debian'], ['plain', 'debian-plain']] as const) {
   for (const version of ['auto', '2', '4']) {

@@ -19,6 +19,8 @@ import { freePort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-
 import { webRequest } from '../helpers/web-client.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
+import { moduleView } from '../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
 import type { Snapshot } from '../../src/settings/snapshot.js';
 import { startNrpeServer, type NrpeServer } from '../../src/protocols/nrpe/server.js';
 import { buildServerTls } from '../../src/protocols/nrpe/tls.js';
@@ -49,7 +51,7 @@ before(() => {
 after(() => certs?.remove());
 
 /** remote_query through the library, against 127.0.0.1:port. */
-const query = (port: number, ...args: string[]) => runRemoteQuery('remote_query', 'query', ['--host', '127.0.0.1', '--port', String(port), '--timeout', '5', ...args], snapshot);
+const query = (port: number, ...args: string[]) => runRemoteQuery('remote_query', 'query', ['--host', '127.0.0.1', '--port', String(port), '--timeout', '5', ...args], moduleView(MODULE_SECTIONS.RemoteClient, snapshot));
 
 /** `agent client <args>` as a process; bounded by 20 s. */
 function cli(args: string[]): Promise<{ code: number; out: string }> {

@@ -15,7 +15,7 @@
 import { hostname } from 'node:os';
 import { splitOutput, unknown, type QueryResult, type Status } from '../../core/result.js';
 import { errorMessage, formatMessage } from '../../errors.js';
-import type { Snapshot } from '../../settings/snapshot.js';
+import type { SettingsOf } from '../module-sections.js';
 import { clientHelp, parseClientOptions, type QueryKind } from '../../protocols/client-options.js';
 import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
 import { AgentClientPool, type AgentEndpoint, type RequestOptions } from '../../protocols/agent/client.js';
@@ -32,12 +32,12 @@ export const AGENT_QUERIES: readonly { name: string; kind: QueryKind; title: str
 ];
 
 /** Runs one agent_* query; never rejects. */
-export async function runAgentQuery(pool: AgentClientPool, name: string, kind: QueryKind, args: readonly string[], snapshot: Snapshot, signal?: AbortSignal): Promise<QueryResult> {
+export async function runAgentQuery(pool: AgentClientPool, name: string, kind: QueryKind, args: readonly string[], settings: Pick<SettingsOf<'AgentClient'>, 'targets'>, signal?: AbortSignal): Promise<QueryResult> {
   const parsed = parseClientOptions(args, kind, 'agent');
   if (!parsed.ok) return unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`);
   const o = parsed.options;
   if (o.help) return { command: name, result: 0, message: clientHelp(name, kind, 'agent', o.help), perf: [] };
-  const merged = mergeTarget({ targets: snapshot.targets.agent, container: TARGETS_PATH, defaultPort: AGENT_PORT }, o);
+  const merged = mergeTarget({ targets: settings.targets, container: TARGETS_PATH, defaultPort: AGENT_PORT }, o);
   if (!merged.ok) return unknown(name, `${name}: ${merged.problem}`);
   const s = merged.settings;
   const command = o.command ?? (kind === 'submit' ? s.alias : '');

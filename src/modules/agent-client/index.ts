@@ -7,7 +7,7 @@
  * between queries; the pool closes when the module stops.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { Snapshot } from '../../settings/snapshot.js';
+import type { SettingsOf } from '../module-sections.js';
 import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 import { mergeTarget } from '../../protocols/target-options.js';
 import { AgentClientPool } from '../../protocols/agent/client.js';
@@ -16,20 +16,21 @@ import { AGENT_PORT, AGENT_QUERIES, TARGETS_PATH, forwardResults, runAgentQuery 
 
 const SECTION = '/settings/agent/client';
 
-export function createModule(): AgentModule {
-  let snapshot: Snapshot | undefined;
-  let ctx: ModuleContext | undefined;
+type Settings = SettingsOf<'AgentClient'>;
+
+export function createModule(): AgentModule<Settings> {
+  let snapshot: Settings | undefined;
+  let ctx: ModuleContext<Settings> | undefined;
   let pool = new AgentClientPool();
   const cleanup: (() => void)[] = [];
   let unsubscribe: (() => void) | undefined;
 
   const subscribe = (): void => {
-    const section = snapshot!.sections[SECTION] ?? {};
-    const channel = typeof section.channel === 'string' && section.channel ? section.channel : 'AGENT';
+    const channel = snapshot!.sections[SECTION].channel;
     unsubscribe = ctx!.core.subscribe(channel, 'AgentClient', async (message) => {
       const current = snapshot!;
-      const target = String(current.sections[SECTION]?.target ?? 'default') || 'default';
-      const merged = mergeTarget({ targets: current.targets.agent, container: TARGETS_PATH, defaultPort: AGENT_PORT }, { target, arguments: [], positional: [] });
+      const target = current.sections[SECTION].target;
+      const merged = mergeTarget({ targets: current.targets, container: TARGETS_PATH, defaultPort: AGENT_PORT }, { target, arguments: [], positional: [] });
       if (!merged.ok) throw new Error(`cannot forward submissions on channel ${channel}: ${merged.problem}`);
       const results = decode('SubmitResponseMessage', message).payload.map(responseToResult);
       try {
@@ -57,7 +58,7 @@ export function createModule(): AgentModule {
       subscribe();
     },
     async apply(next) {
-      const before = snapshot!.sections[SECTION]?.channel;
+      const before = snapshot!.sections[SECTION].channel;
       // Changed targets may name new certificate files: start from fresh connections.
       if (targetsKey(next) !== targetsKey(snapshot!)) {
         const old = pool;
@@ -65,7 +66,7 @@ export function createModule(): AgentModule {
         void old.close();
       }
       snapshot = next;
-      if (next.sections[SECTION]?.channel !== before) {
+      if (next.sections[SECTION].channel !== before) {
         unsubscribe?.();
         subscribe();
       }
@@ -82,6 +83,6 @@ export function createModule(): AgentModule {
 
 // ---------------------------------------------------------------- helpers
 
-function targetsKey(snapshot: Snapshot): string {
-  return JSON.stringify([...snapshot.targets.agent.entries()].map(([name, t]) => [name, t.values]));
+function targetsKey(view: Settings): string {
+  return JSON.stringify([...view.targets.entries()].map(([name, t]) => [name, t.values]));
 }

@@ -18,12 +18,11 @@
  */
 import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
-import { fallbackSource, withFallback, type Snapshot } from '../../settings/snapshot.js';
+import type { SettingsOf } from '../module-sections.js';
+import { fallbackSource } from '../../settings/module-view.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';
 import { agentServerTls } from '../../protocols/agent/tls.js';
-import { DEFAULT_MAX_FRAME } from '../../protocols/agent/framing.js';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS } from '../../protocols/connection-guard.js';
 import { loadOrCreateCertificate } from '../../protocols/server-certificate.js';
 import { errorMessage } from '../../errors.js';
 import { ApplyKeptError } from '../module.js';
@@ -36,38 +35,40 @@ import { ALLOWED_EXECS, ALLOWED_QUERIES, commandGuard, parseAllowList, type Guar
 const SECTION = '/settings/agent/server';
 export const AGENT_PORT = 5668;
 
-export function createModule(): AgentModule {
-  let ctx: ModuleContext | undefined;
+type Settings = SettingsOf<'AgentServer'>;
+
+export function createModule(): AgentModule<Settings> {
+  let ctx: ModuleContext<Settings> | undefined;
   let listener: AgentListener | undefined;
   let bindKey = '';
   let tlsKey = '';
   let allowed: GuardOptions;
   /** The settings the listener runs on (for reopening it after a failed move). */
-  let applied: Snapshot | undefined;
+  let applied: Settings | undefined;
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
-  const policyOf = (snapshot: Snapshot): AgentPolicy => {
-    const s = snapshot.sections[SECTION] ?? {};
-    const { matchers, problems } = parseAllowedHosts(String(withFallback(snapshot, SECTION, 'allowed hosts') ?? ''));
-    const from = fallbackSource(snapshot, SECTION, 'allowed hosts');
+  const policyOf = (view: Settings): AgentPolicy => {
+    const s = view.sections[SECTION];
+    const { matchers, problems } = parseAllowedHosts(s['allowed hosts']);
+    const from = fallbackSource(view, SECTION, 'allowed hosts');
     for (const p of problems) ctx!.log.warning(`${from}: ${p}`);
     return {
       isAllowed: (address) => isAllowed(matchers, address),
       allowedHostsFrom: from,
-      maxFrame: Number(s['max frame size'] ?? DEFAULT_MAX_FRAME),
-      idleTimeoutMs: Number(s.timeout ?? 30) * 1000,
-      maxConnections: Number(s['max connections'] ?? DEFAULT_MAX_CONNECTIONS),
-      maxPerAddress: Number(s['max connections per address'] ?? DEFAULT_MAX_PER_ADDRESS),
+      maxFrame: s['max frame size'],
+      idleTimeoutMs: s.timeout * 1000,
+      maxConnections: s['max connections'],
+      maxPerAddress: s['max connections per address'],
     };
   };
 
   /** TLS options; a problem of the files throws the lines `agent settings validate` prints (TlsFilesError). */
-  const tlsOf = async (snapshot: Snapshot): Promise<TlsOptions | undefined> => {
-    const s = snapshot.sections[SECTION] ?? {};
-    const files = listenerTlsFiles(snapshot, 'AgentServer');
+  const tlsOf = async (view: Settings): Promise<TlsOptions | undefined> => {
+    const s = view.sections[SECTION];
+    const files = listenerTlsFiles(view, 'AgentServer');
     if (!files?.pair) return undefined;
-    assertTlsFiles(snapshot, 'AgentServer');
+    assertTlsFiles(view, 'AgentServer');
     const { cert, key, keyExplicit } = files.pair;
     // Throws AGENT_ERR_AGENT_CERTIFICATE naming the bad file and what is wrong with it.
     const loaded = await loadOrCreateCertificate({ cert, key: key || cert, keyExplicit }, 'AGENT_ERR_AGENT_CERTIFICATE');
@@ -76,29 +77,29 @@ export function createModule(): AgentModule {
       cert: loaded.cert,
       key: loaded.key,
       ca: files.ca ?? '',
-      verifyMode: String(s['verify mode'] ?? 'none'),
-      allowedCiphers: String(s['allowed ciphers'] ?? ''),
+      verifyMode: s['verify mode'],
+      allowedCiphers: s['allowed ciphers'],
     });
   };
 
   /** The allow-lists of these settings (compiled once per apply). */
-  const allowOf = (snapshot: Snapshot): GuardOptions => {
-    const s = snapshot.sections[SECTION] ?? {};
+  const allowOf = (view: Settings): GuardOptions => {
+    const s = view.sections[SECTION];
     return {
       server: 'AgentServer',
       section: SECTION,
-      queries: parseAllowList(String(s[ALLOWED_QUERIES] ?? '*')),
-      execs: parseAllowList(String(s[ALLOWED_EXECS] ?? '')),
+      queries: parseAllowList(s[ALLOWED_QUERIES]),
+      execs: parseAllowList(s[ALLOWED_EXECS]),
       log: ctx!.log,
     };
   };
 
-  const listen = async (snapshot: Snapshot, tls: TlsOptions | undefined): Promise<AgentListener> => {
-    const s = snapshot.sections[SECTION] ?? {};
+  const listen = async (view: Settings, tls: TlsOptions | undefined): Promise<AgentListener> => {
+    const s = view.sections[SECTION];
     const srv = await startAgentListener({
-      ...policyOf(snapshot),
-      host: String(s['bind to'] ?? ''),
-      port: Number(s.port ?? AGENT_PORT),
+      ...policyOf(view),
+      host: s['bind to'],
+      port: s.port,
       ...(tls ? { tls } : {}),
       log: ctx!.log,
       handlers: {
@@ -153,11 +154,11 @@ export function createModule(): AgentModule {
       const nextBind = bindKeyOf(next);
       const nextTls = tlsKeyOf(next);
       if (nextBind !== bindKey || nextTls !== tlsKey) {
-        const previous = applied as Snapshot;
+        const previous = applied as Settings;
         const current = listener;
-        const s = next.sections[SECTION] ?? {};
+        const s = next.sections[SECTION];
         const plan = (sameAddress: boolean): RebindPlan<AgentListener, TlsOptions | undefined> => ({
-          target: `the agent-protocol server to ${String(s['bind to'] || '*')}:${String(s.port ?? AGENT_PORT)}`,
+          target: `the agent-protocol server to ${s['bind to'] || '*'}:${s.port}`,
           load: () => tlsOf(next),
           // Same port and address: TLS settings change on the listener itself (open connections finish, then close).
           swap: (tls) => {
@@ -201,14 +202,14 @@ export function createModule(): AgentModule {
 
 // ---------------------------------------------------------------- helpers
 
-function bindKeyOf(snapshot: Snapshot): string {
-  const s = snapshot.sections[SECTION] ?? {};
-  return JSON.stringify([s.port ?? AGENT_PORT, s['bind to'] ?? '']);
+function bindKeyOf(view: Settings): string {
+  const s = view.sections[SECTION];
+  return JSON.stringify([s.port, s['bind to']]);
 }
 
-function tlsKeyOf(snapshot: Snapshot): string {
-  const s = snapshot.sections[SECTION] ?? {};
-  return JSON.stringify(['use ssl', 'certificate', 'certificate key', 'ca', 'verify mode', 'allowed ciphers'].map((k) => s[k] ?? null));
+function tlsKeyOf(view: Settings): string {
+  const s = view.sections[SECTION];
+  return JSON.stringify([s['use ssl'], s.certificate, s['certificate key'], s.ca, s['verify mode'], s['allowed ciphers']]);
 }
 
 function describeTls(tls: TlsOptions | undefined): string {

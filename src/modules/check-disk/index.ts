@@ -3,17 +3,18 @@
  * (library code in src/checks/disk/).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
+import type { SettingsOf } from '../module-sections.js';
 import { drivesizeCheck } from '../../checks/disk/drivesize-check.js';
 import { filesCheck } from '../../checks/disk/files-check.js';
 import { registerChecks } from '../../checks/register.js';
 import { mountCheck } from '../../checks/disk/mount-check.js';
 import { driveIoCheck } from '../../checks/disk/drive-io-check.js';
 
-export function createModule(): AgentModule {
+export function createModule(): AgentModule<SettingsOf<'CheckDisk'>> {
   let unregister: (() => void) | undefined;
   return {
     name: 'CheckDisk',
-    async start(ctx: ModuleContext) {
+    async start(ctx: ModuleContext<SettingsOf<'CheckDisk'>>) {
       unregister = registerChecks(ctx.core, 'CheckDisk', [drivesizeCheck(), filesCheck(), mountCheck(), driveIoCheck()]);
     },
     async apply() {

@@ -12,10 +12,9 @@
  * entries, the limiter its limit. stop() kills running scripts (their
  * process groups).
  */
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { Snapshot } from '../../settings/snapshot.js';
-import type { ExternalScriptsSection } from '../../settings/generated/settings.js';
+import type { SettingsOf } from '../module-sections.js';
 import { editSettings } from '../../settings/edit-tree.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';
@@ -28,10 +27,24 @@ import { WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
 const SECTION = '/settings/external scripts';
 const MODULE = 'CheckExternalScripts';
 
-export function createModule(): AgentModule {
-  let ctx: ModuleContext | undefined;
-  let snapshot: Snapshot | undefined;
-  let settings: ScriptSettings = { root: '.', timeoutSeconds: 60, allowArguments: false, allowNasty: false };
+type Settings = SettingsOf<'CheckExternalScripts'>;
+
+/** What a script run needs from [/settings/external scripts]. */
+function scriptSettingsOf(view: Settings): ScriptSettings {
+  const s = view.sections[SECTION];
+  return {
+    root: resolve(view.variables['base-path'], s['script root']),
+    timeoutSeconds: s.timeout,
+    allowArguments: s['allow arguments'],
+    allowNasty: s['allow nasty characters'],
+  };
+}
+
+export function createModule(): AgentModule<Settings> {
+  let ctx: ModuleContext<Settings> | undefined;
+  let snapshot: Settings | undefined;
+  /** Set by configure() before any query is registered. */
+  let settings: ScriptSettings = { root: '', timeoutSeconds: 0, allowArguments: false, allowNasty: false };
   const scripts = new Map<string, string>();
   /** Wrapped scripts: name -> the command words (template filled in), or why they cannot run. */
   const wrapped = new Map<string, { words: string[] } | { problem: string }>();
@@ -77,31 +90,23 @@ export function createModule(): AgentModule {
     registered.get(name)?.undo();
     registered.delete(name);
   };
-  const configure = (next: Snapshot): void => {
+  const configure = (next: Settings): void => {
     snapshot = next;
-    const s = (next.sections[SECTION] ?? {}) as Partial<ExternalScriptsSection>;
-    const base = next.variables['base-path'] ?? dirname(next.file);
-    settings = {
-      root: resolve(base, s['script root'] ?? next.variables.scripts ?? 'scripts'),
-      timeoutSeconds: s.timeout ?? 60,
-      allowArguments: s['allow arguments'] ?? false,
-      allowNasty: s['allow nasty characters'] ?? false,
-    };
-    limiter.setMax(s['max concurrent'] ?? 8);
-    const list = (next.sections[SCRIPTS_SECTION] ?? {}) as Record<string, unknown>;
+    settings = scriptSettingsOf(next);
+    limiter.setMax(next.sections[SECTION]['max concurrent']);
     scripts.clear();
-    for (const [name, line] of Object.entries(list)) if (typeof line === 'string') scripts.set(name, line);
+    for (const [name, line] of Object.entries(next.sections[SCRIPTS_SECTION])) if (typeof line === 'string') scripts.set(name, line);
     wrapped.clear();
     wrappedLines.clear();
-    const wrappings = next.sections[WRAPPINGS_PATH] ?? {};
-    for (const [name, line] of Object.entries(next.sections[WRAPPED_PATH] ?? {})) {
+    const wrappings = next.sections[WRAPPINGS_PATH];
+    for (const [name, line] of Object.entries(next.sections[WRAPPED_PATH])) {
       if (typeof line !== 'string') continue;
       const w = wrappedWords(line, wrappings, settings.root);
       wrapped.set(name, w.ok ? { words: w.words } : { problem: w.problem });
       wrappedLines.set(name, line);
     }
     aliases.clear();
-    for (const a of next.aliases?.values() ?? []) {
+    for (const a of next.aliases.values()) {
       if (a.isTemplate) continue;
       const policy = {
         allowArguments: typeof a.values['allow arguments'] === 'boolean' ? (a.values['allow arguments'] as boolean) : settings.allowArguments,
@@ -139,7 +144,7 @@ export function createModule(): AgentModule {
 
   return {
     name: MODULE,
-    async start(context: ModuleContext) {
+    async start(context: ModuleContext<Settings>) {
       ctx = context;
       stopper = new AbortController();
       configure(context.settings);
@@ -149,7 +154,7 @@ export function createModule(): AgentModule {
       );
       context.log.info(`${scripts.size} script(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`);
     },
-    async apply(next: Snapshot) {
+    async apply(next: Settings) {
       configure(next);
       return true;
     },

@@ -6,6 +6,7 @@
  * query with its module) and check_dummy.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
+import type { SettingsOf } from '../module-sections.js';
 import type { Status } from '../../core/result.js';
 import type { QueryCall } from '../../core/core.js';
 import { VERSION } from '../../version.js';
@@ -26,11 +27,11 @@ const WRAPPERS = [
   { name: 'check_timeout', title: 'Run a query with a time limit', description: 'Runs command=Q (arguments=A ...) and answers return= (default UNKNOWN) when it takes longer than timeout= seconds (default 30).', run: checkTimeout },
 ] as const;
 
-export function createModule(): AgentModule {
+export function createModule(): AgentModule<SettingsOf<'CheckHelpers'>> {
   const unregister: (() => void)[] = [];
   return {
     name: 'CheckHelpers',
-    async start(ctx: ModuleContext) {
+    async start(ctx: ModuleContext<SettingsOf<'CheckHelpers'>>) {
       for (const f of FIXED) {
         unregister.push(
           ctx.core.registerSimpleQuery(

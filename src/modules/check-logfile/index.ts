@@ -5,36 +5,41 @@
  * the module keeps them.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { Snapshot } from '../../settings/snapshot.js';
-import type { LogfileSection } from '../../settings/generated/settings.js';
+import type { SettingsOf } from '../module-sections.js';
 import { registerChecks } from '../../checks/register.js';
 import { logfileCheck, type LogfileSettings } from '../../checks/logfile/logfile-check.js';
 import { sharedLogPositions } from '../../checks/logfile/log-positions.js';
 
 const SECTION = '/settings/logfile';
 
-export function createModule(): AgentModule {
-  let settings: LogfileSettings = { allowedPaths: ['/var/log'], maxLines: 10000, maxLineBytes: 8192, maxReadBytes: 64 * 1024 * 1024 };
+type Settings = SettingsOf<'CheckLogFile'>;
+
+function settingsOf(view: Settings): LogfileSettings {
+  const s = view.sections[SECTION];
+  return {
+    allowedPaths: s['allowed paths'].split(',').map((p) => p.trim()).filter(Boolean),
+    maxLines: s['max lines'],
+    maxLineBytes: s['max line length'],
+    maxReadBytes: s['max read'] * 1024 * 1024,
+  };
+}
+
+export function createModule(): AgentModule<Settings> {
+  let settings: LogfileSettings | undefined;
   let unregister: (() => void) | undefined;
   const positions = sharedLogPositions();
-  const configure = (snap: Snapshot): void => {
-    const s = (snap.sections[SECTION] ?? {}) as Partial<LogfileSection>;
-    settings = {
-      allowedPaths: (s['allowed paths'] ?? '/var/log').split(',').map((p) => p.trim()).filter(Boolean),
-      maxLines: s['max lines'] ?? 10000,
-      maxLineBytes: s['max line length'] ?? 8192,
-      maxReadBytes: (s['max read'] ?? 64) * 1024 * 1024,
-    };
-    positions.setMax(s['max files'] ?? 1000);
+  const configure = (view: Settings): void => {
+    settings = settingsOf(view);
+    positions.setMax(view.sections[SECTION]['max files']);
   };
   return {
     name: 'CheckLogFile',
-    async start(ctx: ModuleContext) {
+    async start(ctx: ModuleContext<Settings>) {
       configure(ctx.settings);
-      const def = logfileCheck(() => settings, positions);
+      const def = logfileCheck(() => settings as LogfileSettings, positions);
       unregister = registerChecks(ctx.core, 'CheckLogFile', [def, { ...def, name: 'checklogfile', title: 'Log files (legacy name)' }]);
     },
-    async apply(next: Snapshot) {
+    async apply(next: Settings) {
       configure(next);
       return true;
     },

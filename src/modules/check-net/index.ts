@@ -5,8 +5,7 @@
  * applies in place (waiting probes start at once if the limit grew).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { Snapshot } from '../../settings/snapshot.js';
-import type { NetSection } from '../../settings/generated/settings.js';
+import type { SettingsOf } from '../module-sections.js';
 import { registerChecks } from '../../checks/register.js';
 import { NetLimits } from '../../checks/net/net-context.js';
 import { tcpCheck } from '../../checks/net/tcp-check.js';
@@ -17,19 +16,21 @@ import { ntpCheck } from '../../checks/net/ntp-check.js';
 
 const SECTION = '/settings/net';
 
-const maxOf = (s: Snapshot): number => ((s.sections[SECTION] ?? {}) as Partial<NetSection>)['max concurrent'] ?? 8;
+type Settings = SettingsOf<'CheckNet'>;
 
-export function createModule(): AgentModule {
+const maxOf = (s: Settings): number => s.sections[SECTION]['max concurrent'];
+
+export function createModule(): AgentModule<Settings> {
   let unregister: (() => void) | undefined;
   let limits: NetLimits | undefined;
   return {
     name: 'CheckNet',
-    async start(ctx: ModuleContext) {
+    async start(ctx: ModuleContext<Settings>) {
       const net = new NetLimits(maxOf(ctx.settings));
       limits = net;
       unregister = registerChecks(ctx.core, 'CheckNet', [tcpCheck(net), httpCheck(net), dnsCheck(net), pingCheck(net), ntpCheck(net)]);
     },
-    async apply(next: Snapshot) {
+    async apply(next: Settings) {
       limits?.setMax(maxOf(next));
       return true;
     },

@@ -7,6 +7,7 @@
  * second, on an unref()ed timer.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
+import type { SettingsOf } from '../module-sections.js';
 import { CpuSampler } from '../../checks/system/cpu-sampler.js';
 import { cpuCheck, loadCheck } from '../../checks/system/cpu-checks.js';
 import { memoryCheck, osVersionCheck, uptimeCheck } from '../../checks/system/host-checks.js';
@@ -14,12 +15,12 @@ import { processCheck } from '../../checks/system/process-check.js';
 import { registerChecks } from '../../checks/register.js';
 import { hostSystemChecks } from '../../checks/system/host-system-checks.js';
 
-export function createModule(): AgentModule {
+export function createModule(): AgentModule<SettingsOf<'CheckSystem'>> {
   let sampler: CpuSampler | undefined;
   let unregister: (() => void) | undefined;
   return {
     name: 'CheckSystem',
-    async start(ctx: ModuleContext) {
+    async start(ctx: ModuleContext<SettingsOf<'CheckSystem'>>) {
       sampler = new CpuSampler({ intervalMs: 1000 });
       await sampler.start();
       unregister = registerChecks(ctx.core, 'CheckSystem', [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck(), ...hostSystemChecks()]);

@@ -6,7 +6,7 @@
  * by the section's `target` key (default `default`).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { Snapshot } from '../../settings/snapshot.js';
+import type { SettingsOf } from '../module-sections.js';
 import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 import { mergeTarget } from '../../protocols/target-options.js';
 import { errorMessage } from '../../errors.js';
@@ -14,19 +14,20 @@ import { REMOTE_PORT, REMOTE_QUERIES, TARGETS_PATH, runRemoteQuery, submitResult
 
 const SECTION = '/settings/remote/client';
 
-export function createModule(): AgentModule {
-  let snapshot: Snapshot | undefined;
-  let ctx: ModuleContext | undefined;
+type Settings = SettingsOf<'RemoteClient'>;
+
+export function createModule(): AgentModule<Settings> {
+  let snapshot: Settings | undefined;
+  let ctx: ModuleContext<Settings> | undefined;
   const cleanup: (() => void)[] = [];
 
   const subscribe = (): void => {
-    const section = snapshot!.sections[SECTION] ?? {};
-    const channel = typeof section.channel === 'string' && section.channel ? section.channel : 'REMOTE';
+    const channel = snapshot!.sections[SECTION].channel;
     cleanup.push(
       ctx!.core.subscribe(channel, 'RemoteClient', async (message) => {
         const current = snapshot!;
-        const target = String(current.sections[SECTION]?.target ?? 'default') || 'default';
-        const merged = mergeTarget({ targets: current.targets.remote, container: TARGETS_PATH, defaultPort: REMOTE_PORT }, { target, arguments: [], positional: [] });
+        const target = current.sections[SECTION].target;
+        const merged = mergeTarget({ targets: current.targets, container: TARGETS_PATH, defaultPort: REMOTE_PORT }, { target, arguments: [], positional: [] });
         if (!merged.ok) throw new Error(`cannot forward submissions on channel ${channel}: ${merged.problem}`);
         const decoded = decode('SubmitResponseMessage', message);
         for (const payload of decoded.payload) {
@@ -57,9 +58,9 @@ export function createModule(): AgentModule {
       subscribe();
     },
     async apply(next) {
-      const before = snapshot!.sections[SECTION]?.channel;
+      const before = snapshot!.sections[SECTION].channel;
       snapshot = next;
-      if (next.sections[SECTION]?.channel !== before) {
+      if (next.sections[SECTION].channel !== before) {
         cleanup.pop()?.();
         subscribe();
       }

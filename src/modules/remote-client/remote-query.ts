@@ -16,7 +16,7 @@
  */
 import { splitOutput, toNagios, unknown, type QueryResult, type Status } from '../../core/result.js';
 import { errorMessage, formatMessage } from '../../errors.js';
-import type { Snapshot } from '../../settings/snapshot.js';
+import type { SettingsOf } from '../module-sections.js';
 import { clientHelp, parseClientOptions, type ClientOptions, type QueryKind } from '../../protocols/client-options.js';
 import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
 import { nrpeRequest } from '../../protocols/nrpe/client.js';
@@ -37,17 +37,17 @@ export const REMOTE_QUERIES: readonly { name: string; kind: QueryKind; title: st
 ];
 
 /** Runs one remote_* query; never rejects. */
-export async function runRemoteQuery(name: string, kind: QueryKind, args: readonly string[], snapshot: Snapshot, signal?: AbortSignal): Promise<QueryResult> {
+export async function runRemoteQuery(name: string, kind: QueryKind, args: readonly string[], settings: Pick<SettingsOf<'RemoteClient'>, 'targets' | 'hash'>, signal?: AbortSignal): Promise<QueryResult> {
   const parsed = parseClientOptions(args, kind, 'remote');
   if (!parsed.ok) return unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`);
   const o = parsed.options;
   if (o.help) return { command: name, result: 0, message: clientHelp(name, kind, 'remote', o.help), perf: [] };
-  const merged = mergeTarget({ targets: snapshot.targets.remote, container: TARGETS_PATH, defaultPort: REMOTE_PORT }, o);
+  const merged = mergeTarget({ targets: settings.targets, container: TARGETS_PATH, defaultPort: REMOTE_PORT }, o);
   if (!merged.ok) return unknown(name, `${name}: ${merged.problem}`);
   const request = requestText(kind, o, merged.settings);
   if (typeof request !== 'string') return unknown(name, `${name}: ${request.problem}`);
   try {
-    const answer = await nrpeRequest(clientOptionsOf(merged.settings, signal, snapshot.hash), request);
+    const answer = await nrpeRequest(clientOptionsOf(merged.settings, signal, settings.hash), request);
     const status = (answer.result >= 0 && answer.result <= 3 ? answer.result : 3) as Status;
     if (kind === 'exec') return { command: name, result: status, message: answer.text, perf: [] };
     return { command: name, result: status, ...splitOutput(answer.text) };

@@ -25,11 +25,11 @@ import { rebind } from '../rebind.js';
 import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
 import { checkPair } from '../../protocols/tls-files.js';
 import { errorMessage } from '../../errors.js';
-import { fallbackSource, withFallback, type Snapshot } from '../../settings/snapshot.js';
+import type { SettingsOf } from '../module-sections.js';
+import { fallbackSource } from '../../settings/module-view.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { buildServerTls } from '../../protocols/nrpe/tls.js';
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS } from '../../protocols/connection-guard.js';
 import { NRPE_CHECK } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
 import { VERSION } from '../../version.js';
@@ -39,37 +39,39 @@ import { ALLOWED_QUERIES, commandGuard, parseAllowList, type GuardOptions } from
 const SECTION = '/settings/remote/server';
 const SUBMIT_COMMAND = '_NRPE_SUBMIT';
 
-export function createModule(): AgentModule {
-  let ctx: ModuleContext | undefined;
+type Settings = SettingsOf<'RemoteServer'>;
+
+export function createModule(): AgentModule<Settings> {
+  let ctx: ModuleContext<Settings> | undefined;
   let server: NrpeServer | undefined;
   let listenerKey = '';
   /** The settings the listener runs on (for reopening it after a failed move). */
-  let applied: Snapshot | undefined;
+  let applied: Settings | undefined;
   let submitChannel = '';
   let allowed: GuardOptions;
-  const allowOf = (snapshot: Snapshot): GuardOptions => ({
+  const allowOf = (view: Settings): GuardOptions => ({
     server: 'RemoteServer',
     section: SECTION,
-    queries: parseAllowList(String(snapshot.sections[SECTION]?.[ALLOWED_QUERIES] ?? '*, !remote_*, !agent_*')),
+    queries: parseAllowList(view.sections[SECTION][ALLOWED_QUERIES]),
     log: ctx!.log,
   });
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
-  const policyOf = (snapshot: Snapshot): NrpeServerPolicy => {
-    const s = snapshot.sections[SECTION] ?? {};
-    const { matchers, problems } = parseAllowedHosts(String(withFallback(snapshot, SECTION, 'allowed hosts') ?? ''));
-    const from = fallbackSource(snapshot, SECTION, 'allowed hosts');
+  const policyOf = (view: Settings): NrpeServerPolicy => {
+    const s = view.sections[SECTION];
+    const { matchers, problems } = parseAllowedHosts(s['allowed hosts']);
+    const from = fallbackSource(view, SECTION, 'allowed hosts');
     for (const p of problems) ctx!.log.warning(`${from}: ${p}`);
     return {
       isAllowed: (address) => isAllowed(matchers, address),
       allowedHostsFrom: from,
-      allowArguments: s['allow arguments'] === true,
-      allowNastyCharacters: s['allow nasty characters'] === true,
-      payloadLength: Number(s['payload length'] ?? 1024),
-      timeoutMs: Number(s.timeout ?? 30) * 1000,
-      maxConnections: Number(s['max connections'] ?? DEFAULT_MAX_CONNECTIONS),
-      maxPerAddress: Number(s['max connections per address'] ?? DEFAULT_MAX_PER_ADDRESS),
+      allowArguments: s['allow arguments'],
+      allowNastyCharacters: s['allow nasty characters'],
+      payloadLength: s['payload length'],
+      timeoutMs: s.timeout * 1000,
+      maxConnections: s['max connections'],
+      maxPerAddress: s['max connections per address'],
     };
   };
 
@@ -78,29 +80,29 @@ export function createModule(): AgentModule {
    * problem of the files throws the lines `agent settings validate` prints
    * (TlsFilesError, settings/tls-checks.ts).
    */
-  const tlsOf = (snapshot: Snapshot): TlsOptions | undefined => {
-    const s = snapshot.sections[SECTION] ?? {};
-    const files = listenerTlsFiles(snapshot, 'RemoteServer');
+  const tlsOf = (view: Settings): TlsOptions | undefined => {
+    const s = view.sections[SECTION];
+    const files = listenerTlsFiles(view, 'RemoteServer');
     if (!files) return undefined;
-    assertTlsFiles(snapshot, 'RemoteServer');
+    assertTlsFiles(view, 'RemoteServer');
     const pair = files.pair ? checkPair(files.pair) : undefined;
     return buildServerTls({
-      allowedCiphers: String(s['allowed ciphers'] ?? ''),
+      allowedCiphers: s['allowed ciphers'],
       certificate: files.pair?.cert ?? '',
       // The file the checked key came from (the certificate file when it holds the key).
       certificateKey: pair?.ok && 'keyFile' in pair ? pair.keyFile : '',
       ca: files.ca ?? '',
-      verifyMode: String(s['verify mode'] ?? 'none'),
-      dh: String(s.dh ?? ''),
+      verifyMode: s['verify mode'],
+      dh: s.dh,
     });
   };
 
-  const listen = async (snapshot: Snapshot, tls: TlsOptions | undefined): Promise<NrpeServer> => {
-    const s = snapshot.sections[SECTION] ?? {};
+  const listen = async (view: Settings, tls: TlsOptions | undefined): Promise<NrpeServer> => {
+    const s = view.sections[SECTION];
     const srv = await startNrpeServer({
-      ...policyOf(snapshot),
-      host: String(s['bind to'] ?? ''),
-      port: Number(s.port ?? 5666),
+      ...policyOf(view),
+      host: s['bind to'],
+      port: s.port,
       tls,
       dataCommands: [SUBMIT_COMMAND],
       answer,
@@ -135,7 +137,7 @@ export function createModule(): AgentModule {
       ctx = context;
       allowed = allowOf(context.settings);
       listenerKey = keyOf(context.settings);
-      submitChannel = String(context.settings.sections[SECTION]?.['submit channel'] ?? '');
+      submitChannel = context.settings.sections[SECTION]['submit channel'];
       applied = context.settings;
       server = await listen(context.settings, tlsOf(context.settings));
       cleanup.push(
@@ -152,7 +154,7 @@ export function createModule(): AgentModule {
     },
     async apply(next) {
       allowed = allowOf(next);
-      submitChannel = String(next.sections[SECTION]?.['submit channel'] ?? '');
+      submitChannel = next.sections[SECTION]['submit channel'];
       const key = keyOf(next);
       if (server === undefined) return false;
       if (key === listenerKey) {
@@ -160,13 +162,13 @@ export function createModule(): AgentModule {
         applied = next;
         return true;
       }
-      const previous = applied as Snapshot;
+      const previous = applied as Settings;
       const sameAddress = addressOf(next) === addressOf(previous);
       const current = server;
-      const s = next.sections[SECTION] ?? {};
+      const s = next.sections[SECTION];
       try {
         const how = await rebind<NrpeServer, TlsOptions | undefined>(current, {
-          target: `the NRPE server to ${String(s['bind to'] || '*')}:${String(s.port ?? 5666)} (${s['use ssl'] === false ? 'plain' : 'TLS'})`,
+          target: `the NRPE server to ${s['bind to'] || '*'}:${s.port} (${s['use ssl'] ? 'TLS' : 'plain'})`,
           load: () => tlsOf(next),
           // Same address, TLS before and after: new certificate, CA, verify mode or ciphers for new connections.
           swap: (tls) => sameAddress && current.setTls(tls),
@@ -197,13 +199,12 @@ export function createModule(): AgentModule {
 }
 
 /** The settings that need a new listener when they change. */
-function keyOf(snapshot: Snapshot): string {
-  const s = snapshot.sections[SECTION] ?? {};
-  const keys = ['port', 'bind to', 'use ssl', 'certificate', 'certificate key', 'ca', 'verify mode', 'allowed ciphers', 'dh'];
-  return JSON.stringify(Object.fromEntries(keys.map((k) => [k, s[k] ?? null])));
+function keyOf(view: Settings): string {
+  const s = view.sections[SECTION];
+  return JSON.stringify([s.port, s['bind to'], s['use ssl'], s.certificate, s['certificate key'], s.ca, s['verify mode'], s['allowed ciphers'], s.dh]);
 }
 
-function addressOf(snapshot: Pick<Snapshot, 'sections'>): string {
-  const s = snapshot.sections[SECTION] ?? {};
-  return `${String(s['bind to'] ?? '')}:${String(s.port ?? '')}`;
+function addressOf(view: Settings): string {
+  const s = view.sections[SECTION];
+  return `${s['bind to']}:${s.port}`;
 }

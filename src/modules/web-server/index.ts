@@ -26,11 +26,11 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { withFallback, type Snapshot } from '../../settings/snapshot.js';
-import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../../protocols/connection-guard.js';
+import type { SettingsOf } from '../module-sections.js';
+import { ConnectionGuard, type ConnectionLimits } from '../../protocols/connection-guard.js';
 import { expandVariables } from '../../settings/variables.js';
 import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword, WEB_SECTION } from '../../web/access.js';
@@ -63,8 +63,10 @@ const CLOSE_GRACE_MS = 2000;
  */
 let generated: string | undefined;
 
-export function createModule(): AgentModule {
-  let snapshot: Snapshot | undefined;
+type Settings = SettingsOf<'WEBServer'>;
+
+export function createModule(): AgentModule<Settings> {
+  let snapshot: Settings | undefined;
   let web: WebApp | undefined;
   let server: Server | undefined;
   let config: ListenerConfig | undefined;
@@ -72,7 +74,7 @@ export function createModule(): AgentModule {
   let guard: ConnectionGuard | undefined;
 
   let announced = false;
-  const ensurePassword = (s: Snapshot): void => {
+  const ensurePassword = (s: Settings): void => {
     if (generated !== undefined || rootPassword(s, undefined) !== '') return;
     generated = randomBytes(18).toString('base64url');
   };
@@ -89,7 +91,7 @@ export function createModule(): AgentModule {
    * missing); undefined for plain HTTP. With `settings`, a problem of the
    * files throws the lines `agent settings validate` prints (TlsFilesError).
    */
-  const loadTls = async (cfg: ListenerConfig, settings?: Snapshot): Promise<LoadedCertificate | undefined> => {
+  const loadTls = async (cfg: ListenerConfig, settings?: Settings): Promise<LoadedCertificate | undefined> => {
     if (!cfg.tls) return undefined;
     if (settings) assertTlsFiles(settings, 'WEBServer');
     const pems = await loadOrCreateCertificate({ cert: cfg.cert, key: cfg.key, keyExplicit: cfg.keyExplicit });
@@ -128,7 +130,7 @@ export function createModule(): AgentModule {
       snapshot = ctx.settings;
       guard = new ConnectionGuard(limitsOf(snapshot), ctx.log);
       ensurePassword(snapshot);
-      web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Snapshot, generatedPassword: () => generated, log: ctx.log });
+      web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Settings, generatedPassword: () => generated, log: ctx.log });
       config = listenerConfig(snapshot);
       const tls = await loadTls(config, snapshot);
       // Given up (time limit, agent stopping): open nothing.
@@ -189,22 +191,22 @@ export function createModule(): AgentModule {
 
 // ---------------------------------------------------------------- helpers
 
-function limitsOf(s: Snapshot): ConnectionLimits {
-  const web = s.sections[WEB_SECTION] ?? {};
+function limitsOf(s: Settings): ConnectionLimits {
+  const web = s.sections[WEB_SECTION];
   return {
-    maxConnections: Number(web['max connections'] ?? DEFAULT_MAX_CONNECTIONS),
-    maxPerAddress: Number(web['max connections per address'] ?? DEFAULT_MAX_PER_ADDRESS),
-    firstRequestMs: Number(withFallback(s, WEB_SECTION, 'timeout') ?? 30) * 1000,
+    maxConnections: web['max connections'],
+    maxPerAddress: web['max connections per address'],
+    firstRequestMs: web.timeout * 1000,
   };
 }
 
-function listenerConfig(s: Snapshot): ListenerConfig {
-  const web = s.sections[WEB_SECTION] ?? {};
-  const portText = String(web.port ?? '8443s');
+function listenerConfig(s: Settings): ListenerConfig {
+  const web = s.sections[WEB_SECTION];
+  const portText = web.port;
   return {
     port: Number(portText.replace(/s$/, '')),
     tls: portText.endsWith('s'),
-    host: String(web['bind to'] ?? ''),
+    host: web['bind to'],
     cert: filePath(s, web.certificate),
     key: filePath(s, web['certificate key']),
     keyExplicit: s.origins[WEB_SECTION]?.['certificate key'] !== undefined,
@@ -215,9 +217,9 @@ function listenerConfig(s: Snapshot): ListenerConfig {
  * A certificate path as an absolute file name: `${...}` expanded (schema
  * defaults may still hold them), relative paths taken from base-path.
  */
-function filePath(s: Snapshot, value: unknown): string {
-  const expanded = expandVariables(String(value ?? ''), s.variables).value;
-  return resolve(s.variables['base-path'] ?? dirname(s.file), expanded);
+function filePath(s: Settings, value: string): string {
+  const expanded = expandVariables(value, s.variables).value;
+  return resolve(s.variables['base-path'], expanded);
 }
 
 function sameListener(a: ListenerConfig, b: ListenerConfig): boolean {

@@ -142,11 +142,11 @@ certificate: string
 /**
  * Password of the user root for the web server only; falls back to [/settings/default] password.
  */
-password?: string
+password: string
 /**
  * Client addresses allowed to use the web server; falls back to [/settings/default] allowed hosts.
  */
-"allowed hosts"?: string
+"allowed hosts": string
 /**
  * Answer text-mode query execution (Accept: text/plain) with NSClient++'s HTTP statuses, 200 OK, 202 WARNING, 500 CRITICAL, 503 UNKNOWN, for monitors that go by the HTTP status; off: always 200 with the status in X-Check-Result.
  */
@@ -166,7 +166,7 @@ password?: string
 /**
  * Seconds a client has from connecting to the end of its first request's headers (TLS handshake included); a connection that takes longer is closed. Falls back to [/settings/default] timeout.
  */
-timeout?: number
+timeout: number
 /**
  * HTTP connections open at once; more are refused and logged. Applies in place.
  */
@@ -253,7 +253,7 @@ port: number
 /**
  * Client addresses allowed to connect; falls back to [/settings/default] allowed hosts.
  */
-"allowed hosts"?: string
+"allowed hosts": string
 /**
  * Queries a peer may run, as comma-separated micromatch patterns matched case-insensitively against the query name; a name must match one pattern and no negated one (!remote_*); empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too.
  */
@@ -335,7 +335,7 @@ port: number
 /**
  * Client addresses allowed to connect; falls back to [/settings/default] allowed hosts.
  */
-"allowed hosts"?: string
+"allowed hosts": string
 /**
  * Queries an NRPE peer may run, as comma-separated micromatch patterns matched case-insensitively against the command name; a name must match one pattern and no negated one; empty allows none. The default refuses the client queries (remote_*, agent_*), so the agent is no relay. NRPE carries no exec commands.
  */
@@ -701,4 +701,35 @@ parent: string
  * 1 makes this object a template: usable as a parent, but not registered as a query.
  */
 "is template": boolean
+}
+
+/** Every registered section path (object sections by their pattern) and its type. */
+export interface SettingsSections {
+  "/modules": ModulesSection;
+  "/paths": PathsSection;
+  "/includes": IncludesSection;
+  "/settings/log": LogSection;
+  "/settings/default": DefaultSection;
+  "/settings/WEB/server": WebServerSection;
+  "/settings/web/users": WebUsersSection;
+  "/settings/web/roles": WebRolesSection;
+  "/settings/agent/client": AgentClientSection;
+  "/settings/agent/client/handlers": ClientHandlersSection;
+  "/settings/agent/client/targets": ClientTargetsSection;
+  "/settings/agent/server": AgentServerSection;
+  "/settings/remote/client": RemoteClientSection;
+  "/settings/remote/client/handlers": ClientHandlersSection;
+  "/settings/remote/client/targets": ClientTargetsSection;
+  "/settings/remote/server": RemoteServerSection;
+  "/settings/external scripts": ExternalScriptsSection;
+  "/settings/external scripts/scripts": ExternalScriptsListSection;
+  "/settings/logfile": LogfileSection;
+  "/settings/net": NetSection;
+  "/settings/external scripts/alias": ExternalScriptsAliasesSection;
+  "/settings/external scripts/wrappings": ExternalScriptsWrappingsSection;
+  "/settings/external scripts/wrapped scripts": ExternalScriptsWrappedSection;
+  "/settings/web/users/<name>": WebUserSection;
+  "/settings/agent/client/targets/<name>": AgentTargetSection;
+  "/settings/remote/client/targets/<name>": RemoteTargetSection;
+  "/settings/external scripts/alias/<name>": ExternalScriptsAliasSection;
 }

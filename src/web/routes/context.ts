@@ -9,7 +9,7 @@ import type { Polka } from 'polka';
 import type { ServerResponse } from 'node:http';
 import type { Core } from '../../core/core.js';
 import type { Logger } from '../../log.js';
-import type { Snapshot } from '../../settings/snapshot.js';
+import type { WebSettings } from '../access.js';
 import type { AccessControl, Requirement } from '../access.js';
 import type { WebMetrics } from '../metrics.js';
 import type { WebRequest } from '../respond.js';
@@ -33,7 +33,8 @@ export interface RouteContext {
   access: AccessControl;
   metrics: WebMetrics;
   log: Logger;
-  getSnapshot(): Snapshot;
+  /** WEBServer's settings view in force (settings/module-view.ts). */
+  getSnapshot(): WebSettings;
   /** `text` with absolute paths shown relative to the settings folder or as bare file names (hide-paths.ts). */
   hidePaths(text: string): string;
   /** Largest accepted request body in bytes. */

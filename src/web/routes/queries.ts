@@ -124,7 +124,7 @@ function queryJson(base: string, q: QueryInfo): Record<string, unknown> {
  * WARNING/CRITICAL/UNKNOWN when `nsclient status codes` is on.
  */
 function sendTextResult(ctx: RouteContext, res: ServerResponse, result: QueryResult): void {
-  const nsclient = ctx.getSnapshot().sections[WEB_SECTION]?.['nsclient status codes'] === true;
+  const nsclient = ctx.getSnapshot().sections[WEB_SECTION]['nsclient status codes'];
   sendText(res, nsclient ? NSCLIENT_TEXT_STATUS[result.result] : 200, `${toNagios(result)}\n`, { 'X-Check-Result': STATUS_NAMES[result.result] });
 }
 

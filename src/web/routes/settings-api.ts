@@ -39,7 +39,7 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
 
   const list = (req: WebRequest, res: ServerResponse): void => {
     const path = urlPath(req);
-    const entries = effectiveEntries(ctx.core.settings()).filter((e) => path === undefined || under(e.path, path));
+    const entries = effectiveEntries(ctx.core.control.settings()).filter((e) => path === undefined || under(e.path, path));
     if (entries.length === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No settings under ${path}`]);
     sendJson(res, 200, entries);
   };

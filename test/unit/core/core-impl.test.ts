@@ -8,6 +8,8 @@ import { createModule } from '../../../src/modules/check-helpers/index.js';
 import type { AgentModule } from '../../../src/modules/module.js';
 import { decode, encode, header, HeaderType, Plugin } from '../../../src/protocols/plugin/codec.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
+import { moduleView } from '../../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../../src/modules/module-sections.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 import { plainMessage } from '../../helpers/plain-message.js';
 
@@ -18,13 +20,13 @@ assert.ok(loaded.ok, 'the test settings are valid');
 const snapshot: Snapshot = loaded.snapshot;
 
 let core: Core;
-let helpers: AgentModule;
+let helpers: ReturnType<typeof createModule>;
 const abort = new AbortController();
 
 before(async () => {
   core = createCore({ settings: () => snapshot, control: unusedControl() });
   helpers = createModule();
-  await helpers.start({ name: 'CheckHelpers', settings: snapshot, log: sink.logger('agent:module:CheckHelpers'), signal: abort.signal, core });
+  await helpers.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('agent:module:CheckHelpers'), signal: abort.signal, core });
 });
 
 after(async () => {
@@ -263,8 +265,8 @@ test('settingsRaw answers a value, a section\'s keys, and titles and description
   assert.deepEqual(moduleFlag?.value, { type: 1, string_data: 'true' });
 });
 
-test('settings() and control come from the options', () => {
-  assert.equal(core.settings(), snapshot);
+test('control comes from the options; modules get no settings() of the whole file', () => {
+  assert.equal('settings' in core, false);
   assert.throws(() => core.control.status(), /not used in this test/);
 });
 
@@ -272,7 +274,7 @@ test('after CheckHelpers stops, its queries are gone', async () => {
   const local = createCore({ settings: () => snapshot, control: unusedControl() });
   const mod = createModule();
   const ac = new AbortController();
-  await mod.start({ name: 'CheckHelpers', settings: snapshot, log: sink.logger('t'), signal: ac.signal, core: local });
+  await mod.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('t'), signal: ac.signal, core: local });
   assert.equal((await local.query('check_ok')).result, 0);
   ac.abort();
   await mod.stop();

@@ -4,6 +4,10 @@ import { catalogue, findModule, type CatalogueEntry } from '../../../src/modules
 import { computePlan, moduleSlice, planStep, wantsLoaded } from '../../../src/settings/plan.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
+import { loadSchemaSet, packageRoot, type SchemaSet } from '../../../src/settings/schema-set.js';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** Load settings text (relative to a fixed folder) or fail the test with the problems. */
 function load(text: string): Snapshot {
@@ -13,7 +17,7 @@ function load(text: string): Snapshot {
 }
 
 const helpersEntry = findModule('CheckHelpers') as CatalogueEntry;
-/** CheckHelpers as if it read [/settings/log] (no catalogue module does yet; buffer size has x-restart). */
+/** CheckHelpers as if it read [/settings/log] (no catalogue module does). */
 const logReader: CatalogueEntry = { ...helpersEntry, settings: ['/settings/log'] };
 
 const ENABLED = '[/modules]\nCheckHelpers = enabled\n';
@@ -51,17 +55,38 @@ test('apply: a changed key without x-restart goes to apply() and is named', () =
   });
 });
 
-test('restart: a changed key marked x-restart forces a restart, naming only that key', () => {
+/**
+ * The schemas of schema/ with `[/settings/log] buffer size` marked x-restart
+ * (no key of the real schemas needs it: every module takes every key in place).
+ */
+function schemasWithRestartMark(): SchemaSet {
+  const root = mkdtempSync(join(tmpdir(), 'plan-x-restart-'));
+  try {
+    cpSync(join(packageRoot(), 'schema'), join(root, 'schema'), { recursive: true });
+    const file = join(root, 'schema/modules/log.schema.json');
+    const schema = JSON.parse(readFileSync(file, 'utf8')) as { properties: Record<string, Record<string, unknown>> };
+    (schema.properties['buffer size'] as Record<string, unknown>)['x-restart'] = true;
+    writeFileSync(file, JSON.stringify(schema));
+    const set = loadSchemaSet(root);
+    loadSchemaSet(); // back to the real schemas for the loader
+    return set;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+test('restart: a changed key marked x-restart forces a restart, naming only that key; unmarked it is applied', () => {
   const a = load(`${ENABLED}[/settings/log]\nlevel = info\nbuffer size = 5000\n`);
   const b = load(`${ENABLED}[/settings/log]\nlevel = debug\nbuffer size = 200\n`);
-  assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), {
+  assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }).action, 'apply');
+  assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']), schemas: schemasWithRestartMark() }), {
     module: 'CheckHelpers',
     action: 'restart',
     reason: 'changed: [/settings/log] buffer size (agent.ini:5) (needs a restart)',
   });
   // Setting a key to its default value changes nothing.
   const c = load(`${ENABLED}[/settings/log]\nlevel = info\n`);
-  assert.equal(planStep(logReader, { applied: a, desired: c, loaded: new Set(['CheckHelpers']) }).action, 'unchanged');
+  assert.equal(planStep(logReader, { applied: a, desired: c, loaded: new Set(['CheckHelpers']), schemas: schemasWithRestartMark() }).action, 'unchanged');
 });
 
 test('restart when there are no applied settings to compare with', () => {
@@ -79,7 +104,7 @@ test('unchanged: identical settings, or changes outside the module\'s sections',
   assert.deepEqual(planStep(findModule('CheckSystem') as CatalogueEntry, { applied: a, desired: b, loaded: new Set() }), { module: 'CheckSystem', action: 'unchanged', reason: 'not loaded' });
 });
 
-test('section prefixes match case-insensitively; [/paths] changes reach modules that read /paths', () => {
+test('the slice of a module is its sections; [/paths] changes reach modules that read /paths', () => {
   const web = findModule('WEBServer') as CatalogueEntry;
   const enabled = '[/modules]\nWEBServer = enabled\n';
   const a = load(`${enabled}[/paths]\nscripts = /opt/a\n`);
@@ -88,8 +113,8 @@ test('section prefixes match case-insensitively; [/paths] changes reach modules 
   assert.equal(step.action, 'apply');
   // Named as written; the variable's resolved value is the same change and is not listed twice.
   assert.equal(step.reason, 'changed: [/paths] scripts (agent.ini:4)');
-  const upper: CatalogueEntry = { ...helpersEntry, settings: ['/SETTINGS/LOG'] };
-  assert.ok(moduleSlice(upper, a).has('/settings/log'));
+  const logReader: CatalogueEntry = { ...helpersEntry, settings: ['/settings/log'] };
+  assert.ok(moduleSlice(logReader, a).has('/settings/log'));
 });
 
 test('run-time overrides win over the file', () => {

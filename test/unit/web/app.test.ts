@@ -18,6 +18,8 @@ import { createCore } from '../../../src/core/core-impl.js';
 import type { AgentControl, ReconcilerStatus } from '../../../src/core/control.js';
 import { sink } from '../../../src/log.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
+import { moduleView } from '../../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../../src/modules/module-sections.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 import { buildApp, type WebApp } from '../../../src/web/app.js';
 import { queryArguments } from '../../../src/web/routes/queries.js';
@@ -36,12 +38,13 @@ function snapshotOf(text: string): Snapshot {
 }
 
 /** A control whose info() throws a plain Error when asked to, to stand for a defect. */
-function testControl(state: { broken: boolean }): AgentControl {
+function testControl(state: { broken: boolean }, snapshot: Snapshot): AgentControl {
   const status: ReconcilerStatus = { file: '/tmp/app-test.ini', fileHash: 'f', appliedHash: 'a', lastReload: null, lastResult: 'none', problems: [], warnings: [], reloads: { ok: 1, invalid: 0, partial: 0 }, modules: [], drift: [] };
   const refuse = async (): Promise<never> => {
     throw new Error('not in this test');
   };
   return {
+    settings: () => snapshot,
     modules: () => [],
     module: () => undefined,
     load: refuse,
@@ -76,8 +79,9 @@ describe('buildApp over HTTPS', () => {
     writeFileSync(join(uiDir, 'views', 'a.js'), 'export const a = 1;\n');
     writeFileSync(join(uiDir, '..', `${uiDir.split('/').pop()}-secret.txt`), 'outside');
     const snapshot = snapshotOf(INI);
-    const core = createCore({ settings: () => snapshot, control: testControl(state) });
-    web = buildApp({ core, getSnapshot: () => snapshot, uiDir });
+    const core = createCore({ settings: () => snapshot, control: testControl(state, snapshot) });
+    const view = moduleView(MODULE_SECTIONS.WEBServer, snapshot);
+    web = buildApp({ core, getSnapshot: () => view, uiDir });
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', algorithm: 'sha256' });
     server = createServer({ cert: pems.cert, key: pems.private }, web.handler);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

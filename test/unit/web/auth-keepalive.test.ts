@@ -15,6 +15,8 @@ import { createCore } from '../../../src/core/core-impl.js';
 import type { AgentControl } from '../../../src/core/control.js';
 import { sink } from '../../../src/log.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
+import { moduleView } from '../../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../../src/modules/module-sections.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 import { buildApp } from '../../../src/web/app.js';
 import { webRequest } from '../../helpers/web-client.js';
@@ -36,7 +38,15 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: fa
 before(async () => {
   const control = { info: () => ({ name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/auth-keepalive.ini' }) } as unknown as AgentControl;
   const core = createCore({ settings: () => snapshot, control });
-  const web = buildApp({ core, getSnapshot: () => snapshot });
+  // WEBServer's view of the current snapshot, rebuilt when the test replaces it (as the reconciler's apply does).
+  let view = moduleView(MODULE_SECTIONS.WEBServer, snapshot);
+  const web = buildApp({
+    core,
+    getSnapshot: () => {
+      if (view.hash !== snapshot.hash) view = moduleView(MODULE_SECTIONS.WEBServer, snapshot);
+      return view;
+    },
+  });
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', algorithm: 'sha256' });
   server = createServer({ cert: pems.cert, key: pems.private }, web.handler);
   server.on('secureConnection', (s: Socket) => sockets.add(s));

@@ -13,6 +13,8 @@ import { generate } from 'selfsigned';
 import { createCore } from '../../../../src/core/core-impl.js';
 import type { AgentControl, ModuleStatus, ReconcilerStatus } from '../../../../src/core/control.js';
 import { loadSettingsText } from '../../../../src/settings/load.js';
+import { moduleView } from '../../../../src/settings/module-view.js';
+import { MODULE_SECTIONS } from '../../../../src/modules/module-sections.js';
 import { buildApp } from '../../../../src/web/app.js';
 import { webRequest, type WebRequestOptions, type WebResponse } from '../../../helpers/web-client.js';
 
@@ -44,6 +46,7 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
   const reconciler: ReconcilerStatus = { file: '/tmp/m.ini', fileHash: 'f', appliedHash: 'a', lastReload: null, lastResult: 'none', problems: [], warnings: [], reloads: { ok: 1, invalid: 0, partial: 0 }, modules: [], drift: [] };
   const known = ['WEBServer', 'CheckHelpers'];
   const control: AgentControl = {
+    settings: () => loaded,
     modules: () => known.map((n) => status(n, true)),
     module: (n) => (known.find((k) => k.toLowerCase() === n.toLowerCase()) ? status(known.find((k) => k.toLowerCase() === n.toLowerCase()) as string, true) : undefined),
     load: act('load'),
@@ -61,7 +64,8 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
     info: () => ({ name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/m.ini' }),
   };
   const core = createCore({ settings: () => loaded, control });
-  const web = buildApp({ core, getSnapshot: () => loaded });
+  const view = moduleView(MODULE_SECTIONS.WEBServer, loaded);
+  const web = buildApp({ core, getSnapshot: () => view });
   const certs = await pems;
   server = createServer({ cert: certs.cert, key: certs.private }, web.handler);
   await new Promise<void>((r) => (server as Server).listen(0, '127.0.0.1', r));
