@@ -11,7 +11,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { freePort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { agentQuery, nrpeQuery, presentedName as presented } from '../helpers/abuse-peers.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
@@ -96,7 +96,8 @@ certificate key = ${first.key}
     const body = r.json<{ code: string; fields: { field: string; message: string }[] }>();
     assert.equal(body.code, 'AGENT_ERR_HTTP_UNPROCESSABLE');
     assert.deepEqual(body.fields, [
-      { field: '[/settings/agent/server] certificate key', message: `line 25: AGENT_ERR_TLS_KEY_MISMATCH: the private key in ${first.key} does not belong to the certificate ${other.cert}` },
+      { field: '[/settings/agent/server] certificate key', // HTTP answers name files without the machine's absolute paths (src/hide-paths.ts).
+      message: `line 25: AGENT_ERR_TLS_KEY_MISMATCH: the private key in ${basename(first.key)} does not belong to the certificate ${basename(other.cert)}` },
     ]);
     assert.equal(readFileSync(agent.settingsFile, 'utf8'), before);
     await allServing();
