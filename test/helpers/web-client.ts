@@ -5,6 +5,7 @@
  */
 import { request as httpsRequest, Agent } from 'node:https';
 import type { OutgoingHttpHeaders, IncomingHttpHeaders } from 'node:http';
+import { connect as tlsConnect } from 'node:tls';
 
 export interface WebResponse {
   status: number;
@@ -85,4 +86,28 @@ export function parseLinks(header: string | undefined): Record<string, string> {
     if (m) out[m[2] as string] = m[1] as string;
   }
   return out;
+}
+
+/**
+ * Sends `request` as latin1 bytes over TLS to 127.0.0.1:`port`, with no
+ * client library in between (no URL encoding, no header checks), and
+ * resolves with what came back when the server closes; with `abort`, the
+ * client closes 200 ms after sending (a body cut short). 5 s cap.
+ */
+export function rawHttps(port: number, request: string, abort = false): Promise<string> {
+  return new Promise((resolve) => {
+    const got: Buffer[] = [];
+    const s = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      s.write(Buffer.from(request, 'latin1'), () => {
+        if (abort) setTimeout(() => s.destroy(), 200);
+      });
+    });
+    const timer = setTimeout(() => s.destroy(), 5000);
+    s.on('data', (d: Buffer) => got.push(d));
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(got).toString('latin1'));
+    });
+  });
 }

@@ -16,11 +16,10 @@ import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { connect as tlsConnect } from 'node:tls';
 import { encode } from '../../src/protocols/plugin/codec.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
-import { webRequest, type WebResponse } from '../helpers/web-client.js';
+import { rawHttps, webRequest, type WebResponse } from '../helpers/web-client.js';
 
 const PW = 'root-pw';
 const CSP = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -179,25 +178,3 @@ check_here = ok.sh
     assert.doesNotMatch(agent.logs().slice(mark), /internal error|AGENT_ERR_HTTP_INTERNAL/);
   });
 });
-
-/**
- * Sends `request` as latin1 bytes over TLS to 127.0.0.1:`port` and resolves
- * with what came back; with `abort`, closes right after sending (5 s cap).
- */
-function rawHttps(port: number, request: string, abort = false): Promise<string> {
-  return new Promise((resolve) => {
-    const got: Buffer[] = [];
-    const s = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
-      s.write(Buffer.from(request, 'latin1'), () => {
-        if (abort) setTimeout(() => s.destroy(), 200);
-      });
-    });
-    const timer = setTimeout(() => s.destroy(), 5000);
-    s.on('data', (d: Buffer) => got.push(d));
-    s.on('error', () => undefined);
-    s.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(got).toString('latin1'));
-    });
-  });
-}

@@ -11,13 +11,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import { encodeFrame, FrameKind } from '../../src/protocols/agent/framing.js';
 import { encodePacket, QUERY_PACKET } from '../../src/protocols/nrpe/packet.js';
 import { encode } from '../../src/protocols/plugin/codec.js';
 import { agentTls } from '../helpers/abuse-peers.js';
 import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
-import { webRequest } from '../helpers/web-client.js';
+import { rawHttps, webRequest } from '../helpers/web-client.js';
 
 const FORGED = '2026-01-01 ERROR forged';
 /** `FORGED` after a line break, for peer value `what`. */
@@ -127,7 +126,7 @@ password = root-pw
     const logged = (await agent.waitForLog(/403 GET (\/api\/v1\/x\S*) from 127\.0\.0\.1: bad credentials for user "nobody"/, 5000, mark))[1];
     assert.equal(logged, encoded);
     // Raw control bytes (here NEL, U+0085, a C1 line break) in a request target are refused by the HTTP parser: 400, nothing logged.
-    const head = await rawHttps(base, `GET /api/v1/\u0085${FORGED.replace(/ /g, '_')} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    const head = await rawHttps(Number(new URL(base).port), `GET /api/v1/\u0085${FORGED.replace(/ /g, '_')} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     assert.match(head, /^HTTP\/1\.1 400 /);
   });
 
@@ -140,19 +139,3 @@ password = root-pw
     }
   });
 });
-
-/** Sends `request` as latin1 bytes (no URL encoding by a client library) over TLS; resolves with the answer (5 s cap). */
-function rawHttps(base: string, request: string): Promise<string> {
-  const url = new URL(base);
-  return new Promise((resolve) => {
-    const got: Buffer[] = [];
-    const s = tlsConnect({ host: url.hostname, port: Number(url.port), rejectUnauthorized: false }, () => s.write(Buffer.from(request, 'latin1')));
-    const timer = setTimeout(() => s.destroy(), 5000);
-    s.on('data', (d: Buffer) => got.push(d));
-    s.on('error', () => undefined);
-    s.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(got).toString('latin1'));
-    });
-  });
-}
