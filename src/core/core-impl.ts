@@ -8,7 +8,7 @@
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink, type LogLevel } from '../log.js';
 import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from '../protocols/plugin/codec.js';
-import type { QueryResult, Status } from './result.js';
+import { toStatus, type QueryResult, type Status } from './result.js';
 import type { Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
 import type { AgentControl } from './control.js';
 import type { Snapshot } from '../settings/snapshot.js';
@@ -228,11 +228,6 @@ function replyHeader(h: Plugin.IHeader, type: Plugin.Header.Type): Plugin.IHeade
     ...(h.recipient ? { sender: h.recipient } : {}),
     ...(h.sender ? { recipient: h.sender } : {}),
   };
-}
-
-function toStatus(code: unknown): Status {
-  const n = Number(code);
-  return n === 0 || n === 1 || n === 2 ? n : 3;
 }
 
 function levelOf(level: Plugin.LogEntry.Entry.Level | null | undefined): LogLevel {

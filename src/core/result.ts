@@ -37,9 +37,20 @@ export function isStatus(n: unknown): n is Status {
   return n === 0 || n === 1 || n === 2 || n === 3;
 }
 
+/**
+ * Clamp a code from the wire (NRPE, the agent protocol, a plugin message) or
+ * an exit code to a status: 0..3 as is (numbers, numeric strings, int64
+ * values), anything else (and no code at all) UNKNOWN. The one clamp.
+ */
+export function toStatus(code: unknown): Status {
+  if (code === null || code === undefined || code === '') return UNKNOWN;
+  const n = Number(code);
+  return isStatus(n) ? n : UNKNOWN;
+}
+
 /** Map an exit code to a status: 0..3 as is, anything else UNKNOWN. */
 export function statusFromExitCode(code: number | null): Status {
-  return isStatus(code) ? code : UNKNOWN;
+  return toStatus(code);
 }
 
 /** Parse `OK`, `WARN`, `WARNING`, `CRIT`, `CRITICAL`, `UNKNOWN` or a number 0..3. */

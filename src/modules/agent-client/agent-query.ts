@@ -13,7 +13,7 @@
  * Every failure is an UNKNOWN result whose message says what happened.
  */
 import { hostname } from 'node:os';
-import { splitOutput, unknown, type QueryResult, type Status } from '../../core/result.js';
+import { splitOutput, toStatus, unknown, type QueryResult, type Status } from '../../core/result.js';
 import { errorMessage, formatMessage } from '../../errors.js';
 import type { SettingsOf } from '../module-sections.js';
 import { clientHelp, parseClientOptions, type QueryKind } from '../../protocols/client-options.js';
@@ -22,7 +22,8 @@ import { AgentClientPool, type AgentEndpoint, type RequestOptions } from '../../
 import { agentClientTls } from '../../protocols/agent/tls.js';
 import { resultToResponse, responseToResult } from '../../protocols/plugin/codec.js';
 
-export const AGENT_PORT = 5668;
+import { AGENT_PORT } from '../../protocols/agent/framing.js';
+export { AGENT_PORT };
 export const TARGETS_PATH = '/settings/agent/client/targets';
 
 export const AGENT_QUERIES: readonly { name: string; kind: QueryKind; title: string; description: string }[] = [
@@ -51,7 +52,7 @@ export async function runAgentQuery(pool: AgentClientPool, name: string, kind: Q
       const answer = await pool.exec(endpoint, [{ command, arguments: o.arguments }], options);
       const first = answer.payload[0];
       if (!first) return unknown(name, `${name}: ${s.host}:${s.port} answered no result`);
-      return { command: name, result: statusOf(first.result), message: first.message, perf: [] };
+      return { command: name, result: toStatus(first.result), message: first.message, perf: [] };
     }
     if (kind === 'submit') {
       const text = splitOutput(o.message ?? '');
@@ -59,7 +60,7 @@ export async function runAgentQuery(pool: AgentClientPool, name: string, kind: Q
       const ack = await pool.submit(endpoint, [resultToResponse(result)], { ...options, sender: s.alias || hostname() });
       const first = ack.payload[0];
       if (!first) return unknown(name, `${name}: ${s.host}:${s.port} acknowledged nothing`);
-      return { command: name, result: statusOf(first.result), message: `${s.host}:${s.port}: ${first.message}`, perf: [] };
+      return { command: name, result: toStatus(first.result), message: `${s.host}:${s.port}: ${first.message}`, perf: [] };
     }
     const answer = await pool.query(endpoint, [{ command, arguments: o.arguments }], options);
     const first = answer.payload[0];
@@ -93,7 +94,3 @@ function requestOptionsOf(s: ConnectionSettings, signal: AbortSignal | undefined
   return { timeoutMs: s.timeout * 1000, retry: s.retry, ...(signal ? { signal } : {}) };
 }
 
-function statusOf(code: unknown): Status {
-  const n = Number(code);
-  return (n === 0 || n === 1 || n === 2 || n === 3 ? n : 3) as Status;
-}

@@ -33,7 +33,6 @@ import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, commandGuard, parseAllowList, type GuardOptions } from '../../protocols/command-allow-list.js';
 
 const SECTION = '/settings/agent/server';
-export const AGENT_PORT = 5668;
 
 type Settings = SettingsOf<'AgentServer'>;
 

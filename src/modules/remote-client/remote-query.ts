@@ -14,20 +14,20 @@
  *   `check_cpu!warn=80`); the answer is relayed like remote_query.
  * Every failure is an UNKNOWN result saying what happened; nothing throws.
  */
-import { splitOutput, toNagios, unknown, type QueryResult, type Status } from '../../core/result.js';
+import { splitOutput, toNagios, toStatus, unknown, type QueryResult, type Status } from '../../core/result.js';
 import { errorMessage, formatMessage } from '../../errors.js';
 import type { SettingsOf } from '../module-sections.js';
 import { clientHelp, parseClientOptions, type ClientOptions, type QueryKind } from '../../protocols/client-options.js';
 import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
 import { nrpeRequest } from '../../protocols/nrpe/client.js';
-import { formatRequest } from '../../protocols/nrpe/packet.js';
+import { formatRequest, NRPE_PORT, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
 import { buildClientTls } from '../../protocols/nrpe/tls.js';
 import { cachedClientTls } from '../../protocols/client-tls-cache.js';
 
-export const REMOTE_PORT = 5666;
+export const REMOTE_PORT = NRPE_PORT;
 export const TARGETS_PATH = '/settings/remote/client/targets';
 /** The request that carries a passive result (see remote_submit). */
-export const SUBMIT_COMMAND = '_NRPE_SUBMIT';
+const SUBMIT_COMMAND = NRPE_SUBMIT_COMMAND;
 
 export const REMOTE_QUERIES: readonly { name: string; kind: QueryKind; title: string; description: string }[] = [
   { name: 'remote_query', kind: 'query', title: 'Query a remote NRPE server', description: 'Runs --command with --arguments on an NRPE server (check_nrpe) and returns its result.' },
@@ -48,7 +48,7 @@ export async function runRemoteQuery(name: string, kind: QueryKind, args: readon
   if (typeof request !== 'string') return unknown(name, `${name}: ${request.problem}`);
   try {
     const answer = await nrpeRequest(clientOptionsOf(merged.settings, signal, settings.hash), request);
-    const status = (answer.result >= 0 && answer.result <= 3 ? answer.result : 3) as Status;
+    const status = toStatus(answer.result);
     if (kind === 'exec') return { command: name, result: status, message: answer.text, perf: [] };
     return { command: name, result: status, ...splitOutput(answer.text) };
   } catch (err) {
@@ -61,7 +61,7 @@ export async function submitResult(settings: ConnectionSettings, result: QueryRe
   const alias = settings.alias || result.command;
   const request = formatRequest(SUBMIT_COMMAND, [alias, String(result.result), toNagios(result)]);
   const answer = await nrpeRequest(clientOptionsOf(settings, signal, version), request);
-  const status = (answer.result >= 0 && answer.result <= 3 ? answer.result : 3) as Status;
+  const status = toStatus(answer.result);
   return { command: alias, result: status, message: answer.text, perf: [] };
 }
 

@@ -30,14 +30,14 @@ import { fallbackSource } from '../../settings/module-view.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { buildServerTls } from '../../protocols/nrpe/tls.js';
-import { NRPE_CHECK } from '../../protocols/nrpe/packet.js';
+import { NRPE_CHECK, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
 import { VERSION } from '../../version.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { ALLOWED_QUERIES, commandGuard, parseAllowList, type GuardOptions } from '../../protocols/command-allow-list.js';
 
 const SECTION = '/settings/remote/server';
-const SUBMIT_COMMAND = '_NRPE_SUBMIT';
+const SUBMIT_COMMAND = NRPE_SUBMIT_COMMAND;
 
 type Settings = SettingsOf<'RemoteServer'>;
 

@@ -10,6 +10,7 @@ import { AgentError, errorMessage } from '../../errors.js';
 import { decode, encode, Plugin, type MessageName } from '../plugin/codec.js';
 import { FrameReader } from './frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, kindName, KIND_MESSAGE, MESSAGE_VERSION, peekHeader } from './framing.js';
+import { classifyTlsError, isTlsError } from '../tls-errors.js';
 
 export interface AgentEndpoint {
   host: string;
@@ -242,19 +243,22 @@ function errorText(body: Uint8Array): string {
   }
 }
 
-function isTlsError(err: NodeJS.ErrnoException & { library?: string }): boolean {
-  const code = err.code ?? '';
-  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || err.library === 'SSL routines' || /CERT|SELF_SIGNED|UNABLE_TO_/.test(code);
-}
-
+/** The hint for a TLS failure (tls-errors.ts), in the words of a target's settings. */
 function tlsHint(err: NodeJS.ErrnoException & { reason?: string }): string {
   const code = err.code ?? '';
   const reason = err.reason ?? err.message.trim();
-  if (/CERTIFICATE_REQUIRED/.test(code)) return `the peer requires a client certificate (set certificate and certificate key) [${code}]`;
-  if (/UNKNOWN_CA|BAD_CERTIFICATE|DECRYPT_ERROR/.test(code)) return `the peer rejected our client certificate (not signed by its ca?) [${code}]`;
-  if (/SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|CERT_/.test(code)) return `the peer's certificate is not trusted: ${reason} (check ca and verify mode)`;
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|RECORD_LAYER/.test(code)) return `the peer does not speak TLS here (${reason}); try --no-ssl or check use ssl on the peer`;
-  return reason;
+  switch (classifyTlsError(err)) {
+    case 'client-certificate-required':
+      return `the peer requires a client certificate (set certificate and certificate key) [${code}]`;
+    case 'client-certificate-rejected':
+      return `the peer rejected our client certificate (not signed by its ca?) [${code}]`;
+    case 'untrusted':
+      return `the peer's certificate is not trusted: ${reason} (check ca and verify mode)`;
+    case 'not-tls':
+      return `the peer does not speak TLS here (${reason}); try --no-ssl or check use ssl on the peer`;
+    case 'other':
+      return reason;
+  }
 }
 
 function isIp(host: string): boolean {

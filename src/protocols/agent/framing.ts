@@ -22,6 +22,10 @@
  */
 import { encode, Plugin, type MessageName } from '../plugin/codec.js';
 
+
+/** The agent protocol's default port (both the client and AgentServer). */
+export const AGENT_PORT = 5668;
+
 export const MAGIC_0 = 0x41;
 export const MAGIC_1 = 0x50;
 export const FRAME_VERSION = 1;

@@ -15,6 +15,7 @@ import * as tls from 'node:tls';
 import { AgentError, type ErrorCode } from '../../errors.js';
 import { PacketReader } from './packet-reader.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, type PacketVersion } from './packet.js';
+import { classifyTlsError, isTlsError } from '../tls-errors.js';
 
 export interface NrpeClientOptions {
   host: string;
@@ -261,19 +262,21 @@ function describeSocketError(err: NodeJS.ErrnoException): string {
   }
 }
 
-function isTlsError(err: NodeJS.ErrnoException): boolean {
-  const code = err.code ?? '';
-  return code.startsWith('ERR_SSL_') || /CERT|SELF_SIGNED|UNABLE_TO_/.test(code);
-}
-
-/** What a certificate problem means for the user; other TLS errors keep their first line. */
+/** What a TLS failure (tls-errors.ts) means for the user, in the words of the command line; other TLS errors keep their first line. */
 function tlsHint(err: NodeJS.ErrnoException & { reason?: string }, reason: string): string {
   const code = err.code ?? '';
-  if (/CERTIFICATE_REQUIRED/.test(code)) return `the server requires a client certificate (set --certificate and --certificate-key) [${code}]`;
-  if (/ALERT_(UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_UNKNOWN|DECRYPT_ERROR)/.test(code)) return `the server rejected our client certificate (not signed by its CA?) [${code}]`;
-  if (/SELF_SIGNED|UNABLE_TO_|CERT_/.test(code)) return `${reason} (the server's certificate is not trusted: check --ca and --verify)`;
-  if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG/.test(code)) return `the server does not speak TLS here (try --no-ssl) [${code}]`;
-  return code.startsWith('ERR_SSL_') ? `${err.reason ?? reason.split('\n')[0]} [${code}]` : reason;
+  switch (classifyTlsError(err)) {
+    case 'client-certificate-required':
+      return `the server requires a client certificate (set --certificate and --certificate-key) [${code}]`;
+    case 'client-certificate-rejected':
+      return `the server rejected our client certificate (not signed by its CA?) [${code}]`;
+    case 'untrusted':
+      return `${reason} (the server's certificate is not trusted: check --ca and --verify)`;
+    case 'not-tls':
+      return `the server does not speak TLS here (try --no-ssl) [${code}]`;
+    case 'other':
+      return code.startsWith('ERR_SSL_') ? `${err.reason ?? reason.split('\n')[0]} [${code}]` : reason;
+  }
 }
 
 function lastCause(message: string): string {

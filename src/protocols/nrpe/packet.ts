@@ -11,6 +11,13 @@
  */
 import { crc32 } from 'node:zlib';
 
+
+/** NRPE's default port. */
+export const NRPE_PORT = 5666;
+
+/** The request command of a passive result sent over NRPE (`_NRPE_SUBMIT!<alias>!<code>!<message>`); RemoteClient sends it, RemoteServer takes it. */
+export const NRPE_SUBMIT_COMMAND = '_NRPE_SUBMIT';
+
 export type PacketVersion = 2 | 3 | 4;
 export const QUERY_PACKET = 1;
 export const RESPONSE_PACKET = 2;

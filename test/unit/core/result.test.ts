@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutUtf8, splitOutput, toNagios } from '../../../src/core/result.js';
+import { cutUtf8, splitOutput, toNagios, statusFromExitCode, toStatus } from '../../../src/core/result.js';
 
 const perf = [{ alias: 'len', value: 3000, minimum: 0 }];
 
@@ -35,4 +35,17 @@ test('cutUtf8 never splits a character', () => {
   assert.equal(cutUtf8('aé', 2), 'a');
   assert.equal(cutUtf8('aé', 3), 'aé');
   assert.equal(cutUtf8('€€', 4), '€');
+});
+
+test('toStatus: 0..3 as is from numbers, numeric strings and int64 values; anything else UNKNOWN', () => {
+  assert.deepEqual([0, 1, 2, 3].map(toStatus), [0, 1, 2, 3]);
+  assert.deepEqual(['0', '2'].map(toStatus), [0, 2]);
+  assert.equal(toStatus({ toString: () => '1', valueOf: () => 1 }), 1);
+  for (const bad of [4, -1, 1.5, 255, 'x', '', null, undefined, Number.NaN]) assert.equal(toStatus(bad), 3, String(bad));
+});
+
+test('statusFromExitCode is the same clamp: a killed process (no code) is UNKNOWN', () => {
+  assert.equal(statusFromExitCode(2), 2);
+  assert.equal(statusFromExitCode(127), 3);
+  assert.equal(statusFromExitCode(null), 3);
 });
