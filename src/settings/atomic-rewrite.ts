@@ -5,20 +5,18 @@
  * when a writer that ignores the lock changed the file meanwhile. What the
  * rewrite does to the text is the caller's transform (settings/edit-ini.ts).
  */
-import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { chmod, chown, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
 import { getLogger } from '../log.js';
 import { removeLeftovers, tempPathFor, withFileLock } from './file-lock.js';
+import { hashBytes } from './file-hash.js';
 
 const log = getLogger('agent:settings:edit-ini');
 
-/** sha256 (hex) of the bytes; a string counts as its UTF-8 bytes. */
-export function hashText(text: string | Buffer): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+/** sha256 (hex) of the bytes; a string counts as its UTF-8 bytes (file-hash.ts). */
+export const hashText: (text: string | Uint8Array) => string = hashBytes;
 
 export interface EditFileOptions {
   /** The hash the caller read; a different file on disk is AGENT_ERR_SETTINGS_CONFLICT (never retried). */

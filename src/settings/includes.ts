@@ -29,6 +29,7 @@ import { parseIni, type IniDocument, type IniSection } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { expandVariables } from './variables.js';
 import { CheckCache } from './check-cache.js';
+import { hashBytes } from './file-hash.js';
 
 export const INCLUDES_SECTION = '/includes';
 
@@ -84,7 +85,7 @@ export class SettingsReader {
       p = (bytes ? Promise.resolve(bytes) : this.read(abs)).then(
         (b) => {
           this.parsed++;
-          return { file: abs, hash: hashOf(b), doc: parseIni(b.toString('utf8'), abs) };
+          return { file: abs, hash: hashBytes(b), doc: parseIni(b.toString('utf8'), abs) };
         },
         (err: unknown) => ({ file: abs, error: fsReason(err) }),
       );
@@ -307,9 +308,6 @@ export function treeHash(sources: readonly SourceFile[]): string {
   return h.digest('hex');
 }
 
-function hashOf(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 /** Why a file could not be read, without repeating its path: `no such file`, `permission denied`, … */
 function fsReason(err: unknown): string {

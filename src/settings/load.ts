@@ -5,7 +5,6 @@
  * the file comes back at once, each with file, line, column, section, key
  * and a stable code.
  */
-import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { parseIni } from './read-ini.js';
 import { INCLUDES_SECTION, mergeLayers, SettingsReader, treeHash, type SettingsTree } from './includes.js';
@@ -23,6 +22,7 @@ import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
 import { fsReason } from '../errors.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
+import { hashBytes } from './file-hash.js';
 
 /**
  * `hash`: the main file's sha256 when it includes nothing, else one hash over
@@ -40,9 +40,7 @@ const OBJECT_CONTAINERS = {
   aliases: '/settings/external scripts/alias',
 } as const;
 
-export function hashBytes(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
-}
+export { hashBytes };
 
 export interface LoadOptions {
   /**
