@@ -48,8 +48,6 @@ export async function runCommand(argv: string[]): Promise<number> {
   const loaded = modules.filter((m) => m.loaded).map((m) => m.name);
   const failed = modules.filter((m) => m.state === 'failed' || m.outcome === 'failed').map((m) => m.name);
   const failedText = failed.length > 0 ? `; failed: ${failed.join(', ')} (retrying; see the errors above)` : '';
-  log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`);
-  notifySystemd('READY=1');
   // One stop, whether a signal or a crash asks for it (crash.ts exits 70 after it).
   let stopped: Promise<void> | undefined;
   const stopOnce = (): Promise<void> => (stopped ??= agent.stop());
@@ -82,5 +80,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    // Ready only once the signals are handled: a SIGTERM sent as soon as this
+    // line is read must stop the agent, not kill it with the default action.
+    log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`);
+    notifySystemd('READY=1');
   });
 }
