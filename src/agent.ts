@@ -157,5 +157,5 @@ function applyLogSettings(section: Readonly<Record<string, unknown>> | undefined
   const size = Number(section?.['buffer size']);
   if (Number.isInteger(size) && size > 0) sink.capacity = size;
   const level = String(section?.level ?? '');
-  if (process.env.AGENT_LOG_LEVEL === undefined && isLogLevel(level)) sink.consoleLevel = level as LogLevel;
+  if (process.env.AGENT_LOG_LEVEL === undefined && isLogLevel(level)) sink.consoleLevel = level;
 }

@@ -135,7 +135,7 @@ function prepare(def: CheckDefinition, args: CheckArguments): Plan {
       if (!(err instanceof ExpressionError)) throw err;
       // Report the column within what the user wrote when there is one expression.
       const pos = given.length === 1 ? err.pos - 1 : err.pos;
-      const shown = given.length === 1 ? (given[0] as string).trim() : source;
+      const shown = given.length === 1 ? (given[0]).trim() : source;
       throw new PlanError(`invalid ${key} expression "${shown}" at column ${Math.max(pos, 1)}: ${err.message}`);
     }
   };
@@ -181,14 +181,14 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
     return 0;
   });
   const counts = [0, 0, 0, 0];
-  for (const s of statuses) counts[s] = (counts[s] as number) + 1;
+  for (const s of statuses) counts[s] = (counts[s]) + 1;
   const summary: Record<string, number | string> = {
     count: kept.length,
     total: seen,
-    ok_count: counts[0] as number,
-    warn_count: counts[1] as number,
-    crit_count: counts[2] as number,
-    problem_count: (counts[1] as number) + (counts[2] as number),
+    ok_count: counts[0],
+    warn_count: counts[1],
+    crit_count: counts[2],
+    problem_count: (counts[1]) + (counts[2]),
   };
   let status: Status = statuses.reduce<Status>((a, b) => (b > a ? b : a), 0);
   // Expressions over summary names only (count > 10) judge the whole once.
@@ -197,8 +197,8 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   else if (plan.critical && !plan.critical.usesItem && plan.critical.test(summaryScope)) status = 2;
   else if (plan.warning && !plan.warning.usesItem && plan.warning.test(summaryScope) && status < 1) status = 1;
 
-  const details = kept.map((item) => renderTemplate(plan.detailSyntax, (n) => (n in def.vars ? formatValue(item[n], (def.vars[n] as VarDef).kind) : undefined)));
-  const pick = (want: (s: Status) => boolean): string => details.filter((_, i) => want(statuses[i] as Status)).join(plan.separator);
+  const details = kept.map((item) => renderTemplate(plan.detailSyntax, (n) => (n in def.vars ? formatValue(item[n], (def.vars[n]).kind) : undefined)));
+  const pick = (want: (s: Status) => boolean): string => details.filter((_, i) => want(statuses[i])).join(plan.separator);
   const list = details.join(plan.separator);
   summary.list = list;
   summary.detail_list = list;
@@ -221,7 +221,7 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   });
   const metrics: RawMetric[] = [];
   for (const item of kept) for (const spec of def.perf?.(item) ?? []) pushMetric(metrics, spec, item, def.vars, plan);
-  for (const spec of def.summaryPerf ?? []) pushMetric(metrics, spec, summary as Values, SUMMARY_VARS, plan);
+  for (const spec of def.summaryPerf ?? []) pushMetric(metrics, spec, summary, SUMMARY_VARS, plan);
   return { command: def.name, result: status, message, perf: applyPerfConfig(metrics, plan.perfRules) };
 }
 

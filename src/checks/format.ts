@@ -9,7 +9,7 @@ const PLACEHOLDER = /%\(([A-Za-z0-9_.]+)\)|\$\{([A-Za-z0-9_.]+)\}/g;
 
 /** The placeholder names a template uses, in order of appearance. */
 export function templateNames(template: string): string[] {
-  return [...template.matchAll(PLACEHOLDER)].map((m) => (m[1] ?? m[2]) as string);
+  return [...template.matchAll(PLACEHOLDER)].map((m) => (m[1] ?? m[2]));
 }
 
 /** Fill placeholders; names that `lookup` does not know are left as written. */

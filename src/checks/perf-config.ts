@@ -52,7 +52,7 @@ export function parsePerfConfig(text: string): PerfRule[] {
     const m = re.exec(text);
     if (!m) throw new ArgumentError(`perf-config: expected selector(key:value; ...) at position ${at + 1}`);
     const style: PerfStyle = {};
-    for (const part of (m[2] as string).split(';')) {
+    for (const part of (m[2]).split(';')) {
       if (part.trim() === '') continue;
       const colon = part.indexOf(':');
       if (colon < 0) throw new ArgumentError(`perf-config: '${part.trim()}' is not key:value`);
@@ -62,7 +62,7 @@ export function parsePerfConfig(text: string): PerfRule[] {
       if (key === 'ignored') style.ignored = /^(true|1|yes)$/i.test(value);
       else style[key as 'unit' | 'prefix' | 'suffix'] = value;
     }
-    rules.push({ selector: (m[1] as string).trim(), style });
+    rules.push({ selector: (m[1]).trim(), style });
     at = re.lastIndex;
   }
   return rules;

@@ -22,7 +22,7 @@ export function parseArgs(argv: readonly string[], spec: Record<string, OptionSp
   const options: ParsedArgs['options'] = {};
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
+    const arg = argv[i];
     if (arg === '--') {
       positionals.push(...argv.slice(i + 1));
       break;
@@ -67,7 +67,7 @@ export function takeSettingsOption(argv: readonly string[]): { settings: string 
   const rest: string[] = [];
   let settings: string | undefined;
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
+    const a = argv[i];
     if (a === '--settings' && i + 1 < argv.length) settings = argv[++i];
     else if (a.startsWith('--settings=')) settings = a.slice('--settings='.length);
     else rest.push(a);

@@ -37,7 +37,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     words: ['web', sub],
     load: async (): Promise<Command> => {
       const [m, o] = await Promise.all([import('./web.js'), import('./web-options.js')]);
-      return { run: (argv: string[]) => m.runWebCommand([sub, ...argv]), options: o.WEB_OPTIONS[sub] as readonly CliOption[] };
+      return { run: (argv: string[]) => m.runWebCommand([sub, ...argv]), options: o.WEB_OPTIONS[sub] };
     },
   })),
   { words: ['web'], load: async () => { const m = await import('./web.js'); return { run: m.runWebCommand, options: [HELP_OPTION] }; } },

@@ -32,7 +32,7 @@ export function reshapeHelp(help: string, form: HelpForm): string {
   for (const line of lines) {
     const m = /^\s{2,}(--[\w-]+)(?:[ =]([A-Z][\w|.…,[\]]*|[a-z]+(?:\|[a-z]+)*))?\s{2,}(\S.*)$/.exec(line);
     if (!m) continue;
-    const [name, arg, description] = [m[1] as string, balanced(m[2] ?? ''), (m[3] as string).trim()];
+    const [name, arg, description] = [m[1], balanced(m[2] ?? ''), (m[3]).trim()];
     const row = rows.get(name);
     if (!row) rows.set(name, { arg, description });
     else {
@@ -42,7 +42,7 @@ export function reshapeHelp(help: string, form: HelpForm): string {
   }
   // Options only named in the usage line.
   for (const m of usage.matchAll(/(--[\w-]+)(?:[ =]([A-Z][\w|.…,[\]]*|[a-z]+(?:\|[a-z]+)+))?/g)) {
-    if (!rows.has(m[1] as string)) rows.set(m[1] as string, { arg: balanced(m[2] ?? ''), description: '' });
+    if (!rows.has(m[1])) rows.set(m[1], { arg: balanced(m[2] ?? ''), description: '' });
   }
   const cell = (s: string): string => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   return ['option,argument,description', ...[...rows].map(([name, r]) => [name, r.arg, r.description].map(cell).join(','))].join('\n');
@@ -65,7 +65,7 @@ export async function runHelpForm(command: (argv: string[]) => Promise<number>, 
   process.stdout.write = ((chunk: string | Uint8Array) => {
     text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     return true;
-  }) as typeof process.stdout.write;
+  });
   let code: number;
   try {
     code = await command(['--help']);

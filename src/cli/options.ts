@@ -29,7 +29,7 @@ export function specOf(options: readonly CliOption[]): Record<string, OptionSpec
 export function optionLines(options: readonly CliOption[]): string {
   const heads = options.map((o) => `--${o.name}${o.arg ? ` ${o.arg}` : ''}`);
   const width = Math.max(...heads.map((h) => h.length));
-  return ['Options:', ...options.map((o, i) => `  ${(heads[i] as string).padEnd(width)}  ${o.help}`)].join('\n');
+  return ['Options:', ...options.map((o, i) => `  ${(heads[i]).padEnd(width)}  ${o.help}`)].join('\n');
 }
 
 /** A command's whole --help: its text, then the options block. */

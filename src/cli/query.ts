@@ -31,7 +31,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
   const taken = takeSettingsOption(argv);
   const head: string[] = taken.settings !== undefined ? ['--settings', taken.settings] : [];
   let i = 0;
-  while (i < taken.rest.length && (taken.rest[i] as string).startsWith('--')) head.push(taken.rest[i++] as string);
+  while (i < taken.rest.length && (taken.rest[i]).startsWith('--')) head.push(taken.rest[i++]);
   const rest = taken.rest.slice(i);
   const { options } = parseArgs(head, specOf(QUERY_OPTIONS));
   if (options.help || rest.length === 0) {

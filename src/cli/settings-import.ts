@@ -53,7 +53,7 @@ export async function importCommand(argv: string[]): Promise<number> {
     err(`agent settings import: give exactly one NSClient++ settings file\n\n${IMPORT_HELP}`);
     return 2;
   }
-  const source = positionals[0] as string;
+  const source = positionals[0];
   const output = typeof options.output === 'string' ? resolve(options.output) : undefined;
   let text: string;
   try {

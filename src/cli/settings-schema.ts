@@ -40,7 +40,7 @@ export function combinedSchema(): JsonSchema {
     patternProperties: rewrite(set.root.patternProperties as Record<string, { $ref: string }>),
     additionalProperties: false,
     definitions,
-  } as JsonSchema;
+  };
 }
 
 export async function schemaCommand(argv: string[]): Promise<number> {

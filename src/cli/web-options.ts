@@ -67,9 +67,9 @@ path that does not exist is refused with exit 2).`,
                          [--certificate FILE] [--certificate-key FILE] [--allow-weak-password] [--settings FILE]
 
 Enables WEBServer in [/modules] and writes [/settings/WEB/server].`,
-    WEB_OPTIONS.install as readonly CliOption[],
+    WEB_OPTIONS.install,
   ),
-  password: helpText(`Usage: agent web password (--set P | --password-stdin | --display) [--settings FILE]`, WEB_OPTIONS.password as readonly CliOption[]),
+  password: helpText(`Usage: agent web password (--set P | --password-stdin | --display) [--settings FILE]`, WEB_OPTIONS.password),
   'add-user': helpText(
     `Usage: agent web add-user --user U [--password P | --password-stdin] [--role R] [--settings FILE]
 
@@ -80,7 +80,7 @@ password; a new user without --password gets a strong one, printed once
 --role keeps the role it has, or gets the role client with a warning (client
 is added to [/settings/web/roles] with NSClient++'s read-only privileges when
 the file does not define it).`,
-    WEB_OPTIONS['add-user'] as readonly CliOption[],
+    WEB_OPTIONS['add-user'],
   ),
   'add-role': helpText(
     `Usage: agent web add-role --role R --grant PRIVILEGE[,PRIVILEGE...] [--settings FILE]
@@ -88,6 +88,6 @@ the file does not define it).`,
 Appends the privileges to the role's list in [/settings/web/roles] (ones it
 already has are not repeated). A privilege is dot-separated; a trailing *
 grants every privilege with that prefix, * alone grants everything.`,
-    WEB_OPTIONS['add-role'] as readonly CliOption[],
+    WEB_OPTIONS['add-role'],
   ),
 };

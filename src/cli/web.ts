@@ -45,7 +45,7 @@ const USERS = '/settings/web/users';
 export async function runWebCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === 'help') {
-    (sub === undefined ? err : out)(HELP.web as string);
+    (sub === undefined ? err : out)(HELP.web);
     return sub === undefined ? 2 : 0;
   }
   const table = WEB_OPTIONS[sub];
@@ -54,7 +54,7 @@ export async function runWebCommand(argv: string[]): Promise<number> {
   try {
     const { options, positionals } = parseArgs(rest, specOf(table));
     if (options.help) {
-      out(HELP[sub] as string);
+      out(HELP[sub]);
       return 0;
     }
     if (positionals.length > 0) return usage(`unexpected argument "${positionals[0]}"\n\n${HELP[sub]}`);
@@ -62,7 +62,7 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     create = options.create === true;
     const editing = sub !== 'password' || options.set !== undefined;
     if (editing && !create && !existsSync(file)) return usage(notFound(sub, file));
-    const opt = (name: string): string | undefined => (typeof options[name] === 'string' ? (options[name] as string) : undefined);
+    const opt = (name: string): string | undefined => (typeof options[name] === 'string' ? (options[name]) : undefined);
     const given = sub === 'password' ? 'set' : 'password';
     if (options['password-stdin'] === true) {
       if (opt(given) !== undefined) return usage(`give --${given} or --password-stdin, not both`);

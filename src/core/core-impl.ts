@@ -213,7 +213,7 @@ function simpleExecHandler(fn: SimpleExec): RawExecHandler {
       } catch (err) {
         message = `${p.command} failed: ${errorMessage(err)}`;
       }
-      payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: result as number as Plugin.ResultCode, message });
+      payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: result, message });
     }
     return encode('ExecuteResponseMessage', { header: replyHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
   };

@@ -116,7 +116,7 @@ export function parseClientOptions(args: readonly string[], kind: QueryKind, pro
   const options: ClientOptions = { arguments: [], positional: [] };
   let collecting = false;
   for (let i = 0; i < args.length; i++) {
-    const token = args[i]!;
+    const token = args[i];
     if (collecting && !token.startsWith('--')) {
       options.arguments.push(token);
       continue;
@@ -173,16 +173,16 @@ function splitToken(token: string, lookup: Map<string, OptionSpec>): { spec: Opt
     value === undefined ? { spec } : { spec, value };
   const long = /^--([A-Za-z0-9][\w-]*)(?:=(.*))?$/s.exec(token);
   if (long) {
-    const spec = lookup.get(long[1]!);
+    const spec = lookup.get(long[1]);
     return spec ? found(spec, long[2]) : { spec: undefined };
   }
   const short = /^-([A-Za-z0-9][\w-]*)(?:=(.*))?$/s.exec(token);
   if (short) {
-    const spec = lookup.get(short[1]!);
+    const spec = lookup.get(short[1]);
     return spec ? found(spec, short[2]) : undefined;
   }
   const bare = /^([A-Za-z][\w-]+)=(.*)$/s.exec(token);
-  const spec = bare ? lookup.get(bare[1]!) : undefined;
+  const spec = bare ? lookup.get(bare[1]) : undefined;
   return spec ? found(spec, bare![2]) : undefined;
 }
 

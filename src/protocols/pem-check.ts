@@ -15,7 +15,7 @@ const KEY_BLOCK = /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----[\s\S]*?-----END \1---
 export function certificateProblem(text: string | Buffer): string | undefined {
   const blocks = certificateBlocks(text);
   if (blocks.length === 0) return 'the file is not a PEM certificate (no start line)';
-  return parseProblem(blocks[0] as string);
+  return parseProblem(blocks[0]);
 }
 
 /** Why `text` is not a usable CA file: every certificate in it must parse, and there must be one. */

@@ -58,9 +58,9 @@ export function mergeTarget(source: TargetSource, options: ClientOptions): Merge
     return { ok: false, problem: `${new AgentError('AGENT_ERR_TARGET_TEMPLATE', [name, source.container]).message}; ${knownTargets(source.targets)}` };
   }
   const values = target?.values ?? {};
-  const str = (key: string, fallback = ''): string => (typeof values[key] === 'string' ? (values[key] as string) : fallback);
-  const num = (key: string, fallback: number): number => (typeof values[key] === 'number' ? (values[key] as number) : fallback);
-  const bool = (key: string, fallback: boolean): boolean => (typeof values[key] === 'boolean' ? (values[key] as boolean) : fallback);
+  const str = (key: string, fallback = ''): string => (typeof values[key] === 'string' ? (values[key]) : fallback);
+  const num = (key: string, fallback: number): number => (typeof values[key] === 'number' ? (values[key]) : fallback);
+  const bool = (key: string, fallback: boolean): boolean => (typeof values[key] === 'boolean' ? (values[key]) : fallback);
   const isSet = (key: string): boolean => target !== undefined && target.origins[key] !== undefined;
 
   const fromTarget = splitAddress(str('address'));
@@ -110,11 +110,11 @@ function knownTargets(targets: ReadonlyMap<string, ResolvedObject>): string {
 export function splitAddress(address: string): { host: string; port: number } {
   const a = address.trim();
   const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(a);
-  if (bracket) return { host: bracket[1]!, port: Number(bracket[2] ?? 0) };
+  if (bracket) return { host: bracket[1], port: Number(bracket[2] ?? 0) };
   const colons = a.split(':').length - 1;
   if (colons === 1) {
     const [h, p] = a.split(':');
-    if (/^\d+$/.test(p!)) return { host: h!, port: Number(p) };
+    if (/^\d+$/.test(p)) return { host: h, port: Number(p) };
   }
   return { host: a, port: 0 };
 }

@@ -25,7 +25,7 @@ function prepare(set: SchemaSet): Compiled {
   const known = bySet.get(set);
   if (known) return known;
   if (schemaHash === schemaSetHash(set)) {
-    const c = { precompiled: true, cache: new Map(Object.entries(byRef as Record<string, ValidateFunction>)) };
+    const c = { precompiled: true, cache: new Map(Object.entries(byRef)) };
     bySet.set(set, c);
     return c;
   }

@@ -136,7 +136,7 @@ function fileOptions(file: string, options: TreeEditOptions): EditFileOptions {
 
 /** Each edit with the file it goes to (remove-section: one entry per file that writes the section). */
 function route(sources: readonly SourceFile[], edits: readonly SettingsEdit[]): { file: string; edit: SettingsEdit }[] {
-  const main = sources[sources.length - 1] as SourceFile;
+  const main = sources[sources.length - 1];
   const out: { file: string; edit: SettingsEdit }[] = [];
   for (const edit of edits) {
     if (typeof edit !== 'object' || edit === null || typeof edit.section !== 'string') throw new AgentError('AGENT_ERR_VALUE_INVALID', ['invalid settings edit']);

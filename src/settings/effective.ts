@@ -20,7 +20,7 @@ export interface EffectiveEntry {
 
 /** The schema of one key of a section (its property, or the section's additionalProperties). */
 export function keySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
-  return (schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined)) as JsonSchema | undefined;
+  return (schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined));
 }
 
 /** A value as shown to people: `******` for a non-empty secret (x-secret keys, and values from ${env:} / ${file:}: settings/secrets.ts). */

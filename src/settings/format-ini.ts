@@ -33,7 +33,7 @@ export function formatIni(input: string): Formatted {
   const body = bom === '' ? input : input.slice(1);
   const raw = body.split('\n');
   if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop(); // the final line ending
-  const eol = raw.length > 0 && raw[0]!.endsWith('\r') ? '\r\n' : '\n';
+  const eol = raw.length > 0 && raw[0].endsWith('\r') ? '\r\n' : '\n';
   const lines = raw.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 
   // 1. Each line on its own.
@@ -67,21 +67,21 @@ export function formatIni(input: string): Formatted {
   for (let i = 0; i < lines.length; i++) {
     if (kinds[i] === LINE_BLANK) {
       if (pendingBlank === undefined && out.length > 0) pendingBlank = i;
-      else changes.push({ line: i + 1, before: lines[i] as string });
+      else changes.push({ line: i + 1, before: lines[i] });
       continue;
     }
     if (out.length > 0 && (pendingBlank !== undefined || blockStart.has(i))) {
       out.push('');
-      if (pendingBlank !== undefined && lines[pendingBlank] !== '') changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] as string, after: '' });
+      if (pendingBlank !== undefined && lines[pendingBlank] !== '') changes.push({ line: pendingBlank + 1, before: lines[pendingBlank], after: '' });
       if (pendingBlank === undefined) changes.push({ line: i + 1, after: '' });
     } else if (pendingBlank !== undefined) {
-      changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] as string });
+      changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] });
     }
     pendingBlank = undefined;
-    out.push(shaped[i] as string);
-    if (shaped[i] !== lines[i]) changes.push({ line: i + 1, before: lines[i] as string, after: shaped[i] as string });
+    out.push(shaped[i]);
+    if (shaped[i] !== lines[i]) changes.push({ line: i + 1, before: lines[i], after: shaped[i] });
   }
-  if (pendingBlank !== undefined) changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] as string });
+  if (pendingBlank !== undefined) changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] });
   const text = bom + (out.length > 0 ? out.join(eol) + eol : '');
   // Line endings alone (a missing final one, or CRLF mixed into an LF file) change no line's text.
   if (changes.length === 0 && text !== input) changes.push({ line: lines.length, before: '(line endings)', after: `(every line ends with ${eol === '\n' ? 'LF' : 'CRLF'}, including the last)` });

@@ -18,7 +18,7 @@ export async function generateSettingsTypes(root: string): Promise<string> {
     const props = (schema.properties ?? {}) as Record<string, { default?: unknown; 'x-fallback'?: string }>;
     const withDefault = Object.keys(props).filter((k) => props[k]?.default !== undefined || props[k]?.['x-fallback'] !== undefined);
     if (withDefault.length > 0) schema.required = withDefault;
-    const ts = await compile(schema as never, section.typeName, {
+    const ts = await compile(schema, section.typeName, {
       bannerComment: '',
       additionalProperties: false,
       declareExternallyReferenced: true,

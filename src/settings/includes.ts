@@ -210,7 +210,7 @@ export function mergeSections(sources: readonly SourceFile[]): readonly MergedSe
  */
 export function mergeLayers(sources: readonly SourceFile[]): { list: readonly MergedSection[]; below: readonly MergedSection[]; find(path: string): MergedSection | undefined } {
   const prefix = sources.length > 1 ? mergeOf(sources.slice(0, -1)) : EMPTY_MERGE;
-  const top = overlay(prefix, sources[sources.length - 1] as SourceFile, false);
+  const top = overlay(prefix, sources[sources.length - 1], false);
   return {
     list: top.list,
     below: prefix.list,
@@ -218,7 +218,7 @@ export function mergeLayers(sources: readonly SourceFile[]): { list: readonly Me
       const lower = path.toLowerCase();
       const at = prefix.index.get(lower);
       if (at !== undefined) return top.list[at];
-      for (let i = prefix.list.length; i < top.list.length; i++) if ((top.list[i] as MergedSection).section.path.toLowerCase() === lower) return top.list[i];
+      for (let i = prefix.list.length; i < top.list.length; i++) if ((top.list[i]).section.path.toLowerCase() === lower) return top.list[i];
       return undefined;
     },
   };
@@ -238,7 +238,7 @@ const prefixMerges = new WeakMap<SourceFile, { prefix: readonly SourceFile[]; me
 /** The merge of `sources` (with its index), remembered by the files' identity. */
 function mergeOf(sources: readonly SourceFile[]): Merge {
   if (sources.length === 0) return EMPTY_MERGE;
-  const last = sources[sources.length - 1] as SourceFile;
+  const last = sources[sources.length - 1];
   const known = prefixMerges.get(last) ?? [];
   const hit = known.find((k) => k.prefix.length === sources.length && k.prefix.every((s, i) => s === sources[i]));
   if (hit) return hit.merge;
@@ -264,7 +264,7 @@ function overlay(below: Merge, src: SourceFile, needIndex: boolean): Merge {
       continue;
     }
     // A section written by a lower file too: a new merged copy (entries tagged with their file), then overlay.
-    const prev = list[at] as MergedSection;
+    const prev = list[at];
     const entries = prev.section.entries.map((e) => (e.file === undefined ? { ...e, file: prev.file } : e));
     const keys = new Map(entries.map((e, i) => [e.key.toLowerCase(), i]));
     for (const e of s.entries) {
@@ -302,7 +302,7 @@ export function hostPlaceholders(name = process.env.AGENT_HOSTNAME || osHostname
 
 /** One hash for a tree: the main file's own hash when it includes nothing, else a hash over every file's path and hash. */
 export function treeHash(sources: readonly SourceFile[]): string {
-  if (sources.length === 1) return (sources[0] as SourceFile).hash;
+  if (sources.length === 1) return (sources[0]).hash;
   const h = createHash('sha256');
   for (const s of sources) h.update(`${s.file}\0${s.hash}\n`);
   return h.digest('hex');

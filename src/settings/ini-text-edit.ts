@@ -102,7 +102,7 @@ function blocksOf(lines: readonly Line[], section: string): Block[] {
   const blocks: Block[] = [];
   let current: Block | undefined;
   for (let i = 0; i < lines.length; i++) {
-    const t = lines[i]!.text;
+    const t = lines[i].text;
     scanLine(t, 0, t.length, scan);
     if (scan.kind === LINE_SECTION) {
       const lower = t.slice(scan.nameStart, scan.nameEnd).toLowerCase();
@@ -132,7 +132,7 @@ function setKey(lines: Line[], section: string, key: string, value: string, eol:
   const lower = key.toLowerCase();
   const hit = blocks.flatMap((b) => b.keys).filter((k) => k.lower === lower).pop();
   if (hit !== undefined) {
-    const line = lines[hit.index]!;
+    const line = lines[hit.index];
     if (written === '') line.text = line.text.slice(0, hit.eq + 1);
     else {
       const before = line.text.slice(0, hit.rawStart);
@@ -141,26 +141,26 @@ function setKey(lines: Line[], section: string, key: string, value: string, eol:
     }
     return;
   }
-  const first = blocks[0]!;
-  const after = first.keys.length > 0 ? first.keys[first.keys.length - 1]!.index : first.header;
-  const indent = first.keys.length > 0 ? /^[ \t]*/.exec(lines[after]!.text)![0] : '';
+  const first = blocks[0];
+  const after = first.keys.length > 0 ? first.keys[first.keys.length - 1].index : first.header;
+  const indent = first.keys.length > 0 ? /^[ \t]*/.exec(lines[after].text)![0] : '';
   insertLine(lines, after + 1, keyLine(indent, key, written), eol);
 }
 
 function removeKey(lines: Line[], section: string, key: string): void {
   const lower = key.toLowerCase();
   const doomed = blocksOf(lines, section).flatMap((b) => b.keys).filter((k) => k.lower === lower).map((k) => k.index);
-  for (let i = doomed.length - 1; i >= 0; i--) lines.splice(doomed[i]!, 1);
+  for (let i = doomed.length - 1; i >= 0; i--) lines.splice(doomed[i], 1);
 }
 
 function removeSection(lines: Line[], section: string): void {
   const blocks = blocksOf(lines, section);
   for (let b = blocks.length - 1; b >= 0; b--) {
-    const block = blocks[b]!;
+    const block = blocks[b];
     let start = block.header;
-    let end = block.keys.length > 0 ? block.keys[block.keys.length - 1]!.index : block.header; // inclusive
-    const blankBefore = start === 0 || isBlankLine(lines[start - 1]!.text);
-    if (blankBefore && end + 1 < lines.length && isBlankLine(lines[end + 1]!.text)) end++;
+    let end = block.keys.length > 0 ? block.keys[block.keys.length - 1].index : block.header; // inclusive
+    const blankBefore = start === 0 || isBlankLine(lines[start - 1].text);
+    if (blankBefore && end + 1 < lines.length && isBlankLine(lines[end + 1].text)) end++;
     else if (start > 0 && blankBefore && end + 1 === lines.length) start--;
     lines.splice(start, end - start + 1);
   }
@@ -206,7 +206,7 @@ export function checkEdit(edit: SettingsEdit): void {
   if (key === '' || /[\r\n=]/.test(key) || /^[;#[]/.test(key)) invalid(`invalid key ${JSON.stringify(e.key)} in [${section}]`);
   if (e.op === 'remove-key') return;
   if (typeof e.value !== 'string') invalid(`value of ${key} in [${section}] must be a string`);
-  if (/[\r\n]/.test(e.value as string)) invalid(`value of ${key} in [${section}] must not contain a line break`);
+  if (/[\r\n]/.test(e.value)) invalid(`value of ${key} in [${section}] must not contain a line break`);
 }
 
 function invalid(message: string): never {

@@ -220,7 +220,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
 }
 
 /** The origins of a section the files do not write. */
-const NO_ORIGINS: Record<string, Origin> = Object.freeze({}) as Record<string, Origin>;
+const NO_ORIGINS: Record<string, Origin> = Object.freeze({});
 
 
 /**

@@ -140,7 +140,7 @@ export function moduleView<P extends SectionPath>(paths: readonly P[], snapshot:
     file: snapshot.file,
     hash: snapshot.hash,
     origins: Object.freeze(origins),
-    variables: snapshot.variables as PathVariables,
+    variables: snapshot.variables,
     sections: Object.freeze(sections) as ModuleSettings<P>['sections'],
     targets,
     users: has(CONTAINERS.users) ? snapshot.users : NO_OBJECTS,

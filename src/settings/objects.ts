@@ -29,7 +29,7 @@ export interface ObjectDefinition {
 const NOT_INHERITED = new Set(['parent', 'is template']);
 
 /** The own values of the implicit `default` and `sample` objects: one shared empty object, so results can be memoized by identity. */
-const IMPLICIT_VALUES: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const IMPLICIT_VALUES: Record<string, unknown> = Object.freeze({});
 
 /**
  * Resolved objects remembered by the identity of their definition's values

@@ -63,7 +63,7 @@ export function computePlan(input: PlanInput): PlanStep[] {
 export function moduleSlice(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, unknown>>> {
   const view = moduleView(entry.settings, s);
   const out = new Map<string, Readonly<Record<string, unknown>>>();
-  for (const [path, values] of Object.entries(view.sections)) out.set(path, values as Readonly<Record<string, unknown>>);
+  for (const [path, values] of Object.entries(view.sections)) out.set(path, values);
   for (const map of [view.targets, view.users, view.aliases]) for (const o of map.values()) out.set(objectSectionPath(o), o.values);
   if (entry.settings.includes('/paths')) out.set(PATHS_VARIABLES, s.variables);
   return out;

@@ -277,7 +277,7 @@ function addEntry(state: SectionState, entry: IniEntry, problems: IniProblem[]):
     state.section.entries.push(entry);
     return;
   }
-  const firstLine = state.firstLines[index]!;
+  const firstLine = state.firstLines[index];
   const path = state.section.path;
   problems.push(problem('AGENT_ERR_INI_DUPLICATE_KEY', [entry.key, path, firstLine], entry.line, entry.keyCol, { section: path, key: entry.key, firstLine }));
   state.section.entries[index] = entry;

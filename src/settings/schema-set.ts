@@ -82,7 +82,7 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
     // Patterns are written as ^<container>/[^/]+$.
     const m = /^\^(.*)\/\[\^\/\]\+\$$/.exec(re);
     if (!m) throw new Error(`schema/settings.schema.json: unsupported section pattern ${re}`);
-    const container = m[1] as string;
+    const container = m[1];
     const s = make(`${container}/<name>`, node.$ref, container);
     sections.push(s);
     patterns.push(s);

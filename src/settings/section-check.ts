@@ -120,7 +120,7 @@ const defaultsBySchema = new WeakMap<SectionSchema, Record<string, unknown>>();
 function keyOf(err: ErrorObject): string | undefined {
   const path = err.instancePath;
   if (path.startsWith('/')) {
-    const seg = path.slice(1).split('/')[0] as string;
+    const seg = path.slice(1).split('/')[0];
     return seg.replace(/~1/g, '/').replace(/~0/g, '~');
   }
   const missing = (err.params as { missingProperty?: string }).missingProperty;

@@ -81,7 +81,7 @@ export function absorbSections(list: readonly MergedSection[], below: readonly M
   // Per container: the object names the main file adds, or null when it overrides one of the layer's.
   const added = new Map<string, string[] | null>();
   for (let i = 0; i < list.length; i++) {
-    const m = list[i] as MergedSection;
+    const m = list[i];
     if (i < below.length && m === below[i]) continue;
     const found = ctx.set.find(m.section.path);
     const container = found?.objectName !== undefined ? found.section.container : undefined;
@@ -147,8 +147,8 @@ function copyState(s: SectionState, keys: readonly string[]): SectionState {
   const sections: SectionState['sections'] = {};
   const origins: SectionState['origins'] = {};
   for (const k of keys) {
-    sections[k] = s.sections[k] as Record<string, unknown>;
-    origins[k] = s.origins[k] as Record<string, Origin>;
+    sections[k] = s.sections[k];
+    origins[k] = s.origins[k];
   }
   return { sections, origins, defs, secret: s.secret };
 }
@@ -156,7 +156,7 @@ function copyState(s: SectionState, keys: readonly string[]): SectionState {
 /** False when the main file overrides a section of one-liner objects that the files below write (computed in full then). */
 function layeredApplies(list: readonly MergedSection[], below: readonly MergedSection[], set: SchemaSet): boolean {
   for (let i = 0; i < below.length; i++) {
-    const m = list[i] as MergedSection;
+    const m = list[i];
     if (m === below[i]) continue;
     if (oneLinerKey(set, m.section.path) !== undefined) return false;
   }
@@ -228,7 +228,7 @@ function oneLinerKey(set: SchemaSet, path: string): string | undefined {
 
 function addOneLiners(defs: Map<string, ObjectDefinition>, container: string, key: string, values: Record<string, unknown>, origins: Record<string, Origin>, file: string, problems: SettingsProblem[]): void {
   for (const [name, value] of Object.entries(values)) {
-    const o = origins[name] as Origin;
+    const o = origins[name];
     if (defs.has(name)) {
       problems.push(problem('AGENT_ERR_VALUE_INVALID', [`object "${name}" is defined both as a one-liner and as a section`], { file, line: o.line, col: o.col, section: container, key: name }));
       continue;

@@ -112,7 +112,7 @@ export function resolveVariables(
   dirs: Readonly<Record<string, string>> = {},
 ): { vars: Record<string, string>; problems: { key: string; problem: VariableProblem }[]; secrets: Set<string> } {
   const defaults = defaultVariables(settingsFile);
-  const base = defaults['base-path'] as string;
+  const base = defaults['base-path'];
   const vars: Record<string, string> = {};
   const problems: { key: string; problem: VariableProblem }[] = [];
   const secrets = new Set<string>();
@@ -126,7 +126,7 @@ export function resolveVariables(
   pick('base-path', base);
   pick('certificate-path', '${base-path}/security');
   pick('scripts', '${base-path}/scripts');
-  pick('temp', defaults.temp as string);
+  pick('temp', defaults.temp);
   return { vars, problems, secrets };
 }
 

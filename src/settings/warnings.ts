@@ -167,7 +167,7 @@ const perOriginMemo = new WeakMap<ResolvedObject, { code: string; client: string
 function perOriginUncached(...[code, client, key, targets, at]: PerOriginArgs): SettingsProblem[] {
   const groups = new Map<string, { origin: Origin; section: string; owner: string; users: string[] }>();
   for (const t of targets) {
-    const o = t.origins[key] as Origin;
+    const o = t.origins[key];
     const owner = o.object ?? t.name;
     const id = `${o.file}:${o.line}:${owner}`;
     const g = groups.get(id) ?? { origin: o, section: owner === t.name ? t.path : o.section, owner, users: [] };

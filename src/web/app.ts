@@ -92,7 +92,7 @@ export function buildApp(opts: WebAppOptions): WebApp {
   }
   app.use((_req, res, next) => {
     res.on('finish', observe);
-    next();
+    void next();
   });
   app.use(createStatic(opts.uiDir ?? UI_DIR));
 

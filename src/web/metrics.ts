@@ -45,7 +45,7 @@ export class WebMetrics {
       this.queryDurations.set(query, h);
     }
     QUERY_BUCKETS.forEach((b, i) => {
-      if (seconds <= b) h.counts[i]!++;
+      if (seconds <= b) h.counts[i]++;
     });
     h.sum += seconds;
     h.count++;

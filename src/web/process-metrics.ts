@@ -38,7 +38,7 @@ function startMonitors(): void {
       if (!h) gc.set(kind, (h = { counts: GC_BUCKETS.map(() => 0), sum: 0, count: 0 }));
       const seconds = entry.duration / 1000;
       GC_BUCKETS.forEach((b, i) => {
-        if (seconds <= b) h.counts[i]!++;
+        if (seconds <= b) h.counts[i]++;
       });
       h.sum += seconds;
       h.count++;

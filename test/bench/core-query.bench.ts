@@ -105,7 +105,7 @@ function rate(fn: () => void): number {
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
+  return s[Math.floor(s.length / 2)];
 }
 
 function fmt(x: number): string {

@@ -47,7 +47,7 @@ function runCli(args: string[], cwd: string): Promise<{ ms: number; cpuMs: numbe
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
+  return s[Math.floor(s.length / 2)];
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-fleet-'));
@@ -77,7 +77,7 @@ try {
   const oneCpu: number[] = [];
   let annotations = -1;
   for (let round = 0; round < 3; round++) {
-    const single = await runCli(['settings', 'validate', '--format', 'github', hosts[0] as string], dir);
+    const single = await runCli(['settings', 'validate', '--format', 'github', hosts[0]], dir);
     if (single.code !== 0) throw new Error(`one-file validation failed (${single.code}): ${single.stdout.slice(0, 500)}`);
     one.push(single.ms);
     oneCpu.push(single.cpuMs);
@@ -93,7 +93,7 @@ try {
   const oc = median(oneCpu);
   const perFile = (f - o) / (HOSTS - 1);
   const perFileCpu = (fc - oc) / (HOSTS - 1);
-  const load = loadavg()[0] as number;
+  const load = loadavg()[0];
   console.log(`fleet: agent settings validate --format github on ${HOSTS.toLocaleString('en')} host files: ${(f / 1000).toFixed(2)} s wall, ${(fc / 1000).toFixed(2)} s CPU (goal < 10 s: ${f < 10_000 ? 'PASS' : 'MISS'} wall, ${fc < 10_000 ? 'PASS' : 'MISS'} CPU; load average ${load.toFixed(1)} on ${availableParallelism()} cores); ${annotations} annotation(s)`);
   console.log(`fleet: one host file (process included): ${o.toFixed(0)} ms wall, ${oc.toFixed(0)} ms CPU; each further file of a fleet run: ${(perFile * 1000).toFixed(0)} µs wall, ${(perFileCpu * 1000).toFixed(0)} µs CPU = ${(perFileCpu / oc).toFixed(4)}x the one-file run's CPU (${(oc / perFileCpu).toFixed(0)} files for the cost of one run)`);
 } finally {

@@ -37,7 +37,7 @@ for (let r = 0; r < ROUNDS; r++) {
   smallRates.push(rate(small));
   largeRates.push(rate(large));
 }
-const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ratio = med(largeRates) / med(smallRates);
 console.log(`log-buffer: writes into a full buffer: 1,000,000 entries ${med(largeRates).toFixed(0)}/s, 1,000 entries ${med(smallRates).toFixed(0)}/s (baseline), ${ROUNDS} alternating rounds of ${WRITES.toLocaleString('en')}`);
 console.log(`log-buffer: ratio large/small ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL ? 'PASS' : 'MISS'})`);

@@ -90,5 +90,5 @@ function line(name: string, xs: number[], goal: number): void {
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] as number;
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }

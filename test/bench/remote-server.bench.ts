@@ -82,7 +82,7 @@ async function load(port: number, command: string): Promise<{ rate: number; done
   return { rate: (done * 1000) / (Date.now() - started), done };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function compare(label: string, sides: Side[], goal?: { ratio: number; of: [number, number] }): Promise<void> {
   for (const s of sides) await load(s.port, s.command); // warm-up
@@ -92,20 +92,20 @@ async function compare(label: string, sides: Side[], goal?: { ratio: number; of:
   for (let r = 0; r < ROUNDS; r++) {
     for (const [i, s] of sides.entries()) {
       const m = await measure(s);
-      rates[i]!.push(m.rate);
-      cpu[i]!.push(m.cpuUs);
+      rates[i].push(m.rate);
+      cpu[i].push(m.cpuUs);
     }
-    if (goal) ratios.push(rates[goal.of[0]]![r]! / rates[goal.of[1]]![r]!);
+    if (goal) ratios.push(rates[goal.of[0]][r] / rates[goal.of[1]][r]);
   }
   const meds = rates.map(median);
   for (const [i, s] of sides.entries()) {
-    console.log(`remote-server ${label}: ${s.name.padEnd(44)} ${meds[i]!.toFixed(0).padStart(6)} q/s median (rounds ${rates[i]!.map((x) => x.toFixed(0)).join(', ')}), CPU ${median(cpu[i]!).toFixed(0)} µs/query`);
+    console.log(`remote-server ${label}: ${s.name.padEnd(44)} ${meds[i].toFixed(0).padStart(6)} q/s median (rounds ${rates[i].map((x) => x.toFixed(0)).join(', ')}), CPU ${median(cpu[i]).toFixed(0)} µs/query`);
   }
   if (goal) {
     const ratio = median(ratios);
     const [a, b] = goal.of;
-    const cpuRatio = median(cpu[a]!) / median(cpu[b]!);
-    console.log(`remote-server ${label}: ratio ${sides[a]!.name} / ${sides[b]!.name} = ${ratio.toFixed(2)}x (median of the rounds' ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}); CPU per query ${cpuRatio.toFixed(2)}x theirs (goal >= ${goal.ratio}x: ${ratio >= goal.ratio ? 'PASS' : 'MISS'}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    const cpuRatio = median(cpu[a]) / median(cpu[b]);
+    console.log(`remote-server ${label}: ratio ${sides[a].name} / ${sides[b].name} = ${ratio.toFixed(2)}x (median of the rounds' ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}); CPU per query ${cpuRatio.toFixed(2)}x theirs (goal >= ${goal.ratio}x: ${ratio >= goal.ratio ? 'PASS' : 'MISS'}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
   }
 }
 

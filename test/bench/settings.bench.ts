@@ -14,7 +14,7 @@ import { generateSettings } from './settings-file.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
+  return s[Math.floor(s.length / 2)];
 }
 
 function time(fn: () => void, runs: number): number {
@@ -50,5 +50,5 @@ for (const n of [1_000, 10_000, 50_000]) {
   console.log(`settings: ${n.toLocaleString('en')} targets: ${r.ours.toFixed(1)} ms (bare decode ${r.bare.toFixed(1)} ms, ratio ${(r.ours / r.bare).toFixed(2)}x)`);
 }
 const perTarget = growth.map((g) => g.ms / g.n);
-const spread = (perTarget[2] as number) / (perTarget[1] as number);
+const spread = (perTarget[2]) / (perTarget[1]);
 console.log(`settings: time per target at 10,000 vs 50,000: ${(spread).toFixed(2)}x (linear growth ~1.0: ${spread < 1.5 ? 'PASS' : 'MISS'})`);

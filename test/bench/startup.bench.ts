@@ -93,5 +93,5 @@ function timeNodeE0(): Promise<number> {
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
+  return s[Math.floor(s.length / 2)];
 }

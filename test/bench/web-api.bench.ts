@@ -110,9 +110,9 @@ function cpuMs(pid: number): number {
 }
 
 function medianOf(xs: number[]): number {
-  return [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+  return [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 }
 
 function median(rounds: WrkResult[]): WrkResult {
-  return [...rounds].sort((x, y) => x.rps - y.rps)[Math.floor(rounds.length / 2)] as WrkResult;
+  return [...rounds].sort((x, y) => x.rps - y.rps)[Math.floor(rounds.length / 2)];
 }

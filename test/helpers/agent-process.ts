@@ -53,7 +53,7 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
   const command = [process.execPath, MAIN, 'run', '--settings', settingsFile];
   // prlimit execs the command: the child's pid is the agent's.
   if (options.nofile !== undefined) command.unshift('/usr/bin/prlimit', `--nofile=${options.nofile}`);
-  const proc = spawn(command[0] as string, command.slice(1), {
+  const proc = spawn(command[0], command.slice(1), {
     cwd: dir,
     env: { ...process.env, AGENT_LOG_LEVEL: 'debug', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

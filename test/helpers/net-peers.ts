@@ -88,8 +88,8 @@ export const defaultHandler: Handler = (req, res) => {
 
 export async function httpPeer(handler: Handler = defaultHandler): Promise<Peer> {
   const server = createHttpServer(handler);
-  const sockets = track(server as unknown as TcpServer);
-  return { port: await listenTcp(server as unknown as TcpServer), close: closer(server as unknown as TcpServer, sockets) };
+  const sockets = track(server);
+  return { port: await listenTcp(server), close: closer(server, sockets) };
 }
 
 /** An HTTPS server with a self-signed certificate for localhost/127.0.0.1 valid from `notBefore` to `notAfter`. */
@@ -105,8 +105,8 @@ export async function httpsPeer(notBefore: Date, notAfter: Date, handler: Handle
   });
   const server = createHttpsServer({ cert: pems.cert, key: pems.private }, handler);
   server.on('tlsClientError', () => undefined);
-  const sockets = track(server as unknown as TcpServer);
-  return { port: await listenTcp(server as unknown as TcpServer), close: closer(server as unknown as TcpServer, sockets), cert: pems.cert };
+  const sockets = track(server);
+  return { port: await listenTcp(server), close: closer(server, sockets), cert: pems.cert };
 }
 
 function bindUdp(sock: UdpSocket, host: string): Promise<number> {
@@ -138,7 +138,7 @@ export async function dnsPeer(records: DnsRecords, options: DnsPeerOptions = {})
     const labels: string[] = [];
     let at = 12;
     while (at < msg.length && msg[at] !== 0) {
-      const len = msg[at] as number;
+      const len = msg[at];
       labels.push(msg.toString('utf8', at + 1, at + 1 + len));
       at += 1 + len;
     }
@@ -201,7 +201,7 @@ export async function ntpPeer(offsetMs: number, stratum = 2): Promise<Peer> {
     buf.writeUInt32BE(Math.floor(((unixMs - secs * 1000) / 1000) * 2 ** 32), at + 4);
   };
   sock.on('message', (msg, rinfo) => {
-    if (msg.length < 48 || ((msg[0] as number) & 7) !== 3) return;
+    if (msg.length < 48 || ((msg[0]) & 7) !== 3) return;
     const now = performance.timeOrigin + performance.now() + offsetMs;
     const reply = Buffer.alloc(48);
     reply[0] = (0 << 6) | (4 << 3) | 4; // LI 0, version 4, mode 4 (server)

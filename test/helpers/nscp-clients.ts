@@ -52,7 +52,7 @@ export interface WebAgent {
 export async function startWebAgent(options: StartOptions): Promise<WebAgent> {
   const agent = await startAgent(options);
   const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
-  return { agent, base: m[1] as string, port: m[2] as string, ca: readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8') };
+  return { agent, base: m[1], port: m[2], ca: readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8') };
 }
 
 /** Resolve once `cond` holds (polled every 50 ms); reject after `ms`. */

@@ -47,8 +47,8 @@ const count = (what: string): void => {
 const config = JSON.parse(process.argv[2] ?? '{}') as AbuserConfig;
 const end = Date.now() + config.durationMs;
 const live = (): boolean => Date.now() < end;
-const attacker = (): string => ATTACKERS[randomInt(ATTACKERS.length)] as string;
-const anyPort = (): number => [config.ports.web, config.ports.nrpe, config.ports.agent][randomInt(3)] as number;
+const attacker = (): string => ATTACKERS[randomInt(ATTACKERS.length)];
+const anyPort = (): number => [config.ports.web, config.ports.nrpe, config.ports.agent][randomInt(3)];
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** TLS options per port: NRPE speaks anonymous DH, as check_nrpe does. */
@@ -132,7 +132,7 @@ async function idle(): Promise<void> {
 
 async function trickled(): Promise<void> {
   for (let i = 0; i < MAX_ROUNDS && live(); i++) {
-    const port = [config.ports.agent, config.ports.web][i % 2] as number;
+    const port = [config.ports.agent, config.ports.web][i % 2];
     const s = await tlsOpen(port);
     if (!s) continue;
     await trickle(s, validRequest(port), 5);
@@ -144,7 +144,7 @@ async function trickled(): Promise<void> {
 async function oversized(): Promise<void> {
   for (let i = 0; i < MAX_ROUNDS && live(); i++) {
     const which = i % 3;
-    const port = [config.ports.agent, config.ports.nrpe, config.ports.web][which] as number;
+    const port = [config.ports.agent, config.ports.nrpe, config.ports.web][which];
     const s = await tlsOpen(port);
     if (!s) continue;
     if (which === 0) {

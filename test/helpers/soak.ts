@@ -70,7 +70,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   });
   try {
     const pid = agent.proc.pid as number;
-    const inspector = (await agent.waitForLog(/Debugger listening on (ws:\/\/\S+)/, 10_000))[1] as string;
+    const inspector = (await agent.waitForLog(/Debugger listening on (ws:\/\/\S+)/, 10_000))[1];
     const abuserConfig = (durationMs: number): AbuserConfig => ({ ports, password: PASSWORD, settingsFile: agent.settingsFile, durationMs });
 
     // The baseline of the query times: the same queries on the quiet agent, in the same run.

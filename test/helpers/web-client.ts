@@ -83,7 +83,7 @@ export function parseLinks(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (header ?? '').split(',')) {
     const m = /<([^>]*)>\s*;\s*rel="([^"]+)"/.exec(part);
-    if (m) out[m[2] as string] = m[1] as string;
+    if (m) out[m[2]] = m[1];
   }
   return out;
 }

@@ -78,7 +78,7 @@ before(async () => {
   agentPort = await freePort();
   agent = await startAgent({ ini: ini(), files: { 'scripts/hello.sh': 'echo "hello $1 $2|\'n\'=1"\nexit 1\n' } });
   chmodSync(join(agent.dir, 'scripts', 'hello.sh'), 0o755);
-  base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+  base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
   await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
   await agent.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+/);
 });

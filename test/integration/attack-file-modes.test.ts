@@ -42,7 +42,7 @@ allowed hosts = 127.0.0.1
 viewer = info.get
 `,
     });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
   });
   after(async () => {
     await agent?.stop();

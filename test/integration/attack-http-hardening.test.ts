@@ -52,7 +52,7 @@ check_here = ok.sh
       files: { 'scripts/ok.sh': '#!/bin/sh\necho fine\n' },
     });
     chmodSync(join(agent.dir, 'scripts', 'ok.sh'), 0o755);
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     port = Number(new URL(base).port);
   });
   after(async () => {
@@ -112,7 +112,7 @@ check_here = ok.sh
   });
 
   it('keeps a forged Host out of the _url links and uses the names it answers to', async () => {
-    const links = async (host: string): Promise<string> => (await root('/api/v1', { headers: { host } })).json<Record<string, string>>().queries_url as string;
+    const links = async (host: string): Promise<string> => (await root('/api/v1', { headers: { host } })).json<Record<string, string>>().queries_url;
     assert.equal(await links('evil.example:1'), `${base}/api/v1/queries`, 'a foreign Host falls back to the local address');
     assert.equal(await links(`evil.example:${port}`), `${base}/api/v1/queries`);
     assert.equal(await links('127.0.0.1:1'), `${base}/api/v1/queries`, 'the own address on another port is not the listener');

@@ -59,7 +59,7 @@ bind to = 127.0.0.1
 password = root-pw
 `,
     });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     await agent.waitForLog(new RegExp(`listening on 127\\.0\\.0\\.1:${nrpePort} \\(plain\\)`));
   });
   after(async () => {

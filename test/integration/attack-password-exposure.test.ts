@@ -46,7 +46,7 @@ password = ${oldHash}
 role = legacy
 `,
     });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
   });
   after(async () => {
     await agent?.stop();

@@ -126,7 +126,7 @@ check_hello = /bin/echo hello from a script
   it('validation warns when peers without authentication may run exec commands or scripts with arguments', async () => {
     const r = await agentCli(['settings', 'validate', agent.settingsFile, '--format', 'json']);
     assert.equal(r.code, 0, r.out);
-    const warnings = (JSON.parse(r.out) as { files: { warnings: { code: string; key?: string; section?: string; message: string }[] }[] }).files[0]!.warnings;
+    const warnings = (JSON.parse(r.out) as { files: { warnings: { code: string; key?: string; section?: string; message: string }[] }[] }).files[0].warnings;
     const exec = warnings.find((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_EXEC');
     assert.ok(exec, JSON.stringify(warnings));
     assert.equal(exec.key, 'allowed exec commands');
@@ -134,8 +134,8 @@ check_hello = /bin/echo hello from a script
     assert.equal(warnings.some((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS'), false, 'script arguments are off');
     await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/external scripts', key: 'allow arguments', value: '1' }]);
     const again = await agentCli(['settings', 'validate', agent.settingsFile, '--format', 'json']);
-    const args = (JSON.parse(again.out) as { files: { warnings: { code: string; section?: string; message: string }[] }[] }).files[0]!.warnings.filter((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS');
+    const args = (JSON.parse(again.out) as { files: { warnings: { code: string; section?: string; message: string }[] }[] }).files[0].warnings.filter((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS');
     assert.deepEqual(args.map((w) => w.section).sort(), ['/settings/agent/server', '/settings/remote/server']);
-    assert.match(args[0]!.message, /run scripts with arguments \(check_hello\)/);
+    assert.match(args[0].message, /run scripts with arguments \(check_hello\)/);
   });
 });

@@ -49,7 +49,7 @@ describe('no secret in any message (agent process)', () => {
 
   before(async () => {
     agent = await startAgent({ ini: GOOD });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
   });
   after(async () => {
     await agent?.stop();

@@ -74,7 +74,7 @@ before(async () => {
   nrpePort = await freePort();
   agentPort = await freePort();
   agent = await startAgent({ ini: ini(4, serverCert, caCert.cert) });
-  base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+  base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
 });
 

@@ -59,7 +59,7 @@ test('help, help-short and help-csv answer wherever --help does, from the same t
     const rows = csv.out.trim().split('\n');
     assert.equal(rows[0], 'option,argument,description');
     // Every option the usage line names has its row.
-    for (const option of (full.out.split('\n')[0] as string).match(/--[\w-]+/g) ?? []) {
+    for (const option of (full.out.split('\n')[0]).match(/--[\w-]+/g) ?? []) {
       assert.ok(rows.some((r) => r.startsWith(`${option},`)), `${command.join(' ')}: ${option} in help-csv`);
     }
   }

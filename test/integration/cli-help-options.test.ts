@@ -21,7 +21,7 @@ async function pooled<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {
       const i = next++;
-      results[i] = await (jobs[i] as () => Promise<T>)();
+      results[i] = await (jobs[i])();
     }
   };
   await Promise.all([worker(), worker()]);
@@ -36,7 +36,7 @@ test('every command is dispatched from the table, and its --help lists every opt
   const tables = await Promise.all(COMMANDS.map(async (c) => ({ words: [...c.words], options: (await c.load()).options })));
   const helps = await pooled(tables.map((t) => () => runAgentCli([...t.words, '--help'])));
   tables.forEach((t, i) => {
-    const help = helps[i] as Awaited<ReturnType<typeof runAgentCli>>;
+    const help = helps[i];
     const name = t.words.join(' ');
     assert.equal(help.code, 0, `${name} --help: ${help.stderr}`);
     assert.ok(t.options.some((o) => o.name === 'help'), `${name} accepts --help`);
@@ -56,7 +56,7 @@ test('help, help-short and help-csv answer wherever --help does, with every opti
     tables.flatMap((t) => [() => runAgentCli([...t.words, '--help']), () => runAgentCli([...t.words, 'help']), () => runAgentCli([...t.words, 'help-short']), () => runAgentCli([...t.words, 'help-csv'])]),
   );
   tables.forEach((t, i) => {
-    const [full, bare, short, csv] = runs.slice(i * 4, i * 4 + 4) as Awaited<ReturnType<typeof runAgentCli>>[];
+    const [full, bare, short, csv] = runs.slice(i * 4, i * 4 + 4);
     const name = t.words.join(' ');
     for (const [form, r] of [['help', bare], ['help-short', short], ['help-csv', csv]] as const) assert.equal(r?.code, full?.code, `${name} ${form}: ${r?.stderr}`);
     assert.equal(bare?.stdout, full?.stdout, `${name} help`);
@@ -75,7 +75,7 @@ test('every client query lists its client options in --help, help-csv and help-s
     queries.flatMap(([q]) => [() => runAgentCli(['client', q, '--help']), () => runAgentCli(['client', q, 'help']), () => runAgentCli(['client', q, 'help-csv']), () => runAgentCli(['client', q, '--help-short'])]),
   );
   queries.forEach(([q, protocol], i) => {
-    const [full, bare, csv, short] = runs.slice(i * 4, i * 4 + 4) as Awaited<ReturnType<typeof runAgentCli>>[];
+    const [full, bare, csv, short] = runs.slice(i * 4, i * 4 + 4);
     assert.equal(full?.code, 0, `${q} --help: ${full?.stdout}${full?.stderr}`);
     assert.equal(bare?.stdout, full?.stdout, `${q} help`);
     const kind = queryKindOf(q);

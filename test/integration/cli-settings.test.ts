@@ -76,7 +76,7 @@ test('validate: github format prints workflow annotations', () => {
   assert.equal(r.code, 1);
   const lines = r.out.trim().split('\n');
   assert.equal(lines.length, 2);
-  assert.match(lines[0] as string, /^::error file=.*invalid\.ini,line=2,col=1,title=AGENT_ERR_MODULE_UNKNOWN::unknown module/);
+  assert.match(lines[0], /^::error file=.*invalid\.ini,line=2,col=1,title=AGENT_ERR_MODULE_UNKNOWN::unknown module/);
 });
 
 test('validate: warnings pass, fail with --strict; usage and unreadable files exit 2', () => {

@@ -45,7 +45,7 @@ use ssl = 0
 }
 
 function order(logs: string, what: 'started' | 'stopped'): string[] {
-  return [...logs.matchAll(new RegExp(`module (\\w+) ${what}`, 'g'))].map((m) => m[1] as string);
+  return [...logs.matchAll(new RegExp(`module (\\w+) ${what}`, 'g'))].map((m) => m[1]);
 }
 
 describe('crash of a running agent (agent process)', () => {

@@ -52,7 +52,7 @@ test('check_logfile over check_nrpe: new lines only, across a settings reload an
   const first = await checkNrpe(port, ['-c', 'check_logfile', '-a', `file=${log}`, ...crit]);
   assert.deepEqual(first, { code: 2, out: "CRITICAL: 1/2 line(s) (2 disk full)|'count'=2;;;0" });
   // A reload of [/settings/logfile] keeps the positions.
-  let m = agent.mark();
+  const m = agent.mark();
   replaceFile(agent.settingsFile, ini(true, 50));
   await agent.waitForLog(/CheckLogFile: apply/, 10_000, m);
   const none = await checkNrpe(port, ['-c', 'check_logfile', '-a', `file=${log}`, ...crit]);

@@ -150,7 +150,7 @@ function readServices(file: string): Map<string, Record<string, string>> {
   }
   for (const m of text.matchAll(/servicestatus \{\n([\s\S]*?)\n\s*\}/g)) {
     const fields: Record<string, string> = {};
-    for (const line of (m[1] as string).split('\n')) {
+    for (const line of (m[1]).split('\n')) {
       const eq = line.indexOf('=');
       if (eq > 0) fields[line.slice(0, eq).trim()] = line.slice(eq + 1);
     }

@@ -147,7 +147,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     const log = first.json<{ log: { data: { file: string; line: number; type: string; date: string; message: string }[]; pos: number } }>().log;
     assert.ok(log.data.length > 0 && log.pos > 0);
     assert.ok(log.data.some((e) => /web server listening/.test(e.message)));
-    assert.deepEqual(Object.keys(log.data[0]!).sort(), ['date', 'file', 'line', 'message', 'type']);
+    assert.deepEqual(Object.keys(log.data[0]).sort(), ['date', 'file', 'line', 'message', 'type']);
     // Nothing new after pos but what this very poll caused.
     const next = (await call(`/log/messages?pos=${log.pos}`, auth)).json<{ log: { data: { message: string }[]; pos: number } }>().log;
     assert.ok(next.pos >= log.pos);

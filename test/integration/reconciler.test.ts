@@ -101,7 +101,7 @@ test('SIGTERM stops several modules in the reverse of their start order and exit
   const code = await agent.stop({ keepDir: false });
   assert.equal(code, 0);
   const all = agent.logs();
-  const started = [...all.matchAll(/module (\w+) started/g)].map((x) => x[1] as string);
+  const started = [...all.matchAll(/module (\w+) started/g)].map((x) => x[1]);
   // The latest start of each module that was running at the end.
   const order: string[] = [];
   for (const name of started) {
@@ -110,7 +110,7 @@ test('SIGTERM stops several modules in the reverse of their start order and exit
     order.push(name);
   }
   const stopping = all.slice(all.indexOf('SIGTERM: stopping'));
-  const stopped = [...stopping.matchAll(/module (\w+) stopped/g)].map((x) => x[1] as string);
+  const stopped = [...stopping.matchAll(/module (\w+) stopped/g)].map((x) => x[1]);
   assert.equal(stopped.length, 4, `four modules stopped: ${stopped.join(', ')}`);
   assert.deepEqual(stopped, order.filter((n) => stopped.includes(n)).reverse());
   assert.match(stopping, /agent stopped/);

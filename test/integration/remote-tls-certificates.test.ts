@@ -245,7 +245,7 @@ certificate key = ${server.key}`;
 }
 
 async function webBase(agent: AgentProcess): Promise<string> {
-  return (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+  return (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
 }
 
 /** Run a query in a running agent through its web API. */
@@ -256,5 +256,5 @@ async function run(base: string, query: string, params: Record<string, string>):
   const res = await webRequest(`${base}/api/v1/queries/${query}/commands/execute?${qs}`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
   assert.equal(res.status, 200, res.body);
   const body = res.json<{ result: number; lines: { message: string }[] }>();
-  return { result: body.result, message: body.lines[0]!.message };
+  return { result: body.result, message: body.lines[0].message };
 }

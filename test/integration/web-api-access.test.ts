@@ -83,7 +83,7 @@ describe('web API access over HTTPS (agent process)', () => {
   before(async () => {
     agent = await startAgent({ ini: INI });
     const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/);
-    base = m[1] as string;
+    base = m[1];
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
   });
   after(async () => {

@@ -31,7 +31,7 @@ test('a web port taken at start: no password printed, one error per retry, ready
     assert.equal(agent.logs().match(/next retry in 1 s/g)?.length, 1, 'one error line per attempt');
     await new Promise<void>((res) => blocker.close(() => res()));
     const printed = await agent.waitForLog(/web password for user root: (\S+)/, 10_000);
-    const r = await webRequest(`https://127.0.0.1:${port}/api/v1/info`, { user: 'root', password: printed[1] as string });
+    const r = await webRequest(`https://127.0.0.1:${port}/api/v1/info`, { user: 'root', password: printed[1] });
     assert.equal(r.status, 200);
   } finally {
     blocker.close();

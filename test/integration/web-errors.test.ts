@@ -31,7 +31,7 @@ describe('web API errors (agent process)', () => {
 
   before(async () => {
     agent = await startAgent({ ini: INI });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
   });
   after(async () => {

@@ -50,7 +50,7 @@ describe('web server live changes (agent process)', () => {
 
   before(async () => {
     agent = await startAgent({ ini: INI });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
   });
   after(async () => {
@@ -143,8 +143,8 @@ describe('web server without a password (agent process)', () => {
 
   it('generates a root password, prints it once, and accepts it', async () => {
     agent = await startAgent({ ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n' });
-    const base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
-    const pw = (await agent.waitForLog(/web password for user root: (\S+)/))[1] as string;
+    const base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    const pw = (await agent.waitForLog(/web password for user root: (\S+)/))[1];
     assert.ok(pw.length >= 20);
     assert.equal(agent.logs().split('web password for user root').length, 2, 'printed once');
     const ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');

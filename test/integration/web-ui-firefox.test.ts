@@ -44,7 +44,7 @@ describe('web UI in firefox (agent process)', () => {
   let base: string;
 
   const shot = async (name: string): Promise<void> => {
-    await page.screenshot({ path: join(OUT, `${name}.png`) as `${string}.png`, fullPage: true });
+    await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   };
   /** Evaluate a browser expression (a string: this project's TypeScript has no DOM types). */
   const js = <T>(expression: string): Promise<T> => page.evaluate(expression) as Promise<T>;
@@ -78,7 +78,7 @@ describe('web UI in firefox (agent process)', () => {
     mkdirSync(OUT, { recursive: true });
     const port = await freePort();
     agent = await startAgent({ ini: iniFor(port) });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     assert.equal(base, `https://127.0.0.1:${port}`);
     firefox = await openFirefox({ origin: base });
     page = firefox.page;

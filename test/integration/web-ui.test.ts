@@ -92,7 +92,7 @@ describe('web UI in chromium (agent process)', () => {
     // A check whose perf data has no range (max 0, as swap on a host without swap).
     agent = await startAgent({ ini, files: { 'scripts/zero.sh': "#!/bin/sh\necho \"OK: no swap|'swap'=0B;80;90;0;0 'used'=5;8;9;0;10\"\n" } });
     chmodSync(join(agent.dir, 'scripts', 'zero.sh'), 0o755);
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] as string;
+    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     assert.equal(base, `https://127.0.0.1:${port}`);
     browser = await openBrowser({ origin: base });
     page = browser.page;

@@ -11,7 +11,7 @@ import { AgentError, CODES, formatMessage } from '../../src/errors.js';
 
 const README = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
 const table = README.slice(README.indexOf('## Error codes'));
-const documented = new Set([...table.matchAll(/^\| `(AGENT_(?:ERR|WARN)_[A-Z0-9_]+)` \|/gm)].map((m) => m[1] as string));
+const documented = new Set([...table.matchAll(/^\| `(AGENT_(?:ERR|WARN)_[A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
 
 test('every code is documented in the README error table', () => {
   const missing = Object.keys(CODES).filter((c) => !documented.has(c));

@@ -44,7 +44,7 @@ export function parseMounts(text: string): Mount[] {
   for (const line of text.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f.length < 4) continue;
-    const m: Mount = { device: unescape(f[0] as string), mountPoint: unescape(f[1] as string), fsType: f[2] as string, options: (f[3] as string).split(',') };
+    const m: Mount = { device: unescape(f[0]), mountPoint: unescape(f[1]), fsType: f[2], options: (f[3]).split(',') };
     byPoint.delete(m.mountPoint);
     byPoint.set(m.mountPoint, m);
   }

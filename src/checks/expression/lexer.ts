@@ -64,7 +64,7 @@ export function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < source.length) {
-    const ch = source[i] as string;
+    const ch = source[i];
     const pos = i + 1;
     if (/\s/.test(ch)) {
       i++;
@@ -95,7 +95,7 @@ export function tokenize(source: string): Token[] {
       // A leading minus is a sign (there is no subtraction): `written > -1h`.
       const m = /^(-?(?:\d+(?:\.\d+)?|\.\d+))([a-zA-Z%]*)/.exec(source.slice(i));
       if (!m) throw new ExpressionError(`unexpected character '${ch}'`, pos);
-      tokens.push({ kind: 'number', text: m[0], pos, value: Number(m[1]), suffix: (m[2] as string).toLowerCase() });
+      tokens.push({ kind: 'number', text: m[0], pos, value: Number(m[1]), suffix: (m[2]).toLowerCase() });
       i += m[0].length;
       continue;
     }
@@ -129,11 +129,11 @@ export function tokenize(source: string): Token[] {
 
 /** Read a quoted string starting at `start`; a doubled quote stands for one quote. */
 function readQuoted(source: string, start: number): { value: string; next: number } {
-  const quote = source[start] as string;
+  const quote = source[start];
   let value = '';
   let i = start + 1;
   while (i < source.length) {
-    const c = source[i] as string;
+    const c = source[i];
     if (c === quote) {
       if (source[i + 1] === quote) {
         value += quote;

@@ -45,11 +45,11 @@ class Parser {
   constructor(private readonly tokens: Token[]) {}
 
   peek(): Token {
-    return this.tokens[this.i] as Token;
+    return this.tokens[this.i];
   }
 
   private next(): Token {
-    const t = this.tokens[this.i] as Token;
+    const t = this.tokens[this.i];
     if (t.kind !== 'end') this.i++;
     return t;
   }

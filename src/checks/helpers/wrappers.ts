@@ -59,7 +59,7 @@ export async function checkMulti(tokens: readonly string[], query: QueryFn, sign
         throw new ArgumentError(`command=${line}: ${(err as CommandLineError).message}`);
       }
       const [cmd, ...rest] = words;
-      results.push(await query(cmd as string, rest, signal ? { signal } : {}));
+      results.push(await query(cmd, rest, signal ? { signal } : {}));
     }
     const status = results.reduce<Status>((a, r) => worst(a, r.result), 0);
     const message = `${args.get('prefix') ?? ''}${results.map((r) => r.message).join(args.get('separator') ?? ', ')}${args.get('suffix') ?? ''}`;
@@ -99,7 +99,7 @@ export async function checkTimeout(tokens: readonly string[], query: QueryFn, si
 
 /** Order of badness for combining: CRITICAL > WARNING > UNKNOWN > OK. */
 export function worst(a: Status, b: Status): Status {
-  const rank = (s: Status): number => [0, 2, 3, 1][s] as number;
+  const rank = (s: Status): number => [0, 2, 3, 1][s];
   return rank(b) > rank(a) ? b : a;
 }
 

@@ -17,7 +17,7 @@ export function durationArgument(args: CheckArguments, key: string, fallbackSeco
   const raw = args.get(key);
   if (raw === undefined || raw.trim() === '') return fallbackSeconds;
   const m = DURATION.exec(raw.trim());
-  const seconds = m ? Number(m[1]) * (FACTOR[(m[2] ?? 's').toLowerCase()] as number) : NaN;
+  const seconds = m ? Number(m[1]) * (FACTOR[(m[2] ?? 's').toLowerCase()]) : NaN;
   if (!(seconds >= min && seconds <= max)) throw new ArgumentError(`${key}=${raw} is not a duration between ${min}s and ${max}s (such as 30s, 5m)`);
   return seconds;
 }

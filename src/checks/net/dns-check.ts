@@ -94,7 +94,7 @@ async function dnsProbes(args: CheckArguments, resolvConf: string): Promise<DnsP
 export async function probeDns(p: DnsProbe, d: Deadline): Promise<Values> {
   const t0 = performance.now();
   const server = await d.run('resolving the server name', (signal) => resolveHost(p.server, { signal, timeoutMs: d.ms }));
-  const qtype = TYPES[p.type] as number;
+  const qtype = TYPES[p.type];
   const id = randomInt(0, 65536);
   const query = encodeQuery(id, p.host, qtype, p.norec);
   const name = p.host.replace(/\.$/, '').toLowerCase();

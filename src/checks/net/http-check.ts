@@ -94,7 +94,7 @@ function httpProbes(args: CheckArguments): HttpProbe[] {
   for (const h of args.all('header')) {
     const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*([^\r\n]*)$/.exec(h.trim());
     if (!m) throw new ArgumentError(`header=${h} is not 'Name: value'`);
-    headers[(m[1] as string).toLowerCase()] = m[2] as string;
+    headers[(m[1]).toLowerCase()] = m[2];
   }
   const base: Omit<HttpProbe, 'url'> = { method, headers, insecure: args.flag('insecure'), maxSize: numberArgument(args, 'max-size', 1024 * 1024, { min: 0, max: 100 * 1024 * 1024 }) };
   const match = args.get('match');

@@ -82,8 +82,8 @@ export async function probeNtp(server: string, port: number, d: Deadline): Promi
   const { reply, t1, t4 } = await d.run('waiting for the reply', (signal) => exchange(address, family, port, signal));
   const t2 = readNtpTime(reply, 32);
   const t3 = readNtpTime(reply, 40);
-  const stratum = reply[1] as number;
-  const leap = (reply[0] as number) >> 6;
+  const stratum = reply[1];
+  const leap = (reply[0]) >> 6;
   const refid = stratum <= 1 ? reply.toString('ascii', 12, 16).replace(/\0+$/, '') : [...reply.subarray(12, 16)].join('.');
   const offset = Number((((t2 - t1) + (t3 - t4)) / 2).toFixed(3));
   const delay = Number(Math.max(0, (t4 - t1) - (t3 - t2)).toFixed(3));
@@ -106,7 +106,7 @@ function exchange(address: string, family: 4 | 6, port: number, signal: AbortSig
   // Ours: server mode (4), and our transmit time echoed as originate time.
   const accept = (msg: Buffer): { reply: Buffer; t1: number; t4: number } | undefined => {
     const t4 = clockMs();
-    if (msg.length < 48 || ((msg[0] as number) & 7) !== 4 || !msg.subarray(24, 32).equals(packet.subarray(40, 48))) return undefined;
+    if (msg.length < 48 || ((msg[0]) & 7) !== 4 || !msg.subarray(24, 32).equals(packet.subarray(40, 48))) return undefined;
     return { reply: msg, t1, t4 };
   };
   return udpExchange(address, family, port, signal, request, accept);

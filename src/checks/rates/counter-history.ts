@@ -132,7 +132,7 @@ export class CounterHistory {
     this.series.set(series, list);
     const last = list[list.length - 1];
     if (force || !last || sample.at - last.at >= this.o.spacingMs) list.push(sample);
-    while (list.length > 0 && ((list[0] as CounterSample).at < sample.at - this.o.maxAgeMs || list.length > this.o.maxSamples)) list.shift();
+    while (list.length > 0 && ((list[0]).at < sample.at - this.o.maxAgeMs || list.length > this.o.maxSamples)) list.shift();
     while (this.series.size > this.o.maxSeries) this.series.delete(this.series.keys().next().value as string);
   }
 }
@@ -164,7 +164,7 @@ export function counterDelta(w: RateWindow, key: string): number | undefined {
  */
 export function flattenCounters<T extends { name: string }>(list: readonly T[], keys: readonly (keyof T & string)[]): Map<string, number> {
   const m = new Map<string, number>();
-  for (const o of list) for (const k of keys) if (typeof o[k] === 'number') m.set(`${o.name}.${k}`, o[k] as number);
+  for (const o of list) for (const k of keys) if (typeof o[k] === 'number') m.set(`${o.name}.${k}`, o[k]);
   return m;
 }
 

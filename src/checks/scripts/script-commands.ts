@@ -171,7 +171,7 @@ function parseOptions(tokens: readonly string[]): Options {
   const values = new Map<string, string>();
   const flags = new Set<string>();
   for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i] as string;
+    const t = tokens[i];
     if (!t.startsWith('--')) throw new RequestError(`Unexpected argument: ${t}`);
     const eq = t.indexOf('=');
     if (eq > 0) {

@@ -33,14 +33,14 @@ export async function runConfiguredScript(name: string, commandLine: string | re
     throw err;
   }
   if (argv.length === 0) return { command: name, result: UNKNOWN, message: `Script ${name} has an empty command line`, perf: [] };
-  argv[0] = resolveProgram(argv[0] as string, settings.root);
+  argv[0] = resolveProgram(argv[0], settings.root);
   let outcome;
   try {
     outcome = await limiter.run(() => runScript({ argv, cwd: existingDir(settings.root), timeoutMs: settings.timeoutSeconds * 1000, ...(signal ? { signal } : {}) }), signal);
   } catch (err) {
     return { command: name, result: UNKNOWN, message: `Script ${name} did not run: ${errorMessage(err)}`, perf: [] };
   }
-  if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${shownProgram(argv[0] as string, settings.root)}): ${outcome.error}`, perf: [] };
+  if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${shownProgram(argv[0], settings.root)}): ${outcome.error}`, perf: [] };
   if (outcome.timedOut) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s`, perf: [] };
   if (outcome.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} was stopped`, perf: [] };
   const text = outcome.stdout.trim() !== '' ? outcome.stdout : outcome.stderr;

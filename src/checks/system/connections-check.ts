@@ -33,9 +33,9 @@ export function countSocketStates(text: string): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(STATE_NAMES.map((s) => [s, 0]));
   const lines = text.split('\n');
   for (let i = 1; i < lines.length; i++) {
-    const f = (lines[i] as string).trim().split(/\s+/);
+    const f = (lines[i]).trim().split(/\s+/);
     if (f.length < 4) continue;
-    const name = TCP_STATES[Number.parseInt(f[3] as string, 16)];
+    const name = TCP_STATES[Number.parseInt(f[3], 16)];
     if (name) out[name] = (out[name] ?? 0) + 1;
   }
   return out;

@@ -43,7 +43,7 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
       const times = args.all('time').flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
       const windows = (times.length > 0 ? times : ['5s', '1m', '5m']).map((t) => {
         const m = WINDOW_RE.exec(t);
-        const seconds = m ? Number(m[1]) * ((m[2] as string).toLowerCase() === 'm' ? 60 : 1) : NaN;
+        const seconds = m ? Number(m[1]) * ((m[2]).toLowerCase() === 'm' ? 60 : 1) : NaN;
         if (!(seconds >= 1 && seconds <= maxWindowSeconds)) throw new ArgumentError(`time=${t} is not a window between 1s and ${maxWindowSeconds}s (such as 5s, 1m, 5m)`);
         return { label: t, seconds };
       });

@@ -38,8 +38,8 @@ export function parseAptSimulation(text: string): PackageUpdate[] {
   for (const line of text.split('\n')) {
     const m = /^Inst (\S+) \[([^\]]+)\] \((\S+) (.*?)(?: \[([^\]]+)\])?\)/.exec(line);
     if (!m) continue;
-    const repos = m[4] as string;
-    out.push({ manager: 'apt', package: m[1] as string, oldVersion: m[2] as string, version: m[3] as string, repository: repos, arch: m[5] ?? '', security: /Debian-Security:|-security\b/.test(repos) });
+    const repos = m[4];
+    out.push({ manager: 'apt', package: m[1], oldVersion: m[2], version: m[3], repository: repos, arch: m[5] ?? '', security: /Debian-Security:|-security\b/.test(repos) });
   }
   return out;
 }
@@ -50,10 +50,10 @@ export function parseCheckUpdate(text: string, manager: 'dnf' | 'yum'): PackageU
   for (const line of text.split('\n')) {
     if (/^Obsoleting Packages/i.test(line)) break;
     const f = line.trim().split(/\s+/);
-    if (f.length !== 3 || !/\.[A-Za-z0-9_]+$/.test(f[0] as string) || !/\d/.test(f[1] as string)) continue;
-    const name = f[0] as string;
+    if (f.length !== 3 || !/\.[A-Za-z0-9_]+$/.test(f[0]) || !/\d/.test(f[1])) continue;
+    const name = f[0];
     const dot = name.lastIndexOf('.');
-    out.push({ manager, package: name.slice(0, dot), arch: name.slice(dot + 1), version: f[1] as string, oldVersion: '', repository: f[2] as string, security: false });
+    out.push({ manager, package: name.slice(0, dot), arch: name.slice(dot + 1), version: f[1], oldVersion: '', repository: f[2], security: false });
   }
   return out;
 }

@@ -109,8 +109,8 @@ export function createModule(): AgentModule<Settings> {
     for (const a of next.aliases.values()) {
       if (a.isTemplate) continue;
       const policy = {
-        allowArguments: typeof a.values['allow arguments'] === 'boolean' ? (a.values['allow arguments'] as boolean) : settings.allowArguments,
-        allowNasty: typeof a.values['allow nasty characters'] === 'boolean' ? (a.values['allow nasty characters'] as boolean) : settings.allowNasty,
+        allowArguments: typeof a.values['allow arguments'] === 'boolean' ? (a.values['allow arguments']) : settings.allowArguments,
+        allowNasty: typeof a.values['allow nasty characters'] === 'boolean' ? (a.values['allow nasty characters']) : settings.allowNasty,
       };
       try {
         aliases.set(a.name, parseAlias(a.name, String(a.values.command ?? ''), policy));

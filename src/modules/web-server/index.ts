@@ -158,7 +158,7 @@ export function createModule(): AgentModule<Settings> {
           load: () => loadTls(cfg, next),
           swap: (pems) => {
             if (!inPlace || !pems || !('setSecureContext' in current)) return false;
-            (current as HttpsServer).setSecureContext({ cert: pems.cert, key: pems.key });
+            (current).setSecureContext({ cert: pems.cert, key: pems.key });
             return true;
           },
           sameAddress,

@@ -161,7 +161,7 @@ export class ClientConnection {
       if (frame.kind === FrameKind.Error) {
         const text = errorText(frame.body);
         if (pending) this.settle(id!, new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
-        else if (this.inFlight.size === 1) this.settle([...this.inFlight.keys()][0]!, new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
+        else if (this.inFlight.size === 1) this.settle([...this.inFlight.keys()][0], new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
         if ((frame.flags & FLAG_CLOSE) !== 0) this.fail(new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
         continue;
       }
@@ -171,7 +171,7 @@ export class ClientConnection {
         continue;
       }
       try {
-        this.settle(id!, undefined, decode(KIND_MESSAGE[frame.kind as FrameKind] as MessageName, frame.body));
+        this.settle(id!, undefined, decode(KIND_MESSAGE[frame.kind], frame.body));
       } catch (err) {
         this.settle(id!, new AgentError('AGENT_ERR_AGENT_FRAME', [`answer from ${this.name}: ${errorMessage(err)}`]));
       }

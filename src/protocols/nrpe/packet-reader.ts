@@ -91,19 +91,19 @@ export class PacketReader {
     const bytes = this.peek(total);
     const rest = this.size - total;
     const [first, ...others] = this.chunks;
-    this.chunks = rest > 0 ? (first!.length > total ? [first!.subarray(total), ...others] : others) : [];
+    this.chunks = rest > 0 ? (first.length > total ? [first.subarray(total), ...others] : others) : [];
     this.size = rest;
     const version = bytes.readInt16BE(0) as PacketVersion;
     const type = bytes.readInt16BE(2);
     if (type !== 1 && type !== 2 && type !== 3) throw packetError(`unknown packet type ${type}`);
     if (!crcMatches(bytes)) throw packetError('CRC mismatch');
     const buffer = version === 2 ? bytes.subarray(10, total - 2) : bytes.subarray(16, 16 + bytes.readInt32BE(12));
-    return { version, type: type as PacketType, result: bytes.readInt16BE(8), text: Buffer.from(textOf(buffer)) };
+    return { version, type: type, result: bytes.readInt16BE(8), text: Buffer.from(textOf(buffer)) };
   }
 
   /** The first `n` buffered bytes as one buffer (joins chunks, keeps them joined). */
   private peek(n: number): Buffer {
-    if (this.chunks[0]!.length < n) this.chunks = [Buffer.concat(this.chunks, this.size)];
-    return this.chunks[0]!.subarray(0, n);
+    if (this.chunks[0].length < n) this.chunks = [Buffer.concat(this.chunks, this.size)];
+    return this.chunks[0].subarray(0, n);
   }
 }

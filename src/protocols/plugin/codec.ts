@@ -73,7 +73,7 @@ export function perfToMessage(p: PerfValue): Plugin.IPerformanceData {
   const allInt = nums.every((n) => Number.isSafeInteger(n)) && typeof p.warning !== 'string' && typeof p.critical !== 'string';
   const opt = (v: number | string | undefined): { v?: number } => (typeof v === 'number' ? { v } : {});
   const fields = (): Record<string, number | string> => {
-    const o: Record<string, number | string> = { value: p.value as number };
+    const o: Record<string, number | string> = { value: p.value };
     if (p.unit) o.unit = p.unit;
     for (const [k, v] of [['warning', p.warning], ['critical', p.critical], ['minimum', p.minimum], ['maximum', p.maximum]] as const) {
       const x = opt(v);
@@ -102,7 +102,7 @@ export function perfFromMessage(p: Plugin.IPerformanceData): PerfValue {
   if (src.unit) out.unit = String(src.unit);
   for (const k of ['warning', 'critical', 'minimum', 'maximum'] as const) {
     const has = Object.prototype.hasOwnProperty.call(src, k) && src[k] !== null && src[k] !== undefined;
-    if (has) out[k] = num(src[k]) as number;
+    if (has) out[k] = num(src[k]);
   }
   return out;
 }
@@ -112,7 +112,7 @@ export function resultToResponse(r: QueryResult, id?: number): Plugin.QueryRespo
     ...(id !== undefined ? { id } : {}),
     command: r.command,
     arguments: r.arguments ?? [],
-    result: r.result as number as Plugin.ResultCode,
+    result: r.result,
     message: r.message,
     perf: r.perf.map(perfToMessage),
   };
@@ -122,7 +122,7 @@ export function responseToResult(r: Plugin.QueryResponseMessage.IResponse): Quer
   const code = Number(r.result);
   return {
     command: r.command ?? '',
-    result: (isStatus(code) ? code : 3) as Status,
+    result: (isStatus(code) ? code : 3),
     message: r.message ?? '',
     perf: (r.perf ?? []).map(perfFromMessage),
     ...(r.arguments && r.arguments.length > 0 ? { arguments: [...r.arguments] } : {}),

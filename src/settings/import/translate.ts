@@ -81,7 +81,7 @@ export function translate(text: string): Translation {
     const s = target(path);
     const i = s.entries.findIndex((x) => x.key.toLowerCase() === e.key.toLowerCase());
     if (i >= 0) {
-      changes.push({ line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'dropped', detail: `[${path}] ${e.key} is already set at line ${s.entries[i]!.line}, which wins` });
+      changes.push({ line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'dropped', detail: `[${path}] ${e.key} is already set at line ${s.entries[i].line}, which wins` });
       return;
     }
     s.entries.push(e);
@@ -167,7 +167,7 @@ export function translate(text: string): Translation {
         changed(`${e.value} became ${value}: NSClient++ serves the web on TLS, and a trailing s means TLS here`);
       }
       if (canonical === '/settings/log' && k === 'level' && LOG_LEVELS[value.trim().toLowerCase()]) {
-        const to = LOG_LEVELS[value.trim().toLowerCase()] as string;
+        const to = LOG_LEVELS[value.trim().toLowerCase()];
         changed(`level ${value} became ${to}`);
         value = to;
       }
@@ -231,7 +231,7 @@ function allowedHosts(value: string, changed: (d: string) => void): string {
     const entry = raw.trim();
     if (entry === '') continue;
     const p = parseAllowedHosts(entry);
-    if (p.problems.length > 0) changed(`entry ${entry} left out: ${p.problems[0]!.replace(/^allowed hosts entry "[^"]*": /, '')}`);
+    if (p.problems.length > 0) changed(`entry ${entry} left out: ${p.problems[0].replace(/^allowed hosts entry "[^"]*": /, '')}`);
     else kept.push(entry);
   }
   return kept.join(',');
@@ -241,11 +241,11 @@ function allowedHosts(value: string, changed: (d: string) => void): string {
 function scriptLine(value: string, changed: (d: string) => void): string {
   const m = /^(\s*)(\S+)(.*)$/s.exec(value);
   if (!m) return value;
-  let program = m[2] as string;
+  let program = m[2];
   if (program.startsWith('"')) return value;
   if (program.includes('\\')) program = program.replace(/\\+/g, '/');
   const rel = /^(?:\.\/)?scripts\/(.+)$/i.exec(program);
-  if (rel) program = rel[1] as string;
+  if (rel) program = rel[1];
   if (program === m[2]) return value;
   changed(`program ${m[2]} became ${program} (relative to the script root, / as separator)`);
   return `${m[1]}${program}${m[3]}`;

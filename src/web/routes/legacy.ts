@@ -41,7 +41,7 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
   let reloading = 0;
 
   ctx.route('GET', '/query/:command', LEGACY, async (req, res) => {
-    const name = req.params.command!;
+    const name = req.params.command;
     const result = await runQuery(ctx, name, queryArguments(req.search ?? ''), res);
     sendJson(res, 200, legacyQueryJson(result));
   });
@@ -86,10 +86,10 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
     const entries = control.logs();
     // Entries are in index order: find the first after pos, then take at most MAX_MESSAGES.
     let from = entries.length;
-    while (from > 0 && entries[from - 1]!.index > pos) from--;
+    while (from > 0 && entries[from - 1].index > pos) from--;
     const data = entries.slice(from, from + MAX_MESSAGES).map((r) => ({ file: ctx.hidePaths(r.file ?? r.namespace), line: r.line ?? 0, type: r.level, date: r.date, message: ctx.hidePaths(r.message) }));
     const last = from + data.length - 1;
-    sendJson(res, 200, { log: { data, pos: data.length > 0 ? entries[last]!.index : pos } });
+    sendJson(res, 200, { log: { data, pos: data.length > 0 ? entries[last].index : pos } });
   });
 
   ctx.route('POST', '/log/reset', LEGACY, (_req, res) => {

@@ -40,7 +40,7 @@ export function registerModuleRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/modules/:module', 'modules.get', (req, res) => {
-    sendJson(res, 200, moduleJson(baseUrl(req), find(ctx, req.params.module!)));
+    sendJson(res, 200, moduleJson(baseUrl(req), find(ctx, req.params.module)));
   });
 
   ctx.route('PUT', '/api/v1/modules', ['modules.load', 'modules.unload'], async (req, res) => {
@@ -51,7 +51,7 @@ export function registerModuleRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('PUT', '/api/v1/modules/:module', ['modules.load', 'modules.unload'], async (req, res) => {
-    const name = find(ctx, req.params.module!).name;
+    const name = find(ctx, req.params.module).name;
     const body = await readJsonBody(req, ctx.maxBodySize(), validateModuleLoaded);
     const current = allowedTarget(ctx, req, name, body.loaded);
     if (!body.loaded && current.name === SELF) return answerThenStop(ctx, req, res, current, 'unload');
@@ -60,7 +60,7 @@ export function registerModuleRoutes(ctx: RouteContext): void {
 
   for (const command of COMMANDS) {
     ctx.route('GET', `/api/v1/modules/:module/commands/${command}`, `modules.${command}`, async (req, res) => {
-      const current = find(ctx, req.params.module!);
+      const current = find(ctx, req.params.module);
       const name = current.name;
       if (name === SELF && (command === 'unload' || command === 'disable')) return answerThenStop(ctx, req, res, current, command);
       const outcome = await runCommand(ctx, command, name);

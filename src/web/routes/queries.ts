@@ -34,13 +34,13 @@ export function registerQueryRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/queries/:query', 'queries.get', (req, res) => {
-    const q = ctx.core.getQuery(req.params.query!);
+    const q = ctx.core.getQuery(req.params.query);
     if (!q) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Query not found: ${req.params.query}`]);
     sendJson(res, 200, queryJson(baseUrl(req), q));
   });
 
   ctx.route('GET', '/api/v1/queries/:query/commands/execute', 'queries.execute', async (req, res) => {
-    const result = await runQuery(ctx, req.params.query!, queryArguments(req.search ?? ''), res);
+    const result = await runQuery(ctx, req.params.query, queryArguments(req.search ?? ''), res);
     if (wantsText(req.headers.accept)) return sendTextResult(ctx, res, result);
     sendJson(res, 200, {
       command: result.command,
@@ -50,7 +50,7 @@ export function registerQueryRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/queries/:query/commands/execute_nagios', 'queries.execute', async (req, res) => {
-    const result = await runQuery(ctx, req.params.query!, queryArguments(req.search ?? ''), res);
+    const result = await runQuery(ctx, req.params.query, queryArguments(req.search ?? ''), res);
     if (wantsText(req.headers.accept)) return sendTextResult(ctx, res, result);
     sendJson(res, 200, {
       command: result.command,
@@ -138,7 +138,7 @@ function decode(s: string): string {
 
 function wantsText(accept: string | undefined): boolean {
   if (!accept) return false;
-  const first = accept.split(',')[0]!.split(';')[0]!.trim().toLowerCase();
+  const first = accept.split(',')[0].split(';')[0].trim().toLowerCase();
   return first === 'text/plain';
 }
 

@@ -66,7 +66,7 @@ export function registerScriptRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/scripts/:runtime', perRuntime('scripts.list', 'scripts.lists'), async (req, res) => {
-    const r = runtime(req.params.runtime!);
+    const r = runtime(req.params.runtime);
     const all = req.query.all === 'true' || req.query.all === '1';
     const text = await exec(r, ['list', '--json', ...(all ? ['--all'] : [])]);
     let names: unknown;
@@ -79,12 +79,12 @@ export function registerScriptRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/scripts/:runtime/*', perRuntime('scripts.get', 'scripts.get'), async (req, res) => {
-    const r = runtime(req.params.runtime!);
+    const r = runtime(req.params.runtime);
     sendJson(res, 200, { message: await exec(r, ['show', '--script', scriptName(req.params['*'])]) });
   });
 
   ctx.route('PUT', '/api/v1/scripts/:runtime/*', perRuntime('scripts.add', 'scripts.add'), async (req, res) => {
-    const r = runtime(req.params.runtime!);
+    const r = runtime(req.params.runtime);
     const name = scriptName(req.params['*']);
     const raw = await readBody(req, ctx.maxBodySize());
     let content: Buffer = raw;
@@ -99,7 +99,7 @@ export function registerScriptRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('DELETE', '/api/v1/scripts/:runtime/*', perRuntime('scripts.delete', 'scripts.delete'), async (req, res) => {
-    const r = runtime(req.params.runtime!);
+    const r = runtime(req.params.runtime);
     sendJson(res, 200, { message: await exec(r, ['delete', '--script', scriptName(req.params['*'])]) });
   });
 }

@@ -70,7 +70,7 @@ describe('agent settings import', () => {
     assert.match(j.settings, /\[\/settings\/external scripts\/wrapped scripts\]\ncheck_certs = check_certs\.sh \$ARG1\$\ncheck_queue = check_queue\.py --warn 10\n/);
     const legacy = j.changes.find((c) => c.key === 'alias_legacy');
     assert.equal(legacy?.action, 'dropped');
-    assert.match(legacy!.detail, /runs checkCPU, which is not a query here; did you mean "check_cpu"\?/);
+    assert.match(legacy.detail, /runs checkCPU, which is not a query here; did you mean "check_cpu"\?/);
     assert.equal(j.changes.find((c) => c.key === 'user')?.detail, 'not supported: scripts run as the agent\'s user');
     assert.deepEqual(j.unsupportedModules, []);
   });

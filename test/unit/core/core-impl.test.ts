@@ -53,7 +53,7 @@ test('a query crosses the protobuf boundary: the handler gets a valid QueryReque
     assert.ok(bytes instanceof Uint8Array);
     const request = decode('QueryRequestMessage', bytes);
     seen.push(request);
-    const p = request.payload[0] as Plugin.QueryRequestMessage.IRequest;
+    const p = request.payload[0];
     return encode('QueryResponseMessage', {
       header: { type: HeaderType.QUERY_RESPONSE, version: 1 },
       payload: [{ ...(p.id != null ? { id: p.id } : {}), command: p.command, result: 1, message: `got ${(p.arguments ?? []).join('|')}`, perf: [{ alias: 'n', type: 1, int_value: { value: 3, warning: 5 } }] }],
@@ -63,7 +63,7 @@ test('a query crosses the protobuf boundary: the handler gets a valid QueryReque
     const r = await core.query('raw_probe', ['a b', 'c']);
     assert.deepEqual(r, { command: 'raw_probe', result: 1, message: 'got a b|c', perf: [{ alias: 'n', value: 3, warning: 5 }] });
     assert.equal(seen.length, 1);
-    const request = seen[0] as Plugin.QueryRequestMessage;
+    const request = seen[0];
     assert.equal(request.header.type, Plugin.Header.Type.QUERY_REQUEST);
     assert.equal(request.header.version, Plugin.Version.VERSION_1);
     assert.equal(request.payload.length, 1);
@@ -191,7 +191,7 @@ test('submit reaches every subscriber; one that throws does not stop the other',
     const taken = await core.submit('PASSIVE', [{ command: 'svc', result: 2, message: 'CRITICAL: down', perf: [{ alias: 'x', value: 1.5 }] }], 'host1');
     assert.equal(taken, 1);
     assert.equal(got.length, 1);
-    const message = got[0] as Plugin.SubmitResponseMessage;
+    const message = got[0];
     assert.equal(message.header.sender, 'host1');
     assert.equal(message.payload[0]?.command, 'svc');
     assert.equal(message.payload[0]?.result, Plugin.ResultCode.CRITCAL);

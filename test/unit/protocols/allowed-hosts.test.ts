@@ -58,6 +58,6 @@ for (const entry of bad) {
     const parsed = parseAllowedHosts(`127.0.0.1,${entry}`);
     assert.equal(parsed.matchers.length, 1);
     assert.equal(parsed.problems.length, 1);
-    assert.match(parsed.problems[0]!, new RegExp(`"${entry.replace(/[.*/]/g, '\\$&')}"`));
+    assert.match(parsed.problems[0], new RegExp(`"${entry.replace(/[.*/]/g, '\\$&')}"`));
   });
 }

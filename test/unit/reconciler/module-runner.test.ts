@@ -176,6 +176,6 @@ test('a runner the reconciler retries names the next attempt in its one error li
   assert.equal(await r.start(snapshot), false);
   const lines = errorsOf('ThrowsInStart', from);
   assert.equal(lines.length, 2);
-  assert.match(lines[0] as string, /^AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing; next retry in 1 s \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
-  assert.match(lines[1] as string, /; next retry in 2 s \(/);
+  assert.match(lines[0], /^AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing; next retry in 1 s \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
+  assert.match(lines[1], /; next retry in 2 s \(/);
 });

@@ -62,8 +62,8 @@ describe('applyEdits', () => {
     assert.equal(afterLines[7], 'RemoteClient = enabled');
     assert.equal(afterLines[14], '    verify mode = none');
     const values = valuesOf(out);
-    assert.equal(values['/modules']!['RemoteClient'], 'enabled');
-    assert.equal(values[TARGET]!['verify mode'], 'none');
+    assert.equal(values['/modules']['RemoteClient'], 'enabled');
+    assert.equal(values[TARGET]['verify mode'], 'none');
     assert.deepEqual({ ...values, '/modules': undefined, [TARGET]: undefined }, { ...valuesOf(text), '/modules': undefined, [TARGET]: undefined });
   });
 
@@ -242,16 +242,16 @@ describe('editSettingsFile', () => {
 
   it('computes read-modify-write edits from the content being edited', async () => {
     const file = await newFile('rmw', '[/r]\nops = a\n');
-    const append = (p: string) => (text: string) => [{ op: 'set' as const, section: '/r', key: 'ops', value: `${valuesOf(text)['/r']!['ops']}, ${p}` }];
+    const append = (p: string) => (text: string) => [{ op: 'set' as const, section: '/r', key: 'ops', value: `${valuesOf(text)['/r']['ops']}, ${p}` }];
     await Promise.all(['b', 'c', 'd'].map((p) => editSettingsFile(file, append(p))));
-    assert.equal(valuesOf(await readFile(file, 'utf8'))['/r']!['ops'], 'a, b, c, d');
+    assert.equal(valuesOf(await readFile(file, 'utf8'))['/r']['ops'], 'a, b, c, d');
   });
 
   it('serializes writers in different processes: 12 processes each adding a key leave 12 keys', async () => {
     const file = await newFile('processes', '[/a]\nk = 1\n');
     const script = (i: number) => `import(${JSON.stringify(EDIT_INI_JS)}).then(m => m.editSettingsFile(${JSON.stringify(file)}, [{ op: 'set', section: '/a', key: 'p${i}', value: '${i}' }]))`;
     await Promise.all(Array.from({ length: 12 }, (_, i) => run(process.execPath, ['--input-type=module', '-e', script(i)], { timeout: 30_000 })));
-    const values = valuesOf(await readFile(file, 'utf8'))['/a']!;
+    const values = valuesOf(await readFile(file, 'utf8'))['/a'];
     assert.deepEqual(Object.keys(values).sort(), ['k', ...Array.from({ length: 12 }, (_, i) => `p${i}`)].sort());
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
   });
@@ -302,7 +302,7 @@ describe('editSettingsFile', () => {
     const edits = Array.from({ length: 10 }, (_, i) => editSettingsFile(file, [{ op: 'set', section: '/a', key: `key${i}`, value: String(i) }]));
     const results = await Promise.all(edits);
     assert.ok(results.every((r) => r.changed));
-    const values = valuesOf(await readFile(file, 'utf8'))['/a']!;
+    const values = valuesOf(await readFile(file, 'utf8'))['/a'];
     assert.deepEqual(values, { k: '1', ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`key${i}`, String(i)])) });
     // Two callers that read the same version: the second is told, not silently overwritten.
     const hash = hashText(await readFile(file));
@@ -312,8 +312,8 @@ describe('editSettingsFile', () => {
     ]);
     assert.equal(first.status, 'fulfilled');
     assert.equal(second.status, 'rejected');
-    assertAgentError('AGENT_ERR_SETTINGS_CONFLICT')((second as PromiseRejectedResult).reason);
-    assert.equal(valuesOf(await readFile(file, 'utf8'))['/a']!['k'], 'first');
+    assertAgentError('AGENT_ERR_SETTINGS_CONFLICT')((second).reason);
+    assert.equal(valuesOf(await readFile(file, 'utf8'))['/a']['k'], 'first');
   });
 
   it('refuses a missing file with AGENT_ERR_SETTINGS_NOT_FOUND; creates one only with create and set edits', async () => {

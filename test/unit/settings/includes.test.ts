@@ -87,8 +87,8 @@ describe('[/includes]', () => {
       'broken.ini:11:1 AGENT_ERR_INI_DUPLICATE_KEY',
       'cycle/b.ini:4:5 AGENT_ERR_INCLUDE_CYCLE',
     ]);
-    assert.match(r.problems[0]!.message, /cannot include nope\/none\.ini: no such file/);
-    assert.match(r.problems[3]!.message, /broken\.ini -> a\.ini -> b\.ini -> a\.ini/);
+    assert.match(r.problems[0].message, /cannot include nope\/none\.ini: no such file/);
+    assert.match(r.problems[3].message, /broken\.ini -> a\.ini -> b\.ini -> a\.ini/);
   });
 
   it('reads and parses each shared file once per reader', async () => {

@@ -65,7 +65,7 @@ function schemasWithRestartMark(): SchemaSet {
     cpSync(join(packageRoot(), 'schema'), join(root, 'schema'), { recursive: true });
     const file = join(root, 'schema/modules/log.schema.json');
     const schema = JSON.parse(readFileSync(file, 'utf8')) as { properties: Record<string, Record<string, unknown>> };
-    (schema.properties['buffer size'] as Record<string, unknown>)['x-restart'] = true;
+    (schema.properties['buffer size'])['x-restart'] = true;
     writeFileSync(file, JSON.stringify(schema));
     const set = loadSchemaSet(root);
     loadSchemaSet(); // back to the real schemas for the loader

@@ -134,10 +134,10 @@ describe('parseIni', () => {
       ],
     );
     assert.equal(doc.problems.length, 1);
-    assert.equal(doc.problems[0]!.code, 'AGENT_ERR_INI_SYNTAX');
-    assert.equal(doc.problems[0]!.line, 7);
-    assert.equal(doc.problems[0]!.message.includes('\r'), false);
-    assert.match(doc.problems[0]!.message, /^cannot parse line: \(content not shown: it may hold a secret\) \(/);
+    assert.equal(doc.problems[0].code, 'AGENT_ERR_INI_SYNTAX');
+    assert.equal(doc.problems[0].line, 7);
+    assert.equal(doc.problems[0].message.includes('\r'), false);
+    assert.match(doc.problems[0].message, /^cannot parse line: \(content not shown: it may hold a secret\) \(/);
   });
 
   it('skips a UTF-8 BOM without counting it in columns', () => {

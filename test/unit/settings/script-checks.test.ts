@@ -55,7 +55,7 @@ alias_ok = check_ok
 alias_typo = check_okk warn=1
 `);
   assert.equal(problems.length, 1, problems.join('\n'));
-  assert.match(problems[0]!, /^AGENT_ERR_ALIAS_INVALID@8:14 alias "alias_typo" runs check_okk, which is not a query here; did you mean "check_ok"\?/);
+  assert.match(problems[0], /^AGENT_ERR_ALIAS_INVALID@8:14 alias "alias_typo" runs check_okk, which is not a query here; did you mean "check_ok"\?/);
 });
 
 test('other alias rules: another alias, a disabled module, a query name, a bad quote, no command', () => {

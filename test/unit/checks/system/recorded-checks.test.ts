@@ -64,8 +64,8 @@ test('check_os_updates: apt with pending security updates (captured), and with n
   const r = await runCheck(osUpdatesCheck(host), ['list-separator=\n']);
   assert.equal(r.result, 2);
   const lines = r.message.split('\n');
-  assert.match(lines[0]!, /^CRITICAL: 136 update\(s\) available, \d+ security: \[SECURITY\] /);
-  const security = Number(/, (\d+) security/.exec(lines[0]!)![1]);
+  assert.match(lines[0], /^CRITICAL: 136 update\(s\) available, \d+ security: \[SECURITY\] /);
+  const security = Number(/, (\d+) security/.exec(lines[0])![1]);
   assert.ok(security > 0 && security < 136);
   assert.deepEqual(r.perf, [{ alias: 'updates', value: 136, warning: 0, minimum: 0 }, { alias: 'security', value: security, minimum: 0 }]);
   const bash = await runCheck(osUpdatesCheck(host), ["filter=package = 'bash'", 'show-all', 'detail-syntax=${package} ${old_version} -> ${version} (${manager}, ${arch}, security ${security})']);

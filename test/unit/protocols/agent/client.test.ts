@@ -56,12 +56,12 @@ test('query, exec and submit over one pooled connection', async () => {
   const peer = await peerWith();
   const client = pool();
   const q = await client.query(plain(peer.port), [{ command: 'check_ok', arguments: ['a', 'b'] }], OPTS);
-  assert.equal(q.payload[0]!.message, 'echo check_ok a b');
+  assert.equal(q.payload[0].message, 'echo check_ok a b');
   const e = await client.exec(plain(peer.port), [{ command: 'x', arguments: ['1'] }], OPTS);
-  assert.equal(e.payload[0]!.result, 1);
+  assert.equal(e.payload[0].result, 1);
   const ack = await client.submit(plain(peer.port), [{ command: 'svc', result: 2, message: 'down' }], OPTS);
-  assert.equal(ack.payload[0]!.message, 'accepted svc');
-  assert.equal(peer.submitted[0]!.message, 'down');
+  assert.equal(ack.payload[0].message, 'accepted svc');
+  assert.equal(peer.submitted[0].message, 'down');
   assert.equal(client.size(), 1);
   assert.equal(peer.listener.connections(), 1);
 });
@@ -72,7 +72,7 @@ test('200 requests at once on one connection each get their own answer', async (
   const answers = await Promise.all(
     Array.from({ length: 200 }, (_, i) => client.query(plain(peer.port), [{ command: 'sleep', arguments: [String((200 - i) % 7)] }, { command: `n${i}` }], OPTS)),
   );
-  answers.forEach((a, i) => assert.equal(a.payload[1]!.command, `n${i}`));
+  answers.forEach((a, i) => assert.equal(a.payload[1].command, `n${i}`));
   assert.equal(peer.listener.connections(), 1);
 });
 
@@ -92,7 +92,7 @@ test('a timeout fails that request only; the connection keeps serving', async ()
   const client = pool();
   await assert.rejects(client.query(plain(peer.port), [{ command: 'sleep', arguments: ['400'] }], { timeoutMs: 100 }), /no answer from 127\.0\.0\.1:\d+ within 0\.1 s/);
   const q = await client.query(plain(peer.port), [{ command: 'check_ok' }], OPTS);
-  assert.equal(q.payload[0]!.result, 0);
+  assert.equal(q.payload[0].result, 0);
   assert.equal(peer.listener.connections(), 1);
 });
 
@@ -129,7 +129,7 @@ test('TLS with a required client certificate: accepted, missing, from another CA
     tls: agentServerTls({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: ca.cert, verifyMode: 'peer-cert', allowedCiphers: 'ALL:!ADH' }),
   });
   const good = await pool().query(tlsEndpoint(peer.port, { certificate: clientCert.cert, certificateKey: clientCert.key, ca: ca.cert, verifyMode: 'peer-cert' }), [{ command: 'check_ok' }], OPTS);
-  assert.equal(good.payload[0]!.result, 0);
+  assert.equal(good.payload[0].result, 0);
   assert.equal(peer.submitted.length, 0);
   await assert.rejects(pool().query(tlsEndpoint(peer.port), [{ command: 'check_ok' }], OPTS), /TLS with 127\.0\.0\.1:\d+ failed: the peer requires a client certificate/);
   await assert.rejects(
@@ -160,10 +160,10 @@ test('new TLS settings on the listener: open connections finish, the client reco
   const slow = client.query(endpoint, [{ command: 'sleep', arguments: ['200'] }], OPTS);
   await inFlight;
   peer.listener.setTls(serverTls(otherCa.cert));
-  assert.equal((await slow).payload[0]!.result, 0);
+  assert.equal((await slow).payload[0].result, 0);
   await assert.rejects(client.query(endpoint, [{ command: 'check_ok' }], { ...OPTS, retry: 2 }), /client certificate/);
   const stranger = tlsEndpoint(peer.port, { certificate: strangerCert.cert, certificateKey: strangerCert.key });
-  assert.equal((await client.query(stranger, [{ command: 'check_ok' }], OPTS)).payload[0]!.result, 0);
+  assert.equal((await client.query(stranger, [{ command: 'check_ok' }], OPTS)).payload[0].result, 0);
 });
 
 test('an unreadable client certificate file is a TLS error naming the file', async () => {

@@ -26,7 +26,7 @@ test('several frames in one chunk, and a partial tail kept for the next push', (
   assert.equal(r1.frames.length, 2);
   assert.equal(reader.buffered, 7);
   const r2 = reader.push(f1.subarray(7));
-  assert.equal(Buffer.from(r2.frames[0]!.body).toString(), 'first');
+  assert.equal(Buffer.from(r2.frames[0].body).toString(), 'first');
 });
 
 test('a bad magic is fatal as soon as two bytes are in, after the good frames before it', () => {
@@ -50,7 +50,7 @@ test('a body exactly at the limit is accepted', () => {
   const reader = new FrameReader(100);
   const r = reader.push(encodeFrame(FrameKind.QueryRequest, new Uint8Array(100)));
   assert.equal(r.fatal, undefined);
-  assert.equal(r.frames[0]!.body.length, 100);
+  assert.equal(r.frames[0].body.length, 100);
 });
 
 test('an unknown frame version is fatal', () => {
@@ -64,7 +64,7 @@ test('an unknown kind is not the reader\'s business: the frame comes out', () =>
   const reader = new FrameReader(100);
   const frame = Buffer.from(f1);
   frame[3] = 99;
-  assert.equal(reader.push(frame).frames[0]!.kind, 99);
+  assert.equal(reader.push(frame).frames[0].kind, 99);
 });
 
 test('a 1 MiB frame pushed one byte at a time comes out whole (the reader is linear in the bytes received)', () => {
@@ -76,7 +76,7 @@ test('a 1 MiB frame pushed one byte at a time comes out whole (the reader is lin
   const frames = [];
   for (let i = 0; i < frame.length; i++) frames.push(...reader.push(frame.subarray(i, i + 1)).frames);
   assert.equal(frames.length, 1);
-  assert.equal(Buffer.compare(Buffer.from(frames[0]!.body), body), 0);
+  assert.equal(Buffer.compare(Buffer.from(frames[0].body), body), 0);
   assert.equal(reader.buffered, 0);
 });
 

@@ -40,7 +40,7 @@ test('peekHeader recovers the id when the payload is broken or a required field 
   assert.throws(() => decode('QueryRequestMessage', truncated), /invalid QueryRequestMessage/);
   assert.equal(peekHeader(truncated).id, 77);
   // A header without the required version, and a payload without the required command.
-  const header = Plugin.Header.encode({ type: 1, version: 1, id: 9 } as Plugin.IHeader).finish();
+  const header = Plugin.Header.encode({ type: 1, version: 1, id: 9 }).finish();
   const noCommand = Uint8Array.from([0x0a, header.length, ...header, 0x12, 0x02, 0x1a, 0x00]);
   assert.throws(() => decode('QueryRequestMessage', noCommand), /command/);
   assert.equal(peekHeader(noCommand).id, 9);
@@ -59,8 +59,8 @@ test('peekHeader never throws on garbage and finds nothing there', () => {
 test('an Error body is a QueryResponseMessage with UNKNOWN, the message and the id when known', () => {
   const withId = decode('QueryResponseMessage', errorBody('bad thing', 12));
   assert.equal(Number(withId.header.id), 12);
-  assert.equal(withId.payload[0]!.result, Plugin.ResultCode.UNKNOWN);
-  assert.equal(withId.payload[0]!.message, 'bad thing');
+  assert.equal(withId.payload[0].result, Plugin.ResultCode.UNKNOWN);
+  assert.equal(withId.payload[0].message, 'bad thing');
   assert.equal(peekHeader(errorBody('no id')).id, undefined);
-  assert.equal(decode('QueryResponseMessage', errorBody('no id')).payload[0]!.message, 'no id');
+  assert.equal(decode('QueryResponseMessage', errorBody('no id')).payload[0].message, 'no id');
 });

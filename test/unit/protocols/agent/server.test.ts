@@ -44,10 +44,10 @@ test('each request kind gets its answer kind with the request id, versions 1', a
   const q = byId.get(11)!;
   assert.equal(q.kind, FrameKind.QueryResponse);
   const qm = decode('QueryResponseMessage', q.body);
-  assert.equal(qm.payload[0]!.message, 'echo check_ok x');
+  assert.equal(qm.payload[0].message, 'echo check_ok x');
   assert.deepEqual([qm.header.version, qm.header.max_supported_version], [1, 1]);
   assert.equal(byId.get(12)!.kind, FrameKind.ExecResponse);
-  assert.equal(decode('ExecuteResponseMessage', byId.get(12)!.body).payload[0]!.message, 'ran a,b');
+  assert.equal(decode('ExecuteResponseMessage', byId.get(12)!.body).payload[0].message, 'ran a,b');
   const ack = byId.get(13)!;
   assert.equal(ack.kind, FrameKind.SubmitAck);
   assert.deepEqual(decode('QueryResponseMessage', ack.body).payload.map((p) => [p.command, p.result, p.message]), [['svc', 0, 'accepted svc']]);
@@ -67,13 +67,13 @@ test('random bytes: one Error frame with the close flag, then the connection clo
   const c = await raw(peer.port);
   c.socket.write(Buffer.from([0x13, 0x37, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8]));
   const [err] = await c.next(1);
-  assert.equal(err!.kind, FrameKind.Error);
-  assert.equal(err!.flags & FLAG_CLOSE, FLAG_CLOSE);
-  assert.match(decode('QueryResponseMessage', err!.body).payload[0]!.message, /bad magic 0x1337/);
+  assert.equal(err.kind, FrameKind.Error);
+  assert.equal(err.flags & FLAG_CLOSE, FLAG_CLOSE);
+  assert.match(decode('QueryResponseMessage', err.body).payload[0].message, /bad magic 0x1337/);
   await c.closed;
   const d = await raw(peer.port);
   d.socket.write(encodeFrame(FrameKind.QueryRequest, queryBody(5)));
-  assert.equal((await d.next(1))[0]!.kind, FrameKind.QueryResponse);
+  assert.equal((await d.next(1))[0].kind, FrameKind.QueryResponse);
   d.socket.destroy();
 });
 
@@ -82,7 +82,7 @@ test('an oversized frame is refused on its header and the connection closes', as
   const big = encodeFrame(FrameKind.QueryRequest, new Uint8Array(4097));
   c.socket.write(big.subarray(0, 12));
   const [err] = await c.next(1);
-  assert.match(decode('QueryResponseMessage', err!.body).payload[0]!.message, /frame of 4097 bytes exceeds the limit of 4096 bytes/);
+  assert.match(decode('QueryResponseMessage', err.body).payload[0].message, /frame of 4097 bytes exceeds the limit of 4096 bytes/);
   await c.closed;
 });
 
@@ -94,7 +94,7 @@ test('valid frames holding garbage get an Error each and the connection stays up
   c.socket.write(encodeFrame(FrameKind.QueryResponse, queryBody(32)));
   const errors = await c.next(4);
   for (const e of errors) assert.equal(e.kind, FrameKind.Error);
-  const texts = errors.map((e) => decode('QueryResponseMessage', e.body).payload[0]!.message);
+  const texts = errors.map((e) => decode('QueryResponseMessage', e.body).payload[0].message);
   // Frame-level errors are answered at once, body errors after decoding: match by content.
   const find = (re: RegExp): number => {
     const i = texts.findIndex((t) => re.test(t));
@@ -103,25 +103,25 @@ test('valid frames holding garbage get an Error each and the connection stays up
   };
   find(/invalid QueryRequestMessage/);
   find(/invalid ExecuteRequestMessage.*header/);
-  assert.equal(peekHeader(errors[find(/frame kind 99 \(unknown kind 99\) is not a request/)]!.body).id, 31);
-  assert.equal(peekHeader(errors[find(/frame kind 2 \(QueryResponse\) is not a request/)]!.body).id, 32);
+  assert.equal(peekHeader(errors[find(/frame kind 99 \(unknown kind 99\) is not a request/)].body).id, 31);
+  assert.equal(peekHeader(errors[find(/frame kind 2 \(QueryResponse\) is not a request/)].body).id, 32);
   c.socket.write(encodeFrame(FrameKind.QueryRequest, queryBody(33)));
   const [ok] = await c.next(1);
-  assert.equal(ok!.kind, FrameKind.QueryResponse);
-  assert.equal(peekHeader(ok!.body).id, 33);
+  assert.equal(ok.kind, FrameKind.QueryResponse);
+  assert.equal(peekHeader(ok.body).id, 33);
   c.socket.destroy();
 });
 
 test('a message with a required field missing gets an Error carrying its id', async () => {
   const c = await raw(peer.port);
-  const header = Plugin.Header.encode({ type: 1, version: 1, id: 41 } as Plugin.IHeader).finish();
+  const header = Plugin.Header.encode({ type: 1, version: 1, id: 41 }).finish();
   // payload { arguments: ["x"] } without the required command.
   const body = Uint8Array.from([0x0a, header.length, ...header, 0x12, 0x03, 0x1a, 0x01, 0x78]);
   c.socket.write(encodeFrame(FrameKind.QueryRequest, body));
   const [err] = await c.next(1);
-  assert.equal(err!.kind, FrameKind.Error);
-  assert.equal(peekHeader(err!.body).id, 41);
-  assert.match(decode('QueryResponseMessage', err!.body).payload[0]!.message, /missing required 'command'/);
+  assert.equal(err.kind, FrameKind.Error);
+  assert.equal(peekHeader(err.body).id, 41);
+  assert.match(decode('QueryResponseMessage', err.body).payload[0].message, /missing required 'command'/);
   c.socket.destroy();
 });
 
@@ -131,13 +131,13 @@ test('a version this agent does not speak gets an Error naming the versions', as
   const body = Plugin.QueryRequestMessage.encode({ header: { type: 1, version: 2 as Plugin.Version, max_supported_version: 3 as Plugin.Version, id: 51 }, payload: [{ command: 'check_ok' }] }).finish();
   c.socket.write(encodeFrame(FrameKind.QueryRequest, body));
   const [err] = await c.next(1);
-  assert.equal(err!.kind, FrameKind.Error);
-  assert.match(decode('QueryResponseMessage', err!.body).payload[0]!.message, /message version 2 is not supported \(peer speaks 2 to 3, this agent speaks 1 to 1\)/);
+  assert.equal(err.kind, FrameKind.Error);
+  assert.match(decode('QueryResponseMessage', err.body).payload[0].message, /message version 2 is not supported \(peer speaks 2 to 3, this agent speaks 1 to 1\)/);
   // A peer that writes version 1 and could speak more gets an answer in version 1.
   c.socket.write(encodeFrame(FrameKind.QueryRequest, Plugin.QueryRequestMessage.encode({ header: { type: 1, version: 1, max_supported_version: 5 as Plugin.Version, id: 52 }, payload: [{ command: 'check_ok' }] }).finish()));
   const [ok] = await c.next(1);
-  assert.equal(ok!.kind, FrameKind.QueryResponse);
-  assert.deepEqual(peekHeader(ok!.body), { id: 52, version: 1, maxSupportedVersion: 1 });
+  assert.equal(ok.kind, FrameKind.QueryResponse);
+  assert.deepEqual(peekHeader(ok.body), { id: 52, version: 1, maxSupportedVersion: 1 });
   c.socket.destroy();
 });
 
@@ -148,7 +148,7 @@ test('a handler that throws gives an Error for that request only', async () => {
   const got = await c.next(2);
   const e = got.find((f) => peekHeader(f.body).id === 61)!;
   assert.equal(e.kind, FrameKind.Error);
-  assert.match(decode('QueryResponseMessage', e.body).payload[0]!.message, /handler broke/);
+  assert.match(decode('QueryResponseMessage', e.body).payload[0].message, /handler broke/);
   assert.equal(got.find((f) => peekHeader(f.body).id === 62)!.kind, FrameKind.QueryResponse);
   c.socket.destroy();
 });

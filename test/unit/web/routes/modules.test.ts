@@ -68,8 +68,8 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
   const web = buildApp({ core, getSnapshot: () => view });
   const certs = await pems;
   server = createServer({ cert: certs.cert, key: certs.private }, web.handler);
-  await new Promise<void>((r) => (server as Server).listen(0, '127.0.0.1', r));
-  const base = `https://127.0.0.1:${((server as Server).address() as AddressInfo).port}`;
+  await new Promise<void>((r) => (server).listen(0, '127.0.0.1', r));
+  const base = `https://127.0.0.1:${((server).address() as AddressInfo).port}`;
   return {
     calls,
     closed,
@@ -77,7 +77,7 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
     stop: async () => {
       if (!server?.listening) return;
       server.closeAllConnections();
-      await new Promise<void>((r) => (server as Server).close(() => r()));
+      await new Promise<void>((r) => (server).close(() => r()));
     },
   };
 }
