@@ -13,11 +13,13 @@
  *    `root` holds every privilege.
  * Every failure is the same 403 body. Credential checks cost one pbkdf2 run
  * whatever the outcome (password-hash.ts); successful checks are cached by
- * the exact header and the settings hash, so a client with keep-alive pays
- * pbkdf2 once per credential and settings version. Failures are never cached.
- * On a keep-alive connection, a request repeating the header that passed on
- * it under the same settings version skips parsing and hashing the header
- * (the limiter's slot is still taken and freed).
+ * the exact header, each valid while what its login depends on is unchanged
+ * (login-fingerprint.ts: root's password, or the user's hash and role), so a
+ * client pays pbkdf2 once per credential, and an edit of another user costs
+ * it nothing. Failures are never cached. On a keep-alive connection, a
+ * request repeating the header that passed on it, its login unchanged,
+ * skips parsing and hashing the header (the limiter's slot is still taken
+ * and freed).
  * Settings are read per request through `getSnapshot()`, so password, user,
  * role and allowed-hosts edits apply to the next request.
  */
@@ -27,12 +29,15 @@ import type { Middleware, NextHandler } from 'polka';
 import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../protocols/allowed-hosts.js';
-import { hasPrivilege, NSCLIENT_ADMIN, ROOT_USER } from '../settings/privileges.js';
+import { hasPrivilege, ROOT_USER } from '../settings/privileges.js';
 import { fallbackSource, type ModuleSettings } from '../settings/module-view.js';
 import { readBasicCredentials, readPasswordHeader } from './basic-auth.js';
 import type { WebMetrics } from './metrics.js';
 import { verifyPassword } from './password-hash.js';
 import { AuthRateLimiter } from './rate-limit.js';
+import { isRootLogin, loginFingerprint, rootPassword } from './login-fingerprint.js';
+
+export { rootPassword };
 import { envelope } from './on-error.js';
 import type { Principal, WebRequest } from './respond.js';
 
@@ -44,10 +49,10 @@ export const WEB_SECTION = '/settings/WEB/server';
  * [/settings/default] when left out, the web users and roles).
  */
 export type WebSettings = ModuleSettings<typeof WEB_SECTION>;
-/** Per connection: the last Authorization header that passed, its settings version and principal. */
+/** Per connection: the last Authorization header that passed, its login with that login's fingerprint, and the principal. */
 const AUTH_MEMO = Symbol('agent.authMemo');
 interface MemoSocket {
-  [AUTH_MEMO]?: { header: string; version: string; principal: Principal };
+  [AUTH_MEMO]?: { header: string; login: string; fingerprint: string; principal: Principal };
 }
 const CACHE_LIMIT = 1000;
 const ALL: readonly string[] = ['*'];
@@ -69,14 +74,15 @@ export interface AccessOptions {
  */
 export type Requirement = string | readonly string[] | ((req: WebRequest) => readonly string[]);
 
-/** A credential to check: its cache key (the raw credential), who it names (for logs), how to verify it. */
+/** A credential to check: its cache key (the raw credential), the login it names, who that is (for logs), how to verify it. */
 export interface Credential {
   cacheKey: string;
+  login: string;
   who: string;
   verify(): Promise<Principal | undefined>;
 }
 
-export type GuessOutcome = { kind: 'ok'; principal: Principal } | { kind: 'failed'; blockStarted: boolean } | { kind: 'blocked' };
+export type GuessOutcome = { kind: 'ok'; principal: Principal; fingerprint: string } | { kind: 'failed'; blockStarted: boolean } | { kind: 'blocked' };
 
 type ReadCredential = { kind: 'none' } | { kind: 'invalid'; reason: string; header: string } | ({ kind: 'check' } & Credential);
 
@@ -87,17 +93,15 @@ interface Derived {
   hostsFrom: string;
   /** Verdicts by peer address for these settings (bounded). */
   hostVerdicts: Map<string, boolean>;
-  /** Digest of what a principal depends on (root's password, users, roles): the credential cache's version. */
-  credentials: string;
 }
 
 export class AccessControl {
   private derived: Derived | undefined;
   private readonly limiter: AuthRateLimiter;
-  private readonly cache = new Map<string, Principal>();
+  /** Successful checks by credential, each valid while its login's fingerprint (login-fingerprint.ts) is unchanged. */
+  private readonly cache = new Map<string, { principal: Principal; fingerprint: string }>();
   /** Checks running now, by address and credential: identical parallel guesses share one. */
   private readonly inFlight = new Map<string, Promise<GuessOutcome>>();
-  private cacheVersion = '';
   private readonly forbiddenBody = Buffer.from(JSON.stringify(envelope(new AgentError('AGENT_ERR_HTTP_FORBIDDEN'))));
 
   constructor(private readonly opts: AccessOptions) {
@@ -150,17 +154,16 @@ export class AccessControl {
     if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`);
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
     const header = req.headers.authorization;
-    // Keep-alive fast path: the same header on the same connection under the same settings version
+    // Keep-alive fast path: the same header on the same connection, its login unchanged in the settings,
     // is the principal the full check found; it still takes and frees a slot of the limiter.
     const memo = header === undefined ? undefined : (req.socket as unknown as MemoSocket)[AUTH_MEMO];
-    if (memo !== undefined && memo.header === header && memo.version === this.cacheVersion) {
+    if (memo !== undefined && memo.header === header && memo.fingerprint === this.fingerprint(d, memo.login)) {
       const attempt = this.limiter.acquire(address);
       if (!attempt) return this.refuse(res, 'blocked', undefined);
       attempt.succeed();
       req.principal = memo.principal;
       return true;
     }
-    const version = this.cacheVersion;
     const credential = this.readCredential(req, d);
     if (credential.kind === 'none') return this.refuse(res, 'missing', undefined);
     if (credential.kind === 'invalid') {
@@ -173,8 +176,8 @@ export class AccessControl {
     if (outcome.kind === 'blocked') return this.refuse(res, 'blocked', undefined);
     if (outcome.kind === 'failed') return this.fail(res, address, outcome.blockStarted, 'credentials', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: bad credentials for ${escapeForLog(credential.who)}`);
     req.principal = outcome.principal;
-    if (header !== undefined && req.headers.authorization === header && this.cacheVersion === version) {
-      (req.socket as unknown as MemoSocket)[AUTH_MEMO] = { header, version, principal: outcome.principal };
+    if (header !== undefined && req.headers.authorization === header) {
+      (req.socket as unknown as MemoSocket)[AUTH_MEMO] = { header, login: credential.login, fingerprint: outcome.fingerprint, principal: outcome.principal };
     }
     return true;
   }
@@ -195,6 +198,7 @@ export class AccessControl {
       return {
         kind: 'check',
         cacheKey: `password\n${pw.password}`,
+        login: ROOT_USER,
         who: `the password header (user "${ROOT_USER}")`,
         verify: () => this.check(d, ROOT_USER, pw.password),
       };
@@ -205,6 +209,7 @@ export class AccessControl {
     return {
       kind: 'check',
       cacheKey: `basic\n${header}`,
+      login: creds.user,
       who: `user ${JSON.stringify(creds.user)}`,
       verify: () => this.check(d, creds.user, creds.password),
     };
@@ -215,13 +220,13 @@ export class AccessControl {
    * Contract: an identical credential already being checked from the same
    * address shares that check (one guess, one pbkdf2 run); any other guess
    * takes a slot of the limiter first, then a cached success (same
-   * credential, same settings version) answers at once, else the check
+   * credential, its login unchanged in the settings) answers at once, else the check
    * runs; so at most
    * `auth rate limit max failures` guesses per address and window are ever
    * checked, however many arrive at once (`blocked`: refused unchecked).
    */
   async verifyGuess(address: string, credential: Credential): Promise<GuessOutcome> {
-    const version = this.cacheVersion;
+    const fingerprint = this.fingerprint(this.current(), credential.login);
     const key = createHash('sha256').update(credential.cacheKey).digest('base64');
     const flightKey = `${address}\n${key}`;
     const shared = this.inFlight.get(flightKey);
@@ -231,9 +236,9 @@ export class AccessControl {
     const attempt = this.limiter.acquire(address);
     if (!attempt) return { kind: 'blocked' };
     const cached = this.cache.get(key);
-    if (cached) {
+    if (cached?.fingerprint === fingerprint) {
       attempt.succeed();
-      return { kind: 'ok', principal: cached };
+      return { kind: 'ok', principal: cached.principal, fingerprint };
     }
     const run = (async (): Promise<GuessOutcome> => {
       let principal: Principal | undefined;
@@ -245,11 +250,10 @@ export class AccessControl {
       }
       if (!principal) return { kind: 'failed', blockStarted: attempt.fail() };
       attempt.succeed();
-      if (this.cacheVersion === version) {
-        if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
-        this.cache.set(key, principal);
-      }
-      return { kind: 'ok', principal };
+      // Checked against the settings of `fingerprint`: a later change of this login fails the comparison above.
+      if (!this.cache.has(key) && this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(key, { principal, fingerprint });
+      return { kind: 'ok', principal, fingerprint };
     })();
     this.inFlight.set(flightKey, run);
     try {
@@ -262,7 +266,7 @@ export class AccessControl {
   /** Verify a user's password; one pbkdf2 run whatever the outcome. */
   private async check(d: Derived, user: string, password: string): Promise<Principal | undefined> {
     // NSClient++'s default user `admin` is root here unless the file defines its own `admin`.
-    if (user === ROOT_USER || (user === NSCLIENT_ADMIN && !d.snapshot.users.has(NSCLIENT_ADMIN))) {
+    if (isRootLogin(d.snapshot, user)) {
       const stored = rootPassword(d.snapshot, this.opts.generatedPassword?.());
       return (await verifyPassword(password, stored)) ? { user: ROOT_USER, privileges: ALL } : undefined;
     }
@@ -274,13 +278,10 @@ export class AccessControl {
     return { user, privileges: d.snapshot.roles.get(role) ?? [] };
   }
 
-  /** Settings-derived state, rebuilt when the snapshot changes; clears the credential cache. */
+  /** Settings-derived state, rebuilt when the snapshot changes. */
   private current(): Derived {
     const snapshot = this.opts.getSnapshot();
-    if (this.derived?.snapshot === snapshot) {
-      this.syncCache();
-      return this.derived;
-    }
+    if (this.derived?.snapshot === snapshot) return this.derived;
     const web = snapshot.sections[WEB_SECTION];
     const parsed = parseAllowedHosts(web['allowed hosts']);
     const hostsFrom = fallbackSource(snapshot, WEB_SECTION, 'allowed hosts');
@@ -289,8 +290,7 @@ export class AccessControl {
       maxFailures: web['auth rate limit max failures'],
       blockSeconds: web['auth rate limit block seconds'],
     });
-    this.derived = { snapshot, matchers: parsed.matchers, hostsFrom, hostVerdicts: new Map(), credentials: credentialsDigest(snapshot) };
-    this.syncCache();
+    this.derived = { snapshot, matchers: parsed.matchers, hostsFrom, hostVerdicts: new Map() };
     return this.derived;
   }
 
@@ -304,19 +304,8 @@ export class AccessControl {
     return verdict;
   }
 
-  /**
-   * The cache holds principals of one credentials version only: root's
-   * password, the users and the roles of the settings, and the generated
-   * password. Other edits keep it: under a stream of settings edits every
-   * request would otherwise pay a pbkdf2 run (measured by the soak: web
-   * answers 20x slower than on a quiet agent).
-   */
-  private syncCache(): void {
-    const version = `${this.derived?.credentials ?? ''}\n${this.opts.generatedPassword?.() ?? ''}`;
-    if (version !== this.cacheVersion) {
-      this.cache.clear();
-      this.cacheVersion = version;
-    }
+  private fingerprint(d: Derived, login: string): string {
+    return loginFingerprint(d.snapshot, login, this.opts.generatedPassword?.());
   }
 
   private refuse(res: ServerResponse, reason: string, message: string | undefined): false {
@@ -338,18 +327,4 @@ export class AccessControl {
 function listOf(req: WebRequest, requirement: Requirement): readonly string[] {
   if (typeof requirement === 'string') return [requirement];
   return typeof requirement === 'function' ? requirement(req) : requirement;
-}
-
-/** What every principal depends on, as one digest (computed once per snapshot). */
-function credentialsDigest(snapshot: WebSettings): string {
-  const users = [...snapshot.users.values()].map((u) => [u.name, u.isTemplate, u.values.password ?? null, u.values.role ?? null]);
-  const roles = [...snapshot.roles.entries()];
-  const root = rootPassword(snapshot, undefined);
-  return createHash('sha256').update(JSON.stringify([root, users, roles])).digest('base64');
-}
-
-/** Root's stored password: the settings' web password, else the generated one. */
-export function rootPassword(settings: WebSettings, generated: string | undefined): string {
-  const configured = settings.sections[WEB_SECTION].password;
-  return configured !== '' ? configured : (generated ?? '');
 }
