@@ -30,25 +30,17 @@ import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../protocols/allowed-hosts.js';
 import { hasPrivilege, ROOT_USER } from '../settings/privileges.js';
-import { fallbackSource, type ModuleSettings } from '../settings/module-view.js';
+import { fallbackSource } from '../settings/module-view.js';
 import { readBasicCredentials, readPasswordHeader } from './basic-auth.js';
 import type { WebMetrics } from './metrics.js';
 import { verifyPassword } from './password-hash.js';
 import { AuthRateLimiter } from './rate-limit.js';
-import { isRootLogin, loginFingerprint, rootPassword } from './login-fingerprint.js';
+import { isRootLogin, loginFingerprint, rootPassword, WEB_SECTION, type WebSettings } from './login-fingerprint.js';
 
-export { rootPassword };
+export { rootPassword, WEB_SECTION, type WebSettings };
 import { envelope } from './on-error.js';
 import type { Principal, WebRequest } from './respond.js';
 
-export const WEB_SECTION = '/settings/WEB/server';
-
-/**
- * What the web server reads of the settings: WEBServer's view (its section
- * with `password`, `allowed hosts` and `timeout` filled from
- * [/settings/default] when left out, the web users and roles).
- */
-export type WebSettings = ModuleSettings<typeof WEB_SECTION>;
 /** Per connection: the last Authorization header that passed, its login with that login's fingerprint, and the principal. */
 const AUTH_MEMO = Symbol('agent.authMemo');
 interface MemoSocket {

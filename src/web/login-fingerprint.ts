@@ -10,8 +10,14 @@
 import { NSCLIENT_ADMIN, ROOT_USER } from '../settings/privileges.js';
 import type { ModuleSettings } from '../settings/module-view.js';
 
-const WEB_SECTION = '/settings/WEB/server';
-type WebSettings = ModuleSettings<typeof WEB_SECTION>;
+export const WEB_SECTION = '/settings/WEB/server';
+
+/**
+ * What the web server reads of the settings: WEBServer's view (its section
+ * with `password`, `allowed hosts` and `timeout` filled from
+ * [/settings/default] when left out, the web users and roles).
+ */
+export type WebSettings = ModuleSettings<typeof WEB_SECTION>;
 
 /** True when `login` is root: root itself, or `admin` while the file has no user of that name. */
 export function isRootLogin(settings: WebSettings, login: string): boolean {
