@@ -35,7 +35,7 @@ export class ApplyKeptError extends Error {
   override readonly name = 'ApplyKeptError';
 }
 
-/** `S`: the module's settings view, `SettingsOf<'Name'>` (modules/module-sections.ts). */
+/** `S`: the module's settings view, `SettingsOf<'Name'>` (settings/module-table.ts). */
 export interface AgentModule<S = ModuleSettings> {
   readonly name: string;
   /** Start serving; throw (or reject) to mark the module failed. */

@@ -5,7 +5,7 @@
  * its schema forces a restart; other changes go to the module's apply().
  * Pure: no module is touched here.
  */
-import { catalogue, type CatalogueEntry } from '../modules/catalogue.js';
+import { moduleTable, type ModuleInfo } from './module-table.js';
 import { loadSchemaSet, type SchemaSet } from './schema-set.js';
 import { dirname, relative } from 'node:path';
 import { objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
@@ -35,7 +35,7 @@ export function wantsLoaded(name: string, desired: Snapshot, overrides?: Readonl
   return overrides?.get(name) ?? desired.modules[name] === true;
 }
 
-export function planStep(entry: CatalogueEntry, input: PlanInput): PlanStep {
+export function planStep(entry: Pick<ModuleInfo, 'name' | 'settings'>, input: PlanInput): PlanStep {
   const name = entry.name;
   const want = wantsLoaded(name, input.desired, input.overrides);
   const live = input.loaded.has(name);
@@ -51,7 +51,7 @@ export function planStep(entry: CatalogueEntry, input: PlanInput): PlanStep {
 }
 
 export function computePlan(input: PlanInput): PlanStep[] {
-  return catalogue().map((e) => planStep(e, input));
+  return moduleTable().map((e) => planStep(e, input));
 }
 
 /**
@@ -60,7 +60,7 @@ export function computePlan(input: PlanInput): PlanStep[] {
  * x-fallback keys filled, own objects), plus the path variables for a module
  * that names /paths.
  */
-export function moduleSlice(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, unknown>>> {
+export function moduleSlice(entry: Pick<ModuleInfo, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, unknown>>> {
   const view = moduleView(entry.settings, s);
   const out = new Map<string, Readonly<Record<string, unknown>>>();
   for (const [path, values] of Object.entries(view.sections)) out.set(path, values);
@@ -82,7 +82,7 @@ export const AGENT_STEP = 'agent';
  * them changed, else `unchanged`.
  */
 export function agentStep(applied: Snapshot, desired: Snapshot): PlanStep {
-  const owned = new Set<string>(catalogue().flatMap((e) => e.settings));
+  const owned = new Set<string>(moduleTable().flatMap((e) => e.settings));
   // A section that owned sections fall back to (x-fallback) reaches its modules through their views.
   for (const path of [...owned]) for (const to of fallbackTargets(path)) owned.add(to);
   const own = { settings: (Object.keys(desired.sections) as SectionPath[]).filter((path) => !owned.has(path) && path !== '/modules') };
@@ -117,7 +117,7 @@ function labels(changes: readonly Change[]): string {
   return (shown.length > 0 ? shown : changes).map((c) => c.label).join(', ');
 }
 
-function changedKeys(entry: Pick<CatalogueEntry, 'settings'>, a: Snapshot, b: Snapshot, schemas: SchemaSet = loadSchemaSet()): Change[] {
+function changedKeys(entry: Pick<ModuleInfo, 'settings'>, a: Snapshot, b: Snapshot, schemas: SchemaSet = loadSchemaSet()): Change[] {
   const sa = moduleSlice(entry, a);
   const sb = moduleSlice(entry, b);
   const originsB = originIndex(entry, b);
@@ -167,7 +167,7 @@ function at(o: Origin | undefined, main: string): string {
 }
 
 /** Origins of the values in a module's slice, by path (a fallback value's origin is where the fallback section sets it). */
-function originIndex(entry: Pick<CatalogueEntry, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, Origin>>> {
+function originIndex(entry: Pick<ModuleInfo, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, Origin>>> {
   const out = new Map<string, Readonly<Record<string, Origin>>>();
   for (const path of entry.settings) {
     const origins: Record<string, Origin> = {};

@@ -17,7 +17,7 @@
 import { CommandLineError } from '../checks/scripts/command-line.js';
 import { splitAliasCommand } from '../checks/scripts/alias.js';
 import { wrappedWords } from '../checks/scripts/wrapped.js';
-import { catalogue, moduleOfQuery } from '../modules/catalogue.js';
+import { moduleOfQuery, moduleTable } from './module-table.js';
 import { suggestion } from './did-you-mean.js';
 import { problem, type SettingsProblem } from './problem.js';
 import type { Origin, ResolvedObject } from './snapshot.js';
@@ -51,7 +51,7 @@ export function scriptChecks(input: ScriptCheckInput): SettingsProblem[] {
   }
 
   const aliasNames = new Set([...input.aliases.values()].filter((a) => !a.isTemplate).map((a) => a.name.toLowerCase()));
-  const enabledQueries = catalogue()
+  const enabledQueries = moduleTable()
     .filter((e) => input.modules[e.name] === true)
     .flatMap((e) => e.queries);
   for (const alias of input.aliases.values()) {

@@ -16,7 +16,7 @@ import { createModule } from '../../src/modules/check-helpers/index.js';
 import { decode, encode, header, HeaderType, resultToResponse } from '../../src/protocols/plugin/codec.js';
 import { loadSettingsText } from '../../src/settings/load.js';
 import { moduleView } from '../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
 
 sink.consoleLevel = 'silent';
 

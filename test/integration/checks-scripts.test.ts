@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettingsFile } from '../../src/settings/load.js';
 import { moduleView } from '../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
 import { startLocalCore, type LocalCore } from '../../src/cli/local-core.js';
 import { createCore } from '../../src/core/core-impl.js';
 import type { AgentControl } from '../../src/core/control.js';

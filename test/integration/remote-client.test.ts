@@ -14,7 +14,7 @@ import { MAIN } from '../helpers/agent-process.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
 import { moduleView } from '../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
 import type { Snapshot } from '../../src/settings/snapshot.js';
 
 let tlsDaemon: NrpeDaemon;

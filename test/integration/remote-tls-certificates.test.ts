@@ -20,7 +20,7 @@ import { webRequest } from '../helpers/web-client.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
 import { moduleView } from '../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
 import type { Snapshot } from '../../src/settings/snapshot.js';
 import { startNrpeServer, type NrpeServer } from '../../src/protocols/nrpe/server.js';
 import { buildServerTls } from '../../src/protocols/nrpe/tls.js';

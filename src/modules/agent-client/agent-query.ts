@@ -15,7 +15,7 @@
 import { hostname } from 'node:os';
 import { splitOutput, toStatus, unknown, type QueryResult, type Status } from '../../core/result.js';
 import { errorMessage, formatMessage } from '../../errors.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { clientHelp, parseClientOptions, type QueryKind } from '../../protocols/client-options.js';
 import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
 import { AgentClientPool, type AgentEndpoint, type RequestOptions } from '../../protocols/agent/client.js';

@@ -7,7 +7,7 @@
  * between queries; the pool closes when the module stops.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 import { mergeTarget } from '../../protocols/target-options.js';
 import { AgentClientPool } from '../../protocols/agent/client.js';

@@ -18,7 +18,7 @@
  */
 import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';

@@ -3,7 +3,7 @@
  * (library code in src/checks/disk/).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { drivesizeCheck } from '../../checks/disk/drivesize-check.js';
 import { filesCheck } from '../../checks/disk/files-check.js';
 import { registerChecks } from '../../checks/register.js';

@@ -14,7 +14,7 @@
  */
 import { resolve } from 'node:path';
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { editSettings } from '../../settings/edit-tree.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';

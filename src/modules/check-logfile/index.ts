@@ -5,7 +5,7 @@
  * the module keeps them.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { registerChecks } from '../../checks/register.js';
 import { logfileCheck, type LogfileSettings } from '../../checks/logfile/logfile-check.js';
 import { sharedLogPositions } from '../../checks/logfile/log-positions.js';

@@ -5,7 +5,7 @@
  * applies in place (waiting probes start at once if the limit grew).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { registerChecks } from '../../checks/register.js';
 import { NetLimits } from '../../checks/net/net-context.js';
 import { tcpCheck } from '../../checks/net/tcp-check.js';

@@ -6,7 +6,7 @@
  * by the section's `target` key (default `default`).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { decode, responseToResult } from '../../protocols/plugin/codec.js';
 import { mergeTarget } from '../../protocols/target-options.js';
 import { errorMessage } from '../../errors.js';

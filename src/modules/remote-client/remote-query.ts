@@ -16,7 +16,7 @@
  */
 import { splitOutput, toNagios, toStatus, unknown, type QueryResult, type Status } from '../../core/result.js';
 import { errorMessage, formatMessage } from '../../errors.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { clientHelp, parseClientOptions, type ClientOptions, type QueryKind } from '../../protocols/client-options.js';
 import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
 import { nrpeRequest } from '../../protocols/nrpe/client.js';

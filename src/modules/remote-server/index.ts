@@ -25,7 +25,7 @@ import { rebind } from '../rebind.js';
 import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
 import { checkPair } from '../../protocols/tls-files.js';
 import { errorMessage } from '../../errors.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
 import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';

@@ -29,7 +29,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { SettingsOf } from '../module-sections.js';
+import type { SettingsOf } from '../../settings/module-table.js';
 import { ConnectionGuard, type ConnectionLimits } from '../../protocols/connection-guard.js';
 import { expandVariables } from '../../settings/variables.js';
 import { buildApp, type WebApp } from '../../web/app.js';

@@ -9,7 +9,7 @@
  */
 import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from '../read-ini.js';
 import { loadSchemaSet } from '../schema-set.js';
-import { findModule } from '../../modules/catalogue.js';
+import { moduleInfo } from '../module-table.js';
 import { parseAllowedHosts } from '../../protocols/allowed-hosts.js';
 import { DROPPED_KEYS, DROPPED_SECTIONS, DROPPED_TARGET_KEYS, INSECURE_IGNORES, LOG_LEVELS, MODULE_RENAMES, PATH_VARIABLES, SCRIPT_OBJECT_KEYS, SECTION_RENAMES } from './nsclient-map.js';
 
@@ -130,7 +130,7 @@ export function translate(text: string): Translation {
       const k = e.key.toLowerCase();
       const drop = (why: string): void => note(e.line, e.key, 'dropped', why);
       if (canonical === '/modules') {
-        const mod = findModule(MODULE_RENAMES[k] ?? e.key);
+        const mod = moduleInfo(MODULE_RENAMES[k] ?? e.key);
         if (!mod) {
           unsupported.push(e.key);
           drop('module not supported here');

@@ -9,7 +9,7 @@ import type { AgentModule } from '../../../src/modules/module.js';
 import { decode, encode, header, HeaderType, Plugin } from '../../../src/protocols/plugin/codec.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView } from '../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 import { plainMessage } from '../../helpers/plain-message.js';
 

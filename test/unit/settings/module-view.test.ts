@@ -6,8 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { catalogue, findModule, type CatalogueEntry } from '../../../src/modules/catalogue.js';
-import { MODULE_SECTIONS } from '../../../src/modules/module-sections.js';
+import { MODULE_SECTIONS, moduleInfo, moduleTable, type ModuleInfo } from '../../../src/settings/module-table.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView, sectionWithFallbacks } from '../../../src/settings/module-view.js';
 import { loadSchemaSet } from '../../../src/settings/schema-set.js';
@@ -45,7 +44,7 @@ alias_ok = check_ok
 
 test('each module view holds exactly the sections its catalogue entry names, and only its own objects', () => {
   const s = load(FULL);
-  for (const entry of catalogue()) {
+  for (const entry of moduleTable()) {
     const view = moduleView(entry.settings, s);
     assert.deepEqual(Object.keys(view.sections).sort(), [...MODULE_SECTIONS[entry.name as keyof typeof MODULE_SECTIONS]].sort(), entry.name);
     assert.equal('/settings/default' in view.sections, false, `${entry.name} cannot read [/settings/default]`);
@@ -98,12 +97,12 @@ test('x-fallback in the plan: a change of [/settings/default] reaches the module
   const enabled = '[/modules]\nWEBServer = enabled\nRemoteServer = enabled\nCheckNet = enabled\n';
   const a = load(`${enabled}[/settings/default]\nallowed hosts = 10.0.0.1\n`);
   const b = load(`${enabled}[/settings/default]\nallowed hosts = 10.0.0.2\n`);
-  const web = findModule('WEBServer') as CatalogueEntry;
+  const web = moduleInfo('WEBServer') as ModuleInfo;
   const step = planStep(web, { applied: a, desired: b, loaded: new Set(['WEBServer']) });
   assert.equal(step.action, 'apply');
   assert.equal(step.reason, 'changed: [/settings/default] allowed hosts (agent.ini:6)');
-  assert.equal(planStep(findModule('RemoteServer') as CatalogueEntry, { applied: a, desired: b, loaded: new Set(['RemoteServer']) }).action, 'apply');
-  assert.equal(planStep(findModule('CheckNet') as CatalogueEntry, { applied: a, desired: b, loaded: new Set(['CheckNet']) }).action, 'unchanged');
+  assert.equal(planStep(moduleInfo('RemoteServer') as ModuleInfo, { applied: a, desired: b, loaded: new Set(['RemoteServer']) }).action, 'apply');
+  assert.equal(planStep(moduleInfo('CheckNet') as ModuleInfo, { applied: a, desired: b, loaded: new Set(['CheckNet']) }).action, 'unchanged');
   assert.equal(agentStep(a, b).action, 'unchanged');
   // A module with its own value does not see the default's change.
   const ownA = load(`${enabled}[/settings/default]\nallowed hosts = 10.0.0.1\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { catalogue, findModule, type CatalogueEntry } from '../../../src/modules/catalogue.js';
+import { moduleInfo, moduleTable, type ModuleInfo } from '../../../src/settings/module-table.js';
 import { computePlan, moduleSlice, planStep, wantsLoaded } from '../../../src/settings/plan.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
@@ -16,16 +16,16 @@ function load(text: string): Snapshot {
   return r.snapshot;
 }
 
-const helpersEntry = findModule('CheckHelpers') as CatalogueEntry;
+const helpersEntry = moduleInfo('CheckHelpers') as ModuleInfo;
 /** CheckHelpers as if it read [/settings/log] (no catalogue module does). */
-const logReader: CatalogueEntry = { ...helpersEntry, settings: ['/settings/log'] };
+const logReader: ModuleInfo = { ...helpersEntry, settings: ['/settings/log'] };
 
 const ENABLED = '[/modules]\nCheckHelpers = enabled\n';
 const DISABLED = '[/modules]\nCheckHelpers = disabled\n';
 
 test('computePlan gives one step per catalogue module, in catalogue order', () => {
   const plan = computePlan({ applied: undefined, desired: load(ENABLED), loaded: new Set() });
-  assert.deepEqual(plan.map((s) => s.module), catalogue().map((e) => e.name));
+  assert.deepEqual(plan.map((s) => s.module), moduleTable().map((e) => e.name));
   for (const s of plan) {
     if (s.module === 'CheckHelpers') assert.deepEqual(s, { module: 'CheckHelpers', action: 'load', reason: 'enabled in [/modules]' });
     else assert.deepEqual(s, { module: s.module, action: 'unchanged', reason: 'not loaded' });
@@ -101,11 +101,11 @@ test('unchanged: identical settings, or changes outside the module\'s sections',
   // The real CheckHelpers reads no section: a log change leaves it alone.
   assert.deepEqual(planStep(helpersEntry, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unchanged', reason: 'its settings did not change' });
   // A disabled module that is not live stays unchanged whatever changed.
-  assert.deepEqual(planStep(findModule('CheckSystem') as CatalogueEntry, { applied: a, desired: b, loaded: new Set() }), { module: 'CheckSystem', action: 'unchanged', reason: 'not loaded' });
+  assert.deepEqual(planStep(moduleInfo('CheckSystem') as ModuleInfo, { applied: a, desired: b, loaded: new Set() }), { module: 'CheckSystem', action: 'unchanged', reason: 'not loaded' });
 });
 
 test('the slice of a module is its sections; [/paths] changes reach modules that read /paths', () => {
-  const web = findModule('WEBServer') as CatalogueEntry;
+  const web = moduleInfo('WEBServer') as ModuleInfo;
   const enabled = '[/modules]\nWEBServer = enabled\n';
   const a = load(`${enabled}[/paths]\nscripts = /opt/a\n`);
   const b = load(`${enabled}[/paths]\nscripts = /opt/b\n`);
@@ -113,7 +113,7 @@ test('the slice of a module is its sections; [/paths] changes reach modules that
   assert.equal(step.action, 'apply');
   // Named as written; the variable's resolved value is the same change and is not listed twice.
   assert.equal(step.reason, 'changed: [/paths] scripts (agent.ini:4)');
-  const logReader: CatalogueEntry = { ...helpersEntry, settings: ['/settings/log'] };
+  const logReader: ModuleInfo = { ...helpersEntry, settings: ['/settings/log'] };
   assert.ok(moduleSlice(logReader, a).has('/settings/log'));
 });
 
@@ -140,7 +140,7 @@ test('run-time overrides win over the file', () => {
 });
 
 test('an edited parent target is named once, not again for each target that inherits the key', () => {
-  const remote = findModule('RemoteClient') as CatalogueEntry;
+  const remote = moduleInfo('RemoteClient') as ModuleInfo;
   const base = '[/modules]\nRemoteClient = enabled\n[/settings/remote/client/targets/default]\ntimeout = %T%\n[/settings/remote/client/targets/a]\naddress = 127.0.0.1:1\n[/settings/remote/client/targets/b]\naddress = 127.0.0.1:2\ntimeout = 9\n';
   const a = load(base.replace('%T%', '20'));
   const b = load(base.replace('%T%', '21'));
@@ -152,8 +152,8 @@ test('an edited parent target is named once, not again for each target that inhe
 });
 
 test('a [/settings/default] key reaches only the modules that fall back to it', () => {
-  const web = findModule('WEBServer') as CatalogueEntry;
-  const remote = findModule('RemoteServer') as CatalogueEntry;
+  const web = moduleInfo('WEBServer') as ModuleInfo;
+  const remote = moduleInfo('RemoteServer') as ModuleInfo;
   const text = (hosts: string) => `[/modules]\nWEBServer = enabled\nRemoteServer = enabled\n[/settings/default]\nallowed hosts = ${hosts}\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`;
   const a = load(text('127.0.0.1'));
   const b = load(text('127.0.0.1, 10.0.0.1'));
@@ -168,7 +168,7 @@ test('a [/settings/default] key reaches only the modules that fall back to it', 
 });
 
 test('a [/paths] variable is named once, not again for each value that expands it', () => {
-  const web = findModule('WEBServer') as CatalogueEntry;
+  const web = moduleInfo('WEBServer') as ModuleInfo;
   const a = load('[/modules]\nWEBServer = enabled\n[/paths]\ncertificate-path = /srv/a\n');
   const b = load('[/modules]\nWEBServer = enabled\n[/paths]\ncertificate-path = /srv/b\n');
   // certificate and certificate key (defaults under ${certificate-path}) change with it: they count, unnamed.

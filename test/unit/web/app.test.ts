@@ -19,7 +19,7 @@ import type { AgentControl, ReconcilerStatus } from '../../../src/core/control.j
 import { sink } from '../../../src/log.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView } from '../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 import { buildApp, type WebApp } from '../../../src/web/app.js';
 import { queryArguments } from '../../../src/web/routes/queries.js';

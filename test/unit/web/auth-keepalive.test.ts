@@ -16,7 +16,7 @@ import type { AgentControl } from '../../../src/core/control.js';
 import { sink } from '../../../src/log.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView } from '../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 import { buildApp } from '../../../src/web/app.js';
 import { webRequest } from '../../helpers/web-client.js';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { getLogger, sink } from '../../../src/log.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView } from '../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
 import { AccessControl, type Credential } from '../../../src/web/access.js';
 import { WebMetrics } from '../../../src/web/metrics.js';
 

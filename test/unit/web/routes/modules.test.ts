@@ -14,7 +14,7 @@ import { createCore } from '../../../../src/core/core-impl.js';
 import type { AgentControl, ModuleStatus, ReconcilerStatus } from '../../../../src/core/control.js';
 import { loadSettingsText } from '../../../../src/settings/load.js';
 import { moduleView } from '../../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../../src/modules/module-sections.js';
+import { MODULE_SECTIONS } from '../../../../src/settings/module-table.js';
 import { buildApp } from '../../../../src/web/app.js';
 import { webRequest, type WebRequestOptions, type WebResponse } from '../../../helpers/web-client.js';
 
