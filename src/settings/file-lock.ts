@@ -24,6 +24,7 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentError } from '../errors.js';
 import { getLogger } from '../log.js';
+import { backoffDelay, type BackoffPolicy } from '../retry-policy.js';
 
 const log = getLogger('agent:settings:file-lock');
 
@@ -92,10 +93,12 @@ export async function removeLeftovers(target: string): Promise<number> {
 // Helpers
 
 const HOST = hostname();
+/** Waits for a held lock: 5 ms doubling to 100 ms, plus up to as much again at random. */
+const LOCK_RETRY: BackoffPolicy = { firstMs: 5, factor: 2, maxMs: 100, jitter: 1 };
 
 async function acquire(target: string, lock: string, token: string, timeoutMs: number, staleMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let wait = 5;
+  let waits = 0;
   let holder = '';
   for (;;) {
     try {
@@ -119,8 +122,7 @@ async function acquire(target: string, lock: string, token: string, timeoutMs: n
     }
     if (Date.now() >= deadline) throw new AgentError('AGENT_ERR_SETTINGS_LOCKED', [target, holder || 'unknown', Math.round(timeoutMs / 1000)]);
     // Jittered, growing waits: twenty CLI processes do not retry in lockstep.
-    await sleep(wait + Math.floor(Math.random() * wait));
-    wait = Math.min(wait * 2, 100);
+    await sleep(backoffDelay(LOCK_RETRY, ++waits));
   }
 }
 

@@ -10,7 +10,8 @@
  *   closed, malformed frame, the peer's Error frame);
  * - a connection that fails is dropped from the pool; the next request
  *   opens a new one. Failures before any answer arrived (refused, reset,
- *   closed) are retried `retry` times on a new connection; timeouts, TLS
+ *   closed) are retried `retry` times on a new connection, spaced by the
+ *   clients' backoff (connect-retry.ts); timeouts, TLS
  *   rejections and Error answers are not;
  * - a request that times out fails alone; its late answer is ignored;
  * - idle pooled sockets do not keep the process alive and close after
@@ -19,6 +20,8 @@
 import { Plugin } from '../plugin/codec.js';
 import { ClientConnection, ConnectionLost, type AgentEndpoint, type RequestKind, type RequestOptions } from './client-connection.js';
 import { CLIENT_MAX_FRAME, FrameKind } from './framing.js';
+import { withRetries } from '../../retry-policy.js';
+import { CONNECT_RETRY } from '../connect-retry.js';
 
 export type { AgentEndpoint, RequestOptions } from './client-connection.js';
 
@@ -53,19 +56,17 @@ export class AgentClientPool {
   }
 
   private async request(endpoint: AgentEndpoint, kind: RequestKind, payload: unknown[], options: RequestOptions): Promise<unknown> {
-    const attempts = 1 + Math.max(0, options.retry ?? 0);
-    let last: unknown;
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      options.signal?.throwIfAborted();
-      const conn = this.connection(endpoint);
-      try {
-        return await conn.request(kind, payload, options);
-      } catch (err) {
-        if (!(err instanceof ConnectionLost)) throw err;
-        last = err.cause;
-      }
+    try {
+      return await withRetries(
+        async () => {
+          options.signal?.throwIfAborted();
+          return this.connection(endpoint).request(kind, payload, options);
+        },
+        { retries: options.retry ?? 0, policy: CONNECT_RETRY, retryable: (err) => err instanceof ConnectionLost, signal: options.signal },
+      );
+    } catch (err) {
+      throw err instanceof ConnectionLost ? err.cause : err;
     }
-    throw last;
   }
 
   private connection(endpoint: AgentEndpoint): ClientConnection {

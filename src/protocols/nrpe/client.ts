@@ -7,7 +7,7 @@
  * returns the status and text. With `version: 'auto'` it sends v4 first and,
  * when reading the answer fails for any reason, sends v2 once on a new
  * connection, like check_nrpe 4.x. Connection failures are retried `retry`
- * times. `timeoutMs` bounds the whole call, retries and fallback included.
+ * times, spaced by the clients' backoff (connect-retry.ts). `timeoutMs` bounds the whole call, retries and fallback included.
  * Every failure rejects with an AgentError whose message says what happened.
  */
 import * as net from 'node:net';
@@ -16,6 +16,8 @@ import { AgentError, type ErrorCode } from '../../errors.js';
 import { PacketReader } from './packet-reader.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, type PacketVersion } from './packet.js';
 import { classifyTlsError, isTlsError } from '../tls-errors.js';
+import { withRetries } from '../../retry-policy.js';
+import { CONNECT_RETRY } from '../connect-retry.js';
 
 export interface NrpeClientOptions {
   host: string;
@@ -60,30 +62,34 @@ export async function nrpeRequest(options: NrpeClientOptions, request: string): 
   const deadline = Date.now() + options.timeoutMs;
   const first: PacketVersion = options.version === 'auto' ? 4 : options.version;
   let attempts = 0;
-  for (;;) {
-    attempts++;
-    try {
-      return await exchange(options, first, request, deadline);
-    } catch (err) {
-      if (!(err instanceof ExchangeFailure)) throw err;
-      if (err.stage === 'read' && options.version === 'auto') {
-        return exchange(options, 2, request, deadline).catch((second: unknown) => {
-          if (second instanceof ExchangeFailure && second.message !== err.message) {
-            // Report both: the v4 problem is often the telling one.
-            throw new AgentError('AGENT_ERR_NRPE_FALLBACK', [second.message, err.message]);
-          }
-          throw second;
-        });
-      }
-      if (err.stage === 'connect' && attempts <= options.retry && Date.now() < deadline && !options.signal?.aborted) {
-        await delay(Math.min(100 * attempts, Math.max(0, deadline - Date.now())));
-        continue;
-      }
-      if (err.stage === 'connect' && attempts > 1) {
-        throw new AgentError('AGENT_ERR_NRPE_CONNECT', [where(options), `${lastCause(err.message)} (${attempts} attempts)`]);
-      }
-      throw err;
+  // A failure of the v2 fallback ends the call: it is neither retried nor counted as a connect failure.
+  let fellBack = false;
+  const isConnectFailure = (err: unknown): boolean => !fellBack && err instanceof ExchangeFailure && err.stage === 'connect';
+  try {
+    return await withRetries(
+      async () => {
+        attempts++;
+        try {
+          return await exchange(options, first, request, deadline);
+        } catch (err) {
+          if (!(err instanceof ExchangeFailure) || err.stage !== 'read' || options.version !== 'auto') throw err;
+          fellBack = true;
+          return await exchange(options, 2, request, deadline).catch((second: unknown) => {
+            if (second instanceof ExchangeFailure && second.message !== err.message) {
+              // Report both: the v4 problem is often the telling one.
+              throw new AgentError('AGENT_ERR_NRPE_FALLBACK', [second.message, err.message]);
+            }
+            throw second;
+          });
+        }
+      },
+      { retries: options.retry, policy: CONNECT_RETRY, retryable: isConnectFailure, deadline, signal: options.signal },
+    );
+  } catch (err) {
+    if (isConnectFailure(err) && attempts > 1) {
+      throw new AgentError('AGENT_ERR_NRPE_CONNECT', [where(options), `${lastCause((err as Error).message)} (${attempts} attempts)`]);
     }
+    throw err;
   }
 }
 
@@ -282,8 +288,4 @@ function tlsHint(err: NodeJS.ErrnoException & { reason?: string }, reason: strin
 function lastCause(message: string): string {
   const i = message.indexOf(': ');
   return i === -1 ? message : message.slice(i + 2);
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
