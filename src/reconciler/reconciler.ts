@@ -25,7 +25,9 @@ import { SettingsReader } from '../settings/includes.js';
 import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { KeyedQueue } from './keyed-queue.js';
+import { carryOutStep, StartOrder } from './module-step.js';
 import { ModuleRunner } from './module-runner.js';
+import { RetryTimers } from './retry-timers.js';
 import { readReplaced, readStable } from './stable-read.js';
 
 const log = sink.logger('agent:reconciler');
@@ -48,13 +50,13 @@ export class Reconciler {
   private applied: Snapshot;
   private readonly runners = new Map<string, ModuleRunner>();
   private readonly overrides = new Map<string, boolean>();
-  private startOrder: string[] = [];
+  private readonly startOrder = new StartOrder();
   /** Serializes reloads (reading and validating the file). */
   private chain: Promise<unknown> = Promise.resolve();
   private readonly queue = new KeyedQueue();
   private readonly modules: readonly CatalogueEntry[];
   private readonly backoff: (failures: number) => number;
-  private readonly retries = new Map<string, NodeJS.Timeout>();
+  private readonly retries = new RetryTimers();
   private stopped = false;
   private fileHash: string;
   private watchedFiles: readonly string[];
@@ -157,15 +159,13 @@ export class Reconciler {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.retries.values()) clearTimeout(t);
-    this.retries.clear();
+    this.retries.cancelAll();
     for (const r of this.runners.values()) r.cancel('the agent is stopping');
     await this.serial(() => this.queue.idle());
-    for (const name of [...this.startOrder].reverse()) {
+    for (const name of this.startOrder.takeReversed()) {
       const runner = this.runners.get(name);
       if (runner) await this.queue.run(name, () => runner.stop());
     }
-    this.startOrder = [];
   }
 
   status(): ReconcilerStatus {
@@ -233,59 +233,18 @@ export class Reconciler {
     const loaded = new Set([...this.runners.values()].filter((r) => r.loaded).map((r) => r.entry.name));
     // Level-based: compare with what this module really runs on, not with the last reload.
     const step: PlanStep = planStep(runner.entry, { applied: runner.appliedSettings, desired: next, loaded, overrides: this.overrides });
-    switch (step.action) {
-      case 'load':
-        if (await runner.start(next)) {
-          runner.outcome = 'loaded';
-          this.startOrder = [...this.startOrder.filter((n) => n !== name), name];
-        }
-        break;
-      case 'unload':
-        await runner.stop();
-        if (runner.state !== 'failed') runner.outcome = 'unloaded';
-        this.startOrder = this.startOrder.filter((n) => n !== name);
-        break;
-      case 'apply': {
-        const r = await runner.apply(next);
-        if (r === 'applied') runner.outcome = 'applied';
-        else if (r === 'restart') await this.restart(runner, next);
-        break;
-      }
-      case 'restart':
-        await this.restart(runner, next);
-        break;
-      case 'unchanged':
-        if (runner.state !== 'failed' && runner.outcome !== 'failed') runner.outcome = 'unchanged';
-        break;
-    }
+    await carryOutStep(step, runner, next, this.startOrder);
     // A failure was logged by the runner, once, with the time of the next retry.
     if (step.action !== 'unchanged' && runner.outcome !== 'failed') log.info(`${name}: ${step.action} (${step.reason})`);
     this.scheduleRetry(name);
   }
 
-  private async restart(runner: ModuleRunner, next: Snapshot): Promise<void> {
-    await runner.stop();
-    this.startOrder = this.startOrder.filter((n) => n !== runner.entry.name);
-    if (await runner.start(next)) {
-      runner.outcome = 'restarted';
-      this.startOrder = [...this.startOrder, runner.entry.name];
-    }
-  }
-
   private scheduleRetry(name: string): void {
     const runner = this.runners.get(name) as ModuleRunner;
-    const pending = this.retries.get(name);
-    if (pending) clearTimeout(pending);
-    this.retries.delete(name);
+    this.retries.cancel(name);
     const failed = runner.state === 'failed' || (runner.loaded && runner.outcome === 'failed');
     if (this.stopped || !failed || !wantsLoaded(name, this.applied, this.overrides)) return;
-    const delay = this.backoff(runner.failures);
-    const timer = setTimeout(() => {
-      this.retries.delete(name);
-      void this.queue.run(name, () => this.reconcileOne(name));
-    }, delay);
-    timer.unref();
-    this.retries.set(name, timer);
+    this.retries.schedule(name, this.backoff(runner.failures), () => void this.queue.run(name, () => this.reconcileOne(name)));
   }
 
   private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string): void {
