@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { AgentError } from './errors.js';
-import { sink, isLogLevel, type LogLevel } from './log.js';
+import { sink, isLogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
 import type { AgentControl, ModuleStatus, SettingsEdits } from './core/control.js';

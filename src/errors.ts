@@ -135,6 +135,12 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
+/** Why `signal` was aborted, as an Error to reject with (a reason that is not an Error is wrapped in one). */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
 const FS_REASONS: Record<string, string> = {
   ENOENT: 'no such file',
   EACCES: 'permission denied',

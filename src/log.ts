@@ -147,14 +147,13 @@ export class LogSink {
   }
 
   logger(namespace: string): Logger {
-    const sink = this;
     const make = (ns: string): Logger => ({
       namespace: ns,
-      debug: (m, w) => void sink.write('debug', ns, m, w),
-      info: (m, w) => void sink.write('info', ns, m, w),
-      warning: (m, w) => void sink.write('warning', ns, m, w),
-      error: (m, w) => void sink.write('error', ns, m, w),
-      critical: (m, w) => void sink.write('critical', ns, m, w),
+      debug: (m, w) => void this.write('debug', ns, m, w),
+      info: (m, w) => void this.write('info', ns, m, w),
+      warning: (m, w) => void this.write('warning', ns, m, w),
+      error: (m, w) => void this.write('error', ns, m, w),
+      critical: (m, w) => void this.write('critical', ns, m, w),
       child: (suffix) => make(`${ns}:${suffix}`),
     });
     return make(namespace);

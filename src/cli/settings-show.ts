@@ -124,7 +124,7 @@ function shownSection(values: Readonly<Record<string, unknown>>, origins: Readon
  */
 function fallbackValues(s: Snapshot, values: Readonly<Record<string, unknown>>, schema: JsonSchema | undefined): Record<string, ShownValue> {
   const out: Record<string, ShownValue> = {};
-  for (const [key, prop] of Object.entries(schema?.properties ?? {}) as [string, JsonSchema][]) {
+  for (const [key, prop] of Object.entries<JsonSchema>(schema?.properties ?? {})) {
     const from = prop['x-fallback'];
     if (typeof from !== 'string' || values[key] !== undefined) continue;
     const value = s.sections[from]?.[key];

@@ -169,7 +169,7 @@ async function addUser(file: string, user: string | undefined, pw: string | unde
   if (user === undefined || user.trim() === '') return usage(`--user is required\n\n${HELP['add-user']}`);
   const name = user.trim();
   if (name === ROOT_USER) return usage('root is the built-in user; set its password with agent web password --set');
-  if (/[\/\[\]\r\n]/.test(name)) return usage(`user name "${name}" must not contain /, [, ] or line breaks`);
+  if (/[/[\]\r\n]/.test(name)) return usage(`user name "${name}" must not contain /, [, ] or line breaks`);
   if (pw === '') return usage('--password must not be empty (leave it out to get a generated one)');
   if (role !== undefined && role.trim() === '') return usage('--role must not be empty (leave it out to keep the role, or get client)');
   const generated = strongPassword();

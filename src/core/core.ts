@@ -6,7 +6,6 @@
  * `registerSimpleQuery` and `query` wrap the encoding for module code.
  */
 import type { QueryResult } from './result.js';
-import type { Snapshot } from '../settings/snapshot.js';
 import type { AgentControl } from './control.js';
 
 /**

@@ -92,7 +92,7 @@ type Matcher = (name: string) => boolean;
  */
 function compile(pattern: string): Matcher {
   if (/^[\w.\-*?]+$/.test(pattern)) {
-    const re = new RegExp(`^${pattern.replace(/[.\-]/g, '\\$&').replace(/\*+/g, '.*').replace(/\?/g, '.')}$`, 'is');
+    const re = new RegExp(`^${pattern.replace(/[.-]/g, '\\$&').replace(/\*+/g, '.*').replace(/\?/g, '.')}$`, 'is');
     return (name) => re.test(name);
   }
   const micromatch = require('micromatch') as typeof import('micromatch');

@@ -3,7 +3,7 @@
  * naming the module and step. `cancel`: aborting it gives up at once (the
  * agent is stopping), with the signal's reason.
  */
-import { AgentError } from '../errors.js';
+import { abortReason, AgentError } from '../errors.js';
 
 export async function withTimeout<T>(module: string, step: string, ms: number, run: () => Promise<T>, cancel?: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -15,7 +15,7 @@ export async function withTimeout<T>(module: string, step: string, ms: number, r
     // always cleared below once the step settles.
     timer = setTimeout(() => reject(new AgentError('AGENT_ERR_MODULE_TIMEOUT', [module, step, ms])), ms);
     if (cancel) {
-      onAbort = () => reject(cancel.reason instanceof Error ? cancel.reason : new Error(String(cancel.reason)));
+      onAbort = () => reject(abortReason(cancel));
       if (cancel.aborted) onAbort();
       else cancel.addEventListener('abort', onAbort, { once: true });
     }

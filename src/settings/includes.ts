@@ -67,13 +67,7 @@ export class SettingsReader {
 
   constructor(options: { read?: (file: string) => Promise<Buffer>; hostVars?: Readonly<Record<string, string>> } = {}) {
     // Synchronous by default: for thousands of small files one readFileSync costs a fraction of an async readFile.
-    this.read = options.read ?? ((f) => new Promise<Buffer>((res, rej) => {
-      try {
-        res(readFileSync(f));
-      } catch (err) {
-        rej(err);
-      }
-    }));
+    this.read = options.read ?? (async (f) => readFileSync(f));
     this.hostVars = options.hostVars ?? hostPlaceholders();
   }
 

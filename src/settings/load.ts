@@ -11,7 +11,7 @@ import { INCLUDES_SECTION, mergeLayers, SettingsReader, treeHash, type SettingsT
 import { absorbSections, expandDefaults } from './section-layer.js';
 import { CheckCache } from './check-cache.js';
 import { collectSecrets, maskSecrets, schemaSecrets } from './secrets.js';
-import { loadSchemaSet, type SchemaSet, type SectionSchema } from './schema-set.js';
+import { loadSchemaSet, type SectionSchema } from './schema-set.js';
 import { sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
 import { resolveVariables } from './variables.js';
@@ -20,7 +20,6 @@ import { crossChecks } from './cross-checks.js';
 import { scriptChecks } from './script-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
-import { fsReason } from '../errors.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
 import { hashBytes } from './file-hash.js';
 

@@ -43,7 +43,14 @@ function call(method: string, params: Record<string, unknown> = {}): Promise<unk
   });
 }
 
-ws.addEventListener('open', async () => {
+ws.addEventListener('open', () => {
+  measure().catch((err: unknown) => {
+    console.error(`gc-probe: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+});
+
+async function measure(): Promise<void> {
   // Twice: objects with finalizers or weak references need a second pass.
   await call('HeapProfiler.collectGarbage');
   await call('HeapProfiler.collectGarbage');
@@ -52,4 +59,4 @@ ws.addEventListener('open', async () => {
   console.log(JSON.stringify({ heapUsed: usage.heapUsed, rss: usage.rss }));
   clearTimeout(limit);
   ws.close();
-});
+}

@@ -94,7 +94,7 @@ export async function startNrpeDaemon(options: NrpeDaemonOptions = {}): Promise<
   } catch (err) {
     const text = log();
     await stop();
-    throw new Error(`${(err as Error).message}; nrpe log:\n${text}`);
+    throw new Error(`${(err as Error).message}; nrpe log:\n${text}`, { cause: err });
   }
   return { port, dir, pid: child.pid as number, log, stop };
 }

@@ -34,7 +34,7 @@ export interface PluginRun {
 export function runPlugin(file: string, args: string[], timeoutMs = 20_000): Promise<PluginRun> {
   return new Promise((resolve, reject) => {
     execFile(file, args, { timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(err);
+      if (err && typeof err.code !== 'number') return reject(new Error(`cannot run ${file}: ${err.message}`, { cause: err }));
       resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
     });
   });

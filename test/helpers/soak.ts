@@ -16,7 +16,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort, startAgent, type AgentProcess } from './agent-process.js';
+import { freePort, startAgent } from './agent-process.js';
 import { agentQuery, nrpeQuery, openFds, sleep } from './abuse-peers.js';
 import type { AbuserConfig } from './soak-abuser.js';
 import { webRequest } from './web-client.js';

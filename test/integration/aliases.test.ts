@@ -152,7 +152,6 @@ test('aliases are hot-applied; an alias naming a missing query is refused at its
   assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_new']), { code: 0, out: 'new one' }, 'the last good settings stay');
   assert.match(readFileSync(agent.settingsFile, 'utf8'), /alias_bad/);
 
-  mark = agent.mark();
   replaceFile(agent.settingsFile, ini());
   const gone = await poll(() => checkNrpe(nrpePort, ['-c', 'alias_new']), (r) => r.code === 3);
   assert.equal(gone.code, 3);

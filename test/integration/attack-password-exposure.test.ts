@@ -10,7 +10,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
 import { hashPassword } from '../../src/web/password-hash.js';

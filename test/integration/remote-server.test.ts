@@ -75,7 +75,6 @@ test('hot apply: arguments off, then payload length 2048 for -2 -P 2048, then pl
   const refused = await waitUntil(async () => checkNrpe(port, ['-c', 'check_ok', '-a', 'x']), (r) => r.code === 3);
   assert.match(refused.out, /arguments/);
 
-  mark = agent.mark();
   replaceFile(agent.settingsFile, ini('payload length = 2048'));
   const ok2048 = await waitUntil(async () => checkNrpe(port, ['-2', '-P', '2048', '-c', 'check_ok']), (r) => r.code === 0);
   assert.equal(ok2048.out, 'OK: check_ok');

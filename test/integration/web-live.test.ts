@@ -64,7 +64,6 @@ describe('web server live changes (agent process)', () => {
     const seen: number[] = [];
     let total = -1;
     let pages = 0;
-    let lastUrl = '';
     for (; url !== undefined && pages < 50; pages++) {
       const res = await get(url, { user: 'root', password: 'first-pw' });
       assert.equal(res.status, 200);
@@ -80,9 +79,9 @@ describe('web server live changes (agent process)', () => {
         assert.equal(item.level, 'warning');
         seen.push(item.index);
       }
-      lastUrl = url;
+      const pageUrl: string = url;
       url = links.next;
-      if (url === undefined) assert.equal(links.last, lastUrl, 'the page without next is the last one');
+      if (url === undefined) assert.equal(links.last, pageUrl, 'the page without next is the last one');
     }
     assert.ok(pages >= 3, `several pages (${pages})`);
     assert.equal(seen.length, total);

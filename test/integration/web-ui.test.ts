@@ -64,7 +64,7 @@ describe('web UI in chromium (agent process)', () => {
   const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   const text = async (selector: string): Promise<string> => (await page.locator(selector).first().textContent()) ?? '';
   /** Evaluate a browser expression (a string: this project's TypeScript has no DOM types). */
-  const js = <T>(expression: string): Promise<T> => page.evaluate(expression) as Promise<T>;
+  const js = <T>(expression: string): Promise<T> => page.evaluate<T>(expression);
   const signIn = async (user: string, password: string): Promise<void> => {
     await page.getByLabel('User').fill(user);
     await page.getByLabel('Password').fill(password);

@@ -17,7 +17,7 @@ import { durationArgument, listArgument, lookbackOption } from '../host/options.
 import { readDiskstats, type DiskCounters } from '../system/kernel-counters.js';
 import { readMountinfo } from './mountinfo.js';
 
-const COUNTERS: readonly (keyof DiskCounters & string)[] = ['reads', 'readBytes', 'readMs', 'writes', 'writeBytes', 'writeMs', 'ioMs', 'weightedMs', 'inProgress'];
+const COUNTERS: readonly (keyof DiskCounters)[] = ['reads', 'readBytes', 'readMs', 'writes', 'writeBytes', 'writeMs', 'ioMs', 'weightedMs', 'inProgress'];
 
 export function driveIoCheck(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition {
   const maxLookback = history.maxLookbackSeconds;

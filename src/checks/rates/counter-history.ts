@@ -14,6 +14,7 @@
  * series, `maxValues` counters per sample, samples older than `maxAgeMs`
  * dropped.
  */
+import { abortReason } from '../../errors.js';
 
 /** One reading of a set of counters: counter name -> cumulative value. */
 export interface CounterSample {
@@ -183,7 +184,7 @@ export function sharedCounterHistory(): CounterHistory {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(signal.reason);
+      reject(abortReason(signal));
       return;
     }
     const t = setTimeout(() => {
@@ -192,7 +193,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     }, ms);
     const onAbort = (): void => {
       clearTimeout(t);
-      reject(signal?.reason);
+      if (signal) reject(abortReason(signal));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

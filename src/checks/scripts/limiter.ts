@@ -3,6 +3,8 @@
  * order of arrival. A waiting task whose signal aborts leaves the queue and
  * rejects with the signal's reason; a running task is never interrupted here.
  */
+import { abortReason } from '../../errors.js';
+
 export class Limiter {
   private running = 0;
   private readonly waiting: { start: () => void; signal: AbortSignal | undefined; onAbort: () => void }[] = [];
@@ -36,7 +38,7 @@ export class Limiter {
           onAbort: () => {
             const i = this.waiting.indexOf(entry);
             if (i >= 0) this.waiting.splice(i, 1);
-            reject(signal?.reason ?? new Error('aborted'));
+            reject(signal ? abortReason(signal) : new Error('aborted'));
           },
         };
         signal?.addEventListener('abort', entry.onAbort, { once: true });

@@ -79,7 +79,7 @@ export function networkCheck(host: HostSources = realHost(), history: CounterHis
   };
 }
 
-const COUNTERS: readonly (keyof InterfaceCounters & string)[] = ['rxBytes', 'rxPackets', 'rxErrors', 'rxDrops', 'txBytes', 'txPackets', 'txErrors', 'txDrops'];
+const COUNTERS: readonly (keyof InterfaceCounters)[] = ['rxBytes', 'rxPackets', 'rxErrors', 'rxDrops', 'txBytes', 'txPackets', 'txErrors', 'txDrops'];
 
 async function describe(host: HostSources, name: string, w: Awaited<ReturnType<CounterHistory['window']>>): Promise<Values> {
   const cur = (k: string): number => w.current.values.get(`${name}.${k}`) ?? 0;

@@ -50,7 +50,7 @@ export async function readProcess(root: string, pid: number): Promise<ProcessInf
   } catch {
     // Gone or hidden: keep the name from status.
   }
-  let exe = '';
+  let exe: string;
   try {
     exe = basename(await readlink(join(dir, 'exe')));
   } catch {

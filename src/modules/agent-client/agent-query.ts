@@ -13,7 +13,7 @@
  * Every failure is an UNKNOWN result whose message says what happened.
  */
 import { hostname } from 'node:os';
-import { splitOutput, toStatus, unknown, type QueryResult, type Status } from '../../core/result.js';
+import { splitOutput, toStatus, unknown, type QueryResult } from '../../core/result.js';
 import { errorMessage, formatMessage } from '../../errors.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { clientHelp, parseClientOptions, type QueryKind } from '../../protocols/client-options.js';

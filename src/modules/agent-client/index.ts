@@ -37,7 +37,7 @@ export function createModule(): AgentModule<Settings> {
         await forwardResults(pool, merged.settings, results, ctx!.signal);
         ctx!.log.debug(`forwarded ${results.map((r) => r.command).join(', ')} to ${merged.settings.host}:${merged.settings.port}`);
       } catch (err) {
-        throw new Error(`forwarding ${results.map((r) => r.command).join(', ')} to target ${target} failed: ${errorMessage(err)}`);
+        throw new Error(`forwarding ${results.map((r) => r.command).join(', ')} to target ${target} failed: ${errorMessage(err)}`, { cause: err });
       }
     });
   };

@@ -178,11 +178,14 @@ export function createModule(): AgentModule<Settings> {
           await rebind(current, plan(false));
         } catch (err) {
           // The same address in another spelling: the port cannot be bound twice, so the old listener closes first.
-          const again = err instanceof ApplyKeptError && /EADDRINUSE/.test(err.message) ? rebind(current, plan(true)) : Promise.reject(err);
-          await again.catch((e: unknown) => {
+          const sameAddressElsewhere = err instanceof ApplyKeptError && /EADDRINUSE/.test(err.message);
+          try {
+            if (!sameAddressElsewhere) throw err;
+            await rebind(current, plan(true));
+          } catch (e) {
             ctx!.log.error(errorMessage(e));
             throw e;
-          });
+          }
         }
         bindKey = nextBind;
         tlsKey = nextTls;

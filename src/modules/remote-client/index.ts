@@ -36,7 +36,7 @@ export function createModule(): AgentModule<Settings> {
             const answer = await submitResult(merged.settings, result, ctx!.signal, current.hash);
             ctx!.log.debug(`submitted ${result.command} to ${merged.settings.host}:${merged.settings.port}: ${answer.message}`);
           } catch (err) {
-            throw new Error(`submitting ${result.command} to target ${target} failed: ${errorMessage(err)}`);
+            throw new Error(`submitting ${result.command} to target ${target} failed: ${errorMessage(err)}`, { cause: err });
           }
         }
       }),

@@ -14,7 +14,7 @@
  *   `check_cpu!warn=80`); the answer is relayed like remote_query.
  * Every failure is an UNKNOWN result saying what happened; nothing throws.
  */
-import { splitOutput, toNagios, toStatus, unknown, type QueryResult, type Status } from '../../core/result.js';
+import { splitOutput, toNagios, toStatus, unknown, type QueryResult } from '../../core/result.js';
 import { errorMessage, formatMessage } from '../../errors.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { clientHelp, parseClientOptions, type ClientOptions, type QueryKind } from '../../protocols/client-options.js';

@@ -5,7 +5,7 @@
  * can never make the reader buffer more than one packet's worth of bytes.
  */
 import { AgentError } from '../../errors.js';
-import { crcMatches, textOf, type NrpePacket, type PacketType, type PacketVersion } from './packet.js';
+import { crcMatches, textOf, type NrpePacket, type PacketVersion } from './packet.js';
 
 export interface PacketReaderOptions {
   /** v2 payload length; a v2 packet is exactly 12 + this many bytes. */

@@ -7,7 +7,7 @@
  */
 import { Plugin } from './generated/plugin.js';
 import { AgentError, errorMessage } from '../../errors.js';
-import type { PerfValue, QueryResult, Status } from '../../core/result.js';
+import type { PerfValue, QueryResult } from '../../core/result.js';
 import { isStatus } from '../../core/result.js';
 
 export { Plugin };
@@ -69,7 +69,7 @@ export function perfToMessage(p: PerfValue): Plugin.IPerformanceData {
   if (typeof p.value === 'string') {
     return { alias: p.alias, type: Plugin.DataType.STRING, string_value: { value: p.value } };
   }
-  const nums = [p.value, p.warning, p.critical, p.minimum, p.maximum].filter((v) => typeof v === 'number') as number[];
+  const nums = [p.value, p.warning, p.critical, p.minimum, p.maximum].filter((v) => typeof v === 'number');
   const allInt = nums.every((n) => Number.isSafeInteger(n)) && typeof p.warning !== 'string' && typeof p.critical !== 'string';
   const opt = (v: number | string | undefined): { v?: number } => (typeof v === 'number' ? { v } : {});
   const fields = (): Record<string, number | string> => {

@@ -5,7 +5,6 @@ import type { AgentControl } from '../../../src/core/control.js';
 import type { Core } from '../../../src/core/core.js';
 import { sink } from '../../../src/log.js';
 import { createModule } from '../../../src/modules/check-helpers/index.js';
-import type { AgentModule } from '../../../src/modules/module.js';
 import { decode, encode, header, HeaderType, Plugin } from '../../../src/protocols/plugin/codec.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView } from '../../../src/settings/module-view.js';

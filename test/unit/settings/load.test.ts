@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSettingsFile, loadSettingsText } from '../../../src/settings/load.js';
 import type { SettingsProblem } from '../../../src/settings/problem.js';
