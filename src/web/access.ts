@@ -4,7 +4,7 @@
  *    [/settings/WEB/server], else [/settings/default] (fail closed);
  * 2. the per-address limit on failed authentications, counted in flight
  *    (rate-limit.ts): a guess takes its slot before its check starts;
- * 3. HTTP Basic credentials: user `root` with the web password (the file's,
+ * 3. HTTP Basic credentials (read and checked in credentials.ts): user `root` with the web password (the file's,
  *    else the one generated at start), or a user of [/settings/web/users/...]
  *    (templates cannot sign in); without Basic, NSClient++'s `password`
  *    header is root's password; `admin` is root unless the file defines a
@@ -29,15 +29,14 @@ import type { Middleware, NextHandler } from 'polka';
 import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../protocols/allowed-hosts.js';
-import { hasPrivilege, ROOT_USER } from '../settings/privileges.js';
+import { hasPrivilege } from '../settings/privileges.js';
 import { fallbackSource } from '../settings/module-view.js';
-import { readBasicCredentials, readPasswordHeader } from './basic-auth.js';
+import { readCredential, verifyLogin, type Credential } from './credentials.js';
 import type { WebMetrics } from './metrics.js';
-import { verifyPassword } from './password-hash.js';
 import { AuthRateLimiter } from './rate-limit.js';
-import { isRootLogin, loginFingerprint, rootPassword, WEB_SECTION, type WebSettings } from './login-fingerprint.js';
+import { loginFingerprint, rootPassword, WEB_SECTION, type WebSettings } from './login-fingerprint.js';
 
-export { rootPassword, WEB_SECTION, type WebSettings };
+export { rootPassword, WEB_SECTION, type WebSettings, type Credential };
 import { envelope } from './on-error.js';
 import type { Principal, WebRequest } from './respond.js';
 
@@ -47,7 +46,6 @@ interface MemoSocket {
   [AUTH_MEMO]?: { header: string; login: string; fingerprint: string; principal: Principal };
 }
 const CACHE_LIMIT = 1000;
-const ALL: readonly string[] = ['*'];
 
 export interface AccessOptions {
   getSnapshot(): WebSettings;
@@ -66,17 +64,7 @@ export interface AccessOptions {
  */
 export type Requirement = string | readonly string[] | ((req: WebRequest) => readonly string[]);
 
-/** A credential to check: its cache key (the raw credential), the login it names, who that is (for logs), how to verify it. */
-export interface Credential {
-  cacheKey: string;
-  login: string;
-  who: string;
-  verify(): Promise<Principal | undefined>;
-}
-
 export type GuessOutcome = { kind: 'ok'; principal: Principal; fingerprint: string } | { kind: 'failed'; blockStarted: boolean } | { kind: 'blocked' };
-
-type ReadCredential = { kind: 'none' } | { kind: 'invalid'; reason: string; header: string } | ({ kind: 'check' } & Credential);
 
 interface Derived {
   snapshot: WebSettings;
@@ -156,7 +144,7 @@ export class AccessControl {
       req.principal = memo.principal;
       return true;
     }
-    const credential = this.readCredential(req, d);
+    const credential = readCredential(req, (user, password) => verifyLogin(d.snapshot, user, password, this.opts.generatedPassword?.()));
     if (credential.kind === 'none') return this.refuse(res, 'missing', undefined);
     if (credential.kind === 'invalid') {
       // A malformed header is a guess too: it takes a slot and fails at once.
@@ -172,39 +160,6 @@ export class AccessControl {
       (req.socket as unknown as MemoSocket)[AUTH_MEMO] = { header, login: credential.login, fingerprint: outcome.fingerprint, principal: outcome.principal };
     }
     return true;
-  }
-
-  /**
-   * The credential a request carries. Every kind of credential (HTTP Basic
-   * today; a new kind adds a branch here) becomes a `Credential` with its
-   * own cache key, and then goes through the same `verifyGuess`: success
-   * cache, shared checks of identical guesses, failed-login limit.
-   */
-  private readCredential(req: WebRequest, d: Derived): ReadCredential {
-    const header = req.headers.authorization;
-    if (header === undefined && req.headers.password !== undefined) {
-      // NSClient++'s `password` header (check_nscp_api): root's password, under the same limit and cap.
-      const pw = readPasswordHeader(req.headers.password);
-      if (pw.kind === 'none') return { kind: 'none' };
-      if (pw.kind === 'invalid') return { kind: 'invalid', reason: pw.reason, header: 'password' };
-      return {
-        kind: 'check',
-        cacheKey: `password\n${pw.password}`,
-        login: ROOT_USER,
-        who: `the password header (user "${ROOT_USER}")`,
-        verify: () => this.check(d, ROOT_USER, pw.password),
-      };
-    }
-    const creds = readBasicCredentials(header);
-    if (creds.kind === 'none') return { kind: 'none' };
-    if (creds.kind === 'invalid') return { kind: 'invalid', reason: creds.reason, header: 'Authorization' };
-    return {
-      kind: 'check',
-      cacheKey: `basic\n${header}`,
-      login: creds.user,
-      who: `user ${JSON.stringify(creds.user)}`,
-      verify: () => this.check(d, creds.user, creds.password),
-    };
   }
 
   /**
@@ -253,21 +208,6 @@ export class AccessControl {
     } finally {
       this.inFlight.delete(flightKey);
     }
-  }
-
-  /** Verify a user's password; one pbkdf2 run whatever the outcome. */
-  private async check(d: Derived, user: string, password: string): Promise<Principal | undefined> {
-    // NSClient++'s default user `admin` is root here unless the file defines its own `admin`.
-    if (isRootLogin(d.snapshot, user)) {
-      const stored = rootPassword(d.snapshot, this.opts.generatedPassword?.());
-      return (await verifyPassword(password, stored)) ? { user: ROOT_USER, privileges: ALL } : undefined;
-    }
-    const obj = d.snapshot.users.get(user);
-    const usable = obj !== undefined && !obj.isTemplate;
-    const stored = usable ? String(obj.values.password ?? '') : undefined;
-    if (!(await verifyPassword(password, stored)) || !usable) return undefined;
-    const role = String(obj.values.role ?? '');
-    return { user, privileges: d.snapshot.roles.get(role) ?? [] };
   }
 
   /** Settings-derived state, rebuilt when the snapshot changes. */
