@@ -8,19 +8,25 @@
  *    `/bin/echo 'OK: fine|x=1;2;3'` (CheckExternalScripts) against Debian's
  *    nrpe running the same command line (nrpe runs it through `/bin/sh -c`,
  *    so ours is measured both ways: the line run directly, and
- *    `/bin/sh -c "…"` as nrpe does). Clients offer check_nrpe's cipher list
- *    ALL:!MD5:@STRENGTH; ours picks anonymous ECDH, the daemon anonymous DH
- *    (its only choice). Goal: the /bin/sh -c form at 4x nrpe or better.
+ *    `/bin/sh -c "…"` as nrpe does). Our scripts are forked by the agent's
+ *    script spawner (a small perl process, src/checks/scripts/spawner.ts);
+ *    a second agent with AGENT_SCRIPT_SPAWNER=agent forks them itself, as
+ *    before the spawner, for comparison in the same run. Clients offer
+ *    check_nrpe's cipher list ALL:!MD5:@STRENGTH; ours picks anonymous
+ *    ECDH, the daemon anonymous DH (its only choice). Goal: the /bin/sh -c
+ *    form through the spawner at 4x nrpe or better.
  * 2. In process: our RemoteServer answering check_ok (CheckHelpers) against
  *    the ceiling, servers/bare-nrpe-tls.js: a bare Node TLS server with the
  *    same TLS options answering a fixed packet. Goal: 0.9x the ceiling.
  *
  * Beside queries per second, each side's CPU time per query answered: user +
- * system of the server process and of the children it reaped (nrpe's forks
- * and their /bin/sh, our scripts), from /proc; on a machine shared with
- * other work, throughput swings with the load, CPU per query much less.
+ * system of the server process, of its live descendants (our spawner) and
+ * of the children each has reaped (nrpe's forks and their /bin/sh, our
+ * scripts), from /proc; and the load generator's own CPU per query. On a
+ * machine shared with other work, throughput swings with the load, CPU per
+ * query much less.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { startNrpeDaemon } from '../helpers/nrpe-daemon.js';
 import { freePort, startAgent } from '../helpers/agent-process.js';
 import { nrpeRequest } from '../../src/protocols/nrpe/client.js';
@@ -41,6 +47,20 @@ function cpuMs(pid: number): number {
   return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
 }
 
+/** cpuMs of a process and of its live descendants (the agent's script spawner, whose own children it reaps). */
+function treeCpuMs(pid: number): number {
+  let total = 0;
+  try {
+    total = cpuMs(pid);
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) total += treeCpuMs(Number(child));
+    }
+  } catch {
+    // Gone meanwhile (a script that just ended): its time is in its parent's reaped children.
+  }
+  return total;
+}
+
 interface Side {
   name: string;
   port: number;
@@ -48,10 +68,12 @@ interface Side {
   pid: number;
 }
 
-async function measure(s: Side): Promise<{ rate: number; cpuUs: number }> {
-  const c0 = cpuMs(s.pid);
+async function measure(s: Side): Promise<{ rate: number; cpuUs: number; clientUs: number }> {
+  const c0 = treeCpuMs(s.pid);
+  const u0 = process.cpuUsage();
   const { rate, done } = await load(s.port, s.command);
-  return { rate, cpuUs: ((cpuMs(s.pid) - c0) * 1000) / Math.max(1, done) };
+  const u = process.cpuUsage(u0);
+  return { rate, cpuUs: ((treeCpuMs(s.pid) - c0) * 1000) / Math.max(1, done), clientUs: (u.user + u.system) / Math.max(1, done) };
 }
 
 async function load(port: number, command: string): Promise<{ rate: number; done: number }> {
@@ -88,18 +110,20 @@ async function compare(label: string, sides: Side[], goal?: { ratio: number; of:
   for (const s of sides) await load(s.port, s.command); // warm-up
   const rates = sides.map(() => [] as number[]);
   const cpu = sides.map(() => [] as number[]);
+  const client = sides.map(() => [] as number[]);
   const ratios: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     for (const [i, s] of sides.entries()) {
       const m = await measure(s);
       rates[i].push(m.rate);
       cpu[i].push(m.cpuUs);
+      client[i].push(m.clientUs);
     }
     if (goal) ratios.push(rates[goal.of[0]][r] / rates[goal.of[1]][r]);
   }
   const meds = rates.map(median);
   for (const [i, s] of sides.entries()) {
-    console.log(`remote-server ${label}: ${s.name.padEnd(44)} ${meds[i].toFixed(0).padStart(6)} q/s median (rounds ${rates[i].map((x) => x.toFixed(0)).join(', ')}), CPU ${median(cpu[i]).toFixed(0)} µs/query`);
+    console.log(`remote-server ${label}: ${s.name.padEnd(44)} ${meds[i].toFixed(0).padStart(6)} q/s median (rounds ${rates[i].map((x) => x.toFixed(0)).join(', ')}), CPU ${median(cpu[i]).toFixed(0)} µs/query (load generator ${median(client[i]).toFixed(0)} µs)`);
   }
   if (goal) {
     const ratio = median(ratios);
@@ -109,9 +133,7 @@ async function compare(label: string, sides: Side[], goal?: { ratio: number; of:
   }
 }
 
-const port = await freePort();
-const agent = await startAgent({
-  ini: `[/modules]
+const agentIni = (port: number): string => `[/modules]
 CheckHelpers = enabled
 CheckExternalScripts = enabled
 RemoteServer = enabled
@@ -129,9 +151,11 @@ max concurrent = ${CLIENTS}
 [/settings/external scripts/scripts]
 check_echo = ${SCRIPT}
 check_echo_sh = /bin/sh -c "${SCRIPT}"
-`,
-  env: { AGENT_LOG_LEVEL: 'info' },
-});
+`;
+const port = await freePort();
+const agent = await startAgent({ ini: agentIni(port), env: { AGENT_LOG_LEVEL: 'info' } });
+const forkingPort = await freePort();
+const forking = await startAgent({ ini: agentIni(forkingPort), env: { AGENT_LOG_LEVEL: 'info', AGENT_SCRIPT_SPAWNER: 'agent' } });
 const daemon = await startNrpeDaemon({});
 let bare: BaselineServer | undefined;
 try {
@@ -144,9 +168,10 @@ try {
     [
       { name: 'ours, /bin/sh -c "<line>" (as nrpe runs it)', port, command: 'check_echo_sh', pid: agentPid },
       { name: 'ours, the line run directly', port, command: 'check_echo', pid: agentPid },
+      { name: 'ours, /bin/sh -c, forked by the agent itself', port: forkingPort, command: 'check_echo_sh', pid: forking.proc.pid as number },
       { name: `Debian nrpe, command[check_ok]=${SCRIPT}`, port: daemon.port, command: 'check_ok', pid: daemon.pid },
     ],
-    { ratio: 4, of: [0, 2] },
+    { ratio: 4, of: [0, 3] },
   );
   await compare(
     'in process',
@@ -160,4 +185,5 @@ try {
   bare?.stop();
   await daemon.stop();
   await agent.stop();
+  await forking.stop();
 }

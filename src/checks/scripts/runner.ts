@@ -126,6 +126,6 @@ export function runScript(options: RunOptions): Promise<RunOutcome> {
 }
 
 /** A failed spawn in a few words with its code (`no such file (ENOENT)`), without the path Node's message carries. */
-function spawnReason(err: NodeJS.ErrnoException): string {
+export function spawnReason(err: NodeJS.ErrnoException): string {
   return err.code ? `${fsReason(err)} (${err.code})` : err.message;
 }

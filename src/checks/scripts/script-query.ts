@@ -12,7 +12,7 @@ import { splitOutput, statusFromExitCode, UNKNOWN, type QueryResult } from '../.
 import { errorMessage } from '../../errors.js';
 import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from './command-line.js';
 import type { Limiter } from './limiter.js';
-import { runScript } from './runner.js';
+import { runScript, type RunOptions, type RunOutcome } from './runner.js';
 
 export interface ScriptSettings extends ArgumentPolicy {
   /** Absolute script root: relative programs start there, and it is the working folder when it exists. */
@@ -22,9 +22,10 @@ export interface ScriptSettings extends ArgumentPolicy {
 
 /**
  * `commandLine` is the configured line, or the words already split (a
- * wrapped script's template filled in).
+ * wrapped script's template filled in). `run` starts the process: the
+ * module's ScriptSpawner, or runScript in this process.
  */
-export async function runConfiguredScript(name: string, commandLine: string | readonly string[], args: readonly string[], settings: ScriptSettings, limiter: Limiter, signal?: AbortSignal): Promise<QueryResult> {
+export async function runConfiguredScript(name: string, commandLine: string | readonly string[], args: readonly string[], settings: ScriptSettings, limiter: Limiter, signal?: AbortSignal, run: (options: RunOptions) => Promise<RunOutcome> = runScript): Promise<QueryResult> {
   let argv: string[];
   try {
     argv = expandArguments(typeof commandLine === 'string' ? splitCommandLine(commandLine) : commandLine, args, settings);
@@ -36,7 +37,7 @@ export async function runConfiguredScript(name: string, commandLine: string | re
   argv[0] = resolveProgram(argv[0], settings.root);
   let outcome;
   try {
-    outcome = await limiter.run(() => runScript({ argv, cwd: existingDir(settings.root), timeoutMs: settings.timeoutSeconds * 1000, ...(signal ? { signal } : {}) }), signal);
+    outcome = await limiter.run(() => run({ argv, cwd: existingDir(settings.root), timeoutMs: settings.timeoutSeconds * 1000, ...(signal ? { signal } : {}) }), signal);
   } catch (err) {
     return { command: name, result: UNKNOWN, message: `Script ${name} did not run: ${errorMessage(err)}`, perf: [] };
   }

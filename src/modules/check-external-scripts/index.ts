@@ -17,6 +17,7 @@ import type { AgentModule, ModuleContext } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { editSettings } from '../../settings/edit-tree.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
+import { ScriptSpawner } from '../../checks/scripts/spawner.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';
 import { scriptCommand, SCRIPTS_SECTION, type ScriptStore } from '../../checks/scripts/script-commands.js';
 import { wrappedWords } from '../../checks/scripts/wrapped.js';
@@ -54,6 +55,9 @@ export function createModule(): AgentModule<Settings> {
   /** Name -> unregister, and what the registration was for (re-registered when that changes). */
   const registered = new Map<string, { undo: () => void; key: string }>();
   const limiter = new Limiter(8);
+  // Forks the scripts from a small process instead of this one (spawner.ts); started with the first run.
+  const spawner = new ScriptSpawner({ log: (level, message) => ctx?.log[level](message), inAgent: process.env.AGENT_SCRIPT_SPAWNER === 'agent' });
+  const run = spawner.run.bind(spawner);
   let stopper = new AbortController();
   let unregisterExec: (() => void) | undefined;
 
@@ -79,10 +83,10 @@ export function createModule(): AgentModule<Settings> {
         const a = aliases.get(name);
         if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
         const w = wrapped.get(name);
-        if (w) return 'words' in w ? runConfiguredScript(name, w.words, args, settings, limiter, signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
+        if (w) return 'words' in w ? runConfiguredScript(name, w.words, args, settings, limiter, signal, run) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
         const line = scripts.get(name);
         if (line === undefined) return Promise.resolve({ result: 3 as const, message: `Script not found: ${name}`, perf: [] });
-        return runConfiguredScript(name, line, args, settings, limiter, signal);
+        return runConfiguredScript(name, line, args, settings, limiter, signal, run);
       }),
     });
   };
@@ -163,6 +167,7 @@ export function createModule(): AgentModule<Settings> {
       unregisterExec?.();
       unregisterExec = undefined;
       for (const name of [...registered.keys()]) unregister(name);
+      spawner.stop();
       ctx = undefined;
     },
   };

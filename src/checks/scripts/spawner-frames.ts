@@ -1,0 +1,131 @@
+/**
+ * The frames between the agent and its script spawner (spawner-source.ts
+ * describes the protocol): requests are encoded here, replies are split
+ * and decoded here. A reply that does not parse means the stream can no
+ * longer be trusted; the caller then stops the spawner.
+ */
+import { constants } from 'node:os';
+
+export type Reply =
+  | { kind: 'started'; id: number; pid: number }
+  | { kind: 'done'; id: number; code: number | null; signal: NodeJS.Signals | null; timedOut: boolean; aborted: boolean; truncated: boolean; errno?: string; stdout: Buffer; stderr: Buffer };
+
+/** Largest reply accepted: two capped streams and the header. */
+export function maxReply(maxOutputBytes: number): number {
+  return 2 * maxOutputBytes + 4096;
+}
+
+/** `R id timeoutMs maxBytes cwd argc argv... env...` as one frame. The strings must hold no NUL (checked by the caller). */
+export function runRequest(id: number, timeoutMs: number, maxBytes: number, cwd: string, argv: readonly string[], env: readonly string[]): Buffer {
+  return frame(['R', String(id), String(Math.max(0, Math.ceil(timeoutMs))), String(maxBytes), cwd, String(argv.length), ...argv, ...env].join('\0'));
+}
+
+export function killRequest(id: number): Buffer {
+  return frame(`K\0${id}`);
+}
+
+/** `NAME=value` words of an environment, or the first key or value that holds a NUL. */
+export function envWords(env: NodeJS.ProcessEnv): string[] | { bad: string } {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue;
+    if (k.includes('\0') || k.includes('=') || v.includes('\0')) return { bad: k };
+    out.push(`${k}=${v}`);
+  }
+  return out;
+}
+
+/**
+ * Splits the spawner's stdout into replies. Chunks of a partial frame are
+ * kept in a list and joined once, when the frame is complete.
+ */
+export class ReplyReader {
+  private chunks: Buffer[] = [];
+  private held = 0;
+
+  constructor(private readonly maxBody: number) {}
+
+  /** Every complete reply so far; throws Error when the stream is broken. */
+  push(chunk: Buffer): Reply[] {
+    this.chunks.push(chunk);
+    this.held += chunk.length;
+    const replies: Reply[] = [];
+    while (this.held >= 4) {
+      const head = this.chunks[0].length >= 4 ? this.chunks[0] : this.join();
+      const length = head.readUInt32BE(0);
+      if (length > this.maxBody) throw new Error(`reply of ${length} bytes exceeds ${this.maxBody}`);
+      if (this.held < 4 + length) break;
+      const buf = this.chunks.length === 1 ? this.chunks[0] : this.join();
+      replies.push(decode(buf.subarray(4, 4 + length)));
+      const rest = buf.subarray(4 + length);
+      this.chunks = rest.length > 0 ? [rest] : [];
+      this.held = rest.length;
+    }
+    return replies;
+  }
+
+  private join(): Buffer {
+    const all = Buffer.concat(this.chunks, this.held);
+    this.chunks = [all];
+    return all;
+  }
+}
+
+function frame(body: string): Buffer {
+  const n = Buffer.byteLength(body);
+  const out = Buffer.allocUnsafe(4 + n);
+  out.writeUInt32BE(n, 0);
+  out.write(body, 4);
+  return out;
+}
+
+/** Fields up to the `count`-th NUL, then the bytes after it. */
+function fields(body: Buffer, count: number): { words: string[]; rest: Buffer } {
+  const words: string[] = [];
+  let pos = 0;
+  for (let i = 0; i < count; i++) {
+    const nul = body.indexOf(0, pos);
+    if (nul < 0) throw new Error('truncated reply');
+    words.push(body.toString('latin1', pos, nul));
+    pos = nul + 1;
+  }
+  return { words, rest: body.subarray(pos) };
+}
+
+function decode(body: Buffer): Reply {
+  if (body[0] === 0x53) {
+    const [, id, pid] = `${body.toString('latin1')}`.split('\0');
+    return { kind: 'started', id: Number(id), pid: Number(pid) };
+  }
+  if (body[0] !== 0x44) throw new Error(`unknown reply type ${body[0]}`);
+  const { words, rest } = fields(body, 7);
+  const [, id, code, signal, flags, errno, outLength] = words;
+  const outLen = Number(outLength);
+  if (!(outLen <= rest.length)) throw new Error('reply output length out of range');
+  const reply: Reply = {
+    kind: 'done',
+    id: Number(id),
+    code: code === '' ? null : Number(code),
+    signal: signal === '' ? null : signalName(Number(signal)),
+    timedOut: flags.includes('t'),
+    aborted: flags.includes('a'),
+    truncated: flags.includes('x'),
+    stdout: rest.subarray(0, outLen),
+    stderr: rest.subarray(outLen),
+  };
+  if (errno !== '') reply.errno = errnoName(Number(errno));
+  return reply;
+}
+
+let signalNames: Map<number, NodeJS.Signals> | undefined;
+let errnoNames: Map<number, string> | undefined;
+
+function signalName(n: number): NodeJS.Signals {
+  signalNames ??= new Map(Object.entries(constants.signals).map(([k, v]) => [v, k as NodeJS.Signals]));
+  return signalNames.get(n) ?? (`SIG${n}` as NodeJS.Signals);
+}
+
+function errnoName(n: number): string {
+  errnoNames ??= new Map(Object.entries(constants.errno).map(([k, v]) => [v, k]));
+  return errnoNames.get(n) ?? `errno ${n}`;
+}

@@ -1,0 +1,200 @@
+/**
+ * The script spawner (a long-lived perl process that forks the scripts):
+ * the same outcomes as runScript in the agent, and what happens when it
+ * dies, cannot start, or is stopped with scripts running.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScriptSpawner } from '../../../../src/checks/scripts/spawner.js';
+import { runScript, type RunOptions } from '../../../../src/checks/scripts/runner.js';
+import { runConfiguredScript, type ScriptSettings } from '../../../../src/checks/scripts/script-query.js';
+import { Limiter } from '../../../../src/checks/scripts/limiter.js';
+
+let dir = '';
+let settings: ScriptSettings;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'scripts-spawner-'));
+  const sh = (name: string, body: string): void => writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  sh('status.sh', 'echo "status $1|v=$1;1;2"\necho "on stderr" >&2\nexit $1');
+  sh('sleepy.sh', 'sleep 30 &\necho $! > "$1"\nwait');
+  sh('orphan.sh', 'sleep 30 &\necho $! > "$1"\necho left a child behind');
+  sh('where.sh', 'echo "$(pwd) [$GREETING] [$#] [$1]"');
+  sh('flood.sh', 'head -c 3000000 /dev/zero | tr "\\0" x\nhead -c 100000 /dev/zero >&2\nexit 1');
+  settings = { root: dir, timeoutSeconds: 5, allowArguments: true, allowNasty: false };
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function alive(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+  return !alive(pid);
+}
+
+async function waitFor(file: string): Promise<number> {
+  for (let i = 0; i < 250; i++) {
+    const text = (() => {
+      try {
+        return readFileSync(file, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    })();
+    if (text !== '') return Number(text);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${file} was not written`);
+}
+
+/** Runs the test with a spawner that is stopped afterwards, and returns its log. */
+async function withSpawner(fn: (s: ScriptSpawner, log: string[]) => Promise<void>, perl?: string): Promise<void> {
+  const log: string[] = [];
+  const s = new ScriptSpawner({ log: (level, message) => log.push(`${level}: ${message}`), ...(perl ? { perl } : {}) });
+  try {
+    await fn(s, log);
+  } finally {
+    s.stop();
+  }
+}
+
+test('the same outcome as a run in the agent: status, output, environment, working folder, arguments, a missing program', async () => {
+  await withSpawner(async (s) => {
+    const cases: RunOptions[] = [
+      { argv: [join(dir, 'status.sh'), '2'], timeoutMs: 5000 },
+      { argv: [join(dir, 'status.sh'), '0'], timeoutMs: 5000 },
+      { argv: [join(dir, 'where.sh'), 'one two', ''], timeoutMs: 5000, cwd: dir, env: { GREETING: 'hello', PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+      { argv: ['sh', '-c', 'echo "$0 via PATH"'], timeoutMs: 5000 },
+      { argv: [join(dir, 'no-such-script.sh')], timeoutMs: 5000 },
+      { argv: ['/bin/sh', '-c', 'kill -TERM $$'], timeoutMs: 5000 },
+      { argv: [join(dir, 'status.sh')], timeoutMs: 5000, cwd: join(dir, 'no-such-folder') },
+    ];
+    for (const c of cases) {
+      const [ours, theirs] = await Promise.all([s.run(c), runScript(c)]);
+      const strip = (o: typeof ours): unknown => ({ ...o, durationMs: 0 });
+      assert.deepEqual(strip(ours), strip(theirs), c.argv.join(' '));
+    }
+    assert.ok(s.pid !== undefined, 'the spawner ran them');
+  });
+});
+
+test('scripts of a configured query run through the spawner', async () => {
+  await withSpawner(async (s) => {
+    const run = s.run.bind(s);
+    const r = await runConfiguredScript('status', 'status.sh $ARG1$', ['1'], settings, new Limiter(2), undefined, run);
+    assert.deepEqual([r.result, r.message, r.perf], [1, 'status 1', [{ alias: 'v', value: 1, warning: 1, critical: 2 }]]);
+    const missing = await runConfiguredScript('missing', 'no-such-script.sh', [], settings, new Limiter(1), undefined, run);
+    assert.deepEqual([missing.result, missing.message], [3, 'Failed to run missing (no-such-script.sh): no such file (ENOENT)']);
+  });
+});
+
+test('a timeout kills the whole process group', async () => {
+  await withSpawner(async (s) => {
+    const pidFile = join(dir, 'sleepy.pid');
+    const run = s.run.bind(s);
+    const r = await runConfiguredScript('sleepy', `sleepy.sh ${pidFile}`, [], { ...settings, timeoutSeconds: 0.5 }, new Limiter(1), undefined, run);
+    assert.deepEqual([r.result, r.message], [3, 'Script sleepy timed out after 0.5 s']);
+    assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true, 'the background sleep died with the script');
+  });
+});
+
+test('what a script leaves behind when it exits is killed; abort kills the script', async () => {
+  await withSpawner(async (s) => {
+    const pidFile = join(dir, 'orphan.pid');
+    const o = await s.run({ argv: [join(dir, 'orphan.sh'), pidFile], timeoutMs: 5000 });
+    assert.deepEqual([o.code, o.stdout], [0, 'left a child behind\n']);
+    assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 100);
+    const a = await s.run({ argv: ['/bin/sleep', '30'], timeoutMs: 10_000, signal: stop.signal });
+    assert.deepEqual([a.aborted, a.signal, a.timedOut], [true, 'SIGKILL', false]);
+  });
+});
+
+test('large output is capped per stream and flagged, the rest is read and dropped', async () => {
+  await withSpawner(async (s) => {
+    const o = await s.run({ argv: [join(dir, 'flood.sh')], timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
+    assert.equal(o.code, 1);
+    assert.equal(o.truncated, true);
+    assert.equal(o.stdout, 'x'.repeat(64 * 1024));
+    assert.equal(o.stderr.length, 64 * 1024);
+    const full = await s.run({ argv: [join(dir, 'flood.sh')], timeoutMs: 10_000 });
+    assert.deepEqual([full.truncated, full.stdout.length, full.stderr.length], [true, 1024 * 1024, 100_000]);
+  });
+});
+
+test('a word with a NUL character is refused with a clear error', async () => {
+  await withSpawner(async (s) => {
+    const o = await s.run({ argv: ['/bin/echo', 'a\0b'], timeoutMs: 5000 });
+    assert.equal(o.error, 'a word of the command line holds a NUL character');
+    const e = await s.run({ argv: ['/bin/echo'], timeoutMs: 5000, env: { BAD: 'x\0y' } });
+    assert.equal(e.error, 'the environment variable BAD holds a NUL character');
+  });
+});
+
+test('the spawner dies: its running script is answered with an error and its group killed, the next run starts a new spawner', async () => {
+  await withSpawner(async (s, log) => {
+    const pidFile = join(dir, 'dies.pid');
+    rmSync(pidFile, { force: true });
+    const running = s.run({ argv: [join(dir, 'sleepy.sh'), pidFile], timeoutMs: 30_000 });
+    const sleeper = await waitFor(pidFile);
+    const first = s.pid as number;
+    process.kill(first, 'SIGKILL');
+    const o = await running;
+    assert.equal(o.error, 'the script spawner exited (killed by SIGKILL) while it ran; its process group was killed');
+    assert.equal(await waitGone(sleeper), true, 'the script and its child died with the spawner');
+    assert.ok(log.some((l) => l.startsWith(`warning: script spawner (pid ${first}) exited (killed by SIGKILL); 1 running script(s) answered with an error`)), log.join('\n'));
+    const next = await s.run({ argv: ['/bin/echo', 'again'], timeoutMs: 5000 });
+    assert.deepEqual([next.code, next.stdout], [0, 'again\n']);
+    assert.notEqual(s.pid, first);
+    assert.equal(s.fallbackReason, undefined);
+  });
+});
+
+test('a spawner that keeps dying: runs go through the agent itself, said once', async () => {
+  await withSpawner(async (s, log) => {
+    for (let i = 0; i < 3; i++) {
+      const running = s.run({ argv: ['/bin/sleep', '30'], timeoutMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 100));
+      process.kill(s.pid as number, 'SIGKILL');
+      assert.match((await running).error ?? '', /^the script spawner exited/);
+    }
+    assert.match(s.fallbackReason ?? '', /^the spawner exited 3 times in a row/);
+    const o = await s.run({ argv: ['/bin/echo', 'in the agent'], timeoutMs: 5000 });
+    assert.deepEqual([o.code, o.stdout, s.pid], [0, 'in the agent\n', undefined]);
+    assert.equal(log.filter((l) => l.includes('spawned by the agent itself')).length, 1);
+  });
+});
+
+test('no perl: runs go through the agent itself, nothing is lost', async () => {
+  await withSpawner(async (s, log) => {
+    const o = await Promise.all([1, 2, 3].map((n) => s.run({ argv: ['/bin/echo', String(n)], timeoutMs: 5000 })));
+    assert.deepEqual(o.map((x) => x.stdout), ['1\n', '2\n', '3\n']);
+    assert.match(s.fallbackReason ?? '', /^perl could not start: no such file \(ENOENT\)/);
+    assert.equal(log.filter((l) => l.includes('spawned by the agent itself')).length, 1);
+  }, join(dir, 'no-perl-here'));
+});
+
+test('stop() with a script running: its group is killed and the run answered', async () => {
+  const s = new ScriptSpawner();
+  const pidFile = join(dir, 'stopped.pid');
+  rmSync(pidFile, { force: true });
+  const running = s.run({ argv: [join(dir, 'sleepy.sh'), pidFile], timeoutMs: 30_000 });
+  const sleeper = await waitFor(pidFile);
+  const spawnerPid = s.pid as number;
+  s.stop();
+  const o = await running;
+  assert.equal(o.error, 'the script spawner was stopped; its process group was killed');
+  assert.equal(await waitGone(sleeper), true);
+  assert.equal(await waitGone(spawnerPid), true);
+});
