@@ -22,7 +22,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
 import { applyEdits, editSettingsFile, hashText, type EditFileOptions } from './edit-ini.js';
-import { mergeSections, SettingsReader, type SourceFile } from './includes.js';
+import { SettingsReader, type SourceFile } from './includes.js';
+import { mergeSections } from './merge-sections.js';
 import { parseIni, type IniSection } from './read-ini.js';
 
 /** Read access to the merged settings (raw values as written), for edits computed from the current content. */

@@ -7,7 +7,8 @@
  */
 import { dirname, resolve } from 'node:path';
 import { parseIni } from './read-ini.js';
-import { INCLUDES_SECTION, mergeLayers, SettingsReader, treeHash, type SettingsTree } from './includes.js';
+import { INCLUDES_SECTION, SettingsReader, treeHash, type SettingsTree } from './includes.js';
+import { mergeLayers } from './merge-sections.js';
 import { absorbSections, expandDefaults } from './section-layer.js';
 import { CheckCache } from './check-cache.js';
 import { collectSecrets, maskSecrets, schemaSecrets } from './secrets.js';

@@ -12,7 +12,7 @@
  * section of one-liner objects, whose names the base already defined) is
  * computed in full.
  */
-import type { MergedSection } from './includes.js';
+import type { MergedSection } from './merge-sections.js';
 import type { CheckCache } from './check-cache.js';
 import type { SchemaSet } from './schema-set.js';
 import type { ObjectDefinition } from './objects.js';
