@@ -3,7 +3,7 @@
  * lower one, never up (README "Layers"). `npm run check:layers` runs this
  * in .ci/run. Type-only imports count too (tsPreCompilationDeps).
  *
- *   base       errors.ts, log.ts, log-escape.ts, retry-policy.ts, version.ts
+ *   base       errors.ts, log.ts, log-escape.ts, retry-policy.ts, version.ts, package-root.ts
  *   settings   src/settings/   the settings model: read, validate, plan
  *   core       src/core/       queries, channels, results, the control types
  *   protocols  src/protocols/  wire formats, clients and listeners
@@ -14,7 +14,7 @@
  *   top        src/cli/, src/agent.ts, src/main.ts, src/tools/
  */
 const layers = [
-  ['base', '^src/(errors|log|log-escape|retry-policy|version)\\.ts$'],
+  ['base', '^src/(errors|log|log-escape|retry-policy|version|package-root)\.ts$'],
   ['settings', '^src/settings/'],
   ['core', '^src/core/'],
   ['protocols', '^src/protocols/'],

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 export type JsonSchema = Record<string, unknown> & {
   title?: string;
@@ -43,17 +43,10 @@ export interface SchemaSet {
 
 let cached: { dir: string; set: SchemaSet } | undefined;
 
-/**
- * Root of the repository or installed package (the folder holding schema/).
- * fileURLToPath, not URL.pathname: the path of a folder with a space or
- * non-ASCII characters is percent-encoded in the URL.
- */
+/** Root of the repository or installed package (the folder holding schema/): package-root.ts. */
 export function packageRoot(): string {
   return PACKAGE_ROOT;
 }
-
-/** Computed once: a fleet run loads the schema set for every file. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 export function loadSchemaSet(root = packageRoot()): SchemaSet {
   const dir = join(root, 'schema');

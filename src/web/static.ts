@@ -13,13 +13,13 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../package-root.js';
 import type { ServerResponse } from 'node:http';
 import type { Middleware, NextHandler } from 'polka';
 import type { WebRequest } from './respond.js';
 
-/** `<package root>/src/web/ui` (this file runs from dist/src/web/). */
-export const UI_DIR = fileURLToPath(new URL('../../../src/web/ui/', import.meta.url));
+/** `<package root>/src/web/ui` (this file runs from dist/src/web/ or inside the bundle dist/agent.js). */
+export const UI_DIR = join(PACKAGE_ROOT, 'src/web/ui');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

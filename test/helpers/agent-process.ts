@@ -1,5 +1,5 @@
 /**
- * Start the agent as a user does: `node dist/src/main.js run --settings
+ * Start the agent as a user does: `node dist/agent.cjs run --settings
  * <tmp>/agent.ini` in a fresh temp folder, with its output captured.
  * Every wait is bounded; `stop()` sends SIGTERM (SIGKILL after 10 s) and
  * removes the folder.
@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+/** The `agent` command as built and installed (the bundle's launcher, package.json "bin"), not dist/src/main.js. */
+export const MAIN = fileURLToPath(new URL('../../agent.cjs', import.meta.url));
 export const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
 export interface AgentProcess {

@@ -1,5 +1,5 @@
 /**
- * Run the `agent` command as a process (node dist/src/main.js ...), as a
+ * Run the `agent` command as a process (node dist/agent.cjs ...), as a
  * user does, and collect its exit code and output; bounded by a timeout
  * (exit code 99 when it was killed or could not run).
  */

@@ -1,8 +1,8 @@
 /**
  * The agent installed in a folder whose path has a space and non-ASCII
  * characters: the built agent (dist/, package.json, schema/, the web UI)
- * is copied there, node_modules linked, and it runs as a process from
- * there: `agent settings validate` and `agent run` until ready, then
+ * is copied there, node_modules linked, and its `agent` command (the
+ * bundle's launcher, dist/agent.cjs) runs as a process from there: `agent settings validate` and `agent run` until ready, then
  * SIGTERM. Paths read at run time must come from fileURLToPath, never
  * from URL.pathname (which keeps %20 and %C3%BC).
  */
@@ -19,9 +19,9 @@ const root = join(base, 'Überwachung agent ü 監視');
 after(() => rmSync(base, { recursive: true, force: true }));
 
 mkdirSync(root, { recursive: true });
-for (const rel of ['package.json', 'schema', 'dist/src', 'src/web/ui']) cpSync(join(REPO, rel), join(root, rel), { recursive: true });
+for (const rel of ['package.json', 'schema', 'dist', 'src/web/ui']) cpSync(join(REPO, rel), join(root, rel), { recursive: true });
 symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
-const main = join(root, 'dist/src/main.js');
+const main = join(root, 'dist/agent.cjs');
 const ini = join(root, 'agent ü.ini');
 writeFileSync(ini, '[/modules]\nCheckHelpers = enabled\nCheckSystem = enabled\n');
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+'use strict';
+// The `agent` command as `npm run build` makes it: copied to dist/agent.cjs, it runs the bundled
+// agent dist/agent/main.cjs (src/tools/bundle.mjs) with the V8 code cache the build wrote beside
+// it (main.cjs.cache), so a start neither resolves ~170 files nor parses a megabyte of code.
+// A cache that does not fit the node binary running it (another Node version, other V8 flags) is
+// rejected by V8 and the bundle is compiled as usual: slower, same behaviour. Plain CommonJS, not
+// TypeScript: it must run as is, before anything else is loaded, and bundle.mjs requires
+// compile() from it to write the cache, so both compile the very same text.
+const { readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const vm = require('node:vm');
+
+/**
+ * The bundle at `file` as a vm.Script whose value is a CommonJS module function. Read as latin1:
+ * the build checks that the bundle is ASCII, so the source is a one-byte string (half the memory
+ * of a UTF-16 one, kept for the agent's life by V8).
+ */
+function compile(file, cachedData) {
+  const source = readFileSync(file, 'latin1');
+  return new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+}
+
+/** Runs the bundle at `file` as the main module, with its code cache when there is one. */
+function run(file) {
+  let cachedData;
+  try {
+    cachedData = readFileSync(`${file}.cache`);
+  } catch {
+    cachedData = undefined; // no cache: compile as usual
+  }
+  const fn = compile(file, cachedData).runInThisContext();
+  const module = { exports: {}, filename: file };
+  fn.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+}
+
+module.exports = { compile };
+if (require.main === module) run(join(__dirname, 'agent', 'main.cjs'));

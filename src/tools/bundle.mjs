@@ -1,0 +1,66 @@
+// Part of `npm run build`, after tsc: bundles the compiled agent (dist/src/main.js and everything
+// it imports, lazy imports included) into one CommonJS file, dist/agent/main.cjs, writes V8's code
+// cache of it (main.cjs.cache) and copies the launcher src/launcher.cjs to dist/agent.cjs, which
+// the `agent` bin and `npm start` run. Loading ~170 ES modules one by one (resolve, read,
+// compile, link each) was most of the agent's start; one file, compiled at build time, is not.
+// dist/src/ stays as tsc wrote it, for the unit tests. Everything comes from the imports of
+// main.js, never from a list of files, so files can move between folders.
+//
+// Why CommonJS: esbuild hoists every node: import of an ES module bundle to its top, so node
+// would load dgram, zlib, webcrypto, … for modules that are not enabled; in CommonJS they stay
+// inside the lazily run module bodies. Whitespace and syntax are minified, names are kept, so a
+// stack trace still names the functions.
+import { build } from 'esbuild';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const out = join(root, 'dist/agent/main.cjs');
+const result = await build({
+  entryPoints: [join(root, 'dist/src/main.js')],
+  outfile: out,
+  write: false,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  // import() of a CommonJS package (selfsigned) becomes a require() in a promise: the launcher
+  // runs the bundle through vm.Script, which has no loader for import().
+  supported: { 'dynamic-import': false },
+  // The one use of import.meta in a CommonJS bundle: the file's own URL (package root, require of ajv).
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Loaded from node_modules when first needed: selfsigned (and its ASN.1 libraries, about half of
+  // the bundle otherwise) only creates a missing certificate.
+  external: ['selfsigned'],
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  // The generated protobuf code repeats a case label (protobufjs' pbjs output): harmless, not ours to edit.
+  logOverride: { 'duplicate-case': 'silent' },
+  logLevel: 'warning',
+});
+// The launcher wraps the bundle in a function: main.ts's #! line would be a syntax error there.
+// esbuild writes strings and names in ASCII, but not the characters of regular expression
+// literals (`/[\s\u25cf*]/` written with the character itself): those are escaped here, the same
+// character to the regular expression. The launcher reads the bundle as a one-byte string.
+const text = result.outputFiles[0].text
+  .replace(/^#!.*\n/, '')
+  .replace(/(?<!\\)[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const nonAscii = /[^\x00-\x7f]/.exec(text);
+if (nonAscii) {
+  const context = text.slice(Math.max(0, nonAscii.index - 80), nonAscii.index + 40);
+  console.error(`bundle: ${out}: a non-ASCII character after a backslash, in:\n  ${context}\nWrite it as \\u${nonAscii[0].charCodeAt(0).toString(16).padStart(4, '0')} in the source.`);
+  process.exit(1);
+}
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, text);
+
+const launcher = join(root, 'dist/agent.cjs');
+copyFileSync(join(root, 'src/launcher.cjs'), launcher);
+chmodSync(launcher, 0o755);
+// The cache of the top-level code, made by the node that builds (the one that will run it: `npm ci` builds).
+const { compile } = createRequire(import.meta.url)('../launcher.cjs');
+writeFileSync(`${out}.cache`, compile(out).createCachedData());
