@@ -22,13 +22,6 @@ export default tseslint.config(
       // Not yet clean (issue 19): each still has places to fix (counts at the time of writing); switch one
       // back on once its places are fixed.
       '@typescript-eslint/no-base-to-string': 'off', // 23: settings values typed unknown, stringified with ?? ''
-      '@typescript-eslint/unbound-method': 'off', // 11: polka/Node methods passed as callbacks
-      '@typescript-eslint/no-unsafe-enum-comparison': 'off', // 9: protobuf enums against frame numbers
-      '@typescript-eslint/no-unsafe-argument': 'off', // 6
-      '@typescript-eslint/no-unsafe-assignment': 'off', // 5
-      '@typescript-eslint/no-unsafe-member-access': 'off', // 5
-      '@typescript-eslint/no-unsafe-return': 'off', // 1
-      'no-control-regex': 'off', // 1: the log escaper matches control bytes on purpose
     },
   },
 );

@@ -11,6 +11,7 @@
  */
 
 // C0 controls, backslash, DEL, C1 controls, U+2028/U+2029 (line breaks in JavaScript and many viewers).
+// eslint-disable-next-line no-control-regex -- matching control characters is this escaper's job
 const UNSAFE = /[\u0000-\u001f\\\u007f-\u009f\u2028\u2029]/g;
 
 /** `value` as text safe for one log line (see the file's contract). */

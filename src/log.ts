@@ -28,12 +28,13 @@ export interface LogRecord {
 
 export interface Logger {
   readonly namespace: string;
-  debug(message: string, where?: Where): void;
-  info(message: string, where?: Where): void;
-  warning(message: string, where?: Where): void;
-  error(message: string, where?: Where): void;
-  critical(message: string, where?: Where): void;
-  child(suffix: string): Logger;
+  // Properties, not methods: a logger's functions do not use `this` and may be passed around (`(ok ? log.debug : log.warning)(…)`).
+  debug: (message: string, where?: Where) => void;
+  info: (message: string, where?: Where) => void;
+  warning: (message: string, where?: Where) => void;
+  error: (message: string, where?: Where) => void;
+  critical: (message: string, where?: Where) => void;
+  child: (suffix: string) => Logger;
 }
 
 export interface Where {

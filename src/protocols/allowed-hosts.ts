@@ -58,7 +58,7 @@ export function isAllowed(matchers: readonly HostMatcher[], remoteAddress: strin
   // Answers are remembered per matcher list (a parsed list never changes), so a
   // peer that connects again costs one map lookup instead of parsing its address.
   let memo = answers.get(matchers);
-  if (!memo) answers.set(matchers, (memo = new Map()));
+  if (!memo) answers.set(matchers, (memo = new Map<string, boolean>()));
   const known = memo.get(remoteAddress);
   if (known !== undefined) return known;
   const forms = addressForms(remoteAddress);

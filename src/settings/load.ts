@@ -126,7 +126,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
   const absorbed = absorbSections(merged.list, layers ? merged.below : [], { set, cache, vars, varsKey }, problems);
   const { sections, origins, defs } = absorbed;
   if (absorbed.secret) anySecret = true;
-  const defsOf = (container: string): Map<string, ObjectDefinition> => defs.get(container) ?? new Map();
+  const defsOf = (container: string): Map<string, ObjectDefinition> => defs.get(container) ?? new Map<string, ObjectDefinition>();
 
   const defaults = cache.defaultsFor(varsKey);
   const defaultsOf = (sec: SectionSchema): Record<string, unknown> => defaults(sec, () => expandDefaults(sectionDefaults(set, sec), {}, vars));

@@ -216,7 +216,7 @@ function absorbOne(state: SectionState, m: MergedSection, ctx: LayerContext, pro
 
 function defsOf(state: SectionState, container: string): Map<string, ObjectDefinition> {
   let m = state.defs.get(container);
-  if (!m) state.defs.set(container, (m = new Map()));
+  if (!m) state.defs.set(container, (m = new Map<string, ObjectDefinition>()));
   return m;
 }
 

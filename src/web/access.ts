@@ -48,9 +48,9 @@ interface MemoSocket {
 const CACHE_LIMIT = 1000;
 
 export interface AccessOptions {
-  getSnapshot(): WebSettings;
+  getSnapshot: () => WebSettings;
   /** Root's password when the settings have none (generated at start). */
-  generatedPassword?(): string | undefined;
+  generatedPassword?: () => string | undefined;
   metrics: WebMetrics;
   log: Logger;
   now?: () => number;

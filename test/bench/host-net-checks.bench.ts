@@ -29,11 +29,12 @@ import { STATUS_NAMES, type QueryResult } from '../../src/core/result.js';
 sink.consoleLevel = 'silent';
 
 const peers = spawn(process.execPath, [fileURLToPath(new URL('./net-peers-process.js', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
-const ports = await new Promise<{ tcp: number; http: number; dns: number; ntp: number }>((resolve, reject) => {
+type PeerPorts = { tcp: number; http: number; dns: number; ntp: number };
+const ports = await new Promise<PeerPorts>((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error('peer process did not start within 10 s')), 10_000);
   createInterface({ input: peers.stdout }).once('line', (line) => {
     clearTimeout(timer);
-    resolve(JSON.parse(line));
+    resolve(JSON.parse(line) as PeerPorts);
   });
   peers.once('exit', (code) => reject(new Error(`peer process exited with ${code}`)));
 });

@@ -165,7 +165,7 @@ export async function dnsPeer(records: DnsRecords, options: DnsPeerOptions = {})
         const [head = '', tail = ''] = a.split('::');
         const h = head ? head.split(':') : [];
         const t = tail ? tail.split(':') : [];
-        const groups = [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+        const groups = [...h, ...new Array<string>(8 - h.length - t.length).fill('0'), ...t];
         const b = Buffer.alloc(16);
         groups.forEach((g, i) => b.writeUInt16BE(parseInt(g, 16), i * 2));
         answers.push(rr(28, b));

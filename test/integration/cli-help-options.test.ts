@@ -16,7 +16,7 @@ import { runAgentCli } from '../helpers/run-cli.js';
 
 /** Runs the jobs two at a time (a 2-core machine shared with others), in order of the results. */
 async function pooled<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
-  const results: T[] = new Array(jobs.length);
+  const results = new Array<T>(jobs.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {

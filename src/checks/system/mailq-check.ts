@@ -9,13 +9,14 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckError, type CheckDefinition } from '../engine.js';
+import type { VarDef } from '../expression/evaluate.js';
 import { describeFailure, hostPath, type HostSources, realHost } from '../host/host-sources.js';
 
 const QUEUES = ['active', 'deferred', 'hold', 'incoming', 'maildrop'] as const;
 const MAX_FILES = 1_000_000;
 
 export function mailqCheck(host: HostSources = realHost()): CheckDefinition {
-  const queueVars = Object.fromEntries(QUEUES.flatMap((q) => [
+  const queueVars = Object.fromEntries(QUEUES.flatMap((q): [string, VarDef][] => [
     [q, { kind: 'number' as const, description: `Messages in the ${q} queue.` }],
     [`${q}_size`, { kind: 'size' as const, description: `Bytes in the ${q} queue.` }],
   ]));

@@ -9,7 +9,7 @@ import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'n
 import { AgentError, errorMessage } from '../../errors.js';
 import { decode, encode, Plugin } from '../plugin/codec.js';
 import { FrameReader } from './frame-reader.js';
-import { encodeFrame, FLAG_CLOSE, FrameKind, kindName, KIND_MESSAGE, MESSAGE_VERSION, peekHeader } from './framing.js';
+import { encodeFrame, FLAG_CLOSE, FrameKind, isFrameKind, kindName, KIND_MESSAGE, MESSAGE_VERSION, peekHeader } from './framing.js';
 import { classifyTlsError, isTlsError } from '../tls-errors.js';
 
 export interface AgentEndpoint {
@@ -97,13 +97,13 @@ export class ClientConnection {
         this.connected = true;
         resolve();
       });
-      this.socket.once('error', (err) => reject(this.describe(err)));
+      this.socket.once('error', (err: NodeJS.ErrnoException) => reject(this.describe(err)));
       this.socket.once('close', () => reject(new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, this.closeHint()]))));
     });
     this.ready.catch(() => undefined);
     this.socket.setNoDelay(true);
     this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    this.socket.on('error', (err) => this.fail(this.describe(err)));
+    this.socket.on('error', (err: NodeJS.ErrnoException) => this.fail(this.describe(err)));
     this.socket.on('close', () => this.fail(new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, this.closeHint()]))));
   }
 
@@ -158,7 +158,8 @@ export class ClientConnection {
       this.answered = true;
       const id = peekHeader(frame.body).id;
       const pending = id === undefined ? undefined : this.inFlight.get(id);
-      if (frame.kind === FrameKind.Error) {
+      const kind = isFrameKind(frame.kind) ? frame.kind : undefined;
+      if (kind === FrameKind.Error) {
         const text = errorText(frame.body);
         if (pending) this.settle(id!, new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
         else if (this.inFlight.size === 1) this.settle([...this.inFlight.keys()][0], new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
@@ -166,12 +167,12 @@ export class ClientConnection {
         continue;
       }
       if (!pending) continue;
-      if (frame.kind !== ANSWER[pending.kind]) {
+      if (kind !== ANSWER[pending.kind]) {
         this.settle(id!, new AgentError('AGENT_ERR_AGENT_FRAME', [`${this.name} answered a ${kindName(pending.kind)} with ${kindName(frame.kind)}`]));
         continue;
       }
       try {
-        this.settle(id!, undefined, decode(KIND_MESSAGE[frame.kind], frame.body));
+        this.settle(id!, undefined, decode(KIND_MESSAGE[kind], frame.body));
       } catch (err) {
         this.settle(id!, new AgentError('AGENT_ERR_AGENT_FRAME', [`answer from ${this.name}: ${errorMessage(err)}`]));
       }

@@ -66,8 +66,17 @@ export interface Frame {
   body: Uint8Array;
 }
 
+const KINDS: ReadonlySet<number> = new Set(Object.values(FrameKind).filter((v) => typeof v === 'number'));
+const REQUEST_KINDS: ReadonlySet<number> = new Set([FrameKind.QueryRequest, FrameKind.ExecRequest, FrameKind.Submit]);
+
+/** A frame's kind byte as read from the wire, narrowed to a FrameKind when it is one. */
 export function isFrameKind(kind: number): kind is FrameKind {
-  return Number.isInteger(kind) && kind >= FrameKind.QueryRequest && kind <= FrameKind.Error;
+  return KINDS.has(kind);
+}
+
+/** The kinds a client may send: QueryRequest, ExecRequest and Submit. */
+export function isRequestKind(kind: number): kind is FrameKind.QueryRequest | FrameKind.ExecRequest | FrameKind.Submit {
+  return REQUEST_KINDS.has(kind);
 }
 
 export function kindName(kind: number): string {

@@ -16,6 +16,7 @@ import {
   errorBody,
   FLAG_CLOSE,
   FrameKind,
+  isRequestKind,
   kindName,
   KIND_MESSAGE,
   MESSAGE_VERSION,
@@ -108,7 +109,7 @@ export class ServedConnection {
 
   private dispatch(frame: Frame): void {
     const kind = frame.kind;
-    if (kind !== FrameKind.QueryRequest && kind !== FrameKind.ExecRequest && kind !== FrameKind.Submit) {
+    if (!isRequestKind(kind)) {
       const id = peekHeader(frame.body).id;
       const problem = `frame kind ${kind} (${kindName(kind)}) is not a request; requests are QueryRequest (1), ExecRequest (3) and Submit (5)`;
       this.send(FrameKind.Error, errorBody(new AgentError('AGENT_ERR_AGENT_FRAME', [problem]).message, id));

@@ -34,11 +34,11 @@ export interface RouteContext {
   metrics: WebMetrics;
   log: Logger;
   /** WEBServer's settings view in force (settings/module-view.ts). */
-  getSnapshot(): WebSettings;
+  getSnapshot: () => WebSettings;
   /** `text` with absolute paths shown relative to the settings folder or as bare file names (hide-paths.ts). */
-  hidePaths(text: string): string;
+  hidePaths: (text: string) => string;
   /** Largest accepted request body in bytes. */
-  maxBodySize(): number;
+  maxBodySize: () => number;
   /** Register a guarded route (a requirement given as a function is shown in the table by its `label`: see labelled()). */
   route(method: Method, path: string, requirement: Requirement, handler: Handler): void;
   /** Register a route that needs no authentication (recorded with privilege `none`). */
@@ -47,13 +47,12 @@ export interface RouteContext {
 
 export function createRouteTable(app: Polka<WebRequest>, access: AccessControl): { routes: RouteInfo[]; route: RouteContext['route']; openRoute: RouteContext['openRoute'] } {
   const routes: RouteInfo[] = [];
-  const adder = (method: Method) => (method === 'GET' ? app.get : method === 'PUT' ? app.put : method === 'DELETE' ? app.delete : app.post);
   const route: RouteContext['route'] = (method, path, requirement, handler) => {
     const guard = access.guard(path, requirement);
     const fn = async (req: WebRequest, res: ServerResponse): Promise<void> => {
       await handler(req, res);
     };
-    adder(method).call(app, path, guard, fn);
+    app.add(method, path, guard, fn);
     const privilege = typeof requirement === 'string' ? requirement : typeof requirement === 'function' ? ((requirement as { label?: string }).label ?? 'dynamic') : requirement.join('|');
     routes.push({ method, path, privilege });
   };
@@ -62,7 +61,7 @@ export function createRouteTable(app: Polka<WebRequest>, access: AccessControl):
       req.routeLabel = path;
       await handler(req, res);
     };
-    adder(method).call(app, path, fn);
+    app.add(method, path, fn);
     routes.push({ method, path, privilege: 'none' });
   };
   return { routes, route, openRoute };

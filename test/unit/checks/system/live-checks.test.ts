@@ -87,7 +87,7 @@ test('check_connections: hex states (LISTEN is 0A), listeners the test opens, ro
 test('check_kernel_stats: context switches and forks per second, threads and processes now', async () => {
   const check = kernelStatsCheck(realHost(), history());
   const list = await items(check, [['type', 'ctxt,processes,threads,procs']]);
-  const by = Object.fromEntries(list.map((i) => [i.name, i]));
+  const by = Object.fromEntries(list.map((i) => [String(i.name), i] as const));
   assert.ok((by.ctxt?.rate as number) > 0, 'the machine switches contexts');
   const pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
   assert.ok(Math.abs((by.procs?.current as number) - pids) < 50, `procs ${by.procs?.current} vs ${pids}`);
