@@ -217,7 +217,10 @@ export class ScriptSpawner {
     if (helper.refd === on) return;
     helper.refd = on;
     const streams = [helper.proc.stdout, helper.proc.stderr, helper.proc.stdin] as unknown as { ref?(): void; unref?(): void }[];
-    for (const s of streams) (on ? s.ref : s.unref)?.call(s);
+    for (const s of streams) {
+      if (on) s.ref?.();
+      else s.unref?.();
+    }
     if (on) helper.proc.ref();
     else helper.proc.unref();
   }
