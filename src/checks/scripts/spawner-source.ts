@@ -39,23 +39,37 @@ my $PIPE_GRACE_MS = 1000;
 # A script that closed its pipes without exiting is polled this long at a short interval.
 my $EOF_POLL_MS = 100;
 
-my %runs;     # id -> run
-my %by_pid;   # pid -> run
-my %by_fd;    # fileno -> [run, 'out' | 'err']
+open(my $NULL, '<', '/dev/null') or die "script spawner: /dev/null: $!\n";
+my $NULL_FD = fileno $NULL;
+my $EMPTY_MASK = POSIX::SigSet->new();
+my %runs;       # id -> run
+my %by_pid;     # pid -> run, until reaped
+my %by_fd;      # fileno -> [run, 'out' | 'err']
+my %lingering;  # id -> run: exited, its pipes still held open by what it left behind
+my %eof_wait;   # id -> run: its pipes closed, not reaped yet
+my $next_deadline;  # earliest deadline of a running script (ms), or undef
+my $rin = '';   # select's read set: stdin and every open pipe
+vec($rin, 0, 1) = 1;
 my $inbuf = '';
+my $outbuf = '';
+my $env_now = '';
 
 $SIG{CHLD} = sub { };  # only to interrupt select
 $SIG{PIPE} = 'IGNORE';
 binmode STDIN;
 binmode STDOUT;
 
+# Replies collect here and go out in one write before the next wait (flush).
 sub reply {
   my ($body) = @_;
-  my $frame = pack('N', length $body) . $body;
-  while (length $frame) {
-    my $n = syswrite(STDOUT, $frame);
+  $outbuf .= pack('N', length $body) . $body;
+}
+
+sub flush {
+  while (length $outbuf) {
+    my $n = syswrite(STDOUT, $outbuf);
     if (!defined $n) { next if $!{EINTR}; kill_all(); POSIX::_exit(3); }
-    substr($frame, 0, $n) = '';
+    substr($outbuf, 0, $n) = '';
   }
 }
 
@@ -64,12 +78,27 @@ sub done_early {
   reply(join("\0", 'D', $id, '', '', '', $errno, 0) . "\0");
 }
 
+# The environment of the scripts: set here, where it stays for the next
+# runs, rather than in each child (every page a child writes is copied).
+sub set_env {
+  my ($env) = @_;
+  my $joined = join("\0", @$env);
+  return if $joined eq $env_now;
+  $env_now = $joined;
+  %ENV = ();
+  for my $kv (@$env) {
+    my $i = index($kv, '=');
+    $ENV{substr($kv, 0, $i)} = substr($kv, $i + 1) if $i > 0;
+  }
+}
+
 sub start_run {
   my ($id, $timeout_ms, $max, $cwd, $argv, $env) = @_;
   my ($or, $ow, $er, $ew, $sr, $sw);
   pipe($or, $ow) or return done_early($id, $! + 0);
   pipe($er, $ew) or do { my $e = $! + 0; close $_ for $or, $ow; return done_early($id, $e); };
   pipe($sr, $sw) or do { my $e = $! + 0; close $_ for $or, $ow, $er, $ew; return done_early($id, $e); };
+  set_env($env);
   my $pid = fork();
   if (!defined $pid) {
     my $e = $! + 0;
@@ -80,23 +109,19 @@ sub start_run {
     # The child: own group, default signals, /dev/null in, the pipes out, then exec (no shell).
     $SIG{CHLD} = 'DEFAULT';
     $SIG{PIPE} = 'DEFAULT';
-    POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new());
+    POSIX::sigprocmask(POSIX::SIG_SETMASK(), $EMPTY_MASK);
     POSIX::setpgid(0, 0);
-    my $fail = sub { my $e = ($! + 0) || 5; syswrite($sw, pack('N', $e)); POSIX::_exit(127); };
-    open(STDIN, '<', '/dev/null') or $fail->();
-    POSIX::dup2(fileno($ow), 1) // $fail->();
-    POSIX::dup2(fileno($ew), 2) // $fail->();
-    if (length $cwd) { chdir($cwd) or $fail->(); }
-    %ENV = ();
-    for my $kv (@$env) {
-      my $i = index($kv, '=');
-      $ENV{substr($kv, 0, $i)} = substr($kv, $i + 1) if $i > 0;
+    if (defined POSIX::dup2($NULL_FD, 0) && defined POSIX::dup2(fileno($ow), 1) && defined POSIX::dup2(fileno($ew), 2)
+        && (!length $cwd || chdir($cwd))) {
+      no warnings 'exec';
+      exec { $argv->[0] } @$argv;
     }
-    { no warnings 'exec'; exec { $argv->[0] } @$argv; }
-    $fail->();
+    syswrite($sw, pack('N', ($! + 0) || 5));
+    POSIX::_exit(127);
   }
   POSIX::setpgid($pid, $pid);
   close $_ for $ow, $ew, $sw;
+  # The status pipe closes at the exec (close-on-exec), or brings the errno of what failed.
   my $status = '';
   while (1) {
     my $n = sysread($sr, $status, 4, length $status);
@@ -115,7 +140,9 @@ sub start_run {
     my ($fh, $key) = @$_;
     $run->{fh}{$key} = $fh;
     $by_fd{fileno $fh} = [$run, $key];
+    vec($rin, fileno $fh, 1) = 1;
   }
+  $next_deadline = $run->{deadline} if !defined $next_deadline || $run->{deadline} < $next_deadline;
   $runs{$id} = $run;
   $by_pid{$pid} = $run;
   reply(join("\0", 'S', $id, $pid));
@@ -133,10 +160,13 @@ sub kill_all {
 sub close_stream {
   my ($run, $key) = @_;
   my $fh = delete $run->{fh}{$key} or return;
+  vec($rin, fileno $fh, 1) = 0;
   delete $by_fd{fileno $fh};
   close $fh;
-  $run->{open}--;
-  $run->{eof_at} = now_ms() if $run->{open} == 0;
+  return if --$run->{open} > 0;
+  if (defined $run->{status}) { finish($run); return; }
+  $run->{eof_at} = now_ms();
+  $eof_wait{$run->{id}} = $run;
 }
 
 sub read_stream {
@@ -154,12 +184,44 @@ sub read_stream {
 
 sub finish {
   my ($run) = @_;
+  return if $run->{finished}++;
+  delete $lingering{$run->{id}};
+  delete $eof_wait{$run->{id}};
   close_stream($run, $_) for qw(out err);
   my $st = $run->{status};
   my $code = POSIX::WIFEXITED($st) ? POSIX::WEXITSTATUS($st) : '';
   my $sig = POSIX::WIFSIGNALED($st) ? POSIX::WTERMSIG($st) : '';
   reply(join("\0", 'D', $run->{id}, $code, $sig, $run->{flags}, '', length $run->{out}) . "\0" . $run->{out} . $run->{err});
   delete $runs{$run->{id}};
+}
+
+sub reap {
+  while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
+    my $run = delete $by_pid{$pid} or next;
+    $run->{status} = $?;
+    delete $eof_wait{$run->{id}};
+    # The script is done: what it left in its group dies too, which also closes the pipes.
+    kill_group($run);
+    if ($run->{open} == 0) { finish($run); next; }
+    $run->{reaped_at} = now_ms();
+    $lingering{$run->{id}} = $run;
+  }
+}
+
+# Kills the groups past their deadline; returns the next deadline, or undef.
+sub check_deadlines {
+  my ($now) = @_;
+  my $next;
+  for my $run (values %runs) {
+    next if defined $run->{status} || $run->{flags} =~ /t/;
+    if ($now >= $run->{deadline}) {
+      $run->{flags} .= 't';
+      kill_group($run);
+      next;
+    }
+    $next = $run->{deadline} if !defined $next || $run->{deadline} < $next;
+  }
+  return $next;
 }
 
 sub handle {
@@ -181,33 +243,29 @@ sub handle {
   }
 }
 
+sub _min { my ($a, $b) = @_; return defined $a && $a < $b ? $a : $b; }
+
+# Each round: reap, enforce deadlines, send the replies, wait for input
+# from the agent or a script. Work per round follows what happened, not
+# the number of scripts running (only a passed deadline looks at all).
 while (1) {
-  while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
-    my $run = delete $by_pid{$pid} or next;
-    $run->{status} = $?;
-    $run->{reaped_at} = now_ms();
-    # The script is done: what it left in its group dies too, which also closes the pipes.
-    kill_group($run);
-  }
+  reap();
   my $now = now_ms();
+  $next_deadline = check_deadlines($now) if defined $next_deadline && $now >= $next_deadline;
   my $wait;  # seconds; undef: until something happens
-  for my $run (values %runs) {
-    if (defined $run->{status}) {
-      if ($run->{open} == 0 || $now - $run->{reaped_at} >= $PIPE_GRACE_MS) { finish($run); next; }
-      $wait = _min($wait, ($run->{reaped_at} + $PIPE_GRACE_MS - $now) / 1000);
-      next;
-    }
-    if ($now >= $run->{deadline} && $run->{flags} !~ /t/) {
-      $run->{flags} .= 't';
-      kill_group($run);
-    }
-    # A SIGCHLD that came just before select would not interrupt it: look again soon.
-    $wait = _min($wait, ($run->{flags} =~ /t/ || $run->{deadline} - $now > 200) ? 0.2 : ($run->{deadline} - $now) / 1000);
-    $wait = _min($wait, 0.002) if $run->{open} == 0 && $now - $run->{eof_at} < $EOF_POLL_MS;
+  $wait = ($next_deadline - $now) / 1000 if defined $next_deadline;
+  for my $run (values %lingering) {
+    if ($now - $run->{reaped_at} >= $PIPE_GRACE_MS) { finish($run); next; }
+    $wait = _min($wait, ($run->{reaped_at} + $PIPE_GRACE_MS - $now) / 1000);
   }
-  my $rin = '';
-  vec($rin, 0, 1) = 1;
-  vec($rin, $_, 1) = 1 for keys %by_fd;
+  for my $run (values %eof_wait) {
+    # Pipes closed, not reaped: its SIGCHLD may come just before select, which it would not interrupt.
+    if ($now - $run->{eof_at} < $EOF_POLL_MS) { $wait = _min($wait, 0.002); }
+    else { delete $eof_wait{$run->{id}}; }
+  }
+  # The same race for scripts whose pipes are held open by what they started.
+  $wait = _min($wait, 0.2) if %by_pid;
+  flush();
   my $n = select(my $rout = $rin, undef, undef, $wait);
   if ($n < 0) { next if $!{EINTR}; die "script spawner: select: $!\n"; }
   next if $n == 0;
@@ -229,6 +287,4 @@ while (1) {
     }
   }
 }
-
-sub _min { my ($a, $b) = @_; return defined $a && $a < $b ? $a : $b; }
 `;
