@@ -3,18 +3,25 @@
  * lower one, never up (README "Layers"). `npm run check:layers` runs this
  * in .ci/run. Type-only imports count too (tsPreCompilationDeps).
  *
- *   base       errors.ts, log.ts, log-escape.ts, retry-policy.ts, version.ts, package-root.ts
- *   settings   src/settings/   the settings model: read, validate, plan
- *   core       src/core/       queries, channels, results, the control types
- *   protocols  src/protocols/  wire formats, clients and listeners
+ *   base       errors.ts, log.ts, log-escape.ts, retry-policy.ts, version.ts, package-root.ts, hide-paths.ts
+ *   formats    src/formats/    value and file formats that settings validation
+ *                              checks and the code above runs: allowed hosts,
+ *                              command allow-lists, script command lines,
+ *                              alias commands, wrapped scripts, TLS/PEM files
+ *   settings   src/settings/   the settings model: read, validate, plan, the
+ *                              module table (names, sections, queries)
+ *   core       src/core/       queries, channels, results, the plugin message
+ *                              codec (core/plugin/), the control types
+ *   protocols  src/protocols/  clients and listeners of the wire protocols
  *   checks     src/checks/     the checks
  *   web        src/web/        the HTTP app (library of WEBServer)
- *   modules    src/modules/    lifecycle wrappers over the above
+ *   modules    src/modules/    lifecycle wrappers over the above, the loaders
  *   reconciler src/reconciler/ runs the modules
  *   top        src/cli/, src/agent.ts, src/main.ts, src/tools/
  */
 const layers = [
-  ['base', '^src/(errors|log|log-escape|retry-policy|version|package-root)\.ts$'],
+  ['base', '^src/(errors|log|log-escape|retry-policy|version|package-root|hide-paths)\\.ts$'],
+  ['formats', '^src/formats/'],
   ['settings', '^src/settings/'],
   ['core', '^src/core/'],
   ['protocols', '^src/protocols/'],
@@ -65,6 +72,6 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^src/(settings|protocols/plugin)/generated/' },
+    exclude: { path: '^src/(settings|core/plugin)/generated/' },
   },
 };

@@ -11,7 +11,7 @@ import { SettingsReader } from '../settings/includes.js';
 import type { SettingsProblem } from '../settings/problem.js';
 import { formatProblem } from './format-problem.js';
 import { tlsFileProblems } from '../settings/tls-checks.js';
-import type { TlsFileProblem } from '../protocols/tls-files.js';
+import type { TlsFileProblem } from '../formats/tls-files.js';
 
 export const VALIDATE_OPTIONS: readonly CliOption[] = [
   { name: 'format', arg: 'text|json|github', help: 'text: one line per problem (default); json: {"valid","files":[{"file","valid","errors","warnings"}]}; github: workflow annotations' },

@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { SettingsEdit } from '../core/control.js';
 import { errorMessage } from '../errors.js';
-import { parseAllowedHosts } from '../protocols/allowed-hosts.js';
-import { certificateProblem, pairProblem, privateKeyProblem } from '../protocols/pem-check.js';
+import { parseAllowedHosts } from '../formats/allowed-hosts.js';
+import { certificateProblem, pairProblem, privateKeyProblem } from '../formats/pem-check.js';
 import { out } from './args.js';
 import { edit, strongPassword, usage, WEB, type WebTarget } from './web-edit.js';
 

@@ -7,7 +7,7 @@
  */
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink, type LogLevel } from '../log.js';
-import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from '../protocols/plugin/codec.js';
+import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
 import { toStatus, type QueryResult, type Status } from './result.js';
 import type { Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
 import type { AgentControl } from './control.js';

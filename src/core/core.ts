@@ -19,7 +19,7 @@ export type CommandKind = 'query' | 'exec';
 /**
  * What a caller may run: undefined for an allowed name, else the message of
  * the refusal. The protocol servers pass one per request
- * (src/protocols/command-allow-list.ts); the core checks it before every
+ * (src/protocols/command-guard.ts); the core checks it before every
  * query and exec command and hands it on to handlers, so queries that run
  * other queries (check_negate, check_multi, aliases) are checked too.
  */

@@ -6,7 +6,7 @@
  * schema marks x-secret (and values from ${env:} / ${file:}) answer as
  * `******`, as in `agent settings show` and the API.
  */
-import { decode, encode, HeaderType, Plugin } from '../protocols/plugin/codec.js';
+import { decode, encode, HeaderType, Plugin } from './plugin/codec.js';
 import { loadSchemaSet } from '../settings/schema-set.js';
 import { objectSectionPath, type Snapshot } from '../settings/snapshot.js';
 import { shownValue } from '../settings/effective.js';

@@ -23,7 +23,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
-import { checkPair } from './tls-files.js';
+import { checkPair } from '../formats/tls-files.js';
 
 export interface CertificateFiles {
   cert: string;
@@ -46,7 +46,7 @@ export type CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE' | 'AGENT_ERR_AGEN
 
 export async function loadOrCreateCertificate(files: CertificateFiles, errorCode: CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE'): Promise<LoadedCertificate> {
   const fail = (file: string, reason: string, cause?: unknown): AgentError => new AgentError(errorCode, [file, reason], cause === undefined ? undefined : { cause });
-  // The same checks as `agent settings validate` (protocols/tls-files.ts).
+  // The same checks as `agent settings validate` (formats/tls-files.ts).
   const checked = checkPair({ cert: files.cert, key: files.key, keyExplicit: files.keyExplicit ?? true, createsMissing: true });
   if (!checked.ok) {
     const p = checked.problem;

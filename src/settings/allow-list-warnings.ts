@@ -1,6 +1,6 @@
 /**
  * Warnings about what the protocol servers' allow-lists let a peer run
- * without authentication (src/protocols/command-allow-list.ts):
+ * without authentication (src/formats/command-allow-list.ts):
  * - AGENT_WARN_UNAUTHENTICATED_EXEC: AgentServer enabled, `allowed exec
  *   commands` not empty, and its peers not authenticated (no TLS, no `ca`,
  *   or a verify mode that makes the client certificate optional);
@@ -12,7 +12,7 @@
  * An NRPE peer counts as authenticated only when TLS is on with a `ca` and
  * a verify mode that requires a client certificate.
  */
-import { parseAllowList, ALLOWED_EXECS, ALLOWED_QUERIES } from '../protocols/command-allow-list.js';
+import { parseAllowList, ALLOWED_EXECS, ALLOWED_QUERIES } from '../formats/command-allow-list.js';
 import type { Origin } from './snapshot.js';
 import { problem, type SettingsProblem } from './problem.js';
 

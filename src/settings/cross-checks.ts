@@ -11,7 +11,7 @@
 import type { Origin } from './snapshot.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
-import { parseAllowedHosts } from '../protocols/allowed-hosts.js';
+import { parseAllowedHosts } from '../formats/allowed-hosts.js';
 
 export function crossChecks(
   file: string,

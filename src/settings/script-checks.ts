@@ -14,9 +14,9 @@
  * Templates (`is template = 1`, `default`, `sample`) are not queries and are
  * not checked.
  */
-import { CommandLineError } from '../checks/scripts/command-line.js';
-import { splitAliasCommand } from '../checks/scripts/alias.js';
-import { wrappedWords } from '../checks/scripts/wrapped.js';
+import { CommandLineError } from '../formats/script-command-line.js';
+import { splitAliasCommand } from '../formats/alias-command.js';
+import { wrappedWords } from '../formats/wrapped-script.js';
 import { moduleOfQuery, moduleTable } from './module-table.js';
 import { suggestion } from './did-you-mean.js';
 import { problem, type SettingsProblem } from './problem.js';

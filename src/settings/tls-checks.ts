@@ -14,7 +14,7 @@
  * Files are read, never written; only enabled listeners with TLS on count.
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { checkCa, checkPair, type PairFiles, type TlsFileProblem } from '../protocols/tls-files.js';
+import { checkCa, checkPair, type PairFiles, type TlsFileProblem } from '../formats/tls-files.js';
 import { describeProblem, problem, sortProblems, type SettingsProblem } from './problem.js';
 import type { Origin, Snapshot } from './snapshot.js';
 import { expandVariables } from './variables.js';

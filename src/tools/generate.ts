@@ -8,7 +8,7 @@
  *   with ajv's standalone code (see src/settings/ajv-instance.ts).
  * - src/web/generated/body-validators.js: the request-body validators of
  *   src/web/body-schemas.ts, precompiled the same way (see src/web/bodies.ts).
- * - src/protocols/plugin/generated/plugin.js and plugin.d.ts: static protobuf
+ * - src/core/plugin/generated/plugin.js and plugin.d.ts: static protobuf
  *   code from proto/plugin.proto via pbjs/pbts (protobufjs-cli).
  */
 import { execFileSync } from 'node:child_process';
@@ -43,8 +43,8 @@ async function protoOutputs(): Promise<Record<string, string>> {
     execFileSync(join(bin, 'pbts'), ['-o', dts, commented], { stdio: 'pipe' });
     const banner = BANNER.replace('%s', 'proto/plugin.proto');
     return {
-      'src/protocols/plugin/generated/plugin.js': banner + readFileSync(js, 'utf8'),
-      'src/protocols/plugin/generated/plugin.d.ts': banner + readFileSync(dts, 'utf8'),
+      'src/core/plugin/generated/plugin.js': banner + readFileSync(js, 'utf8'),
+      'src/core/plugin/generated/plugin.d.ts': banner + readFileSync(dts, 'utf8'),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -28,7 +28,7 @@ import type { ServerResponse } from 'node:http';
 import type { Middleware, NextHandler } from 'polka';
 import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
-import { isAllowed, parseAllowedHosts, type HostMatcher } from '../protocols/allowed-hosts.js';
+import { isAllowed, parseAllowedHosts, type HostMatcher } from '../formats/allowed-hosts.js';
 import { hasPrivilege } from '../settings/privileges.js';
 import { fallbackSource } from '../settings/module-view.js';
 import { readCredential, verifyLogin, type Credential } from './credentials.js';

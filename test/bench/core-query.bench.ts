@@ -13,7 +13,7 @@ import { createCore } from '../../src/core/core-impl.js';
 import type { AgentControl } from '../../src/core/control.js';
 import { sink } from '../../src/log.js';
 import { createModule } from '../../src/modules/check-helpers/index.js';
-import { decode, encode, header, HeaderType, resultToResponse } from '../../src/protocols/plugin/codec.js';
+import { decode, encode, header, HeaderType, resultToResponse } from '../../src/core/plugin/codec.js';
 import { loadSettingsText } from '../../src/settings/load.js';
 import { moduleView } from '../../src/settings/module-view.js';
 import { MODULE_SECTIONS } from '../../src/settings/module-table.js';

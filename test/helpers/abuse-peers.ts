@@ -10,7 +10,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { FrameReader } from '../../src/protocols/agent/frame-reader.js';
 import { encodeFrame, FrameKind } from '../../src/protocols/agent/framing.js';
-import { decode, encode } from '../../src/protocols/plugin/codec.js';
+import { decode, encode } from '../../src/core/plugin/codec.js';
 import { checkNrpe } from './nrpe-daemon.js';
 import { webRequest } from './web-client.js';
 

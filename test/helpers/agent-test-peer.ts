@@ -6,7 +6,7 @@
  * query starts waiting, so a test knows that request is in flight.
  */
 import { startAgentListener, type AgentListener, type PeerInfo } from '../../src/protocols/agent/server.js';
-import { decode, encode, Plugin } from '../../src/protocols/plugin/codec.js';
+import { decode, encode, Plugin } from '../../src/core/plugin/codec.js';
 import { getLogger } from '../../src/log.js';
 import type { TlsOptions } from 'node:tls';
 import { EventEmitter } from 'node:events';

@@ -10,7 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { FrameReader } from '../../src/protocols/agent/frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, kindName, peekHeader, type Frame } from '../../src/protocols/agent/framing.js';
-import { decode, encode, Plugin } from '../../src/protocols/plugin/codec.js';
+import { decode, encode, Plugin } from '../../src/core/plugin/codec.js';
 
 interface Raw {
   socket: Socket;

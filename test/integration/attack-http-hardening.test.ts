@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { encode } from '../../src/protocols/plugin/codec.js';
+import { encode } from '../../src/core/plugin/codec.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { rawHttps, webRequest, type WebResponse } from '../helpers/web-client.js';

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
 import { encodeFrame, FrameKind } from '../../src/protocols/agent/framing.js';
 import { encodePacket, QUERY_PACKET } from '../../src/protocols/nrpe/packet.js';
-import { encode } from '../../src/protocols/plugin/codec.js';
+import { encode } from '../../src/core/plugin/codec.js';
 import { agentTls } from '../helpers/abuse-peers.js';
 import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { rawHttps, webRequest } from '../helpers/web-client.js';

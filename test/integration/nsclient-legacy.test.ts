@@ -11,7 +11,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { decode, encode, header, HeaderType } from '../../src/protocols/plugin/codec.js';
+import { decode, encode, header, HeaderType } from '../../src/core/plugin/codec.js';
 import { replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS, runPlugin, startWebAgent, waitUntil } from '../helpers/nscp-clients.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';

@@ -6,7 +6,7 @@
  */
 import { ArgumentError, numberArgument, parseArguments, type CheckArguments, type OptionDef } from '../arguments.js';
 import { parseStatus, UNKNOWN, type QueryResult, type Status } from '../../core/result.js';
-import { splitCommandLine, CommandLineError } from '../scripts/command-line.js';
+import { splitCommandLine, CommandLineError } from '../../formats/script-command-line.js';
 
 export type QueryFn = (command: string, args: readonly string[], options: { signal?: AbortSignal }) => Promise<QueryResult>;
 

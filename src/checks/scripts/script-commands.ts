@@ -17,7 +17,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Status } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { OutsideRootError, pathUnderRoot, relativeToRoot } from './script-root.js';
-import { splitCommandLine, resolveProgram } from './command-line.js';
+import { splitCommandLine, resolveProgram } from '../../formats/script-command-line.js';
 
 export const SCRIPTS_SECTION = '/settings/external scripts/scripts';
 

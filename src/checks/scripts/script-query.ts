@@ -10,7 +10,7 @@ import { statSync } from 'node:fs';
 import { basename, isAbsolute, relative } from 'node:path';
 import { splitOutput, statusFromExitCode, UNKNOWN, type QueryResult } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
-import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from './command-line.js';
+import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from '../../formats/script-command-line.js';
 import type { Limiter } from './limiter.js';
 import { runScript, type RunOptions, type RunOutcome } from './runner.js';
 

@@ -20,7 +20,7 @@ import { clientHelp, parseClientOptions, type QueryKind } from '../../protocols/
 import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
 import { AgentClientPool, type AgentEndpoint, type RequestOptions } from '../../protocols/agent/client.js';
 import { agentClientTls } from '../../protocols/agent/tls.js';
-import { resultToResponse, responseToResult } from '../../protocols/plugin/codec.js';
+import { resultToResponse, responseToResult } from '../../core/plugin/codec.js';
 
 import { AGENT_PORT } from '../../protocols/agent/framing.js';
 export { AGENT_PORT };

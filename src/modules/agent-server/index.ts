@@ -6,7 +6,7 @@
  * `agent_submissions` (JSON in the message) for the API.
  *
  * A peer runs only what `allowed queries` and `allowed exec commands`
- * allow (src/protocols/command-allow-list.ts; default: every query, no exec
+ * allow (src/formats/command-allow-list.ts; default: every query, no exec
  * command); the core checks nested queries against the same lists.
  *
  * `apply(next)` takes allowed hosts, the allow-lists, timeout and max frame size in place
@@ -20,7 +20,7 @@ import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
-import { isAllowed, parseAllowedHosts } from '../../protocols/allowed-hosts.js';
+import { isAllowed, parseAllowedHosts } from '../../formats/allowed-hosts.js';
 import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';
 import { agentServerTls } from '../../protocols/agent/tls.js';
 import { loadOrCreateCertificate } from '../../protocols/server-certificate.js';
@@ -29,8 +29,9 @@ import { ApplyKeptError } from '../module.js';
 import { rebind, type RebindPlan } from '../rebind.js';
 import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
-import { decode, responseToResult } from '../../protocols/plugin/codec.js';
-import { ALLOWED_EXECS, ALLOWED_QUERIES, commandGuard, parseAllowList, type GuardOptions } from '../../protocols/command-allow-list.js';
+import { decode, responseToResult } from '../../core/plugin/codec.js';
+import { ALLOWED_EXECS, ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
+import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
 
 const SECTION = '/settings/agent/server';
 

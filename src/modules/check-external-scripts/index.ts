@@ -20,8 +20,9 @@ import { Limiter } from '../../checks/scripts/limiter.js';
 import { ScriptSpawner } from '../../checks/scripts/spawner.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';
 import { scriptCommand, SCRIPTS_SECTION, type ScriptStore } from '../../checks/scripts/script-commands.js';
-import { wrappedWords } from '../../checks/scripts/wrapped.js';
-import { parseAlias, runAlias, type AliasDefinition } from '../../checks/scripts/alias.js';
+import { wrappedWords } from '../../formats/wrapped-script.js';
+import { runAlias } from '../../checks/scripts/alias.js';
+import { parseAlias, type AliasDefinition } from '../../formats/alias-command.js';
 import { UNKNOWN } from '../../core/result.js';
 import { WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
 

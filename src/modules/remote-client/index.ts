@@ -7,7 +7,7 @@
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
-import { decode, responseToResult } from '../../protocols/plugin/codec.js';
+import { decode, responseToResult } from '../../core/plugin/codec.js';
 import { mergeTarget } from '../../protocols/target-options.js';
 import { errorMessage } from '../../errors.js';
 import { REMOTE_PORT, REMOTE_QUERIES, TARGETS_PATH, runRemoteQuery, submitResult } from './remote-query.js';

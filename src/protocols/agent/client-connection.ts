@@ -7,7 +7,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { AgentError, errorMessage } from '../../errors.js';
-import { decode, encode, Plugin } from '../plugin/codec.js';
+import { decode, encode, Plugin } from '../../core/plugin/codec.js';
 import { FrameReader } from './frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, isFrameKind, kindName, KIND_MESSAGE, MESSAGE_VERSION, peekHeader } from './framing.js';
 import { classifyTlsError, isTlsError } from '../tls-errors.js';

@@ -17,7 +17,7 @@
  * - idle pooled sockets do not keep the process alive and close after
  *   `idleMs`.
  */
-import { Plugin } from '../plugin/codec.js';
+import { Plugin } from '../../core/plugin/codec.js';
 import { ClientConnection, ConnectionLost, type AgentEndpoint, type RequestKind, type RequestOptions } from './client-connection.js';
 import { CLIENT_MAX_FRAME, FrameKind } from './framing.js';
 import { withRetries } from '../../retry-policy.js';

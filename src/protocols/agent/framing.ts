@@ -20,7 +20,7 @@
  * message version. This file only builds and inspects frames; it never
  * touches a socket.
  */
-import { encode, Plugin, type MessageName } from '../plugin/codec.js';
+import { encode, Plugin, type MessageName } from '../../core/plugin/codec.js';
 
 
 /** The agent protocol's default port (both the client and AgentServer). */

@@ -8,7 +8,7 @@
 import type { Socket } from 'node:net';
 import { AgentError, errorMessage } from '../../errors.js';
 import { escapeForLog, type Logger } from '../../log.js';
-import { decode, encode, Plugin, type MessageName } from '../plugin/codec.js';
+import { decode, encode, Plugin, type MessageName } from '../../core/plugin/codec.js';
 import { escapeLog } from '../../log-escape.js';
 import { FrameReader } from './frame-reader.js';
 import {

@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { buildClientTls, withSecLevel0 } from '../nrpe/tls.js';
-import { caProblem } from '../pem-check.js';
+import { caProblem } from '../../formats/pem-check.js';
 
 export interface AgentTlsSettings {
   allowedCiphers: string;

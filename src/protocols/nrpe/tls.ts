@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
-import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from '../pem-check.js';
+import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from '../../formats/pem-check.js';
 
 export type VerifyMode = 'none' | 'peer' | 'peer-cert' | 'remote-peer' | 'fail-if-no-peer-cert' | 'client-once';
 

@@ -10,7 +10,7 @@
 import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from '../read-ini.js';
 import { loadSchemaSet } from '../schema-set.js';
 import { moduleInfo } from '../module-table.js';
-import { parseAllowedHosts } from '../../protocols/allowed-hosts.js';
+import { parseAllowedHosts } from '../../formats/allowed-hosts.js';
 import { DROPPED_KEYS, DROPPED_SECTIONS, DROPPED_TARGET_KEYS, INSECURE_IGNORES, LOG_LEVELS, MODULE_RENAMES, PATH_VARIABLES, SCRIPT_OBJECT_KEYS, SECTION_RENAMES } from './nsclient-map.js';
 
 export type ChangeAction = 'dropped' | 'renamed' | 'changed' | 'moved' | 'note';

@@ -5,7 +5,7 @@ import type { AgentControl } from '../../../src/core/control.js';
 import type { Core } from '../../../src/core/core.js';
 import { sink } from '../../../src/log.js';
 import { createModule } from '../../../src/modules/check-helpers/index.js';
-import { decode, encode, header, HeaderType, Plugin } from '../../../src/protocols/plugin/codec.js';
+import { decode, encode, header, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView } from '../../../src/settings/module-view.js';
 import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';

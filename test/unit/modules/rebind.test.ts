@@ -1,7 +1,7 @@
 /**
  * rebind() with real TLS files (openssl, in a temp folder) and real TLS
  * listeners on 127.0.0.1: new material is loaded and checked first
- * (src/protocols/tls-files.ts, what the three listener modules use), the
+ * (src/formats/tls-files.ts, what the three listener modules use), the
  * new listener starts, then the old one closes; on any failure the old
  * listener keeps answering and the error says "kept previous settings".
  */
@@ -14,7 +14,7 @@ import { connect, createServer, type Server } from 'node:tls';
 import { presentedName as presented } from '../../helpers/abuse-peers.js';
 import { rebind, type RebindPlan } from '../../../src/modules/rebind.js';
 import { ApplyKeptError } from '../../../src/modules/module.js';
-import { checkCa, checkPair } from '../../../src/protocols/tls-files.js';
+import { checkCa, checkPair } from '../../../src/formats/tls-files.js';
 import { certDir, type CertDir, type CertFiles } from '../../helpers/agent-certs.js';
 import { freePort } from '../../helpers/agent-process.js';
 

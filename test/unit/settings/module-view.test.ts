@@ -14,7 +14,7 @@ import { expandVariables } from '../../../src/settings/variables.js';
 import { agentStep, planStep } from '../../../src/settings/plan.js';
 import { effectiveEntries } from '../../../src/settings/effective.js';
 import { createCore } from '../../../src/core/core-impl.js';
-import { decode, encode, HeaderType, Plugin } from '../../../src/protocols/plugin/codec.js';
+import { decode, encode, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
 import type { AgentControl } from '../../../src/core/control.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { createCore } from '../../../../src/core/core-impl.js';
 import type { AgentControl } from '../../../../src/core/control.js';
 import type { Snapshot } from '../../../../src/settings/snapshot.js';
-import { parseAlias, runAlias, splitAliasCommand } from '../../../../src/checks/scripts/alias.js';
+import { runAlias } from '../../../../src/checks/scripts/alias.js';
+import { parseAlias, splitAliasCommand } from '../../../../src/formats/alias-command.js';
 
 test('splitAliasCommand: double quotes group, nothing else is special', () => {
   assert.deepEqual(splitAliasCommand(`check_cpu "warn=load > $ARG1$"  crit=load>90 time=5m`), ['check_cpu', 'warn=load > $ARG1$', 'crit=load>90', 'time=5m']);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encodeFrame, errorBody, FLAG_CLOSE, FrameKind, HEADER_SIZE, kindName, peekHeader } from '../../../../src/protocols/agent/framing.js';
-import { decode, encode, Plugin } from '../../../../src/protocols/plugin/codec.js';
+import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
 
 const request = (id: number): Uint8Array =>
   encode('QueryRequestMessage', {

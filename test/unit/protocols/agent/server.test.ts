@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { startTestPeer, type TestPeer } from '../../../helpers/agent-test-peer.js';
 import { FrameReader } from '../../../../src/protocols/agent/frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, peekHeader, type Frame } from '../../../../src/protocols/agent/framing.js';
-import { decode, encode, Plugin } from '../../../../src/protocols/plugin/codec.js';
+import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
 
 /** A raw connection that collects answer frames; every wait is bounded. */
 async function raw(port: number): Promise<{ socket: Socket; frames: Frame[]; closed: Promise<void>; next(n: number, ms?: number): Promise<Frame[]> }> {

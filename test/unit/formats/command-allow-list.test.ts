@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { commandGuard, parseAllowList } from '../../../src/protocols/command-allow-list.js';
+import { parseAllowList } from '../../../src/formats/command-allow-list.js';
+import { commandGuard } from '../../../src/protocols/command-guard.js';
 import { LogSink } from '../../../src/log.js';
 
 describe('command allow-lists', () => {

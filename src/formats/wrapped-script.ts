@@ -9,7 +9,7 @@
  * take the query's arguments later, as for plain scripts.
  */
 import { extname, isAbsolute, resolve } from 'node:path';
-import { CommandLineError, splitCommandLine } from './command-line.js';
+import { CommandLineError, splitCommandLine } from './script-command-line.js';
 
 export type WrappedResult = { ok: true; words: string[] } | { ok: false; problem: string };
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writer } from 'protobufjs/minimal.js';
 import { AgentError } from '../../../../src/errors.js';
-import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult, type MessageName } from '../../../../src/protocols/plugin/codec.js';
+import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult, type MessageName } from '../../../../src/core/plugin/codec.js';
 import type { QueryResult } from '../../../../src/core/result.js';
 import { plainMessage } from '../../../helpers/plain-message.js';
 

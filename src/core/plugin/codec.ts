@@ -7,8 +7,8 @@
  */
 import { Plugin } from './generated/plugin.js';
 import { AgentError, errorMessage } from '../../errors.js';
-import type { PerfValue, QueryResult } from '../../core/result.js';
-import { isStatus } from '../../core/result.js';
+import type { PerfValue, QueryResult } from '../result.js';
+import { isStatus } from '../result.js';
 
 export { Plugin };
 

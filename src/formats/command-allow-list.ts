@@ -1,6 +1,8 @@
 /**
- * What a protocol peer may run: the `allowed queries` and `allowed exec
- * commands` lists of AgentServer and RemoteServer, one matcher for both.
+ * What a protocol peer may run: the grammar of the `allowed queries` and
+ * `allowed exec commands` lists of AgentServer and RemoteServer, one
+ * matcher for both. Settings validation reads it (settings/allow-list-warnings.ts)
+ * and the servers run it (protocols/command-guard.ts).
  *
  * A list is comma-separated micromatch patterns (commas inside braces
  * belong to the pattern), matched case-insensitively
@@ -8,18 +10,8 @@
  * the core). A name is allowed when it matches at least one pattern and no
  * negated one (`!remote_*`); an empty list allows nothing. So
  * `*, !remote_*, !agent_*` is every query but the client queries.
- *
- * `commandGuard` turns the lists of one server into the `allow` function
- * the core checks before it runs any query or exec command, nested ones
- * included (check_negate, check_multi, aliases run through the same guard),
- * so a refused name cannot be reached by wrapping it. A refusal logs one
- * line and answers a message naming the setting that would allow it.
  */
 import { createRequire } from 'node:module';
-import type { CommandFilter, CommandKind } from '../core/core.js';
-import { formatMessage } from '../errors.js';
-import type { Logger } from '../log.js';
-import { escapeForLog } from '../log.js';
 
 export interface AllowList {
   /** The list as written. */
@@ -46,39 +38,9 @@ export function parseAllowList(text: string): AllowList {
   };
 }
 
-export interface GuardOptions {
-  /** Module name, for messages: `AgentServer`. */
-  server: string;
-  /** Settings section of the lists: `/settings/agent/server`. */
-  section: string;
-  queries: AllowList;
-  /** Undefined: the protocol carries no exec commands. */
-  execs?: AllowList;
-  log: Logger;
-}
-
 /** Setting names of the two lists. */
 export const ALLOWED_QUERIES = 'allowed queries';
 export const ALLOWED_EXECS = 'allowed exec commands';
-
-/**
- * The guard for one peer: undefined for an allowed name, else the refusal
- * message (the refusal is logged with the peer's address). Answers
- * undefined as a whole when both lists allow everything, so the core skips
- * the check.
- */
-export function commandGuard(options: GuardOptions, peer: string): CommandFilter | undefined {
-  if (options.queries.everything && (options.execs === undefined || options.execs.everything)) return undefined;
-  return (kind: CommandKind, name: string) => {
-    const list = kind === 'query' ? options.queries : options.execs;
-    if (list?.allows(name)) return undefined;
-    const what = kind === 'query' ? 'query' : 'exec command';
-    const key = kind === 'query' ? ALLOWED_QUERIES : ALLOWED_EXECS;
-    options.log.warning(`refused ${what} ${escapeForLog(name)} from ${escapeForLog(peer)}: not in ${list ? key : 'any allow-list'} of [${options.section}]`);
-    if (!list) return `${what} ${name} cannot run over ${options.server}`;
-    return formatMessage('AGENT_ERR_COMMAND_REFUSED', [what, name, options.server, key, options.section]);
-  };
-}
 
 // ---------------------------------------------------------------- helpers
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isAllowed, parseAllowedHosts } from '../../../src/protocols/allowed-hosts.js';
+import { isAllowed, parseAllowedHosts } from '../../../src/formats/allowed-hosts.js';
 
 /** [list, peer address, expected] */
 const cases: Array<[string, string, boolean]> = [
