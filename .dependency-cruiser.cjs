@@ -54,6 +54,14 @@ module.exports = {
       to: { path: '^src/web/' },
     },
     {
+      name: 'control-only-for-webserver',
+      comment:
+        'the control interface (load, unload, edit settings, the whole snapshot: core/control.ts) reaches WEBServer alone, through its context (modules/catalogue.ts); no other module, check or protocol imports it',
+      severity: 'error',
+      from: { path: '^src/(core|protocols|checks|modules)/', pathNot: '^src/(core/control\\.ts$|modules/web-server/)' },
+      to: { path: '^src/core/control\\.ts$' },
+    },
+    {
       name: 'modules-isolated',
       comment: 'a module folder does not import another module folder (shared code goes to modules/*.ts or lower layers)',
       severity: 'error',

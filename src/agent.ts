@@ -90,8 +90,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     await r.reload(why);
     return changedFiles(results);
   }
-  const core = createCore({ settings: () => need().settings(), control });
-  reconciler = new Reconciler({ initial: snapshot, warnings: loaded.warnings, core, modules: catalogue() });
+  const core = createCore({ settings: () => need().settings() });
+  reconciler = new Reconciler({ initial: snapshot, warnings: loaded.warnings, core, control, modules: catalogue() });
   const r0 = reconciler;
   // [/settings/log] level applies on every good reload, like every other key; so do the secrets to mask in logs.
   let watcher: SettingsTreeWatcher | undefined;

@@ -10,7 +10,6 @@ import { escapeForLog, sink, type LogLevel } from '../log.js';
 import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
 import { toStatus, type QueryResult, type Status } from './result.js';
 import type { Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
-import type { AgentControl } from './control.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { answerSettingsQuery } from './settings-query.js';
 
@@ -24,7 +23,6 @@ interface Registered<H> {
 
 export interface CoreOptions {
   settings: () => Snapshot;
-  control: AgentControl;
 }
 
 export function createCore(options: CoreOptions): Core {
@@ -43,8 +41,6 @@ export function createCore(options: CoreOptions): Core {
   };
 
   const core: Core = {
-    control: options.control,
-
     registerQuery: (info, handler) => register(queries, info, handler),
     registerSimpleQuery(info, fn: SimpleQuery) {
       return register(queries, info, simpleQueryHandler(info.name, fn));

@@ -6,7 +6,6 @@
  * `registerSimpleQuery` and `query` wrap the encoding for module code.
  */
 import type { QueryResult } from './result.js';
-import type { AgentControl } from './control.js';
 
 /**
  * Encoded QueryRequestMessage in, encoded QueryResponseMessage out. The
@@ -87,7 +86,4 @@ export interface Core {
   logRaw(entry: Uint8Array): void;
   /** Answer an encoded QuerySettingsRequestMessage from the resolved settings and the schemas. */
   settingsRaw(request: Uint8Array): Uint8Array;
-
-  /** Control of the running agent (modules, reconciler status, settings edits) for the web API. */
-  readonly control: AgentControl;
 }

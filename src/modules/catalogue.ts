@@ -10,7 +10,16 @@ import { moduleInfo, moduleTable, type ModuleInfo, type ModuleName } from '../se
 
 export interface CatalogueEntry extends ModuleInfo {
   readonly load: () => Promise<ModuleFactory>;
+  /**
+   * The module receives the control interface (load, unload, enable and
+   * disable modules, edit settings, the whole snapshot, logs) as
+   * `ctx.control`; no other module's context has it.
+   */
+  readonly control?: boolean;
 }
+
+/** The modules whose context carries the control interface: WEBServer alone (the API and UI). */
+const CONTROLLED: ReadonlySet<string> = new Set<ModuleName>(['WEBServer']);
 
 const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFactory> } = {
   CheckHelpers: () => import('./check-helpers/index.js'),
@@ -26,7 +35,7 @@ const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFactory> } = {
   AgentServer: () => import('./agent-server/index.js'),
 };
 
-const entries: readonly CatalogueEntry[] = moduleTable().map((m) => ({ ...m, load: LOADERS[m.name as ModuleName] }));
+const entries: readonly CatalogueEntry[] = moduleTable().map((m) => ({ ...m, load: LOADERS[m.name as ModuleName], control: CONTROLLED.has(m.name) }));
 const byName = new Map(entries.map((e) => [e.name, e]));
 
 export function catalogue(): readonly CatalogueEntry[] {

@@ -24,6 +24,10 @@ export interface ModuleContext<S = ModuleSettings> {
   /** The core: queries, exec commands, channels, log, settings lookups. */
   readonly core: Core;
 }
+// The control interface (load, unload, edit settings) is not part of this
+// context: the module runner adds it only for the module whose catalogue
+// entry asks for it (WEBServer: modules/web-server/index.ts), and no other
+// module may import core/control.ts (.dependency-cruiser.cjs).
 
 /**
  * Thrown by `apply(next)` when the new settings could not be taken and the
@@ -36,10 +40,10 @@ export class ApplyKeptError extends Error {
 }
 
 /** `S`: the module's settings view, `SettingsOf<'Name'>` (settings/module-table.ts). */
-export interface AgentModule<S = ModuleSettings> {
+export interface AgentModule<S = ModuleSettings, C extends ModuleContext<S> = ModuleContext<S>> {
   readonly name: string;
-  /** Start serving; throw (or reject) to mark the module failed. */
-  start(ctx: ModuleContext<S>): Promise<void>;
+  /** Start serving; throw (or reject) to mark the module failed. `C`: a wider context (WEBServer's carries the control interface). */
+  start(ctx: C): Promise<void>;
   /**
    * Take new settings while running. Return true when handled in place,
    * false to ask the reconciler for a restart of this module; throw

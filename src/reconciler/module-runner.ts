@@ -10,7 +10,7 @@ import { backoffMs, describeRetry } from './backoff.js';
 import { shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
 import { ApplyKeptError, type AgentModule } from '../modules/module.js';
 import type { Core } from '../core/core.js';
-import type { ModuleOutcome, ModuleState } from '../core/control.js';
+import type { AgentControl, ModuleOutcome, ModuleState } from '../core/control.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { moduleView, type ModuleSettings } from '../settings/module-view.js';
 import { withTimeout } from './with-timeout.js';
@@ -34,12 +34,14 @@ export class ModuleRunner {
   /**
    * `retried`: the reconciler retries this runner's failures, so their log
    * lines name the next attempt (after `backoff(failures)` ms);
-   * `timeoutMs`: the time limit of start, apply and stop.
+   * `timeoutMs`: the time limit of start, apply and stop; `control`: the
+   * control interface, put in the module's context only when its catalogue
+   * entry asks for it (`control: true`, WEBServer alone).
    */
   constructor(
     readonly entry: CatalogueEntry,
     private readonly core: Core,
-    private readonly options: { retried?: boolean; timeoutMs?: number; backoff?: (failures: number) => number } = {},
+    private readonly options: { retried?: boolean; timeoutMs?: number; backoff?: (failures: number) => number; control?: AgentControl } = {},
   ) {
     this.log = sink.logger(`agent:module:${entry.name}`);
     this.timeoutMs = options.timeoutMs ?? MODULE_TIMEOUT_MS;
@@ -68,7 +70,8 @@ export class ModuleRunner {
       const abort = new AbortController();
       this.abort = abort;
       this.instance = mod;
-      const ctx = { name, settings: moduleView(this.entry.settings, settings, name), log: this.log, signal: abort.signal, core: this.core };
+      const base = { name, settings: moduleView(this.entry.settings, settings, name), log: this.log, signal: abort.signal, core: this.core };
+      const ctx = this.entry.control === true && this.options.control ? { ...base, control: this.options.control } : base;
       const running = Promise.resolve().then(() => mod.start(ctx));
       pending = running.then(
         () => 'finished',

@@ -18,7 +18,7 @@ import { sink } from '../log.js';
 import { backoffMs } from './backoff.js';
 import type { CatalogueEntry } from '../modules/catalogue.js';
 import type { Core } from '../core/core.js';
-import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
+import type { AgentControl, ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
 import { describeProblem } from '../settings/problem.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { SettingsReader } from '../settings/includes.js';
@@ -38,6 +38,12 @@ export interface ReconcilerOptions {
   /** Their warnings, so a reload logs only new ones. */
   warnings: SettingsProblem[];
   core: Core;
+  /**
+   * The control interface (load, unload, edit settings), handed only to the
+   * modules whose catalogue entry asks for it (WEBServer); absent, no module
+   * gets one.
+   */
+  control?: AgentControl;
   /** The modules it manages, in start order (the agent: catalogue()). */
   modules: readonly CatalogueEntry[];
   /** Wait before retrying a module after `failures` consecutive failures (default: backoff.ts). */
@@ -76,7 +82,7 @@ export class Reconciler {
     this.warnings = warnings;
     this.modules = options.modules;
     this.backoff = options.backoff ?? backoffMs;
-    const runnerOptions = { retried: true, backoff: this.backoff, ...(options.moduleTimeoutMs !== undefined ? { timeoutMs: options.moduleTimeoutMs } : {}) };
+    const runnerOptions = { retried: true, backoff: this.backoff, ...(options.moduleTimeoutMs !== undefined ? { timeoutMs: options.moduleTimeoutMs } : {}), ...(options.control ? { control: options.control } : {}) };
     for (const e of this.modules) this.runners.set(e.name, new ModuleRunner(e, core, runnerOptions));
   }
 

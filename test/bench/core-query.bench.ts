@@ -10,7 +10,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createCore } from '../../src/core/core-impl.js';
-import type { AgentControl } from '../../src/core/control.js';
 import { sink } from '../../src/log.js';
 import { createModule } from '../../src/modules/check-helpers/index.js';
 import { decode, encode, header, HeaderType, resultToResponse } from '../../src/core/plugin/codec.js';
@@ -23,7 +22,7 @@ sink.consoleLevel = 'silent';
 const loaded = loadSettingsText('[/modules]\nCheckHelpers = enabled\n', '/tmp/bench-core/agent.ini');
 if (!loaded.ok) throw new Error('bench settings invalid');
 const snapshot = loaded.snapshot;
-const core = createCore({ settings: () => snapshot, control: {} as AgentControl });
+const core = createCore({ settings: () => snapshot });
 const helpers = createModule();
 const abort = new AbortController();
 await helpers.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('bench'), signal: abort.signal, core });

@@ -14,7 +14,6 @@ import { moduleView } from '../../src/settings/module-view.js';
 import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
 import { startLocalCore, type LocalCore } from '../../src/cli/local-core.js';
 import { createCore } from '../../src/core/core-impl.js';
-import type { AgentControl } from '../../src/core/control.js';
 import { sink } from '../../src/log.js';
 import { createModule } from '../../src/modules/check-external-scripts/index.js';
 
@@ -116,7 +115,7 @@ test('the exec command lists, shows, adds and deletes scripts', async () => {
 test('apply follows the entries in place; stop kills running scripts', async () => {
   const first = await loadSettingsFile(ini);
   assert.ok(first.ok);
-  const core = createCore({ settings: () => first.snapshot, control: {} as AgentControl });
+  const core = createCore({ settings: () => first.snapshot });
   const mod = createModule();
   const stop = new AbortController();
   await mod.start({ name: 'CheckExternalScripts', settings: moduleView(MODULE_SECTIONS.CheckExternalScripts, first.snapshot), log: sink.logger('test'), signal: stop.signal, core });

@@ -36,7 +36,8 @@ import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword, WEB_SECTION } from '../../web/access.js';
 import { loadOrCreateCertificate, type LoadedCertificate } from '../../protocols/server-certificate.js';
 import { answerClientError } from '../../web/security-headers.js';
-import type { AgentModule } from '../module.js';
+import type { AgentModule, ModuleContext } from '../module.js';
+import type { AgentControl } from '../../core/control.js';
 import { rebind } from '../rebind.js';
 import { assertTlsFiles } from '../../settings/tls-checks.js';
 
@@ -65,7 +66,16 @@ let generated: string | undefined;
 
 type Settings = SettingsOf<'WEBServer'>;
 
-export function createModule(): AgentModule<Settings> {
+/**
+ * WEBServer's context: the one module whose catalogue entry asks for the
+ * control interface (load, unload, edit settings) for the API and the UI;
+ * the module runner fills it (start fails without it).
+ */
+export interface WebServerContext extends ModuleContext<Settings> {
+  readonly control?: AgentControl;
+}
+
+export function createModule(): AgentModule<Settings, WebServerContext> {
   let snapshot: Settings | undefined;
   let web: WebApp | undefined;
   let server: Server | undefined;
@@ -126,11 +136,13 @@ export function createModule(): AgentModule<Settings> {
     name: 'WEBServer',
 
     async start(ctx) {
+      const control = ctx.control;
+      if (control === undefined) throw new Error('WEBServer started without the control interface (its catalogue entry asks for it)');
       log = ctx.log;
       snapshot = ctx.settings;
       guard = new ConnectionGuard(limitsOf(snapshot), ctx.log);
       ensurePassword(snapshot);
-      web = buildApp({ core: ctx.core, getSnapshot: () => snapshot as Settings, generatedPassword: () => generated, log: ctx.log });
+      web = buildApp({ core: ctx.core, control, getSnapshot: () => snapshot as Settings, generatedPassword: () => generated, log: ctx.log });
       config = listenerConfig(snapshot);
       const tls = await loadTls(config, snapshot);
       // Given up (time limit, agent stopping): open nothing.

@@ -8,6 +8,7 @@
 import type { Polka } from 'polka';
 import type { ServerResponse } from 'node:http';
 import type { Core } from '../../core/core.js';
+import type { AgentControl } from '../../core/control.js';
 import type { Logger } from '../../log.js';
 import type { WebSettings } from '../access.js';
 import type { AccessControl, Requirement } from '../access.js';
@@ -30,6 +31,8 @@ export interface RouteInfo {
 
 export interface RouteContext {
   core: Core;
+  /** Control of the running agent: modules, reconciler status, settings edits, logs. */
+  control: AgentControl;
   access: AccessControl;
   metrics: WebMetrics;
   log: Logger;

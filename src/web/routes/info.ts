@@ -6,7 +6,7 @@ import type { RouteContext } from './context.js';
 export function registerInfoRoutes(ctx: RouteContext): void {
   ctx.route('GET', '/api/v1/info', 'info.get', (req, res) => {
     const v1 = `${baseUrl(req)}/api/v1`;
-    const info = ctx.core.control.info();
+    const info = ctx.control.info();
     sendJson(res, 200, {
       name: info.name,
       version: info.version,
@@ -18,6 +18,6 @@ export function registerInfoRoutes(ctx: RouteContext): void {
     });
   });
   ctx.route('GET', '/api/v1/info/version', ['info.get', 'info.get.version'], (_req, res) => {
-    sendJson(res, 200, { version: ctx.core.control.info().version ?? VERSION });
+    sendJson(res, 200, { version: ctx.control.info().version ?? VERSION });
   });
 }

@@ -37,7 +37,7 @@ const LEGACY = 'legacy';
 const MAX_MESSAGES = 1000;
 
 export function registerLegacyRoutes(ctx: RouteContext): void {
-  const control = ctx.core.control;
+  const control = ctx.control;
   let reloading = 0;
 
   ctx.route('GET', '/query/:command', LEGACY, async (req, res) => {

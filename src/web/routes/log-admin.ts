@@ -26,7 +26,7 @@ import { DEFAULT_PER_PAGE, intParam, logJson, MAX_PER_PAGE } from './logs.js';
 const POSTED_MESSAGE_MAX = 65_536;
 
 export function registerLogAdminRoutes(ctx: RouteContext): void {
-  const control = ctx.core.control;
+  const control = ctx.control;
   const rest = ctx.log.child('rest');
 
   ctx.route('GET', '/api/v1/logs/since', 'logs.list', (req, res) => {

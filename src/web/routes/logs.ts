@@ -21,7 +21,7 @@ export function registerLogRoutes(ctx: RouteContext): void {
     const perPage = intParam(req.query.per_page, 'per_page', DEFAULT_PER_PAGE, 1, MAX_PER_PAGE);
     const levelText = single(req.query.level, 'level');
     const levels = parseLevels(levelText);
-    const entries = ctx.core.control.logs(levels.size > 0 ? levels : undefined);
+    const entries = ctx.control.logs(levels.size > 0 ? levels : undefined);
     const count = entries.length;
     const last = Math.max(1, Math.ceil(count / perPage));
     // Newest first: page 1 holds the last `perPage` entries, reversed.

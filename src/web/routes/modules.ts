@@ -1,7 +1,7 @@
 /**
  * Modules: list, one, PUT to load or unload (run-time state only; the drift
  * from the file shows in the status), and the commands load, unload, enable
- * and disable (enable/disable edit the settings file through core.control,
+ * and disable (enable/disable edit the settings file through the control interface,
  * and the reconciler applies the change).
  *
  * A PUT first requires `modules.load` or `modules.unload` (403 before the
@@ -32,7 +32,7 @@ const SETTINGS_REFUSALS = new Set(['AGENT_ERR_SETTINGS_UNREADABLE', 'AGENT_ERR_S
 type Command = (typeof COMMANDS)[number];
 
 export function registerModuleRoutes(ctx: RouteContext): void {
-  const control = ctx.core.control;
+  const control = ctx.control;
 
   ctx.route('GET', '/api/v1/modules', 'modules.list', (req, res) => {
     const base = baseUrl(req);
@@ -93,7 +93,7 @@ export function moduleJson(base: string, m: ModuleStatus): Record<string, unknow
 // ---------------------------------------------------------------- helpers
 
 function find(ctx: RouteContext, name: string): ModuleStatus {
-  const m = ctx.core.control.module(name);
+  const m = ctx.control.module(name);
   if (!m) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Module not found: ${name}`]);
   return m;
 }
@@ -106,7 +106,7 @@ function allowedTarget(ctx: RouteContext, req: WebRequest, name: string, loaded:
 }
 
 async function setLoaded(ctx: RouteContext, name: string, loaded: boolean): Promise<ModuleStatus> {
-  return loaded ? ctx.core.control.load(name) : ctx.core.control.unload(name);
+  return loaded ? ctx.control.load(name) : ctx.control.unload(name);
 }
 
 /**
@@ -117,13 +117,13 @@ async function setLoaded(ctx: RouteContext, name: string, loaded: boolean): Prom
  */
 function answerThenStop(ctx: RouteContext, req: WebRequest, res: ServerResponse, current: ModuleStatus, command: 'unload' | 'disable'): void {
   res.once('close', () => {
-    ctx.core.control[command](current.name).catch((err: unknown) => ctx.log.warning(`${command} ${current.name} failed: ${errorMessage(err)}`));
+    ctx.control[command](current.name).catch((err: unknown) => ctx.log.warning(`${command} ${current.name} failed: ${errorMessage(err)}`));
   });
   sendJson(res, 202, { result: 0, message: SELF_STOPPING, module: moduleJson(baseUrl(req), current) }, { Connection: 'close' });
 }
 
 async function runCommand(ctx: RouteContext, command: Command, name: string): Promise<{ result: 0 | 2; message: string; status: ModuleStatus }> {
-  const control = ctx.core.control;
+  const control = ctx.control;
   try {
     const status = await control[command](name);
     if (status.state === 'failed' && (command === 'load' || command === 'enable')) {

@@ -35,7 +35,7 @@ function perRuntime(ours: string, nsclient: string): Requirement {
 }
 
 export function registerScriptRoutes(ctx: RouteContext): void {
-  const loaded = (): Runtime[] => RUNTIMES.filter((r) => ctx.core.control.module(r.module)?.loaded === true);
+  const loaded = (): Runtime[] => RUNTIMES.filter((r) => ctx.control.module(r.module)?.loaded === true);
   const runtime = (name: string): Runtime => {
     const r = loaded().find((x) => x.name === name);
     if (!r) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Runtime not found: ${name}`]);

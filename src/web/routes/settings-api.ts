@@ -18,7 +18,7 @@
  *   "reload"}` re-reads the file and reconciles; `"save"` has nothing to do
  *   (edits are written at once). Another command is a 404.
  *
- * Every edit goes through core.control.editSettings: the minimal-edit writer
+ * Every edit goes through control.editSettings: the minimal-edit writer
  * under the agent's guard (409 while the file is missing or invalid; 422,
  * nothing written, when the result would not validate), so an edit over the
  * API is a small diff of the file in git. With `[/includes]` each edit goes
@@ -35,11 +35,11 @@ import { sendJson, type WebRequest } from '../respond.js';
 import type { RouteContext } from './context.js';
 
 export function registerSettingsApiRoutes(ctx: RouteContext): void {
-  const control = ctx.core.control;
+  const control = ctx.control;
 
   const list = (req: WebRequest, res: ServerResponse): void => {
     const path = urlPath(req);
-    const entries = effectiveEntries(ctx.core.control.settings()).filter((e) => path === undefined || under(e.path, path));
+    const entries = effectiveEntries(ctx.control.settings()).filter((e) => path === undefined || under(e.path, path));
     if (entries.length === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No settings under ${path}`]);
     sendJson(res, 200, entries);
   };

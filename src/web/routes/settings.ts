@@ -9,7 +9,7 @@ import type { RouteContext } from './context.js';
 
 export function registerSettingsRoutes(ctx: RouteContext): void {
   ctx.route('GET', '/api/v1/settings/status', 'settings.get', (_req, res) => {
-    const status = ctx.core.control.status();
+    const status = ctx.control.status();
     // Problems name files and quote messages: no absolute path of the machine in them.
     const shown = (p: SettingsProblem): SettingsProblem => ({ ...p, message: ctx.hidePaths(p.message), file: ctx.hidePaths(p.file) });
     sendJson(res, 200, { ...status, problems: status.problems.map(shown), warnings: status.warnings.map(shown) });

@@ -1,7 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCore } from '../../../src/core/core-impl.js';
-import type { AgentControl } from '../../../src/core/control.js';
 import type { Core } from '../../../src/core/core.js';
 import { sink } from '../../../src/log.js';
 import { createModule } from '../../../src/modules/check-helpers/index.js';
@@ -23,7 +22,7 @@ let helpers: ReturnType<typeof createModule>;
 const abort = new AbortController();
 
 before(async () => {
-  core = createCore({ settings: () => snapshot, control: unusedControl() });
+  core = createCore({ settings: () => snapshot });
   helpers = createModule();
   await helpers.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('agent:module:CheckHelpers'), signal: abort.signal, core });
 });
@@ -264,13 +263,13 @@ test('settingsRaw answers a value, a section\'s keys, and titles and description
   assert.deepEqual(moduleFlag?.value, { type: 1, string_data: 'true' });
 });
 
-test('control comes from the options; modules get no settings() of the whole file', () => {
+test('the core gives modules neither the whole settings file nor the control interface (load, unload, edit settings)', () => {
   assert.equal('settings' in core, false);
-  assert.throws(() => core.control.status(), /not used in this test/);
+  assert.equal('control' in core, false);
 });
 
 test('after CheckHelpers stops, its queries are gone', async () => {
-  const local = createCore({ settings: () => snapshot, control: unusedControl() });
+  const local = createCore({ settings: () => snapshot });
   const mod = createModule();
   const ac = new AbortController();
   await mod.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('t'), signal: ac.signal, core: local });
@@ -280,12 +279,3 @@ test('after CheckHelpers stops, its queries are gone', async () => {
   assert.deepEqual(await local.query('check_ok'), { command: 'check_ok', result: 3, message: 'Unknown command(s): check_ok', perf: [] });
   assert.deepEqual(local.listQueries(), []);
 });
-
-/** A control surface whose every call fails: these tests never use it. */
-function unusedControl(): AgentControl {
-  return new Proxy({} as AgentControl, {
-    get: (_t, prop) => () => {
-      throw new Error(`control.${String(prop)} is not used in this test`);
-    },
-  });
-}

@@ -1,10 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCore } from '../../../src/core/core-impl.js';
-import type { AgentControl } from '../../../src/core/control.js';
 import type { Core } from '../../../src/core/core.js';
 import { sink } from '../../../src/log.js';
-import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
+import { catalogue, type CatalogueEntry } from '../../../src/modules/catalogue.js';
+import type { AgentControl } from '../../../src/core/control.js';
 import type { ModuleFactory } from '../../../src/modules/module.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import * as throwsInStart from '../../fixtures/modules/throws-in-start/index.js';
@@ -24,7 +24,7 @@ sink.consoleLevel = 'silent';
 const loaded = loadSettingsText('[/modules]\nCheckHelpers = enabled\n', '/tmp/x/agent.ini');
 assert.ok(loaded.ok);
 const snapshot = loaded.snapshot;
-const core: Core = createCore({ settings: () => snapshot, control: {} as AgentControl });
+const core: Core = createCore({ settings: () => snapshot });
 
 const entry = (name: string, load: () => Promise<unknown>): CatalogueEntry => ({ name, title: name, description: `fixture ${name}`, settings: [], queries: [], load: load as () => Promise<ModuleFactory> });
 
@@ -178,4 +178,32 @@ test('a runner the reconciler retries names the next attempt in its one error li
   assert.equal(lines.length, 2);
   assert.match(lines[0], /^AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing; next retry in 1 s \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
   assert.match(lines[1], /; next retry in 2 s \(/);
+});
+
+test('only a module whose catalogue entry asks for it (WEBServer) finds the control interface in its context', async () => {
+  const control = { status: () => assert.fail('not called') } as unknown as AgentControl;
+  /** Start `from` (a real catalogue entry) with a stand-in module that keeps the context it gets. */
+  const contextOf = async (from: CatalogueEntry): Promise<Record<string, unknown>> => {
+    let seen: Record<string, unknown> | undefined;
+    const factory: ModuleFactory = {
+      createModule: () => ({
+        name: from.name,
+        start: async (ctx) => void (seen = ctx as unknown as Record<string, unknown>),
+        stop: async () => undefined,
+      }),
+    };
+    const r = new ModuleRunner({ ...from, load: async () => factory }, core, { control });
+    assert.equal(await r.start(snapshot), true);
+    await r.stop();
+    assert.ok(seen);
+    return seen;
+  };
+  for (const e of catalogue()) {
+    assert.equal(e.control === true, e.name === 'WEBServer', `${e.name}: control only for WEBServer`);
+    const ctx = await contextOf(e);
+    if (e.name === 'WEBServer') assert.equal(ctx.control, control);
+    else assert.equal('control' in ctx, false, `${e.name} gets no control`);
+    // The core every module shares does not carry it either.
+    assert.equal('control' in (ctx.core as object), false);
+  }
 });

@@ -11,7 +11,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore } from '../../../src/core/core-impl.js';
-import type { AgentControl } from '../../../src/core/control.js';
 import { sink } from '../../../src/log.js';
 import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
 import type { AgentModule, ModuleContext } from '../../../src/modules/module.js';
@@ -71,7 +70,7 @@ async function reconciler(modules: CatalogueEntry[], enabled: readonly string[],
   const loaded = await loadSettingsFile(file);
   assert.ok(loaded.ok);
   let r: Reconciler | undefined = undefined;
-  const core = createCore({ settings: () => (r as Reconciler).settings(), control: {} as AgentControl });
+  const core = createCore({ settings: () => (r as Reconciler).settings() });
   r = new Reconciler({ initial: loaded.snapshot, warnings: loaded.warnings, core, modules, backoff: () => 60_000, ...extra });
   return { r, file };
 }

@@ -15,7 +15,6 @@ import { agentStep, planStep } from '../../../src/settings/plan.js';
 import { effectiveEntries } from '../../../src/settings/effective.js';
 import { createCore } from '../../../src/core/core-impl.js';
 import { decode, encode, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
-import type { AgentControl } from '../../../src/core/control.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 
 function load(text: string): Snapshot {
@@ -118,7 +117,7 @@ test('x-secret: values of marked keys are masked in the effective list, settings
   assert.ok(s.secretValues.includes('shared-secret-1'), 'a plain x-secret value is masked in log lines');
   assert.ok(s.secretValues.includes('ann-password-1'), 'a user password is masked in log lines');
   assert.equal(s.secretValues.includes('10.0.0.1'), false, 'values of unmarked keys are not');
-  const core = createCore({ settings: () => s, control: {} as AgentControl });
+  const core = createCore({ settings: () => s });
   const request = encode('QuerySettingsRequestMessage', {
     header: { type: HeaderType.QUERY_REQUEST, version: Plugin.Version.VERSION_1 },
     payload: [

@@ -79,9 +79,9 @@ describe('buildApp over HTTPS', () => {
     writeFileSync(join(uiDir, 'views', 'a.js'), 'export const a = 1;\n');
     writeFileSync(join(uiDir, '..', `${uiDir.split('/').pop()}-secret.txt`), 'outside');
     const snapshot = snapshotOf(INI);
-    const core = createCore({ settings: () => snapshot, control: testControl(state, snapshot) });
+    const core = createCore({ settings: () => snapshot });
     const view = moduleView(MODULE_SECTIONS.WEBServer, snapshot);
-    web = buildApp({ core, getSnapshot: () => view, uiDir });
+    web = buildApp({ core, control: testControl(state, snapshot), getSnapshot: () => view, uiDir });
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', algorithm: 'sha256' });
     server = createServer({ cert: pems.cert, key: pems.private }, web.handler);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -37,11 +37,12 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: fa
 
 before(async () => {
   const control = { info: () => ({ name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/auth-keepalive.ini' }) } as unknown as AgentControl;
-  const core = createCore({ settings: () => snapshot, control });
+  const core = createCore({ settings: () => snapshot });
   // WEBServer's view of the current snapshot, rebuilt when the test replaces it (as the reconciler's apply does).
   let view = moduleView(MODULE_SECTIONS.WEBServer, snapshot);
   const web = buildApp({
     core,
+    control,
     getSnapshot: () => {
       if (view.hash !== snapshot.hash) view = moduleView(MODULE_SECTIONS.WEBServer, snapshot);
       return view;

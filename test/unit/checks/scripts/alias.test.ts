@@ -7,7 +7,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCore } from '../../../../src/core/core-impl.js';
-import type { AgentControl } from '../../../../src/core/control.js';
 import type { Snapshot } from '../../../../src/settings/snapshot.js';
 import { runAlias } from '../../../../src/checks/scripts/alias.js';
 import { parseAlias, splitAliasCommand } from '../../../../src/formats/alias-command.js';
@@ -19,7 +18,7 @@ test('splitAliasCommand: double quotes group, nothing else is special', () => {
 });
 
 function coreWithEcho() {
-  const core = createCore({ settings: () => ({}) as Snapshot, control: {} as AgentControl });
+  const core = createCore({ settings: () => ({}) as Snapshot });
   const seen: string[][] = [];
   core.registerSimpleQuery({ name: 'check_echo', module: 'Test', title: 'echo', description: 'echo' }, async (args) => {
     seen.push(args);

@@ -63,9 +63,9 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
     clearLogs: () => 0,
     info: () => ({ name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/m.ini' }),
   };
-  const core = createCore({ settings: () => loaded, control });
+  const core = createCore({ settings: () => loaded });
   const view = moduleView(MODULE_SECTIONS.WEBServer, loaded);
-  const web = buildApp({ core, getSnapshot: () => view });
+  const web = buildApp({ core, control, getSnapshot: () => view });
   const certs = await pems;
   server = createServer({ cert: certs.cert, key: certs.private }, web.handler);
   await new Promise<void>((r) => (server).listen(0, '127.0.0.1', r));
