@@ -1,61 +1,58 @@
 /**
- * A small argument parser for the CLI: `--name value`, `--name=value`,
- * boolean flags, and positionals. Unknown options are usage errors (exit 2)
- * with a suggestion.
+ * The parser of the CLI's own flags: node's `util.parseArgs`, strict, with
+ * its options config made from the command's table (options.ts):
+ * `--name value`, `--name=value`, boolean flags, repeatable options, and
+ * positionals (`--` ends the options). Every failure is a usage error
+ * (AGENT_ERR_USAGE, exit 2) in our own words: `unknown option --nme (did
+ * you mean --name?)`, `option --name needs a value`, `option --flag takes
+ * no value`. A value that starts with a dash is written `--name=-value`.
+ * The client queries' arguments keep NSClient++'s syntax and their own
+ * parser (protocols/client-options.ts).
  */
+import { parseArgs as nodeParseArgs } from 'node:util';
 import { AgentError } from '../errors.js';
 import { suggestion } from '../settings/did-you-mean.js';
-
-export interface OptionSpec {
-  /** Takes a value (`--format json`) or is a flag (`--strict`). */
-  value: boolean;
-  /** May repeat; values collect in order. */
-  repeat?: boolean;
-}
+import { parseArgsOptions, type CliOption } from './options.js';
 
 export interface ParsedArgs {
   options: Record<string, string | boolean | string[]>;
   positionals: string[];
 }
 
-export function parseArgs(argv: readonly string[], spec: Record<string, OptionSpec>): ParsedArgs {
-  const options: ParsedArgs['options'] = {};
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('--') || arg === '--') {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
-    const s = spec[name];
-    if (!s) throw new AgentError('AGENT_ERR_USAGE', [`unknown option --${name}${suggestion(name, Object.keys(spec))}`]);
-    let value: string | boolean = true;
-    if (s.value) {
-      if (eq >= 0) value = arg.slice(eq + 1);
-      else {
-        const next = argv[i + 1];
-        if (next === undefined) throw new AgentError('AGENT_ERR_USAGE', [`option --${name} needs a value`]);
-        value = next;
-        i++;
-      }
-    } else if (eq >= 0) {
-      throw new AgentError('AGENT_ERR_USAGE', [`option --${name} takes no value`]);
-    }
-    if (s.repeat) {
-      const list = (options[name] as string[] | undefined) ?? [];
-      list.push(String(value));
-      options[name] = list;
-    } else {
-      options[name] = value;
+export function parseArgs(argv: readonly string[], table: readonly CliOption[]): ParsedArgs {
+  const options = parseArgsOptions(table);
+  try {
+    const { values, positionals } = nodeParseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    return { options: { ...values } as ParsedArgs['options'], positionals };
+  } catch (err) {
+    if (!isParseArgsError(err)) throw err;
+    throw new AgentError('AGENT_ERR_USAGE', [usageProblem(argv, table) ?? err.message.split('\n')[0]]);
+  }
+}
+
+/**
+ * What the strict parse refused, in our words: the first offending token of
+ * a lenient parse of the same arguments, which reads them the same way.
+ */
+function usageProblem(argv: readonly string[], table: readonly CliOption[]): string | undefined {
+  const byName = new Map(table.map((o) => [o.name, o]));
+  const { tokens } = nodeParseArgs({ args: [...argv], options: parseArgsOptions(table), strict: false, allowPositionals: true, tokens: true });
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    const o = byName.get(t.name);
+    if (!o) return `unknown option ${t.rawName}${suggestion(t.name, byName.keys())}`;
+    if (o.arg === undefined && t.inlineValue) return `option --${o.name} takes no value`;
+    // Missing, or the next option taken for the value (`--format --strict`).
+    if (o.arg !== undefined && (t.value === undefined || (!t.inlineValue && t.value.startsWith('-')))) {
+      return `option --${o.name} needs a value${t.value === undefined ? '' : ` (for a value that starts with a dash write --${o.name}=${t.value})`}`;
     }
   }
-  return { options, positionals };
+  return undefined;
+}
+
+function isParseArgsError(err: unknown): err is Error {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
 }
 
 /**
@@ -64,15 +61,17 @@ export function parseArgs(argv: readonly string[], spec: Record<string, OptionSp
  * query (`agent query`, `agent client`): no query has an option of that name.
  */
 export function takeSettingsOption(argv: readonly string[]): { settings: string | undefined; rest: string[] } {
-  const rest: string[] = [];
+  // Lenient: every other word is left as it stands, for the query's own parser.
+  const { tokens } = nodeParseArgs({ args: [...argv], options: { settings: { type: 'string' } }, strict: false, allowPositionals: true, tokens: true });
+  const taken = new Set<number>();
   let settings: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--settings' && i + 1 < argv.length) settings = argv[++i];
-    else if (a.startsWith('--settings=')) settings = a.slice('--settings='.length);
-    else rest.push(a);
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.name !== 'settings' || t.value === undefined) continue;
+    settings = t.value;
+    taken.add(t.index);
+    if (!t.inlineValue) taken.add(t.index + 1);
   }
-  return { settings, rest };
+  return { settings, rest: argv.filter((_, i) => !taken.has(i)) };
 }
 
 /** The settings file a command works on: --settings, else AGENT_SETTINGS, else settings/agent.ini. */

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { err, out, parseArgs, takeSettingsOption } from './args.js';
 import { helpFormOf } from './help-forms.js';
-import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
 import { startLocalCore } from './local-core.js';
 import { loadSettingsFile, loadSettingsText } from '../settings/load.js';
@@ -54,7 +54,7 @@ export async function runClientCommand(allArgs: string[]): Promise<number> {
   while (i < argv.length && (argv[i].startsWith('--') || argv[i] === '-h')) i++;
   // -h is check_nrpe's spelling of --help.
   const head = argv.slice(0, i).map((a) => (a === '-h' ? '--help' : a));
-  const { options } = parseArgs(head, specOf(CLIENT_CLI_OPTIONS));
+  const { options } = parseArgs(head, CLIENT_CLI_OPTIONS);
   if (options.help) {
     out(CLIENT_HELP);
     return 0;

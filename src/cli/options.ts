@@ -1,10 +1,10 @@
 /**
- * One option table per command: the parser (args.ts parseArgs) takes its
- * spec from the table and the command's --help prints its option lines
+ * One option table per command: the parser (args.ts, node's util.parseArgs)
+ * takes its options config from the table and the command's --help prints its option lines
  * from the same table, so an option cannot be accepted without being
  * listed. `commands.ts` names every command with its table.
  */
-import type { OptionSpec } from './args.js';
+import type { ParseArgsConfig } from 'node:util';
 
 export interface CliOption {
   /** Without the dashes: `settings` for `--settings`. */
@@ -20,9 +20,9 @@ export interface CliOption {
 export const SETTINGS_OPTION: CliOption = { name: 'settings', arg: 'FILE', help: 'the settings file (default: $AGENT_SETTINGS, else settings/agent.ini)' };
 export const HELP_OPTION: CliOption = { name: 'help', help: 'print this help (also help, help-short, help-csv)' };
 
-/** The parser's spec of a table. */
-export function specOf(options: readonly CliOption[]): Record<string, OptionSpec> {
-  return Object.fromEntries(options.map((o) => [o.name, { value: o.arg !== undefined, ...(o.repeat ? { repeat: true } : {}) }]));
+/** A table as util.parseArgs' `options` config: an option with an argument is a string, one without a boolean flag. */
+export function parseArgsOptions(options: readonly CliOption[]): NonNullable<ParseArgsConfig['options']> {
+  return Object.fromEntries(options.map((o) => [o.name, { type: o.arg !== undefined ? ('string' as const) : ('boolean' as const), ...(o.repeat ? { multiple: true } : {}) }]));
 }
 
 /** The `Options:` block of a --help text, one aligned line per option (help-forms.ts reads it back for help-csv). */

@@ -4,7 +4,7 @@
  * with its status (0-3), as a Nagios plugin does.
  */
 import { parseArgs, settingsPath, out, err, takeSettingsOption } from './args.js';
-import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { toNagios } from '../core/result.js';
 import { sink } from '../log.js';
@@ -33,7 +33,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
   let i = 0;
   while (i < taken.rest.length && (taken.rest[i]).startsWith('--')) head.push(taken.rest[i++]);
   const rest = taken.rest.slice(i);
-  const { options } = parseArgs(head, specOf(QUERY_OPTIONS));
+  const { options } = parseArgs(head, QUERY_OPTIONS);
   if (options.help || rest.length === 0) {
     (options.help ? out : err)(QUERY_HELP);
     return options.help ? 0 : 2;

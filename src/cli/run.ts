@@ -7,7 +7,7 @@
  * (crash.ts).
  */
 import { parseArgs, settingsPath, out, err, settingsExitCode } from './args.js';
-import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatMessage } from '../errors.js';
 import { startAgent } from '../agent.js';
 import { sink } from '../log.js';
@@ -27,7 +27,7 @@ SIGTERM or SIGINT stops the modules in reverse order and exits 0.`,
 );
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const { options } = parseArgs(argv, specOf(RUN_OPTIONS));
+  const { options } = parseArgs(argv, RUN_OPTIONS);
   if (options.help) {
     out(RUN_HELP);
     return 0;

@@ -12,7 +12,7 @@ import { AgentError, errorMessage } from '../errors.js';
 import { rewriteSettingsFile } from '../settings/edit-ini.js';
 import { formatIni, type FormatChange } from '../settings/format-ini.js';
 import { err, out, parseArgs, settingsPath } from './args.js';
-import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 
 export const FMT_OPTIONS: readonly CliOption[] = [
   { name: 'check', help: 'write nothing; list the files that are not canonical and exit 1' },
@@ -35,7 +35,7 @@ Exit: 0 done or all canonical, 1 not canonical (--check) or not writable,
 );
 
 export async function fmtCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, specOf(FMT_OPTIONS));
+  const { options, positionals } = parseArgs(argv, FMT_OPTIONS);
   if (options.help) {
     out(FMT_HELP);
     return 0;

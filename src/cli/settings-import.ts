@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { errorMessage } from '../errors.js';
 import { formatChanges, importNsclient } from '../settings/import/import.js';
 import { err, out, parseArgs } from './args.js';
-import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
 
 export const IMPORT_OPTIONS: readonly CliOption[] = [
@@ -39,7 +39,7 @@ Exit: 0 translated, 1 the result does not validate (nothing written), 2 usage or
 );
 
 export async function importCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, specOf(IMPORT_OPTIONS));
+  const { options, positionals } = parseArgs(argv, IMPORT_OPTIONS);
   if (options.help) {
     out(IMPORT_HELP);
     return 0;

@@ -4,7 +4,7 @@
  * assuming the modules enabled in OLD are running. Applies nothing.
  */
 import { parseArgs, out, err, settingsExitCode } from './args.js';
-import { HELP_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, helpText, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { agentStep, computePlan } from '../settings/plan.js';
 import { formatProblem } from './format-problem.js';
@@ -21,7 +21,7 @@ Exit: 0, 1 when either file is invalid, 2 usage.`,
 );
 
 export async function planCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, specOf(PLAN_OPTIONS));
+  const { options, positionals } = parseArgs(argv, PLAN_OPTIONS);
   if (options.help) {
     out(PLAN_HELP);
     return 0;

@@ -5,7 +5,7 @@
  */
 import { AgentError } from '../errors.js';
 import { out, parseArgs } from './args.js';
-import { HELP_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, helpText, type CliOption } from './options.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 
 export const SCHEMA_OPTIONS: readonly CliOption[] = [HELP_OPTION];
@@ -44,7 +44,7 @@ export function combinedSchema(): JsonSchema {
 }
 
 export async function schemaCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, specOf(SCHEMA_OPTIONS));
+  const { options, positionals } = parseArgs(argv, SCHEMA_OPTIONS);
   if (options.help) {
     out(SCHEMA_HELP);
     return 0;

@@ -8,7 +8,7 @@
 import { basename, dirname, relative } from 'node:path';
 import { isSecretValue, SECRET_MASK } from '../settings/secrets.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
-import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 import { objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
@@ -47,7 +47,7 @@ interface ShownValue {
 }
 
 export async function showCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, specOf(SHOW_OPTIONS));
+  const { options, positionals } = parseArgs(argv, SHOW_OPTIONS);
   if (options.help) {
     out(SHOW_HELP);
     return 0;

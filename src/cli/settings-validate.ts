@@ -5,7 +5,7 @@
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import { parseArgs, settingsPath, out, err } from './args.js';
-import { HELP_OPTION, SETTINGS_OPTION, helpText, specOf, type CliOption } from './options.js';
+import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { SettingsReader } from '../settings/includes.js';
 import type { SettingsProblem } from '../settings/problem.js';
@@ -39,7 +39,7 @@ Exit: 0 valid, 1 invalid (or warnings with --strict), 2 usage or unreadable file
 );
 
 export async function validateCommand(argv: string[]): Promise<number> {
-  const { options, positionals } = parseArgs(argv, specOf(VALIDATE_OPTIONS));
+  const { options, positionals } = parseArgs(argv, VALIDATE_OPTIONS);
   if (options.help) {
     out(VALIDATE_HELP);
     return 0;

@@ -26,7 +26,6 @@ import { loadSettingsFile } from '../settings/load.js';
 import { sectionWithFallbacks } from '../settings/module-view.js';
 import { err, out, parseArgs, settingsExitCode, settingsPath } from './args.js';
 import { HELP, WEB_OPTIONS } from './web-options.js';
-import { specOf } from './options.js';
 import { formatProblem } from './format-problem.js';
 import { edit, notFound, readPasswordFromStdin, usage, WEB, type WebTarget } from './web-edit.js';
 import { install } from './web-install.js';
@@ -43,7 +42,7 @@ export async function runWebCommand(argv: string[]): Promise<number> {
   if (!table) return usage(`unknown web subcommand "${sub}"\n\n${HELP.web}`);
   let file = '';
   try {
-    const { options, positionals } = parseArgs(rest, specOf(table));
+    const { options, positionals } = parseArgs(rest, table);
     if (options.help) {
       out(HELP[sub]);
       return 0;
