@@ -25,7 +25,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Middleware, NextHandler } from 'polka';
+import type { Middleware } from 'polka';
 import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../formats/allowed-hosts.js';
@@ -40,10 +40,23 @@ export { rootPassword, WEB_SECTION, type WebSettings, type Credential };
 import { envelope } from './on-error.js';
 import type { Principal, WebRequest } from './respond.js';
 
-/** Per connection: the last Authorization header that passed, its login with that login's fingerprint, and the principal. */
+/**
+ * Per connection: the last Authorization header that passed, its login with
+ * that login's fingerprint, the principal, and the settings (and generated
+ * password, the same string the module holds) the fingerprint was last
+ * confirmed against.
+ */
 const AUTH_MEMO = Symbol('agent.authMemo');
+interface AuthMemo {
+  header: string;
+  login: string;
+  fingerprint: string;
+  principal: Principal;
+  confirmed: Derived;
+  generated: string | undefined;
+}
 interface MemoSocket {
-  [AUTH_MEMO]?: { header: string; login: string; fingerprint: string; principal: Principal };
+  [AUTH_MEMO]?: AuthMemo;
 }
 const CACHE_LIMIT = 1000;
 
@@ -93,19 +106,32 @@ export class AccessControl {
     if (await this.admit(req, res)) return next();
   };
 
-  /** Middleware for a route: records its label for metrics, authenticates, checks the requirement. */
-  guard(route: string, requirement: Requirement): Middleware<WebRequest> {
-    return async (req, res, next: NextHandler) => {
-      req.routeLabel = route;
-      if (!(await this.admit(req, res))) return;
+  /**
+   * A route's handler behind its guard: records the route's label for
+   * metrics, authenticates, checks the requirement, then runs `handler`.
+   * Synchronous up to the handler (no promise of its own) when the
+   * connection's remembered login admits the request; a throw or rejection
+   * of the handler reaches the caller (Polka's onError).
+   */
+  guard(route: string, requirement: Requirement, handler: (req: WebRequest, res: ServerResponse) => void | Promise<void>): (req: WebRequest, res: ServerResponse) => void | Promise<void> {
+    const permitted = (req: WebRequest, res: ServerResponse): void | Promise<void> => {
       if (!this.allows(req, requirement)) {
         this.opts.metrics.authFailure('privilege');
         this.opts.log.warning(`403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: user ${escapeForLog(req.principal?.user)} lacks ${listOf(req, requirement).join(' or ')}`);
         this.forbid(res);
         return;
       }
-      return next();
+      return handler(req, res);
     };
+    const guarded = (req: WebRequest, res: ServerResponse): void | Promise<void> => {
+      req.routeLabel = route;
+      const admitted = this.admit(req, res);
+      if (admitted === true) return permitted(req, res);
+      if (admitted === false) return;
+      return admitted.then((ok) => (ok ? permitted(req, res) : undefined));
+    };
+    GUARDS.add(guarded);
+    return guarded;
   }
 
   /** True when the authenticated principal holds `requirement` (any of a list). */
@@ -126,8 +152,11 @@ export class AccessControl {
     return this.limiter.blockedCount();
   }
 
-  /** Steps 1 to 3; answers 403 itself and returns false on failure. */
-  private async admit(req: WebRequest, res: ServerResponse): Promise<boolean> {
+  /**
+   * Steps 1 to 3; answers 403 itself and returns false on failure. A
+   * boolean, not a promise, unless a credential has to be checked.
+   */
+  private admit(req: WebRequest, res: ServerResponse): boolean | Promise<boolean> {
     if (req.principal) return true;
     const d = this.current();
     const address = req.socket.remoteAddress ?? '';
@@ -135,15 +164,19 @@ export class AccessControl {
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
     const header = req.headers.authorization;
     // Keep-alive fast path: the same header on the same connection, its login unchanged in the settings,
-    // is the principal the full check found; it still takes and frees a slot of the limiter.
+    // is the principal the full check found; it must still be a guess the limiter would take
+    // (the answer of taking a slot and freeing it at once, without the churn).
     const memo = header === undefined ? undefined : (req.socket as unknown as MemoSocket)[AUTH_MEMO];
-    if (memo !== undefined && memo.header === header && memo.fingerprint === this.fingerprint(d, memo.login)) {
-      const attempt = this.limiter.acquire(address);
-      if (!attempt) return this.refuse(res, 'blocked', undefined);
-      attempt.succeed();
+    if (memo !== undefined && memo.header === header && this.stillValid(memo, d)) {
+      if (!this.limiter.wouldAdmit(address)) return this.refuse(res, 'blocked', undefined);
       req.principal = memo.principal;
       return true;
     }
+    return this.admitChecked(req, res, d, address, header);
+  }
+
+  /** Step 3 with a credential to check (cache, shared check or pbkdf2); remembers a success on the connection. */
+  private async admitChecked(req: WebRequest, res: ServerResponse, d: Derived, address: string, header: string | undefined): Promise<boolean> {
     const credential = readCredential(req, (user, password) => verifyLogin(d.snapshot, user, password, this.opts.generatedPassword?.()));
     if (credential.kind === 'none') return this.refuse(res, 'missing', undefined);
     if (credential.kind === 'invalid') {
@@ -157,7 +190,7 @@ export class AccessControl {
     if (outcome.kind === 'failed') return this.fail(res, address, outcome.blockStarted, 'credentials', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: bad credentials for ${escapeForLog(credential.who)}`);
     req.principal = outcome.principal;
     if (header !== undefined && req.headers.authorization === header) {
-      (req.socket as unknown as MemoSocket)[AUTH_MEMO] = { header, login: credential.login, fingerprint: outcome.fingerprint, principal: outcome.principal };
+      (req.socket as unknown as MemoSocket)[AUTH_MEMO] = { header, login: credential.login, fingerprint: outcome.fingerprint, principal: outcome.principal, confirmed: d, generated: this.opts.generatedPassword?.() };
     }
     return true;
   }
@@ -240,6 +273,20 @@ export class AccessControl {
     return loginFingerprint(d.snapshot, login, this.opts.generatedPassword?.());
   }
 
+  /**
+   * True while the memo's login is unchanged: at once when neither the
+   * settings nor the generated password changed since it was confirmed,
+   * else by comparing the login's fingerprint (then confirmed again).
+   */
+  private stillValid(memo: AuthMemo, d: Derived): boolean {
+    const generated = this.opts.generatedPassword?.();
+    if (memo.confirmed === d && memo.generated === generated) return true;
+    if (memo.fingerprint !== loginFingerprint(d.snapshot, memo.login, generated)) return false;
+    memo.confirmed = d;
+    memo.generated = generated;
+    return true;
+  }
+
   private refuse(res: ServerResponse, reason: string, message: string | undefined): false {
     this.opts.metrics.authFailure(reason);
     if (message !== undefined) this.opts.log.warning(message);
@@ -254,6 +301,14 @@ export class AccessControl {
     }
     return this.refuse(res, reason, message);
   }
+}
+
+/** Every handler `guard()` made, so a test can tell guarded routes from open ones. */
+const GUARDS = new WeakSet<object>();
+
+/** True when `handler` is a route handler made by `AccessControl.guard`. */
+export function isGuarded(handler: unknown): boolean {
+  return typeof handler === 'function' && GUARDS.has(handler);
 }
 
 function listOf(req: WebRequest, requirement: Requirement): readonly string[] {

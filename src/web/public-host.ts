@@ -21,6 +21,11 @@
  * first entry of `public hosts` (its port, or the listener's port), or else
  * the local address and port of the connection. Names compare without
  * regard to case and a trailing dot.
+ *
+ * Cost: the answer is remembered on the connection for its Host header
+ * and `public hosts` (a keep-alive client sends the same Host every time),
+ * for at most a minute (what interface addresses are cached for), so the
+ * parsing and name checks run once per connection and minute.
  */
 import { hostname, networkInterfaces } from 'node:os';
 import type { IncomingMessage } from 'node:http';
@@ -47,15 +52,36 @@ export function parsePublicHosts(text: string): PublicHosts {
   return { entries };
 }
 
+/** The last answer of linkBase on a connection: for which Host header and public hosts, until when. */
+const LINK_MEMO = Symbol('agent.linkBase');
+interface LinkMemo {
+  header: string | undefined;
+  hosts: PublicHosts;
+  base: string;
+  until: number;
+}
+const MEMO_MS = 60_000;
+
 /**
  * `http(s)://host:port` for the links of an answer to `req` (see the file's
  * contract for which Host header is used).
  */
 export function linkBase(req: IncomingMessage, hosts: PublicHosts): string {
-  const socket = req.socket as TLSSocket;
+  const socket = req.socket as TLSSocket & { [LINK_MEMO]?: LinkMemo };
+  const header = req.headers.host;
+  const memo = socket[LINK_MEMO];
+  const now = Date.now();
+  if (memo !== undefined && memo.header === header && memo.hosts === hosts && now < memo.until) return memo.base;
+  const base = computeLinkBase(socket, header, hosts);
+  socket[LINK_MEMO] = { header, hosts, base, until: now + MEMO_MS };
+  return base;
+}
+
+// ---------------------------------------------------------------- helpers
+
+function computeLinkBase(socket: TLSSocket, header: string | undefined, hosts: PublicHosts): string {
   const scheme = socket.encrypted ? 'https' : 'http';
   const localPort = socket.localPort ?? 0;
-  const header = req.headers.host;
   const m = header !== undefined ? HOST_HEADER.exec(header) : null;
   if (m) {
     const name = normalize(m[1] ?? m[2] ?? '');
@@ -67,8 +93,6 @@ export function linkBase(req: IncomingMessage, hosts: PublicHosts): string {
   if (configured) return `${scheme}://${bracket(configured.name)}:${configured.port ?? localPort}`;
   return `${scheme}://${bracket(plainAddress(socket.localAddress ?? '127.0.0.1'))}:${localPort}`;
 }
-
-// ---------------------------------------------------------------- helpers
 
 function isOwnName(name: string, socket: TLSSocket): boolean {
   if (name === 'localhost' || name.endsWith('.localhost')) return true;

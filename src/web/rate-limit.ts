@@ -94,6 +94,17 @@ export class AuthRateLimiter {
     };
   }
 
+  /**
+   * True when `acquire(address)` would hand out a slot now: the same answer
+   * as taking a slot and freeing it at once with `succeed()`, without
+   * creating or touching an entry.
+   */
+  wouldAdmit(address: string): boolean {
+    if (this.config.maxFailures <= 0) return true;
+    const e = this.fresh(address);
+    return e === undefined || (e.blockedUntil === 0 && e.failures + e.inFlight < this.config.maxFailures);
+  }
+
   /** Addresses currently refused (for metrics). */
   blockedCount(): number {
     const t = this.now();

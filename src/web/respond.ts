@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
 import { linkBase, type PublicHosts } from './public-host.js';
+import { SECURITY_HEADER_LIST, writeSecureHead } from './security-headers.js';
 
 /** The principal a request was authenticated as, set by the access layer. */
 export interface Principal {
@@ -22,25 +23,20 @@ export interface WebRequest extends Request {
   publicHosts?: PublicHosts;
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+/**
+ * Answer `value` as compact JSON: one head (security headers, type,
+ * length, no-store, then `headers`) and one `end` with the body, so header
+ * and body leave in one write.
+ */
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers?: Record<string, string>): void {
   const body = Buffer.from(JSON.stringify(value), 'utf8');
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(body.length),
-    'Cache-Control': 'no-store',
-    ...headers,
-  });
+  writeSecureHead(res, status, headList(JSON_TYPE, body.length, headers));
   res.end(body);
 }
 
-export function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+export function sendText(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
   const body = Buffer.from(text, 'utf8');
-  res.writeHead(status, {
-    'Content-Type': 'text/plain; charset=utf-8',
-    'Content-Length': String(body.length),
-    'Cache-Control': 'no-store',
-    ...headers,
-  });
+  writeSecureHead(res, status, headList(TEXT_TYPE, body.length, headers));
   res.end(body);
 }
 
@@ -58,4 +54,24 @@ const NO_PUBLIC_HOSTS: PublicHosts = { entries: [] };
 /** Percent-encode one path segment for a link. */
 export function seg(value: string): string {
   return encodeURIComponent(value);
+}
+
+// ---------------------------------------------------------------- helpers
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+/** The head of an answer as one flat list: security headers, Content-Type, Content-Length, Cache-Control, then `extra` (which replaces a header of the same name). */
+function headList(type: string, length: number, extra: Record<string, string> | undefined): string[] {
+  const list = [...SECURITY_HEADER_LIST, 'Content-Type', type, 'Content-Length', String(length), 'Cache-Control', 'no-store'];
+  if (extra !== undefined) {
+    for (const name in extra) {
+      const lower = name.toLowerCase();
+      let i = 0;
+      while (i < list.length && list[i].toLowerCase() !== lower) i += 2;
+      list[i] = name;
+      list[i + 1] = extra[name];
+    }
+  }
+  return list;
 }

@@ -35,7 +35,7 @@ import { expandVariables } from '../../settings/variables.js';
 import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword, WEB_SECTION } from '../../web/access.js';
 import { loadOrCreateCertificate, type LoadedCertificate } from '../../protocols/server-certificate.js';
-import { answerClientError } from '../../web/security-headers.js';
+import { answerClientError, SecureResponse } from '../../web/security-headers.js';
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { AgentControl } from '../../core/control.js';
 import { rebind } from '../rebind.js';
@@ -53,6 +53,9 @@ interface ListenerConfig {
   /** `certificate key` is written in the settings (a default key yields to one inside the certificate file). */
   keyExplicit: boolean;
 }
+
+/** Marks a connection whose first request the guard has been told about. */
+const FIRST_SERVED = Symbol('agent.firstServed');
 
 /** Time given to open requests when a listener closes, before connections are cut. */
 const CLOSE_GRACE_MS = 2000;
@@ -115,9 +118,10 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
     if (pems) {
       // noDelay: small JSON answers must not wait for Nagle's algorithm.
       // ALPN: curl --http1.0 offers only http/1.0, which Node's default list leaves out.
-      srv = createHttpsServer({ cert: pems.cert, key: pems.key, minVersion: 'TLSv1.2', noDelay: true, ALPNProtocols: ['http/1.1', 'http/1.0'] }, handler);
+      // SecureResponse: every head written carries the security headers (security-headers.ts).
+      srv = createHttpsServer({ cert: pems.cert, key: pems.key, minVersion: 'TLSv1.2', noDelay: true, ALPNProtocols: ['http/1.1', 'http/1.0'], ServerResponse: SecureResponse }, handler);
     } else {
-      srv = createHttpServer({ noDelay: true }, handler);
+      srv = createHttpServer({ noDelay: true, ServerResponse: SecureResponse }, handler);
     }
     // Node's own 400/408/431 for a request it cannot parse, with the security headers.
     srv.on('clientError', answerClientError);
@@ -126,7 +130,13 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
     // Limits on the raw connection, before any TLS byte is read; the deadline ends with the first request.
     const g = guard as ConnectionGuard;
     srv.on('connection', (raw: Socket) => void g.admit(raw));
-    srv.on('request', (req: IncomingMessage) => g.served(req.socket));
+    // Once per connection: later requests on it have nothing left to clear.
+    srv.on('request', (req: IncomingMessage) => {
+      const socket = req.socket as Socket & { [FIRST_SERVED]?: true };
+      if (socket[FIRST_SERVED]) return;
+      socket[FIRST_SERVED] = true;
+      g.served(socket);
+    });
     await listen(srv, cfg);
     log?.info(`web server listening on ${urlOf(cfg, srv)}`);
     return srv;

@@ -51,11 +51,9 @@ export interface RouteContext {
 export function createRouteTable(app: Polka<WebRequest>, access: AccessControl): { routes: RouteInfo[]; route: RouteContext['route']; openRoute: RouteContext['openRoute'] } {
   const routes: RouteInfo[] = [];
   const route: RouteContext['route'] = (method, path, requirement, handler) => {
-    const guard = access.guard(path, requirement);
-    const fn = async (req: WebRequest, res: ServerResponse): Promise<void> => {
-      await handler(req, res);
-    };
-    app.add(method, path, guard, fn);
+    // One Polka handler per route (guard and handler together): one step of the request loop, and no promise when
+    // the connection's login is remembered and the handler is synchronous.
+    app.add(method, path, access.guard(path, requirement, handler));
     const privilege = typeof requirement === 'string' ? requirement : typeof requirement === 'function' ? ((requirement as { label?: string }).label ?? 'dynamic') : requirement.join('|');
     routes.push({ method, path, privilege });
   };
