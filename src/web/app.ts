@@ -21,6 +21,7 @@ import { hidePaths } from '../hide-paths.js';
 import { getLogger, type Logger } from '../log.js';
 import { AccessControl, WEB_SECTION, type WebSettings } from './access.js';
 import { applyCompat } from './compat.js';
+import { createDispatch } from './dispatch.js';
 import { WebMetrics } from './metrics.js';
 import { createOnError, sendError } from './on-error.js';
 import type { WebRequest } from './respond.js';
@@ -65,7 +66,6 @@ export interface WebApp {
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS']);
-const FIND_MEMO_LIMIT = 2000;
 
 export function buildApp(opts: WebAppOptions): WebApp {
   const log = opts.log ?? getLogger('agent:web');
@@ -125,8 +125,8 @@ export function buildApp(opts: WebAppOptions): WebApp {
 
   registerLegacyRoutes(ctx);
 
-  memoizeFind(app);
-  const polkaHandler = app.handler as unknown as WebApp['handler'];
+  // Polka's loop without a promise per step, and memoized lookups (dispatch.ts).
+  const dispatch = createDispatch(app, { onNoMatch: app.onNoMatch, onError: (err, req, res) => onError(err, req, res) });
   let hostsOf: { snapshot: WebSettings; hosts: PublicHosts } | undefined;
   const publicHosts = (): PublicHosts => {
     const snapshot = opts.getSnapshot();
@@ -138,28 +138,7 @@ export function buildApp(opts: WebAppOptions): WebApp {
     (req as WebRequest).publicHosts = publicHosts();
     // Before any route runs: every answer, errors and legacy routes included, carries them.
     applySecurityHeaders(res);
-    polkaHandler(req, res);
+    dispatch(req, res);
   };
   return { app, handler, routes: table.routes, access, metrics };
-}
-
-/**
- * Route lookups memoized by method and path: trouter tests every
- * registered pattern in turn on every request, the same answer each time
- * for a path. Bounded; each hit gets its own params object (handlers may
- * write to it). Routes are all registered before the first request.
- */
-function memoizeFind(app: Polka<WebRequest>): void {
-  const find = app.find.bind(app);
-  const memo = new Map<string, ReturnType<typeof find>>();
-  app.find = (method, url) => {
-    const key = `${method} ${url}`;
-    let hit = memo.get(key);
-    if (hit === undefined) {
-      hit = find(method, url);
-      if (memo.size >= FIND_MEMO_LIMIT) memo.clear();
-      memo.set(key, hit);
-    }
-    return { params: { ...hit.params }, handlers: hit.handlers };
-  };
 }

@@ -47,13 +47,8 @@ export function applySecurityHeaders(res: ServerResponse): void {
  * answer sets itself keeps the answer's value.
  */
 export class SecureResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-  /** Set by writeSecureHead: the header list of this head already holds the security headers. */
-  headersComplete = false;
-
   override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | readonly unknown[], headers?: OutgoingHttpHeaders | readonly unknown[]): this {
-    if (!this.headersComplete) {
-      for (const [name, value] of ENTRIES) if (!this.hasHeader(name) && !givenIn(reasonOrHeaders, name) && !givenIn(headers, name)) this.setHeader(name, value);
-    }
+    for (const [name, value] of ENTRIES) if (!this.hasHeader(name) && !givenIn(reasonOrHeaders, name) && !givenIn(headers, name)) this.setHeader(name, value);
     // @ts-expect-error -- Node's writeHead takes these forms; its typings spell them as overloads.
     return super.writeHead(statusCode, reasonOrHeaders, headers);
   }
@@ -65,17 +60,12 @@ export class SecureResponse<Request extends IncomingMessage = IncomingMessage> e
  * nothing is added or merged.
  */
 export function writeSecureHead(res: ServerResponse, status: number, list: readonly string[]): void {
-  if (!(res instanceof SecureResponse)) {
-    res.writeHead(status, list as string[]);
-    return;
-  }
-  res.headersComplete = true;
-  try {
-    res.writeHead(status, list as string[]);
-  } finally {
-    res.headersComplete = false;
-  }
+  // Node's own writeHead: the list needs nothing added.
+  if (res instanceof SecureResponse) NODE_WRITE_HEAD.call(res, status, list as string[]);
+  else res.writeHead(status, list as string[]);
 }
+
+const NODE_WRITE_HEAD = ServerResponse.prototype.writeHead;
 
 /**
  * A `clientError` listener for http(s).Server: answers what Node's default

@@ -2,7 +2,9 @@
  * Baseline server of the web-api benchmark, in its own process: a bare
  * node:https server with the agent's certificate and the WEBServer's server
  * options (TLS 1.2 or newer, noDelay), answering every request with the
- * JSON of /api/v1/info (the same fields, serialized per request). It
+ * JSON of /api/v1/info (the same fields, serialized per request, links
+ * from the Host header) and the same head as the agent's (its security
+ * headers, type, length, no-store), in one writeHead and one end. It
  * prints `listening <port>` once it listens on 127.0.0.1.
  *
  *   node bare-https.js CERT_FILE KEY_FILE
@@ -10,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { SECURITY_HEADERS } from '../../../src/web/security-headers.js';
 
 const [certFile, keyFile] = process.argv.slice(2);
 if (!certFile || !keyFile) throw new Error('usage: bare-https.js CERT_FILE KEY_FILE');
@@ -19,7 +22,7 @@ const server = createServer({ cert: readFileSync(certFile), key: readFileSync(ke
   const body = Buffer.from(
     JSON.stringify({ name: 'config-agent', version: '0.1.0', started, pid: process.pid, settings: certFile, version_url: `${v1}/info/version`, status_url: `${v1}/settings/status` }),
   );
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
+  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
   res.end(body);
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`));
