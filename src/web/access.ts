@@ -18,8 +18,8 @@
  * client pays pbkdf2 once per credential, and an edit of another user costs
  * it nothing. Failures are never cached. On a keep-alive connection, a
  * request repeating the header that passed on it, its login unchanged,
- * skips parsing and hashing the header (the limiter's slot is still taken
- * and freed).
+ * skips parsing and hashing the header (login-memo.ts; the limiter must
+ * still admit it as a guess).
  * Settings are read per request through `getSnapshot()`, so password, user,
  * role and allowed-hosts edits apply to the next request.
  */
@@ -35,29 +35,12 @@ import { readCredential, verifyLogin, type Credential } from './credentials.js';
 import type { WebMetrics } from './metrics.js';
 import { AuthRateLimiter } from './rate-limit.js';
 import { loginFingerprint, rootPassword, WEB_SECTION, type WebSettings } from './login-fingerprint.js';
+import { confirmedFor, rememberedLogin, rememberLogin, stillValid, type LoginMemo } from './login-memo.js';
 
 export { rootPassword, WEB_SECTION, type WebSettings, type Credential };
 import { envelope } from './on-error.js';
 import type { Principal, WebRequest } from './respond.js';
 
-/**
- * Per connection: the last Authorization header that passed, its login with
- * that login's fingerprint, the principal, and the settings (and generated
- * password, the same string the module holds) the fingerprint was last
- * confirmed against.
- */
-const AUTH_MEMO = Symbol('agent.authMemo');
-interface AuthMemo {
-  header: string;
-  login: string;
-  fingerprint: string;
-  principal: Principal;
-  confirmed: Derived;
-  generated: string | undefined;
-}
-interface MemoSocket {
-  [AUTH_MEMO]?: AuthMemo;
-}
 const CACHE_LIMIT = 1000;
 
 export interface AccessOptions {
@@ -159,25 +142,31 @@ export class AccessControl {
   private admit(req: WebRequest, res: ServerResponse): boolean | Promise<boolean> {
     if (req.principal) return true;
     const d = this.current();
+    const header = req.headers.authorization;
+    const generated = this.opts.generatedPassword?.();
+    // Keep-alive fast path (login-memo.ts): the header that passed on this connection is the principal the full
+    // check found. Confirmed against these very settings, its address passed their allowed hosts too; the limiter
+    // must still take the guess (the answer of taking a slot and freeing it at once, without the churn).
+    const memo = rememberedLogin(req.socket, header);
+    if (memo !== undefined && confirmedFor(memo, d, generated)) return this.admitRemembered(req, res, memo);
     const address = req.socket.remoteAddress ?? '';
     if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`);
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
-    const header = req.headers.authorization;
-    // Keep-alive fast path: the same header on the same connection, its login unchanged in the settings,
-    // is the principal the full check found; it must still be a guess the limiter would take
-    // (the answer of taking a slot and freeing it at once, without the churn).
-    const memo = header === undefined ? undefined : (req.socket as unknown as MemoSocket)[AUTH_MEMO];
-    if (memo !== undefined && memo.header === header && this.stillValid(memo, d)) {
-      if (!this.limiter.wouldAdmit(address)) return this.refuse(res, 'blocked', undefined);
-      req.principal = memo.principal;
-      return true;
-    }
+    // The settings changed since: still the same principal while its login is unchanged in them.
+    if (memo !== undefined && stillValid(memo, d, d.snapshot, generated)) return this.admitRemembered(req, res, memo);
     return this.admitChecked(req, res, d, address, header);
+  }
+
+  private admitRemembered(req: WebRequest, res: ServerResponse, memo: LoginMemo): boolean {
+    if (!this.limiter.wouldAdmit(memo.address)) return this.refuse(res, 'blocked', undefined);
+    req.principal = memo.principal;
+    return true;
   }
 
   /** Step 3 with a credential to check (cache, shared check or pbkdf2); remembers a success on the connection. */
   private async admitChecked(req: WebRequest, res: ServerResponse, d: Derived, address: string, header: string | undefined): Promise<boolean> {
-    const credential = readCredential(req, (user, password) => verifyLogin(d.snapshot, user, password, this.opts.generatedPassword?.()));
+    const generated = this.opts.generatedPassword?.();
+    const credential = readCredential(req, (user, password) => verifyLogin(d.snapshot, user, password, generated));
     if (credential.kind === 'none') return this.refuse(res, 'missing', undefined);
     if (credential.kind === 'invalid') {
       // A malformed header is a guess too: it takes a slot and fails at once.
@@ -190,7 +179,7 @@ export class AccessControl {
     if (outcome.kind === 'failed') return this.fail(res, address, outcome.blockStarted, 'credentials', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: bad credentials for ${escapeForLog(credential.who)}`);
     req.principal = outcome.principal;
     if (header !== undefined && req.headers.authorization === header) {
-      (req.socket as unknown as MemoSocket)[AUTH_MEMO] = { header, login: credential.login, fingerprint: outcome.fingerprint, principal: outcome.principal, confirmed: d, generated: this.opts.generatedPassword?.() };
+      rememberLogin(req.socket, { header, login: credential.login, fingerprint: outcome.fingerprint, principal: outcome.principal, address, confirmed: d, generated });
     }
     return true;
   }
@@ -271,20 +260,6 @@ export class AccessControl {
 
   private fingerprint(d: Derived, login: string): string {
     return loginFingerprint(d.snapshot, login, this.opts.generatedPassword?.());
-  }
-
-  /**
-   * True while the memo's login is unchanged: at once when neither the
-   * settings nor the generated password changed since it was confirmed,
-   * else by comparing the login's fingerprint (then confirmed again).
-   */
-  private stillValid(memo: AuthMemo, d: Derived): boolean {
-    const generated = this.opts.generatedPassword?.();
-    if (memo.confirmed === d && memo.generated === generated) return true;
-    if (memo.fingerprint !== loginFingerprint(d.snapshot, memo.login, generated)) return false;
-    memo.confirmed = d;
-    memo.generated = generated;
-    return true;
   }
 
   private refuse(res: ServerResponse, reason: string, message: string | undefined): false {
