@@ -89,7 +89,7 @@ function memoizedFind(app: Polka<WebRequest>): (method: string, path: string) =>
     }
     let hit = memo.get(path);
     if (hit === undefined) {
-      const r = app.find(method as Parameters<typeof app.find>[0], path) as { params: Record<string, string>; handlers: Step[] };
+      const r = app.find(method as Parameters<typeof app.find>[0], path);
       hit = { params: r.params, handlers: r.handlers, withParams: Object.keys(r.params).length > 0 };
       if (size >= FIND_MEMO_LIMIT) {
         for (const m of byMethod.values()) m.clear();

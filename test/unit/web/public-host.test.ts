@@ -1,7 +1,7 @@
 /** linkBase against a real HTTP server on loopback: which Host headers reach the links. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, request, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { linkBase, parsePublicHosts, type PublicHosts } from '../../../src/web/public-host.js';
@@ -50,4 +50,32 @@ test('public hosts: listed names are used (any port when none is listed), and th
   assert.equal(await linkFor('proxy.example.org:8080'), 'http://proxy.example.org:8080');
   assert.equal(await linkFor('proxy.example.org:8081'), `http://monitor.example.org:${port}`);
   assert.equal(await linkFor('evil.example:1'), `http://monitor.example.org:${port}`);
+});
+
+test('one keep-alive connection: each request gets the answer for its own Host (the remembered one only for the same Host)', async () => {
+  hosts = parsePublicHosts('');
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const ports = new Set<number>();
+  const on = (host: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/', headers: { host }, agent }, (res) => {
+        ports.add(res.socket.localPort ?? 0);
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve(body));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  try {
+    assert.equal(await on(`localhost:${port}`), `http://localhost:${port}`);
+    assert.equal(await on(`localhost:${port}`), `http://localhost:${port}`);
+    assert.equal(await on('evil.example:1'), `http://127.0.0.1:${port}`);
+    assert.equal(await on(`localhost:${port}`), `http://localhost:${port}`);
+    hosts = parsePublicHosts('evil.example');
+    assert.equal(await on('evil.example:1'), 'http://evil.example:1', 'new public hosts apply on the same connection');
+    assert.equal(ports.size, 1, 'all on one connection');
+  } finally {
+    agent.destroy();
+  }
 });

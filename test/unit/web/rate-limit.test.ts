@@ -80,4 +80,25 @@ describe('AuthRateLimiter', () => {
     assert.equal(rl.isBlocked('addr-0'), false, 'the oldest entries were dropped');
     assert.equal(rl.acquire('addr-10049')?.fail(), true);
   });
+
+  it('wouldAdmit answers what taking a slot and freeing it at once would, without keeping an entry', () => {
+    let now = 1_000_000;
+    const rl = new AuthRateLimiter({ maxFailures: 2, blockSeconds: 10 }, () => now);
+    assert.equal(rl.wouldAdmit('a'), true, 'an unknown address');
+    const inFlight = rl.acquire('a');
+    assert.equal(rl.wouldAdmit('a'), true, 'one of two slots taken');
+    const second = rl.acquire('a');
+    assert.equal(rl.wouldAdmit('a'), false, 'both slots in flight: acquire would refuse');
+    second?.succeed();
+    inFlight?.fail();
+    assert.equal(rl.wouldAdmit('a'), true, 'one failure of two');
+    rl.acquire('a')?.fail();
+    assert.equal(rl.wouldAdmit('a'), false, 'blocked');
+    now += 10_001;
+    assert.equal(rl.wouldAdmit('a'), true, 'the block is over');
+    const off = new AuthRateLimiter({ maxFailures: 0, blockSeconds: 10 });
+    assert.equal(off.wouldAdmit('a'), true, 'the limit turned off');
+    for (let i = 0; i < 5; i++) assert.equal(rl.wouldAdmit(`10.0.0.${i}`), true);
+    assert.equal(rl.blockedCount(), 0);
+  });
 });
