@@ -26,7 +26,7 @@ type Found = { params: Record<string, string>; handlers: Step[]; withParams: boo
 
 export interface DispatchOptions {
   onNoMatch: Step;
-  onError(err: unknown, req: WebRequest, res: ServerResponse): void;
+  onError: (err: unknown, req: WebRequest, res: ServerResponse) => void;
 }
 
 /** `(req, res)` for http(s).createServer, running `app`'s routes (registered before the first request). */

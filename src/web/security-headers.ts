@@ -61,11 +61,10 @@ export class SecureResponse<Request extends IncomingMessage = IncomingMessage> e
  */
 export function writeSecureHead(res: ServerResponse, status: number, list: readonly string[]): void {
   // Node's own writeHead: the list needs nothing added.
-  if (res instanceof SecureResponse) NODE_WRITE_HEAD.call(res, status, list as string[]);
+  if (res instanceof SecureResponse) ServerResponse.prototype.writeHead.call(res, status, list as string[]);
   else res.writeHead(status, list as string[]);
 }
 
-const NODE_WRITE_HEAD = ServerResponse.prototype.writeHead;
 
 /**
  * A `clientError` listener for http(s).Server: answers what Node's default
