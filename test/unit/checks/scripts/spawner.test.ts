@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { ScriptSpawner } from '../../../../src/checks/scripts/spawner.js';
 import { runScript, type RunOptions } from '../../../../src/checks/scripts/runner.js';
 import { runConfiguredScript, type ScriptSettings } from '../../../../src/checks/scripts/script-query.js';
@@ -197,4 +198,23 @@ test('stop() with a script running: its group is killed and the run answered', a
   assert.equal(o.error, 'the script spawner was stopped; its process group was killed');
   assert.equal(await waitGone(sleeper), true);
   assert.equal(await waitGone(spawnerPid), true);
+});
+
+test('the agent dies: the spawner kills the scripts it runs and exits', async () => {
+  const pidFile = join(dir, 'orphaned.pid');
+  rmSync(pidFile, { force: true });
+  const spawnerModule = new URL('../../../../src/checks/scripts/spawner.js', import.meta.url).href;
+  const program = `const { ScriptSpawner } = await import(${JSON.stringify(spawnerModule)});
+const s = new ScriptSpawner();
+void s.run({ argv: [${JSON.stringify(join(dir, 'sleepy.sh'))}, ${JSON.stringify(pidFile)}], timeoutMs: 60000 });
+setInterval(() => console.log(String(s.pid)), 50);`;
+  const agent = spawn(process.execPath, ['--input-type=module', '-e', program], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const spawnerPid = await new Promise<number>((resolve) => agent.stdout.on('data', (b: Buffer) => {
+    const pid = Number(b.toString().trim().split('\n')[0]);
+    if (pid > 0) resolve(pid);
+  }));
+  const sleeper = await waitFor(pidFile);
+  agent.kill('SIGKILL');
+  assert.equal(await waitGone(sleeper), true, 'the script died');
+  assert.equal(await waitGone(spawnerPid), true, 'the spawner exited');
 });
