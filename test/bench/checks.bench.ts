@@ -2,8 +2,9 @@
  * Benchmark: queries per second of check_memory and check_drivesize through
  * the core (against check_ok through the same core as baseline), and the
  * cost of an external script query (`check_true = /bin/true`: limiter,
- * process group, output parsing, core) against spawning /bin/true directly
- * from Node, in the same run. Bounded: each loop stops at its count cap or
+ * the round trip to the script spawner, which forks it in its own process
+ * group, output parsing, core) against spawning /bin/true directly from
+ * Node, one at a time, in the same run. Bounded: each loop stops at its count cap or
  * after its time budget, whichever comes first.
  */
 import { spawn } from 'node:child_process';
