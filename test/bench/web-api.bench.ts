@@ -9,9 +9,13 @@
  *   after the first check per connection header), the privilege, routing,
  *   metrics and the JSON answer.
  * - Baseline: test/bench/servers/bare-https.js in its own process, with the
- *   agent's certificate and key and the same server options, answering the
- *   same JSON fields serialized per request; it ignores the Authorization
- *   header that wrk sends to both.
+ *   agent's certificate and key and the same server options (TLS 1.2+,
+ *   noDelay), answering the same JSON fields serialized per request (links
+ *   from the Host header) with the same head as the agent's (its three
+ *   security headers, type, length, no-store; Node adds Date and
+ *   keep-alive to both), in one writeHead and one end: the same bytes on
+ *   the wire. It does no routing, no allowed-hosts or Basic-auth check
+ *   (it ignores the Authorization header wrk sends to both), no metrics.
  * - Rounds alternate (bare, agent) after a warm-up of each; each figure is
  *   the median of ROUNDS rounds, the ratio the median of the rounds' ratios
  *   (each agent round against the bare round right before it). Goal: agent
