@@ -13,7 +13,7 @@
  * (`::ffff:127.0.0.1`) matches IPv4 entries, and an IPv4 peer matches the
  * `::ffff:a.b.c.d` form of IPv6 entries.
  */
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIPv4 } from 'node:net';
 
 /**
  * One parsed entry of the list: addresses and subnets go to a node:net
@@ -102,7 +102,7 @@ function parseEntry(entry: string): HostMatcher | string {
   const slash = entry.indexOf('/');
   const address = slash === -1 ? entry : entry.slice(0, slash);
   const maskText = slash === -1 ? undefined : entry.slice(slash + 1);
-  const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : undefined;
+  const family = isIPv4(address) ? 'ipv4' : isIPv6Text(address) ? 'ipv6' : undefined;
   if (family === undefined) return 'not a numeric IPv4/IPv6 address, netmask, * range or localhost (host names are not resolved)';
   const max = family === 'ipv4' ? 32 : 128;
   let prefix = max;
@@ -138,9 +138,8 @@ function addressForms(address: string): AddressForm[] {
       { family: 'ipv6', text: `::ffff:${bare}`, bytes: new Uint8Array(0) },
     ];
   }
-  if (isIPv6(bare)) {
-    const v6 = ipv6Bytes(bare);
-    if (v6 === undefined) return [];
+  const v6 = bare.includes(':') ? ipv6Bytes(bare) : undefined;
+  if (v6 !== undefined) {
     const forms: AddressForm[] = [{ family: 'ipv6', text: bare, bytes: v6 }];
     if (v6.slice(0, 10).every((b) => b === 0) && v6[10] === 0xff && v6[11] === 0xff) {
       const v4 = v6.slice(12);
@@ -149,6 +148,17 @@ function addressForms(address: string): AddressForm[] {
     return forms;
   }
   return [];
+}
+
+/**
+ * Whether `text` is a numeric IPv6 address, by our own parser rather than
+ * node:net's isIPv6: that one's regular expression is so large that its
+ * first use compiles for several milliseconds, a noticeable part of the
+ * agent's start (`allowed hosts = 127.0.0.1, ::1` by default). A zone
+ * (`%eth0`) is not part of an entry; peers' zones are cut before.
+ */
+function isIPv6Text(text: string): boolean {
+  return text.includes(':') && ipv6Bytes(text) !== undefined;
 }
 
 function ipv4Bytes(text: string): Uint8Array | undefined {

@@ -13,9 +13,11 @@ const KEY_BLOCK = /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----[\s\S]*?-----END \1---
 
 /** Why `text` holds no usable PEM certificate (the first one is checked). */
 export function certificateProblem(text: string | Buffer): string | undefined {
-  const blocks = certificateBlocks(text);
-  if (blocks.length === 0) return 'the file is not a PEM certificate (no start line)';
-  return parseProblem(blocks[0]);
+  return remembered('certificate', text, () => {
+    const blocks = certificateBlocks(text);
+    if (blocks.length === 0) return 'the file is not a PEM certificate (no start line)';
+    return parseProblem(blocks[0]);
+  });
 }
 
 /** Why `text` is not a usable CA file: every certificate in it must parse, and there must be one. */
@@ -33,16 +35,22 @@ export function caProblem(text: string | Buffer): string | undefined {
 export function privateKeyProblem(text: string | Buffer): string | undefined {
   const block = KEY_BLOCK.exec(text.toString())?.[0];
   if (block === undefined) return 'the file holds no PEM private key (no start line)';
-  try {
-    createPrivateKey(block);
-    return undefined;
-  } catch (err) {
-    return `the private key cannot be read (${(err as Error).message})`;
-  }
+  return remembered('key', block, () => {
+    try {
+      createPrivateKey(block);
+      return undefined;
+    } catch (err) {
+      return `the private key cannot be read (${(err as Error).message})`;
+    }
+  });
 }
 
 /** Why the certificate and key (each already checked) cannot serve together, e.g. a key of another certificate. */
 export function pairProblem(cert: string | Buffer, key: string | Buffer): string | undefined {
+  return remembered('pair', `${cert.toString()}\0${key.toString()}`, () => pairCheck(cert, key));
+}
+
+function pairCheck(cert: string | Buffer, key: string | Buffer): string | undefined {
   // OpenSSL's own check misses a key of another type (an EC key for an RSA certificate).
   try {
     const block = KEY_BLOCK.exec(key.toString())?.[0];
@@ -62,6 +70,28 @@ export function pairProblem(cert: string | Buffer, key: string | Buffer): string
 }
 
 // ---------------------------------------------------------------- helpers
+
+/**
+ * Texts that passed a check, remembered by their content: a listener's
+ * start checks its files twice (the settings check, then the load), a
+ * reload again, and each check parses the certificate and the key and
+ * builds a throwaway TLS context (about a tenth of the agent's start).
+ * Changed content is new text and is checked in full; a problem is never
+ * remembered, so its message is always current.
+ */
+const good = new Set<string>();
+const GOOD_MAX = 256;
+
+function remembered(kind: string, text: string | Buffer, check: () => string | undefined): string | undefined {
+  const id = `${kind}\0${text.toString()}`;
+  if (good.has(id)) return undefined;
+  const problem = check();
+  if (problem === undefined) {
+    if (good.size >= GOOD_MAX) good.clear();
+    good.add(id);
+  }
+  return problem;
+}
 
 function certificateBlocks(text: string | Buffer): string[] {
   return text.toString().match(CERT_BLOCK) ?? [];

@@ -10,11 +10,16 @@
 // would load dgram, zlib, webcrypto, … for modules that are not enabled; in CommonJS they stay
 // inside the lazily run module bodies. Whitespace and syntax are minified, names are kept, so a
 // stack trace still names the functions.
-import { build } from 'esbuild';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+// A checkout installed before esbuild was added has no esbuild: say what to do.
+const { build } = await import('esbuild').catch((err) => {
+  console.error(`bundle: cannot load esbuild (${err.message}); run npm ci (or npm install) to install the devDependencies`);
+  process.exit(1);
+});
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = join(root, 'dist/agent/main.cjs');
