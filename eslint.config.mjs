@@ -19,9 +19,6 @@ export default tseslint.config(
       // A variable declared first and assigned once later is read by closures made in between
       // (`need()` in agent.ts): as a const those would hit the temporal dead zone.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
-      // Not yet clean (issue 19): each still has places to fix (counts at the time of writing); switch one
-      // back on once its places are fixed.
-      '@typescript-eslint/no-base-to-string': 'off', // 23: settings values typed unknown, stringified with ?? ''
     },
   },
 );

@@ -19,6 +19,7 @@ import { catalogue, findModule } from './modules/catalogue.js';
 import { Reconciler } from './reconciler/reconciler.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './reconciler/tree-watcher.js';
 import { PRODUCT, VERSION } from './version.js';
+import { valueText } from './settings/value-text.js';
 
 export interface RunningAgent {
   core: Core;
@@ -156,6 +157,6 @@ async function newTlsProblems(next: Snapshot, current: Snapshot): Promise<Settin
 function applyLogSettings(section: Readonly<Record<string, unknown>> | undefined): void {
   const size = Number(section?.['buffer size']);
   if (Number.isInteger(size) && size > 0) sink.capacity = size;
-  const level = String(section?.level ?? '');
+  const level = valueText(section?.level);
   if (process.env.AGENT_LOG_LEVEL === undefined && isLogLevel(level)) sink.consoleLevel = level;
 }

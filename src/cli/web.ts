@@ -30,6 +30,7 @@ import { formatProblem } from './format-problem.js';
 import { edit, notFound, readPasswordFromStdin, usage, WEB, type WebTarget } from './web-edit.js';
 import { install } from './web-install.js';
 import { addRole, addUser } from './web-users.js';
+import { valueText } from '../settings/value-text.js';
 
 /** Entry point of `agent web` (argv after `web`). */
 export async function runWebCommand(argv: string[]): Promise<number> {
@@ -101,7 +102,7 @@ async function password(target: WebTarget, set: string | undefined, display: boo
     if (code === 1) err(`agent web password: ${file} is invalid (${loaded.problems.length} problems)`);
     return code;
   }
-  const value = String(sectionWithFallbacks(loaded.snapshot, WEB).password ?? '');
+  const value = valueText(sectionWithFallbacks(loaded.snapshot, WEB).password);
   if (value === '') out('No password set: the agent generates one at each start and prints it.');
   else out(`web password for user root: ${value}`);
   return 0;

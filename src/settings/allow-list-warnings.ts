@@ -15,6 +15,7 @@
 import { parseAllowList, ALLOWED_EXECS, ALLOWED_QUERIES } from '../formats/command-allow-list.js';
 import type { Origin } from './snapshot.js';
 import { problem, type SettingsProblem } from './problem.js';
+import { valueText } from './value-text.js';
 
 interface Input {
   file: string;
@@ -42,13 +43,13 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     const why = unauthenticated(s);
     if (why === undefined) continue;
     const at = (key: string, origin: Origin | undefined) => ({ file: origin?.file ?? input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });
-    const execs = server.execs ? String(s[ALLOWED_EXECS] ?? '') : '';
+    const execs = server.execs ? valueText(s[ALLOWED_EXECS]) : '';
     if (server.execs && !parseAllowList(execs).nothing) {
       out.push(problem('AGENT_WARN_UNAUTHENTICATED_EXEC', [`[${server.section}]`, why, `${ALLOWED_EXECS} = ${execs}`], at(ALLOWED_EXECS, o[ALLOWED_EXECS])));
     }
     const serverTakesArguments = server.module !== 'RemoteServer' || s['allow arguments'] === true;
     if (scriptArguments && serverTakesArguments) {
-      const queries = parseAllowList(String(s[ALLOWED_QUERIES] ?? server.queries));
+      const queries = parseAllowList(valueText(s[ALLOWED_QUERIES], server.queries));
       const reachable = scriptNames.filter((n) => queries.allows(n));
       if (reachable.length > 0) {
         const shown = reachable.slice(0, 5).join(', ') + (reachable.length > 5 ? ', …' : '');
@@ -64,6 +65,7 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
 function unauthenticated(s: Record<string, unknown>): string | undefined {
   if (s['use ssl'] === false) return 'use ssl is off';
   if (!s.ca) return 'no ca';
-  if (!['peer-cert', 'fail-if-no-peer-cert', 'remote-peer'].includes(String(s['verify mode'] ?? 'none'))) return `verify mode ${String(s['verify mode'] ?? 'none')} does not require a client certificate`;
+  const mode = valueText(s['verify mode'], 'none');
+  if (!['peer-cert', 'fail-if-no-peer-cert', 'remote-peer'].includes(mode)) return `verify mode ${mode} does not require a client certificate`;
   return undefined;
 }

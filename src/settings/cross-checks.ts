@@ -12,6 +12,7 @@ import type { Origin } from './snapshot.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 import { parseAllowedHosts } from '../formats/allowed-hosts.js';
+import { valueText } from './value-text.js';
 
 export function crossChecks(
   file: string,
@@ -21,13 +22,13 @@ export function crossChecks(
   const out: SettingsProblem[] = [];
   const path = '/settings/agent/server';
   const s = sections[path] ?? {};
-  const mode = String(s['verify mode'] ?? 'none');
+  const mode = valueText(s['verify mode'], 'none');
   if (s['use ssl'] !== false && mode !== 'none' && !s.ca) {
     const o = origins[path]?.['verify mode'];
     out.push(problem('AGENT_ERR_VALUE_INVALID', [`verify mode "${mode}" needs a ca to check client certificates against; set ca or use verify mode none`], { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: path, key: 'verify mode' }));
   }
   const web = '/settings/WEB/server';
-  const port = Number.parseInt(String(sections[web]?.port ?? ''), 10);
+  const port = Number.parseInt(valueText(sections[web]?.port), 10);
   if (Number.isInteger(port) && port > 65535) {
     const o = origins[web]?.port;
     out.push(problem('AGENT_ERR_VALUE_INVALID', [`port "${String(sections[web]?.port)}": must be a port number from 0 (any free port) to 65535 (add s for TLS)`], { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: web, key: 'port' }));

@@ -23,6 +23,7 @@ import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
 import { hashBytes } from './file-hash.js';
+import { valueText } from './value-text.js';
 
 /**
  * `hash`: the main file's sha256 when it includes nothing, else one hash over
@@ -182,7 +183,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
   problems.push(...crossChecks(abs, sections, origins));
   problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));
   for (const u of users.values()) {
-    const role = String(u.values.role ?? '');
+    const role = valueText(u.values.role);
     if (!u.isTemplate && role !== '' && !roles.has(role)) {
       const o = u.origins.role;
       warnings.push(problem('AGENT_WARN_ROLE_UNKNOWN', [u.name, role], { file: o?.file ?? abs, line: o?.line ?? 0, col: o?.col ?? 0, section: u.path, key: 'role' }));

@@ -21,6 +21,7 @@ import { moduleOfQuery, moduleTable } from './module-table.js';
 import { suggestion } from './did-you-mean.js';
 import { problem, type SettingsProblem } from './problem.js';
 import type { Origin, ResolvedObject } from './snapshot.js';
+import { valueText } from './value-text.js';
 
 export const SCRIPTS_PATH = '/settings/external scripts/scripts';
 export const WRAPPED_PATH = '/settings/external scripts/wrapped scripts';
@@ -64,7 +65,7 @@ export function scriptChecks(input: ScriptCheckInput): SettingsProblem[] {
     if (owner) fail(`has the name of a query of ${owner.name}; an alias cannot replace a query, choose another name`);
     else if (scripts.has(lower)) fail(`has the name of a script in [${SCRIPTS_PATH}]`);
     else if (wrapped.has(lower)) fail(`has the name of a wrapped script in [${WRAPPED_PATH}]`);
-    const command = String(alias.values.command ?? '');
+    const command = valueText(alias.values.command);
     let target: string | undefined;
     try {
       target = splitAliasCommand(command)[0];

@@ -8,6 +8,7 @@
  */
 import type { JsonSchema } from './schema-set.js';
 import type { Origin, ResolvedObject } from './snapshot.js';
+import { valueText } from './value-text.js';
 
 // The mask itself lives in the base layer, so that log.ts can use it without importing settings.
 export { MIN_MASKED_LENGTH, SECRET_MASK, maskSecrets } from '../log-escape.js';
@@ -60,5 +61,5 @@ export function schemaSecrets(
 
 function addValue(found: Set<string>, value: unknown): void {
   if (value === undefined || value === null || value === '') return;
-  found.add(String(value));
+  found.add(valueText(value));
 }

@@ -16,6 +16,7 @@ import { suggestion } from './did-you-mean.js';
 import { validatorFor } from './ajv-instance.js';
 import { SECRET_MASK } from './secrets.js';
 import { dirname } from 'node:path';
+import { valueText } from './value-text.js';
 
 export interface CheckedSection {
   values: Record<string, unknown>;
@@ -128,7 +129,7 @@ function keyOf(err: ErrorObject): string | undefined {
 }
 
 function describe(err: ErrorObject, key: string | undefined, values: Record<string, unknown>, prop: object | undefined, hidden: boolean): string {
-  const shown = key !== undefined && values[key] !== undefined ? `"${hidden ? SECRET_MASK : String(values[key])}" ` : '';
+  const shown = key !== undefined && values[key] !== undefined ? `"${hidden ? SECRET_MASK : valueText(values[key])}" ` : '';
   const params = err.params as { allowedValues?: unknown[]; pattern?: string; limit?: number };
   let what: string;
   switch (err.keyword) {

@@ -18,6 +18,7 @@ import { checkCa, checkPair, type PairFiles, type TlsFileProblem } from '../form
 import { describeProblem, problem, sortProblems, type SettingsProblem } from './problem.js';
 import type { Origin, Snapshot } from './snapshot.js';
 import { expandVariables } from './variables.js';
+import { valueText } from './value-text.js';
 
 export type ListenerModule = 'WEBServer' | 'RemoteServer' | 'AgentServer';
 
@@ -46,13 +47,13 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
   const written = (key: string): boolean => s.origins[section]?.[key] !== undefined;
   const path = (value: unknown): string => filePath(s, value);
   if (module === 'WEBServer') {
-    if (!String(v.port ?? '8443s').endsWith('s')) return undefined;
+    if (!valueText(v.port, '8443s').endsWith('s')) return undefined;
     return { pair: { cert: path(v.certificate), key: path(v['certificate key']), keyExplicit: written('certificate key'), createsMissing: true } };
   }
   if (v['use ssl'] === false) return undefined;
-  const ca = String(v.ca ?? '') ? path(v.ca) : undefined;
-  const certificate = String(v.certificate ?? '');
-  const key = String(v['certificate key'] ?? '');
+  const ca = valueText(v.ca) ? path(v.ca) : undefined;
+  const certificate = valueText(v.certificate);
+  const key = valueText(v['certificate key']);
   if (module === 'RemoteServer') {
     // Without a certificate NRPE runs anonymous DH, as check_nrpe expects by default.
     const pair = certificate ? { cert: path(certificate), key: key ? path(key) : '', keyExplicit: key !== '', createsMissing: false } : undefined;
@@ -114,7 +115,7 @@ export function assertTlsFiles(s: TlsSettings, module: ListenerModule): void {
 
 /** `${…}` expanded (defaults may still hold them), relative paths taken from base-path. */
 function filePath(s: TlsSettings, value: unknown): string {
-  const expanded = expandVariables(String(value ?? ''), s.variables).value;
+  const expanded = expandVariables(valueText(value), s.variables).value;
   return isAbsolute(expanded) ? expanded : resolve(s.variables['base-path'] ?? dirname(s.file), expanded);
 }
 

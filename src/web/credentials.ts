@@ -12,6 +12,7 @@ import { readBasicCredentials, readPasswordHeader } from './basic-auth.js';
 import { isRootLogin, rootPassword, type WebSettings } from './login-fingerprint.js';
 import { verifyPassword } from './password-hash.js';
 import type { Principal, WebRequest } from './respond.js';
+import { valueText } from '../settings/value-text.js';
 
 /** A credential to check: its cache key (the raw credential), the login it names, who that is (for logs), how to verify it. */
 export interface Credential {
@@ -71,8 +72,8 @@ export async function verifyLogin(settings: WebSettings, user: string, password:
   }
   const obj = settings.users.get(user);
   const usable = obj !== undefined && !obj.isTemplate;
-  const stored = usable ? String(obj.values.password ?? '') : undefined;
+  const stored = usable ? valueText(obj.values.password) : undefined;
   if (!(await verifyPassword(password, stored)) || !usable) return undefined;
-  const role = String(obj.values.role ?? '');
+  const role = valueText(obj.values.role);
   return { user, privileges: settings.roles.get(role) ?? [] };
 }

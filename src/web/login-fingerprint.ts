@@ -9,6 +9,7 @@
  */
 import { NSCLIENT_ADMIN, ROOT_USER } from '../settings/privileges.js';
 import type { ModuleSettings } from '../settings/module-view.js';
+import { valueText } from '../settings/value-text.js';
 
 export const WEB_SECTION = '/settings/WEB/server';
 
@@ -35,5 +36,5 @@ export function loginFingerprint(settings: WebSettings, login: string, generated
   const user = settings.users.get(login);
   if (user === undefined) return 'none';
   const role = user.values.role ?? null;
-  return JSON.stringify(['user', user.isTemplate, user.values.password ?? null, role, settings.roles.get(String(role ?? '')) ?? null]);
+  return JSON.stringify(['user', user.isTemplate, user.values.password ?? null, role, settings.roles.get(valueText(role)) ?? null]);
 }

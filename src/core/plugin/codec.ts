@@ -9,6 +9,7 @@ import { Plugin } from './generated/plugin.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { PerfValue, QueryResult } from '../result.js';
 import { isStatus } from '../result.js';
+import type Long from 'long';
 
 export { Plugin };
 
@@ -86,7 +87,7 @@ export function perfToMessage(p: PerfValue): Plugin.IPerformanceData {
     : { alias: p.alias, type: Plugin.DataType.FLOAT, float_value: fields() as unknown as Plugin.PerformanceData.IFloatValue };
 }
 
-function num(v: unknown): number | undefined {
+function num(v: number | Long | null | undefined): number | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v === 'number') return v;
   // int64 fields may decode as Long objects.
@@ -97,9 +98,9 @@ export function perfFromMessage(p: Plugin.IPerformanceData): PerfValue {
   const alias = p.alias ?? '';
   if (p.string_value) return { alias, value: p.string_value.value ?? '' };
   if (p.bool_value) return { alias, value: p.bool_value.value ? 1 : 0, ...(p.bool_value.unit ? { unit: p.bool_value.unit } : {}) };
-  const src = (p.int_value ?? p.float_value ?? { value: 0 }) as unknown as Record<string, unknown>;
+  const src: Plugin.PerformanceData.IIntValue | Plugin.PerformanceData.IFloatValue = p.int_value ?? p.float_value ?? { value: 0 };
   const out: PerfValue = { alias, value: num(src.value) ?? 0 };
-  if (src.unit) out.unit = String(src.unit);
+  if (src.unit) out.unit = src.unit;
   for (const k of ['warning', 'critical', 'minimum', 'maximum'] as const) {
     const has = Object.prototype.hasOwnProperty.call(src, k) && src[k] !== null && src[k] !== undefined;
     if (has) out[k] = num(src[k]);

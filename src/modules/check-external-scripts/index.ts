@@ -25,6 +25,7 @@ import { runAlias } from '../../checks/scripts/alias.js';
 import { parseAlias, type AliasDefinition } from '../../formats/alias-command.js';
 import { UNKNOWN } from '../../core/result.js';
 import { WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
+import { valueText } from '../../settings/value-text.js';
 
 const SECTION = '/settings/external scripts';
 const MODULE = 'CheckExternalScripts';
@@ -118,7 +119,7 @@ export function createModule(): AgentModule<Settings> {
         allowNasty: typeof a.values['allow nasty characters'] === 'boolean' ? (a.values['allow nasty characters']) : settings.allowNasty,
       };
       try {
-        aliases.set(a.name, parseAlias(a.name, String(a.values.command ?? ''), policy));
+        aliases.set(a.name, parseAlias(a.name, valueText(a.values.command), policy));
       } catch (err) {
         aliases.set(a.name, { problem: err instanceof Error ? err.message : String(err) });
       }

@@ -27,7 +27,8 @@ for (const [id, schema] of set.files) {
       assert.equal(typeof n.type, 'string', `${p}: exactly one type`);
       if (n.properties) assert.ok('additionalProperties' in n, `${p}: additionalProperties stated`);
       if (p !== id) assert.match(String(n.description ?? ''), /^[A-Z0-9$[(].{8,}[.?!)]$/s, `${p}: one-sentence description`);
-      if (n.pattern !== undefined) assert.match(String((n as Record<string, unknown>)['x-pattern-hint'] ?? ''), /^must .{8,}/, `${p}: a pattern needs an x-pattern-hint for its message`);
+      const hint = (n as Record<string, unknown>)['x-pattern-hint'];
+      if (n.pattern !== undefined) assert.match(typeof hint === 'string' ? hint : '', /^must .{8,}/, `${p}: a pattern needs an x-pattern-hint for its message`);
       if (n.default !== undefined) {
         const t = n.type === 'integer' ? 'number' : n.type;
         assert.equal(typeof n.default, t, `${p}: default has the node's type`);

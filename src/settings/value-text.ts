@@ -1,0 +1,13 @@
+/**
+ * A loaded settings value as text. Once loaded, a value is a string, a
+ * number or a boolean (settings/coerce.ts turns each INI string into its
+ * schema's type), or absent: `fallback` stands for absent (undefined or
+ * null). Anything else (no settings value is) is shown as JSON rather than
+ * as "[object Object]".
+ */
+export function valueText(value: unknown, fallback = ''): string {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value) ?? fallback;
+}
