@@ -155,6 +155,21 @@ test('client: a server that closes early or sends half a packet is described', a
   );
 });
 
+test('client: a close before the TLS handshake is done, as a reset or as an end, is explained the same way', async () => {
+  const askTls = (p: number) =>
+    nrpeRequest({ host: '127.0.0.1', port: p, timeoutMs: 2000, retry: 0, version: 'auto', payloadLength: 1024, tls: { rejectUnauthorized: false } }, 'check_ok');
+  // Reads our hello, then ends cleanly: the peer sees an end, not a reset. A plain connection is kept waiting.
+  await withServer(
+    (s) => s.once('data', () => s.end()),
+    async (p) => await assert.rejects(askTls(p), /connection closed by peer during the TLS handshake: the server waits for a plain NRPE packet/),
+  );
+  // Closes every connection at once, as NRPE does for an address it does not allow.
+  await withServer(
+    (s) => s.destroy(),
+    async (p) => await assert.rejects(askTls(p), /connection (reset|closed) by peer during the TLS handshake: the server closes connections from our address at once/),
+  );
+});
+
 test('client: a refused connection is UNKNOWN after its retries', async () => {
   const p = await freePort();
   await assert.rejects(

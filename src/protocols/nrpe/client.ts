@@ -163,17 +163,26 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
         const hint = tlsHint(err, reason);
         void probeAnonymous(o, deadline).then((anonymous) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, anonymous ? `${hint}: ${ANONYMOUS_ONLY}` : hint));
       } else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, reason));
-      else if (!connected && o.tls && err.code === 'ECONNRESET') {
-        // A reset before TLS is done has two usual causes; a plain connection tells them apart.
-        probing = true;
-        void probeReset(o, deadline).then((why) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, `${reason} during the TLS handshake: ${why}`));
-      } else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, reason);
+      else if (!connected && o.tls && err.code === 'ECONNRESET') explainEarlyClose(reason);
+      else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, reason);
       else if (!connected) fail('connect', 'AGENT_ERR_NRPE_CONNECT', peer, reason);
       else onClosed(reason);
     });
 
+    /**
+     * A reset or close before TLS is done has two usual causes; a plain
+     * connection tells them apart. Whether the peer's close arrives as a
+     * reset or as an end depends on whether our hello reached it first.
+     */
+    function explainEarlyClose(reason: string): void {
+      if (probing) return;
+      probing = true;
+      void probeReset(o, deadline).then((why) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, `${reason} during the TLS handshake: ${why}`));
+    }
+
     function onClosed(reason?: string): void {
       if (settled || probing) return;
+      if (!connected && o.tls && received === 0 && reason === undefined) return explainEarlyClose('connection closed by peer');
       try {
         const last = reader.finish();
         if (last !== undefined && last.version === version && last.type !== QUERY_PACKET) {
