@@ -171,6 +171,9 @@ export function createCore(options: CoreOptions): Core {
     settingsRaw(bytes) {
       return answerSettingsQuery(options.settings(), bytes);
     },
+    forModule(sections) {
+      return { ...core, settingsRaw: (bytes: Uint8Array) => answerSettingsQuery(options.settings(), bytes, sections) };
+    },
   };
   return core;
 }

@@ -84,6 +84,16 @@ export interface Core {
 
   /** Deliver an encoded LogEntry to the agent log. */
   logRaw(entry: Uint8Array): void;
-  /** Answer an encoded QuerySettingsRequestMessage from the resolved settings and the schemas. */
+  /**
+   * Answer an encoded QuerySettingsRequestMessage from the resolved settings
+   * and the schemas. On the core a module receives (`forModule`), only the
+   * module's own sections answer; every other path answers as unknown.
+   */
   settingsRaw(request: Uint8Array): Uint8Array;
+  /**
+   * The same core, with settings lookups confined to `sections` (a module's
+   * sections, settings/module-table.ts, and the objects under them). The
+   * module runner hands each module its own.
+   */
+  forModule(sections: readonly string[]): Core;
 }

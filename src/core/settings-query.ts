@@ -4,14 +4,16 @@
  * the section's keys; `fetch_descriptions` adds the schema's title and
  * description. Unknown paths or keys answer with no value. Values the
  * schema marks x-secret (and values from ${env:} / ${file:}) answer as
- * `******`, as in `agent settings show` and the API.
+ * `******`, as in `agent settings show` and the API. With `scope` (a
+ * module's sections), a path outside them answers as an unknown one: a
+ * module reads its own sections only, never another's or the web users.
  */
 import { decode, encode, HeaderType, Plugin } from './plugin/codec.js';
 import { loadSchemaSet } from '../settings/schema-set.js';
 import { objectSectionPath, type Snapshot } from '../settings/snapshot.js';
 import { shownValue } from '../settings/effective.js';
 
-export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array): Uint8Array {
+export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope?: readonly string[]): Uint8Array {
   const request = decode('QuerySettingsRequestMessage', bytes);
   const set = loadSchemaSet();
   const payload: Plugin.QuerySettingsResponseMessage.IResponse[] = [];
@@ -20,21 +22,22 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array): Uint
     const key = p.node?.node?.path?.key ?? undefined;
     const found = set.find(path);
     const canonical = found?.canonical ?? path;
-    const section = snapshot.sections[canonical] ?? objectValues(snapshot, canonical);
+    const visible = scope === undefined || inScope(scope, canonical);
+    const section = visible ? (snapshot.sections[canonical] ?? objectValues(snapshot, canonical)) : undefined;
     const response: Plugin.QuerySettingsResponseMessage.IResponse = { node: p.node, ...(p.id != null ? { id: p.id } : {}) };
     if (key) {
       const canonicalKey = found?.section.keys.get(key.toLowerCase()) ?? key;
       const value = section?.[canonicalKey];
       if (value !== undefined) response.value = { type: Plugin.DataType.STRING, string_data: String(shownValue(found?.section.schema, canonicalKey, value, snapshot.origins[canonical]?.[canonicalKey])) };
-      else if (p.default != null) response.value = { type: Plugin.DataType.STRING, string_data: p.default };
-      if (p.fetch_descriptions && found) {
+      else if (Object.hasOwn(p, 'default') && p.default != null) response.value = { type: Plugin.DataType.STRING, string_data: p.default };
+      if (p.fetch_descriptions && found && visible) {
         const prop = found.section.schema.properties?.[canonicalKey];
         response.title = canonicalKey;
         response.description = String(prop?.description ?? '');
       }
     } else {
       response.keys = { key: Object.keys(section ?? {}) };
-      if (p.fetch_descriptions && found) {
+      if (p.fetch_descriptions && found && visible) {
         response.title = String(found.section.schema.title ?? canonical);
         response.description = String(found.section.schema.description ?? '');
       }
@@ -52,4 +55,13 @@ function objectValues(snapshot: Snapshot, path: string): Readonly<Record<string,
     for (const o of map.values()) if (objectSectionPath(o).toLowerCase() === path.toLowerCase()) return o.values;
   }
   return undefined;
+}
+
+/** Whether `path` is one of `scope`'s sections or an object under one (a user, a target, an alias). */
+function inScope(scope: readonly string[], path: string): boolean {
+  const p = path.toLowerCase();
+  return scope.some((s) => {
+    const own = s.toLowerCase();
+    return p === own || (p.startsWith(`${own}/`) && !p.slice(own.length + 1).includes('/'));
+  });
 }

@@ -70,7 +70,7 @@ export class ModuleRunner {
       const abort = new AbortController();
       this.abort = abort;
       this.instance = mod;
-      const base = { name, settings: moduleView(this.entry.settings, settings, name), log: this.log, signal: abort.signal, core: this.core };
+      const base = { name, settings: moduleView(this.entry.settings, settings, name), log: this.log, signal: abort.signal, core: this.core.forModule(this.entry.settings) };
       const ctx = this.entry.control === true && this.options.control ? { ...base, control: this.options.control } : base;
       const running = Promise.resolve().then(() => mod.start(ctx));
       pending = running.then(

@@ -16,6 +16,10 @@ import { effectiveEntries } from '../../../src/settings/effective.js';
 import { createCore } from '../../../src/core/core-impl.js';
 import { decode, encode, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
+import type { Core } from '../../../src/core/core.js';
+import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
+import { ModuleRunner } from '../../../src/reconciler/module-runner.js';
+import { plainMessage } from '../../helpers/plain-message.js';
 
 function load(text: string): Snapshot {
   const r = loadSettingsText(text, '/tmp/module-view-test/agent.ini');
@@ -127,4 +131,45 @@ test('x-secret: values of marked keys are masked in the effective list, settings
   });
   const answer = decode('QuerySettingsResponseMessage', core.settingsRaw(request));
   assert.deepEqual(answer.payload.map((p) => p.value?.string_data), ['******', '10.0.0.1']);
+});
+
+test('settings lookups through the core a module receives answer its own sections only, never another module\'s or the web users', async () => {
+  const s = load(FULL);
+  const core = createCore({ settings: () => s });
+  let seen: Core | undefined;
+  const peek: CatalogueEntry = {
+    ...(moduleInfo('RemoteServer') as ModuleInfo),
+    load: () => Promise.resolve({ createModule: () => ({ name: 'RemoteServer', start: (ctx: { core: Core }) => Promise.resolve(void (seen = ctx.core)), stop: () => Promise.resolve() }) }),
+  };
+  const runner = new ModuleRunner(peek, core);
+  assert.equal(await runner.start(s), true);
+  assert.ok(seen);
+  const ask = (c: Core, ...paths: [string, string | undefined][]): (string | string[] | undefined)[] => {
+    const request = encode('QuerySettingsRequestMessage', {
+      header: { type: HeaderType.QUERY_REQUEST, version: Plugin.Version.VERSION_1 },
+      payload: paths.map(([path, key], id) => ({ id, node: { node: { path: { path, ...(key ? { key } : {}) } } } })),
+    });
+    return decode('QuerySettingsResponseMessage', c.settingsRaw(request)).payload.map((p) => {
+      const plain = plainMessage(p) as { keys?: { key?: string[] }; value?: { string_data?: string } };
+      return plain.keys ? (plain.keys.key ?? []) : plain.value?.string_data;
+    });
+  };
+  const paths: [string, string | undefined][] = [
+    ['/settings/remote/server', 'port'],
+    ['/settings/REMOTE/server', 'port'],
+    ['/paths', 'scripts'],
+    ['/settings/web/users/ann', 'password'],
+    ['/settings/web/users/ann', undefined],
+    ['/settings/remote/client/targets/nrpe', 'address'],
+    ['/settings/default', 'allowed hosts'],
+  ];
+  const mine = ask(seen, ...paths);
+  assert.equal(mine[0], '5666');
+  assert.equal(mine[1], '5666', 'paths match without regard to case, as in the file');
+  assert.ok(typeof mine[2] === 'string' && mine[2].length > 0);
+  assert.deepEqual(mine.slice(3), [undefined, [], undefined, undefined]);
+  // The whole core (the CLI, the web API with its privileges) still answers everything, secrets masked.
+  const whole = ask(core, ...paths);
+  assert.deepEqual(whole.slice(3), ['******', ['password', 'role', 'parent', 'is template'], '127.0.0.1:5666', '10.0.0.1']);
+  await runner.stop();
 });
