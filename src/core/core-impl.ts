@@ -171,10 +171,19 @@ export function createCore(options: CoreOptions): Core {
     settingsRaw(bytes) {
       return answerSettingsQuery(options.settings(), bytes);
     },
-    forModule(sections) {
-      return { ...core, settingsRaw: (bytes: Uint8Array) => answerSettingsQuery(options.settings(), bytes, sections) };
-    },
+    forModule: (sections) => confined(sections),
+
   };
+  /** The core with settings lookups confined to `scope`; narrowing it again only ever narrows. */
+  function confined(scope: readonly string[]): Core {
+    const own = new Set(scope.map((s) => s.toLowerCase()));
+    return {
+      ...core,
+      settingsRaw: (bytes: Uint8Array) => answerSettingsQuery(options.settings(), bytes, scope),
+      forModule: (sections) => confined(sections.filter((s) => own.has(s.toLowerCase()))),
+    };
+  }
+
   return core;
 }
 

@@ -168,6 +168,10 @@ test('settings lookups through the core a module receives answer its own section
   assert.equal(mine[1], '5666', 'paths match without regard to case, as in the file');
   assert.ok(typeof mine[2] === 'string' && mine[2].length > 0);
   assert.deepEqual(mine.slice(3), [undefined, [], undefined, undefined]);
+  // Nor can the module widen its scope by asking its core for another module's.
+  const widened = ask(seen.forModule([...MODULE_SECTIONS.WEBServer]), ['/settings/WEB/server', 'port'], ['/settings/web/users/ann', 'password'], ['/paths', 'scripts']);
+  assert.deepEqual(widened.slice(0, 2), [undefined, undefined]);
+  assert.equal(widened[2], mine[2], 'a section both share stays visible');
   // The whole core (the CLI, the web API with its privileges) still answers everything, secrets masked.
   const whole = ask(core, ...paths);
   assert.deepEqual(whole.slice(3), ['******', ['password', 'role', 'parent', 'is template'], '127.0.0.1:5666', '10.0.0.1']);
