@@ -1,18 +1,23 @@
 /**
  * Merges a resolved client target (from the settings snapshot) with the
  * explicit options of a client query into the settings of one connection.
- * Explicit options win; then the target's values; then the query defaults
- * (timeout 10 s, retry 2). `address` may be `host`, `host:port` or
- * `[v6]:port`; a port of 0 means the protocol's default port.
+ * Explicit options win; then the target's values, which carry the target
+ * schema's defaults (schema/modules/*-target.schema.json: the one place
+ * they live; a source without a `default` target, such as a test's, gets
+ * them from the schema here, `${…}` variables unexpanded). `retry`, not a
+ * target key, defaults to DEFAULT_QUERY_RETRY (an option of the query).
+ * `address` may be `host`, `host:port` or `[v6]:port`; a port of 0 means
+ * the protocol's default port.
  * The target is `--target` or `default`; naming a target that does not
  * exist, or a template (`is template = 1`, other than `default`), is a
  * problem that lists the targets that exist, never a silent fallback.
  */
 import { AgentError } from '../errors.js';
+import { schemaDefaults } from '../settings/schema-set.js';
 import type { ResolvedObject } from '../settings/snapshot.js';
 import type { ClientOptions } from './client-options.js';
 
-export const DEFAULT_QUERY_TIMEOUT = 10;
+/** Connection retries of a query without `--retry` (not a target key: NSClient++'s `retry` option, default 2). */
 export const DEFAULT_QUERY_RETRY = 2;
 
 export interface ConnectionSettings {
@@ -30,6 +35,7 @@ export interface ConnectionSettings {
   ca: string;
   verifyMode: string;
   dh: string;
+  /** NRPE v2 payload length: remote-protocol targets only (0 for agent targets, whose schema has no such key). */
   payloadLength: number;
   version: 'auto' | 2 | 3 | 4;
   /** The target's alias (service name to report), empty when unset. */
@@ -57,15 +63,14 @@ export function mergeTarget(source: TargetSource, options: ClientOptions): Merge
   if (target?.isTemplate && options.target !== undefined && name !== 'default') {
     return { ok: false, problem: `${new AgentError('AGENT_ERR_TARGET_TEMPLATE', [name, source.container]).message}; ${knownTargets(source.targets)}` };
   }
-  const values = target?.values ?? {};
-  const str = (key: string, fallback = ''): string => (typeof values[key] === 'string' ? (values[key]) : fallback);
-  const num = (key: string, fallback: number): number => (typeof values[key] === 'number' ? (values[key]) : fallback);
-  const bool = (key: string, fallback: boolean): boolean => (typeof values[key] === 'boolean' ? (values[key]) : fallback);
-  const isSet = (key: string): boolean => target !== undefined && target.origins[key] !== undefined;
+  const values = target?.values ?? schemaDefaults(`${source.container}/default`);
+  // The values are complete (schema defaults applied); a key the target schema lacks reads as empty.
+  const str = (key: string): string => (typeof values[key] === 'string' ? values[key] : '');
+  const num = (key: string): number => (typeof values[key] === 'number' ? values[key] : 0);
 
   const fromTarget = splitAddress(str('address'));
   let host = fromTarget.host || str('host');
-  let port = fromTarget.port || num('port', 0);
+  let port = fromTarget.port || num('port');
   if (options.address !== undefined) {
     const a = splitAddress(options.address);
     if (a.host) host = a.host;
@@ -82,17 +87,17 @@ export function mergeTarget(source: TargetSource, options: ClientOptions): Merge
       target: name,
       host,
       port: port || source.defaultPort,
-      timeout: options.timeout ?? (isSet('timeout') ? num('timeout', DEFAULT_QUERY_TIMEOUT) : DEFAULT_QUERY_TIMEOUT),
-      retry: options.retry ?? (isSet('retry') ? num('retry', DEFAULT_QUERY_RETRY) : DEFAULT_QUERY_RETRY),
-      ssl: options.ssl ?? bool('use ssl', true),
-      allowedCiphers: options.allowedCiphers ?? str('allowed ciphers', 'ADH'),
+      timeout: options.timeout ?? num('timeout'),
+      retry: options.retry ?? DEFAULT_QUERY_RETRY,
+      ssl: options.ssl ?? values['use ssl'] === true,
+      allowedCiphers: options.allowedCiphers ?? str('allowed ciphers'),
       certificate: options.certificate ?? str('certificate'),
       certificateKey: options.certificateKey ?? str('certificate key'),
-      certificateFormat: options.certificateFormat ?? str('certificate format', 'PEM'),
+      certificateFormat: options.certificateFormat ?? str('certificate format'),
       ca: options.ca ?? str('ca'),
-      verifyMode: options.verify ?? str('verify mode', 'none'),
+      verifyMode: options.verify ?? str('verify mode'),
       dh: options.dh ?? str('dh'),
-      payloadLength: options.payloadLength ?? num('payload length', 1024),
+      payloadLength: options.payloadLength ?? num('payload length'),
       version: options.version ?? versionOf(values['version']),
       alias: str('alias'),
     },

@@ -15,7 +15,7 @@
 import { parseAllowList, ALLOWED_EXECS, ALLOWED_QUERIES } from '../formats/command-allow-list.js';
 import type { Origin } from './snapshot.js';
 import { problem, type SettingsProblem } from './problem.js';
-import { valueText } from './value-text.js';
+import { keyText, valueText } from './value-text.js';
 
 interface Input {
   file: string;
@@ -25,8 +25,8 @@ interface Input {
 }
 
 const SERVERS = [
-  { module: 'AgentServer', section: '/settings/agent/server', queries: '*', execs: true },
-  { module: 'RemoteServer', section: '/settings/remote/server', queries: '*, !remote_*, !agent_*', execs: false },
+  { module: 'AgentServer', section: '/settings/agent/server', execs: true },
+  { module: 'RemoteServer', section: '/settings/remote/server', execs: false },
 ] as const;
 
 const SCRIPTS = '/settings/external scripts';
@@ -40,7 +40,7 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     if (!input.modules[server.module]) continue;
     const s = input.sections[server.section] ?? {};
     const o = input.origins[server.section] ?? {};
-    const why = unauthenticated(s);
+    const why = unauthenticated(s, server.section);
     if (why === undefined) continue;
     const at = (key: string, origin: Origin | undefined) => ({ file: origin?.file ?? input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });
     const execs = server.execs ? valueText(s[ALLOWED_EXECS]) : '';
@@ -49,7 +49,7 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     }
     const serverTakesArguments = server.module !== 'RemoteServer' || s['allow arguments'] === true;
     if (scriptArguments && serverTakesArguments) {
-      const queries = parseAllowList(valueText(s[ALLOWED_QUERIES], server.queries));
+      const queries = parseAllowList(keyText(s, server.section, ALLOWED_QUERIES));
       const reachable = scriptNames.filter((n) => queries.allows(n));
       if (reachable.length > 0) {
         const shown = reachable.slice(0, 5).join(', ') + (reachable.length > 5 ? ', …' : '');
@@ -62,10 +62,10 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
 }
 
 /** Why the server's peers are not authenticated, or undefined when they are. */
-function unauthenticated(s: Record<string, unknown>): string | undefined {
+function unauthenticated(s: Record<string, unknown>, section: string): string | undefined {
   if (s['use ssl'] === false) return 'use ssl is off';
   if (!s.ca) return 'no ca';
-  const mode = valueText(s['verify mode'], 'none');
+  const mode = keyText(s, section, 'verify mode');
   if (!['peer-cert', 'fail-if-no-peer-cert', 'remote-peer'].includes(mode)) return `verify mode ${mode} does not require a client certificate`;
   return undefined;
 }

@@ -12,7 +12,7 @@ import type { Origin } from './snapshot.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 import { parseAllowedHosts } from '../formats/allowed-hosts.js';
-import { valueText } from './value-text.js';
+import { keyText, valueText } from './value-text.js';
 
 export function crossChecks(
   file: string,
@@ -22,7 +22,7 @@ export function crossChecks(
   const out: SettingsProblem[] = [];
   const path = '/settings/agent/server';
   const s = sections[path] ?? {};
-  const mode = valueText(s['verify mode'], 'none');
+  const mode = keyText(s, path, 'verify mode');
   if (s['use ssl'] !== false && mode !== 'none' && !s.ca) {
     const o = origins[path]?.['verify mode'];
     out.push(problem('AGENT_ERR_VALUE_INVALID', [`verify mode "${mode}" needs a ca to check client certificates against; set ca or use verify mode none`], { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: path, key: 'verify mode' }));

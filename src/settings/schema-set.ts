@@ -110,6 +110,36 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
   return set;
 }
 
+/**
+ * The schema's default of every key of a section that has one, as written
+ * in the schema (`${…}` path variables unexpanded; the loader expands
+ * them): the one place defaults live. Cached per section schema; the
+ * object is frozen, copy it to change it.
+ */
+export function defaultsOfSection(section: SectionSchema): Readonly<Record<string, unknown>> {
+  let found = defaultsBySection.get(section);
+  if (!found) {
+    const values: Record<string, unknown> = {};
+    for (const [key, prop] of Object.entries(section.schema.properties ?? {})) if (prop.default !== undefined) values[key] = prop.default;
+    defaultsBySection.set(section, (found = Object.freeze(values)));
+  }
+  return found;
+}
+
+const defaultsBySection = new WeakMap<SectionSchema, Readonly<Record<string, unknown>>>();
+
+/**
+ * The schema defaults of the section at `path`: a fixed section
+ * (`/settings/WEB/server`) or an object section given by any object path
+ * (`/settings/remote/client/targets/default`). Throws on a path the schema
+ * does not know: asking for the defaults of an unknown section is a bug.
+ */
+export function schemaDefaults(path: string, set = loadSchemaSet()): Readonly<Record<string, unknown>> {
+  const found = set.find(path);
+  if (!found) throw new Error(`schema: no section ${path}`);
+  return defaultsOfSection(found.section);
+}
+
 /** One entry per schema file (several paths may share one), for type generation. */
 export function uniqueSectionSchemas(set: SchemaSet): SectionSchema[] {
   const seen = new Set<string>();

@@ -7,6 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import type { IniSection } from './read-ini.js';
 import type { SchemaSet, SectionSchema, JsonSchema } from './schema-set.js';
+import { defaultsOfSection } from './schema-set.js';
 import type { Origin } from './snapshot.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
@@ -94,20 +95,10 @@ export function checkSection(
   return { values: useDefaults ? { ...sectionDefaults(set, schema), ...values } : values, origins, ...(anySecret ? { secret: true as const } : {}) };
 }
 
-/** Defaults of a section schema (validating an empty object with defaults on). */
-/**
- * Defaults of a section schema, read from its properties (no validator is
- * compiled for a section the file does not contain: compiling every schema
- * at start cost more than the rest of the start).
- */
+/** Defaults of a section schema (schema-set.ts), as a fresh object each call. */
 export function sectionDefaults(_set: SchemaSet, schema: SectionSchema): Record<string, unknown> {
-  let base = defaultsBySchema.get(schema);
-  if (!base) {
-    base = {};
-    for (const [key, prop] of Object.entries(schema.schema.properties ?? {})) if (prop.default !== undefined) base[key] = prop.default;
-    defaultsBySchema.set(schema, base);
-  }
-  // A fresh object each call; only non-primitive defaults need their own copy.
+  const base = defaultsOfSection(schema);
+  // Only non-primitive defaults need their own copy.
   const values: Record<string, unknown> = {};
   for (const key in base) {
     const v = base[key];
@@ -115,8 +106,6 @@ export function sectionDefaults(_set: SchemaSet, schema: SectionSchema): Record<
   }
   return values;
 }
-
-const defaultsBySchema = new WeakMap<SectionSchema, Record<string, unknown>>();
 
 function keyOf(err: ErrorObject): string | undefined {
   const path = err.instancePath;

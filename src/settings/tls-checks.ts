@@ -18,7 +18,7 @@ import { checkCa, checkPair, type PairFiles, type TlsFileProblem } from '../form
 import { describeProblem, problem, sortProblems, type SettingsProblem } from './problem.js';
 import type { Origin, Snapshot } from './snapshot.js';
 import { expandVariables } from './variables.js';
-import { valueText } from './value-text.js';
+import { keyText, valueText } from './value-text.js';
 
 export type ListenerModule = 'WEBServer' | 'RemoteServer' | 'AgentServer';
 
@@ -47,7 +47,7 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
   const written = (key: string): boolean => s.origins[section]?.[key] !== undefined;
   const path = (value: unknown): string => filePath(s, value);
   if (module === 'WEBServer') {
-    if (!valueText(v.port, '8443s').endsWith('s')) return undefined;
+    if (!keyText(v, section, 'port').endsWith('s')) return undefined;
     return { pair: { cert: path(v.certificate), key: path(v['certificate key']), keyExplicit: written('certificate key'), createsMissing: true } };
   }
   if (v['use ssl'] === false) return undefined;

