@@ -20,6 +20,17 @@ export interface AliasDefinition {
   policy: ArgumentPolicy;
 }
 
+/**
+ * `text` written so that splitAliasCommand reads it back as the same
+ * characters of the word it stands in, at the end of `before`: outside
+ * double quotes, text with blanks is put in double quotes (a double quote
+ * in the text itself cannot be written in this grammar and is kept as is).
+ */
+export function quoteInAliasCommand(text: string, before: string): string {
+  const inside = (before.split('"').length - 1) % 2 === 1;
+  return inside || !/\s/.test(text) ? text : `"${text}"`;
+}
+
 /** Split an alias text into words; throws CommandLineError for an unclosed double quote. */
 export function splitAliasCommand(text: string): string[] {
   const words: string[] = [];

@@ -63,6 +63,36 @@ export function splitCommandLine(line: string): string[] {
   return words;
 }
 
+/**
+ * `text` written so that splitCommandLine reads it back as the same
+ * characters of the word it stands in, at the end of `before` (the line up
+ * to it: an open quote there is taken into account). The settings loader
+ * expands `${scripts}` and the other variables in command lines this way,
+ * so a path with blanks or quotes stays one word.
+ */
+export function quoteInCommandLine(text: string, before: string): string {
+  const open = openQuote(before);
+  if (open === "'") return text.replaceAll("'", "'\\''");
+  if (open === '"') return text.replace(/["\\]/g, '\\$&');
+  return text.replace(/[\s'"\\]/g, '\\$&');
+}
+
+/** The quote left open at the end of `line`, by splitCommandLine's rules. */
+function openQuote(line: string): "'" | '"' | undefined {
+  let open: "'" | '"' | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (open === "'") {
+      if (c === "'") open = undefined;
+    } else if (open === '"') {
+      if (c === '\\' && (line[i + 1] === '"' || line[i + 1] === '\\')) i++;
+      else if (c === '"') open = undefined;
+    } else if (c === '\\') i++;
+    else if (c === "'" || c === '"') open = c;
+  }
+  return open;
+}
+
 export interface ArgumentPolicy {
   allowArguments: boolean;
   allowNasty: boolean;

@@ -13,6 +13,8 @@ import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 import { coerceValue } from './coerce.js';
 import { expandVariables } from './variables.js';
+import { quoteInCommandLine } from '../formats/script-command-line.js';
+import { quoteInAliasCommand } from '../formats/alias-command.js';
 import { suggestion } from './did-you-mean.js';
 import { validatorFor } from './ajv-instance.js';
 import { SECRET_MASK } from './secrets.js';
@@ -62,7 +64,7 @@ export function checkSection(
     const secretKey = keySchema?.['x-secret'] === true;
     let dir = dirOf.get(efile);
     if (dir === undefined) dirOf.set(efile, (dir = dirname(efile)));
-    const expanded = expandVariables(e.value, vars, { dir });
+    const expanded = expandVariables(e.value, vars, { dir, ...quoteOf(keySchema) });
     for (const p of expanded.problems) {
       // In a secret value even a bad reference's text may be part of the secret: show neither.
       const args =
@@ -142,4 +144,12 @@ function describe(err: ErrorObject, key: string | undefined, values: Record<stri
   }
   // The key is the problem's own field (printed before the message): not repeated here.
   return key === undefined ? `section: ${what}` : `${shown}${what}`;
+}
+
+/** How a key's variables are quoted: by the grammar its schema names in `x-command-line` (none for other keys). */
+function quoteOf(keySchema: JsonSchema | undefined): { quote?: (text: string, before: string) => string } {
+  const grammar = keySchema?.['x-command-line'];
+  if (grammar === 'script') return { quote: quoteInCommandLine };
+  if (grammar === 'alias') return { quote: quoteInAliasCommand };
+  return {};
 }

@@ -27,9 +27,16 @@ export interface VariableProblem {
   args: readonly string[];
 }
 
-/** Where `${file:}` paths start: the folder of the file the value is written in. */
 export interface ExpandContext {
+  /** Where `${file:}` paths start: the folder of the file the value is written in. */
   dir: string;
+  /**
+   * For a value that is a command line (`x-command-line` in its schema):
+   * writes a variable's text so that the line's splitter reads it back as
+   * it is, part of one word (formats/script-command-line.ts,
+   * formats/alias-command.ts); `before` is the value up to the variable.
+   */
+  quote?: (text: string, before: string) => string;
 }
 
 export const VARIABLE_NAMES = ['base-path', 'certificate-path', 'scripts', 'temp'] as const;
@@ -54,11 +61,15 @@ function systemTemp(): string {
 /**
  * Expand `${name}`, `${env:NAME}` and `${file:PATH}` references. Returns the
  * expanded text, the problems (unknown references are left as written) and
- * whether a secret from outside the file went into the value.
+ * whether a secret from outside the file went into the value. In a command
+ * line (`ctx.quote`), each variable's text is quoted so that a path with
+ * blanks stays one word.
  */
 export function expandVariables(value: string, vars: Readonly<Record<string, string>>, ctx?: ExpandContext): { value: string; problems: VariableProblem[]; secret: boolean } {
   if (!value.includes('${')) return { value, problems: [], secret: false };
   const problems: VariableProblem[] = [];
+  const quote = ctx?.quote;
+  const literal = (text: string, start: number): string => (quote ? quote(text, value.slice(0, start)) : text);
   let secret = false;
   let out = '';
   let i = 0;
@@ -83,7 +94,7 @@ export function expandVariables(value: string, vars: Readonly<Record<string, str
         problems.push({ ...external.problem, offset: start });
         out += value.slice(start, end + 1);
       } else {
-        out += external.value;
+        out += literal(external.value, start);
       }
       i = end + 1;
       continue;
@@ -93,7 +104,7 @@ export function expandVariables(value: string, vars: Readonly<Record<string, str
       problems.push({ code: 'AGENT_ERR_VARIABLE_UNKNOWN', offset: start, name, args: [name] });
       out += value.slice(start, end + 1);
     } else {
-      out += replacement;
+      out += literal(replacement, start);
     }
     i = end + 1;
   }
