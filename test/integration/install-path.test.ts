@@ -1,29 +1,74 @@
 /**
- * The agent installed in a folder whose path has a space and non-ASCII
- * characters: the built agent (dist/, package.json, schema/, the web UI)
- * is copied there, node_modules linked, and its `agent` command (the
- * bundle's launcher, dist/agent.cjs) runs as a process from there: `agent settings validate` and `agent run` until ready, then
- * SIGTERM. Paths read at run time must come from fileURLToPath, never
- * from URL.pathname (which keeps %20 and %C3%BC).
+ * The agent installed in a folder whose path has spaces and non-ASCII
+ * characters (`…/inst ü 監視`), the way an admin installs it: the package
+ * is packed (`npm pack`, the built dist/ included), unpacked there, and
+ * its dependencies installed there with `npm ci --omit=dev --offline`
+ * from the lock file and the npm cache (CI's `npm ci` has just filled the
+ * cache, so no network is needed: a few seconds). `npm install --offline
+ * <tarball>` is not used: it needs the registry's package lists, which the
+ * cache does not keep. Scripts are not run (`--ignore-scripts`: `prepare`
+ * would rebuild, and dist/ is already in the package).
+ *
+ * From there, as processes: `agent settings validate`; `agent run` with
+ * WEBServer over TLS (the certificate created under the spaced path and
+ * served), /api/v1/info answering, and external scripts under `${scripts}`
+ * run by name and by `${scripts}/…` path; then SIGTERM. Paths read at run
+ * time must come from fileURLToPath, never from URL.pathname (which keeps
+ * %20 and %C3%BC), and a path variable in a command line stays one word.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { REPO } from '../helpers/agent-process.js';
+import { webRequest } from '../helpers/web-client.js';
 
+const PASSWORD = 'install-pw';
 const base = mkdtempSync(join(tmpdir(), 'agent install '));
-const root = join(base, 'Überwachung agent ü 監視');
+const root = join(base, 'inst ü 監視');
 after(() => rmSync(base, { recursive: true, force: true }));
 
+// Install: pack, unpack into the spaced folder, install the dependencies there.
+const npm = (args: string[], cwd: string): string => execFileSync('npm', [...args, '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', timeout: 180_000, stdio: ['ignore', 'pipe', 'pipe'] });
+npm(['pack', '--ignore-scripts', '--pack-destination', base], REPO);
+const tarball = readdirSync(base).find((f) => f.endsWith('.tgz'));
+assert.ok(tarball, 'npm pack made a tarball');
 mkdirSync(root, { recursive: true });
-for (const rel of ['package.json', 'schema', 'dist', 'src/web/ui']) cpSync(join(REPO, rel), join(root, rel), { recursive: true });
-symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
+execFileSync('tar', ['-xzf', join(base, tarball), '--strip-components=1', '-C', root], { timeout: 60_000 });
+copyFileSync(join(REPO, 'package-lock.json'), join(root, 'package-lock.json'));
+npm(['ci', '--omit=dev', '--offline', '--ignore-scripts'], root);
+
 const main = join(root, 'dist/agent.cjs');
 const ini = join(root, 'agent ü.ini');
-writeFileSync(ini, '[/modules]\nCheckHelpers = enabled\nCheckSystem = enabled\n');
+mkdirSync(join(root, 'scripts'), { recursive: true });
+writeFileSync(join(root, 'scripts', 'hello.sh'), '#!/bin/sh\necho "hello: $1"\n');
+chmodSync(join(root, 'scripts', 'hello.sh'), 0o755);
+writeFileSync(
+  ini,
+  `[/modules]
+CheckHelpers = enabled
+CheckSystem = enabled
+CheckExternalScripts = enabled
+WEBServer = enabled
+
+[/settings/WEB/server]
+port = 0s
+bind to = 127.0.0.1
+password = ${PASSWORD}
+allowed hosts = 127.0.0.1
+
+[/settings/external scripts]
+allow arguments = 1
+
+[/settings/external scripts/scripts]
+by_name = hello.sh "$ARG1$"
+by_path = \${scripts}/hello.sh "$ARG1$"
+`,
+);
 
 function run(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
@@ -32,6 +77,12 @@ function run(args: string[]): Promise<{ code: number; out: string }> {
     });
   });
 }
+
+test('installed with npm ci from the packed package: the agent and its dependencies are there', () => {
+  assert.ok(existsSync(main));
+  for (const dep of ['ajv', 'protobufjs', 'selfsigned']) assert.ok(existsSync(join(root, 'node_modules', dep, 'package.json')), dep);
+  assert.ok(!existsSync(join(root, 'node_modules', 'typescript')), 'no dev dependencies');
+});
 
 test('agent settings validate runs from a folder with a space and non-ASCII characters', async () => {
   const ok = await run(['settings', 'validate', '--settings', ini]);
@@ -44,12 +95,12 @@ test('agent settings validate runs from a folder with a space and non-ASCII char
   assert.match(bad.out, /AGENT_ERR_VALUE_INVALID/);
 });
 
-test('agent run starts its modules from there and stops on SIGTERM with exit 0', async () => {
+test('agent run from there: WEBServer over TLS with its certificate made there, /api/v1/info, scripts under ${scripts}; SIGTERM exits 0', async () => {
   const proc = spawn(process.execPath, [main, 'run', '--settings', ini], { cwd: base, env: { ...process.env, AGENT_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
   const ready = new Promise<void>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`not ready after 20 s:\n${out}`)), 20_000);
+    const timer = setTimeout(() => rej(new Error(`not ready after 30 s:\n${out}`)), 30_000);
     const onData = (chunk: Buffer): void => {
       out += chunk.toString('utf8');
       if (/agent ready/.test(out)) {
@@ -66,8 +117,33 @@ test('agent run starts its modules from there and stops on SIGTERM with exit 0',
   });
   try {
     await ready;
-    assert.match(out, /module CheckHelpers started/);
-    assert.match(out, /module CheckSystem started/);
+    for (const m of ['CheckHelpers', 'CheckSystem', 'CheckExternalScripts', 'WEBServer']) assert.match(out, new RegExp(`module ${m} started`));
+    const url = /web server listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+    assert.ok(url, out);
+
+    // The certificate was created under the spaced path, and it is the one served.
+    const certFile = join(root, 'security', 'certificate.pem');
+    assert.ok(existsSync(certFile), `${certFile} exists`);
+    const made = new X509Certificate(readFileSync(certFile));
+    const served = await new Promise<string>((res, rej) => {
+      const s = connect({ host: '127.0.0.1', port: Number(new URL(url).port), rejectUnauthorized: false }, () => {
+        res(s.getPeerCertificate().fingerprint256);
+        s.end();
+      });
+      s.once('error', rej);
+    });
+    assert.equal(served, made.fingerprint256);
+
+    const info = await webRequest(`${url}/api/v1/info`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
+    assert.equal(info.status, 200, info.body);
+    assert.ok(typeof info.json<{ version?: unknown }>().version === 'string', info.body);
+
+    for (const query of ['by_name', 'by_path']) {
+      const res = await webRequest(`${url}/api/v1/queries/${query}/commands/execute?${encodeURIComponent('a b')}`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
+      assert.equal(res.status, 200, res.body);
+      const body = res.json<{ result: number; lines: { message: string }[] }>();
+      assert.deepEqual([body.result, body.lines[0]?.message], [0, 'hello: a b'], `${query}: ${res.body}`);
+    }
   } finally {
     proc.kill('SIGTERM');
   }
