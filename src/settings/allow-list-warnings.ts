@@ -21,7 +21,7 @@ interface Input {
   file: string;
   sections: Record<string, Record<string, unknown>>;
   origins: Record<string, Record<string, Origin>>;
-  modules: Record<string, boolean>;
+  modules: Partial<Record<string, boolean>>;
 }
 
 const SERVERS = [

@@ -32,7 +32,7 @@ export interface ScriptCheckInput {
   file: string;
   sections: Record<string, Record<string, unknown>>;
   origins: Record<string, Record<string, Origin>>;
-  modules: Record<string, boolean>;
+  modules: Partial<Record<string, boolean>>;
   aliases: ReadonlyMap<string, ResolvedObject>;
 }
 

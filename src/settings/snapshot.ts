@@ -43,7 +43,7 @@ export interface Snapshot {
   /** Path variables after [/paths] overrides: base-path, certificate-path, scripts, temp. */
   readonly variables: Readonly<Record<string, string>>;
   /** Module name -> enabled, for every module of the catalogue. */
-  readonly modules: Readonly<Record<string, boolean>>;
+  readonly modules: Readonly<Partial<Record<string, boolean>>>;
   /**
    * Every registered fixed section, keyed by its canonical path, with schema
    * defaults applied, variables expanded and values coerced. Sections that the

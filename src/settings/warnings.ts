@@ -24,7 +24,7 @@ interface WarnInput {
   file: string;
   sections: Record<string, Record<string, unknown>>;
   origins: Record<string, Record<string, Origin>>;
-  modules: Record<string, boolean>;
+  modules: Partial<Record<string, boolean>>;
   targets: Record<'agent' | 'remote', Map<string, ResolvedObject>>;
   users: Map<string, ResolvedObject>;
 }
