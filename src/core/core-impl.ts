@@ -61,7 +61,7 @@ export function createCore(options: CoreOptions): Core {
 
     async queryRaw(bytes, opts = {}) {
       const request = decode('QueryRequestMessage', bytes);
-      const payload: Plugin.QueryResponseMessage.IResponse[] = [];
+      const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
       for (const p of request.payload) {
         const refused = opts.allow?.('query', p.command);
         if (refused !== undefined) {
@@ -105,7 +105,7 @@ export function createCore(options: CoreOptions): Core {
 
     async execRaw(bytes, opts = {}) {
       const request = decode('ExecuteRequestMessage', bytes);
-      const payload: Plugin.ExecuteResponseMessage.IResponse[] = [];
+      const payload: Plugin.ExecuteResponseMessage.Response.$Properties[] = [];
       for (const p of request.payload) {
         const refused = opts.allow?.('exec', p.command);
         if (refused !== undefined) {
@@ -191,7 +191,7 @@ export function createCore(options: CoreOptions): Core {
 function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
   return async (bytes, call = {}) => {
     const request = decode('QueryRequestMessage', bytes);
-    const payload: Plugin.QueryResponseMessage.IResponse[] = [];
+    const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
     for (const p of request.payload) {
       const signal = call.signal ?? NEVER_ABORTED;
       let r: QueryResult;
@@ -210,7 +210,7 @@ function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
 function simpleExecHandler(fn: SimpleExec): RawExecHandler {
   return async (bytes) => {
     const request = decode('ExecuteRequestMessage', bytes);
-    const payload: Plugin.ExecuteResponseMessage.IResponse[] = [];
+    const payload: Plugin.ExecuteResponseMessage.Response.$Properties[] = [];
     for (const p of request.payload) {
       let result: Status = 3;
       let message: string;
@@ -227,7 +227,7 @@ function simpleExecHandler(fn: SimpleExec): RawExecHandler {
   };
 }
 
-function replyHeader(h: Plugin.IHeader, type: Plugin.Header.Type): Plugin.IHeader {
+function replyHeader(h: Plugin.Header.$Properties, type: Plugin.Header.Type): Plugin.Header.$Properties {
   return {
     type,
     version: Plugin.Version.VERSION_1,

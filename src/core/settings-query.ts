@@ -16,7 +16,7 @@ import { shownValue } from '../settings/effective.js';
 export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope?: readonly string[]): Uint8Array {
   const request = decode('QuerySettingsRequestMessage', bytes);
   const set = loadSchemaSet();
-  const payload: Plugin.QuerySettingsResponseMessage.IResponse[] = [];
+  const payload: Plugin.QuerySettingsResponseMessage.Response.$Properties[] = [];
   for (const p of request.payload) {
     const path = p.node?.node?.path?.path ?? '';
     const key = p.node?.node?.path?.key ?? undefined;
@@ -24,7 +24,7 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
     const canonical = found?.canonical ?? path;
     const visible = scope === undefined || inScope(scope, canonical);
     const section = visible ? (snapshot.sections[canonical] ?? objectValues(snapshot, canonical)) : undefined;
-    const response: Plugin.QuerySettingsResponseMessage.IResponse = { node: p.node, ...(p.id != null ? { id: p.id } : {}) };
+    const response: Plugin.QuerySettingsResponseMessage.Response.$Properties = { node: p.node, ...(p.id != null ? { id: p.id } : {}) };
     if (key) {
       const canonicalKey = found?.section.keys.get(key.toLowerCase()) ?? key;
       const value = section?.[canonicalKey];
@@ -33,13 +33,13 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
       if (p.fetch_descriptions && found && visible) {
         const prop = found.section.schema.properties?.[canonicalKey];
         response.title = canonicalKey;
-        response.description = String(prop?.description ?? '');
+        response.description = prop?.description ?? '';
       }
     } else {
       response.keys = { key: Object.keys(section ?? {}) };
       if (p.fetch_descriptions && found && visible) {
-        response.title = String(found.section.schema.title ?? canonical);
-        response.description = String(found.section.schema.description ?? '');
+        response.title = found.section.schema.title ?? canonical;
+        response.description = found.section.schema.description ?? '';
       }
     }
     payload.push(response);

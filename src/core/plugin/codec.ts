@@ -9,7 +9,6 @@ import { Plugin } from './generated/plugin.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { PerfValue, QueryResult } from '../result.js';
 import { isStatus } from '../result.js';
-import type Long from 'long';
 
 export { Plugin };
 
@@ -54,7 +53,7 @@ export function decode<N extends MessageName>(name: N, bytes: Uint8Array): Retur
 
 let nextId = 1;
 /** A header for a new message of the given type with a fresh id. */
-export function header(type: Plugin.Header.Type, extra: { sender?: string; recipient?: string; id?: number } = {}): Plugin.IHeader {
+export function header(type: Plugin.Header.Type, extra: { sender?: string; recipient?: string; id?: number } = {}): Plugin.Header.$Properties {
   return {
     type,
     version: Plugin.Version.VERSION_1,
@@ -66,7 +65,7 @@ export function header(type: Plugin.Header.Type, extra: { sender?: string; recip
 }
 
 /** Convert a neutral perf value to PerformanceData: integers as IntValue, other numbers as FloatValue. */
-export function perfToMessage(p: PerfValue): Plugin.IPerformanceData {
+export function perfToMessage(p: PerfValue): Plugin.PerformanceData.$Properties {
   if (typeof p.value === 'string') {
     return { alias: p.alias, type: Plugin.DataType.STRING, string_value: { value: p.value } };
   }
@@ -83,22 +82,25 @@ export function perfToMessage(p: PerfValue): Plugin.IPerformanceData {
     return o;
   };
   return allInt
-    ? { alias: p.alias, type: Plugin.DataType.INT, int_value: fields() as unknown as Plugin.PerformanceData.IIntValue }
-    : { alias: p.alias, type: Plugin.DataType.FLOAT, float_value: fields() as unknown as Plugin.PerformanceData.IFloatValue };
+    ? { alias: p.alias, type: Plugin.DataType.INT, int_value: fields() as unknown as Plugin.PerformanceData.IntValue.$Properties }
+    : { alias: p.alias, type: Plugin.DataType.FLOAT, float_value: fields() as unknown as Plugin.PerformanceData.FloatValue.$Properties };
 }
 
-function num(v: number | Long | null | undefined): number | undefined {
+/** An int64 field as the generated code types it: a number, or a Long (the generated module's own import of it). */
+type WireInt = Plugin.PerformanceData.IntValue.$Properties['value'];
+
+function num(v: WireInt | null | undefined): number | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v === 'number') return v;
   // int64 fields may decode as Long objects.
   return Number(v.toString());
 }
 
-export function perfFromMessage(p: Plugin.IPerformanceData): PerfValue {
+export function perfFromMessage(p: Plugin.PerformanceData.$Properties): PerfValue {
   const alias = p.alias ?? '';
   if (p.string_value) return { alias, value: p.string_value.value ?? '' };
   if (p.bool_value) return { alias, value: p.bool_value.value ? 1 : 0, ...(p.bool_value.unit ? { unit: p.bool_value.unit } : {}) };
-  const src: Plugin.PerformanceData.IIntValue | Plugin.PerformanceData.IFloatValue = p.int_value ?? p.float_value ?? { value: 0 };
+  const src: Plugin.PerformanceData.IntValue.$Properties | Plugin.PerformanceData.FloatValue.$Properties = p.int_value ?? p.float_value ?? { value: 0 };
   const out: PerfValue = { alias, value: num(src.value) ?? 0 };
   if (src.unit) out.unit = src.unit;
   for (const k of ['warning', 'critical', 'minimum', 'maximum'] as const) {
@@ -108,7 +110,7 @@ export function perfFromMessage(p: Plugin.IPerformanceData): PerfValue {
   return out;
 }
 
-export function resultToResponse(r: QueryResult, id?: number): Plugin.QueryResponseMessage.IResponse {
+export function resultToResponse(r: QueryResult, id?: number): Plugin.QueryResponseMessage.Response.$Properties {
   return {
     ...(id !== undefined ? { id } : {}),
     command: r.command,
@@ -119,11 +121,10 @@ export function resultToResponse(r: QueryResult, id?: number): Plugin.QueryRespo
   };
 }
 
-export function responseToResult(r: Plugin.QueryResponseMessage.IResponse): QueryResult {
-  const code = Number(r.result);
+export function responseToResult(r: Plugin.QueryResponseMessage.Response.$Properties): QueryResult {
   return {
     command: r.command ?? '',
-    result: (isStatus(code) ? code : 3),
+    result: (isStatus(r.result) ? r.result : 3),
     message: r.message ?? '',
     perf: (r.perf ?? []).map(perfFromMessage),
     ...(r.arguments && r.arguments.length > 0 ? { arguments: [...r.arguments] } : {}),

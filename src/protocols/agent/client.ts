@@ -30,16 +30,16 @@ export class AgentClientPool {
 
   constructor(private readonly options: { maxFrame?: number; idleMs?: number; sender?: string } = {}) {}
 
-  query(endpoint: AgentEndpoint, payload: Plugin.QueryRequestMessage.IRequest[], options: RequestOptions): Promise<Plugin.QueryResponseMessage> {
+  query(endpoint: AgentEndpoint, payload: Plugin.QueryRequestMessage.Request.$Properties[], options: RequestOptions): Promise<Plugin.QueryResponseMessage> {
     return this.request(endpoint, FrameKind.QueryRequest, payload, options) as Promise<Plugin.QueryResponseMessage>;
   }
 
-  exec(endpoint: AgentEndpoint, payload: Plugin.ExecuteRequestMessage.IRequest[], options: RequestOptions): Promise<Plugin.ExecuteResponseMessage> {
+  exec(endpoint: AgentEndpoint, payload: Plugin.ExecuteRequestMessage.Request.$Properties[], options: RequestOptions): Promise<Plugin.ExecuteResponseMessage> {
     return this.request(endpoint, FrameKind.ExecRequest, payload, options) as Promise<Plugin.ExecuteResponseMessage>;
   }
 
   /** Resolves with the acknowledgement (a QueryResponseMessage with one entry per result). */
-  submit(endpoint: AgentEndpoint, payload: Plugin.QueryResponseMessage.IResponse[], options: RequestOptions): Promise<Plugin.QueryResponseMessage> {
+  submit(endpoint: AgentEndpoint, payload: Plugin.QueryResponseMessage.Response.$Properties[], options: RequestOptions): Promise<Plugin.QueryResponseMessage> {
     return this.request(endpoint, FrameKind.Submit, payload, options) as Promise<Plugin.QueryResponseMessage>;
   }
 

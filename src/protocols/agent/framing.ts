@@ -113,7 +113,7 @@ export function errorBody(message: string, id?: number, command = ''): Uint8Arra
 }
 
 /** A header for an answer: our version, our highest version, the request's id when known. */
-export function replyHeader(type: Plugin.Header.Type, id?: number): Plugin.IHeader {
+export function replyHeader(type: Plugin.Header.Type, id?: number): Plugin.Header.$Properties {
   return {
     type,
     version: MESSAGE_VERSION,

@@ -119,7 +119,7 @@ export class ServedConnection {
     if (this.inFlight >= (this.policy().maxInFlight ?? 64)) this.socket.pause();
     void this.answer(kind, frame.body).then(
       ([answerKind, body]) => this.finish(answerKind, body),
-      (err) => this.finish(FrameKind.Error, errorBody(`internal error: ${errorMessage(err)}`, peekHeader(frame.body).id)),
+      (err: unknown) => this.finish(FrameKind.Error, errorBody(`internal error: ${errorMessage(err)}`, peekHeader(frame.body).id)),
     );
   }
 
@@ -145,9 +145,9 @@ export class ServedConnection {
       const problem = new AgentError('AGENT_ERR_AGENT_VERSION', [version, version, max, `${MESSAGE_VERSION} to ${MESSAGE_VERSION}`]).message;
       return [FrameKind.Error, errorBody(problem, id)];
     }
-    let message: { header: Plugin.IHeader; payload: unknown[] };
+    let message: { header: Plugin.Header.$Properties; payload: unknown[] };
     try {
-      message = decode(name, body) as unknown as { header: Plugin.IHeader; payload: unknown[] };
+      message = decode(name, body) as unknown as { header: Plugin.Header.$Properties; payload: unknown[] };
     } catch (err) {
       return [FrameKind.Error, errorBody(errorMessage(err), id)];
     }
@@ -159,7 +159,7 @@ export class ServedConnection {
         return [FrameKind.ExecResponse, withHeader('ExecuteResponseMessage', await this.handlers.exec(body, this.peer), Plugin.Header.Type.EXEC_RESPONSE, id)];
       }
       await this.handlers.submit(body, this.peer);
-      return [FrameKind.SubmitAck, ackBody(message.payload as Plugin.QueryResponseMessage.IResponse[], id)];
+      return [FrameKind.SubmitAck, ackBody(message.payload as Plugin.QueryResponseMessage.Response.$Properties[], id)];
     } catch (err) {
       this.log.error(`${kindName(kind)} from ${escapeLog(this.peer.address)} failed: ${escapeForLog(errorMessage(err))}`);
       return [FrameKind.Error, errorBody(errorMessage(err), id)];
@@ -174,7 +174,7 @@ export class ServedConnection {
 // ---------------------------------------------------------------- helpers
 
 /** The acknowledgement of a submission: one OK entry per submitted result. */
-function ackBody(payload: Plugin.QueryResponseMessage.IResponse[], id: number | undefined): Uint8Array {
+function ackBody(payload: Plugin.QueryResponseMessage.Response.$Properties[], id: number | undefined): Uint8Array {
   return encode('QueryResponseMessage', {
     header: replyHeader(Plugin.Header.Type.QUERY_RESPONSE, id),
     payload: payload.map((p) => ({ command: p.command ?? '', result: Plugin.ResultCode.OK, message: `accepted ${p.command ?? ''}`.trimEnd() })),
@@ -185,6 +185,6 @@ function ackBody(payload: Plugin.QueryResponseMessage.IResponse[], id: number | 
 function withHeader(name: MessageName, bytes: Uint8Array, type: Plugin.Header.Type, id: number | undefined): Uint8Array {
   const peeked = peekHeader(bytes);
   if (peeked.id === id && peeked.version === MESSAGE_VERSION && peeked.maxSupportedVersion === MESSAGE_VERSION) return bytes;
-  const message = decode(name, bytes) as unknown as { header: Plugin.IHeader; payload: unknown[] };
+  const message = decode(name, bytes) as unknown as { header: Plugin.Header.$Properties; payload: unknown[] };
   return encode(name, { ...message, header: { ...replyHeader(type, id) } } as never);
 }

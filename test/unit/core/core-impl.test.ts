@@ -231,7 +231,7 @@ test('logRaw writes every entry into the log sink with its level, sender and pla
 });
 
 test('settingsRaw answers a value, a section\'s keys, and titles and descriptions from the schema', () => {
-  const path = (p: string, key?: string): Plugin.ISettings => ({ node: { path: { path: p, ...(key !== undefined ? { key } : {}) } } });
+  const path = (p: string, key?: string): Plugin.Settings.$Properties => ({ node: { path: { path: p, ...(key !== undefined ? { key } : {}) } } });
   const request = encode('QuerySettingsRequestMessage', {
     header: { type: HeaderType.QUERY_REQUEST, version: 1, id: 9 },
     payload: [

@@ -13,7 +13,7 @@ function roundTrip(name: MessageName, message: object): void {
   assert.deepEqual(plainMessage(decoded), message, `${name} round trip`);
 }
 
-const hdr = (type: Plugin.Header.Type): Plugin.IHeader => ({ type, version: 1, max_supported_version: 1, sender: 'a', recipient: 'b', id: 42 });
+const hdr = (type: Plugin.Header.Type): Plugin.Header.$Properties => ({ type, version: 1, max_supported_version: 1, sender: 'a', recipient: 'b', id: 42 });
 
 test('enumerations have the values of the specification', () => {
   assert.deepEqual({ ...Plugin.ResultCode }, { OK: 0, WARNING: 1, CRITCAL: 2, UNKNOWN: 3 });
