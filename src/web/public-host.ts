@@ -29,8 +29,8 @@
  */
 import { hostname, networkInterfaces } from 'node:os';
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { isIP, type Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 
 /** Host names the settings add (`public hosts`), parsed once per settings snapshot. */
 export interface PublicHosts {
@@ -67,7 +67,7 @@ const MEMO_MS = 60_000;
  * contract for which Host header is used).
  */
 export function linkBase(req: IncomingMessage, hosts: PublicHosts): string {
-  const socket = req.socket as TLSSocket & { [LINK_MEMO]?: LinkMemo };
+  const socket = req.socket as Socket & { [LINK_MEMO]?: LinkMemo };
   const header = req.headers.host;
   const memo = socket[LINK_MEMO];
   const now = Date.now();
@@ -79,8 +79,8 @@ export function linkBase(req: IncomingMessage, hosts: PublicHosts): string {
 
 // ---------------------------------------------------------------- helpers
 
-function computeLinkBase(socket: TLSSocket, header: string | undefined, hosts: PublicHosts): string {
-  const scheme = socket.encrypted ? 'https' : 'http';
+function computeLinkBase(socket: Socket, header: string | undefined, hosts: PublicHosts): string {
+  const scheme = socket instanceof TLSSocket ? 'https' : 'http';
   const localPort = socket.localPort ?? 0;
   const m = header !== undefined ? HOST_HEADER.exec(header) : null;
   if (m) {
@@ -94,7 +94,7 @@ function computeLinkBase(socket: TLSSocket, header: string | undefined, hosts: P
   return `${scheme}://${bracket(plainAddress(socket.localAddress ?? '127.0.0.1'))}:${localPort}`;
 }
 
-function isOwnName(name: string, socket: TLSSocket): boolean {
+function isOwnName(name: string, socket: Socket): boolean {
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
   if (isIP(name) !== 0) {
     if (name === plainAddress(socket.localAddress ?? '')) return true;
@@ -103,7 +103,7 @@ function isOwnName(name: string, socket: TLSSocket): boolean {
     const own = normalize(hostname());
     if (name === own || name === own.split('.')[0]) return true;
   }
-  return socket.encrypted === true && certificateNames(socket).some((n) => n === name || wildcardMatch(n, name));
+  return socket instanceof TLSSocket && certificateNames(socket).some((n) => n === name || wildcardMatch(n, name));
 }
 
 /** `*.example.com` matches `a.example.com`, not `example.com` nor `a.b.example.com`. */

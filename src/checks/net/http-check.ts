@@ -8,7 +8,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { ArgumentError, numberArgument, type CheckArguments } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
@@ -144,7 +144,7 @@ export async function probeHttp(p: HttpProbe, d: Deadline, now: number): Promise
       req.once('error', (err: NodeJS.ErrnoException) => reject(tls && (TLS_CODES.test(err.code ?? '') || TLS_CODES.test(err.message)) ? new TlsError(`TLS: ${err.message}`) : err));
       req.end();
     }));
-    const cert = tls ? (res.socket as TLSSocket).getPeerCertificate?.() : undefined;
+    const cert = res.socket instanceof TLSSocket ? res.socket.getPeerCertificate() : undefined;
     const body = await d.run('reading the body', () => readBody(res, p.maxSize));
     const item: Record<string, string | number | boolean> = { url: p.url.href, host, port, address, code: res.statusCode ?? 0, time: since(t0), size: body.length, result: 'ok' };
     const words = [`HTTP ${res.statusCode} ${res.statusMessage ?? ''}`.trim(), `${body.length} bytes`];
