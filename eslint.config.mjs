@@ -1,24 +1,42 @@
-// typescript-eslint (recommended, type-checked) over src/ and test/; `npm run lint` in .ci/run fails on any
-// message. Generated code, the browser UI's plain JavaScript and build scripts are not linted.
+// typescript-eslint over src/ and test/: recommended and strict, both type-checked, less the rules
+// switched off below (each with its reason); `npm run lint` in .ci/run fails on any message.
+// Generated code, the browser UI's plain JavaScript and build scripts are not linted.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '**/generated/**', 'src/web/ui/**', 'test-output/**', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
+  ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // node:test's test/it/describe return promises the runner tracks itself.
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }],
-      // Handlers that implement a Promise-returning interface stay async so that a throw becomes a rejection.
+      // Off, rechecked with strict: its 91 findings are all async functions that implement a Promise-returning
+      // interface (module start/apply/stop, a check's collect, a command's run) and stay async so that a throw
+      // becomes a rejection; none was a forgotten await.
       '@typescript-eslint/require-await': 'off',
       // `const { secret: _secret, ...rest } = o` is how a key is left out of a copy.
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
       // A variable declared first and assigned once later is read by closures made in between
       // (`need()` in agent.ts): as a const those would hit the temporal dead zone.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // Numbers, booleans and RegExps print well in a message; a nullable value shows as "undefined": in its ~80
+      // places the value is there by construction (a check item's own keys, a response's status code).
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowRegExp: true, allowNullish: true, allowAny: false, allowNever: false }],
+      // `x => f(x)` and `return fail(...)` in a void function are how callbacks and early exits read here.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true }],
+      // Off: tsconfig has no noUncheckedIndexedAccess, so the rule takes every record or array lookup for a
+      // value that is always there and calls its guard unnecessary (~420 findings, most of them guards to keep);
+      // worth it only after noUncheckedIndexedAccess is on.
+      '@typescript-eslint/no-unnecessary-condition': 'off',
+      // Off: ~75 places, most of them a module's `ctx!` read by closures made in start() (a lifecycle the
+      // types do not carry) and lookups just checked; each rewrite is a design change, not a lint fix.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // Off: misreads the generated settings types' section keys as enums (44 findings naming no enum) and
+      // flags every protobufjs enum field filled from a number read off the wire or written in a test (70).
+      '@typescript-eslint/no-unsafe-enum-assignment': 'off',
     },
   },
 );

@@ -110,7 +110,7 @@ function shownSection(values: Readonly<Record<string, unknown>>, origins: Readon
     out[key] = {
       value: secret && value !== '' ? SECRET_MASK : value,
       origin: o ? `${o.object ? `object ${o.object}, ` : ''}${originFile(o.file, file)}:${o.line}` : 'default',
-      ...(prop?.description ? { description: String(prop.description) } : {}),
+      ...(prop?.description ? { description: prop.description } : {}),
     };
   }
   return out;
@@ -134,7 +134,7 @@ function fallbackValues(s: Snapshot, values: Readonly<Record<string, unknown>>, 
       value: isSecretValue(prop, o) && value !== '' ? SECRET_MASK : value,
       origin: `${o ? `${originFile(o.file, s.file)}:${o.line}` : 'default'} [${from}]`,
       from,
-      ...(prop.description ? { description: String(prop.description) } : {}),
+      ...(prop.description ? { description: prop.description } : {}),
     };
   }
   return out;

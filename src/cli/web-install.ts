@@ -22,6 +22,7 @@ export interface InstallTls {
 
 export async function install(target: WebTarget, pw: string | undefined, port: string | undefined, hosts: string | undefined, tls: InstallTls): Promise<number> {
   if (pw === '') return usage('--password must not be empty (leave it out to get a generated one)');
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- the minimum counts code points, not UTF-16 units or graphemes
   if (pw !== undefined && [...pw].length < MIN_PASSWORD && !tls.allowWeak) return usage(`--password is shorter than ${MIN_PASSWORD} characters; choose a longer one (or leave it out to get a generated one), or give --allow-weak-password`);
   const edits: SettingsEdit[] = [{ op: 'set', section: '/modules', key: 'WEBServer', value: 'enabled' }];
   const pem = await certificateEdits(tls.certificate, tls.certificateKey);

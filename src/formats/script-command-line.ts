@@ -107,6 +107,7 @@ export function expandArguments(words: readonly string[], args: readonly string[
   if (args.length > 0 && !policy.allowArguments) throw new CommandLineError('Arguments not allowed: set allow arguments = true in [/settings/external scripts]');
   if (!policy.allowNasty) {
     for (const a of args) {
+      // eslint-disable-next-line @typescript-eslint/no-misused-spread -- the refused characters are single ASCII code points
       const bad = [...a].find((ch) => NASTY_CHARACTERS.includes(ch));
       if (bad !== undefined) throw new CommandLineError(`Argument holds the refused character ${JSON.stringify(bad)}: set allow nasty characters = true to allow it`);
     }

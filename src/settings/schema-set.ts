@@ -63,7 +63,7 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
     files.set(ref, schema);
     const keys = new Map<string, string>();
     for (const k of Object.keys(schema.properties ?? {})) keys.set(k.toLowerCase(), k);
-    return { pattern, ref, schema, typeName: String(schema.title ?? 'Section'), keys, ...(container ? { container } : {}) };
+    return { pattern, ref, schema, typeName: schema.title ?? 'Section', keys, ...(container ? { container } : {}) };
   };
 
   for (const [path, node] of Object.entries((rootSchema.properties ?? {}) as Record<string, { $ref: string }>)) {

@@ -90,6 +90,7 @@ export function checkSection(
       const where = o ? { file: o.file, line: o.line, col: o.col, section: canonicalPath, key } : { file, line: ini.line, col: ini.col, section: canonicalPath, key };
       const hidden = key !== undefined && (o?.secret === true || props?.[key]?.['x-secret'] === true);
       problems.push(problem('AGENT_ERR_VALUE_INVALID', [describe(err, key, values, key !== undefined ? schema.schema.properties?.[key] : undefined, hidden)], where));
+      // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- values is the record built above for this section; an invalid key leaves it
       if (key !== undefined) delete values[key];
     }
   }

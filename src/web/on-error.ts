@@ -71,7 +71,7 @@ export function createOnError(log: Logger, hide: (text: string) => string = (t) 
 export function envelope(err: AgentError, hide: (text: string) => string = (t) => t): Record<string, unknown> {
   const body: Record<string, unknown> = { status: 'error', code: err.code, error: hide(err.message) };
   if (err.code === 'AGENT_ERR_HTTP_UNPROCESSABLE' && Array.isArray(err.details)) {
-    body.fields = (err.details as { field: string; message: string }[]).map((f) => ({ ...f, message: hide(String(f.message)) }));
+    body.fields = (err.details as { field: string; message: unknown }[]).map((f) => ({ ...f, message: hide(String(f.message)) }));
   }
   return body;
 }

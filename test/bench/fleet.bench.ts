@@ -40,7 +40,7 @@ function runCli(args: string[], cwd: string): Promise<{ ms: number; cpuMs: numbe
   return new Promise((resolve) => {
     execFile(process.execPath, ['--import', CPU_REPORT, MAIN, ...args], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } }, (err, stdout, stderr) => {
       const cpu = /bench-cpu-ms (\d+) (\d+)/.exec(stderr);
-      resolve({ ms: performance.now() - t, cpuMs: cpu ? Number(cpu[1]) + Number(cpu[2]) : Number.NaN, code: err ? Number((err as { code?: number }).code ?? 99) : 0, stdout });
+      resolve({ ms: performance.now() - t, cpuMs: cpu ? Number(cpu[1]) + Number(cpu[2]) : Number.NaN, code: err ? ((err as { code?: number }).code ?? 99) : 0, stdout });
     });
   });
 }

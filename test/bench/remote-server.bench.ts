@@ -91,7 +91,7 @@ async function load(port: number, command: string): Promise<{ rate: number; done
           if (a.result === 0) done++;
           else {
             failed++;
-            sample = a.text.toString();
+            sample = a.text;
           }
         } catch (err) {
           failed++;

@@ -59,7 +59,7 @@ function tlsOptions(port: number): ConnectionOptions {
 }
 
 /** A socket that is destroyed after SOCKET_LIFE_MS whatever happens; resolves when closed. */
-function bounded<S extends Socket>(s: S, lifeMs = SOCKET_LIFE_MS): Promise<void> {
+function bounded(s: Socket, lifeMs = SOCKET_LIFE_MS): Promise<void> {
   s.on('error', () => undefined);
   s.on('data', () => undefined);
   const timer = setTimeout(() => s.destroy(), lifeMs);

@@ -11,6 +11,7 @@ export interface WebResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the test names the JSON shape it then asserts on
   json<T = unknown>(): T;
 }
 
@@ -67,7 +68,7 @@ function requestOnce(url: string, opts: WebRequestOptions): Promise<WebResponse>
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body) as T });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: <T>() => JSON.parse(body) as T }); // eslint-disable-line @typescript-eslint/no-unnecessary-type-parameters -- as Answer.json
         });
         res.on('error', reject);
       },

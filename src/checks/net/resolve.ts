@@ -72,7 +72,7 @@ export async function resolveHost(host: string, options: ResolveOptions): Promis
         if (found[0]) return { address: found[0], family: fam };
       } catch (err) {
         if (options.signal.aborted) throw err;
-        errors.push(`${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        errors.push((err as NodeJS.ErrnoException).code ?? (err as Error).message);
       }
     }
     throw new ResolveError(`cannot resolve ${host}${errors.length ? ` (${[...new Set(errors)].join(', ')})` : ''}`);

@@ -94,7 +94,7 @@ function fields(body: Buffer, count: number): { words: string[]; rest: Buffer } 
 
 function decode(body: Buffer): Reply {
   if (body[0] === 0x53) {
-    const [, id, pid] = `${body.toString('latin1')}`.split('\0');
+    const [, id, pid] = body.toString('latin1').split('\0');
     return { kind: 'started', id: Number(id), pid: Number(pid) };
   }
   if (body[0] !== 0x44) throw new Error(`unknown reply type ${body[0]}`);

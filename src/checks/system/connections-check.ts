@@ -74,9 +74,10 @@ export function connectionsCheck(host: HostSources = realHost()): CheckDefinitio
       for (const protocol of ['tcp', 'udp'] as const) {
         for (const [inet, file] of [['ipv4', protocol], ['ipv6', `${protocol}6`]] as const) {
           const path = join(host.proc, 'net', file);
-          const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-            if (err.code === 'ENOENT' && inet === 'ipv6') return '';
-            throw new Error(`cannot read ${path}: ${err.message}`);
+          const text = await readFile(path, 'utf8').catch((err: unknown) => {
+            const e = err as NodeJS.ErrnoException;
+            if (e.code === 'ENOENT' && inet === 'ipv6') return '';
+            throw new Error(`cannot read ${path}: ${e.message}`);
           });
           const counts = countSocketStates(text);
           per[protocol]?.push(counts);

@@ -131,13 +131,19 @@ export class ClientConnection {
       this.inFlight.set(id, {
         kind,
         timer,
-        resolve: (m) => (done(), resolve(m)),
-        reject: (e) => (done(), reject(e)),
+        resolve: (m) => {
+          done();
+          resolve(m);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
       });
       this.busy();
       this.ready.then(
         () => this.socket.write(encodeFrame(kind, body)),
-        (err) => this.settle(id, err),
+        (err: unknown) => this.settle(id, err),
       );
     });
   }

@@ -22,11 +22,11 @@ function walk(node: JsonSchema, path: string, visit: (n: JsonSchema, p: string) 
 for (const [id, schema] of set.files) {
   test(`schema ${id} passes the lint`, () => {
     assert.equal(typeof schema.title, 'string', `${id}: title`);
-    assert.ok(String(schema.description ?? '').length > 10, `${id}: description`);
+    assert.ok((schema.description ?? '').length > 10, `${id}: description`);
     walk(schema, id, (n, p) => {
       assert.equal(typeof n.type, 'string', `${p}: exactly one type`);
       if (n.properties) assert.ok('additionalProperties' in n, `${p}: additionalProperties stated`);
-      if (p !== id) assert.match(String(n.description ?? ''), /^[A-Z0-9$[(].{8,}[.?!)]$/s, `${p}: one-sentence description`);
+      if (p !== id) assert.match(n.description ?? '', /^[A-Z0-9$[(].{8,}[.?!)]$/s, `${p}: one-sentence description`);
       const hint = (n as Record<string, unknown>)['x-pattern-hint'];
       if (n.pattern !== undefined) assert.match(typeof hint === 'string' ? hint : '', /^must .{8,}/, `${p}: a pattern needs an x-pattern-hint for its message`);
       if (n.default !== undefined) {
