@@ -12,10 +12,11 @@
  * exist, or a template (`is template = 1`, other than `default`), is a
  * problem that lists the targets that exist, never a silent fallback.
  */
-import { AgentError } from '../errors.js';
+import { unknown, type QueryResult } from '../core/result.js';
+import { AgentError, formatMessage } from '../errors.js';
 import { schemaDefaults } from '../settings/schema-set.js';
 import type { ResolvedObject } from '../settings/snapshot.js';
-import type { ClientOptions } from './client-options.js';
+import { clientHelp, parseClientOptions, type ClientOptions, type ClientProtocol, type QueryKind } from './client-options.js';
 
 /** Connection retries of a query without `--retry` (not a target key: NSClient++'s `retry` option, default 2). */
 export const DEFAULT_QUERY_RETRY = 2;
@@ -52,6 +53,20 @@ export interface TargetSource {
 }
 
 export type MergedConnection = { ok: true; settings: ConnectionSettings } | { ok: false; problem: string };
+
+/** A client query's options merged with its target, or the answer it gets without a connection: its help text, or an UNKNOWN saying which option or target is wrong. */
+export type PreparedQuery = { ok: true; options: ClientOptions; settings: ConnectionSettings } | { ok: false; answer: QueryResult };
+
+/** The start every remote_* and agent_* query shares: parse the options, answer --help, merge with the target. */
+export function prepareClientQuery(name: string, kind: QueryKind, protocol: ClientProtocol, args: readonly string[], source: TargetSource): PreparedQuery {
+  const parsed = parseClientOptions(args, kind, protocol);
+  if (!parsed.ok) return { ok: false, answer: unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`) };
+  const o = parsed.options;
+  if (o.help) return { ok: false, answer: { command: name, result: 0, message: clientHelp(name, kind, protocol, o.help), perf: [] } };
+  const merged = mergeTarget(source, o);
+  if (!merged.ok) return { ok: false, answer: unknown(name, `${name}: ${merged.problem}`) };
+  return { ok: true, options: o, settings: merged.settings };
+}
 
 export function mergeTarget(source: TargetSource, options: ClientOptions): MergedConnection {
   const name = options.target ?? 'default';

@@ -14,10 +14,10 @@
  */
 import { hostname } from 'node:os';
 import { splitOutput, toStatus, unknown, type QueryResult } from '../../core/result.js';
-import { errorMessage, formatMessage } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import type { SettingsOf } from '../../settings/module-table.js';
-import { clientHelp, parseClientOptions, type QueryKind } from '../../protocols/client-options.js';
-import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
+import type { QueryKind } from '../../protocols/client-options.js';
+import { prepareClientQuery, type ConnectionSettings } from '../../protocols/target-options.js';
 import { AgentClientPool, type AgentEndpoint, type RequestOptions } from '../../protocols/agent/client.js';
 import { agentClientTls } from '../../protocols/agent/tls.js';
 import { resultToResponse, responseToResult } from '../../core/plugin/codec.js';
@@ -34,13 +34,9 @@ export const AGENT_QUERIES: readonly { name: string; kind: QueryKind; title: str
 
 /** Runs one agent_* query; never rejects. */
 export async function runAgentQuery(pool: AgentClientPool, name: string, kind: QueryKind, args: readonly string[], settings: Pick<SettingsOf<'AgentClient'>, 'targets'>, signal?: AbortSignal): Promise<QueryResult> {
-  const parsed = parseClientOptions(args, kind, 'agent');
-  if (!parsed.ok) return unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`);
-  const o = parsed.options;
-  if (o.help) return { command: name, result: 0, message: clientHelp(name, kind, 'agent', o.help), perf: [] };
-  const merged = mergeTarget({ targets: settings.targets, container: TARGETS_PATH, defaultPort: AGENT_PORT }, o);
-  if (!merged.ok) return unknown(name, `${name}: ${merged.problem}`);
-  const s = merged.settings;
+  const prepared = prepareClientQuery(name, kind, 'agent', args, { targets: settings.targets, container: TARGETS_PATH, defaultPort: AGENT_PORT });
+  if (!prepared.ok) return prepared.answer;
+  const { options: o, settings: s } = prepared;
   const command = o.command ?? (kind === 'submit' ? s.alias : '');
   if (!command) {
     return unknown(name, `${name}: ${kind === 'submit' ? 'a submission needs --alias (or --command) naming the service' : 'give --command naming what the peer runs'}`);

@@ -15,10 +15,10 @@
  * Every failure is an UNKNOWN result saying what happened; nothing throws.
  */
 import { splitOutput, toNagios, toStatus, unknown, type QueryResult } from '../../core/result.js';
-import { errorMessage, formatMessage } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import type { SettingsOf } from '../../settings/module-table.js';
-import { clientHelp, parseClientOptions, type ClientOptions, type QueryKind } from '../../protocols/client-options.js';
-import { mergeTarget, type ConnectionSettings } from '../../protocols/target-options.js';
+import type { ClientOptions, QueryKind } from '../../protocols/client-options.js';
+import { prepareClientQuery, type ConnectionSettings } from '../../protocols/target-options.js';
 import { nrpeRequest } from '../../protocols/nrpe/client.js';
 import { formatRequest, NRPE_PORT, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
 import { buildClientTls } from '../../protocols/nrpe/tls.js';
@@ -38,16 +38,12 @@ export const REMOTE_QUERIES: readonly { name: string; kind: QueryKind; title: st
 
 /** Runs one remote_* query; never rejects. */
 export async function runRemoteQuery(name: string, kind: QueryKind, args: readonly string[], settings: Pick<SettingsOf<'RemoteClient'>, 'targets' | 'hash'>, signal?: AbortSignal): Promise<QueryResult> {
-  const parsed = parseClientOptions(args, kind, 'remote');
-  if (!parsed.ok) return unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`);
-  const o = parsed.options;
-  if (o.help) return { command: name, result: 0, message: clientHelp(name, kind, 'remote', o.help), perf: [] };
-  const merged = mergeTarget({ targets: settings.targets, container: TARGETS_PATH, defaultPort: REMOTE_PORT }, o);
-  if (!merged.ok) return unknown(name, `${name}: ${merged.problem}`);
-  const request = requestText(kind, o, merged.settings);
+  const prepared = prepareClientQuery(name, kind, 'remote', args, { targets: settings.targets, container: TARGETS_PATH, defaultPort: REMOTE_PORT });
+  if (!prepared.ok) return prepared.answer;
+  const request = requestText(kind, prepared.options, prepared.settings);
   if (typeof request !== 'string') return unknown(name, `${name}: ${request.problem}`);
   try {
-    const answer = await nrpeRequest(clientOptionsOf(merged.settings, signal, settings.hash), request);
+    const answer = await nrpeRequest(clientOptionsOf(prepared.settings, signal, settings.hash), request);
     const status = toStatus(answer.result);
     if (kind === 'exec') return { command: name, result: status, message: answer.text, perf: [] };
     return { command: name, result: status, ...splitOutput(answer.text) };

@@ -21,17 +21,11 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
-import { buildClientTls, withSecLevel0 } from '../nrpe/tls.js';
+import { buildClientTls, withSecLevel0, type NrpeTlsSettings } from '../nrpe/tls.js';
 import { caProblem } from '../../formats/pem-check.js';
 
-export interface AgentTlsSettings {
-  allowedCiphers: string;
-  certificate: string;
-  certificateKey: string;
-  certificateFormat: string;
-  ca: string;
-  verifyMode: string;
-}
+/** A client's TLS settings: the NRPE client's, each one given (a target carries them all) and no DH file (server only). */
+export type AgentTlsSettings = Required<Omit<NrpeTlsSettings, 'dh'>>;
 
 /** Client TLS options plus the pool key that identifies them. */
 export function agentClientTls(s: AgentTlsSettings): { build: () => ConnectionOptions; key: string } {

@@ -3,6 +3,8 @@
  * (`is template = 1`) is not usable by itself, and a name that does not
  * exist is refused; both messages list the targets that exist. `agent
  * client remote_query --target` run as a process answers UNKNOWN saying so.
+ * prepareClientQuery, the start of every client query, answers help and
+ * bad options or targets itself.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSettingsText } from '../../../src/settings/load.js';
-import { mergeTarget } from '../../../src/protocols/target-options.js';
+import { mergeTarget, prepareClientQuery } from '../../../src/protocols/target-options.js';
 
 const INI = `[/modules]
 RemoteClient = enabled
@@ -43,6 +45,20 @@ test('a template target is refused, a missing one too; both list the targets', (
   assert.ok(child.ok && child.settings.timeout === 3, 'a target inherits from the template');
   const none = mergeTarget(source, { arguments: [], positional: [], host: '127.0.0.1' });
   assert.ok(none.ok, 'no --target uses the default template');
+});
+
+test('prepareClientQuery: the merged target to send to, else the answer without a connection (help, a bad option, a bad target)', () => {
+  const loaded = loadSettingsText(INI, '/tmp/agent.ini');
+  assert.ok(loaded.ok);
+  const source = { targets: loaded.snapshot.targets.remote, container: CONTAINER, defaultPort: 5666 };
+  const ready = prepareClientQuery('remote_query', 'query', 'remote', ['--target', 'db01', '--command', 'check_ok'], source);
+  assert.ok(ready.ok && ready.options.command === 'check_ok' && ready.settings.host === '127.0.0.1' && ready.settings.timeout === 3);
+  const help = prepareClientQuery('remote_query', 'query', 'remote', ['--help'], source);
+  assert.ok(!help.ok && help.answer.result === 0 && help.answer.message.includes('--command'), 'help is an OK answer');
+  const bad = prepareClientQuery('remote_query', 'query', 'remote', ['--no-such-option'], source);
+  assert.ok(!bad.ok && bad.answer.result === 3 && bad.answer.message.startsWith('remote_query: '), 'a bad option is UNKNOWN');
+  const missing = prepareClientQuery('agent_query', 'query', 'agent', ['--target', 'db02'], source);
+  assert.ok(!missing.ok && missing.answer.result === 3 && missing.answer.message.includes('target "db02" is not defined'), 'a bad target is UNKNOWN');
 });
 
 test('agent client remote_query --target naming a template answers UNKNOWN with the targets', async () => {
