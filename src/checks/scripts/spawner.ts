@@ -1,33 +1,38 @@
 /**
- * Runs scripts through a long-lived spawner process (spawner-source.ts)
- * instead of forking the agent for each one: the same RunOptions and
+ * Runs scripts through a long-lived spawner process instead of forking the
+ * agent for each one: the C spawner (spawner-c/, posix_spawn) when it was
+ * built, else the Perl one (spawner-source.ts, which documents the
+ * protocol both speak); spawner-program.ts chooses. The same RunOptions and
  * RunOutcome as runScript, the same guarantees (own process group, time
  * limit and abort kill the group, leftovers killed at exit, output capped).
  *
  * Lifecycle: the spawner starts with the first run and lives until stop().
  * If it dies, the runs it had are answered with an error that says so and
- * their process groups are killed; the next run starts a new one. Where it
- * cannot run (no perl, or it died three times in a row without finishing a
- * run) every run goes through runScript in the agent itself, said once in
- * the log. Its environment is empty (no PERL5OPT or PERL5LIB from the
- * agent's); each script gets the environment of its request.
+ * their process groups are killed; the next run starts a new one. A
+ * spawner that cannot start at all hands its runs to the next one (C, then
+ * Perl). Where none can run (none there, or one died three times in a row
+ * without finishing a run) every run goes through runScript in the agent
+ * itself, said once in the log. Its environment is empty (no PERL5OPT or
+ * PERL5LIB from the agent's); each script gets the environment of its
+ * request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { runScript, spawnReason, type RunOptions, type RunOutcome } from './runner.js';
 import { envWords, killRequest, maxReply, ReplyReader, runRequest, type Reply } from './spawner-frames.js';
 import { SPAWNER_PERL } from './spawner-source.js';
+import { spawnerCandidates, type SpawnerKind, type SpawnerProgram } from './spawner-program.js';
 
 export type SpawnerLog = (level: 'info' | 'warning', message: string) => void;
 
 export interface SpawnerOptions {
   log?: SpawnerLog;
+  /** The spawner to use (AGENT_SCRIPT_SPAWNER); default: the C one when built, else the Perl one; `agent`: runScript in the agent itself. */
+  kind?: SpawnerKind;
   /** The perl to start; default: `perl` found in PATH, /usr/bin or /bin. */
   perl?: string;
-  /** Fork every script from the agent itself (runScript), as before the spawner: AGENT_SCRIPT_SPAWNER=agent. */
-  inAgent?: boolean;
+  /** The C spawner to start; default: the one the build made (dist/bin/script-spawner). */
+  program?: string;
 }
 
 const DEFAULT_MAX = 1024 * 1024;
@@ -60,11 +65,20 @@ export class ScriptSpawner {
   private nextId = 1;
   private failures = 0;
   private fallback: string | undefined;
+  /** The spawners still to try, best first; chosen with the first run. */
+  private candidates: SpawnerProgram[] | undefined;
+  /** The kinds whose first start was logged. */
+  private readonly announced = new Set<string>();
   private readonly log: SpawnerLog;
 
   constructor(private readonly options: SpawnerOptions = {}) {
     this.log = options.log ?? (() => undefined);
-    if (options.inAgent) this.fallback = 'AGENT_SCRIPT_SPAWNER=agent';
+    if (options.kind === 'agent') this.fallback = 'AGENT_SCRIPT_SPAWNER=agent';
+  }
+
+  /** The kind of spawner that runs the scripts now, or `agent` once they are forked by the agent itself; undefined before the first run. */
+  get kind(): SpawnerKind | undefined {
+    return this.fallback !== undefined ? 'agent' : this.candidates?.[0]?.kind;
   }
 
   /** The spawner's pid while it runs (for tests and the log). */
@@ -114,14 +128,17 @@ export class ScriptSpawner {
   }
 
   private start(): Helper | undefined {
-    const perl = this.options.perl ?? findPerl();
-    if (perl === undefined) {
-      this.giveUp('no perl found in PATH, /usr/bin or /bin');
-      return undefined;
+    if (this.candidates === undefined) {
+      const found = spawnerCandidates(this.options.kind, this.options);
+      this.candidates = 'none' in found ? [] : found;
+      if ('none' in found) this.giveUp(found.none);
     }
-    const proc = spawn(perl, ['-e', BOOT], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true });
+    const program = this.candidates[0];
+    if (program === undefined) return undefined;
+    const proc = program.kind === 'c'
+      ? spawn(program.file, [], { stdio: ['pipe', 'pipe', 'pipe'], env: {}, detached: true })
+      : spawn(program.file, ['-e', BOOT], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env: {}, detached: true });
     const { stdin, stdout, stderr } = proc as ChildProcess & { stdin: Writable; stdout: Readable; stderr: Readable };
-    const source = proc.stdio[3] as Writable;
     const helper: Helper = { proc, stdin, pending: new Map(), stderr: '', stopping: false, refd: true };
     this.helper = helper;
     const reader = new ReplyReader(maxReply(DEFAULT_MAX * 64));
@@ -142,23 +159,34 @@ export class ScriptSpawner {
     });
     // EPIPE when it died: its exit is handled below.
     stdin.on('error', () => undefined);
-    source.on('error', () => undefined);
-    source.end(SPAWNER_PERL);
+    if (program.kind === 'perl') {
+      const source = proc.stdio[3] as Writable;
+      source.on('error', () => undefined);
+      source.end(SPAWNER_PERL);
+    }
     proc.on('error', (err: NodeJS.ErrnoException) => {
       if (proc.pid !== undefined) return;
       if (this.helper === helper) this.helper = undefined;
-      this.giveUp(`perl could not start: ${spawnReason(err)}`);
-      // Nothing was started: these run in the agent instead.
+      const reason = `${program.kind === 'c' ? 'the C script spawner' : 'perl'} could not start: ${spawnReason(err)}`;
+      this.candidates?.shift();
+      const next = this.candidates?.[0];
+      if (next) this.log('warning', `${reason}; the ${next.kind} spawner is used instead`);
+      else this.giveUp(reason);
+      // Nothing was started: these go to the next spawner, or run in the agent.
       for (const p of helper.pending.values()) {
         p.signal?.removeEventListener('abort', p.onAbort as () => void);
-        void runScript(p.options).then(p.resolve);
+        void this.run(p.options).then(p.resolve);
       }
       helper.pending.clear();
+    });
+    proc.once('spawn', () => {
+      const first = !this.announced.has(program.kind);
+      this.announced.add(program.kind);
+      this.log('info', first ? `scripts are started by the ${program.kind === 'c' ? 'C' : 'Perl'} script spawner (${program.file}, pid ${proc.pid})` : `script spawner started again (${program.kind}, pid ${proc.pid})`);
     });
     // 'close', not 'exit': the replies it wrote before exiting are read first.
     proc.on('close', (code: number | null, signal: NodeJS.Signals | null) => this.onExit(helper, code, signal));
     this.setRef(helper, false);
-    this.log('info', `script spawner started (perl, pid ${proc.pid ?? '?'})`);
     return helper;
   }
 
@@ -236,21 +264,4 @@ function killGroup(pid: number): void {
   } catch {
     // ESRCH: the group is already empty.
   }
-}
-
-let perlPath: string | null | undefined;
-
-function findPerl(): string | undefined {
-  if (perlPath === undefined) {
-    const dirs = [...(process.env.PATH ?? '').split(delimiter).filter((d) => d.startsWith('/')), '/usr/bin', '/bin'];
-    perlPath = dirs.map((d) => join(d, 'perl')).find((f) => {
-      try {
-        accessSync(f, constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    }) ?? null;
-  }
-  return perlPath ?? undefined;
 }

@@ -1,7 +1,9 @@
 /**
- * The script spawner (a long-lived perl process that forks the scripts):
- * the same outcomes as runScript in the agent, and what happens when it
- * dies, cannot start, or is stopped with scripts running.
+ * The script spawners (a long-lived C or Perl process that starts the
+ * scripts): every test runs against both, real processes each time. The
+ * same outcomes as runScript in the agent, and what happens when a spawner
+ * dies, cannot start, or is stopped with scripts running; which one is
+ * chosen.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { ScriptSpawner } from '../../../../src/checks/scripts/spawner.js';
+import { ScriptSpawner, type SpawnerOptions } from '../../../../src/checks/scripts/spawner.js';
+import { C_SPAWNER } from '../../../../src/checks/scripts/spawner-program.js';
 import { runScript, type RunOptions } from '../../../../src/checks/scripts/runner.js';
 import { runConfiguredScript, type ScriptSettings } from '../../../../src/checks/scripts/script-query.js';
 import { Limiter } from '../../../../src/checks/scripts/limiter.js';
@@ -24,6 +27,8 @@ before(() => {
   sh('sleepy.sh', 'sleep 30 &\necho $! > "$1"\nwait');
   sh('orphan.sh', 'sleep 30 &\necho $! > "$1"\necho left a child behind');
   sh('where.sh', 'echo "$(pwd) [$GREETING] [$#] [$1]"');
+  writeFileSync(join(dir, 'no-shebang'), 'echo "run by sh: $1"\n', { mode: 0o755 });
+  writeFileSync(join(dir, 'not-executable'), 'echo never\n', { mode: 0o644 });
   sh('flood.sh', 'head -c 3000000 /dev/zero | tr "\\0" x\nhead -c 100000 /dev/zero >&2\nexit 1');
   settings = { root: dir, timeoutSeconds: 5, allowArguments: true, allowNasty: false };
 });
@@ -59,9 +64,9 @@ async function waitFor(file: string): Promise<number> {
 }
 
 /** Runs the test with a spawner that is stopped afterwards, and returns its log. */
-async function withSpawner(fn: (s: ScriptSpawner, log: string[]) => Promise<void>, perl?: string): Promise<void> {
+async function withSpawner(options: SpawnerOptions, fn: (s: ScriptSpawner, log: string[]) => Promise<void>): Promise<void> {
   const log: string[] = [];
-  const s = new ScriptSpawner({ log: (level, message) => log.push(`${level}: ${message}`), ...(perl ? { perl } : {}) });
+  const s = new ScriptSpawner({ ...options, log: (level, message) => log.push(`${level}: ${message}`) });
   try {
     await fn(s, log);
   } finally {
@@ -69,152 +74,190 @@ async function withSpawner(fn: (s: ScriptSpawner, log: string[]) => Promise<void
   }
 }
 
-test('the same outcome as a run in the agent: status, output, environment, working folder, arguments, a missing program', async () => {
-  await withSpawner(async (s) => {
-    const cases: RunOptions[] = [
-      { argv: [join(dir, 'status.sh'), '2'], timeoutMs: 5000 },
-      { argv: [join(dir, 'status.sh'), '0'], timeoutMs: 5000 },
-      { argv: [join(dir, 'where.sh'), 'one two', ''], timeoutMs: 5000, cwd: dir, env: { GREETING: 'hello', PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-      { argv: ['sh', '-c', 'echo "$0 via PATH"'], timeoutMs: 5000 },
-      { argv: [join(dir, 'no-such-script.sh')], timeoutMs: 5000 },
-      { argv: ['/bin/sh', '-c', 'kill -TERM $$'], timeoutMs: 5000 },
-      { argv: [join(dir, 'status.sh')], timeoutMs: 5000, cwd: join(dir, 'no-such-folder') },
-    ];
-    for (const c of cases) {
-      const [ours, theirs] = await Promise.all([s.run(c), runScript(c)]);
-      const strip = (o: typeof ours): unknown => ({ ...o, durationMs: 0 });
-      assert.deepEqual(strip(ours), strip(theirs), c.argv.join(' '));
-    }
-    assert.ok(s.pid !== undefined, 'the spawner ran them');
+test('the build made the C spawner, and it is the default; AGENT_SCRIPT_SPAWNER=agent runs scripts in the agent', async () => {
+  await withSpawner({}, async (s, log) => {
+    const o = await s.run({ argv: ['/bin/echo', 'c'], timeoutMs: 5000 });
+    assert.deepEqual([o.code, o.stdout, s.kind], [0, 'c\n', 'c']);
+    assert.deepEqual(log, [`info: scripts are started by the C script spawner (${C_SPAWNER}, pid ${s.pid})`]);
+  });
+  await withSpawner({ kind: 'agent' }, async (s) => {
+    const o = await s.run({ argv: ['/bin/echo', 'agent'], timeoutMs: 5000 });
+    assert.deepEqual([o.stdout, s.kind, s.pid, s.fallbackReason], ['agent\n', 'agent', undefined, 'AGENT_SCRIPT_SPAWNER=agent']);
   });
 });
 
-test('scripts of a configured query run through the spawner', async () => {
-  await withSpawner(async (s) => {
-    const run = s.run.bind(s);
-    const r = await runConfiguredScript('status', 'status.sh $ARG1$', ['1'], settings, new Limiter(2), undefined, run);
-    assert.deepEqual([r.result, r.message, r.perf], [1, 'status 1', [{ alias: 'v', value: 1, warning: 1, critical: 2 }]]);
-    const missing = await runConfiguredScript('missing', 'no-such-script.sh', [], settings, new Limiter(1), undefined, run);
-    assert.deepEqual([missing.result, missing.message], [3, 'Failed to run missing (no-such-script.sh): no such file (ENOENT)']);
+test('a C spawner that cannot start hands its runs to the Perl one, said once', async () => {
+  await withSpawner({ program: join(dir, 'no-c-spawner-here') }, async (s, log) => {
+    const o = await Promise.all([1, 2].map((n) => s.run({ argv: ['/bin/echo', String(n)], timeoutMs: 5000 })));
+    assert.deepEqual(o.map((x) => x.stdout), ['1\n', '2\n']);
+    assert.equal(s.kind, 'perl');
+    assert.equal(log.filter((l) => l.startsWith('warning: the C script spawner could not start: no such file (ENOENT); the perl spawner is used instead')).length, 1, log.join('\n'));
   });
 });
 
-test('a timeout kills the whole process group', async () => {
-  await withSpawner(async (s) => {
-    const pidFile = join(dir, 'sleepy.pid');
-    const run = s.run.bind(s);
-    const r = await runConfiguredScript('sleepy', `sleepy.sh ${pidFile}`, [], { ...settings, timeoutSeconds: 0.5 }, new Limiter(1), undefined, run);
-    assert.deepEqual([r.result, r.message], [3, 'Script sleepy timed out after 0.5 s']);
-    assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true, 'the background sleep died with the script');
-  });
-});
+for (const kind of ['c', 'perl'] as const) {
 
-test('what a script leaves behind when it exits is killed; abort kills the script', async () => {
-  await withSpawner(async (s) => {
-    const pidFile = join(dir, 'orphan.pid');
-    const o = await s.run({ argv: [join(dir, 'orphan.sh'), pidFile], timeoutMs: 5000 });
-    assert.deepEqual([o.code, o.stdout], [0, 'left a child behind\n']);
-    assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true);
-    const stop = new AbortController();
-    setTimeout(() => stop.abort(), 100);
-    const a = await s.run({ argv: ['/bin/sleep', '30'], timeoutMs: 10_000, signal: stop.signal });
-    assert.deepEqual([a.aborted, a.signal, a.timedOut], [true, 'SIGKILL', false]);
+  test(`[${kind}] the same outcome as a run in the agent: status, output, environment, working folder, arguments, a missing program`, async () => {
+    await withSpawner({ kind }, async (s) => {
+      const cases: RunOptions[] = [
+        { argv: [join(dir, 'status.sh'), '2'], timeoutMs: 5000 },
+        { argv: [join(dir, 'status.sh'), '0'], timeoutMs: 5000 },
+        { argv: [join(dir, 'where.sh'), 'one two', ''], timeoutMs: 5000, cwd: dir, env: { GREETING: 'hello', PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+        { argv: ['sh', '-c', 'echo "$0 via PATH"'], timeoutMs: 5000 },
+        { argv: [join(dir, 'no-such-script.sh')], timeoutMs: 5000 },
+        { argv: ['/bin/sh', '-c', 'kill -TERM $$'], timeoutMs: 5000 },
+        { argv: [join(dir, 'status.sh')], timeoutMs: 5000, cwd: join(dir, 'no-such-folder') },
+        { argv: ['where.sh', 'found in the PATH of its own environment'], timeoutMs: 5000, env: { PATH: `/nowhere:${dir}` } },
+        { argv: ['./status.sh', '1'], timeoutMs: 5000, cwd: dir },
+        { argv: [join(dir, 'no-shebang'), 'x'], timeoutMs: 5000 },
+        { argv: ['no-shebang', 'y'], timeoutMs: 5000, env: { PATH: dir } },
+        { argv: ['not-executable'], timeoutMs: 5000, env: { PATH: dir } },
+        { argv: [join(dir, 'not-executable')], timeoutMs: 5000 },
+        { argv: [dir], timeoutMs: 5000 },
+        { argv: ['echo', 'no PATH at all'], timeoutMs: 5000, env: {} },
+      ];
+      for (const c of cases) {
+        const [ours, theirs] = await Promise.all([s.run(c), runScript(c)]);
+        const strip = (o: typeof ours): unknown => ({ ...o, durationMs: 0 });
+        assert.deepEqual(strip(ours), strip(theirs), c.argv.join(' '));
+      }
+      assert.ok(s.pid !== undefined, 'the spawner ran them');
+      assert.equal(s.kind, kind);
+    });
   });
-});
 
-test('large output is capped per stream and flagged, the rest is read and dropped', async () => {
-  await withSpawner(async (s) => {
-    const o = await s.run({ argv: [join(dir, 'flood.sh')], timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
-    assert.equal(o.code, 1);
-    assert.equal(o.truncated, true);
-    assert.equal(o.stdout, 'x'.repeat(64 * 1024));
-    assert.equal(o.stderr.length, 64 * 1024);
-    const full = await s.run({ argv: [join(dir, 'flood.sh')], timeoutMs: 10_000 });
-    assert.deepEqual([full.truncated, full.stdout.length, full.stderr.length], [true, 1024 * 1024, 100_000]);
+  test(`[${kind}] scripts of a configured query run through the spawner`, async () => {
+    await withSpawner({ kind }, async (s) => {
+      const run = s.run.bind(s);
+      const r = await runConfiguredScript('status', 'status.sh $ARG1$', ['1'], settings, new Limiter(2), undefined, run);
+      assert.deepEqual([r.result, r.message, r.perf], [1, 'status 1', [{ alias: 'v', value: 1, warning: 1, critical: 2 }]]);
+      const missing = await runConfiguredScript('missing', 'no-such-script.sh', [], settings, new Limiter(1), undefined, run);
+      assert.deepEqual([missing.result, missing.message], [3, 'Failed to run missing (no-such-script.sh): no such file (ENOENT)']);
+    });
   });
-});
 
-test('a word with a NUL character is refused with a clear error', async () => {
-  await withSpawner(async (s) => {
-    const o = await s.run({ argv: ['/bin/echo', 'a\0b'], timeoutMs: 5000 });
-    assert.equal(o.error, 'a word of the command line holds a NUL character');
-    const e = await s.run({ argv: ['/bin/echo'], timeoutMs: 5000, env: { BAD: 'x\0y' } });
-    assert.equal(e.error, 'the environment variable BAD holds a NUL character');
+  test(`[${kind}] a timeout kills the whole process group`, async () => {
+    await withSpawner({ kind }, async (s) => {
+      const pidFile = join(dir, 'sleepy.pid');
+      const run = s.run.bind(s);
+      const r = await runConfiguredScript('sleepy', `sleepy.sh ${pidFile}`, [], { ...settings, timeoutSeconds: 0.5 }, new Limiter(1), undefined, run);
+      assert.deepEqual([r.result, r.message], [3, 'Script sleepy timed out after 0.5 s']);
+      assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true, 'the background sleep died with the script');
+    });
   });
-});
 
-test('the spawner dies: its running script is answered with an error and its group killed, the next run starts a new spawner', async () => {
-  await withSpawner(async (s, log) => {
-    const pidFile = join(dir, 'dies.pid');
+  test(`[${kind}] what a script leaves behind when it exits is killed; abort kills the script`, async () => {
+    await withSpawner({ kind }, async (s) => {
+      const pidFile = join(dir, 'orphan.pid');
+      const o = await s.run({ argv: [join(dir, 'orphan.sh'), pidFile], timeoutMs: 5000 });
+      assert.deepEqual([o.code, o.stdout], [0, 'left a child behind\n']);
+      assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true);
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 100);
+      const a = await s.run({ argv: ['/bin/sleep', '30'], timeoutMs: 10_000, signal: stop.signal });
+      assert.deepEqual([a.aborted, a.signal, a.timedOut], [true, 'SIGKILL', false]);
+    });
+  });
+
+  test(`[${kind}] large output is capped per stream and flagged, the rest is read and dropped`, async () => {
+    await withSpawner({ kind }, async (s) => {
+      const o = await s.run({ argv: [join(dir, 'flood.sh')], timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
+      assert.equal(o.code, 1);
+      assert.equal(o.truncated, true);
+      assert.equal(o.stdout, 'x'.repeat(64 * 1024));
+      assert.equal(o.stderr.length, 64 * 1024);
+      const full = await s.run({ argv: [join(dir, 'flood.sh')], timeoutMs: 10_000 });
+      assert.deepEqual([full.truncated, full.stdout.length, full.stderr.length], [true, 1024 * 1024, 100_000]);
+    });
+  });
+
+  test(`[${kind}] a word with a NUL character is refused with a clear error`, async () => {
+    await withSpawner({ kind }, async (s) => {
+      const o = await s.run({ argv: ['/bin/echo', 'a\0b'], timeoutMs: 5000 });
+      assert.equal(o.error, 'a word of the command line holds a NUL character');
+      const e = await s.run({ argv: ['/bin/echo'], timeoutMs: 5000, env: { BAD: 'x\0y' } });
+      assert.equal(e.error, 'the environment variable BAD holds a NUL character');
+    });
+  });
+
+  test(`[${kind}] the spawner dies: its running script is answered with an error and its group killed, the next run starts a new spawner`, async () => {
+    await withSpawner({ kind }, async (s, log) => {
+      const pidFile = join(dir, 'dies.pid');
+      rmSync(pidFile, { force: true });
+      const running = s.run({ argv: [join(dir, 'sleepy.sh'), pidFile], timeoutMs: 30_000 });
+      const sleeper = await waitFor(pidFile);
+      const first = s.pid as number;
+      process.kill(first, 'SIGKILL');
+      const o = await running;
+      assert.equal(o.error, 'the script spawner exited (killed by SIGKILL) while it ran; its process group was killed');
+      assert.equal(await waitGone(sleeper), true, 'the script and its child died with the spawner');
+      assert.ok(log.some((l) => l.startsWith(`warning: script spawner (pid ${first}) exited (killed by SIGKILL); 1 running script(s) answered with an error`)), log.join('\n'));
+      const next = await s.run({ argv: ['/bin/echo', 'again'], timeoutMs: 5000 });
+      assert.deepEqual([next.code, next.stdout], [0, 'again\n']);
+      assert.notEqual(s.pid, first);
+      assert.equal(s.fallbackReason, undefined);
+    });
+  });
+
+  test(`[${kind}] a spawner that keeps dying: runs go through the agent itself, said once`, async () => {
+    await withSpawner({ kind }, async (s, log) => {
+      for (let i = 0; i < 3; i++) {
+        const running = s.run({ argv: ['/bin/sleep', '30'], timeoutMs: 30_000 });
+        await new Promise((r) => setTimeout(r, 100));
+        process.kill(s.pid as number, 'SIGKILL');
+        assert.match((await running).error ?? '', /^the script spawner exited/);
+      }
+      assert.match(s.fallbackReason ?? '', /^the spawner exited 3 times in a row/);
+      const o = await s.run({ argv: ['/bin/echo', 'in the agent'], timeoutMs: 5000 });
+      assert.deepEqual([o.code, o.stdout, s.pid], [0, 'in the agent\n', undefined]);
+      assert.equal(log.filter((l) => l.includes('spawned by the agent itself')).length, 1);
+    });
+  });
+
+  test(`[${kind}] the spawner cannot start and no other is allowed: runs go through the agent itself, nothing is lost`, async () => {
+    const missing = join(dir, `no-${kind}-here`);
+    await withSpawner({ kind, ...(kind === 'c' ? { program: missing } : { perl: missing }) }, async (s, log) => {
+      const o = await Promise.all([1, 2, 3].map((n) => s.run({ argv: ['/bin/echo', String(n)], timeoutMs: 5000 })));
+      assert.deepEqual(o.map((x) => x.stdout), ['1\n', '2\n', '3\n']);
+      assert.equal(s.fallbackReason, `${kind === 'c' ? 'the C script spawner' : 'perl'} could not start: no such file (ENOENT)`);
+      assert.equal(s.kind, 'agent');
+      assert.equal(log.filter((l) => l.includes('spawned by the agent itself')).length, 1);
+    });
+  });
+
+  test(`[${kind}] stop() with a script running: its group is killed and the run answered`, async () => {
+    const s = new ScriptSpawner({ kind });
+    const pidFile = join(dir, 'stopped.pid');
     rmSync(pidFile, { force: true });
     const running = s.run({ argv: [join(dir, 'sleepy.sh'), pidFile], timeoutMs: 30_000 });
     const sleeper = await waitFor(pidFile);
-    const first = s.pid as number;
-    process.kill(first, 'SIGKILL');
+    const spawnerPid = s.pid as number;
+    s.stop();
     const o = await running;
-    assert.equal(o.error, 'the script spawner exited (killed by SIGKILL) while it ran; its process group was killed');
-    assert.equal(await waitGone(sleeper), true, 'the script and its child died with the spawner');
-    assert.ok(log.some((l) => l.startsWith(`warning: script spawner (pid ${first}) exited (killed by SIGKILL); 1 running script(s) answered with an error`)), log.join('\n'));
-    const next = await s.run({ argv: ['/bin/echo', 'again'], timeoutMs: 5000 });
-    assert.deepEqual([next.code, next.stdout], [0, 'again\n']);
-    assert.notEqual(s.pid, first);
-    assert.equal(s.fallbackReason, undefined);
+    assert.equal(o.error, 'the script spawner was stopped; its process group was killed');
+    assert.equal(await waitGone(sleeper), true);
+    assert.equal(await waitGone(spawnerPid), true);
   });
-});
 
-test('a spawner that keeps dying: runs go through the agent itself, said once', async () => {
-  await withSpawner(async (s, log) => {
-    for (let i = 0; i < 3; i++) {
-      const running = s.run({ argv: ['/bin/sleep', '30'], timeoutMs: 30_000 });
-      await new Promise((r) => setTimeout(r, 100));
-      process.kill(s.pid as number, 'SIGKILL');
-      assert.match((await running).error ?? '', /^the script spawner exited/);
-    }
-    assert.match(s.fallbackReason ?? '', /^the spawner exited 3 times in a row/);
-    const o = await s.run({ argv: ['/bin/echo', 'in the agent'], timeoutMs: 5000 });
-    assert.deepEqual([o.code, o.stdout, s.pid], [0, 'in the agent\n', undefined]);
-    assert.equal(log.filter((l) => l.includes('spawned by the agent itself')).length, 1);
-  });
-});
-
-test('no perl: runs go through the agent itself, nothing is lost', async () => {
-  await withSpawner(async (s, log) => {
-    const o = await Promise.all([1, 2, 3].map((n) => s.run({ argv: ['/bin/echo', String(n)], timeoutMs: 5000 })));
-    assert.deepEqual(o.map((x) => x.stdout), ['1\n', '2\n', '3\n']);
-    assert.match(s.fallbackReason ?? '', /^perl could not start: no such file \(ENOENT\)/);
-    assert.equal(log.filter((l) => l.includes('spawned by the agent itself')).length, 1);
-  }, join(dir, 'no-perl-here'));
-});
-
-test('stop() with a script running: its group is killed and the run answered', async () => {
-  const s = new ScriptSpawner();
-  const pidFile = join(dir, 'stopped.pid');
-  rmSync(pidFile, { force: true });
-  const running = s.run({ argv: [join(dir, 'sleepy.sh'), pidFile], timeoutMs: 30_000 });
-  const sleeper = await waitFor(pidFile);
-  const spawnerPid = s.pid as number;
-  s.stop();
-  const o = await running;
-  assert.equal(o.error, 'the script spawner was stopped; its process group was killed');
-  assert.equal(await waitGone(sleeper), true);
-  assert.equal(await waitGone(spawnerPid), true);
-});
-
-test('the agent dies: the spawner kills the scripts it runs and exits', async () => {
-  const pidFile = join(dir, 'orphaned.pid');
-  rmSync(pidFile, { force: true });
-  const spawnerModule = new URL('../../../../src/checks/scripts/spawner.js', import.meta.url).href;
-  const program = `const { ScriptSpawner } = await import(${JSON.stringify(spawnerModule)});
-const s = new ScriptSpawner();
+  test(`[${kind}] the agent dies: the spawner kills the scripts it runs and exits`, async () => {
+    const pidFile = join(dir, 'orphaned.pid');
+    rmSync(pidFile, { force: true });
+    const spawnerModule = new URL('../../../../src/checks/scripts/spawner.js', import.meta.url).href;
+    const program = `const { ScriptSpawner } = await import(${JSON.stringify(spawnerModule)});
+const s = new ScriptSpawner({ kind: ${JSON.stringify(kind)} });
 void s.run({ argv: [${JSON.stringify(join(dir, 'sleepy.sh'))}, ${JSON.stringify(pidFile)}], timeoutMs: 60000 });
 setInterval(() => console.log(String(s.pid)), 50);`;
-  const agent = spawn(process.execPath, ['--input-type=module', '-e', program], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const spawnerPid = await new Promise<number>((resolve) => agent.stdout.on('data', (b: Buffer) => {
-    const pid = Number(b.toString().trim().split('\n')[0]);
-    if (pid > 0) resolve(pid);
-  }));
-  const sleeper = await waitFor(pidFile);
-  agent.kill('SIGKILL');
-  assert.equal(await waitGone(sleeper), true, 'the script died');
-  assert.equal(await waitGone(spawnerPid), true, 'the spawner exited');
-});
+    const agent = spawn(process.execPath, ['--input-type=module', '-e', program], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // Killed whatever happens: a test that fails here must not leave the program running.
+    const pids = (async () => {
+      const spawner = await new Promise<number>((resolve) => agent.stdout.on('data', (b: Buffer) => {
+        const pid = Number(b.toString().trim().split('\n')[0]);
+        if (pid > 0) resolve(pid);
+      }));
+      return { spawner, sleeper: await waitFor(pidFile) };
+    })();
+    const { spawner: spawnerPid, sleeper } = await pids.finally(() => agent.kill('SIGKILL'));
+    assert.equal(await waitGone(sleeper), true, 'the script died');
+    assert.equal(await waitGone(spawnerPid), true, 'the spawner exited');
+  });
+}

@@ -1,0 +1,49 @@
+// Part of `npm run build`: compiles the C script spawner (src/checks/scripts/spawner-c/) into
+// dist/bin/script-spawner with the first of $CC, cc and gcc found in PATH. Without a compiler,
+// or when the compile fails, the build says so in one line and carries on: the agent then starts
+// scripts through the Perl spawner (README "How scripts are started"). The binary is written
+// beside its final name and renamed, so an agent running the old one is not disturbed.
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const sourceDir = join(root, 'src/checks/scripts/spawner-c');
+const out = join(root, 'dist/bin/script-spawner');
+
+function findCompiler() {
+  const names = [process.env.CC, 'cc', 'gcc'].filter((n) => n !== undefined && n !== '');
+  for (const name of names) {
+    const candidates = isAbsolute(name) ? [name] : (process.env.PATH ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, name));
+    for (const file of candidates) {
+      try {
+        accessSync(file, constants.X_OK);
+        return file;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+const compiler = findCompiler();
+if (compiler === undefined) {
+  // A spawner left from an earlier build would be run against sources it was not built from.
+  rmSync(out, { force: true });
+  console.log('build-spawner: no C compiler (cc, gcc) found: the C script spawner is not built; scripts start through the Perl spawner');
+} else {
+  const sources = readdirSync(sourceDir).filter((f) => f.endsWith('.c')).sort().map((f) => join(sourceDir, f));
+  const tmp = `${out}.${process.pid}.tmp`;
+  mkdirSync(join(root, 'dist/bin'), { recursive: true });
+  try {
+    execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', '-o', tmp, ...sources], { stdio: ['ignore', 'inherit', 'pipe'] });
+    renameSync(tmp, out);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    rmSync(out, { force: true });
+    const detail = String(err.stderr ?? err.message).trim().split('\n').slice(0, 20).join('\n');
+    console.log(`build-spawner: ${compiler} could not build the C script spawner; scripts start through the Perl spawner:\n${detail}`);
+  }
+}
