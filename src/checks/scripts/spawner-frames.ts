@@ -15,24 +15,38 @@ export function maxReply(maxOutputBytes: number): number {
   return 2 * maxOutputBytes + 4096;
 }
 
-/** `R id timeoutMs maxBytes cwd argc argv... env...` as one frame. The strings must hold no NUL (checked by the caller). */
-export function runRequest(id: number, timeoutMs: number, maxBytes: number, cwd: string, argv: readonly string[], env: readonly string[]): Buffer {
-  return frame(['R', String(id), String(Math.max(0, Math.ceil(timeoutMs))), String(maxBytes), cwd, String(argv.length), ...argv, ...env].join('\0'));
+/**
+ * `R id timeoutMs maxBytes cwd argc argv... env...` as one frame; `env` is
+ * the environment already encoded by envBlock. The strings must hold no
+ * NUL (checked by the caller).
+ */
+export function runRequest(id: number, timeoutMs: number, maxBytes: number, cwd: string, argv: readonly string[], env: Buffer): Buffer {
+  const head = ['R', String(id), String(Math.max(0, Math.ceil(timeoutMs))), String(maxBytes), cwd, String(argv.length), ...argv].join('\0');
+  const n = Buffer.byteLength(head);
+  const out = Buffer.allocUnsafe(4 + n + env.length);
+  out.writeUInt32BE(n + env.length, 0);
+  out.write(head, 4);
+  env.copy(out, 4 + n);
+  return out;
 }
 
 export function killRequest(id: number): Buffer {
   return frame(`K\0${id}`);
 }
 
-/** `NAME=value` words of an environment, or the first key or value that holds a NUL. */
-export function envWords(env: NodeJS.ProcessEnv): string[] | { bad: string } {
-  const out: string[] = [];
+/**
+ * The environment part of a run request, `\0NAME=value` for each
+ * variable (empty for none), encoded once so that it can be sent with many
+ * runs; or the first key or value that holds a NUL.
+ */
+export function envBlock(env: NodeJS.ProcessEnv): Buffer | { bad: string } {
+  let out = '';
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) continue;
     if (k.includes('\0') || k.includes('=') || v.includes('\0')) return { bad: k };
-    out.push(`${k}=${v}`);
+    out += `\0${k}=${v}`;
   }
-  return out;
+  return Buffer.from(out);
 }
 
 /**

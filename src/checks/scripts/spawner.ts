@@ -19,7 +19,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { runScript, spawnReason, type RunOptions, type RunOutcome } from './runner.js';
-import { envWords, killRequest, maxReply, ReplyReader, runRequest, type Reply } from './spawner-frames.js';
+import { envBlock, killRequest, maxReply, ReplyReader, runRequest, type Reply } from './spawner-frames.js';
 import { SPAWNER_PERL } from './spawner-source.js';
 import { spawnerCandidates, type SpawnerKind, type SpawnerProgram } from './spawner-program.js';
 
@@ -67,6 +67,12 @@ export class ScriptSpawner {
   private fallback: string | undefined;
   /** The spawners still to try, best first; chosen with the first run. */
   private candidates: SpawnerProgram[] | undefined;
+  /**
+   * The agent's own environment, which scripts get unless their run names
+   * another, encoded at the first such run (reading process.env is slow,
+   * and the agent never changes its environment while it runs).
+   */
+  private agentEnv: Buffer | { bad: string } | undefined;
   /** The kinds whose first start was logged. */
   private readonly announced = new Set<string>();
   private readonly log: SpawnerLog;
@@ -94,7 +100,7 @@ export class ScriptSpawner {
   /** Runs one script; always resolves, as runScript does. */
   run(options: RunOptions): Promise<RunOutcome> {
     if (this.fallback !== undefined || options.argv.length === 0) return runScript(options);
-    const env = envWords(options.env ?? process.env);
+    const env = options.env === undefined || options.env === process.env ? (this.agentEnv ??= envBlock(process.env)) : envBlock(options.env);
     const bad = 'bad' in env ? `the environment variable ${env.bad} holds a NUL character` : [...options.argv, options.cwd ?? ''].some((w) => w.includes('\0')) ? 'a word of the command line holds a NUL character' : undefined;
     if (bad !== undefined || 'bad' in env) return Promise.resolve(failed(bad ?? '', Date.now()));
     const helper = this.helper ?? this.start();
