@@ -108,8 +108,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   // (reloads wait for the start), and the start does not wait for the watcher's scan in turn.
   if (options.watch !== false) {
     const r = reconciler;
-    watcher = watchSettingsTree(snapshot.file, loaded.watched, (event, kind) => {
-      void r.reload(`file ${event}`, kind === 'replaced');
+    watcher = watchSettingsTree(snapshot.file, loaded.watched, (event, kind, untouched) => {
+      void r.reload(`file ${event}`, kind === 'replaced', untouched);
     });
   }
   await Promise.all([reconciler.start(), watcher?.ready]);

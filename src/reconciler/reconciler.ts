@@ -29,6 +29,7 @@ import { carryOutStep, StartOrder } from './module-step.js';
 import { ModuleRunner } from './module-runner.js';
 import { RetryTimers } from './retry-timers.js';
 import { readReplaced, readStable } from './stable-read.js';
+import type { RenameWitness } from './watcher.js';
 
 const log = sink.logger('agent:reconciler');
 
@@ -108,14 +109,16 @@ export class Reconciler {
   /**
    * Re-read the file, validate, and apply it if valid. `replaced`: the
    * watcher saw the file replaced by rename, so it is complete and is read
-   * at once; otherwise it is read once settled (stable-read.ts).
+   * at once, and `untouched` (the watcher's rename witness) says whether
+   * anyone wrote it since; otherwise it is read once settled
+   * (stable-read.ts).
    */
-  reload(reason: string, replaced = false): Promise<ReconcilerStatus> {
+  reload(reason: string, replaced = false, untouched?: RenameWitness): Promise<ReconcilerStatus> {
     return this.serial(async () => {
       if (this.stopped) return this.status();
       let bytes: Buffer;
       try {
-        bytes = replaced ? await readReplaced(this.applied.file) : await readStable(this.applied.file);
+        bytes = replaced ? await readReplaced(this.applied.file, untouched) : await readStable(this.applied.file);
       } catch (err) {
         this.reject([{ code: 'AGENT_ERR_SETTINGS_UNREADABLE', severity: 'error', message: `cannot read settings file ${this.applied.file}: ${fsReason(err)}`, file: this.applied.file, line: 0, col: 0 }], [], '');
         return this.status();

@@ -13,7 +13,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sink } from '../log.js';
-import { DEBOUNCE_MS, watchSettings, type ChangeKind, type SettingsWatcher } from './watcher.js';
+import { DEBOUNCE_MS, watchSettings, type ChangeKind, type RenameWitness, type SettingsWatcher } from './watcher.js';
 
 const log = sink.logger('agent:reconciler:tree-watcher');
 
@@ -25,7 +25,7 @@ export interface SettingsTreeWatcher {
   close(): Promise<void>;
 }
 
-export function watchSettingsTree(main: string, paths: readonly string[], onChange: (event: string, kind: ChangeKind) => void): SettingsTreeWatcher {
+export function watchSettingsTree(main: string, paths: readonly string[], onChange: (event: string, kind: ChangeKind, untouched?: RenameWitness) => void): SettingsTreeWatcher {
   const mainAbs = resolve(main);
   const watchers = new Map<string, SettingsWatcher>();
   let closed = false;
@@ -42,8 +42,8 @@ export function watchSettingsTree(main: string, paths: readonly string[], onChan
 
   const add = (path: string): SettingsWatcher => {
     if (path !== mainAbs && isDirectory(path)) return watchFolder(path, folderChanged);
-    return watchSettings(path, (event, kind) => {
-      if (path === mainAbs) onChange(event, kind);
+    return watchSettings(path, (event, kind, untouched) => {
+      if (path === mainAbs) onChange(event, kind, untouched);
       else onChange(`${event} of included ${path}`, kind === 'removed' ? 'removed' : 'modified');
     });
   };

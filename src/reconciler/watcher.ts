@@ -1,33 +1,52 @@
 /**
- * Watches the settings file with chokidar: saved in place, replaced by
- * rename (editors, git checkout, our own atomic writes), deleted and
- * re-created. The folder is watched at depth 0 and only the file's own path
- * counts, so temp files of atomic writes are ignored.
+ * Watches one settings file: saved in place, replaced by rename (editors,
+ * `mv`, our own atomic writes), deleted and re-created. Two watches of
+ * node:fs (inotify on Linux): the folder, for what happens to the file's
+ * name (a rename over it, its removal, its creation, writes through it),
+ * and the file itself, for writes that reach it by another way (the path
+ * is a symlink, or a hard link elsewhere); it follows the file as new
+ * inodes take the name. Not chokidar: it stats the file before passing an
+ * event on, throttles repeated changes of a path (50 ms) and does not say
+ * which kind of event came, and the rename witness below needs to know.
  *
- * Each event is classified by the file's inode:
- * - `replaced`: a new, non-empty inode holds the name (a rename). It is
- *   complete, so it is reported at once, with no debounce (stable-read.ts
- *   reads it once);
+ * Each event is classified, in its callback and in order, by a stat of the
+ * path:
+ * - `replaced`: a new, non-empty inode holds the name. It is reported at
+ *   once, with no debounce (stable-read.ts reads it once);
  * - `modified`: the same inode changed (written in place), or a new empty
  *   one appeared (created, to be written in place). Bursts are debounced
  *   (DEBOUNCE_MS) into one report, and the reader waits for the file to
  *   settle;
  * - `removed`: the file is gone (debounced like `modified`).
- * chokidar drops a second `change` of a path within 50 ms of the first, so
- * a trailing stat TRAILING_MS after the last event reports a change that
- * no event announced.
+ * An event that only says the name changed hands (a rename, the old
+ * inode's last link going) while the name holds what was last reported is
+ * nothing new and is dropped.
+ *
+ * The rename witness: when a new inode arrived by its name (the folder saw
+ * a rename or creation of it, not a write), has one link and the path is
+ * not a symlink, the report carries `untouched`. It resolves true when no
+ * write event reached the file since it took the name, counting every event
+ * the kernel queued before the call, so a reader that calls it after
+ * reading knows no writer touched what it read: the file is complete as
+ * renamed, with no scan for writers (open-writers.ts). A truncating in-place
+ * save queues its event when it opens the file, before it writes anything,
+ * so a half-written file never passes. What passes undetected: a writer that
+ * renames a file before it finished writing it and writes the rest later
+ * (its next write is an event, which reloads again).
  */
-import { watch, type FSWatcher } from 'chokidar';
-import { statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { lstatSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { sink } from '../log.js';
 
 export const DEBOUNCE_MS = Number(process.env.AGENT_RELOAD_DEBOUNCE_MS ?? 20);
-/** After chokidar's 50 ms throttle of repeated change events. */
-const TRAILING_MS = 70;
 
 export type ChangeKind = 'replaced' | 'modified' | 'removed';
+
+/**
+ * Resolves true when no write reached the file since it was renamed into
+ * place; every event queued before the call is counted.
+ */
+export type RenameWitness = () => Promise<boolean>;
 
 const log = sink.logger('agent:reconciler:watcher');
 
@@ -37,51 +56,50 @@ export interface SettingsWatcher {
   close(): Promise<void>;
 }
 
-export function watchSettings(file: string, onChange: (event: string, kind: ChangeKind) => void, debounceMs = DEBOUNCE_MS): SettingsWatcher {
+export function watchSettings(file: string, onChange: (event: string, kind: ChangeKind, untouched?: RenameWitness) => void, debounceMs = DEBOUNCE_MS): SettingsWatcher {
   const abs = resolve(file);
-  const dir = dirname(abs);
   const name = basename(abs);
   let timer: NodeJS.Timeout | undefined;
-  let trailing: NodeJS.Timeout | undefined;
   let events: string[] = [];
   let pendingKind: ChangeKind = 'modified';
   /** Identity of the file as last reported (or at start). */
-  let reported = identityNow(abs);
-  /** Serializes the stats of events, so they classify in order. */
-  let chain: Promise<void> = Promise.resolve();
+  let reported = identity(statOf(abs));
+  /** Write events seen so far (the rename witness compares counts). */
+  let writes = 0;
   let closed = false;
+  /** The file was found missing (and the removal logged). */
+  let gone = reported === '';
+  /** The watch of the file itself and the inode it was armed on. */
+  let fileWatch: FSWatcher | undefined;
+  let armed = '';
 
-  const watcher: FSWatcher = watch(dir, {
-    depth: 0,
-    ignoreInitial: true,
-    // Keep the folder itself and the settings file; ignore everything else.
-    ignored: (path: string) => path !== dir && basename(path) !== name,
-  });
-
-  const report = (kind: ChangeKind, id: string): void => {
+  const report = (kind: ChangeKind, id: string, untouched?: RenameWitness): void => {
     reported = id;
     const what = [...new Set(events)].join('+');
     events = [];
-    onChange(what, kind);
+    onChange(what, kind, untouched);
   };
 
-  const classify = async (event: string | undefined): Promise<void> => {
-    const st = await stat(abs).catch(() => undefined);
-    if (closed) return;
-    const id = st ? identity(st) : '';
-    if (event === undefined) {
-      // Trailing check: report only what no event announced.
-      if (id === reported || timer) return;
-      events.push('change');
-    } else {
-      events.push(event);
-    }
+  const witness = (since: number): RenameWitness => async () => {
+    await eventsQueuedBefore();
+    return !closed && writes === since;
+  };
+
+  /** `write`: content or attributes of the inode holding the name changed; otherwise the name changed hands. */
+  const classify = (event: string, write: boolean, st: Stats | undefined): void => {
+    const id = identity(st);
+    if (!write && id === reported) return;
+    events.push(event);
     if (st && st.size > 0 && inode(id) !== inode(reported)) {
+      gone = false;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      report('replaced', id);
+      const arrived = !write && st.nlink === 1 && !isSymlink(abs);
+      report('replaced', id, arrived ? witness(writes) : undefined);
       return;
     }
+    if (!st && !gone) log.warning(`settings file ${abs} was removed; keeping the running settings until it comes back`);
+    gone = !st;
     pendingKind = st ? 'modified' : 'removed';
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
@@ -90,56 +108,85 @@ export function watchSettings(file: string, onChange: (event: string, kind: Chan
     }, debounceMs);
   };
 
-  const enqueue = (event: string | undefined): void => {
-    chain = chain.then(() => classify(event)).catch((err: unknown) => log.error(`watching ${abs} failed: ${String(err)}`));
+  const onEvent = (event: string, fromFile: boolean): void => {
+    if (closed) return;
+    const st = statOf(abs);
+    const ino = inode(identity(st));
+    // The file's own watch speaks for the inode it was armed on: once another holds the name, only of that one going.
+    const write = event === 'change' && (!fromFile || ino === armed);
+    if (write) writes++;
+    if (ino !== armed) arm(ino);
+    classify(event === 'rename' ? 'rename' : 'change', write, st);
   };
 
-  watcher.on('all', (event, path) => {
-    if (resolve(path) !== abs) return;
-    if (event === 'unlink') log.warning(`settings file ${abs} was removed; keeping the running settings until it comes back`);
-    enqueue(event);
-    if (trailing) clearTimeout(trailing);
-    trailing = setTimeout(() => {
-      trailing = undefined;
-      enqueue(undefined);
-    }, TRAILING_MS);
+  const arm = (ino: string): void => {
+    fileWatch?.close();
+    fileWatch = undefined;
+    armed = ino;
+    if (ino) fileWatch = watchPath(abs, (event) => onEvent(event, true));
+  };
+
+  const folder = watchPath(dirname(abs), (event, filename) => {
+    if (filename === null || filename === name) onEvent(event, false);
   });
-  watcher.on('error', (err) => log.error(`watching ${abs} failed: ${String(err)}`));
-  const ready = new Promise<void>((res) => watcher.once('ready', () => res()));
+  arm(inode(reported));
   return {
-    ready,
-    async close() {
+    ready: Promise.resolve(),
+    close() {
       closed = true;
       if (timer) clearTimeout(timer);
-      if (trailing) clearTimeout(trailing);
-      await watcher.close();
+      folder?.close();
+      fileWatch?.close();
+      return Promise.resolve();
     },
   };
 }
 
 // ---------------------------------------------------------------- helpers
 
-interface StatLike {
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
+/**
+ * Two turns of the event loop: the poll phase between them reads the
+ * inotify descriptor, so every event the kernel queued before the call has
+ * reached its listener when this resolves.
+ */
+async function eventsQueuedBefore(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise<void>((res) => setImmediate(res));
+}
+
+function watchPath(path: string, listener: (event: string, filename: string | null) => void): FSWatcher | undefined {
+  try {
+    const w = watch(path, listener);
+    w.on('error', (err) => log.error(`watching ${path} failed: ${String(err)}`));
+    return w;
+  } catch (err) {
+    // A missing folder (an include that does not exist) is not watched; anything else is worth saying.
+    const code = (err as NodeJS.ErrnoException).code;
+    (code === 'ENOENT' || code === 'ENOTDIR' ? log.debug : log.error)(`cannot watch ${path}: ${String(err)}`);
+    return undefined;
+  }
+}
+
+function statOf(file: string): Stats | undefined {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function isSymlink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** dev:ino:size:mtime:ctime; '' for a missing file. */
-function identity(st: StatLike): string {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+function identity(st: Stats | undefined): string {
+  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : '';
 }
 
 function inode(id: string): string {
   return id.split(':', 2).join(':');
-}
-
-function identityNow(file: string): string {
-  try {
-    return identity(statSync(file));
-  } catch {
-    return '';
-  }
 }

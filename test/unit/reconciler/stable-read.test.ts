@@ -1,8 +1,8 @@
 /**
  * Reading the settings file only when complete: a writer that pauses between
  * two writes holds the file open, and readStable waits for it; open-writers
- * finds a descriptor opened for writing (not one opened for reading); the
- * watcher reports a rename as `replaced` and an in-place write as `modified`.
+ * finds a descriptor opened for writing (not one opened for reading); a
+ * replaced file is taken at once when the rename witness says untouched.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../../../src/log.js';
 import { openWriters } from '../../../src/reconciler/open-writers.js';
 import { readReplaced, readStable } from '../../../src/reconciler/stable-read.js';
-import { watchSettings, type ChangeKind } from '../../../src/reconciler/watcher.js';
 
 sink.consoleLevel = 'silent';
 
@@ -74,45 +73,6 @@ test('readStable reads a closed file after one stable interval', async () => {
   }
 });
 
-test('the watcher reports a rename as replaced and an in-place write as modified', async () => {
-  const { dir, file } = tempFile('[/modules]\n');
-  const seen: ChangeKind[] = [];
-  let wake: (() => void) | undefined;
-  const watcher = watchSettings(file, (_event, kind) => {
-    seen.push(kind);
-    wake?.();
-  });
-  const next = (ms: number): Promise<void> =>
-    new Promise((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`no event within ${ms} ms; seen ${seen.join(',')}`)), ms);
-      wake = () => {
-        clearTimeout(timer);
-        res();
-      };
-    });
-  try {
-    await watcher.ready;
-    let waiting = next(5000);
-    writeFileSync(join(dir, 'agent.ini.tmp'), '[/modules]\nCheckHelpers = enabled\n');
-    renameSync(join(dir, 'agent.ini.tmp'), file);
-    await waiting;
-    assert.equal(seen.at(-1), 'replaced');
-    await sleep(150); // past chokidar's 50 ms throttle of the same path
-    waiting = next(5000);
-    writeFileSync(file, '[/modules]\nCheckHelpers = disabled\n');
-    await waiting;
-    assert.equal(seen.at(-1), 'modified');
-    await sleep(150);
-    waiting = next(5000);
-    rmSync(file);
-    await waiting;
-    assert.equal(seen.at(-1), 'removed');
-  } finally {
-    await watcher.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
 test('readReplaced: a file "replaced" that is being written in place (truncated, half written) is read once the writer closes', async () => {
   const { dir, file } = tempFile('[/modules]\nWEBServer = enabled\n');
   try {
@@ -129,6 +89,30 @@ test('readReplaced: a file "replaced" that is being written in place (truncated,
     writeFileSync(`${file}.new`, 'renamed\n');
     renameSync(`${file}.new`, file);
     assert.equal((await readReplaced(file)).toString(), 'renamed\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('readReplaced: with a witness that saw no write, the file is taken as read; one that saw a write sends it to the checks', async () => {
+  const { dir, file } = tempFile('[/modules]\nCheckHelpers = enabled\n');
+  try {
+    let asked = 0;
+    const untouched = (answer: boolean) => () => {
+      asked++;
+      return Promise.resolve(answer);
+    };
+    assert.equal((await readReplaced(file, untouched(true))).toString(), '[/modules]\nCheckHelpers = enabled\n');
+    assert.equal(asked, 1);
+    // The witness saw a write: the writer still holding the file is waited for.
+    const fd = openSync(file, 'w');
+    writeSync(fd, '[/modules]\n');
+    const reading = readReplaced(file, untouched(false));
+    await sleep(100);
+    writeSync(fd, 'CheckHelpers = disabled\n');
+    closeSync(fd);
+    assert.equal((await reading).toString(), '[/modules]\nCheckHelpers = disabled\n');
+    assert.equal(asked, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
