@@ -45,18 +45,30 @@ function watching(file: string): { reports: Report[]; next(): Promise<Report>; c
   return { reports, next, close: () => watcher.close() };
 }
 
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'watcher-'));
-}
-
-test('a rename is reported once, as replaced, with a witness that saw no write; an in-place write is modified, a deletion removed', async () => {
-  const dir = tempDir();
+/** A folder with agent.ini in it (made by `setup`, a plain file by default), watched while `body` runs; removed after. */
+async function withWatched(body: (w: ReturnType<typeof watching>, dir: string, file: string) => Promise<void>, setup?: (dir: string, file: string) => void): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'watcher-'));
   const file = join(dir, 'agent.ini');
-  writeFileSync(file, '[/modules]\n');
+  if (setup) setup(dir, file);
+  else writeFileSync(file, '[/modules]\n');
   const w = watching(file);
   try {
-    writeFileSync(join(dir, 'agent.ini.tmp'), '[/modules]\nCheckHelpers = enabled\n');
-    renameSync(join(dir, 'agent.ini.tmp'), file);
+    await body(w, dir, file);
+  } finally {
+    await w.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Write `text` beside `file` and rename it over `file`. */
+function renameOver(file: string, text: string): void {
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+test('a rename is reported once, as replaced, with a witness that saw no write; an in-place write is modified, a deletion removed', () =>
+  withWatched(async (w, _dir, file) => {
+    renameOver(file, '[/modules]\nCheckHelpers = enabled\n');
     const renamed = await w.next();
     assert.equal(renamed.kind, 'replaced');
     assert.ok(renamed.untouched, 'a rename carries a witness');
@@ -68,73 +80,50 @@ test('a rename is reported once, as replaced, with a witness that saw no write; 
     assert.equal((await w.next()).kind, 'modified');
     rmSync(file);
     assert.equal((await w.next()).kind, 'removed');
-  } finally {
-    await w.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('the witness of a rename says touched once the file was written in place after it', async () => {
-  const dir = tempDir();
-  const file = join(dir, 'agent.ini');
-  writeFileSync(file, '[/modules]\n');
-  const w = watching(file);
-  try {
-    writeFileSync(join(dir, 'agent.ini.tmp'), '[/modules]\nCheckHelpers = enabled\n');
-    renameSync(join(dir, 'agent.ini.tmp'), file);
+test('the witness of a rename says touched once the file was written in place after it', () =>
+  withWatched(async (w, _dir, file) => {
+    renameOver(file, '[/modules]\nCheckHelpers = enabled\n');
     writeFileSync(file, '[/modules]\nCheckHelpers = disabled\n'); // before the watcher saw the rename
     const renamed = await w.next();
     assert.equal(renamed.kind, 'replaced');
     assert.ok(renamed.untouched);
     assert.equal(await renamed.untouched(), false);
     assert.equal((await w.next()).kind, 'modified', 'the write is reported as an in-place save too');
-  } finally {
-    await w.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('a file renamed into place with another hard link gets no witness', async () => {
-  const dir = tempDir();
-  const file = join(dir, 'agent.ini');
-  writeFileSync(file, '[/modules]\n');
-  const w = watching(file);
-  try {
-    writeFileSync(join(dir, 'agent.ini.tmp'), '[/modules]\nCheckHelpers = enabled\n');
-    linkSync(join(dir, 'agent.ini.tmp'), join(dir, 'other.ini'));
-    renameSync(join(dir, 'agent.ini.tmp'), file);
+test('a file renamed into place with another hard link gets no witness', () =>
+  withWatched(async (w, dir, file) => {
+    writeFileSync(`${file}.tmp`, '[/modules]\nCheckHelpers = enabled\n');
+    linkSync(`${file}.tmp`, join(dir, 'other.ini'));
+    renameSync(`${file}.tmp`, file);
     const renamed = await w.next();
     assert.equal(renamed.kind, 'replaced');
     assert.equal(renamed.untouched, undefined, 'writes through the other name would not be seen in this folder');
-  } finally {
-    await w.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('a symlinked settings path: in-place writes to the target are seen, a target replaced by rename gets no witness', async () => {
-  const dir = tempDir();
-  mkdirSync(join(dir, 'real'));
-  const target = join(dir, 'real', 'target.ini');
-  const file = join(dir, 'agent.ini');
-  writeFileSync(target, '[/modules]\n');
-  symlinkSync(target, file);
-  const w = watching(file);
-  try {
-    writeFileSync(target, '[/modules]\nCheckHelpers = enabled\n');
-    assert.equal((await w.next()).kind, 'modified');
-    await sleep(100);
-    writeFileSync(`${target}.tmp`, '[/modules]\nCheckHelpers = disabled\n');
-    renameSync(`${target}.tmp`, target);
-    const renamed = await w.next();
-    assert.equal(renamed.kind, 'replaced');
-    assert.equal(renamed.untouched, undefined);
-    // The watch follows the new target: its in-place writes are seen too.
-    await sleep(100);
-    writeFileSync(target, '[/modules]\n; again\n');
-    assert.equal((await w.next()).kind, 'modified');
-  } finally {
-    await w.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('a symlinked settings path: in-place writes to the target are seen, a target replaced by rename gets no witness', () => {
+  let target = '';
+  return withWatched(
+    async (w) => {
+      writeFileSync(target, '[/modules]\nCheckHelpers = enabled\n');
+      assert.equal((await w.next()).kind, 'modified');
+      await sleep(100);
+      renameOver(target, '[/modules]\nCheckHelpers = disabled\n');
+      const renamed = await w.next();
+      assert.equal(renamed.kind, 'replaced');
+      assert.equal(renamed.untouched, undefined);
+      // The watch follows the new target: its in-place writes are seen too.
+      await sleep(100);
+      writeFileSync(target, '[/modules]\n; again\n');
+      assert.equal((await w.next()).kind, 'modified');
+    },
+    (dir, file) => {
+      mkdirSync(join(dir, 'real'));
+      target = join(dir, 'real', 'target.ini');
+      writeFileSync(target, '[/modules]\n');
+      symlinkSync(target, file);
+    },
+  );
 });
