@@ -21,6 +21,12 @@
  * 2. In process: our RemoteServer answering check_ok (CheckHelpers) against
  *    the ceiling, servers/bare-nrpe-tls.js: a bare Node TLS server with the
  *    same TLS options answering a fixed packet. Goal: 0.9x the ceiling.
+ *    Same handshake on both (checked with these clients): TLS 1.2,
+ *    AECDH-AES256-SHA over X25519, no certificate, a session ticket issued
+ *    and never used (the clients offer no session: a full handshake per
+ *    query, as check_nrpe), setNoDelay, the same answer bytes in one write
+ *    and an end. The ceiling reads no more than the length: no CRC check,
+ *    no query, no timer, no allowed hosts.
  *
  * Beside queries per second, each side's CPU time per query answered: user +
  * system of the server process, of its live descendants (our spawner) and
