@@ -1,7 +1,9 @@
 /**
  * The core implementation. Every query, exec command, submission, log entry
  * and settings lookup crosses the protobuf boundary: callers encode a plugin
- * message, handlers decode it and answer with an encoded message. A handler
+ * message, handlers decode it and answer with an encoded message (a simple
+ * query runs on the request queryRaw decoded, and its answer is encoded in
+ * queryRaw's response: each message is encoded and decoded once). A handler
  * that throws or answers garbage yields an UNKNOWN result naming the
  * problem; it never takes the caller down.
  */
@@ -9,7 +11,7 @@ import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink, type LogLevel } from '../log.js';
 import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
 import { toStatus, type QueryResult, type Status } from './result.js';
-import type { Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
+import type { CallOptions, Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { answerSettingsQuery } from './settings-query.js';
 
@@ -73,9 +75,15 @@ export function createCore(options: CoreOptions): Core {
           payload.push(resultToResponse({ command: p.command, result: 3, message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]), perf: [] }, p.id ?? undefined));
           continue;
         }
-        // Each handler sees a request holding only its payload; a one-payload request already is one.
-        const single = request.payload.length === 1 ? bytes : encode('QueryRequestMessage', { header: request.header, payload: [p] });
         try {
+          // A simple query (registerSimpleQuery) runs on the request decoded here; its answer is encoded with the others below.
+          const simple = simpleRuns.get(entry.handler);
+          if (simple) {
+            payload.push(verified(await simple(p, opts)));
+            continue;
+          }
+          // Each handler sees a request holding only its payload; a one-payload request already is one.
+          const single = request.payload.length === 1 ? bytes : encode('QueryRequestMessage', { header: request.header, payload: [p] });
           const answer = decode('QueryResponseMessage', await entry.handler(single, opts));
           if (answer.payload.length === 0) throw new Error('the handler answered no payload');
           payload.push(...answer.payload);
@@ -187,24 +195,43 @@ export function createCore(options: CoreOptions): Core {
   return core;
 }
 
+type SimpleRun = (p: Plugin.QueryRequestMessage.Request.$Properties, call: CallOptions) => Promise<Plugin.QueryResponseMessage.Response.$Properties>;
+
+/**
+ * The run of one request payload behind each simple query's raw handler. queryRaw, which has
+ * decoded the request already, calls it directly and encodes its answer into the response it
+ * sends anyway: the request and the response cross as bytes once each, not twice.
+ */
+const simpleRuns = new WeakMap<RawQueryHandler, SimpleRun>();
+
 /** Wrap a function of the arguments as a raw query handler (decode, run, encode). */
 function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
-  return async (bytes, call = {}) => {
+  const run: SimpleRun = async (p, call) => {
+    const signal = call.signal ?? NEVER_ABORTED;
+    let r: QueryResult;
+    try {
+      const out = await fn([...(p.arguments ?? [])], call.allow ? { signal, allow: call.allow } : { signal });
+      r = { ...out, command: out.command ?? p.command ?? name };
+    } catch (err) {
+      r = { command: p.command, result: 3, message: err instanceof AgentError ? err.message : `${p.command} failed: ${errorMessage(err)}`, perf: [] };
+    }
+    return resultToResponse({ ...r, arguments: [...(p.arguments ?? [])] }, p.id ?? undefined);
+  };
+  const handler: RawQueryHandler = async (bytes, call = {}) => {
     const request = decode('QueryRequestMessage', bytes);
     const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
-    for (const p of request.payload) {
-      const signal = call.signal ?? NEVER_ABORTED;
-      let r: QueryResult;
-      try {
-        const out = await fn([...(p.arguments ?? [])], call.allow ? { signal, allow: call.allow } : { signal });
-        r = { ...out, command: out.command ?? p.command ?? name };
-      } catch (err) {
-        r = { command: p.command, result: 3, message: err instanceof AgentError ? err.message : `${p.command} failed: ${errorMessage(err)}`, perf: [] };
-      }
-      payload.push(resultToResponse({ ...r, arguments: [...(p.arguments ?? [])] }, p.id ?? undefined));
-    }
+    for (const p of request.payload) payload.push(await run(p, call));
     return encode('QueryResponseMessage', { header: replyHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
   };
+  simpleRuns.set(handler, run);
+  return handler;
+}
+
+/** A simple query's answer as encode would take it, else the AGENT_ERR_PROTOBUF encoding it in its own message would have thrown. */
+function verified(response: Plugin.QueryResponseMessage.Response.$Properties): Plugin.QueryResponseMessage.Response.$Properties {
+  const problem = Plugin.QueryResponseMessage.Response.verify(response);
+  if (problem) throw new AgentError('AGENT_ERR_PROTOBUF', ['QueryResponseMessage', `payload.${problem}`]);
+  return response;
 }
 
 function simpleExecHandler(fn: SimpleExec): RawExecHandler {
