@@ -58,8 +58,12 @@ export interface EncodeOptions {
  * packet; responses carry the text (at most 65535 bytes) and its NUL.
  */
 export function encodePacket(o: EncodeOptions): Buffer {
-  const text = typeof o.text === 'string' ? Buffer.from(o.text, 'utf8') : o.text;
   const result = o.result ?? 0;
+  if (o.version !== 2 && typeof o.text === 'string' && o.text.length < NRPE_MAX_BUFFER / 3) {
+    // Text that surely fits (3 UTF-8 bytes per UTF-16 unit at most) is written into the packet as it is encoded.
+    return encodeV3V4(o, result, Buffer.byteLength(o.text, 'utf8'), (buf) => buf.write(o.text as string, 16, 'utf8'));
+  }
+  const text = typeof o.text === 'string' ? Buffer.from(o.text, 'utf8') : o.text;
   if (o.version === 2) {
     const payload = o.payloadLength ?? DEFAULT_PAYLOAD_LENGTH;
     const buf = Buffer.alloc(12 + payload);
@@ -68,25 +72,30 @@ export function encodePacket(o: EncodeOptions): Buffer {
     buf.writeUInt32BE(crc32(buf), 4);
     return buf;
   }
+  return encodeV3V4(o, result, text.length, (buf, bufferLength) => text.copy(buf, 16, 0, bufferLength - 1));
+}
+
+function encodeV3V4(o: EncodeOptions, result: number, textLength: number, writeText: (buf: Buffer, bufferLength: number) => void): Buffer {
   const header = o.version === 3 ? 19 : 16;
-  let bufferLength = Math.min(text.length, NRPE_MAX_BUFFER - 1) + 1;
+  let bufferLength = Math.min(textLength, NRPE_MAX_BUFFER - 1) + 1;
   if (o.type === QUERY_PACKET) bufferLength = Math.max(bufferLength, V2_DEFAULT_SIZE - header);
   const buf = Buffer.alloc(header + bufferLength);
   writeHeader(buf, o.version, o.type, result);
   buf.writeInt32BE(bufferLength, 12);
-  text.copy(buf, 16, 0, bufferLength - 1);
+  writeText(buf, bufferLength);
   buf.writeUInt32BE(crc32(buf), 4);
   return buf;
 }
 
 /** True when the CRC stored in a complete packet matches its bytes (see the layouts above). */
 export function crcMatches(packet: Buffer): boolean {
-  const stored = packet.readUInt32BE(4);
-  const copy = Buffer.from(packet);
-  copy.writeUInt32BE(0, 4);
-  if (copy.readUInt16BE(0) !== 2) copy.writeUInt16BE(0, 10);
-  return crc32(copy) === stored;
+  // The CRC of the packet with its crc32 (and v3/v4 alignment) field zeroed, computed piece by piece: no copy.
+  let crc = crc32(ZEROS, crc32(packet.subarray(0, 4)));
+  crc = packet.readUInt16BE(0) === 2 ? crc32(packet.subarray(8), crc) : crc32(packet.subarray(12), crc32(ZEROS.subarray(0, 2), crc32(packet.subarray(8, 10), crc)));
+  return crc === packet.readUInt32BE(4);
 }
+
+const ZEROS = Buffer.alloc(4);
 
 /** The text of a buffer: up to the first NUL, or all of it. */
 export function textOf(buffer: Buffer): Buffer {

@@ -14,7 +14,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { AgentError, errorMessage } from '../../errors.js';
-import { escapeForLog, type Logger } from '../../log.js';
+import { escapeForLog, sink, type Logger } from '../../log.js';
 import { toNagios, type QueryResult } from '../../core/result.js';
 import { escapeLog } from '../../log-escape.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
@@ -173,10 +173,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
   const peer = escapeLog(socket.remoteAddress ?? '?');
   const reader = new PacketReader({ payloadLength: policy.payloadLength, maxBufferLength: NRPE_MAX_BUFFER });
   let done = false;
-  socket.setTimeout(policy.timeoutMs, () => {
-    log.debug(`dropped ${peer}: no complete query within ${policy.timeoutMs} ms`);
-    socket.destroy();
-  });
+  // Until the query is complete the guard's first-request deadline (counted from the accept) applies.
   socket.on('error', (err) => log.debug(`connection from ${peer}: ${err.message}`));
   const onData = (chunk: Buffer): void => {
     if (done) return;
@@ -195,6 +192,8 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
     served();
     socket.off('data', onData);
     socket.pause();
+    // From here the listener's idle rule: the answer (the check included) is written within the timeout.
+    socket.setTimeout(policy.timeoutMs, () => socket.destroy());
     void respond(socket, packet, policy, options, log).catch((err: unknown) => {
       log.error(`answering ${peer} failed: ${escapeForLog(errorMessage(err))}`);
       socket.destroy();
@@ -232,7 +231,9 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     } catch (err) {
       result = refusal(`${command} failed: ${errorMessage(err)}`);
     }
-    log.debug(`${peer} ${escapeForLog(command)}: status ${result.result} in ${Date.now() - started} ms`);
+    // One line per query only when debug output is asked for: otherwise a busy server would push
+    // every other entry out of the log buffer (and each kept record costs the garbage collector).
+    if (sink.consoleLevel === 'debug') log.debug(`${peer} ${escapeForLog(command)}: status ${result.result} in ${Date.now() - started} ms`);
   }
   if (socket.destroyed) return;
   const response = encodePacket({
@@ -244,7 +245,6 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     text: toNagios(result, (packet.version === 2 ? policy.payloadLength : NRPE_MAX_BUFFER) - 1),
     payloadLength: policy.payloadLength,
   });
-  socket.setTimeout(policy.timeoutMs, () => socket.destroy());
   // One write, then close: check_nrpe over TLS waits for the close.
   socket.end(response);
 }
