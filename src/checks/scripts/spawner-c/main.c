@@ -63,6 +63,10 @@ void watch_fd(int fd, void *tag) {
   if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0) die("epoll_ctl");
 }
 
+void unwatch_fd(int fd) {
+  if (epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL) < 0) die("epoll_ctl");
+}
+
 /* A reply: a 4-byte big-endian length, then fields joined by NUL. */
 void reply_start(void) {
   reply_at = out.len;

@@ -130,7 +130,15 @@ static void finish(struct run *r);
 
 static void close_stream(struct stream *s) {
   if (s->fd < 0) return;
-  close(s->fd); /* which also takes it out of the epoll set */
+  /*
+   * Out of the epoll set before the close: a close takes it out only when
+   * it drops the last reference to the pipe, and a child that posix_spawn
+   * just started may still hold a copy (the spawner resumes when the exec
+   * releases its memory, a moment before the exec closes the copies).
+   * Its events would then name a run already freed.
+   */
+  unwatch_fd(s->fd);
+  close(s->fd);
   s->fd = -1;
   struct run *r = s->run;
   if (--r->open == 0 && r->reaped && !r->finished) {

@@ -52,6 +52,7 @@ void die(const char *what);
 void buf_add(struct buf *b, const void *src, size_t n);
 int64_t now_ms(void);
 void watch_fd(int fd, void *tag);
+void unwatch_fd(int fd);
 void reply_start(void);
 void reply_field(const char *text);
 void reply_bytes(const void *bytes, size_t n);
