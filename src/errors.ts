@@ -150,8 +150,13 @@ const FS_REASONS: Record<string, string> = {
   ELOOP: 'too many symbolic links',
 };
 
-/** A file-system error in a few words, for a message that already names the file ("no such file", not "ENOENT: …, open '/x'"). */
+/**
+ * A file-system error in a few words, for a message that already names the
+ * file ("no such file", not "ENOENT: …, open '/x'"): the known codes in
+ * words, any other error's message without the `, open '/x'` that repeats
+ * the path.
+ */
 export function fsReason(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return (code && FS_REASONS[code]) || errorMessage(err);
+  return (code && FS_REASONS[code]) || errorMessage(err).replace(/, \w+ '[^']*'$/, '');
 }

@@ -12,6 +12,7 @@
  * `*, !remote_*, !agent_*` is every query but the client queries.
  */
 import { createRequire } from 'node:module';
+import { wildcardToRegExp } from './wildcard.js';
 
 export interface AllowList {
   /** The list as written. */
@@ -48,13 +49,13 @@ type Matcher = (name: string) => boolean;
 
 /**
  * One pattern as a matcher. Plain names with `*` and `?` (nearly every list)
- * become a regular expression with micromatch's meaning for names without
- * `/`; anything else (braces, classes, extglobs) goes to micromatch, loaded
+ * go through the plain wildcard (wildcard.ts), which has micromatch's
+ * meaning for names without `/`; anything else (braces, classes, extglobs) goes to micromatch, loaded
  * on first use so that reading the settings does not pay for it.
  */
 function compile(pattern: string): Matcher {
   if (/^[\w.\-*?]+$/.test(pattern)) {
-    const re = new RegExp(`^${pattern.replace(/[.-]/g, '\\$&').replace(/\*+/g, '.*').replace(/\?/g, '.')}$`, 'is');
+    const re = wildcardToRegExp(pattern, { ignoreCase: true });
     return (name) => re.test(name);
   }
   const micromatch = require('micromatch') as typeof import('micromatch');

@@ -25,7 +25,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import { errorMessage } from '../errors.js';
+import { fsReason } from '../errors.js';
+import { wildcardToRegExp } from '../formats/wildcard.js';
 import { parseIni, type IniDocument } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { expandVariables } from './variables.js';
@@ -154,7 +155,7 @@ export class SettingsReader {
     const name = basename(path);
     if (/[*?]/.test(name)) {
       const folder = dirname(path);
-      const re = globToRegExp(name);
+      const re = wildcardToRegExp(name);
       try {
         const names = (await readdir(folder)).filter((n) => re.test(n) && n.toLowerCase().endsWith('.ini')).sort();
         return { files: names.map((n) => join(folder, n)), folder };
@@ -195,16 +196,3 @@ export function treeHash(sources: readonly SourceFile[]): string {
   return h.digest('hex');
 }
 
-/** Why a file could not be read, without repeating its path: `no such file`, `permission denied`, … */
-function fsReason(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file or folder';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'is a folder';
-  return errorMessage(err).replace(/, \w+ '[^']*'$/, '');
-}
-
-function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
-}

@@ -8,7 +8,7 @@
 import { Plugin } from './generated/plugin.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { PerfValue, QueryResult } from '../result.js';
-import { isStatus } from '../result.js';
+import { toStatus } from '../result.js';
 
 export { Plugin };
 
@@ -124,7 +124,8 @@ export function resultToResponse(r: QueryResult, id?: number): Plugin.QueryRespo
 export function responseToResult(r: Plugin.QueryResponseMessage.Response.$Properties): QueryResult {
   return {
     command: r.command ?? '',
-    result: (isStatus(r.result) ? r.result : 3),
+    // The one clamp (core/result.ts): 0..3 as is, anything else and no result at all UNKNOWN.
+    result: toStatus(r.result),
     message: r.message ?? '',
     perf: (r.perf ?? []).map(perfFromMessage),
     ...(r.arguments && r.arguments.length > 0 ? { arguments: [...r.arguments] } : {}),

@@ -306,6 +306,9 @@ test('responseToResult maps unknown result codes to UNKNOWN and bool perf to 0/1
   assert.equal(r.result, 0);
   assert.deepEqual(r.perf, [{ alias: 'b', value: 1, unit: 'u' }]);
   assert.equal(responseToResult({ command: 'c', result: 7 as Plugin.ResultCode, message: 'm' }).result, 3);
+  // No result at all (a plain object from JSON, say) is UNKNOWN, as everywhere (core/result.ts toStatus), never OK.
+  assert.equal(responseToResult({ command: 'c', result: null as unknown as Plugin.ResultCode, message: 'm' }).result, 3);
+  assert.equal(responseToResult({ command: 'c', message: 'm' } as Plugin.QueryResponseMessage.Response.$Properties).result, 3);
 });
 
 // ---- Helpers: a tiny protobuf writer driven by field numbers.

@@ -1,0 +1,27 @@
+/** The plain wildcard shared by include patterns and the allow-lists' fast path. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { wildcardToRegExp } from '../../../src/formats/wildcard.js';
+import { parseAllowList } from '../../../src/formats/command-allow-list.js';
+
+test('* is any run, ? one character, everything else itself; case by option', () => {
+  const re = wildcardToRegExp('host-?.(a)[b]+*.ini');
+  assert.ok(re.test('host-1.(a)[b]+.ini'));
+  assert.ok(re.test('host-1.(a)[b]+more.ini'));
+  assert.ok(!re.test('host-12.(a)[b]+.ini'));
+  assert.ok(!re.test('host-1x(a)[b]+.ini'), '. is a dot');
+  assert.ok(!re.test('HOST-1.(a)[b]+.ini'), 'case-sensitive by default');
+  assert.ok(wildcardToRegExp('check_*', { ignoreCase: true }).test('CHECK_CPU'));
+});
+
+test('the allow-list fast path and micromatch agree on plain names', () => {
+  for (const [pattern, name, allowed] of [
+    ['check_*', 'check_cpu', true],
+    ['check_?pu', 'check_cpu', true],
+    ['check_?pu', 'check_cppu', false],
+    ['check-x.*', 'CHECK-X.sh', true],
+    ['check_{cpu,mem}', 'check_mem', true],
+  ] as const) {
+    assert.equal(parseAllowList(pattern).allows(name), allowed, `${pattern} ${name}`);
+  }
+});
