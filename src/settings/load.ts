@@ -11,7 +11,7 @@ import { INCLUDES_SECTION, SettingsReader, treeHash, type SettingsTree } from '.
 import { mergeLayers } from './merge-sections.js';
 import { absorbSections, expandDefaults } from './section-layer.js';
 import { CheckCache } from './check-cache.js';
-import { collectSecrets, maskSecrets, schemaSecrets } from './secrets.js';
+import { collectSecrets, maskSecrets, schemaSecrets, secretKeyTest } from './secrets.js';
 import { loadSchemaSet, type SectionSchema } from './schema-set.js';
 import { sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
@@ -192,11 +192,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
   // Values from ${env:} and ${file:} are secrets: no message may show them.
   // So are the values of keys the schema marks x-secret (passwords, hashes): masked in problems and log lines too.
   const fromOutside = !anySecret ? [] : collectSecrets(origins, sections, [targets.agent, targets.remote, users], vars, secretPaths);
-  const marked = schemaSecrets(sections, [users], (path, key) => {
-    const schema = set.find(path)?.section.schema;
-    const prop = schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined);
-    return prop?.['x-secret'] === true;
-  });
+  const marked = schemaSecrets(sections, [users], (path) => secretKeyTest(set.find(path)?.section.schema));
   const secretValues = marked.length === 0 ? fromOutside : [...new Set([...fromOutside, ...marked])].sort((x, y) => y.length - x.length);
   if (secretValues.length > 0) for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
   const errors = problems.filter((p) => p.severity === 'error');

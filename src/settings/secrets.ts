@@ -45,18 +45,42 @@ export function collectSecrets(
 
 /**
  * The values of keys the schema marks x-secret (passwords, password hashes)
- * in the sections and objects given, longest first: `isSecretKey(path, key)`
- * answers from the schema of the section or object at `path`.
+ * in the sections and objects given, longest first: `secretKeys(path)`
+ * answers with the test of which keys of the section or object at `path`
+ * are secret, or undefined when none can be (most sections: skipped whole).
  */
 export function schemaSecrets(
   sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
   objects: readonly ReadonlyMap<string, ResolvedObject>[],
-  isSecretKey: (path: string, key: string) => boolean,
+  secretKeys: (path: string) => ((key: string) => boolean) | undefined,
 ): string[] {
   const found = new Set<string>();
-  for (const [path, values] of Object.entries(sections)) for (const [key, value] of Object.entries(values)) if (isSecretKey(path, key)) addValue(found, value);
-  for (const map of objects) for (const obj of map.values()) for (const [key, value] of Object.entries(obj.values)) if (isSecretKey(obj.path.endsWith(`/${obj.name}`) ? obj.path : `${obj.path}/${obj.name}`, key)) addValue(found, value);
+  const collect = (test: ((key: string) => boolean) | undefined, values: Readonly<Record<string, unknown>>): void => {
+    if (test) for (const [key, value] of Object.entries(values)) if (test(key)) addValue(found, value);
+  };
+  for (const [path, values] of Object.entries(sections)) collect(secretKeys(path), values);
+  for (const map of objects) for (const obj of map.values()) collect(secretKeys(obj.path.endsWith(`/${obj.name}`) ? obj.path : `${obj.path}/${obj.name}`), obj.values);
   return [...found];
+}
+
+const secretTests = new WeakMap<JsonSchema, ((key: string) => boolean) | null>();
+
+/**
+ * Which keys of a section with this schema are x-secret: a named property
+ * marked so, or a key outside `properties` when `additionalProperties` is
+ * marked so; undefined when no key can be. Made once per schema.
+ */
+export function secretKeyTest(schema: JsonSchema | undefined): ((key: string) => boolean) | undefined {
+  if (!schema) return undefined;
+  let test = secretTests.get(schema);
+  if (test === undefined) {
+    const props = schema.properties ?? {};
+    const named = new Set(Object.keys(props).filter((k) => props[k]['x-secret'] === true));
+    const others = typeof schema.additionalProperties === 'object' && schema.additionalProperties['x-secret'] === true;
+    test = named.size === 0 && !others ? null : (key) => named.has(key) || (others && !(key in props));
+    secretTests.set(schema, test);
+  }
+  return test ?? undefined;
 }
 
 function addValue(found: Set<string>, value: unknown): void {
