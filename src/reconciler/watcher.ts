@@ -44,7 +44,10 @@ export type ChangeKind = 'replaced' | 'modified' | 'removed';
 
 /**
  * Resolves true when no write reached the file since it was renamed into
- * place; every event queued before the call is counted.
+ * place; every event queued before the call is counted. A caller told
+ * false reads the file again after the answer (stable-read.ts): the writes
+ * counted so far need no in-place report of their own, and the watcher
+ * drops the one pending for them.
  */
 export type RenameWitness = () => Promise<boolean>;
 
@@ -82,7 +85,16 @@ export function watchSettings(file: string, onChange: (event: string, kind: Chan
 
   const witness = (since: number): RenameWitness => async () => {
     await eventsQueuedBefore();
-    return !closed && writes === since;
+    if (closed) return false;
+    if (writes === since) return true;
+    // The caller reads the file again after a false answer, so it sees every write counted so far (a file
+    // created and then written, as git checkout does): an in-place report pending for them would only read it once more.
+    if (timer && pendingKind === 'modified' && inode(identity(statOf(abs))) === inode(reported)) {
+      clearTimeout(timer);
+      timer = undefined;
+      events = [];
+    }
+    return false;
   };
 
   /** `write`: content or attributes of the inode holding the name changed; otherwise the name changed hands. */
