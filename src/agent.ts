@@ -78,18 +78,20 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     if (!existsSync(file)) {
       throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, 'the file is missing; the agent keeps its running settings, and edits wait until the file is back']);
     }
-    const before = await r.reload(`before: ${why}`);
-    if (before.lastResult === 'invalid') {
-      throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, `${before.problems.length}; fix the file first: ${before.problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`]);
-    }
-    // Each edit goes to the file of the tree that holds its key ([/includes]; one file without them),
-    // written only over the content just validated, and only when the whole tree as it would be
-    // (every include followed) still validates: an edit never leaves a file broken.
     // The editor loads on the first edit, not at start.
     const { changedFiles, editSettings } = await import('./settings/edit-tree.js');
-    const results = await editSettings(file, edits, { expected: r.settings().sources, check: (planned) => refuseInvalid(file, planned, r.settings()) });
-    await r.reload(why);
-    return changedFiles(results);
+    // One reload: the file is read and validated before the edit (and applied if it changed), the
+    // edit written, the result applied; the module steps are waited for once (reconciler.ts edit).
+    return r.edit(why, async (problems) => {
+      if (problems.length > 0) {
+        throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, `${problems.length}; fix the file first: ${problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`]);
+      }
+      // Each edit goes to the file of the tree that holds its key ([/includes]; one file without them),
+      // written only over the content just validated, and only when the whole tree as it would be
+      // (every include followed) still validates: an edit never leaves a file broken.
+      const results = await editSettings(file, edits, { expected: r.settings().sources, check: (planned) => refuseInvalid(file, planned, r.settings()) });
+      return changedFiles(results);
+    });
   }
   const core = createCore({ settings: () => need().settings() });
   reconciler = new Reconciler({ initial: snapshot, warnings: loaded.warnings, core, control, modules: catalogue() });

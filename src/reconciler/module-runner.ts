@@ -25,6 +25,8 @@ export class ModuleRunner {
   failures = 0;
   /** The settings this module runs on: set by a successful start or apply. */
   appliedSettings: Snapshot | undefined;
+  /** The settings of the latest start or apply that failed; cleared when one succeeds. */
+  failedSettings: Snapshot | undefined;
   private instance: AgentModule | undefined;
   private abort: AbortController | undefined;
   private readonly log;
@@ -82,6 +84,7 @@ export class ModuleRunner {
       });
       await withTimeout(name, 'start', this.timeoutMs, () => running, abort.signal);
       this.appliedSettings = settings;
+      this.failedSettings = undefined;
       this.state = 'running';
       this.error = undefined;
       this.failures = 0;
@@ -89,6 +92,7 @@ export class ModuleRunner {
       return true;
     } catch (err) {
       const late = this.instance;
+      this.failedSettings = settings;
       this.fail(new AgentError('AGENT_ERR_MODULE_START', [name, errorMessage(err)], { cause: err }));
       // Release whatever a half-started module holds.
       await this.stopInstance();
@@ -118,6 +122,7 @@ export class ModuleRunner {
       const taken = await withTimeout(this.entry.name, 'apply', this.timeoutMs, () => (mod.apply as (n: ModuleSettings) => Promise<boolean>)(view));
       if (!taken) return 'restart';
       this.appliedSettings = next;
+      this.failedSettings = undefined;
       this.error = undefined;
       this.failures = 0;
       return 'applied';
@@ -128,6 +133,7 @@ export class ModuleRunner {
         return 'restart';
       }
       this.outcome = 'failed';
+      this.failedSettings = next;
       this.error = `${e.message} (still running on the previous settings)`;
       this.failures++;
       this.log.error(`${this.error}${this.retryNote()}`);

@@ -1,10 +1,12 @@
 /**
  * Carrying out one module's plan step (load, unload, apply in place,
- * restart, unchanged) on its runner, and the order the modules' starts
- * finished in, which the agent stops them in reverse of. Never throws: the
- * runner records a failure (state and outcome `failed`) and logs it.
+ * restart, unchanged) on its runner, whether a failed module waits for its
+ * retry, the order the modules' starts finished in (the agent stops them in
+ * reverse), and a module's status. Never throws: the runner records a
+ * failure (state and outcome `failed`) and logs it.
  */
-import type { PlanStep } from '../settings/plan.js';
+import { moduleSettingsChanged, type PlanStep } from '../settings/plan.js';
+import type { ModuleStatus } from '../core/control.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import type { ModuleRunner } from './module-runner.js';
 
@@ -59,6 +61,18 @@ export async function carryOutStep(step: PlanStep, runner: ModuleRunner, next: S
   }
 }
 
+/**
+ * True when `step` would only try again what failed with the same settings
+ * (a start, or an apply the module kept its previous settings through):
+ * a failed module waits for its retry (backoff) then, whatever else the
+ * reload changed. A change of its own settings (its view) is tried at once.
+ */
+export function waitsForRetry(step: PlanStep, runner: ModuleRunner, next: Snapshot): boolean {
+  const failed = runner.failedSettings;
+  if (failed === undefined || !['load', 'restart', 'apply'].includes(step.action)) return false;
+  return !moduleSettingsChanged(runner.entry, failed, next);
+}
+
 async function restart(runner: ModuleRunner, next: Snapshot, order: StartOrder): Promise<void> {
   await runner.stop();
   order.stopped(runner.entry.name);
@@ -66,4 +80,20 @@ async function restart(runner: ModuleRunner, next: Snapshot, order: StartOrder):
     runner.outcome = 'restarted';
     order.started(runner.entry.name);
   }
+}
+
+/** A module's status (for the API): `enabled` in the file, `overridden` by a run-time load or unload (then a difference is drift). */
+export function moduleStatusOf(runner: ModuleRunner, enabled: boolean, overridden: boolean): ModuleStatus {
+  const { entry } = runner;
+  return {
+    name: entry.name,
+    title: entry.title,
+    description: entry.description,
+    loaded: runner.loaded,
+    enabled,
+    state: runner.state,
+    outcome: runner.outcome,
+    ...(runner.error !== undefined ? { error: runner.error } : {}),
+    drift: overridden && runner.loaded !== enabled,
+  };
 }

@@ -5,60 +5,42 @@
  * (keyed-queue.ts): one run per module at a time, modules side by side, so
  * a module whose start hangs holds up neither the others nor a reload;
  * each run is idempotent and computed from the current desired and
- * observed state (level-based, not event-based). Reloads (reading the
- * file) are serialized. An invalid file is never applied: the last good
- * state stays and the problems are recorded. Failed modules are retried
- * with backoff.
+ * observed state (level-based, not event-based). Reloads read the file one
+ * at a time; each then waits for the module steps it queued itself, never
+ * for a module still busy with an earlier step (a start that hangs), so
+ * the next reload need not wait either. An invalid file is never applied:
+ * the last good state stays and the problems are recorded. Failed modules
+ * are retried with backoff, on their own schedule: a reload leaves a
+ * failed module for its retry unless that module's settings changed.
  *
  * The module catalogue is an option, so tests drive the reconciler with
  * fixture modules; the agent passes modules/catalogue.ts.
  */
-import { fsReason } from '../errors.js';
 import { sink } from '../log.js';
 import { backoffMs } from './backoff.js';
 import type { CatalogueEntry } from '../modules/catalogue.js';
-import type { Core } from '../core/core.js';
-import type { AgentControl, ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
+import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
 import { describeProblem } from '../settings/problem.js';
-import { loadSettingsFile } from '../settings/load.js';
-import { SettingsReader } from '../settings/includes.js';
 import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { KeyedQueue } from './keyed-queue.js';
-import { carryOutStep, StartOrder } from './module-step.js';
+import { carryOutStep, moduleStatusOf, StartOrder, waitsForRetry } from './module-step.js';
 import { ModuleRunner } from './module-runner.js';
+import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
-import { readReplaced, readStable } from './stable-read.js';
+import { newWarnings, readSettingsTree } from './read-settings.js';
 import type { RenameWitness } from './watcher.js';
 
 const log = sink.logger('agent:reconciler');
 
-export interface ReconcilerOptions {
-  /** The settings loaded at start (valid). */
-  initial: Snapshot;
-  /** Their warnings, so a reload logs only new ones. */
-  warnings: SettingsProblem[];
-  core: Core;
-  /**
-   * The control interface (load, unload, edit settings), handed only to the
-   * modules whose catalogue entry asks for it (WEBServer); absent, no module
-   * gets one.
-   */
-  control?: AgentControl;
-  /** The modules it manages, in start order (the agent: catalogue()). */
-  modules: readonly CatalogueEntry[];
-  /** Wait before retrying a module after `failures` consecutive failures (default: backoff.ts). */
-  backoff?: (failures: number) => number;
-  /** Time limit of each module's start, apply and stop (default: AGENT_MODULE_TIMEOUT_MS or 15 s). */
-  moduleTimeoutMs?: number;
-}
+export type { ReconcilerOptions } from './options.js';
 
 export class Reconciler {
   private applied: Snapshot;
   private readonly runners = new Map<string, ModuleRunner>();
   private readonly overrides = new Map<string, boolean>();
   private readonly startOrder = new StartOrder();
-  /** Serializes reloads (reading and validating the file). */
+  /** Serializes reloads' reading of the file and queueing of module steps (not the steps themselves). */
   private chain: Promise<unknown> = Promise.resolve();
   private readonly queue = new KeyedQueue();
   private readonly modules: readonly CatalogueEntry[];
@@ -102,8 +84,7 @@ export class Reconciler {
    * wait for it (module runs are queued per module).
    */
   async start(): Promise<void> {
-    await this.reconcileAll();
-    this.finish(this.anyFailed() ? 'partial' : 'ok');
+    await this.settle(this.queueAll());
   }
 
   /**
@@ -113,40 +94,67 @@ export class Reconciler {
    * anyone wrote it since; otherwise it is read once settled
    * (stable-read.ts).
    */
-  reload(reason: string, replaced = false, untouched?: RenameWitness): Promise<ReconcilerStatus> {
-    return this.serial(async () => {
-      if (this.stopped) return this.status();
-      let bytes: Buffer;
+  async reload(reason: string, replaced = false, untouched?: RenameWitness): Promise<ReconcilerStatus> {
+    // The runs' promise is wrapped: returned bare, it would hold the chain until they are done.
+    const queued = await this.serial(async () => ((await this.readSettings(reason, replaced, untouched)) ? { runs: this.queueAll() } : undefined));
+    if (queued) await this.settle(queued.runs);
+    return this.status();
+  }
+
+  /**
+   * An edit of the settings files (the API's), applied as one reload: the
+   * file is re-read and validated first, and applied when it changed;
+   * `change` gets its problems (none when it is valid) and writes; the
+   * result is read and its module steps queued, then waited for once, as
+   * a reload waits. Other reloads wait meanwhile, so the watcher's reload
+   * of the edit's own write finds it applied. What `change` throws is
+   * thrown (settings the first read applied are reconciled all the same).
+   */
+  async edit<T>(why: string, change: (problems: readonly SettingsProblem[]) => Promise<T>): Promise<T> {
+    const { value, runs } = await this.serial(async () => {
+      const valid = await this.readSettings(`before: ${why}`);
+      let result: T;
       try {
-        bytes = replaced ? await readReplaced(this.applied.file, untouched) : await readStable(this.applied.file);
+        result = await change(valid ? [] : this.problems);
       } catch (err) {
-        this.reject([{ code: 'AGENT_ERR_SETTINGS_UNREADABLE', severity: 'error', message: `cannot read settings file ${this.applied.file}: ${fsReason(err)}`, file: this.applied.file, line: 0, col: 0 }], [], '');
-        return this.status();
+        if (valid) void this.settle(this.queueAll());
+        throw err;
       }
-      // Included files are read once settled too; each reload reads the tree afresh.
-      const result = await loadSettingsFile(this.applied.file, { bytes, reader: new SettingsReader({ read: (f) => readStable(f) }) });
-      const hash = result.hash;
-      this.fileHash = hash;
-      this.watchedFiles = result.watched;
-      if (!result.ok) {
-        this.reject(result.problems, result.warnings, hash);
-        return this.status();
-      }
-      const previous = this.applied;
-      for (const m of Object.keys(result.snapshot.modules)) {
-        if (previous.modules[m] !== result.snapshot.modules[m]) this.overrides.delete(m);
-      }
-      this.applied = result.snapshot;
-      this.problems = [];
-      // Each warning is logged once: a reload that keeps it says nothing new.
-      const seen = new Set(this.warnings.map(warningKey));
-      this.warnings = result.warnings;
-      for (const w of result.warnings) if (!seen.has(warningKey(w))) log.warning(describeProblem(w), { file: w.file, line: w.line });
-      log.info(`settings ${previous.hash === hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
-      await this.reconcileAll();
-      this.finish(this.anyFailed() ? 'partial' : 'ok');
-      return this.status();
+      const applied = await this.readSettings(why);
+      // Even a rejected result leaves the settings the first read applied to reconcile.
+      const queued = this.queueAll();
+      return { value: result, runs: applied ? queued : undefined };
     });
+    if (runs) await this.settle(runs);
+    return value;
+  }
+
+  /**
+   * Read and validate the file (readSettingsTree), and make it the desired
+   * state when valid. False when it was not applied (unreadable or invalid:
+   * recorded and logged; or the agent is stopping). Runs in the reload chain.
+   */
+  private async readSettings(reason: string, replaced = false, untouched?: RenameWitness): Promise<boolean> {
+    if (this.stopped) return false;
+    const result = await readSettingsTree(this.applied.file, replaced, untouched);
+    if (result.hash) {
+      this.fileHash = result.hash;
+      this.watchedFiles = result.watched;
+    }
+    if (!result.ok) {
+      this.reject(result.problems, result.warnings, result.hash);
+      return false;
+    }
+    const previous = this.applied;
+    for (const m of Object.keys(result.snapshot.modules)) {
+      if (previous.modules[m] !== result.snapshot.modules[m]) this.overrides.delete(m);
+    }
+    this.applied = result.snapshot;
+    this.problems = [];
+    for (const w of newWarnings(this.warnings, result.warnings)) log.warning(describeProblem(w), { file: w.file, line: w.line });
+    this.warnings = result.warnings;
+    log.info(`settings ${previous.hash === result.hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
+    return true;
   }
 
   /**
@@ -158,6 +166,8 @@ export class Reconciler {
     if (!entry) throw new Error(`unknown module ${name}`);
     if (this.applied.modules[entry.name] === loaded) this.overrides.delete(entry.name);
     else this.overrides.set(entry.name, loaded);
+    // Asked for by name: a failed module is tried again now, not at its next retry.
+    this.retries.cancel(entry.name);
     await this.queue.run(entry.name, () => this.reconcileOne(entry.name));
     return this.moduleStatus(entry.name) as ModuleStatus;
   }
@@ -197,18 +207,7 @@ export class Reconciler {
     const entry = this.find(name);
     const r = entry && this.runners.get(entry.name);
     if (!entry || !r) return undefined;
-    const enabled = this.applied.modules[entry.name] === true;
-    return {
-      name: entry.name,
-      title: entry.title,
-      description: entry.description,
-      loaded: r.loaded,
-      enabled,
-      state: r.state,
-      outcome: r.outcome,
-      ...(r.error !== undefined ? { error: r.error } : {}),
-      drift: this.overrides.has(entry.name) && r.loaded !== enabled,
-    };
+    return moduleStatusOf(r, this.applied.modules[entry.name] === true, this.overrides.has(entry.name));
   }
 
   /** The catalogue entry of a module, by name, case-insensitively. */
@@ -218,12 +217,13 @@ export class Reconciler {
   }
 
   /**
-   * Queue a run for every module, in catalogue order, and wait for them,
-   * except a module already busy (a start still in progress, say): its
-   * queued run picks the new settings up when it gets its turn, and waiting
-   * for it would hold this reload (and the API edit behind it) hostage.
+   * Queue a run for every module, in catalogue order, now; the promise
+   * resolves when they are done, except for a module already busy (a start
+   * still in progress, say): its queued run picks the new settings up when
+   * it gets its turn, and waiting for it would hold this reload (and the API
+   * edit behind it) hostage.
    */
-  private async reconcileAll(): Promise<void> {
+  private queueAll(): Promise<unknown> {
     const waits: Promise<void>[] = [];
     for (const e of this.modules) {
       const busy = this.queue.busy(e.name);
@@ -231,7 +231,13 @@ export class Reconciler {
       if (busy) log.info(`${e.name}: still busy with its previous step; the new settings follow when it is done`);
       else waits.push(run);
     }
-    await Promise.all(waits);
+    return Promise.all(waits);
+  }
+
+  /** Wait for a reload's module steps, then record its result. */
+  private async settle(runs: Promise<unknown>): Promise<void> {
+    await runs;
+    this.finish(this.anyFailed() ? 'partial' : 'ok');
   }
 
   /** Carry out one module's plan step, from what it runs on now to the current desired state. Never throws. */
@@ -242,6 +248,10 @@ export class Reconciler {
     const loaded = new Set([...this.runners.values()].filter((r) => r.loaded).map((r) => r.entry.name));
     // Level-based: compare with what this module really runs on, not with the last reload.
     const step: PlanStep = planStep(runner.entry, { applied: runner.appliedSettings, desired: next, loaded, overrides: this.overrides });
+    if (this.retries.pending(name) && waitsForRetry(step, runner, next)) {
+      log.debug(`${name}: failed; left for its next retry (its settings did not change)`);
+      return;
+    }
     await carryOutStep(step, runner, next, this.startOrder);
     // A failure was logged by the runner, once, with the time of the next retry.
     if (step.action !== 'unchanged' && runner.outcome !== 'failed') log.info(`${name}: ${step.action} (${step.reason})`);
@@ -285,8 +295,4 @@ export class Reconciler {
     this.chain = run.catch(() => undefined);
     return run;
   }
-}
-
-function warningKey(p: SettingsProblem): string {
-  return `${p.code}|${p.section ?? ''}|${p.key ?? ''}|${p.message}`;
 }

@@ -16,6 +16,11 @@ export class RetryTimers {
     this.timers.set(name, timer);
   }
 
+  /** True while a retry of `name` is scheduled and has not fired yet. */
+  pending(name: string): boolean {
+    return this.timers.has(name);
+  }
+
   cancel(name: string): void {
     const pending = this.timers.get(name);
     if (pending) clearTimeout(pending);

@@ -50,6 +50,11 @@ export function planStep(entry: Pick<ModuleInfo, 'name' | 'settings'>, input: Pl
   return { module: name, action: 'apply', reason: `changed: ${labels(changed)}` };
 }
 
+/** True when the part of the settings `entry` reads (its view, moduleSlice) differs between `a` and `b`. */
+export function moduleSettingsChanged(entry: Pick<ModuleInfo, 'settings'>, a: Snapshot, b: Snapshot): boolean {
+  return changedKeys(entry, a, b).length > 0;
+}
+
 export function computePlan(input: PlanInput): PlanStep[] {
   return moduleTable().map((e) => planStep(e, input));
 }

@@ -140,7 +140,12 @@ export function createModule(): AgentModule<Settings> {
       listenerKey = keyOf(context.settings);
       submitChannel = context.settings.sections[SECTION]['submit channel'];
       applied = context.settings;
-      server = await listen(context.settings, tlsOf(context.settings));
+      const tls = tlsOf(context.settings);
+      // Given up (time limit, agent stopping): open nothing.
+      context.signal.throwIfAborted();
+      server = await listen(context.settings, tls);
+      // Given up while binding: the runner stops this instance (closing the listener); register nothing.
+      context.signal.throwIfAborted();
       cleanup.push(
         context.core.registerSimpleQuery(
           {

@@ -29,6 +29,8 @@ interface Script {
   gate?: Promise<void>;
   /** Milliseconds the start takes. */
   startMs?: number;
+  /** The sections the fixture reads (its catalogue entry's settings). */
+  sections?: CatalogueEntry['settings'];
 }
 
 /** What every fixture did, in order: `start A#1`, `started A#1`, `stop A#1` (#n: the instance). */
@@ -55,12 +57,12 @@ function fixture(name: string, script: Script = {}): CatalogueEntry {
       },
     };
   };
-  return { name, title: name, description: `fixture ${name}`, settings: [], queries: [], load: async () => ({ createModule }) };
+  return { name, title: name, description: `fixture ${name}`, settings: script.sections ?? [], queries: [], load: async () => ({ createModule }) };
 }
 
 let fileNo = 0;
-function modulesIni(enabled: readonly string[]): string {
-  return `[/modules]\n${['CheckHelpers', 'CheckSystem', 'CheckDisk', 'CheckNet'].map((m) => `${m} = ${enabled.includes(m) ? 'enabled' : 'disabled'}`).join('\n')}\n`;
+function modulesIni(enabled: readonly string[], extra = ''): string {
+  return `[/modules]\n${['CheckHelpers', 'CheckSystem', 'CheckDisk', 'CheckNet'].map((m) => `${m} = ${enabled.includes(m) ? 'enabled' : 'disabled'}`).join('\n')}\n${extra}`;
 }
 
 /** A reconciler over `modules`, on a settings file enabling `enabled`. */
@@ -177,13 +179,19 @@ test('a hung start holds up neither the other modules nor a reload; the start th
   // The start was given up at its time limit: the instance was told to stop, with its signal aborted.
   assert.ok(events.includes('stop CheckHelpers#1 (aborted)'));
   assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: module CheckHelpers did not finish start within 3000 ms');
-  // The reload queued a run for CheckHelpers behind the hung one: it tries again at once (a second instance).
-  await until('a second start begins', () => events.includes('start CheckHelpers#2'));
+  // The reload queued a run for CheckHelpers behind the hung one; its settings did not change, so
+  // that run and the next reload leave it for its retry (the backoff here: 60 s), no second instance.
+  writeFileSync(file, modulesIni(['CheckHelpers', 'CheckSystem']));
+  assert.equal((await r.reload('file changed')).modules.find((m) => m.name === 'CheckNet')?.state, 'stopped');
+  assert.equal(state(r, 'CheckHelpers'), 'failed');
+  assert.ok(!events.includes('start CheckHelpers#2'), 'not retried before its backoff');
   // The first start finishes after all: that instance is stopped again, so nothing it opened stays open.
   open();
   await until('the late start is stopped', () => events.filter((e) => e === 'stop CheckHelpers#1 (aborted)').length === 2);
   assert.ok(events.indexOf('started CheckHelpers#1') < events.lastIndexOf('stop CheckHelpers#1 (aborted)'));
-  await until('the second instance runs', () => state(r, 'CheckHelpers') === 'running');
+  // A load asked for by name tries it now (a second instance), not at its next retry.
+  assert.equal((await r.setLoaded('CheckHelpers', true)).state, 'running');
+  assert.ok(events.includes('start CheckHelpers#2'));
   assert.equal(r.moduleStatus('CheckHelpers')?.error, undefined);
   await r.stop();
   assert.ok(events.includes('stop CheckHelpers#2 (aborted)'));
@@ -200,4 +208,101 @@ test('stopping the agent gives up a start in progress at once', async () => {
   assert.equal(state(r, 'CheckHelpers'), 'failed');
   assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: the agent is stopping');
   assert.deepEqual(events.filter((e) => e.startsWith('stop')), ['stop CheckHelpers#1 (aborted)', 'stop CheckSystem#1 (aborted)']);
+});
+
+test('a reload that starts a hanging module holds up neither the next reload nor an API edit', async () => {
+  events = [];
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((res) => (open = res));
+  const { r, file } = await reconciler([fixture('CheckHelpers', { gate }), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')], ['CheckSystem'], { moduleTimeoutMs: 10_000 });
+  await r.start();
+  // A file change enables CheckHelpers, whose start hangs: that reload waits for it (its own step).
+  writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers']));
+  let firstDone = false;
+  const first = r.reload('file changed').then((s) => {
+    firstDone = true;
+    return s;
+  });
+  await until('CheckHelpers is starting', () => state(r, 'CheckHelpers') === 'starting');
+  // The next reload (SIGHUP) answers once its own module steps are done, while that start still hangs.
+  writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers', 'CheckDisk']));
+  const second = await r.reload('SIGHUP');
+  assert.equal(second.modules.find((m) => m.name === 'CheckDisk')?.state, 'running');
+  assert.equal(state(r, 'CheckHelpers'), 'starting', 'the reload did not wait for the hung start');
+  assert.equal(firstDone, false, 'the reload that started it still waits for it');
+  // So does an API edit: one reload, whose steps it waits for once.
+  const changed = await r.edit('edited through the API', async (problems) => {
+    assert.deepEqual(problems, []);
+    writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers', 'CheckDisk', 'CheckNet']));
+    return 'written';
+  });
+  assert.equal(changed, 'written');
+  assert.equal(state(r, 'CheckNet'), 'running');
+  assert.equal(state(r, 'CheckHelpers'), 'starting', 'the edit did not wait for the hung start');
+  assert.deepEqual(events.filter((e) => e.startsWith('start CheckHelpers')), ['start CheckHelpers#1']);
+  // The start finishes: the first reload answers with it running, and nothing tried it twice.
+  open();
+  assert.equal((await first).modules.find((m) => m.name === 'CheckHelpers')?.state, 'running');
+  assert.deepEqual(events.filter((e) => e.startsWith('start CheckHelpers')), ['start CheckHelpers#1']);
+  await r.stop();
+});
+
+test('an API edit waits once for a start it begins, not once per read of the file', async () => {
+  events = [];
+  const { r, file } = await reconciler([fixture('CheckHelpers', { gate: new Promise<void>(() => undefined) }), fixture('CheckSystem'), fixture('CheckDisk')], ['CheckSystem'], { moduleTimeoutMs: 2000 });
+  await r.start();
+  // The file enables the hanging CheckHelpers behind the agent's back (no reload yet); the edit's read applies it.
+  writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers']));
+  await r.edit('enable CheckDisk', async () => {
+    writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers', 'CheckDisk']));
+  });
+  assert.equal(state(r, 'CheckDisk'), 'running');
+  // One start of CheckHelpers, given up at its time limit: the edit waited for one time limit, not two.
+  assert.deepEqual(events.filter((e) => e.startsWith('start CheckHelpers')), ['start CheckHelpers#1']);
+  assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: module CheckHelpers did not finish start within 2000 ms');
+  assert.equal(r.status().lastResult, 'partial');
+  await r.stop();
+});
+
+test('an edit refused for an invalid file writes nothing and reports the problems', async () => {
+  const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem')], ['CheckSystem']);
+  await r.start();
+  writeFileSync(file, '[/modules]\nCheckSystem = maybe\n');
+  let seen: readonly unknown[] = [];
+  await assert.rejects(
+    r.edit('enable CheckHelpers', async (problems) => {
+      seen = problems;
+      throw new Error('refused');
+    }),
+    /refused/,
+  );
+  assert.equal(seen.length > 0, true);
+  assert.equal(r.status().lastResult, 'invalid');
+  assert.equal(state(r, 'CheckSystem'), 'running', 'the last good settings stay');
+  await r.stop();
+});
+
+test('a failed module is retried on its backoff, not by an unrelated reload; a change of its own settings retries it at once', async () => {
+  events = [];
+  const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckNet', { failStarts: 1, sections: ['/settings/net'] })], ['CheckNet']);
+  await r.start();
+  assert.equal(state(r, 'CheckNet'), 'failed');
+  // Another module's change: the failed one waits for its retry (60 s here).
+  writeFileSync(file, modulesIni(['CheckNet', 'CheckHelpers']));
+  await r.reload('file changed');
+  assert.equal(state(r, 'CheckHelpers'), 'running');
+  assert.equal(state(r, 'CheckNet'), 'failed');
+  assert.deepEqual(events.filter((e) => e.startsWith('start CheckNet')), ['start CheckNet#1']);
+  // So does a reload of the unchanged file and an API edit of another module.
+  await r.reload('requested');
+  await r.edit('disable CheckHelpers', async () => writeFileSync(file, modulesIni(['CheckNet'])));
+  assert.equal(state(r, 'CheckHelpers'), 'stopped');
+  assert.deepEqual(events.filter((e) => e.startsWith('start CheckNet')), ['start CheckNet#1']);
+  // Its own settings changed: tried at once.
+  writeFileSync(file, modulesIni(['CheckNet'], '[/settings/net]\nmax concurrent = 4\n'));
+  const s = await r.reload('file changed');
+  assert.equal(s.modules.find((m) => m.name === 'CheckNet')?.state, 'running');
+  assert.deepEqual(events.filter((e) => e.startsWith('start CheckNet')), ['start CheckNet#1', 'start CheckNet#2']);
+  assert.equal(s.lastResult, 'ok');
+  await r.stop();
 });
