@@ -112,6 +112,7 @@ export class Reconciler {
    */
   async edit<T>(why: string, change: (problems: readonly SettingsProblem[]) => Promise<T>): Promise<T> {
     const { value, runs } = await this.serial(async () => {
+      if (this.stopped) throw new Error('the agent is stopping');
       const valid = await this.readSettings(`before: ${why}`);
       let result: T;
       try {
