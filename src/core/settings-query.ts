@@ -8,7 +8,7 @@
  * module's sections), a path outside them answers as an unknown one: a
  * module reads its own sections only, never another's or the web users.
  */
-import { decode, encode, HeaderType, Plugin } from './plugin/codec.js';
+import { decode, encode, HeaderType, isSet, Plugin } from './plugin/codec.js';
 import { loadSchemaSet } from '../settings/schema-set.js';
 import { objectSectionPath, type Snapshot } from '../settings/snapshot.js';
 import { shownValue } from '../settings/effective.js';
@@ -29,7 +29,7 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
       const canonicalKey = found?.section.keys.get(key.toLowerCase()) ?? key;
       const value = section?.[canonicalKey];
       if (value !== undefined) response.value = { type: Plugin.DataType.STRING, string_data: String(shownValue(found?.section.schema, canonicalKey, value, snapshot.origins[canonical]?.[canonicalKey])) };
-      else if (Object.hasOwn(p, 'default') && p.default != null) response.value = { type: Plugin.DataType.STRING, string_data: p.default };
+      else if (isSet(p, 'default')) response.value = { type: Plugin.DataType.STRING, string_data: p.default ?? '' };
       if (p.fetch_descriptions && found && visible) {
         const prop = found.section.schema.properties?.[canonicalKey];
         response.title = canonicalKey;

@@ -96,6 +96,15 @@ function num(v: WireInt | null | undefined): number | undefined {
   return Number(v.toString());
 }
 
+/**
+ * Whether a decoded message carries `field` (set on the wire): an absent
+ * optional field reads as its default from the generated prototype (`''`,
+ * 0), so only an own, non-null property counts.
+ */
+export function isSet<T extends object>(message: T, field: keyof T & string): boolean {
+  return Object.hasOwn(message, field) && message[field] !== null && message[field] !== undefined;
+}
+
 export function perfFromMessage(p: Plugin.PerformanceData.$Properties): PerfValue {
   const alias = p.alias ?? '';
   if (p.string_value) return { alias, value: p.string_value.value ?? '' };
@@ -104,8 +113,7 @@ export function perfFromMessage(p: Plugin.PerformanceData.$Properties): PerfValu
   const out: PerfValue = { alias, value: num(src.value) ?? 0 };
   if (src.unit) out.unit = src.unit;
   for (const k of ['warning', 'critical', 'minimum', 'maximum'] as const) {
-    const has = Object.prototype.hasOwnProperty.call(src, k) && src[k] !== null && src[k] !== undefined;
-    if (has) out[k] = num(src[k]);
+    if (isSet(src, k)) out[k] = num(src[k]);
   }
   return out;
 }
