@@ -63,13 +63,19 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
     } catch (err) {
       if (n > options.retries || options.signal?.aborted || !options.retryable(err)) throw err;
       let wait = backoffDelay(options.policy, n, options.random);
+      // A wait cut at the deadline ends at the deadline: no attempt follows
+      // it. (Asking Date.now() afterwards is not enough: timers run on the
+      // monotonic clock and may wake a millisecond before the wall clock
+      // reaches the deadline.)
+      let cutAtDeadline = false;
       if (options.deadline !== undefined) {
         const left = options.deadline - Date.now();
         if (left <= 0) throw err;
+        cutAtDeadline = wait >= left;
         wait = Math.min(wait, left);
       }
       const aborted = await sleep(wait, false, options.signal ? { signal: options.signal } : {}).catch(() => true);
-      if (aborted || (options.deadline !== undefined && Date.now() >= options.deadline)) throw err;
+      if (aborted || cutAtDeadline || (options.deadline !== undefined && Date.now() >= options.deadline)) throw err;
     }
   }
 }
