@@ -7,10 +7,13 @@
  *    certificate file holding its key works): a failure changes nothing;
  * 2. when the listener can take the change in place (same address, only
  *    TLS changed), swap it there; open connections are not disturbed;
- * 3. otherwise start the new listener, then close the old one. When both
- *    need the same address (the port cannot be bound twice), the old one
- *    closes first and, if the new one cannot start, the old settings are
- *    opened again.
+ * 3. otherwise start the new listener, then close the old one. On the
+ *    same port (`samePort`) the new one may find its address held by the
+ *    old one (the same address, or one that overlaps it: empty and 0.0.0.0,
+ *    :: and an IPv4 address, a name and its address): then the old one
+ *    closes first and, if the new one still cannot start, the old settings
+ *    are opened again. Any other failure to start leaves the old one as it
+ *    was.
  *
  * On any failure the module keeps serving on its previous settings and the
  * helper throws ApplyKeptError ("…; kept previous settings"), so the
@@ -28,14 +31,14 @@ export interface RebindPlan<L, M> {
   load(): Promise<M> | M;
   /** Applies the change to the current listener when it can (same address); true when done. */
   swap?(material: M): boolean;
-  /** True when the new listener needs the old one's address and port. */
-  sameAddress: boolean;
+  /** True when the new listener uses the old one's port (it may need the old one's address too). */
+  samePort: boolean;
   /** Starts a listener on the new settings. */
   open(material: M): Promise<L>;
-  /** Starts a listener on the previous settings again (after the old one closed for the same address). */
+  /** Starts a listener on the previous settings again (after the old one closed for its address). */
   reopen(): Promise<L>;
-  /** Closes the previous listener. */
-  close(old: L): Promise<void>;
+  /** Closes the previous listener; `freesAddress`: the new one waits for its address. */
+  close(old: L, freesAddress: boolean): Promise<void>;
   /** The listener now serving (called whenever it changes, before the helper returns or throws). */
   adopt(listener: L | undefined): void;
 }
@@ -59,18 +62,21 @@ export async function rebind<L, M>(current: L, plan: RebindPlan<L, M>): Promise<
     }
     if (swapped) return 'swapped';
   }
-  if (!plan.sameAddress) {
-    let next: L;
-    try {
-      next = await plan.open(material);
-    } catch (err) {
-      throw kept(plan.target, err);
-    }
-    plan.adopt(next);
-    await plan.close(current);
-    return 'rebound';
+  let next: L;
+  try {
+    next = await plan.open(material);
+  } catch (err) {
+    if (!plan.samePort || !addressInUse(err)) throw kept(plan.target, err);
+    return closeFirst(current, material, plan);
   }
-  await plan.close(current);
+  plan.adopt(next);
+  await plan.close(current, false);
+  return 'rebound';
+}
+
+/** The new listener needs the old one's address: close the old one, open the new one, or the old settings again. */
+async function closeFirst<L, M>(current: L, material: M, plan: RebindPlan<L, M>): Promise<RebindOutcome> {
+  await plan.close(current, true);
   plan.adopt(undefined);
   try {
     plan.adopt(await plan.open(material));
@@ -80,6 +86,10 @@ export async function rebind<L, M>(current: L, plan: RebindPlan<L, M>): Promise<
     plan.adopt(await plan.reopen());
     throw kept(plan.target, err);
   }
+}
+
+function addressInUse(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE' || /\bEADDRINUSE\b/.test(errorMessage(err));
 }
 
 /** The error of a change not taken; the message ends with "kept previous settings". */

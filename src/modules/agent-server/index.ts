@@ -25,8 +25,7 @@ import { startAgentListener, type AgentListener, type AgentPolicy } from '../../
 import { agentServerTls } from '../../protocols/agent/tls.js';
 import { loadOrCreateCertificate } from '../../protocols/server-certificate.js';
 import { errorMessage } from '../../errors.js';
-import { ApplyKeptError } from '../module.js';
-import { rebind, type RebindPlan } from '../rebind.js';
+import { rebind } from '../rebind.js';
 import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { decode, responseToResult } from '../../core/plugin/codec.js';
@@ -157,36 +156,28 @@ export function createModule(): AgentModule<Settings> {
         const previous = applied as Settings;
         const current = listener;
         const s = next.sections[SECTION];
-        const plan = (sameAddress: boolean): RebindPlan<AgentListener, TlsOptions | undefined> => ({
-          target: `the agent-protocol server to ${s['bind to'] || '*'}:${s.port}`,
-          load: () => tlsOf(next),
-          // Same port and address: TLS settings change on the listener itself (open connections finish, then close).
-          swap: (tls) => {
-            if (nextBind !== bindKey) return false;
-            current.setTls(tls);
-            ctx!.log.info(`new TLS settings (${describeTls(tls)}); open connections close after their requests`);
-            return true;
-          },
-          sameAddress,
-          open: (tls) => listen(next, tls),
-          reopen: async () => listen(previous, await tlsOf(previous)),
-          close: (old) => old.close(),
-          adopt: (l) => {
-            listener = l;
-          },
-        });
         try {
-          await rebind(current, plan(false));
+          await rebind<AgentListener, TlsOptions | undefined>(current, {
+            target: `the agent-protocol server to ${s['bind to'] || '*'}:${s.port}`,
+            load: () => tlsOf(next),
+            // Same port and address: TLS settings change on the listener itself (open connections finish, then close).
+            swap: (tls) => {
+              if (nextBind !== bindKey) return false;
+              current.setTls(tls);
+              ctx!.log.info(`new TLS settings (${describeTls(tls)}); open connections close after their requests`);
+              return true;
+            },
+            samePort: s.port === previous.sections[SECTION].port,
+            open: (tls) => listen(next, tls),
+            reopen: async () => listen(previous, await tlsOf(previous)),
+            close: (old) => old.close(),
+            adopt: (l) => {
+              listener = l;
+            },
+          });
         } catch (err) {
-          // The same address in another spelling: the port cannot be bound twice, so the old listener closes first.
-          const sameAddressElsewhere = err instanceof ApplyKeptError && /EADDRINUSE/.test(err.message);
-          try {
-            if (!sameAddressElsewhere) throw err;
-            await rebind(current, plan(true));
-          } catch (e) {
-            ctx!.log.error(errorMessage(e));
-            throw e;
-          }
+          ctx!.log.error(errorMessage(err));
+          throw err;
         }
         bindKey = nextBind;
         tlsKey = nextTls;

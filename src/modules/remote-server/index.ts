@@ -170,6 +170,7 @@ export function createModule(): AgentModule<Settings> {
       }
       const previous = applied as Settings;
       const sameAddress = addressOf(next) === addressOf(previous);
+      const samePort = next.sections[SECTION].port === previous.sections[SECTION].port;
       const current = server;
       const s = next.sections[SECTION];
       try {
@@ -178,7 +179,7 @@ export function createModule(): AgentModule<Settings> {
           load: () => tlsOf(next),
           // Same address, TLS before and after: new certificate, CA, verify mode or ciphers for new connections.
           swap: (tls) => sameAddress && current.setTls(tls),
-          sameAddress,
+          samePort,
           open: (tls) => listen(next, tls),
           reopen: () => listen(previous, tlsOf(previous)),
           close: (old) => old.close(),

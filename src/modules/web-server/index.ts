@@ -173,7 +173,7 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
       }
       const current = server;
       const inPlace = cfg.port === old.port && cfg.tls && old.tls && cfg.host === old.host;
-      const sameAddress = cfg.port === old.port && cfg.port !== 0;
+      const samePort = cfg.port === old.port && cfg.port !== 0;
       try {
         const how = await rebind<Server, LoadedCertificate | undefined>(current, {
           target: `the web server to ${cfg.tls ? 'https' : 'http'}://${cfg.host || '*'}:${cfg.port}${cfg.tls ? ` (certificate ${cfg.cert})` : ''}`,
@@ -183,11 +183,11 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
             (current).setSecureContext({ cert: pems.cert, key: pems.key });
             return true;
           },
-          sameAddress,
+          samePort,
           open: (pems) => open(cfg, pems),
           reopen: async () => open(old, await loadTls(old)),
-          // On another port not awaited: the request that caused this reload may be running on the old listener.
-          close: async (previous) => (sameAddress ? close(previous) : void close(previous)),
+          // Not awaited unless the new listener waits for the address: the request that caused this reload may be running on the old listener.
+          close: async (previous, freesAddress) => (freesAddress ? close(previous) : void close(previous)),
           adopt: (s) => {
             server = s;
           },

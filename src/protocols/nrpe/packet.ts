@@ -25,9 +25,15 @@ export const RESPONSE_PACKET = 2;
 export const RESPONSE_MORE_PACKET = 3;
 export type PacketType = 1 | 2 | 3;
 
-export const DEFAULT_PAYLOAD_LENGTH = 1024;
-/** Size of a v2 packet with the default payload; v3/v4 queries are padded to it. */
-export const V2_DEFAULT_SIZE = 12 + DEFAULT_PAYLOAD_LENGTH;
+/**
+ * The v2 buffer compiled into check_nrpe and Debian's nrpe (MAX_PACKETBUFFER_LENGTH):
+ * a wire fact, not a setting. check_nrpe pads its v3/v4 queries to a v2
+ * packet of this size, and so does encodePacket. The `payload length`
+ * settings take their default from the schema (the same 1024).
+ */
+export const CHECK_NRPE_BUFFER_LENGTH = 1024;
+/** Size of check_nrpe's v2 packet; v3/v4 queries are padded to it. */
+export const V2_PADDED_SIZE = 12 + CHECK_NRPE_BUFFER_LENGTH;
 /** The request check_nrpe sends when no command is given. */
 export const NRPE_CHECK = '_NRPE_CHECK';
 /** Largest v3/v4 buffer the NRPE daemon accepts; our server's limit. */
@@ -48,7 +54,7 @@ export interface EncodeOptions {
   result?: number;
   /** The text; longer text is cut (v2: to payloadLength - 1 bytes). */
   text: Buffer | string;
-  /** v2 payload length; default 1024. */
+  /** v2 payload length; check_nrpe's 1024 when not given. */
   payloadLength?: number;
 }
 
@@ -65,7 +71,7 @@ export function encodePacket(o: EncodeOptions): Buffer {
   }
   const text = typeof o.text === 'string' ? Buffer.from(o.text, 'utf8') : o.text;
   if (o.version === 2) {
-    const payload = o.payloadLength ?? DEFAULT_PAYLOAD_LENGTH;
+    const payload = o.payloadLength ?? CHECK_NRPE_BUFFER_LENGTH;
     const buf = Buffer.alloc(12 + payload);
     writeHeader(buf, o.version, o.type, result);
     text.copy(buf, 10, 0, Math.min(text.length, payload - 1));
@@ -78,7 +84,7 @@ export function encodePacket(o: EncodeOptions): Buffer {
 function encodeV3V4(o: EncodeOptions, result: number, textLength: number, writeText: (buf: Buffer, bufferLength: number) => void): Buffer {
   const header = o.version === 3 ? 19 : 16;
   let bufferLength = Math.min(textLength, NRPE_MAX_BUFFER - 1) + 1;
-  if (o.type === QUERY_PACKET) bufferLength = Math.max(bufferLength, V2_DEFAULT_SIZE - header);
+  if (o.type === QUERY_PACKET) bufferLength = Math.max(bufferLength, V2_PADDED_SIZE - header);
   const buf = Buffer.alloc(header + bufferLength);
   writeHeader(buf, o.version, o.type, result);
   buf.writeInt32BE(bufferLength, 12);

@@ -29,6 +29,7 @@ export interface NrpeTlsSettings {
   certificateFormat?: string;
   /** CA file used to verify the peer; empty for the system store (client) or none. */
   ca?: string;
+  /** none, peer, peer-cert, …; empty or absent: none. */
   verifyMode?: string;
   /** DH parameter file (server only); used when the file exists, else OpenSSL picks a group. */
   dh?: string;
@@ -62,13 +63,14 @@ export function buildClientTls(s: NrpeTlsSettings): ConnectionOptions {
  */
 export function buildServerTls(s: NrpeTlsSettings): TlsOptions {
   const options: TlsOptions = {
-    ciphers: `${withSecLevel0(s.allowedCiphers || 'ALL:!MD5:@STRENGTH')}:+kDHE`,
+    // The server's list (its schema default is check_nrpe's); an empty list means OpenSSL's default, as everywhere.
+    ciphers: `${withSecLevel0(s.allowedCiphers || 'DEFAULT')}:+kDHE`,
     honorCipherOrder: true,
     dhparam: s.dh && existsSync(s.dh) ? readFile('DH parameter', s.dh) : 'auto',
   };
   Object.assign(options, certificateOptions(s));
   if (!options.cert) options.maxVersion = 'TLSv1.2';
-  const mode = s.verifyMode ?? 'none';
+  const mode = s.verifyMode || 'none';
   if (mode === 'peer-cert' || mode === 'fail-if-no-peer-cert' || mode === 'remote-peer') {
     options.requestCert = true;
     options.rejectUnauthorized = true;

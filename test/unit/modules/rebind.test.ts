@@ -70,7 +70,7 @@ describe('rebind (real TLS files and listeners)', () => {
   const plan = (files: Files, nextPort: number, extra: Partial<RebindPlan<Server, Material>> = {}): RebindPlan<Server, Material> => ({
     target: `the test server to 127.0.0.1:${nextPort}`,
     load: () => load(files),
-    sameAddress: nextPort === port,
+    samePort: nextPort === port,
     open: async (m) => {
       const srv = await listen(m, nextPort);
       opened.push(srv);
@@ -179,10 +179,43 @@ describe('rebind (real TLS files and listeners)', () => {
     }
   });
 
-  it('the same port, new listener fails to start: the previous settings are opened again and answer', async () => {
+  it('the same port and address: the new listener finds it in use, so the old one closes first and the new one answers', async () => {
+    const old = await startOld();
+    let attempts = 0;
+    const counting = plan(newFiles, port, {
+      open: async (m) => {
+        attempts++;
+        const srv = await listen(m, port);
+        opened.push(srv);
+        return srv;
+      },
+    });
+    assert.equal(await rebind(old, counting), 'rebound');
+    assert.equal(attempts, 2, 'the first bind met EADDRINUSE, the second came after the close');
+    assert.equal(old.listening, false);
+    assert.equal(await presented(port), 'new-server');
+  });
+
+  it('the same port, new listener fails to start for another reason: the old one is left as it was', async () => {
     const old = await startOld();
     const failing = plan(newFiles, port, {
       open: async () => {
+        throw new Error('no cipher match');
+      },
+    });
+    await assert.rejects(rebind(old, failing), /no cipher match; kept previous settings$/);
+    assert.equal(current, old);
+    assert.equal(old.listening, true);
+    assert.equal(await presented(port), 'old-server');
+  });
+
+  it('the same port, address in use, then the new listener fails: the previous settings are opened again and answer', async () => {
+    const old = await startOld();
+    let attempts = 0;
+    const failing = plan(newFiles, port, {
+      open: async (m) => {
+        attempts++;
+        if (attempts === 1) return listen(m, port); // EADDRINUSE: the old listener holds it
         throw new Error('no cipher match');
       },
     });
