@@ -7,7 +7,7 @@
 // rejected by V8 and the bundle is compiled as usual: slower, same behaviour. Plain CommonJS, not
 // TypeScript: it must run as is, before anything else is loaded, and bundle.mjs requires
 // compile() from it to write the cache, so both compile the very same text.
-const { readFileSync } = require('node:fs');
+const { readFileSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
 const vm = require('node:vm');
@@ -30,7 +30,12 @@ function run(file) {
   } catch {
     cachedData = undefined; // no cache: compile as usual
   }
-  const fn = compile(file, cachedData).runInThisContext();
+  const script = compile(file, cachedData);
+  // The build's warm-up run (src/tools/bundle.mjs): at exit, the cache of every function this start
+  // compiled, not only the top level, so a start after the build compiles almost nothing.
+  const warmOut = process.env.AGENT_BUILD_CODE_CACHE;
+  if (warmOut) process.on('exit', () => writeFileSync(warmOut, script.createCachedData()));
+  const fn = script.runInThisContext();
   const module = { exports: {}, filename: file };
   fn.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
 }
