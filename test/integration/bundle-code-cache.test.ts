@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { REPO } from '../helpers/agent-process.js';
 
 const bundle = join(REPO, 'dist/agent/main.cjs');
-const { compile } = createRequire(import.meta.url)(join(REPO, 'dist/agent.cjs')) as {
-  compile(file: string, cachedData?: Buffer): import('node:vm').Script;
+const launcher = createRequire(import.meta.url)(join(REPO, 'dist/agent.cjs')) as {
+  compile: (file: string, cachedData?: Buffer) => import('node:vm').Script;
 };
+const compile = launcher.compile;
 
 test('the build writes a code cache that this node accepts', () => {
   const script = compile(bundle, readFileSync(`${bundle}.cache`));
