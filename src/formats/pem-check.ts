@@ -5,7 +5,7 @@
  * words (to follow "<file>: "), or undefined when the text is usable. None
  * throws.
  */
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
@@ -37,7 +37,7 @@ export function privateKeyProblem(text: string | Buffer): string | undefined {
   if (block === undefined) return 'the file holds no PEM private key (no start line)';
   return remembered('key', block, () => {
     try {
-      createPrivateKey(block);
+      parsedKey(block);
       return undefined;
     } catch (err) {
       return `the private key cannot be read (${(err as Error).message})`;
@@ -55,7 +55,7 @@ function pairCheck(cert: string | Buffer, key: string | Buffer): string | undefi
   try {
     const block = KEY_BLOCK.exec(key.toString())?.[0];
     const first = certificateBlocks(cert)[0];
-    if (block && first && !new X509Certificate(first).checkPrivateKey(createPrivateKey(block))) return 'the private key does not belong to the certificate';
+    if (block && first && !parsedCertificate(first).checkPrivateKey(parsedKey(block))) return 'the private key does not belong to the certificate';
   } catch {
     // Unreadable input is reported by the checks below.
   }
@@ -97,9 +97,27 @@ function certificateBlocks(text: string | Buffer): string[] {
   return text.toString().match(CERT_BLOCK) ?? [];
 }
 
+/**
+ * The certificate and the key parsed last: a listener's check parses the certificate, then the
+ * key, then both again for the pair check; now each is parsed once (OpenSSL's PEM decoding of a
+ * key is the costly part). Only what parsed is kept, so a failing text throws every time.
+ */
+let lastCertificate: { block: string; parsed: X509Certificate } | undefined;
+let lastKey: { block: string; parsed: KeyObject } | undefined;
+
+function parsedCertificate(block: string): X509Certificate {
+  if (lastCertificate?.block !== block) lastCertificate = { block, parsed: new X509Certificate(block) };
+  return lastCertificate.parsed;
+}
+
+function parsedKey(block: string): KeyObject {
+  if (lastKey?.block !== block) lastKey = { block, parsed: createPrivateKey(block) };
+  return lastKey.parsed;
+}
+
 function parseProblem(block: string): string | undefined {
   try {
-    new X509Certificate(block);
+    parsedCertificate(block);
     return undefined;
   } catch (err) {
     return `the certificate cannot be parsed (${(err as Error).message})`;

@@ -43,6 +43,14 @@ export interface SchemaSet {
 
 let cached: { dir: string; set: SchemaSet } | undefined;
 
+/**
+ * The files under schema/ by their path there, as `npm run build` wrote them into the bundle
+ * (src/tools/bundle.mjs): the bundled agent reads no schema file at its start. Not defined when
+ * the code runs file by file (dist/src/, the unit tests): the files are read.
+ */
+declare const __bundleSchemas: Readonly<Record<string, string>> | undefined;
+const EMBEDDED = typeof __bundleSchemas === 'undefined' ? undefined : __bundleSchemas;
+
 /** Root of the repository or installed package (the folder holding schema/): package-root.ts. */
 export function packageRoot(): string {
   return PACKAGE_ROOT;
@@ -51,7 +59,8 @@ export function packageRoot(): string {
 export function loadSchemaSet(root = packageRoot()): SchemaSet {
   const dir = join(root, 'schema');
   if (cached && cached.dir === dir) return cached.set;
-  const readJson = (rel: string): JsonSchema => JSON.parse(readFileSync(join(dir, rel), 'utf8')) as JsonSchema;
+  const embedded = root === packageRoot() ? EMBEDDED : undefined;
+  const readJson = (rel: string): JsonSchema => JSON.parse(embedded?.[rel] ?? readFileSync(join(dir, rel), 'utf8')) as JsonSchema;
   const rootSchema = readJson('settings.schema.json');
   const files = new Map<string, JsonSchema>();
   const sections: SectionSchema[] = [];

@@ -11,7 +11,7 @@
 // inside the lazily run module bodies. Whitespace and syntax are minified, names are kept, so a
 // stack trace still names the functions.
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,6 +25,15 @@ const { build } = await import('esbuild').catch((err) => {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = join(root, 'dist/agent/main.cjs');
+// The settings schema files (schema/**/*.json, without their indentation) by their path under
+// schema/, written into the bundle as __bundleSchemas (src/settings/schema-set.ts): a start reads
+// none of the ~25 files.
+const schemas = Object.fromEntries(
+  readdirSync(join(root, 'schema'), { recursive: true })
+    .filter((rel) => rel.endsWith('.json'))
+    .sort()
+    .map((rel) => [rel.split('\\').join('/'), JSON.stringify(JSON.parse(readFileSync(join(root, 'schema', rel), 'utf8')))]),
+);
 const result = await build({
   entryPoints: [join(root, 'dist/src/main.js')],
   outfile: out,
@@ -38,7 +47,7 @@ const result = await build({
   supported: { 'dynamic-import': false },
   // The one use of import.meta in a CommonJS bundle: the file's own URL (package root, require of ajv).
   define: { 'import.meta.url': '__bundleUrl' },
-  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  banner: { js: `const __bundleUrl = require('node:url').pathToFileURL(__filename).href;\nconst __bundleSchemas = ${JSON.stringify(schemas)};` },
   // Loaded from node_modules when first needed: selfsigned (and its ASN.1 libraries, about half of
   // the bundle otherwise) only creates a missing certificate.
   external: ['selfsigned'],
@@ -49,7 +58,8 @@ const result = await build({
   logOverride: { 'duplicate-case': 'silent' },
   logLevel: 'warning',
 });
-// The launcher wraps the bundle in a function: main.ts's #! line would be a syntax error there.
+// The bundle is written wrapped in the function the launcher calls as a CommonJS module
+// (src/launcher.cjs compiles the file as it is); main.ts's #! line would be a syntax error there.
 // esbuild writes strings and names in ASCII, but not the characters of regular expression
 // literals (`/[\s\u25cf*]/` written with the character itself): those are escaped here, the same
 // character to the regular expression. The launcher reads the bundle as a one-byte string.
@@ -63,7 +73,7 @@ if (nonAscii) {
   process.exit(1);
 }
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, text);
+writeFileSync(out, `(function (exports, require, module, __filename, __dirname) {${text}\n})`);
 
 const launcher = join(root, 'dist/agent.cjs');
 copyFileSync(join(root, 'src/launcher.cjs'), launcher);
