@@ -76,6 +76,9 @@ const rss = median(rssMb);
 const base = median(baseline);
 const ratio = median(ratios);
 console.log(`startup: settings/agent.ini, modules loaded: ${modules}; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+if (process.env.NODE_EXTRA_CA_CERTS) {
+  console.log(`startup: note: NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS} is set: every node start here (node -e 0 and the agent alike) loads that CA bundle first; \`env -u NODE_EXTRA_CA_CERTS npm run bench -- startup\` measures without it`);
+}
 console.log(`startup: first start with certificate creation: ${warmMs.toFixed(0)} ms`);
 console.log(`startup: spawn to "agent ready": median ${ready.toFixed(0)} ms over ${ROUNDS} starts (min ${Math.min(...readyMs).toFixed(0)}, max ${Math.max(...readyMs).toFixed(0)}) (goal < ${READY_GOAL_MS} ms: ${ready < READY_GOAL_MS ? 'PASS' : 'MISS'})`);
 console.log(`startup: baseline node -e 0 right before each start: median ${base.toFixed(0)} ms; median ratio ${ratio.toFixed(2)}x (goal <= ${RATIO_GOAL}x: ${ratio <= RATIO_GOAL ? 'PASS' : 'MISS'})`);
