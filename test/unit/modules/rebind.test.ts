@@ -182,14 +182,14 @@ describe('rebind (real TLS files and listeners)', () => {
   it('the same port and address: the new listener finds it in use, so the old one closes first and the new one answers', async () => {
     const old = await startOld();
     let attempts = 0;
-    const counting = plan(newFiles, port, {
-      open: async (m) => {
+    const base = plan(newFiles, port);
+    const counting: RebindPlan<Server, Material> = {
+      ...base,
+      open: (m) => {
         attempts++;
-        const srv = await listen(m, port);
-        opened.push(srv);
-        return srv;
+        return base.open(m);
       },
-    });
+    };
     assert.equal(await rebind(old, counting), 'rebound');
     assert.equal(attempts, 2, 'the first bind met EADDRINUSE, the second came after the close');
     assert.equal(old.listening, false);
