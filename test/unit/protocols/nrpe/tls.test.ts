@@ -48,4 +48,10 @@ describe('remote protocol TLS files', () => {
     const ok = buildServerTls({ allowedCiphers: '', certificate: cert, certificateKey: key, ca: cert, verifyMode: 'peer-cert' });
     assert.ok(ok.cert && ok.key && ok.ca);
   });
+
+  it('an empty cipher list means OpenSSL\'s default list on client and server; a set list is kept', () => {
+    assert.equal(buildClientTls({ allowedCiphers: '' }).ciphers, 'DEFAULT:@SECLEVEL=0');
+    assert.equal(buildServerTls({ allowedCiphers: '' }).ciphers, 'DEFAULT:@SECLEVEL=0:+kDHE');
+    assert.equal(buildServerTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }).ciphers, 'ALL:!MD5:@STRENGTH:@SECLEVEL=0:+kDHE');
+  });
 });
