@@ -9,7 +9,7 @@
  * modules) is loaded by the first scrape too, not at the agent's start.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { IntervalHistogram } from 'node:perf_hooks';
+import type { ELDHistogram } from 'node:perf_hooks';
 
 const GC_BUCKETS = [0.001, 0.01, 0.1, 1, 2, 5];
 
@@ -19,7 +19,7 @@ interface GcHistogram {
   count: number;
 }
 
-let lag: IntervalHistogram | undefined;
+let lag: ELDHistogram | undefined;
 const gc = new Map<string, GcHistogram>();
 
 function startMonitors(): void {
@@ -68,7 +68,7 @@ export function renderProcessMetrics(out: string[]): void {
   gauge(out, 'nodejs_heap_size_total_bytes', 'gauge', 'Process heap size from Node.js in bytes.', mem.heapTotal);
   gauge(out, 'nodejs_heap_size_used_bytes', 'gauge', 'Process heap size used from Node.js in bytes.', mem.heapUsed);
   gauge(out, 'nodejs_external_memory_bytes', 'gauge', 'Node.js external memory size in bytes.', mem.external);
-  const h = lag as IntervalHistogram;
+  const h = lag as ELDHistogram;
   const seconds = (ns: number): number => (Number.isFinite(ns) && h.count > 0 ? ns / 1e9 : 0);
   gauge(out, 'nodejs_eventloop_lag_min_seconds', 'gauge', 'The minimum recorded event loop delay since the previous scrape.', seconds(h.min));
   gauge(out, 'nodejs_eventloop_lag_max_seconds', 'gauge', 'The maximum recorded event loop delay since the previous scrape.', seconds(h.max));
