@@ -1,7 +1,9 @@
 /**
  * Variables in values: `${base-path}` (the settings file's folder),
  * `${certificate-path}` (default `${base-path}/security`), `${scripts}`
- * (default `${base-path}/scripts`) and `${temp}` (the system temp folder);
+ * (default `${base-path}/scripts`), `${state}` (the folder of what the agent
+ * keeps between runs: systemd's $STATE_DIRECTORY when the service manager
+ * sets it, else `${base-path}/state`) and `${temp}` (the system temp folder);
  * `[/paths]` overrides them. `$$` is not special; an unknown name or an
  * unterminated `${` is a problem at the column where it starts.
  *
@@ -39,7 +41,7 @@ export interface ExpandContext {
   quote?: (text: string, before: string) => string;
 }
 
-export const VARIABLE_NAMES = ['base-path', 'certificate-path', 'scripts', 'temp'] as const;
+export const VARIABLE_NAMES = ['base-path', 'certificate-path', 'scripts', 'state', 'temp'] as const;
 
 /** The built-in variable values for a settings file, before [/paths] overrides. */
 export function defaultVariables(settingsFile: string): Record<string, string> {
@@ -48,8 +50,19 @@ export function defaultVariables(settingsFile: string): Record<string, string> {
     'base-path': base,
     'certificate-path': `${base}/security`,
     scripts: `${base}/scripts`,
+    state: serviceStateDirectory() ?? `${base}/state`,
     temp: systemTemp(),
   };
+}
+
+/**
+ * The state folder systemd made for the service (StateDirectory=; the first one when it lists
+ * several, separated by ':'), or undefined outside a service that asks for one.
+ */
+function serviceStateDirectory(): string | undefined {
+  const dirs = process.env.STATE_DIRECTORY;
+  if (dirs === undefined || dirs === '') return undefined;
+  return dirs.split(':')[0];
 }
 
 /** The system temp folder, read once per process (os.tmpdir() reads the environment each time: a fleet run asks 10,000 times). */

@@ -68,6 +68,10 @@ export interface PathsSection {
  */
 scripts: string
 /**
+ * Folder of what the agent keeps between runs (check_logfile bookmarks, the generated web password, caches); defaults to systemd's $STATE_DIRECTORY under the service, else ${base-path}/state.
+ */
+state?: string
+/**
  * Folder for temporary files; defaults to the system's temp folder.
  */
 temp?: string
