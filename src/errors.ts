@@ -43,7 +43,7 @@ export const CODES = {
   // Settings: insecure but legal choices
   AGENT_WARN_ADH_CIPHERS: { message: '%s allows anonymous DH (ADH) ciphers, which do not authenticate the peer', severity: 'warning' },
   AGENT_WARN_VERIFY_NONE: { message: '%s has verify mode none while use ssl is on: the peer certificate is not checked', severity: 'warning' },
-  AGENT_WARN_EMPTY_PASSWORD: { message: 'WEBServer is enabled and no password is set: a random one is generated at each start', severity: 'warning' },
+  AGENT_WARN_EMPTY_PASSWORD: { message: 'WEBServer is enabled and no password is set: a random one is generated and kept in ${state}/web-password', severity: 'warning' },
   AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: 'allowed hosts lets every address connect%s', severity: 'warning' },
   AGENT_WARN_NO_CA: { message: '%s has no ca configured: anyone allowed by allowed hosts may query', severity: 'warning' },
   AGENT_WARN_PLAIN_PASSWORD: { message: 'password of %s is stored in plain text; agent web add-user stores a hash', severity: 'warning' },
@@ -103,6 +103,7 @@ export const CODES = {
   AGENT_ERR_WEB_LISTEN: { message: 'web server cannot listen on %s: %s' },
   AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },
   AGENT_WARN_WEB_AUTH_BLOCKED: { message: '%s is refused for %s s after %s failed authentications', severity: 'warning' },
+  AGENT_WARN_STATE_FOLDER: { message: 'cannot write %s in the state folder %s (%s); set [/paths] state to a writable folder', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof CODES;

@@ -12,7 +12,7 @@ import { formatMessage } from '../errors.js';
 import { startAgent } from '../agent.js';
 import { sink } from '../log.js';
 import { formatProblem } from './format-problem.js';
-import { notifySystemd } from './sd-notify.js';
+import { installTestStall, notifySystemd, startWatchdog } from './sd-notify.js';
 import { onCrash } from './crash.js';
 
 export const RUN_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
@@ -58,14 +58,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
   process.on('SIGHUP', () => {
     log.info('SIGHUP: reloading settings');
-    void agent.reconciler.reload('SIGHUP');
+    notifySystemd('RELOADING=1');
+    void agent.reconciler.reload('SIGHUP').finally(() => notifySystemd('READY=1'));
   });
+  installTestStall();
+  let stopWatchdog: (() => void) | undefined;
   return new Promise<number>((resolveExit) => {
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) return;
       stopping = true;
       log.info(`${signal}: stopping`);
+      stopWatchdog?.();
       notifySystemd('STOPPING=1');
       stopOnce().then(
         () => {
@@ -83,6 +87,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     // Ready only once the signals are handled: a SIGTERM sent as soon as this
     // line is read must stop the agent, not kill it with the default action.
     log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`);
-    notifySystemd('READY=1');
+    notifySystemd(`READY=1\nSTATUS=running: ${loaded.length} module(s) loaded${failed.length > 0 ? `, failed: ${failed.join(', ')}` : ''}`);
+    stopWatchdog = startWatchdog();
   });
 }

@@ -32,3 +32,13 @@ export function classifyTlsError(err: TlsErrorLike): TlsFailure {
   if (/WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|RECORD_LAYER/.test(code)) return 'not-tls';
   return 'other';
 }
+
+/**
+ * An error's message without node's advice about its own command line flags: since node 22 an
+ * untrusted certificate's message ends with "; if the root CA is installed locally, try running
+ * Node.js with --use-system-ca", which names a flag of node that the agent's users cannot pass.
+ * The clients say what to set instead (`--ca`, a target's `ca`).
+ */
+export function withoutNodeAdvice(message: string): string {
+  return message.replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '');
+}

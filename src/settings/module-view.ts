@@ -39,7 +39,7 @@ export interface ModuleSettings<P extends SectionPath = SectionPath> {
   readonly file: string;
   /** Hash of the settings in force (changes with every edit of the tree). */
   readonly hash: string;
-  /** Path variables after [/paths] overrides: base-path, certificate-path, scripts, temp. */
+  /** Path variables after [/paths] overrides: base-path, state, certificate-path, scripts, temp. */
   readonly variables: PathVariables;
   /**
    * Where the values of the module's own sections are written (file, line),

@@ -40,7 +40,7 @@ export interface Snapshot {
   readonly sources: readonly { readonly file: string; readonly hash: string }[];
   /** Values read from `${env:}` / `${file:}`, longest first: what maskSecrets hides in messages and logs. */
   readonly secretValues: readonly string[];
-  /** Path variables after [/paths] overrides: base-path, certificate-path, scripts, temp. */
+  /** Path variables after [/paths] overrides: base-path, state, certificate-path, scripts, temp. */
   readonly variables: Readonly<Record<string, string>>;
   /** Module name -> enabled, for every module of the catalogue. */
   readonly modules: Readonly<Partial<Record<string, boolean>>>;

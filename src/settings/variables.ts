@@ -125,8 +125,9 @@ export function expandVariables(value: string, vars: Readonly<Record<string, str
 }
 
 /**
- * Apply [/paths] overrides in order base-path, certificate-path, scripts,
- * temp, each expanded with the values before it. Relative results are taken
+ * Apply [/paths] overrides in order base-path, state, certificate-path,
+ * scripts, temp, each expanded with the values before it (so
+ * `certificate-path = ${state}/security` works). Relative results are taken
  * relative to the settings file's folder.
  */
 export function resolveVariables(
@@ -148,6 +149,7 @@ export function resolveVariables(
     vars[key] = resolve(base, r.value);
   };
   pick('base-path', base);
+  pick('state', serviceStateDirectory() ?? '${base-path}/state');
   pick('certificate-path', '${base-path}/security');
   pick('scripts', '${base-path}/scripts');
   pick('temp', defaults.temp);

@@ -4,29 +4,14 @@
 // scripts through the Perl spawner (README "How scripts are started"). The binary is written
 // beside its final name and renamed, so an agent running the old one is not disturbed.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findCompiler } from './find-compiler.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sourceDir = join(root, 'src/checks/scripts/spawner-c');
 const out = join(root, 'dist/bin/script-spawner');
-
-function findCompiler() {
-  const names = [process.env.CC, 'cc', 'gcc'].filter((n) => n !== undefined && n !== '');
-  for (const name of names) {
-    const candidates = isAbsolute(name) ? [name] : (process.env.PATH ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, name));
-    for (const file of candidates) {
-      try {
-        accessSync(file, constants.X_OK);
-        return file;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
-}
 
 const compiler = findCompiler();
 if (compiler === undefined) {

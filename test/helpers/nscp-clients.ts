@@ -55,12 +55,4 @@ export async function startWebAgent(options: StartOptions): Promise<WebAgent> {
   return { agent, base: m[1], port: m[2], ca: readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8') };
 }
 
-/** Resolve once `cond` holds (polled every 50 ms); reject after `ms`. */
-export async function waitUntil(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`condition not met within ${ms} ms`);
-}
+export { waitUntil } from './wait-until.js';

@@ -5,8 +5,9 @@
  * start: builds the app (src/web/app.ts), loads or creates the certificate,
  * listens on `bind to` (empty = every address) and the port, and logs
  * `web server listening on https://127.0.0.1:PORT`. When the effective web
- * password is empty, a strong one is generated, printed once to stdout as
- * `web password for user root: <pw>` and kept in memory only.
+ * password is empty, a strong one is generated once and kept in
+ * `${state}/web-password` (0600: stored-password.ts), told as
+ * `web password for user root: <pw>` on stdout unless stdout is the journal.
  *
  * apply(next): takes the new snapshot at once (passwords, users, roles,
  * allowed hosts, limits apply to the next request). A new certificate on the
@@ -22,12 +23,13 @@
  * included) within `timeout` of being accepted (connection-guard.ts); the
  * limits apply in place.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
-import { AgentError, errorMessage } from '../../errors.js';
+import { AgentError, errorMessage, formatMessage } from '../../errors.js';
+import { isJournalStream } from '../../log-journal.js';
+import { PASSWORD_FILE_NAME, storedPassword, type StoredPassword } from './stored-password.js';
 import type { Logger } from '../../log.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { ConnectionGuard, type ConnectionLimits } from '../../protocols/connection-guard.js';
@@ -95,16 +97,21 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
   let guard: ConnectionGuard | undefined;
 
   let announced = false;
+  let stored: StoredPassword | undefined;
   const ensurePassword = (s: Settings): void => {
     if (generated !== undefined || rootPassword(s, undefined) !== '') return;
-    generated = randomBytes(18).toString('base64url');
+    stored = storedPassword(s.variables.state);
+    generated = stored.password;
   };
-  // Printed once, and only when a listener is up: a password for a server
-  // that could not bind would be a promise the agent cannot keep.
+  // Told once, and only when a listener is up: a password for a server
+  // that could not bind would be a promise the agent cannot keep. The
+  // password itself goes to a terminal or a redirect, never to the journal.
   const announcePassword = (): void => {
-    if (generated === undefined || announced || !server) return;
+    if (generated === undefined || announced || !server || !stored) return;
     announced = true;
-    process.stdout.write(`web password for user root: ${generated}\n`);
+    if (stored.file !== undefined) log?.info(`the password of web user root is in ${stored.file}`);
+    else log?.warning(`AGENT_WARN_STATE_FOLDER: ${formatMessage('AGENT_WARN_STATE_FOLDER', [PASSWORD_FILE_NAME, snapshot?.variables.state ?? '', stored.problem ?? ''])}: the generated password of web user root lasts only as long as this process`);
+    if (!isJournalStream(1)) process.stdout.write(`web password for user root: ${generated}\n`);
   };
 
   /**

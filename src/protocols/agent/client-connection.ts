@@ -10,7 +10,7 @@ import { AgentError, errorMessage } from '../../errors.js';
 import { decode, encode, Plugin } from '../../core/plugin/codec.js';
 import { FrameReader } from './frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, isFrameKind, kindName, KIND_MESSAGE, MESSAGE_VERSION, peekHeader } from './framing.js';
-import { classifyTlsError, isTlsError } from '../tls-errors.js';
+import { classifyTlsError, isTlsError, withoutNodeAdvice } from '../tls-errors.js';
 
 export interface AgentEndpoint {
   host: string;
@@ -228,7 +228,7 @@ export class ClientConnection {
     if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, `unreachable (${code})`]);
     if (isTlsError(err)) return new AgentError('AGENT_ERR_AGENT_TLS', [this.name, tlsHint(err)]);
     if (code === 'ECONNRESET' || code === 'EPIPE') return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, `(${code}) ${this.closeHint()}`]));
-    return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, err.message]);
+    return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, withoutNodeAdvice(err.message)]);
   }
 
   private closeHint(): string {
@@ -253,7 +253,7 @@ function errorText(body: Uint8Array): string {
 /** The hint for a TLS failure (tls-errors.ts), in the words of a target's settings. */
 function tlsHint(err: NodeJS.ErrnoException & { reason?: string }): string {
   const code = err.code ?? '';
-  const reason = err.reason ?? err.message.trim();
+  const reason = err.reason ?? withoutNodeAdvice(err.message.trim());
   switch (classifyTlsError(err)) {
     case 'client-certificate-required':
       return `the peer requires a client certificate (set certificate and certificate key) [${code}]`;

@@ -15,7 +15,7 @@ import * as tls from 'node:tls';
 import { AgentError, type ErrorCode } from '../../errors.js';
 import { PacketReader } from './packet-reader.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, type PacketVersion } from './packet.js';
-import { classifyTlsError, isTlsError } from '../tls-errors.js';
+import { classifyTlsError, isTlsError, withoutNodeAdvice } from '../tls-errors.js';
 import { withRetries } from '../../retry-policy.js';
 import { CONNECT_RETRY } from '../connect-retry.js';
 
@@ -273,7 +273,7 @@ function describeSocketError(err: NodeJS.ErrnoException): string {
     case 'ENOTFOUND':
       return 'host not found';
     default:
-      return err.code ? `${err.code}: ${err.message}` : err.message;
+      return err.code ? `${err.code}: ${withoutNodeAdvice(err.message)}` : withoutNodeAdvice(err.message);
   }
 }
 
