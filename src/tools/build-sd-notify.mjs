@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findCompiler } from './find-compiler.mjs';
+import { findCompiler, HARDENING_FLAGS } from './find-compiler.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const source = join(root, 'src/cli/sd-notify-c/sd-notify.c');
@@ -24,7 +24,7 @@ if (compiler === undefined || headers === undefined) {
   const tmp = `${out}.${process.pid}.tmp`;
   mkdirSync(dirname(out), { recursive: true });
   try {
-    execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', '-shared', '-fPIC', '-I', headers, '-o', tmp, source], { stdio: ['ignore', 'inherit', 'pipe'] });
+    execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', ...HARDENING_FLAGS, '-shared', '-fPIC', '-I', headers, '-o', tmp, source], { stdio: ['ignore', 'inherit', 'pipe'] });
     renameSync(tmp, out);
   } catch (err) {
     rmSync(tmp, { force: true });

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findCompiler } from './find-compiler.mjs';
+import { findCompiler, HARDENING_FLAGS } from './find-compiler.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sourceDir = join(root, 'src/checks/scripts/spawner-c');
@@ -23,7 +23,7 @@ if (compiler === undefined) {
   const tmp = `${out}.${process.pid}.tmp`;
   mkdirSync(join(root, 'dist/bin'), { recursive: true });
   try {
-    execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', '-o', tmp, ...sources], { stdio: ['ignore', 'inherit', 'pipe'] });
+    execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', ...HARDENING_FLAGS, '-fPIE', '-pie', '-o', tmp, ...sources], { stdio: ['ignore', 'inherit', 'pipe'] });
     renameSync(tmp, out);
   } catch (err) {
     rmSync(tmp, { force: true });

@@ -18,3 +18,6 @@ export function findCompiler() {
   }
   return undefined;
 }
+
+/** Debian's hardening flags, for what the package ships (fortified libc calls, stack protector, read-only relocations). */
+export const HARDENING_FLAGS = ['-D_FORTIFY_SOURCE=2', '-fstack-protector-strong', '-Wl,-z,relro,-z,now'];

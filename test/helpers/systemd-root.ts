@@ -1,0 +1,95 @@
+/**
+ * A real Debian 12 system for the package tests: a root made by Debian's mmdebstrap, its systemd
+ * booted as PID 1 of its own namespaces (boot-root.sh), commands run inside with nsenter. Needs
+ * root and the mmdebstrap package (.ci/run installs it); mmdebstrap fetches from the Debian mirror
+ * that apt on this machine uses. Every wait is bounded.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO } from './agent-process.js';
+import { waitUntil } from './wait-until.js';
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `file args` and resolves with its exit code and output (never rejects on a non-zero exit). */
+export function run(file: string, args: readonly string[], timeoutMs = 120_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err && typeof err.code !== 'number') return reject(new Error(`cannot run ${file}: ${err.message}; ${stderr}`, { cause: err }));
+      resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Makes a minimal Debian 12 root at `dir` with systemd and `packages`. */
+export async function makeRoot(dir: string, packages: readonly string[]): Promise<void> {
+  const r = await run('mmdebstrap', ['--variant=apt', '--quiet', `--include=${['systemd', 'systemd-sysv', 'dbus', ...packages].join(',')}`, 'bookworm', dir], 600_000);
+  if (r.code !== 0) throw new Error(`mmdebstrap failed (${r.code}): ${r.stderr.slice(-2000)}`);
+}
+
+export interface BootedRoot {
+  /** systemd's PID as this machine sees it. */
+  readonly pid: number;
+  /** Runs a shell command inside the system (all its namespaces, its root). */
+  sh(command: string, timeoutMs?: number): Promise<Run>;
+  /** Kills the system (its PID 1, hence everything in it). */
+  kill(): Promise<void>;
+}
+
+/** Boots the root's systemd and waits until `systemctl is-system-running` says running or degraded. */
+export async function bootRoot(dir: string): Promise<BootedRoot> {
+  const child: ChildProcess = spawn('unshare', ['--pid', '--fork', '--mount', '--net', '--uts', '--ipc', '--cgroup', join(REPO, 'test/helpers/boot-root.sh'), dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let pid = 0;
+  const sh = (command: string, timeoutMs = 120_000): Promise<Run> => run('nsenter', ['-t', String(pid), '-a', '-r', '-w', '/bin/sh', '-c', command], timeoutMs);
+  try {
+    await waitUntil(
+      async () => {
+        // The child of unshare is boot-root.sh until it execs the root's systemd.
+        const r = await run('pgrep', ['-P', String(child.pid)]);
+        pid = Number(r.stdout.trim().split('\n')[0]);
+        return pid > 0 && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'systemd';
+      },
+      20_000,
+      `the root's systemd to start (${stderr})`,
+    );
+    // Until systemd has opened its private socket, systemctl cannot ask (and --wait gives up).
+    let state = '';
+    await waitUntil(
+      async () => {
+        state = (await sh('systemctl is-system-running --wait', 60_000)).stdout.trim();
+        return /^(running|degraded)$/.test(state);
+      },
+      90_000,
+      'the booted system to be running',
+    ).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}: it is ${state}; failed units: ${(await sh('systemctl --failed --no-pager')).stdout}`);
+    });
+  } catch (err) {
+    // A system that did not come up is not left running (nor the test waiting for it).
+    if (pid > 0) process.kill(pid, 'SIGKILL');
+    else child.kill('SIGKILL');
+    await exited;
+    throw err;
+  }
+  return {
+    pid,
+    sh,
+    kill: async () => {
+      process.kill(pid, 'SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Removes a root made by makeRoot (its mounts went with the booted system's namespace). */
+export function removeRoot(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
