@@ -7,6 +7,7 @@
 import { ArgumentError, numberArgument, parseArguments, type CheckArguments, type OptionDef } from '../arguments.js';
 import { parseStatus, UNKNOWN, type QueryResult, type Status } from '../../core/result.js';
 import { splitCommandLine, CommandLineError } from '../../formats/script-command-line.js';
+import { linkSignals } from '../../abort-link.js';
 
 export type QueryFn = (command: string, args: readonly string[], options: { signal?: AbortSignal }) => Promise<QueryResult>;
 
@@ -80,7 +81,8 @@ export async function checkTimeout(tokens: readonly string[], query: QueryFn, si
     const seconds = numberArgument(args, 'timeout', 30, { min: 0.001, max: 86400 });
     const onTimeout = statusArgument('return', args.get('return') ?? 'UNKNOWN');
     const stop = new AbortController();
-    const both = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    const link = linkSignals(...(signal ? [signal, stop.signal] : [stop.signal]));
+    const both = link.signal;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<QueryResult>((resolve) => {
       timer = setTimeout(() => {
@@ -92,6 +94,7 @@ export async function checkTimeout(tokens: readonly string[], query: QueryFn, si
       const r = await Promise.race([query(command, inner, { signal: both }), late]);
       return { ...r, command: 'check_timeout' };
     } finally {
+      link.release();
       clearTimeout(timer);
     }
   });

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { Limiter } from '../scripts/limiter.js';
 import { ArgumentError, numberArgument, type CheckArguments, type OptionDef } from '../arguments.js';
 import type { Values } from '../expression/evaluate.js';
+import { linkSignals } from '../../abort-link.js';
 
 export interface NetContext {
   /** The limiter of one check (created on first use). */
@@ -76,6 +77,8 @@ export class ProbeTimeout extends Error {
  */
 export class Deadline {
   readonly signal: AbortSignal;
+  /** Detaches the signal from the caller's (linkSignals); probeAll calls it when the probe is over. */
+  readonly release: () => void;
   step = 'waiting for a free slot';
   private readonly timer: AbortSignal;
   private readonly started = performance.now();
@@ -85,7 +88,9 @@ export class Deadline {
     outer: AbortSignal,
   ) {
     this.timer = AbortSignal.timeout(ms);
-    this.signal = AbortSignal.any([outer, this.timer]);
+    const link = linkSignals(outer, this.timer);
+    this.signal = link.signal;
+    this.release = link.release;
   }
 
   /** Milliseconds since the deadline was set (the probe's time so far). */
@@ -162,10 +167,13 @@ export function probeAll<T>(
   return Promise.all(
     targets.map((t) => {
       const d = new Deadline(timeoutMs, outer);
-      return limiter.run(() => probe(t, d), d.signal).catch((err: unknown) => {
-        if (err instanceof Unavailable) throw err;
-        return failed(t, failureResult(d.signal.aborted ? d.failure() : err), d);
-      });
+      return limiter
+        .run(() => probe(t, d), d.signal)
+        .catch((err: unknown) => {
+          if (err instanceof Unavailable) throw err;
+          return failed(t, failureResult(d.signal.aborted ? d.failure() : err), d);
+        })
+        .finally(d.release);
     }),
   );
 }

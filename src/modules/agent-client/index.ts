@@ -13,6 +13,7 @@ import { mergeTarget } from '../../protocols/target-options.js';
 import { AgentClientPool } from '../../protocols/agent/client.js';
 import { errorMessage } from '../../errors.js';
 import { AGENT_PORT, AGENT_QUERIES, TARGETS_PATH, forwardResults, runAgentQuery } from './agent-query.js';
+import { withLinkedSignal } from '../../abort-link.js';
 
 const SECTION = '/settings/agent/client';
 
@@ -51,7 +52,7 @@ export function createModule(): AgentModule<Settings> {
       for (const q of AGENT_QUERIES) {
         cleanup.push(
           context.core.registerSimpleQuery({ name: q.name, module: 'AgentClient', title: q.title, description: q.description }, (args, call) =>
-            runAgentQuery(pool, q.name, q.kind, args, snapshot!, AbortSignal.any([call.signal, context.signal])),
+            withLinkedSignal([call.signal, context.signal], (signal) => runAgentQuery(pool, q.name, q.kind, args, snapshot!, signal)),
           ),
         );
       }

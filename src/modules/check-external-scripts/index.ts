@@ -27,6 +27,10 @@ import { parseAlias, type AliasDefinition } from '../../formats/alias-command.js
 import { UNKNOWN } from '../../core/result.js';
 import { WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
 import { valueText } from '../../settings/value-text.js';
+import { withLinkedSignal } from '../../abort-link.js';
+import type { Core, SimpleQuery } from '../../core/core.js';
+
+type SimpleAnswer = Awaited<ReturnType<SimpleQuery>>;
 
 const SECTION = '/settings/external scripts';
 const MODULE = 'CheckExternalScripts';
@@ -65,6 +69,17 @@ export function createModule(): AgentModule<Settings> {
   let stopper = new AbortController();
   let unregisterExec: (() => void) | undefined;
 
+  /** One run of the script, wrapped script or alias `name`. */
+  const answer = (core: Core, name: string, args: string[], signal: AbortSignal): Promise<SimpleAnswer> => {
+    const a = aliases.get(name);
+    if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
+    const w = wrapped.get(name);
+    if (w) return 'words' in w ? runConfiguredScript(name, w.words, args, settings, limiter, signal, run) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
+    const line = scripts.get(name);
+    if (line === undefined) return Promise.resolve({ result: UNKNOWN, message: `Script not found: ${name}`, perf: [] });
+    return runConfiguredScript(name, line, args, settings, limiter, signal, run);
+  };
+
   const register = (name: string): void => {
     if (!ctx) return;
     const alias = aliases.get(name);
@@ -82,16 +97,7 @@ export function createModule(): AgentModule<Settings> {
     const core = ctx.core;
     registered.set(name, {
       key,
-      undo: core.registerSimpleQuery(info, (args, call) => {
-        const signal = AbortSignal.any([call.signal, stopper.signal]);
-        const a = aliases.get(name);
-        if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
-        const w = wrapped.get(name);
-        if (w) return 'words' in w ? runConfiguredScript(name, w.words, args, settings, limiter, signal, run) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
-        const line = scripts.get(name);
-        if (line === undefined) return Promise.resolve({ result: 3 as const, message: `Script not found: ${name}`, perf: [] });
-        return runConfiguredScript(name, line, args, settings, limiter, signal, run);
-      }),
+      undo: core.registerSimpleQuery(info, (args, call) => withLinkedSignal<SimpleAnswer>([call.signal, stopper.signal], (signal) => answer(core, name, args, signal))),
     });
   };
   const unregister = (name: string): void => {

@@ -11,6 +11,7 @@ import { decode, responseToResult } from '../../core/plugin/codec.js';
 import { mergeTarget } from '../../protocols/target-options.js';
 import { errorMessage } from '../../errors.js';
 import { REMOTE_PORT, REMOTE_QUERIES, TARGETS_PATH, runRemoteQuery, submitResult } from './remote-query.js';
+import { withLinkedSignal } from '../../abort-link.js';
 
 const SECTION = '/settings/remote/client';
 
@@ -51,7 +52,7 @@ export function createModule(): AgentModule<Settings> {
       for (const q of REMOTE_QUERIES) {
         cleanup.push(
           context.core.registerSimpleQuery({ name: q.name, module: 'RemoteClient', title: q.title, description: q.description }, (args, call) =>
-            runRemoteQuery(q.name, q.kind, args, snapshot!, AbortSignal.any([call.signal, context.signal])),
+            withLinkedSignal([call.signal, context.signal], (signal) => runRemoteQuery(q.name, q.kind, args, snapshot!, signal)),
           ),
         );
       }
