@@ -5,7 +5,7 @@
  * NSClient++'s `password` header (what Icinga's check_nscp_api sends) holds
  * a password alone, under the same 8 KiB cap.
  */
-import auth from 'basic-auth';
+import { parse as parseBasicAuth } from 'basic-auth';
 
 /** Headers longer than this are refused without decoding (NSClient++ uses 8 KiB too). */
 export const MAX_AUTH_HEADER = 8192;
@@ -20,7 +20,7 @@ export function readBasicCredentials(header: string | undefined): BasicCredentia
   if (header === undefined || header === '') return { kind: 'none' };
   if (header.length > MAX_AUTH_HEADER) return { kind: 'invalid', reason: 'too-long' };
   if (!/^\s*basic\s/i.test(header)) return { kind: 'invalid', reason: 'scheme' };
-  const parsed = auth.parse(header);
+  const parsed = parseBasicAuth(header);
   if (!parsed || parsed.name === '') return { kind: 'invalid', reason: 'malformed' };
   return { kind: 'basic', user: parsed.name, password: parsed.pass };
 }
