@@ -103,6 +103,8 @@ export const CODES = {
   AGENT_ERR_WEB_LISTEN: { message: 'web server cannot listen on %s: %s' },
   AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },
   AGENT_WARN_WEB_AUTH_BLOCKED: { message: '%s is refused for %s s after %s failed authentications', severity: 'warning' },
+  // Settings: patterns the linear-time matcher cannot run
+  AGENT_WARN_ALLOW_LIST_PATTERN: { message: '%s %s: %s; the pattern matches no name (a negated one refuses every name)', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof CODES;

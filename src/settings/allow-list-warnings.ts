@@ -40,6 +40,12 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     if (!input.modules[server.module]) continue;
     const s = input.sections[server.section] ?? {};
     const o = input.origins[server.section] ?? {};
+    for (const key of server.execs ? [ALLOWED_QUERIES, ALLOWED_EXECS] : [ALLOWED_QUERIES]) {
+      const origin = o[key];
+      for (const reason of parseAllowList(keyText(s, server.section, key)).refused) {
+        out.push(problem('AGENT_WARN_ALLOW_LIST_PATTERN', [`[${server.section}]`, key, reason], { file: origin?.file ?? input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key }));
+      }
+    }
     const why = unauthenticated(s, server.section);
     if (why === undefined) continue;
     const at = (key: string, origin: Origin | undefined) => ({ file: origin?.file ?? input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });

@@ -26,7 +26,7 @@ import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { fsReason } from '../errors.js';
-import { wildcardToRegExp } from '../formats/wildcard.js';
+import { wildcardPattern } from '../formats/wildcard.js';
 import { parseIni, type IniDocument } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { expandVariables } from './variables.js';
@@ -155,7 +155,7 @@ export class SettingsReader {
     const name = basename(path);
     if (/[*?]/.test(name)) {
       const folder = dirname(path);
-      const re = wildcardToRegExp(name);
+      const re = wildcardPattern(name);
       try {
         const names = (await readdir(folder)).filter((n) => re.test(n) && n.toLowerCase().endsWith('.ini')).sort();
         return { files: names.map((n) => join(folder, n)), folder };

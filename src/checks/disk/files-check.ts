@@ -5,6 +5,7 @@
  */
 import { lstat, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { linearGlob, type TextPattern } from '../../formats/linear-pattern.js';
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 
@@ -39,9 +40,14 @@ export function filesCheck(): CheckDefinition {
       const roots = args.all('path').filter((p) => p.trim() !== '');
       if (roots.length === 0) throw new ArgumentError('check_files needs path=FOLDER');
       const pattern = args.get('pattern') ?? '*';
-      // Compiled once per query, not per file; micromatch loads on the first check_files only.
-      const { default: micromatch } = await import('micromatch');
-      const matches = micromatch.matcher(pattern, { dot: true });
+      // Compiled once per query, not per file, and run on the linear-time engine (a request's pattern).
+      let glob: TextPattern;
+      try {
+        glob = linearGlob(pattern, { dot: true });
+      } catch (err) {
+        throw new ArgumentError(`pattern=${pattern}: ${(err as Error).message}`);
+      }
+      const matches = (name: string): boolean => glob.test(name);
       const depth = numberArgument(args, 'max-depth', 1, { min: 1, max: 64 });
       const items: Record<string, string | number>[] = [];
       let seen = 0;

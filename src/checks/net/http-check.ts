@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
+import { linearPattern, type TextPattern } from '../../formats/linear-pattern.js';
 import { ArgumentError, numberArgument, type CheckArguments } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
@@ -26,7 +27,7 @@ export interface HttpProbe {
   insecure: boolean;
   maxSize: number;
   match?: string;
-  matchRegex?: RegExp;
+  matchRegex?: TextPattern;
 }
 
 export function httpCheck(net: NetContext): CheckDefinition {
@@ -102,7 +103,7 @@ function httpProbes(args: CheckArguments): HttpProbe[] {
   const re = args.get('match-regex');
   if (re !== undefined) {
     try {
-      base.matchRegex = new RegExp(re);
+      base.matchRegex = linearPattern(re);
     } catch (err) {
       throw new ArgumentError(`match-regex=${re} is not a regular expression: ${(err as Error).message}`);
     }
