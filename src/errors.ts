@@ -104,6 +104,9 @@ export const CODES = {
   AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },
   AGENT_WARN_WEB_AUTH_BLOCKED: { message: '%s is refused for %s s after %s failed authentications', severity: 'warning' },
   // Settings: patterns the linear-time matcher cannot run
+  AGENT_WARN_ROLE_ROOT_EQUIVALENT: { message: 'role "%s" grants %s, equivalent to root on this agent (README "Privileges")', severity: 'warning' },
+  AGENT_ERR_SETTINGS_PRIVILEGE: { message: '%s needs the privilege %s (README "Privileges")', status: 403 },
+  AGENT_ERR_SETTINGS_SEEDED_ROLE: { message: 'removing role "%s" from the file would bring back its seeded definition (%s); set the privileges it should have instead', status: 422 },
   AGENT_WARN_ALLOW_LIST_PATTERN: { message: '%s %s: %s; the pattern matches no name (a negated one refuses every name)', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
