@@ -107,6 +107,7 @@ export const CODES = {
   AGENT_WARN_ROLE_ROOT_EQUIVALENT: { message: 'role "%s" grants %s, equivalent to root on this agent (README "Privileges")', severity: 'warning' },
   AGENT_ERR_SETTINGS_PRIVILEGE: { message: '%s needs the privilege %s (README "Privileges")', status: 403 },
   AGENT_ERR_SETTINGS_SEEDED_ROLE: { message: 'removing role "%s" from the file would bring back its seeded definition (%s); set the privileges it should have instead', status: 422 },
+  AGENT_WARN_NET_RELAY: { message: 'allowed queries lets peers run %s: they reach any address the agent can, its own loopback and network included (a relay; bound max timeout and max body size in [/settings/net])', severity: 'warning' },
   AGENT_WARN_ALLOW_LIST_PATTERN: { message: '%s %s: %s; the pattern matches no name (a negated one refuses every name)', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 

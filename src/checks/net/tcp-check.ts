@@ -68,7 +68,7 @@ export function tcpCheck(net: NetContext): CheckDefinition {
       const port = numberArgument(args, 'port', NaN, { min: 1, max: 65535 });
       if (!Number.isInteger(port)) throw new ArgumentError('port= is required (1-65535)');
       const hosts = hostArguments(args);
-      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT);
+      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT, net);
       const expectText = args.get('expect');
       let expect: TextPattern | undefined;
       try {

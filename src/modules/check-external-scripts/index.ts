@@ -85,7 +85,7 @@ export function createModule(): AgentModule<Settings> {
       undo: core.registerSimpleQuery(info, (args, call) => {
         const signal = AbortSignal.any([call.signal, stopper.signal]);
         const a = aliases.get(name);
-        if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
+        if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, call.allow ? { ...o, allow: call.allow } : o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
         const w = wrapped.get(name);
         if (w) return 'words' in w ? runConfiguredScript(name, w.words, args, settings, limiter, signal, run) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
         const line = scripts.get(name);

@@ -255,11 +255,11 @@ port: number
  */
 "allowed hosts": string
 /**
- * Queries a peer may run, as comma-separated micromatch patterns matched case-insensitively against the query name; a name must match one pattern and no negated one (!remote_*); empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too.
+ * Queries a peer may run, as comma-separated glob patterns matched case-insensitively against the query name; a name must match one pattern and no negated one (!remote_*); empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too. The default refuses the network checks of CheckNet (check_tcp, check_http, check_dns, check_ping, check_ntp_offset), so the agent is no relay into its own network.
  */
 "allowed queries": string
 /**
- * Exec commands a peer may run (agent_exec, such as CheckExternalScripts, which writes scripts), as comma-separated micromatch patterns; empty (the default) allows none. Allow them only to authenticated peers (ca set).
+ * Exec commands a peer may run (agent_exec, such as CheckExternalScripts, which writes scripts), as comma-separated glob patterns; empty (the default) allows none. Allow them only to authenticated peers (ca set).
  */
 "allowed exec commands": string
 /**
@@ -337,7 +337,7 @@ port: number
  */
 "allowed hosts": string
 /**
- * Queries an NRPE peer may run, as comma-separated micromatch patterns matched case-insensitively against the command name; a name must match one pattern and no negated one; empty allows none. The default refuses the client queries (remote_*, agent_*), so the agent is no relay. NRPE carries no exec commands.
+ * Queries an NRPE peer may run, as comma-separated glob patterns matched case-insensitively against the command name; a name must match one pattern and no negated one; empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too. The default refuses the client queries (remote_*, agent_*) and the network checks of CheckNet (check_tcp, check_http, check_dns, check_ping, check_ntp_offset), so the agent is no relay into its own network. NRPE carries no exec commands.
  */
 "allowed queries": string
 /**
@@ -472,6 +472,14 @@ export interface NetSection {
  * Probes one network check may have in flight at once (over all its calls); more wait their turn within their own timeout.
  */
 "max concurrent": number
+/**
+ * Largest max-size= (bytes of a body) check_http accepts; a larger one answers UNKNOWN. Each call holds up to this much in memory.
+ */
+"max body size": number
+/**
+ * Largest timeout= (milliseconds) a network check accepts; a larger one answers UNKNOWN, so no call holds a probe slot longer.
+ */
+"max timeout": number
 }
 
 /** Section /settings/external scripts/alias */
