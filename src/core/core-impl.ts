@@ -17,6 +17,8 @@ import { answerSettingsQuery } from './settings-query.js';
 
 /** The signal of a call whose caller cannot give up; shared, so the hot path allocates none. */
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+/** Payloads of one query request run between two turns of the event loop (queryRaw). */
+const YIELD_EVERY = 32;
 
 interface Registered<H> {
   info: QueryInfo;
@@ -64,7 +66,13 @@ export function createCore(options: CoreOptions): Core {
     async queryRaw(bytes, opts = {}) {
       const request = decode('QueryRequestMessage', bytes);
       const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
-      for (const p of request.payload) {
+      for (const [i, p] of request.payload.entries()) {
+        // Many quick queries in one request would otherwise run as one chain of microtasks, holding
+        // every socket of the agent until the last: let I/O in between (and stop once nobody waits).
+        if (i > 0 && i % YIELD_EVERY === 0) {
+          await new Promise((resolve) => setImmediate(resolve));
+          opts.signal?.throwIfAborted();
+        }
         const refused = opts.allow?.('query', p.command);
         if (refused !== undefined) {
           payload.push(resultToResponse({ command: p.command, result: 3, message: refused, perf: [] }, p.id ?? undefined));

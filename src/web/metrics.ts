@@ -5,6 +5,7 @@
  * queries (anything else is counted as `unknown`), statuses are HTTP codes.
  */
 import type { ReconcilerStatus } from '../core/control.js';
+import { refusedCounts } from '../core/work-counters.js';
 import { renderProcessMetrics } from './process-metrics.js';
 
 const QUERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -82,6 +83,8 @@ export class WebMetrics {
     }
     family(out, 'agent_query_results_total', 'counter', 'Query results through the API by status (0 OK .. 3 UNKNOWN).');
     for (const [l, n] of this.queryResults) out.push(`agent_query_results_total${l} ${n}`);
+    family(out, 'agent_queue_refused_total', 'counter', 'Queries refused at once because the module queue was full, by module.');
+    for (const [module, n] of refusedCounts()) out.push(`agent_queue_refused_total${labels({ module })} ${n}`);
     renderProcessMetrics(out);
     return out.join('\n') + '\n';
   }

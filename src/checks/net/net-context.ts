@@ -10,7 +10,8 @@
  * when it fires, and the step that was running is named in the result.
  */
 import { performance } from 'node:perf_hooks';
-import { Limiter } from '../scripts/limiter.js';
+import { countRefused } from '../../core/work-counters.js';
+import { Limiter, QueueFullError } from '../scripts/limiter.js';
 import { ArgumentError, numberArgument, type CheckArguments, type OptionDef } from '../arguments.js';
 import type { Values } from '../expression/evaluate.js';
 
@@ -53,7 +54,7 @@ export class NetLimits implements NetContext {
   limiter(check: string): Limiter {
     let l = this.byCheck.get(check);
     if (!l) {
-      l = new Limiter(this.max);
+      l = new Limiter(this.max, NET_MAX_QUEUED);
       this.byCheck.set(check, l);
     }
     return l;
@@ -64,6 +65,9 @@ export class NetLimits implements NetContext {
     for (const l of this.byCheck.values()) l.setMax(this.max);
   }
 }
+
+/** Probes one check may have waiting for a slot; one more makes the whole call UNKNOWN (counted). */
+export const NET_MAX_QUEUED = 256;
 
 /** The largest timeout= accepted, in milliseconds (10 minutes). */
 export const MAX_TIMEOUT_MS = 600_000;
@@ -192,6 +196,10 @@ export function probeAll<T>(
       const d = new Deadline(timeoutMs, outer);
       return limiter.run(() => probe(t, d), d.signal).catch((err: unknown) => {
         if (err instanceof Unavailable) throw err;
+        if (err instanceof QueueFullError) {
+          countRefused('CheckNet');
+          throw new Unavailable(`${check} is busy: ${err.message} (${NET_MAX_QUEUED} at most); try again later`);
+        }
         return failed(t, failureResult(d.signal.aborted ? d.failure() : err), d);
       });
     }),

@@ -101,7 +101,7 @@ export function createModule(): AgentModule<Settings> {
   const configure = (next: Settings): void => {
     snapshot = next;
     settings = scriptSettingsOf(next);
-    limiter.setMax(next.sections[SECTION]['max concurrent']);
+    limiter.setMax(next.sections[SECTION]['max concurrent'], next.sections[SECTION]['max queued']);
     scripts.clear();
     for (const [name, line] of Object.entries(next.sections[SCRIPTS_SECTION])) if (typeof line === 'string') scripts.set(name, line);
     wrapped.clear();

@@ -295,6 +295,10 @@ timeout: number
  */
 "max frame size": number
 /**
+ * Most queries (or exec commands) one request frame may carry; a frame with more is answered with an Error frame and none of them runs.
+ */
+"max queries per frame": number
+/**
  * Agent-protocol connections open at once; more are refused and logged. Applies in place.
  */
 "max connections": number
@@ -423,6 +427,10 @@ timeout: number
  * Scripts that may run at once; more wait their turn.
  */
 "max concurrent": number
+/**
+ * Script runs that may wait for a free slot; one more answers UNKNOWN at once (counted in agent_queue_refused_total). The wait counts against the script's timeout.
+ */
+"max queued": number
 }
 
 /** Section /settings/external scripts/scripts */
