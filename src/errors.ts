@@ -28,6 +28,7 @@ export const CODES = {
   AGENT_ERR_SECRET_FILE: { message: 'cannot read the secret file %s: %s' },
   AGENT_ERR_INCLUDE_MISSING: { message: 'cannot include %s: %s' },
   AGENT_ERR_INCLUDE_CYCLE: { message: 'include cycle: %s' },
+  AGENT_ERR_INCLUDE_DEPTH: { message: 'includes nest deeper than %s levels: %s' },
   AGENT_ERR_SECTION_UNKNOWN: { message: 'unknown section [%s]' },
   AGENT_ERR_KEY_UNKNOWN: { message: 'unknown key (not in the schema of this section)' },
   AGENT_ERR_VALUE_TYPE: { message: '%s' },
@@ -108,6 +109,7 @@ export const CODES = {
   AGENT_ERR_SETTINGS_PRIVILEGE: { message: '%s needs the privilege %s (README "Privileges")', status: 403 },
   AGENT_ERR_SETTINGS_SEEDED_ROLE: { message: 'removing role "%s" from the file would bring back its seeded definition (%s); set the privileges it should have instead', status: 422 },
   AGENT_WARN_NET_RELAY: { message: 'allowed queries lets peers run %s: they reach any address the agent can, its own loopback and network included (a relay; bound max timeout and max body size in [/settings/net])', severity: 'warning' },
+  AGENT_ERR_SETTINGS_RELOAD: { message: 'reading settings file %s failed: %s' },
   AGENT_WARN_ALLOW_LIST_PATTERN: { message: '%s %s: %s; the pattern matches no name (a negated one refuses every name)', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 

@@ -60,6 +60,8 @@ export class WebMetrics {
     for (const [result, n] of Object.entries(status.reloads)) out.push(`agent_settings_reloads_total${labels({ result })} ${n}`);
     family(out, 'agent_settings_info', 'gauge', 'Settings in force: applied hash, file hash and result of the last reload (value is always 1).');
     out.push(`agent_settings_info${labels({ applied_hash: status.appliedHash, file_hash: status.fileHash, last_result: status.lastResult })} 1`);
+    family(out, 'agent_settings_last_reload_successful', 'gauge', '1 when the last reload applied the settings (or none was tried yet), 0 when it failed (as Prometheus has).');
+    out.push(`agent_settings_last_reload_successful ${status.lastResult === 'invalid' ? 0 : 1}`);
     family(out, 'agent_settings_last_reload_timestamp_seconds', 'gauge', 'Unix time of the last reload (0 when none).');
     out.push(`agent_settings_last_reload_timestamp_seconds ${status.lastReload ? Date.parse(status.lastReload) / 1000 : 0}`);
     family(out, 'agent_settings_problems', 'gauge', 'Problems of the last rejected settings edit.');
