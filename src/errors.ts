@@ -19,7 +19,7 @@ export const CODES = {
   AGENT_ERR_SETTINGS_UNREADABLE: { message: 'cannot read settings file %s: %s' },
   AGENT_ERR_SETTINGS_INVALID: { message: 'settings file %s is invalid (%s problems)' },
   AGENT_ERR_INI_SYNTAX: { message: 'cannot parse line: %s' },
-  AGENT_ERR_INI_KEY_OUTSIDE_SECTION: { message: 'key "%s" appears before any [section]' },
+  AGENT_ERR_INI_KEY_OUTSIDE_SECTION: { message: 'a key appears before any [section] (not shown: a file that is not INI may hold a secret there)' },
   AGENT_ERR_INI_DUPLICATE_SECTION: { message: 'section [%s] appears twice (first at line %s)' },
   AGENT_ERR_INI_DUPLICATE_KEY: { message: 'key "%s" appears twice in [%s] (first at line %s)' },
   AGENT_ERR_VARIABLE_UNKNOWN: { message: 'unknown variable ${%s}' },

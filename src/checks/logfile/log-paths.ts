@@ -29,7 +29,7 @@ export async function resolveAllowed(list: readonly string[]): Promise<string[]>
 }
 
 /** Where a path that does not exist would be: the real path of its deepest existing folder, plus the rest. */
-async function missingPath(path: string): Promise<string> {
+export async function missingPath(path: string): Promise<string> {
   let dir = resolve(path);
   const rest: string[] = [];
   while (dirname(dir) !== dir) {

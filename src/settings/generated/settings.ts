@@ -490,6 +490,17 @@ export interface NetSection {
 "max timeout": number
 }
 
+/** Section /settings/disk */
+/**
+ * The disk checks module (CheckDisk): which folders check_files may list.
+ */
+export interface DiskSection {
+/**
+ * Comma list of folders: check_files lists only folders whose real path (symlinks followed) lies under one of them; a folder outside answers UNKNOWN whether it exists or not.
+ */
+"allowed paths": string
+}
+
 /** Section /settings/external scripts/alias */
 /**
  * Query aliases written as one-liners: name = query and its arguments (alias_cpu = check_cpu warn=load>80). Each name becomes a query of its own; $ARG1$ ... and $ARGS$ take the caller's arguments when allow arguments is on.
@@ -741,6 +752,7 @@ export interface SettingsSections {
   "/settings/external scripts/scripts": ExternalScriptsListSection;
   "/settings/logfile": LogfileSection;
   "/settings/net": NetSection;
+  "/settings/disk": DiskSection;
   "/settings/external scripts/alias": ExternalScriptsAliasesSection;
   "/settings/external scripts/wrappings": ExternalScriptsWrappingsSection;
   "/settings/external scripts/wrapped scripts": ExternalScriptsWrappedSection;
