@@ -7,6 +7,7 @@
  * that throws or answers garbage yields an UNKNOWN result naming the
  * problem; it never takes the caller down.
  */
+import { sliceSpent } from './work-slice.js';
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink, type LogLevel } from '../log.js';
 import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
@@ -17,8 +18,6 @@ import { answerSettingsQuery } from './settings-query.js';
 
 /** The signal of a call whose caller cannot give up; shared, so the hot path allocates none. */
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
-/** Payloads of one query request run between two turns of the event loop (queryRaw). */
-const YIELD_EVERY = 32;
 
 interface Registered<H> {
   info: QueryInfo;
@@ -66,10 +65,10 @@ export function createCore(options: CoreOptions): Core {
     async queryRaw(bytes, opts = {}) {
       const request = decode('QueryRequestMessage', bytes);
       const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
-      for (const [i, p] of request.payload.entries()) {
-        // Many quick queries in one request would otherwise run as one chain of microtasks, holding
-        // every socket of the agent until the last: let I/O in between (and stop once nobody waits).
-        if (i > 0 && i % YIELD_EVERY === 0) {
+      for (const p of request.payload) {
+        // Many quick queries would otherwise run as one chain of microtasks, holding every socket of
+        // the agent until the last: let I/O in once the slice is spent (and stop once nobody waits).
+        if (request.payload.length > 1 && sliceSpent()) {
           await new Promise((resolve) => setImmediate(resolve));
           opts.signal?.throwIfAborted();
         }
