@@ -19,7 +19,7 @@ export const CODES = {
   AGENT_ERR_SETTINGS_UNREADABLE: { message: 'cannot read settings file %s: %s' },
   AGENT_ERR_SETTINGS_INVALID: { message: 'settings file %s is invalid (%s problems)' },
   AGENT_ERR_INI_SYNTAX: { message: 'cannot parse line: %s' },
-  AGENT_ERR_INI_KEY_OUTSIDE_SECTION: { message: 'key "%s" appears before any [section]' },
+  AGENT_ERR_INI_KEY_OUTSIDE_SECTION: { message: 'a key appears before any [section] (not shown: a file that is not INI may hold a secret there)' },
   AGENT_ERR_INI_DUPLICATE_SECTION: { message: 'section [%s] appears twice (first at line %s)' },
   AGENT_ERR_INI_DUPLICATE_KEY: { message: 'key "%s" appears twice in [%s] (first at line %s)' },
   AGENT_ERR_VARIABLE_UNKNOWN: { message: 'unknown variable ${%s}' },
@@ -28,6 +28,7 @@ export const CODES = {
   AGENT_ERR_SECRET_FILE: { message: 'cannot read the secret file %s: %s' },
   AGENT_ERR_INCLUDE_MISSING: { message: 'cannot include %s: %s' },
   AGENT_ERR_INCLUDE_CYCLE: { message: 'include cycle: %s' },
+  AGENT_ERR_INCLUDE_DEPTH: { message: 'includes nest deeper than %s levels: %s' },
   AGENT_ERR_SECTION_UNKNOWN: { message: 'unknown section [%s]' },
   AGENT_ERR_KEY_UNKNOWN: { message: 'unknown key (not in the schema of this section)' },
   AGENT_ERR_VALUE_TYPE: { message: '%s' },
@@ -104,6 +105,13 @@ export const CODES = {
   AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },
   AGENT_WARN_WEB_AUTH_BLOCKED: { message: '%s is refused for %s s after %s failed authentications', severity: 'warning' },
   AGENT_WARN_STATE_FOLDER: { message: 'cannot write %s in the state folder %s (%s); set [/paths] state to a writable folder', severity: 'warning' },
+  // Settings: patterns the linear-time matcher cannot run
+  AGENT_WARN_ROLE_ROOT_EQUIVALENT: { message: 'role "%s" grants %s, equivalent to root on this agent (README "Privileges")', severity: 'warning' },
+  AGENT_ERR_SETTINGS_PRIVILEGE: { message: '%s needs the privilege %s (README "Privileges")', status: 403 },
+  AGENT_ERR_SETTINGS_SEEDED_ROLE: { message: 'removing role "%s" from the file would bring back its seeded definition (%s); set the privileges it should have instead', status: 422 },
+  AGENT_WARN_NET_RELAY: { message: 'allowed queries lets peers run %s: they reach any address the agent can, its own loopback and network included (a relay; bound max timeout and max body size in [/settings/net])', severity: 'warning' },
+  AGENT_ERR_SETTINGS_RELOAD: { message: 'reading settings file %s failed: %s' },
+  AGENT_WARN_ALLOW_LIST_PATTERN: { message: '%s %s: %s; the pattern matches no name (a negated one refuses every name)', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof CODES;

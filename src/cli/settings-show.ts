@@ -6,7 +6,7 @@
  * x-secret in the schema, such as password) are redacted.
  */
 import { basename, dirname, relative } from 'node:path';
-import { isSecretValue, SECRET_MASK } from '../settings/secrets.js';
+import { isSecretValue, maskSecrets, SECRET_MASK } from '../settings/secrets.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
@@ -66,7 +66,7 @@ export async function showCommand(argv: string[]): Promise<number> {
   for (const [path, values] of Object.entries(s.sections)) {
     if (!keep(path)) continue;
     const schema = set.find(path)?.section.schema;
-    sections[path] = shownSection(values, s.origins[path] ?? {}, schema, s.file);
+    sections[path] = shownSection(values, s.origins[path] ?? {}, schema, s.file, s.secretValues);
     Object.assign(sections[path], fallbackValues(s, values, schema));
   }
   const objects: Record<string, Record<string, ShownValue>> = {};
@@ -76,7 +76,7 @@ export async function showCommand(argv: string[]): Promise<number> {
       for (const o of map.values()) {
         const path = objectSectionPath(o);
         if (!keep(path)) continue;
-        objects[path] = shownSection(o.values, o.origins, schemaOf(o), s.file);
+        objects[path] = shownSection(o.values, o.origins, schemaOf(o), s.file, s.secretValues);
       }
     }
   }
@@ -101,14 +101,15 @@ export async function showCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-function shownSection(values: Readonly<Record<string, unknown>>, origins: Readonly<Record<string, Origin>>, schema: JsonSchema | undefined, file: string): Record<string, ShownValue> {
+function shownSection(values: Readonly<Record<string, unknown>>, origins: Readonly<Record<string, Origin>>, schema: JsonSchema | undefined, file: string, secrets: readonly string[]): Record<string, ShownValue> {
   const out: Record<string, ShownValue> = {};
   for (const [key, value] of Object.entries(values)) {
     const prop = keySchema(schema, key);
     const o = origins[key];
     const secret = isSecretValue(prop, o);
     out[key] = {
-      value: secret && value !== '' ? SECRET_MASK : value,
+      // A secret inside another value (a [/paths] folder built from ${env:}) is masked where it appears.
+      value: secret && value !== '' ? SECRET_MASK : typeof value === 'string' ? maskSecrets(value, secrets) : value,
       origin: o ? `${o.object ? `object ${o.object}, ` : ''}${originFile(o.file, file)}:${o.line}` : 'default',
       ...(prop?.description ? { description: prop.description } : {}),
     };

@@ -7,6 +7,7 @@
  * that throws or answers garbage yields an UNKNOWN result naming the
  * problem; it never takes the caller down.
  */
+import { sliceSpent } from './work-slice.js';
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink, type LogLevel } from '../log.js';
 import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
@@ -65,6 +66,12 @@ export function createCore(options: CoreOptions): Core {
       const request = decode('QueryRequestMessage', bytes);
       const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
       for (const p of request.payload) {
+        // Many quick queries would otherwise run as one chain of microtasks, holding every socket of
+        // the agent until the last: let I/O in once the slice is spent (and stop once nobody waits).
+        if (request.payload.length > 1 && sliceSpent()) {
+          await new Promise((resolve) => setImmediate(resolve));
+          opts.signal?.throwIfAborted();
+        }
         const refused = opts.allow?.('query', p.command);
         if (refused !== undefined) {
           payload.push(resultToResponse({ command: p.command, result: 3, message: refused, perf: [] }, p.id ?? undefined));

@@ -4,15 +4,15 @@
  * matcher for both. Settings validation reads it (settings/allow-list-warnings.ts)
  * and the servers run it (protocols/command-guard.ts).
  *
- * A list is comma-separated micromatch patterns (commas inside braces
+ * A list is comma-separated glob patterns (glob-syntax.ts; commas inside braces
  * belong to the pattern), matched case-insensitively
  * against the command name (query and exec names are case-insensitive in
  * the core). A name is allowed when it matches at least one pattern and no
  * negated one (`!remote_*`); an empty list allows nothing. So
  * `*, !remote_*, !agent_*` is every query but the client queries.
  */
-import { createRequire } from 'node:module';
-import { wildcardToRegExp } from './wildcard.js';
+import { linearGlob, PatternError } from './linear-pattern.js';
+import { wildcardPattern } from './wildcard.js';
 
 export interface AllowList {
   /** The list as written. */
@@ -23,18 +23,23 @@ export interface AllowList {
   readonly everything: boolean;
   /** True when the list allows no name at all. */
   readonly nothing: boolean;
+  /** Patterns the linear-time matcher cannot run, with why (they match no name: settings validation reports them). */
+  readonly refused: readonly string[];
 }
 
 /** Parse a comma-separated pattern list (compiled once). */
 export function parseAllowList(text: string): AllowList {
   const patterns = splitPatterns(text);
-  const positive = patterns.filter((p) => !p.startsWith('!')).map(compile);
-  const negative = patterns.filter((p) => p.startsWith('!') && p.length > 1).map((p) => compile(p.slice(1)));
+  const refused: string[] = [];
+  const positive = patterns.filter((p) => !p.startsWith('!')).map((p) => compile(p, refused, false));
+  // A negated pattern that cannot run refuses every name: failing closed.
+  const negative = patterns.filter((p) => p.startsWith('!') && p.length > 1).map((p) => compile(p.slice(1), refused, true));
   const everything = negative.length === 0 && patterns.some((p) => p === '*' || p === '**');
   return {
     text,
     everything,
     nothing: positive.length === 0,
+    refused,
     allows: (name) => everything || (positive.some((m) => m(name)) && !negative.some((m) => m(name))),
   };
 }
@@ -49,20 +54,26 @@ type Matcher = (name: string) => boolean;
 
 /**
  * One pattern as a matcher. Plain names with `*` and `?` (nearly every list)
- * go through the plain wildcard (wildcard.ts), which has micromatch's
- * meaning for names without `/`; anything else (braces, classes, extglobs) goes to micromatch, loaded
- * on first use so that reading the settings does not pay for it.
+ * go through the plain wildcard (wildcard.ts), which has the glob's
+ * meaning for names without `/`; anything else (braces, classes, extglobs)
+ * is translated to RE2 and run on the linear-time engine (linear-pattern.ts),
+ * loaded on first use so that reading the settings does not pay for it.
+ * A pattern that engine cannot run is listed in `refused` and matches as `onRefused` says.
  */
-function compile(pattern: string): Matcher {
+function compile(pattern: string, refused: string[], onRefused: boolean): Matcher {
   if (/^[\w.\-*?]+$/.test(pattern)) {
-    const re = wildcardToRegExp(pattern, { ignoreCase: true });
+    const re = wildcardPattern(pattern, { ignoreCase: true });
     return (name) => re.test(name);
   }
-  const micromatch = require('micromatch') as typeof import('micromatch');
-  return micromatch.matcher(pattern, { nocase: true, dot: true });
+  try {
+    const glob = linearGlob(pattern, { ignoreCase: true, dot: true });
+    return (name) => glob.test(name);
+  } catch (err) {
+    if (!(err instanceof PatternError)) throw err;
+    refused.push(err.message);
+    return () => onRefused;
+  }
 }
-
-const require = createRequire(import.meta.url);
 
 /** Split at commas outside braces (`check_{cpu,memory}` is one pattern). */
 function splitPatterns(text: string): string[] {

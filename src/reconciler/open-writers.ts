@@ -29,10 +29,11 @@ export interface FileIdentity {
 
 /** PIDs holding `target` open for writing (this process included), or undefined without /proc. */
 export function openWriters(target: FileIdentity): number[] | undefined {
-  const scan = scanProcesses(target);
+  const scan = scanProcesses(new Set([identityKey(target)]));
   let step = scan.next();
   while (!step.done) step = scan.next();
-  return step.value;
+  if (!step.value) return undefined;
+  return step.value.get(identityKey(target)) ?? [];
 }
 
 /**
@@ -43,7 +44,17 @@ export function openWriters(target: FileIdentity): number[] | undefined {
  * each reload (the soak saw web answers wait behind a stream of edits).
  */
 export async function openWritersAsync(target: FileIdentity): Promise<number[] | undefined> {
-  const scan = scanProcesses(target);
+  const held = await heldForWritingAsync([target]);
+  return held?.get(identityKey(target)) ?? (held ? [] : undefined);
+}
+
+/**
+ * One scan for many files (the included files of a reload): the PIDs
+ * holding each of `targets` open for writing, by identityKey (files
+ * nobody writes are absent), or undefined without /proc.
+ */
+export async function heldForWritingAsync(targets: readonly FileIdentity[]): Promise<Map<string, number[]> | undefined> {
+  const scan = scanProcesses(new Set(targets.map(identityKey)));
   let step = scan.next();
   while (!step.done) {
     await new Promise<void>((res) => setImmediate(res));
@@ -52,18 +63,23 @@ export async function openWritersAsync(target: FileIdentity): Promise<number[] |
   return step.value;
 }
 
+/** `dev:ino`, the key of a file's identity. */
+export function identityKey(id: FileIdentity): string {
+  return `${id.dev}:${id.ino}`;
+}
+
 /** Processes, and descriptors, scanned between two turns of the event loop (openWritersAsync). */
 const PIDS_PER_TURN = 8;
 const FDS_PER_TURN = 64;
 
-function* scanProcesses(target: FileIdentity): Generator<void, number[] | undefined> {
+function* scanProcesses(targets: ReadonlySet<string>): Generator<void, Map<string, number[]> | undefined> {
   let pids: string[];
   try {
     pids = readdirSync('/proc');
   } catch {
     return undefined;
   }
-  const writers: number[] = [];
+  const writers = new Map<string, number[]>();
   let seen = 0;
   let scanned = 0;
   for (const pid of pids) {
@@ -80,10 +96,11 @@ function* scanProcesses(target: FileIdentity): Generator<void, number[] | undefi
     for (const fd of fds) {
       if (++seen > MAX_DESCRIPTORS) return writers;
       if (seen % FDS_PER_TURN === 0) yield;
-      const link = `${dir}/${fd}`;
-      if (holdsForWriting(link, target)) {
-        writers.push(Number(pid));
-        break;
+      const key = heldForWriting(`${dir}/${fd}`, targets);
+      if (key !== undefined) {
+        const list = writers.get(key) ?? [];
+        if (!list.includes(Number(pid))) list.push(Number(pid));
+        writers.set(key, list);
       }
     }
   }
@@ -92,25 +109,28 @@ function* scanProcesses(target: FileIdentity): Generator<void, number[] | undefi
 
 // ---------------------------------------------------------------- helpers
 
-function holdsForWriting(link: string, target: FileIdentity): boolean {
+/** The identity key of the target `link` (a /proc/<pid>/fd entry) holds open for writing, if any. */
+function heldForWriting(link: string, targets: ReadonlySet<string>): string | undefined {
   let to: string;
   try {
     to = readlinkSync(link);
   } catch {
-    return false;
+    return undefined;
   }
   // socket:[…], pipe:[…], anon_inode:… are not files.
-  if (to.charCodeAt(0) !== 47) return false;
+  if (to.charCodeAt(0) !== 47) return undefined;
   let st: Stats | undefined;
   try {
     st = statSync(link, { throwIfNoEntry: false });
   } catch {
-    return false;
+    return undefined;
   }
-  if (!st || st.ino !== target.ino || st.dev !== target.dev) return false;
+  if (!st) return undefined;
+  const key = identityKey(st);
+  if (!targets.has(key)) return undefined;
   try {
-    return (lstatSync(link).mode & 0o200) !== 0;
+    return (lstatSync(link).mode & 0o200) !== 0 ? key : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -9,6 +9,10 @@
  *   whose `allowed queries` lets through a configured script (RemoteServer
  *   only when its own `allow arguments` is on too, since it refuses
  *   arguments otherwise).
+ * - AGENT_WARN_NET_RELAY: CheckNet enabled and a server's `allowed queries`
+ *   lets a peer run a network check (any peer, authenticated or not: the
+ *   agent would probe its own network for it);
+ * - AGENT_WARN_ALLOW_LIST_PATTERN: a pattern the linear-time matcher cannot run.
  * An NRPE peer counts as authenticated only when TLS is on with a `ca` and
  * a verify mode that requires a client certificate.
  */
@@ -30,6 +34,8 @@ const SERVERS = [
 ] as const;
 
 const SCRIPTS = '/settings/external scripts';
+/** The network checks (CheckNet): a peer that may run them probes any address the agent reaches. */
+const NET_QUERIES = ['check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset'];
 
 export function allowListWarnings(input: Input): SettingsProblem[] {
   const out: SettingsProblem[] = [];
@@ -40,9 +46,16 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     if (!input.modules[server.module]) continue;
     const s = input.sections[server.section] ?? {};
     const o = input.origins[server.section] ?? {};
+    const at = (key: string, origin: Origin | undefined = o[key]) => ({ file: origin?.file ?? input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });
+    for (const key of server.execs ? [ALLOWED_QUERIES, ALLOWED_EXECS] : [ALLOWED_QUERIES]) {
+      for (const reason of parseAllowList(keyText(s, server.section, key)).refused) out.push(problem('AGENT_WARN_ALLOW_LIST_PATTERN', [`[${server.section}]`, key, reason], at(key)));
+    }
+    if (input.modules.CheckNet === true) {
+      const open = NET_QUERIES.filter((q) => parseAllowList(keyText(s, server.section, ALLOWED_QUERIES)).allows(q));
+      if (open.length > 0) out.push(problem('AGENT_WARN_NET_RELAY', [open.join(', ')], at(ALLOWED_QUERIES)));
+    }
     const why = unauthenticated(s, server.section);
     if (why === undefined) continue;
-    const at = (key: string, origin: Origin | undefined) => ({ file: origin?.file ?? input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });
     const execs = server.execs ? valueText(s[ALLOWED_EXECS]) : '';
     if (server.execs && !parseAllowList(execs).nothing) {
       out.push(problem('AGENT_WARN_UNAUTHENTICATED_EXEC', [`[${server.section}]`, why, `${ALLOWED_EXECS} = ${execs}`], at(ALLOWED_EXECS, o[ALLOWED_EXECS])));

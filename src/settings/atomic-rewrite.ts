@@ -6,7 +6,8 @@
  * rewrite does to the text is the caller's transform (settings/edit-ini.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import { chmod, chown, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { renameSync, statSync, type BigIntStats } from 'node:fs';
+import { chmod, chown, open, readFile, realpath, stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
 import { getLogger } from '../log.js';
@@ -92,11 +93,14 @@ async function rewriteOnce(file: string, target: string, transform: (text: strin
   try {
     await writeTemp(temp, next, current.mode, current.owner);
     if (options.beforeRename) await options.beforeRename();
-    if (!(await unchangedSince(target, current.bytes))) {
+    // The content check reads the file through the thread pool (milliseconds on a busy host); then,
+    // without giving the event loop a turn, the file's identity is compared with the one read and the
+    // rename done: a hand edit saved in between is a conflict (read again), not overwritten.
+    if (!(await unchangedSince(target, current.bytes)) || !sameIdentity(target, current.identity)) {
       await unlink(temp).catch(noop);
       return 'conflict';
     }
-    await rename(temp, target);
+    renameSync(temp, target);
   } catch (err) {
     await unlink(temp).catch(noop);
     if (err instanceof AgentError) throw err;
@@ -138,16 +142,18 @@ interface Current {
   /** Permission bits to keep; null for a new file (the umask decides). */
   mode: number | null;
   owner: { uid: number; gid: number } | null;
+  /** identityOf the file as read; null when there was none. */
+  identity: string | null;
 }
 
 async function readCurrent(file: string, target: string, create: boolean): Promise<Current> {
   try {
-    const [bytes, info] = await Promise.all([readFile(target), stat(target)]);
+    const [bytes, info] = await Promise.all([readFile(target), stat(target, { bigint: true })]);
     if (!isUtf8(bytes)) throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, 'the file is not valid UTF-8; refusing to rewrite it']);
-    return { target, bytes, mode: info.mode & 0o7777, owner: { uid: info.uid, gid: info.gid } };
+    return { target, bytes, mode: Number(info.mode) & 0o7777, owner: { uid: Number(info.uid), gid: Number(info.gid) }, identity: identityOf(info) };
   } catch (err) {
     if (err instanceof AgentError) throw err;
-    if (isNotFound(err) && create) return { target, bytes: null, mode: null, owner: null };
+    if (isNotFound(err) && create) return { target, bytes: null, mode: null, owner: null, identity: null };
     if (isNotFound(err)) throw new AgentError('AGENT_ERR_SETTINGS_NOT_FOUND', [file], { cause: err });
     throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
   }
@@ -167,6 +173,17 @@ async function writeTemp(temp: string, text: string, mode: number | null, owner:
 }
 
 /** True when the target still holds `bytes` (or still does not exist, for null). */
+/** Device, inode, size and change times: another file, or the same file written since, differs. */
+function identityOf(s: BigIntStats): string {
+  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+
+/** The file at `target` is still the one read (`identity`; null: there was none, and there is none). */
+function sameIdentity(target: string, identity: string | null): boolean {
+  const now = statSync(target, { bigint: true, throwIfNoEntry: false });
+  return now === undefined ? identity === null : identity !== null && identityOf(now) === identity;
+}
+
 async function unchangedSince(target: string, bytes: Buffer | null): Promise<boolean> {
   try {
     const now = await readFile(target);

@@ -3,11 +3,13 @@
  * NSClient++'s `GET /api/v1/settings` lists): every registered section with
  * defaults applied and variables expanded, then every resolved object
  * (client targets, web users; templates included) under its own section
- * path. Values the schema marks `x-secret` are `******` unless empty.
+ * path. Values the schema marks `x-secret` are `******` unless empty; a
+ * secret inside another value (a [/paths] folder built from `${env:}` in a
+ * certificate path, the script root) is masked where it appears.
  */
 import { loadSchemaSet, type JsonSchema } from './schema-set.js';
 import { objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
-import { isSecretValue, SECRET_MASK } from './secrets.js';
+import { isSecretValue, maskSecrets, SECRET_MASK } from './secrets.js';
 
 export const REDACTED = SECRET_MASK;
 
@@ -35,7 +37,7 @@ export function effectiveEntries(s: Snapshot): EffectiveEntry[] {
     const schema = set.find(path)?.section.schema;
     for (const [key, value] of Object.entries(values)) {
       if (value === undefined) continue;
-      out.push({ path, key, value: String(shownValue(schema, key, value, origins?.[key])) });
+      out.push({ path, key, value: maskSecrets(String(shownValue(schema, key, value, origins?.[key])), s.secretValues) });
     }
   };
   for (const [path, values] of Object.entries(s.sections)) add(path, values, s.origins[path]);

@@ -26,7 +26,7 @@ import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { fsReason } from '../errors.js';
-import { wildcardToRegExp } from '../formats/wildcard.js';
+import { wildcardPattern } from '../formats/wildcard.js';
 import { parseIni, type IniDocument } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { expandVariables } from './variables.js';
@@ -34,6 +34,8 @@ import { CheckCache } from './check-cache.js';
 import { hashBytes } from './file-hash.js';
 
 export const INCLUDES_SECTION = '/includes';
+/** Files may include files that include files… this deep at most (a chain deeper is an error, not a stack overflow). */
+export const MAX_INCLUDE_DEPTH = 64;
 
 /** One file as read: its bytes' hash and the parsed document, or why it could not be read. */
 export interface SourceFile {
@@ -95,12 +97,24 @@ export class SettingsReader {
    * recursively, in precedence order. Never throws; problems are listed.
    */
   async tree(mainSource: SourceFile): Promise<SettingsTree> {
-    const sources: SourceFile[] = [];
+    const sources = new Set<SourceFile>();
     const problems: SettingsProblem[] = [];
     const watched = new Set<string>([mainSource.file]);
     const visit = async (src: SourceFile, stack: string[]): Promise<void> => {
       const section = src.doc.sections.find((s) => s.path.toLowerCase() === INCLUDES_SECTION);
-      if (section) {
+      if (section && stack.length >= MAX_INCLUDE_DEPTH) {
+        const e = section.entries[0];
+        problems.push(problem('AGENT_ERR_INCLUDE_DEPTH', [MAX_INCLUDE_DEPTH, [...stack.slice(0, 3), '…', src.file].map((f) => basename(f)).join(' -> ')], { file: src.file, line: e?.line ?? section.line, col: e?.valueCol ?? 1, section: INCLUDES_SECTION, key: e?.key ?? '' }));
+      } else if (section) {
+        // Every file this section names is read at once (concurrently; the reader batches them), then visited in order.
+        for (const entry of section.entries) {
+          const expanded = expandVariables(entry.value, this.hostVars, { dir: dirname(src.file) });
+          if (expanded.problems.length === 0 && expanded.value.trim() !== '') {
+            void this.expand(resolve(dirname(src.file), expanded.value), new Set()).then((found) => {
+              if (!('error' in found)) for (const file of found.files) void this.source(file);
+            });
+          }
+        }
         for (const entry of section.entries) {
           const at = { file: src.file, line: entry.line, col: entry.valueCol, section: INCLUDES_SECTION, key: entry.key };
           const expanded = expandVariables(entry.value, this.hostVars, { dir: dirname(src.file) });
@@ -133,10 +147,10 @@ export class SettingsReader {
         }
       }
       // A file reached twice (two hosts' includes of one base, or a diamond) counts once, at its first place.
-      if (!sources.includes(src)) sources.push(src);
+      sources.add(src);
     };
     await visit(mainSource, []);
-    return { main: mainSource.file, sources, problems, watched: [...watched] };
+    return { main: mainSource.file, sources: [...sources], problems, watched: [...watched] };
   }
 
   /** A file, a folder (its *.ini) or a pattern in the last segment (matching .ini files), as a sorted list. */
@@ -155,7 +169,7 @@ export class SettingsReader {
     const name = basename(path);
     if (/[*?]/.test(name)) {
       const folder = dirname(path);
-      const re = wildcardToRegExp(name);
+      const re = wildcardPattern(name);
       try {
         const names = (await readdir(folder)).filter((n) => re.test(n) && n.toLowerCase().endsWith('.ini')).sort();
         return { files: names.map((n) => join(folder, n)), folder };

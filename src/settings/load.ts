@@ -21,6 +21,7 @@ import { crossChecks } from './cross-checks.js';
 import { scriptChecks } from './script-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
+import { rootEquivalentGrants } from './edit-privileges.js';
 import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
 import { hashBytes } from './file-hash.js';
 import { valueText } from './value-text.js';
@@ -171,10 +172,11 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
   for (const [role, value] of Object.entries(sections['/settings/web/roles'] ?? {})) {
     const privileges = parsePrivilegeList(String(value));
     roles.set(role, privileges);
-    if (privileges.includes(LEGACY_GRANT)) {
-      const o = origins['/settings/web/roles']?.[role];
-      problems.push(problem('AGENT_WARN_ROLE_LEGACY', [role], { file: o?.file ?? abs, line: o?.line ?? 0, col: o?.col ?? 0, section: '/settings/web/roles', key: role }));
-    }
+    const o = origins['/settings/web/roles']?.[role];
+    const at = { file: o?.file ?? abs, line: o?.line ?? 0, col: o?.col ?? 0, section: '/settings/web/roles', key: role };
+    if (privileges.includes(LEGACY_GRANT)) problems.push(problem('AGENT_WARN_ROLE_LEGACY', [role], at));
+    const rootLike = rootEquivalentGrants(privileges);
+    if (rootLike.length > 0) problems.push(problem('AGENT_WARN_ROLE_ROOT_EQUIVALENT', [role, rootLike.join(', ')], at));
   }
   const defined = new Set([...roles.keys()].map((r) => r.toLowerCase()));
   for (const [role, privileges] of SEEDED_ROLES) if (!defined.has(role)) roles.set(role, privileges);

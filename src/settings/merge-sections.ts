@@ -38,7 +38,7 @@ export function mergeSections(sources: readonly SourceFile[]): readonly MergedSe
  */
 export function mergeLayers(sources: readonly SourceFile[]): { list: readonly MergedSection[]; below: readonly MergedSection[]; find(path: string): MergedSection | undefined } {
   const prefix = sources.length > 1 ? mergeOf(sources.slice(0, -1)) : EMPTY_MERGE;
-  const top = overlay(prefix, sources[sources.length - 1], false);
+  const top = overlay(prefix, [sources[sources.length - 1]]);
   return {
     list: top.list,
     below: prefix.list,
@@ -60,56 +60,73 @@ interface Merge {
 
 const EMPTY_MERGE: Merge = { list: [], index: new Map() };
 
-/** Merges of source prefixes, by the prefix's last file (then the whole prefix compared by identity). */
-const prefixMerges = new WeakMap<SourceFile, { prefix: readonly SourceFile[]; merge: Merge }[]>();
+/**
+ * The first files of a tree are merged one at a time and each step is
+ * remembered (by the merge below and the file's identity), so host files
+ * that share their first includes share that work; files beyond these are
+ * merged in one pass that copies nothing per file (a tree of 100,000
+ * includes costs its entries, not their square, and no recursion).
+ */
+const CHAINED = 32;
+const steps = new WeakMap<Merge, WeakMap<SourceFile, Merge>>();
 
-/** The merge of `sources` (with its index), remembered by the files' identity. */
+/** The merge of `sources` (with its index). */
 function mergeOf(sources: readonly SourceFile[]): Merge {
-  if (sources.length === 0) return EMPTY_MERGE;
-  const last = sources[sources.length - 1];
-  const known = prefixMerges.get(last) ?? [];
-  const hit = known.find((k) => k.prefix.length === sources.length && k.prefix.every((s, i) => s === sources[i]));
-  if (hit) return hit.merge;
-  const merge = overlay(mergeOf(sources.slice(0, -1)), last, true);
-  if (known.length < 16) {
-    known.push({ prefix: sources, merge });
-    prefixMerges.set(last, known);
+  let m = EMPTY_MERGE;
+  const head = Math.min(sources.length, CHAINED);
+  for (let i = 0; i < head; i++) {
+    const src = sources[i];
+    let byFile = steps.get(m);
+    let next = byFile?.get(src);
+    if (!next) {
+      next = overlay(m, [src]);
+      if (!byFile) steps.set(m, (byFile = new WeakMap()));
+      byFile.set(src, next);
+    }
+    m = next;
   }
-  return merge;
+  return head < sources.length ? overlay(m, sources.slice(head)) : m;
 }
 
-/** The sections of `src` over those of `below` (which is left unchanged). */
-function overlay(below: Merge, src: SourceFile, needIndex: boolean): Merge {
+/** The sections of `sources`, in order, over those of `below` (which is left unchanged). */
+function overlay(below: Merge, sources: readonly SourceFile[]): Merge {
   const list = below.list.slice();
-  const added = new Map<string, number>();
-  for (const s of src.doc.sections) {
-    const lower = s.path.toLowerCase();
-    if (lower === INCLUDES_SECTION) continue;
-    const at = below.index.get(lower) ?? added.get(lower);
-    if (at === undefined) {
-      added.set(lower, list.length);
-      list.push({ section: s, file: src.file });
-      continue;
-    }
-    // A section written by a lower file too: a new merged copy (entries tagged with their file), then overlay.
-    const prev = list[at];
-    const entries = prev.section.entries.map((e) => (e.file === undefined ? { ...e, file: prev.file } : e));
-    const keys = new Map(entries.map((e, i) => [e.key.toLowerCase(), i]));
-    for (const e of s.entries) {
-      const tagged = { ...e, file: src.file };
-      const i = keys.get(e.key.toLowerCase());
-      if (i === undefined) {
-        keys.set(e.key.toLowerCase(), entries.length);
-        entries.push(tagged);
-      } else {
-        entries[i] = tagged;
-      }
-    }
-    // The header of the highest-precedence file that writes the section.
-    list[at] = { section: { ...prev.section, line: s.line, col: s.col, entries }, file: src.file };
-  }
-  if (!needIndex) return { list, index: EMPTY_MERGE.index };
   const index = new Map(below.index);
-  for (const [k, v] of added) index.set(k, v);
+  // Sections copied in this pass (their entries are ours to change), with their keys' positions.
+  const own = new Map<number, Map<string, number>>();
+  for (const src of sources) {
+    for (const s of src.doc.sections) {
+      const lower = s.path.toLowerCase();
+      if (lower === INCLUDES_SECTION) continue;
+      const at = index.get(lower);
+      if (at === undefined) {
+        index.set(lower, list.length);
+        list.push({ section: s, file: src.file });
+        continue;
+      }
+      // A section written by a lower file too: a new merged copy (entries tagged with their file), then overlay.
+      let keys = own.get(at);
+      if (!keys) {
+        const prev = list[at];
+        const entries = prev.section.entries.map((e) => (e.file === undefined ? { ...e, file: prev.file } : e));
+        keys = new Map(entries.map((e, i) => [e.key.toLowerCase(), i]));
+        own.set(at, keys);
+        list[at] = { section: { ...prev.section, entries }, file: prev.file };
+      }
+      const entries = list[at].section.entries;
+      for (const e of s.entries) {
+        const tagged = { ...e, file: src.file };
+        const i = keys.get(e.key.toLowerCase());
+        if (i === undefined) {
+          keys.set(e.key.toLowerCase(), entries.length);
+          entries.push(tagged);
+        } else {
+          entries[i] = tagged;
+        }
+      }
+      // The header of the highest-precedence file that writes the section.
+      list[at] = { section: { ...list[at].section, line: s.line, col: s.col, entries }, file: src.file };
+    }
+  }
   return { list, index };
 }

@@ -24,7 +24,7 @@ import type { ModuleSettings, SectionPath } from './module-view.js';
 export const MODULE_SECTIONS = {
   CheckHelpers: [],
   CheckSystem: [],
-  CheckDisk: [],
+  CheckDisk: ['/settings/disk'],
   CheckLogFile: ['/settings/logfile'],
   CheckNet: ['/settings/net'],
   CheckExternalScripts: [

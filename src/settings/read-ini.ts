@@ -177,7 +177,9 @@ export function parseIni(text: string, file: string): IniDocument {
       const key = text.slice(scan.nameStart, scan.nameEnd);
       const keyCol = scan.nameStart - pos + 1;
       if (current === undefined) {
-        problems.push(problem('AGENT_ERR_INI_KEY_OUTSIDE_SECTION', [key], lineNo, keyCol, { key }));
+        // Position only: a file that is not INI at all (an included private key, whose base64 lines end
+        // in =) would otherwise have its text before each = shown.
+        problems.push(problem('AGENT_ERR_INI_KEY_OUTSIDE_SECTION', [], lineNo, keyCol, {}));
       } else if (current !== null) {
         const entry: IniEntry = { key, value: text.slice(scan.valueStart, scan.valueEnd), line: lineNo, keyCol, valueCol: scan.valueStart - pos + 1 };
         addEntry(current, entry, problems);

@@ -159,11 +159,40 @@ export function resolveVariables(
 // ---------------------------------------------------------------------------
 // Helpers
 
+/**
+ * The values of the variables `${env:}` has read, by name. A variable read
+ * this way is a secret: it leaves process.env at its first read, so the
+ * scripts the agent starts (which inherit process.env) never see it, and
+ * later reloads read it from here. The usual variables of a login
+ * (PATH, HOME, LANG, …) stay: they are no secrets and scripts need them.
+ */
+const readEnv = new Map<string, string>();
+const KEPT_ENV = /^(PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|LC_\w+|TZ|TMPDIR|PWD|HOSTNAME|TERM)$/;
+let envChanges = 0;
+
+/** How many variables have left process.env so far (a cache of the environment is stale when this changed). */
+export function envGeneration(): number {
+  return envChanges;
+}
+
+function envVariable(name: string): string | undefined {
+  const known = readEnv.get(name);
+  if (known !== undefined) return known;
+  const v = process.env[name];
+  if (v !== undefined && !KEPT_ENV.test(name)) {
+    readEnv.set(name, v);
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- process.env is a map of names: the variable must leave it
+    delete process.env[name];
+    envChanges++;
+  }
+  return v;
+}
+
 /** `env:NAME` or `file:PATH`: the value or the problem; undefined for any other name. */
 function externalValue(name: string, ctx: ExpandContext | undefined): { value: string } | { problem: Omit<VariableProblem, 'offset'> } | undefined {
   if (name.startsWith('env:')) {
     const variable = name.slice(4);
-    const v = process.env[variable];
+    const v = envVariable(variable);
     if (v === undefined) return { problem: { code: 'AGENT_ERR_ENV_UNSET', name, args: [variable, variable] } };
     return { value: v };
   }

@@ -73,22 +73,25 @@ put(runtime, join(lib, 'bin/node'), 0o755);
 // Symbols and debug information (a fifth of the runtime's size) are no use on a host.
 for (const binary of ['bin/node', 'dist/bin/script-spawner', 'dist/bin/sd-notify.node']) execFileSync('strip', ['--strip-unneeded', '--remove-section=.comment', '--remove-section=.note', join(lib, binary)]);
 
-// selfsigned (creates a missing certificate) is the one package the bundle loads from
-// node_modules: bundled here into one file with its ASN.1 libraries.
+// The packages the bundle loads from node_modules when first needed (src/tools/bundle.mjs keeps
+// them out): selfsigned (creates a missing certificate) and re2js (the linear-time pattern
+// engine), each bundled here into one file with what it depends on.
 const { build } = await import('esbuild');
-await build({
-  entryPoints: [join(root, 'node_modules/selfsigned/index.js')],
-  outfile: join(lib, 'node_modules/selfsigned/index.js'),
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node24',
-  minifyWhitespace: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-const selfsignedPkg = JSON.parse(readFileSync(join(root, 'node_modules/selfsigned/package.json'), 'utf8'));
-write(join(lib, 'node_modules/selfsigned/package.json'), `${JSON.stringify({ name: 'selfsigned', version: selfsignedPkg.version, main: 'index.js', license: selfsignedPkg.license }, null, 2)}\n`);
+for (const dep of ['selfsigned', 're2js']) {
+  const depPkg = JSON.parse(readFileSync(join(root, 'node_modules', dep, 'package.json'), 'utf8'));
+  await build({
+    entryPoints: [join(root, 'node_modules', dep, depPkg.main ?? 'index.js')],
+    outfile: join(lib, 'node_modules', dep, 'index.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    minifyWhitespace: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  write(join(lib, 'node_modules', dep, 'package.json'), `${JSON.stringify({ name: dep, version: depPkg.version, main: 'index.js', license: depPkg.license }, null, 2)}\n`);
+}
 
 // The command, the settings, the service.
 put(join(packaging, 'config-agent.sh'), join(stage, 'usr/bin/config-agent'), 0o755);

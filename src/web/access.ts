@@ -117,6 +117,13 @@ export class AccessControl {
     return guarded;
   }
 
+  /** Step 1 alone, for what needs no login (the static UI, /core/isalive): false after answering 403. */
+  hostGate(req: WebRequest, res: ServerResponse): boolean {
+    const address = req.socket.remoteAddress ?? '';
+    const d = this.current();
+    return this.hostAllowed(d, address) || this.refuse(res, 'host', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`);
+  }
+
   /** True when the authenticated principal holds `requirement` (any of a list). */
   allows(req: WebRequest, requirement: Requirement): boolean {
     const p = req.principal;

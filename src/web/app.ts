@@ -97,6 +97,10 @@ export function buildApp(opts: WebAppOptions): WebApp {
     res.on('finish', observe);
     void next();
   });
+  // Every request comes from an address in allowed hosts, the static UI and /core/isalive included.
+  app.use((req, res, next) => {
+    if (access.hostGate(req, res)) void next();
+  });
   app.use(createStatic(opts.uiDir ?? UI_DIR));
 
   const table = createRouteTable(app, access);

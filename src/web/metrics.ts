@@ -5,6 +5,7 @@
  * queries (anything else is counted as `unknown`), statuses are HTTP codes.
  */
 import type { ReconcilerStatus } from '../core/control.js';
+import { refusedCounts } from '../core/work-counters.js';
 import { renderProcessMetrics } from './process-metrics.js';
 
 const QUERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -59,6 +60,8 @@ export class WebMetrics {
     for (const [result, n] of Object.entries(status.reloads)) out.push(`agent_settings_reloads_total${labels({ result })} ${n}`);
     family(out, 'agent_settings_info', 'gauge', 'Settings in force: applied hash, file hash and result of the last reload (value is always 1).');
     out.push(`agent_settings_info${labels({ applied_hash: status.appliedHash, file_hash: status.fileHash, last_result: status.lastResult })} 1`);
+    family(out, 'agent_settings_last_reload_successful', 'gauge', '1 when the last reload applied the settings (or none was tried yet), 0 when it failed (as Prometheus has).');
+    out.push(`agent_settings_last_reload_successful ${status.lastResult === 'invalid' ? 0 : 1}`);
     family(out, 'agent_settings_last_reload_timestamp_seconds', 'gauge', 'Unix time of the last reload (0 when none).');
     out.push(`agent_settings_last_reload_timestamp_seconds ${status.lastReload ? Date.parse(status.lastReload) / 1000 : 0}`);
     family(out, 'agent_settings_problems', 'gauge', 'Problems of the last rejected settings edit.');
@@ -82,6 +85,8 @@ export class WebMetrics {
     }
     family(out, 'agent_query_results_total', 'counter', 'Query results through the API by status (0 OK .. 3 UNKNOWN).');
     for (const [l, n] of this.queryResults) out.push(`agent_query_results_total${l} ${n}`);
+    family(out, 'agent_queue_refused_total', 'counter', 'Queries refused at once because the module queue was full, by module.');
+    for (const [module, n] of refusedCounts()) out.push(`agent_queue_refused_total${labels({ module })} ${n}`);
     renderProcessMetrics(out);
     return out.join('\n') + '\n';
   }

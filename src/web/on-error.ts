@@ -28,6 +28,8 @@ const MAPPED: Partial<Record<ErrorCode, number>> = {
   // Another process held the settings file's edit lock for too long: try again later.
   AGENT_ERR_SETTINGS_LOCKED: 503,
   AGENT_ERR_MODULE_UNKNOWN: 404,
+  // An edit naming an impossible section, key or value (a line break, a key with =): the reason, as a 422.
+  AGENT_ERR_VALUE_INVALID: 422,
 };
 
 export type WebErrorHandler = (err: unknown, req: Request, res: ServerResponse) => void;

@@ -51,9 +51,12 @@ password = ${PASSWORD}
 port = ${nrpePort}
 bind to = 127.0.0.1
 allow arguments = 1
+; the network checks are not for peers by default (no relay): opened here on purpose
+allowed queries = *, !remote_*, !agent_*
 
 [/settings/agent/server]
 port = ${agentPort}
+allowed queries = *
 bind to = 127.0.0.1
 certificate = ${server.cert}
 certificate key = ${server.key}

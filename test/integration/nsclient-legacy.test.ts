@@ -130,8 +130,9 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.match(garbage.body.toString('utf8'), /AGENT_ERR_HTTP_BAD_REQUEST/);
   });
 
-  it('answers /core/isalive without credentials, and reloads on POST /core/reload', async () => {
-    const alive = await call('/core/isalive', { localAddress: '127.0.0.2' });
+  it('answers /core/isalive without credentials (to allowed hosts only), and reloads on POST /core/reload', async () => {
+    assert.equal((await call('/core/isalive', { localAddress: '127.0.0.2' })).status, 403);
+    const alive = await call('/core/isalive');
     assert.equal(alive.status, 200);
     assert.deepEqual(alive.json(), { status: 'ok' });
     assert.equal((await call('/core/reload', { method: 'POST' })).status, 403);

@@ -66,6 +66,10 @@ test('the Debian package on a real systemd: install, serve, edit, reload, restar
       assert.equal((await s.sh('stat -c "%U:%G %a" /var/lib/config-agent /var/lib/config-agent/web-password /etc/config-agent/agent.ini')).stdout, 'config-agent:config-agent 750\nconfig-agent:config-agent 600\nroot:config-agent 640\n');
       assert.match((await s.sh('systemctl show -P StatusText config-agent')).stdout, /^running: \d+ module\(s\) loaded/);
       assert.match((await s.sh('man -w config-agent 2>/dev/null || ls /usr/share/man/man1/config-agent.1.gz')).stdout, /config-agent\.1\.gz/);
+      // The command as an admin runs it; a filter pattern loads re2js from the package's node_modules.
+      const q = await s.sh(`config-agent query check_os_version 'filter=pretty regexp "Debian"'`);
+      assert.equal(q.code, 0, q.stdout + q.stderr);
+      assert.match(q.stdout, /^OK: Debian GNU\/Linux 12/);
     });
 
     await t.test('systemd-analyze security rates the unit 2.0 or better', async () => {

@@ -127,11 +127,15 @@ describe('web API access over HTTPS (agent process)', () => {
     });
   }
 
-  it('serves the static UI without credentials, even from a disallowed address', async () => {
-    const res = await webRequest(`${base}/`, { ca, localAddress: '127.0.0.2' });
+  it('serves the static UI without credentials, but not to a disallowed address (nor /core/isalive)', async () => {
+    const res = await webRequest(`${base}/`, { ca });
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/html/);
     assert.match(res.body, /<html/i);
+    for (const path of ['/', '/index.html', '/core/isalive']) {
+      const refused = await webRequest(`${base}${path}`, { ca, localAddress: '127.0.0.2' });
+      assert.equal(refused.status, 403, path);
+    }
   });
 
   it('counts the refusals and requests in the metrics', async () => {

@@ -3,14 +3,21 @@
  * pattern, with size and age. The walk is bounded in depth and in the
  * number of entries, so a huge tree answers with an error, not a hang.
  */
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, realpath } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { linearGlob, type TextPattern } from '../../formats/linear-pattern.js';
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
+import { isAllowed, missingPath, resolveAllowed } from '../logfile/log-paths.js';
 
 const MAX_ENTRIES = 100_000;
 
-export function filesCheck(): CheckDefinition {
+/**
+ * `allowedPaths`: `[/settings/disk] allowed paths` in force. A folder is
+ * listed only when its real path lies under one of them; one outside is
+ * refused with the same answer whether it exists or not.
+ */
+export function filesCheck(allowedPaths: () => readonly string[] = () => []): CheckDefinition {
   return {
     name: 'check_files',
     title: 'Files',
@@ -38,10 +45,20 @@ export function filesCheck(): CheckDefinition {
     async collect(args, call) {
       const roots = args.all('path').filter((p) => p.trim() !== '');
       if (roots.length === 0) throw new ArgumentError('check_files needs path=FOLDER');
+      const allowed = await resolveAllowed(allowedPaths());
+      for (const root of roots) {
+        const real = (await realpath(root).catch(() => undefined)) ?? (await missingPath(root));
+        if (!isAllowed(real, allowed)) throw new ArgumentError(`${root} is not under an allowed path (${allowedPaths().join(', ') || 'none'}); see [/settings/disk] allowed paths`);
+      }
       const pattern = args.get('pattern') ?? '*';
-      // Compiled once per query, not per file; micromatch loads on the first check_files only.
-      const { default: micromatch } = await import('micromatch');
-      const matches = micromatch.matcher(pattern, { dot: true });
+      // Compiled once per query, not per file, and run on the linear-time engine (a request's pattern).
+      let glob: TextPattern;
+      try {
+        glob = linearGlob(pattern, { dot: true });
+      } catch (err) {
+        throw new ArgumentError(`pattern=${pattern}: ${(err as Error).message}`);
+      }
+      const matches = (name: string): boolean => glob.test(name);
       const depth = numberArgument(args, 'max-depth', 1, { min: 1, max: 64 });
       const items: Record<string, string | number>[] = [];
       let seen = 0;

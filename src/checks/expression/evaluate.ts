@@ -6,6 +6,7 @@
  * (`used > 90%` means `used_pct > 90`); `-1h` next to a date means an hour
  * ago. Every problem is an ExpressionError with the column to blame.
  */
+import { linearPattern } from '../../formats/linear-pattern.js';
 import { ExpressionError } from './lexer.js';
 import { parseExpression, type CompareOp, type ExprNode, type ValueNode } from './parser.js';
 
@@ -109,16 +110,16 @@ class Compiler {
         const left = this.side(n.left, n.right);
         if (left.kind !== 'string' || n.right.type !== 'str') throw new ExpressionError(`${n.kind} compares a text value with a quoted text`, n.pos);
         const pattern = n.right.value;
-        let re: RegExp;
+        let re: { test(text: string): boolean };
         if (n.kind === 'regexp') {
           try {
-            re = new RegExp(pattern);
+            re = linearPattern(pattern);
           } catch (err) {
             throw new ExpressionError(`invalid regular expression: ${(err as Error).message}`, n.right.pos);
           }
         } else {
           const lower = pattern.toLowerCase();
-          re = { test: (t: string) => t.toLowerCase().includes(lower) } as RegExp;
+          re = { test: (t: string) => t.toLowerCase().includes(lower) };
         }
         const get = left.get;
         const test = (s: Scope): boolean => {

@@ -9,8 +9,8 @@
  * entries.
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, sep } from 'node:path';
-import micromatch from 'micromatch';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { linearGlob, type TextPattern } from '../../formats/linear-pattern.js';
 
 const GLOB_CHARS = /[*?[\]{}]/;
 const MAX_DEPTH = 8;
@@ -28,6 +28,19 @@ export async function resolveAllowed(list: readonly string[]): Promise<string[]>
   return out;
 }
 
+/** Where a path that does not exist would be: the real path of its deepest existing folder, plus the rest. */
+export async function missingPath(path: string): Promise<string> {
+  let dir = resolve(path);
+  const rest: string[] = [];
+  while (dirname(dir) !== dir) {
+    rest.unshift(basename(dir));
+    dir = dirname(dir);
+    const real = await realpath(dir).catch(() => undefined);
+    if (real !== undefined) return join(real, ...rest);
+  }
+  return resolve(path);
+}
+
 export function isAllowed(real: string, allowed: readonly string[]): boolean {
   return allowed.some((a) => real === a || real.startsWith(a.endsWith(sep) ? a : a + sep));
 }
@@ -41,9 +54,14 @@ export function isAllowed(real: string, allowed: readonly string[]): boolean {
 export async function expandLogPattern(pattern: string, allowed: readonly string[], allowedText: string): Promise<string[]> {
   if (!isAbsolute(pattern)) throw new LogPathError(`file=${pattern} is not an absolute path`);
   const refused = (p: string): LogPathError => new LogPathError(`${p} is not under an allowed path (${allowedText}); see [/settings/logfile] allowed paths`);
+  // A path outside the allowed folders is refused whether it exists or not: the answer never
+  // tells a peer which files exist where it may not read.
   if (!GLOB_CHARS.test(pattern)) {
     const real = await realpath(pattern).catch(() => undefined);
-    if (real === undefined) return [];
+    if (real === undefined) {
+      if (!isAllowed(await missingPath(pattern), allowed)) throw refused(pattern);
+      return [];
+    }
     if (!isAllowed(real, allowed)) throw refused(pattern);
     const st = await stat(real);
     if (!st.isFile()) throw new LogPathError(`${pattern} is not a regular file`);
@@ -53,11 +71,20 @@ export async function expandLogPattern(pattern: string, allowed: readonly string
   const firstGlob = parts.findIndex((p) => GLOB_CHARS.test(p));
   const base = parts.slice(0, firstGlob).join('/') || '/';
   const realBase = await realpath(base).catch(() => undefined);
-  if (realBase === undefined) return [];
+  if (realBase === undefined) {
+    if (!isAllowed(await missingPath(base), allowed)) throw refused(base);
+    return [];
+  }
   if (!isAllowed(realBase, allowed)) throw refused(base);
   // Match against the pattern rewritten onto the real base folder.
   const rest = parts.slice(firstGlob).join('/');
-  const matcher = micromatch.matcher(join(realBase, rest), { dot: false });
+  let glob: TextPattern;
+  try {
+    glob = linearGlob(join(realBase, rest), { dot: false });
+  } catch (err) {
+    throw new LogPathError(`file=${pattern}: ${(err as Error).message}`);
+  }
+  const matcher = (path: string): boolean => glob.test(path);
   const found: string[] = [];
   let seen = 0;
   const walk = async (dir: string, depth: number): Promise<void> => {

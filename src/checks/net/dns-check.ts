@@ -64,7 +64,7 @@ export function dnsCheck(net: NetContext, resolvConf = '/etc/resolv.conf'): Chec
     },
     async collect(args, call) {
       const probes = await dnsProbes(args, resolvConf);
-      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT);
+      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT, net);
       return probeAll(net, 'check_dns', probes, timeoutMs, call.signal, probeDns, (p, f, d) => ({ host: p.host, server: p.server, type: p.type, ...f, rcode: '', time: d.elapsed(), answers: '', answer_count: 0, first: '' }));
     },
     perf: (item) => [{ object: `${item.host}@${item.server}`, key: 'time', alias: `${item.host} time`, minimum: 0 }],

@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
+import { linearPattern, type TextPattern } from '../../formats/linear-pattern.js';
 import { ArgumentError, numberArgument, type CheckArguments } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
@@ -26,7 +27,7 @@ export interface HttpProbe {
   insecure: boolean;
   maxSize: number;
   match?: string;
-  matchRegex?: RegExp;
+  matchRegex?: TextPattern;
 }
 
 export function httpCheck(net: NetContext): CheckDefinition {
@@ -69,8 +70,8 @@ export function httpCheck(net: NetContext): CheckDefinition {
       emptyState: 'unknown',
     },
     async collect(args, call) {
-      const probes = httpProbes(args);
-      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT);
+      const probes = httpProbes(args, net);
+      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT, net);
       return probeAll(net, 'check_http', probes, timeoutMs, call.signal, (p, d) => probeHttp(p, d, call.now), (p, f, d) => ({ url: p.url.href, host: p.url.hostname, port: portOf(p.url), address: '', ...f, time: d.elapsed(), size: 0 }));
     },
     perf: (item) => [
@@ -85,7 +86,14 @@ function portOf(url: URL): number {
   return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
 }
 
-function httpProbes(args: CheckArguments): HttpProbe[] {
+/** max-size=, at most `[/settings/net] max body size`. */
+function bodySizeArgument(args: CheckArguments, net: NetContext): number {
+  const size = numberArgument(args, 'max-size', Math.min(1024 * 1024, net.maxBodySize), { min: 0 });
+  if (size > net.maxBodySize) throw new ArgumentError(`max-size=${size} is more than ${net.maxBodySize} bytes ([/settings/net] max body size)`);
+  return size;
+}
+
+function httpProbes(args: CheckArguments, net: NetContext): HttpProbe[] {
   const urls = args.all('url').map((u) => u.trim()).filter(Boolean);
   if (urls.length === 0) throw new ArgumentError('url= is required (http://host[:port]/path or https://...)');
   const method = (args.get('method') ?? 'GET').toUpperCase();
@@ -96,13 +104,13 @@ function httpProbes(args: CheckArguments): HttpProbe[] {
     if (!m) throw new ArgumentError(`header=${h} is not 'Name: value'`);
     headers[(m[1]).toLowerCase()] = m[2];
   }
-  const base: Omit<HttpProbe, 'url'> = { method, headers, insecure: args.flag('insecure'), maxSize: numberArgument(args, 'max-size', 1024 * 1024, { min: 0, max: 100 * 1024 * 1024 }) };
+  const base: Omit<HttpProbe, 'url'> = { method, headers, insecure: args.flag('insecure'), maxSize: bodySizeArgument(args, net) };
   const match = args.get('match');
   if (match !== undefined) base.match = match;
   const re = args.get('match-regex');
   if (re !== undefined) {
     try {
-      base.matchRegex = new RegExp(re);
+      base.matchRegex = linearPattern(re);
     } catch (err) {
       throw new ArgumentError(`match-regex=${re} is not a regular expression: ${(err as Error).message}`);
     }

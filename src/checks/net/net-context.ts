@@ -10,7 +10,8 @@
  * when it fires, and the step that was running is named in the result.
  */
 import { performance } from 'node:perf_hooks';
-import { Limiter } from '../scripts/limiter.js';
+import { countRefused } from '../../core/work-counters.js';
+import { Limiter, QueueFullError } from '../scripts/limiter.js';
 import { ArgumentError, numberArgument, type CheckArguments, type OptionDef } from '../arguments.js';
 import type { Values } from '../expression/evaluate.js';
 import { linkSignals } from '../../abort-link.js';
@@ -18,17 +19,43 @@ import { linkSignals } from '../../abort-link.js';
 export interface NetContext {
   /** The limiter of one check (created on first use). */
   limiter(check: string): Limiter;
+  /** `[/settings/net] max timeout`: the largest timeout= in milliseconds. */
+  readonly maxTimeoutMs: number;
+  /** `[/settings/net] max body size`: the largest check_http max-size= in bytes. */
+  readonly maxBodySize: number;
+}
+
+/** The bounds of `[/settings/net]` a request's arguments may not pass. */
+export interface NetBounds {
+  maxConcurrent: number;
+  maxTimeoutMs: number;
+  maxBodySize: number;
 }
 
 /** Limiters keyed by check name; `setMax` changes all of them in place. */
 export class NetLimits implements NetContext {
   private readonly byCheck = new Map<string, Limiter>();
-  constructor(private max: number) {}
+  private max: number;
+  maxTimeoutMs: number;
+  maxBodySize: number;
+  /** Bounds not given are the schema's defaults (60 s, 1 MiB). */
+  constructor(bounds: Pick<NetBounds, 'maxConcurrent'> & Partial<NetBounds>) {
+    this.max = bounds.maxConcurrent;
+    this.maxTimeoutMs = bounds.maxTimeoutMs ?? 60_000;
+    this.maxBodySize = bounds.maxBodySize ?? 1024 * 1024;
+  }
+
+  /** New bounds, in place: waiting probes start at once if the limit grew. */
+  setBounds(bounds: NetBounds): void {
+    this.maxTimeoutMs = bounds.maxTimeoutMs;
+    this.maxBodySize = bounds.maxBodySize;
+    this.setMax(bounds.maxConcurrent);
+  }
 
   limiter(check: string): Limiter {
     let l = this.byCheck.get(check);
     if (!l) {
-      l = new Limiter(this.max);
+      l = new Limiter(this.max, NET_MAX_QUEUED);
       this.byCheck.set(check, l);
     }
     return l;
@@ -39,6 +66,9 @@ export class NetLimits implements NetContext {
     for (const l of this.byCheck.values()) l.setMax(this.max);
   }
 }
+
+/** Probes one check may have waiting for a slot; one more makes the whole call UNKNOWN (counted). */
+export const NET_MAX_QUEUED = 256;
 
 /** The largest timeout= accepted, in milliseconds (10 minutes). */
 export const MAX_TIMEOUT_MS = 600_000;
@@ -57,8 +87,10 @@ export function hostArguments(args: CheckArguments, what = 'host'): string[] {
   return hosts;
 }
 
-export function timeoutArgument(args: CheckArguments, defaultMs: number): number {
-  return numberArgument(args, 'timeout', defaultMs, { min: 1, max: MAX_TIMEOUT_MS });
+export function timeoutArgument(args: CheckArguments, defaultMs: number, net: NetContext): number {
+  const ms = numberArgument(args, 'timeout', Math.min(defaultMs, net.maxTimeoutMs), { min: 1, max: MAX_TIMEOUT_MS });
+  if (ms > net.maxTimeoutMs) throw new ArgumentError(`timeout=${ms} is more than ${net.maxTimeoutMs} ms ([/settings/net] max timeout)`);
+  return ms;
 }
 
 /** Thrown when the deadline passes; `step` says what was running. */
@@ -171,6 +203,10 @@ export function probeAll<T>(
         .run(() => probe(t, d), d.signal)
         .catch((err: unknown) => {
           if (err instanceof Unavailable) throw err;
+          if (err instanceof QueueFullError) {
+            countRefused('CheckNet');
+            throw new Unavailable(`${check} is busy: ${err.message} (${NET_MAX_QUEUED} at most); try again later`);
+          }
           return failed(t, failureResult(d.signal.aborted ? d.failure() : err), d);
         })
         .finally(d.release);

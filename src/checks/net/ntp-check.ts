@@ -66,7 +66,7 @@ export function ntpCheck(net: NetContext): CheckDefinition {
       const servers = [...args.all('server'), ...args.all('servers')].flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
       if (servers.length === 0) throw new ArgumentError('server= is required (the NTP server to ask)');
       const port = numberArgument(args, 'port', 123, { min: 1, max: 65535 });
-      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT);
+      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT, net);
       return probeAll(net, 'check_ntp_offset', servers, timeoutMs, call.signal, (server, d) => probeNtp(server, port, d), (server, f) => ({ server, ...f }));
     },
     perf: (item) => [

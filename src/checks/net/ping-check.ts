@@ -81,7 +81,7 @@ export function pingCheck(net: NetContext, binary = 'ping'): CheckDefinition {
       const hosts = hostArguments(args);
       const count = numberArgument(args, 'count', 1, { min: 1, max: 20 });
       if (!Number.isInteger(count)) throw new ArgumentError(`count=${count} is not a whole number`);
-      const timeoutMs = numberArgument(args, 'timeout', DEFAULT_TIMEOUT, { min: 1, max: 60_000 });
+      const timeoutMs = Math.min(numberArgument(args, 'timeout', DEFAULT_TIMEOUT, { min: 1, max: 60_000 }), net.maxTimeoutMs);
       const family: Family = args.flag('ipv4') ? 4 : args.flag('ipv6') ? 6 : 0;
       const total = count * (timeoutMs + INTERVAL_MS) + 2000;
       return probeAll(net, 'check_ping', hosts, total, call.signal, (host, d) => probePing(binary, host, family, count, timeoutMs, d), (host, f) => ({ host, address: '', ...f }));

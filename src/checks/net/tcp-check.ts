@@ -8,6 +8,7 @@
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { performance } from 'node:perf_hooks';
+import { linearPattern, type TextPattern } from '../../formats/linear-pattern.js';
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
@@ -22,7 +23,7 @@ export interface TcpProbe {
   tls: boolean;
   insecure: boolean;
   send?: string;
-  expect?: RegExp;
+  expect?: TextPattern;
   maxBytes: number;
   family: Family;
 }
@@ -67,11 +68,11 @@ export function tcpCheck(net: NetContext): CheckDefinition {
       const port = numberArgument(args, 'port', NaN, { min: 1, max: 65535 });
       if (!Number.isInteger(port)) throw new ArgumentError('port= is required (1-65535)');
       const hosts = hostArguments(args);
-      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT);
+      const timeoutMs = timeoutArgument(args, DEFAULT_TIMEOUT, net);
       const expectText = args.get('expect');
-      let expect: RegExp | undefined;
+      let expect: TextPattern | undefined;
       try {
-        if (expectText !== undefined) expect = new RegExp(expectText);
+        if (expectText !== undefined) expect = linearPattern(expectText);
       } catch (err) {
         throw new ArgumentError(`expect=${expectText} is not a regular expression: ${(err as Error).message}`);
       }
@@ -153,7 +154,7 @@ export function openSocket(p: Pick<TcpProbe, 'host' | 'port' | 'tls' | 'insecure
   });
 }
 
-function readReply(sock: Socket, expect: RegExp | undefined, maxBytes: number): Promise<string> {
+function readReply(sock: Socket, expect: TextPattern | undefined, maxBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,19 +1,34 @@
 /**
- * A concurrency limit: at most `max` tasks run at once, the others wait in
- * order of arrival. A waiting task whose signal aborts leaves the queue and
- * rejects with the signal's reason; a running task is never interrupted here.
+ * A concurrency limit: at most `max` tasks run at once, at most `maxQueued`
+ * others wait in order of arrival, and one more is refused at once with a
+ * QueueFullError (counted in `refused`). A waiting task whose signal aborts
+ * leaves the queue and rejects with the signal's reason; a running task is
+ * never interrupted here (its own signal stops it).
  */
 import { abortReason } from '../../errors.js';
+
+/** The queue of a limiter is full: the task did not run. */
+export class QueueFullError extends Error {
+  constructor(readonly maxQueued: number) {
+    super(`${maxQueued} already waiting for a free slot`);
+  }
+}
 
 export class Limiter {
   private running = 0;
   private readonly waiting: { start: () => void; signal: AbortSignal | undefined; onAbort: () => void }[] = [];
+  /** Tasks refused because the queue was full, since the limiter was made. */
+  refused = 0;
 
-  constructor(private max: number) {}
+  constructor(
+    private max: number,
+    private maxQueued = Number.POSITIVE_INFINITY,
+  ) {}
 
-  /** Change the limit; waiting tasks start at once if the limit grew. */
-  setMax(max: number): void {
+  /** Change the limits; waiting tasks start at once if the limit grew. */
+  setMax(max: number, maxQueued = this.maxQueued): void {
     this.max = Math.max(1, max);
+    this.maxQueued = Math.max(0, maxQueued);
     this.pump();
   }
 
@@ -28,6 +43,10 @@ export class Limiter {
   async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted();
     if (this.running >= this.max) {
+      if (this.waiting.length >= this.maxQueued) {
+        this.refused++;
+        throw new QueueFullError(this.maxQueued);
+      }
       await new Promise<void>((resolve, reject) => {
         const entry = {
           start: () => {

@@ -11,7 +11,8 @@ import { basename, isAbsolute, relative } from 'node:path';
 import { splitOutput, statusFromExitCode, UNKNOWN, type QueryResult } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from '../../formats/script-command-line.js';
-import type { Limiter } from './limiter.js';
+import { countRefused } from '../../core/work-counters.js';
+import { QueueFullError, type Limiter } from './limiter.js';
 import { runScript, type RunOptions, type RunOutcome } from './runner.js';
 
 export interface ScriptSettings extends ArgumentPolicy {
@@ -36,9 +37,21 @@ export async function runConfiguredScript(name: string, commandLine: string | re
   if (argv.length === 0) return { command: name, result: UNKNOWN, message: `Script ${name} has an empty command line`, perf: [] };
   argv[0] = resolveProgram(argv[0], settings.root);
   let outcome;
+  // The time spent waiting for a slot counts against the script's timeout: the caller waits for both.
+  const timeoutMs = settings.timeoutSeconds * 1000;
+  const started = performance.now();
+  const queueDeadline = AbortSignal.timeout(timeoutMs);
   try {
-    outcome = await limiter.run(() => run({ argv, cwd: existingDir(settings.root), timeoutMs: settings.timeoutSeconds * 1000, ...(signal ? { signal } : {}) }), signal);
+    outcome = await limiter.run(
+      () => run({ argv, cwd: existingDir(settings.root), timeoutMs: Math.max(1, timeoutMs - (performance.now() - started)), ...(signal ? { signal } : {}) }),
+      signal ? AbortSignal.any([signal, queueDeadline]) : queueDeadline,
+    );
   } catch (err) {
+    if (err instanceof QueueFullError) {
+      countRefused('CheckExternalScripts');
+      return { command: name, result: UNKNOWN, message: `Script ${name} refused: ${err.message} ([/settings/external scripts] max queued)`, perf: [] };
+    }
+    if (queueDeadline.aborted && !signal?.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s (waiting for a free slot)`, perf: [] };
     return { command: name, result: UNKNOWN, message: `Script ${name} did not run: ${errorMessage(err)}`, perf: [] };
   }
   if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${shownProgram(argv[0], settings.root)}): ${outcome.error}`, perf: [] };

@@ -21,6 +21,7 @@ import type { Readable, Writable } from 'node:stream';
 import { runScript, spawnReason, type RunOptions, type RunOutcome } from './runner.js';
 import { envBlock, killRequest, maxReply, ReplyReader, runRequest, type Reply } from './spawner-frames.js';
 import { SPAWNER_PERL } from './spawner-source.js';
+import { envGeneration } from '../../settings/variables.js';
 import { spawnerCandidates, type SpawnerKind, type SpawnerProgram } from './spawner-program.js';
 
 export type SpawnerLog = (level: 'info' | 'warning', message: string) => void;
@@ -69,10 +70,11 @@ export class ScriptSpawner {
   private candidates: SpawnerProgram[] | undefined;
   /**
    * The agent's own environment, which scripts get unless their run names
-   * another, encoded at the first such run (reading process.env is slow,
-   * and the agent never changes its environment while it runs).
+   * another, encoded at the first such run (reading process.env is slow)
+   * and again only when a variable has left it since (the secrets a
+   * `${env:}` reads: settings/variables.ts).
    */
-  private agentEnv: Buffer | { bad: string } | undefined;
+  private agentEnv: { generation: number; block: Buffer | { bad: string } } | undefined;
   /** The kinds whose first start was logged. */
   private readonly announced = new Set<string>();
   private readonly log: SpawnerLog;
@@ -97,10 +99,16 @@ export class ScriptSpawner {
     return this.fallback;
   }
 
+  private ownEnv(): Buffer | { bad: string } {
+    const generation = envGeneration();
+    if (this.agentEnv?.generation !== generation) this.agentEnv = { generation, block: envBlock(process.env) };
+    return this.agentEnv.block;
+  }
+
   /** Runs one script; always resolves, as runScript does. */
   run(options: RunOptions): Promise<RunOutcome> {
     if (this.fallback !== undefined || options.argv.length === 0) return runScript(options);
-    const env = options.env === undefined || options.env === process.env ? (this.agentEnv ??= envBlock(process.env)) : envBlock(options.env);
+    const env = options.env === undefined || options.env === process.env ? this.ownEnv() : envBlock(options.env);
     const bad = 'bad' in env ? `the environment variable ${env.bad} holds a NUL character` : [...options.argv, options.cwd ?? ''].some((w) => w.includes('\0')) ? 'a word of the command line holds a NUL character' : undefined;
     if (bad !== undefined || 'bad' in env) return Promise.resolve(failed(bad ?? '', Date.now()));
     const helper = this.helper ?? this.start();

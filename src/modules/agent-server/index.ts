@@ -56,6 +56,7 @@ export function createModule(): AgentModule<Settings> {
       isAllowed: (address) => isAllowed(matchers, address),
       allowedHostsFrom: from,
       maxFrame: s['max frame size'],
+      maxPerFrame: s['max queries per frame'],
       idleTimeoutMs: s.timeout * 1000,
       maxConnections: s['max connections'],
       maxPerAddress: s['max connections per address'],
@@ -102,9 +103,11 @@ export function createModule(): AgentModule<Settings> {
       ...(tls ? { tls } : {}),
       log: ctx!.log,
       handlers: {
-        query: (bytes, peer) => {
+        // A query runs until its peer goes (signal) or the module stops (ctx.signal).
+        query: (bytes, peer, signal) => {
           const allow = commandGuard(allowed, peer.address);
-          return ctx!.core.queryRaw(bytes, allow ? { allow } : {});
+          const both = AbortSignal.any([signal, ctx!.signal]);
+          return ctx!.core.queryRaw(bytes, allow ? { allow, signal: both } : { signal: both });
         },
         exec: (bytes, peer) => {
           const allow = commandGuard(allowed, peer.address);

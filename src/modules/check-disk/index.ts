@@ -10,14 +10,23 @@ import { registerChecks } from '../../checks/register.js';
 import { mountCheck } from '../../checks/disk/mount-check.js';
 import { driveIoCheck } from '../../checks/disk/drive-io-check.js';
 
+const allowedOf = (s: SettingsOf<'CheckDisk'>): string[] =>
+  s.sections['/settings/disk']['allowed paths']
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+
 export function createModule(): AgentModule<SettingsOf<'CheckDisk'>> {
   let unregister: (() => void) | undefined;
+  let allowed: string[] = [];
   return {
     name: 'CheckDisk',
     async start(ctx: ModuleContext<SettingsOf<'CheckDisk'>>) {
-      unregister = registerChecks(ctx.core, 'CheckDisk', [drivesizeCheck(), filesCheck(), mountCheck(), driveIoCheck()]);
+      allowed = allowedOf(ctx.settings);
+      unregister = registerChecks(ctx.core, 'CheckDisk', [drivesizeCheck(), filesCheck(() => allowed), mountCheck(), driveIoCheck()]);
     },
-    async apply() {
+    async apply(next: SettingsOf<'CheckDisk'>) {
+      allowed = allowedOf(next);
       return true;
     },
     async stop() {

@@ -28,7 +28,7 @@ import { UNKNOWN } from '../../core/result.js';
 import { WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
 import { valueText } from '../../settings/value-text.js';
 import { withLinkedSignal } from '../../abort-link.js';
-import type { Core, SimpleQuery } from '../../core/core.js';
+import type { Core, QueryCall, SimpleQuery } from '../../core/core.js';
 
 type SimpleAnswer = Awaited<ReturnType<SimpleQuery>>;
 
@@ -70,9 +70,10 @@ export function createModule(): AgentModule<Settings> {
   let unregisterExec: (() => void) | undefined;
 
   /** One run of the script, wrapped script or alias `name`. */
-  const answer = (core: Core, name: string, args: string[], signal: AbortSignal): Promise<SimpleAnswer> => {
+  const answer = (core: Core, call: QueryCall, name: string, args: string[], signal: AbortSignal): Promise<SimpleAnswer> => {
     const a = aliases.get(name);
-    if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
+    // The alias's target runs under the caller's allow-list (a peer's `allowed queries`), never around it.
+    if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, call.allow ? { ...o, allow: call.allow } : o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
     const w = wrapped.get(name);
     if (w) return 'words' in w ? runConfiguredScript(name, w.words, args, settings, limiter, signal, run) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
     const line = scripts.get(name);
@@ -97,7 +98,7 @@ export function createModule(): AgentModule<Settings> {
     const core = ctx.core;
     registered.set(name, {
       key,
-      undo: core.registerSimpleQuery(info, (args, call) => withLinkedSignal<SimpleAnswer>([call.signal, stopper.signal], (signal) => answer(core, name, args, signal))),
+      undo: core.registerSimpleQuery(info, (args, call) => withLinkedSignal<SimpleAnswer>([call.signal, stopper.signal], (signal) => answer(core, call, name, args, signal))),
     });
   };
   const unregister = (name: string): void => {
@@ -107,7 +108,7 @@ export function createModule(): AgentModule<Settings> {
   const configure = (next: Settings): void => {
     snapshot = next;
     settings = scriptSettingsOf(next);
-    limiter.setMax(next.sections[SECTION]['max concurrent']);
+    limiter.setMax(next.sections[SECTION]['max concurrent'], next.sections[SECTION]['max queued']);
     scripts.clear();
     for (const [name, line] of Object.entries(next.sections[SCRIPTS_SECTION])) if (typeof line === 'string') scripts.set(name, line);
     wrapped.clear();

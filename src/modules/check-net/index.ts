@@ -1,13 +1,14 @@
 /**
  * CheckNet: check_tcp, check_http, check_dns, check_ping and
  * check_ntp_offset (library code in src/checks/net/). `[/settings/net]
- * max concurrent` bounds the probes each check has in flight; a change
- * applies in place (waiting probes start at once if the limit grew).
+ * max concurrent` bounds the probes each check has in flight, `max timeout`
+ * and `max body size` what a request's timeout= and max-size= may ask; a
+ * change applies in place (waiting probes start at once if the limit grew).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { registerChecks } from '../../checks/register.js';
-import { NetLimits } from '../../checks/net/net-context.js';
+import { NetLimits, type NetBounds } from '../../checks/net/net-context.js';
 import { tcpCheck } from '../../checks/net/tcp-check.js';
 import { httpCheck } from '../../checks/net/http-check.js';
 import { dnsCheck } from '../../checks/net/dns-check.js';
@@ -18,7 +19,10 @@ const SECTION = '/settings/net';
 
 type Settings = SettingsOf<'CheckNet'>;
 
-const maxOf = (s: Settings): number => s.sections[SECTION]['max concurrent'];
+const boundsOf = (s: Settings): NetBounds => {
+  const net = s.sections[SECTION];
+  return { maxConcurrent: net['max concurrent'], maxTimeoutMs: net['max timeout'], maxBodySize: net['max body size'] };
+};
 
 export function createModule(): AgentModule<Settings> {
   let unregister: (() => void) | undefined;
@@ -26,12 +30,12 @@ export function createModule(): AgentModule<Settings> {
   return {
     name: 'CheckNet',
     async start(ctx: ModuleContext<Settings>) {
-      const net = new NetLimits(maxOf(ctx.settings));
+      const net = new NetLimits(boundsOf(ctx.settings));
       limits = net;
       unregister = registerChecks(ctx.core, 'CheckNet', [tcpCheck(net), httpCheck(net), dnsCheck(net), pingCheck(net), ntpCheck(net)]);
     },
     async apply(next: Settings) {
-      limits?.setMax(maxOf(next));
+      limits?.setBounds(boundsOf(next));
       return true;
     },
     async stop() {

@@ -114,11 +114,13 @@ export function createModule(): AgentModule<Settings> {
     return srv;
   };
 
-  const answer = async (command: string, args: string[], peer: NrpePeer): Promise<QueryResult> => {
+  const answer = async (command: string, args: string[], peer: NrpePeer, gone: AbortSignal): Promise<QueryResult> => {
     if (command === NRPE_CHECK) return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
     if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
     const allow = commandGuard(allowed, peer.address);
-    return ctx!.core.query(command, args, allow ? { signal: ctx!.signal, allow } : { signal: ctx!.signal });
+    // Runs until the peer goes or the module stops.
+    const signal = AbortSignal.any([gone, ctx!.signal]);
+    return ctx!.core.query(command, args, allow ? { signal, allow } : { signal });
   };
 
   const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {

@@ -33,8 +33,8 @@ export interface PeerInfo {
 }
 
 export interface AgentHandlers {
-  /** Encoded QueryRequestMessage in, encoded QueryResponseMessage out. */
-  query(request: Uint8Array, peer: PeerInfo): Promise<Uint8Array>;
+  /** Encoded QueryRequestMessage in, encoded QueryResponseMessage out; `signal` aborts when the peer has gone. */
+  query(request: Uint8Array, peer: PeerInfo, signal: AbortSignal): Promise<Uint8Array>;
   /** Encoded ExecuteRequestMessage in, encoded ExecuteResponseMessage out. */
   exec(request: Uint8Array, peer: PeerInfo): Promise<Uint8Array>;
   /** Encoded SubmitResponseMessage in; rejecting turns the acknowledgement into an Error frame. */
@@ -49,6 +49,8 @@ export interface ConnectionPolicy {
   idleTimeoutMs: number;
   /** Requests in flight per connection before reading pauses (default 64). */
   maxInFlight?: number;
+  /** Queries (or exec commands) one request frame may carry (default 256); submitted results are not limited. */
+  maxPerFrame?: number;
 }
 
 /** One accepted connection: frames in, answers out. */
@@ -56,6 +58,8 @@ export class ServedConnection {
   private readonly reader: FrameReader;
   private inFlight = 0;
   private draining = false;
+  /** Aborted when the connection closes: the work of a peer that has gone is cancelled. */
+  private readonly gone = new AbortController();
 
   constructor(
     private readonly socket: Socket,
@@ -75,6 +79,7 @@ export class ServedConnection {
       }
     });
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.once('close', () => this.gone.abort(new Error(`${peer.address} closed the connection`)));
     socket.on('error', (err) => log.debug(`connection from ${escapeLog(peer.address)}: ${errorMessage(err)}`));
   }
 
@@ -151,9 +156,14 @@ export class ServedConnection {
     } catch (err) {
       return [FrameKind.Error, errorBody(errorMessage(err), id)];
     }
+    const maxPerFrame = this.policy().maxPerFrame ?? 256;
+    if (kind !== FrameKind.Submit && message.payload.length > maxPerFrame) {
+      const problem = `the frame carries ${message.payload.length} payloads; at most ${maxPerFrame} are accepted ([/settings/agent/server] max queries per frame)`;
+      return [FrameKind.Error, errorBody(new AgentError('AGENT_ERR_AGENT_FRAME', [problem]).message, id)];
+    }
     try {
       if (kind === FrameKind.QueryRequest) {
-        return [FrameKind.QueryResponse, withHeader('QueryResponseMessage', await this.handlers.query(body, this.peer), Plugin.Header.Type.QUERY_RESPONSE, id)];
+        return [FrameKind.QueryResponse, withHeader('QueryResponseMessage', await this.handlers.query(body, this.peer, this.gone.signal), Plugin.Header.Type.QUERY_RESPONSE, id)];
       }
       if (kind === FrameKind.ExecRequest) {
         return [FrameKind.ExecResponse, withHeader('ExecuteResponseMessage', await this.handlers.exec(body, this.peer), Plugin.Header.Type.EXEC_RESPONSE, id)];

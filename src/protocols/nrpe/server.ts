@@ -50,8 +50,8 @@ export interface NrpeServerOptions extends NrpeServerPolicy {
    * their arguments skip the allow-arguments and nasty-character checks.
    */
   dataCommands?: readonly string[];
-  /** The answer to a query; a rejection becomes an UNKNOWN answer. */
-  answer: (command: string, args: string[], peer: NrpePeer) => Promise<QueryResult>;
+  /** The answer to a query; a rejection becomes an UNKNOWN answer. `signal` aborts when the peer has gone. */
+  answer: (command: string, args: string[], peer: NrpePeer, signal: AbortSignal) => Promise<QueryResult>;
   log: Logger;
 }
 
@@ -191,10 +191,14 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
     done = true;
     served();
     socket.off('data', onData);
-    socket.pause();
+    // Reading goes on (whatever else the peer sends is dropped) so that its leaving is seen: the
+    // close aborts the query, which kills its script or closes its probe's socket.
+    const gone = new AbortController();
+    socket.once('close', () => gone.abort(new Error(`${peer} closed the connection`)));
+    socket.on('data', () => undefined);
     // From here the listener's idle rule: the answer (the check included) is written within the timeout.
     socket.setTimeout(policy.timeoutMs, () => socket.destroy());
-    void respond(socket, packet, policy, options, log).catch((err: unknown) => {
+    void respond(socket, packet, policy, options, log, gone.signal).catch((err: unknown) => {
       log.error(`answering ${peer} failed: ${escapeForLog(errorMessage(err))}`);
       socket.destroy();
     });
@@ -202,7 +206,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
   socket.on('data', onData);
 }
 
-async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger): Promise<void> {
+async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, signal: AbortSignal): Promise<void> {
   const peer = escapeLog(socket.remoteAddress ?? '?');
   if (packet.type !== QUERY_PACKET) {
     log.warning(`dropped ${peer}: packet type ${packet.type} is not a query`);
@@ -227,7 +231,7 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
   } else {
     const started = Date.now();
     try {
-      result = await options.answer(command, args, peerOf(socket));
+      result = await options.answer(command, args, peerOf(socket), signal);
     } catch (err) {
       result = refusal(`${command} failed: ${errorMessage(err)}`);
     }

@@ -259,11 +259,11 @@ port: number
  */
 "allowed hosts": string
 /**
- * Queries a peer may run, as comma-separated micromatch patterns matched case-insensitively against the query name; a name must match one pattern and no negated one (!remote_*); empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too.
+ * Queries a peer may run, as comma-separated glob patterns matched case-insensitively against the query name; a name must match one pattern and no negated one (!remote_*); empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too. The default refuses the network checks of CheckNet (check_tcp, check_http, check_dns, check_ping, check_ntp_offset), so the agent is no relay into its own network.
  */
 "allowed queries": string
 /**
- * Exec commands a peer may run (agent_exec, such as CheckExternalScripts, which writes scripts), as comma-separated micromatch patterns; empty (the default) allows none. Allow them only to authenticated peers (ca set).
+ * Exec commands a peer may run (agent_exec, such as CheckExternalScripts, which writes scripts), as comma-separated glob patterns; empty (the default) allows none. Allow them only to authenticated peers (ca set).
  */
 "allowed exec commands": string
 /**
@@ -298,6 +298,10 @@ timeout: number
  * Largest frame in bytes that a peer may send.
  */
 "max frame size": number
+/**
+ * Most queries (or exec commands) one request frame may carry; a frame with more is answered with an Error frame and none of them runs.
+ */
+"max queries per frame": number
 /**
  * Agent-protocol connections open at once; more are refused and logged. Applies in place.
  */
@@ -341,7 +345,7 @@ port: number
  */
 "allowed hosts": string
 /**
- * Queries an NRPE peer may run, as comma-separated micromatch patterns matched case-insensitively against the command name; a name must match one pattern and no negated one; empty allows none. The default refuses the client queries (remote_*, agent_*), so the agent is no relay. NRPE carries no exec commands.
+ * Queries an NRPE peer may run, as comma-separated glob patterns matched case-insensitively against the command name; a name must match one pattern and no negated one; empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too. The default refuses the client queries (remote_*, agent_*) and the network checks of CheckNet (check_tcp, check_http, check_dns, check_ping, check_ntp_offset), so the agent is no relay into its own network. NRPE carries no exec commands.
  */
 "allowed queries": string
 /**
@@ -427,6 +431,10 @@ timeout: number
  * Scripts that may run at once; more wait their turn.
  */
 "max concurrent": number
+/**
+ * Script runs that may wait for a free slot; one more answers UNKNOWN at once (counted in agent_queue_refused_total). The wait counts against the script's timeout.
+ */
+"max queued": number
 }
 
 /** Section /settings/external scripts/scripts */
@@ -476,6 +484,25 @@ export interface NetSection {
  * Probes one network check may have in flight at once (over all its calls); more wait their turn within their own timeout.
  */
 "max concurrent": number
+/**
+ * Largest max-size= (bytes of a body) check_http accepts; a larger one answers UNKNOWN. Each call holds up to this much in memory.
+ */
+"max body size": number
+/**
+ * Largest timeout= (milliseconds) a network check accepts; a larger one answers UNKNOWN, so no call holds a probe slot longer.
+ */
+"max timeout": number
+}
+
+/** Section /settings/disk */
+/**
+ * The disk checks module (CheckDisk): which folders check_files may list.
+ */
+export interface DiskSection {
+/**
+ * Comma list of folders: check_files lists only folders whose real path (symlinks followed) lies under one of them; a folder outside answers UNKNOWN whether it exists or not.
+ */
+"allowed paths": string
 }
 
 /** Section /settings/external scripts/alias */
@@ -729,6 +756,7 @@ export interface SettingsSections {
   "/settings/external scripts/scripts": ExternalScriptsListSection;
   "/settings/logfile": LogfileSection;
   "/settings/net": NetSection;
+  "/settings/disk": DiskSection;
   "/settings/external scripts/alias": ExternalScriptsAliasesSection;
   "/settings/external scripts/wrappings": ExternalScriptsWrappingsSection;
   "/settings/external scripts/wrapped scripts": ExternalScriptsWrappedSection;

@@ -49,11 +49,20 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
   ctx.route('POST', '/query.pb', LEGACY, async (req, res) => {
     const request = await readBody(req, ctx.maxBodySize());
     let answer: Uint8Array;
+    // Cancelled when the client goes away before the answer, as runQuery does for the other routes.
+    const gone = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.once('close', onClose);
     try {
-      answer = await ctx.core.queryRaw(request);
+      answer = await ctx.core.queryRaw(request, { signal: gone.signal });
     } catch (err) {
+      if (gone.signal.aborted) return;
       if (err instanceof AgentError && err.code === 'AGENT_ERR_PROTOBUF') throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [err.message]);
       throw err;
+    } finally {
+      res.off('close', onClose);
     }
     res.writeHead(200, { 'Content-Type': 'application/x-protobuf', 'Content-Length': String(answer.length), 'Cache-Control': 'no-store' });
     res.end(answer);

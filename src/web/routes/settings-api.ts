@@ -31,6 +31,7 @@ import { effectiveEntries } from '../../settings/effective.js';
 import type { IniSection } from '../../settings/read-ini.js';
 import { parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
 import { validateSettingsCommand as validateCommand, validateSettingsDelete as validateDelete, validateSettingsPut as validatePut, type SettingsEntryBody as Entry } from '../bodies.js';
+import { refuseSeededRoleRemoval, requireEditPrivileges } from '../edit-guard.js';
 import { sendJson, type WebRequest } from '../respond.js';
 import type { RouteContext } from './context.js';
 
@@ -64,6 +65,8 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
       const value = e.value === undefined ? '' : String(e.value);
       return value === '' ? { op: 'remove-key', section, key } : { op: 'set', section, key, value };
     });
+    requireEditPrivileges(req, 'put', edits.map((e) => ({ section: e.section, key: 'key' in e ? e.key : undefined, value: e.op === 'set' ? e.value : undefined })));
+    refuseSeededRoleRemoval(edits, () => []);
     const files = await control.editSettings(edits);
     sendJson(res, 200, { status: 'success', keys: edits.length, files });
   };
@@ -108,6 +111,10 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
         for (const s of deepestFirst(matched)) edits.push({ op: 'remove-section', section: s.path });
         removed += matched.reduce((n, s) => n + s.entries.length, 0);
       }
+      // What goes: each removed key, and each key and the section itself of a removed section.
+      const gone = edits.flatMap((e) => (e.op === 'remove-key' ? [{ section: e.section, key: e.key }] : [{ section: e.section }, ...sections.filter((s) => same(s.path, e.section)).flatMap((s) => s.entries.map((x) => ({ section: e.section, key: x.key })))]));
+      requireEditPrivileges(req, 'delete', gone);
+      refuseSeededRoleRemoval(edits, () => sections.filter((s) => same(s.path, '/settings/web/roles')).flatMap((s) => s.entries.map((x) => x.key)));
       return edits;
     });
     sendJson(res, 200, { status: 'success', keys: removed, recursive, files });

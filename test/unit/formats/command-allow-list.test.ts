@@ -5,7 +5,7 @@ import { commandGuard } from '../../../src/protocols/command-guard.js';
 import { LogSink } from '../../../src/log.js';
 
 describe('command allow-lists', () => {
-  it('matches micromatch patterns without regard to case; negations subtract', () => {
+  it('matches glob patterns without regard to case; negations subtract', () => {
     const l = parseAllowList('*, !remote_*, !agent_*');
     assert.equal(l.allows('check_cpu'), true);
     assert.equal(l.allows('Check_Hello'), true);

@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { editSettingsFile } from '../../../src/settings/edit-ini.js';
@@ -58,4 +58,23 @@ test('creating a file that holds a password: the temp file and the result are 06
   });
   assert.deepEqual(seen, [0o600]);
   assert.equal(statSync(file).mode & 0o777, 0o600);
+});
+
+test('a hand edit saved by rename before ours, even with the same bytes, is noticed: the edit is applied again on it', async () => {
+  const file = join(dir, 'raced.ini');
+  const text = '[/settings/WEB/server]\nport = 8443s\n';
+  writeFileSync(file, text);
+  let rounds = 0;
+  await editSettingsFile(file, [{ op: 'set', section: '/settings/WEB/server', key: 'timeout', value: '40' }], {
+    beforeRename: async () => {
+      // An editor saving by rename between our read and our rename (a new inode; here the same bytes,
+      // which the content check alone cannot tell from the file read).
+      if (rounds++ === 0) {
+        writeFileSync(`${file}.editor`, text);
+        renameSync(`${file}.editor`, file);
+      }
+    },
+  });
+  assert.equal(rounds, 2, 'read again after the editor');
+  assert.match(readFileSync(file, 'utf8'), /^timeout = 40$/m);
 });

@@ -114,8 +114,10 @@ describe('[/includes]', () => {
     assert.equal(s.sections['/settings/WEB/server']?.password, 'file-secret-value', 'the final line break is trimmed');
     assert.equal(s.origins['/settings/default']?.password?.secret, true);
     assert.deepEqual([...s.secretValues].sort(), ['env-secret-value', 'file-secret-value']);
-    delete process.env.INCLUDES_TEST_PW;
-    const unset = await loadSettingsFile(good);
+    // A variable ${env:} has read left the environment (scripts do not inherit it); the agent keeps its value.
+    assert.equal(process.env.INCLUDES_TEST_PW, undefined);
+    assert.equal((await ok(good)).sections['/settings/default']?.password, 'env-secret-value');
+    const unset = await loadSettingsFile(put('secrets/unset.ini', '[/settings/default]\npassword = ${env:INCLUDES_TEST_NEVER_SET}\n'));
     assert.equal(unset.ok, false);
     assert.deepEqual(unset.problems.map((p) => [p.code, p.line, p.col]), [['AGENT_ERR_ENV_UNSET', 2, 12]]);
     const missing = put('secrets/missing.ini', '[/settings/default]\npassword = x${file:nope.pw}\n');

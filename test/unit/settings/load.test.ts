@@ -192,3 +192,11 @@ test("NSClient++'s roles full and client are seeded unless defined; a role holdi
   assert.deepEqual(codesAt(own.warnings), ['AGENT_WARN_ROLE_LEGACY@3:7']);
   assert.match(own.warnings[0]?.message ?? '', /SECURITY: role "old" holds the legacy grant/);
 });
+
+test('an allow-list pattern the linear-time matcher cannot run is a warning at its line', () => {
+  const r = loadSettingsText('[/modules]\nRemoteServer = enabled\n[/settings/remote/server]\nallowed queries = check_*, check_!(cpu)\n', '/tmp/t/agent.ini');
+  const w = r.warnings.filter((p) => p.code === 'AGENT_WARN_ALLOW_LIST_PATTERN');
+  assert.equal(w.length, 1, JSON.stringify(r.warnings));
+  assert.equal(w[0].line, 4);
+  assert.match(w[0].message, /allowed queries: !\(…\) in check_!\(cpu\) is not supported/);
+});

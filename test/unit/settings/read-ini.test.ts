@@ -170,7 +170,7 @@ describe('parseIni', () => {
   it('reports a key before any section and keeps reading', () => {
     const doc = fixture('key-outside-section.ini');
     assert.deepEqual(doc.problems, [
-      { code: 'AGENT_ERR_INI_KEY_OUTSIDE_SECTION', message: 'key "password" appears before any [section]', line: 2, col: 1, key: 'password' },
+      { code: 'AGENT_ERR_INI_KEY_OUTSIDE_SECTION', message: 'a key appears before any [section] (not shown: a file that is not INI may hold a secret there)', line: 2, col: 1 },
     ]);
     assert.deepEqual(doc.sections, [
       { path: '/settings/default', line: 4, col: 2, entries: [{ key: 'password', value: 'late', line: 5, keyCol: 1, valueCol: 12 }] },

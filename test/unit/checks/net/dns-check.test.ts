@@ -24,7 +24,7 @@ const RECORDS: DnsRecords = {
   'txt.test.example': { TXT: ['v=spf1 -all'] },
 };
 
-const check = dnsCheck(new NetLimits(8));
+const check = dnsCheck(new NetLimits({ maxConcurrent: 8 }));
 let server: Peer;
 let silent: Peer;
 let forging: Peer;
@@ -91,10 +91,10 @@ test('without server= the first nameserver of resolv.conf is asked', async () =>
   try {
     const conf = join(dir, 'resolv.conf');
     writeFileSync(conf, '# test\nsearch test.example\nnameserver 127.0.0.1\nnameserver 127.0.0.2\n');
-    const r = await runCheck(dnsCheck(new NetLimits(8), conf), ['host=www.test.example', `port=${server.port}`, 'detail-syntax=${server} ${result}']);
+    const r = await runCheck(dnsCheck(new NetLimits({ maxConcurrent: 8 }), conf), ['host=www.test.example', `port=${server.port}`, 'detail-syntax=${server} ${result}']);
     assert.equal(r.message, 'OK: 127.0.0.1 ok');
     writeFileSync(conf, '# no servers\n');
-    const none = await runCheck(dnsCheck(new NetLimits(8), conf), ['host=www.test.example']);
+    const none = await runCheck(dnsCheck(new NetLimits({ maxConcurrent: 8 }), conf), ['host=www.test.example']);
     assert.equal(none.result, 3);
     assert.equal(none.message, `server= is required: no nameserver in ${conf}`);
   } finally {

@@ -13,7 +13,7 @@ import { httpCheck } from '../../../../src/checks/net/http-check.js';
 import { httpPeer, httpsPeer, type Peer } from '../../../helpers/net-peers.js';
 
 const DAY = 86_400_000;
-const check = httpCheck(new NetLimits(8));
+const check = httpCheck(new NetLimits({ maxConcurrent: 8 }));
 let http: Peer;
 let https60: Peer;
 let https10: Peer;

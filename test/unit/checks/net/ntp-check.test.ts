@@ -11,7 +11,7 @@ import { NetLimits } from '../../../../src/checks/net/net-context.js';
 import { ntpCheck, readNtpTime, writeNtpTime } from '../../../../src/checks/net/ntp-check.js';
 import { dnsPeer, ntpPeer, type Peer } from '../../../helpers/net-peers.js';
 
-const check = ntpCheck(new NetLimits(8));
+const check = ntpCheck(new NetLimits({ maxConcurrent: 8 }));
 let inSync: Peer;
 let ahead: Peer;
 let behind: Peer;

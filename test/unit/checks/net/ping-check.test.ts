@@ -11,7 +11,7 @@ import { toNagios } from '../../../../src/core/result.js';
 import { NetLimits } from '../../../../src/checks/net/net-context.js';
 import { parsePing, pingCheck } from '../../../../src/checks/net/ping-check.js';
 
-const check = pingCheck(new NetLimits(8));
+const check = pingCheck(new NetLimits({ maxConcurrent: 8 }));
 
 test('127.0.0.1 and ::1 answer: OK with time in ms and loss in % as perf data', async () => {
   const r = await runCheck(check, ['host=127.0.0.1', 'host=::1', 'count=2', 'timeout=1000']);
@@ -28,14 +28,14 @@ test('thresholds apply to time and loss', async () => {
 });
 
 test('no ping binary is UNKNOWN saying so', async () => {
-  const r = await runCheck(pingCheck(new NetLimits(8), '/nonexistent/ping'), ['host=127.0.0.1']);
+  const r = await runCheck(pingCheck(new NetLimits({ maxConcurrent: 8 }), '/nonexistent/ping'), ['host=127.0.0.1']);
   assert.equal(r.result, 3);
   assert.equal(r.message, 'check_ping failed: no ping binary (/nonexistent/ping) on this host: install iputils-ping');
 });
 
 test('a kernel that refuses ICMP to ping is UNKNOWN saying so (output recorded under setpriv -net_raw)', async () => {
   const fixture = fileURLToPath(new URL('../../../../../test/fixtures/ping/no-icmp.sh', import.meta.url));
-  const r = await runCheck(pingCheck(new NetLimits(8), fixture), ['host=127.0.0.1']);
+  const r = await runCheck(pingCheck(new NetLimits({ maxConcurrent: 8 }), fixture), ['host=127.0.0.1']);
   assert.equal(r.result, 3);
   assert.match(r.message, /^check_ping failed: ICMP is not permitted here \(no CAP_NET_RAW, and net\.ipv4\.ping_group_range excludes us\): .*no-icmp\.sh says .*socket: Operation not permitted$/);
 });

@@ -52,7 +52,7 @@ test('other names are asked of the DNS servers through c-ares, bounded by the ti
 });
 
 test('NetLimits: one limiter per check; setMax changes them all', () => {
-  const limits = new NetLimits(3);
+  const limits = new NetLimits({ maxConcurrent: 3 });
   const a = limits.limiter('check_tcp');
   assert.equal(limits.limiter('check_tcp'), a);
   assert.notEqual(limits.limiter('check_dns'), a);

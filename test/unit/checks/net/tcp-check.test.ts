@@ -13,7 +13,7 @@ import { NetLimits } from '../../../../src/checks/net/net-context.js';
 import { tcpCheck } from '../../../../src/checks/net/tcp-check.js';
 import { httpsPeer, silentTcpPeer, tcpPeer, type Peer } from '../../../helpers/net-peers.js';
 
-const check = tcpCheck(new NetLimits(8));
+const check = tcpCheck(new NetLimits({ maxConcurrent: 8 }));
 let peer: Peer;
 let peer6: Peer;
 let silent: Peer;
@@ -121,7 +121,7 @@ test('at most max concurrent probes of one check are in flight at once', async (
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as AddressInfo).port;
   try {
-    const limited = tcpCheck(new NetLimits(2));
+    const limited = tcpCheck(new NetLimits({ maxConcurrent: 2 }));
     const hosts = Array.from({ length: 6 }, () => 'host=127.0.0.1');
     const r = await runCheck(limited, [...hosts, `port=${port}`, 'expect=never', 'timeout=10000', 'show-all', 'detail-syntax=${result}']);
     assert.equal(r.result, 2);
@@ -130,7 +130,7 @@ test('at most max concurrent probes of one check are in flight at once', async (
     assert.equal(peak, 2);
     // The same six probes without the limit are all held at once.
     peak = 0;
-    await runCheck(tcpCheck(new NetLimits(100)), [...hosts, `port=${port}`, 'expect=never', 'timeout=10000']);
+    await runCheck(tcpCheck(new NetLimits({ maxConcurrent: 100 })), [...hosts, `port=${port}`, 'expect=never', 'timeout=10000']);
     assert.equal(peak, 6);
   } finally {
     for (const s of sockets) s.destroy();

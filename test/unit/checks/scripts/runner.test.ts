@@ -137,3 +137,20 @@ test('abort kills the script', async () => {
   assert.equal(o.aborted, true);
   assert.equal(o.signal, 'SIGKILL');
 });
+
+test('time waiting for a slot counts against the timeout; a full queue refuses at once', async () => {
+  const limiter = new Limiter(1, 1);
+  let release = (): void => undefined;
+  const held = limiter.run(() => new Promise<void>((r) => (release = r)));
+  const quick = { ...settings, timeoutSeconds: 0.3 };
+  const waiting = runConfiguredScript('args', 'args.sh a b', [], quick, limiter);
+  const refused = await runConfiguredScript('args', 'args.sh a b', [], quick, limiter);
+  assert.equal(refused.result, 3);
+  assert.equal(refused.message, 'Script args refused: 1 already waiting for a free slot ([/settings/external scripts] max queued)');
+  assert.equal(limiter.refused, 1);
+  const timedOut = await waiting;
+  assert.equal(timedOut.message, 'Script args timed out after 0.3 s (waiting for a free slot)');
+  release();
+  await held;
+  assert.equal((await runConfiguredScript('args', 'args.sh a b', [], quick, limiter)).message, 'got [a] [b] [2]');
+});
