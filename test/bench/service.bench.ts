@@ -88,7 +88,12 @@ try {
   // Idle, side by side.
   const plain = await startAgent({ ini: await ini(), files });
   const servicePid = Number((await s.sh('systemctl show -P MainPID config-agent')).stdout.trim());
-  const inside = async (path: string): Promise<string> => (await s.sh(path.endsWith('/task') ? `ls ${path}` : `cat ${path}`)).stdout;
+  if (!(servicePid > 0)) throw new Error(`the service is not running: ${(await s.sh('systemctl status config-agent --no-pager; journalctl -u config-agent --no-pager | tail -20')).stdout}`);
+  const inside = async (path: string): Promise<string> => {
+    const r = await s.sh(path.endsWith('/task') ? `ls ${path}` : `cat ${path}`);
+    if (r.code !== 0) throw new Error(`reading ${path} in the service's system: ${r.stderr}`);
+    return r.stdout;
+  };
   const plainPid = plain.proc.pid as number;
   const host = async (path: string): Promise<string> => (path.endsWith('/task') ? readdirSync(path).join('\n') : readFile(path, 'utf8'));
   await sleep(2000);

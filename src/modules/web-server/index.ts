@@ -76,6 +76,8 @@ const NO_CLIENT_CAS: string[] = [];
  * so it is printed once.
  */
 let generated: string | undefined;
+/** Where the generated password is kept (stored-password.ts); as long-lived as the password. */
+let stored: StoredPassword | undefined;
 
 type Settings = SettingsOf<'WEBServer'>;
 
@@ -97,7 +99,6 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
   let guard: ConnectionGuard | undefined;
 
   let announced = false;
-  let stored: StoredPassword | undefined;
   const ensurePassword = (s: Settings): void => {
     if (generated !== undefined || rootPassword(s, undefined) !== '') return;
     stored = storedPassword(s.variables.state);
