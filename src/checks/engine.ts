@@ -190,7 +190,8 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
     crit_count: counts[2],
     problem_count: (counts[1]) + (counts[2]),
   };
-  let status: Status = statuses.reduce<Status>((a, b) => (b > a ? b : a), 0);
+  const itemStatus = statuses.reduce<Status>((a, b) => (b > a ? b : a), 0);
+  let status: Status = itemStatus;
   // Expressions over summary names only (count > 10) judge the whole once.
   const summaryScope: Scope = { summary, now };
   if (plan.ok && !plan.ok.usesItem && plan.ok.test(summaryScope)) status = 0;
@@ -205,7 +206,8 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   summary.ok_list = pick((s) => s === 0);
   summary.warn_list = pick((s) => s === 1);
   summary.crit_list = pick((s) => s === 2);
-  summary.problem_list = plan.showAll ? list : pick((s) => s === 1 || s === 2);
+  // A problem of the whole (warn=count > 0) names the items it counted, so the message is never empty.
+  summary.problem_list = plan.showAll || (status > itemStatus && status !== 3) ? list : pick((s) => s === 1 || s === 2);
 
   let template: string;
   if (kept.length === 0 && plan.emptyState !== 'ignored') {

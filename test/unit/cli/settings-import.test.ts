@@ -58,7 +58,7 @@ describe('agent settings import', () => {
     assert.match(report, /NSClient\+\+ modules not carried over \(not supported here\): CheckEventLog, CheckNSCP, NSClientServer/);
   });
 
-  it('scripts, long-form scripts and aliases: paths relative to the script root, comments kept, a legacy check name refused with a suggestion', async () => {
+  it('scripts, long-form scripts and aliases: paths relative to the script root, comments kept, a legacy check name kept', async () => {
     const src = join(FIXTURES, 'nrpe-scripts-aliases.ini');
     const r = await agent(['settings', 'import', src, '--format', 'json']);
     assert.equal(r.code, 0, r.stderr);
@@ -68,9 +68,9 @@ describe('agent settings import', () => {
     assert.match(j.settings, /check_inline = .*\n\n; the long form, with a user NSClient\+\+ would switch to\ncheck_raid = check_raid\.sh --all\n/);
     assert.match(j.settings, /; CPU with thresholds from the caller\nalias_cpu = check_cpu "warn=load > \$ARG1\$" "crit=load > \$ARG2\$"\n/);
     assert.match(j.settings, /\[\/settings\/external scripts\/wrapped scripts\]\ncheck_certs = check_certs\.sh \$ARG1\$\ncheck_queue = check_queue\.py --warn 10\n/);
-    const legacy = j.changes.find((c) => c.key === 'alias_legacy');
-    assert.equal(legacy?.action, 'dropped');
-    assert.match(legacy.detail, /runs checkCPU, which is not a query here; did you mean "check_cpu"\?/);
+    // NSClient++'s legacy names are queries here too: the alias is kept as it is.
+    assert.equal(j.changes.find((c) => c.key === 'alias_legacy'), undefined);
+    assert.match(j.settings, /\nalias_legacy = checkCPU warn=80 crit=90 time=5m\n/);
     assert.equal(j.changes.find((c) => c.key === 'user')?.detail, 'not supported: scripts run as the agent\'s user');
     assert.deepEqual(j.unsupportedModules, []);
   });
