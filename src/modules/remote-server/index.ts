@@ -49,6 +49,7 @@ export function createModule(): AgentModule<Settings> {
   /** The settings the listener runs on (for reopening it after a failed move). */
   let applied: Settings | undefined;
   let submitChannel = '';
+  let unknownAnswer: 'agent' | 'nrpe' = 'agent';
   let allowed: GuardOptions;
   const allowOf = (view: Settings): GuardOptions => ({
     server: 'RemoteServer',
@@ -118,6 +119,8 @@ export function createModule(): AgentModule<Settings> {
     if (command === NRPE_CHECK) return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
     if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
     const allow = commandGuard(allowed, peer.address);
+    // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
+    if (unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined)) return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
     return ctx!.core.query(command, args, allow ? { signal: ctx!.signal, allow } : { signal: ctx!.signal });
   };
 
@@ -139,6 +142,7 @@ export function createModule(): AgentModule<Settings> {
       allowed = allowOf(context.settings);
       listenerKey = keyOf(context.settings);
       submitChannel = context.settings.sections[SECTION]['submit channel'];
+      unknownAnswer = context.settings.sections[SECTION]['unknown command'];
       applied = context.settings;
       const tls = tlsOf(context.settings);
       // Given up (time limit, agent stopping): open nothing.
@@ -161,6 +165,7 @@ export function createModule(): AgentModule<Settings> {
     async apply(next) {
       allowed = allowOf(next);
       submitChannel = next.sections[SECTION]['submit channel'];
+      unknownAnswer = next.sections[SECTION]['unknown command'];
       const key = keyOf(next);
       if (server === undefined) return false;
       if (key === listenerKey) {

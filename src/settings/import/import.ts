@@ -10,16 +10,27 @@ import { basename } from 'node:path';
 import { loadSettingsText } from '../load.js';
 import type { SettingsProblem } from '../problem.js';
 import { translate, type ImportChange, type OutEntry, type OutSection, type Translation } from './translate.js';
+import { looksLikeNrpeCfg } from './nrpe-cfg-read.js';
+import { translateNrpeCfg } from './nrpe-cfg.js';
+import { lineTotals, type LineTotals } from './line-totals.js';
+import { tlsFileProblems } from '../tls-checks.js';
 
 export interface ImportResult {
   /** The settings file of ours, as text. */
   text: string;
+  /** True only when agent settings validate on the written file would say so (certificate files included). */
   valid: boolean;
+  /** The text loads; only files it names (certificates) are missing or broken on this machine: it is written all the same. */
+  writable: boolean;
   /** Problems the loader still reports (only when valid is false: a defect of the translation). */
   problems: SettingsProblem[];
   warnings: SettingsProblem[];
   changes: ImportChange[];
   unsupportedModules: string[];
+  /** What the input was, detected by its content. */
+  source: 'nsclient' | 'nrpe';
+  /** Lines of the input (and its includes) by what became of them; present for nrpe.cfg. */
+  totals?: LineTotals;
 }
 
 const MAX_ROUNDS = 20;
@@ -29,8 +40,10 @@ const MAX_ROUNDS = 20;
  * live at `outputFile` (variables and relative paths resolve from there).
  */
 export function importNsclient(text: string, sourceFile: string, outputFile: string): ImportResult {
-  const t = translate(text);
-  let rendered = render(t, sourceFile);
+  const nrpe = looksLikeNrpeCfg(text);
+  const t = nrpe ? translateNrpeCfg(text, sourceFile) : translate(text);
+  const label = nrpe ? 'NRPE' : 'NSClient++';
+  let rendered = render(t, sourceFile, label);
   let loaded = loadSettingsText(rendered.text, outputFile);
   for (let round = 0; round < MAX_ROUNDS && !loaded.ok; round++) {
     const refused = new Map<OutEntry | OutSection, string>();
@@ -46,31 +59,40 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
         continue;
       }
       for (const s of t.sections) s.entries = s.entries.filter((e) => e !== item);
-      t.changes.push({ line: item.line, section: item.sourceSection, key: item.sourceKey, action: 'dropped', detail: `not accepted here: ${message}` });
+      // The line's fate is now this drop, not the kept it was reported as.
+      t.changes = t.changes.filter((c) => !(c.action === 'kept' && c.line === item.line && c.file === item.file));
+      t.changes.push({ ...(item.file !== undefined ? { file: item.file } : {}), line: item.line, section: item.sourceSection, key: item.sourceKey, action: 'dropped', detail: `not accepted here: ${message}` });
     }
-    rendered = render(t, sourceFile);
+    rendered = render(t, sourceFile, label);
     loaded = loadSettingsText(rendered.text, outputFile);
   }
+  // As agent settings validate: the listeners' certificate, key and ca files as they would load here.
+  const tls = loaded.ok ? tlsFileProblems(loaded.snapshot) : [];
   return {
     text: rendered.text,
-    valid: loaded.ok,
-    problems: loaded.ok ? [] : loaded.problems,
+    valid: loaded.ok && tls.length === 0,
+    writable: loaded.ok,
+    problems: loaded.ok ? tls : loaded.problems,
     warnings: loaded.warnings,
-    changes: t.changes.sort((a, b) => a.line - b.line),
+    changes: nrpe ? t.changes : t.changes.sort((a, b) => a.line - b.line),
     unsupportedModules: t.unsupportedModules,
+    source: nrpe ? 'nrpe' : 'nsclient',
+    ...('counted' in t ? { totals: lineTotals(t.counted as { file: string; line: number; setting: boolean }[], t.changes, sourceFile) } : {}),
   };
 }
 
 /** The report as text lines: `file:line: [section] key: action: detail`. */
 export function formatChanges(result: ImportResult, sourceFile: string): string[] {
-  const lines = result.changes.map((c) => `${sourceFile}:${c.line}: [${c.section}]${c.key !== undefined ? ` ${c.key}` : ''}: ${c.action}: ${c.detail}`);
+  const lines = result.changes.filter((c) => c.action !== 'kept').map((c) => `${c.file ?? sourceFile}:${c.line}: ${c.section === '(nrpe.cfg)' ? '' : `[${c.section}]`}${c.key !== undefined ? `${c.section === '(nrpe.cfg)' ? '' : ' '}${c.key}` : ''}: ${c.action}: ${c.detail}`);
+  const n = result.totals;
+  if (n) lines.push(`${sourceFile}: ${n.lines} line(s) read (${n.files} file(s)): ${n.kept} kept, ${n.changed} changed, ${n.dropped} dropped, ${n.blank} blank or comment`);
   if (result.unsupportedModules.length > 0) lines.push(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`);
   return lines;
 }
 
 /** Write the sections as INI; remember which output line holds which entry. */
-function render(t: Translation, sourceFile: string): { text: string; lines: Map<number, OutEntry | OutSection> } {
-  const out: string[] = [`; Translated from ${basename(sourceFile)} (NSClient++) by agent settings import.`, '; Every key left out or changed is listed in the import report.'];
+function render(t: Translation, sourceFile: string, label: string): { text: string; lines: Map<number, OutEntry | OutSection> } {
+  const out: string[] = [`; Translated from ${basename(sourceFile)} (${label}) by agent settings import.`, '; Every key left out or changed is listed in the import report.'];
   if (t.header.length > 0) out.push('', ...t.header);
   const lines = new Map<number, OutEntry | OutSection>();
   for (const s of t.sections.filter(keep)) {

@@ -13,10 +13,12 @@ import { moduleInfo } from '../module-table.js';
 import { parseAllowedHosts } from '../../formats/allowed-hosts.js';
 import { DROPPED_KEYS, DROPPED_SECTIONS, DROPPED_TARGET_KEYS, INSECURE_IGNORES, LOG_LEVELS, MODULE_RENAMES, PATH_VARIABLES, SCRIPT_OBJECT_KEYS, SECTION_RENAMES } from './nsclient-map.js';
 
-export type ChangeAction = 'dropped' | 'renamed' | 'changed' | 'moved' | 'note';
+export type ChangeAction = 'kept' | 'dropped' | 'renamed' | 'changed' | 'moved' | 'note';
 
 /** One line of the report: what happened to a section or key of the source file, and why. */
 export interface ImportChange {
+  /** The file the line is in, when not the file given to the import (an included file). */
+  file?: string;
   line: number;
   /** Section as written in the source. */
   section: string;
@@ -31,6 +33,8 @@ export interface OutEntry {
   comments: string[];
   /** Source line, for the report. */
   line: number;
+  /** Source file, when not the file given to the import. */
+  file?: string;
   sourceSection: string;
   sourceKey: string;
 }
@@ -225,7 +229,7 @@ function pathVariables(value: string, changed: (d: string) => void): string {
 }
 
 /** Keep the entries of an allowed hosts list that parse here; report the others. */
-function allowedHosts(value: string, changed: (d: string) => void): string {
+export function allowedHosts(value: string, changed: (d: string) => void): string {
   const kept: string[] = [];
   for (const raw of value.split(',')) {
     const entry = raw.trim();
