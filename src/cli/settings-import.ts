@@ -12,6 +12,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { errorMessage } from '../errors.js';
 import { formatChanges, importNsclient } from '../settings/import/import.js';
+import { looksLikeNscIni } from '../settings/import/nsclient-source.js';
 import { err, out, parseArgs } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
@@ -66,6 +67,10 @@ export async function importCommand(argv: string[]): Promise<number> {
     err(`agent settings import: cannot read ${source}: ${errorMessage(e)}`);
     return 2;
   }
+  if (looksLikeNscIni(text)) {
+    err(`agent settings import: ${source} is an NSClient++ 0.3.x NSC.ini ([modules], [Settings], [NRPE], … without the /settings/ paths of 0.4 and later); it is not translated: convert it with NSClient++ 0.4 or later first (nscp settings --migrate-to ini), then import the nsclient.ini it writes`);
+    return 2;
+  }
   if (output !== undefined && existsSync(output) && options.force !== true) {
     err(`agent settings import: ${output} exists; give --force to replace it`);
     return 2;
@@ -83,7 +88,7 @@ export async function importCommand(argv: string[]): Promise<number> {
     }
   }
   if (format === 'json') {
-    out(JSON.stringify({ valid: result.valid, output: result.writable ? (output ?? null) : null, ...(output === undefined ? { settings: result.text } : {}), source: result.source, ...(result.totals ? { totals: result.totals } : {}), changes: result.changes, unsupportedModules: result.unsupportedModules, problems: result.problems, warnings: result.warnings }));
+    out(JSON.stringify({ valid: result.valid, output: result.writable ? (output ?? null) : null, ...(output === undefined ? { settings: result.text } : {}), source: result.source, ...(result.totals ? { totals: result.totals } : {}), windowsOnly: result.windowsOnly, changes: result.changes, unsupportedModules: result.unsupportedModules, problems: result.problems, warnings: result.warnings }));
     return result.valid ? 0 : 1;
   }
   for (const line of formatChanges(result, source)) err(line);

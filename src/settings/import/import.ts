@@ -15,6 +15,16 @@ import { translateNrpeCfg } from './nrpe-cfg.js';
 import { lineTotals, type LineTotals } from './line-totals.js';
 import { tlsFileProblems } from '../tls-checks.js';
 
+// eslint-disable-next-line no-control-regex -- control characters are what is escaped
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** Report text with control characters as \xNN / \uNNNN (backslashes of Windows paths stay as written). */
+function escapeLog(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 export interface ImportResult {
   /** The settings file of ours, as text. */
   text: string;
@@ -29,8 +39,10 @@ export interface ImportResult {
   unsupportedModules: string[];
   /** What the input was, detected by its content. */
   source: 'nsclient' | 'nrpe';
-  /** Lines of the input (and its includes) by what became of them; present for nrpe.cfg. */
+  /** Lines of the input (and its includes) by what became of them. */
   totals?: LineTotals;
+  /** Windows-only items left out (scripts through cmd, powershell, cscript, .bat, .ps1, .vbs; Windows modules; Windows paths). */
+  windowsOnly: { kind: string; name: string; line: number }[];
 }
 
 const MAX_ROUNDS = 20;
@@ -41,7 +53,7 @@ const MAX_ROUNDS = 20;
  */
 export function importNsclient(text: string, sourceFile: string, outputFile: string): ImportResult {
   const nrpe = looksLikeNrpeCfg(text);
-  const t = nrpe ? translateNrpeCfg(text, sourceFile) : translate(text);
+  const t = nrpe ? translateNrpeCfg(text, sourceFile) : translate(text, sourceFile);
   const label = nrpe ? 'NRPE' : 'NSClient++';
   let rendered = render(t, sourceFile, label);
   let loaded = loadSettingsText(rendered.text, outputFile);
@@ -56,6 +68,7 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
       if ('entries' in item) {
         t.sections = t.sections.filter((s) => s !== item);
         t.changes.push({ line: item.entries[0]?.line ?? 0, section: item.path, action: 'dropped', detail: `not accepted here: ${message}` });
+        for (const e of item.entries) t.changes.push({ ...(e.file !== undefined ? { file: e.file } : {}), line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'dropped', detail: `with its section [${item.path}]` });
         continue;
       }
       for (const s of t.sections) s.entries = s.entries.filter((e) => e !== item);
@@ -77,16 +90,23 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
     changes: nrpe ? t.changes : t.changes.sort((a, b) => a.line - b.line),
     unsupportedModules: t.unsupportedModules,
     source: nrpe ? 'nrpe' : 'nsclient',
-    ...('counted' in t ? { totals: lineTotals(t.counted as { file: string; line: number; setting: boolean }[], t.changes, sourceFile) } : {}),
+    ...(t.counted ? { totals: lineTotals(t.counted, t.changes, sourceFile) } : {}),
+    windowsOnly: t.windowsOnly ?? [],
   };
 }
 
 /** The report as text lines: `file:line: [section] key: action: detail`. */
 export function formatChanges(result: ImportResult, sourceFile: string): string[] {
-  const lines = result.changes.filter((c) => c.action !== 'kept').map((c) => `${c.file ?? sourceFile}:${c.line}: ${c.section === '(nrpe.cfg)' ? '' : `[${c.section}]`}${c.key !== undefined ? `${c.section === '(nrpe.cfg)' ? '' : ' '}${c.key}` : ''}: ${c.action}: ${c.detail}`);
+  // Everything that came from the file is escaped: a control character in it must not reach the terminal raw.
+  const lines = result.changes.filter((c) => c.action !== 'kept').map((c) => escapeLog(`${c.file ?? sourceFile}:${c.line}: ${c.section === '(nrpe.cfg)' ? '' : `[${c.section}]`}${c.key !== undefined ? `${c.section === '(nrpe.cfg)' ? '' : ' '}${c.key}` : ''}: ${c.action}: ${c.detail}`));
+  if (result.windowsOnly.length > 0) {
+    const kinds = new Map<string, number>();
+    for (const w of result.windowsOnly) kinds.set(w.kind, (kinds.get(w.kind) ?? 0) + 1);
+    lines.push(escapeLog(`Windows-only, not carried over (${result.windowsOnly.length}: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${result.windowsOnly.map((w) => `${w.name} (line ${w.line})`).join(', ')}`));
+  }
   const n = result.totals;
   if (n) lines.push(`${sourceFile}: ${n.lines} line(s) read (${n.files} file(s)): ${n.kept} kept, ${n.changed} changed, ${n.dropped} dropped, ${n.blank} blank or comment`);
-  if (result.unsupportedModules.length > 0) lines.push(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`);
+  if (result.unsupportedModules.length > 0) lines.push(escapeLog(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`));
   return lines;
 }
 

@@ -5,6 +5,13 @@
  */
 import type { ImportChange } from './translate.js';
 
+/** One physical line read (the given file and its includes); `setting` is false for blank and comment lines. */
+export interface LineCount {
+  file: string;
+  line: number;
+  setting: boolean;
+}
+
 export interface LineTotals {
   files: number;
   lines: number;
@@ -18,7 +25,7 @@ export interface LineTotals {
 
 const RANK: Readonly<Record<string, number>> = { kept: 1, note: 0, renamed: 2, moved: 2, changed: 2, dropped: 3 };
 
-export function lineTotals(counted: readonly { file: string; line: number; setting: boolean }[], changes: readonly ImportChange[], sourceFile: string): LineTotals {
+export function lineTotals(counted: readonly LineCount[], changes: readonly ImportChange[], sourceFile: string): LineTotals {
   const fate = new Map<string, number>();
   for (const c of changes) {
     const key = `${c.file ?? sourceFile}\n${c.line}`;

@@ -7,7 +7,9 @@
  * Rendering and validation are import.ts's.
  */
 import { readNrpeCfg, type CfgLine } from './nrpe-cfg-read.js';
-import { allowedHosts, type ChangeAction, type ImportChange, type OutEntry, type OutSection, type Translation } from './translate.js';
+import type { ChangeAction, ImportChange, OutEntry, OutSection, Translation } from './translate.js';
+import { allowedHosts } from './nsclient-values.js';
+import type { LineCount } from './line-totals.js';
 
 const SERVER = '/settings/remote/server';
 const SCRIPTS = '/settings/external scripts';
@@ -35,13 +37,6 @@ const DROPPED: Readonly<Record<string, string>> = {
 
 /** Characters that make nrpe's /bin/sh do something our word splitting would not. */
 const SHELL_SYNTAX = /[|&;<>()`*?~]|\$(?!ARG\d+\$|ARGS\$)[A-Za-z_{(?]/;
-
-/** Every physical line read (the given file and its includes), for the report's totals. */
-export interface LineCount {
-  file: string;
-  line: number;
-  setting: boolean;
-}
 
 export function translateNrpeCfg(text: string, file: string): Translation & { counted: LineCount[] } {
   const read = readNrpeCfg(text, file);

@@ -119,8 +119,16 @@ export const DROPPED_TARGET_KEYS: Readonly<Record<string, string>> = {
 /** NSClient++ path variables that mean the installation folder: here that is the settings file's folder. */
 export const PATH_VARIABLES = ['shared-path', 'exe-path', 'module-path', 'data-path', 'cache-folder', 'log-path', 'etc', 'common-appdata'];
 
-/** What NSClient++'s insecure = true on the NRPE server makes it ignore. */
-export const INSECURE_IGNORES = ['certificate', 'certificate key', 'ca', 'dh', 'verify mode', 'allowed ciphers'];
+/** NSClient++ modules that exist only on Windows (lower case), with what they do there. */
+export const WINDOWS_MODULES: Readonly<Record<string, string>> = {
+  checkeventlog: 'the Windows event log',
+  checkwmi: 'WMI queries',
+  checktasksched: 'the Windows task scheduler',
+  nsclientserver: 'check_nt, which reads Windows performance counters',
+  checkwindows: 'Windows-specific checks',
+  dotnetplugins: '.NET plugins',
+  checknscp: 'NSClient++\'s own crash dumps and log of the Windows service',
+};
 
 /** NSClient++ log levels that are spelled differently here. */
 export const LOG_LEVELS: Readonly<Record<string, string>> = { trace: 'debug', warn: 'warning', fatal: 'critical' };
