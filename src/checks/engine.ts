@@ -242,8 +242,10 @@ function pushMetric(out: RawMetric[], spec: PerfSpec, values: Values, vars: Read
   const m: RawMetric = { object: spec.object, key: spec.key, alias: spec.alias, kind: def.kind, value };
   const w = thresholdFor(plan.warning, spec.key, values, vars);
   const c = thresholdFor(plan.critical, spec.key, values, vars);
-  if (w !== undefined) m.warning = w;
-  if (c !== undefined) m.critical = c;
+  if (w !== undefined) m.warning = w.value;
+  if (c !== undefined) m.critical = c.value;
+  if (w?.below) m.warningBelow = true;
+  if (c?.below) m.criticalBelow = true;
   if (spec.minimum !== undefined) m.minimum = spec.minimum;
   if (spec.maximum !== undefined) m.maximum = spec.maximum;
   out.push(m);
@@ -252,9 +254,10 @@ function pushMetric(out: RawMetric[], spec: PerfSpec, values: Values, vars: Read
 /**
  * The threshold an expression sets for a value, in the value's unit: `used >
  * 80%` gives 80 for `used_pct` and 80% of `size` for `used`; `used_pct > 80`
- * does the same the other way round.
+ * does the same the other way round. `below` when it alerts under the value
+ * (a "low is bad" figure such as uptime or days left).
  */
-function thresholdFor(expr: Compiled | undefined, key: string, values: Values, vars: Readonly<Record<string, VarDef>>): number | undefined {
+function thresholdFor(expr: Compiled | undefined, key: string, values: Values, vars: Readonly<Record<string, VarDef>>): { value: number; below: boolean } | undefined {
   if (!expr) return undefined;
   const def = vars[key];
   if (!def) return undefined;
@@ -283,7 +286,8 @@ function thresholdFor(expr: Compiled | undefined, key: string, values: Values, v
   };
   for (const t of expr.thresholds) {
     const v = match(t);
-    if (v !== undefined) return v;
+    // `uptime < 180s` alerts below the value: Nagios writes that range 180: (a plain 180 means above).
+    if (v !== undefined) return { value: v, below: t.op === '<' || t.op === '<=' };
   }
   return undefined;
 }

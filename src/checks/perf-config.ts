@@ -36,6 +36,9 @@ export interface RawMetric {
   value: number;
   warning?: number;
   critical?: number;
+  /** The threshold alerts when the value is below it (`uptime < 180s`): written as the Nagios range `180:`. */
+  warningBelow?: boolean;
+  criticalBelow?: boolean;
   minimum?: number;
   maximum?: number;
 }
@@ -110,8 +113,8 @@ export function applyPerfConfig(metrics: readonly RawMetric[], rules: readonly P
     const c = scale(m.critical);
     const mi = scale(m.minimum);
     const ma = scale(m.maximum);
-    if (w !== undefined) p.warning = w;
-    if (c !== undefined) p.critical = c;
+    if (w !== undefined) p.warning = m.warningBelow ? `${w}:` : w;
+    if (c !== undefined) p.critical = m.criticalBelow ? `${c}:` : c;
     if (mi !== undefined) p.minimum = mi;
     if (ma !== undefined) p.maximum = ma;
     out.push(p);

@@ -99,7 +99,7 @@ test('checkMem: MaxWarn/MaxCrit in % on used, MinWarn on free, ShowAll and type=
 
 test('checkUpTime: MinWarn=1d and MinCrit in NSClient++ units as check_uptime', async () => {
   const r = await compare('checkUpTime', ['MinWarn=1d', 'MinCrit=12h'], ['warn=uptime <= 1d', 'crit=uptime <= 12h']);
-  assert.deepEqual(r.perf.map((p) => [p.alias, p.warning, p.critical]), [['uptime', 86400, 43200]]);
+  assert.deepEqual(r.perf.map((p) => [p.alias, p.warning, p.critical]), [['uptime', '86400:', '43200:']]);
   await compare('checkUpTime', ['MinWarn=2s', 'ShowAll'], ['warn=uptime <= 2s', 'show-all']);
 });
 
