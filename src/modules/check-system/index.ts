@@ -16,6 +16,7 @@ import { processCheck } from '../../checks/system/process-check.js';
 import { registerChecks } from '../../checks/register.js';
 import { hostSystemChecks } from '../../checks/system/host-system-checks.js';
 import { registerLegacy, SYSTEM_LEGACY } from '../../checks/legacy/legacy-commands.js';
+import { usersCheck } from '../../checks/system/users-check.js';
 
 export function createModule(): AgentModule<SettingsOf<'CheckSystem'>> {
   let sampler: CpuSampler | undefined;
@@ -25,7 +26,7 @@ export function createModule(): AgentModule<SettingsOf<'CheckSystem'>> {
     async start(ctx: ModuleContext<SettingsOf<'CheckSystem'>>) {
       sampler = new CpuSampler({ intervalMs: 1000 });
       await sampler.start();
-      const defs = [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck(), ...hostSystemChecks()];
+      const defs = [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck(), usersCheck(), ...hostSystemChecks()];
       const undo = [registerChecks(ctx.core, 'CheckSystem', defs), registerLegacy(ctx.core, 'CheckSystem', SYSTEM_LEGACY, defs)];
       unregister = () => undo.forEach((u) => u());
     },
