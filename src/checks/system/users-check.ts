@@ -60,8 +60,8 @@ export function usersCheck(defaultFile = '/var/run/utmp'): CheckDefinition {
     },
     async collect(args) {
       const file = args.get('file') ?? defaultFile;
-      const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT') return Buffer.alloc(0);
+      const bytes = await readFile(file).catch((err: unknown) => {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
         throw err;
       });
       return parseUtmp(bytes).map((s) => ({ ...s }));
