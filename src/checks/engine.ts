@@ -15,6 +15,7 @@ import { applyPerfConfig, parsePerfConfig, type RawMetric } from './perf-config.
 import { STATUS_NAMES, UNKNOWN, type QueryResult, type Status } from '../core/result.js';
 import { errorMessage } from '../errors.js';
 import { COMMON_OPTIONS, SUMMARY_VARS, SUMMARY_TEXTS, helpText } from './engine-help.js';
+import { capped, type ListCap } from './list-cap.js';
 
 export type EmptyState = 'ok' | 'warning' | 'critical' | 'unknown' | 'ignored';
 
@@ -29,6 +30,8 @@ export interface CheckDefaults {
   emptyState: EmptyState;
   /** Text between items when list-separator is not given (', ' if absent). */
   separator?: string;
+  /** At most this many items and bytes in each list of the message; the rest is said as `… N more`. */
+  listCap?: ListCap;
 }
 
 /** One metric of an item (or of the summary): `key` names the value shown. */
@@ -199,8 +202,9 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   else if (plan.warning && !plan.warning.usesItem && plan.warning.test(summaryScope) && status < 1) status = 1;
 
   const details = kept.map((item) => renderTemplate(plan.detailSyntax, (n) => (n in def.vars ? formatValue(item[n], (def.vars[n]).kind) : undefined)));
-  const pick = (want: (s: Status) => boolean): string => details.filter((_, i) => want(statuses[i])).join(plan.separator);
-  const list = details.join(plan.separator);
+  const join = (parts: string[]): string => capped(parts, plan.separator, def.defaults.listCap);
+  const pick = (want: (s: Status) => boolean): string => join(details.filter((_, i) => want(statuses[i])));
+  const list = join(details);
   summary.list = list;
   summary.detail_list = list;
   summary.ok_list = pick((s) => s === 0);

@@ -39,7 +39,7 @@ export interface ExpandContext {
   quote?: (text: string, before: string) => string;
 }
 
-export const VARIABLE_NAMES = ['base-path', 'certificate-path', 'scripts', 'temp'] as const;
+export const VARIABLE_NAMES = ['base-path', 'certificate-path', 'scripts', 'temp', 'state'] as const;
 
 /** The built-in variable values for a settings file, before [/paths] overrides. */
 export function defaultVariables(settingsFile: string): Record<string, string> {
@@ -49,6 +49,7 @@ export function defaultVariables(settingsFile: string): Record<string, string> {
     'certificate-path': `${base}/security`,
     scripts: `${base}/scripts`,
     temp: systemTemp(),
+    state: `${base}/state`,
   };
 }
 
@@ -113,7 +114,7 @@ export function expandVariables(value: string, vars: Readonly<Record<string, str
 
 /**
  * Apply [/paths] overrides in order base-path, certificate-path, scripts,
- * temp, each expanded with the values before it. Relative results are taken
+ * temp, state, each expanded with the values before it. Relative results are taken
  * relative to the settings file's folder.
  */
 export function resolveVariables(
@@ -138,6 +139,7 @@ export function resolveVariables(
   pick('certificate-path', '${base-path}/security');
   pick('scripts', '${base-path}/scripts');
   pick('temp', defaults.temp);
+  pick('state', '${base-path}/state');
   return { vars, problems, secrets };
 }
 

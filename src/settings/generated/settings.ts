@@ -71,6 +71,10 @@ scripts: string
  * Folder for temporary files; defaults to the system's temp folder.
  */
 temp?: string
+/**
+ * Folder where the agent keeps state across restarts (check_logfile read positions); ${state} in other values. The package sets /var/lib/config-agent.
+ */
+state: string
 }
 
 /** Section /includes */
