@@ -27,7 +27,7 @@ import { checkPair } from '../../formats/tls-files.js';
 import { errorMessage } from '../../errors.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
-import { isAllowed, parseAllowedHosts } from '../../formats/allowed-hosts.js';
+import { allowedHosts } from '../../protocols/allowed-host-names.js';
 import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { buildServerTls } from '../../protocols/nrpe/tls.js';
 import { NRPE_CHECK, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
@@ -60,13 +60,15 @@ export function createModule(): AgentModule<Settings> {
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
+  let hostsReady: Promise<void> = Promise.resolve();
   const policyOf = (view: Settings): NrpeServerPolicy => {
     const s = view.sections[SECTION];
-    const { matchers, problems } = parseAllowedHosts(s['allowed hosts']);
     const from = fallbackSource(view, SECTION, 'allowed hosts');
-    for (const p of problems) ctx!.log.warning(`${from}: ${p}`);
+    // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
+    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
+    hostsReady = hosts.ready;
     return {
-      isAllowed: (address) => isAllowed(matchers, address),
+      isAllowed: (address) => hosts.isAllowed(address),
       allowedHostsFrom: from,
       allowArguments: s['allow arguments'],
       allowNastyCharacters: s['allow nasty characters'],
@@ -148,6 +150,8 @@ export function createModule(): AgentModule<Settings> {
       // Given up (time limit, agent stopping): open nothing.
       context.signal.throwIfAborted();
       server = await listen(context.settings, tls);
+      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
+      await hostsReady;
       // Given up while binding: the runner stops this instance (closing the listener); register nothing.
       context.signal.throwIfAborted();
       cleanup.push(
