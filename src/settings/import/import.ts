@@ -12,6 +12,7 @@ import type { SettingsProblem } from '../problem.js';
 import { translate, type ImportChange, type OutEntry, type OutSection, type Translation } from './translate.js';
 import { looksLikeNrpeCfg } from './nrpe-cfg-read.js';
 import { translateNrpeCfg } from './nrpe-cfg.js';
+import { mergeIncludes } from './nsclient-includes.js';
 import { lineTotals, type LineTotals } from './line-totals.js';
 import { tlsFileProblems } from '../tls-checks.js';
 
@@ -54,6 +55,7 @@ const MAX_ROUNDS = 20;
 export function importNsclient(text: string, sourceFile: string, outputFile: string): ImportResult {
   const nrpe = looksLikeNrpeCfg(text);
   const t = nrpe ? translateNrpeCfg(text, sourceFile) : translate(text, sourceFile);
+  if (!nrpe) mergeIncludes(t, sourceFile);
   const label = nrpe ? 'NRPE' : 'NSClient++';
   let rendered = render(t, sourceFile, label);
   let loaded = loadSettingsText(rendered.text, outputFile);
@@ -87,12 +89,19 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
     writable: loaded.ok,
     problems: loaded.ok ? tls : loaded.problems,
     warnings: loaded.warnings,
-    changes: nrpe ? t.changes : t.changes.sort((a, b) => a.line - b.line),
+    changes: nrpe ? t.changes : byFileAndLine(t.changes, t.counted ?? [], sourceFile),
     unsupportedModules: t.unsupportedModules,
     source: nrpe ? 'nrpe' : 'nsclient',
     ...(t.counted ? { totals: lineTotals(t.counted, t.changes, sourceFile) } : {}),
     windowsOnly: t.windowsOnly ?? [],
   };
+}
+
+/** Changes in the order of the files read (the main file first), then by line. */
+function byFileAndLine(changes: ImportChange[], counted: readonly { file: string }[], sourceFile: string): ImportChange[] {
+  const order = new Map<string, number>([[sourceFile, 0]]);
+  for (const c of counted) if (!order.has(c.file)) order.set(c.file, order.size);
+  return changes.sort((a, b) => (order.get(a.file ?? sourceFile) ?? 0) - (order.get(b.file ?? sourceFile) ?? 0) || a.line - b.line);
 }
 
 /** The report as text lines: `file:line: [section] key: action: detail`. */

@@ -45,7 +45,6 @@ export const DROPPED_SECTIONS: readonly (readonly [string, string])[] = [
   ['/settings/system/windows', 'Windows-only settings: no meaning on this agent'],
   ['/settings/web/server/log', 'no meaning here: web requests are logged with the agent log'],
   ['/settings/targets', 'the generic targets of NSClient++ are not supported here: targets live under each client'],
-  ['/includes', 'includes are not carried over: import each included file on its own (agent settings import FILE)'],
 ];
 
 /** Keys dropped from a section (canonical path here, lower-case key), and why. */

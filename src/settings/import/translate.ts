@@ -56,6 +56,8 @@ export interface Translation {
   windowsOnly?: { kind: string; name: string; line: number }[];
   /** Every line read, for the report's totals. */
   counted?: LineCount[];
+  /** The files [/includes] names (values as written), for import.ts to merge. */
+  includes?: { value: string; line: number }[];
 }
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
@@ -71,6 +73,7 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
   const changes: ImportChange[] = voided.map((v) => ({ line: v.line, section: v.section, ...(v.key !== undefined ? { key: v.key } : {}), action: v.action, detail: v.detail }));
   const unsupported: string[] = [];
   const windowsOnly: { kind: string; name: string; line: number }[] = [];
+  const includes: { value: string; line: number }[] = [];
   const index = new Map<OutSection, Map<string, number>>();
   const target = (path: string): OutSection => {
     let s = out.get(path.toLowerCase());
@@ -110,6 +113,15 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
       }
       note(sec.line, undefined, 'moved', `written as ${name} = … in [${SCRIPTS}]`);
       put(SCRIPTS, { key: name, value: scriptLine(cmd.value, (d) => note(cmd.line, 'command', 'changed', d)), comments: [...sec.comments, ...cmd.comments], line: cmd.line, sourceSection: sec.path, sourceKey: 'command' });
+      continue;
+    }
+    // [/includes]: the files are read and merged into the result by import.ts (nsclient-includes.ts).
+    if (lower === '/includes') {
+      note(sec.line, undefined, 'moved', 'the files it names are imported and merged into the result (this file\'s keys win)');
+      for (const e of sec.entries) {
+        note(e.line, e.key, 'moved', `${e.value}: imported and merged into the result`);
+        includes.push({ value: e.value, line: e.line });
+      }
       continue;
     }
     const dropped = DROPPED_SECTIONS.find(([prefix]) => lower === prefix || lower.startsWith(`${prefix}/`));
@@ -211,7 +223,7 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
   for (const sec of out.values()) for (const e of sec.entries) if (e.line > 0 && !reported.has(e.line)) changes.push({ line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'kept', detail: `[${sec.path}] ${e.key}` });
   for (const c of changes) if (c.action !== 'note') reported.add(c.line);
   for (const src of source) if (!reported.has(src.line)) changes.push({ line: src.line, section: src.path, action: 'kept', detail: `[${src.path}]` });
-  return { header, sections: [...out.values()], changes: changes.sort((a, b) => a.line - b.line), unsupportedModules: unsupported, windowsOnly, counted };
+  return { header, sections: [...out.values()], changes: changes.sort((a, b) => a.line - b.line), unsupportedModules: unsupported, windowsOnly, counted, includes };
 }
 
 /**

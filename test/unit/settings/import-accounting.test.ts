@@ -111,3 +111,23 @@ test('time grows linearly with the file (4x the lines, far less than 16x the tim
   const large = time(40_000);
   assert.ok(large < small * 10, `10k lines ${small.toFixed(0)} ms, 40k lines ${large.toFixed(0)} ms`);
 });
+
+test('[/includes] files are imported and merged: their lines reported under their own names, the main file wins, a missing one noted', () => {
+  const file = join(REPO, 'test/fixtures/nsclient-includes/nsclient.ini');
+  const r = importNsclient(readFileSync(file, 'utf8'), file, '/tmp/agent.ini');
+  assert.equal(r.valid, true, JSON.stringify(r.problems));
+  assert.match(r.text, /^allowed hosts = 127\.0\.0\.1,10\.1\.0\.0\/16$/m);
+  assert.doesNotMatch(r.text, /0\.0\.0\.0\/0/, 'an include never widens what the main file allows');
+  assert.match(r.text, /\[\/settings\/remote\/server\]\nport = 5666\nallow arguments = true\n/);
+  assert.match(r.text, /^alias_disk = CheckDriveSize MinWarnFree=10% MinCritFree=5% CheckAll FilterType=FIXED$/m);
+  assert.match(r.text, /^check_apt = \/usr\/lib\/nagios\/plugins\/check_apt$/m);
+  const nrpe = join(REPO, 'test/fixtures/nsclient-includes/conf.d/nrpe.ini');
+  const widened = r.changes.find((c) => c.file === nrpe && c.key === 'allowed hosts');
+  assert.equal(widened?.action, 'dropped');
+  assert.match(r.changes.find((c) => c.key === 'conf.d/not-there.ini')!.detail, /not imported: ENOENT/);
+  assert.deepEqual(r.windowsOnly.map((w) => w.kind), ['.ps1']);
+  const t = r.totals!;
+  assert.equal(t.files, 3);
+  assert.equal(t.unaccounted, 0);
+  assert.equal(t.kept + t.changed + t.dropped + t.blank, t.lines);
+});
