@@ -13,6 +13,9 @@ import { join } from 'node:path';
 import { runCheck } from '../../../src/checks/engine.js';
 import { memoryCheck, uptimeCheck } from '../../../src/checks/system/host-checks.js';
 import { toNagios } from '../../../src/core/result.js';
+import { createCore } from '../../../src/core/core-impl.js';
+import { registerChecks } from '../../../src/checks/register.js';
+import { processCheck } from '../../../src/checks/system/process-check.js';
 
 const root = mkdtempSync(join(tmpdir(), 'answers-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -35,4 +38,26 @@ test('perf thresholds of a low-is-bad figure are Nagios ranges (180: alerts belo
   assert.equal((await runCheck(uptimeCheck(root), [])).result, 0);
   const mem = await runCheck(memoryCheck(root), ['type=physical', 'perf-config=*(unit:B)']);
   assert.match(toNagios(mem), /'physical'=2048000000B;6553600000;7372800000;0;8192000000/);
+});
+
+test('the ranges survive the plugin boundary (protobuf) as they do over NRPE', async () => {
+  writeFileSync(join(root, 'uptime'), '100.5 200.0\n');
+  const core = createCore({
+    settings: () => {
+      throw new Error('no settings in this test');
+    },
+  });
+  const undo = registerChecks(core, 'CheckSystem', [uptimeCheck(root)]);
+  try {
+    const r = await core.query('check_uptime', []);
+    assert.match(toNagios(r), /\|'uptime'=100\.5s;180:;60:$/);
+  } finally {
+    undo();
+  }
+});
+
+test('check_process "warn=count > 0" names what it counted', async () => {
+  const r = await runCheck(processCheck(), ['process=node', 'warn=count > 0', 'crit=none']);
+  assert.equal(r.result, 1);
+  assert.match(r.message, /^WARNING: node=started$/);
 });
