@@ -133,7 +133,9 @@ function matchRank(selector: string, m: RawMetric): number {
 
 function unitFor(m: RawMetric, wanted: string | undefined): [string, number] {
   if (m.kind === 'size') {
-    if (wanted === undefined) return autoSize(m.maximum ?? m.value);
+    // The unit follows the size (maximum), which does not move between calls, so a label keeps one unit
+    // (graphs break when 'x' is MB one call and GB the next); without a maximum, bytes.
+    if (wanted === undefined) return m.maximum !== undefined ? autoSize(m.maximum) : ['B', 1];
     const f = SIZE_FACTORS[wanted.toLowerCase()];
     if (!f) throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the size ${m.alias} (use B, KB, MB, GB or TB)`);
     return f;
