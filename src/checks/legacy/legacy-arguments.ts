@@ -24,6 +24,8 @@ export interface LegacyTokens {
   extra: string[];
 }
 
+const IGNORED_FLAGS = new Set(['nsclient', 'perfdata']);
+
 /**
  * Split tokens by the known keys (lower-case). Unknown tokens go to `extra`
  * when the command takes them, else they are an error naming the token.
@@ -37,6 +39,8 @@ export function readLegacyTokens(command: string, tokens: readonly string[], kno
     if (token === '') continue;
     const eq = token.indexOf('=');
     const key = (eq < 0 ? token : token.slice(0, eq)).trim().toLowerCase();
+    // 0.3.x's output switches (nsclient: answer in check_nt's form) have no meaning once the modern check answers.
+    if (eq < 0 && IGNORED_FLAGS.has(key)) continue;
     if (keys.has(key)) {
       const list = values.get(key) ?? [];
       list.push(eq < 0 ? '' : token.slice(eq + 1).trim());
