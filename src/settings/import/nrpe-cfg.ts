@@ -59,14 +59,17 @@ export function translateNrpeCfg(text: string, file: string): Translation & { co
     const s = target(path);
     const keys = index.get(path) ?? new Map<string, number>();
     index.set(path, keys);
-    const i = keys.get(key) ?? -1;
+    const i = keys.get(key.toLowerCase()) ?? -1;
     const entry: OutEntry = { key, value, comments, line: l.line, ...fileOf(l), sourceSection: '(nrpe.cfg)', sourceKey: l.name };
     if (i >= 0) {
       const old = s.entries[i];
       const at = `${l.file}:${l.line}`;
-      changes.push({ ...(old.file !== undefined ? { file: old.file } : {}), line: old.line, section: '(nrpe.cfg)', key: old.sourceKey, action: 'dropped', detail: `duplicate: ${old.sourceKey} is set again at ${at}, which wins (as in nrpe)` });
+      changes.push({ ...(old.file !== undefined ? { file: old.file } : {}), line: old.line, section: '(nrpe.cfg)', key: old.sourceKey, action: 'dropped', detail: old.sourceKey === l.name ? `duplicate: ${old.sourceKey} is set again at ${at}, which wins (as in nrpe)` : `${old.sourceKey} and ${l.name} (${at}) differ only in case: nrpe keeps both, but query names here are case-insensitive, so the later one wins` });
+      // The replaced line's fate is this drop, not the kept it may have been reported as.
+      const kept = changes.findIndex((c) => c.action === 'kept' && c.line === old.line && (c.file ?? file) === (old.file ?? file));
+      if (kept >= 0) changes.splice(kept, 1);
       s.entries[i] = entry;
-    } else keys.set(key, s.entries.push(entry) - 1);
+    } else keys.set(key.toLowerCase(), s.entries.push(entry) - 1);
   };
   const settings = new Map<string, CfgLine>();
   const commentsOf = new Map<CfgLine, string[]>();

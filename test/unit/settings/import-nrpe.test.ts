@@ -100,3 +100,11 @@ test('detection by content: nsclient.ini files are not nrpe.cfg, nrpe.cfg files 
     if (f.endsWith('.ini')) assert.equal(looksLikeNrpeCfg(readFileSync(join(REPO, 'test/fixtures/nsclient', f), 'utf8')), false, f);
   }
 });
+
+test('commands whose names differ only in case: the later one wins, reported as such', () => {
+  const r = importNsclient('command[check_A]=/bin/true\ncommand[check_a]=/bin/false\n', '/etc/nagios/nrpe.cfg', '/etc/agent/agent.ini');
+  assert.equal(r.valid, true, JSON.stringify(r.problems));
+  assert.match(r.text, /^check_a = \/bin\/false$/m);
+  assert.doesNotMatch(r.text, /^check_A = /m);
+  assert.match(r.changes.find((c) => c.key === 'command[check_A]')!.detail, /differ only in case/);
+});
