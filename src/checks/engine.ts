@@ -15,6 +15,7 @@ import { applyPerfConfig, parsePerfConfig, type RawMetric } from './perf-config.
 import { STATUS_NAMES, UNKNOWN, type QueryResult, type Status } from '../core/result.js';
 import { errorMessage } from '../errors.js';
 import { COMMON_OPTIONS, SUMMARY_VARS, SUMMARY_TEXTS, helpText } from './engine-help.js';
+import { capped, type ListCap } from './list-cap.js';
 
 export type EmptyState = 'ok' | 'warning' | 'critical' | 'unknown' | 'ignored';
 
@@ -29,6 +30,8 @@ export interface CheckDefaults {
   emptyState: EmptyState;
   /** Text between items when list-separator is not given (', ' if absent). */
   separator?: string;
+  /** At most this many items and bytes in each list of the message; the rest is said as `… N more`. */
+  listCap?: ListCap;
 }
 
 /** One metric of an item (or of the summary): `key` names the value shown. */
@@ -190,7 +193,8 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
     crit_count: counts[2],
     problem_count: (counts[1]) + (counts[2]),
   };
-  let status: Status = statuses.reduce<Status>((a, b) => (b > a ? b : a), 0);
+  const itemStatus = statuses.reduce<Status>((a, b) => (b > a ? b : a), 0);
+  let status: Status = itemStatus;
   // Expressions over summary names only (count > 10) judge the whole once.
   const summaryScope: Scope = { summary, now };
   if (plan.ok && !plan.ok.usesItem && plan.ok.test(summaryScope)) status = 0;
@@ -198,14 +202,16 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   else if (plan.warning && !plan.warning.usesItem && plan.warning.test(summaryScope) && status < 1) status = 1;
 
   const details = kept.map((item) => renderTemplate(plan.detailSyntax, (n) => (n in def.vars ? formatValue(item[n], (def.vars[n]).kind) : undefined)));
-  const pick = (want: (s: Status) => boolean): string => details.filter((_, i) => want(statuses[i])).join(plan.separator);
-  const list = details.join(plan.separator);
+  const join = (parts: string[]): string => capped(parts, plan.separator, def.defaults.listCap);
+  const pick = (want: (s: Status) => boolean): string => join(details.filter((_, i) => want(statuses[i])));
+  const list = join(details);
   summary.list = list;
   summary.detail_list = list;
   summary.ok_list = pick((s) => s === 0);
   summary.warn_list = pick((s) => s === 1);
   summary.crit_list = pick((s) => s === 2);
-  summary.problem_list = plan.showAll ? list : pick((s) => s === 1 || s === 2);
+  // A problem of the whole (warn=count > 0) names the items it counted, so the message is never empty.
+  summary.problem_list = plan.showAll || (status > itemStatus && status !== 3) ? list : pick((s) => s === 1 || s === 2);
 
   let template: string;
   if (kept.length === 0 && plan.emptyState !== 'ignored') {
@@ -240,8 +246,10 @@ function pushMetric(out: RawMetric[], spec: PerfSpec, values: Values, vars: Read
   const m: RawMetric = { object: spec.object, key: spec.key, alias: spec.alias, kind: def.kind, value };
   const w = thresholdFor(plan.warning, spec.key, values, vars);
   const c = thresholdFor(plan.critical, spec.key, values, vars);
-  if (w !== undefined) m.warning = w;
-  if (c !== undefined) m.critical = c;
+  if (w !== undefined) m.warning = w.value;
+  if (c !== undefined) m.critical = c.value;
+  if (w?.below) m.warningBelow = true;
+  if (c?.below) m.criticalBelow = true;
   if (spec.minimum !== undefined) m.minimum = spec.minimum;
   if (spec.maximum !== undefined) m.maximum = spec.maximum;
   out.push(m);
@@ -250,9 +258,10 @@ function pushMetric(out: RawMetric[], spec: PerfSpec, values: Values, vars: Read
 /**
  * The threshold an expression sets for a value, in the value's unit: `used >
  * 80%` gives 80 for `used_pct` and 80% of `size` for `used`; `used_pct > 80`
- * does the same the other way round.
+ * does the same the other way round. `below` when it alerts under the value
+ * (a "low is bad" figure such as uptime or days left).
  */
-function thresholdFor(expr: Compiled | undefined, key: string, values: Values, vars: Readonly<Record<string, VarDef>>): number | undefined {
+function thresholdFor(expr: Compiled | undefined, key: string, values: Values, vars: Readonly<Record<string, VarDef>>): { value: number; below: boolean } | undefined {
   if (!expr) return undefined;
   const def = vars[key];
   if (!def) return undefined;
@@ -281,7 +290,8 @@ function thresholdFor(expr: Compiled | undefined, key: string, values: Values, v
   };
   for (const t of expr.thresholds) {
     const v = match(t);
-    if (v !== undefined) return v;
+    // `uptime < 180s` alerts below the value: Nagios writes that range 180: (a plain 180 means above).
+    if (v !== undefined) return { value: v, below: t.op === '<' || t.op === '<=' };
   }
   return undefined;
 }

@@ -36,6 +36,9 @@ export interface RawMetric {
   value: number;
   warning?: number;
   critical?: number;
+  /** The threshold alerts when the value is below it (`uptime < 180s`): written as the Nagios range `180:`. */
+  warningBelow?: boolean;
+  criticalBelow?: boolean;
   minimum?: number;
   maximum?: number;
 }
@@ -110,8 +113,8 @@ export function applyPerfConfig(metrics: readonly RawMetric[], rules: readonly P
     const c = scale(m.critical);
     const mi = scale(m.minimum);
     const ma = scale(m.maximum);
-    if (w !== undefined) p.warning = w;
-    if (c !== undefined) p.critical = c;
+    if (w !== undefined) p.warning = m.warningBelow ? `${w}:` : w;
+    if (c !== undefined) p.critical = m.criticalBelow ? `${c}:` : c;
     if (mi !== undefined) p.minimum = mi;
     if (ma !== undefined) p.maximum = ma;
     out.push(p);
@@ -130,7 +133,9 @@ function matchRank(selector: string, m: RawMetric): number {
 
 function unitFor(m: RawMetric, wanted: string | undefined): [string, number] {
   if (m.kind === 'size') {
-    if (wanted === undefined) return autoSize(m.maximum ?? m.value);
+    // The unit follows the size (maximum), which does not move between calls, so a label keeps one unit
+    // (graphs break when 'x' is MB one call and GB the next); without a maximum, bytes.
+    if (wanted === undefined) return m.maximum !== undefined ? autoSize(m.maximum) : ['B', 1];
     const f = SIZE_FACTORS[wanted.toLowerCase()];
     if (!f) throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the size ${m.alias} (use B, KB, MB, GB or TB)`);
     return f;

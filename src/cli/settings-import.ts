@@ -12,6 +12,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { errorMessage } from '../errors.js';
 import { formatChanges, importNsclient } from '../settings/import/import.js';
+import { looksLikeNscIni } from '../settings/import/nsclient-source.js';
 import { err, out, parseArgs } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
@@ -19,22 +20,26 @@ import { formatProblem } from './format-problem.js';
 export const IMPORT_OPTIONS: readonly CliOption[] = [
   { name: 'output', arg: 'FILE', help: 'write the result there (default: print it on stdout, the report on stderr)' },
   { name: 'force', help: 'replace an existing --output file' },
-  { name: 'format', arg: 'text|json', help: 'json: print {valid, output, settings?, changes, unsupportedModules, problems, warnings}' },
+  { name: 'format', arg: 'text|json', help: 'json: print {valid, output, settings?, source, totals?, changes, unsupportedModules, problems, warnings}' },
   { ...SETTINGS_OPTION, help: 'accepted for symmetry with the other commands; the file to translate is NSCLIENT.INI' },
   HELP_OPTION,
 ];
 
 export const IMPORT_HELP = helpText(
-  `Usage: agent settings import NSCLIENT.INI [--output FILE] [--force] [--format text|json]
+  `Usage: agent settings import NSCLIENT.INI|NRPE.CFG [--output FILE] [--force] [--format text|json]
 
-Translates an NSClient++ settings file into a settings file of this agent:
+Translates an NSClient++ settings file, or an NRPE daemon's nrpe.cfg (told
+apart by content; its include and include_dir files are read in place),
+into a settings file of this agent:
 module names (NRPEServer -> RemoteServer, NSCPClient -> AgentClient, ...),
 section paths (/settings/NRPE/... -> /settings/remote/..., /settings/WEB/server/users
 -> /settings/web/users, ...) and the keys whose meaning carries over, with the
 comments that stand above them. Every key dropped or changed is reported as
 file:line: [section] key: action: reason. The result is validated as
 agent settings validate does before it is written.
-Exit: 0 translated, 1 the result does not validate (nothing written), 2 usage or unreadable file.`,
+Exit: 0 translated and valid, 1 the result does not validate (nothing written;
+or, when only certificate files it names are missing here, written all the same),
+2 usage, unreadable file, or an NSClient++ 0.3.x NSC.ini.`,
   IMPORT_OPTIONS,
 );
 
@@ -62,12 +67,16 @@ export async function importCommand(argv: string[]): Promise<number> {
     err(`agent settings import: cannot read ${source}: ${errorMessage(e)}`);
     return 2;
   }
+  if (looksLikeNscIni(text)) {
+    err(`agent settings import: ${source} is an NSClient++ 0.3.x NSC.ini ([modules], [Settings], [NRPE], … without the /settings/ paths of 0.4 and later); it is not translated: convert it with NSClient++ 0.4 or later first (nscp settings --migrate-to ini), then import the nsclient.ini it writes`);
+    return 2;
+  }
   if (output !== undefined && existsSync(output) && options.force !== true) {
     err(`agent settings import: ${output} exists; give --force to replace it`);
     return 2;
   }
   const result = importNsclient(text, source, output ?? join(resolve(dirname(source)), 'agent.ini'));
-  if (result.valid && output !== undefined) {
+  if (result.writable && output !== undefined) {
     const tmp = `${output}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await writeFile(tmp, result.text, { mode: 0o600 });
@@ -79,17 +88,22 @@ export async function importCommand(argv: string[]): Promise<number> {
     }
   }
   if (format === 'json') {
-    out(JSON.stringify({ valid: result.valid, output: result.valid ? (output ?? null) : null, ...(output === undefined ? { settings: result.text } : {}), changes: result.changes, unsupportedModules: result.unsupportedModules, problems: result.problems, warnings: result.warnings }));
+    out(JSON.stringify({ valid: result.valid, output: result.writable ? (output ?? null) : null, ...(output === undefined ? { settings: result.text } : {}), source: result.source, ...(result.totals ? { totals: result.totals } : {}), windowsOnly: result.windowsOnly, changes: result.changes, unsupportedModules: result.unsupportedModules, problems: result.problems, warnings: result.warnings }));
     return result.valid ? 0 : 1;
   }
   for (const line of formatChanges(result, source)) err(line);
   for (const p of result.warnings) err(formatProblem(p));
   if (!result.valid) {
     for (const p of result.problems) err(formatProblem(p));
-    err(`agent settings import: the translation of ${source} does not validate; nothing written`);
+    if (!result.writable) {
+      err(`agent settings import: the translation of ${source} does not validate; nothing written`);
+      return 1;
+    }
+    if (output === undefined) out(result.text);
+    err(`agent settings import: ${output ?? 'the result'} ${output ? 'is written but does' : 'does'} not validate on this machine until the files named above exist (copy them over, then agent settings validate${output ? ` ${output}` : ''})`);
     return 1;
   }
   if (output === undefined) out(result.text);
-  err(`${source}: ${result.changes.filter((c) => c.action !== 'note').length} key(s) or section(s) dropped or changed; ${output ?? 'the result'} validates${output ? ` (agent settings validate ${output})` : ''}`);
+  err(`${source}: ${result.changes.filter((c) => c.action !== 'note' && c.action !== 'kept').length} key(s) or section(s) dropped or changed; ${output ?? 'the result'} validates${output ? ` (agent settings validate ${output})` : ''}`);
   return 0;
 }

@@ -15,6 +15,7 @@ import { toStatus, type QueryResult, type Status } from './result.js';
 import type { CallOptions, Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { answerSettingsQuery } from './settings-query.js';
+import { unknownQueryMessage } from './unknown-query.js';
 
 /** The signal of a call whose caller cannot give up; shared, so the hot path allocates none. */
 const NEVER_ABORTED: AbortSignal = new AbortController().signal;
@@ -33,6 +34,15 @@ export function createCore(options: CoreOptions): Core {
   const execs = new Map<string, Registered<RawExecHandler>>();
   const channels = new Map<string, { name: string; listeners: Set<{ module: string; handler: RawChannelHandler }> }>();
   const log = sink.logger('agent:core');
+  const unknownQuery = (name: string): string => {
+    let modules: Readonly<Partial<Record<string, boolean>>> | undefined;
+    try {
+      modules = options.settings().modules;
+    } catch {
+      modules = undefined;
+    }
+    return unknownQueryMessage(name, modules, [...queries.values()].map((q) => q.info.name));
+  };
 
   const register = <H>(map: Map<string, Registered<H>>, info: QueryInfo, handler: H): (() => void) => {
     const key = info.name.toLowerCase();
@@ -79,7 +89,7 @@ export function createCore(options: CoreOptions): Core {
         }
         const entry = queries.get(p.command.toLowerCase());
         if (!entry) {
-          payload.push(resultToResponse({ command: p.command, result: 3, message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]), perf: [] }, p.id ?? undefined));
+          payload.push(resultToResponse({ command: p.command, result: 3, message: unknownQuery(p.command), perf: [] }, p.id ?? undefined));
           continue;
         }
         try {

@@ -5,8 +5,11 @@
  * - a numeric IPv4 or IPv6 address, optionally with a `/bits` netmask
  *   (`10.0.0.0/8`, `fd00::/8`; without a mask the whole address must match);
  * - an IPv4 `*` range such as `10.0.*.*`, where a `*` octet matches any octet;
- * - `localhost`, which stands for `127.0.0.1` and `::1`.
- * Other host names are not resolved: they are reported as problems.
+ * - `localhost`, which stands for `127.0.0.1` and `::1`;
+ * - a host name (`poller.example.com`), kept as a `name` matcher that
+ *   matches nothing until the servers resolve it (src/protocols/
+ *   allowed-host-names.ts, at start and on each reload, as nrpe resolves
+ *   its allowed_hosts when it reads its configuration).
  *
  * An empty list allows nobody (fail closed); `0.0.0.0/0` allows every IPv4
  * peer and `::/0` every IPv6 peer. An IPv4-mapped IPv6 peer
@@ -22,6 +25,7 @@ import { BlockList, isIPv4 } from 'node:net';
  */
 export type HostMatcher =
   | { readonly kind: 'net'; readonly text: string; readonly list: BlockList }
+  | { readonly kind: 'name'; readonly text: string; readonly list: BlockList }
   | { readonly kind: 'wildcard'; readonly text: string; readonly octets: ReadonlyArray<number | null> };
 
 export interface ParsedAllowedHosts {
@@ -81,6 +85,8 @@ interface AddressForm {
   readonly bytes: Uint8Array;
 }
 
+const HOST_NAME = /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
 function parseEntry(entry: string): HostMatcher | string {
   if (entry.toLowerCase() === 'localhost') {
     const list = new BlockList();
@@ -103,7 +109,11 @@ function parseEntry(entry: string): HostMatcher | string {
   const address = slash === -1 ? entry : entry.slice(0, slash);
   const maskText = slash === -1 ? undefined : entry.slice(slash + 1);
   const family = isIPv4(address) ? 'ipv4' : isIPv6Text(address) ? 'ipv6' : undefined;
-  if (family === undefined) return 'not a numeric IPv4/IPv6 address, netmask, * range or localhost (host names are not resolved)';
+  if (family === undefined) {
+    // A DNS name (RFC 1123 labels): resolved by the servers; it matches nothing until then.
+    if (maskText === undefined && HOST_NAME.test(entry) && !/^[\d.]+$/.test(entry)) return { kind: 'name', text: entry, list: new BlockList() };
+    return 'not a numeric IPv4/IPv6 address, netmask, * range, localhost or host name';
+  }
   const max = family === 'ipv4' ? 32 : 128;
   let prefix = max;
   if (maskText !== undefined) {

@@ -38,8 +38,10 @@ export function crossChecks(
     const o = origins[section]?.['allowed hosts'];
     if (typeof value !== 'string' || !o) continue;
     const parsed = parseAllowedHosts(value);
-    if (parsed.problems.length > 0) {
-      out.push(problem('AGENT_ERR_VALUE_INVALID', [parsed.problems.join('; ')], { file: o.file, line: o.line, col: o.col, section, key: 'allowed hosts' }));
+    // The web server matches addresses only; RemoteServer and AgentServer resolve names (src/protocols/allowed-host-names.ts).
+    const names = section === web ? parsed.matchers.filter((m) => m.kind === 'name').map((m) => `allowed hosts entry "${m.text}": the web server takes addresses, masks, * ranges and localhost, not host names`) : [];
+    if (parsed.problems.length + names.length > 0) {
+      out.push(problem('AGENT_ERR_VALUE_INVALID', [[...parsed.problems, ...names].join('; ')], { file: o.file, line: o.line, col: o.col, section, key: 'allowed hosts' }));
     }
   }
   return out;

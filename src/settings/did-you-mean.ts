@@ -3,7 +3,8 @@
  * the closest candidate by edit distance (case-insensitive), if close enough.
  */
 
-export function closest(word: string, candidates: Iterable<string>): string | undefined {
+/** `divisor`: the edit distance allowed is a `divisor`th of the word's length (at least 2). */
+export function closest(word: string, candidates: Iterable<string>, divisor = 3): string | undefined {
   const w = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
@@ -14,7 +15,7 @@ export function closest(word: string, candidates: Iterable<string>): string | un
       best = c;
     }
   }
-  const limit = Math.max(2, Math.floor(w.length / 3));
+  const limit = Math.max(2, Math.floor(w.length / divisor));
   return bestDistance <= limit ? best : undefined;
 }
 

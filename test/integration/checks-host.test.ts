@@ -82,12 +82,19 @@ test('check_drivesize matches df', async () => {
   assert.equal(item.size, df[0], 'size');
   const slack = 256 * 1024 * 1024; // others write to the disk meanwhile
   assert.ok(Math.abs((item.used as number) - (df[1])) < slack, `used ${item.used} vs df ${df[1]}`);
-  assert.ok(Math.abs((item.free as number) - (df[2])) < slack, `free ${item.free} vs df ${df[2]}`);
+  // free counts every free block (as NSClient++), user_free what df calls Avail; the percentages add up to 100.
+  assert.ok(Math.abs((item.free as number) - (df[0] - df[1])) < slack, `free ${item.free} vs df size - used ${df[0] - df[1]}`);
+  assert.ok(Math.abs((item.user_free as number) - (df[2])) < slack, `user_free ${item.user_free} vs df ${df[2]}`);
+  assert.ok(Math.abs((item.used_pct as number) + (item.free_pct as number) - 100) < 1e-9);
+  // A path checks the file system that holds it, named by the path.
+  const tmpFs = execFileSync('df', ['-B1', '--output=size,target', '/tmp'], { encoding: 'utf8' }).trim().split('\n')[1].trim().split(/\s+/);
+  const [tmp] = await drivesizeCheck().collect(new CheckArguments([['drive', '/tmp']]), { signal: new AbortController().signal, now: Date.now() / 1000 });
+  assert.deepEqual([tmp?.drive, tmp?.mount, tmp?.size], ['/tmp', tmpFs[1], Number(tmpFs[0])]);
   const r = await q('check_drivesize', 'drive=/', 'perf-config=*(unit:B)', 'warn=none', 'crit=none');
   assert.equal(r.result, 0, r.message);
   assert.equal(perf(r, '/ used').maximum, df[0]);
   const bad = await q('check_drivesize', 'drive=/no/such/mount');
-  assert.deepEqual([bad.result, bad.message], [3, 'check_drivesize failed: not a mount point: /no/such/mount']);
+  assert.deepEqual([bad.result, bad.message], [3, 'check_drivesize failed: not a mount point or an existing path: /no/such/mount']);
   const all = await q('check_drivesize', 'filter=none', 'show-all', 'warn=none', 'crit=none', 'detail-syntax=%(drive)');
   assert.match(all.message, /[:,] \/proc(, |$)/, 'filter=none shows pseudo file systems');
   const fixed = await q('check_drivesize', 'warn=none', 'crit=none', 'show-all', 'detail-syntax=%(drive)');

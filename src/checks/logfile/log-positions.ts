@@ -1,12 +1,17 @@
 /**
  * Where check_logfile stopped reading each file: device, inode, byte
  * offset, line count and the file's first bytes (its fingerprint). Kept in
- * memory for the life of the process (a reload of the module's settings or
- * a module restart keeps it; an agent restart starts over), keyed by
- * bookmark and real path, bounded: the least recently used entry goes once
- * `max` is reached. Calls on the same key run one after the other, so two
- * overlapping checks never read the same lines twice.
+ * memory (a reload of the module's settings or a module restart keeps it)
+ * and, once `attach(file)` names a file in the state folder, there too:
+ * loaded at attach, written by `flush()` after each check call (a temp file
+ * renamed over it), so an agent restart goes on where the last run
+ * stopped. Keyed by bookmark and real path, bounded: the least recently
+ * used entry goes once `max` is reached. Calls on the same key run one
+ * after the other, so two overlapping checks never read the same lines
+ * twice.
  */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export interface LogPosition {
   dev: number;
@@ -24,8 +29,54 @@ export const FINGERPRINT_BYTES = 256;
 export class LogPositions {
   private readonly entries = new Map<string, LogPosition>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  private file: string | undefined;
+  private dirty = false;
 
   constructor(private max = 1000) {}
+
+  /**
+   * Keep the positions in `file` from now on: the positions it holds are
+   * loaded (those of this process win over the file's). Returns why the
+   * file could not be read, if it exists and could not.
+   */
+  attach(file: string): string | undefined {
+    if (this.file === file) return undefined;
+    this.file = file;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : (err as Error).message;
+    }
+    try {
+      const saved = JSON.parse(text) as Record<string, { dev: number; ino: number; offset: number; lines: number; head: string }>;
+      for (const [key, p] of Object.entries(saved)) {
+        if (this.entries.has(key) || typeof p.offset !== 'number') continue;
+        this.entries.set(key, { dev: p.dev, ino: p.ino, offset: p.offset, lines: p.lines, head: Buffer.from(p.head, 'base64') });
+      }
+      this.trim();
+      return undefined;
+    } catch (err) {
+      return `${file} is not a positions file (${(err as Error).message}); starting from the end of each file`;
+    }
+  }
+
+  /** Write the positions to the attached file when they changed; returns why not, if it failed. */
+  flush(): string | undefined {
+    if (!this.file || !this.dirty) return undefined;
+    const out: Record<string, { dev: number; ino: number; offset: number; lines: number; head: string }> = {};
+    for (const [key, p] of this.entries) out[key] = { dev: p.dev, ino: p.ino, offset: p.offset, lines: p.lines, head: p.head.toString('base64') };
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    try {
+      mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+      writeFileSync(tmp, JSON.stringify(out), { mode: 0o600 });
+      renameSync(tmp, this.file);
+      this.dirty = false;
+      return undefined;
+    } catch (err) {
+      return `cannot write ${this.file}: ${(err as Error).message}`;
+    }
+  }
 
   setMax(max: number): void {
     this.max = max;
@@ -43,6 +94,7 @@ export class LogPositions {
   set(key: string, pos: LogPosition): void {
     this.entries.delete(key);
     this.entries.set(key, pos);
+    this.dirty = true;
     this.trim();
   }
 

@@ -59,6 +59,8 @@ export function logfileCheck(settings: () => LogfileSettings, positions: LogPosi
       detailSyntax: '${column1}',
       emptySyntax: '%(status): Nothing found (%(total) new line(s) read)',
       emptyState: 'ok',
+      // A first read of a busy log must not answer hundreds of KB: the rest is counted as "… N more".
+      listCap: { items: 100, bytes: 8192 },
     },
     async collect(args, call) {
       const s = settings();

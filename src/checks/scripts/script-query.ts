@@ -14,6 +14,7 @@ import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, ty
 import { countRefused } from '../../core/work-counters.js';
 import { QueueFullError, type Limiter } from './limiter.js';
 import { runScript, type RunOptions, type RunOutcome } from './runner.js';
+import { linkSignals } from '../../abort-link.js';
 
 export interface ScriptSettings extends ArgumentPolicy {
   /** Absolute script root: relative programs start there, and it is the working folder when it exists. */
@@ -41,11 +42,9 @@ export async function runConfiguredScript(name: string, commandLine: string | re
   const timeoutMs = settings.timeoutSeconds * 1000;
   const started = performance.now();
   const queueDeadline = AbortSignal.timeout(timeoutMs);
+  const waiting = linkSignals(...(signal ? [signal, queueDeadline] : [queueDeadline]));
   try {
-    outcome = await limiter.run(
-      () => run({ argv, cwd: existingDir(settings.root), timeoutMs: Math.max(1, timeoutMs - (performance.now() - started)), ...(signal ? { signal } : {}) }),
-      signal ? AbortSignal.any([signal, queueDeadline]) : queueDeadline,
-    );
+    outcome = await limiter.run(() => run({ argv, cwd: existingDir(settings.root), timeoutMs: Math.max(1, timeoutMs - (performance.now() - started)), ...(signal ? { signal } : {}) }), waiting.signal);
   } catch (err) {
     if (err instanceof QueueFullError) {
       countRefused('CheckExternalScripts');
@@ -53,6 +52,8 @@ export async function runConfiguredScript(name: string, commandLine: string | re
     }
     if (queueDeadline.aborted && !signal?.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s (waiting for a free slot)`, perf: [] };
     return { command: name, result: UNKNOWN, message: `Script ${name} did not run: ${errorMessage(err)}`, perf: [] };
+  } finally {
+    waiting.release();
   }
   if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${shownProgram(argv[0], settings.root)}): ${outcome.error}`, perf: [] };
   if (outcome.timedOut) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s`, perf: [] };

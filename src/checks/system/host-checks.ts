@@ -54,10 +54,14 @@ export function memoryCheck(root?: string): CheckDefinition {
   };
 }
 
-/** An item with size, used, free and both percentages; percentages of an empty total are 0. */
+/**
+ * An item with size, used, free and both percentages. An empty total (a
+ * host without swap) is 0% used and 100% free: nothing of it is in use, so
+ * neither `used > 80%` nor `free < 5%` holds.
+ */
 export function sizes(type: string, size: number, free: number): Record<string, string | number> {
   const used = Math.max(0, size - free);
-  return { type, size, used, free, used_pct: size > 0 ? (used / size) * 100 : 0, free_pct: size > 0 ? (free / size) * 100 : 0 };
+  return { type, size, used, free, used_pct: size > 0 ? (used / size) * 100 : 0, free_pct: size > 0 ? (free / size) * 100 : 100 };
 }
 
 export function uptimeCheck(root?: string): CheckDefinition {

@@ -69,16 +69,22 @@ export function perfToMessage(p: PerfValue): Plugin.PerformanceData.$Properties 
   if (typeof p.value === 'string') {
     return { alias: p.alias, type: Plugin.DataType.STRING, string_value: { value: p.value } };
   }
-  const nums = [p.value, p.warning, p.critical, p.minimum, p.maximum].filter((v) => typeof v === 'number');
-  const allInt = nums.every((n) => Number.isSafeInteger(n)) && typeof p.warning !== 'string' && typeof p.critical !== 'string';
+  // A Nagios range `N:` (alert below N) travels as the number and a `_below` flag.
+  const below = (v: number | string | undefined): number | undefined => (typeof v === 'string' && /^-?[\d.]+(e[-+]?\d+)?:$/i.test(v) ? Number(v.slice(0, -1)) : undefined);
+  const warning = below(p.warning) ?? p.warning;
+  const critical = below(p.critical) ?? p.critical;
+  const nums = [p.value, warning, critical, p.minimum, p.maximum].filter((v) => typeof v === 'number');
+  const allInt = nums.every((n) => Number.isSafeInteger(n)) && typeof warning !== 'string' && typeof critical !== 'string';
   const opt = (v: number | string | undefined): { v?: number } => (typeof v === 'number' ? { v } : {});
-  const fields = (): Record<string, number | string> => {
-    const o: Record<string, number | string> = { value: p.value };
+  const fields = (): Record<string, number | string | boolean> => {
+    const o: Record<string, number | string | boolean> = { value: p.value };
     if (p.unit) o.unit = p.unit;
-    for (const [k, v] of [['warning', p.warning], ['critical', p.critical], ['minimum', p.minimum], ['maximum', p.maximum]] as const) {
+    for (const [k, v] of [['warning', warning], ['critical', critical], ['minimum', p.minimum], ['maximum', p.maximum]] as const) {
       const x = opt(v);
       if (x.v !== undefined) o[k] = x.v;
     }
+    if (below(p.warning) !== undefined) o.warning_below = true;
+    if (below(p.critical) !== undefined) o.critical_below = true;
     return o;
   };
   return allInt
@@ -115,6 +121,8 @@ export function perfFromMessage(p: Plugin.PerformanceData.$Properties): PerfValu
   for (const k of ['warning', 'critical', 'minimum', 'maximum'] as const) {
     if (isSet(src, k)) out[k] = num(src[k]);
   }
+  if (src.warning_below && typeof out.warning === 'number') out.warning = `${out.warning}:`;
+  if (src.critical_below && typeof out.critical === 'number') out.critical = `${out.critical}:`;
   return out;
 }
 

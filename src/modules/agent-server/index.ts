@@ -20,7 +20,7 @@ import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
-import { isAllowed, parseAllowedHosts } from '../../formats/allowed-hosts.js';
+import { allowedHosts } from '../../protocols/allowed-host-names.js';
 import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';
 import { agentServerTls } from '../../protocols/agent/tls.js';
 import { loadOrCreateCertificate } from '../../protocols/server-certificate.js';
@@ -31,6 +31,7 @@ import { describeSubmission, SubmissionStore } from '../../core/submission-store
 import { decode, responseToResult } from '../../core/plugin/codec.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
+import { withLinkedSignal } from '../../abort-link.js';
 
 const SECTION = '/settings/agent/server';
 
@@ -47,13 +48,15 @@ export function createModule(): AgentModule<Settings> {
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
+  let hostsReady: Promise<void> = Promise.resolve();
   const policyOf = (view: Settings): AgentPolicy => {
     const s = view.sections[SECTION];
-    const { matchers, problems } = parseAllowedHosts(s['allowed hosts']);
     const from = fallbackSource(view, SECTION, 'allowed hosts');
-    for (const p of problems) ctx!.log.warning(`${from}: ${p}`);
+    // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
+    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
+    hostsReady = hosts.ready;
     return {
-      isAllowed: (address) => isAllowed(matchers, address),
+      isAllowed: (address) => hosts.isAllowed(address),
       allowedHostsFrom: from,
       maxFrame: s['max frame size'],
       maxPerFrame: s['max queries per frame'],
@@ -106,8 +109,7 @@ export function createModule(): AgentModule<Settings> {
         // A query runs until its peer goes (signal) or the module stops (ctx.signal).
         query: (bytes, peer, signal) => {
           const allow = commandGuard(allowed, peer.address);
-          const both = AbortSignal.any([signal, ctx!.signal]);
-          return ctx!.core.queryRaw(bytes, allow ? { allow, signal: both } : { signal: both });
+          return withLinkedSignal([signal, ctx!.signal], (both) => ctx!.core.queryRaw(bytes, allow ? { allow, signal: both } : { signal: both }));
         },
         exec: (bytes, peer) => {
           const allow = commandGuard(allowed, peer.address);
@@ -138,6 +140,8 @@ export function createModule(): AgentModule<Settings> {
       // Given up (time limit, agent stopping): open nothing.
       context.signal.throwIfAborted();
       listener = await listen(context.settings, tls);
+      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
+      await hostsReady;
       cleanup.push(
         context.core.registerSimpleQuery(
           {

@@ -1,6 +1,7 @@
 /**
  * CheckDisk: check_drivesize, check_files, check_mount and check_drive_io
- * (library code in src/checks/disk/).
+ * (library code in src/checks/disk/), and NSClient++'s legacy
+ * CheckDriveSize, CheckFiles and checkFile2 (src/checks/legacy/).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
@@ -9,6 +10,7 @@ import { filesCheck } from '../../checks/disk/files-check.js';
 import { registerChecks } from '../../checks/register.js';
 import { mountCheck } from '../../checks/disk/mount-check.js';
 import { driveIoCheck } from '../../checks/disk/drive-io-check.js';
+import { DISK_LEGACY, registerLegacy } from '../../checks/legacy/legacy-commands.js';
 
 const allowedOf = (s: SettingsOf<'CheckDisk'>): string[] =>
   s.sections['/settings/disk']['allowed paths']
@@ -23,7 +25,9 @@ export function createModule(): AgentModule<SettingsOf<'CheckDisk'>> {
     name: 'CheckDisk',
     async start(ctx: ModuleContext<SettingsOf<'CheckDisk'>>) {
       allowed = allowedOf(ctx.settings);
-      unregister = registerChecks(ctx.core, 'CheckDisk', [drivesizeCheck(), filesCheck(() => allowed), mountCheck(), driveIoCheck()]);
+      const defs = [drivesizeCheck(), filesCheck(() => allowed), mountCheck(), driveIoCheck()];
+      const undo = [registerChecks(ctx.core, 'CheckDisk', defs), registerLegacy(ctx.core, 'CheckDisk', DISK_LEGACY, defs)];
+      unregister = () => undo.forEach((u) => u());
     },
     async apply(next: SettingsOf<'CheckDisk'>) {
       allowed = allowedOf(next);

@@ -5,7 +5,8 @@
  * scripts]`, run through the template of its extension in
  * `[.../wrappings]`; every alias of `[.../alias]` (one-liners and
  * `[.../alias/<name>]` objects) is a query that runs another query through
- * the core with its own arguments. All of them are normal queries of this
+ * the core with its own arguments; when the file defines no alias,
+ * NSClient++'s default aliases (checks/scripts/default-aliases.ts). All of them are normal queries of this
  * module, so whatever limits who may run a query limits them too. The exec
  * command `CheckExternalScripts` lists, shows, adds and removes scripts for
  * /api/v1/scripts/ext. New settings apply in place: queries follow the
@@ -31,6 +32,7 @@ import { withLinkedSignal } from '../../abort-link.js';
 import type { Core, QueryCall, SimpleQuery } from '../../core/core.js';
 
 type SimpleAnswer = Awaited<ReturnType<SimpleQuery>>;
+import { DEFAULT_ALIASES } from '../../checks/scripts/default-aliases.js';
 
 const SECTION = '/settings/external scripts';
 const MODULE = 'CheckExternalScripts';
@@ -59,6 +61,8 @@ export function createModule(): AgentModule<Settings> {
   /** Wrapped scripts: name -> the line as written (for the query's description). */
   const wrappedLines = new Map<string, string>();
   const aliases = new Map<string, AliasDefinition | { problem: string }>();
+  /** The aliases of `aliases` that are NSClient++'s defaults (the file defines none). */
+  const defaults = new Set<string>();
   /** Name -> unregister, and what the registration was for (re-registered when that changes). */
   const registered = new Map<string, { undo: () => void; key: string }>();
   const limiter = new Limiter(8);
@@ -85,7 +89,7 @@ export function createModule(): AgentModule<Settings> {
     if (!ctx) return;
     const alias = aliases.get(name);
     const info = alias
-      ? { name, module: MODULE, title: `Alias ${name}`, description: 'target' in alias ? `Alias for: ${alias.target}` : `Alias (invalid: ${alias.problem})`, ...('target' in alias ? { aliasOf: alias.target } : {}) }
+      ? { name, module: MODULE, title: `Alias ${name}`, description: 'target' in alias ? `${defaults.has(name) ? 'Default alias (NSClient++) for' : 'Alias for'}: ${alias.target}` : `Alias (invalid: ${alias.problem})`, ...('target' in alias ? { aliasOf: alias.target } : {}) }
       : wrapped.has(name)
         ? { name, module: MODULE, title: `Wrapped script ${name}`, description: `Runs the wrapped script: ${wrappedLines.get(name) ?? ''}` }
         : { name, module: MODULE, title: `Script ${name}`, description: `Runs the external script: ${scripts.get(name) ?? ''}` };
@@ -121,6 +125,16 @@ export function createModule(): AgentModule<Settings> {
       wrappedLines.set(name, line);
     }
     aliases.clear();
+    defaults.clear();
+    // As NSClient++: its default aliases when the file defines none (README: Query aliases).
+    if ([...next.aliases.values()].every((a) => a.isTemplate)) {
+      const policy = { allowArguments: settings.allowArguments, allowNasty: settings.allowNasty };
+      for (const [name, command] of Object.entries(DEFAULT_ALIASES)) {
+        if (scripts.has(name) || wrapped.has(name)) continue;
+        aliases.set(name, parseAlias(name, command, policy));
+        defaults.add(name);
+      }
+    }
     for (const a of next.aliases.values()) {
       if (a.isTemplate) continue;
       const policy = {

@@ -2,13 +2,15 @@
  * CheckLogFile: check_logfile (and NSClient++'s legacy name
  * checklogfile). Settings in [/settings/logfile] apply in place; the read
  * positions are process-wide (log-positions.ts), so a reload or restart of
- * the module keeps them.
+ * the module keeps them, and they are kept in `${state}/logfile-positions.json`
+ * ([/paths] state), written after each call, so an agent restart keeps them too.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { registerChecks } from '../../checks/register.js';
 import { logfileCheck, type LogfileSettings } from '../../checks/logfile/logfile-check.js';
 import { sharedLogPositions } from '../../checks/logfile/log-positions.js';
+import { join } from 'node:path';
 
 const SECTION = '/settings/logfile';
 
@@ -36,7 +38,21 @@ export function createModule(): AgentModule<Settings> {
     name: 'CheckLogFile',
     async start(ctx: ModuleContext<Settings>) {
       configure(ctx.settings);
-      const def = logfileCheck(() => settings as LogfileSettings, positions);
+      const failed = positions.attach(join(ctx.settings.variables.state, 'logfile-positions.json'));
+      if (failed) ctx.log.warning(failed);
+      const check = logfileCheck(() => settings as LogfileSettings, positions);
+      // After each call the positions go to the state folder (only when they moved).
+      const def = {
+        ...check,
+        collect: async (...a: Parameters<typeof check.collect>) => {
+          try {
+            return await check.collect(...a);
+          } finally {
+            const why = positions.flush();
+            if (why) ctx.log.warning(why);
+          }
+        },
+      };
       unregister = registerChecks(ctx.core, 'CheckLogFile', [def, { ...def, name: 'checklogfile', title: 'Log files (legacy name)' }]);
     },
     async apply(next: Settings) {
@@ -46,6 +62,7 @@ export function createModule(): AgentModule<Settings> {
     async stop() {
       unregister?.();
       unregister = undefined;
+      positions.flush();
     },
   };
 }

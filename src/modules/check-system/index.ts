@@ -3,7 +3,8 @@
  * check_os_version and check_process (library code in src/checks/system/),
  * and the Linux host checks of hostSystemChecks() (check_service,
  * check_network, check_connections, ...; see host-system-checks.ts).
- * The CPU sampler runs from start() to stop(), one /proc/stat reading a
+ * NSClient++'s legacy names (checkCPU, checkMem, ...) translate to these
+ * (src/checks/legacy/). The CPU sampler runs from start() to stop(), one /proc/stat reading a
  * second, on an unref()ed timer.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
@@ -14,6 +15,8 @@ import { memoryCheck, osVersionCheck, uptimeCheck } from '../../checks/system/ho
 import { processCheck } from '../../checks/system/process-check.js';
 import { registerChecks } from '../../checks/register.js';
 import { hostSystemChecks } from '../../checks/system/host-system-checks.js';
+import { registerLegacy, SYSTEM_LEGACY } from '../../checks/legacy/legacy-commands.js';
+import { usersCheck } from '../../checks/system/users-check.js';
 
 export function createModule(): AgentModule<SettingsOf<'CheckSystem'>> {
   let sampler: CpuSampler | undefined;
@@ -23,7 +26,9 @@ export function createModule(): AgentModule<SettingsOf<'CheckSystem'>> {
     async start(ctx: ModuleContext<SettingsOf<'CheckSystem'>>) {
       sampler = new CpuSampler({ intervalMs: 1000 });
       await sampler.start();
-      unregister = registerChecks(ctx.core, 'CheckSystem', [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck(), ...hostSystemChecks()]);
+      const defs = [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck(), usersCheck(), ...hostSystemChecks()];
+      const undo = [registerChecks(ctx.core, 'CheckSystem', defs), registerLegacy(ctx.core, 'CheckSystem', SYSTEM_LEGACY, defs)];
+      unregister = () => undo.forEach((u) => u());
     },
     async apply() {
       return true;

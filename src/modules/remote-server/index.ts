@@ -27,7 +27,7 @@ import { checkPair } from '../../formats/tls-files.js';
 import { errorMessage } from '../../errors.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
-import { isAllowed, parseAllowedHosts } from '../../formats/allowed-hosts.js';
+import { allowedHosts } from '../../protocols/allowed-host-names.js';
 import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { buildServerTls } from '../../protocols/nrpe/tls.js';
 import { NRPE_CHECK, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
@@ -36,6 +36,7 @@ import { VERSION } from '../../version.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
+import { withLinkedSignal } from '../../abort-link.js';
 
 const SECTION = '/settings/remote/server';
 const SUBMIT_COMMAND = NRPE_SUBMIT_COMMAND;
@@ -49,6 +50,7 @@ export function createModule(): AgentModule<Settings> {
   /** The settings the listener runs on (for reopening it after a failed move). */
   let applied: Settings | undefined;
   let submitChannel = '';
+  let unknownAnswer: 'agent' | 'nrpe' = 'agent';
   let allowed: GuardOptions;
   const allowOf = (view: Settings): GuardOptions => ({
     server: 'RemoteServer',
@@ -59,13 +61,15 @@ export function createModule(): AgentModule<Settings> {
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
+  let hostsReady: Promise<void> = Promise.resolve();
   const policyOf = (view: Settings): NrpeServerPolicy => {
     const s = view.sections[SECTION];
-    const { matchers, problems } = parseAllowedHosts(s['allowed hosts']);
     const from = fallbackSource(view, SECTION, 'allowed hosts');
-    for (const p of problems) ctx!.log.warning(`${from}: ${p}`);
+    // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
+    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
+    hostsReady = hosts.ready;
     return {
-      isAllowed: (address) => isAllowed(matchers, address),
+      isAllowed: (address) => hosts.isAllowed(address),
       allowedHostsFrom: from,
       allowArguments: s['allow arguments'],
       allowNastyCharacters: s['allow nasty characters'],
@@ -118,9 +122,10 @@ export function createModule(): AgentModule<Settings> {
     if (command === NRPE_CHECK) return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
     if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
     const allow = commandGuard(allowed, peer.address);
+    // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
+    if (unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined)) return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
     // Runs until the peer goes or the module stops.
-    const signal = AbortSignal.any([gone, ctx!.signal]);
-    return ctx!.core.query(command, args, allow ? { signal, allow } : { signal });
+    return withLinkedSignal([gone, ctx!.signal], (signal) => ctx!.core.query(command, args, allow ? { signal, allow } : { signal }));
   };
 
   const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {
@@ -141,11 +146,14 @@ export function createModule(): AgentModule<Settings> {
       allowed = allowOf(context.settings);
       listenerKey = keyOf(context.settings);
       submitChannel = context.settings.sections[SECTION]['submit channel'];
+      unknownAnswer = context.settings.sections[SECTION]['unknown command'];
       applied = context.settings;
       const tls = tlsOf(context.settings);
       // Given up (time limit, agent stopping): open nothing.
       context.signal.throwIfAborted();
       server = await listen(context.settings, tls);
+      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
+      await hostsReady;
       // Given up while binding: the runner stops this instance (closing the listener); register nothing.
       context.signal.throwIfAborted();
       cleanup.push(
@@ -163,6 +171,7 @@ export function createModule(): AgentModule<Settings> {
     async apply(next) {
       allowed = allowOf(next);
       submitChannel = next.sections[SECTION]['submit channel'];
+      unknownAnswer = next.sections[SECTION]['unknown command'];
       const key = keyOf(next);
       if (server === undefined) return false;
       if (key === listenerKey) {

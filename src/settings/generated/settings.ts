@@ -404,6 +404,10 @@ dh: string
  * Channel that passive results received as _NRPE_SUBMIT requests (remote_submit) are submitted on; empty refuses submissions.
  */
 "submit channel": string
+/**
+ * How a query that does not exist is answered (UNKNOWN either way): agent says Unknown command(s): NAME, nrpe says NRPE: Command 'NAME' not defined as the NRPE daemon does (settings import of an nrpe.cfg sets it).
+ */
+"unknown command": ("agent" | "nrpe")
 }
 
 /** Section /settings/external scripts */

@@ -10,16 +10,40 @@ import { basename } from 'node:path';
 import { loadSettingsText } from '../load.js';
 import type { SettingsProblem } from '../problem.js';
 import { translate, type ImportChange, type OutEntry, type OutSection, type Translation } from './translate.js';
+import { looksLikeNrpeCfg } from './nrpe-cfg-read.js';
+import { translateNrpeCfg } from './nrpe-cfg.js';
+import { mergeIncludes } from './nsclient-includes.js';
+import { lineTotals, type LineTotals } from './line-totals.js';
+import { tlsFileProblems } from '../tls-checks.js';
+
+// eslint-disable-next-line no-control-regex -- control characters are what is escaped
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/** Report text with control characters as \xNN / \uNNNN (backslashes of Windows paths stay as written). */
+function escapeLog(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
 
 export interface ImportResult {
   /** The settings file of ours, as text. */
   text: string;
+  /** True only when agent settings validate on the written file would say so (certificate files included). */
   valid: boolean;
+  /** The text loads; only files it names (certificates) are missing or broken on this machine: it is written all the same. */
+  writable: boolean;
   /** Problems the loader still reports (only when valid is false: a defect of the translation). */
   problems: SettingsProblem[];
   warnings: SettingsProblem[];
   changes: ImportChange[];
   unsupportedModules: string[];
+  /** What the input was, detected by its content. */
+  source: 'nsclient' | 'nrpe';
+  /** Lines of the input (and its includes) by what became of them. */
+  totals?: LineTotals;
+  /** Windows-only items left out (scripts through cmd, powershell, cscript, .bat, .ps1, .vbs; Windows modules; Windows paths). */
+  windowsOnly: { kind: string; name: string; line: number }[];
 }
 
 const MAX_ROUNDS = 20;
@@ -29,8 +53,11 @@ const MAX_ROUNDS = 20;
  * live at `outputFile` (variables and relative paths resolve from there).
  */
 export function importNsclient(text: string, sourceFile: string, outputFile: string): ImportResult {
-  const t = translate(text);
-  let rendered = render(t, sourceFile);
+  const nrpe = looksLikeNrpeCfg(text);
+  const t = nrpe ? translateNrpeCfg(text, sourceFile) : translate(text, sourceFile);
+  if (!nrpe) mergeIncludes(t, sourceFile);
+  const label = nrpe ? 'NRPE' : 'NSClient++';
+  let rendered = render(t, sourceFile, label);
   let loaded = loadSettingsText(rendered.text, outputFile);
   for (let round = 0; round < MAX_ROUNDS && !loaded.ok; round++) {
     const refused = new Map<OutEntry | OutSection, string>();
@@ -43,34 +70,58 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
       if ('entries' in item) {
         t.sections = t.sections.filter((s) => s !== item);
         t.changes.push({ line: item.entries[0]?.line ?? 0, section: item.path, action: 'dropped', detail: `not accepted here: ${message}` });
+        for (const e of item.entries) t.changes.push({ ...(e.file !== undefined ? { file: e.file } : {}), line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'dropped', detail: `with its section [${item.path}]` });
         continue;
       }
       for (const s of t.sections) s.entries = s.entries.filter((e) => e !== item);
-      t.changes.push({ line: item.line, section: item.sourceSection, key: item.sourceKey, action: 'dropped', detail: `not accepted here: ${message}` });
+      // The line's fate is now this drop, not the kept it was reported as.
+      t.changes = t.changes.filter((c) => !(c.action === 'kept' && c.line === item.line && c.file === item.file));
+      t.changes.push({ ...(item.file !== undefined ? { file: item.file } : {}), line: item.line, section: item.sourceSection, key: item.sourceKey, action: 'dropped', detail: `not accepted here: ${message}` });
     }
-    rendered = render(t, sourceFile);
+    rendered = render(t, sourceFile, label);
     loaded = loadSettingsText(rendered.text, outputFile);
   }
+  // As agent settings validate: the listeners' certificate, key and ca files as they would load here.
+  const tls = loaded.ok ? tlsFileProblems(loaded.snapshot) : [];
   return {
     text: rendered.text,
-    valid: loaded.ok,
-    problems: loaded.ok ? [] : loaded.problems,
+    valid: loaded.ok && tls.length === 0,
+    writable: loaded.ok,
+    problems: loaded.ok ? tls : loaded.problems,
     warnings: loaded.warnings,
-    changes: t.changes.sort((a, b) => a.line - b.line),
+    changes: nrpe ? t.changes : byFileAndLine(t.changes, t.counted ?? [], sourceFile),
     unsupportedModules: t.unsupportedModules,
+    source: nrpe ? 'nrpe' : 'nsclient',
+    ...(t.counted ? { totals: lineTotals(t.counted, t.changes, sourceFile) } : {}),
+    windowsOnly: t.windowsOnly ?? [],
   };
+}
+
+/** Changes in the order of the files read (the main file first), then by line. */
+function byFileAndLine(changes: ImportChange[], counted: readonly { file: string }[], sourceFile: string): ImportChange[] {
+  const order = new Map<string, number>([[sourceFile, 0]]);
+  for (const c of counted) if (!order.has(c.file)) order.set(c.file, order.size);
+  return changes.sort((a, b) => (order.get(a.file ?? sourceFile) ?? 0) - (order.get(b.file ?? sourceFile) ?? 0) || a.line - b.line);
 }
 
 /** The report as text lines: `file:line: [section] key: action: detail`. */
 export function formatChanges(result: ImportResult, sourceFile: string): string[] {
-  const lines = result.changes.map((c) => `${sourceFile}:${c.line}: [${c.section}]${c.key !== undefined ? ` ${c.key}` : ''}: ${c.action}: ${c.detail}`);
-  if (result.unsupportedModules.length > 0) lines.push(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`);
+  // Everything that came from the file is escaped: a control character in it must not reach the terminal raw.
+  const lines = result.changes.filter((c) => c.action !== 'kept').map((c) => escapeLog(`${c.file ?? sourceFile}:${c.line}: ${c.section === '(nrpe.cfg)' ? '' : `[${c.section}]`}${c.key !== undefined ? `${c.section === '(nrpe.cfg)' ? '' : ' '}${c.key}` : ''}: ${c.action}: ${c.detail}`));
+  if (result.windowsOnly.length > 0) {
+    const kinds = new Map<string, number>();
+    for (const w of result.windowsOnly) kinds.set(w.kind, (kinds.get(w.kind) ?? 0) + 1);
+    lines.push(escapeLog(`Windows-only, not carried over (${result.windowsOnly.length}: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${result.windowsOnly.map((w) => `${w.name} (line ${w.line})`).join(', ')}`));
+  }
+  const n = result.totals;
+  if (n) lines.push(`${sourceFile}: ${n.lines} line(s) read (${n.files} file(s)): ${n.kept} kept, ${n.changed} changed, ${n.dropped} dropped, ${n.blank} blank or comment`);
+  if (result.unsupportedModules.length > 0) lines.push(escapeLog(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`));
   return lines;
 }
 
 /** Write the sections as INI; remember which output line holds which entry. */
-function render(t: Translation, sourceFile: string): { text: string; lines: Map<number, OutEntry | OutSection> } {
-  const out: string[] = [`; Translated from ${basename(sourceFile)} (NSClient++) by agent settings import.`, '; Every key left out or changed is listed in the import report.'];
+function render(t: Translation, sourceFile: string, label: string): { text: string; lines: Map<number, OutEntry | OutSection> } {
+  const out: string[] = [`; Translated from ${basename(sourceFile)} (${label}) by agent settings import.`, '; Every key left out or changed is listed in the import report.'];
   if (t.header.length > 0) out.push('', ...t.header);
   const lines = new Map<number, OutEntry | OutSection>();
   for (const s of t.sections.filter(keep)) {

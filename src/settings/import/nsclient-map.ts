@@ -45,13 +45,12 @@ export const DROPPED_SECTIONS: readonly (readonly [string, string])[] = [
   ['/settings/system/windows', 'Windows-only settings: no meaning on this agent'],
   ['/settings/web/server/log', 'no meaning here: web requests are logged with the agent log'],
   ['/settings/targets', 'the generic targets of NSClient++ are not supported here: targets live under each client'],
-  ['/includes', 'includes are not carried over: import each included file on its own (agent settings import FILE)'],
 ];
 
 /** Keys dropped from a section (canonical path here, lower-case key), and why. */
 export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   '/settings/default': {
-    'cache allowed hosts': 'no meaning here: host names in allowed hosts are not resolved (addresses, masks and localhost only), so there is nothing to cache',
+    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload (RemoteServer, AgentServer), which is what caching them amounts to',
     'bind to': 'not supported in [/settings/default]: set bind to in each server\'s own section',
     'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
     'thread pool': 'no meaning here: one event loop serves every connection',
@@ -59,7 +58,7 @@ export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, strin
     encoding: 'not supported: payloads are UTF-8',
   },
   '/settings/remote/server': {
-    'cache allowed hosts': 'no meaning here: host names in allowed hosts are not resolved, so there is nothing to cache',
+    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload, which is what caching them amounts to',
     'extended response': 'not supported here: an answer longer than the payload is cut; NRPE v3/v4 packets (check_nrpe sends v4 first) carry long answers',
     'ssl options': 'not supported: the TLS versions are OpenSSL\'s defaults',
     'certificate format': 'not supported: the server reads PEM files',
@@ -69,13 +68,13 @@ export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, strin
     encoding: 'not supported: payloads are UTF-8',
   },
   '/settings/agent/server': {
-    'cache allowed hosts': 'no meaning here: host names in allowed hosts are not resolved, so there is nothing to cache',
+    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload, which is what caching them amounts to',
     'thread pool': 'no meaning here: one event loop serves every connection',
   },
   '/settings/WEB/server': {
     threads: 'no meaning here: one event loop serves every request',
     'allow insecure': 'not supported: the web server always serves TLS when the port ends in s (a missing certificate is generated)',
-    'cache allowed hosts': 'no meaning here: host names in allowed hosts are not resolved, so there is nothing to cache',
+    'cache allowed hosts': 'no meaning here: the web server takes addresses, masks and localhost in allowed hosts (host names are resolved by RemoteServer and AgentServer only)',
     'disable admin user': 'no meaning here: the built-in user is root and always exists',
     'allow anonymous access': 'not supported: every API request needs a user',
     'legacy query auth user agents': 'not supported: the legacy token routes do not exist here',
@@ -119,8 +118,16 @@ export const DROPPED_TARGET_KEYS: Readonly<Record<string, string>> = {
 /** NSClient++ path variables that mean the installation folder: here that is the settings file's folder. */
 export const PATH_VARIABLES = ['shared-path', 'exe-path', 'module-path', 'data-path', 'cache-folder', 'log-path', 'etc', 'common-appdata'];
 
-/** What NSClient++'s insecure = true on the NRPE server makes it ignore. */
-export const INSECURE_IGNORES = ['certificate', 'certificate key', 'ca', 'dh', 'verify mode', 'allowed ciphers'];
+/** NSClient++ modules that exist only on Windows (lower case), with what they do there. */
+export const WINDOWS_MODULES: Readonly<Record<string, string>> = {
+  checkeventlog: 'the Windows event log',
+  checkwmi: 'WMI queries',
+  checktasksched: 'the Windows task scheduler',
+  nsclientserver: 'check_nt, which reads Windows performance counters',
+  checkwindows: 'Windows-specific checks',
+  dotnetplugins: '.NET plugins',
+  checknscp: 'NSClient++\'s own crash dumps and log of the Windows service',
+};
 
 /** NSClient++ log levels that are spelled differently here. */
 export const LOG_LEVELS: Readonly<Record<string, string>> = { trace: 'debug', warn: 'warning', fatal: 'critical' };

@@ -7,16 +7,19 @@
  * Pure: reads nothing but the text; rendering and validation are in
  * import.ts.
  */
-import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from '../read-ini.js';
 import { loadSchemaSet } from '../schema-set.js';
 import { moduleInfo } from '../module-table.js';
-import { parseAllowedHosts } from '../../formats/allowed-hosts.js';
-import { DROPPED_KEYS, DROPPED_SECTIONS, DROPPED_TARGET_KEYS, INSECURE_IGNORES, LOG_LEVELS, MODULE_RENAMES, PATH_VARIABLES, SCRIPT_OBJECT_KEYS, SECTION_RENAMES } from './nsclient-map.js';
+import { DROPPED_KEYS, DROPPED_SECTIONS, DROPPED_TARGET_KEYS, LOG_LEVELS, MODULE_RENAMES, SCRIPT_OBJECT_KEYS, SECTION_RENAMES, WINDOWS_MODULES } from './nsclient-map.js';
+import { readSource } from './nsclient-source.js';
+import { allowedHosts, checkPlaceholders, isWindowsPath, pathVariables, scriptLine, windowsScript } from './nsclient-values.js';
+import type { LineCount } from './line-totals.js';
 
-export type ChangeAction = 'dropped' | 'renamed' | 'changed' | 'moved' | 'note';
+export type ChangeAction = 'kept' | 'dropped' | 'renamed' | 'changed' | 'moved' | 'note';
 
 /** One line of the report: what happened to a section or key of the source file, and why. */
 export interface ImportChange {
+  /** The file the line is in, when not the file given to the import (an included file). */
+  file?: string;
   line: number;
   /** Section as written in the source. */
   section: string;
@@ -31,6 +34,8 @@ export interface OutEntry {
   comments: string[];
   /** Source line, for the report. */
   line: number;
+  /** Source file, when not the file given to the import. */
+  file?: string;
   sourceSection: string;
   sourceKey: string;
 }
@@ -47,31 +52,29 @@ export interface Translation {
   changes: ImportChange[];
   /** NSClient++ modules of [/modules] that have no counterpart here. */
   unsupportedModules: string[];
+  /** Windows-only items left out (scripts run through cmd, powershell, cscript, .bat, .ps1, .vbs; Windows modules), by kind. */
+  windowsOnly?: { kind: string; name: string; line: number }[];
+  /** Every line read, for the report's totals. */
+  counted?: LineCount[];
+  /** The files [/includes] names (values as written), for import.ts to merge. */
+  includes?: { value: string; line: number }[];
 }
 
-interface SourceEntry {
-  key: string;
-  value: string;
-  line: number;
-  comments: string[];
-}
-
-interface SourceSection {
-  path: string;
-  line: number;
-  comments: string[];
-  entries: SourceEntry[];
-}
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 const SCRIPTS = '/settings/external scripts/scripts';
 const WRAPPED = '/settings/external scripts/wrapped scripts';
 
-export function translate(text: string): Translation {
-  const { header, sections: source } = readSource(text);
+export function translate(text: string, file = 'nsclient.ini'): Translation {
+  const { header, sections: source, voided, counted } = readSource(text, file);
   const set = loadSchemaSet();
   const out = new Map<string, OutSection>();
-  const changes: ImportChange[] = [];
+  const changes: ImportChange[] = voided.map((v) => ({ line: v.line, section: v.section, ...(v.key !== undefined ? { key: v.key } : {}), action: v.action, detail: v.detail }));
   const unsupported: string[] = [];
+  const windowsOnly: { kind: string; name: string; line: number }[] = [];
+  const includes: { value: string; line: number }[] = [];
+  const index = new Map<OutSection, Map<string, number>>();
   const target = (path: string): OutSection => {
     let s = out.get(path.toLowerCase());
     if (!s) out.set(path.toLowerCase(), (s = { path, comments: [], entries: [] }));
@@ -79,12 +82,14 @@ export function translate(text: string): Translation {
   };
   const put = (path: string, e: OutEntry): void => {
     const s = target(path);
-    const i = s.entries.findIndex((x) => x.key.toLowerCase() === e.key.toLowerCase());
+    const keys = index.get(s) ?? new Map<string, number>();
+    index.set(s, keys);
+    const i = keys.get(e.key.toLowerCase()) ?? -1;
     if (i >= 0) {
       changes.push({ line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'dropped', detail: `[${path}] ${e.key} is already set at line ${s.entries[i].line}, which wins` });
       return;
     }
-    s.entries.push(e);
+    keys.set(e.key.toLowerCase(), s.entries.push(e) - 1);
   };
 
   for (const sec of source) {
@@ -99,13 +104,30 @@ export function translate(text: string): Translation {
         note(sec.line, undefined, 'dropped', 'a script object without command runs nothing');
         continue;
       }
+      const win = windowsScript(cmd.value);
+      if (win) {
+        windowsOnly.push({ kind: win, name, line: cmd.line });
+        note(sec.line, undefined, 'dropped', `Windows-only script (${win}): ${cmd.value}`);
+        note(cmd.line, 'command', 'dropped', `Windows-only script (${win})`);
+        continue;
+      }
       note(sec.line, undefined, 'moved', `written as ${name} = … in [${SCRIPTS}]`);
       put(SCRIPTS, { key: name, value: scriptLine(cmd.value, (d) => note(cmd.line, 'command', 'changed', d)), comments: [...sec.comments, ...cmd.comments], line: cmd.line, sourceSection: sec.path, sourceKey: 'command' });
+      continue;
+    }
+    // [/includes]: the files are read and merged into the result by import.ts (nsclient-includes.ts).
+    if (lower === '/includes') {
+      note(sec.line, undefined, 'moved', 'the files it names are imported and merged into the result (this file\'s keys win)');
+      for (const e of sec.entries) {
+        note(e.line, e.key, 'moved', `${e.value}: imported and merged into the result`);
+        includes.push({ value: e.value, line: e.line });
+      }
       continue;
     }
     const dropped = DROPPED_SECTIONS.find(([prefix]) => lower === prefix || lower.startsWith(`${prefix}/`));
     if (dropped) {
       note(sec.line, undefined, 'dropped', `${dropped[1]}${sec.entries.length > 0 ? ` (${sec.entries.length} key(s) dropped with it)` : ''}`);
+      for (const e of sec.entries) note(e.line, e.key, 'dropped', `with its section [${sec.path}]`);
       continue;
     }
     let path = sec.path;
@@ -118,6 +140,7 @@ export function translate(text: string): Translation {
     const found = set.find(path);
     if (!found) {
       note(sec.line, undefined, 'dropped', `section not supported here${sec.entries.length > 0 ? ` (${sec.entries.length} key(s) dropped with it)` : ''}`);
+      for (const e of sec.entries) note(e.line, e.key, 'dropped', `with its section [${sec.path}]`);
       continue;
     }
     const canonical = found.canonical;
@@ -133,11 +156,18 @@ export function translate(text: string): Translation {
         const mod = moduleInfo(MODULE_RENAMES[k] ?? e.key);
         if (!mod) {
           unsupported.push(e.key);
-          drop('module not supported here');
+          const windows = WINDOWS_MODULES[k];
+          if (windows) windowsOnly.push({ kind: 'module', name: e.key, line: e.line });
+          drop(windows ? `Windows-only module: ${windows}` : 'module not supported here');
           continue;
         }
         if (mod.name !== e.key) note(e.line, e.key, 'renamed', `to ${mod.name}`);
         put(canonical, { key: mod.name, value: e.value, comments: e.comments, line: e.line, sourceSection: sec.path, sourceKey: e.key });
+        continue;
+      }
+      // A damaged line (a NUL, an escape sequence) is not carried into the file; allowed hosts is written empty instead (never wider).
+      if (CONTROL.test(e.key) || (CONTROL.test(e.value) && k !== 'allowed hosts')) {
+        drop('holds control characters (shown escaped here): a damaged line is not carried over');
         continue;
       }
       const why = DROPPED_KEYS[canonical]?.[k] ?? (isTarget ? DROPPED_TARGET_KEYS[k] : undefined);
@@ -145,12 +175,9 @@ export function translate(text: string): Translation {
         drop(why);
         continue;
       }
-      if (insecure && (k === 'insecure' || INSECURE_IGNORES.includes(k))) {
-        drop(k === 'insecure' ? 'no meaning here: without a certificate the server takes check_nrpe\'s anonymous DH (allowed ciphers ALL:!MD5:@STRENGTH:@SECLEVEL=0), which is what insecure = true means' : 'ignored because insecure = true (NSClient++ ignores it then too)');
-        continue;
-      }
       if (canonical === '/settings/remote/server' && k === 'insecure') {
-        drop('no meaning here: insecure = false is the default behaviour with a certificate');
+        // NSClient++'s insecure only changes defaults (no certificate, anonymous DH allowed); values given are used all the same, so they are kept.
+        drop(insecure ? 'no key here: insecure = true changes NSClient++\'s defaults to no certificate with anonymous DH, which is what this server does when no certificate is set; a certificate or cipher list given is kept and used, as NSClient++ uses it' : 'no meaning here: insecure = false is the default behaviour with a certificate');
         continue;
       }
       const key = found.section.keys.get(k) ?? (typeof found.section.schema.additionalProperties === 'object' ? e.key : undefined);
@@ -160,7 +187,19 @@ export function translate(text: string): Translation {
       }
       let value = e.value;
       const changed = (d: string): void => note(e.line, e.key, 'changed', d);
+      if (isWindowsPath(value)) {
+        windowsOnly.push({ kind: 'path', name: `[${sec.path}] ${e.key}`, line: e.line });
+        drop(`Windows path ${value}: no counterpart on this host; set a path of this host`);
+        continue;
+      }
+      const win = canonical === SCRIPTS || canonical === WRAPPED ? windowsScript(value) : undefined;
+      if (win) {
+        windowsOnly.push({ kind: win, name: e.key, line: e.line });
+        drop(`Windows-only script (${win})`);
+        continue;
+      }
       value = pathVariables(value, changed);
+      if (/\/alias($|\/)/i.test(canonical) || /syntax/i.test(k)) value = checkPlaceholders(value, changed);
       if (k === 'allowed hosts') value = allowedHosts(value, changed);
       if (canonical === '/settings/WEB/server' && k === 'port' && /^\d+$/.test(value.trim())) {
         value = `${value.trim()}s`;
@@ -177,76 +216,26 @@ export function translate(text: string): Translation {
       put(canonical, { key, value, comments: e.comments, line: e.line, sourceSection: sec.path, sourceKey: e.key });
     }
   }
-  return { header, sections: [...out.values()], changes: changes.sort((a, b) => a.line - b.line), unsupportedModules: unsupported };
+  const timeout = defaultTimeout(source, out, put);
+  if (timeout) changes.push({ line: timeout, section: '/settings/default', key: 'timeout', action: 'note', detail: 'also written as [/settings/remote/server] timeout: NSClient++\'s NRPE server takes it from [/settings/default], each server here has its own' });
+  // Every line that no change accounts for was carried over as it is.
+  const reported = new Set(changes.filter((c) => c.action !== 'note').map((c) => c.line));
+  for (const sec of out.values()) for (const e of sec.entries) if (e.line > 0 && !reported.has(e.line)) changes.push({ line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'kept', detail: `[${sec.path}] ${e.key}` });
+  for (const c of changes) if (c.action !== 'note') reported.add(c.line);
+  for (const src of source) if (!reported.has(src.line)) changes.push({ line: src.line, section: src.path, action: 'kept', detail: `[${src.path}]` });
+  return { header, sections: [...out.values()], changes: changes.sort((a, b) => a.line - b.line), unsupportedModules: unsupported, windowsOnly, counted, includes };
 }
 
-/** Split the source into sections with their entries and the comments above each. */
-function readSource(text: string): { header: string[]; sections: SourceSection[] } {
-  const scan = newLineScan();
-  const sections: SourceSection[] = [];
-  const header: string[] = [];
-  let pending: string[] = [];
-  let current: SourceSection | undefined;
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  lines.forEach((raw, i) => {
-    scanLine(raw, 0, raw.length, scan);
-    // Comments above the first section and cut off from it by a blank line describe the file.
-    if (scan.kind === LINE_BLANK && !current) header.push(...pending.splice(0));
-    if (scan.kind === LINE_COMMENT) pending.push(raw.trim());
-    else if (scan.kind === LINE_SECTION) {
-      const path = raw.slice(scan.nameStart, scan.nameEnd);
-      const same = sections.find((s) => s.path.toLowerCase() === path.toLowerCase());
-      current = same ?? { path, line: i + 1, comments: [], entries: [] };
-      current.comments.push(...pending);
-      if (!same) sections.push(current);
-      pending = [];
-    } else if (scan.kind === LINE_ENTRY && current) {
-      const entry = { key: raw.slice(scan.nameStart, scan.nameEnd), value: raw.slice(scan.valueStart, scan.valueEnd), line: i + 1, comments: pending };
-      const dup = current.entries.findIndex((e) => e.key.toLowerCase() === entry.key.toLowerCase());
-      // NSClient++ keeps the last value of a key written twice.
-      if (dup >= 0) current.entries[dup] = entry;
-      else current.entries.push(entry);
-      pending = [];
-    }
-  });
-  return { header, sections };
-}
-
-/** `${shared-path}` and the other NSClient++ installation folders become `${base-path}`. */
-function pathVariables(value: string, changed: (d: string) => void): string {
-  let out = value;
-  for (const v of PATH_VARIABLES) {
-    if (out.toLowerCase().includes(`\${${v}}`)) {
-      out = out.replace(new RegExp(`\\$\\{${v}\\}`, 'gi'), '${base-path}');
-      changed(`\${${v}} became \${base-path} (the settings file's folder)`);
-    }
-  }
-  return out;
-}
-
-/** Keep the entries of an allowed hosts list that parse here; report the others. */
-function allowedHosts(value: string, changed: (d: string) => void): string {
-  const kept: string[] = [];
-  for (const raw of value.split(',')) {
-    const entry = raw.trim();
-    if (entry === '') continue;
-    const p = parseAllowedHosts(entry);
-    if (p.problems.length > 0) changed(`entry ${entry} left out: ${p.problems[0].replace(/^allowed hosts entry "[^"]*": /, '')}`);
-    else kept.push(entry);
-  }
-  return kept.join(',');
-}
-
-/** Script command lines: Windows separators in the program become `/`, and `scripts/` (relative to NSClient++'s folder) is dropped, as scripts start at the script root here. */
-function scriptLine(value: string, changed: (d: string) => void): string {
-  const m = /^(\s*)(\S+)(.*)$/s.exec(value);
-  if (!m) return value;
-  let program = m[2];
-  if (program.startsWith('"')) return value;
-  if (program.includes('\\')) program = program.replace(/\\+/g, '/');
-  const rel = /^(?:\.\/)?scripts\/(.+)$/i.exec(program);
-  if (rel) program = rel[1];
-  if (program === m[2]) return value;
-  changed(`program ${m[2]} became ${program} (relative to the script root, / as separator)`);
-  return `${m[1]}${program}${m[3]}`;
+/**
+ * NSClient++'s NRPE server takes its timeout from [/settings/default] when
+ * its own section has none; here each server has its own key, so the value
+ * is written there.
+ */
+function defaultTimeout(source: { path: string; entries: { key: string; value: string; line: number }[] }[], out: Map<string, OutSection>, put: (path: string, e: OutEntry) => void): number | undefined {
+  const def = source.find((s) => s.path.toLowerCase() === '/settings/default')?.entries.find((e) => e.key.toLowerCase() === 'timeout');
+  const server = out.get('/settings/remote/server');
+  const enabled = out.get('/modules')?.entries.some((e) => e.key === 'RemoteServer');
+  if (!def || !enabled || server?.entries.some((e) => e.key === 'timeout')) return undefined;
+  put('/settings/remote/server', { key: 'timeout', value: def.value, comments: [], line: 0, sourceSection: '/settings/default', sourceKey: 'timeout' });
+  return def.line;
 }

@@ -129,3 +129,13 @@ test('help lists options, names and defaults', async () => {
   assert.match(r.message, /used_pct \(percent\)/);
   assert.match(r.message, /perf-config=/);
 });
+
+test('a problem of the whole (warn=count > 0) names the items it counted instead of an empty problem list', async () => {
+  const def = disks([disk('/var', 10), disk('/srv', 20)]);
+  const r = await runCheck(def, ['warn=count > 0', 'crit=none']);
+  assert.equal(r.result, 1);
+  assert.match(r.message, /\/var: 10%, \/srv: 20%/);
+  const itemLevel = await runCheck(def, ['warn=used > 15%', 'crit=count > 5']);
+  assert.equal(itemLevel.result, 1);
+  assert.doesNotMatch(itemLevel.message, /\/var/, 'an item-level problem lists only its items');
+});

@@ -375,6 +375,12 @@ export namespace Plugin {
             /** IntValue maximum. */
             maximum: (number|Long);
 
+            /** IntValue warning_below. */
+            warning_below: boolean;
+
+            /** IntValue critical_below. */
+            critical_below: boolean;
+
             /**
              * Encodes the specified IntValue message. Does not implicitly {@link Plugin.PerformanceData.IntValue.verify|verify} messages.
              * @param message IntValue message or plain object to encode
@@ -423,6 +429,12 @@ export namespace Plugin {
 
                 /** IntValue maximum */
                 maximum?: (number|Long|null);
+
+                /** IntValue warning_below */
+                warning_below?: (boolean|null);
+
+                /** IntValue critical_below */
+                critical_below?: (boolean|null);
 
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];
@@ -533,6 +545,12 @@ export namespace Plugin {
             /** FloatValue maximum. */
             maximum: number;
 
+            /** FloatValue warning_below. */
+            warning_below: boolean;
+
+            /** FloatValue critical_below. */
+            critical_below: boolean;
+
             /**
              * Encodes the specified FloatValue message. Does not implicitly {@link Plugin.PerformanceData.FloatValue.verify|verify} messages.
              * @param message FloatValue message or plain object to encode
@@ -581,6 +599,12 @@ export namespace Plugin {
 
                 /** FloatValue maximum */
                 maximum?: (number|null);
+
+                /** FloatValue warning_below */
+                warning_below?: (boolean|null);
+
+                /** FloatValue critical_below */
+                critical_below?: (boolean|null);
 
                 /** Unknown fields preserved while decoding when enabled */
                 $unknowns?: Uint8Array[];

@@ -569,6 +569,8 @@ export const Plugin = $root.Plugin = (() => {
             IntValue.prototype.critical = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
             IntValue.prototype.minimum = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
             IntValue.prototype.maximum = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
+            IntValue.prototype.warning_below = false;
+            IntValue.prototype.critical_below = false;
 
             IntValue.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -588,6 +590,10 @@ export const Plugin = $root.Plugin = (() => {
                     writer.uint32(48).int64(message.minimum);
                 if (message.maximum != null && $Object.hasOwnProperty.call(message, "maximum"))
                     writer.uint32(56).int64(message.maximum);
+                if (message.warning_below != null && $Object.hasOwnProperty.call(message, "warning_below"))
+                    writer.uint32(64).bool(message.warning_below);
+                if (message.critical_below != null && $Object.hasOwnProperty.call(message, "critical_below"))
+                    writer.uint32(72).bool(message.critical_below);
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -657,6 +663,18 @@ export const Plugin = $root.Plugin = (() => {
                             message.maximum = reader.int64();
                             continue;
                         }
+                    case 8: {
+                            if (wireType !== 0)
+                                break;
+                            message.warning_below = reader.bool();
+                            continue;
+                        }
+                    case 9: {
+                            if (wireType !== 0)
+                                break;
+                            message.critical_below = reader.bool();
+                            continue;
+                        }
                     }
                     reader.skipType(wireType, _depth, tag);
                     if (!reader.discardUnknown) {
@@ -700,6 +718,12 @@ export const Plugin = $root.Plugin = (() => {
                 if (message.maximum != null && $Object.hasOwnProperty.call(message, "maximum"))
                     if (!$util.isInteger(message.maximum) && !(message.maximum && $util.isInteger(message.maximum.low) && $util.isInteger(message.maximum.high)))
                         return "maximum: integer|Long expected";
+                if (message.warning_below != null && $Object.hasOwnProperty.call(message, "warning_below"))
+                    if (typeof message.warning_below !== "boolean")
+                        return "warning_below: boolean expected";
+                if (message.critical_below != null && $Object.hasOwnProperty.call(message, "critical_below"))
+                    if (typeof message.critical_below !== "boolean")
+                        return "critical_below: boolean expected";
                 return null;
             };
 
@@ -813,6 +837,8 @@ export const Plugin = $root.Plugin = (() => {
             FloatValue.prototype.critical = 0;
             FloatValue.prototype.minimum = 0;
             FloatValue.prototype.maximum = 0;
+            FloatValue.prototype.warning_below = false;
+            FloatValue.prototype.critical_below = false;
 
             FloatValue.encode = function (message, writer, _depth) {
                 if (!writer)
@@ -832,6 +858,10 @@ export const Plugin = $root.Plugin = (() => {
                     writer.uint32(49).double(message.minimum);
                 if (message.maximum != null && $Object.hasOwnProperty.call(message, "maximum"))
                     writer.uint32(57).double(message.maximum);
+                if (message.warning_below != null && $Object.hasOwnProperty.call(message, "warning_below"))
+                    writer.uint32(64).bool(message.warning_below);
+                if (message.critical_below != null && $Object.hasOwnProperty.call(message, "critical_below"))
+                    writer.uint32(72).bool(message.critical_below);
                 if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                     for (let i = 0; i < message.$unknowns.length; ++i)
                         writer.raw(message.$unknowns[i]);
@@ -901,6 +931,18 @@ export const Plugin = $root.Plugin = (() => {
                             message.maximum = reader.double();
                             continue;
                         }
+                    case 8: {
+                            if (wireType !== 0)
+                                break;
+                            message.warning_below = reader.bool();
+                            continue;
+                        }
+                    case 9: {
+                            if (wireType !== 0)
+                                break;
+                            message.critical_below = reader.bool();
+                            continue;
+                        }
                     }
                     reader.skipType(wireType, _depth, tag);
                     if (!reader.discardUnknown) {
@@ -944,6 +986,12 @@ export const Plugin = $root.Plugin = (() => {
                 if (message.maximum != null && $Object.hasOwnProperty.call(message, "maximum"))
                     if (typeof message.maximum !== "number")
                         return "maximum: number expected";
+                if (message.warning_below != null && $Object.hasOwnProperty.call(message, "warning_below"))
+                    if (typeof message.warning_below !== "boolean")
+                        return "warning_below: boolean expected";
+                if (message.critical_below != null && $Object.hasOwnProperty.call(message, "critical_below"))
+                    if (typeof message.critical_below !== "boolean")
+                        return "critical_below: boolean expected";
                 return null;
             };
 

@@ -99,7 +99,7 @@ test('check_mailq: counts the postfix queues of a spool, bytes included', async 
     const host = recordedHost('postfix', { root });
     const r = await runCheck(mailqCheck(host), []);
     assert.deepEqual([r.result, r.message], [1, 'WARNING: postfix: active 2 / deferred 3 / hold 0']);
-    assert.deepEqual(r.perf.find((p) => p.alias === 'deferred_size'), { alias: 'deferred_size', value: 2.93, unit: 'KB', warning: 10240, critical: 20480, minimum: 0 });
+    assert.deepEqual(r.perf.find((p) => p.alias === 'deferred_size'), { alias: 'deferred_size', value: 3000, unit: 'B', warning: 10485760, critical: 20971520, minimum: 0 });
     const crit = await runCheck(mailqCheck(host), ['crit=total >= 5']);
     assert.equal(crit.result, 2);
   } finally {

@@ -44,15 +44,15 @@ test('all services: the failed units and the one between two restarts are critic
   assert.equal(names.includes('prometheus'), false);
 });
 
-test('named services: restarts, memory in binary units, no CPU perf when systemd does not account it', async () => {
+test('named services: restarts, memory in bytes, no CPU perf when systemd does not account it', async () => {
   const host = recordedHost('systemd-captured');
   const r = await runCheck(serviceCheck(host), [NAMED, 'detail-syntax=${name} ${state}/${sub_state}']);
   assert.equal(r.result, 2);
   assert.equal(r.message, 'CRITICAL: broken stopped/failed, nagios-nrpe-server stopped/failed');
   const perf = Object.fromEntries(r.perf.map((p) => [p.alias, p]));
   assert.deepEqual(perf['flappy restarts'], { alias: 'flappy restarts', value: 12, minimum: 0 });
-  assert.deepEqual(perf['web-sleeper memory'], { alias: 'web-sleeper memory', value: 176, unit: 'KB', minimum: 0 });
-  assert.equal(perf['prometheus memory']?.unit, 'MB');
+  assert.deepEqual(perf['web-sleeper memory'], { alias: 'web-sleeper memory', value: 180224, unit: 'B', minimum: 0 });
+  assert.equal(perf['prometheus memory']?.unit, 'B', 'one unit per label: bytes when there is no maximum to scale by');
   assert.equal(perf['prometheus tasks']?.value, 8);
   assert.equal(Object.keys(perf).some((k) => k.endsWith(' cpu')), false, 'CPUUsageNSec was [not set]');
   assert.equal(perf['broken memory'], undefined, 'a stopped unit has no memory figure');

@@ -28,7 +28,7 @@ test('named services: no default filter, no preset clause, per-unit perf data wi
   assert.equal(r.result, 2);
   assert.equal(r.message, 'CRITICAL: nginx failed restarts=5');
   const cron = Object.fromEntries(r.perf.filter((p) => p.alias.startsWith('cron ')).map((p) => [p.alias, p]));
-  assert.deepEqual(cron['cron memory'], { alias: 'cron memory', value: 2.098, unit: 'MB', minimum: 0 });
+  assert.deepEqual(cron['cron memory'], { alias: 'cron memory', value: 2199552, unit: 'B', minimum: 0 });
   assert.equal(cron['cron tasks']?.value, 1);
   assert.equal(cron['cron cpu']?.unit, '%');
   const warnRestarts = await runCheck(serviceCheck(host), ['service=cron', 'service=nginx', 'crit=none', 'warn=restarts > 3']);

@@ -1,0 +1,48 @@
+/**
+ * The import report's totals: every line read falls in exactly one of
+ * kept, changed, dropped, or blank or comment. A line reported several
+ * times counts once, by its final fate (dropped over changed over kept).
+ */
+import type { ImportChange } from './translate.js';
+
+/** One physical line read (the given file and its includes); `setting` is false for blank and comment lines. */
+export interface LineCount {
+  file: string;
+  line: number;
+  setting: boolean;
+}
+
+export interface LineTotals {
+  files: number;
+  lines: number;
+  kept: number;
+  changed: number;
+  dropped: number;
+  blank: number;
+  /** Lines with a setting that no change accounts for: 0 unless the translation has a defect. */
+  unaccounted: number;
+}
+
+const RANK: Readonly<Record<string, number>> = { kept: 1, note: 0, renamed: 2, moved: 2, changed: 2, dropped: 3 };
+
+export function lineTotals(counted: readonly LineCount[], changes: readonly ImportChange[], sourceFile: string): LineTotals {
+  const fate = new Map<string, number>();
+  for (const c of changes) {
+    const key = `${c.file ?? sourceFile}\n${c.line}`;
+    const rank = RANK[c.action] ?? 0;
+    if (rank > (fate.get(key) ?? 0)) fate.set(key, rank);
+  }
+  const t: LineTotals = { files: new Set(counted.map((c) => c.file)).size, lines: counted.length, kept: 0, changed: 0, dropped: 0, blank: 0, unaccounted: 0 };
+  for (const c of counted) {
+    if (!c.setting) {
+      t.blank++;
+      continue;
+    }
+    const rank = fate.get(`${c.file}\n${c.line}`) ?? 0;
+    if (rank === 3) t.dropped++;
+    else if (rank === 2) t.changed++;
+    else if (rank === 1) t.kept++;
+    else t.unaccounted++;
+  }
+  return t;
+}

@@ -1,0 +1,207 @@
+/**
+ * The differential test of `agent settings import nrpe.cfg`. For each
+ * nrpe.cfg fixture (with its include and include_dir files), Debian's NRPE
+ * daemon and the agent run the same configuration. The agent runs what
+ * `agent settings import` wrote from it. Debian's check_nrpe then asks both
+ * for every command, over v4 packets (check_nrpe's default) and v2 (-2). It
+ * also sends an undefined command, arguments and a nasty character. Exit
+ * code and first line must be the same, with digits normalised (load,
+ * process counts and sizes move between two readings; a state that flips
+ * between the two readings is read again, at most 3 times). The only exceptions
+ * are the deliberate differences in DELIBERATE below, and each of those is
+ * asserted as it is.
+ *
+ * Both sides listen on loopback and use the same plugins
+ * (monitoring-plugins-basic, which nagios-nrpe-server pulls in). Relative
+ * include paths resolve from the daemon's working folder, which is the
+ * fixture's copy.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAIN, REPO, freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { CHECK_NRPE, NRPE_DAEMON, checkNrpe } from '../helpers/nrpe-daemon.js';
+
+/**
+ * Where the agent answers differently from Debian's nrpe 4.1.0, on purpose:
+ * - arguments: Debian's nrpe is built without argument support and drops
+ *   every request with `!` whatever dont_blame_nrpe says. The agent follows
+ *   the setting: with dont_blame_nrpe=1 it runs the command with them, with
+ *   0 it refuses in words (UNKNOWN) where nrpe drops the connection.
+ * - a refused (nasty) character: nrpe drops the connection, the agent
+ *   answers UNKNOWN saying why.
+ * - `_NRPE_CHECK` (check_nrpe without -c): nrpe answers its version
+ *   ("NRPE v4.1.0"), the agent its own.
+ * - performance data: nrpe passes the plugin's text on byte for byte; the
+ *   agent parses it and writes it again (labels in single quotes, no blank
+ *   before the |), which Nagios reads the same. `normal` compares the
+ *   message and the perf entries, not their spacing and quotes.
+ * - an exit code outside 0-3: UNKNOWN on both, and the agent adds
+ *   " (exit code N)" to the message (`ours` takes it off before comparing).
+ */
+const DELIBERATE = ['arguments', 'nasty character', '_NRPE_CHECK version', 'perf data spelling', 'exit code outside 0-3 named'] as const;
+
+const FIXTURES = join(REPO, 'test/fixtures/nrpe');
+const DROPPED = /^CHECK_NRPE: (Receive header underflow|Error receiving data)/;
+function normal(s: string): string {
+  const first = s.split('\n')[0] ?? '';
+  const bar = first.indexOf('|');
+  const message = bar < 0 ? first : first.slice(0, bar).trimEnd();
+  const perf = bar < 0 ? '' : `|${first.slice(bar + 1).trim().split(/\s+/).map((p) => p.replace(/^'([^']*)'=/, '$1=').replace(/;+$/, '')).join(' ')}`;
+  return `${message}${perf}`.replace(/\d+(\.\d+)?/g, '#');
+}
+
+function chmodTree(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const n of readdirSync(dir)) {
+    const p = join(dir, n);
+    if (statSync(p).isDirectory()) chmodTree(p);
+    else chmodSync(p, 0o644);
+  }
+}
+
+interface Side {
+  port: number;
+  stop(): Promise<void>;
+}
+
+async function startDaemon(dir: string, port: number): Promise<Side> {
+  const cfg = join(dir, 'nrpe.cfg');
+  const root = process.getuid?.() === 0;
+  let text = readFileSync(cfg, 'utf8');
+  if (!root) text = text.replace(/^nrpe_(user|group)=.*$/gm, '');
+  // Later lines win in nrpe (and in the import): the test's own listener, log and pid file.
+  text += `\nserver_port=${port}\nserver_address=127.0.0.1\nallowed_hosts=127.0.0.1\npid_file=${join(dir, 'nrpe.pid')}\nlog_file=${join(dir, 'nrpe.log')}\ndisable_syslog=1\n`;
+  if (root) text += 'nrpe_user=nagios\nnrpe_group=nagios\n';
+  writeFileSync(cfg, text);
+  chmodTree(dir);
+  const child: ChildProcess = spawn(NRPE_DAEMON, ['-c', cfg, '-f'], { cwd: dir, stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const log = (): string => {
+    try {
+      return readFileSync(join(dir, 'nrpe.log'), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const until = Date.now() + 5000;
+  while (!log().includes('Listening for connections on port')) {
+    if (child.exitCode !== null || Date.now() > until) {
+      child.kill('SIGKILL');
+      throw new Error(`nrpe did not start (exit ${child.exitCode}); log:\n${log()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    port,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+interface ImportJson {
+  valid: boolean;
+  totals: { unaccounted: number; lines: number; kept: number; changed: number; dropped: number; blank: number };
+}
+
+function importCfg(cfg: string, output: string): Promise<{ code: number; json: ImportJson }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, 'settings', 'import', cfg, '--output', output, '--format', 'json'], { timeout: 30_000 }, (err, stdout) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, json: JSON.parse(stdout) as ImportJson });
+    });
+  });
+}
+
+for (const fixture of ['debian-default', 'ansible-role']) {
+  describe(`nrpe.cfg ${fixture}: Debian's nrpe and the agent on the same configuration`, () => {
+    let dir: string;
+    let daemon: Side;
+    let agent: AgentProcess;
+    let agentPort: number;
+    let commands: string[];
+    let withArguments: string[];
+    let argumentsAllowed: boolean;
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), `nrpe-import-${fixture}-`));
+      cpSync(join(FIXTURES, fixture), dir, { recursive: true });
+      daemon = await startDaemon(dir, await freePort());
+      const imported = await importCfg(join(dir, 'nrpe.cfg'), join(dir, 'agent.ini'));
+      assert.equal(imported.code, 0, JSON.stringify(imported.json));
+      assert.equal(imported.json.valid, true);
+      assert.equal(imported.json.totals.unaccounted, 0);
+      agentPort = await freePort();
+      const ini = readFileSync(join(dir, 'agent.ini'), 'utf8').replace(/^port = \d+$/m, `port = ${agentPort}`);
+      const scripts = ini.slice(ini.indexOf('[/settings/external scripts/scripts]'));
+      commands = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*)$/gm)].map((m) => m[1]);
+      withArguments = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*\$ARG\d+\$.*)$/gm)].map((m) => m[1]);
+      argumentsAllowed = /^allow arguments = true$/m.test(ini);
+      agent = await startAgent({ ini });
+      await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+    });
+
+    after(async () => {
+      await agent?.stop();
+      await daemon?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('every command: the same exit code and first line over v4 and v2', async () => {
+      assert.ok(commands.length >= 5, commands.join(', '));
+      for (const version of [[], ['-2']]) {
+        for (const c of commands) {
+          // A figure near a threshold (process count, load) can change state between the two readings: read again, at most 3 times.
+          let theirs = { code: -1, out: '' };
+          let ours = { code: -2, out: '' };
+          for (let attempt = 0; attempt < 3 && !(ours.code === theirs.code && normal(ours.out) === normal(theirs.out)); attempt++) {
+            theirs = await checkNrpe(daemon.port, [...version, '-c', c]);
+            ours = await checkNrpe(agentPort, [...version, '-c', c]);
+            if (ours.code === 3) ours.out = ours.out.replace(/ \(exit code \d+\)$/m, '');
+          }
+          assert.deepEqual([ours.code, normal(ours.out)], [theirs.code, normal(theirs.out)], `${c} ${version.join(' ')}: agent "${ours.out}" vs nrpe "${theirs.out}"`);
+        }
+      }
+    });
+
+    test('an undefined command: the same words and code', async () => {
+      for (const version of [[], ['-2']]) {
+        const theirs = await checkNrpe(daemon.port, [...version, '-c', 'check_not_defined_here']);
+        const ours = await checkNrpe(agentPort, [...version, '-c', 'check_not_defined_here']);
+        assert.deepEqual(ours, theirs);
+        assert.deepEqual(ours, { code: 3, out: "NRPE: Command 'check_not_defined_here' not defined" });
+      }
+    });
+
+    test(`deliberate differences (${DELIBERATE.join(', ')}) are what the test says they are`, async () => {
+      const target = withArguments[0] ?? commands[0];
+      const theirs = await checkNrpe(daemon.port, ['-c', target, '-a', '1', '2', '/']);
+      assert.equal(theirs.code, 3);
+      assert.match(theirs.out, DROPPED, 'Debian\'s nrpe drops every request with arguments');
+      const ours = await checkNrpe(agentPort, ['-c', target, '-a', '1', '2', '/']);
+      if (argumentsAllowed) assert.doesNotMatch(ours.out, /not allowed|Arguments/i, `${target} runs with the arguments: ${ours.out}`);
+      else assert.match(ours.out, /argument/i, `refused in words: ${ours.out}`);
+      const nastyTheirs = await checkNrpe(daemon.port, ['-c', `${commands[0]};id`]);
+      assert.equal(nastyTheirs.code, 3);
+      assert.match(nastyTheirs.out, DROPPED);
+      const nastyOurs = await checkNrpe(agentPort, ['-c', `${commands[0]};id`]);
+      assert.equal(nastyOurs.code, 3);
+      assert.doesNotMatch(nastyOurs.out, DROPPED, `answered in words: ${nastyOurs.out}`);
+      const hello = await checkNrpe(daemon.port, []);
+      assert.match(hello.out, /^NRPE v\d/);
+      assert.equal((await checkNrpe(agentPort, [])).code, 0);
+    });
+  });
+}
+
+test('check_nrpe is the Debian client', () => {
+  assert.ok(statSync(CHECK_NRPE).isFile());
+});
