@@ -36,6 +36,9 @@ export async function install(target: WebTarget, pw: string | undefined, port: s
   if (hosts !== undefined) {
     const parsed = parseAllowedHosts(hosts);
     if (parsed.problems.length > 0) return usage(parsed.problems.join('\n'));
+    // Host names are for the NRPE and agent servers (resolved at start); the web server matches addresses only.
+    const names = parsed.matchers.filter((m) => m.kind === 'name').map((m) => m.text);
+    if (names.length > 0) return usage(`--allowed-hosts: the web server takes addresses, masks, * ranges and localhost, not host names (${names.join(', ')})`);
     if (parsed.matchers.length === 0) return usage('--allowed-hosts is empty: nobody could connect');
     edits.push({ op: 'set', section: WEB, key: 'allowed hosts', value: hosts.split(',').map((h) => h.trim()).filter(Boolean).join(', ') });
   }

@@ -78,7 +78,7 @@ test('check_nrpe runs the defaults with the target\'s answer', async () => {
   assert.match(disk.out, /^(OK|WARNING|CRITICAL): /);
   const ex = await checkNrpe(nrpePort, ['-c', 'alias_cpu_ex', '-a', '101', '102']);
   assert.equal(ex.code, 0, ex.out);
-  assert.match(ex.out, /'total 30s'=\d+%;101;102/);
+  assert.match(ex.out, /'total 30s'=[\d.]+%;101;102/);
   const missing = await checkNrpe(nrpePort, ['-c', 'alias_process', '-a', 'no-such-process-x']);
   assert.equal(missing.code, 2, missing.out);
   assert.match(missing.out, /no-such-process-x=stopped/);

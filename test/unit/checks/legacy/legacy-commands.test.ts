@@ -11,7 +11,8 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCheck, type CheckDefinition } from '../../../../src/checks/engine.js';
@@ -30,7 +31,7 @@ import type { QueryResult } from '../../../../src/core/result.js';
 const sampler = new CpuSampler({ intervalMs: 1000 });
 await sampler.start();
 after(() => sampler.stop());
-const defs: CheckDefinition[] = [cpuCheck(sampler), memoryCheck(), uptimeCheck(), processCheck(), drivesizeCheck(), filesCheck(), ...hostSystemChecks()];
+const defs: CheckDefinition[] = [cpuCheck(sampler), memoryCheck(), uptimeCheck(), processCheck(), drivesizeCheck(), filesCheck(() => [realpathSync(tmpdir())]), ...hostSystemChecks()];
 const legacyOf = (name: string) => {
   const l = [...SYSTEM_LEGACY, ...DISK_LEGACY].find((x) => x.name.toLowerCase() === name.toLowerCase());
   assert.ok(l, name);
@@ -103,14 +104,24 @@ test('checkUpTime: MinWarn=1d and MinCrit in NSClient++ units as check_uptime', 
   await compare('checkUpTime', ['MinWarn=2s', 'ShowAll'], ['warn=uptime <= 2s', 'show-all']);
 });
 
-test('checkProcState: named processes must run; with count bounds the count of running ones is judged', async () => {
-  const me = 'node';
+test('checkProcState: named processes must run; with count bounds the count of running ones is judged', async (t) => {
+  // A process of its own, under a name no other process has: node processes come and go (and
+  // their memory moves) while the rest of the suite runs beside this test.
+  const me = `lgcy${process.pid % 100000}`;
+  copyFileSync('/bin/sleep', join(folder, me));
+  chmodSync(join(folder, me), 0o755);
+  const child = spawn(join(folder, me), ['600'], { stdio: 'ignore' });
+  t.after(() => child.kill('SIGKILL'));
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', reject);
+  });
   const r = await compare('checkProcState', [me, 'no-such-process-x'], [`process=${me}`, 'process=no-such-process-x', 'detail-syntax=${name} : ${state}', `crit=( name = '${me}' and state != 'started' ) or ( name = 'no-such-process-x' and state != 'started' )`]);
   assert.equal(r.result, 2);
   assert.match(r.message, /no-such-process-x : stopped/);
   const c = await compare('checkProcState', ['MaxWarnCount=1', 'MaxCritCount=5', me], [`process=${me}`, 'detail-syntax=${name} : ${running}', `filter=( name = '${me}' and state = 'started' )`, 'warn=count >= 1', 'crit=count >= 5']);
   assert.equal(c.result, 1);
-  assert.match(c.message, /node : \d+/, 'the counted processes are named');
+  assert.match(c.message, new RegExp(`${me} : \\d+`), 'the counted processes are named');
 });
 
 test('checkServiceState: name and name=state (started is running) as check_service', async () => {
