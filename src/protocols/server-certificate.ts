@@ -100,7 +100,10 @@ export async function loadOrCreateCertificate(files: CertificateFiles, errorCode
     return { cert: certPem, key: keyPem, generated: true };
   } catch (err) {
     if (err instanceof AgentError) throw err;
-    throw fail(files.cert, errorMessage(err), err);
+    // A folder the agent may not write (a read-only system, a service's sandbox): say what moves it.
+    const code = (err as NodeJS.ErrnoException).code;
+    const where = code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOTDIR' ? `; the certificate is created when missing: set [/paths] certificate-path (or the certificate and certificate key settings) to a folder the agent may write` : '';
+    throw fail(files.cert, `${errorMessage(err)}${where}`, err);
   }
 }
 
