@@ -59,7 +59,7 @@ class ExchangeFailure extends AgentError {
 
 /** Sends `request` (`command!arg!arg`) and resolves with the answer; see the file comment. */
 export async function nrpeRequest(options: NrpeClientOptions, request: string): Promise<NrpeAnswer> {
-  const deadline = Date.now() + options.timeoutMs;
+  const deadline = performance.now() + options.timeoutMs;
   const first: PacketVersion = options.version === 'auto' ? 4 : options.version;
   let attempts = 0;
   // A failure of the v2 fallback ends the call: it is neither retried nor counted as a connect failure.
@@ -120,7 +120,7 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       else resolve(answer!);
     };
     const fail = (stage: Stage, code: ErrorCode, ...args: unknown[]): void => finish(new ExchangeFailure(stage, code, args));
-    const timer = setTimeout(() => fail('timeout', 'AGENT_ERR_NRPE_TIMEOUT', peer, (o.timeoutMs / 1000).toString()), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(() => fail('timeout', 'AGENT_ERR_NRPE_TIMEOUT', peer, (o.timeoutMs / 1000).toString()), Math.max(0, deadline - performance.now()));
     const onAbort = (): void => fail('timeout', 'AGENT_ERR_NRPE_CLOSED', 'the caller', 'before the answer (aborted)');
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
@@ -221,7 +221,7 @@ function probeReset(o: NrpeClientOptions, deadline: number): Promise<string> {
     const timer = setTimeout(() => {
       waited = true;
       socket.destroy();
-    }, Math.max(0, Math.min(300, deadline - Date.now() - 50)));
+    }, Math.max(0, Math.min(300, deadline - performance.now() - 50)));
     socket.once('connect', () => (connected = true));
     socket.on('error', () => undefined);
     socket.once('close', () => {
@@ -249,7 +249,7 @@ function probeAnonymous(o: NrpeClientOptions, deadline: number): Promise<boolean
       socket.destroy();
       resolve(anonymous);
     };
-    const timer = setTimeout(() => done(false), Math.max(0, Math.min(2000, deadline - Date.now() - 50)));
+    const timer = setTimeout(() => done(false), Math.max(0, Math.min(2000, deadline - performance.now() - 50)));
     socket.once('secureConnect', () => done(true));
     socket.on('error', () => done(false));
     socket.once('close', () => done(false));
