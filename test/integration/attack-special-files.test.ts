@@ -110,6 +110,15 @@ password = root-secret
     }
   });
 
+  it('PUT of a web certificate that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
+    for (const path of ['fifo', '/dev/zero']) {
+      const res = await root('/api/v1/settings', 'PUT', { path: '/settings/WEB/server', key: 'certificate', value: path });
+      assert.equal(res.status, 422, res.body);
+      assert.match(res.body, /AGENT_ERR_TLS_FILE.*not a regular file/);
+      await answers();
+    }
+  });
+
   it('a settings file edited to read a FIFO is rejected, the last good settings stay, and the agent answers', async () => {
     const m = agent.mark();
     writeFileSync(agent.settingsFile, `${ini}\n[/settings/default]\nallowed hosts = \${file:fifo}\n`);
