@@ -15,7 +15,8 @@ import * as tls from 'node:tls';
 import { AgentError, type ErrorCode } from '../../errors.js';
 import { PacketReader } from './packet-reader.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, type PacketVersion } from './packet.js';
-import { classifyTlsError, isTlsError, withoutNodeAdvice } from '../tls-errors.js';
+import { isTlsError } from '../tls-errors.js';
+import { describeSocketError, tlsHint, type TlsHintWords } from '../client-errors.js';
 import { withRetries } from '../../retry-policy.js';
 import { CONNECT_RETRY } from '../connect-retry.js';
 
@@ -160,9 +161,9 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       else if (o.tls && !connected && /HANDSHAKE_FAILURE|NO_SHARED_CIPHER|NO_CIPHERS_AVAILABLE/.test(err.code ?? '')) {
         // No suite in common: a server without a certificate (stock nrpe) has only anonymous ones to offer.
         probing = true;
-        const hint = tlsHint(err, reason);
+        const hint = tlsHint(err, HINT_WORDS);
         void probeAnonymous(o, deadline).then((anonymous) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, anonymous ? `${hint}: ${ANONYMOUS_ONLY}` : hint));
-      } else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, reason));
+      } else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, HINT_WORDS));
       else if (!connected && o.tls && err.code === 'ECONNRESET') explainEarlyClose(reason);
       else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, reason);
       else if (!connected) fail('connect', 'AGENT_ERR_NRPE_CONNECT', peer, reason);
@@ -264,35 +265,8 @@ function isConnectError(err: NodeJS.ErrnoException): boolean {
   return ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT'].includes(err.code ?? '');
 }
 
-function describeSocketError(err: NodeJS.ErrnoException): string {
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-      return 'connection reset by peer';
-    case 'ENOTFOUND':
-      return 'host not found';
-    default:
-      return err.code ? `${err.code}: ${withoutNodeAdvice(err.message)}` : withoutNodeAdvice(err.message);
-  }
-}
-
-/** What a TLS failure (tls-errors.ts) means for the user, in the words of the command line; other TLS errors keep their first line. */
-function tlsHint(err: NodeJS.ErrnoException & { reason?: string }, reason: string): string {
-  const code = err.code ?? '';
-  switch (classifyTlsError(err)) {
-    case 'client-certificate-required':
-      return `the server requires a client certificate (set --certificate and --certificate-key) [${code}]`;
-    case 'client-certificate-rejected':
-      return `the server rejected our client certificate (not signed by its CA?) [${code}]`;
-    case 'untrusted':
-      return `${reason} (the server's certificate is not trusted: check --ca and --verify)`;
-    case 'not-tls':
-      return `the server does not speak TLS here (try --no-ssl) [${code}]`;
-    case 'other':
-      return code.startsWith('ERR_SSL_') ? `${err.reason ?? reason.split('\n')[0]} [${code}]` : reason;
-  }
-}
+/** The NRPE client's hint words: those of its command line. */
+const HINT_WORDS: TlsHintWords = { peer: 'the server', certificate: '--certificate and --certificate-key', ca: '--ca and --verify', plain: 'try --no-ssl' };
 
 function lastCause(message: string): string {
   const i = message.indexOf(': ');
