@@ -7,9 +7,9 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { AgentError, errorMessage } from '../../errors.js';
-import { decode, encode, Plugin } from '../../core/plugin/codec.js';
+import { decode, encode, messageHeader, Plugin } from '../../core/plugin/codec.js';
 import { FrameReader } from './frame-reader.js';
-import { encodeFrame, FLAG_CLOSE, FrameKind, isFrameKind, kindName, KIND_MESSAGE, MESSAGE_VERSION, peekHeader } from './framing.js';
+import { encodeFrame, FLAG_CLOSE, FrameKind, isFrameKind, kindName, KIND_MESSAGE, peekHeader } from './framing.js';
 import { isTlsError } from '../tls-errors.js';
 import { describeSocketError, tlsHint, type TlsHintWords } from '../client-errors.js';
 
@@ -111,7 +111,7 @@ export class ClientConnection {
   async request(kind: RequestKind, payload: unknown[], options: RequestOptions): Promise<unknown> {
     const id = this.nextId++;
     const body = encode(KIND_MESSAGE[kind], {
-      header: { type: HEADER_TYPE[kind], version: MESSAGE_VERSION, max_supported_version: MESSAGE_VERSION, id, ...((options.sender ?? this.sender) ? { sender: options.sender ?? this.sender } : {}) },
+      header: messageHeader(HEADER_TYPE[kind], { id, sender: options.sender ?? this.sender }),
       payload,
     } as never);
     const seconds = Math.round(options.timeoutMs / 100) / 10;
