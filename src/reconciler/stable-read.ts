@@ -87,6 +87,7 @@ export async function readStable(file: string, interval = STABLE_INTERVAL_MS): P
       return current;
     }
     // Wait for the writer to close the file, then start over: it may write more before it does.
+    log.debug(`settings file ${file} is open for writing by process ${writers.join(', ')}; waiting for it to close`);
     while (performance.now() < deadline && (await writersOf(file)).length > 0) await sleep(WRITER_POLL_MS);
     previous = await readFile(file);
   }
