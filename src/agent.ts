@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { AgentError } from './errors.js';
+import { AgentError, errorMessage } from './errors.js';
 import { sink, isLogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
@@ -94,7 +94,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     });
   }
   const core = createCore({ settings: () => need().settings() });
-  reconciler = new Reconciler({ initial: snapshot, warnings: loaded.warnings, core, control, modules: catalogue() });
+  // With the folders of includes, as the watcher starts with them: without, the first reload's update dropped them.
+  reconciler = new Reconciler({ initial: snapshot, warnings: loaded.warnings, watched: loaded.watched, core, control, modules: catalogue() });
   const r0 = reconciler;
   // [/settings/log] level applies on every good reload, like every other key; so do the secrets to mask in logs.
   let watcher: SettingsTreeWatcher | undefined;
@@ -102,7 +103,9 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     applyLogSettings(r0.settings().sections['/settings/log']);
     sink.secrets = r0.settings().secretValues;
     // Follow the tree: a new include, or one that is gone, good or bad.
-    void watcher?.update(r0.watched());
+    watcher?.update(r0.watched()).catch((err: unknown) => {
+      sink.write('error', 'agent:reconciler', `cannot watch the settings files: ${errorMessage(err)}`);
+    });
   };
   sink.secrets = snapshot.secretValues;
   for (const w of loaded.warnings) sink.write('warning', 'agent:settings', describeProblem(w), { file: w.file, line: w.line });

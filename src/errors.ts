@@ -157,6 +157,7 @@ const FS_REASONS: Record<string, string> = {
   EISDIR: 'it is a folder, not a file',
   ENOTDIR: 'a part of the path is not a folder',
   ELOOP: 'too many symbolic links',
+  ENXIO: 'not a regular file: a socket or a device with nothing behind it',
 };
 
 /**

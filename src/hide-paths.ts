@@ -14,7 +14,8 @@
  * `/` or it is not preceded by a space, quote, `(` or `=`. Never throws.
  */
 import { readdirSync } from 'node:fs';
-import { basename, isAbsolute, relative, sep } from 'node:path';
+import { basename, isAbsolute } from 'node:path';
+import { relativeInside } from './path-inside.js';
 
 /** An absolute path token: after start, space, quote, `(` or `=`; up to a space, quote, `)`, `:`, `,` or `;`. */
 const ABSOLUTE = /(^|[\s"'(=])(\/[^\s"'`()<>[\]{},;:]+)/g;
@@ -26,7 +27,8 @@ export function hidePaths(text: string, base?: string): string {
   if (!text.includes('/')) return text;
   const dir = base !== undefined && isAbsolute(base) ? base.replace(/\/+$/, '') : undefined;
   return text.replace(ABSOLUTE, (whole, before: string, path: string) => {
-    if (dir !== undefined && dir !== '' && (path === dir || path.startsWith(dir + sep))) return `${before}${relative(dir, path) || '.'}`;
+    const rel = dir !== undefined && dir !== '' ? relativeInside(dir, path) : undefined;
+    if (rel !== undefined) return `${before}${rel || '.'}`;
     const first = path.split('/')[1] ?? '';
     if (first === '' || !rootEntries().has(first)) return whole;
     return `${before}${basename(path)}`;

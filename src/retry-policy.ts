@@ -42,7 +42,7 @@ export interface RetryOptions {
   readonly policy: BackoffPolicy;
   /** Whether this failure may be tried again; the others are thrown at once. */
   readonly retryable: (err: unknown) => boolean;
-  /** Epoch milliseconds: no wait goes past it, no attempt starts at or after it. */
+  /** On the monotonic clock (performance.now() milliseconds): no wait goes past it, no attempt starts at or after it. */
   readonly deadline?: number;
   /** Once aborted, no further attempt starts (the latest failure is thrown). */
   readonly signal?: AbortSignal | undefined;
@@ -64,18 +64,17 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
       if (n > options.retries || options.signal?.aborted || !options.retryable(err)) throw err;
       let wait = backoffDelay(options.policy, n, options.random);
       // A wait cut at the deadline ends at the deadline: no attempt follows
-      // it. (Asking Date.now() afterwards is not enough: timers run on the
-      // monotonic clock and may wake a millisecond before the wall clock
-      // reaches the deadline.)
+      // it. (Asking the clock afterwards is not enough: a timer may wake a
+      // fraction of a millisecond before performance.now() reaches the deadline.)
       let cutAtDeadline = false;
       if (options.deadline !== undefined) {
-        const left = options.deadline - Date.now();
+        const left = options.deadline - performance.now();
         if (left <= 0) throw err;
         cutAtDeadline = wait >= left;
         wait = Math.min(wait, left);
       }
       const aborted = await sleep(wait, false, options.signal ? { signal: options.signal } : {}).catch(() => true);
-      if (aborted || cutAtDeadline || (options.deadline !== undefined && Date.now() >= options.deadline)) throw err;
+      if (aborted || cutAtDeadline || (options.deadline !== undefined && performance.now() >= options.deadline)) throw err;
     }
   }
 }

@@ -34,8 +34,20 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const file = settingsPath(options);
   const log = sink.logger('agent:run');
+  // SIGHUP's default action ends the process: the handler is there from the start, and a SIGHUP
+  // that arrives while the modules start is kept and carried out once they have started.
+  let reload: (() => void) | undefined;
+  let hupDuringStart = false;
+  const onHup = (): void => {
+    if (reload) return reload();
+    if (!hupDuringStart) log.info('SIGHUP while starting: reloading once started');
+    hupDuringStart = true;
+  };
+  process.on('SIGHUP', onHup);
+  log.debug(`starting on ${file}`);
   const result = await startAgent({ settingsFile: file });
   if (!result.ok) {
+    process.off('SIGHUP', onHup);
     const code = settingsExitCode(result.problems);
     // An unreadable file is one problem that says it all; an invalid one gets a count first.
     if (code === 1) err(`agent: ${formatMessage('AGENT_ERR_SETTINGS_INVALID', [file, result.problems.length])}; not starting:`);
@@ -56,11 +68,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     await stopOnce();
     log.info('agent stopped after a crash');
   });
-  process.on('SIGHUP', () => {
+  reload = () => {
     log.info('SIGHUP: reloading settings');
     notifySystemd('RELOADING=1');
+    // reload() never rejects (its one catch makes an unexpected throw a rejected reload, logged).
     void agent.reconciler.reload('SIGHUP').finally(() => notifySystemd('READY=1'));
-  });
+  };
   installTestStall();
   let stopWatchdog: (() => void) | undefined;
   return new Promise<number>((resolveExit) => {
@@ -89,5 +102,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`);
     notifySystemd(`READY=1\nSTATUS=running: ${loaded.length} module(s) loaded${failed.length > 0 ? `, failed: ${failed.join(', ')}` : ''}`);
     stopWatchdog = startWatchdog();
+    if (hupDuringStart) reload?.();
   });
 }

@@ -5,7 +5,8 @@
  * inheritance, naming the object each value came from. Secrets (keys marked
  * x-secret in the schema, such as password) are redacted.
  */
-import { basename, dirname, relative } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { relativeInside } from '../path-inside.js';
 import { isSecretValue, maskSecrets, SECRET_MASK } from '../settings/secrets.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
@@ -144,8 +145,7 @@ function fallbackValues(s: Snapshot, values: Readonly<Record<string, unknown>>, 
 /** The main file by its name; an included file relative to the main file's folder (absolute when outside it). */
 function originFile(of: string, main: string): string {
   if (of === main) return basename(main);
-  const rel = relative(dirname(main), of);
-  return rel.startsWith('..') ? of : rel;
+  return relativeInside(dirname(main), of) ?? of;
 }
 
 function printSections(sections: Record<string, Record<string, ShownValue>>, describe: boolean): void {

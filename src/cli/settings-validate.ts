@@ -3,7 +3,8 @@
  * print every problem of each file. Exit 0 valid, 1 invalid (or warnings
  * with --strict), 2 usage error or unreadable file.
  */
-import { isAbsolute, relative, sep } from 'node:path';
+import { sep } from 'node:path';
+import { relativeInside } from '../path-inside.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
@@ -95,6 +96,6 @@ function annotation(p: SettingsProblem): string {
 
 /** A file as GitHub expects it in an annotation: relative to the working folder (the checkout CI runs in) when below it. */
 function repoPath(file: string): string {
-  const rel = relative(process.cwd(), file);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : file;
+  const rel = relativeInside(process.cwd(), file);
+  return rel !== undefined && rel !== '' ? rel.split(sep).join('/') : file;
 }

@@ -4,7 +4,8 @@
  * usage-error answer, generated passwords and `--password-stdin`.
  */
 import { randomBytes } from 'node:crypto';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { relativeInside } from '../path-inside.js';
 import { changedFiles, editSettings, type FileEditResult, type TreeEdits } from '../settings/edit-tree.js';
 import { err } from './args.js';
 
@@ -69,6 +70,6 @@ function whereWritten(results: readonly FileEditResult[], file: string): string 
 
 /** A path as the user reads it: relative to the working folder when it is below it. */
 function shown(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs;
+  const rel = relativeInside(process.cwd(), abs);
+  return rel !== undefined && rel !== '' ? rel : abs;
 }

@@ -10,7 +10,7 @@
 import { sliceSpent } from './work-slice.js';
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink, type LogLevel } from '../log.js';
-import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
+import { answerHeader, decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
 import { toStatus, type QueryResult, type Status } from './result.js';
 import type { CallOptions, Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
 import type { Snapshot } from '../settings/snapshot.js';
@@ -111,7 +111,7 @@ export function createCore(options: CoreOptions): Core {
           payload.push(resultToResponse({ command: p.command, result: 3, message, perf: [] }, p.id ?? undefined));
         }
       }
-      return encode('QueryResponseMessage', { header: replyHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
+      return encode('QueryResponseMessage', { header: answerHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
     },
 
     registerExec: (info, handler) => register(execs, info, handler),
@@ -149,7 +149,7 @@ export function createCore(options: CoreOptions): Core {
           payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: `exec ${p.command} failed: ${errorMessage(err)}` });
         }
       }
-      return encode('ExecuteResponseMessage', { header: replyHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
+      return encode('ExecuteResponseMessage', { header: answerHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
     },
 
     subscribe(channel, module, handler) {
@@ -238,7 +238,7 @@ function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
     const request = decode('QueryRequestMessage', bytes);
     const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
     for (const p of request.payload) payload.push(await run(p, call));
-    return encode('QueryResponseMessage', { header: replyHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
+    return encode('QueryResponseMessage', { header: answerHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
   };
   simpleRuns.set(handler, run);
   return handler;
@@ -267,18 +267,7 @@ function simpleExecHandler(fn: SimpleExec): RawExecHandler {
       }
       payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: result, message });
     }
-    return encode('ExecuteResponseMessage', { header: replyHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
-  };
-}
-
-function replyHeader(h: Plugin.Header.$Properties, type: Plugin.Header.Type): Plugin.Header.$Properties {
-  return {
-    type,
-    version: Plugin.Version.VERSION_1,
-    max_supported_version: Plugin.Version.VERSION_1,
-    ...(h.id != null ? { id: h.id } : {}),
-    ...(h.recipient ? { sender: h.recipient } : {}),
-    ...(h.sender ? { recipient: h.sender } : {}),
+    return encode('ExecuteResponseMessage', { header: answerHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
   };
 }
 

@@ -16,8 +16,8 @@
  * Nothing here writes or throws: every problem comes back as the setting it
  * belongs to, the file and the reason in plain words.
  */
-import { readFileSync } from 'node:fs';
 import { fsReason } from '../errors.js';
+import { readRegularFileSync, TLS_FILE_LIMIT } from './regular-file.js';
 import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from './pem-check.js';
 
 export type TlsSetting = 'certificate' | 'certificate key' | 'ca';
@@ -91,7 +91,7 @@ export function checkCa(file: string): { ok: true; ca: string } | { ok: false; p
 
 function read(file: string): { text: string; missing?: undefined } | { missing: true; text?: undefined } | { error: string } {
   try {
-    return { text: readFileSync(file, 'utf8') };
+    return { text: readRegularFileSync(file, TLS_FILE_LIMIT).toString('utf8') };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { missing: true };
     return { error: fsReason(err) };

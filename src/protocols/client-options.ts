@@ -13,6 +13,7 @@
  * a message naming it.
  */
 import { parseStatus, type Status } from '../core/result.js';
+import { parseBoolean } from '../formats/boolean.js';
 
 export type QueryKind = 'query' | 'exec' | 'submit' | 'forward';
 export type ClientProtocol = 'remote' | 'agent';
@@ -193,7 +194,8 @@ function assign(o: ClientOptions, spec: OptionSpec, value: string | undefined): 
       o.help = spec.name === 'help-csv' ? 'csv' : spec.name === 'help-short' ? 'short' : 'full';
       return undefined;
     case 'flag': {
-      const on = value === undefined ? true : parseBool(value);
+      // A flag given bare (`--ssl`, `--ssl=`) is on.
+      const on = value === undefined || value.trim() === '' ? true : parseBoolean(value);
       if (on === undefined) return `option --${spec.name} takes true or false, not "${value}"`;
       o.ssl = spec.name === 'no-ssl' ? !on : on;
       return undefined;
@@ -275,13 +277,6 @@ function assignValue(o: ClientOptions, name: string, v: string): string | undefi
       o.allowedCiphers = v;
       break;
   }
-  return undefined;
-}
-
-function parseBool(v: string): boolean | undefined {
-  const t = v.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on', ''].includes(t)) return true;
-  if (['0', 'false', 'no', 'off'].includes(t)) return false;
   return undefined;
 }
 

@@ -1,3 +1,6 @@
+import { errorMessage } from '../errors.js';
+import { sink } from '../log.js';
+
 /**
  * A work queue keyed by module name, as controller-runtime's workqueue:
  * at most one run per key at a time, runs of different keys go side by
@@ -7,6 +10,8 @@
  * level-based: it reads the current desired and observed state when it
  * starts, not what held when it was asked for.
  */
+const log = sink.logger('agent:reconciler');
+
 export class KeyedQueue {
   private readonly slots = new Map<string, { running?: Promise<void>; waiting?: Promise<void> }>();
 
@@ -18,7 +23,7 @@ export class KeyedQueue {
   /**
    * Run `fn` for `key` after the key's current run, or join the run already
    * waiting. Resolves when that run is over; never rejects (a throwing `fn`
-   * counts as done: callers record their own failures).
+   * counts as done: callers record their own failures; what escapes is logged).
    */
   run(key: string, fn: () => Promise<void>): Promise<void> {
     let slot = this.slots.get(key);
@@ -34,8 +39,9 @@ export class KeyedQueue {
       s.running = p;
       try {
         await fn();
-      } catch {
-        // fn records its own failure.
+      } catch (err) {
+        // fn records its own failure; one that escapes it is a bug, logged rather than lost.
+        log.error(`${key}: a queued run failed: ${errorMessage(err)}`);
       } finally {
         if (s.running === p) s.running = undefined;
       }

@@ -9,6 +9,8 @@ export interface ReconcilerOptions {
   initial: Snapshot;
   /** Their warnings, so a reload logs only new ones. */
   warnings: SettingsProblem[];
+  /** The files and pattern folders that load read (the watcher's list); default: the snapshot's files. */
+  watched?: readonly string[];
   core: Core;
   /**
    * The control interface (load, unload, edit settings), handed only to the

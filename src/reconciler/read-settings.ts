@@ -32,9 +32,13 @@ export async function readSettingsTree(file: string, replaced: boolean, untouche
   try {
     return await loadSettingsFile(file, { bytes, reader: new SettingsReader({ read: includedReader() }) });
   } catch (err) {
-    const problem: SettingsProblem = { code: 'AGENT_ERR_SETTINGS_RELOAD', severity: 'error', message: formatMessage('AGENT_ERR_SETTINGS_RELOAD', [file, errorMessage(err)]), file, line: 0, col: 0 };
-    return { ok: false, problems: [problem], warnings: [], hash: '', watched: [] };
+    return { ok: false, problems: [reloadFailure(file, err)], warnings: [], hash: '', watched: [] };
   }
+}
+
+/** A reload that failed for a reason other than the files' content (an unexpected throw): AGENT_ERR_SETTINGS_RELOAD. */
+export function reloadFailure(file: string, err: unknown): SettingsProblem {
+  return { code: 'AGENT_ERR_SETTINGS_RELOAD', severity: 'error', message: formatMessage('AGENT_ERR_SETTINGS_RELOAD', [file, errorMessage(err)]), file, line: 0, col: 0 };
 }
 
 /** Included files as a reload read them, by path: their stat signature then, and the bytes. */

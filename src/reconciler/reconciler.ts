@@ -11,12 +11,11 @@
  * the next reload need not wait either. An invalid file is never applied:
  * the last good state stays and the problems are recorded. Failed modules
  * are retried with backoff, on their own schedule: a reload leaves a
- * failed module for its retry unless that module's settings changed.
- *
- * The module catalogue is an option, so tests drive the reconciler with
- * fixture modules; the agent passes modules/catalogue.ts.
+ * failed module for its retry unless that module's settings changed. The
+ * catalogue is an option: tests drive the reconciler with fixture modules.
  */
 import { sink } from '../log.js';
+import { errorMessage } from '../errors.js';
 import { backoffMs } from './backoff.js';
 import type { CatalogueEntry } from '../modules/catalogue.js';
 import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
@@ -28,7 +27,7 @@ import { carryOutStep, moduleStatusOf, StartOrder, waitsForRetry } from './modul
 import { ModuleRunner } from './module-runner.js';
 import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
-import { newWarnings, readSettingsTree } from './read-settings.js';
+import { newWarnings, readSettingsTree, reloadFailure } from './read-settings.js';
 import type { RenameWitness } from './watcher.js';
 
 const log = sink.logger('agent:reconciler');
@@ -61,7 +60,7 @@ export class Reconciler {
     const { initial, warnings, core } = options;
     this.applied = initial;
     this.fileHash = initial.hash;
-    this.watchedFiles = initial.sources.map((src) => src.file);
+    this.watchedFiles = options.watched ?? initial.sources.map((src) => src.file);
     this.warnings = warnings;
     this.modules = options.modules;
     this.backoff = options.backoff ?? backoffMs;
@@ -95,9 +94,14 @@ export class Reconciler {
    * (stable-read.ts).
    */
   async reload(reason: string, replaced = false, untouched?: RenameWitness): Promise<ReconcilerStatus> {
-    // The runs' promise is wrapped: returned bare, it would hold the chain until they are done.
-    const queued = await this.serial(async () => ((await this.readSettings(reason, replaced, untouched)) ? { runs: this.queueAll() } : undefined));
-    if (queued) await this.settle(queued.runs);
+    try {
+      // The runs' promise is wrapped: returned bare, it would hold the chain until they are done.
+      const queued = await this.serial(async () => ((await this.readSettings(reason, replaced, untouched)) ? { runs: this.queueAll() } : undefined));
+      if (queued) await this.settle(queued.runs);
+    } catch (err) {
+      // The one catch of every reload (the watcher's, SIGHUP, the API's): never rejects, so never an unhandled rejection.
+      this.reject([reloadFailure(this.applied.file, err)], this.warnings, '');
+    }
     return this.status();
   }
 
@@ -218,11 +222,8 @@ export class Reconciler {
   }
 
   /**
-   * Queue a run for every module, in catalogue order, now; the promise
-   * resolves when they are done, except for a module already busy (a start
-   * still in progress, say): its queued run picks the new settings up when
-   * it gets its turn, and waiting for it would hold this reload (and the API
-   * edit behind it) hostage.
+   * Queue a run for every module now; resolves when they are done, except a module already busy (a start in
+   * progress): its queued run picks the new settings up in its turn, and waiting would hold the reload hostage.
    */
   private queueAll(): Promise<unknown> {
     const waits: Promise<void>[] = [];
@@ -282,8 +283,8 @@ export class Reconciler {
     this.counts[result]++;
     try {
       this.onReload?.(this.status());
-    } catch {
-      // Observers must not break reconciling.
+    } catch (err) {
+      log.error(`after the reload: ${errorMessage(err)}`); // observers (log level, secrets masked in logs, watched files) never break reconciling
     }
   }
 

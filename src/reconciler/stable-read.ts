@@ -22,10 +22,10 @@
  * waited for beyond that: the stable content is read, with a warning
  * naming the process, and its next write (an event) reloads again.
  */
-import { readFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../log.js';
+import { readRegularFile, readRegularFileSync, SETTINGS_FILE_LIMIT } from '../formats/regular-file.js';
 import { heldForWritingAsync, identityKey, openWritersAsync } from './open-writers.js';
 import type { RenameWitness } from './watcher.js';
 
@@ -38,6 +38,9 @@ const WRITER_POLL_MS = 20;
 const MAX_READS = 200;
 
 const log = sink.logger('agent:reconciler:stable-read');
+
+/** A settings file's bytes: a regular file of at most 16 MiB (a FIFO or a device is refused, never waited for or read without end). */
+const readFile = (file: string): Promise<Buffer> => readRegularFile(file, SETTINGS_FILE_LIMIT);
 
 /**
  * The bytes of a file that just replaced the settings file by rename:
@@ -55,7 +58,7 @@ const log = sink.logger('agent:reconciler:stable-read');
  */
 export async function readReplaced(file: string, untouched?: RenameWitness): Promise<Buffer> {
   // One small local file, read at once: the thread pool's four round trips (open, stat, read, close) cost milliseconds on a busy host.
-  const first = readFileSync(file);
+  const first = readRegularFileSync(file, SETTINGS_FILE_LIMIT);
   if (first.length > 0 && untouched && (await untouched())) return first;
   const writers = await writersOf(file);
   const second = await readFile(file);
@@ -65,26 +68,27 @@ export async function readReplaced(file: string, untouched?: RenameWitness): Pro
 
 /** Resolves with the settled bytes; rejects when the file cannot be read. */
 export async function readStable(file: string, interval = STABLE_INTERVAL_MS): Promise<Buffer> {
-  const deadline = Date.now() + WRITER_WAIT_MS;
+  const deadline = performance.now() + WRITER_WAIT_MS;
   let previous = await readFile(file);
   for (let i = 0; i < MAX_READS; i++) {
     // The scan runs inside the interval: a writer open at any moment between the two reads is seen,
     // and one that opens after the scan has not changed the bytes yet when the second read agrees.
-    const started = Date.now();
+    const started = performance.now();
     const writers = await writersOf(file);
-    await sleep(Math.max(0, interval - (Date.now() - started)));
+    await sleep(Math.max(0, interval - (performance.now() - started)));
     const current = await readFile(file);
     if (!current.equals(previous)) {
       previous = current;
       continue;
     }
     if (writers.length === 0) return current;
-    if (Date.now() >= deadline) {
+    if (performance.now() >= deadline) {
       log.warning(`settings file ${file} is still open for writing by process ${writers.join(', ')} after ${WRITER_WAIT_MS / 1000} s; reading it as it is`);
       return current;
     }
     // Wait for the writer to close the file, then start over: it may write more before it does.
-    while (Date.now() < deadline && (await writersOf(file)).length > 0) await sleep(WRITER_POLL_MS);
+    log.debug(`settings file ${file} is open for writing by process ${writers.join(', ')}; waiting for it to close`);
+    while (performance.now() < deadline && (await writersOf(file)).length > 0) await sleep(WRITER_POLL_MS);
     previous = await readFile(file);
   }
   return previous;
@@ -101,11 +105,11 @@ export async function readStable(file: string, interval = STABLE_INTERVAL_MS): P
  */
 export async function readStableMany(files: readonly string[], interval = STABLE_INTERVAL_MS): Promise<Map<string, Buffer | Error>> {
   const out = new Map<string, Buffer | Error>();
-  const started = Date.now();
+  const started = performance.now();
   const first = await readAll(files);
   const ids = await Promise.all(files.map((f) => stat(f).catch(() => undefined)));
   const held = (await heldForWritingAsync(ids.filter((id) => id !== undefined))) ?? new Map<string, number[]>();
-  await sleep(Math.max(0, interval - (Date.now() - started)));
+  await sleep(Math.max(0, interval - (performance.now() - started)));
   const second = await readAll(files);
   const unsettled: string[] = [];
   files.forEach((f, i) => {

@@ -101,6 +101,18 @@ function watchFolder(folder: string, onChange: (event: string) => void): Setting
     if (path !== folder && path.toLowerCase().endsWith('.ini')) onChange(event);
   });
   watcher.on('error', (err) => log.error(`watching ${folder} failed: ${String(err)}`));
-  const ready = new Promise<void>((res) => watcher.once('ready', () => res()));
-  return { ready, close: () => watcher.close() };
+  // Ready also once closed: a watcher closed before its scan ended never says ready (chokidar 6), and an
+  // update waiting for it would wait for good (the agent never got ready with a folder in [/includes]).
+  let settle = (): void => undefined;
+  const ready = new Promise<void>((res) => {
+    settle = res;
+    watcher.once('ready', () => res());
+  });
+  return {
+    ready,
+    close: async () => {
+      await watcher.close();
+      settle();
+    },
+  };
 }

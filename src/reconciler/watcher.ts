@@ -113,6 +113,8 @@ export function watchSettings(file: string, onChange: (event: string, kind: Chan
     if (!st && !gone) log.warning(`settings file ${abs} was removed; keeping the running settings until it comes back`);
     gone = !st;
     pendingKind = st ? 'modified' : 'removed';
+    // Tests wait for this line to know the watcher saw an event (rather than sleeping and hoping).
+    log.debug(`${abs}: ${event}; reading it in ${debounceMs} ms unless more follows`);
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;

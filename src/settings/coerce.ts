@@ -4,19 +4,17 @@
  * Booleans accept 1/0, true/false, yes/no, on/off and enabled/disabled, as
  * NSClient++ settings files use all of them.
  */
+import { parseBoolean } from '../formats/boolean.js';
 import type { JsonSchema } from './schema-set.js';
-
-const TRUE = new Set(['1', 'true', 'yes', 'on', 'enabled', 'enable']);
-const FALSE = new Set(['0', 'false', 'no', 'off', 'disabled', 'disable', '']);
 
 export type Coerced = { ok: true; value: unknown } | { ok: false; expected: string };
 
 export function coerceValue(raw: string, schema: JsonSchema | undefined): Coerced {
   switch (schema?.type) {
     case 'boolean': {
-      const v = raw.trim().toLowerCase();
-      if (TRUE.has(v)) return { ok: true, value: true };
-      if (FALSE.has(v)) return { ok: true, value: false };
+      // An empty value is false (`key =`).
+      const v = raw.trim() === '' ? false : parseBoolean(raw);
+      if (v !== undefined) return { ok: true, value: v };
       return { ok: false, expected: 'a boolean (1/0, true/false, enabled/disabled)' };
     }
     case 'integer': {

@@ -97,7 +97,7 @@ const HOST = hostname();
 const LOCK_RETRY: BackoffPolicy = { firstMs: 5, factor: 2, maxMs: 100, jitter: 1 };
 
 async function acquire(target: string, lock: string, token: string, timeoutMs: number, staleMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let waits = 0;
   let holder = '';
   for (;;) {
@@ -120,7 +120,7 @@ async function acquire(target: string, lock: string, token: string, timeoutMs: n
         continue;
       }
     }
-    if (Date.now() >= deadline) throw new AgentError('AGENT_ERR_SETTINGS_LOCKED', [target, holder || 'unknown', Math.round(timeoutMs / 1000)]);
+    if (performance.now() >= deadline) throw new AgentError('AGENT_ERR_SETTINGS_LOCKED', [target, holder || 'unknown', Math.round(timeoutMs / 1000)]);
     // Jittered, growing waits: twenty CLI processes do not retry in lockstep.
     await sleep(backoffDelay(LOCK_RETRY, ++waits));
   }

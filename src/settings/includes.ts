@@ -20,13 +20,13 @@
  * over 10,000 host files that all include one base parses the base once.
  * The files of a tree are merged into one view by merge-sections.ts.
  */
-import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { fsReason } from '../errors.js';
 import { wildcardPattern } from '../formats/wildcard.js';
+import { readRegularFileSync, SETTINGS_FILE_LIMIT } from '../formats/regular-file.js';
 import { parseIni, type IniDocument } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { expandVariables } from './variables.js';
@@ -70,8 +70,9 @@ export class SettingsReader {
   private readonly hostVars: Readonly<Record<string, string>>;
 
   constructor(options: { read?: (file: string) => Promise<Buffer>; hostVars?: Readonly<Record<string, string>> } = {}) {
-    // Synchronous by default: for thousands of small files one readFileSync costs a fraction of an async readFile.
-    this.read = options.read ?? (async (f) => readFileSync(f));
+    // Synchronous by default: for thousands of small files one synchronous read costs a fraction of an async one.
+    // Only a regular file of at most 16 MiB: opened without blocking, so a FIFO is refused, not waited for.
+    this.read = options.read ?? (async (f) => readRegularFileSync(f, SETTINGS_FILE_LIMIT));
     this.hostVars = options.hostVars ?? hostPlaceholders();
   }
 

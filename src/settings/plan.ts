@@ -8,6 +8,7 @@
 import { moduleTable, type ModuleInfo } from './module-table.js';
 import { loadSchemaSet, type SchemaSet } from './schema-set.js';
 import { dirname, relative } from 'node:path';
+import { relativeInside } from '../path-inside.js';
 import { objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
 import { fallbackOf, fallbackTargets, moduleView, sectionWithFallbacks, viewOrigin, type SectionPath } from './module-view.js';
 
@@ -167,8 +168,7 @@ function changedKeys(entry: Pick<ModuleInfo, 'settings'>, a: Snapshot, b: Snapsh
 /** Where a value is written, for plan labels: ` (file:line)`, the file relative to the main file's folder. */
 function at(o: Origin | undefined, main: string): string {
   if (!o) return '';
-  const rel = relative(dirname(main), o.file);
-  return ` (${rel.startsWith('..') ? o.file : rel}:${o.line})`;
+  return ` (${relativeInside(dirname(main), o.file) ?? o.file}:${o.line})`;
 }
 
 /** Origins of the values in a module's slice, by path (a fallback value's origin is where the fallback section sets it). */

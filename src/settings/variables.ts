@@ -10,15 +10,15 @@
  * Secrets from outside the file: `${env:NAME}` (the environment variable)
  * and `${file:PATH}` (the file's content without its final line break; a
  * relative PATH is taken from the folder of the settings file that holds
- * the value). A value that uses either is a secret: `secret` is set, and
+ * the value; a regular file of at most 64 KiB: formats/regular-file.ts). A value that uses either is a secret: `secret` is set, and
  * callers must never show it (settings/secrets.ts). An unset variable or an
  * unreadable file is a problem at its column; its message names the
  * variable or the path, never a value.
  */
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { errorMessage, type ErrorCode } from '../errors.js';
+import { fsReason, type ErrorCode } from '../errors.js';
+import { readRegularFileSync, SECRET_FILE_LIMIT } from '../formats/regular-file.js';
 
 export interface VariableProblem {
   code: Extract<ErrorCode, 'AGENT_ERR_VARIABLE_UNKNOWN' | 'AGENT_ERR_VARIABLE_UNTERMINATED' | 'AGENT_ERR_ENV_UNSET' | 'AGENT_ERR_SECRET_FILE'>;
@@ -200,10 +200,10 @@ function externalValue(name: string, ctx: ExpandContext | undefined): { value: s
     const path = name.slice(5);
     const abs = resolve(ctx?.dir ?? process.cwd(), path);
     try {
-      return { value: readFileSync(abs, 'utf8').replace(/\r?\n$/, '') };
+      // A regular file of at most 64 KiB: a FIFO would block the agent, /dev/zero would fill its memory.
+      return { value: readRegularFileSync(abs, SECRET_FILE_LIMIT).toString('utf8').replace(/\r?\n$/, '') };
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      return { problem: { code: 'AGENT_ERR_SECRET_FILE', name, args: [path, e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'permission denied' : errorMessage(err).replace(/, \w+ '[^']*'$/, '')] } };
+      return { problem: { code: 'AGENT_ERR_SECRET_FILE', name, args: [path, fsReason(err)] } };
     }
   }
   return undefined;

@@ -84,8 +84,30 @@ writeFileSync(`${out}.cache`, compile(out).createCachedData());
 await warmCache(out);
 
 /**
- * Replaces the top-level cache by a warm one: the agent is started twice on a copy of the default
- * settings (web server on a port of the system's choice, in a temporary folder: the first start
+ * The settings of the warm-up starts: the modules the default settings (settings/agent.ini)
+ * enable, the web server on a port of the system's choice. Written here rather than read from
+ * settings/agent.ini, which is the user's to edit: a local edit must not change or break a build.
+ */
+function warmSettings() {
+  return `[/modules]
+CheckHelpers = enabled
+CheckSystem = enabled
+CheckDisk = enabled
+WEBServer = enabled
+
+[/settings/default]
+password =
+allowed hosts = 127.0.0.1, ::1
+
+[/settings/WEB/server]
+port = 0s
+bind to = 127.0.0.1
+`;
+}
+
+/**
+ * Replaces the top-level cache by a warm one: the agent is started twice on warmSettings()
+ * (in a temporary folder: the first start
  * creates the certificate, the second reads it as every later start does); the launcher writes
  * the code cache of all it compiled when the second one exits after "agent ready". The functions
  * a start runs are then compiled at build time, not at each start. Any failure keeps the
@@ -95,9 +117,8 @@ async function warmCache(bundle) {
   const dir = mkdtempSync(join(tmpdir(), 'agent-warm-'));
   const cacheOut = join(dir, 'main.cjs.cache');
   try {
-    const ini = readFileSync(join(root, 'settings/agent.ini'), 'utf8').replace(/^(port\s*=\s*)\d+(s?)[ \t]*$/gm, '$10$2');
     const settings = join(dir, 'agent.ini');
-    writeFileSync(settings, ini);
+    writeFileSync(settings, warmSettings());
     await startOnce(settings, {});
     await startOnce(settings, { AGENT_BUILD_CODE_CACHE: cacheOut });
     renameSync(cacheOut, `${bundle}.cache`);

@@ -5,7 +5,10 @@
  * lag and garbage collections. The event-loop monitor and the GC observer
  * start on the first scrape and run for the life of the process (a timer
  * every 20 ms and one callback per GC); the lag figures cover the time
- * since the previous scrape. node:perf_hooks (about ten of node's internal
+ * since the previous scrape that had a sample. A scrape with no sample since
+ * (scrapes less than 20 ms apart) repeats the last measured figures, never a
+ * false 0; until the monitor's first sample, the figures are the delay of
+ * one turn of the event loop measured at the first scrape. node:perf_hooks (about ten of node's internal
  * modules) is loaded by the first scrape too, not at the agent's start.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -20,6 +23,8 @@ interface GcHistogram {
 }
 
 let lag: ELDHistogram | undefined;
+/** The lag figures last measured, in nanoseconds: min, max, mean, p50, p99. */
+let lastLag: [number, number, number, number, number] | undefined;
 const gc = new Map<string, GcHistogram>();
 
 function startMonitors(): void {
@@ -33,6 +38,12 @@ function startMonitors(): void {
   };
   lag = monitorEventLoopDelay({ resolution: 20 });
   lag.enable();
+  // A first measure at once: the delay of one turn of the loop (the monitor's first sample is 20 ms away).
+  const asked = performance.now();
+  setImmediate(() => {
+    const ns = Math.max(1, Math.round((performance.now() - asked) * 1e6));
+    lastLag ??= [ns, ns, ns, ns, ns];
+  });
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = GC_KINDS[((entry as { detail?: { kind?: number } }).detail)?.kind ?? -1] ?? 'other';
@@ -69,13 +80,19 @@ export function renderProcessMetrics(out: string[]): void {
   gauge(out, 'nodejs_heap_size_used_bytes', 'gauge', 'Process heap size used from Node.js in bytes.', mem.heapUsed);
   gauge(out, 'nodejs_external_memory_bytes', 'gauge', 'Node.js external memory size in bytes.', mem.external);
   const h = lag as ELDHistogram;
-  const seconds = (ns: number): number => (Number.isFinite(ns) && h.count > 0 ? ns / 1e9 : 0);
-  gauge(out, 'nodejs_eventloop_lag_min_seconds', 'gauge', 'The minimum recorded event loop delay since the previous scrape.', seconds(h.min));
-  gauge(out, 'nodejs_eventloop_lag_max_seconds', 'gauge', 'The maximum recorded event loop delay since the previous scrape.', seconds(h.max));
-  gauge(out, 'nodejs_eventloop_lag_mean_seconds', 'gauge', 'The mean of the recorded event loop delays since the previous scrape.', seconds(h.mean));
-  gauge(out, 'nodejs_eventloop_lag_p50_seconds', 'gauge', 'The 50th percentile of the recorded event loop delays since the previous scrape.', seconds(h.percentile(50)));
-  gauge(out, 'nodejs_eventloop_lag_p99_seconds', 'gauge', 'The 99th percentile of the recorded event loop delays since the previous scrape.', seconds(h.percentile(99)));
-  h.reset();
+  if (h.count > 0) {
+    lastLag = [h.min, h.max, h.mean, h.percentile(50), h.percentile(99)];
+    h.reset();
+  }
+  // Nothing measured yet (the first scrape, before its first turn of the loop): no lag figures rather than zeros.
+  if (lastLag) {
+    const [min, max, mean, p50, p99] = lastLag.map((ns) => ns / 1e9);
+    gauge(out, 'nodejs_eventloop_lag_min_seconds', 'gauge', 'The minimum recorded event loop delay since the previous scrape.', min);
+    gauge(out, 'nodejs_eventloop_lag_max_seconds', 'gauge', 'The maximum recorded event loop delay since the previous scrape.', max);
+    gauge(out, 'nodejs_eventloop_lag_mean_seconds', 'gauge', 'The mean of the recorded event loop delays since the previous scrape.', mean);
+    gauge(out, 'nodejs_eventloop_lag_p50_seconds', 'gauge', 'The 50th percentile of the recorded event loop delays since the previous scrape.', p50);
+    gauge(out, 'nodejs_eventloop_lag_p99_seconds', 'gauge', 'The 99th percentile of the recorded event loop delays since the previous scrape.', p99);
+  }
   out.push('# HELP nodejs_gc_duration_seconds Garbage collection duration by kind, one of major, minor, incremental or weakcb.');
   out.push('# TYPE nodejs_gc_duration_seconds histogram');
   for (const [kind, g] of gc) {

@@ -70,7 +70,7 @@ export function linkBase(req: IncomingMessage, hosts: PublicHosts): string {
   const socket = req.socket as Socket & { [LINK_MEMO]?: LinkMemo };
   const header = req.headers.host;
   const memo = socket[LINK_MEMO];
-  const now = Date.now();
+  const now = performance.now();
   if (memo !== undefined && memo.header === header && memo.hosts === hosts && now < memo.until) return memo.base;
   const base = computeLinkBase(socket, header, hosts);
   socket[LINK_MEMO] = { header, hosts, base, until: now + MEMO_MS };
@@ -118,7 +118,7 @@ function wildcardMatch(pattern: string, name: string): boolean {
 /** Addresses of this machine's interfaces, read at most once a minute. */
 let interfaces: { at: number; set: Set<string> } | undefined;
 function interfaceAddresses(): Set<string> {
-  const now = Date.now();
+  const now = performance.now();
   if (!interfaces || now - interfaces.at > 60_000) {
     const set = new Set<string>();
     for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) set.add(normalize(a.address.replace(/%.*$/, '')));

@@ -12,7 +12,8 @@
  * 304 for a matching If-None-Match.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { extname, join, resolve } from 'node:path';
+import { isInside } from '../path-inside.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import type { ServerResponse } from 'node:http';
 import type { Middleware, NextHandler } from 'polka';
@@ -79,6 +80,6 @@ export function safePath(base: string, urlPath: string): string | undefined {
   const parts = decoded.split('/');
   if (parts.some((p) => p === '..' || p === '.')) return undefined;
   const full = resolve(join(base, ...parts.filter((p) => p !== '')));
-  if (full !== base && !full.startsWith(base + sep)) return undefined;
+  if (!isInside(base, full)) return undefined;
   return full;
 }

@@ -13,6 +13,7 @@ import { encodeFrame, FrameKind } from '../../src/protocols/agent/framing.js';
 import { decode, encode } from '../../src/core/plugin/codec.js';
 import { checkNrpe } from './nrpe-daemon.js';
 import { webRequest } from './web-client.js';
+import { waitUntil } from './wait-until.js';
 
 export interface IdlePeers {
   sockets: Socket[];
@@ -148,9 +149,10 @@ export function sleep(ms: number): Promise<void> {
 
 /** Polls `cond` every 50 ms until it holds or `ms` pass; resolves with its last value. */
 export async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!cond() && Date.now() < until) await sleep(50);
-  return cond();
+  return waitUntil(cond, ms).then(
+    () => true,
+    () => cond(),
+  );
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

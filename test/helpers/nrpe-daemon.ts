@@ -10,6 +10,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitUntil } from './wait-until.js';
 
 export const NRPE_DAEMON = '/usr/sbin/nrpe';
 export const CHECK_NRPE = '/usr/lib/nagios/plugins/check_nrpe';
@@ -100,12 +101,14 @@ export async function startNrpeDaemon(options: NrpeDaemonOptions = {}): Promise<
 }
 
 async function waitFor(ready: () => boolean, child: ChildProcess, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!ready()) {
-    if (child.exitCode !== null) throw new Error(`nrpe exited with code ${child.exitCode} before it was ready`);
-    if (Date.now() > until) throw new Error(`nrpe was not ready within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil(
+    () => {
+      if (child.exitCode !== null) throw new Error(`nrpe exited with code ${child.exitCode} before it was ready`);
+      return ready();
+    },
+    ms,
+    'nrpe ready',
+  );
 }
 
 /** A loopback port that was free a moment ago. */

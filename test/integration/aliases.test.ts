@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { freePort, MAIN, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 let agent: AgentProcess;
 let nrpePort: number;
@@ -158,13 +159,9 @@ test('aliases are hot-applied; an alias naming a missing query is refused at its
   assert.match(gone.out, /Unknown command\(s\): alias_new/);
 });
 
-/** Repeat probe until accept says yes; bounded by 50 tries and 10 s. */
+/** Repeat probe until accept says yes, 10 s at most; the last answer either way (the caller asserts on it). */
 async function poll<T>(probe: () => Promise<T>, accept: (v: T) => boolean): Promise<T> {
-  const end = Date.now() + 10_000;
   let last = await probe();
-  for (let i = 0; i < 50 && !accept(last) && Date.now() < end; i++) {
-    await new Promise((r) => setTimeout(r, 200));
-    last = await probe();
-  }
+  await waitUntil(async () => accept((last = await probe())), 10_000).catch(() => undefined);
   return last;
 }

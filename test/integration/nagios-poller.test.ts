@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { parsePerf } from '../../src/core/result.js';
 import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS } from '../helpers/nscp-clients.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const NAGIOS = '/usr/sbin/nagios4';
 const PLUGINS = '/usr/lib/nagios/plugins';
@@ -160,12 +161,9 @@ function readServices(file: string): Map<string, Record<string, string>> {
 }
 
 async function waitFor(cond: () => boolean, ms: number, why: () => string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${why()} (waited ${ms} ms)`);
+  await waitUntil(cond, ms).catch(() => {
+    throw new Error(`${why()} (waited ${ms} ms)`);
+  });
 }
 
 function nagiosCfg(dir: string): string {

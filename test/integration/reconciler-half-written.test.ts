@@ -3,6 +3,8 @@
  * in place, pausing 200 ms between its two writes. The first half alone is a
  * valid file that would unload CheckHelpers; the agent must wait for the
  * writer and apply only the whole file. Five rounds, as the report had 5 of 5.
+ * The assertions that nothing was applied follow a SIGHUP's reload, which
+ * runs after every reload the save asked for: no sleep and hope.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,13 +32,18 @@ test('an in-place save that pauses 200 ms between two writes is applied only who
     const fd = openSync(agent.settingsFile, 'w');
     try {
       writeSync(fd, FIRST);
+      // The agent saw the first half (its watcher logs the event), then the writer's pause goes on.
+      await agent.waitForLog(/agent\.ini: (change|rename); reading it in \d+ ms unless more follows/, 10_000, m);
       await sleep(200);
       writeSync(fd, whole(round).slice(FIRST.length));
     } finally {
       closeSync(fd);
     }
     await agent.waitForLog(/settings changed \(file [^)]*\); reconciling/, 10_000, m);
-    await sleep(300); // room for a late second reload
+    // Proof that every reload this save caused has run: a SIGHUP's reload is queued behind them.
+    const hup = agent.mark();
+    agent.proc.kill('SIGHUP');
+    await agent.waitForLog(/settings unchanged \(SIGHUP\); reconciling/, 10_000, hup);
     const after = agent.logs().slice(m);
     assert.doesNotMatch(after, /CheckHelpers: (unload|load)/, `round ${round}: the half-written file was applied:\n${after}`);
     assert.doesNotMatch(after, /settings rejected/, `round ${round}`);

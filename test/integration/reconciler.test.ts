@@ -61,8 +61,8 @@ test('SIGHUP reloads the file: a change no watcher event announced applies on th
     await quiet.waitForLog(/module CheckHelpers started/);
     const m = quiet.mark();
     writeFileSync(quiet.settingsFile, BASE(false));
-    // Give the watcher time to see the write (it only arms its long debounce).
-    await new Promise((r) => setTimeout(r, 500));
+    // The watcher saw the write: it only armed its long debounce.
+    await quiet.waitForLog(/agent\.ini: (change|rename); reading it in 600000 ms unless more follows/, 10_000, m);
     assert.doesNotMatch(quiet.logs().slice(m), /reconciling/, 'the watcher did not reload yet');
     quiet.proc.kill('SIGHUP');
     await quiet.waitForLog(/SIGHUP: reloading settings/, 5_000, m);
@@ -87,8 +87,11 @@ test('a burst of writes is debounced into few reloads and ends in the last state
   for (let i = 0; i < 10; i++) writeFileSync(agent.settingsFile, BASE(i % 2 === 0 ? false : true));
   writeFileSync(agent.settingsFile, BASE(false));
   await agent.waitForLog(/CheckHelpers: unload/, 10_000, m);
-  await new Promise((r) => setTimeout(r, 500));
-  const reloads = agent.logs().slice(m).match(/reconciling/g)?.length ?? 0;
+  // Proof that the agent is past the burst: a SIGHUP's reload runs after every reload queued before it.
+  const hup = agent.mark();
+  agent.proc.kill('SIGHUP');
+  await agent.waitForLog(/settings unchanged \(SIGHUP\); reconciling/, 10_000, hup);
+  const reloads = agent.logs().slice(m, hup).match(/reconciling/g)?.length ?? 0;
   assert.ok(reloads >= 1 && reloads <= 3, `expected 1-3 reloads, saw ${reloads}`);
   assert.doesNotMatch(agent.logs().slice(agent.logs().lastIndexOf('CheckHelpers: unload')), /CheckHelpers: load/);
 });

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { startAgent, freePort } from '../helpers/agent-process.js';
+import { startAgent } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
 
 const PROMTOOL = '/usr/bin/promtool';
@@ -32,12 +32,12 @@ function value(text: string, name: string): number {
 }
 
 test('process metrics: present, true to /proc, and clean for promtool', async () => {
-  const port = await freePort();
   const before = Date.now() / 1000;
   const agent = await startAgent({
-    ini: `[/modules]\nWEBServer = enabled\nCheckHelpers = enabled\n\n[/settings/default]\npassword = metrics-secret\n\n[/settings/WEB/server]\nport = ${port}s\nbind to = 127.0.0.1\n`,
+    ini: `[/modules]\nWEBServer = enabled\nCheckHelpers = enabled\n\n[/settings/default]\npassword = metrics-secret\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n`,
   });
   try {
+    const port = (await agent.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:(\d+)/))[1];
     const get = () => webRequest(`https://127.0.0.1:${port}/api/v1/metrics`, { user: 'root', password: 'metrics-secret' });
     await get();
     // Some work between two scrapes, so that lag and CPU have something to show.

@@ -9,7 +9,8 @@
  * entries.
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isInside } from '../../path-inside.js';
 import { linearGlob, type TextPattern } from '../../formats/linear-pattern.js';
 
 const GLOB_CHARS = /[*?[\]{}]/;
@@ -42,7 +43,7 @@ export async function missingPath(path: string): Promise<string> {
 }
 
 export function isAllowed(real: string, allowed: readonly string[]): boolean {
-  return allowed.some((a) => real === a || real.startsWith(a.endsWith(sep) ? a : a + sep));
+  return allowed.some((a) => isInside(a, real));
 }
 
 /**

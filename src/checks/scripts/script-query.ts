@@ -7,7 +7,8 @@
  * perf data the Nagios way, several lines included. Never throws.
  */
 import { statSync } from 'node:fs';
-import { basename, isAbsolute, relative } from 'node:path';
+import { basename, isAbsolute } from 'node:path';
+import { relativeInside } from '../../path-inside.js';
 import { splitOutput, statusFromExitCode, UNKNOWN, type QueryResult } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from '../../formats/script-command-line.js';
@@ -68,8 +69,8 @@ export async function runConfiguredScript(name: string, commandLine: string | re
 /** The program as a result may show it: relative to the script root, else its bare name (no absolute path of the machine). */
 function shownProgram(program: string, root: string): string {
   if (!isAbsolute(program)) return program;
-  const rel = relative(root, program);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : basename(program);
+  const rel = relativeInside(root, program);
+  return rel !== undefined && rel !== '' ? rel : basename(program);
 }
 
 function existingDir(dir: string): string | undefined {

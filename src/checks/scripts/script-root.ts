@@ -8,6 +8,7 @@
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
+import { isInside } from '../../path-inside.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 
@@ -55,8 +56,7 @@ export function relativeToRoot(root: string, path: string): string {
 }
 
 function inside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  return isInside(root, path, true);
 }
 
 /**

@@ -51,17 +51,38 @@ export function decode<N extends MessageName>(name: N, bytes: Uint8Array): Retur
   }
 }
 
-let nextId = 1;
-/** A header for a new message of the given type with a fresh id. */
-export function header(type: Plugin.Header.Type, extra: { sender?: string; recipient?: string; id?: number } = {}): Plugin.Header.$Properties {
+/** What a header may carry besides its type; an absent (or empty) field is left out. */
+export interface HeaderFields {
+  id?: Plugin.Header.$Properties['id'];
+  sender?: string | null | undefined;
+  recipient?: string | null | undefined;
+}
+
+/**
+ * The one header builder of the agent (the in-process core, the agent
+ * protocol's client and server): the type, our version as both version and
+ * highest version, and the id, sender and recipient when given.
+ */
+export function messageHeader(type: Plugin.Header.Type, fields: HeaderFields = {}): Plugin.Header.$Properties {
   return {
     type,
     version: Plugin.Version.VERSION_1,
     max_supported_version: Plugin.Version.VERSION_1,
-    id: extra.id ?? nextId++,
-    ...(extra.sender !== undefined ? { sender: extra.sender } : {}),
-    ...(extra.recipient !== undefined ? { recipient: extra.recipient } : {}),
+    ...(fields.id != null ? { id: fields.id } : {}),
+    ...(fields.sender ? { sender: fields.sender } : {}),
+    ...(fields.recipient ? { recipient: fields.recipient } : {}),
   };
+}
+
+let nextId = 1;
+/** A header for a new message of the given type with a fresh id (unless one is given). */
+export function header(type: Plugin.Header.Type, extra: HeaderFields = {}): Plugin.Header.$Properties {
+  return messageHeader(type, { ...extra, id: extra.id ?? nextId++ });
+}
+
+/** The header of an answer to `request`: its id, and its sender and recipient swapped. */
+export function answerHeader(request: Plugin.Header.$Properties, type: Plugin.Header.Type): Plugin.Header.$Properties {
+  return messageHeader(type, { id: request.id, sender: request.recipient, recipient: request.sender });
 }
 
 /** Convert a neutral perf value to PerformanceData: integers as IntValue, other numbers as FloatValue. */

@@ -7,10 +7,11 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { AgentError, errorMessage } from '../../errors.js';
-import { decode, encode, Plugin } from '../../core/plugin/codec.js';
+import { decode, encode, messageHeader, Plugin } from '../../core/plugin/codec.js';
 import { FrameReader } from './frame-reader.js';
-import { encodeFrame, FLAG_CLOSE, FrameKind, isFrameKind, kindName, KIND_MESSAGE, MESSAGE_VERSION, peekHeader } from './framing.js';
-import { classifyTlsError, isTlsError, withoutNodeAdvice } from '../tls-errors.js';
+import { encodeFrame, FLAG_CLOSE, FrameKind, isFrameKind, kindName, KIND_MESSAGE, peekHeader } from './framing.js';
+import { isTlsError } from '../tls-errors.js';
+import { describeSocketError, tlsHint, type TlsHintWords } from '../client-errors.js';
 
 export interface AgentEndpoint {
   host: string;
@@ -110,7 +111,7 @@ export class ClientConnection {
   async request(kind: RequestKind, payload: unknown[], options: RequestOptions): Promise<unknown> {
     const id = this.nextId++;
     const body = encode(KIND_MESSAGE[kind], {
-      header: { type: HEADER_TYPE[kind], version: MESSAGE_VERSION, max_supported_version: MESSAGE_VERSION, id, ...((options.sender ?? this.sender) ? { sender: options.sender ?? this.sender } : {}) },
+      header: messageHeader(HEADER_TYPE[kind], { id, sender: options.sender ?? this.sender }),
       payload,
     } as never);
     const seconds = Math.round(options.timeoutMs / 100) / 10;
@@ -224,11 +225,9 @@ export class ClientConnection {
   private describe(err: NodeJS.ErrnoException): Error {
     const code = err.code ?? '';
     if (code === 'ECONNREFUSED') return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, 'connection refused']));
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, `host not found (${code})`]);
-    if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, `unreachable (${code})`]);
-    if (isTlsError(err)) return new AgentError('AGENT_ERR_AGENT_TLS', [this.name, tlsHint(err)]);
+    if (isTlsError(err)) return new AgentError('AGENT_ERR_AGENT_TLS', [this.name, tlsHint(err, HINT_WORDS)]);
     if (code === 'ECONNRESET' || code === 'EPIPE') return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, `(${code}) ${this.closeHint()}`]));
-    return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, withoutNodeAdvice(err.message)]);
+    return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, describeSocketError(err)]);
   }
 
   private closeHint(): string {
@@ -250,23 +249,8 @@ function errorText(body: Uint8Array): string {
   }
 }
 
-/** The hint for a TLS failure (tls-errors.ts), in the words of a target's settings. */
-function tlsHint(err: NodeJS.ErrnoException & { reason?: string }): string {
-  const code = err.code ?? '';
-  const reason = err.reason ?? withoutNodeAdvice(err.message.trim());
-  switch (classifyTlsError(err)) {
-    case 'client-certificate-required':
-      return `the peer requires a client certificate (set certificate and certificate key) [${code}]`;
-    case 'client-certificate-rejected':
-      return `the peer rejected our client certificate (not signed by its ca?) [${code}]`;
-    case 'untrusted':
-      return `the peer's certificate is not trusted: ${reason} (check ca and verify mode)`;
-    case 'not-tls':
-      return `the peer does not speak TLS here (${reason}); try --no-ssl or check use ssl on the peer`;
-    case 'other':
-      return reason;
-  }
-}
+/** The agent client's hint words: those of a target's settings. */
+const HINT_WORDS: TlsHintWords = { peer: 'the peer', certificate: 'certificate and certificate key', ca: 'ca and verify mode', plain: 'try --no-ssl or check use ssl on the peer' };
 
 function isIp(host: string): boolean {
   return /^[\d.]+$/.test(host) || host.includes(':');

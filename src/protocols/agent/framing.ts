@@ -20,7 +20,7 @@
  * message version. This file only builds and inspects frames; it never
  * touches a socket.
  */
-import { encode, Plugin, type MessageName } from '../../core/plugin/codec.js';
+import { encode, messageHeader, Plugin, type MessageName } from '../../core/plugin/codec.js';
 
 
 /** The agent protocol's default port (both the client and AgentServer). */
@@ -112,14 +112,9 @@ export function errorBody(message: string, id?: number, command = ''): Uint8Arra
   });
 }
 
-/** A header for an answer: our version, our highest version, the request's id when known. */
+/** A header for an answer: our version, our highest version, the request's id when known (codec.ts messageHeader). */
 export function replyHeader(type: Plugin.Header.Type, id?: number): Plugin.Header.$Properties {
-  return {
-    type,
-    version: MESSAGE_VERSION,
-    max_supported_version: MESSAGE_VERSION,
-    ...(id !== undefined ? { id } : {}),
-  };
+  return messageHeader(type, { id });
 }
 
 export interface PeekedHeader {

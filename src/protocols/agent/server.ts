@@ -142,9 +142,9 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
     async close(graceMs = 2000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const c of conns) c.drain();
-      const deadline = Date.now() + graceMs;
+      const deadline = performance.now() + graceMs;
       // Bounded wait for in-flight answers; then whatever is left is cut.
-      while (conns.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (conns.size > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const c of conns) c.destroy();
       guard.dispose();
       await closed;

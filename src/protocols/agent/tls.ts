@@ -18,11 +18,11 @@
  * Unreadable files, and a ca file without a usable PEM certificate, throw
  * AGENT_ERR_TLS_FILE naming the file.
  */
-import { readFileSync } from 'node:fs';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { buildClientTls, withSecLevel0, type NrpeTlsSettings } from '../nrpe/tls.js';
 import { caProblem } from '../../formats/pem-check.js';
+import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
 
 /** A client's TLS settings: the NRPE client's, each one given (a target carries them all) and no DH file (server only). */
 export type AgentTlsSettings = Required<Omit<NrpeTlsSettings, 'dh'>>;
@@ -59,7 +59,7 @@ export function agentServerTls(s: { cert: string; key: string; ca: string; verif
 function readCa(file: string): Buffer {
   let content: Buffer;
   try {
-    content = readFileSync(file);
+    content = readRegularFileSync(file, TLS_FILE_LIMIT);
   } catch (err) {
     throw new AgentError('AGENT_ERR_TLS_FILE', ['ca', file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
   }

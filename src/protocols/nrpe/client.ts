@@ -15,7 +15,8 @@ import * as tls from 'node:tls';
 import { AgentError, type ErrorCode } from '../../errors.js';
 import { PacketReader } from './packet-reader.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, type PacketVersion } from './packet.js';
-import { classifyTlsError, isTlsError, withoutNodeAdvice } from '../tls-errors.js';
+import { isTlsError } from '../tls-errors.js';
+import { describeSocketError, tlsHint, type TlsHintWords } from '../client-errors.js';
 import { withRetries } from '../../retry-policy.js';
 import { CONNECT_RETRY } from '../connect-retry.js';
 
@@ -59,7 +60,7 @@ class ExchangeFailure extends AgentError {
 
 /** Sends `request` (`command!arg!arg`) and resolves with the answer; see the file comment. */
 export async function nrpeRequest(options: NrpeClientOptions, request: string): Promise<NrpeAnswer> {
-  const deadline = Date.now() + options.timeoutMs;
+  const deadline = performance.now() + options.timeoutMs;
   const first: PacketVersion = options.version === 'auto' ? 4 : options.version;
   let attempts = 0;
   // A failure of the v2 fallback ends the call: it is neither retried nor counted as a connect failure.
@@ -120,7 +121,7 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       else resolve(answer!);
     };
     const fail = (stage: Stage, code: ErrorCode, ...args: unknown[]): void => finish(new ExchangeFailure(stage, code, args));
-    const timer = setTimeout(() => fail('timeout', 'AGENT_ERR_NRPE_TIMEOUT', peer, (o.timeoutMs / 1000).toString()), Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(() => fail('timeout', 'AGENT_ERR_NRPE_TIMEOUT', peer, (o.timeoutMs / 1000).toString()), Math.max(0, deadline - performance.now()));
     const onAbort = (): void => fail('timeout', 'AGENT_ERR_NRPE_CLOSED', 'the caller', 'before the answer (aborted)');
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
@@ -160,9 +161,9 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       else if (o.tls && !connected && /HANDSHAKE_FAILURE|NO_SHARED_CIPHER|NO_CIPHERS_AVAILABLE/.test(err.code ?? '')) {
         // No suite in common: a server without a certificate (stock nrpe) has only anonymous ones to offer.
         probing = true;
-        const hint = tlsHint(err, reason);
+        const hint = tlsHint(err, HINT_WORDS);
         void probeAnonymous(o, deadline).then((anonymous) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, anonymous ? `${hint}: ${ANONYMOUS_ONLY}` : hint));
-      } else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, reason));
+      } else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, HINT_WORDS));
       else if (!connected && o.tls && err.code === 'ECONNRESET') explainEarlyClose(reason);
       else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, reason);
       else if (!connected) fail('connect', 'AGENT_ERR_NRPE_CONNECT', peer, reason);
@@ -221,7 +222,7 @@ function probeReset(o: NrpeClientOptions, deadline: number): Promise<string> {
     const timer = setTimeout(() => {
       waited = true;
       socket.destroy();
-    }, Math.max(0, Math.min(300, deadline - Date.now() - 50)));
+    }, Math.max(0, Math.min(300, deadline - performance.now() - 50)));
     socket.once('connect', () => (connected = true));
     socket.on('error', () => undefined);
     socket.once('close', () => {
@@ -249,7 +250,7 @@ function probeAnonymous(o: NrpeClientOptions, deadline: number): Promise<boolean
       socket.destroy();
       resolve(anonymous);
     };
-    const timer = setTimeout(() => done(false), Math.max(0, Math.min(2000, deadline - Date.now() - 50)));
+    const timer = setTimeout(() => done(false), Math.max(0, Math.min(2000, deadline - performance.now() - 50)));
     socket.once('secureConnect', () => done(true));
     socket.on('error', () => done(false));
     socket.once('close', () => done(false));
@@ -264,35 +265,8 @@ function isConnectError(err: NodeJS.ErrnoException): boolean {
   return ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT'].includes(err.code ?? '');
 }
 
-function describeSocketError(err: NodeJS.ErrnoException): string {
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-      return 'connection reset by peer';
-    case 'ENOTFOUND':
-      return 'host not found';
-    default:
-      return err.code ? `${err.code}: ${withoutNodeAdvice(err.message)}` : withoutNodeAdvice(err.message);
-  }
-}
-
-/** What a TLS failure (tls-errors.ts) means for the user, in the words of the command line; other TLS errors keep their first line. */
-function tlsHint(err: NodeJS.ErrnoException & { reason?: string }, reason: string): string {
-  const code = err.code ?? '';
-  switch (classifyTlsError(err)) {
-    case 'client-certificate-required':
-      return `the server requires a client certificate (set --certificate and --certificate-key) [${code}]`;
-    case 'client-certificate-rejected':
-      return `the server rejected our client certificate (not signed by its CA?) [${code}]`;
-    case 'untrusted':
-      return `${reason} (the server's certificate is not trusted: check --ca and --verify)`;
-    case 'not-tls':
-      return `the server does not speak TLS here (try --no-ssl) [${code}]`;
-    case 'other':
-      return code.startsWith('ERR_SSL_') ? `${err.reason ?? reason.split('\n')[0]} [${code}]` : reason;
-  }
-}
+/** The NRPE client's hint words: those of its command line. */
+const HINT_WORDS: TlsHintWords = { peer: 'the server', certificate: '--certificate and --certificate-key', ca: '--ca and --verify', plain: 'try --no-ssl' };
 
 function lastCause(message: string): string {
   const i = message.indexOf(': ');

@@ -229,7 +229,7 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     // Named without a literal `|`: check_nrpe and our client would read all after it as perf data.
     result = refusal(`Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/[|\r\n]/g, '')}, the vertical bar or a line break); allow nasty characters = false`);
   } else {
-    const started = Date.now();
+    const started = performance.now();
     try {
       result = await options.answer(command, args, peerOf(socket), signal);
     } catch (err) {
@@ -237,7 +237,7 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     }
     // One line per query only when debug output is asked for: otherwise a busy server would push
     // every other entry out of the log buffer (and each kept record costs the garbage collector).
-    if (sink.consoleLevel === 'debug') log.debug(`${peer} ${escapeForLog(command)}: status ${result.result} in ${Date.now() - started} ms`);
+    if (sink.consoleLevel === 'debug') log.debug(`${peer} ${escapeForLog(command)}: status ${result.result} in ${performance.now() - started} ms`);
   }
   if (socket.destroyed) return;
   const response = encodePacket({

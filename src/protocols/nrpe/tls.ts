@@ -10,11 +10,12 @@
  * certificate, a ca without certificates) throw AgentError
  * AGENT_ERR_TLS_FILE naming the file and the reason.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from '../../formats/pem-check.js';
+import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
 
 export type VerifyMode = 'none' | 'peer' | 'peer-cert' | 'remote-peer' | 'fail-if-no-peer-cert' | 'client-once';
 
@@ -131,7 +132,7 @@ function derKeyToPem(raw: Buffer, file: string): string {
 
 function readFile(what: string, file: string): Buffer {
   try {
-    return readFileSync(file);
+    return readRegularFileSync(file, TLS_FILE_LIMIT);
   } catch (err) {
     throw new AgentError('AGENT_ERR_TLS_FILE', [what, file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
   }

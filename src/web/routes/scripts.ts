@@ -18,6 +18,7 @@ import { AgentError } from '../../errors.js';
 import { validateScriptContent } from '../bodies.js';
 import { parseJson, readBody, fieldsOf } from '../body.js';
 import { baseUrl, seg, sendJson } from '../respond.js';
+import { queryFlag } from '../query-flag.js';
 import { labelled, type RouteContext } from './context.js';
 import type { Requirement } from '../access.js';
 
@@ -67,7 +68,7 @@ export function registerScriptRoutes(ctx: RouteContext): void {
 
   ctx.route('GET', '/api/v1/scripts/:runtime', perRuntime('scripts.list', 'scripts.lists'), async (req, res) => {
     const r = runtime(req.params.runtime);
-    const all = req.query.all === 'true' || req.query.all === '1';
+    const all = queryFlag(req.query.all, 'all', false);
     const text = await exec(r, ['list', '--json', ...(all ? ['--all'] : [])]);
     let names: unknown;
     try {

@@ -33,6 +33,7 @@ import { parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
 import { validateSettingsCommand as validateCommand, validateSettingsDelete as validateDelete, validateSettingsPut as validatePut, type SettingsEntryBody as Entry } from '../bodies.js';
 import { refuseSeededRoleRemoval, requireEditPrivileges } from '../edit-guard.js';
 import { sendJson, type WebRequest } from '../respond.js';
+import { queryFlag } from '../query-flag.js';
 import type { RouteContext } from './context.js';
 
 export function registerSettingsApiRoutes(ctx: RouteContext): void {
@@ -74,7 +75,7 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
   ctx.route('PUT', '/api/v1/settings/*', 'settings.put', put);
 
   const del = async (req: WebRequest, res: ServerResponse): Promise<void> => {
-    const recursive = flag(req.query.recursive, 'recursive', true);
+    const recursive = queryFlag(req.query.recursive, 'recursive', true);
     const key = req.query.key;
     if (key !== undefined && typeof key !== 'string') throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['key is given more than once']);
     const raw = await readBody(req, ctx.maxBodySize());
@@ -152,13 +153,6 @@ function under(path: string, base: string): boolean {
 
 function deepestFirst(sections: IniSection[]): IniSection[] {
   return [...sections].sort((a, b) => b.path.split('/').length - a.path.split('/').length);
-}
-
-function flag(value: unknown, name: string, fallback: boolean): boolean {
-  if (value === undefined || value === '') return fallback;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`${name} must be true or false`]);
 }
 
 function unprocessable(field: string, message: string): AgentError {

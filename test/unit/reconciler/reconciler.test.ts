@@ -16,6 +16,7 @@ import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
 import type { AgentModule, ModuleContext } from '../../../src/modules/module.js';
 import { Reconciler, type ReconcilerOptions } from '../../../src/reconciler/reconciler.js';
 import { loadSettingsFile } from '../../../src/settings/load.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 
 sink.consoleLevel = 'silent';
 
@@ -77,14 +78,8 @@ async function reconciler(modules: CatalogueEntry[], enabled: readonly string[],
   return { r, file };
 }
 
-/** Wait until `cond` holds, checking every 5 ms, at most `ms`. */
-async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Wait until `cond` holds, at most `ms` (the one wait helper, test/helpers/wait-until.ts). */
+const until = (what: string, cond: () => boolean, ms = 10_000): Promise<void> => waitUntil(cond, ms, what);
 
 const state = (r: Reconciler, name: string): string | undefined => r.moduleStatus(name)?.state;
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../../../src/log.js';
+import { waitUntil } from '../../helpers/wait-until.js';
 import { openWriters } from '../../../src/reconciler/open-writers.js';
 import { readReplaced, readStable } from '../../../src/reconciler/stable-read.js';
 
@@ -53,7 +54,10 @@ test('readStable waits for a writer that pauses 200 ms between two in-place writ
     const reading = readStable(file);
     let settled = false;
     void reading.then(() => (settled = true));
-    await sleep(200);
+    // The reader saw the writer (its debug line), and took nothing meanwhile.
+    const from = sink.entries().at(-1)?.index ?? 0;
+    const sawWriter = (): boolean => sink.entries().some((e) => e.index > from && e.message === `settings file ${file} is open for writing by process ${process.pid}; waiting for it to close`);
+    await waitUntil(sawWriter, 10_000, 'readStable saw the writer');
     assert.equal(settled, false, 'the half-written file was not taken during the pause');
     writeSync(fd, second);
     closeSync(fd);

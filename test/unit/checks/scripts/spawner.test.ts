@@ -16,6 +16,7 @@ import { C_SPAWNER } from '../../../../src/checks/scripts/spawner-program.js';
 import { runScript, type RunOptions } from '../../../../src/checks/scripts/runner.js';
 import { runConfiguredScript, type ScriptSettings } from '../../../../src/checks/scripts/script-query.js';
 import { Limiter } from '../../../../src/checks/scripts/limiter.js';
+import { waitUntil } from '../../../helpers/wait-until.js';
 
 let dir = '';
 let settings: ScriptSettings;
@@ -49,18 +50,15 @@ async function waitGone(pid: number): Promise<boolean> {
 }
 
 async function waitFor(file: string): Promise<number> {
-  for (let i = 0; i < 250; i++) {
-    const text = (() => {
-      try {
-        return readFileSync(file, 'utf8').trim();
-      } catch {
-        return '';
-      }
-    })();
-    if (text !== '') return Number(text);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${file} was not written`);
+  const text = (): string => {
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  };
+  await waitUntil(() => text() !== '', 5_000, `${file} written`);
+  return Number(text());
 }
 
 /** Runs the test with a spawner that is stopped afterwards, and returns its log. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writer } from 'protobufjs/minimal.js';
 import { AgentError } from '../../../../src/errors.js';
-import { decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult, type MessageName } from '../../../../src/core/plugin/codec.js';
+import { answerHeader, decode, encode, header, HeaderType, messageHeader, Plugin, resultToResponse, responseToResult, type MessageName } from '../../../../src/core/plugin/codec.js';
 import type { QueryResult } from '../../../../src/core/result.js';
 import { plainMessage } from '../../../helpers/plain-message.js';
 
@@ -362,3 +362,16 @@ function write(w: Writer, fields: Field[]): void {
 function plain(message: unknown): object {
   return plainMessage(message) as object;
 }
+
+test('one header builder: absent or empty fields are left out; an answer keeps the id and swaps sender and recipient', () => {
+  assert.deepEqual(messageHeader(HeaderType.QUERY_RESPONSE, { id: undefined, sender: '' }), { type: HeaderType.QUERY_RESPONSE, version: 1, max_supported_version: 1 });
+  assert.deepEqual(messageHeader(HeaderType.QUERY_REQUEST, { id: 7, sender: 'a' }), { type: HeaderType.QUERY_REQUEST, version: 1, max_supported_version: 1, id: 7, sender: 'a' });
+  assert.deepEqual(answerHeader({ type: HeaderType.EXEC_REQUEST, version: 1, id: 9, sender: 'client', recipient: 'agent' }, HeaderType.EXEC_RESPONSE), {
+    type: HeaderType.EXEC_RESPONSE,
+    version: 1,
+    max_supported_version: 1,
+    id: 9,
+    sender: 'agent',
+    recipient: 'client',
+  });
+});
