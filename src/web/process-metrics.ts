@@ -20,6 +20,8 @@ interface GcHistogram {
 }
 
 let lag: ELDHistogram | undefined;
+/** The lag figures of the last scrape that had samples (seconds). */
+let lastLag: { min: number; max: number; mean: number; p50: number; p99: number } | undefined;
 const gc = new Map<string, GcHistogram>();
 
 function startMonitors(): void {
@@ -69,13 +71,18 @@ export function renderProcessMetrics(out: string[]): void {
   gauge(out, 'nodejs_heap_size_used_bytes', 'gauge', 'Process heap size used from Node.js in bytes.', mem.heapUsed);
   gauge(out, 'nodejs_external_memory_bytes', 'gauge', 'Node.js external memory size in bytes.', mem.external);
   const h = lag as ELDHistogram;
-  const seconds = (ns: number): number => (Number.isFinite(ns) && h.count > 0 ? ns / 1e9 : 0);
-  gauge(out, 'nodejs_eventloop_lag_min_seconds', 'gauge', 'The minimum recorded event loop delay since the previous scrape.', seconds(h.min));
-  gauge(out, 'nodejs_eventloop_lag_max_seconds', 'gauge', 'The maximum recorded event loop delay since the previous scrape.', seconds(h.max));
-  gauge(out, 'nodejs_eventloop_lag_mean_seconds', 'gauge', 'The mean of the recorded event loop delays since the previous scrape.', seconds(h.mean));
-  gauge(out, 'nodejs_eventloop_lag_p50_seconds', 'gauge', 'The 50th percentile of the recorded event loop delays since the previous scrape.', seconds(h.percentile(50)));
-  gauge(out, 'nodejs_eventloop_lag_p99_seconds', 'gauge', 'The 99th percentile of the recorded event loop delays since the previous scrape.', seconds(h.percentile(99)));
-  h.reset();
+  // No sample since the previous scrape (two scrapes within the 20 ms resolution): the last measured figures stay, never a false 0.
+  if (h.count > 0) {
+    const seconds = (ns: number): number => (Number.isFinite(ns) ? ns / 1e9 : 0);
+    lastLag = { min: seconds(h.min), max: seconds(h.max), mean: seconds(h.mean), p50: seconds(h.percentile(50)), p99: seconds(h.percentile(99)) };
+    h.reset();
+  }
+  const note = ' since the previous scrape (the last measured figure when no sample fell between two scrapes; NaN before the first)';
+  gauge(out, 'nodejs_eventloop_lag_min_seconds', 'gauge', `The minimum recorded event loop delay${note}.`, lastLag?.min ?? NaN);
+  gauge(out, 'nodejs_eventloop_lag_max_seconds', 'gauge', `The maximum recorded event loop delay${note}.`, lastLag?.max ?? NaN);
+  gauge(out, 'nodejs_eventloop_lag_mean_seconds', 'gauge', `The mean of the recorded event loop delays${note}.`, lastLag?.mean ?? NaN);
+  gauge(out, 'nodejs_eventloop_lag_p50_seconds', 'gauge', `The 50th percentile of the recorded event loop delays${note}.`, lastLag?.p50 ?? NaN);
+  gauge(out, 'nodejs_eventloop_lag_p99_seconds', 'gauge', `The 99th percentile of the recorded event loop delays${note}.`, lastLag?.p99 ?? NaN);
   out.push('# HELP nodejs_gc_duration_seconds Garbage collection duration by kind, one of major, minor, incremental or weakcb.');
   out.push('# TYPE nodejs_gc_duration_seconds histogram');
   for (const [kind, g] of gc) {

@@ -7,9 +7,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startAgent, freePort } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
+import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 const PROMTOOL = '/usr/bin/promtool';
 
@@ -31,6 +33,19 @@ function value(text: string, name: string): number {
   return Number(m[1]);
 }
 
+/**
+ * A scrape whose lag gauges hold a measured figure: the monitor starts with the first scrape and
+ * samples every 20 ms, so scrapes within its first samples show NaN (nothing measured yet).
+ */
+async function measured(get: () => Promise<{ status: number; body: string }>): Promise<{ status: number; body: string }> {
+  for (let i = 0; i < 100; i++) {
+    const r = await get();
+    if (Number.isFinite(value(r.body, 'nodejs_eventloop_lag_max_seconds'))) return r;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail('the lag gauges never held a measured figure');
+}
+
 test('process metrics: present, true to /proc, and clean for promtool', async () => {
   const port = await freePort();
   const before = Date.now() / 1000;
@@ -42,7 +57,7 @@ test('process metrics: present, true to /proc, and clean for promtool', async ()
     await get();
     // Some work between two scrapes, so that lag and CPU have something to show.
     for (let i = 0; i < 20; i++) await webRequest(`https://127.0.0.1:${port}/api/v1/queries/check_ok/commands/execute`, { user: 'root', password: 'metrics-secret' });
-    const r = await get();
+    const r = await measured(get);
     assert.equal(r.status, 200);
     const text = r.body;
     const pid = agent.proc.pid as number;
@@ -68,6 +83,71 @@ test('process metrics: present, true to /proc, and clean for promtool', async ()
     assert.ok(value(text, 'nodejs_eventloop_lag_p99_seconds') > 0);
     assert.match(text, /^nodejs_version_info\{version="v\d+\.\d+\.\d+",major="\d+",minor="\d+",patch="\d+"\} 1$/m);
     assert.match(text, /^# TYPE nodejs_gc_duration_seconds histogram$/m);
+  } finally {
+    await agent.stop();
+  }
+});
+
+test('work metrics: queries by channel and query (web, nrpe), refusals by reason, connections by listener, script runs; clean for promtool', async () => {
+  const [port, nrpePort] = [await freePort(), await freePort()];
+  const agent = await startAgent({
+    ini: `[/modules]
+WEBServer = enabled
+CheckHelpers = enabled
+CheckExternalScripts = enabled
+RemoteServer = enabled
+
+[/settings/default]
+password = metrics-secret
+allowed hosts = 127.0.0.1
+
+[/settings/WEB/server]
+port = ${port}s
+bind to = 127.0.0.1
+
+[/settings/remote/server]
+port = ${nrpePort}
+bind to = 127.0.0.1
+allowed queries = check_ok, check_said
+
+[/settings/external scripts/scripts]
+check_said = said.sh
+`,
+    files: { 'scripts/said.sh': '#!/bin/sh\necho "said"\nexit 1\n' },
+  });
+  try {
+    chmodSync(join(agent.dir, 'scripts', 'said.sh'), 0o755);
+    await agent.waitForLog(new RegExp(`listening on 127\\.0\\.0\\.1:${nrpePort}`));
+    const api = (path: string) => webRequest(`https://127.0.0.1:${port}${path}`, { user: 'root', password: 'metrics-secret' });
+    for (let i = 0; i < 3; i++) assert.equal((await api('/api/v1/queries/check_ok/commands/execute')).status, 200);
+    assert.equal((await checkNrpe(nrpePort, ['-c', 'check_ok'])).code, 0);
+    assert.equal((await checkNrpe(nrpePort, ['-c', 'check_said'])).code, 1);
+    const refused = await checkNrpe(nrpePort, ['-c', 'check_uptime']);
+    assert.equal(refused.code, 3, refused.out);
+    assert.equal((await webRequest(`https://127.0.0.1:${port}/api/v1/info`, { user: 'root', password: 'wrong' })).status, 403);
+
+    const r = await api('/api/v1/metrics');
+    assert.equal(r.status, 200);
+    const text = r.body;
+    const lint = await promtool(text);
+    assert.equal(lint.code, 0, lint.out);
+    assert.equal(lint.out.trim(), '');
+    assert.match(text, /^agent_query_duration_seconds_count\{channel="web",query="check_ok"\} 3$/m);
+    assert.match(text, /^agent_query_results_total\{channel="web",query="check_ok",result="0"\} 3$/m);
+    assert.match(text, /^agent_query_duration_seconds_count\{channel="nrpe",query="check_ok"\} 1$/m);
+    assert.match(text, /^agent_query_results_total\{channel="nrpe",query="check_said",result="1"\} 1$/m);
+    assert.match(text, /^agent_refused_total\{channel="nrpe",reason="allowed queries"\} 1$/m);
+    assert.match(text, /^agent_refused_total\{channel="web",reason="[^"]+"\} 1$/m, 'the wrong password');
+    assert.match(text, /^agent_connections_total\{listener="nrpe"\} 3$/m);
+    assert.match(text, /^agent_connections_total\{listener="web"\} [1-9]\d*$/m);
+    assert.match(text, /^agent_script_runs_total\{script="check_said",outcome="exited"\} 1$/m);
+    assert.match(text, /^agent_script_duration_seconds_count\{script="check_said"\} 1$/m);
+    assert.match(text, /^agent_settings_reloads_total\{result="[a-z]+"\} \d+$/m);
+    // Two scrapes back to back: the lag gauges keep the last measured figures, never a false 0.
+    await measured(() => api('/api/v1/metrics'));
+    const again = (await api('/api/v1/metrics')).body;
+    assert.ok(value(again, 'nodejs_eventloop_lag_max_seconds') > 0, 'lag max is a measured figure');
+    assert.ok(value(again, 'nodejs_eventloop_lag_p99_seconds') > 0);
   } finally {
     await agent.stop();
   }
