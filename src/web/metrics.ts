@@ -95,7 +95,8 @@ function inc(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
-function labels(values: Record<string, string>): string {
+/** A label set `{k="v",…}` with the values escaped as the text format wants them. */
+export function labels(values: Record<string, string>): string {
   const parts = Object.entries(values).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
   return `{${parts.join(',')}}`;
 }

@@ -6,26 +6,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, freePort } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
+import { promtool } from '../helpers/promtool.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
-const PROMTOOL = '/usr/bin/promtool';
-
-function promtool(text: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PROMTOOL, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-    child.stdin.end(text);
-  });
-}
 
 function value(text: string, name: string): number {
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
