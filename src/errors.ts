@@ -112,6 +112,9 @@ export const CODES = {
   AGENT_WARN_NET_RELAY: { message: 'allowed queries lets peers run %s: they reach any address the agent can, its own loopback and network included (a relay; bound max timeout and max body size in [/settings/net])', severity: 'warning' },
   AGENT_ERR_SETTINGS_RELOAD: { message: 'reading settings file %s failed: %s' },
   AGENT_WARN_ALLOW_LIST_PATTERN: { message: '%s %s: %s; the pattern matches no name (a negated one refuses every name)', severity: 'warning' },
+  // Secrets kept out of the settings files that git tracks
+  AGENT_ERR_PASSWORD_FILE: { message: 'cannot write the password file %s: %s; set [/paths] state to a writable folder, or give --write-password to write the password into the settings file' },
+  AGENT_WARN_PASSWORD_IN_GIT: { message: '%s is written in plain text in %s, which git tracks: anyone with the repository reads it; put it in a file outside the repository and write ${file:PATH}, or write ${env:NAME}', severity: 'warning' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof CODES;

@@ -10,18 +10,27 @@ import { toNagios } from '../core/result.js';
 import { sink } from '../log.js';
 import { formatProblem } from './format-problem.js';
 import { startLocalCore } from './local-core.js';
+import { queryIndex } from '../checks/helpers/index-check.js';
 
 /** Options of `agent query` itself, before the query's name (--settings may stand anywhere). */
-export const QUERY_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
+export const QUERY_OPTIONS: readonly CliOption[] = [
+  { name: 'list', help: 'list every query with its module and whether it is enabled (its module is enabled in the settings and started), instead of running one' },
+  SETTINGS_OPTION,
+  HELP_OPTION,
+];
 
 export const QUERY_HELP = helpText(
   `Usage: agent query [--settings FILE] <command> [arguments…]
+       agent query --list [--settings FILE]
 
 Runs one query with the modules that the settings enable (listeners such as
 WEBServer are not started) and prints the result in the Nagios form
     message|'label'=value[unit];warn;crit;min;max
 Exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
-Example: agent query check_ok "all good"`,
+Example: agent query check_ok "all good"
+
+--list prints one line per query: its name, its module, and enabled or
+disabled (disabled: enable the module in [/modules] to answer it).`,
   QUERY_OPTIONS,
 );
 
@@ -34,6 +43,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
   while (i < taken.rest.length && (taken.rest[i]).startsWith('--')) head.push(taken.rest[i++]);
   const rest = taken.rest.slice(i);
   const { options } = parseArgs(head, QUERY_OPTIONS);
+  if (options.list === true && !options.help) return rest.length > 0 ? usageError(`--list takes no query ("${rest[0]}")`) : listQueries(settingsPath(options));
   if (options.help || rest.length === 0) {
     (options.help ? out : err)(QUERY_HELP);
     return options.help ? 0 : 2;
@@ -54,4 +64,30 @@ export async function queryCommand(argv: string[]): Promise<number> {
   } finally {
     await local.stop();
   }
+}
+
+/** `agent query --list`: every query with its module and whether it is enabled, aligned; exit 0 (3 on invalid settings). */
+async function listQueries(file: string): Promise<number> {
+  sink.consoleLevel = process.env.AGENT_LOG_LEVEL === undefined ? 'error' : sink.consoleLevel;
+  const loaded = await loadSettingsFile(file);
+  if (!loaded.ok) {
+    for (const p of loaded.problems) err(formatProblem(p));
+    err(`agent query --list: settings ${file} are invalid`);
+    return 3;
+  }
+  const local = await startLocalCore(loaded.snapshot);
+  try {
+    const rows = queryIndex(local.core.listQueries());
+    const width = (pick: (r: (typeof rows)[number]) => string): number => Math.max(...rows.map((r) => pick(r).length));
+    const [n, m] = [width((r) => r.name), width((r) => r.module)];
+    for (const r of rows) out(`${r.name.padEnd(n)}  ${r.module.padEnd(m)}  ${r.enabled ? 'enabled' : 'disabled'}`);
+    return 0;
+  } finally {
+    await local.stop();
+  }
+}
+
+function usageError(text: string): number {
+  err(`agent query: ${text}\n\n${QUERY_HELP}`);
+  return 2;
 }

@@ -1,7 +1,9 @@
 /**
  * `agent web install`: enable WEBServer and write [/settings/WEB/server]
  * (root's password, port, allowed hosts, NSClient++'s --https and the
- * certificate pair, each checked before anything is written).
+ * certificate pair, each checked before anything is written). The password
+ * is kept in ${state}/web-password, referenced with ${file:}, unless
+ * --write-password (web-password-file.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -10,6 +12,8 @@ import { errorMessage } from '../errors.js';
 import { parseAllowedHosts } from '../formats/allowed-hosts.js';
 import { certificateProblem, pairProblem, privateKeyProblem } from '../formats/pem-check.js';
 import { out } from './args.js';
+import { readSettingsView, type SettingsView } from '../settings/edit-tree.js';
+import { appliedWhen, keepPasswordInStateFolder, tellPasswordFile } from './web-password-file.js';
 import { edit, strongPassword, usage, WEB, type WebTarget } from './web-edit.js';
 
 /** NSClient++'s install switches: --https, the certificate pair, and the weak-password escape. */
@@ -18,6 +22,8 @@ export interface InstallTls {
   certificate: string | undefined;
   certificateKey: string | undefined;
   allowWeak: boolean;
+  /** Write the password into the settings file instead of ${state}/web-password. */
+  writePassword: boolean;
 }
 
 export async function install(target: WebTarget, pw: string | undefined, port: string | undefined, hosts: string | undefined, tls: InstallTls): Promise<number> {
@@ -43,14 +49,18 @@ export async function install(target: WebTarget, pw: string | undefined, port: s
     edits.push({ op: 'set', section: WEB, key: 'allowed hosts', value: hosts.split(',').map((h) => h.trim()).filter(Boolean).join(', ') });
   }
   // Without --password an existing password stays (re-running install must not lock anyone out).
+  // Unless --write-password, the password goes to ${state}/web-password and the settings read it with ${file:}.
+  const existing = (view: SettingsView): string => view.get(WEB, 'password') || view.get('/settings/default', 'password') || '';
+  const needed = pw !== undefined || existing(await readSettingsView(target.file)) === '';
+  const kept = needed && !tls.writePassword ? await keepPasswordInStateFolder(target.file, pw) : undefined;
   // Decided under the writer's lock, on the content being edited.
   let chosen: string | undefined;
   const written = await edit(
     target,
     (view) => {
-      const existing = view.get(WEB, 'password') || view.get('/settings/default', 'password') || '';
-      chosen = pw ?? (existing !== '' ? undefined : (chosen ?? strongPassword()));
-      const all = chosen !== undefined ? [...edits, { op: 'set' as const, section: WEB, key: 'password', value: chosen }] : [...edits];
+      chosen = pw ?? (existing(view) !== '' ? undefined : (kept?.password ?? chosen ?? strongPassword()));
+      const value = kept !== undefined && chosen === kept.password ? kept.reference : chosen;
+      const all = value !== undefined ? [...edits, { op: 'set' as const, section: WEB, key: 'password', value }] : [...edits];
       // --https on a port written without its s: the s is what means TLS here.
       const current = view.get(WEB, 'port');
       if (tls.https && port === undefined && current !== undefined && /^\d+$/.test(current.trim())) all.push({ op: 'set', section: WEB, key: 'port', value: `${current.trim()}s` });
@@ -61,7 +71,8 @@ export async function install(target: WebTarget, pw: string | undefined, port: s
   if (pw !== undefined) out('web password for user root set.');
   else if (chosen !== undefined) out(`web password for user root: ${chosen}`);
   else out('the existing web password stays (agent web password --display shows it).');
-  out('A running agent applies the change without a restart.');
+  if (kept !== undefined && chosen === kept.password) tellPasswordFile(kept);
+  out(kept !== undefined && pw !== undefined ? appliedWhen(kept, written) : 'A running agent applies the change without a restart.');
   return 0;
 }
 

@@ -12,6 +12,8 @@ const COMMON: readonly CliOption[] = [
   HELP_OPTION,
 ];
 
+const WRITE_PASSWORD: CliOption = { name: 'write-password', help: 'write the password itself into the settings file (without it, it is kept in ${state}/web-password, mode 0600, and the settings read it with ${file:})' };
+
 const PASSWORD_STDIN: CliOption = { name: 'password-stdin', help: 'read the password from standard input (one line), so it appears neither in the process list nor in the shell history' };
 
 export const WEB_OPTIONS: Readonly<Record<string, readonly CliOption[]>> = {
@@ -19,6 +21,7 @@ export const WEB_OPTIONS: Readonly<Record<string, readonly CliOption[]>> = {
     { name: 'password', arg: 'P', help: 'password of the user root, at least 8 characters (without it an existing password stays; when there is none, a strong one is generated and printed)' },
     PASSWORD_STDIN,
     { name: 'allow-weak-password', help: 'accept a password shorter than 8 characters' },
+    WRITE_PASSWORD,
     { name: 'port', arg: 'N', help: 'TLS port (8443 is written as 8443s; a trailing s means TLS)' },
     { name: 'allowed-hosts', arg: 'LIST', help: 'client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)' },
     { name: 'https', help: "serve TLS (NSClient++'s switch; TLS is the default here: an existing port without its trailing s gets it)" },
@@ -29,6 +32,7 @@ export const WEB_OPTIONS: Readonly<Record<string, readonly CliOption[]>> = {
   password: [
     { name: 'set', arg: 'P', help: 'write P as the web password ([/settings/WEB/server] password, user root)' },
     { ...PASSWORD_STDIN, help: 'the same as --set, reading the password from standard input (one line)' },
+    WRITE_PASSWORD,
     { name: 'display', help: 'print the password in force (the web server\'s own, else [/settings/default])' },
     ...COMMON,
   ],
@@ -64,12 +68,23 @@ path that does not exist is refused with exit 2).`,
   ),
   install: helpText(
     `Usage: agent web install [--password P | --password-stdin] [--port N] [--allowed-hosts LIST] [--https]
-                         [--certificate FILE] [--certificate-key FILE] [--allow-weak-password] [--settings FILE]
+                         [--certificate FILE] [--certificate-key FILE] [--allow-weak-password] [--write-password]
+                         [--settings FILE]
 
-Enables WEBServer in [/modules] and writes [/settings/WEB/server].`,
+Enables WEBServer in [/modules] and writes [/settings/WEB/server]. The
+password is kept in \${state}/web-password (mode 0600, outside the
+repository) and the settings read it with \${file:}; --write-password writes it
+into the settings file instead.`,
     WEB_OPTIONS.install,
   ),
-  password: helpText(`Usage: agent web password (--set P | --password-stdin | --display) [--settings FILE]`, WEB_OPTIONS.password),
+  password: helpText(
+    `Usage: agent web password (--set P | --password-stdin | --display) [--write-password] [--settings FILE]
+
+--set keeps the password in \${state}/web-password (mode 0600, outside the
+repository) and the settings read it with \${file:}; --write-password writes it
+into the settings file instead.`,
+    WEB_OPTIONS.password,
+  ),
   'add-user': helpText(
     `Usage: agent web add-user --user U [--password P | --password-stdin] [--role R] [--settings FILE]
 

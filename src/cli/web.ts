@@ -29,6 +29,7 @@ import { HELP, WEB_OPTIONS } from './web-options.js';
 import { formatProblem } from './format-problem.js';
 import { edit, notFound, readPasswordFromStdin, usage, WEB, type WebTarget } from './web-edit.js';
 import { install } from './web-install.js';
+import { appliedWhen, keepPasswordInStateFolder, tellPasswordFile } from './web-password-file.js';
 import { addRole, addUser } from './web-users.js';
 import { valueText } from '../settings/value-text.js';
 
@@ -63,9 +64,9 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     }
     switch (sub) {
       case 'install':
-        return await install(target, opt('password'), opt('port'), opt('allowed-hosts'), { https: options.https === true, certificate: opt('certificate'), certificateKey: opt('certificate-key'), allowWeak: options['allow-weak-password'] === true });
+        return await install(target, opt('password'), opt('port'), opt('allowed-hosts'), { https: options.https === true, certificate: opt('certificate'), certificateKey: opt('certificate-key'), allowWeak: options['allow-weak-password'] === true, writePassword: options['write-password'] === true });
       case 'password':
-        return await password(target, opt('set'), options.display === true);
+        return await password(target, opt('set'), options.display === true, options['write-password'] === true);
       case 'add-user':
         return await addUser(target, opt('user'), opt('password'), opt('role'));
       default:
@@ -86,14 +87,18 @@ export async function runWebCommand(argv: string[]): Promise<number> {
 
 // ---------------------------------------------------------------- password
 
-async function password(target: WebTarget, set: string | undefined, display: boolean): Promise<number> {
+async function password(target: WebTarget, set: string | undefined, display: boolean, writePassword: boolean): Promise<number> {
   if ((set === undefined) === !display) return usage(`give exactly one of --set P and --display\n\n${HELP.password}`);
   if (set !== undefined) {
     if (set === '') return usage('--set needs a non-empty password (an empty one makes the agent generate one at each start)');
-    const written = await edit(target, [{ op: 'set', section: WEB, key: 'password', value: set }]);
-    out(`web password for user root set${written}; a running agent applies it to the next request.`);
+    // Unless --write-password: the password in ${state}/web-password, the settings read it with ${file:}.
+    const kept = writePassword ? undefined : await keepPasswordInStateFolder(target.file, set);
+    const written = await edit(target, [{ op: 'set', section: WEB, key: 'password', value: kept?.reference ?? set }]);
+    out(`web password for user root set${written}; ${appliedWhen(kept, written)}`);
+    if (kept !== undefined) tellPasswordFile(kept);
     return 0;
   }
+  if (writePassword) return usage('--write-password goes with --set');
   const file = target.file;
   const loaded = await loadSettingsFile(file);
   if (!loaded.ok) {

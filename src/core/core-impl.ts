@@ -8,8 +8,10 @@
  * problem; it never takes the caller down.
  */
 import { sliceSpent } from './work-slice.js';
+import { countRefusal, observeQuery } from './work-counters.js';
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
-import { escapeForLog, sink, type LogLevel } from '../log.js';
+import { escapeForLog, sink } from '../log.js';
+import { levelOf } from './log-level.js';
 import { answerHeader, decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
 import { toStatus, type QueryResult, type Status } from './result.js';
 import type { CallOptions, Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
@@ -84,14 +86,17 @@ export function createCore(options: CoreOptions): Core {
         }
         const refused = opts.allow?.('query', p.command);
         if (refused !== undefined) {
+          if (opts.channel) countRefusal(opts.channel, 'allowed queries');
           payload.push(resultToResponse({ command: p.command, result: 3, message: refused, perf: [] }, p.id ?? undefined));
           continue;
         }
         const entry = queries.get(p.command.toLowerCase());
         if (!entry) {
+          if (opts.channel) observeQuery(opts.channel, 'unknown', 0, 3);
           payload.push(resultToResponse({ command: p.command, result: 3, message: unknownQuery(p.command), perf: [] }, p.id ?? undefined));
           continue;
         }
+        const started = opts.channel ? performance.now() : 0;
         try {
           // A simple query (registerSimpleQuery) runs on the request decoded here; its answer is encoded with the others below.
           const simple = simpleRuns.get(entry.handler);
@@ -109,6 +114,8 @@ export function createCore(options: CoreOptions): Core {
           // The command and the handler's error may hold what a peer sent.
           log.error(escapeForLog(message));
           payload.push(resultToResponse({ command: p.command, result: 3, message, perf: [] }, p.id ?? undefined));
+        } finally {
+          if (opts.channel) observeQuery(opts.channel, entry.info.name, (performance.now() - started) / 1000, toStatus(payload.at(-1)?.result ?? 3));
         }
       }
       return encode('QueryResponseMessage', { header: answerHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
@@ -269,19 +276,4 @@ function simpleExecHandler(fn: SimpleExec): RawExecHandler {
     }
     return encode('ExecuteResponseMessage', { header: answerHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
   };
-}
-
-function levelOf(level: Plugin.LogEntry.Entry.Level | null | undefined): LogLevel {
-  switch (level) {
-    case Plugin.LogEntry.Entry.Level.LOG_DEBUG:
-      return 'debug';
-    case Plugin.LogEntry.Entry.Level.LOG_WARNING:
-      return 'warning';
-    case Plugin.LogEntry.Entry.Level.LOG_ERROR:
-      return 'error';
-    case Plugin.LogEntry.Entry.Level.LOG_CRITICAL:
-      return 'critical';
-    default:
-      return 'info';
-  }
 }

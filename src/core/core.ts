@@ -6,6 +6,7 @@
  * `registerSimpleQuery` and `query` wrap the encoding for module code.
  */
 import type { QueryResult } from './result.js';
+import type { Channel } from './work-counters.js';
 
 /**
  * Encoded QueryRequestMessage in, encoded QueryResponseMessage out. The
@@ -30,6 +31,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The caller's allow-list; absent means everything (local callers, the web API with its privileges). */
   allow?: CommandFilter;
+  /**
+   * The listener the request came in on: each of its queries is counted and timed for the
+   * metrics (core/work-counters.ts). Absent for local callers and for queries a query runs.
+   */
+  channel?: Channel;
 }
 /** Encoded ExecuteRequestMessage in, encoded ExecuteResponseMessage out. */
 export type RawExecHandler = (request: Uint8Array) => Promise<Uint8Array>;

@@ -21,6 +21,7 @@
 import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
 import { escapeLog } from '../log-escape.js';
+import { countConnection, countRefusal } from '../core/work-counters.js';
 
 export interface ConnectionLimits {
   /** Connections open at once; more are refused. */
@@ -55,6 +56,8 @@ export class ConnectionGuard {
   constructor(
     private limits: ConnectionLimits,
     private readonly log: Logger,
+    /** The listener (web, nrpe, agent) its connections and refusals are counted for in the metrics. */
+    private readonly listener: string,
   ) {}
 
   /** Connections open now. */
@@ -87,15 +90,18 @@ export class ConnectionGuard {
     const key = keyOf(socket);
     if (this.byKey.size >= this.limits.maxConnections) {
       this.report(address, `refused connection from %a: ${this.limits.maxConnections} connections open (max connections)`);
+      countRefusal(this.listener, 'max connections');
       socket.destroy();
       return false;
     }
     const fromAddress = this.perAddress.get(address) ?? 0;
     if (fromAddress >= this.limits.maxPerAddress) {
       this.report(address, `refused connection from %a: ${fromAddress} connections from this address open (max connections per address)`);
+      countRefusal(this.listener, 'max connections per address');
       socket.destroy();
       return false;
     }
+    countConnection(this.listener);
     const ms = this.limits.firstRequestMs;
     const entry: Entry = { socket, address, timer: undefined };
     entry.timer = setTimeout(() => {

@@ -5,22 +5,12 @@
  * queries (anything else is counted as `unknown`), statuses are HTTP codes.
  */
 import type { ReconcilerStatus } from '../core/control.js';
-import { refusedCounts } from '../core/work-counters.js';
+import { countRefusal, DURATION_BUCKETS, refusedCounts, workCounts, type Histogram } from '../core/work-counters.js';
 import { renderProcessMetrics } from './process-metrics.js';
-
-const QUERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-interface Histogram {
-  counts: number[];
-  sum: number;
-  count: number;
-}
 
 export class WebMetrics {
   private readonly requests = new Map<string, number>();
   private readonly authFailures = new Map<string, number>();
-  private readonly queryDurations = new Map<string, Histogram>();
-  private readonly queryResults = new Map<string, number>();
 
   /** Label text by `method route status`: built once per combination, not per request. */
   private readonly requestLabels = new Map<string, string>();
@@ -37,20 +27,7 @@ export class WebMetrics {
 
   authFailure(reason: string): void {
     inc(this.authFailures, labels({ reason }));
-  }
-
-  observeQuery(query: string, seconds: number, result: number): void {
-    let h = this.queryDurations.get(query);
-    if (!h) {
-      h = { counts: QUERY_BUCKETS.map(() => 0), sum: 0, count: 0 };
-      this.queryDurations.set(query, h);
-    }
-    QUERY_BUCKETS.forEach((b, i) => {
-      if (seconds <= b) h.counts[i]++;
-    });
-    h.sum += seconds;
-    h.count++;
-    inc(this.queryResults, labels({ query, result: String(result) }));
+    countRefusal('web', reason);
   }
 
   /** The whole exposition text. */
@@ -76,15 +53,7 @@ export class WebMetrics {
     for (const [l, n] of this.authFailures) out.push(`agent_web_auth_failures_total${l} ${n}`);
     family(out, 'agent_web_auth_blocked_addresses', 'gauge', 'Addresses refused now after too many failed authentications.');
     out.push(`agent_web_auth_blocked_addresses ${blockedAddresses}`);
-    family(out, 'agent_query_duration_seconds', 'histogram', 'Duration of queries run through the API.');
-    for (const [query, h] of this.queryDurations) {
-      QUERY_BUCKETS.forEach((b, i) => out.push(`agent_query_duration_seconds_bucket${labels({ query, le: String(b) })} ${h.counts[i]}`));
-      out.push(`agent_query_duration_seconds_bucket${labels({ query, le: '+Inf' })} ${h.count}`);
-      out.push(`agent_query_duration_seconds_sum${labels({ query })} ${h.sum}`);
-      out.push(`agent_query_duration_seconds_count${labels({ query })} ${h.count}`);
-    }
-    family(out, 'agent_query_results_total', 'counter', 'Query results through the API by status (0 OK .. 3 UNKNOWN).');
-    for (const [l, n] of this.queryResults) out.push(`agent_query_results_total${l} ${n}`);
+    renderWork(out);
     family(out, 'agent_queue_refused_total', 'counter', 'Queries refused at once because the module queue was full, by module.');
     for (const [module, n] of refusedCounts()) out.push(`agent_queue_refused_total${labels({ module })} ${n}`);
     renderProcessMetrics(out);
@@ -94,6 +63,30 @@ export class WebMetrics {
 
 // ---------------------------------------------------------------- helpers
 
+/** The agent's work by channel, listener and script (core/work-counters.ts). */
+function renderWork(out: string[]): void {
+  const w = workCounts();
+  family(out, 'agent_query_duration_seconds', 'histogram', 'Duration of queries by channel (web, nrpe, agent) and query (unknown: a name no module registers).');
+  for (const d of w.queryDurations) histogram(out, 'agent_query_duration_seconds', { channel: d.channel, query: d.query }, d.histogram);
+  family(out, 'agent_query_results_total', 'counter', 'Query results by channel, query and status (0 OK .. 3 UNKNOWN).');
+  for (const r of w.queryResults) out.push(`agent_query_results_total${labels({ channel: r.channel, query: r.query, result: String(r.result) })} ${r.count}`);
+  family(out, 'agent_refused_total', 'counter', 'Connections and queries refused by channel and the setting that refused them (allowed hosts, allowed queries, max connections, max connections per address, nasty characters).');
+  for (const r of w.refusals) out.push(`agent_refused_total${labels({ channel: r.channel, reason: r.reason })} ${r.count}`);
+  family(out, 'agent_connections_total', 'counter', 'Connections accepted by listener (web, nrpe, agent).');
+  for (const [listener, n] of w.connections) out.push(`agent_connections_total${labels({ listener })} ${n}`);
+  family(out, 'agent_script_duration_seconds', 'histogram', 'Duration of external script runs by script.');
+  for (const [script, h] of w.scriptDurations) histogram(out, 'agent_script_duration_seconds', { script }, h);
+  family(out, 'agent_script_runs_total', 'counter', 'External script runs by script and outcome (exited, timeout, stopped, not started).');
+  for (const o of w.scriptOutcomes) out.push(`agent_script_runs_total${labels({ script: o.script, outcome: o.outcome })} ${o.count}`);
+}
+
+function histogram(out: string[], name: string, by: Record<string, string>, h: Histogram): void {
+  DURATION_BUCKETS.forEach((b, i) => out.push(`${name}_bucket${labels({ ...by, le: String(b) })} ${h.counts[i]}`));
+  out.push(`${name}_bucket${labels({ ...by, le: '+Inf' })} ${h.count}`);
+  out.push(`${name}_sum${labels(by)} ${h.sum}`);
+  out.push(`${name}_count${labels(by)} ${h.count}`);
+}
+
 function family(out: string[], name: string, type: string, help: string): void {
   out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
 }
@@ -102,7 +95,8 @@ function inc(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
-function labels(values: Record<string, string>): string {
+/** A label set `{k="v",…}` with the values escaped as the text format wants them. */
+export function labels(values: Record<string, string>): string {
   const parts = Object.entries(values).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
   return `{${parts.join(',')}}`;
 }

@@ -98,6 +98,9 @@ role = legacy
     await eventually('the new root password', async () => (await status('root', 'root-from-stdin')) === 200);
     const install = await web(['install', '--settings', agent.settingsFile, '--password-stdin'], 'installed-pw');
     assert.equal(install.code, 0, install.stderr);
+    // The settings already read ${file:state/web-password}: only that file changed, which the agent does not watch.
+    assert.match(install.stdout, /uses the new password after its next reload/);
+    agent.proc.kill('SIGHUP');
     await eventually('the installed root password', async () => (await status('root', 'installed-pw')) === 200);
     const both = await web(['add-user', '--settings', agent.settingsFile, '--user', 'bob', '--password', 'x', '--password-stdin'], 'y\n');
     assert.equal(both.code, 2);

@@ -135,7 +135,7 @@ test('check_ping of 127.0.0.1 through the agent protocol', async () => {
 
 test('check_index and check_dummy; the query list of the API (the web UI list) has every network check', async () => {
   const idx = await checkNrpe(nrpePort, ['-c', 'check_index', '-a', 'filter=module = "CheckNet"', 'list-separator=,']);
-  assert.deepEqual(idx, { code: 0, out: 'check_dns (CheckNet),check_http (CheckNet),check_ntp_offset (CheckNet),check_ping (CheckNet),check_tcp (CheckNet)' });
+  assert.deepEqual(idx, { code: 0, out: 'check_dns (CheckNet, enabled),check_http (CheckNet, enabled),check_ntp_offset (CheckNet, enabled),check_ping (CheckNet, enabled),check_tcp (CheckNet, enabled)' });
   assert.deepEqual(await agentQuery('check_dummy', ['1', 'half', 'full']), { code: 1, out: 'half full' });
   const res = await webRequest(`${base}/api/v1/queries`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
   assert.equal(res.status, 200, res.body);

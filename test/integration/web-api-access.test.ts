@@ -146,6 +146,6 @@ describe('web API access over HTTPS (agent process)', () => {
     assert.match(res.body, /agent_web_auth_failures_total\{reason="credentials"\} \d+/);
     assert.match(res.body, /agent_web_requests_total\{method="GET",route="\/api\/v1\/info",status="403"\} \d+/);
     assert.match(res.body, /agent_settings_reloads_total\{result="ok"\} \d+/);
-    assert.match(res.body, /agent_query_duration_seconds_count\{query="check_ok"\} \d+/);
+    assert.match(res.body, /agent_query_duration_seconds_count\{channel="web",query="check_ok"\} \d+/);
   });
 });

@@ -12,7 +12,7 @@ import { relativeInside } from '../../path-inside.js';
 import { splitOutput, statusFromExitCode, UNKNOWN, type QueryResult } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from '../../formats/script-command-line.js';
-import { countRefused } from '../../core/work-counters.js';
+import { countRefused, observeScript } from '../../core/work-counters.js';
 import { QueueFullError, type Limiter } from './limiter.js';
 import { runScript, type RunOptions, type RunOutcome } from './runner.js';
 import { linkSignals } from '../../abort-link.js';
@@ -56,6 +56,7 @@ export async function runConfiguredScript(name: string, commandLine: string | re
   } finally {
     waiting.release();
   }
+  observeScript(name, outcome.durationMs / 1000, outcome.error !== undefined ? 'not started' : outcome.timedOut ? 'timeout' : outcome.aborted ? 'stopped' : 'exited');
   if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${shownProgram(argv[0], settings.root)}): ${outcome.error}`, perf: [] };
   if (outcome.timedOut) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s`, perf: [] };
   if (outcome.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} was stopped`, perf: [] };

@@ -22,7 +22,7 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
     vars: {
       core: { kind: 'string', description: "Core name: 'total' or core0, core1, ..." },
       core_id: { kind: 'number', description: 'Core number; -1 for the total.' },
-      time: { kind: 'string', description: "The window, as given: '5s', '1m', '5m'." },
+      time: { kind: 'string', description: "The window, as given: '5s', '1m', '5m'; '500ms' when the sampler had no history for it yet (a one-shot agent query) and one fresh 500 ms interval was measured instead." },
       load: { kind: 'percent', description: 'Busy share of the window in percent.' },
       user: { kind: 'percent', description: 'User (and nice) share in percent.' },
       kernel: { kind: 'percent', description: 'Kernel share (system, irq, softirq) in percent.' },
@@ -48,9 +48,16 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
         return { label: t, seconds };
       });
       const items = [];
+      // A window the sampler has no history for (a one-shot `agent query check_cpu`) is answered by
+      // one fresh interval, labelled as what it is (`total 500ms`), once however many windows share it.
+      const labels = new Set<string>();
       for (const w of windows) {
-        for (const l of await sampler.utilisation(w.seconds)) {
-          items.push({ core: l.core, core_id: l.core === 'total' ? -1 : Number(l.core.slice(4)), time: w.label, load: l.load, user: l.user, kernel: l.system, iowait: l.iowait, idle: l.idle });
+        const m = await sampler.measure(w.seconds);
+        const time = m.freshMs !== undefined ? `${m.freshMs}ms` : w.label;
+        if (labels.has(time)) continue;
+        labels.add(time);
+        for (const l of m.loads) {
+          items.push({ core: l.core, core_id: l.core === 'total' ? -1 : Number(l.core.slice(4)), time, load: l.load, user: l.user, kernel: l.system, iowait: l.iowait, idle: l.idle });
         }
       }
       return items;

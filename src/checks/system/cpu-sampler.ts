@@ -58,16 +58,25 @@ export class CpuSampler {
    * One fresh interval serves every window asked for within a second.
    */
   async utilisation(windowSeconds: number): Promise<CpuLoad[]> {
+    return (await this.measure(windowSeconds)).loads;
+  }
+
+  /**
+   * utilisation() with what was measured: `freshMs` is set when the answer is a fresh interval
+   * of that many milliseconds instead of the window (check_cpu labels it so: `total 500ms`).
+   */
+  async measure(windowSeconds: number): Promise<{ loads: CpuLoad[]; freshMs?: number }> {
     const started = Date.now();
     const base = this.baseFor(started - windowSeconds * 1000);
-    if (base && started - base.at >= (this.options.minSpanMs ?? 1000)) return between(base, await this.read());
+    if (base && started - base.at >= (this.options.minSpanMs ?? 1000)) return { loads: between(base, await this.read()) };
+    const freshMs = this.options.freshMs ?? 500;
     if (!this.fresh || started - this.fresh.at > 1000) {
       const first = await this.read();
-      await new Promise((r) => setTimeout(r, this.options.freshMs ?? 500));
+      await new Promise((r) => setTimeout(r, freshMs));
       const last = await this.read();
       this.fresh = { at: last.at, loads: between(first, last) };
     }
-    return this.fresh.loads;
+    return { loads: this.fresh.loads, freshMs };
   }
 
   private baseFor(since: number): Sample | undefined {

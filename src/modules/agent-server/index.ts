@@ -109,7 +109,7 @@ export function createModule(): AgentModule<Settings> {
         // A query runs until its peer goes (signal) or the module stops (ctx.signal).
         query: (bytes, peer, signal) => {
           const allow = commandGuard(allowed, peer.address);
-          return withLinkedSignal([signal, ctx!.signal], (both) => ctx!.core.queryRaw(bytes, allow ? { allow, signal: both } : { signal: both }));
+          return withLinkedSignal([signal, ctx!.signal], (both) => ctx!.core.queryRaw(bytes, allow ? { allow, signal: both, channel: 'agent' } : { signal: both, channel: 'agent' }));
         },
         exec: (bytes, peer) => {
           const allow = commandGuard(allowed, peer.address);

@@ -125,7 +125,7 @@ export function createModule(): AgentModule<Settings> {
     // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
     if (unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined)) return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
     // Runs until the peer goes or the module stops.
-    return withLinkedSignal([gone, ctx!.signal], (signal) => ctx!.core.query(command, args, allow ? { signal, allow } : { signal }));
+    return withLinkedSignal([gone, ctx!.signal], (signal) => ctx!.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }));
   };
 
   const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {

@@ -166,7 +166,7 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
       if (control === undefined) throw new Error('WEBServer started without the control interface (its catalogue entry asks for it)');
       log = ctx.log;
       snapshot = ctx.settings;
-      guard = new ConnectionGuard(limitsOf(snapshot), ctx.log);
+      guard = new ConnectionGuard(limitsOf(snapshot), ctx.log, 'web');
       ensurePassword(snapshot);
       web = buildApp({ core: ctx.core, control, getSnapshot: () => snapshot as Settings, generatedPassword: () => generated, log: ctx.log });
       config = listenerConfig(snapshot);

@@ -22,14 +22,30 @@ export interface StoredPassword {
 
 /** The stored password from `stateDir`, or a new one written there. */
 export function storedPassword(stateDir: string): StoredPassword {
-  const file = join(stateDir, PASSWORD_FILE_NAME);
+  const text = readStoredPassword(stateDir);
+  if (text !== undefined) return { password: text, file: join(stateDir, PASSWORD_FILE_NAME), problem: undefined };
+  return writeStoredPassword(stateDir, randomBytes(18).toString('base64url'));
+}
+
+/** The password stored in `stateDir`, or undefined when the file is missing, empty or unreadable. */
+export function readStoredPassword(stateDir: string): string | undefined {
   try {
-    const text = readFileSync(file, 'utf8').trim();
-    if (text !== '') return { password: text, file, problem: undefined };
+    const text = readFileSync(join(stateDir, PASSWORD_FILE_NAME), 'utf8').trim();
+    return text !== '' ? text : undefined;
   } catch {
-    // missing or unreadable: a new one is written below (an unreadable one fails there too)
+    // missing or unreadable: a new one is written (an unreadable one fails there too)
+    return undefined;
   }
-  const password = randomBytes(18).toString('base64url');
+}
+
+/**
+ * Write `password` as the stored password of `stateDir` (replacing one that is there), the
+ * same way: mode 0600, atomically. `agent web install|password` keep the password they set
+ * here and point the settings at it with `${file:}`, so the settings file (kept in git) holds
+ * no secret and the agent and the command read one file.
+ */
+export function writeStoredPassword(stateDir: string, password: string): StoredPassword {
+  const file = join(stateDir, PASSWORD_FILE_NAME);
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });

@@ -29,6 +29,7 @@ import { createServer as createTlsServer, type Server as TlsServer, type TLSSock
 import { AgentError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
+import { countRefusal } from '../../core/work-counters.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { ServedConnection, type AgentHandlers, type ConnectionPolicy, type PeerInfo } from './served-connection.js';
 
@@ -71,7 +72,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
   let tlsServer: TlsServer | undefined;
   const conns = new Set<ServedConnection>();
   const log = options.log;
-  const guard = new ConnectionGuard(limitsOf(policy), log);
+  const guard = new ConnectionGuard(limitsOf(policy), log, 'agent');
 
   const makeTls = (tls: TlsOptions | undefined): TlsServer | undefined => {
     if (!tls) return undefined;
@@ -106,6 +107,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
   const server: NetServer = createNetServer((socket) => {
     if (!policy.isAllowed(socket.remoteAddress)) {
       log.warning(`connection from ${escapeLog(socket.remoteAddress ?? '?')} refused: not in allowed hosts${policy.allowedHostsFrom ? ` ${policy.allowedHostsFrom}` : ''}`);
+      countRefusal('agent', 'allowed hosts');
       socket.destroy();
       return;
     }

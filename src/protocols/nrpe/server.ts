@@ -17,6 +17,7 @@ import { AgentError, errorMessage } from '../../errors.js';
 import { escapeForLog, sink, type Logger } from '../../log.js';
 import { toNagios, type QueryResult } from '../../core/result.js';
 import { escapeLog } from '../../log-escape.js';
+import { countRefusal } from '../../core/work-counters.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { PacketReader } from './packet-reader.js';
 import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
@@ -87,13 +88,14 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   const policy: NrpeServerPolicy = { ...options };
   const sockets = new Set<net.Socket>();
   const log = options.log;
-  const guard = new ConnectionGuard(limitsOf(policy), log);
+  const guard = new ConnectionGuard(limitsOf(policy), log, 'nrpe');
   let currentTls = options.tls;
 
   /** Allowed hosts and the connection limits, on the raw socket before any TLS byte; false when refused. */
   const accept = (raw: net.Socket): boolean => {
     if (!policy.isAllowed(raw.remoteAddress)) {
       log.warning(`refused connection from ${escapeLog(raw.remoteAddress ?? '?')}: not in allowed hosts${policy.allowedHostsFrom ? ` ${policy.allowedHostsFrom}` : ''}`);
+      countRefusal('nrpe', 'allowed hosts');
       raw.destroy();
       return false;
     }
@@ -223,9 +225,11 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
     return;
   } else if (!isData && args.length > 0 && !policy.allowArguments) {
     log.warning(`refused query ${escapeForLog(command)} from ${peer}: it has arguments and allow arguments is off`);
+    countRefusal('nrpe', 'allow arguments');
     result = refusal(`Request contained arguments, which this server does not allow (allow arguments = false)`);
   } else if (!isData && !policy.allowNastyCharacters && NASTY.test(text)) {
     log.warning(`refused query ${escapeForLog(command)} from ${peer}: it contains characters refused while allow nasty characters is off`);
+    countRefusal('nrpe', 'allow nasty characters');
     // Named without a literal `|`: check_nrpe and our client would read all after it as perf data.
     result = refusal(`Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/[|\r\n]/g, '')}, the vertical bar or a line break); allow nasty characters = false`);
   } else {

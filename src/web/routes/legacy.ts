@@ -56,7 +56,7 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
     };
     res.once('close', onClose);
     try {
-      answer = await ctx.core.queryRaw(request, { signal: gone.signal });
+      answer = await ctx.core.queryRaw(request, { signal: gone.signal, channel: 'web' });
     } catch (err) {
       if (gone.signal.aborted) return;
       if (err instanceof AgentError && err.code === 'AGENT_ERR_PROTOBUF') throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [err.message]);

@@ -61,8 +61,8 @@ export function registerQueryRoutes(ctx: RouteContext): void {
 }
 
 /**
- * Run a query for an HTTP client: aborted when the client goes away, its
- * duration and result recorded in the metrics.
+ * Run a query for an HTTP client: aborted when the client goes away, counted
+ * and timed on the channel web (core/work-counters.ts).
  */
 export async function runQuery(ctx: RouteContext, name: string, args: string[], res: ServerResponse): Promise<QueryResult> {
   const abort = new AbortController();
@@ -70,16 +70,11 @@ export async function runQuery(ctx: RouteContext, name: string, args: string[], 
     if (!res.writableFinished) abort.abort();
   };
   res.once('close', onClose);
-  const started = process.hrtime.bigint();
-  let result: QueryResult;
   try {
-    result = await ctx.core.query(name, args, { signal: abort.signal });
+    return await ctx.core.query(name, args, { signal: abort.signal, channel: 'web' });
   } finally {
     res.off('close', onClose);
   }
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  ctx.metrics.observeQuery(ctx.core.getQuery(name)?.name ?? 'unknown', seconds, result.result);
-  return result;
 }
 
 /**

@@ -55,7 +55,9 @@ describe('agent web over [/includes]', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, new RegExp(`password for user root set in ${base.replace(/[.]/g, '\\.')};`));
     assert.equal(readFileSync(host, 'utf8'), HOST);
-    assert.equal(readFileSync(base, 'utf8'), BASE.replace('password = old-base-password', 'password = new-root-password'));
+    // The password goes to the host's state folder; the base reads it by absolute path (a relative one would start at shared/).
+    assert.equal(readFileSync(base, 'utf8'), BASE.replace('password = old-base-password', `password = \${file:${join(dir, 'hosts', 'state', 'web-password')}}`));
+    assert.equal(readFileSync(join(dir, 'hosts', 'state', 'web-password'), 'utf8'), 'new-root-password\n');
     const shown = await runAgentCli(['web', 'password', '--display', '--settings', host]);
     assert.match(shown.stdout, /web password for user root: new-root-password/);
   });

@@ -74,7 +74,9 @@ describe('agent web with NSClient++ semantics', () => {
     assert.equal(readFileSync(file, 'utf8'), '[/modules]\n', 'nothing written');
     const forced = await agent(['web', 'install', '--settings', file, '--password', 'short', '--allow-weak-password']);
     assert.equal(forced.code, 0, forced.stderr);
-    assert.match(readFileSync(file, 'utf8'), /password = short\n/);
+    // Kept in the state folder, the settings read it from there (issue 29: no password in the file meant for git).
+    assert.match(readFileSync(file, 'utf8'), /password = \$\{file:state\/web-password\}\n/);
+    assert.equal(readFileSync(join(dir, 'state', 'web-password'), 'utf8'), 'short\n');
   });
 
   it('install takes --https, --certificate and --certificate-key, and checks the files first', async () => {

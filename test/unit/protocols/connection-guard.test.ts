@@ -15,7 +15,7 @@ let guard: ConnectionGuard;
 const admitted: Socket[] = [];
 
 before(async () => {
-  guard = new ConnectionGuard({ maxConnections: 6, maxPerAddress: 3, firstRequestMs: 400 }, log);
+  guard = new ConnectionGuard({ maxConnections: 6, maxPerAddress: 3, firstRequestMs: 400 }, log, 'test');
   server = createServer((s) => {
     if (!guard.admit(s)) return;
     admitted.push(s);

@@ -129,6 +129,7 @@ describe('buildApp over HTTPS', () => {
       'GET /api/v1/logs logs.list',
       'GET /api/v1/settings/status settings.get',
       'GET /api/v1/metrics metrics.list',
+      'GET /api/v1/metrics/checks queries.execute',
       'GET /api/v1/queries/:query/commands/execute_nagios queries.execute',
       'GET /query/:command legacy',
       'POST /query.pb legacy',

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CpuSampler } from '../../../../src/checks/system/cpu-sampler.js';
+import { cpuCheck } from '../../../../src/checks/system/cpu-checks.js';
+import { runCheck } from '../../../../src/checks/engine.js';
 
 // A /proc root of our own: the test moves the counters between readings.
 const statFile = (busy: number, idle: number): string => `cpu  ${busy} 0 0 ${idle} 0 0 0 0 0 0\ncpu0 ${busy} 0 0 ${idle} 0 0 0 0 0 0\n`;
@@ -49,6 +51,26 @@ test('a sampler with a base old enough compares with it, and one fresh interval 
     const first = await cold.utilisation(5);
     assert.equal(await cold.utilisation(60), first);
     assert.equal(await cold.utilisation(300), first);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('check_cpu labels a fresh interval as what it measured (total 20ms here, 500ms by default), once for all its windows', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
+  try {
+    writeFileSync(join(root, 'stat'), statFile(1000, 1000));
+    // Never started, as in a one-shot `agent query check_cpu`: no history for 5s, 1m or 5m.
+    const r = await runCheck(cpuCheck(new CpuSampler({ root, freshMs: 20 })), ['show-all']);
+    assert.deepEqual(r.perf.map((p) => p.alias), ['total 20ms']);
+    assert.match(r.message, /20ms/);
+    assert.doesNotMatch(r.message, /5s|1m|5m/);
+    // With history the windows keep their names.
+    const started = new CpuSampler({ root, intervalMs: 60_000, minSpanMs: 0 });
+    await started.start();
+    const w = await runCheck(cpuCheck(started), ['show-all']);
+    started.stop();
+    assert.deepEqual(w.perf.map((p) => p.alias), ['total 5s', 'total 1m', 'total 5m']);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
