@@ -128,7 +128,19 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
   return agent;
 }
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
+/**
+ * The port the web server took, from its "listening on" line (past or
+ * future, after `from`): with `port = 0s` in [/settings/WEB/server] the
+ * system picks a free one, so a test never races another for a port that
+ * was free a moment ago (freePort). RemoteServer and AgentServer take no
+ * port 0 (their schemas say at least 1): their tests still use freePort.
+ */
+export async function webPort(agent: AgentProcess, from = 0): Promise<number> {
+  const m = await agent.waitForLog(/web server listening on https?:\/\/\S+:(\d+)/, 20_000, from);
+  return Number(m[1]);
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1 (racy: for the web server prefer port 0s and webPort). */
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();

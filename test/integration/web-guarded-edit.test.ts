@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { startAgent, freePort, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { basic, webRequest } from '../helpers/web-client.js';
 
 let agent: AgentProcess;
@@ -15,7 +15,6 @@ const auth = { authorization: basic('root', 'guard-secret') };
 let ini = '';
 
 before(async () => {
-  const port = await freePort();
   ini = `[/modules]
 WEBServer = enabled
 CheckHelpers = enabled
@@ -25,11 +24,11 @@ CheckDisk = disabled
 password = guard-secret
 
 [/settings/WEB/server]
-port = ${port}s
+port = 0s
 bind to = 127.0.0.1
 `;
   agent = await startAgent({ ini });
-  base = `https://127.0.0.1:${port}/api/v1`;
+  base = `https://127.0.0.1:${await webPort(agent)}/api/v1`;
 });
 after(async () => {
   await agent?.stop();
