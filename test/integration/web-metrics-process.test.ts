@@ -2,7 +2,8 @@
  * /api/v1/metrics of a running agent carries the process metrics every
  * exporter has, with values that match what /proc says about the agent's
  * process, and the whole exposition passes Prometheus's own linter
- * (`promtool check metrics`, Debian package prometheus).
+ * (`promtool check metrics`, Debian package prometheus). The agent's work
+ * is counted by channel (web, nrpe, agent), refusal, listener and script.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,8 @@ import { startAgent, freePort } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
 import { promtool } from '../helpers/promtool.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
+import { certDir } from '../helpers/agent-certs.js';
+import { runAgentCli } from '../helpers/run-cli.js';
 
 
 function value(text: string, name: string): number {
@@ -76,13 +79,17 @@ test('process metrics: present, true to /proc, and clean for promtool', async ()
 });
 
 test('work metrics: queries by channel and query (web, nrpe), refusals by reason, connections by listener, script runs; clean for promtool', async () => {
-  const [port, nrpePort] = [await freePort(), await freePort()];
+  const [port, nrpePort, agentPort] = [await freePort(), await freePort(), await freePort()];
+  const certs = certDir();
+  const ca = certs.ca('ca');
+  const [server, client] = [certs.issue(ca, 'server', 'server'), certs.issue(ca, 'client', 'client')];
   const agent = await startAgent({
     ini: `[/modules]
 WEBServer = enabled
 CheckHelpers = enabled
 CheckExternalScripts = enabled
 RemoteServer = enabled
+AgentServer = enabled
 
 [/settings/default]
 password = metrics-secret
@@ -96,6 +103,15 @@ bind to = 127.0.0.1
 port = ${nrpePort}
 bind to = 127.0.0.1
 allowed queries = check_ok, check_said
+
+[/settings/agent/server]
+port = ${agentPort}
+bind to = 127.0.0.1
+allowed queries = check_ok
+certificate = ${server.cert}
+certificate key = ${server.key}
+ca = ${ca.cert}
+verify mode = peer-cert
 
 [/settings/external scripts/scripts]
 check_said = said.sh
@@ -112,6 +128,8 @@ check_said = said.sh
     const refused = await checkNrpe(nrpePort, ['-c', 'check_uptime']);
     assert.equal(refused.code, 3, refused.out);
     assert.equal((await webRequest(`https://127.0.0.1:${port}/api/v1/info`, { user: 'root', password: 'wrong' })).status, 403);
+    const viaAgent = await runAgentCli(['client', '--settings', '/nonexistent/agent.ini', 'agent_query', '--host', '127.0.0.1', '--port', String(agentPort), '--certificate', client.cert, '--certificate-key', client.key, '--command', 'check_ok']);
+    assert.equal(viaAgent.code, 0, viaAgent.stdout + viaAgent.stderr);
 
     const r = await api('/api/v1/metrics');
     assert.equal(r.status, 200);
@@ -123,6 +141,8 @@ check_said = said.sh
     assert.match(text, /^agent_query_results_total\{channel="web",query="check_ok",result="0"\} 3$/m);
     assert.match(text, /^agent_query_duration_seconds_count\{channel="nrpe",query="check_ok"\} 1$/m);
     assert.match(text, /^agent_query_results_total\{channel="nrpe",query="check_said",result="1"\} 1$/m);
+    assert.match(text, /^agent_query_results_total\{channel="agent",query="check_ok",result="0"\} 1$/m);
+    assert.match(text, /^agent_connections_total\{listener="agent"\} 1$/m);
     assert.match(text, /^agent_refused_total\{channel="nrpe",reason="allowed queries"\} 1$/m);
     assert.match(text, /^agent_refused_total\{channel="web",reason="[^"]+"\} 1$/m, 'the wrong password');
     assert.match(text, /^agent_connections_total\{listener="nrpe"\} 3$/m);
@@ -137,5 +157,6 @@ check_said = said.sh
     assert.ok(value(again, 'nodejs_eventloop_lag_p99_seconds') > 0);
   } finally {
     await agent.stop();
+    certs.remove();
   }
 });
