@@ -33,8 +33,13 @@ export function passwordInGitWarnings(input: PasswordInGitInput): SettingsProble
     if (test) for (const [key, o] of Object.entries(byKey)) if (test(key)) consider(o, input.sections[path]?.[key]);
   }
   for (const map of input.objects) {
+    // Every object of a container has the same schema: its test is looked up once (a fleet has thousands of targets).
+    const tests = new Map<string, ((key: string) => boolean) | undefined>();
     for (const obj of map.values()) {
-      const test = input.secretKeys(obj.path.endsWith(`/${obj.name}`) ? obj.path : `${obj.path}/${obj.name}`);
+      const path = obj.path.endsWith(`/${obj.name}`) ? obj.path : `${obj.path}/${obj.name}`;
+      const container = path.slice(0, path.length - obj.name.length - 1);
+      if (!tests.has(container)) tests.set(container, input.secretKeys(path));
+      const test = tests.get(container);
       if (test) for (const [key, o] of Object.entries(obj.origins)) if (test(key)) consider(o, obj.values[key]);
     }
   }

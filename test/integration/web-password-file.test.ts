@@ -9,7 +9,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
@@ -58,6 +58,13 @@ describe('agent web keeps the password out of the settings file (processes, a re
     const out = warned.stdout + warned.stderr;
     assert.match(out, /agent\.ini:6:\d+: warning AGENT_WARN_PASSWORD_IN_GIT .*password is written in plain text in agent\.ini, which git tracks/);
     assert.doesNotMatch(out, /literal-secret-29/);
+    // A web user's plain-text password warns too; a pbkdf2 hash does not.
+    appendFileSync(file, '\n[/settings/web/users/ann]\npassword = ann-plain-29\nrole = client\n\n[/settings/web/users/bob]\npassword = pbkdf2-sha256$100000$00$00\nrole = client\n');
+    const users = await runAgentCli(['settings', 'validate', file]);
+    const usersOut = users.stdout + users.stderr;
+    assert.match(usersOut, /agent\.ini:9:\d+: warning AGENT_WARN_PASSWORD_IN_GIT/);
+    assert.doesNotMatch(usersOut, /agent\.ini:13:\d+: warning AGENT_WARN_PASSWORD_IN_GIT/);
+    assert.doesNotMatch(usersOut, /ann-plain-29/);
 
     // The same file outside a work tree, or not added to git: no warning.
     const outside = join(dir, 'outside.ini');

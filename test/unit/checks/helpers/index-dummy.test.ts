@@ -21,9 +21,13 @@ test('check_index lists queries sorted, one a line, and filters by module', asyn
     { name: 'check_dns', module: 'CheckNet', title: 'DNS', description: 'dns' },
   ];
   const def = indexCheck(() => list);
-  assert.deepEqual(await runCheck(def, []), { command: 'check_index', result: 0, message: 'check_cpu (CheckSystem)\ncheck_dns (CheckNet)\ncheck_tcp (CheckNet)', perf: [] });
-  const net = await runCheck(def, ["filter=module = 'CheckNet'", 'detail-syntax=${name}: ${title}', 'list-separator=; ']);
+  assert.deepEqual(await runCheck(def, ["filter=enabled = 'enabled'"]), { command: 'check_index', result: 0, message: 'check_cpu (CheckSystem, enabled)\ncheck_dns (CheckNet, enabled)\ncheck_tcp (CheckNet, enabled)', perf: [] });
+  // The queries of modules that are not running are listed too, as disabled.
+  assert.match((await runCheck(def, [])).message, /^check_drivesize \(CheckDisk, disabled\)$/m);
+  const net = await runCheck(def, ["filter=module = 'CheckNet' and enabled = 'enabled'", 'detail-syntax=${name}: ${title}', 'list-separator=; ']);
   assert.equal(net.message, 'check_dns: DNS; check_tcp: TCP');
+  const netAll = await runCheck(def, ["filter=module = 'CheckNet'", 'detail-syntax=${name}', 'list-separator=; ']);
+  assert.equal(netAll.message, 'check_dns; check_http; check_ntp_offset; check_ping; check_tcp');
   const none = await runCheck(def, ["filter=module = 'Nope'"]);
   assert.deepEqual([none.result, none.message], [3, 'UNKNOWN: No queries found']);
   assert.match((await runCheck(def, ['help'])).message, /list-separator="\\n"/);
