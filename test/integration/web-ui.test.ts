@@ -19,6 +19,7 @@ import type { Page } from 'playwright-core';
 import { freePort, REPO, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { webRequest } from '../helpers/web-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const OUT = join(REPO, 'test-output', 'web-ui');
 const PASSWORD = 'ui-test-secret';
@@ -244,7 +245,17 @@ describe('web UI in chromium (agent process)', () => {
     // Only errors and warnings: every row shown has one of those levels.
     for (const level of ['critical', 'info', 'debug']) await page.getByRole('checkbox', { name: level }).uncheck();
     await page.locator('.pager-where', { hasText: /^Page 1 of/ }).waitFor();
-    const levels = await page.locator('table.logs tbody .level').allTextContents();
+    // Each uncheck reloads the table: wait for the one after the last (the first reloads also
+    // show page 1), bounded; then every row shown has one of the two levels.
+    let levels: string[] = [];
+    await waitUntil(
+      async () => {
+        levels = await page.locator('table.logs tbody .level').allTextContents();
+        return levels.length > 0 && levels.every((l) => l === 'warning' || l === 'error');
+      },
+      10_000,
+      'a table of warnings and errors only',
+    ).catch(() => undefined);
     assert.ok(levels.length > 0, 'there are warnings or errors (the refused sign-in)');
     assert.ok(levels.every((l) => l === 'warning' || l === 'error'), levels.join(','));
     await shot('08-logs-filtered');
