@@ -22,3 +22,10 @@ export function isJournalStream(fd: number, env: NodeJS.ProcessEnv = process.env
     return false;
   }
 }
+
+let journalConsole: boolean | undefined;
+
+/** Whether the agent's stdout is the journal's stream; asked once per process (the logger and the web password's notice). */
+export function consoleIsJournal(): boolean {
+  return (journalConsole ??= isJournalStream(1));
+}

@@ -7,7 +7,7 @@
 
 import { escapeLog } from './log-escape.js';
 import { maskSecrets } from './log-escape.js';
-import { isJournalStream, SYSLOG_PRIORITY } from './log-journal.js';
+import { consoleIsJournal, SYSLOG_PRIORITY } from './log-journal.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 
@@ -57,8 +57,6 @@ export class LogSink {
   private readonly listeners = new Set<LogListener>();
   errors = 0;
   lastError = '';
-  /** Whether the console is systemd's journal (log-journal.ts); found at the first console line. */
-  private journal: boolean | undefined;
   /** Values read from ${env:}/${file:} in the settings: masked as ****** in every entry (settings/secrets.ts). */
   secrets: readonly string[] = [];
 
@@ -115,8 +113,7 @@ export class LogSink {
     }
     if (this.consoleLevel !== 'silent' && RANK[level] >= RANK[this.consoleLevel]) {
       const loc = record.file ? ` (${record.file}${record.line ? `:${record.line}` : ''})` : '';
-      this.journal ??= isJournalStream(1);
-      const text = this.journal ? `<${SYSLOG_PRIORITY[level]}>${namespace}: ${message}${loc}\n` : `${record.date} ${level.padEnd(8)} ${namespace}: ${message}${loc}\n`;
+      const text = consoleIsJournal() ? `<${SYSLOG_PRIORITY[level]}>${namespace}: ${message}${loc}\n` : `${record.date} ${level.padEnd(8)} ${namespace}: ${message}${loc}\n`;
       (RANK[level] >= RANK.warning ? process.stderr : process.stdout).write(text);
     }
     for (const listener of this.listeners) {

@@ -4,11 +4,10 @@
 // headers the build says so in one line and carries on: under systemd the agent then tells its
 // state through `systemd-notify`, which a unit accepts only with NotifyAccess=all (README
 // "Running as a service"). Written beside its final name and renamed, like the spawner.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findCompiler, HARDENING_FLAGS } from './find-compiler.mjs';
+import { compileC, findCompiler } from './c-compiler.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const source = join(root, 'src/cli/sd-notify-c/sd-notify.c');
@@ -21,15 +20,6 @@ if (compiler === undefined || headers === undefined) {
   const missing = compiler === undefined ? 'no C compiler (cc, gcc)' : 'no Node-API headers (node_api.h)';
   console.log(`build-sd-notify: ${missing} found: the sd_notify addon is not built; under systemd the agent falls back to systemd-notify`);
 } else {
-  const tmp = `${out}.${process.pid}.tmp`;
-  mkdirSync(dirname(out), { recursive: true });
-  try {
-    execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', ...HARDENING_FLAGS, '-shared', '-fPIC', '-I', headers, '-o', tmp, source], { stdio: ['ignore', 'inherit', 'pipe'] });
-    renameSync(tmp, out);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    rmSync(out, { force: true });
-    const detail = String(err.stderr ?? err.message).trim().split('\n').slice(0, 20).join('\n');
-    console.log(`build-sd-notify: ${compiler} could not build the sd_notify addon:\n${detail}`);
-  }
+  const failed = compileC(compiler, ['-shared', '-fPIC', '-I', headers], [source], out);
+  if (failed !== undefined) console.log(`build-sd-notify: ${compiler} could not build the sd_notify addon:\n${failed}`);
 }

@@ -3,11 +3,10 @@
 // or when the compile fails, the build says so in one line and carries on: the agent then starts
 // scripts through the Perl spawner (README "How scripts are started"). The binary is written
 // beside its final name and renamed, so an agent running the old one is not disturbed.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findCompiler, HARDENING_FLAGS } from './find-compiler.mjs';
+import { compileC, findCompiler } from './c-compiler.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const sourceDir = join(root, 'src/checks/scripts/spawner-c');
@@ -20,15 +19,6 @@ if (compiler === undefined) {
   console.log('build-spawner: no C compiler (cc, gcc) found: the C script spawner is not built; scripts start through the Perl spawner');
 } else {
   const sources = readdirSync(sourceDir).filter((f) => f.endsWith('.c')).sort().map((f) => join(sourceDir, f));
-  const tmp = `${out}.${process.pid}.tmp`;
-  mkdirSync(join(root, 'dist/bin'), { recursive: true });
-  try {
-    execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', ...HARDENING_FLAGS, '-fPIE', '-pie', '-o', tmp, ...sources], { stdio: ['ignore', 'inherit', 'pipe'] });
-    renameSync(tmp, out);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    rmSync(out, { force: true });
-    const detail = String(err.stderr ?? err.message).trim().split('\n').slice(0, 20).join('\n');
-    console.log(`build-spawner: ${compiler} could not build the C script spawner; scripts start through the Perl spawner:\n${detail}`);
-  }
+  const failed = compileC(compiler, ['-fPIE', '-pie'], sources, out);
+  if (failed !== undefined) console.log(`build-spawner: ${compiler} could not build the C script spawner; scripts start through the Perl spawner:\n${failed}`);
 }

@@ -4,7 +4,6 @@
  * performance data, running a Nagios plugin with a time limit, an agent
  * process with its web server, and waiting for a condition.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess, type StartOptions } from './agent-process.js';
@@ -24,21 +23,9 @@ perf_warn = /bin/sh perf_warn.sh
 perf_crit = /bin/sh perf_crit.sh
 `;
 
-export interface PluginRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
+export type { ProgramRun as PluginRun } from './run-program.js';
 /** Run a Nagios plugin with a time limit; resolves with its exit code and output. */
-export function runPlugin(file: string, args: string[], timeoutMs = 20_000): Promise<PluginRun> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: timeoutMs }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(new Error(`cannot run ${file}: ${err.message}`, { cause: err }));
-      resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
-    });
-  });
-}
+export { runProgram as runPlugin } from './run-program.js';
 
 
 /** An agent process whose WEBServer listens on HTTPS, with its base URL and its certificate (as the CA to trust). */

@@ -4,27 +4,14 @@
  * root and the mmdebstrap package (.ci/run installs it); mmdebstrap fetches from the Debian mirror
  * that apt on this machine uses. Every wait is bounded.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { runProgram as run, type ProgramRun as Run } from './run-program.js';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from './agent-process.js';
 import { waitUntil } from './wait-until.js';
 
-export interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `file args` and resolves with its exit code and output (never rejects on a non-zero exit). */
-export function run(file: string, args: readonly string[], timeoutMs = 120_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(new Error(`cannot run ${file}: ${err.message}; ${stderr}`, { cause: err }));
-      resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
-    });
-  });
-}
+export { runProgram as run, type ProgramRun as Run } from './run-program.js';
 
 /** Makes a minimal Debian 12 root at `dir` with systemd and `packages`. */
 export async function makeRoot(dir: string, packages: readonly string[]): Promise<void> {

@@ -28,7 +28,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
-import { isJournalStream } from '../../log-journal.js';
+import { consoleIsJournal } from '../../log-journal.js';
 import { PASSWORD_FILE_NAME, storedPassword, type StoredPassword } from './stored-password.js';
 import type { Logger } from '../../log.js';
 import type { SettingsOf } from '../../settings/module-table.js';
@@ -71,12 +71,10 @@ const CLOSE_GRACE_MS = 2000;
 const NO_CLIENT_CAS: string[] = [];
 
 /**
- * The generated root password lives as long as the process, not the module
- * instance: a restart, a retry or an unload and load of WEBServer keep it,
- * so it is printed once.
+ * The generated root password and the file that keeps it (stored-password.ts)
+ * live as long as the process, not the module instance: a restart, a retry or
+ * an unload and load of WEBServer keep it, so it is told once.
  */
-let generated: string | undefined;
-/** Where the generated password is kept (stored-password.ts); as long-lived as the password. */
 let stored: StoredPassword | undefined;
 
 type Settings = SettingsOf<'WEBServer'>;
@@ -100,19 +98,18 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
 
   let announced = false;
   const ensurePassword = (s: Settings): void => {
-    if (generated !== undefined || rootPassword(s, undefined) !== '') return;
+    if (stored !== undefined || rootPassword(s, undefined) !== '') return;
     stored = storedPassword(s.variables.state);
-    generated = stored.password;
   };
   // Told once, and only when a listener is up: a password for a server
   // that could not bind would be a promise the agent cannot keep. The
   // password itself goes to a terminal or a redirect, never to the journal.
   const announcePassword = (): void => {
-    if (generated === undefined || announced || !server || !stored) return;
+    if (stored === undefined || announced || !server) return;
     announced = true;
     if (stored.file !== undefined) log?.info(`the password of web user root is in ${stored.file}`);
     else log?.warning(`AGENT_WARN_STATE_FOLDER: ${formatMessage('AGENT_WARN_STATE_FOLDER', [PASSWORD_FILE_NAME, snapshot?.variables.state ?? '', stored.problem ?? ''])}: the generated password of web user root lasts only as long as this process`);
-    if (!isJournalStream(1)) process.stdout.write(`web password for user root: ${generated}\n`);
+    if (!consoleIsJournal()) process.stdout.write(`web password for user root: ${stored.password}\n`);
   };
 
   /**
@@ -168,7 +165,7 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
       snapshot = ctx.settings;
       guard = new ConnectionGuard(limitsOf(snapshot), ctx.log, 'web');
       ensurePassword(snapshot);
-      web = buildApp({ core: ctx.core, control, getSnapshot: () => snapshot as Settings, generatedPassword: () => generated, log: ctx.log });
+      web = buildApp({ core: ctx.core, control, getSnapshot: () => snapshot as Settings, generatedPassword: () => stored?.password, log: ctx.log });
       config = listenerConfig(snapshot);
       const tls = await loadTls(config, snapshot);
       // Given up (time limit, agent stopping): open nothing.
