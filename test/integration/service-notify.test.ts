@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, fstatSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,5 +127,19 @@ test('the generated password survives a restart, and an unwritable state folder 
     await blocked.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:\d+/);
   } finally {
     await blocked.stop();
+  }
+});
+
+test('a FIFO where the password is kept does not block the start: a new password file replaces it', async () => {
+  const state = mkdtempSync(join(tmpdir(), 'agent-state-'));
+  execFileSync('mkfifo', [join(state, 'web-password')]);
+  const agent = await startAgent({ ini: `${WEB_INI}[/paths]\nstate = ${state}\n` });
+  try {
+    const printed = (await agent.waitForLog(/web password for user root: (\S+)/))[1];
+    assert.ok(statSync(join(state, 'web-password')).isFile(), 'a regular file now');
+    assert.equal(readFileSync(join(state, 'web-password'), 'utf8').trim(), printed);
+  } finally {
+    await agent.stop();
+    rmSync(state, { recursive: true, force: true });
   }
 });

@@ -6,9 +6,10 @@
  * folder cannot be written the password lives only in this run, and the result says why.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsReason } from '../../errors.js';
+import { readRegularFileSync, SECRET_FILE_LIMIT } from '../../formats/regular-file.js';
 
 export const PASSWORD_FILE_NAME = 'web-password';
 
@@ -27,10 +28,13 @@ export function storedPassword(stateDir: string): StoredPassword {
   return writeStoredPassword(stateDir, randomBytes(18).toString('base64url'));
 }
 
-/** The password stored in `stateDir`, or undefined when the file is missing, empty or unreadable. */
+/**
+ * The password stored in `stateDir`, or undefined when the file is missing, empty, unreadable or
+ * not a small regular file (a FIFO there would block the start; formats/regular-file.ts).
+ */
 export function readStoredPassword(stateDir: string): string | undefined {
   try {
-    const text = readFileSync(join(stateDir, PASSWORD_FILE_NAME), 'utf8').trim();
+    const text = readRegularFileSync(join(stateDir, PASSWORD_FILE_NAME), SECRET_FILE_LIMIT).toString('utf8').trim();
     return text !== '' ? text : undefined;
   } catch {
     // missing or unreadable: a new one is written (an unreadable one fails there too)
