@@ -18,6 +18,7 @@ export const CODES = {
   // Settings: reading, variables, validation, resolution
   AGENT_ERR_SETTINGS_UNREADABLE: { message: 'cannot read settings file %s: %s' },
   AGENT_ERR_SETTINGS_INVALID: { message: 'settings file %s is invalid (%s problems)' },
+  AGENT_ERR_IMPORT_TOO_LARGE: { message: 'the translation is %s, larger than %s, the most the agent reads as one settings file: split the source (move aliases or scripts into files named in [/includes] of the source) and import again' },
   AGENT_ERR_INI_SYNTAX: { message: 'cannot parse line: %s' },
   AGENT_ERR_INI_KEY_OUTSIDE_SECTION: { message: 'a key appears before any [section] (not shown: a file that is not INI may hold a secret there)' },
   AGENT_ERR_INI_DUPLICATE_SECTION: { message: 'section [%s] appears twice (first at line %s)' },
