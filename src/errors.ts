@@ -48,6 +48,8 @@ export const CODES = {
   AGENT_WARN_EMPTY_PASSWORD: { message: 'WEBServer is enabled and no password is set: a random one is generated and kept in ${state}/web-password', severity: 'warning' },
   AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: 'allowed hosts lets every address connect%s', severity: 'warning' },
   AGENT_WARN_NO_CA: { message: '%s has no ca configured: anyone allowed by allowed hosts may query', severity: 'warning' },
+  AGENT_WARN_TLS_NO_SHARED_CIPHER: { message: '%s has TLS on and no certificate, so only anonymous ciphers could be agreed, and allowed ciphers = %s keeps them out: no client can connect (check_nrpe fails with "no shared cipher"); set certificate and certificate key (a client needs no CA for that), or allow the anonymous suites (drop !aNULL)', severity: 'warning' },
+  AGENT_WARN_UI_SIGN_IN: { message: 'role %s lacks the privilege public, which the web UI needs to sign in: its users (%s) can use the API but the UI refuses them (403); add public to the role', severity: 'warning' },
   AGENT_WARN_PLAIN_PASSWORD: { message: 'password of %s is stored in plain text; agent web add-user stores a hash', severity: 'warning' },
   AGENT_WARN_UNAUTHENTICATED_EXEC: { message: '%s lets peers that are not authenticated (%s) run exec commands (%s)', severity: 'warning' },
   AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS: { message: '%s lets peers that are not authenticated (%s) run scripts with arguments (%s)', severity: 'warning' },

@@ -17,6 +17,7 @@ import { sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
 import { resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
+import { reachWarnings } from './reach-warnings.js';
 import { passwordInGitWarnings } from './password-in-git.js';
 import { crossChecks } from './cross-checks.js';
 import { scriptChecks } from './script-checks.js';
@@ -182,7 +183,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
   const defined = new Set([...roles.keys()].map((r) => r.toLowerCase()));
   for (const [role, privileges] of SEEDED_ROLES) if (!defined.has(role)) roles.set(role, privileges);
 
-  const warnings = insecureWarnings({ file: abs, sections, origins, modules, targets, users });
+  const warnings = [...insecureWarnings({ file: abs, sections, origins, modules, targets, users }), ...reachWarnings({ file: abs, sections, origins, modules, users })];
   warnings.push(...passwordInGitWarnings({ sections, origins, objects: [users, targets.agent, targets.remote], secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema) }));
   problems.push(...crossChecks(abs, sections, origins));
   problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));

@@ -41,11 +41,14 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** Limit of open files of the agent process (prlimit --nofile), to see what exhausting them would do. */
   nofile?: number;
+  /** Where the settings file goes, relative to the temp folder (default agent.ini). */
+  settingsPath?: string;
 }
 
 export async function startAgent(options: StartOptions): Promise<AgentProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-test-'));
-  const settingsFile = join(dir, 'agent.ini');
+  const settingsFile = join(dir, options.settingsPath ?? 'agent.ini');
+  mkdirSync(dirname(settingsFile), { recursive: true });
   writeFileSync(settingsFile, options.ini);
   for (const [rel, text] of Object.entries(options.files ?? {})) {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
