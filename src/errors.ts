@@ -52,7 +52,7 @@ export const CODES = {
   AGENT_WARN_UI_SIGN_IN: { message: 'role %s lacks the privilege public, which the web UI needs to sign in: its users (%s) can use the API but the UI refuses them (403); add public to the role', severity: 'warning' },
   AGENT_WARN_PLAIN_PASSWORD: { message: 'password of %s is stored in plain text; agent web add-user stores a hash', severity: 'warning' },
   AGENT_WARN_UNAUTHENTICATED_EXEC: { message: '%s lets peers that are not authenticated (%s) run exec commands (%s)', severity: 'warning' },
-  AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS: { message: '%s lets peers that are not authenticated (%s) run scripts with arguments (%s)', severity: 'warning' },
+  AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS: { message: '%s lets peers that are not authenticated (%s) run scripts with arguments (%s): set allow arguments = false on this line, require client certificates (ca and verify mode = peer-cert), or leave those scripts out of allowed queries', severity: 'warning' },
   // Settings editing
   AGENT_ERR_SETTINGS_CONFLICT: { message: 'settings file %s changed since it was read; re-read and try again' },
   AGENT_ERR_SETTINGS_WRITE: { message: 'cannot write settings file %s: %s' },

@@ -53,6 +53,13 @@ export interface LoadOptions {
    * one by default.
    */
   reader?: SettingsReader;
+  /**
+   * Load the file as if it lived at this path (its includes still read where
+   * they are): `${base-path}` and the paths built on it are those of that
+   * place. `agent settings plan OLD NEW` loads NEW at OLD's path, so a copy
+   * from a git checkout compares by what it will mean once it replaces OLD.
+   */
+  locatedAt?: string;
   /** The main file's bytes when the caller read them already (the reconciler's stable read). */
   bytes?: Buffer;
   /**
@@ -78,7 +85,13 @@ export async function loadSettingsFile(file: string, options: LoadOptions = {}):
     return { ok: false, problems: [p], warnings: [], hash: '', watched: [abs] };
   }
   const tree = await reader.tree(main);
-  return loadTree(tree, reader.checks, options.layers !== false);
+  return loadTree(options.locatedAt === undefined ? tree : relocated(tree, resolve(options.locatedAt)), reader.checks, options.layers !== false);
+}
+
+/** The tree with its main file moved to `main` (the last source is the main file); included files stay where they are. */
+function relocated(tree: SettingsTree, main: string): SettingsTree {
+  const last = tree.sources.length - 1;
+  return { ...tree, main, sources: tree.sources.map((s, i) => (i === last ? { ...s, file: main, doc: { ...s.doc, file: main } } : s)) };
 }
 
 /**
