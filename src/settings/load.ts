@@ -85,13 +85,7 @@ export async function loadSettingsFile(file: string, options: LoadOptions = {}):
     return { ok: false, problems: [p], warnings: [], hash: '', watched: [abs] };
   }
   const tree = await reader.tree(main);
-  return loadTree(options.locatedAt === undefined ? tree : relocated(tree, resolve(options.locatedAt)), reader.checks, options.layers !== false);
-}
-
-/** The tree with its main file moved to `main` (the last source is the main file); included files stay where they are. */
-function relocated(tree: SettingsTree, main: string): SettingsTree {
-  const last = tree.sources.length - 1;
-  return { ...tree, main, sources: tree.sources.map((s, i) => (i === last ? { ...s, file: main, doc: { ...s.doc, file: main } } : s)) };
+  return loadTree(tree, reader.checks, options.layers !== false, options.locatedAt === undefined ? undefined : resolve(options.locatedAt));
 }
 
 /**
@@ -111,8 +105,10 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
 }
 
 /** Validate and resolve a settings tree (the main file and what it includes). Pure apart from ${file:} reads. */
-export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): LoadResult {
+export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, locatedAt?: string): LoadResult {
   const abs = tree.main;
+  // Read as if the main file lived at `locatedAt` (LoadOptions): the path variables, and relative [/paths] of the main file, start there.
+  const home = locatedAt ?? abs;
   const hash = treeHash(tree.sources);
   const watched = tree.watched;
   const set = loadSchemaSet();
@@ -130,9 +126,10 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
   const dirs: Record<string, string> = {};
   for (const e of paths?.section.entries ?? []) {
     overrides[e.key.toLowerCase()] = e.value;
-    dirs[e.key.toLowerCase()] = dirname(e.file ?? paths!.file);
+    const from = e.file ?? paths!.file;
+    dirs[e.key.toLowerCase()] = dirname(from === abs ? home : from);
   }
-  const { vars, problems: varProblems, secrets: secretPaths } = resolveVariables(abs, overrides, dirs);
+  const { vars, problems: varProblems, secrets: secretPaths } = resolveVariables(home, overrides, dirs);
   for (const { key, problem: vp } of varProblems) {
     const e = paths?.section.entries.find((x) => x.key.toLowerCase() === key);
     problems.push(problem(vp.code, vp.args, { file: e?.file ?? paths?.file ?? abs, line: e?.line ?? 0, col: (e?.valueCol ?? 0) + vp.offset, section: '/paths', key }));
