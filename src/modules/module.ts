@@ -29,15 +29,8 @@ export interface ModuleContext<S = ModuleSettings> {
 // entry asks for it (WEBServer: modules/web-server/index.ts), and no other
 // module may import core/control.ts (.dependency-cruiser.cjs).
 
-/**
- * Thrown by `apply(next)` when the new settings could not be taken and the
- * module keeps serving on the settings it had (a listener that cannot move
- * to a busy port, say). The reconciler records the failure, keeps the module
- * running, and tries again with backoff instead of restarting it.
- */
-export class ApplyKeptError extends Error {
-  override readonly name = 'ApplyKeptError';
-}
+/** Thrown by `apply(next)` when the module keeps serving on its previous settings (errors.ts). */
+export { ApplyKeptError } from '../errors.js';
 
 /** `S`: the module's settings view, `SettingsOf<'Name'>` (settings/module-table.ts). */
 export interface AgentModule<S = ModuleSettings, C extends ModuleContext<S> = ModuleContext<S>> {

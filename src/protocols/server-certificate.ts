@@ -53,7 +53,15 @@ export async function loadOrCreateCertificate(files: CertificateFiles, errorCode
     throw fail(p.mismatchOf ?? p.file, p.mismatchOf ? `${p.reason} (key ${p.file})` : p.reason);
   }
   if (!('missing' in checked)) return { cert: checked.cert, key: checked.key, generated: false };
-  const existingKey = checked.key;
+  return createCertificate(files, checked.key, errorCode);
+}
+
+/**
+ * Creates the missing certificate file self-signed (the rules above), signed with `existingKey`
+ * (the key file's PEM) when there is one, else with a new key written to the key file.
+ */
+export async function createCertificate(files: CertificateFiles, existingKey: string | undefined, errorCode: CertificateErrorCode): Promise<LoadedCertificate> {
+  const fail = (file: string, reason: string, cause?: unknown): AgentError => new AgentError(errorCode, [file, reason], cause === undefined ? undefined : { cause });
   try {
     const keyPair = existingKey === undefined ? undefined : pairOf(existingKey);
     const notBeforeDate = new Date(Date.now() - 60_000);

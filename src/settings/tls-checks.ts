@@ -105,6 +105,11 @@ export class TlsFilesError extends Error {
   }
 }
 
+/** The error of problems a listener met loading its TLS files (protocols/listener/server-tls.ts), at their lines. */
+export function tlsFilesError(s: TlsSettings, module: ListenerModule, problems: readonly TlsFileProblem[]): TlsFilesError {
+  return new TlsFilesError(sortProblems(problems.map((p) => toProblem(s, module, p))));
+}
+
 /** Throws TlsFilesError when the listener's TLS files have a problem. */
 export function assertTlsFiles(s: TlsSettings, module: ListenerModule): void {
   const problems = tlsFileProblems(s, [module]);

@@ -52,6 +52,8 @@ export interface AgentListenerOptions extends AgentPolicy {
   tls?: TlsOptions;
   handlers: AgentHandlers;
   log: Logger;
+  /** The connection guard (listener/managed-listener.ts hands its own); one with the policy's limits when absent. */
+  guard?: ConnectionGuard;
 }
 
 export interface AgentListener {
@@ -60,8 +62,8 @@ export interface AgentListener {
   connections(): number;
   /** New allowed hosts, limits and timeouts; open connections from now refused addresses are closed. */
   setPolicy(policy: AgentPolicy): void;
-  /** New TLS settings for new connections; open ones finish their requests and are closed. */
-  setTls(tls: TlsOptions | undefined): void;
+  /** New TLS settings for new connections; open ones finish their requests and are closed. Always taken (true). */
+  setTls(tls: TlsOptions | undefined): boolean;
   /** Stop accepting, let in-flight requests finish (at most graceMs), close every connection. */
   close(graceMs?: number): Promise<void>;
 }
@@ -72,7 +74,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
   let tlsServer: TlsServer | undefined;
   const conns = new Set<ServedConnection>();
   const log = options.log;
-  const guard = new ConnectionGuard(limitsOf(policy), log, 'agent');
+  const guard = options.guard ?? new ConnectionGuard(limitsOf(policy), log, 'agent');
 
   const makeTls = (tls: TlsOptions | undefined): TlsServer | undefined => {
     if (!tls) return undefined;
@@ -134,12 +136,14 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
     connections: () => conns.size,
     setPolicy(next) {
       policy = next;
-      guard.setLimits(limitsOf(next));
+      // A guard handed in is its owner's to limit.
+      if (!options.guard) guard.setLimits(limitsOf(next));
       for (const c of conns) if (!next.isAllowed(c.peer.address)) c.drain();
     },
     setTls(tls) {
       tlsServer = makeTls(tls);
       for (const c of conns) c.drain();
+      return true;
     },
     async close(graceMs = 2000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -20,7 +20,8 @@
  */
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
-import { buildClientTls, withSecLevel0, type NrpeTlsSettings } from '../nrpe/tls.js';
+import { buildClientTls, type NrpeTlsSettings } from '../nrpe/tls.js';
+import { serverTlsOptions } from '../listener/server-tls.js';
 import { caProblem } from '../../formats/pem-check.js';
 import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
 
@@ -35,24 +36,9 @@ export function agentClientTls(s: AgentTlsSettings): { build: () => ConnectionOp
   };
 }
 
-/** Server TLS options from PEM text of certificate and key and the ca file name. */
+/** Server TLS options from PEM text of certificate and key and the ca file name (the one builder, listener/server-tls.ts, client certificates decided by the ca). */
 export function agentServerTls(s: { cert: string; key: string; ca: string; verifyMode: string; allowedCiphers: string }): TlsOptions {
-  const options: TlsOptions = {
-    cert: s.cert,
-    key: s.key,
-    minVersion: 'TLSv1.2',
-    ciphers: /ADH|aNULL/i.test(s.allowedCiphers) ? withSecLevel0(s.allowedCiphers) : s.allowedCiphers || 'DEFAULT',
-    honorCipherOrder: true,
-  };
-  const mode = s.verifyMode || 'none';
-  if (!s.ca) {
-    if (mode !== 'none') throw new AgentError('AGENT_ERR_AGENT_TLS_CONFIG', [`verify mode ${mode} needs a ca to check client certificates against`]);
-    return options;
-  }
-  options.ca = readCa(s.ca);
-  options.requestCert = true;
-  options.rejectUnauthorized = mode !== 'peer' && mode !== 'client-once';
-  return options;
+  return serverTlsOptions({ cert: s.cert, key: s.key, ca: s.ca ? readCa(s.ca) : undefined, verifyMode: s.verifyMode, verify: 'by-ca', ciphers: s.allowedCiphers });
 }
 
 /** The ca file's content; AGENT_ERR_TLS_FILE when it cannot be read or holds no usable PEM certificate. */

@@ -20,6 +20,7 @@ import { escapeLog } from '../../log-escape.js';
 import { countRefusal } from '../../core/work-counters.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { PacketReader } from './packet-reader.js';
+import { peerGone } from '../listener/peer-gone.js';
 import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
 
 /** What may change while the server runs (applied to the next connection). */
@@ -51,6 +52,8 @@ export interface NrpeServerOptions extends NrpeServerPolicy {
    * their arguments skip the allow-arguments and nasty-character checks.
    */
   dataCommands?: readonly string[];
+  /** The connection guard (listener/managed-listener.ts hands its own); one with the policy's limits when absent. */
+  guard?: ConnectionGuard;
   /** The answer to a query; a rejection becomes an UNKNOWN answer. `signal` aborts when the peer has gone. */
   answer: (command: string, args: string[], peer: NrpePeer, signal: AbortSignal) => Promise<QueryResult>;
   log: Logger;
@@ -88,7 +91,7 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   const policy: NrpeServerPolicy = { ...options };
   const sockets = new Set<net.Socket>();
   const log = options.log;
-  const guard = new ConnectionGuard(limitsOf(policy), log, 'nrpe');
+  const guard = options.guard ?? new ConnectionGuard(limitsOf(policy), log, 'nrpe');
   let currentTls = options.tls;
 
   /** Allowed hosts and the connection limits, on the raw socket before any TLS byte; false when refused. */
@@ -149,7 +152,8 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     address: () => server.address() as AddressInfo,
     setPolicy(next) {
       Object.assign(policy, next);
-      guard.setLimits(limitsOf(policy));
+      // A guard handed in is its owner's to limit.
+      if (!options.guard) guard.setLimits(limitsOf(policy));
     },
     setTls(next) {
       if (!next || !(server instanceof tls.Server)) return false;
@@ -195,12 +199,11 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
     socket.off('data', onData);
     // Reading goes on (whatever else the peer sends is dropped) so that its leaving is seen: the
     // close aborts the query, which kills its script or closes its probe's socket.
-    const gone = new AbortController();
-    socket.once('close', () => gone.abort(new Error(`${peer} closed the connection`)));
+    const gone = peerGone(socket, peer);
     socket.on('data', () => undefined);
     // From here the listener's idle rule: the answer (the check included) is written within the timeout.
     socket.setTimeout(policy.timeoutMs, () => socket.destroy());
-    void respond(socket, packet, policy, options, log, gone.signal).catch((err: unknown) => {
+    void respond(socket, packet, policy, options, log, gone).catch((err: unknown) => {
       log.error(`answering ${peer} failed: ${escapeForLog(errorMessage(err))}`);
       socket.destroy();
     });

@@ -16,6 +16,8 @@ import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from '../../formats/pem-check.js';
 import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
+import { serverTlsOptions, withSecLevel0 } from '../listener/server-tls.js';
+
 
 export type VerifyMode = 'none' | 'peer' | 'peer-cert' | 'remote-peer' | 'fail-if-no-peer-cert' | 'client-once';
 
@@ -55,36 +57,14 @@ export function buildClientTls(s: NrpeTlsSettings): ConnectionOptions {
 }
 
 /**
- * Server options. Without a certificate only anonymous suites can work, so
- * TLS is capped at 1.2 and DH parameters are set; the cipher list is the
- * configured one with finite-field DH suites moved after the others
- * (`+kDHE` only reorders what the list allows) and the server's order wins.
- * Verify modes peer-cert and fail-if-no-peer-cert require a client
- * certificate signed by `ca`; peer asks for one and checks it when sent.
+ * Server options from the files (read here; the listeners load theirs
+ * through listener/server-tls.ts): the one builder's rules, with client
+ * certificates decided by the verify mode.
  */
 export function buildServerTls(s: NrpeTlsSettings): TlsOptions {
-  const options: TlsOptions = {
-    // The server's list (its schema default is check_nrpe's); an empty list means OpenSSL's default, as everywhere.
-    ciphers: `${withSecLevel0(s.allowedCiphers || 'DEFAULT')}:+kDHE`,
-    honorCipherOrder: true,
-    dhparam: s.dh && existsSync(s.dh) ? readFile('DH parameter', s.dh) : 'auto',
-  };
-  Object.assign(options, certificateOptions(s));
-  if (!options.cert) options.maxVersion = 'TLSv1.2';
-  const mode = s.verifyMode || 'none';
-  if (mode === 'peer-cert' || mode === 'fail-if-no-peer-cert' || mode === 'remote-peer') {
-    options.requestCert = true;
-    options.rejectUnauthorized = true;
-  } else if (mode === 'peer' || mode === 'client-once') {
-    options.requestCert = true;
-    options.rejectUnauthorized = false;
-  }
-  return options;
-}
-
-/** Appends `@SECLEVEL=0` unless the list sets a level itself. */
-export function withSecLevel0(ciphers: string): string {
-  return /@SECLEVEL=/i.test(ciphers) ? ciphers : `${ciphers}:@SECLEVEL=0`;
+  const files = certificateOptions(s);
+  const dh = s.dh && existsSync(s.dh) ? readFile('DH parameter', s.dh) : undefined;
+  return serverTlsOptions({ cert: files.cert, key: files.key, ca: files.ca, dh, verifyMode: s.verifyMode ?? '', verify: 'by-mode', ciphers: s.allowedCiphers });
 }
 
 function verifies(mode: string | undefined): boolean {

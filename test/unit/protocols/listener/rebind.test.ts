@@ -11,12 +11,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { connect, createServer, type Server } from 'node:tls';
-import { presentedName as presented } from '../../helpers/abuse-peers.js';
-import { rebind, type RebindPlan } from '../../../src/modules/rebind.js';
-import { ApplyKeptError } from '../../../src/modules/module.js';
-import { checkCa, checkPair } from '../../../src/formats/tls-files.js';
-import { certDir, type CertDir, type CertFiles } from '../../helpers/agent-certs.js';
-import { freePort } from '../../helpers/agent-process.js';
+import { presentedName as presented } from '../../../helpers/abuse-peers.js';
+import { rebind, type RebindPlan } from '../../../../src/protocols/listener/rebind.js';
+import { ApplyKeptError } from '../../../../src/errors.js';
+import { checkCa, checkPair } from '../../../../src/formats/tls-files.js';
+import { certDir, type CertDir, type CertFiles } from '../../../helpers/agent-certs.js';
+import { freePort } from '../../../helpers/agent-process.js';
 
 interface Files {
   cert: string;

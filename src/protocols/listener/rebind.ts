@@ -21,8 +21,7 @@
  * even the previous listener cannot be opened again does it throw a plain
  * error (the module is then restarted by the reconciler).
  */
-import { errorMessage } from '../errors.js';
-import { ApplyKeptError } from './module.js';
+import { ApplyKeptError, errorMessage } from '../../errors.js';
 
 export interface RebindPlan<L, M> {
   /** What moves where, for messages: `the web server to https://*:8443`. */
