@@ -153,7 +153,13 @@ export class ManagedListener<P> {
         staged = { wants: next, tls, guard: this.guard(next) };
         return this.open(staged);
       },
-      reopen: () => this.open({ ...old, guard: this.guard(old.wants) }),
+      reopen: async () => {
+        // The old listener closed for the address (its guard with it): the old settings again, with a guard of their own.
+        const again = { ...old, guard: this.guard(old.wants) };
+        const t = await this.open(again);
+        this.running = again;
+        return t;
+      },
       // Not awaited unless the new listener waits for the address: the request that caused this change may be running on the old one.
       close: async (previous, freesAddress) => {
         if (freesAddress) await previous.close();
