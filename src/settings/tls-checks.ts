@@ -1,7 +1,7 @@
 /**
  * The TLS files of the three listeners (WEBServer, RemoteServer,
  * AgentServer), named from the settings the one way every user of them
- * shares: the modules load them from here (src/modules/rebind.ts checks
+ * shares: the modules load them from here (src/protocols/listener/server-tls.ts checks
  * them before a listener moves), `agent settings validate` and the
  * settings API report their problems.
  *

@@ -45,6 +45,7 @@ import type { AgentControl } from '../../core/control.js';
 import { listenerTlsFiles } from '../../settings/tls-checks.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 import { listenerWants } from '../listener-wants.js';
+import { closeGracefully } from '../../protocols/listener/graceful-close.js';
 import { ManagedListener, type ListenerWants, type OpenArgs, type Transport } from '../../protocols/listener/managed-listener.js';
 
 type Server = HttpServer | HttpsServer;
@@ -52,8 +53,6 @@ type Server = HttpServer | HttpsServer;
 /** Marks a connection whose first request the guard has been told about. */
 const FIRST_SERVED = Symbol('agent.firstServed');
 
-/** Time given to open requests when a listener closes, before connections are cut. */
-const CLOSE_GRACE_MS = 2000;
 /**
  * The generated root password and the file that keeps it (stored-password.ts)
  * live as long as the process, not the module instance: a restart, a retry or
@@ -124,10 +123,17 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
         srv.setSecureContext(tls);
         return true;
       },
-      close: async () => {
-        await close(srv);
-        g.dispose();
-      },
+      // Idle keep-alive connections close at once, the others after their answer or the grace.
+      close: () =>
+        closeGracefully({
+          server: srv,
+          open: () => g.open,
+          drain: () => srv.closeIdleConnections(),
+          cut: () => {
+            srv.closeAllConnections();
+            g.dispose();
+          },
+        }),
     };
   };
 
@@ -186,18 +192,6 @@ function listen(srv: Server, host: string, port: number): Promise<void> {
       srv.off('error', onError);
       resolve();
     });
-  });
-}
-
-/** Stop accepting, let open requests finish for a moment, then cut what is left. */
-function close(srv: Server): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => srv.closeAllConnections(), CLOSE_GRACE_MS);
-    srv.close(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    srv.closeIdleConnections();
   });
 }
 

@@ -31,6 +31,7 @@ import type { Logger } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
 import { countRefusal } from '../../core/work-counters.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
+import { closeGracefully, CLOSE_GRACE_MS } from '../listener/graceful-close.js';
 import { ServedConnection, type AgentHandlers, type ConnectionPolicy, type PeerInfo } from './served-connection.js';
 
 export type { AgentHandlers, PeerInfo } from './served-connection.js';
@@ -145,15 +146,19 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
       for (const c of conns) c.drain();
       return true;
     },
-    async close(graceMs = 2000) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const c of conns) c.drain();
-      const deadline = performance.now() + graceMs;
-      // Bounded wait for in-flight answers; then whatever is left is cut.
-      while (conns.size > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      for (const c of conns) c.destroy();
-      guard.dispose();
-      await closed;
+    close(graceMs = CLOSE_GRACE_MS) {
+      return closeGracefully({
+        server,
+        open: () => conns.size,
+        drain: () => {
+          for (const c of conns) c.drain();
+        },
+        cut: () => {
+          for (const c of conns) c.destroy();
+          guard.dispose();
+        },
+        graceMs,
+      });
     },
   };
 }

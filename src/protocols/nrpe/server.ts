@@ -21,6 +21,7 @@ import { countRefusal } from '../../core/work-counters.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { PacketReader } from './packet-reader.js';
 import { peerGone } from '../listener/peer-gone.js';
+import { closeGracefully } from '../listener/graceful-close.js';
 import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
 
 /** What may change while the server runs (applied to the next connection). */
@@ -165,11 +166,16 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
       currentTls = next;
       return true;
     },
+    // One query per connection: those in flight are answered within the grace, then the rest is cut.
     close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-        guard.dispose();
+      return closeGracefully({
+        server,
+        open: () => sockets.size,
+        drain: () => undefined,
+        cut: () => {
+          for (const s of sockets) s.destroy();
+          guard.dispose();
+        },
       });
     },
   };
