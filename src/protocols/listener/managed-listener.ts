@@ -132,7 +132,9 @@ export class ManagedListener<P> {
     const current = this.transport;
     if (!old || !current) throw new Error(`${this.o.what} is not running`);
     this.generation++;
-    const sameBind = bindKey(next) === bindKey(old.wants);
+    // Port 0 took a port: asking for that port now is no move.
+    const bound = { ...old.wants, port: current.address().port };
+    const sameBind = bindKey(next) === bindKey(old.wants) || bindKey(next) === bindKey(bound);
     const sameTls = tlsKey(next.tls) === tlsKey(old.wants.tls);
     if (sameBind && sameTls) {
       this.commit({ ...old, wants: next }, current, commit);
@@ -148,7 +150,7 @@ export class ManagedListener<P> {
         return loaded;
       },
       swap: (tls) => sameBind && current.setTls(tls?.options),
-      samePort: next.port === old.wants.port && next.port !== 0,
+      samePort: next.port !== 0 && (next.port === old.wants.port || next.port === bound.port),
       open: async (tls) => {
         staged = { wants: next, tls, guard: this.guard(next) };
         return this.open(staged);
@@ -156,7 +158,8 @@ export class ManagedListener<P> {
       reopen: async () => {
         // The old listener closed for the address (its guard with it): the old settings again, with a guard of their own.
         const again = { ...old, guard: this.guard(old.wants) };
-        const t = await this.open(again);
+        // On the port it had (port 0 would take another one).
+        const t = await this.open({ ...again, wants: bound });
         this.running = again;
         return t;
       },
