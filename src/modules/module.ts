@@ -45,6 +45,14 @@ export interface AgentModule<S = ModuleSettings, C extends ModuleContext<S> = Mo
   apply?(next: S): Promise<boolean>;
   /** Stop serving and release every resource. */
   stop(): Promise<void>;
+  /** A listening module: the address and port it is bound to now (the real port when 0 was asked for). */
+  listening?(): ListeningAt | undefined;
+}
+
+/** Where a listener is bound. */
+export interface ListeningAt {
+  address: string;
+  port: number;
 }
 
 /** What a catalogue entry's module file exports. */

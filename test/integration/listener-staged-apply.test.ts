@@ -100,10 +100,17 @@ describe('managed listeners: certificates renewed on disk, failed moves keep eve
     certs?.remove();
   });
 
-  it('port 0: each listener reports the port the system gave it, and serves there', async () => {
+  it('port 0: each listener logs the port the system gave it, serves there, and the API reports it', async () => {
     assert.equal(new Set([ports.web, ports.remote, ports.agent]).size, 3);
     for (const p of Object.values(ports)) assert.ok(p > 0);
     assert.deepEqual(await names(), ['first', 'first', 'first']);
+    // The API reports the real ports too: per module and in the settings status.
+    const api = (path: string) => webRequest(`https://127.0.0.1:${ports.web}${path}`, { user: 'root', password: OLD_PASSWORD, timeoutMs: 10_000 });
+    const status = (await api('/api/v1/settings/status')).json<{ modules: { name: string; listening?: { address: string; port: number } }[] }>();
+    for (const [name, port] of [['WEBServer', ports.web], ['RemoteServer', ports.remote], ['AgentServer', ports.agent]] as const) {
+      assert.deepEqual((await api(`/api/v1/modules/${name}`)).json<{ listening?: unknown }>().listening, { address: '127.0.0.1', port }, name);
+      assert.deepEqual(status.modules.find((m) => m.name === name)?.listening, { address: '127.0.0.1', port }, name);
+    }
   });
 
   it('a certificate renewed on disk is served without a settings edit', async () => {

@@ -151,6 +151,9 @@ export function createModule(): AgentModule<Settings> {
       if (how === 'swapped') ctx!.log.info(`new TLS settings (${describeTls(listener.tlsOptions())}); open connections close after their requests`);
       return true;
     },
+    listening() {
+      return listener?.address();
+    },
     async stop() {
       for (const c of cleanup.splice(0)) c();
       await listener?.close();

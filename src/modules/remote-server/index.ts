@@ -154,6 +154,9 @@ export function createModule(): AgentModule<Settings> {
       if (how === 'swapped') ctx!.log.info('new TLS settings for new connections');
       return true;
     },
+    listening() {
+      return listener?.address();
+    },
     async stop() {
       for (const c of cleanup.splice(0)) c();
       await listener?.close();

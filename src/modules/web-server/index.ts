@@ -164,6 +164,9 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
       return true;
     },
 
+    listening() {
+      return listener?.address();
+    },
     async stop() {
       await listener?.close();
       listener = undefined;
