@@ -100,8 +100,9 @@ export class ManagedListener<P> {
   private running: Running<P> | undefined;
   private watch: TlsWatch | undefined;
   private readonly closing = new Set<Promise<void>>();
-  /** Bumped by every apply and close: a reload from disk that started before is dropped. */
-  private generation = 0;
+  /** An apply is under way: a change of the TLS files on disk waits for its end (`diskChanged`). */
+  private applying = false;
+  private diskChanged = false;
 
   constructor(private readonly o: ManagedListenerOptions<P>) {}
 
@@ -131,7 +132,30 @@ export class ManagedListener<P> {
     const old = this.running;
     const current = this.transport;
     if (!old || !current) throw new Error(`${this.o.what} is not running`);
-    this.generation++;
+    this.applying = true;
+    try {
+      return await this.stageAndCommit(old, current, next, commit);
+    } finally {
+      this.applying = false;
+      // The files changed on disk while the change was staged: look at them again (a no-op when the same).
+      if (this.diskChanged) void this.reloadFromDisk();
+    }
+  }
+
+  /** Closes the listener (gracefully) and every one still closing after a move. */
+  async close(): Promise<void> {
+    this.watch?.close();
+    this.watch = undefined;
+    const t = this.transport;
+    this.transport = undefined;
+    this.running = undefined;
+    if (t) await t.close();
+    await Promise.all([...this.closing]);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private async stageAndCommit(old: Running<P>, current: Transport<P>, next: ListenerWants<P>, commit: () => void): Promise<ApplyOutcome> {
     // Port 0 took a port: asking for that port now is no move.
     const bound = { ...old.wants, port: current.address().port };
     const sameBind = bindKey(next) === bindKey(old.wants) || bindKey(next) === bindKey(bound);
@@ -184,20 +208,6 @@ export class ManagedListener<P> {
     return how;
   }
 
-  /** Closes the listener (gracefully) and every one still closing after a move. */
-  async close(): Promise<void> {
-    this.generation++;
-    this.watch?.close();
-    this.watch = undefined;
-    const t = this.transport;
-    this.transport = undefined;
-    this.running = undefined;
-    if (t) await t.close();
-    await Promise.all([...this.closing]);
-  }
-
-  // ---------------------------------------------------------------- helpers
-
   private async open(r: Running<P>): Promise<Transport<P>> {
     return this.o.open({ host: r.wants.host, port: r.wants.port, tls: r.tls?.options, policy: r.wants.policy, guard: r.guard });
   }
@@ -230,18 +240,23 @@ export class ManagedListener<P> {
 
   /** The TLS files changed on disk: load them again (never creating one) and swap them in when they differ and are good. */
   private async reloadFromDisk(): Promise<void> {
+    this.diskChanged = this.applying;
     const r = this.running;
     const spec = r?.wants.tls;
-    if (!r || !spec || !this.transport) return;
-    const generation = this.generation;
+    if (this.applying || !r || !spec) return;
     let tls: ServerTls;
     try {
       tls = await loadServerTls(spec, r.wants.tlsFail, false);
     } catch (err) {
-      if (generation === this.generation) this.o.log.warning(`AGENT_WARN_TLS_RELOAD: ${formatMessage('AGENT_WARN_TLS_RELOAD', [this.o.what, errorMessage(err)])}`);
+      if (this.running === r) this.o.log.warning(`AGENT_WARN_TLS_RELOAD: ${formatMessage('AGENT_WARN_TLS_RELOAD', [this.o.what, errorMessage(err)])}`);
       return;
     }
-    if (generation !== this.generation || this.running !== r || tls.digest === r.tls?.digest) return;
+    // Closed, or another change began meanwhile (it looks again when it ends).
+    if (this.running !== r || !this.transport || this.applying) {
+      this.diskChanged ||= this.applying;
+      return;
+    }
+    if (tls.digest === r.tls?.digest) return;
     if (this.transport.setTls(tls.options)) {
       this.running = { ...r, tls };
       this.o.log.info(`${this.o.what}: new certificate from ${tls.files.join(', ')} for new connections`);
