@@ -2,7 +2,9 @@
  * One accepted agent-protocol connection: frames in, one answer frame per
  * request frame out (see protocols/agent/server.ts for the guarantees).
  * Requests run concurrently and are answered in completion order; reading
- * pauses while too many are in flight; a frame that breaks the stream gets
+ * pauses while too many are in flight or while the answers wait in the
+ * socket's buffer for a peer that does not read them; every query gets the
+ * connection's peer-gone signal; a frame that breaks the stream gets
  * an Error frame with the close flag and the connection closes.
  */
 import type { Socket } from 'node:net';

@@ -20,6 +20,9 @@
  *   TLS settings can change without rebinding the port (`setTls`);
  * - an idle connection (no request in flight) is closed after the idle
  *   timeout;
+ * - a peer that does not read its answers is not read from until their
+ *   bytes drain (served-connection.ts), so it cannot make the agent answer
+ *   into memory without bound;
  * - connections are capped in total and per address, and one that has not
  *   completed its TLS handshake and first frame within the idle timeout of
  *   being accepted is closed, however it trickles (connection-guard.ts).
