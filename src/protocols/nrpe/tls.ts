@@ -1,23 +1,20 @@
 /**
- * TLS option building for the remote protocol, client and server, in the
- * ways the Debian NRPE daemon and check_nrpe accept:
+ * TLS option building for the remote protocol's client, in the ways the
+ * Debian NRPE daemon accepts (the server's options are the listeners' one
+ * builder, protocols/listener/server-tls.ts):
  * - anonymous DH (no certificate): cipher lists need `@SECLEVEL=0` on
- *   OpenSSL 3; a Node server must cap at TLS 1.2 and have DH parameters
- *   (`'auto'` or a PEM file); it prefers anonymous ECDH (AECDH), an order of
- *   magnitude cheaper than finite-field DH, whenever the list allows both;
+ *   OpenSSL 3;
  * - certificates, a CA and verify modes otherwise.
  * File problems (unreadable, not PEM, a key that does not belong to the
  * certificate, a ca without certificates) throw AgentError
  * AGENT_ERR_TLS_FILE naming the file and the reason.
  */
-import { existsSync } from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from '../../formats/pem-check.js';
 import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
-import { serverTlsOptions, withSecLevel0 } from '../listener/server-tls.js';
-
+import { withSecLevel0 } from '../listener/server-tls.js';
 
 export type VerifyMode = 'none' | 'peer' | 'peer-cert' | 'remote-peer' | 'fail-if-no-peer-cert' | 'client-once';
 
@@ -54,17 +51,6 @@ export function buildClientTls(s: NrpeTlsSettings): ConnectionOptions {
   };
   Object.assign(options, certificateOptions(s));
   return options;
-}
-
-/**
- * Server options from the files (read here; the listeners load theirs
- * through listener/server-tls.ts): the one builder's rules, with client
- * certificates decided by the verify mode.
- */
-export function buildServerTls(s: NrpeTlsSettings): TlsOptions {
-  const files = certificateOptions(s);
-  const dh = s.dh && existsSync(s.dh) ? readFile('DH parameter', s.dh) : undefined;
-  return serverTlsOptions({ cert: files.cert, key: files.key, ca: files.ca, dh, verifyMode: s.verifyMode ?? '', verify: 'by-mode', ciphers: s.allowedCiphers });
 }
 
 function verifies(mode: string | undefined): boolean {
