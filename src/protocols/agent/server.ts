@@ -32,7 +32,6 @@ import { createServer as createTlsServer, type Server as TlsServer, type TLSSock
 import { AgentError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
-import { countRefusal } from '../../core/work-counters.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { closeGracefully, CLOSE_GRACE_MS } from '../listener/graceful-close.js';
 import { ServedConnection, type AgentHandlers, type ConnectionPolicy, type PeerInfo } from './served-connection.js';
@@ -111,13 +110,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
   };
 
   const server: NetServer = createNetServer((socket) => {
-    if (!policy.isAllowed(socket.remoteAddress)) {
-      log.warning(`connection from ${escapeLog(socket.remoteAddress ?? '?')} refused: not in allowed hosts${policy.allowedHostsFrom ? ` ${policy.allowedHostsFrom}` : ''}`);
-      countRefusal('agent', 'allowed hosts');
-      socket.destroy();
-      return;
-    }
-    if (!guard.admit(socket)) return;
+    if (!guard.admit(socket, policy)) return;
     socket.on('error', (err) => log.debug(`connection from ${escapeLog(socket.remoteAddress ?? '?')}: ${errorMessage(err)}`));
     if (tlsServer) tlsServer.emit('connection', socket);
     else serve(socket, { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });

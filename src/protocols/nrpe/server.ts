@@ -97,13 +97,7 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
 
   /** Allowed hosts and the connection limits, on the raw socket before any TLS byte; false when refused. */
   const accept = (raw: net.Socket): boolean => {
-    if (!policy.isAllowed(raw.remoteAddress)) {
-      log.warning(`refused connection from ${escapeLog(raw.remoteAddress ?? '?')}: not in allowed hosts${policy.allowedHostsFrom ? ` ${policy.allowedHostsFrom}` : ''}`);
-      countRefusal('nrpe', 'allowed hosts');
-      raw.destroy();
-      return false;
-    }
-    if (!guard.admit(raw)) return false;
+    if (!guard.admit(raw, policy)) return false;
     sockets.add(raw);
     raw.once('close', () => sockets.delete(raw));
     return true;
