@@ -34,6 +34,7 @@ import type { Logger } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { closeGracefully, CLOSE_GRACE_MS } from '../listener/graceful-close.js';
+import { logTlsClientError, tlsPeer } from '../listener/tls-peer.js';
 import { ServedConnection, type AgentHandlers, type ConnectionPolicy, type PeerInfo } from './served-connection.js';
 
 export type { AgentHandlers, PeerInfo } from './served-connection.js';
@@ -83,22 +84,10 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
     if (!tls) return undefined;
     const server = createTlsServer({ ...tls, handshakeTimeout: policy.idleTimeoutMs });
     server.on('secureConnection', (socket: TLSSocket) => {
-      const peer: PeerInfo = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
-      // Optional client certificates (verify mode peer): none is fine, an invalid one is not.
-      if (tls.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
-        log.warning(`connection from ${escapeLog(peer.address)} refused: client certificate rejected (${String(socket.authorizationError)})`);
-        socket.destroy();
-        return;
-      }
-      const cn = socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
-      if (typeof cn === 'string') peer.certificate = cn;
-      serve(socket, peer);
+      const verified = tlsPeer(socket, tls.requestCert, log);
+      if (verified) serve(socket, { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0, ...verified });
     });
-    server.on('tlsClientError', (err: NodeJS.ErrnoException, socket) => {
-      // A peer that went away (or was closed by the connection guard, which logs that) is no TLS problem.
-      const gone = err.code === 'ECONNRESET' || /socket hang up/.test(err.message);
-      (gone ? log.debug : log.warning)(`TLS handshake with ${escapeLog(socket.remoteAddress ?? '?')} failed: ${errorMessage(err)}`);
-    });
+    server.on('tlsClientError', logTlsClientError(log));
     return server;
   };
   tlsServer = makeTls(options.tls);

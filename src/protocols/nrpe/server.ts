@@ -22,6 +22,7 @@ import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type
 import { PacketReader } from './packet-reader.js';
 import { peerGone } from '../listener/peer-gone.js';
 import { closeGracefully } from '../listener/graceful-close.js';
+import { logTlsClientError, tlsPeer } from '../listener/tls-peer.js';
 import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
 
 /** What may change while the server runs (applied to the next connection). */
@@ -107,13 +108,13 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    // Optional client certificates (verify mode peer): none is fine, one that does not verify is not.
-    if (socket instanceof tls.TLSSocket && currentTls?.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
-      log.warning(`refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`);
-      socket.destroy();
-      return;
+    const peer: NrpePeer = { address: socket.remoteAddress ?? '' };
+    if (socket instanceof tls.TLSSocket) {
+      const verified = tlsPeer(socket, currentTls?.requestCert, log);
+      if (!verified) return;
+      Object.assign(peer, verified);
     }
-    handleConnection(socket, policy, options, log, () => guard.served(socket));
+    handleConnection(socket, peer, policy, options, log, () => guard.served(socket));
   };
   const server: net.Server = options.tls
     ? tls.createServer(options.tls, serve)
@@ -126,10 +127,7 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     server.on('connection', (raw: net.Socket) => {
       accept(raw);
     });
-    server.on('tlsClientError', (err: Error, s: tls.TLSSocket) => {
-      log.debug(`TLS handshake with ${escapeLog(s.remoteAddress ?? '?')} failed: ${err.message}`);
-      s.destroy();
-    });
+    server.on('tlsClientError', logTlsClientError(log));
   }
   server.on('error', (err) => log.error(`listener error: ${err.message}`));
 
@@ -175,7 +173,7 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   };
 }
 
-function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, served: () => void): void {
+function handleConnection(socket: net.Socket, from: NrpePeer, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, served: () => void): void {
   const peer = escapeLog(socket.remoteAddress ?? '?');
   const reader = new PacketReader({ payloadLength: policy.payloadLength, maxBufferLength: NRPE_MAX_BUFFER });
   let done = false;
@@ -203,7 +201,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
     socket.on('data', () => undefined);
     // From here the listener's idle rule: the answer (the check included) is written within the timeout.
     socket.setTimeout(policy.timeoutMs, () => socket.destroy());
-    void respond(socket, packet, policy, options, log, gone).catch((err: unknown) => {
+    void respond(socket, from, packet, policy, options, log, gone).catch((err: unknown) => {
       log.error(`answering ${peer} failed: ${escapeForLog(errorMessage(err))}`);
       socket.destroy();
     });
@@ -211,7 +209,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
   socket.on('data', onData);
 }
 
-async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, signal: AbortSignal): Promise<void> {
+async function respond(socket: net.Socket, from: NrpePeer, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, signal: AbortSignal): Promise<void> {
   const peer = escapeLog(socket.remoteAddress ?? '?');
   if (packet.type !== QUERY_PACKET) {
     log.warning(`dropped ${peer}: packet type ${packet.type} is not a query`);
@@ -238,7 +236,7 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
   } else {
     const started = performance.now();
     try {
-      result = await options.answer(command, args, peerOf(socket), signal);
+      result = await options.answer(command, args, from, signal);
     } catch (err) {
       result = refusal(`${command} failed: ${errorMessage(err)}`);
     }
@@ -266,13 +264,6 @@ function limitsOf(policy: NrpeServerPolicy): ConnectionLimits {
     maxPerAddress: policy.maxPerAddress ?? DEFAULT_MAX_PER_ADDRESS,
     firstRequestMs: policy.timeoutMs,
   };
-}
-
-function peerOf(socket: net.Socket): NrpePeer {
-  const peer: NrpePeer = { address: socket.remoteAddress ?? '' };
-  const cn = socket instanceof tls.TLSSocket && socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
-  if (typeof cn === 'string' && cn) peer.certificate = cn;
-  return peer;
 }
 
 function refusal(message: string): Pick<QueryResult, 'result' | 'message' | 'perf'> {
