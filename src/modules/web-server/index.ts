@@ -31,7 +31,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TlsOptions } from 'node:tls';
-import { AgentError, errorMessage, formatMessage } from '../../errors.js';
+import { formatMessage } from '../../errors.js';
 import { consoleIsJournal } from '../../log-journal.js';
 import { PASSWORD_FILE_NAME, storedPassword, type StoredPassword } from './stored-password.js';
 import type { Logger } from '../../log.js';
@@ -46,6 +46,7 @@ import { listenerTlsFiles } from '../../settings/tls-checks.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 import { listenerWants } from '../listener-wants.js';
 import { closeGracefully } from '../../protocols/listener/graceful-close.js';
+import { listenOn } from '../../protocols/listener/listen.js';
 import { ManagedListener, type ListenerWants, type OpenArgs, type Transport } from '../../protocols/listener/managed-listener.js';
 
 type Server = HttpServer | HttpsServer;
@@ -112,7 +113,7 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
       socket[FIRST_SERVED] = true;
       g.served(socket);
     });
-    await listen(srv, a.host, a.port);
+    await listenOn(srv, a.host, a.port, 'AGENT_ERR_WEB_LISTEN');
     log?.info(`web server listening on ${urlOf(a.host, a.tls !== undefined, srv)}`);
     return {
       address: () => srv.address() as AddressInfo,
@@ -185,17 +186,6 @@ function wantsOf(s: Settings): ListenerWants<null> {
 
 function describeTarget(w: ListenerWants<null>): string {
   return `to ${w.tls ? 'https' : 'http'}://${w.host || '*'}:${w.port}${w.tls?.pair ? ` (certificate ${w.tls.pair.cert})` : ''}`;
-}
-
-function listen(srv: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => reject(new AgentError('AGENT_ERR_WEB_LISTEN', [`${host || '*'}:${port}`, errorMessage(err)], { cause: err }));
-    srv.once('error', onError);
-    srv.listen({ port, ...(host !== '' ? { host } : {}) }, () => {
-      srv.off('error', onError);
-      resolve();
-    });
-  });
 }
 
 function urlOf(bindTo: string, tls: boolean, srv: Server): string {

@@ -29,11 +29,12 @@
  */
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket, type TlsOptions } from 'node:tls';
-import { AgentError, errorMessage } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { closeGracefully, CLOSE_GRACE_MS } from '../listener/graceful-close.js';
+import { listenOn } from '../listener/listen.js';
 import { logTlsClientError, tlsPeer } from '../listener/tls-peer.js';
 import { ServedConnection, type AgentHandlers, type ConnectionPolicy, type PeerInfo } from './served-connection.js';
 
@@ -105,16 +106,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
     else serve(socket, { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException): void => {
-      reject(new AgentError('AGENT_ERR_AGENT_LISTEN', [`${options.host || '*'}:${options.port}`, err.code ?? err.message], { cause: err }));
-    };
-    server.once('error', onError);
-    server.listen({ port: options.port, ...(options.host ? { host: options.host } : {}) }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+  await listenOn(server, options.host, options.port, 'AGENT_ERR_AGENT_LISTEN');
   server.on('error', (err) => log.error(`listener: ${errorMessage(err)}`));
 
   return {

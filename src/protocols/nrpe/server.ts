@@ -13,7 +13,7 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import { AgentError, errorMessage } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import { escapeForLog, sink, type Logger } from '../../log.js';
 import { toNagios, type QueryResult } from '../../core/result.js';
 import { escapeLog } from '../../log-escape.js';
@@ -22,6 +22,7 @@ import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type
 import { PacketReader } from './packet-reader.js';
 import { peerGone } from '../listener/peer-gone.js';
 import { closeGracefully } from '../listener/graceful-close.js';
+import { listenOn } from '../listener/listen.js';
 import { logTlsClientError, tlsPeer } from '../listener/tls-peer.js';
 import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
 
@@ -131,15 +132,7 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   }
   server.on('error', (err) => log.error(`listener error: ${err.message}`));
 
-  const host = options.host || undefined;
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error): void => reject(new AgentError('AGENT_ERR_NRPE_LISTEN', [`${host ?? '*'}:${options.port}`, err.message]));
-    server.once('error', onError);
-    server.listen({ host, port: options.port }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+  await listenOn(server, options.host, options.port, 'AGENT_ERR_NRPE_LISTEN');
 
   return {
     address: () => server.address() as AddressInfo,
