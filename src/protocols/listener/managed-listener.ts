@@ -9,17 +9,28 @@
  *   (server-tls.ts; undefined = plain), the connection limits and your
  *   protocol's policy `P` (allowed hosts, allow-lists, timeouts: whatever
  *   the connections read).
- * - You supply `open(args)`: listen on `args.host`/`args.port` with
- *   `args.tls` (undefined = plain), feed every raw accepted socket to
- *   `args.guard.admit()` (after your own allowed-hosts check) and call
- *   `args.guard.served(socket)` when its first request is complete; hand
- *   each query `peerGone(socket)` (peer-gone.ts); close the guard in
- *   `close()`. Reject with your LISTEN error when the address cannot be
- *   bound. The returned `Transport` takes a new policy (`setPolicy`, for
- *   connections from now on), new TLS options on the same port (`setTls`,
- *   false when it cannot: then the component opens a new listener) and
- *   closes gracefully (`close`: stop accepting, let answers in flight
- *   finish for a short grace, cut the rest, resolve when all are gone).
+ * - You supply `open(args)`, built from the pieces in this folder:
+ *   bind with `listenOn(server, args.host, args.port, YOUR_LISTEN_CODE)`
+ *   (listen.ts); feed every raw accepted socket to
+ *   `args.guard.admit(socket, policy)` (it checks allowed hosts when the
+ *   policy has `isAllowed`, then the caps) and call
+ *   `args.guard.served(socket)` when its first request is complete; with
+ *   `args.tls`, terminate TLS and pass the socket through `tlsPeer()`
+ *   (tls-peer.ts: optional client certificates, the peer's CN) and log
+ *   handshake failures with `logTlsClientError()`; hand each query
+ *   `peerGone(socket)` (peer-gone.ts), so a query whose peer left is
+ *   cancelled; stop reading a peer whose answers back up
+ *   (served-connection.ts shows how). The returned `Transport` takes a new
+ *   policy (`setPolicy`, for connections from now on), new TLS options on
+ *   the same port (`setTls`, false when it cannot: then the component opens
+ *   a new listener) and closes with `closeGracefully()` (graceful-close.ts:
+ *   stop accepting, let answers in flight finish for a short grace, cut the
+ *   rest, dispose the guard, resolve when all are gone).
+ *   test/unit/protocols/listener/managed-listener.test.ts has a minimal
+ *   transport; protocols/nrpe/server.ts a complete one. A module builds its
+ *   wants with modules/listener-wants.ts (its section joins
+ *   LISTENER_SECTIONS in settings/tls-checks.ts, which also gives
+ *   `agent settings validate` its TLS file checks).
  * - `start(wants)` loads the TLS material (read and checked once), opens,
  *   and watches the TLS files: a certificate renewed on disk is loaded,
  *   checked and swapped in for new connections without a settings edit; one
