@@ -15,7 +15,7 @@ import type { Logger } from '../../log.js';
 import { errorMessage } from '../../errors.js';
 
 /** Events of one burst within this many ms make one reload. */
-export const TLS_WATCH_DEBOUNCE_MS = 300;
+const TLS_WATCH_DEBOUNCE_MS = 300;
 
 export interface TlsWatch {
   close(): void;
