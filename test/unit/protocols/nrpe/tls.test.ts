@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildClientTls } from '../../../../src/protocols/nrpe/tls.js';
-import { loadOrCreateCertificate } from '../../../../src/protocols/server-certificate.js';
+import { createCertificate } from '../../../../src/protocols/server-certificate.js';
 
 describe('remote protocol TLS files', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nrpe-tls-'));
@@ -19,8 +19,8 @@ describe('remote protocol TLS files', () => {
   const otherKey = join(dir, 'other.key');
   before(async () => {
     writeFileSync(garbage, 'my-host-name\n');
-    await loadOrCreateCertificate({ cert, key });
-    await loadOrCreateCertificate({ cert: join(dir, 'other.pem'), key: otherKey });
+    await createCertificate({ cert, key }, undefined, 'AGENT_ERR_WEB_CERTIFICATE');
+    await createCertificate({ cert: join(dir, 'other.pem'), key: otherKey }, undefined, 'AGENT_ERR_WEB_CERTIFICATE');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
