@@ -107,6 +107,7 @@ export const CODES = {
   AGENT_ERR_WEB_LISTEN: { message: 'web server cannot listen on %s: %s' },
   AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },
   AGENT_WARN_WEB_AUTH_BLOCKED: { message: '%s is refused for %s s after %s failed authentications', severity: 'warning' },
+  AGENT_WARN_TLS_RELOAD: { message: '%s: the TLS files changed on disk but cannot be used (%s); new connections keep the previous certificate', severity: 'warning' },
   AGENT_WARN_STATE_FOLDER: { message: 'cannot write %s in the state folder %s (%s); set [/paths] state to a writable folder', severity: 'warning' },
   // Settings: patterns the linear-time matcher cannot run
   AGENT_WARN_ROLE_ROOT_EQUIVALENT: { message: 'role "%s" grants %s, equivalent to root on this agent (README "Privileges")', severity: 'warning' },
@@ -142,6 +143,16 @@ export class AgentError extends Error {
     this.status = 'status' in CODES[code] ? (CODES[code] as CodeInfo).status : undefined;
     this.details = options.details;
   }
+}
+
+/**
+ * Thrown by a module's `apply(next)` when the new settings could not be taken and the
+ * module keeps serving on the settings it had, every part of them (a listener that cannot
+ * move to a busy port, say). The reconciler records the failure, keeps the module
+ * running, and tries again with backoff instead of restarting it.
+ */
+export class ApplyKeptError extends Error {
+  override readonly name = 'ApplyKeptError';
 }
 
 /** The message of anything thrown, for logs and UNKNOWN results. */
