@@ -47,10 +47,9 @@ describe('web UI by role (chromium, agent process)', () => {
   let page: Page;
   let base: string;
 
+  /** Signs in on the sign-in form the page shows. */
   const signIn = async (user: string, password: string): Promise<void> => {
-    await page.goto(`${base}/`);
-    await page.evaluate(() => sessionStorage.clear());
-    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByLabel('User').fill(user);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -90,6 +89,7 @@ describe('web UI by role (chromium, agent process)', () => {
   });
 
   it('root: the host name in header and title, every module action, Run, and the settings with their origins', async () => {
+    await page.goto(`${base}/`);
     await signIn('root', ROOT_PW);
     assert.equal((await page.locator('#brand-name').textContent())?.trim(), `${hostname()} · Monitoring agent`);
     assert.equal(await page.title(), `Status · ${hostname()} · Monitoring agent`);
@@ -120,6 +120,8 @@ describe('web UI by role (chromium, agent process)', () => {
   });
 
   it('a role without the action privileges is not offered the actions', async () => {
+    // Signed in as root from the tests before: sign out the way a person does (the saved session goes too).
+    await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn('looker', LOOKER_PW);
     await openView('Modules');
     await page.locator('#module-CheckHelpers').waitFor();
