@@ -7,6 +7,7 @@
 import type { ListenerWants } from '../protocols/listener/managed-listener.js';
 import type { ServerTlsSpec } from '../protocols/listener/server-tls.js';
 import { LISTENER_SECTIONS, tlsFilesError, type ListenerModule, type TlsSettings } from '../settings/tls-checks.js';
+import { bindAdvice } from '../settings/bind-advice.js';
 
 /** The keys every listener section has (schema/modules/*-server.schema.json). */
 interface ListenerSection {
@@ -18,13 +19,18 @@ interface ListenerSection {
 }
 
 export function listenerWants<P>(view: TlsSettings, module: ListenerModule, tls: ServerTlsSpec | undefined, policy: P): ListenerWants<P> {
-  const s = view.sections[LISTENER_SECTIONS[module]] as unknown as ListenerSection;
+  const section = LISTENER_SECTIONS[module];
+  const s = view.sections[section] as unknown as ListenerSection;
+  const port = Number(String(s.port).replace(/s$/, ''));
+  const origins = view.origins[section];
+  const where = { section, file: view.file, port, host: s['bind to'], portOrigin: origins?.port, hostOrigin: origins?.['bind to'], tlsSuffix: module === 'WEBServer' };
   return {
     host: s['bind to'],
-    port: Number(String(s.port).replace(/s$/, '')),
+    port,
     tls,
     limits: { maxConnections: s['max connections'], maxPerAddress: s['max connections per address'], firstRequestMs: s.timeout * 1000 },
     policy,
     tlsFail: (problems) => tlsFilesError(view, module, problems),
+    bindAdvice: (err) => bindAdvice(err, where),
   };
 }

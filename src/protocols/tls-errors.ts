@@ -42,3 +42,15 @@ export function classifyTlsError(err: TlsErrorLike): TlsFailure {
 export function withoutNodeAdvice(message: string): string {
   return message.replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '');
 }
+
+/** What a failed handshake on a listener means, from the server's side. */
+export type ServerTlsFailure = 'no-shared-cipher' | 'not-tls' | 'old-protocol' | 'other';
+
+/** Why a client's handshake with one of our listeners failed, from OpenSSL's code (`ERR_SSL_NO_SHARED_CIPHER`). */
+export function classifyServerTlsError(err: TlsErrorLike): ServerTlsFailure {
+  const text = `${err.code ?? ''} ${err.message}`;
+  if (/NO_SHARED_CIPHER|NO_CIPHERS_AVAILABLE|no shared cipher/i.test(text)) return 'no-shared-cipher';
+  if (/WRONG_VERSION_NUMBER|HTTP_REQUEST|HTTPS_PROXY_REQUEST|UNKNOWN_PROTOCOL|PACKET_LENGTH_TOO_LONG|RECORD_LAYER|wrong version number|http request/i.test(text)) return 'not-tls';
+  if (/UNSUPPORTED_PROTOCOL|VERSION_TOO_LOW|unsupported protocol/i.test(text)) return 'old-protocol';
+  return 'other';
+}

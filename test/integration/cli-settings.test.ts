@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -149,6 +149,23 @@ test('plan: the same file in another folder (a checkout against the deployed fil
   const changed = agent(['settings', 'plan', 'deployed/agent.ini', 'checkout/agent.ini']);
   assert.match(changed.out, /WEBServer\s+(apply|restart)\s+changed: \[\/settings\/WEB\/server\] port \(agent\.ini:7\)$/m);
   assert.doesNotMatch(changed.out, /certificate|base-path|\[\/paths/);
+});
+
+test('set: one key with the smallest edit, refused (nothing written) when the result would not validate, removed with --remove', () => {
+  writeFileSync(join(dir, 'set.ini'), VALID);
+  const set = agent(['settings', 'set', '--settings', 'set.ini', '--path', '/settings/remote/client/targets/box', '--key', 'timeout', '--value', '7']);
+  assert.equal(set.code, 0, set.err);
+  assert.match(set.out, /\[\/settings\/remote\/client\/targets\/box\] timeout = 7: written to .*set\.ini/);
+  assert.equal(readFileSync(join(dir, 'set.ini'), 'utf8'), VALID.replace('address = 192.0.2.10:5666\n', 'address = 192.0.2.10:5666\ntimeout = 7\n'));
+  const bad = agent(['settings', 'set', '--settings', 'set.ini', '--path', '/settings/WEB/server', '--key', 'port', '--set', 'eighty']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /set\.ini:\d+:\d+: error AGENT_ERR_VALUE_INVALID \[\/settings\/WEB\/server\] port/);
+  assert.match(bad.err, /nothing written/);
+  assert.doesNotMatch(readFileSync(join(dir, 'set.ini'), 'utf8'), /eighty/);
+  const removed = agent(['settings', 'set', '--settings', 'set.ini', '--path', '/settings/remote/client/targets/box', '--key', 'timeout', '--remove']);
+  assert.equal(removed.code, 0, removed.err);
+  assert.equal(readFileSync(join(dir, 'set.ini'), 'utf8'), VALID);
+  assert.equal(agent(['settings', 'set', '--settings', 'set.ini', '--path', '/x']).code, 2);
 });
 
 test('query: Nagios form and the status as exit code', () => {

@@ -35,7 +35,7 @@ import { escapeLog } from '../../log-escape.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { closeGracefully, CLOSE_GRACE_MS } from '../listener/graceful-close.js';
 import { listenOn } from '../listener/listen.js';
-import { logTlsClientError, tlsPeer } from '../listener/tls-peer.js';
+import { logTlsClientError, tlsPeer, type TlsFailureWords } from '../listener/tls-peer.js';
 import { ServedConnection, type AgentHandlers, type ConnectionPolicy, type PeerInfo } from './served-connection.js';
 
 export type { AgentHandlers, PeerInfo } from './served-connection.js';
@@ -88,7 +88,7 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
       const verified = tlsPeer(socket, tls.requestCert, log);
       if (verified) serve(socket, { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0, ...verified });
     });
-    server.on('tlsClientError', logTlsClientError(log));
+    server.on('tlsClientError', logTlsClientError(log, AGENT_TLS_WORDS));
     return server;
   };
   tlsServer = makeTls(options.tls);
@@ -148,3 +148,10 @@ function limitsOf(policy: AgentPolicy): ConnectionLimits {
     firstRequestMs: policy.idleTimeoutMs,
   };
 }
+
+/** Failed handshakes on the agent-protocol port, in words for the admin (listener/tls-peer.ts). */
+const AGENT_TLS_WORDS: TlsFailureWords = {
+  'not-tls': 'the client spoke plain text to this TLS port: set use ssl = true in the client target, or [/settings/agent/server] use ssl = false for plain clients',
+  'no-shared-cipher': 'the client offered no cipher this server accepts: compare [/settings/agent/server] allowed ciphers with the allowed ciphers of the client target',
+  'old-protocol': 'the client speaks a TLS version below what this server accepts (TLS 1.2 and later): update the client',
+};

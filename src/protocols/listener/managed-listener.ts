@@ -68,6 +68,8 @@ export interface ListenerWants<P> {
   policy: P;
   /** Turns problems of the TLS files into the error reported (the lines `agent settings validate` prints). */
   tlsFail: (problems: TlsFileProblem[]) => Error;
+  /** What to change when binding fails with this error (the key, where it is set, the command): added to the error's message. */
+  bindAdvice?: (err: NodeJS.ErrnoException) => string | undefined;
 }
 
 export interface OpenArgs<P> {
@@ -220,7 +222,15 @@ export class ManagedListener<P> {
   }
 
   private async open(r: Running<P>): Promise<Transport<P>> {
-    return this.o.open({ host: r.wants.host, port: r.wants.port, tls: r.tls?.options, policy: r.wants.policy, guard: r.guard });
+    try {
+      return await this.o.open({ host: r.wants.host, port: r.wants.port, tls: r.tls?.options, policy: r.wants.policy, guard: r.guard });
+    } catch (err) {
+      // The bind error names the system's reason; the module's advice names the setting to change.
+      const cause = err instanceof Error ? ((err.cause as NodeJS.ErrnoException | undefined) ?? err) : undefined;
+      const advice = cause ? r.wants.bindAdvice?.(cause) : undefined;
+      if (advice !== undefined && err instanceof Error) err.message = `${err.message}; ${advice}`;
+      throw err;
+    }
   }
 
   private guard(w: ListenerWants<P>): ConnectionGuard {

@@ -4,11 +4,15 @@
  * - optional client certificates (verify mode peer, client-once): a peer
  *   without one is fine, one whose certificate does not verify is refused
  *   (logged, closed); the subject CN of a verified certificate names the peer;
- * - a failed handshake is a warning, unless the peer just went away (or the
+ * - a failed handshake is one warning line in words, saying what the client
+ *   did and what to set (each server words it for its own settings: a plain
+ *   packet on a TLS port, no cipher in common, a protocol version too old),
+ *   with OpenSSL's own text at debug; unless the peer just went away (or the
  *   connection guard closed it, which logs that itself): then a debug line.
  */
 import type { TLSSocket } from 'node:tls';
 import { errorMessage } from '../../errors.js';
+import { classifyServerTlsError, type ServerTlsFailure } from '../tls-errors.js';
 import { escapeLog } from '../../log-escape.js';
 import type { Logger } from '../../log.js';
 
@@ -23,11 +27,25 @@ export function tlsPeer(socket: TLSSocket, requestCert: boolean | undefined, log
   return typeof cn === 'string' && cn !== '' ? { certificate: cn } : {};
 }
 
+/** What a server says to the admin for each kind of failed handshake (the `other` kind keeps OpenSSL's text). */
+export type TlsFailureWords = Record<Exclude<ServerTlsFailure, 'other'>, string>;
+
 /** The `tlsClientError` handler of a TLS listener. */
-export function logTlsClientError(log: Logger): (err: NodeJS.ErrnoException, socket: TLSSocket) => void {
+export function logTlsClientError(log: Logger, words: TlsFailureWords): (err: NodeJS.ErrnoException, socket: TLSSocket) => void {
   return (err, socket) => {
-    const gone = err.code === 'ECONNRESET' || /socket hang up/.test(err.message);
-    (gone ? log.debug : log.warning)(`TLS handshake with ${escapeLog(socket.remoteAddress ?? '?')} failed: ${errorMessage(err)}`);
+    const peer = escapeLog(socket.remoteAddress ?? '?');
+    const raw = `TLS handshake with ${peer} failed: ${errorMessage(err)}`;
     socket.destroy();
+    if (err.code === 'ECONNRESET' || /socket hang up/.test(err.message)) {
+      log.debug(raw);
+      return;
+    }
+    const kind = classifyServerTlsError(err);
+    if (kind === 'other') {
+      log.warning(raw);
+      return;
+    }
+    log.warning(`TLS handshake with ${peer} failed: ${words[kind]}`);
+    log.debug(raw);
   };
 }

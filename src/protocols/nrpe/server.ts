@@ -23,7 +23,7 @@ import { PacketReader } from './packet-reader.js';
 import { peerGone } from '../listener/peer-gone.js';
 import { closeGracefully } from '../listener/graceful-close.js';
 import { listenOn } from '../listener/listen.js';
-import { logTlsClientError, tlsPeer } from '../listener/tls-peer.js';
+import { logTlsClientError, tlsPeer, type TlsFailureWords } from '../listener/tls-peer.js';
 import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
 
 /** What may change while the server runs (applied to the next connection). */
@@ -128,11 +128,11 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     server.on('connection', (raw: net.Socket) => {
       accept(raw);
     });
-    server.on('tlsClientError', logTlsClientError(log));
+    server.on('tlsClientError', logTlsClientError(log, NRPE_TLS_WORDS));
   }
-  server.on('error', (err) => log.error(`listener error: ${err.message}`));
-
+  // A bind failure is the rejection below (the caller reports it once, or tries another way when moving); only errors after it are logged here.
   await listenOn(server, options.host, options.port, 'AGENT_ERR_NRPE_LISTEN');
+  server.on('error', (err) => log.error(`listener error: ${err.message}`));
 
   return {
     address: () => server.address() as AddressInfo,
@@ -262,3 +262,11 @@ function limitsOf(policy: NrpeServerPolicy): ConnectionLimits {
 function refusal(message: string): Pick<QueryResult, 'result' | 'message' | 'perf'> {
   return { result: 3, message, perf: [] };
 }
+
+/** Failed handshakes on the NRPE port, in words for the admin (listener/tls-peer.ts). */
+const NRPE_TLS_WORDS: TlsFailureWords = {
+  'not-tls': 'the client sent a plain NRPE packet to this TLS port: the client needs TLS (check_nrpe without -n), or set [/settings/remote/server] use ssl = false for plain clients',
+  'no-shared-cipher':
+    'the client offered no cipher this server accepts: a check_nrpe without a certificate offers only anonymous DH, which needs aNULL (or ADH) in [/settings/remote/server] allowed ciphers; with a certificate on this server, give the client a cipher list with certificate suites (check_nrpe -L), or compare the two lists',
+  'old-protocol': 'the client speaks a TLS version below what this server accepts (TLS 1.2 and later): update the client, or use its --ssl-version option',
+};
