@@ -5,10 +5,13 @@
  * changes it; a failed TLS handshake on the NRPE port (Debian's check_nrpe
  * sending plain packets with -n, or offering no cipher the server accepts)
  * is one warning in words with OpenSSL's text at debug only; a move to a
- * narrower address on the same port, which succeeds, logs no error.
+ * narrower address on the same port, which succeeds, logs no error; plain
+ * HTTP to the web server's HTTPS port is one info line in words, and ten
+ * of them in a row one line (the rest counted into the next).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { get } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
@@ -98,5 +101,32 @@ describe('failed handshakes on the NRPE port, in words', () => {
     assert.deepEqual(linesSince(agent, narrow, 'error'), []);
     const r = await checkNrpe(port, ['-c', 'check_ok']);
     assert.equal(r.code, 0, r.out);
+  });
+});
+
+describe('plain HTTP to the HTTPS port, in words', () => {
+  let agent: AgentProcess;
+  before(async () => {
+    agent = await startAgent({ ini: ['[/modules]', 'WEBServer = enabled', '[/settings/default]', 'password = messages-pw', '[/settings/WEB/server]', 'port = 0s', 'bind to = 127.0.0.1', ''].join('\n') });
+  });
+  after(() => agent?.stop());
+
+  it('one info line naming https:// and the trailing s; a burst is one line', async () => {
+    const port = Number((await agent.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:(\d+)/))[1]);
+    const from = agent.mark();
+    const plain = (): Promise<void> =>
+      new Promise((resolve) => {
+        const req = get({ host: '127.0.0.1', port, path: '/', timeout: 5000 }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        });
+        req.on('error', () => resolve());
+        req.on('timeout', () => req.destroy());
+      });
+    for (let i = 0; i < 10; i++) await plain();
+    const m = await agent.waitForLog(/info .*TLS handshake with 127\.0\.0\.1 failed: .*/, 10_000, from);
+    assert.match(m[0], /the client spoke plain HTTP to this HTTPS port: use https:\/\/, or write \[\/settings\/WEB\/server\] port without its trailing s/);
+    await agent.waitForLog(new RegExp(`debug .*TLS handshake with 127\\.0\\.0\\.1 failed: (.|\\n)*debug .*TLS handshake`), 10_000, from);
+    assert.equal(linesSince(agent, from, 'info').filter((l) => l.includes('spoke plain HTTP')).length, 1, 'ten in a row make one line');
   });
 });

@@ -35,6 +35,7 @@ import { formatMessage } from '../../errors.js';
 import { consoleIsJournal } from '../../log-journal.js';
 import { PASSWORD_FILE_NAME, storedPassword, type StoredPassword } from './stored-password.js';
 import type { Logger } from '../../log.js';
+import { logTlsClientError, type TlsFailureWords } from '../../protocols/listener/tls-peer.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import type { ConnectionGuard } from '../../protocols/connection-guard.js';
 import { buildApp, type WebApp } from '../../web/app.js';
@@ -101,6 +102,8 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
     const srv: Server = a.tls ? createHttpsServer({ ...a.tls, noDelay: true, ServerResponse: SecureResponse }, handler) : createHttpServer({ noDelay: true, ServerResponse: SecureResponse }, handler);
     // Node's own 400/408/431 for a request it cannot parse, with the security headers.
     srv.on('clientError', answerClientError);
+    // A failed handshake in words (plain HTTP to the HTTPS port, no common cipher, old TLS); others (a browser ending one over the self-signed certificate) at debug.
+    if (a.tls && log) srv.on('tlsClientError', logTlsClientError(log, WEB_TLS_WORDS, { level: 'info', otherAtDebug: true }));
     srv.headersTimeout = 20_000;
     srv.requestTimeout = 60_000;
     // Limits on the raw connection, before any TLS byte is read; the deadline ends with the first request.
@@ -194,3 +197,10 @@ function urlOf(bindTo: string, tls: boolean, srv: Server): string {
   const host = any ? '127.0.0.1' : bindTo.includes(':') ? `[${bindTo}]` : bindTo;
   return `${tls ? 'https' : 'http'}://${host}:${port}`;
 }
+
+/** Failed handshakes on the HTTPS port, in words for the admin (protocols/listener/tls-peer.ts). */
+const WEB_TLS_WORDS: TlsFailureWords = {
+  'not-tls': 'the client spoke plain HTTP to this HTTPS port: use https://, or write [/settings/WEB/server] port without its trailing s to serve plain HTTP',
+  'no-shared-cipher': 'the client offered no cipher this server accepts (a very old client?): update the client',
+  'old-protocol': 'the client speaks a TLS version below 1.2, which this server does not accept: update the client',
+};
