@@ -14,7 +14,7 @@ import type { AgentModule } from '../module.js';
 import { createPassiveChannelModule, HOST_CHECK } from '../passive-channel.js';
 import { closeIcingaConnections, ICINGA_PORT, processCheckResult, type IcingaEndpoint } from '../../protocols/icinga/client.js';
 import { splitAddress } from '../../protocols/target-options.js';
-import { formatPerf } from '../../core/result.js';
+import { formatPerf, splitOutput, toNagios } from '../../core/result.js';
 import { valueText } from '../../settings/value-text.js';
 import type { ResolvedObject } from '../../settings/snapshot.js';
 import { withRetries } from '../../retry-policy.js';
@@ -26,13 +26,16 @@ export function createModule(): AgentModule {
     section: '/settings/icinga/client',
     targetsSection: '/settings/icinga/client/targets',
     queueQuery: { name: 'icinga_queue', title: 'Icinga 2 send queues', description: 'Per Icinga 2 target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.' },
-    batch: () => 50,
+    // One result per request, and a failed one must not re-send those before it: one per send (the connection is kept alive).
+    batch: () => 1,
     send: async (target, items, signal) => {
       const e = await endpointOf(target);
       const source = valueText(target.values['check source']) || hostname();
       const retryable = (err: unknown): boolean => !(err as { permanent?: boolean }).permanent;
       for (const i of items) {
-        const r = { host: i.host, service: i.service === HOST_CHECK ? '' : i.service, exitStatus: i.result.result, output: i.result.message, performanceData: i.result.perf.map(formatPerf), checkSource: source };
+        // As NSClient++: the Nagios text split at its first |, so a message that carries perf data itself is split too.
+        const { message, perf } = splitOutput(toNagios(i.result));
+        const r = { host: i.host, service: i.service === HOST_CHECK ? '' : i.service, exitStatus: i.result.result, output: message, performanceData: perf.map(formatPerf), checkSource: source };
         await withRetries(() => processCheckResult(e, r, signal), { retries: Number(target.values.retries), policy: CONNECT_RETRY, retryable, signal });
       }
     },

@@ -11,8 +11,9 @@
  *
  * Connections are kept alive per endpoint (one https.Agent each), so a
  * batch costs one handshake. A 2xx answer whose result code is 200 counts
- * as taken. A 4xx other than 408 and 429 (no such object, no permission)
- * rejects with `permanent: true`: retrying cannot help. Everything else
+ * as taken. A 4xx other than 408 and 429 (no permission, bad request) and
+ * a 500 with no result at all (Icinga 2.13's answer when the filter
+ * matches no object) reject with `permanent: true`: retrying cannot help. Everything else
  * (refused, timeout, TLS failure, 5xx) rejects to be retried.
  */
 import * as https from 'node:https';
@@ -82,8 +83,11 @@ export async function processCheckResult(e: IcingaEndpoint, r: IcingaCheckResult
   });
   const detail = statusText(answer.text);
   if (answer.status >= 200 && answer.status < 300 && detail.ok) return;
-  const err = new AgentError('AGENT_ERR_ICINGA_SEND', [where, `HTTP ${answer.status}: ${escapeForLog(detail.text.slice(0, 300))}`]);
-  if (answer.status >= 400 && answer.status < 500 && answer.status !== 408 && answer.status !== 429) Object.assign(err, { permanent: true });
+  // Icinga 2.13 answers a filter that matches no object with 500 and an empty result list.
+  const noObject = detail.empty && answer.status === 500;
+  const text = noObject ? `no ${r.service === '' ? `host ${r.host}` : `service ${r.host}!${r.service}`} (HTTP 500, no object matched)` : `HTTP ${answer.status}: ${detail.text.slice(0, 300)}`;
+  const err = new AgentError('AGENT_ERR_ICINGA_SEND', [where, escapeForLog(text)]);
+  if (noObject || (answer.status >= 400 && answer.status < 500 && answer.status !== 408 && answer.status !== 429)) Object.assign(err, { permanent: true });
   throw err;
 }
 
@@ -118,13 +122,13 @@ function agentFor(e: IcingaEndpoint): https.Agent {
 }
 
 /** Icinga answers `{"results":[{"code":200,"status":"..."}]}` or `{"error":404,"status":"No objects found."}`. */
-function statusText(text: string): { ok: boolean; text: string } {
+function statusText(text: string): { ok: boolean; empty: boolean; text: string } {
   try {
     const j = JSON.parse(text) as { results?: { code?: number; status?: string }[]; status?: string };
     const first = j.results?.[0];
-    if (first) return { ok: first.code === 200, text: first.status ?? text };
-    return { ok: false, text: j.status ?? text };
+    if (first) return { ok: first.code === 200, empty: false, text: first.status ?? text };
+    return { ok: false, empty: Array.isArray(j.results), text: j.status ?? text };
   } catch {
-    return { ok: false, text };
+    return { ok: false, empty: false, text };
   }
 }
