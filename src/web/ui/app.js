@@ -1,6 +1,6 @@
 /**
  * The web UI's entry point: sign-in, the view switcher (location hash
- * `#status`, `#modules`, `#queries[/name]`, `#logs`) and the session.
+ * `#status`, `#modules`, `#queries[/name]`, `#schedules`, `#logs`) and the session.
  *
  * Credentials live in sessionStorage only (gone when the tab closes; never
  * localStorage or cookies). Sign-in is one request, GET /api (privilege
@@ -18,6 +18,7 @@ import { mountStatus } from './views/status.js';
 import { mountModules } from './views/modules.js';
 import { mountQueries } from './views/queries.js';
 import { mountLogs } from './views/logs.js';
+import { mountSchedules } from './views/schedules.js';
 
 const SESSION_KEY = 'agent-ui-session';
 
@@ -26,6 +27,7 @@ const VIEWS = [
   { id: 'status', label: 'Status', mount: mountStatus, probes: (ix) => [ix.info_url, ix.settings_status_url] },
   { id: 'modules', label: 'Modules', mount: mountModules, probes: (ix) => [ix.modules_url] },
   { id: 'queries', label: 'Queries', mount: mountQueries, probes: (ix) => [ix.queries_url] },
+  { id: 'schedules', label: 'Schedules', mount: mountSchedules, probes: (ix) => [ix.schedules_url] },
   { id: 'logs', label: 'Logs', mount: mountLogs, probes: (ix) => [withParams(ix.logs_url, { per_page: '1' })] },
 ];
 
