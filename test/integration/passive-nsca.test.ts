@@ -20,9 +20,9 @@ const METHODS: readonly [string, number][] = [
   ['xor', 1],
   ['des', 2],
   ['3des', 3],
-  ['aes128', 14],
-  ['aes192', 15],
-  ['aes', 16],
+  ['aes', 14],
+  ['rijndael192', 15],
+  ['rijndael256', 16],
 ];
 const PASSWORD = 'pass word!';
 const daemons = new Map<string, NscaDaemon>();

@@ -11,7 +11,7 @@
 import type { AgentModule } from '../module.js';
 import { createPassiveChannelModule, HOST_CHECK } from '../passive-channel.js';
 import { sendNsca } from '../../protocols/nsca/client.js';
-import { nscaMethod } from '../../protocols/nsca/crypt.js';
+import { nscaMethod } from '../../formats/nsca-encryption.js';
 import { NSCA_PORT } from '../../protocols/nsca/packet.js';
 import { splitAddress } from '../../protocols/target-options.js';
 import { toNagios } from '../../core/result.js';

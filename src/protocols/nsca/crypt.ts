@@ -20,39 +20,19 @@
  * GOST, ...) are not offered: OpenSSL 3 has them in its legacy provider or
  * not at all.
  *
- * Names are NSClient++'s (libs/nscpcrypt): `aes` is rijndael-256, as there.
+ * Names: `aes` and `aes256` are what NSClient++ sends under those names
+ * (libs/nscpcrypt: Crypto++ AES, 16-byte block, 32-byte key, 8-bit CFB),
+ * which is byte for byte nsca's rijndael-128 (method 14): NSClient++'s
+ * `encryption = aes` pairs with `decryption_method = 14`, as its
+ * documentation says. NSClient++'s aes128 and aes192 (AES with a 16- or
+ * 24-byte key) match no nsca method (libmcrypt always pads the key to 32
+ * bytes) and are not offered. rijndael192 and rijndael256 are nsca's
+ * methods 15 and 16 (blocks of 24 and 32 bytes).
  */
 import { createCipheriv } from 'node:crypto';
 import { RijndaelEncryptor } from './rijndael.js';
 
 export const TRANSMITTED_IV_SIZE = 128;
-
-/** Encryption method names (NSClient++'s and nsca.cfg's numbers) -> nsca's method number. */
-export const NSCA_METHODS: Readonly<Record<string, number>> = {
-  none: 0,
-  xor: 1,
-  des: 2,
-  '3des': 3,
-  aes128: 14,
-  rijndael128: 14,
-  aes192: 15,
-  rijndael192: 15,
-  aes: 16,
-  aes256: 16,
-  rijndael256: 16,
-  '0': 0,
-  '1': 1,
-  '2': 2,
-  '3': 3,
-  '14': 14,
-  '15': 15,
-  '16': 16,
-};
-
-/** nsca's method number of a name (case-insensitive), or undefined for one we do not offer. */
-export function nscaMethod(name: string): number | undefined {
-  return NSCA_METHODS[name.trim().toLowerCase()];
-}
 
 /** Encrypts the packets of one connection in place, in order. */
 export type PacketEncryptor = (packet: Buffer) => void;
