@@ -883,9 +883,9 @@ host: string
  */
 port: number
 /**
- * Encryption, equal to decryption_method in nsca.cfg: none (0), xor (1), des (2), 3des (3), aes128 (14, rijndael-128), aes192 (15), aes or aes256 (16, rijndael-256: NSClient++'s default).
+ * Encryption, matching decryption_method in nsca.cfg: none (0), xor (1), des (2), 3des (3), aes, aes256 or rijndael128 (14: AES with a 32-byte key, what NSClient++ sends as aes), rijndael192 (15), rijndael256 (16).
  */
-encryption: ("none" | "xor" | "des" | "3des" | "aes128" | "aes192" | "aes256" | "aes" | "rijndael128" | "rijndael192" | "rijndael256" | "0" | "1" | "2" | "3" | "14" | "15" | "16")
+encryption: ("none" | "xor" | "des" | "3des" | "aes" | "aes256" | "rijndael128" | "rijndael192" | "rijndael256" | "0" | "1" | "2" | "3" | "14" | "15" | "16")
 /**
  * Password, equal to password in nsca.cfg.
  */
