@@ -46,6 +46,8 @@ export interface PassiveChannelSpec {
   queueQuery: { name: string; title: string; description: string };
   /** Results per send to this target. */
   batch(target: ResolvedObject): number;
+  /** Milliseconds a batch that is not full waits for more results (PassiveQueue lingerMs). */
+  lingerMs?: number;
   /** Sends a batch to a target; rejects when it was not taken (`permanent: true` on the error: never will be). */
   send(target: ResolvedObject, items: readonly PassiveItem[], signal: AbortSignal, settings: ModuleSettings): Promise<void>;
 }
@@ -87,6 +89,7 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
   const queueOptions = (targetName: string, entry: { rejected: number }): ConstructorParameters<typeof PassiveQueue<PassiveItem>>[0] => ({
     capacity: section()['queue size'],
     batch: batchOf(targetName),
+    lingerMs: batchOf(targetName) > 1 ? (spec.lingerMs ?? 0) : 0,
     policy: PASSIVE_RETRY,
     send: async (items, signal) => {
       const target = findTarget(targetName);

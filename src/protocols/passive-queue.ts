@@ -2,7 +2,8 @@
  * The queue between a passive-check channel and its server (NSCAClient,
  * IcingaClient): `push` never waits and never throws, so a slow or absent
  * server never holds up a check. One sender loop per queue takes up to
- * `batch` results at a time; a failed send puts them back at the front and
+ * `batch` results at a time (after waiting up to `lingerMs` for a batch to
+ * fill); a failed send puts them back at the front and
  * waits `backoffDelay(policy, failures)` (retry-policy.ts) before the next
  * attempt; a success resets the wait. Beyond `capacity` results the oldest
  * are dropped and counted (`onDrop`), in memory only: a restart loses what
@@ -14,6 +15,12 @@ export interface PassiveQueueOptions<T> {
   capacity: number;
   /** Results per send. */
   batch: number;
+  /**
+   * Milliseconds to wait for more results before sending a batch that is
+   * not full (0: send at once). Under load it turns one connection per
+   * result into one per batch; a result waits at most this long.
+   */
+  lingerMs?: number;
   policy: BackoffPolicy;
   /** Sends a batch; rejects when the server did not take it. */
   send: (items: readonly T[], signal: AbortSignal) => Promise<void>;
@@ -88,6 +95,9 @@ export class PassiveQueue<T> {
   private async loop(): Promise<void> {
     const signal = this.abort.signal;
     while (this.items.length > 0 && !signal.aborted) {
+      const linger = this.options.lingerMs ?? 0;
+      if (linger > 0 && this.items.length < this.options.batch) await this.sleep(linger);
+      if (signal.aborted) return;
       const batch = this.items.splice(0, Math.max(1, this.options.batch));
       try {
         await this.options.send(batch, signal);
@@ -102,16 +112,21 @@ export class PassiveQueue<T> {
         this.lastError = err instanceof Error ? err.message : String(err);
         const wait = backoffDelay(this.options.policy, this.failures);
         this.options.onFailure?.(err, wait);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, wait);
-          function done(): void {
-            clearTimeout(timer);
-            resolve();
-          }
-          this.wake = done;
-        });
-        this.wake = undefined;
+        await this.sleep(wait);
       }
     }
+  }
+
+  /** Waits `ms`, or less when reconfigure() or close() wakes the loop. */
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+    this.wake = undefined;
   }
 }
