@@ -13,6 +13,9 @@ const SETTINGS = fileURLToPath(new URL('../../../../settings', import.meta.url))
 
 // The fleet example reads its web password from the environment, as a deployment would.
 process.env.AGENT_WEB_PASSWORD ??= 'example-password-from-the-environment';
+// So does the passive-checks example, for its NSCA and Icinga 2 passwords.
+process.env.NSCA_PASSWORD ??= 'example-nsca-password';
+process.env.ICINGA_API_PASSWORD ??= 'example-api-password';
 
 const files = readdirSync(SETTINGS, { recursive: true })
   .map(String)
