@@ -28,8 +28,8 @@ export function createModule(): AgentModule {
     queueQuery: { name: 'icinga_queue', title: 'Icinga 2 send queues', description: 'Per Icinga 2 target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.' },
     // One result per request, and a failed one must not re-send those before it: one per send (the connection is kept alive).
     batch: () => 1,
-    send: async (target, items, signal) => {
-      const e = await endpointOf(target);
+    send: async (target, items, signal, settings) => {
+      const e = await endpointOf(target, settings.hash);
       const source = valueText(target.values['check source']) || hostname();
       const retryable = (err: unknown): boolean => !(err as { permanent?: boolean }).permanent;
       for (const i of items) {
@@ -49,7 +49,23 @@ export function createModule(): AgentModule {
   };
 }
 
-async function endpointOf(t: ResolvedObject): Promise<IcingaEndpoint> {
+/** CA files read, by settings hash and path: read once per settings version, not per result. */
+const caTexts = new Map<string, Promise<string>>();
+
+async function caText(file: string, version: string): Promise<string> {
+  const key = `${version}\0${file}`;
+  let text = caTexts.get(key);
+  if (!text) {
+    if (caTexts.size > 16) caTexts.clear();
+    text = readFile(file, 'utf8');
+    caTexts.set(key, text);
+    // A failed read is tried again at the next send.
+    text.catch(() => caTexts.delete(key));
+  }
+  return text;
+}
+
+async function endpointOf(t: ResolvedObject, version: string): Promise<IcingaEndpoint> {
   const v = t.values;
   const fromAddress = splitAddress(valueText(v.address));
   const host = fromAddress.host || valueText(v.host);
@@ -60,7 +76,7 @@ async function endpointOf(t: ResolvedObject): Promise<IcingaEndpoint> {
     port: fromAddress.port || Number(v.port) || ICINGA_PORT,
     user: valueText(v.username),
     password: valueText(v.password),
-    ca: caFile === '' ? undefined : await readFile(caFile, 'utf8'),
+    ca: caFile === '' ? undefined : await caText(caFile, version),
     serverName: valueText(v['server name']) || undefined,
     timeoutMs: Number(v.timeout) * 1000,
   };
