@@ -7,11 +7,13 @@
  * the packets: nothing arrives while a right one does); the daemon going
  * away (results queue, the agent logs the failure) and coming back (the
  * queued results arrive); output over the payload length (cut as
- * send_nsca cuts it) at 4096 and 512.
+ * send_nsca cuts it) at 4096 and 512; a server that never answers (the
+ * bounded queue drops its oldest results and counts them, nothing else
+ * waits).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { startNscaDaemon, type NscaDaemon } from '../helpers/nsca-daemon.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -32,11 +34,14 @@ const LONG = 'y'.repeat(5000);
 
 before(async () => {
   for (const [name, method] of METHODS) daemons.set(name, await startNscaDaemon({ method, password: PASSWORD }));
+  // A port nothing listens on (free a moment ago).
+  const closedPort = await freePort();
   const targets = METHODS.map(([name]) => `[/settings/NSCA/client/targets/${name}]\naddress = 127.0.0.1:${daemons.get(name)!.port}\nencryption = ${name}\npassword = ${PASSWORD}\npayload length = 4096\ntimeout = 5\n`).join('\n');
   const schedules = METHODS.map(([name]) => `[/settings/scheduler/schedules/${name}]\ncommand = check_warning "warn from ${name}|'load'=5;4;8"\nalias = svc-${name}\ntarget = ${name}\n`).join('\n');
   agent = await startAgent({
     ini: `[/settings/NSCA/client]
 hostname = testhost
+queue size = 5
 
 [/modules]
 NSCAClient = enabled
@@ -52,6 +57,11 @@ ${targets}
 parent = aes
 password = not the password
 
+[/settings/NSCA/client/targets/nowhere]
+address = 127.0.0.1:${closedPort}
+encryption = none
+retries = 0
+
 [/settings/NSCA/client/targets/short]
 parent = none
 payload length = 512
@@ -61,6 +71,11 @@ ${schedules}
 command = check_ok "from the wrong password"
 alias = svc-wrong
 target = wrong
+
+[/settings/scheduler/schedules/lost]
+command = check_ok "nobody listens"
+target = nowhere
+interval = 500ms
 
 [/settings/scheduler/schedules/long]
 command = check_ok ${LONG}
@@ -136,4 +151,12 @@ test('the daemon going away: results queue and the failure is logged; back again
   await d.start();
   await agent.waitForLog(/target 3des takes results again/, 90_000, mark);
   await waitUntil(() => serviceLines(d, 'svc-3des').length >= before + 2, 20_000, 'the queued results');
+});
+
+test('a server that never answers: the queue keeps queue size results, drops the oldest and counts them; the checks go on', async () => {
+  await agent.waitForLog(/AGENT_WARN_PASSIVE_DROPPED: target nowhere: the queue of unsent results is full \(5\); dropped the oldest \(\d+ dropped so far/, 30_000);
+  // Meanwhile every other target kept receiving: the full queue blocked nothing.
+  const d = daemons.get('none')!;
+  const before = serviceLines(d, 'svc-none').length;
+  await waitUntil(() => serviceLines(d, 'svc-none').length > before, 10_000, 'another result to a working target');
 });

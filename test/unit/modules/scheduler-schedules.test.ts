@@ -8,6 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { definitionOf, parseDuration, parseReport, ScheduleTable } from '../../../src/modules/scheduler/schedules.js';
+import { loadSettingsText } from '../../../src/settings/load.js';
+import { startLocalCore } from '../../../src/cli/local-core.js';
 
 test('durations: a bare number is seconds; ms, s, m, h, d, w', () => {
   assert.equal(parseDuration('300'), 300_000);
@@ -55,4 +57,32 @@ test('an edited interval: last run + new interval, or now when that has passed; 
   assert.equal(state.def.channel, 'ICINGA');
   table.clear();
   assert.equal(table.list().length, 0);
+});
+
+test('schedules follow the object model: one-liners, default, a template as parent, own keys winning', () => {
+  const loaded = loadSettingsText(
+    `[/settings/scheduler/schedules/default]\ninterval = 1m\nchannel = ICINGA\n\n[/settings/scheduler/schedules/linux]\nis template = true\nreport = critical\ninterval = 2m\n\n[/settings/scheduler/schedules]\ncpu = check_cpu\n\n[/settings/scheduler/schedules/disk]\nparent = linux\ncommand = check_drivesize\ninterval = 30s\n`,
+    'schedules.ini',
+  );
+  assert.ok(loaded.ok, JSON.stringify(loaded.problems));
+  const s = loaded.snapshot.schedules;
+  assert.equal(s.get('cpu')?.values.command, 'check_cpu');
+  assert.equal(s.get('cpu')?.values.channel, 'ICINGA');
+  assert.equal(s.get('cpu')?.values.interval, '1m');
+  assert.equal(s.get('linux')?.isTemplate, true);
+  assert.equal(s.get('disk')?.values.report, 'critical');
+  assert.equal(s.get('disk')?.values.interval, '30s');
+  assert.equal(s.get('disk')?.values.channel, 'ICINGA');
+});
+
+test('a one-shot core (agent query, agent client) does not start the Scheduler, only the modules that answer queries', async () => {
+  const loaded = loadSettingsText('[/modules]\nCheckHelpers = enabled\nScheduler = enabled\n\n[/settings/scheduler/schedules]\nx = check_ok\n', 'one-shot.ini');
+  assert.ok(loaded.ok);
+  const local = await startLocalCore(loaded.snapshot);
+  try {
+    assert.ok(local.core.getQuery('check_ok'));
+    assert.equal(local.core.getQuery('scheduler_list'), undefined);
+  } finally {
+    await local.stop();
+  }
 });
