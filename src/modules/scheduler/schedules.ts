@@ -115,6 +115,12 @@ export class ScheduleTable {
     }
     state.running = true;
     void this.slot().then(async () => {
+      // Removed (or replaced by a restart of the table) while it waited for a slot: it does not run.
+      if (this.states.get(state.def.name) !== state) {
+        state.running = false;
+        this.release();
+        return;
+      }
       const abort = new AbortController();
       state.abort = abort;
       state.lastStart = Date.now();

@@ -17,6 +17,7 @@
  * (refused, timeout, TLS failure, 5xx) rejects to be retried.
  */
 import * as https from 'node:https';
+import { isIP } from 'node:net';
 import { AgentError, errorMessage } from '../../errors.js';
 import { describeSocketError } from '../client-errors.js';
 import { escapeForLog } from '../../log.js';
@@ -115,7 +116,9 @@ function agentFor(e: IcingaEndpoint): https.Agent {
   const key = JSON.stringify([e.host, e.port, e.ca ?? null, e.serverName ?? null]);
   let agent = agents.get(key);
   if (!agent) {
-    agent = new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: true, ...(e.ca !== undefined ? { ca: e.ca } : {}), servername: e.serverName || e.host });
+    // The name checked against the certificate; SNI carries it only when it is a name (RFC 6066 forbids addresses there).
+    const name = e.serverName || e.host;
+    agent = new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: true, ...(e.ca !== undefined ? { ca: e.ca } : {}), ...(isIP(name) === 0 ? { servername: name } : {}) });
     agents.set(key, agent);
   }
   return agent;
