@@ -213,6 +213,8 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
         value = to;
       }
       if (canonical === SCRIPTS || canonical === WRAPPED) value = scriptLine(value, changed);
+      // Published passive-check files write `address = 10.0.0.1 ;;; the Nagios server`: in NSClient++ (and here) that is all value.
+      if (/^\/settings\/(nsca|icinga)\/client/i.test(canonical) && /\s;/.test(value)) note(e.line, e.key, 'note', `kept as written: " ;…" is part of the value in NSClient++ and here, not a comment; remove it if it was meant as one`);
       const passive = passiveValue(canonical, container, k, value);
       if (passive !== undefined) {
         if ('drop' in passive) {

@@ -131,13 +131,14 @@ describe('agent settings import', () => {
     assert.match(r.stderr, /the result validates/);
   });
 
-  it('passive checks: an encryption no nsca daemon shares with us, and a hostname expression, are dropped with the reason', async () => {
+  it('passive checks: an encryption no nsca daemon shares with us, and a hostname expression, are dropped with the reason; an inline ";" is pointed out', async () => {
     const src = join(dir, 'nsca-odd.ini');
-    writeFileSync(src, '[/modules]\nNSCAClient = enabled\n\n[/settings/NSCA/client]\nhostname = win_${host}\n\n[/settings/NSCA/client/targets/default]\naddress = 10.0.0.1\nencryption = blowfish\n');
+    writeFileSync(src, '[/modules]\nNSCAClient = enabled\n\n[/settings/NSCA/client]\nhostname = win_${host}\n\n[/settings/NSCA/client/targets/default]\naddress = 10.0.0.1 ;;; the Nagios server\nencryption = blowfish\n');
     const r = await agent(['settings', 'import', src]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stderr.includes(`${src}:5: [/settings/NSCA/client] hostname: dropped: win_\${host}: only`), r.stderr);
     assert.ok(r.stderr.includes(`${src}:9: [/settings/NSCA/client/targets/default] encryption: dropped: encryption blowfish: not supported here: use aes (nsca decryption_method 14`), r.stderr);
+    assert.ok(r.stderr.includes(`${src}:8: [/settings/NSCA/client/targets/default] address: note: kept as written: " ;…" is part of the value`), r.stderr);
   });
 
   it('usage: an existing --output needs --force; an unreadable input is exit 2', async () => {
