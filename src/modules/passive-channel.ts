@@ -26,6 +26,7 @@ import { PassiveQueue, type PassiveQueueStats } from '../protocols/passive-queue
 import type { BackoffPolicy } from '../retry-policy.js';
 import { errorMessage } from '../errors.js';
 import { valueText } from '../settings/value-text.js';
+import { countQueue, watchQueue } from '../core/passive-counters.js';
 
 /** The alias that makes a result a host check result (NSClient++'s NSCAClient and IcingaClient). */
 export const HOST_CHECK = 'host_check';
@@ -66,7 +67,7 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
   let ctx: ModuleContext | undefined;
   let unsubscribe: (() => void) | undefined;
   let unregister: (() => void) | undefined;
-  const queues = new Map<string, { queue: PassiveQueue<PassiveItem>; rejected: number }>();
+  const queues = new Map<string, { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void }>();
   const section = (): Section => settings!.sections[spec.section as keyof ModuleSettings['sections']] as unknown as Section;
 
   const findTarget = (name: string): ResolvedObject | undefined => {
@@ -79,8 +80,9 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     const key = targetName.toLowerCase();
     let entry = queues.get(key);
     if (!entry) {
-      const made: { queue: PassiveQueue<PassiveItem>; rejected: number } = { queue: undefined as unknown as PassiveQueue<PassiveItem>, rejected: 0 };
+      const made: { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void } = { queue: undefined as unknown as PassiveQueue<PassiveItem>, rejected: 0 };
       made.queue = new PassiveQueue<PassiveItem>(queueOptions(targetName, made));
+      made.unwatch = watchQueue(spec.module, targetName, () => made.queue.stats().queued);
       queues.set(key, (entry = made));
     }
     return entry.queue;
@@ -96,14 +98,19 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
       if (!target) throw new Error(`target "${targetName}" is not defined in [${spec.targetsSection}]`);
       try {
         await spec.send(target, items, signal, settings!);
+        countQueue(spec.module, targetName, 'sent', items.length);
         ctx!.log.debug(`sent ${items.length} result(s) to target ${targetName}`);
       } catch (err) {
         if (!(err as { permanent?: boolean }).permanent) throw err;
         entry.rejected += items.length;
+        countQueue(spec.module, targetName, 'rejected', items.length);
         ctx!.log.error(`${items.length} result(s) for target ${targetName} refused: ${errorMessage(err)}`);
       }
     },
-    onDrop: (now, total) => ctx!.log.warning(`AGENT_WARN_PASSIVE_DROPPED: target ${targetName}: the queue of unsent results is full (${section()['queue size']}); dropped the oldest (${total} dropped so far, ${now} now)`),
+    onDrop: (now, total) => {
+      countQueue(spec.module, targetName, 'dropped', now);
+      ctx!.log.warning(`AGENT_WARN_PASSIVE_DROPPED: target ${targetName}: the queue of unsent results is full (${section()['queue size']}); dropped the oldest (${total} dropped so far, ${now} now)`);
+    },
     onFailure: (err, wait) => ctx!.log.error(`sending to target ${targetName} failed, next attempt in ${Math.round(wait / 100) / 10} s: ${errorMessage(err)}`),
     onRecovered: () => ctx!.log.info(`target ${targetName} takes results again`),
   });
@@ -148,6 +155,7 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     async stop() {
       unsubscribe?.();
       unregister?.();
+      for (const e of queues.values()) e.unwatch?.();
       await Promise.all([...queues.values()].map((e) => e.queue.close()));
       queues.clear();
     },

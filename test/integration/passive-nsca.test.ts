@@ -13,7 +13,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { freePort, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { webRequest } from '../helpers/web-client.js';
 import { startNscaDaemon, type NscaDaemon } from '../helpers/nsca-daemon.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -43,7 +44,13 @@ before(async () => {
 hostname = testhost
 queue size = 5
 
+[/settings/WEB/server]
+port = 0s
+bind to = 127.0.0.1
+password = web-pw
+
 [/modules]
+WEBServer = enabled
 NSCAClient = enabled
 Scheduler = enabled
 CheckHelpers = enabled
@@ -159,4 +166,14 @@ test('a server that never answers: the queue keeps queue size results, drops the
   const d = daemons.get('none')!;
   const before = serviceLines(d, 'svc-none').length;
   await waitUntil(() => serviceLines(d, 'svc-none').length > before, 10_000, 'another result to a working target');
+});
+
+test('GET /api/v1/metrics: results sent and dropped per module and target, and what is queued', async () => {
+  const r = await webRequest(`https://127.0.0.1:${await webPort(agent)}/api/v1/metrics`, { user: 'root', password: 'web-pw' });
+  assert.equal(r.status, 200);
+  const value = (name: string, target: string): number => Number(new RegExp(`^${name}\\{module="NSCAClient",target="${target}"\\} (\\d+)$`, 'm').exec(r.body)?.[1] ?? NaN);
+  assert.ok(value('agent_passive_sent_total', 'none') >= 2, r.body);
+  assert.ok(value('agent_passive_dropped_total', 'nowhere') >= 1);
+  assert.ok(value('agent_passive_queued', 'nowhere') <= 5);
+  assert.ok(Number(/^agent_schedule_submitted_total (\d+)$/m.exec(r.body)?.[1]) >= 10);
 });

@@ -177,3 +177,14 @@ test('a run due while the previous one still runs is skipped and counted; the sc
   assert.ok(lines('slow') >= slow.runs && lines('slow') <= slow.runs + 1, `${lines('slow')} lines for ${slow.runs} runs`);
   assert.ok(slow.skipped >= slow.runs, `about two of three due runs skipped: ${slow.skipped} skipped, ${slow.runs} runs`);
 });
+
+test('GET /api/v1/metrics counts schedules, runs, skipped runs and results nobody listened to (channel drop submits nothing)', async () => {
+  const r = await webRequest(`${base}/api/v1/metrics`, { user: 'root', password: 'root-pw' });
+  assert.equal(r.status, 200);
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(r.body)?.[1] ?? NaN);
+  assert.equal(value('agent_schedules'), 24);
+  assert.ok(value('agent_schedule_runs_total') >= 10, r.body);
+  assert.ok(value('agent_schedule_skipped_total') >= 3);
+  assert.equal(value('agent_schedule_submitted_total'), 0);
+  assert.equal(value('agent_schedule_unsent_total'), 0);
+});

@@ -18,6 +18,7 @@ import { encode, header, HeaderType, resultToResponse } from '../../core/plugin/
 import { STATUS_NAMES } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { definitionOf, ScheduleTable, type ScheduleState } from './schedules.js';
+import { countSchedule, setScheduled } from '../../core/passive-counters.js';
 
 type Settings = SettingsOf<'Scheduler'>;
 
@@ -40,6 +41,7 @@ export function createModule(): AgentModule<Settings> {
         payload: [resultToResponse({ ...result, command: d.alias })],
       });
       const taken = await ctx!.core.submitRaw(d.channel, message);
+      countSchedule(taken > 0 ? 'submitted' : 'unsent');
       if (taken > 0) {
         state.submitted++;
         warnedUnsent.delete(d.name);
@@ -71,6 +73,7 @@ export function createModule(): AgentModule<Settings> {
       t.update(def);
     }
     for (const name of t.names()) if (!wanted.has(name)) t.remove(name);
+    setScheduled(t.names().length);
   };
 
   return {
@@ -92,6 +95,7 @@ export function createModule(): AgentModule<Settings> {
     async stop() {
       unregister?.();
       table?.clear();
+      setScheduled(0);
     },
   };
 }

@@ -13,6 +13,7 @@
  *   timing. `remove` stops the timer and aborts a run under way.
  */
 import { splitAliasCommand } from '../../formats/alias-command.js';
+import { countSchedule } from '../../core/passive-counters.js';
 
 export interface ScheduleDefinition {
   name: string;
@@ -111,6 +112,7 @@ export class ScheduleTable {
     this.arm(state);
     if (state.running) {
       state.skipped++;
+      countSchedule('skipped');
       return;
     }
     state.running = true;
@@ -129,6 +131,7 @@ export class ScheduleTable {
       } finally {
         state.lastEnd = Date.now();
         state.runs++;
+        countSchedule('runs');
         state.running = false;
         state.abort = undefined;
         this.release();
