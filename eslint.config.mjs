@@ -1,11 +1,13 @@
 // typescript-eslint over src/ and test/: recommended and strict, both type-checked, less the rules
 // switched off below (each with its reason); `npm run lint` in .ci/run fails on any message.
-// Generated code, the browser UI's plain JavaScript and build scripts are not linted.
+// The browser UI's plain JavaScript (src/web/ui/) is linted with the JavaScript rules, without type
+// information (it has no TypeScript types), against the browser globals it uses. Generated code and
+// build scripts are not linted.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '**/generated/**', 'src/web/ui/**', 'test-output/**', '**/*.cjs', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', '**/generated/**', 'test-output/**', '**/*.cjs', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -37,6 +39,17 @@ export default tseslint.config(
       // Off: misreads the generated settings types' section keys as enums (44 findings naming no enum) and
       // flags every protobufjs enum field filled from a number read off the wire or written in a test (70).
       '@typescript-eslint/no-unsafe-enum-assignment': 'off',
+    },
+  },
+  {
+    files: ['src/web/ui/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'module',
+      parserOptions: { projectService: false, project: null, program: null },
+      globals: Object.fromEntries(
+        ['window', 'document', 'location', 'history', 'sessionStorage', 'fetch', 'URL', 'URLSearchParams', 'Headers', 'AbortController', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'console', 'btoa', 'atob', 'TextEncoder', 'Intl', 'HTMLElement', 'Event', 'CustomEvent', 'requestAnimationFrame', 'navigator', 'Node'].map((name) => [name, 'readonly']),
+      ),
     },
   },
 );

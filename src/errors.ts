@@ -18,6 +18,7 @@ export const CODES = {
   // Settings: reading, variables, validation, resolution
   AGENT_ERR_SETTINGS_UNREADABLE: { message: 'cannot read settings file %s: %s' },
   AGENT_ERR_SETTINGS_INVALID: { message: 'settings file %s is invalid (%s problems)' },
+  AGENT_ERR_IMPORT_TOO_LARGE: { message: 'the translation is %s, larger than %s, the most the agent reads as one settings file: split the source (move aliases or scripts into files named in [/includes] of the source) and import again' },
   AGENT_ERR_INI_SYNTAX: { message: 'cannot parse line: %s' },
   AGENT_ERR_INI_KEY_OUTSIDE_SECTION: { message: 'a key appears before any [section] (not shown: a file that is not INI may hold a secret there)' },
   AGENT_ERR_INI_DUPLICATE_SECTION: { message: 'section [%s] appears twice (first at line %s)' },
@@ -47,9 +48,11 @@ export const CODES = {
   AGENT_WARN_EMPTY_PASSWORD: { message: 'WEBServer is enabled and no password is set: a random one is generated and kept in ${state}/web-password', severity: 'warning' },
   AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: 'allowed hosts lets every address connect%s', severity: 'warning' },
   AGENT_WARN_NO_CA: { message: '%s has no ca configured: anyone allowed by allowed hosts may query', severity: 'warning' },
+  AGENT_WARN_TLS_NO_SHARED_CIPHER: { message: '%s has TLS on and no certificate, so only anonymous ciphers could be agreed, and allowed ciphers = %s keeps them out: no client can connect (check_nrpe fails with "no shared cipher"); set certificate and certificate key (a client needs no CA for that), or allow the anonymous suites (drop !aNULL)', severity: 'warning' },
+  AGENT_WARN_UI_SIGN_IN: { message: 'role %s lacks the privilege public, which the web UI needs to sign in: its users (%s) can use the API but the UI refuses them (403); add public to the role', severity: 'warning' },
   AGENT_WARN_PLAIN_PASSWORD: { message: 'password of %s is stored in plain text; agent web add-user stores a hash', severity: 'warning' },
   AGENT_WARN_UNAUTHENTICATED_EXEC: { message: '%s lets peers that are not authenticated (%s) run exec commands (%s)', severity: 'warning' },
-  AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS: { message: '%s lets peers that are not authenticated (%s) run scripts with arguments (%s)', severity: 'warning' },
+  AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS: { message: '%s lets peers that are not authenticated (%s) run scripts with arguments (%s): set allow arguments = false on this line, require client certificates (ca and verify mode = peer-cert), or leave those scripts out of allowed queries', severity: 'warning' },
   // Settings editing
   AGENT_ERR_SETTINGS_CONFLICT: { message: 'settings file %s changed since it was read; re-read and try again' },
   AGENT_ERR_SETTINGS_WRITE: { message: 'cannot write settings file %s: %s' },
@@ -108,6 +111,7 @@ export const CODES = {
   AGENT_ERR_WEB_LISTEN: { message: 'web server cannot listen on %s: %s' },
   AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },
   AGENT_WARN_WEB_AUTH_BLOCKED: { message: '%s is refused for %s s after %s failed authentications', severity: 'warning' },
+  AGENT_WARN_TLS_RELOAD: { message: '%s: the TLS files changed on disk but cannot be used (%s); new connections keep the previous certificate', severity: 'warning' },
   AGENT_WARN_STATE_FOLDER: { message: 'cannot write %s in the state folder %s (%s); set [/paths] state to a writable folder', severity: 'warning' },
   // Settings: patterns the linear-time matcher cannot run
   AGENT_WARN_ROLE_ROOT_EQUIVALENT: { message: 'role "%s" grants %s, equivalent to root on this agent (README "Privileges")', severity: 'warning' },
@@ -143,6 +147,16 @@ export class AgentError extends Error {
     this.status = 'status' in CODES[code] ? (CODES[code] as CodeInfo).status : undefined;
     this.details = options.details;
   }
+}
+
+/**
+ * Thrown by a module's `apply(next)` when the new settings could not be taken and the
+ * module keeps serving on the settings it had, every part of them (a listener that cannot
+ * move to a busy port, say). The reconciler records the failure, keeps the module
+ * running, and tries again with backoff instead of restarting it.
+ */
+export class ApplyKeptError extends Error {
+  override readonly name = 'ApplyKeptError';
 }
 
 /** The message of anything thrown, for logs and UNKNOWN results. */

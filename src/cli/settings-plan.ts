@@ -15,7 +15,10 @@ export const PLAN_HELP = helpText(
   `Usage: agent settings plan OLD NEW [--json]
 
 Prints what a reconcile from settings file OLD to NEW would do, module by
-module: load, unload, apply (in place), restart, or unchanged. Nothing is applied.
+module: load, unload, apply (in place), restart, or unchanged. NEW is read
+as the file that replaces OLD (a checkout of the repository against the
+deployed file): at OLD's place, so \${base-path} and the paths built on it
+are OLD's; its includes are read where NEW is. Nothing is applied.
 Exit: 0, 1 when either file is invalid, 2 usage.`,
   PLAN_OPTIONS,
 );
@@ -30,7 +33,9 @@ export async function planCommand(argv: string[]): Promise<number> {
     err(PLAN_HELP);
     return 2;
   }
-  const [a, b] = await Promise.all(positionals.map((f) => loadSettingsFile(f)));
+  // NEW is read as the file that replaces OLD: at OLD's place, so paths built on ${base-path} compare by meaning.
+  const [oldFile = '', newFile = ''] = positionals;
+  const [a, b] = await Promise.all([loadSettingsFile(oldFile), loadSettingsFile(newFile, { locatedAt: oldFile })]);
   const problems = [a, b].flatMap((r) => (r && !r.ok ? r.problems : []));
   for (const p of problems) err(formatProblem(p));
   if (!a?.ok || !b?.ok) return settingsExitCode(problems);

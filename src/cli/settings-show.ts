@@ -5,8 +5,6 @@
  * inheritance, naming the object each value came from. Secrets (keys marked
  * x-secret in the schema, such as password) are redacted.
  */
-import { basename, dirname } from 'node:path';
-import { relativeInside } from '../path-inside.js';
 import { isSecretValue, maskSecrets, SECRET_MASK } from '../settings/secrets.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
@@ -14,7 +12,7 @@ import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 import { objectMaps, objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
 import { formatProblem } from './format-problem.js';
-import { keySchema } from '../settings/effective.js';
+import { keySchema, originFile, originText } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
 
 export const SHOW_OPTIONS: readonly CliOption[] = [
@@ -111,7 +109,7 @@ function shownSection(values: Readonly<Record<string, unknown>>, origins: Readon
     out[key] = {
       // A secret inside another value (a [/paths] folder built from ${env:}) is masked where it appears.
       value: secret && value !== '' ? SECRET_MASK : typeof value === 'string' ? maskSecrets(value, secrets) : value,
-      origin: o ? `${o.object ? `object ${o.object}, ` : ''}${originFile(o.file, file)}:${o.line}` : 'default',
+      origin: originText(o, file),
       ...(prop?.description ? { description: prop.description } : {}),
     };
   }
@@ -140,12 +138,6 @@ function fallbackValues(s: Snapshot, values: Readonly<Record<string, unknown>>, 
     };
   }
   return out;
-}
-
-/** The main file by its name; an included file relative to the main file's folder (absolute when outside it). */
-function originFile(of: string, main: string): string {
-  if (of === main) return basename(main);
-  return relativeInside(dirname(main), of) ?? of;
 }
 
 function printSections(sections: Record<string, Record<string, ShownValue>>, describe: boolean): void {

@@ -30,6 +30,8 @@ export interface ModuleStatus {
   error?: string;
   /** True when loaded differs from enabled because of a run-time load or unload. */
   drift: boolean;
+  /** A listening module's address and port now (the real port when the settings say 0). */
+  listening?: { address: string; port: number };
 }
 
 export interface ReconcilerStatus {

@@ -1,7 +1,7 @@
 /**
  * Read-only checks of a listener's TLS files, done exactly as the listener
  * will load them, so that `agent settings validate`, the settings API and a
- * reload (src/modules/rebind.ts) agree on what is wrong and where.
+ * reload (src/protocols/listener/server-tls.ts) agree on what is wrong and where.
  *
  * Rules (the union of NSClient++'s and ours):
  * - the certificate file must hold a PEM certificate that parses;

@@ -29,15 +29,8 @@ export interface ModuleContext<S = ModuleSettings> {
 // entry asks for it (WEBServer: modules/web-server/index.ts), and no other
 // module may import core/control.ts (.dependency-cruiser.cjs).
 
-/**
- * Thrown by `apply(next)` when the new settings could not be taken and the
- * module keeps serving on the settings it had (a listener that cannot move
- * to a busy port, say). The reconciler records the failure, keeps the module
- * running, and tries again with backoff instead of restarting it.
- */
-export class ApplyKeptError extends Error {
-  override readonly name = 'ApplyKeptError';
-}
+/** Thrown by `apply(next)` when the module keeps serving on its previous settings (errors.ts). */
+export { ApplyKeptError } from '../errors.js';
 
 /** `S`: the module's settings view, `SettingsOf<'Name'>` (settings/module-table.ts). */
 export interface AgentModule<S = ModuleSettings, C extends ModuleContext<S> = ModuleContext<S>> {
@@ -52,6 +45,14 @@ export interface AgentModule<S = ModuleSettings, C extends ModuleContext<S> = Mo
   apply?(next: S): Promise<boolean>;
   /** Stop serving and release every resource. */
   stop(): Promise<void>;
+  /** A listening module: the address and port it is bound to now (the real port when 0 was asked for). */
+  listening?(): ListeningAt | undefined;
+}
+
+/** Where a listener is bound. */
+export interface ListeningAt {
+  address: string;
+  port: number;
 }
 
 /** What a catalogue entry's module file exports. */

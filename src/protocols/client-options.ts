@@ -56,7 +56,7 @@ export const CLIENT_OPTIONS: readonly OptionSpec[] = [
   { name: 'certificate-format', kind: 'value', help: 'client certificate format (default PEM)' },
   { name: 'ca', kind: 'value', help: 'file with the certificate authority used to validate peers' },
   { name: 'verify', kind: 'value', help: 'verification mode: none, peer, peer-cert, remote-peer, fail-if-no-peer-cert' },
-  { name: 'allowed-ciphers', kind: 'value', help: 'allowed ciphers (default ADH, insecure; DEFAULT or stronger is preferred)' },
+  { name: 'allowed-ciphers', kind: 'value', help: 'allowed ciphers, OpenSSL syntax (default: allowed ciphers of the default target in the settings in use, ALL:!aNULL:!LOW:!EXP:!MD5:@STRENGTH in the shipped settings/agent.ini; ADH where no settings name one, which a stock nrpe without a certificate needs)' },
   { name: 'payload-length', aliases: ['P', 'l'], kind: 'int', help: 'payload length, same as on the server', remoteOnly: true },
   { name: 'buffer-length', kind: 'int', help: 'same as payload-length (legacy)', remoteOnly: true },
   { name: 'version', kind: 'value', help: 'packet version: 2, 3, 4 or auto (default auto: 4, falling back to 2)', remoteOnly: true },

@@ -9,6 +9,8 @@
  *   request within `firstRequestMs` of being accepted is closed, whether it
  *   sends nothing or trickles bytes; after its first request the listener's
  *   own idle rules apply.
+ * A listener that filters peers by address (`allowed hosts`) has the guard
+ * refuse the others first, the same way.
  * What was refused or closed is logged: the first time per address and
  * reason in a 10 s window at once, then one summary line with the count at
  * the end of the window, so a flood cannot flood the log. Addresses are
@@ -22,6 +24,13 @@ import type { Socket } from 'node:net';
 import type { Logger } from '../log.js';
 import { escapeLog } from '../log-escape.js';
 import { countConnection, countRefusal } from '../core/work-counters.js';
+
+/** Who may connect at all (a listener's `allowed hosts`), checked before the caps. */
+export interface HostFilter {
+  isAllowed(address: string | undefined): boolean;
+  /** Where the allowed hosts come from, for the refusal line (`[/settings/default] allowed hosts (agent.ini:29)`). */
+  allowedHostsFrom?: string | undefined;
+}
 
 export interface ConnectionLimits {
   /** Connections open at once; more are refused. */
@@ -76,14 +85,20 @@ export class ConnectionGuard {
   }
 
   /**
-   * A new raw connection: false when it is over a limit (it is destroyed
-   * and the refusal logged); otherwise it is counted until it closes and
-   * its first-request deadline starts.
+   * A new raw connection: false when its address is not in `hosts` or it is
+   * over a limit (it is destroyed and the refusal logged); otherwise it is
+   * counted until it closes and its first-request deadline starts.
    */
-  admit(socket: Socket): boolean {
+  admit(socket: Socket, hosts?: HostFilter): boolean {
     const address = socket.remoteAddress;
     if (address === undefined) {
       // Already reset by the peer: nothing to count.
+      socket.destroy();
+      return false;
+    }
+    if (hosts && !hosts.isAllowed(address)) {
+      this.report(address, `refused connection from %a: not in allowed hosts${hosts.allowedHostsFrom ? ` ${hosts.allowedHostsFrom}` : ''}`);
+      countRefusal(this.listener, 'allowed hosts');
       socket.destroy();
       return false;
     }

@@ -1,21 +1,16 @@
 /**
- * A listener's certificate (WEBServer and AgentServer): read from the configured files, or created
- * self-signed (selfsigned v5, EC P-256, sha256, SAN localhost/127.0.0.1/::1
- * and the host name, two years) when the certificate file is missing.
- *
- * Rules:
- * - both files present: read them;
- * - certificate present, key file missing (or only a default while the
- *   certificate file holds a key): the key inside the certificate file is
- *   used (NSClient++'s convention);
- * - certificate missing: a new one is written there, signed with the key of
- *   the key file when that exists, else with a new key written to the key
- *   file (mode 0600); folders are created. Existing files are never
- *   overwritten (exclusive create), so two starts cannot clobber each other.
- * Files read are checked (a PEM certificate, a PEM private key, the key
- * belonging to the certificate) so a bad file is reported by name and reason.
- * Every failure is an AgentError naming the file: AGENT_ERR_WEB_CERTIFICATE,
- * or the code passed as `errorCode` (the AgentServer module passes
+ * A listener's certificate (WEBServer and AgentServer) when its file is
+ * missing: created self-signed (selfsigned v5, EC P-256, sha256, SAN
+ * localhost/127.0.0.1/::1 and the host name, two years) and written there,
+ * signed with the key of the key file when that exists, else with a new key
+ * written to the key file (mode 0600; one file for both, mode 0600, when no
+ * separate key file is named); folders are created. Existing files are
+ * never overwritten (exclusive create), so two starts cannot clobber each
+ * other.
+ * Existing files are read and checked by the listeners' TLS loader
+ * (listener/server-tls.ts, formats/tls-files.ts), which calls this only for
+ * a missing certificate. A failure to create is an AgentError naming the
+ * file: the code passed as `errorCode` (AGENT_ERR_WEB_CERTIFICATE,
  * AGENT_ERR_AGENT_CERTIFICATE).
  */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
@@ -23,37 +18,25 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
-import { checkPair } from '../formats/tls-files.js';
 
 export interface CertificateFiles {
   cert: string;
+  /** The key file; empty or the certificate file: one file holds both. */
   key: string;
-  /**
-   * The key file is written in the settings (default true). When it is only
-   * a default and the certificate file holds a key, that key is used.
-   */
-  keyExplicit?: boolean;
 }
 
 export interface LoadedCertificate {
   cert: string;
   key: string;
-  /** True when this call created the certificate. */
+  /** True: this call created the certificate. */
   generated: boolean;
 }
 
 export type CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE' | 'AGENT_ERR_AGENT_CERTIFICATE';
 
-export async function loadOrCreateCertificate(files: CertificateFiles, errorCode: CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE'): Promise<LoadedCertificate> {
+/** Creates the missing certificate (the rules above); `existingKey`: the key file's PEM, when it exists. */
+export async function createCertificate(files: CertificateFiles, existingKey: string | undefined, errorCode: CertificateErrorCode): Promise<LoadedCertificate> {
   const fail = (file: string, reason: string, cause?: unknown): AgentError => new AgentError(errorCode, [file, reason], cause === undefined ? undefined : { cause });
-  // The same checks as `agent settings validate` (formats/tls-files.ts).
-  const checked = checkPair({ cert: files.cert, key: files.key, keyExplicit: files.keyExplicit ?? true, createsMissing: true });
-  if (!checked.ok) {
-    const p = checked.problem;
-    throw fail(p.mismatchOf ?? p.file, p.mismatchOf ? `${p.reason} (key ${p.file})` : p.reason);
-  }
-  if (!('missing' in checked)) return { cert: checked.cert, key: checked.key, generated: false };
-  const existingKey = checked.key;
   try {
     const keyPair = existingKey === undefined ? undefined : pairOf(existingKey);
     const notBeforeDate = new Date(Date.now() - 60_000);

@@ -8,7 +8,7 @@ import { AgentError, errorMessage } from '../errors.js';
 import { sink } from '../log.js';
 import { backoffMs, describeRetry } from './backoff.js';
 import { shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
-import { ApplyKeptError, type AgentModule } from '../modules/module.js';
+import { ApplyKeptError, type AgentModule, type ListeningAt } from '../modules/module.js';
 import type { Core } from '../core/core.js';
 import type { AgentControl, ModuleOutcome, ModuleState } from '../core/control.js';
 import type { Snapshot } from '../settings/snapshot.js';
@@ -51,6 +51,11 @@ export class ModuleRunner {
 
   get loaded(): boolean {
     return this.state === 'running';
+  }
+
+  /** Where a running listening module is bound (undefined for others, or when it does not listen now). */
+  listening(): ListeningAt | undefined {
+    return this.state === 'running' ? this.instance?.listening?.() : undefined;
   }
 
   /**

@@ -95,5 +95,12 @@ export function moduleStatusOf(runner: ModuleRunner, enabled: boolean, overridde
     outcome: runner.outcome,
     ...(runner.error !== undefined ? { error: runner.error } : {}),
     drift: overridden && runner.loaded !== enabled,
+    ...listeningOf(runner),
   };
+}
+
+/** Only the address and port (a listener's AddressInfo carries its family too). */
+function listeningOf(runner: ModuleRunner): Pick<ModuleStatus, 'listening'> {
+  const at = runner.listening();
+  return at ? { listening: { address: at.address, port: at.port } } : {};
 }

@@ -66,8 +66,11 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
       const reachable = scriptNames.filter((n) => queries.allows(n));
       if (reachable.length > 0) {
         const shown = reachable.slice(0, 5).join(', ') + (reachable.length > 5 ? ', …' : '');
-        const origin = o[ALLOWED_QUERIES] ?? input.origins[SCRIPTS]?.['allow arguments'];
-        out.push(problem('AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS', [`[${server.section}]`, why, shown], at(ALLOWED_QUERIES, origin)));
+        // At the line that causes it: the server's own allow arguments (RemoteServer), else the scripts' one.
+        const own = server.module === 'RemoteServer' ? o['allow arguments'] : undefined;
+        const cause = own ?? input.origins[SCRIPTS]?.['allow arguments'];
+        const where = cause ? { ...at('allow arguments', cause), section: own ? server.section : SCRIPTS } : at(ALLOWED_QUERIES);
+        out.push(problem('AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS', [`[${server.section}]`, why, shown], where));
       }
     }
   }

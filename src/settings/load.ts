@@ -17,6 +17,7 @@ import { sectionDefaults } from './section-check.js';
 import { resolveObjects, type ObjectDefinition } from './objects.js';
 import { resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
+import { reachWarnings } from './reach-warnings.js';
 import { passwordInGitWarnings } from './password-in-git.js';
 import { crossChecks } from './cross-checks.js';
 import { scriptChecks } from './script-checks.js';
@@ -55,6 +56,13 @@ export interface LoadOptions {
    * one by default.
    */
   reader?: SettingsReader;
+  /**
+   * Load the file as if it lived at this path (its includes still read where
+   * they are): `${base-path}` and the paths built on it are those of that
+   * place. `agent settings plan OLD NEW` loads NEW at OLD's path, so a copy
+   * from a git checkout compares by what it will mean once it replaces OLD.
+   */
+  locatedAt?: string;
   /** The main file's bytes when the caller read them already (the reconciler's stable read). */
   bytes?: Buffer;
   /**
@@ -80,7 +88,7 @@ export async function loadSettingsFile(file: string, options: LoadOptions = {}):
     return { ok: false, problems: [p], warnings: [], hash: '', watched: [abs] };
   }
   const tree = await reader.tree(main);
-  return loadTree(tree, reader.checks, options.layers !== false);
+  return loadTree(tree, reader.checks, options.layers !== false, options.locatedAt === undefined ? undefined : resolve(options.locatedAt));
 }
 
 /**
@@ -100,8 +108,10 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
 }
 
 /** Validate and resolve a settings tree (the main file and what it includes). Pure apart from ${file:} reads. */
-export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): LoadResult {
+export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, locatedAt?: string): LoadResult {
   const abs = tree.main;
+  // Read as if the main file lived at `locatedAt` (LoadOptions): the path variables, and relative [/paths] of the main file, start there.
+  const home = locatedAt ?? abs;
   const hash = treeHash(tree.sources);
   const watched = tree.watched;
   const set = loadSchemaSet();
@@ -119,9 +129,10 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
   const dirs: Record<string, string> = {};
   for (const e of paths?.section.entries ?? []) {
     overrides[e.key.toLowerCase()] = e.value;
-    dirs[e.key.toLowerCase()] = dirname(e.file ?? paths!.file);
+    const from = e.file ?? paths!.file;
+    dirs[e.key.toLowerCase()] = dirname(from === abs ? home : from);
   }
-  const { vars, problems: varProblems, secrets: secretPaths } = resolveVariables(abs, overrides, dirs);
+  const { vars, problems: varProblems, secrets: secretPaths } = resolveVariables(home, overrides, dirs);
   for (const { key, problem: vp } of varProblems) {
     const e = paths?.section.entries.find((x) => x.key.toLowerCase() === key);
     problems.push(problem(vp.code, vp.args, { file: e?.file ?? paths?.file ?? abs, line: e?.line ?? 0, col: (e?.valueCol ?? 0) + vp.offset, section: '/paths', key }));
@@ -191,7 +202,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true): 
   const defined = new Set([...roles.keys()].map((r) => r.toLowerCase()));
   for (const [role, privileges] of SEEDED_ROLES) if (!defined.has(role)) roles.set(role, privileges);
 
-  const warnings = insecureWarnings({ file: abs, sections, origins, modules, targets, users });
+  const warnings = [...insecureWarnings({ file: abs, sections, origins, modules, targets, users }), ...reachWarnings({ file: abs, sections, origins, modules, users })];
   warnings.push(...passwordInGitWarnings({ sections, origins, objects: [users, targets.agent, targets.remote, targets.nsca, targets.icinga], secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema) }));
   problems.push(...crossChecks(abs, sections, origins));
   problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));

@@ -44,9 +44,13 @@ export function checkSection(
   const extra = schema.schema.additionalProperties;
   const isModules = canonicalPath === '/modules';
   const dirOf = new Map<string, string>();
+  const dirOfFile = (f: string): string => {
+    let dir = dirOf.get(f);
+    if (dir === undefined) dirOf.set(f, (dir = dirname(f)));
+    return dir;
+  };
   for (const e of ini.entries) {
     const efile = e.file ?? file;
-    const at = { file: efile, line: e.line, col: e.keyCol, section: canonicalPath, key: e.key };
     let key = schema.keys.get(e.key.toLowerCase());
     let keySchema: JsonSchema | undefined;
     if (key !== undefined) {
@@ -56,27 +60,25 @@ export function checkSection(
       keySchema = extra;
     } else {
       const candidates = Object.keys(props ?? {});
-      if (isModules) problems.push(problem('AGENT_ERR_MODULE_UNKNOWN', [e.key], at, suggestion(e.key, candidates)));
-      else problems.push(problem('AGENT_ERR_KEY_UNKNOWN', [], at, suggestion(e.key, candidates)));
+      if (isModules) problems.push(problem('AGENT_ERR_MODULE_UNKNOWN', [e.key], atOf(e, efile, canonicalPath), suggestion(e.key, candidates)));
+      else problems.push(problem('AGENT_ERR_KEY_UNKNOWN', [], atOf(e, efile, canonicalPath), suggestion(e.key, candidates)));
       continue;
     }
     // Problems about a secret key show its position, never its value (nor a part of it).
     const secretKey = keySchema?.['x-secret'] === true;
-    let dir = dirOf.get(efile);
-    if (dir === undefined) dirOf.set(efile, (dir = dirname(efile)));
-    const expanded = expandVariables(e.value, vars, { dir, ...quoteOf(keySchema) });
+    const expanded = e.value.includes('${') ? expandVariables(e.value, vars, { dir: dirOfFile(efile), ...quoteOf(keySchema) }) : plain(e.value);
     for (const p of expanded.problems) {
       // In a secret value even a bad reference's text may be part of the secret: show neither.
       const args =
         secretKey && p.code === 'AGENT_ERR_VARIABLE_UNTERMINATED' ? ['(value not shown)'] : secretKey && p.code === 'AGENT_ERR_VARIABLE_UNKNOWN' ? ['…'] : p.args;
-      problems.push(problem(p.code, args, { ...at, col: e.valueCol + p.offset }));
+      problems.push(problem(p.code, args, { ...atOf(e, efile, canonicalPath), col: e.valueCol + p.offset }));
     }
     // A reference that could not be expanded is reported there; its literal text is no value to check.
     if (expanded.problems.length > 0) continue;
     const coerced = coerceValue(expanded.value, keySchema);
     if (!coerced.ok) {
       // The value as written: for a value from ${env:}/${file:} that is the reference, not the secret.
-      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`expected ${coerced.expected}, got ${secretKey ? 'a value not shown' : `"${e.value}"`}`], { ...at, col: e.valueCol }));
+      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`expected ${coerced.expected}, got ${secretKey ? 'a value not shown' : `"${e.value}"`}`], { ...atOf(e, efile, canonicalPath), col: e.valueCol }));
       continue;
     }
     values[key] = coerced.value;
@@ -148,6 +150,17 @@ function describe(err: ErrorObject, key: string | undefined, values: Record<stri
 }
 
 /** How a key's variables are quoted: by the grammar its schema names in `x-command-line` (none for other keys). */
+/** Where a problem about entry `e` is: its key. */
+function atOf(e: IniSection['entries'][number], file: string, section: string): Parameters<typeof problem>[2] {
+  return { file, line: e.line, col: e.keyCol, section, key: e.key };
+}
+
+const NO_PROBLEMS: readonly never[] = [];
+/** A value without a variable reference: itself (no context to build, nothing to scan). */
+function plain(value: string): { value: string; problems: readonly never[]; secret: false } {
+  return { value, problems: NO_PROBLEMS, secret: false };
+}
+
 function quoteOf(keySchema: JsonSchema | undefined): { quote?: (text: string, before: string) => string } {
   const grammar = keySchema?.['x-command-line'];
   if (grammar === 'script') return { quote: quoteInCommandLine };

@@ -1,7 +1,7 @@
 /**
  * The TLS files of the three listeners (WEBServer, RemoteServer,
  * AgentServer), named from the settings the one way every user of them
- * shares: the modules load them from here (src/modules/rebind.ts checks
+ * shares: the modules load them from here (src/protocols/listener/server-tls.ts checks
  * them before a listener moves), `agent settings validate` and the
  * settings API report their problems.
  *
@@ -97,7 +97,7 @@ export function tlsFileProblems(s: TlsSettings, only?: readonly ListenerModule[]
   return sortProblems(out);
 }
 
-/** Thrown by a listener's TLS load: the same lines `agent settings validate` prints, one per problem. */
+/** Thrown by a listener's TLS load (tlsFilesError): the same lines `agent settings validate` prints, one per problem. */
 export class TlsFilesError extends Error {
   override readonly name = 'TlsFilesError';
   constructor(readonly problems: SettingsProblem[]) {
@@ -105,10 +105,9 @@ export class TlsFilesError extends Error {
   }
 }
 
-/** Throws TlsFilesError when the listener's TLS files have a problem. */
-export function assertTlsFiles(s: TlsSettings, module: ListenerModule): void {
-  const problems = tlsFileProblems(s, [module]);
-  if (problems.length > 0) throw new TlsFilesError(problems);
+/** The error of problems a listener met loading its TLS files (protocols/listener/server-tls.ts), at their lines. */
+export function tlsFilesError(s: TlsSettings, module: ListenerModule, problems: readonly TlsFileProblem[]): TlsFilesError {
+  return new TlsFilesError(sortProblems(problems.map((p) => toProblem(s, module, p))));
 }
 
 // ---------------------------------------------------------------- helpers

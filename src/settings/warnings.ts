@@ -124,7 +124,8 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   for (const u of input.users.values()) {
     const pw = u.values.password;
     const o = u.origins.password;
-    if (!u.isTemplate && o && typeof pw === 'string' && pw !== '' && !pw.startsWith('pbkdf2-sha256$')) {
+    // A password from ${env:} or ${file:} is not stored in the settings: only a literal one warns.
+    if (!u.isTemplate && o && o.secret !== true && typeof pw === 'string' && pw !== '' && !pw.startsWith('pbkdf2-sha256$')) {
       out.push(problem('AGENT_WARN_PLAIN_PASSWORD', [`user ${u.name}`], at(o, u.path, 'password')));
     }
   }

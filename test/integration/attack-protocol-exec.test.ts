@@ -134,8 +134,10 @@ check_hello = /bin/echo hello from a script
     assert.equal(warnings.some((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS'), false, 'script arguments are off');
     await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/external scripts', key: 'allow arguments', value: '1' }]);
     const again = await agentCli(['settings', 'validate', agent.settingsFile, '--format', 'json']);
-    const args = (JSON.parse(again.out) as { files: { warnings: { code: string; section?: string; message: string }[] }[] }).files[0].warnings.filter((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS');
-    assert.deepEqual(args.map((w) => w.section).sort(), ['/settings/agent/server', '/settings/remote/server']);
+    const args = (JSON.parse(again.out) as { files: { warnings: { code: string; section?: string; key?: string; message: string }[] }[] }).files[0].warnings.filter((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS');
+    // Each at the allow arguments line that causes it: RemoteServer's own, the scripts' one for AgentServer.
+    assert.deepEqual(args.map((w) => `${w.section} ${w.key}`).sort(), ['/settings/external scripts allow arguments', '/settings/remote/server allow arguments']);
+    assert.match(args.find((w) => w.section === '/settings/external scripts')?.message ?? '', /^\[\/settings\/agent\/server\] lets peers/);
     assert.match(args[0].message, /run scripts with arguments \(check_hello\)/);
   });
 });

@@ -2,8 +2,8 @@
  * CheckExternalScripts as a module in a real core: configured scripts are
  * queries, the `CheckExternalScripts` exec command lists, shows, adds and
  * removes them (the settings file changes through the minimal-edit
- * writer), and stopping the module kills running scripts. With the C
- * and with the Perl script spawner.
+ * writer), and stopping the module kills running scripts; scripts start
+ * through the script spawner (spawner.ts), the one way programs start.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,9 +18,8 @@ import { createCore } from '../../src/core/core-impl.js';
 import { sink } from '../../src/log.js';
 import { createModule } from '../../src/modules/check-external-scripts/index.js';
 
-// Everything twice: scripts started by the C spawner, then by the Perl one (AGENT_SCRIPT_SPAWNER, read when the module is created).
-for (const spawner of ['c', 'perl'] as const) {
-  describe(`scripts started by the ${spawner} spawner`, () => {
+{
+  describe('scripts started by the script spawner', () => {
     let dir = '';
     let ini = '';
     let local: LocalCore;
@@ -28,7 +27,6 @@ for (const spawner of ['c', 'perl'] as const) {
     const sh = (name: string, body: string): void => writeFileSync(join(dir, 'scripts', name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
 
     before(async () => {
-      process.env.AGENT_SCRIPT_SPAWNER = spawner;
       dir = mkdtempSync(join(tmpdir(), 'checks-scripts-'));
       mkdirSync(join(dir, 'scripts'));
       sh('ok.sh', 'echo "fine|t=1s"');
@@ -61,12 +59,11 @@ check_inline = /bin/sh -c "echo inline; exit 1"
     });
 
     after(async () => {
-      delete process.env.AGENT_SCRIPT_SPAWNER;
       await local?.stop();
       rmSync(dir, { recursive: true, force: true });
     });
 
-    test(`[${spawner}] configured scripts are queries with status, message and perf`, async () => {
+    test(`configured scripts are queries with status, message and perf`, async () => {
       const r = await local.core.query('check_fine');
       assert.deepEqual([r.result, r.message, r.perf], [0, 'fine', [{ alias: 't', value: 1, unit: 's' }]]);
       for (const code of ['0', '1', '2', '3', '255']) {
@@ -78,7 +75,7 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       assert.equal(info?.module, 'CheckExternalScripts');
     });
 
-    test(`[${spawner}] a script that runs too long is killed with its children`, async () => {
+    test(`a script that runs too long is killed with its children`, async () => {
       const started = Date.now();
       const r = await local.core.query('check_slow');
       assert.deepEqual([r.result, r.message], [3, 'Script check_slow timed out after 2 s']);
@@ -88,14 +85,14 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       assert.equal(alive(pid), false);
     });
 
-    test(`[${spawner}] check_timeout answers on time around a slow script`, async () => {
+    test(`check_timeout answers on time around a slow script`, async () => {
       const started = Date.now();
       const r = await local.core.query('check_timeout', ['command=check_slow', 'timeout=0.3', 'return=critical']);
       assert.deepEqual([r.result, r.message], [2, 'Command check_slow timed out after 0.3 s']);
       assert.ok(Date.now() - started < 1500);
     });
 
-    test(`[${spawner}] the exec command lists, shows, adds and deletes scripts`, async () => {
+    test(`the exec command lists, shows, adds and deletes scripts`, async () => {
       const exec = (...args: string[]): Promise<{ result: number; message: string }> => local.core.exec('CheckExternalScripts', args);
       assert.deepEqual(await exec('list', '--json'), { command: 'CheckExternalScripts', result: 0, message: '["check_code","check_fine","check_inline","check_slow"]' });
       assert.deepEqual(JSON.parse((await exec('list', '--json', '--all')).message), ['code.sh', 'ok.sh', 'slow.sh']);
@@ -118,7 +115,7 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       assert.equal((await exec('delete', '--script', 'more/check_new.sh')).result, 1);
     });
 
-    test(`[${spawner}] apply follows the entries in place; stop kills running scripts`, async () => {
+    test(`apply follows the entries in place; stop kills running scripts`, async () => {
       const first = await loadSettingsFile(ini);
       assert.ok(first.ok);
       const core = createCore({ settings: () => first.snapshot });

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
@@ -131,6 +131,24 @@ test('plan: module by module from one file to another', () => {
   assert.match(r.out, /CheckHelpers\s+unchanged/);
   assert.equal(agent(['settings', 'plan', 'valid.ini']).code, 2);
   assert.equal(agent(['settings', 'plan', 'valid.ini', 'invalid.ini']).code, 1);
+});
+
+test('plan: the same file in another folder (a checkout against the deployed file) changes nothing', () => {
+  // Paths built on ${base-path} (the web certificate, the state folder) mean OLD's folder once NEW replaces it.
+  const web = `[/modules]\nWEBServer = enabled\n[/settings/default]\npassword = x\n[/settings/WEB/server]\ncertificate = \${certificate-path}/web.pem\n`;
+  mkdirSync(join(dir, 'deployed'), { recursive: true });
+  mkdirSync(join(dir, 'checkout'), { recursive: true });
+  writeFileSync(join(dir, 'deployed', 'agent.ini'), web);
+  writeFileSync(join(dir, 'checkout', 'agent.ini'), web);
+  const same = agent(['settings', 'plan', 'deployed/agent.ini', 'checkout/agent.ini']);
+  assert.equal(same.code, 0, same.err);
+  assert.doesNotMatch(same.out, /apply|restart|load |unload/, same.out);
+  assert.match(same.out, /WEBServer\s+unchanged/);
+  // A real change still shows, named at NEW's line.
+  writeFileSync(join(dir, 'checkout', 'agent.ini'), `${web}port = 9443s\n`);
+  const changed = agent(['settings', 'plan', 'deployed/agent.ini', 'checkout/agent.ini']);
+  assert.match(changed.out, /WEBServer\s+(apply|restart)\s+changed: \[\/settings\/WEB\/server\] port \(agent\.ini:7\)$/m);
+  assert.doesNotMatch(changed.out, /certificate|base-path|\[\/paths/);
 });
 
 test('query: Nagios form and the status as exit code', () => {

@@ -5,18 +5,19 @@
  * file itself is not applied by the listener: it keeps serving with its
  * previous certificate, valid queries keep answering on every port, and the
  * status says "kept previous settings" with the same problem line that
- * `agent settings validate` prints (src/modules/rebind.ts,
+ * `agent settings validate` prints (src/protocols/listener/managed-listener.ts,
  * src/settings/tls-checks.ts). The agent runs as a process; loopback only.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { freePort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, replaceFile, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { agentQuery, nrpeQuery, presentedName as presented } from '../helpers/abuse-peers.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest } from '../helpers/web-client.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const PASSWORD = 'rebind-test-password';
 
@@ -42,17 +43,17 @@ password = ${PASSWORD}
 allowed hosts = 127.0.0.1
 
 [/settings/WEB/server]
-port = ${ports.web}s
+port = 0s
 bind to = 127.0.0.1
 ${edited.has('web') ? `certificate = ${other.cert}\n` : ''}
 [/settings/remote/server]
-port = ${ports.remote}
+port = 0
 bind to = 127.0.0.1
 certificate = ${edited.has('remote') ? other.cert : first.cert}
 certificate key = ${first.key}
 
 [/settings/agent/server]
-port = ${ports.agent}
+port = 0
 bind to = 127.0.0.1
 certificate = ${edited.has('agent') ? other.cert : first.cert}
 certificate key = ${first.key}
@@ -77,8 +78,9 @@ certificate key = ${first.key}
     const ca = certs.ca('rebind-ca');
     first = certs.issue(ca, 'first', 'server');
     other = certs.issue(ca, 'other', 'server');
-    ports = { web: await freePort(), remote: await freePort(), agent: await freePort() };
+    // Port 0 in the file: the system picks, the log says which (the edits below keep port 0, so the listeners stay).
     agent = await startAgent({ ini: ini() });
+    ports = { web: await webPort(agent), remote: await listenerPort(agent, 'RemoteServer'), agent: await listenerPort(agent, 'AgentServer') };
   });
   after(async () => {
     await agent?.stop();
@@ -136,10 +138,7 @@ certificate key = ${first.key}
       .replaceAll(`certificate key = ${first.key}`, `certificate key = ${other.key}`)
       .replace(`certificate = ${other.cert}\n`, `certificate = ${other.cert}\ncertificate key = ${join(certs.dir, 'other.key')}\n`);
     replaceFile(agent.settingsFile, fixed);
-    const until = Date.now() + 20_000;
-    while (Date.now() < until && ((await presented(ports.web)) !== 'other' || (await presented(ports.remote)) !== 'other' || (await presented(ports.agent)) !== 'other')) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntil(async () => (await presented(ports.web)) === 'other' && (await presented(ports.remote)) === 'other' && (await presented(ports.agent)) === 'other', 20_000, 'other.pem on every listener').catch(() => undefined);
     assert.equal(await presented(ports.web), 'other');
     assert.equal(await presented(ports.remote), 'other');
     assert.equal(await presented(ports.agent), 'other');

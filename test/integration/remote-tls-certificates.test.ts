@@ -9,6 +9,7 @@
  * remote_submit end to end between two agent processes, directly and
  * through the REMOTE channel.
  */
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -23,7 +24,7 @@ import { moduleView } from '../../src/settings/module-view.js';
 import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
 import type { Snapshot } from '../../src/settings/snapshot.js';
 import { startNrpeServer, type NrpeServer } from '../../src/protocols/nrpe/server.js';
-import { buildServerTls } from '../../src/protocols/nrpe/tls.js';
+import { serverTlsOptions } from '../../src/protocols/listener/server-tls.js';
 import { getLogger } from '../../src/log.js';
 
 const PASSWORD = 'pw';
@@ -120,7 +121,7 @@ describe('our NRPE server with verify mode peer', () => {
     srv = await startNrpeServer({
       host: '127.0.0.1',
       port: 0,
-      tls: buildServerTls({ allowedCiphers: '', certificate: server.cert, certificateKey: server.key, ca: ca.cert, verifyMode: 'peer' }),
+      tls: serverTlsOptions({ cert: readFileSync(server.cert), key: readFileSync(server.key), ca: readFileSync(ca.cert), verifyMode: 'peer', verify: 'by-mode', ciphers: '' }),
       isAllowed: () => true,
       allowArguments: false,
       allowNastyCharacters: false,

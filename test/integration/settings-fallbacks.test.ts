@@ -86,7 +86,7 @@ test('a stock nrpe offers only anonymous DH: the handshake error says so and nam
     const file = write('stock-nrpe.ini', `${enabled}\n[/settings/remote/client/targets/stock]\naddress = 127.0.0.1:${daemon.port}\n`);
     const refused = await runAgentCli(['client', '--settings', file, 'remote_query', '--target', 'stock', '--command', 'check_ok']);
     assert.equal(refused.code, 3, refused.stdout + refused.stderr);
-    assert.match(refused.stdout, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: .*handshake failure.*: the server offers only anonymous DH \(ADH\/AECDH\) ciphers, which our allowed ciphers exclude: it has no certificate/);
+    assert.match(refused.stdout, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: .*handshake failure.*: the server offers only anonymous DH \(ADH\/AECDH\) ciphers, which our allowed ciphers exclude: it has no certificate \(a stock nrpe: "NRPE v4\.\d+\.\d+"\)\. Give it one \(nrpe\.cfg ssl_cert_file/);
     assert.match(refused.stdout, /allowed ciphers = ALL:!MD5:@STRENGTH:@SECLEVEL=0 in the target's section of \[\/settings\/remote\/client\/targets\]/);
 
     // The admin's choice, in the target's own section: it works, and the warning names that line.
@@ -99,6 +99,22 @@ test('a stock nrpe offers only anonymous DH: the handshake error says so and nam
     assert.match(v.stdout, new RegExp(`stock-nrpe-adh\\.ini:${line}:\\d+: warning AGENT_WARN_ADH_CIPHERS \\[/settings/remote/client/targets/stock\\] allowed ciphers: target stock of the remote client allows anonymous DH`));
   } finally {
     await daemon.stop();
+  }
+});
+
+test("the shipped client against an agent's RemoteServer without a certificate: the advice names [/settings/remote/server], not nrpe.cfg", async () => {
+  const port = await freePort();
+  const server = await startAgent({ ini: `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n[/settings/remote/server]\nport = ${port}\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n` });
+  try {
+    await server.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+    const enabled = SHIPPED.replace('RemoteClient = disabled', 'RemoteClient = enabled');
+    const file = write('own-agent.ini', `${enabled}\n[/settings/remote/client/targets/peer]\naddress = 127.0.0.1:${port}\n`);
+    const refused = await runAgentCli(['client', '--settings', file, 'remote_query', '--target', 'peer', '--command', 'check_ok']);
+    assert.equal(refused.code, 3, refused.stdout + refused.stderr);
+    assert.match(refused.stdout, /it has no certificate \(another agent: "I \(agent [^"]+"\)\. Give its RemoteServer one \(certificate and certificate key in its \[\/settings\/remote\/server\]\)/);
+    assert.doesNotMatch(refused.stdout, /nrpe\.cfg/);
+  } finally {
+    await server.stop();
   }
 });
 

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { startAgent, freePort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, replaceFile, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { basic, webRequest } from '../helpers/web-client.js';
 
 let agent: AgentProcess;
@@ -30,11 +30,11 @@ bind to = 127.0.0.1
 `;
 
 before(async () => {
-  oldPort = await freePort();
-  busyPort = await freePort();
+  // Both ports picked by the system: the agent's (port 0s, read from its log) and the blocker's.
   blocker = createServer();
-  await new Promise<void>((res) => blocker.listen(busyPort, '127.0.0.1', () => res()));
-  agent = await startAgent({ ini: ini(oldPort) });
+  busyPort = await new Promise<number>((res) => blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)));
+  agent = await startAgent({ ini: ini(0) });
+  oldPort = await webPort(agent);
 });
 after(async () => {
   await agent?.stop();

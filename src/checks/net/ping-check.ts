@@ -5,7 +5,7 @@
  * address (-n, no lookups of its own), with LC_ALL=C so its summary parses.
  * No ping binary, or a kernel that refuses ICMP to it, is UNKNOWN saying so.
  */
-import { spawn } from 'node:child_process';
+import { runProgram } from '../scripts/shared-spawner.js';
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
@@ -109,31 +109,16 @@ async function probePing(binary: string, host: string, family: Family, count: nu
 
 const oneLine = (t: string): string => t.trim().split('\n').slice(0, 2).join(' ').slice(0, 300);
 
-function run(binary: string, argv: string[], signal: AbortSignal): Promise<{ text: string; code: number | null }> {
-  return new Promise((resolve, reject) => {
-    const failed = (err: NodeJS.ErrnoException): void => {
-      if (err.code === 'ENOENT') reject(new Unavailable(`no ping binary (${binary}) on this host: install iputils-ping`));
-      // A ping with file capabilities cannot start where they are not allowed (bounding set without CAP_NET_RAW, nosuid).
-      else if (err.code === 'EPERM' || err.code === 'EACCES') reject(new Unavailable(`ICMP is not permitted here: ${binary} cannot be started (${err.code}; it needs CAP_NET_RAW or net.ipv4.ping_group_range)`));
-      else reject(err);
-    };
-    let child: ReturnType<typeof spawn>;
-    try {
-      // Node throws some spawn errors (EPERM) at once and reports others (ENOENT) as an event.
-      child = spawn(binary, argv, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], signal });
-    } catch (err) {
-      failed(err as NodeJS.ErrnoException);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const take = (c: Buffer): void => {
-      if (size < 65536) chunks.push(c);
-      size += c.length;
-    };
-    child.stdout?.on('data', take);
-    child.stderr?.on('data', take);
-    child.once('error', failed);
-    child.once('close', (code) => resolve({ text: Buffer.concat(chunks).toString('utf8'), code }));
-  });
+async function run(binary: string, argv: string[], signal: AbortSignal): Promise<{ text: string; code: number | null }> {
+  // The check's deadline is the signal; the time limit only bounds a run whose signal never fires.
+  const r = await runProgram({ argv: [binary, ...argv], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' }, timeoutMs: 10 * 60_000, maxOutputBytes: 65536, signal });
+  if (r.error !== undefined) {
+    if (r.error.endsWith('(ENOENT)')) throw new Unavailable(`no ping binary (${binary}) on this host: install iputils-ping`);
+    // A ping with file capabilities cannot start where they are not allowed (bounding set without CAP_NET_RAW, nosuid).
+    const denied = /\((EPERM|EACCES)\)$/.exec(r.error);
+    if (denied) throw new Unavailable(`ICMP is not permitted here: ${binary} cannot be started (${denied[1]}; it needs CAP_NET_RAW or net.ipv4.ping_group_range)`);
+    throw new Error(r.error);
+  }
+  if (r.aborted) signal.throwIfAborted();
+  return { text: `${r.stdout}${r.stderr}`, code: r.code };
 }

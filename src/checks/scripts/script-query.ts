@@ -14,7 +14,8 @@ import { errorMessage } from '../../errors.js';
 import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from '../../formats/script-command-line.js';
 import { countRefused, observeScript } from '../../core/work-counters.js';
 import { QueueFullError, type Limiter } from './limiter.js';
-import { runScript, type RunOptions, type RunOutcome } from './runner.js';
+import type { RunOptions, RunOutcome } from './run-types.js';
+import { runProgram } from './shared-spawner.js';
 import { linkSignals } from '../../abort-link.js';
 
 export interface ScriptSettings extends ArgumentPolicy {
@@ -26,9 +27,9 @@ export interface ScriptSettings extends ArgumentPolicy {
 /**
  * `commandLine` is the configured line, or the words already split (a
  * wrapped script's template filled in). `run` starts the process: the
- * module's ScriptSpawner, or runScript in this process.
+ * module's ScriptSpawner, else the agent's shared one.
  */
-export async function runConfiguredScript(name: string, commandLine: string | readonly string[], args: readonly string[], settings: ScriptSettings, limiter: Limiter, signal?: AbortSignal, run: (options: RunOptions) => Promise<RunOutcome> = runScript): Promise<QueryResult> {
+export async function runConfiguredScript(name: string, commandLine: string | readonly string[], args: readonly string[], settings: ScriptSettings, limiter: Limiter, signal?: AbortSignal, run: (options: RunOptions) => Promise<RunOutcome> = runProgram): Promise<QueryResult> {
   let argv: string[];
   try {
     argv = expandArguments(typeof commandLine === 'string' ? splitCommandLine(commandLine) : commandLine, args, settings);

@@ -1,8 +1,29 @@
 /**
- * The frames between the agent and its script spawner (spawner-source.ts
- * describes the protocol): requests are encoded here, replies are split
- * and decoded here. A reply that does not parse means the stream can no
- * longer be trusted; the caller then stops the spawner.
+ * The frames between the agent and its script spawner (the C program of
+ * spawner-c/): requests are encoded here, replies are split and decoded
+ * here. A reply that does not parse means the stream can no longer be
+ * trusted; the caller then stops the spawner.
+ *
+ * Protocol (stdin: requests, stdout: replies, each a frame of a 4-byte
+ * big-endian length and a body whose fields are separated by NUL; no field
+ * before the output bytes holds a NUL):
+ *   R id timeoutMs maxBytes cwd argc argv... env...   run a program
+ *   K id                                              kill its process group (abort)
+ *   S id pid                                          (reply) started
+ *   D id code signal flags errno outLen out err       (reply) done; code or signal
+ *     empty when not applicable; flags: t timed out, a aborted, x truncated;
+ *     errno set when it never started (pipe, chdir or exec failed)
+ *
+ * Guarantees (run-types.ts): each program runs in its own process group
+ * with stdin from /dev/null, no shell (exec of the argument list; a bare
+ * name is looked up in the PATH of the program's environment, a file
+ * without a #! line runs through /bin/sh); at its deadline or on K the
+ * group gets SIGKILL; once the program exits the rest of its group is
+ * killed too and its pipes are read for at most 1 s more; output beyond
+ * maxBytes per stream is read and dropped. On end of stdin (the agent is
+ * gone) every running group is killed and the spawner exits. Spawn and
+ * pipe failures are answered per run; the spawner only dies on a broken
+ * protocol, which the agent sees as its exit.
  */
 import { constants } from 'node:os';
 

@@ -9,12 +9,17 @@
  * allow (src/formats/command-allow-list.ts; default: every query, no exec
  * command); the core checks nested queries against the same lists.
  *
- * `apply(next)` takes allowed hosts, the allow-lists, timeout and max frame size in place
- * (open connections from addresses no longer allowed are closed). New TLS
- * settings (use ssl, certificate, key, ca, verify mode, ciphers) apply to
- * new connections on the same port; open ones finish their requests and
- * close, so clients reconnect under the new rules. A new port or bind
- * address starts the new listener before the old one closes.
+ * The listener is a managed listener (protocols/listener/managed-listener.ts):
+ * `apply(next)` takes allowed hosts, the allow-lists, timeout and max frame
+ * size in place (open connections from addresses no longer allowed are
+ * closed). New TLS settings (certificate, key, ca, verify mode, ciphers)
+ * apply to new connections on the same port; open ones finish their
+ * requests and close, so clients reconnect under the new rules. A new port,
+ * bind address or `use ssl` starts the new listener before the old one
+ * closes. Every part of the change is switched only after the listener took
+ * it: a failed move keeps the whole previous policy. A renewed certificate
+ * file is served without a settings edit. `port = 0` lets the system pick a
+ * port (logged).
  */
 import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
@@ -22,16 +27,16 @@ import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
 import { allowedHosts } from '../../protocols/allowed-host-names.js';
 import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';
-import { agentServerTls } from '../../protocols/agent/tls.js';
-import { loadOrCreateCertificate } from '../../protocols/server-certificate.js';
-import { errorMessage } from '../../errors.js';
-import { rebind } from '../rebind.js';
-import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
+import type { ConnectionGuard } from '../../protocols/connection-guard.js';
+import { listenerTlsFiles } from '../../settings/tls-checks.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { decode, responseToResult } from '../../core/plugin/codec.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
 import { withLinkedSignal } from '../../abort-link.js';
+import { ManagedListener, type ListenerWants } from '../../protocols/listener/managed-listener.js';
+import { listenerWants } from '../listener-wants.js';
+import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 
 const SECTION = '/settings/agent/server';
 
@@ -39,12 +44,9 @@ type Settings = SettingsOf<'AgentServer'>;
 
 export function createModule(): AgentModule<Settings> {
   let ctx: ModuleContext<Settings> | undefined;
-  let listener: AgentListener | undefined;
-  let bindKey = '';
-  let tlsKey = '';
+  let listener: ManagedListener<AgentPolicy> | undefined;
+  /** The allow-lists in force: switched with the listener's policy, only when a change was taken. */
   let allowed: GuardOptions;
-  /** The settings the listener runs on (for reopening it after a failed move). */
-  let applied: Settings | undefined;
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
@@ -61,29 +63,10 @@ export function createModule(): AgentModule<Settings> {
       maxFrame: s['max frame size'],
       maxPerFrame: s['max queries per frame'],
       idleTimeoutMs: s.timeout * 1000,
-      maxConnections: s['max connections'],
-      maxPerAddress: s['max connections per address'],
     };
   };
 
-  /** TLS options; a problem of the files throws the lines `agent settings validate` prints (TlsFilesError). */
-  const tlsOf = async (view: Settings): Promise<TlsOptions | undefined> => {
-    const s = view.sections[SECTION];
-    const files = listenerTlsFiles(view, 'AgentServer');
-    if (!files?.pair) return undefined;
-    assertTlsFiles(view, 'AgentServer');
-    const { cert, key, keyExplicit } = files.pair;
-    // Throws AGENT_ERR_AGENT_CERTIFICATE naming the bad file and what is wrong with it.
-    const loaded = await loadOrCreateCertificate({ cert, key: key || cert, keyExplicit }, 'AGENT_ERR_AGENT_CERTIFICATE');
-    if (loaded.generated) ctx!.log.info(`created a self-signed certificate ${cert}${key && key !== cert ? ` (key ${key})` : ''}`);
-    return agentServerTls({
-      cert: loaded.cert,
-      key: loaded.key,
-      ca: files.ca ?? '',
-      verifyMode: s['verify mode'],
-      allowedCiphers: s['allowed ciphers'],
-    });
-  };
+  const wantsOf = (view: Settings): ListenerWants<AgentPolicy> => listenerWants(view, 'AgentServer', tlsSpecOf(view), policyOf(view));
 
   /** The allow-lists of these settings (compiled once per apply). */
   const allowOf = (view: Settings): GuardOptions => {
@@ -97,13 +80,22 @@ export function createModule(): AgentModule<Settings> {
     };
   };
 
-  const listen = async (view: Settings, tls: TlsOptions | undefined): Promise<AgentListener> => {
-    const s = view.sections[SECTION];
+  const newListener = (context: ModuleContext<Settings>): ManagedListener<AgentPolicy> =>
+    new ManagedListener<AgentPolicy>({
+      what: 'the agent-protocol server',
+      counter: 'agent',
+      log: context.log,
+      describe: (w) => `to ${w.host || '*'}:${w.port}`,
+      open: (a) => listen(a.policy, a.host, a.port, a.tls, a.guard),
+    });
+
+  const listen = async (policy: AgentPolicy, host: string, port: number, tls: TlsOptions | undefined, guard: ConnectionGuard): Promise<AgentListener> => {
     const srv = await startAgentListener({
-      ...policyOf(view),
-      host: s['bind to'],
-      port: s.port,
+      ...policy,
+      host,
+      port,
       ...(tls ? { tls } : {}),
+      guard,
       log: ctx!.log,
       handlers: {
         // A query runs until its peer goes (signal) or the module stops (ctx.signal).
@@ -133,13 +125,9 @@ export function createModule(): AgentModule<Settings> {
     async start(context) {
       ctx = context;
       allowed = allowOf(context.settings);
-      applied = context.settings;
-      bindKey = bindKeyOf(context.settings);
-      tlsKey = tlsKeyOf(context.settings);
-      const tls = await tlsOf(context.settings);
-      // Given up (time limit, agent stopping): open nothing.
-      context.signal.throwIfAborted();
-      listener = await listen(context.settings, tls);
+      listener = newListener(context);
+      // Given up (time limit, agent stopping) before it binds: opens nothing.
+      await listener.start(wantsOf(context.settings), context.signal);
       // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
       await hostsReady;
       cleanup.push(
@@ -156,42 +144,15 @@ export function createModule(): AgentModule<Settings> {
     },
     async apply(next) {
       if (listener === undefined) return false;
-      allowed = allowOf(next);
-      const nextBind = bindKeyOf(next);
-      const nextTls = tlsKeyOf(next);
-      if (nextBind !== bindKey || nextTls !== tlsKey) {
-        const previous = applied as Settings;
-        const current = listener;
-        const s = next.sections[SECTION];
-        try {
-          await rebind<AgentListener, TlsOptions | undefined>(current, {
-            target: `the agent-protocol server to ${s['bind to'] || '*'}:${s.port}`,
-            load: () => tlsOf(next),
-            // Same port and address: TLS settings change on the listener itself (open connections finish, then close).
-            swap: (tls) => {
-              if (nextBind !== bindKey) return false;
-              current.setTls(tls);
-              ctx!.log.info(`new TLS settings (${describeTls(tls)}); open connections close after their requests`);
-              return true;
-            },
-            samePort: s.port === previous.sections[SECTION].port,
-            open: (tls) => listen(next, tls),
-            reopen: async () => listen(previous, await tlsOf(previous)),
-            close: (old) => old.close(),
-            adopt: (l) => {
-              listener = l;
-            },
-          });
-        } catch (err) {
-          ctx!.log.error(errorMessage(err));
-          throw err;
-        }
-        bindKey = nextBind;
-        tlsKey = nextTls;
-      }
-      listener?.setPolicy(policyOf(next));
-      applied = next;
+      const staged = allowOf(next);
+      const how = await listener.apply(wantsOf(next), () => {
+        allowed = staged;
+      });
+      if (how === 'swapped') ctx!.log.info(`new TLS settings (${describeTls(listener.tlsOptions())}); open connections close after their requests`);
       return true;
+    },
+    listening() {
+      return listener?.address();
     },
     async stop() {
       for (const c of cleanup.splice(0)) c();
@@ -203,14 +164,19 @@ export function createModule(): AgentModule<Settings> {
 
 // ---------------------------------------------------------------- helpers
 
-function bindKeyOf(view: Settings): string {
+/** The TLS of these settings (protocols/listener/server-tls.ts): a certificate always (created when missing), client certificates by the ca. */
+function tlsSpecOf(view: Settings): ServerTlsSpec | undefined {
+  const files = listenerTlsFiles(view, 'AgentServer');
+  if (!files?.pair) return undefined;
   const s = view.sections[SECTION];
-  return JSON.stringify([s.port, s['bind to']]);
-}
-
-function tlsKeyOf(view: Settings): string {
-  const s = view.sections[SECTION];
-  return JSON.stringify([s['use ssl'], s.certificate, s['certificate key'], s.ca, s['verify mode'], s['allowed ciphers']]);
+  return {
+    pair: files.pair,
+    ...(files.ca !== undefined ? { ca: files.ca } : {}),
+    verifyMode: s['verify mode'],
+    verify: 'by-ca',
+    ciphers: s['allowed ciphers'],
+    certificateError: 'AGENT_ERR_AGENT_CERTIFICATE',
+  };
 }
 
 function describeTls(tls: TlsOptions | undefined): string {

@@ -19,7 +19,6 @@ import type { SettingsOf } from '../../settings/module-table.js';
 import { editSettings } from '../../settings/edit-tree.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
 import { ScriptSpawner } from '../../checks/scripts/spawner.js';
-import { spawnerKindOf } from '../../checks/scripts/spawner-program.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';
 import { scriptCommand, SCRIPTS_SECTION, type ScriptStore } from '../../checks/scripts/script-commands.js';
 import { wrappedWords } from '../../formats/wrapped-script.js';
@@ -66,9 +65,8 @@ export function createModule(): AgentModule<Settings> {
   /** Name -> unregister, and what the registration was for (re-registered when that changes). */
   const registered = new Map<string, { undo: () => void; key: string }>();
   const limiter = new Limiter(8);
-  // Forks the scripts from a small process instead of this one (spawner.ts); started with the first run.
-  const kind = spawnerKindOf(process.env.AGENT_SCRIPT_SPAWNER);
-  const spawner = new ScriptSpawner({ log: (level, message) => ctx?.log[level](message), ...(typeof kind === 'string' ? { kind } : {}) });
+  // Starts the scripts from a small process instead of forking this one (spawner.ts); started with the first run.
+  const spawner = new ScriptSpawner({ log: (level, message) => ctx?.log[level](message) });
   const run = spawner.run.bind(spawner);
   let stopper = new AbortController();
   let unregisterExec: (() => void) | undefined;
@@ -182,7 +180,6 @@ export function createModule(): AgentModule<Settings> {
         (args) => scriptCommand(args, store),
       );
       context.log.info(`${scripts.size} script(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`);
-      if (typeof kind === 'object') context.log.warning(`AGENT_SCRIPT_SPAWNER=${kind.unknown} is none of c, perl, agent: the default spawner is used`);
     },
     async apply(next: Settings) {
       configure(next);

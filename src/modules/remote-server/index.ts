@@ -6,11 +6,14 @@
  * the client queries remote_* and agent_*, so the agent is no relay); the
  * core checks nested queries against the same list.
  *
- * `apply(next)` takes allowed hosts, allowed queries, allow arguments, allow nasty
- * characters, payload length, timeout and submit channel in place. A changed
- * port, bind address or TLS setting rebinds: the new listener starts before
- * the old one closes (when both use the same address the old one closes
- * first, since the port cannot be bound twice).
+ * The listener is a managed listener (protocols/listener/managed-listener.ts):
+ * `apply(next)` takes allowed hosts, allowed queries, allow arguments, allow
+ * nasty characters, payload length, timeout and submit channel in place; new
+ * TLS files, CA, verify mode or ciphers apply to new connections on the same
+ * port; a changed port, bind address or `use ssl` rebinds. Every part of the
+ * change is switched only after the listener took it: a failed move keeps
+ * the whole previous policy. A renewed certificate file is served without a
+ * settings edit. `port = 0` lets the system pick a port (logged).
  *
  * Submissions (`_NRPE_SUBMIT!<alias>!<code>!<message>`) are taken only when
  * `submit channel` is set: each is put on that channel, logged as
@@ -19,17 +22,12 @@
  * list. The source is the verified client certificate's CN, else the peer
  * address.
  */
-import type { TlsOptions } from 'node:tls';
 import type { AgentModule, ModuleContext } from '../module.js';
-import { rebind } from '../rebind.js';
-import { assertTlsFiles, listenerTlsFiles } from '../../settings/tls-checks.js';
-import { checkPair } from '../../formats/tls-files.js';
-import { errorMessage } from '../../errors.js';
+import { listenerTlsFiles } from '../../settings/tls-checks.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
 import { allowedHosts } from '../../protocols/allowed-host-names.js';
-import { startNrpeServer, type NrpePeer, type NrpeServer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
-import { buildServerTls } from '../../protocols/nrpe/tls.js';
+import { startNrpeServer, type NrpePeer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { NRPE_CHECK, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
 import { VERSION } from '../../version.js';
@@ -37,27 +35,34 @@ import { describeSubmission, SubmissionStore } from '../../core/submission-store
 import { ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
 import { withLinkedSignal } from '../../abort-link.js';
+import { ManagedListener, type ListenerWants } from '../../protocols/listener/managed-listener.js';
+import { listenerWants } from '../listener-wants.js';
+import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 
 const SECTION = '/settings/remote/server';
 const SUBMIT_COMMAND = NRPE_SUBMIT_COMMAND;
 
 type Settings = SettingsOf<'RemoteServer'>;
 
+/** What the queries of a connection read besides the listener's policy: switched with it, only when a change was taken. */
+interface QueryState {
+  allowed: GuardOptions;
+  submitChannel: string;
+  unknownAnswer: 'agent' | 'nrpe';
+}
+
 export function createModule(): AgentModule<Settings> {
   let ctx: ModuleContext<Settings> | undefined;
-  let server: NrpeServer | undefined;
-  let listenerKey = '';
-  /** The settings the listener runs on (for reopening it after a failed move). */
-  let applied: Settings | undefined;
-  let submitChannel = '';
-  let unknownAnswer: 'agent' | 'nrpe' = 'agent';
-  let allowed: GuardOptions;
-  const allowOf = (view: Settings): GuardOptions => ({
-    server: 'RemoteServer',
-    section: SECTION,
-    queries: parseAllowList(view.sections[SECTION][ALLOWED_QUERIES]),
-    log: ctx!.log,
-  });
+  let listener: ManagedListener<NrpeServerPolicy> | undefined;
+  let state: QueryState;
+  const stateOf = (view: Settings): QueryState => {
+    const s = view.sections[SECTION];
+    return {
+      allowed: { server: 'RemoteServer', section: SECTION, queries: parseAllowList(s[ALLOWED_QUERIES]), log: ctx!.log },
+      submitChannel: s['submit channel'],
+      unknownAnswer: s['unknown command'],
+    };
+  };
   const store = new SubmissionStore();
   const cleanup: (() => void)[] = [];
 
@@ -75,55 +80,31 @@ export function createModule(): AgentModule<Settings> {
       allowNastyCharacters: s['allow nasty characters'],
       payloadLength: s['payload length'],
       timeoutMs: s.timeout * 1000,
-      maxConnections: s['max connections'],
-      maxPerAddress: s['max connections per address'],
     };
   };
 
-  /**
-   * TLS options with every file read and checked; undefined for plain. A
-   * problem of the files throws the lines `agent settings validate` prints
-   * (TlsFilesError, settings/tls-checks.ts).
-   */
-  const tlsOf = (view: Settings): TlsOptions | undefined => {
-    const s = view.sections[SECTION];
-    const files = listenerTlsFiles(view, 'RemoteServer');
-    if (!files) return undefined;
-    assertTlsFiles(view, 'RemoteServer');
-    const pair = files.pair ? checkPair(files.pair) : undefined;
-    return buildServerTls({
-      allowedCiphers: s['allowed ciphers'],
-      certificate: files.pair?.cert ?? '',
-      // The file the checked key came from (the certificate file when it holds the key).
-      certificateKey: pair?.ok && 'keyFile' in pair ? pair.keyFile : '',
-      ca: files.ca ?? '',
-      verifyMode: s['verify mode'],
-      dh: s.dh,
-    });
-  };
+  const wantsOf = (view: Settings): ListenerWants<NrpeServerPolicy> => listenerWants(view, 'RemoteServer', tlsSpecOf(view), policyOf(view));
 
-  const listen = async (view: Settings, tls: TlsOptions | undefined): Promise<NrpeServer> => {
-    const s = view.sections[SECTION];
-    const srv = await startNrpeServer({
-      ...policyOf(view),
-      host: s['bind to'],
-      port: s.port,
-      tls,
-      dataCommands: [SUBMIT_COMMAND],
-      answer,
-      log: ctx!.log,
+  const newListener = (context: ModuleContext<Settings>): ManagedListener<NrpeServerPolicy> =>
+    new ManagedListener<NrpeServerPolicy>({
+      what: 'the NRPE server',
+      counter: 'nrpe',
+      log: context.log,
+      describe: (w) => `to ${w.host || '*'}:${w.port} (${w.tls ? 'TLS' : 'plain'})`,
+      open: async (a) => {
+        const srv = await startNrpeServer({ ...a.policy, host: a.host, port: a.port, tls: a.tls, guard: a.guard, dataCommands: [SUBMIT_COMMAND], answer, log: context.log });
+        const at = srv.address();
+        context.log.info(`listening on ${at.address}:${at.port} (${a.tls ? 'TLS' : 'plain'})`);
+        return srv;
+      },
     });
-    const a = srv.address();
-    ctx!.log.info(`listening on ${a.address}:${a.port} (${tls ? 'TLS' : 'plain'})`);
-    return srv;
-  };
 
   const answer = async (command: string, args: string[], peer: NrpePeer, gone: AbortSignal): Promise<QueryResult> => {
     if (command === NRPE_CHECK) return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
     if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
-    const allow = commandGuard(allowed, peer.address);
+    const allow = commandGuard(state.allowed, peer.address);
     // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
-    if (unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined)) return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
+    if (state.unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined)) return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
     // Runs until the peer goes or the module stops.
     return withLinkedSignal([gone, ctx!.signal], (signal) => ctx!.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }));
   };
@@ -131,6 +112,7 @@ export function createModule(): AgentModule<Settings> {
   const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {
     const [alias = '', code = '', ...rest] = args;
     const status: Status | undefined = parseStatus(code);
+    const submitChannel = state.submitChannel;
     if (!submitChannel) return { command: SUBMIT_COMMAND, result: 3, message: 'This server does not accept submissions (submit channel is not set)', perf: [] };
     if (!alias || status === undefined) return { command: SUBMIT_COMMAND, result: 3, message: 'A submission needs an alias and a result code: _NRPE_SUBMIT!<alias>!<code>!<message>', perf: [] };
     const result: QueryResult = { command: alias, result: status, ...splitOutput(rest.join('!')) };
@@ -143,15 +125,10 @@ export function createModule(): AgentModule<Settings> {
     name: 'RemoteServer',
     async start(context) {
       ctx = context;
-      allowed = allowOf(context.settings);
-      listenerKey = keyOf(context.settings);
-      submitChannel = context.settings.sections[SECTION]['submit channel'];
-      unknownAnswer = context.settings.sections[SECTION]['unknown command'];
-      applied = context.settings;
-      const tls = tlsOf(context.settings);
-      // Given up (time limit, agent stopping): open nothing.
-      context.signal.throwIfAborted();
-      server = await listen(context.settings, tls);
+      state = stateOf(context.settings);
+      listener = newListener(context);
+      // Given up (time limit, agent stopping) before it binds: opens nothing.
+      await listener.start(wantsOf(context.settings), context.signal);
       // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
       await hostsReady;
       // Given up while binding: the runner stops this instance (closing the listener); register nothing.
@@ -169,60 +146,36 @@ export function createModule(): AgentModule<Settings> {
       );
     },
     async apply(next) {
-      allowed = allowOf(next);
-      submitChannel = next.sections[SECTION]['submit channel'];
-      unknownAnswer = next.sections[SECTION]['unknown command'];
-      const key = keyOf(next);
-      if (server === undefined) return false;
-      if (key === listenerKey) {
-        server.setPolicy(policyOf(next));
-        applied = next;
-        return true;
-      }
-      const previous = applied as Settings;
-      const sameAddress = addressOf(next) === addressOf(previous);
-      const samePort = next.sections[SECTION].port === previous.sections[SECTION].port;
-      const current = server;
-      const s = next.sections[SECTION];
-      try {
-        const how = await rebind<NrpeServer, TlsOptions | undefined>(current, {
-          target: `the NRPE server to ${s['bind to'] || '*'}:${s.port} (${s['use ssl'] ? 'TLS' : 'plain'})`,
-          load: () => tlsOf(next),
-          // Same address, TLS before and after: new certificate, CA, verify mode or ciphers for new connections.
-          swap: (tls) => sameAddress && current.setTls(tls),
-          samePort,
-          open: (tls) => listen(next, tls),
-          reopen: () => listen(previous, tlsOf(previous)),
-          close: (old) => old.close(),
-          adopt: (srv) => {
-            server = srv;
-          },
-        });
-        if (how === 'swapped') ctx!.log.info('new TLS settings for new connections');
-      } catch (err) {
-        ctx!.log.error(errorMessage(err));
-        throw err;
-      }
-      (server as NrpeServer | undefined)?.setPolicy(policyOf(next));
-      listenerKey = key;
-      applied = next;
+      if (listener === undefined) return false;
+      const staged = stateOf(next);
+      const how = await listener.apply(wantsOf(next), () => {
+        state = staged;
+      });
+      if (how === 'swapped') ctx!.log.info('new TLS settings for new connections');
       return true;
+    },
+    listening() {
+      return listener?.address();
     },
     async stop() {
       for (const c of cleanup.splice(0)) c();
-      await server?.close();
-      server = undefined;
+      await listener?.close();
+      listener = undefined;
     },
   };
 }
 
-/** The settings that need a new listener when they change. */
-function keyOf(view: Settings): string {
+/** The TLS of these settings (protocols/listener/server-tls.ts); undefined without `use ssl`. */
+function tlsSpecOf(view: Settings): ServerTlsSpec | undefined {
+  const files = listenerTlsFiles(view, 'RemoteServer');
+  if (!files) return undefined;
   const s = view.sections[SECTION];
-  return JSON.stringify([s.port, s['bind to'], s['use ssl'], s.certificate, s['certificate key'], s.ca, s['verify mode'], s['allowed ciphers'], s.dh]);
-}
-
-function addressOf(view: Settings): string {
-  const s = view.sections[SECTION];
-  return `${s['bind to']}:${s.port}`;
+  return {
+    ...(files.pair ? { pair: files.pair } : {}),
+    ...(files.ca !== undefined ? { ca: files.ca } : {}),
+    verifyMode: s['verify mode'],
+    verify: 'by-mode',
+    ciphers: s['allowed ciphers'],
+    dh: s.dh,
+  };
 }

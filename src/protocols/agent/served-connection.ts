@@ -2,7 +2,9 @@
  * One accepted agent-protocol connection: frames in, one answer frame per
  * request frame out (see protocols/agent/server.ts for the guarantees).
  * Requests run concurrently and are answered in completion order; reading
- * pauses while too many are in flight; a frame that breaks the stream gets
+ * pauses while too many are in flight or while the answers wait in the
+ * socket's buffer for a peer that does not read them; every query gets the
+ * connection's peer-gone signal; a frame that breaks the stream gets
  * an Error frame with the close flag and the connection closes.
  */
 import type { Socket } from 'node:net';
@@ -11,6 +13,7 @@ import { escapeForLog, type Logger } from '../../log.js';
 import { decode, encode, Plugin, type MessageName } from '../../core/plugin/codec.js';
 import { escapeLog } from '../../log-escape.js';
 import { FrameReader } from './frame-reader.js';
+import { peerGone } from '../listener/peer-gone.js';
 import {
   encodeFrame,
   errorBody,
@@ -59,7 +62,9 @@ export class ServedConnection {
   private inFlight = 0;
   private draining = false;
   /** Aborted when the connection closes: the work of a peer that has gone is cancelled. */
-  private readonly gone = new AbortController();
+  private readonly gone: AbortSignal;
+  /** Answers are waiting in the socket's buffer for the peer to read them: no more requests are read meanwhile. */
+  private writeBlocked = false;
 
   constructor(
     private readonly socket: Socket,
@@ -78,8 +83,8 @@ export class ServedConnection {
         socket.end();
       }
     });
+    this.gone = peerGone(socket, peer.address);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.once('close', () => this.gone.abort(new Error(`${peer.address} closed the connection`)));
     socket.on('error', (err) => log.debug(`connection from ${escapeLog(peer.address)}: ${errorMessage(err)}`));
   }
 
@@ -133,9 +138,14 @@ export class ServedConnection {
     this.send(kind, body);
     if (this.draining) {
       if (this.inFlight === 0) this.socket.end();
-    } else if (this.inFlight < (this.policy().maxInFlight ?? 64) && this.socket.isPaused()) {
-      this.socket.resume();
+    } else {
+      this.resumeIfFree();
     }
+  }
+
+  /** Reading goes on when fewer requests than the limit are in flight and the peer reads its answers. */
+  private resumeIfFree(): void {
+    if (!this.draining && !this.writeBlocked && this.inFlight < (this.policy().maxInFlight ?? 64) && this.socket.isPaused()) this.socket.resume();
   }
 
   /** The answer frame to one request frame; never rejects for bad input. */
@@ -163,7 +173,7 @@ export class ServedConnection {
     }
     try {
       if (kind === FrameKind.QueryRequest) {
-        return [FrameKind.QueryResponse, withHeader('QueryResponseMessage', await this.handlers.query(body, this.peer, this.gone.signal), Plugin.Header.Type.QUERY_RESPONSE, id)];
+        return [FrameKind.QueryResponse, withHeader('QueryResponseMessage', await this.handlers.query(body, this.peer, this.gone), Plugin.Header.Type.QUERY_RESPONSE, id)];
       }
       if (kind === FrameKind.ExecRequest) {
         return [FrameKind.ExecResponse, withHeader('ExecuteResponseMessage', await this.handlers.exec(body, this.peer), Plugin.Header.Type.EXEC_RESPONSE, id)];
@@ -176,8 +186,20 @@ export class ServedConnection {
     }
   }
 
+  /**
+   * Writes one frame. When the socket's buffer is over its high-water mark (the peer does not
+   * read its answers), reading stops until it drains: a peer cannot make the agent answer
+   * requests into memory faster than it takes the answers away.
+   */
   private send(kind: FrameKind, body: Uint8Array, flags = 0): void {
-    if (this.socket.writable) this.socket.write(encodeFrame(kind, body, flags));
+    if (!this.socket.writable) return;
+    if (this.socket.write(encodeFrame(kind, body, flags)) || this.writeBlocked) return;
+    this.writeBlocked = true;
+    this.socket.pause();
+    this.socket.once('drain', () => {
+      this.writeBlocked = false;
+      this.resumeIfFree();
+    });
   }
 }
 

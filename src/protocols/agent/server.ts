@@ -20,17 +20,22 @@
  *   TLS settings can change without rebinding the port (`setTls`);
  * - an idle connection (no request in flight) is closed after the idle
  *   timeout;
+ * - a peer that does not read its answers is not read from until their
+ *   bytes drain (served-connection.ts), so it cannot make the agent answer
+ *   into memory without bound;
  * - connections are capped in total and per address, and one that has not
  *   completed its TLS handshake and first frame within the idle timeout of
  *   being accepted is closed, however it trickles (connection-guard.ts).
  */
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket, type TlsOptions } from 'node:tls';
-import { AgentError, errorMessage } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
-import { countRefusal } from '../../core/work-counters.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
+import { closeGracefully, CLOSE_GRACE_MS } from '../listener/graceful-close.js';
+import { listenOn } from '../listener/listen.js';
+import { logTlsClientError, tlsPeer } from '../listener/tls-peer.js';
 import { ServedConnection, type AgentHandlers, type ConnectionPolicy, type PeerInfo } from './served-connection.js';
 
 export type { AgentHandlers, PeerInfo } from './served-connection.js';
@@ -52,6 +57,8 @@ export interface AgentListenerOptions extends AgentPolicy {
   tls?: TlsOptions;
   handlers: AgentHandlers;
   log: Logger;
+  /** The connection guard (listener/managed-listener.ts hands its own); one with the policy's limits when absent. */
+  guard?: ConnectionGuard;
 }
 
 export interface AgentListener {
@@ -60,8 +67,8 @@ export interface AgentListener {
   connections(): number;
   /** New allowed hosts, limits and timeouts; open connections from now refused addresses are closed. */
   setPolicy(policy: AgentPolicy): void;
-  /** New TLS settings for new connections; open ones finish their requests and are closed. */
-  setTls(tls: TlsOptions | undefined): void;
+  /** New TLS settings for new connections; open ones finish their requests and are closed. Always taken (true). */
+  setTls(tls: TlsOptions | undefined): boolean;
   /** Stop accepting, let in-flight requests finish (at most graceMs), close every connection. */
   close(graceMs?: number): Promise<void>;
 }
@@ -72,28 +79,16 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
   let tlsServer: TlsServer | undefined;
   const conns = new Set<ServedConnection>();
   const log = options.log;
-  const guard = new ConnectionGuard(limitsOf(policy), log, 'agent');
+  const guard = options.guard ?? new ConnectionGuard(limitsOf(policy), log, 'agent');
 
   const makeTls = (tls: TlsOptions | undefined): TlsServer | undefined => {
     if (!tls) return undefined;
     const server = createTlsServer({ ...tls, handshakeTimeout: policy.idleTimeoutMs });
     server.on('secureConnection', (socket: TLSSocket) => {
-      const peer: PeerInfo = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
-      // Optional client certificates (verify mode peer): none is fine, an invalid one is not.
-      if (tls.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
-        log.warning(`connection from ${escapeLog(peer.address)} refused: client certificate rejected (${String(socket.authorizationError)})`);
-        socket.destroy();
-        return;
-      }
-      const cn = socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
-      if (typeof cn === 'string') peer.certificate = cn;
-      serve(socket, peer);
+      const verified = tlsPeer(socket, tls.requestCert, log);
+      if (verified) serve(socket, { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0, ...verified });
     });
-    server.on('tlsClientError', (err: NodeJS.ErrnoException, socket) => {
-      // A peer that went away (or was closed by the connection guard, which logs that) is no TLS problem.
-      const gone = err.code === 'ECONNRESET' || /socket hang up/.test(err.message);
-      (gone ? log.debug : log.warning)(`TLS handshake with ${escapeLog(socket.remoteAddress ?? '?')} failed: ${errorMessage(err)}`);
-    });
+    server.on('tlsClientError', logTlsClientError(log));
     return server;
   };
   tlsServer = makeTls(options.tls);
@@ -105,28 +100,13 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
   };
 
   const server: NetServer = createNetServer((socket) => {
-    if (!policy.isAllowed(socket.remoteAddress)) {
-      log.warning(`connection from ${escapeLog(socket.remoteAddress ?? '?')} refused: not in allowed hosts${policy.allowedHostsFrom ? ` ${policy.allowedHostsFrom}` : ''}`);
-      countRefusal('agent', 'allowed hosts');
-      socket.destroy();
-      return;
-    }
-    if (!guard.admit(socket)) return;
+    if (!guard.admit(socket, policy)) return;
     socket.on('error', (err) => log.debug(`connection from ${escapeLog(socket.remoteAddress ?? '?')}: ${errorMessage(err)}`));
     if (tlsServer) tlsServer.emit('connection', socket);
     else serve(socket, { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException): void => {
-      reject(new AgentError('AGENT_ERR_AGENT_LISTEN', [`${options.host || '*'}:${options.port}`, err.code ?? err.message], { cause: err }));
-    };
-    server.once('error', onError);
-    server.listen({ port: options.port, ...(options.host ? { host: options.host } : {}) }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+  await listenOn(server, options.host, options.port, 'AGENT_ERR_AGENT_LISTEN');
   server.on('error', (err) => log.error(`listener: ${errorMessage(err)}`));
 
   return {
@@ -134,22 +114,28 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
     connections: () => conns.size,
     setPolicy(next) {
       policy = next;
-      guard.setLimits(limitsOf(next));
+      // A guard handed in is its owner's to limit.
+      if (!options.guard) guard.setLimits(limitsOf(next));
       for (const c of conns) if (!next.isAllowed(c.peer.address)) c.drain();
     },
     setTls(tls) {
       tlsServer = makeTls(tls);
       for (const c of conns) c.drain();
+      return true;
     },
-    async close(graceMs = 2000) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const c of conns) c.drain();
-      const deadline = performance.now() + graceMs;
-      // Bounded wait for in-flight answers; then whatever is left is cut.
-      while (conns.size > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      for (const c of conns) c.destroy();
-      guard.dispose();
-      await closed;
+    close(graceMs = CLOSE_GRACE_MS) {
+      return closeGracefully({
+        server,
+        open: () => conns.size,
+        drain: () => {
+          for (const c of conns) c.drain();
+        },
+        cut: () => {
+          for (const c of conns) c.destroy();
+          guard.dispose();
+        },
+        graceMs,
+      });
     },
   };
 }

@@ -1,16 +1,7 @@
 /**
- * TLS settings of the agent protocol.
- *
- * Server: always has a certificate (configured, or generated self-signed by
- * the AgentServer module). Client authentication follows `ca`:
- * - `ca` empty: no client certificate is asked for; a verify mode other
- *   than none is a configuration error (without a ca the system store would
- *   decide who may query);
- * - `ca` set: verify modes none, peer-cert, fail-if-no-peer-cert and
- *   remote-peer require a client certificate signed by ca (a ca that is not
- *   enforced would only give a false sense of security, so none counts as
- *   peer-cert here); peer and client-once ask for one and refuse an invalid
- *   one, but let a client without a certificate in.
+ * TLS settings of the agent protocol's client. (The server's are the
+ * listeners' one builder, protocols/listener/server-tls.ts, with client
+ * certificates decided by the ca: `verify: 'by-ca'`.)
  *
  * Client: the remote protocol's rules (protocols/nrpe/tls.ts): the chain is
  * checked against ca when the verify mode is not none, host names are not
@@ -18,11 +9,8 @@
  * Unreadable files, and a ca file without a usable PEM certificate, throw
  * AGENT_ERR_TLS_FILE naming the file.
  */
-import type { ConnectionOptions, TlsOptions } from 'node:tls';
-import { AgentError } from '../../errors.js';
-import { buildClientTls, withSecLevel0, type NrpeTlsSettings } from '../nrpe/tls.js';
-import { caProblem } from '../../formats/pem-check.js';
-import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
+import type { ConnectionOptions } from 'node:tls';
+import { buildClientTls, type NrpeTlsSettings } from '../nrpe/tls.js';
 
 /** A client's TLS settings: the NRPE client's, each one given (a target carries them all) and no DH file (server only). */
 export type AgentTlsSettings = Required<Omit<NrpeTlsSettings, 'dh'>>;
@@ -33,37 +21,4 @@ export function agentClientTls(s: AgentTlsSettings): { build: () => ConnectionOp
     build: () => buildClientTls(s),
     key: JSON.stringify([s.allowedCiphers, s.certificate, s.certificateKey, s.certificateFormat, s.ca, s.verifyMode]),
   };
-}
-
-/** Server TLS options from PEM text of certificate and key and the ca file name. */
-export function agentServerTls(s: { cert: string; key: string; ca: string; verifyMode: string; allowedCiphers: string }): TlsOptions {
-  const options: TlsOptions = {
-    cert: s.cert,
-    key: s.key,
-    minVersion: 'TLSv1.2',
-    ciphers: /ADH|aNULL/i.test(s.allowedCiphers) ? withSecLevel0(s.allowedCiphers) : s.allowedCiphers || 'DEFAULT',
-    honorCipherOrder: true,
-  };
-  const mode = s.verifyMode || 'none';
-  if (!s.ca) {
-    if (mode !== 'none') throw new AgentError('AGENT_ERR_AGENT_TLS_CONFIG', [`verify mode ${mode} needs a ca to check client certificates against`]);
-    return options;
-  }
-  options.ca = readCa(s.ca);
-  options.requestCert = true;
-  options.rejectUnauthorized = mode !== 'peer' && mode !== 'client-once';
-  return options;
-}
-
-/** The ca file's content; AGENT_ERR_TLS_FILE when it cannot be read or holds no usable PEM certificate. */
-function readCa(file: string): Buffer {
-  let content: Buffer;
-  try {
-    content = readRegularFileSync(file, TLS_FILE_LIMIT);
-  } catch (err) {
-    throw new AgentError('AGENT_ERR_TLS_FILE', ['ca', file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
-  }
-  const problem = caProblem(content);
-  if (problem) throw new AgentError('AGENT_ERR_TLS_FILE', ['ca', file, problem]);
-  return content;
 }

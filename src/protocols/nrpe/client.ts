@@ -14,6 +14,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { AgentError, type ErrorCode } from '../../errors.js';
 import { PacketReader } from './packet-reader.js';
+import { anonymousOnlyAdvice, probeAnonymous } from './anonymous-probe.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, type PacketVersion } from './packet.js';
 import { isTlsError } from '../tls-errors.js';
 import { describeSocketError, tlsHint, type TlsHintWords } from '../client-errors.js';
@@ -162,7 +163,7 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
         // No suite in common: a server without a certificate (stock nrpe) has only anonymous ones to offer.
         probing = true;
         const hint = tlsHint(err, HINT_WORDS);
-        void probeAnonymous(o, deadline).then((anonymous) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, anonymous ? `${hint}: ${ANONYMOUS_ONLY}` : hint));
+        void probeAnonymous(o, deadline).then((p) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, p.anonymous ? `${hint}: ${anonymousOnlyAdvice(p.answer)}` : hint));
       } else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, HINT_WORDS));
       else if (!connected && o.tls && err.code === 'ECONNRESET') explainEarlyClose(reason);
       else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, reason);
@@ -229,31 +230,6 @@ function probeReset(o: NrpeClientOptions, deadline: number): Promise<string> {
       clearTimeout(timer);
       resolve(!connected ? either : waited ? plain : refused);
     });
-  });
-}
-
-/** Why a handshake failed when the server completes one with anonymous suites only. */
-export const ANONYMOUS_ONLY =
-  'the server offers only anonymous DH (ADH/AECDH) ciphers, which our allowed ciphers exclude: it has no certificate (as a stock nrpe). ' +
-  'Give it one (nrpe.cfg ssl_cert_file, ssl_privatekey_file), or accept TLS that does not authenticate the server with ' +
-  'allowed ciphers = ALL:!MD5:@STRENGTH:@SECLEVEL=0 in the target\'s section of [/settings/remote/client/targets] (--allowed-ciphers on the command line)';
-
-/**
- * Whether the server completes a TLS handshake that offers anonymous suites
- * only (capped at TLS 1.2, where they exist). Closes at once: nothing is sent.
- */
-function probeAnonymous(o: NrpeClientOptions, deadline: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = tls.connect({ host: o.host, port: o.port, ciphers: 'aNULL:@SECLEVEL=0', minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2', rejectUnauthorized: false });
-    const done = (anonymous: boolean): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(anonymous);
-    };
-    const timer = setTimeout(() => done(false), Math.max(0, Math.min(2000, deadline - performance.now() - 50)));
-    socket.once('secureConnect', () => done(true));
-    socket.on('error', () => done(false));
-    socket.once('close', () => done(false));
   });
 }
 

@@ -13,13 +13,17 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import { AgentError, errorMessage } from '../../errors.js';
+import { errorMessage } from '../../errors.js';
 import { escapeForLog, sink, type Logger } from '../../log.js';
 import { toNagios, type QueryResult } from '../../core/result.js';
 import { escapeLog } from '../../log-escape.js';
 import { countRefusal } from '../../core/work-counters.js';
 import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
 import { PacketReader } from './packet-reader.js';
+import { peerGone } from '../listener/peer-gone.js';
+import { closeGracefully } from '../listener/graceful-close.js';
+import { listenOn } from '../listener/listen.js';
+import { logTlsClientError, tlsPeer } from '../listener/tls-peer.js';
 import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
 
 /** What may change while the server runs (applied to the next connection). */
@@ -51,6 +55,8 @@ export interface NrpeServerOptions extends NrpeServerPolicy {
    * their arguments skip the allow-arguments and nasty-character checks.
    */
   dataCommands?: readonly string[];
+  /** The connection guard (listener/managed-listener.ts hands its own); one with the policy's limits when absent. */
+  guard?: ConnectionGuard;
   /** The answer to a query; a rejection becomes an UNKNOWN answer. `signal` aborts when the peer has gone. */
   answer: (command: string, args: string[], peer: NrpePeer, signal: AbortSignal) => Promise<QueryResult>;
   log: Logger;
@@ -88,18 +94,12 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   const policy: NrpeServerPolicy = { ...options };
   const sockets = new Set<net.Socket>();
   const log = options.log;
-  const guard = new ConnectionGuard(limitsOf(policy), log, 'nrpe');
+  const guard = options.guard ?? new ConnectionGuard(limitsOf(policy), log, 'nrpe');
   let currentTls = options.tls;
 
   /** Allowed hosts and the connection limits, on the raw socket before any TLS byte; false when refused. */
   const accept = (raw: net.Socket): boolean => {
-    if (!policy.isAllowed(raw.remoteAddress)) {
-      log.warning(`refused connection from ${escapeLog(raw.remoteAddress ?? '?')}: not in allowed hosts${policy.allowedHostsFrom ? ` ${policy.allowedHostsFrom}` : ''}`);
-      countRefusal('nrpe', 'allowed hosts');
-      raw.destroy();
-      return false;
-    }
-    if (!guard.admit(raw)) return false;
+    if (!guard.admit(raw, policy)) return false;
     sockets.add(raw);
     raw.once('close', () => sockets.delete(raw));
     return true;
@@ -109,13 +109,13 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    // Optional client certificates (verify mode peer): none is fine, one that does not verify is not.
-    if (socket instanceof tls.TLSSocket && currentTls?.requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
-      log.warning(`refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`);
-      socket.destroy();
-      return;
+    const peer: NrpePeer = { address: socket.remoteAddress ?? '' };
+    if (socket instanceof tls.TLSSocket) {
+      const verified = tlsPeer(socket, currentTls?.requestCert, log);
+      if (!verified) return;
+      Object.assign(peer, verified);
     }
-    handleConnection(socket, policy, options, log, () => guard.served(socket));
+    handleConnection(socket, peer, policy, options, log, () => guard.served(socket));
   };
   const server: net.Server = options.tls
     ? tls.createServer(options.tls, serve)
@@ -128,28 +128,18 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
     server.on('connection', (raw: net.Socket) => {
       accept(raw);
     });
-    server.on('tlsClientError', (err: Error, s: tls.TLSSocket) => {
-      log.debug(`TLS handshake with ${escapeLog(s.remoteAddress ?? '?')} failed: ${err.message}`);
-      s.destroy();
-    });
+    server.on('tlsClientError', logTlsClientError(log));
   }
   server.on('error', (err) => log.error(`listener error: ${err.message}`));
 
-  const host = options.host || undefined;
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error): void => reject(new AgentError('AGENT_ERR_NRPE_LISTEN', [`${host ?? '*'}:${options.port}`, err.message]));
-    server.once('error', onError);
-    server.listen({ host, port: options.port }, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+  await listenOn(server, options.host, options.port, 'AGENT_ERR_NRPE_LISTEN');
 
   return {
     address: () => server.address() as AddressInfo,
     setPolicy(next) {
       Object.assign(policy, next);
-      guard.setLimits(limitsOf(policy));
+      // A guard handed in is its owner's to limit.
+      if (!options.guard) guard.setLimits(limitsOf(policy));
     },
     setTls(next) {
       if (!next || !(server instanceof tls.Server)) return false;
@@ -161,17 +151,22 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
       currentTls = next;
       return true;
     },
+    // One query per connection: those in flight are answered within the grace, then the rest is cut.
     close() {
-      return new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-        guard.dispose();
+      return closeGracefully({
+        server,
+        open: () => sockets.size,
+        drain: () => undefined,
+        cut: () => {
+          for (const s of sockets) s.destroy();
+          guard.dispose();
+        },
       });
     },
   };
 }
 
-function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, served: () => void): void {
+function handleConnection(socket: net.Socket, from: NrpePeer, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, served: () => void): void {
   const peer = escapeLog(socket.remoteAddress ?? '?');
   const reader = new PacketReader({ payloadLength: policy.payloadLength, maxBufferLength: NRPE_MAX_BUFFER });
   let done = false;
@@ -195,12 +190,11 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
     socket.off('data', onData);
     // Reading goes on (whatever else the peer sends is dropped) so that its leaving is seen: the
     // close aborts the query, which kills its script or closes its probe's socket.
-    const gone = new AbortController();
-    socket.once('close', () => gone.abort(new Error(`${peer} closed the connection`)));
+    const gone = peerGone(socket, peer);
     socket.on('data', () => undefined);
     // From here the listener's idle rule: the answer (the check included) is written within the timeout.
     socket.setTimeout(policy.timeoutMs, () => socket.destroy());
-    void respond(socket, packet, policy, options, log, gone.signal).catch((err: unknown) => {
+    void respond(socket, from, packet, policy, options, log, gone).catch((err: unknown) => {
       log.error(`answering ${peer} failed: ${escapeForLog(errorMessage(err))}`);
       socket.destroy();
     });
@@ -208,7 +202,7 @@ function handleConnection(socket: net.Socket, policy: NrpeServerPolicy, options:
   socket.on('data', onData);
 }
 
-async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, signal: AbortSignal): Promise<void> {
+async function respond(socket: net.Socket, from: NrpePeer, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, signal: AbortSignal): Promise<void> {
   const peer = escapeLog(socket.remoteAddress ?? '?');
   if (packet.type !== QUERY_PACKET) {
     log.warning(`dropped ${peer}: packet type ${packet.type} is not a query`);
@@ -235,7 +229,7 @@ async function respond(socket: net.Socket, packet: NrpePacket, policy: NrpeServe
   } else {
     const started = performance.now();
     try {
-      result = await options.answer(command, args, peerOf(socket), signal);
+      result = await options.answer(command, args, from, signal);
     } catch (err) {
       result = refusal(`${command} failed: ${errorMessage(err)}`);
     }
@@ -263,13 +257,6 @@ function limitsOf(policy: NrpeServerPolicy): ConnectionLimits {
     maxPerAddress: policy.maxPerAddress ?? DEFAULT_MAX_PER_ADDRESS,
     firstRequestMs: policy.timeoutMs,
   };
-}
-
-function peerOf(socket: net.Socket): NrpePeer {
-  const peer: NrpePeer = { address: socket.remoteAddress ?? '' };
-  const cn = socket instanceof tls.TLSSocket && socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
-  if (typeof cn === 'string' && cn) peer.certificate = cn;
-  return peer;
 }
 
 function refusal(message: string): Pick<QueryResult, 'result' | 'message' | 'perf'> {

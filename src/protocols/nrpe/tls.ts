@@ -1,21 +1,20 @@
 /**
- * TLS option building for the remote protocol, client and server, in the
- * ways the Debian NRPE daemon and check_nrpe accept:
+ * TLS option building for the remote protocol's client, in the ways the
+ * Debian NRPE daemon accepts (the server's options are the listeners' one
+ * builder, protocols/listener/server-tls.ts):
  * - anonymous DH (no certificate): cipher lists need `@SECLEVEL=0` on
- *   OpenSSL 3; a Node server must cap at TLS 1.2 and have DH parameters
- *   (`'auto'` or a PEM file); it prefers anonymous ECDH (AECDH), an order of
- *   magnitude cheaper than finite-field DH, whenever the list allows both;
+ *   OpenSSL 3;
  * - certificates, a CA and verify modes otherwise.
  * File problems (unreadable, not PEM, a key that does not belong to the
  * certificate, a ca without certificates) throw AgentError
  * AGENT_ERR_TLS_FILE naming the file and the reason.
  */
-import { existsSync } from 'node:fs';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import type { ConnectionOptions, TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from '../../formats/pem-check.js';
 import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
+import { withSecLevel0 } from '../listener/server-tls.js';
 
 export type VerifyMode = 'none' | 'peer' | 'peer-cert' | 'remote-peer' | 'fail-if-no-peer-cert' | 'client-once';
 
@@ -52,39 +51,6 @@ export function buildClientTls(s: NrpeTlsSettings): ConnectionOptions {
   };
   Object.assign(options, certificateOptions(s));
   return options;
-}
-
-/**
- * Server options. Without a certificate only anonymous suites can work, so
- * TLS is capped at 1.2 and DH parameters are set; the cipher list is the
- * configured one with finite-field DH suites moved after the others
- * (`+kDHE` only reorders what the list allows) and the server's order wins.
- * Verify modes peer-cert and fail-if-no-peer-cert require a client
- * certificate signed by `ca`; peer asks for one and checks it when sent.
- */
-export function buildServerTls(s: NrpeTlsSettings): TlsOptions {
-  const options: TlsOptions = {
-    // The server's list (its schema default is check_nrpe's); an empty list means OpenSSL's default, as everywhere.
-    ciphers: `${withSecLevel0(s.allowedCiphers || 'DEFAULT')}:+kDHE`,
-    honorCipherOrder: true,
-    dhparam: s.dh && existsSync(s.dh) ? readFile('DH parameter', s.dh) : 'auto',
-  };
-  Object.assign(options, certificateOptions(s));
-  if (!options.cert) options.maxVersion = 'TLSv1.2';
-  const mode = s.verifyMode || 'none';
-  if (mode === 'peer-cert' || mode === 'fail-if-no-peer-cert' || mode === 'remote-peer') {
-    options.requestCert = true;
-    options.rejectUnauthorized = true;
-  } else if (mode === 'peer' || mode === 'client-once') {
-    options.requestCert = true;
-    options.rejectUnauthorized = false;
-  }
-  return options;
-}
-
-/** Appends `@SECLEVEL=0` unless the list sets a level itself. */
-export function withSecLevel0(ciphers: string): string {
-  return /@SECLEVEL=/i.test(ciphers) ? ciphers : `${ciphers}:@SECLEVEL=0`;
 }
 
 function verifies(mode: string | undefined): boolean {

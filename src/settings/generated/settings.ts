@@ -259,7 +259,7 @@ export interface ClientTargetsSection {
  */
 export interface AgentServerSection {
 /**
- * Port to listen on.
+ * Port to listen on; 0 lets the system pick a free one (the agent logs which).
  */
 port: number
 /**
@@ -345,7 +345,7 @@ target: string
  */
 export interface RemoteServerSection {
 /**
- * Port to listen on.
+ * Port to listen on; 0 lets the system pick a free one (the agent logs which).
  */
 port: number
 /**

@@ -7,8 +7,9 @@
  * the file is valid (bounded). Every drop and change is in `changes`.
  */
 import { basename } from 'node:path';
+import { byteSize, SETTINGS_FILE_LIMIT } from '../../formats/regular-file.js';
 import { loadSettingsText } from '../load.js';
-import type { SettingsProblem } from '../problem.js';
+import { problem, type SettingsProblem } from '../problem.js';
 import { translate, type ImportChange, type OutEntry, type OutSection, type Translation } from './translate.js';
 import { looksLikeNrpeCfg } from './nrpe-cfg-read.js';
 import { translateNrpeCfg } from './nrpe-cfg.js';
@@ -58,6 +59,9 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
   if (!nrpe) mergeIncludes(t, sourceFile);
   const label = nrpe ? 'NRPE' : 'NSClient++';
   let rendered = render(t, sourceFile, label);
+  // The agent does not read a settings file over its size limit: say so before validating what it would refuse.
+  const size = Buffer.byteLength(rendered.text);
+  if (size > SETTINGS_FILE_LIMIT) return tooLarge(t, rendered.text, size, sourceFile, outputFile, nrpe);
   let loaded = loadSettingsText(rendered.text, outputFile);
   for (let round = 0; round < MAX_ROUNDS && !loaded.ok; round++) {
     const refused = new Map<OutEntry | OutSection, string>();
@@ -89,11 +93,31 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
     writable: loaded.ok,
     problems: loaded.ok ? tls : loaded.problems,
     warnings: loaded.warnings,
+    ...reportOf(t, sourceFile, nrpe),
+  };
+}
+
+/** What the report says of a translation, valid or not: every change, the line totals, what was left out. */
+function reportOf(t: Translation, sourceFile: string, nrpe: boolean): Pick<ImportResult, 'changes' | 'unsupportedModules' | 'source' | 'totals' | 'windowsOnly'> {
+  return {
     changes: nrpe ? t.changes : byFileAndLine(t.changes, t.counted ?? [], sourceFile),
     unsupportedModules: t.unsupportedModules,
     source: nrpe ? 'nrpe' : 'nsclient',
     ...(t.counted ? { totals: lineTotals(t.counted, t.changes, sourceFile) } : {}),
     windowsOnly: t.windowsOnly ?? [],
+  };
+}
+
+/** The result of a translation too large to be one settings file: nothing valid, nothing written, the report complete. */
+function tooLarge(t: Translation, text: string, size: number, sourceFile: string, outputFile: string, nrpe: boolean): ImportResult {
+  const mib = `${(size / (1024 * 1024)).toFixed(1)} MiB`;
+  return {
+    text,
+    valid: false,
+    writable: false,
+    problems: [problem('AGENT_ERR_IMPORT_TOO_LARGE', [mib, byteSize(SETTINGS_FILE_LIMIT)], { file: outputFile, line: 1, col: 1 })],
+    warnings: [],
+    ...reportOf(t, sourceFile, nrpe),
   };
 }
 

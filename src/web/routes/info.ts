@@ -1,4 +1,5 @@
 /** GET /api/v1/info and /api/v1/info/version, privilege `info.get` (the version also NSClient++'s `info.get.version`). */
+import { hostname } from 'node:os';
 import { VERSION } from '../../version.js';
 import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
@@ -12,6 +13,7 @@ export function registerInfoRoutes(ctx: RouteContext): void {
       version: info.version,
       started: info.started,
       pid: info.pid,
+      hostname: hostname(),
       settings: info.settings,
       version_url: `${v1}/info/version`,
       status_url: `${v1}/settings/status`,

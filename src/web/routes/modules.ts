@@ -82,6 +82,7 @@ export function moduleJson(base: string, m: ModuleStatus): Record<string, unknow
     outcome: m.outcome,
     ...(m.error !== undefined ? { error: m.error } : {}),
     drift: m.drift,
+    ...(m.listening !== undefined ? { listening: m.listening } : {}),
     module_url: url,
     load_url: `${url}/commands/load`,
     unload_url: `${url}/commands/unload`,

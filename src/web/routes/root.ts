@@ -1,7 +1,9 @@
 /**
  * GET /api (versions) and GET /api/v1 (the index of resources), privilege
  * `public`; GET and DELETE /api/v1/login (NSClient++'s `login.get`): who the
- * credentials are. There are no session tokens (every request carries its
+ * credentials are. GET /api/v1 (the index, `public`) also names the caller
+ * and the privileges its role grants, so a client (the web UI) offers only
+ * what the caller may do. There are no session tokens (every request carries its
  * credentials), so `key` is absent and DELETE has nothing to revoke.
  */
 import { baseUrl, sendJson } from '../respond.js';
@@ -29,7 +31,11 @@ export function registerRootRoutes(ctx: RouteContext): void {
       logs_url: `${v1}/logs`,
       info_url: `${v1}/info`,
       settings_status_url: `${v1}/settings/status`,
+      settings_url: `${v1}/settings`,
       metrics_url: `${v1}/metrics`,
+      // Who asked and what they may do: the UI offers only the actions these grant.
+      user: req.principal?.user,
+      privileges: req.principal?.privileges ?? [],
     });
   });
 }

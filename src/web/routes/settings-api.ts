@@ -5,6 +5,8 @@
  *   (defaults applied, variables expanded, objects resolved) as
  *   `[{path, key, value}]`, secrets as `******`; with a path, the sections
  *   at and under it (case-insensitive); nothing there is a 404.
+ *   `?origins=true` adds each value's `origin` (`agent.ini:27`, `object
+ *   default, agent.ini:40`, `default`), as `agent settings show` prints it.
  * - `PUT /api/v1/settings{/path}` (`settings.put`): body `{path?, key,
  *   value?}` or an array of them; `path` defaults to the URL's; a value sets
  *   the key, an empty or missing value removes it. `{status: "success",
@@ -41,7 +43,7 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
 
   const list = (req: WebRequest, res: ServerResponse): void => {
     const path = urlPath(req);
-    const entries = effectiveEntries(ctx.control.settings()).filter((e) => path === undefined || under(e.path, path));
+    const entries = effectiveEntries(ctx.control.settings(), { origins: queryFlag(req.query.origins, 'origins', false) }).filter((e) => path === undefined || under(e.path, path));
     if (entries.length === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No settings under ${path}`]);
     sendJson(res, 200, entries);
   };

@@ -1,6 +1,9 @@
 /**
  * The web UI's entry point: sign-in, the view switcher (location hash
- * `#status`, `#modules`, `#queries[/name]`, `#schedules`, `#logs`) and the session.
+ * `#status`, `#modules`, `#queries[/name]`, `#schedules`, `#logs`,
+ * `#settings`) and the session. The header and the page title carry the
+ * agent's host name; the views offer only the actions the user's
+ * privileges (named by the API index) grant.
  *
  * Credentials live in sessionStorage only (gone when the tab closes; never
  * localStorage or cookies). Sign-in is one request, GET /api (privilege
@@ -19,6 +22,8 @@ import { mountModules } from './views/modules.js';
 import { mountQueries } from './views/queries.js';
 import { mountLogs } from './views/logs.js';
 import { mountSchedules } from './views/schedules.js';
+import { mountSettings } from './views/settings.js';
+import { privilegeChecker } from './privileges.js';
 
 const SESSION_KEY = 'agent-ui-session';
 
@@ -29,7 +34,9 @@ const VIEWS = [
   { id: 'queries', label: 'Queries', mount: mountQueries, probes: (ix) => [ix.queries_url] },
   { id: 'schedules', label: 'Schedules', mount: mountSchedules, probes: (ix) => [ix.schedules_url] },
   { id: 'logs', label: 'Logs', mount: mountLogs, probes: (ix) => [withParams(ix.logs_url, { per_page: '1' })] },
+  { id: 'settings', label: 'Settings', mount: mountSettings, probes: (ix) => [ix.settings_url && `${ix.settings_url}/modules`] },
 ];
+const PRODUCT = 'Monitoring agent';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -39,6 +46,9 @@ let index = null;
 let api = null;
 let access = new Map();
 let current = null;
+let can = privilegeChecker([]);
+/** The agent's host name (from /api/v1/info; empty when the role may not read it). */
+let host = '';
 
 start();
 
@@ -91,7 +101,8 @@ function showSignIn(message) {
     password.focus();
   });
   replace(main, form);
-  document.title = 'Sign in · Monitoring agent';
+  showHost('');
+  document.title = `Sign in · ${PRODUCT}`;
   (message ? password : user.value ? password : user).focus();
 }
 
@@ -116,6 +127,9 @@ async function signIn(user, password) {
   // A view is allowed unless every one of its calls answered 403 (other errors show inside the view).
   access = new Map(results.map(({ view, outcomes }) => [view.id, !outcomes.every((o) => o.status === 'rejected' && o.reason instanceof ApiError && o.reason.forbidden)]));
   api = candidate;
+  can = privilegeChecker(index.privileges);
+  const info = results.find((r) => r.view.id === 'status')?.outcomes[0];
+  showHost(info?.status === 'fulfilled' && typeof info.value?.hostname === 'string' ? info.value.hostname : '');
   followHealth(api, index);
   writeSession({ user, password });
   document.getElementById('session-user').textContent = user;
@@ -166,9 +180,15 @@ function route() {
   const root = h('div', { class: `view view-${view.id}` });
   replace(main, root);
   const param = decodeURIComponent(rest.join('/'));
-  const handle = view.mount(root, { api, index, announce, param, allowed: access.get(view.id) !== false });
+  const handle = view.mount(root, { api, index, announce, param, allowed: access.get(view.id) !== false, can });
   current = { id: view.id, param: rest.join('/'), root, handle };
-  document.title = `${view.label} · Monitoring agent`;
+  document.title = [view.label, host, PRODUCT].filter(Boolean).join(' · ');
+}
+
+/** The host name in the header and (through `host`) in the page title, so tabs of several hosts differ. */
+function showHost(name) {
+  host = name;
+  document.getElementById('brand-name').textContent = name ? `${name} · ${PRODUCT}` : PRODUCT;
 }
 
 function disposeView() {

@@ -1,6 +1,6 @@
 /**
  * Ceiling of the remote-server benchmark, in its own process: a bare Node
- * TLS server with the RemoteServer's default TLS options (buildServerTls:
+ * TLS server with the RemoteServer's default TLS options (serverTlsOptions:
  * anonymous suites, anonymous ECDH preferred, TLS 1.2) that reads one NRPE
  * v3/v4 request packet and answers a fixed, precomputed v4 response
  * (the bytes our server answers to `check_ok`: `OK: check_ok`), then closes,
@@ -16,11 +16,11 @@
 import { createServer } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { encodePacket, RESPONSE_PACKET } from '../../../src/protocols/nrpe/packet.js';
-import { buildServerTls } from '../../../src/protocols/nrpe/tls.js';
+import { serverTlsOptions } from '../../../src/protocols/listener/server-tls.js';
 
 const answer = encodePacket({ version: 4, type: RESPONSE_PACKET, result: 0, text: 'OK: check_ok' });
 // The RemoteServer's defaults: [/settings/remote/server] allowed ciphers ALL:!MD5:@STRENGTH:@SECLEVEL=0, no certificate, dh empty.
-const server = createServer(buildServerTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }), (socket) => {
+const server = createServer(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }), (socket) => {
   socket.setNoDelay(true);
   let got = 0;
   let need = 16;

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { connect, createServer, type TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { cachedClientTls } from '../../../src/protocols/client-tls-cache.js';
-import { buildClientTls, buildServerTls } from '../../../src/protocols/nrpe/tls.js';
+import { buildClientTls } from '../../../src/protocols/nrpe/tls.js';
+import { serverTlsOptions } from '../../../src/protocols/listener/server-tls.js';
 
 test('one context per key; a failed build is not cached', () => {
   let builds = 0;
@@ -36,7 +37,7 @@ test('one context per key; a failed build is not cached', () => {
 });
 
 test('a cached context connects over anonymous DH', async () => {
-  const server = createServer(buildServerTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }), (s) => s.end('hello'));
+  const server = createServer(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }), (s) => s.end('hello'));
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
   const port = (server.address() as AddressInfo).port;
   try {

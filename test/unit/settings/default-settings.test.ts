@@ -11,11 +11,8 @@ import { loadSettingsFile } from '../../../src/settings/load.js';
 
 const SETTINGS = fileURLToPath(new URL('../../../../settings', import.meta.url));
 
-// The fleet example reads its web password from the environment, as a deployment would.
-process.env.AGENT_WEB_PASSWORD ??= 'example-password-from-the-environment';
-// So does the passive-checks example, for its NSCA and Icinga 2 passwords.
-process.env.NSCA_PASSWORD ??= 'example-nsca-password';
-process.env.ICINGA_API_PASSWORD ??= 'example-api-password';
+// The fleet, web-users and passive-checks examples read their passwords from the environment, as a deployment would.
+for (const name of ['AGENT_WEB_PASSWORD', 'AGENT_ALICE_PASSWORD', 'AGENT_NAGIOS_PASSWORD', 'NSCA_PASSWORD', 'ICINGA_API_PASSWORD']) process.env[name] ??= 'example-password-from-the-environment';
 
 const files = readdirSync(SETTINGS, { recursive: true })
   .map(String)

@@ -1,6 +1,6 @@
 /*
  * The C script spawner's event loop (see spawner.h; the protocol is
- * documented in spawner-source.ts). Each round: free what was answered,
+ * documented in spawner-frames.ts). Each round: free what was answered,
  * reap, enforce deadlines, answer runs whose pipes outlived their grace,
  * send the replies in one write, then wait (epoll) for the agent, a pipe
  * or SIGCHLD (a signalfd: no race between a child's exit and the wait).

@@ -1,7 +1,8 @@
 /*
- * The C script spawner: the same program as the Perl one in
- * spawner-source.ts (which documents the protocol and the guarantees),
- * built by `npm run build` when a C compiler is found (src/tools/build-spawner.mjs).
+ * The script spawner: the one way the agent starts programs (scripts, host
+ * commands, ping). src/checks/scripts/spawner-frames.ts documents the
+ * protocol and the guarantees; `npm run build` compiles it
+ * (src/tools/build-spawner.mjs; the build fails without a C compiler).
  * It starts each script with posix_spawn, which glibc implements with
  * clone(CLONE_VM | CLONE_VFORK): no copy of the spawner's page tables, and
  * the spawner learns the exec's errno from posix_spawn's return value.

@@ -16,7 +16,7 @@ const ACTIONS = {
   disable: { label: 'Disable', privilege: 'modules.disable', done: 'disabled', what: 'disabling modules', slot: 1 },
 };
 
-export function mountModules(root, { api, index, announce, allowed }) {
+export function mountModules(root, { api, index, announce, allowed, can }) {
   const message = h('div', { class: 'view-message', 'aria-live': 'polite' });
   const list = h('div', { class: 'module-list' });
   let disposed = false;
@@ -76,7 +76,8 @@ export function mountModules(root, { api, index, announce, allowed }) {
   function button(el, m, action) {
     const spec = ACTIONS[action];
     const url = m[`${action}_url`];
-    if (!url) return null;
+    // An action the user's role does not grant is not offered (the API would answer 403).
+    if (!url || !can(spec.privilege)) return null;
     return h('button', {
       type: 'button',
       class: action === 'unload' || action === 'disable' ? 'secondary' : '',

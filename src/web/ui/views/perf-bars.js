@@ -1,7 +1,10 @@
 /**
  * Performance data as horizontal bars: one row per alias with the value as
  * text (value, unit, warning, critical, min, max) and a bar scaled to the
- * maximum when given, else to the largest of value, warning and critical.
+ * maximum when given, to 100 for a percentage, else to the largest of
+ * value, warning and critical. A value with neither a maximum nor a
+ * threshold has no scale: it gets no bar (a load of 2.98 and one of 1.17
+ * must not look alike), only its text.
  * Warning and critical thresholds are drawn as marks on the bar. The text
  * carries all the data; the bar is decoration (aria-hidden).
  */
@@ -24,6 +27,9 @@ function row(alias, p) {
   const crit = num(p.critical);
   const min = num(p.minimum) ?? 0;
   const max = scaleMax(p, value, warn, crit);
+  if (max === undefined) {
+    return h('li', { class: 'perf-row perf-unscaled' }, h('span', { class: 'perf-alias', text: alias }), h('span', { class: 'perf-text', text: describe(p) }));
+  }
   // A maximum at or below the minimum (swap of size 0: max 0) leaves no range to draw: an empty bar, no ticks.
   const given = num(p.maximum);
   const noRange = given !== undefined && given <= min;
@@ -61,6 +67,8 @@ function scaleMax(p, value, warn, crit) {
   const min = num(p.minimum) ?? 0;
   if (given !== undefined && given > min) return given;
   if (p.unit === '%') return 100;
+  // Without a maximum only thresholds give a scale; a value alone has nothing to be measured against.
+  if (warn === undefined && crit === undefined) return undefined;
   const top = Math.max(value ?? 0, warn ?? 0, crit ?? 0);
   return top > min ? top * 1.1 : min + 1;
 }

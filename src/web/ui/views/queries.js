@@ -7,10 +7,10 @@
  */
 import { h, replace, uid } from '../dom.js';
 import { argumentsQuery } from '../api.js';
-import { viewHeader, errorNotice, statusOf, refreshButton } from './common.js';
+import { viewHeader, errorNotice, forbiddenNotice, statusOf, refreshButton } from './common.js';
 import { perfBars } from './perf-bars.js';
 
-export function mountQueries(root, { api, index, announce, param, allowed }) {
+export function mountQueries(root, { api, index, announce, param, allowed, can }) {
   const filterId = uid('filter');
   const filter = h('input', { id: filterId, type: 'search', autocomplete: 'off', spellcheck: 'false', oninput: () => applyFilter() });
   const list = h('ul', { class: 'query-list' });
@@ -104,15 +104,16 @@ export function mountQueries(root, { api, index, announce, param, allowed }) {
         result.removeAttribute('aria-busy');
       }
     });
+    // Running needs queries.execute: without it the query is described, not offered.
+    const runnable = can('queries.execute');
     replace(
       runner,
       h('h2', { id: 'runner-heading' }, h('code', { text: q.name })),
       q.title || q.module ? h('p', { class: 'subtitle', text: [q.title, q.module && `(${q.module})`].filter(Boolean).join(' ') }) : null,
       q.description ? h('p', { class: 'description', text: q.description }) : null,
-      form,
-      result,
+      runnable ? [form, result] : forbiddenNotice('running queries', 'queries.execute'),
     );
-    if (focus) args.focus();
+    if (focus && runnable) args.focus();
   }
 
   return {

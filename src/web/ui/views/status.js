@@ -78,11 +78,11 @@ function renderInfo(box, outcome) {
   const heading = h('h2', { id: 'info-heading', text: 'Agent' });
   if (outcome.status === 'rejected') return replace(box, heading, errorNotice(outcome.reason, 'the agent information', 'info.get'));
   const info = outcome.value;
-  document.getElementById('brand-name').textContent = info.name ? `Monitoring agent · ${info.name}` : 'Monitoring agent';
   replace(
     box,
     heading,
     facts([
+      ['Host', info.hostname],
       ['Name', info.name],
       ['Version', info.version],
       ['Started', timeEl(info.started)],

@@ -1,9 +1,10 @@
 /**
- * The script spawners (a long-lived C or Perl process that starts the
- * scripts): every test runs against both, real processes each time. The
- * same outcomes as runScript in the agent, and what happens when a spawner
- * dies, cannot start, or is stopped with scripts running; which one is
- * chosen.
+ * The script spawner (the long-lived C process that starts every program
+ * the agent runs), real processes each time: the outcome of each kind of
+ * run (status, output, environment, working folder, PATH lookup, programs
+ * that cannot start, signals), the process group killed on timeout, abort
+ * and exit, the output cap, many runs at once, and what happens when the
+ * spawner dies, cannot start, or is stopped with scripts running.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { ScriptSpawner, type SpawnerOptions } from '../../../../src/checks/scripts/spawner.js';
 import { C_SPAWNER } from '../../../../src/checks/scripts/spawner-program.js';
-import { runScript, type RunOptions } from '../../../../src/checks/scripts/runner.js';
+import type { RunOptions, RunOutcome } from '../../../../src/checks/scripts/run-types.js';
 import { runConfiguredScript, type ScriptSettings } from '../../../../src/checks/scripts/script-query.js';
 import { Limiter } from '../../../../src/checks/scripts/limiter.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
@@ -72,31 +73,17 @@ async function withSpawner(options: SpawnerOptions, fn: (s: ScriptSpawner, log: 
   }
 }
 
-test('the build made the C spawner, and it is the default; AGENT_SCRIPT_SPAWNER=agent runs scripts in the agent', async () => {
+test('the build made the C spawner and runs start through it, said once', async () => {
   await withSpawner({}, async (s, log) => {
     const o = await s.run({ argv: ['/bin/echo', 'c'], timeoutMs: 5000 });
-    assert.deepEqual([o.code, o.stdout, s.kind], [0, 'c\n', 'c']);
-    assert.deepEqual(log, [`info: scripts are started by the C script spawner (${C_SPAWNER}, pid ${s.pid})`]);
-  });
-  await withSpawner({ kind: 'agent' }, async (s) => {
-    const o = await s.run({ argv: ['/bin/echo', 'agent'], timeoutMs: 5000 });
-    assert.deepEqual([o.stdout, s.kind, s.pid, s.fallbackReason], ['agent\n', 'agent', undefined, 'AGENT_SCRIPT_SPAWNER=agent']);
+    assert.deepEqual([o.code, o.stdout], [0, 'c\n']);
+    assert.deepEqual(log, [`info: programs are started by the script spawner (${C_SPAWNER}, pid ${s.pid})`]);
   });
 });
 
-test('a C spawner that cannot start hands its runs to the Perl one, said once', async () => {
-  await withSpawner({ program: join(dir, 'no-c-spawner-here') }, async (s, log) => {
-    const o = await Promise.all([1, 2].map((n) => s.run({ argv: ['/bin/echo', String(n)], timeoutMs: 5000 })));
-    assert.deepEqual(o.map((x) => x.stdout), ['1\n', '2\n']);
-    assert.equal(s.kind, 'perl');
-    assert.equal(log.filter((l) => l.startsWith('warning: the C script spawner could not start: no such file (ENOENT); the perl spawner is used instead')).length, 1, log.join('\n'));
-  });
-});
 
-for (const kind of ['c', 'perl'] as const) {
-
-  test(`[${kind}] the same outcome as a run in the agent: status, output, environment, working folder, arguments, a missing program`, async () => {
-    await withSpawner({ kind }, async (s) => {
+  test(`each kind of run: status, output, environment, working folder, PATH lookup, programs that cannot start, a signal`, async () => {
+    await withSpawner({}, async (s) => {
       const cases: RunOptions[] = [
         { argv: [join(dir, 'status.sh'), '2'], timeoutMs: 5000 },
         { argv: [join(dir, 'status.sh'), '0'], timeoutMs: 5000 },
@@ -114,18 +101,37 @@ for (const kind of ['c', 'perl'] as const) {
         { argv: [dir], timeoutMs: 5000 },
         { argv: ['echo', 'no PATH at all'], timeoutMs: 5000, env: {} },
       ];
-      for (const c of cases) {
-        const [ours, theirs] = await Promise.all([s.run(c), runScript(c)]);
-        const strip = (o: typeof ours): unknown => ({ ...o, durationMs: 0 });
-        assert.deepEqual(strip(ours), strip(theirs), c.argv.join(' '));
+      const ok = (code: number | null, stdout: string, stderr = ''): Partial<RunOutcome> => ({ code, signal: null, stdout, stderr });
+      const cannot = (error: string): Partial<RunOutcome> => ({ code: null, signal: null, stdout: '', stderr: '', error });
+      const expected: Partial<RunOutcome>[] = [
+        ok(2, 'status 2|v=2;1;2\n', 'on stderr\n'),
+        ok(0, 'status 0|v=0;1;2\n', 'on stderr\n'),
+        ok(0, `${dir} [hello] [2] [one two]\n`),
+        ok(0, 'sh via PATH\n'),
+        cannot('no such file (ENOENT)'),
+        { code: null, signal: 'SIGTERM', stdout: '', stderr: '' },
+        cannot('no such file (ENOENT)'),
+        ok(0, `${process.cwd()} [] [1] [found in the PATH of its own environment]\n`),
+        ok(1, 'status 1|v=1;1;2\n', 'on stderr\n'),
+        ok(0, 'run by sh: x\n'),
+        ok(0, 'run by sh: y\n'),
+        cannot('permission denied (EACCES)'),
+        cannot('permission denied (EACCES)'),
+        cannot('permission denied (EACCES)'),
+        ok(0, 'no PATH at all\n'),
+      ];
+      for (const [i, c] of cases.entries()) {
+        const o = await s.run(c);
+        const seen: Partial<RunOutcome> = { code: o.code, signal: o.signal, stdout: o.stdout, stderr: o.stderr, ...(o.error !== undefined ? { error: o.error } : {}) };
+        assert.deepEqual(seen, expected[i], c.argv.join(' '));
+        assert.deepEqual([o.timedOut, o.aborted, o.truncated], [false, false, false]);
       }
       assert.ok(s.pid !== undefined, 'the spawner ran them');
-      assert.equal(s.kind, kind);
     });
   });
 
-  test(`[${kind}] scripts of a configured query run through the spawner`, async () => {
-    await withSpawner({ kind }, async (s) => {
+  test(`scripts of a configured query run through the spawner`, async () => {
+    await withSpawner({}, async (s) => {
       const run = s.run.bind(s);
       const r = await runConfiguredScript('status', 'status.sh $ARG1$', ['1'], settings, new Limiter(2), undefined, run);
       assert.deepEqual([r.result, r.message, r.perf], [1, 'status 1', [{ alias: 'v', value: 1, warning: 1, critical: 2 }]]);
@@ -134,8 +140,8 @@ for (const kind of ['c', 'perl'] as const) {
     });
   });
 
-  test(`[${kind}] a timeout kills the whole process group`, async () => {
-    await withSpawner({ kind }, async (s) => {
+  test(`a timeout kills the whole process group`, async () => {
+    await withSpawner({}, async (s) => {
       const pidFile = join(dir, 'sleepy.pid');
       const run = s.run.bind(s);
       const r = await runConfiguredScript('sleepy', `sleepy.sh ${pidFile}`, [], { ...settings, timeoutSeconds: 0.5 }, new Limiter(1), undefined, run);
@@ -144,8 +150,8 @@ for (const kind of ['c', 'perl'] as const) {
     });
   });
 
-  test(`[${kind}] what a script leaves behind when it exits is killed; abort kills the script`, async () => {
-    await withSpawner({ kind }, async (s) => {
+  test(`what a script leaves behind when it exits is killed; abort kills the script`, async () => {
+    await withSpawner({}, async (s) => {
       const pidFile = join(dir, 'orphan.pid');
       const o = await s.run({ argv: [join(dir, 'orphan.sh'), pidFile], timeoutMs: 5000 });
       assert.deepEqual([o.code, o.stdout], [0, 'left a child behind\n']);
@@ -157,8 +163,8 @@ for (const kind of ['c', 'perl'] as const) {
     });
   });
 
-  test(`[${kind}] large output is capped per stream and flagged, the rest is read and dropped`, async () => {
-    await withSpawner({ kind }, async (s) => {
+  test(`large output is capped per stream and flagged, the rest is read and dropped`, async () => {
+    await withSpawner({}, async (s) => {
       const o = await s.run({ argv: [join(dir, 'flood.sh')], timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
       assert.equal(o.code, 1);
       assert.equal(o.truncated, true);
@@ -169,11 +175,11 @@ for (const kind of ['c', 'perl'] as const) {
     });
   });
 
-  test(`[${kind}] many runs at once, pipes closed and reused all the time: every one answered`, async () => {
+  test(`many runs at once, pipes closed and reused all the time: every one answered`, async () => {
     // 20 at a time, as the benchmark's NRPE clients. The C spawner once read a freed run here (a
     // pipe closed while a child just spawned still held a copy stayed in its epoll set): seen by
     // the benchmark and under AddressSanitizer, rarely by this test without it.
-    await withSpawner({ kind }, async (s) => {
+    await withSpawner({}, async (s) => {
       let next = 0;
       const bad: string[] = [];
       await Promise.all(Array.from({ length: 20 }, async () => {
@@ -186,8 +192,8 @@ for (const kind of ['c', 'perl'] as const) {
     });
   });
 
-  test(`[${kind}] a word with a NUL character is refused with a clear error`, async () => {
-    await withSpawner({ kind }, async (s) => {
+  test(`a word with a NUL character is refused with a clear error`, async () => {
+    await withSpawner({}, async (s) => {
       const o = await s.run({ argv: ['/bin/echo', 'a\0b'], timeoutMs: 5000 });
       assert.equal(o.error, 'a word of the command line holds a NUL character');
       const e = await s.run({ argv: ['/bin/echo'], timeoutMs: 5000, env: { BAD: 'x\0y' } });
@@ -195,8 +201,8 @@ for (const kind of ['c', 'perl'] as const) {
     });
   });
 
-  test(`[${kind}] the spawner dies: its running script is answered with an error and its group killed, the next run starts a new spawner`, async () => {
-    await withSpawner({ kind }, async (s, log) => {
+  test(`the spawner dies: its running script is answered with an error and its group killed, the next run starts a new spawner`, async () => {
+    await withSpawner({}, async (s, log) => {
       const pidFile = join(dir, 'dies.pid');
       rmSync(pidFile, { force: true });
       const running = s.run({ argv: [join(dir, 'sleepy.sh'), pidFile], timeoutMs: 30_000 });
@@ -210,38 +216,39 @@ for (const kind of ['c', 'perl'] as const) {
       const next = await s.run({ argv: ['/bin/echo', 'again'], timeoutMs: 5000 });
       assert.deepEqual([next.code, next.stdout], [0, 'again\n']);
       assert.notEqual(s.pid, first);
-      assert.equal(s.fallbackReason, undefined);
+      assert.equal(s.missingReason, undefined);
     });
   });
 
-  test(`[${kind}] a spawner that keeps dying: runs go through the agent itself, said once`, async () => {
-    await withSpawner({ kind }, async (s, log) => {
+  test(`a spawner that keeps dying: each next run starts a new one, nothing runs in the agent`, async () => {
+    await withSpawner({}, async (s, log) => {
+      const pids = new Set<number>();
       for (let i = 0; i < 3; i++) {
         const running = s.run({ argv: ['/bin/sleep', '30'], timeoutMs: 30_000 });
-        await new Promise((r) => setTimeout(r, 100));
+        await waitUntil(() => s.pid !== undefined, 5_000, 'the spawner runs');
+        pids.add(s.pid as number);
         process.kill(s.pid as number, 'SIGKILL');
         assert.match((await running).error ?? '', /^the script spawner exited/);
       }
-      assert.match(s.fallbackReason ?? '', /^the spawner exited 3 times in a row/);
-      const o = await s.run({ argv: ['/bin/echo', 'in the agent'], timeoutMs: 5000 });
-      assert.deepEqual([o.code, o.stdout, s.pid], [0, 'in the agent\n', undefined]);
-      assert.equal(log.filter((l) => l.includes('spawned by the agent itself')).length, 1);
+      const o = await s.run({ argv: ['/bin/echo', 'again'], timeoutMs: 5000 });
+      assert.deepEqual([o.code, o.stdout], [0, 'again\n']);
+      assert.ok(s.pid !== undefined && !pids.has(s.pid), 'a fourth spawner runs it');
+      assert.equal(log.filter((l) => l.includes('exited (killed by SIGKILL)')).length, 3, log.join('\n'));
     });
   });
 
-  test(`[${kind}] the spawner cannot start and no other is allowed: runs go through the agent itself, nothing is lost`, async () => {
-    const missing = join(dir, `no-${kind}-here`);
-    await withSpawner({ kind, ...(kind === 'c' ? { program: missing } : { perl: missing }) }, async (s, log) => {
+  test(`no spawner here (a checkout not built): every run is answered with why and how to get it, said once`, async () => {
+    const missing = join(dir, 'no-spawner-here');
+    await withSpawner({ program: missing }, async (s, log) => {
       const o = await Promise.all([1, 2, 3].map((n) => s.run({ argv: ['/bin/echo', String(n)], timeoutMs: 5000 })));
-      assert.deepEqual(o.map((x) => x.stdout), ['1\n', '2\n', '3\n']);
-      assert.equal(s.fallbackReason, `${kind === 'c' ? 'the C script spawner' : 'perl'} could not start: no such file (ENOENT)`);
-      assert.equal(s.kind, 'agent');
-      assert.equal(log.filter((l) => l.includes('spawned by the agent itself')).length, 1);
+      for (const x of o) assert.deepEqual([x.code, x.stdout, x.error], [null, '', `the script spawner ${missing} could not start: no such file (ENOENT)`]);
+      assert.equal(s.missingReason, `the script spawner ${missing} could not start: no such file (ENOENT)`);
+      assert.equal(log.filter((l) => l.startsWith('warning: programs cannot be started')).length, 1, log.join('\n'));
     });
   });
 
-  test(`[${kind}] stop() with a script running: its group is killed and the run answered`, async () => {
-    const s = new ScriptSpawner({ kind });
+  test(`stop() with a script running: its group is killed and the run answered`, async () => {
+    const s = new ScriptSpawner({});
     const pidFile = join(dir, 'stopped.pid');
     rmSync(pidFile, { force: true });
     const running = s.run({ argv: [join(dir, 'sleepy.sh'), pidFile], timeoutMs: 30_000 });
@@ -254,12 +261,12 @@ for (const kind of ['c', 'perl'] as const) {
     assert.equal(await waitGone(spawnerPid), true);
   });
 
-  test(`[${kind}] the agent dies: the spawner kills the scripts it runs and exits`, async () => {
+  test(`the agent dies: the spawner kills the scripts it runs and exits`, async () => {
     const pidFile = join(dir, 'orphaned.pid');
     rmSync(pidFile, { force: true });
     const spawnerModule = new URL('../../../../src/checks/scripts/spawner.js', import.meta.url).href;
     const program = `const { ScriptSpawner } = await import(${JSON.stringify(spawnerModule)});
-const s = new ScriptSpawner({ kind: ${JSON.stringify(kind)} });
+const s = new ScriptSpawner({});
 void s.run({ argv: [${JSON.stringify(join(dir, 'sleepy.sh'))}, ${JSON.stringify(pidFile)}], timeoutMs: 60000 });
 setInterval(() => console.log(String(s.pid)), 50);`;
     const agent = spawn(process.execPath, ['--input-type=module', '-e', program], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -275,4 +282,3 @@ setInterval(() => console.log(String(s.pid)), 50);`;
     assert.equal(await waitGone(sleeper), true, 'the script died');
     assert.equal(await waitGone(spawnerPid), true, 'the spawner exited');
   });
-}

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { AgentClientPool, type AgentEndpoint } from '../../../../src/protocols/agent/client.js';
-import { agentClientTls, agentServerTls } from '../../../../src/protocols/agent/tls.js';
+import { agentClientTls } from '../../../../src/protocols/agent/tls.js';
+import { serverTlsOptions } from '../../../../src/protocols/listener/server-tls.js';
 import { encodeFrame, FrameKind } from '../../../../src/protocols/agent/framing.js';
 import { startTestPeer, type TestPeer } from '../../../helpers/agent-test-peer.js';
 import { certDir, type CertDir, type CertFiles } from '../../../helpers/agent-certs.js';
@@ -126,7 +127,7 @@ test('a peer that closes mid-stream, one that answers garbage, one that stalls',
 
 test('TLS with a required client certificate: accepted, missing, from another CA', async () => {
   const peer = await peerWith({
-    tls: agentServerTls({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: ca.cert, verifyMode: 'peer-cert', allowedCiphers: 'ALL:!ADH' }),
+    tls: serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: readFileSync(ca.cert), verifyMode: 'peer-cert', verify: 'by-ca', ciphers: 'ALL:!ADH' }),
   });
   const good = await pool().query(tlsEndpoint(peer.port, { certificate: clientCert.cert, certificateKey: clientCert.key, ca: ca.cert, verifyMode: 'peer-cert' }), [{ command: 'check_ok' }], OPTS);
   assert.equal(good.payload[0].result, 0);
@@ -144,7 +145,7 @@ test('TLS with a required client certificate: accepted, missing, from another CA
 });
 
 test('plain to a TLS peer and TLS to a plain peer say so', async () => {
-  const tlsPeer = await peerWith({ tls: agentServerTls({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: '', verifyMode: 'none', allowedCiphers: '' }) });
+  const tlsPeer = await peerWith({ tls: serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), verifyMode: 'none', verify: 'by-ca', ciphers: '' }) });
   await assert.rejects(pool().query(plain(tlsPeer.port), [{ command: 'x' }], OPTS), /closed the connection|does it expect TLS|bad magic/);
   const plainPeer = await peerWith();
   await assert.rejects(pool().query(tlsEndpoint(plainPeer.port), [{ command: 'x' }], OPTS), /TLS with 127\.0\.0\.1:\d+ failed|does it use TLS/);
@@ -152,7 +153,7 @@ test('plain to a TLS peer and TLS to a plain peer say so', async () => {
 
 test('new TLS settings on the listener: open connections finish, the client reconnects', async () => {
   const serverTls = (caFile: string) =>
-    agentServerTls({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: caFile, verifyMode: 'peer-cert', allowedCiphers: '' });
+    serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: readFileSync(caFile), verifyMode: 'peer-cert', verify: 'by-ca', ciphers: '' });
   const peer = await peerWith({ tls: serverTls(ca.cert) });
   const client = pool();
   const endpoint = tlsEndpoint(peer.port, { certificate: clientCert.cert, certificateKey: clientCert.key });

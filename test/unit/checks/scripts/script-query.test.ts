@@ -1,9 +1,15 @@
+/**
+ * The script contract through the runner that exists (the shared script
+ * spawner, spawner.ts): exit codes and status, output, the time limit and
+ * abort killing the whole process group, leftovers killed at exit,
+ * arguments, a program that cannot start, the limiter.
+ */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runScript } from '../../../../src/checks/scripts/runner.js';
+import { runProgram } from '../../../../src/checks/scripts/shared-spawner.js';
 import { runConfiguredScript, type ScriptSettings } from '../../../../src/checks/scripts/script-query.js';
 import { Limiter } from '../../../../src/checks/scripts/limiter.js';
 
@@ -114,7 +120,7 @@ test('concurrent runs are bounded by the limiter', async () => {
   let peak = 0;
   const task = async (): Promise<void> => {
     peak = Math.max(peak, limiter.active);
-    await runScript({ argv: ['/bin/sleep', '0.1'], timeoutMs: 5000 });
+    await runProgram({ argv: ['/bin/sleep', '0.1'], timeoutMs: 5000 });
   };
   await Promise.all(Array.from({ length: 6 }, () => limiter.run(task)));
   assert.equal(peak, 2);
@@ -133,7 +139,7 @@ test('concurrent runs are bounded by the limiter', async () => {
 test('abort kills the script', async () => {
   const stop = new AbortController();
   setTimeout(() => stop.abort(), 100);
-  const o = await runScript({ argv: ['/bin/sleep', '30'], timeoutMs: 10_000, signal: stop.signal });
+  const o = await runProgram({ argv: ['/bin/sleep', '30'], timeoutMs: 10_000, signal: stop.signal });
   assert.equal(o.aborted, true);
   assert.equal(o.signal, 'SIGKILL');
 });

@@ -1,6 +1,6 @@
 /**
- * One way for every listening module (WEBServer, RemoteServer, AgentServer)
- * to move to new listener settings without ever being left with nothing:
+ * How the managed listener (managed-listener.ts) moves to new listener
+ * settings without ever being left with nothing:
  *
  * 1. load and check the new TLS material first (certificate and key
  *    readable, the key belonging to the certificate, the CA parsing; a
@@ -15,14 +15,13 @@
  *    are opened again. Any other failure to start leaves the old one as it
  *    was.
  *
- * On any failure the module keeps serving on its previous settings and the
+ * On any failure the listener keeps serving on its previous settings and the
  * helper throws ApplyKeptError ("…; kept previous settings"), so the
  * reconciler reports the change as not applied and retries it. Only when
  * even the previous listener cannot be opened again does it throw a plain
  * error (the module is then restarted by the reconciler).
  */
-import { errorMessage } from '../errors.js';
-import { ApplyKeptError } from './module.js';
+import { ApplyKeptError, errorMessage } from '../../errors.js';
 
 export interface RebindPlan<L, M> {
   /** What moves where, for messages: `the web server to https://*:8443`. */
@@ -93,6 +92,6 @@ function addressInUse(err: unknown): boolean {
 }
 
 /** The error of a change not taken; the message ends with "kept previous settings". */
-export function kept(target: string, err: unknown): ApplyKeptError {
+function kept(target: string, err: unknown): ApplyKeptError {
   return new ApplyKeptError(`cannot move ${target}: ${errorMessage(err)}; kept previous settings`);
 }

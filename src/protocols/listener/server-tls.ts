@@ -1,0 +1,153 @@
+/**
+ * The TLS of every listener (web, NRPE, agent protocol, and any later one):
+ * one loader that reads and checks the files once per change, and one
+ * builder of the server options with one set of rules.
+ *
+ * Rules:
+ * - a configured cipher list gets `@SECLEVEL=0` unless it sets a level
+ *   itself: OpenSSL 3 refuses anonymous suites (check_nrpe's default) and
+ *   older peers' suites at its default level, and the list, not OpenSSL's
+ *   level, is what the admin wrote. Finite-field DH suites are moved after
+ *   the others (`+kDHE` only reorders), DH parameters are the `dh` file when
+ *   it exists, else OpenSSL's choice, and the server's order wins. Without a
+ *   cipher setting (the web server) Node's default list is used;
+ * - a listener without a certificate (NRPE's anonymous DH) is capped at TLS
+ *   1.2, the only versions with anonymous suites;
+ * - client certificates (`verify`): `by-mode` (NRPE): peer-cert,
+ *   fail-if-no-peer-cert and remote-peer require one signed by `ca`; peer
+ *   and client-once ask for one and check it when sent; none asks for none.
+ *   `by-ca` (agent protocol): the ca decides: without one no client
+ *   certificate is asked for and a verify mode other than none is an error
+ *   (AGENT_ERR_AGENT_TLS_CONFIG); with one, a certificate is required unless
+ *   the mode is peer or client-once;
+ * - a listener that asks no client certificate gets an empty CA list, so
+ *   Node does not load its ~140 root certificates into the context.
+ * Files: the certificate and key are checked as `agent settings validate`
+ * checks them (formats/tls-files.ts); a missing certificate is created
+ * self-signed when the listener does that (`createsMissing`) and `create`
+ * allows it (a reload after a change on disk never creates one). Problems of
+ * the files go to `fail`, which turns them into the error the caller
+ * reports (the validate lines, settings/tls-checks.ts).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import type { TlsOptions } from 'node:tls';
+import { AgentError } from '../../errors.js';
+import { checkCa, checkPair, type PairFiles, type TlsFileProblem } from '../../formats/tls-files.js';
+import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
+import { createCertificate, type CertificateErrorCode } from '../server-certificate.js';
+
+export interface ServerTlsSpec {
+  /** Certificate and key files; undefined: no certificate (anonymous suites only). */
+  pair?: PairFiles;
+  /** CA file for client certificates. */
+  ca?: string;
+  verifyMode: string;
+  verify: 'by-mode' | 'by-ca';
+  /** OpenSSL cipher list as configured (empty: OpenSSL's DEFAULT); undefined: Node's default list. */
+  ciphers?: string;
+  /** DH parameter file (used when it exists). */
+  dh?: string;
+  alpn?: string[];
+  /** The code of a certificate that cannot be created (listeners whose pair `createsMissing`; default the web server's). */
+  certificateError?: CertificateErrorCode;
+}
+
+export interface ServerTls {
+  options: TlsOptions;
+  /** Every file the material came from (watched for changes on disk). */
+  files: string[];
+  /** Digest of what was read: equal digests, equal material. */
+  digest: string;
+  /** The certificate was created by this load. */
+  generated: boolean;
+}
+
+/** Same key, same settings (the files may still have changed on disk). */
+export function tlsKey(spec: ServerTlsSpec | undefined): string {
+  return spec === undefined ? 'plain' : JSON.stringify(spec);
+}
+
+/**
+ * Reads and checks the files once and builds the options. Problems of the
+ * files throw `fail(problems)`; a bad verify mode throws AGENT_ERR_AGENT_TLS_CONFIG.
+ */
+export async function loadServerTls(spec: ServerTlsSpec, fail: (problems: TlsFileProblem[]) => Error, create: boolean): Promise<ServerTls> {
+  const problems: TlsFileProblem[] = [];
+  let cert: string | undefined;
+  let key: string | undefined;
+  let generated = false;
+  if (spec.pair) {
+    const pair = checkPair(spec.pair);
+    if (!pair.ok) problems.push(pair.problem);
+    else if (!('missing' in pair)) ({ cert, key } = pair);
+    else if (!create) problems.push({ setting: 'certificate', file: spec.pair.cert, reason: 'no such file' });
+    else if (problems.length === 0) {
+      const made = await createCertificate(spec.pair, pair.key, spec.certificateError ?? 'AGENT_ERR_WEB_CERTIFICATE');
+      ({ cert, key } = made);
+      generated = true;
+    }
+  }
+  let ca: string | undefined;
+  if (spec.ca) {
+    const checked = checkCa(spec.ca);
+    if (checked.ok) ca = checked.ca;
+    else problems.push(checked.problem);
+  }
+  if (problems.length > 0) throw fail(problems);
+  const dh = spec.dh && existsSync(spec.dh) ? readDh(spec.dh) : undefined;
+  const options = serverTlsOptions({ ...spec, cert, key, ca, dh });
+  const files = [spec.pair?.cert, spec.pair?.key, spec.ca, spec.dh].filter((f): f is string => f !== undefined && f !== '');
+  const digest = createHash('sha256').update(JSON.stringify([cert, key, ca, dh?.toString('base64')])).digest('hex');
+  return { options, files: [...new Set(files)], digest, generated };
+}
+
+/** The server options from PEM text (the one builder; NRPE's and the agent protocol's helpers call it). */
+export function serverTlsOptions(s: { cert?: TlsOptions['cert']; key?: TlsOptions['key']; ca?: TlsOptions['ca']; dh?: Buffer | undefined; verifyMode: string; verify: 'by-mode' | 'by-ca'; ciphers?: string | undefined; alpn?: string[] | undefined }): TlsOptions {
+  const options: TlsOptions = { minVersion: 'TLSv1.2', honorCipherOrder: true };
+  if (s.cert !== undefined && s.key !== undefined) {
+    options.cert = s.cert;
+    options.key = s.key;
+  } else {
+    options.maxVersion = 'TLSv1.2';
+  }
+  if (s.ciphers !== undefined) {
+    options.ciphers = `${withSecLevel0(s.ciphers || 'DEFAULT')}:+kDHE`;
+    options.dhparam = s.dh ?? 'auto';
+  }
+  if (s.alpn) options.ALPNProtocols = s.alpn;
+  const mode = s.verifyMode || 'none';
+  const hasCa = s.ca !== undefined && s.ca !== '' && !(Array.isArray(s.ca) && s.ca.length === 0);
+  if (s.verify === 'by-ca') {
+    if (!hasCa) {
+      if (mode !== 'none') throw new AgentError('AGENT_ERR_AGENT_TLS_CONFIG', [`verify mode ${mode} needs a ca to check client certificates against`]);
+    } else {
+      options.requestCert = true;
+      options.rejectUnauthorized = mode !== 'peer' && mode !== 'client-once';
+    }
+  } else if (mode === 'peer-cert' || mode === 'fail-if-no-peer-cert' || mode === 'remote-peer') {
+    options.requestCert = true;
+    options.rejectUnauthorized = true;
+  } else if (mode === 'peer' || mode === 'client-once') {
+    options.requestCert = true;
+    options.rejectUnauthorized = false;
+  }
+  if (hasCa) options.ca = s.ca;
+  else if (!options.requestCert) options.ca = [];
+  return options;
+}
+
+/** Appends `@SECLEVEL=0` unless the list sets a level itself. */
+export function withSecLevel0(ciphers: string): string {
+  return /@SECLEVEL=/i.test(ciphers) ? ciphers : `${ciphers}:@SECLEVEL=0`;
+}
+
+// ---------------------------------------------------------------- helpers
+
+function readDh(file: string): Buffer {
+  try {
+    return readRegularFileSync(file, TLS_FILE_LIMIT);
+  } catch (err) {
+    throw new AgentError('AGENT_ERR_TLS_FILE', ['DH parameter', file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The managed listener's staged apply (src/protocols/listener/managed-listener.ts)
+ * over a minimal real transport (a plain TCP listener on loopback that
+ * answers each connection with its policy): a change is committed (the
+ * transport's policy and the module's own state) only once the listener
+ * took it; a failure at any step leaves the old policy, the old listener
+ * and the module's state as they were. Ports are 0 (the system picks).
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, createServer, type Server } from 'node:net';
+import { ApplyKeptError } from '../../../../src/errors.js';
+import { waitUntil } from '../../../helpers/wait-until.js';
+import { getLogger } from '../../../../src/log.js';
+import { ManagedListener, type ListenerWants, type OpenArgs, type Transport } from '../../../../src/protocols/listener/managed-listener.js';
+
+const log = getLogger('test:managed-listener');
+const LIMITS = { maxConnections: 10, maxPerAddress: 10, firstRequestMs: 5000 };
+
+/** What a connection to 127.0.0.1:port is answered (the policy of the listener there), or the error code. */
+function answer(port: number): Promise<string> {
+  return new Promise((res) => {
+    const s = connect(port, '127.0.0.1');
+    let text = '';
+    s.on('data', (c: Buffer) => (text += c.toString()));
+    s.once('close', () => res(text));
+    s.once('error', (err: NodeJS.ErrnoException) => res(err.code ?? err.message));
+  });
+}
+
+describe('managed listener: stage, then commit', () => {
+  const listeners: ManagedListener<string>[] = [];
+  /** Opens with this policy fail from the second on (the first meets the old listener's address). */
+  let refuseOpen: string | undefined;
+  let opensOfRefused = 0;
+  const open = async (a: OpenArgs<string>): Promise<Transport<string>> => {
+    if (a.policy === refuseOpen && ++opensOfRefused > 1) throw new Error('no cipher match');
+    let policy = a.policy;
+    const srv: Server = createServer((s) => {
+      if (a.guard.admit(s)) s.end(policy);
+    });
+    await new Promise<void>((res, rej) => {
+      srv.once('error', rej);
+      srv.listen(a.port, a.host || '127.0.0.1', () => res());
+    });
+    return {
+      address: () => srv.address() as { address: string; family: string; port: number },
+      setPolicy: (p) => (policy = p),
+      setTls: () => false,
+      close: () => new Promise<void>((res) => srv.close(() => res())),
+    };
+  };
+  const wants = (policy: string, port = 0, tlsProblem?: string): ListenerWants<string> => ({
+    host: '127.0.0.1',
+    port,
+    tls: tlsProblem ? { pair: { cert: `/nonexistent/${tlsProblem}.pem`, key: '', keyExplicit: false, createsMissing: false }, verifyMode: 'none', verify: 'by-mode' } : undefined,
+    limits: LIMITS,
+    policy,
+    tlsFail: (problems) => new Error(problems.map((p) => `${p.file}: ${p.reason}`).join('; ')),
+  });
+  const started = async (policy: string): Promise<ManagedListener<string>> => {
+    const l = new ManagedListener<string>({ what: 'the test server', counter: 'test', log, open, describe: (w) => `to 127.0.0.1:${w.port}` });
+    listeners.push(l);
+    await l.start(wants(policy));
+    return l;
+  };
+  after(async () => {
+    for (const l of listeners) await l.close();
+  });
+
+  it('port 0: address() is the port the system gave', async () => {
+    const l = await started('a');
+    const port = l.address()?.port ?? 0;
+    assert.ok(port > 0);
+    assert.equal(await answer(port), 'a');
+  });
+
+  it('a change the listener takes in place: policy and module state switch together', async () => {
+    const l = await started('old');
+    const port = l.address()?.port ?? 0;
+    let state = 'old';
+    assert.equal(await l.apply(wants('new'), () => (state = 'new')), 'unchanged');
+    assert.deepEqual([state, await answer(port)], ['new', 'new']);
+    // The port that 0 gave, written out: the same listener.
+    assert.equal(await l.apply(wants('newer', port), () => (state = 'newer')), 'unchanged');
+    assert.deepEqual([state, l.address()?.port, await answer(port)], ['newer', port, 'newer']);
+  });
+
+  it('unusable TLS files: nothing switches, the old listener answers with the old policy', async () => {
+    const l = await started('old');
+    const port = l.address()?.port ?? 0;
+    let state = 'old';
+    await assert.rejects(l.apply(wants('new', 0, 'missing'), () => (state = 'new')), (err: Error) => {
+      assert.ok(err instanceof ApplyKeptError);
+      assert.match(err.message, /^cannot move the test server to 127\.0\.0\.1:0: \/nonexistent\/missing\.pem: no such file; kept previous settings$/);
+      return true;
+    });
+    assert.deepEqual([state, l.address()?.port, await answer(port)], ['old', port, 'old']);
+  });
+
+  it('a new port another socket holds: nothing switches', async () => {
+    const l = await started('old');
+    const port = l.address()?.port ?? 0;
+    const blocker = createServer();
+    const busy = await new Promise<number>((res) => blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)));
+    let state = 'old';
+    try {
+      await assert.rejects(l.apply(wants('new', busy), () => (state = 'new')), /EADDRINUSE.*kept previous settings$/);
+      assert.deepEqual([state, l.address()?.port, await answer(port)], ['old', port, 'old']);
+    } finally {
+      await new Promise<void>((res) => blocker.close(() => res()));
+    }
+  });
+
+  it('the same port, the new listener fails after the old one closed for it: the old settings listen again, nothing switched', async () => {
+    const l = await started('old');
+    const port = l.address()?.port ?? 0;
+    // The same port on every address: the new listener meets the old one's address, so the old one closes first.
+    let state = 'old';
+    refuseOpen = 'new';
+    try {
+      await assert.rejects(l.apply({ ...wants('new', port), host: '' }, () => (state = 'new')), /no cipher match; kept previous settings$/);
+    } finally {
+      refuseOpen = undefined;
+    }
+    assert.deepEqual([state, l.address()?.port, await answer(port)], ['old', port, 'old']);
+    // The reopened listener takes later in-place changes.
+    assert.equal(await l.apply(wants('later', port), () => (state = 'later')), 'unchanged');
+    assert.deepEqual([state, await answer(port)], ['later', 'later']);
+  });
+
+  it('another address: the new listener serves the new policy, then the old one closes', async () => {
+    const l = await started('old');
+    const port = l.address()?.port ?? 0;
+    let state = 'old';
+    assert.equal(await l.apply({ ...wants('moved'), host: '' }, () => (state = 'moved')), 'rebound');
+    const moved = l.address()?.port ?? 0;
+    assert.notEqual(moved, port);
+    assert.deepEqual([state, await answer(moved)], ['moved', 'moved']);
+    await waitUntil(async () => (await answer(port)) === 'ECONNREFUSED', 10_000, 'the old listener closed');
+  });
+});
