@@ -80,6 +80,10 @@ export const CODES = {
   AGENT_ERR_TLS_KEY_MISMATCH: { message: 'the private key in %s does not belong to the certificate %s' },
   AGENT_ERR_CLIENT_OPTION: { message: 'invalid client option: %s' },
   AGENT_ERR_TARGET_UNKNOWN: { message: 'target "%s" is not defined in [%s]' },
+  // Passive checks: Scheduler, NSCAClient, IcingaClient
+  AGENT_ERR_NSCA_SEND: { message: 'NSCA to %s: %s' },
+  AGENT_ERR_ICINGA_SEND: { message: 'Icinga 2 at %s: %s' },
+  AGENT_WARN_PASSIVE_DROPPED: { message: '%s: the queue of unsent results is full (%s); dropped the oldest (%s dropped so far)', severity: 'warning' },
   // Agent protocol
   AGENT_ERR_AGENT_FRAME: { message: 'invalid agent-protocol frame: %s' },
   AGENT_ERR_AGENT_CONNECT: { message: 'cannot connect to %s: %s' },

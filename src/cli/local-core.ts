@@ -2,7 +2,9 @@
  * A core with the enabled modules started, for one-shot commands (`agent
  * query`, `agent client`). Modules that listen on ports (WEBServer,
  * RemoteServer, AgentServer) are left out unless asked for, so a one-shot
- * command never fights a running agent for its ports. No module gets the
+ * command never fights a running agent for its ports; nor does the
+ * Scheduler (BACKGROUND_MODULES), so that it never sends passive results
+ * twice. No module gets the
  * control interface here (there is no reconciler to control), so WEBServer,
  * the one module that needs it, cannot start in a one-shot core (no
  * command asks for it).
@@ -14,6 +16,8 @@ import { ModuleRunner } from '../reconciler/module-runner.js';
 import type { Snapshot } from '../settings/snapshot.js';
 
 export const LISTENING_MODULES = new Set(['WEBServer', 'RemoteServer', 'AgentServer']);
+/** Modules that act on their own: the Scheduler would run its checks and send them from a one-shot command, beside the running agent. */
+export const BACKGROUND_MODULES = new Set(['Scheduler']);
 
 export interface LocalCore {
   core: Core;
@@ -27,7 +31,7 @@ export async function startLocalCore(snapshot: Snapshot, options: { modules?: st
   const core = createCore({ settings: () => snapshot });
   const wanted = options.modules
     ? options.modules.map((m) => findModule(m)).filter((e) => e !== undefined)
-    : catalogue().filter((e) => snapshot.modules[e.name] === true && !LISTENING_MODULES.has(e.name));
+    : catalogue().filter((e) => snapshot.modules[e.name] === true && !LISTENING_MODULES.has(e.name) && !BACKGROUND_MODULES.has(e.name));
   const failed: LocalCore['failed'] = [];
   for (const entry of wanted) {
     const r = new ModuleRunner(entry, core);

@@ -10,7 +10,7 @@ import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
-import { objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
+import { objectMaps, objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
 import { formatProblem } from './format-problem.js';
 import { keySchema, originFile, originText } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
@@ -71,7 +71,7 @@ export async function showCommand(argv: string[]): Promise<number> {
   const objects: Record<string, Record<string, ShownValue>> = {};
   if (options.resolved) {
     const schemaOf = (o: ResolvedObject) => set.find(objectSectionPath(o))?.section.schema;
-    for (const map of [s.targets.agent, s.targets.remote, s.users, s.aliases]) {
+    for (const map of objectMaps(s)) {
       for (const o of map.values()) {
         const path = objectSectionPath(o);
         if (!keep(path)) continue;
@@ -80,7 +80,7 @@ export async function showCommand(argv: string[]): Promise<number> {
     }
   }
   if (filter !== undefined && Object.keys(sections).length === 0 && Object.keys(objects).length === 0) {
-    const known = [...Object.keys(s.sections), ...[s.targets.agent, s.targets.remote, s.users, s.aliases].flatMap((m) => [...m.values()].map(objectSectionPath))];
+    const known = [...Object.keys(s.sections), ...objectMaps(s).flatMap((m) => [...m.values()].map(objectSectionPath))];
     err(`agent settings show: no section matches "${String(options.section)}"${suggestion(String(options.section), known)}${options.resolved ? '' : ' (objects need --resolved)'}`);
     return 2;
   }

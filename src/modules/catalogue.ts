@@ -33,6 +33,9 @@ const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFactory> } = {
   RemoteServer: () => import('./remote-server/index.js'),
   AgentClient: () => import('./agent-client/index.js'),
   AgentServer: () => import('./agent-server/index.js'),
+  NSCAClient: () => import('./nsca-client/index.js'),
+  IcingaClient: () => import('./icinga-client/index.js'),
+  Scheduler: () => import('./scheduler/index.js'),
 };
 
 const entries: readonly CatalogueEntry[] = moduleTable().map((m) => ({ ...m, load: LOADERS[m.name as ModuleName], control: CONTROLLED.has(m.name) }));

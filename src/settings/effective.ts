@@ -10,7 +10,7 @@
 import { basename, dirname } from 'node:path';
 import { relativeInside } from '../path-inside.js';
 import { loadSchemaSet, type JsonSchema } from './schema-set.js';
-import { objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
+import { objectMaps, objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
 import { isSecretValue, maskSecrets, SECRET_MASK } from './secrets.js';
 
 export const REDACTED = SECRET_MASK;
@@ -57,6 +57,6 @@ export function effectiveEntries(s: Snapshot, options: { origins?: boolean } = {
     }
   };
   for (const [path, values] of Object.entries(s.sections)) add(path, values, s.origins[path]);
-  for (const map of [s.targets.agent, s.targets.remote, s.users]) for (const o of map.values()) add(objectSectionPath(o), o.values, o.origins);
+  for (const map of objectMaps(s)) if (map !== s.aliases) for (const o of map.values()) add(objectSectionPath(o), o.values, o.origins);
   return out;
 }

@@ -24,7 +24,7 @@ import { scriptChecks } from './script-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
 import { rootEquivalentGrants } from './edit-privileges.js';
-import type { Origin, ResolvedObject, Snapshot } from './snapshot.js';
+import { objectMaps, type Origin, type ResolvedObject, type Snapshot } from './snapshot.js';
 import { hashBytes } from './file-hash.js';
 import { valueText } from './value-text.js';
 
@@ -42,6 +42,9 @@ const OBJECT_CONTAINERS = {
   remote: '/settings/remote/client/targets',
   users: '/settings/web/users',
   aliases: '/settings/external scripts/alias',
+  nsca: '/settings/NSCA/client/targets',
+  icinga: '/settings/icinga/client/targets',
+  schedules: '/settings/scheduler/schedules',
 } as const;
 
 export { hashBytes };
@@ -176,7 +179,13 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
     }
     return out;
   };
-  const targets = { agent: resolveContainer(OBJECT_CONTAINERS.agent), remote: resolveContainer(OBJECT_CONTAINERS.remote) };
+  const targets = {
+    agent: resolveContainer(OBJECT_CONTAINERS.agent),
+    remote: resolveContainer(OBJECT_CONTAINERS.remote),
+    nsca: resolveContainer(OBJECT_CONTAINERS.nsca),
+    icinga: resolveContainer(OBJECT_CONTAINERS.icinga),
+  };
+  const schedules = resolveContainer(OBJECT_CONTAINERS.schedules);
   const users = resolveContainer(OBJECT_CONTAINERS.users);
   const aliases = resolveContainer(OBJECT_CONTAINERS.aliases);
 
@@ -194,7 +203,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   for (const [role, privileges] of SEEDED_ROLES) if (!defined.has(role)) roles.set(role, privileges);
 
   const warnings = [...insecureWarnings({ file: abs, sections, origins, modules, targets, users }), ...reachWarnings({ file: abs, sections, origins, modules, users })];
-  warnings.push(...passwordInGitWarnings({ sections, origins, objects: [users, targets.agent, targets.remote], secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema) }));
+  warnings.push(...passwordInGitWarnings({ sections, origins, objects: [users, targets.agent, targets.remote, targets.nsca, targets.icinga], secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema) }));
   problems.push(...crossChecks(abs, sections, origins));
   problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));
   for (const u of users.values()) {
@@ -206,8 +215,8 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   }
   // Values from ${env:} and ${file:} are secrets: no message may show them.
   // So are the values of keys the schema marks x-secret (passwords, hashes): masked in problems and log lines too.
-  const fromOutside = !anySecret ? [] : collectSecrets(origins, sections, [targets.agent, targets.remote, users], vars, secretPaths);
-  const marked = schemaSecrets(sections, [users], (path) => secretKeyTest(set.find(path)?.section.schema));
+  const fromOutside = !anySecret ? [] : collectSecrets(origins, sections, [targets.agent, targets.remote, targets.nsca, targets.icinga, users], vars, secretPaths);
+  const marked = schemaSecrets(sections, [users, targets.nsca, targets.icinga], (path) => secretKeyTest(set.find(path)?.section.schema));
   const secretValues = marked.length === 0 ? fromOutside : [...new Set([...fromOutside, ...marked])].sort((x, y) => y.length - x.length);
   if (secretValues.length > 0) for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
   const errors = problems.filter((p) => p.severity === 'error');
@@ -226,6 +235,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
     targets,
     users,
     aliases,
+    schedules,
     roles,
   };
   return { ok: true, snapshot: freezeSnapshot(snapshot), warnings: sortProblems(warnings), problems: [], hash, watched };
@@ -248,7 +258,7 @@ function freezeSnapshot(s: Snapshot): Snapshot {
     for (const o of Object.values(v)) Object.freeze(o);
     Object.freeze(v);
   }
-  for (const map of [s.targets.agent, s.targets.remote, s.users, s.aliases]) {
+  for (const map of objectMaps(s)) {
     for (const o of map.values()) {
       if (Object.isFrozen(o)) continue; // memoized by an earlier load of the same reader (objects.ts)
       Object.freeze(o.values);

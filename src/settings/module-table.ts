@@ -40,6 +40,9 @@ export const MODULE_SECTIONS = {
   RemoteServer: ['/settings/remote/server', '/paths'],
   AgentClient: ['/settings/agent/client', '/settings/agent/client/handlers', '/settings/agent/client/targets', '/paths'],
   AgentServer: ['/settings/agent/server', '/paths'],
+  NSCAClient: ['/settings/NSCA/client', '/settings/NSCA/client/targets'],
+  IcingaClient: ['/settings/icinga/client', '/settings/icinga/client/targets', '/paths'],
+  Scheduler: ['/settings/scheduler', '/settings/scheduler/schedules'],
 } as const satisfies Record<keyof ModulesSection, readonly SectionPath[]>;
 
 /** A module of `[/modules]`; the schema and this table name the same ones (the compiler checks it). */
@@ -73,6 +76,9 @@ const ROWS: { readonly [M in ModuleName]: Row } = {
   RemoteServer: { title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', queries: ['remote_submissions'] },
   AgentClient: { title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', queries: ['agent_query', 'agent_exec', 'agent_submit'] },
   AgentServer: { title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', queries: ['agent_submissions'] },
+  NSCAClient: { title: 'NSCA client', description: 'Sends passive results submitted on its channel to an NSCA 2.x daemon (send_nsca\'s wire form).', queries: ['nsca_queue'] },
+  IcingaClient: { title: 'Icinga 2 client', description: 'Posts passive results submitted on its channel to Icinga 2\'s process-check-result API over verified TLS.', queries: ['icinga_queue'] },
+  Scheduler: { title: 'Scheduler', description: 'Runs queries at intervals and submits their results on channels (passive checks).', queries: ['scheduler_list'] },
 };
 
 const MODULES: readonly ModuleInfo[] = (Object.keys(ROWS) as ModuleName[]).map((name) => ({ name, settings: MODULE_SECTIONS[name], ...ROWS[name] }));

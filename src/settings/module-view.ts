@@ -26,6 +26,9 @@ export const CONTAINERS = {
   users: '/settings/web/users',
   roles: '/settings/web/roles',
   aliases: '/settings/external scripts/alias',
+  nscaTargets: '/settings/NSCA/client/targets',
+  icingaTargets: '/settings/icinga/client/targets',
+  schedules: '/settings/scheduler/schedules',
 } as const satisfies Record<string, SectionPath>;
 
 /** The path variables, always all four (settings/variables.ts). */
@@ -57,6 +60,8 @@ export interface ModuleSettings<P extends SectionPath = SectionPath> {
   readonly roles: ReadonlyMap<string, readonly string[]>;
   /** Resolved query aliases: only for the module that names /settings/external scripts/alias. */
   readonly aliases: ReadonlyMap<string, ResolvedObject>;
+  /** Resolved schedules: only for the module that names /settings/scheduler/schedules. */
+  readonly schedules: ReadonlyMap<string, ResolvedObject>;
 }
 
 /** The section a key falls back to when the file leaves it out (`x-fallback` in its schema), if any. */
@@ -135,7 +140,15 @@ export function moduleView<P extends SectionPath>(paths: readonly P[], snapshot:
   const line = module === undefined ? undefined : snapshot.origins['/modules']?.[module];
   if (line !== undefined && module !== undefined) origins['/modules'] = Object.freeze({ [module]: line });
   const has = (p: SectionPath): boolean => (paths as readonly SectionPath[]).includes(p);
-  const targets = has(CONTAINERS.agentTargets) ? snapshot.targets.agent : has(CONTAINERS.remoteTargets) ? snapshot.targets.remote : NO_OBJECTS;
+  const targets = has(CONTAINERS.agentTargets)
+    ? snapshot.targets.agent
+    : has(CONTAINERS.remoteTargets)
+      ? snapshot.targets.remote
+      : has(CONTAINERS.nscaTargets)
+        ? snapshot.targets.nsca
+        : has(CONTAINERS.icingaTargets)
+          ? snapshot.targets.icinga
+          : NO_OBJECTS;
   return Object.freeze({
     file: snapshot.file,
     hash: snapshot.hash,
@@ -146,5 +159,6 @@ export function moduleView<P extends SectionPath>(paths: readonly P[], snapshot:
     users: has(CONTAINERS.users) ? snapshot.users : NO_OBJECTS,
     roles: has(CONTAINERS.roles) ? snapshot.roles : NO_ROLES,
     aliases: has(CONTAINERS.aliases) ? snapshot.aliases : NO_OBJECTS,
+    schedules: has(CONTAINERS.schedules) ? snapshot.schedules : NO_OBJECTS,
   });
 }

@@ -70,7 +70,7 @@ export function moduleSlice(entry: Pick<ModuleInfo, 'settings'>, s: Snapshot): M
   const view = moduleView(entry.settings, s);
   const out = new Map<string, Readonly<Record<string, unknown>>>();
   for (const [path, values] of Object.entries(view.sections)) out.set(path, values);
-  for (const map of [view.targets, view.users, view.aliases]) for (const o of map.values()) out.set(objectSectionPath(o), o.values);
+  for (const map of [view.targets, view.users, view.aliases, view.schedules]) for (const o of map.values()) out.set(objectSectionPath(o), o.values);
   if (entry.settings.includes('/paths')) out.set(PATHS_VARIABLES, s.variables);
   return out;
 }
@@ -183,6 +183,6 @@ function originIndex(entry: Pick<ModuleInfo, 'settings'>, s: Snapshot): Map<stri
     out.set(path, origins);
   }
   const view = moduleView(entry.settings, s);
-  for (const map of [view.targets, view.users, view.aliases]) for (const obj of map.values()) out.set(objectSectionPath(obj), obj.origins);
+  for (const map of [view.targets, view.users, view.aliases, view.schedules]) for (const obj of map.values()) out.set(objectSectionPath(obj), obj.origins);
   return out;
 }

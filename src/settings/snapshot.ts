@@ -52,14 +52,24 @@ export interface Snapshot {
   readonly sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Origins of values that the file sets, by canonical section path then key. */
   readonly origins: Readonly<Record<string, Readonly<Record<string, Origin>>>>;
-  /** Resolved client targets by client (`agent`, `remote`), templates included. */
-  readonly targets: Readonly<Record<'agent' | 'remote', ReadonlyMap<string, ResolvedObject>>>;
+  /** Resolved client targets by client (`agent`, `remote`, `nsca`, `icinga`), templates included. */
+  readonly targets: Readonly<Record<TargetClient, ReadonlyMap<string, ResolvedObject>>>;
   /** Resolved web users (templates included; check isTemplate). */
   readonly users: ReadonlyMap<string, ResolvedObject>;
   /** Resolved query aliases of [/settings/external scripts/alias] (templates included; check isTemplate). */
   readonly aliases: ReadonlyMap<string, ResolvedObject>;
+  /** Resolved schedules of [/settings/scheduler/schedules] (templates included; check isTemplate). */
+  readonly schedules: ReadonlyMap<string, ResolvedObject>;
   /** Role name -> privileges; the built-in role legacy holds `*`. */
   readonly roles: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The clients with a targets section. */
+export type TargetClient = 'agent' | 'remote' | 'nsca' | 'icinga';
+
+/** Every map of resolved objects of a snapshot: targets, users, aliases, schedules. */
+export function objectMaps(s: Pick<Snapshot, 'targets' | 'users' | 'aliases' | 'schedules'>): ReadonlyMap<string, ResolvedObject>[] {
+  return [s.targets.agent, s.targets.remote, s.targets.nsca, s.targets.icinga, s.users, s.aliases, s.schedules];
 }
 
 /**

@@ -33,6 +33,7 @@ import { registerLogRoutes } from './routes/logs.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerModuleRoutes } from './routes/modules.js';
 import { registerQueryRoutes } from './routes/queries.js';
+import { registerScheduleRoutes } from './routes/schedules.js';
 import { registerRootRoutes } from './routes/root.js';
 import { registerScriptRoutes } from './routes/scripts.js';
 import { registerSettingsApiRoutes } from './routes/settings-api.js';
@@ -120,6 +121,7 @@ export function buildApp(opts: WebAppOptions): WebApp {
   registerInfoRoutes(ctx);
   registerModuleRoutes(ctx);
   registerQueryRoutes(ctx);
+  registerScheduleRoutes(ctx);
   registerScriptRoutes(ctx);
   registerLogRoutes(ctx);
   registerLogAdminRoutes(ctx);

@@ -7,6 +7,7 @@
 import type { ReconcilerStatus } from '../core/control.js';
 import { countRefusal, DURATION_BUCKETS, refusedCounts, workCounts, type Histogram } from '../core/work-counters.js';
 import { renderProcessMetrics } from './process-metrics.js';
+import { passiveCounts } from '../core/passive-counters.js';
 
 export class WebMetrics {
   private readonly requests = new Map<string, number>();
@@ -56,6 +57,7 @@ export class WebMetrics {
     renderWork(out);
     family(out, 'agent_queue_refused_total', 'counter', 'Queries refused at once because the module queue was full, by module.');
     for (const [module, n] of refusedCounts()) out.push(`agent_queue_refused_total${labels({ module })} ${n}`);
+    renderPassive(out);
     renderProcessMetrics(out);
     return out.join('\n') + '\n';
   }
@@ -85,6 +87,32 @@ function histogram(out: string[], name: string, by: Record<string, string>, h: H
   out.push(`${name}_bucket${labels({ ...by, le: '+Inf' })} ${h.count}`);
   out.push(`${name}_sum${labels(by)} ${h.sum}`);
   out.push(`${name}_count${labels(by)} ${h.count}`);
+}
+
+/** Passive checks: the Scheduler's runs and the channel modules' queues (core/passive-counters.ts). */
+function renderPassive(out: string[]): void {
+  const p = passiveCounts();
+  family(out, 'agent_schedules', 'gauge', 'Schedules the Scheduler runs now.');
+  out.push(`agent_schedules ${p.scheduled}`);
+  for (const [kind, help] of [
+    ['runs', 'Scheduled queries run.'],
+    ['skipped', 'Scheduled runs skipped because the previous run of the schedule still ran.'],
+    ['submitted', 'Scheduled results submitted on a channel a module listens to.'],
+    ['unsent', 'Scheduled results submitted on a channel nobody listens to.'],
+  ] as const) {
+    family(out, `agent_schedule_${kind}_total`, 'counter', help);
+    out.push(`agent_schedule_${kind}_total ${p.schedule[kind]}`);
+  }
+  for (const [kind, help] of [
+    ['sent', 'Passive results a server took, by module and target.'],
+    ['dropped', 'Passive results dropped because the queue of the target was full, by module and target.'],
+    ['rejected', 'Passive results the server refused for good (an unknown Icinga 2 object), by module and target.'],
+  ] as const) {
+    family(out, `agent_passive_${kind}_total`, 'counter', help);
+    for (const q of p.queues) out.push(`agent_passive_${kind}_total${labels({ module: q.module, target: q.target })} ${q[kind]}`);
+  }
+  family(out, 'agent_passive_queued', 'gauge', 'Passive results waiting to be sent, by module and target.');
+  for (const q of p.queues) if (q.queued) out.push(`agent_passive_queued${labels({ module: q.module, target: q.target })} ${q.queued()}`);
 }
 
 function family(out: string[], name: string, type: string, help: string): void {

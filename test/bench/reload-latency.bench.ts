@@ -23,13 +23,14 @@
  * over each edit and its quiet time) swings less with other load than the
  * latency does; the load average is printed with the figures.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { DEBOUNCE_MS } from '../../src/reconciler/watcher.js';
 import { STABLE_INTERVAL_MS } from '../../src/reconciler/stable-read.js';
+import { processCpuMs } from '../helpers/proc-cpu.js';
 
 const EDITS = 60; // per kind
 const RENAME_GOAL_MS = 15;
@@ -109,6 +110,5 @@ function pct(xs: number[], p: number): number {
 
 /** User + system CPU time of the agent process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
 function cpuMs(a: AgentProcess): number {
-  const f = readFileSync(`/proc/${a.proc.pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  return processCpuMs(a.proc.pid!, true);
 }

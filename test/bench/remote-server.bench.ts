@@ -43,6 +43,7 @@ import { nrpeRequest } from '../../src/protocols/nrpe/client.js';
 import { buildClientTls } from '../../src/protocols/nrpe/tls.js';
 import { cachedClientTls } from '../../src/protocols/client-tls-cache.js';
 import { spawnServer, type BaselineServer } from './servers/spawn-server.js';
+import { processCpuMs } from '../helpers/proc-cpu.js';
 
 const CLIENTS = 20;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -52,10 +53,7 @@ const SCRIPT = `/bin/echo 'OK: fine|x=1;2;3'`;
 const tls = cachedClientTls('bench', () => buildClientTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH' }));
 
 /** CPU time in ms of a process (user + system) and, unless `own`, of the children it has reaped. */
-function cpuMs(pid: number, own = false): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  return ((Number(f[11]) + Number(f[12]) + (own ? 0 : Number(f[13]) + Number(f[14]))) * 1000) / 100;
-}
+const cpuMs = processCpuMs;
 
 /** cpuMs of a process and of its live descendants (the agent's script spawner, whose own children it reaps). */
 function treeCpuMs(pid: number): number {

@@ -48,6 +48,18 @@ CheckLogFile: boolean
  * Runs the scripts of [/settings/external scripts/scripts] as queries.
  */
 CheckExternalScripts: boolean
+/**
+ * NSCA client: sends the passive results submitted on its channel (NSCA) to an NSCA 2.x daemon.
+ */
+NSCAClient: boolean
+/**
+ * Icinga 2 client: posts the passive results submitted on its channel (ICINGA) to Icinga 2's process-check-result API.
+ */
+IcingaClient: boolean
+/**
+ * Runs the queries of [/settings/scheduler/schedules] at their interval and submits the results on a channel (passive checks).
+ */
+Scheduler: boolean
 }
 
 /** Section /paths */
@@ -550,6 +562,66 @@ export interface ExternalScriptsWrappedSection {
 [k: string]: string | undefined
 }
 
+/** Section /settings/scheduler */
+/**
+ * The Scheduler module: runs the queries of [/settings/scheduler/schedules] at their interval and submits the results on each schedule's channel.
+ */
+export interface SchedulerSection {
+/**
+ * How many scheduled queries may run at the same time (NSClient++'s worker threads); due runs beyond it wait in order.
+ */
+threads: number
+}
+
+/** Section /settings/scheduler/schedules */
+/**
+ * Schedules written as one-liners: name = query and its arguments (cpu = check_cpu warn=load>80). Each becomes a schedule whose parent is default.
+ */
+export interface SchedulerSchedulesSection {
+/**
+ * The query the schedule runs and its arguments, split at blanks; double quotes group words.
+ */
+[k: string]: string | undefined
+}
+
+/** Section /settings/NSCA/client */
+/**
+ * The NSCA client module (NSCAClient): passive results submitted on its channel are sent to an NSCA 2.x daemon.
+ */
+export interface NscaClientSection {
+/**
+ * The channel to listen to: results submitted on it are sent to the target the submission names, else to default.
+ */
+channel: string
+/**
+ * Host name reported to the server when the schedule names no source: auto is this machine's host name (auto-lc, auto-uc: in lower or upper case).
+ */
+hostname: string
+/**
+ * Results kept in memory while the server cannot be reached; beyond it the oldest are dropped and counted.
+ */
+"queue size": number
+}
+
+/** Section /settings/icinga/client */
+/**
+ * The Icinga 2 client module (IcingaClient, as NSClient++'s): passive results submitted on its channel are posted to Icinga 2's /v1/actions/process-check-result.
+ */
+export interface IcingaClientSection {
+/**
+ * The channel to listen to: results submitted on it are posted to the target the submission names, else to default.
+ */
+channel: string
+/**
+ * Icinga 2 host object the results belong to when the schedule names no source: auto is this machine's host name (auto-lc, auto-uc: in lower or upper case).
+ */
+hostname: string
+/**
+ * Results kept in memory while Icinga 2 cannot be reached; beyond it the oldest are dropped and counted.
+ */
+"queue size": number
+}
+
 /** Section /settings/web/users/<name> */
 /**
  * One web user, [/settings/web/users/<user>].
@@ -738,6 +810,159 @@ parent: string
 "is template": boolean
 }
 
+/** Section /settings/scheduler/schedules/<name> */
+/**
+ * One schedule, [/settings/scheduler/schedules/<name>]: a query run at an interval whose result is submitted on a channel; default holds the values every schedule inherits.
+ */
+export interface SchedulerScheduleSection {
+/**
+ * Name of the schedule this one inherits from.
+ */
+parent: string
+/**
+ * 1 declares the schedule a template, usable as a parent but never run.
+ */
+"is template": boolean
+/**
+ * The query to run and its arguments, split at blanks (double quotes group words); empty runs the query named by alias, else the schedule's name.
+ */
+command: string
+/**
+ * The service name the result is submitted under (NSCA service description, Icinga 2 service); host_check submits a host check result; empty means the schedule's name.
+ */
+alias: string
+/**
+ * Time between two runs: seconds, or a number with ms, s, m, h, d or w.
+ */
+interval: string
+/**
+ * Up to this share of the interval delays the first run at random, so that schedules started together spread out (jitter).
+ */
+randomness: string
+/**
+ * Channel the result is submitted on (NSCA for NSCAClient, ICINGA for IcingaClient); drop runs the query and discards the result.
+ */
+channel: string
+/**
+ * Which results are submitted: all, or a comma-separated list of ok, warning, critical and unknown.
+ */
+report: string
+/**
+ * Target of the channel's module the result goes to (a name in its targets section); empty means that module's default target.
+ */
+target: string
+/**
+ * Host name the result is reported for; empty means the channel module's hostname.
+ */
+source: string
+}
+
+/** Section /settings/NSCA/client/targets/<name> */
+/**
+ * One NSCA server, [/settings/NSCA/client/targets/<name>]; default and sample exist always.
+ */
+export interface NscaTargetSection {
+/**
+ * Name of the target this one inherits from.
+ */
+parent: string
+/**
+ * 1 declares the object a template, usable as a parent but not as a separate target.
+ */
+"is template": boolean
+/**
+ * NSCA server as host or host:port.
+ */
+address: string
+/**
+ * NSCA server host (address wins when both are set).
+ */
+host: string
+/**
+ * NSCA server port (a port in address wins).
+ */
+port: number
+/**
+ * Encryption, matching decryption_method in nsca.cfg: none (0), xor (1), des (2), 3des (3), aes, aes256 or rijndael128 (14: AES with a 32-byte key, what NSClient++ sends as aes), rijndael192 (15), rijndael256 (16).
+ */
+encryption: ("none" | "xor" | "des" | "3des" | "aes" | "aes256" | "rijndael128" | "rijndael192" | "rijndael256" | "0" | "1" | "2" | "3" | "14" | "15" | "16")
+/**
+ * Password, equal to password in nsca.cfg.
+ */
+password: string
+/**
+ * Size of the plugin output field: 512 for nsca 2.7 and NSClient++ (one result per connection with nsca 2.9+), 4096 for nsca 2.9 and later (results batched on one connection); longer output is cut.
+ */
+"payload length": (512 | 4096)
+/**
+ * Seconds one send may take, from connecting to the last byte written.
+ */
+timeout: number
+/**
+ * Extra connection attempts of one send before its results go back to the queue, which retries later with backoff.
+ */
+retries: number
+/**
+ * Seconds added to the server's timestamp in each packet.
+ */
+"time offset": number
+}
+
+/** Section /settings/icinga/client/targets/<name> */
+/**
+ * One Icinga 2 API endpoint, [/settings/icinga/client/targets/<name>]; default and sample exist always.
+ */
+export interface IcingaTargetSection {
+/**
+ * Name of the target this one inherits from.
+ */
+parent: string
+/**
+ * 1 declares the object a template, usable as a parent but not as a separate target.
+ */
+"is template": boolean
+/**
+ * Icinga 2 API as host or host:port.
+ */
+address: string
+/**
+ * Icinga 2 API host (address wins when both are set).
+ */
+host: string
+/**
+ * Icinga 2 API port (a port in address wins).
+ */
+port: number
+/**
+ * ApiUser name (its permissions must include actions/process-check-result).
+ */
+username: string
+/**
+ * ApiUser password.
+ */
+password: string
+/**
+ * CA certificate file (PEM) the API's certificate must be signed by (Icinga's /var/lib/icinga2/certs/ca.crt); empty means the system's trusted CAs. The certificate is always verified, and must name the host of address (or server name).
+ */
+ca: string
+/**
+ * Name the API's certificate must carry (its CN or a subject alternative name) when it differs from the host of address, such as the Icinga 2 node name behind an IP address.
+ */
+"server name": string
+/**
+ * Seconds one request may take.
+ */
+timeout: number
+/**
+ * Extra connection attempts of one send before its results go back to the queue, which retries later with backoff.
+ */
+retries: number
+/**
+ * The check_source Icinga 2 records with each result; empty means this machine's host name.
+ */
+"check source": string
+}
+
 /** Every registered section path (object sections by their pattern) and its type. */
 export interface SettingsSections {
   "/modules": ModulesSection;
@@ -764,8 +989,17 @@ export interface SettingsSections {
   "/settings/external scripts/alias": ExternalScriptsAliasesSection;
   "/settings/external scripts/wrappings": ExternalScriptsWrappingsSection;
   "/settings/external scripts/wrapped scripts": ExternalScriptsWrappedSection;
+  "/settings/scheduler": SchedulerSection;
+  "/settings/scheduler/schedules": SchedulerSchedulesSection;
+  "/settings/NSCA/client": NscaClientSection;
+  "/settings/NSCA/client/targets": ClientTargetsSection;
+  "/settings/icinga/client": IcingaClientSection;
+  "/settings/icinga/client/targets": ClientTargetsSection;
   "/settings/web/users/<name>": WebUserSection;
   "/settings/agent/client/targets/<name>": AgentTargetSection;
   "/settings/remote/client/targets/<name>": RemoteTargetSection;
   "/settings/external scripts/alias/<name>": ExternalScriptsAliasSection;
+  "/settings/scheduler/schedules/<name>": SchedulerScheduleSection;
+  "/settings/NSCA/client/targets/<name>": NscaTargetSection;
+  "/settings/icinga/client/targets/<name>": IcingaTargetSection;
 }

@@ -29,11 +29,10 @@ export const SECTION_RENAMES: readonly (readonly [string, string])[] = [
 /** Sections (lower-case prefixes) of NSClient++ that have no counterpart here, and why. */
 export const DROPPED_SECTIONS: readonly (readonly [string, string])[] = [
   ['/settings/nsclient', 'belongs to NSClientServer (check_nt), which is not supported here'],
-  ['/settings/nsca', 'belongs to NSCAClient, which is not supported here'],
+  ['/settings/nsca/server', 'belongs to NSCAServer, which is not supported here'],
   ['/settings/nrdp', 'belongs to NRDPClient, which is not supported here'],
   ['/settings/eventlog', 'belongs to CheckEventLog (Windows event log), which is not supported here'],
   ['/settings/check_mk', 'belongs to CheckMKClient/CheckMKServer, which are not supported here'],
-  ['/settings/scheduler', 'belongs to Scheduler, which is not supported here'],
   ['/settings/graphite', 'belongs to GraphiteClient, which is not supported here'],
   ['/settings/smtp', 'belongs to SMTPClient, which is not supported here'],
   ['/settings/syslog', 'belongs to SyslogClient, which is not supported here'],
@@ -83,6 +82,13 @@ export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, strin
     'file name': 'no meaning here: the agent logs to stdout and stderr',
     'date format': 'no meaning here: log lines carry ISO 8601 UTC times',
   },
+  '/settings/NSCA/client': {
+    encoding: 'not supported: payloads are UTF-8',
+  },
+  '/settings/scheduler': {
+    'startup window': 'not supported: every schedule\'s first run comes after a random part of randomness × interval, which spreads a start the same way',
+    timezone: 'no meaning here: cron schedules are not supported, so there is no clock to interpret',
+  },
   '/settings/external scripts': {
     'script path': 'not supported: list each script in [/settings/external scripts/scripts]',
     'kill tree': 'no meaning here: the whole process group of a script is always killed',
@@ -114,6 +120,40 @@ export const DROPPED_TARGET_KEYS: Readonly<Record<string, string>> = {
   'ssl options': 'not supported: the TLS versions are OpenSSL\'s defaults',
   path: 'no meaning here: the agent protocol is not HTTP',
 };
+
+/** Keys of the objects of a container (targets, schedules) that have no counterpart here, and why; they win over DROPPED_TARGET_KEYS. */
+export const DROPPED_OBJECT_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  '/settings/NSCA/client/targets': {
+    'use ssl': 'not supported: nsca 2.x speaks plain TCP with the packet encryption of encryption (the Debian daemon has no TLS)',
+    'verify mode': 'no meaning here: nsca 2.x has no TLS',
+    'allowed ciphers': 'no meaning here: nsca 2.x has no TLS',
+    certificate: 'no meaning here: nsca 2.x has no TLS',
+    'certificate key': 'no meaning here: nsca 2.x has no TLS',
+    'certificate format': 'no meaning here: nsca 2.x has no TLS',
+    ca: 'no meaning here: nsca 2.x has no TLS',
+    dh: 'no meaning here: nsca 2.x has no TLS',
+    timezone: 'no meaning here: the packet carries the timestamp the server sent (its init packet), as send_nsca does',
+    encoding: 'not supported: payloads are UTF-8',
+  },
+  '/settings/icinga/client/targets': {
+    'tls version': 'not supported: TLS 1.2 or later as OpenSSL negotiates it',
+    'verify mode': 'not supported: the API certificate is always verified (against ca, else the system\'s CAs)',
+    'ensure objects': 'not supported: the host and service objects must exist in Icinga 2 (a result for an unknown object is refused and logged)',
+    'host template': 'not supported: objects are not created here',
+    'service template': 'not supported: objects are not created here',
+    'check command': 'not supported: objects are not created here',
+  },
+  '/settings/scheduler/schedules': {
+    schedule: 'not supported: cron-like schedules do not exist here; set interval',
+    'run on startup': 'not supported: the first run comes after a random part of randomness × interval',
+  },
+};
+
+/** NSClient++ encryption names of NSCA that no nsca daemon decrypts or that OpenSSL 3 lacks, and what to do instead. */
+export const NSCA_UNSUPPORTED_ENCRYPTION = 'not supported here: use aes (nsca decryption_method 14, what NSClient++ sends as aes and aes256), 3des, des, xor or none on both sides (NSClient++\'s aes128 and aes192 match no nsca method; cast, blowfish, twofish, serpent, gost, xtea and rc2 are not in OpenSSL 3)';
+
+/** NSClient++'s hostname macros and their meaning here ([/settings/NSCA/client] and [/settings/icinga/client] hostname). */
+export const HOSTNAME_MACROS: Readonly<Record<string, string>> = { '${host}': 'auto', '${host_lc}': 'auto-lc', '${host_uc}': 'auto-uc', auto: 'auto' };
 
 /** NSClient++ path variables that mean the installation folder: here that is the settings file's folder. */
 export const PATH_VARIABLES = ['shared-path', 'exe-path', 'module-path', 'data-path', 'cache-folder', 'log-path', 'etc', 'common-appdata'];

@@ -9,8 +9,9 @@
  */
 import { loadSchemaSet } from '../schema-set.js';
 import { moduleInfo } from '../module-table.js';
-import { DROPPED_KEYS, DROPPED_SECTIONS, DROPPED_TARGET_KEYS, LOG_LEVELS, MODULE_RENAMES, SCRIPT_OBJECT_KEYS, SECTION_RENAMES, WINDOWS_MODULES } from './nsclient-map.js';
+import { DROPPED_KEYS, DROPPED_OBJECT_KEYS, DROPPED_SECTIONS, DROPPED_TARGET_KEYS, HOSTNAME_MACROS, NSCA_UNSUPPORTED_ENCRYPTION, LOG_LEVELS, MODULE_RENAMES, SCRIPT_OBJECT_KEYS, SECTION_RENAMES, WINDOWS_MODULES } from './nsclient-map.js';
 import { readSource } from './nsclient-source.js';
+import { nscaMethod } from '../../formats/nsca-encryption.js';
 import { allowedHosts, checkPlaceholders, isWindowsPath, pathVariables, scriptLine, windowsScript } from './nsclient-values.js';
 import type { LineCount } from './line-totals.js';
 
@@ -170,7 +171,8 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
         drop('holds control characters (shown escaped here): a damaged line is not carried over');
         continue;
       }
-      const why = DROPPED_KEYS[canonical]?.[k] ?? (isTarget ? DROPPED_TARGET_KEYS[k] : undefined);
+      const container = found.section.container;
+      const why = DROPPED_KEYS[canonical]?.[k] ?? (container !== undefined ? DROPPED_OBJECT_KEYS[container]?.[k] : undefined) ?? (isTarget && !found.section.keys.has(k) ? DROPPED_TARGET_KEYS[k] : undefined);
       if (why !== undefined) {
         drop(why);
         continue;
@@ -211,6 +213,17 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
         value = to;
       }
       if (canonical === SCRIPTS || canonical === WRAPPED) value = scriptLine(value, changed);
+      // Published passive-check files write `address = 10.0.0.1 ;;; the Nagios server`: in NSClient++ (and here) that is all value.
+      if (/^\/settings\/(nsca|icinga)\/client/i.test(canonical) && /\s;/.test(value)) note(e.line, e.key, 'note', `kept as written: " ;…" is part of the value in NSClient++ and here, not a comment; remove it if it was meant as one`);
+      const passive = passiveValue(canonical, container, k, value);
+      if (passive !== undefined) {
+        if ('drop' in passive) {
+          drop(passive.drop);
+          continue;
+        }
+        if (passive.value !== value) changed(`${value} became ${passive.value}`);
+        value = passive.value;
+      }
       if (key !== e.key && typeof found.section.schema.additionalProperties !== 'object') note(e.line, e.key, 'renamed', `to ${key}`);
       if (/^(certificate|certificate key|ca|dh)$/.test(k) && value.trim() !== '') note(e.line, e.key, 'note', `kept: copy ${value} from the NSClient++ installation, or the module cannot start (a missing web or agent server certificate is generated)`);
       put(canonical, { key, value, comments: e.comments, line: e.line, sourceSection: sec.path, sourceKey: e.key });
@@ -224,6 +237,24 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
   for (const c of changes) if (c.action !== 'note') reported.add(c.line);
   for (const src of source) if (!reported.has(src.line)) changes.push({ line: src.line, section: src.path, action: 'kept', detail: `[${src.path}]` });
   return { header, sections: [...out.values()], changes: changes.sort((a, b) => a.line - b.line), unsupportedModules: unsupported, windowsOnly, counted, includes };
+}
+
+/** NSCA's encryption and the passive clients' hostname: kept, rewritten in our words, or dropped (undefined: not such a key). */
+function passiveValue(canonical: string, container: string | undefined, key: string, value: string): { value: string } | { drop: string } | undefined {
+  // NSClient++ takes a URL as address (nsca://host:port, https://host:port); here it is host:port.
+  const scheme = /^\s*(nsca|https?|tcp):\/\//i;
+  if ((container === '/settings/NSCA/client/targets' || container === '/settings/icinga/client/targets') && key === 'address' && scheme.test(value)) return { value: value.replace(scheme, '').replace(/\/+\s*$/, '').trim() };
+  if (container === '/settings/NSCA/client/targets' && key === 'encryption') {
+    const v = value.trim().toLowerCase();
+    return nscaMethod(v) === undefined ? { drop: `encryption ${value}: ${NSCA_UNSUPPORTED_ENCRYPTION}` } : { value: v };
+  }
+  if ((canonical === '/settings/NSCA/client' || canonical === '/settings/icinga/client') && key === 'hostname') {
+    const v = value.trim();
+    const mapped = HOSTNAME_MACROS[v.toLowerCase()];
+    if (mapped !== undefined) return { value: mapped };
+    if (v.includes('${')) return { drop: `${value}: only \${host}, \${host_lc} and \${host_uc} (auto, auto-lc, auto-uc here) or a literal name are supported; the default auto is this machine's name` };
+  }
+  return undefined;
 }
 
 /**

@@ -26,6 +26,7 @@ export function registerRootRoutes(ctx: RouteContext): void {
       modules_url: `${v1}/modules`,
       queries_url: `${v1}/queries`,
       aliases_url: `${v1}/aliases`,
+      schedules_url: `${v1}/schedules`,
       scripts_url: `${v1}/scripts`,
       logs_url: `${v1}/logs`,
       info_url: `${v1}/info`,

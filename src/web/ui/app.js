@@ -1,9 +1,9 @@
 /**
  * The web UI's entry point: sign-in, the view switcher (location hash
- * `#status`, `#modules`, `#queries[/name]`, `#logs`, `#settings`) and the
- * session. The header and the page title carry the agent's host name; the
- * views offer only the actions the user's privileges (named by the API
- * index) grant.
+ * `#status`, `#modules`, `#queries[/name]`, `#schedules`, `#logs`,
+ * `#settings`) and the session. The header and the page title carry the
+ * agent's host name; the views offer only the actions the user's
+ * privileges (named by the API index) grant.
  *
  * Credentials live in sessionStorage only (gone when the tab closes; never
  * localStorage or cookies). Sign-in is one request, GET /api (privilege
@@ -21,6 +21,7 @@ import { mountStatus } from './views/status.js';
 import { mountModules } from './views/modules.js';
 import { mountQueries } from './views/queries.js';
 import { mountLogs } from './views/logs.js';
+import { mountSchedules } from './views/schedules.js';
 import { mountSettings } from './views/settings.js';
 import { privilegeChecker } from './privileges.js';
 
@@ -31,6 +32,7 @@ const VIEWS = [
   { id: 'status', label: 'Status', mount: mountStatus, probes: (ix) => [ix.info_url, ix.settings_status_url] },
   { id: 'modules', label: 'Modules', mount: mountModules, probes: (ix) => [ix.modules_url] },
   { id: 'queries', label: 'Queries', mount: mountQueries, probes: (ix) => [ix.queries_url] },
+  { id: 'schedules', label: 'Schedules', mount: mountSchedules, probes: (ix) => [ix.schedules_url] },
   { id: 'logs', label: 'Logs', mount: mountLogs, probes: (ix) => [withParams(ix.logs_url, { per_page: '1' })] },
   { id: 'settings', label: 'Settings', mount: mountSettings, probes: (ix) => [ix.settings_url && `${ix.settings_url}/modules`] },
 ];

@@ -107,8 +107,38 @@ describe('agent settings import', () => {
     assert.match(r.stdout, /\[\/settings\/remote\/client\/targets\]\nweb01 = 10\.0\.0\.11:5666\nweb02 = 10\.0\.0\.12\n/);
     assert.match(r.stdout, /\[\/settings\/remote\/client\/targets\/db01\]\nparent = linux\n/);
     assert.match(r.stdout, /\[\/settings\/agent\/client\/targets\/hub\]\naddress = 10\.0\.0\.2:5668\ncertificate = \$\{base-path\}\/security\/client\.pem\n/);
-    assert.ok(r.stderr.includes(`${src}:40: [/settings/scheduler/schedules/default]: dropped: belongs to Scheduler, which is not supported here (2 key(s) dropped with it)`), r.stderr);
-    assert.match(r.stderr, /modules not carried over \(not supported here\): Scheduler, NSCAClient/);
+    // Scheduler and NSCAClient exist here: their sections come over as they are.
+    assert.match(r.stdout, /\[\/settings\/scheduler\/schedules\/default\]\ninterval = 5m\nchannel = NSCA\n/);
+    assert.match(r.stdout, /\[\/settings\/NSCA\/client\/targets\/default\]\naddress = nagios\.example\.com\nencryption = aes\n/);
+    assert.doesNotMatch(r.stderr, /modules not carried over/);
+  });
+
+  it('passive checks: Scheduler and NSCAClient sections come over; NSClient++-only keys and values are reported', async () => {
+    const src = join(FIXTURES, 'passive-nsca.ini');
+    const r = await agent(['settings', 'import', src]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[\/settings\/scheduler\/schedules\]\n; Services to be checked\nhost_check = check_ok\ncpu = check_cpu warn=load>80 crit=load>95\nmem = check_memory\n/);
+    assert.match(r.stdout, /\[\/settings\/scheduler\/schedules\/disk_root\]\nalias = Disk \/\ncommand = check_drivesize drive=\/ warn=used>80% crit=used>90%\ninterval = 5m\nreport = warning,critical,unknown\n\n/);
+    assert.match(r.stdout, /\[\/settings\/NSCA\/client\]\nchannel = NSCA\nhostname = auto-lc\n/);
+    assert.match(r.stdout, /\[\/settings\/NSCA\/client\/targets\/default\]\naddress = nagios\.example\.com:5667\nencryption = aes256\n/);
+    for (const [line, what] of [
+      [31, '[/settings/scheduler/schedules/disk_root] schedule: dropped: not supported: cron-like schedules'],
+      [32, '[/settings/scheduler/schedules/disk_root] run on startup: dropped'],
+      [36, '[/settings/NSCA/client] hostname: changed: ${host_lc} became auto-lc'],
+      [40, '[/settings/NSCA/client/targets/default] address: changed: nsca://nagios.example.com:5667 became nagios.example.com:5667'],
+      [45, '[/settings/NSCA/client/targets/default] use ssl: dropped: not supported: nsca 2.x speaks plain TCP'],
+    ] as const) assert.ok(r.stderr.includes(`${src}:${line}: ${what}`), `${line}: ${r.stderr}`);
+    assert.match(r.stderr, /the result validates/);
+  });
+
+  it('passive checks: an encryption no nsca daemon shares with us, and a hostname expression, are dropped with the reason; an inline ";" is pointed out', async () => {
+    const src = join(dir, 'nsca-odd.ini');
+    writeFileSync(src, '[/modules]\nNSCAClient = enabled\n\n[/settings/NSCA/client]\nhostname = win_${host}\n\n[/settings/NSCA/client/targets/default]\naddress = 10.0.0.1 ;;; the Nagios server\nencryption = blowfish\n');
+    const r = await agent(['settings', 'import', src]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stderr.includes(`${src}:5: [/settings/NSCA/client] hostname: dropped: win_\${host}: only`), r.stderr);
+    assert.ok(r.stderr.includes(`${src}:9: [/settings/NSCA/client/targets/default] encryption: dropped: encryption blowfish: not supported here: use aes (nsca decryption_method 14`), r.stderr);
+    assert.ok(r.stderr.includes(`${src}:8: [/settings/NSCA/client/targets/default] address: note: kept as written: " ;…" is part of the value`), r.stderr);
   });
 
   it('usage: an existing --output needs --force; an unreadable input is exit 2', async () => {

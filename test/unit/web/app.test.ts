@@ -121,6 +121,7 @@ describe('buildApp over HTTPS', () => {
       'GET /api/v1/queries queries.list',
       'GET /api/v1/queries/:query queries.get',
       'GET /api/v1/queries/:query/commands/execute queries.execute',
+      'GET /api/v1/schedules schedules.list',
       'GET /api/v1/scripts scripts.list|scripts.list.runtimes',
       'GET /api/v1/scripts/:runtime scripts.list|scripts.lists.<R>',
       'GET /api/v1/scripts/:runtime/* scripts.get|scripts.get.<R>',

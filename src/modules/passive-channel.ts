@@ -1,0 +1,177 @@
+/**
+ * What NSCAClient and IcingaClient share: a channel subscription that
+ * turns each submitted result into a queued item for one target and
+ * returns at once (the Scheduler and agent_submit never wait for a
+ * server), one PassiveQueue per target (protocols/passive-queue.ts:
+ * bounded, oldest dropped and counted, retried with backoff), and a
+ * `<module>_queue` query answering the queues' counters as JSON.
+ *
+ * The submission's header names the target (`recipient`, the schedule's
+ * `target`; empty: `default`) and the host (`sender`, the schedule's
+ * `source`; empty: the section's `hostname`, `auto` being this machine's
+ * name). Each send reads the target's settings in force at that moment,
+ * so an edited password or address applies to what is still queued.
+ *
+ * A send that fails because the server refused the result for good (an
+ * unknown Icinga 2 object: `permanent` on the error) drops that batch and
+ * counts it as rejected instead of retrying it forever.
+ */
+import { hostname } from 'node:os';
+import type { AgentModule, ModuleContext } from './module.js';
+import type { ModuleSettings } from '../settings/module-view.js';
+import type { ResolvedObject } from '../settings/snapshot.js';
+import { decode, responseToResult } from '../core/plugin/codec.js';
+import type { QueryResult } from '../core/result.js';
+import { PassiveQueue, type PassiveQueueStats } from '../protocols/passive-queue.js';
+import type { BackoffPolicy } from '../retry-policy.js';
+import { errorMessage } from '../errors.js';
+import { valueText } from '../settings/value-text.js';
+import { countQueue, watchQueue } from '../core/passive-counters.js';
+
+/** The alias that makes a result a host check result (NSClient++'s NSCAClient and IcingaClient). */
+export const HOST_CHECK = 'host_check';
+
+export interface PassiveItem {
+  host: string;
+  /** The submitted command: the service, or HOST_CHECK. */
+  service: string;
+  result: QueryResult;
+}
+
+export interface PassiveChannelSpec {
+  module: string;
+  /** The module's own section: channel, hostname, queue size. */
+  section: string;
+  /** Section of its targets, for messages. */
+  targetsSection: string;
+  queueQuery: { name: string; title: string; description: string };
+  /** Results per send to this target. */
+  batch(target: ResolvedObject): number;
+  /** Milliseconds a batch that is not full waits for more results (PassiveQueue lingerMs). */
+  lingerMs?: number;
+  /** Sends a batch to a target; rejects when it was not taken (`permanent: true` on the error: never will be). */
+  send(target: ResolvedObject, items: readonly PassiveItem[], signal: AbortSignal, settings: ModuleSettings): Promise<void>;
+}
+
+/** Waits between attempts to reach a server: 1 s doubling to 60 s, with up to a quarter more at random. */
+export const PASSIVE_RETRY: BackoffPolicy = { firstMs: 1000, factor: 2, maxMs: 60_000, jitter: 0.25 };
+
+interface Section {
+  channel: string;
+  hostname: string;
+  'queue size': number;
+}
+
+export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModule {
+  let settings: ModuleSettings | undefined;
+  let ctx: ModuleContext | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let unregister: (() => void) | undefined;
+  const queues = new Map<string, { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void }>();
+  const section = (): Section => settings!.sections[spec.section as keyof ModuleSettings['sections']] as unknown as Section;
+
+  const findTarget = (name: string): ResolvedObject | undefined => {
+    const lower = name.toLowerCase();
+    for (const t of settings!.targets.values()) if (t.name.toLowerCase() === lower) return t;
+    return undefined;
+  };
+
+  const queueOf = (targetName: string): PassiveQueue<PassiveItem> => {
+    const key = targetName.toLowerCase();
+    let entry = queues.get(key);
+    if (!entry) {
+      const made: { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void } = { queue: undefined as unknown as PassiveQueue<PassiveItem>, rejected: 0 };
+      made.queue = new PassiveQueue<PassiveItem>(queueOptions(targetName, made));
+      made.unwatch = watchQueue(spec.module, targetName, () => made.queue.stats().queued);
+      queues.set(key, (entry = made));
+    }
+    return entry.queue;
+  };
+
+  const queueOptions = (targetName: string, entry: { rejected: number }): ConstructorParameters<typeof PassiveQueue<PassiveItem>>[0] => ({
+    capacity: section()['queue size'],
+    batch: batchOf(targetName),
+    lingerMs: batchOf(targetName) > 1 ? (spec.lingerMs ?? 0) : 0,
+    policy: PASSIVE_RETRY,
+    send: async (items, signal) => {
+      const target = findTarget(targetName);
+      if (!target) throw new Error(`target "${targetName}" is not defined in [${spec.targetsSection}]`);
+      try {
+        await spec.send(target, items, signal, settings!);
+        countQueue(spec.module, targetName, 'sent', items.length);
+        ctx!.log.debug(`sent ${items.length} result(s) to target ${targetName}`);
+      } catch (err) {
+        if (!(err as { permanent?: boolean }).permanent) throw err;
+        entry.rejected += items.length;
+        countQueue(spec.module, targetName, 'rejected', items.length);
+        ctx!.log.error(`${items.length} result(s) for target ${targetName} refused: ${errorMessage(err)}`);
+      }
+    },
+    onDrop: (now, total) => {
+      countQueue(spec.module, targetName, 'dropped', now);
+      ctx!.log.warning(`AGENT_WARN_PASSIVE_DROPPED: target ${targetName}: the queue of unsent results is full (${section()['queue size']}); dropped the oldest (${total} dropped so far, ${now} now)`);
+    },
+    onFailure: (err, wait) => ctx!.log.error(`sending to target ${targetName} failed, next attempt in ${Math.round(wait / 100) / 10} s: ${errorMessage(err)}`),
+    onRecovered: () => ctx!.log.info(`target ${targetName} takes results again`),
+  });
+
+  const batchOf = (targetName: string): number => {
+    const t = findTarget(targetName);
+    return t ? spec.batch(t) : 1;
+  };
+
+  const subscribe = (): void => {
+    unsubscribe = ctx!.core.subscribe(section().channel, spec.module, async (message) => {
+      const decoded = decode('SubmitResponseMessage', message);
+      const targetName = decoded.header.recipient || 'default';
+      if (!findTarget(targetName)) throw new Error(`target "${targetName}" is not defined in [${spec.targetsSection}]`);
+      const host = decoded.header.sender || ownHostName(section().hostname);
+      queueOf(targetName).push(decoded.payload.map((p) => ({ host, service: p.command ?? '', result: responseToResult(p) })));
+    });
+  };
+
+  return {
+    name: spec.module,
+    async start(context) {
+      ctx = context;
+      settings = context.settings;
+      subscribe();
+      unregister = context.core.registerSimpleQuery({ name: spec.queueQuery.name, module: spec.module, title: spec.queueQuery.title, description: spec.queueQuery.description }, async () => ({
+        result: 0,
+        message: JSON.stringify([...queues.entries()].map(([name, e]) => ({ target: name, ...statsJson(e.queue.stats()), rejected: e.rejected }))),
+        perf: [],
+      }));
+    },
+    async apply(next) {
+      const before = section().channel;
+      settings = next;
+      if (section().channel !== before) {
+        unsubscribe?.();
+        subscribe();
+      }
+      for (const [name, e] of queues) e.queue.reconfigure(queueOptions(name, e));
+      return true;
+    },
+    async stop() {
+      unsubscribe?.();
+      unregister?.();
+      for (const e of queues.values()) e.unwatch?.();
+      await Promise.all([...queues.values()].map((e) => e.queue.close()));
+      queues.clear();
+    },
+  };
+}
+
+/** `auto` (this machine's name), `auto-lc`, `auto-uc`, or the name as written. */
+export function ownHostName(setting: unknown): string {
+  const text = valueText(setting, 'auto').trim();
+  const lower = text.toLowerCase();
+  if (lower === 'auto' || lower === '') return hostname();
+  if (lower === 'auto-lc') return hostname().toLowerCase();
+  if (lower === 'auto-uc') return hostname().toUpperCase();
+  return text;
+}
+
+function statsJson(s: PassiveQueueStats): Record<string, unknown> {
+  return { queued: s.queued, sent: s.sent, dropped: s.dropped, failures: s.failures, last_error: s.lastError };
+}

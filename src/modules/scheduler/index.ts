@@ -1,0 +1,125 @@
+/**
+ * Scheduler: runs the queries of [/settings/scheduler/schedules] at their
+ * interval (schedules.ts: grid, jitter, overlap skip, hot edits) and
+ * submits each result whose status `report` lists on the schedule's
+ * `channel`, under the schedule's alias, with `target` as the
+ * submission's recipient and `source` as its sender (NSClient++'s
+ * make_submit_from_query). Channel `drop` runs the query and discards the
+ * result. A submission nobody listens to (the channel's module is not
+ * loaded) is counted as unsent and logged once per schedule.
+ *
+ * `apply(next)` adds new schedules, removes deleted ones and updates the
+ * others in place. The query `scheduler_list` answers the table (last and
+ * next run, counters) as JSON: the API's /api/v1/schedules reads it.
+ */
+import type { AgentModule, ModuleContext } from '../module.js';
+import type { SettingsOf } from '../../settings/module-table.js';
+import { encode, header, HeaderType, resultToResponse } from '../../core/plugin/codec.js';
+import { STATUS_NAMES } from '../../core/result.js';
+import { errorMessage } from '../../errors.js';
+import { definitionOf, ScheduleTable, type ScheduleState } from './schedules.js';
+import { countSchedule, setScheduled } from '../../core/passive-counters.js';
+
+type Settings = SettingsOf<'Scheduler'>;
+
+export function createModule(): AgentModule<Settings> {
+  let ctx: ModuleContext<Settings> | undefined;
+  let table: ScheduleTable | undefined;
+  let unregister: (() => void) | undefined;
+  const warnedUnsent = new Set<string>();
+  const invalid = new Map<string, string>();
+
+  const runOne = async (state: ScheduleState, signal: AbortSignal): Promise<void> => {
+    const d = state.def;
+    try {
+      const result = await ctx!.core.query(d.command, d.args, { signal });
+      state.lastStatus = result.result;
+      state.lastMessage = result.message;
+      if (signal.aborted || d.channel.toLowerCase() === 'drop' || !d.report.has(result.result)) return;
+      const message = encode('SubmitResponseMessage', {
+        header: header(HeaderType.QUERY_RESPONSE, { sender: d.source, recipient: d.target }),
+        payload: [resultToResponse({ ...result, command: d.alias })],
+      });
+      const taken = await ctx!.core.submitRaw(d.channel, message);
+      countSchedule(taken > 0 ? 'submitted' : 'unsent');
+      if (taken > 0) {
+        state.submitted++;
+        warnedUnsent.delete(d.name);
+      } else if (!warnedUnsent.has(d.name)) {
+        warnedUnsent.add(d.name);
+        ctx!.log.warning(`schedule ${d.name}: nothing listens on channel ${d.channel} (is its module loaded?); results are not sent`);
+      }
+    } catch (err) {
+      state.lastStatus = 3;
+      state.lastMessage = errorMessage(err);
+      ctx!.log.error(`schedule ${d.name}: ${errorMessage(err)}`);
+    }
+  };
+
+  const sync = (settings: Settings): void => {
+    const t = table!;
+    t.setThreads(settings.sections['/settings/scheduler'].threads);
+    const wanted = new Set<string>();
+    invalid.clear();
+    for (const o of settings.schedules.values()) {
+      if (o.isTemplate) continue;
+      const def = definitionOf(o.name, o.values);
+      if ('problem' in def) {
+        invalid.set(o.name, def.problem);
+        ctx!.log.error(`schedule ${o.name} ${def.problem}; it does not run`);
+        continue;
+      }
+      wanted.add(o.name);
+      t.update(def);
+    }
+    for (const name of t.names()) if (!wanted.has(name)) t.remove(name);
+    setScheduled(t.names().length);
+  };
+
+  return {
+    name: 'Scheduler',
+    async start(context) {
+      ctx = context;
+      table = new ScheduleTable(runOne, context.settings.sections['/settings/scheduler'].threads);
+      sync(context.settings);
+      unregister = context.core.registerSimpleQuery(
+        { name: 'scheduler_list', module: 'Scheduler', title: 'Schedules', description: 'The schedules with their last and next run and counters, as a JSON list in the message.' },
+        async () => ({ result: 0, message: JSON.stringify(listJson(table!.list(), invalid)), perf: [] }),
+      );
+      context.log.info(`${table.names().length} schedule(s)`);
+    },
+    async apply(next) {
+      sync(next);
+      return true;
+    },
+    async stop() {
+      unregister?.();
+      table?.clear();
+      setScheduled(0);
+    },
+  };
+}
+
+function listJson(states: readonly ScheduleState[], invalid: ReadonlyMap<string, string>): unknown[] {
+  const iso = (t: number | undefined): string | null => (t === undefined ? null : new Date(t).toISOString());
+  const rows: unknown[] = states.map((s) => ({
+    name: s.def.name,
+    command: [s.def.command, ...s.def.args].join(' '),
+    alias: s.def.alias,
+    interval_s: s.def.intervalMs / 1000,
+    channel: s.def.channel,
+    target: s.def.target,
+    report: [...s.def.report].map((r) => STATUS_NAMES[r as 0 | 1 | 2 | 3]),
+    last_run: iso(s.lastStart),
+    last_duration_ms: s.lastStart !== undefined && s.lastEnd !== undefined && s.lastEnd >= s.lastStart ? s.lastEnd - s.lastStart : null,
+    last_status: s.lastStatus === undefined ? null : STATUS_NAMES[s.lastStatus as 0 | 1 | 2 | 3],
+    last_message: s.lastMessage ?? null,
+    next_run: iso(s.nextRun),
+    running: s.running,
+    runs: s.runs,
+    skipped: s.skipped,
+    submitted: s.submitted,
+  }));
+  for (const [name, problem] of invalid) rows.push({ name, problem });
+  return rows.sort((a, b) => (a as { name: string }).name.localeCompare((b as { name: string }).name));
+}

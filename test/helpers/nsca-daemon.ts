@@ -1,0 +1,98 @@
+/**
+ * Starts Debian's NSCA daemon (/usr/sbin/nsca from the nsca package) for a
+ * test, in the foreground (-f) on a loopback port, with its own config:
+ * the given decryption method and password, writing the external commands
+ * it receives to a plain file (append_to_file=1) that `lines()` reads.
+ * Readiness is the port accepting a connection (bounded). `stop()` kills it
+ * (SIGTERM, then SIGKILL after 3 s); `start()` brings it back on the same
+ * port and file. A process exit hook kills it too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './agent-process.js';
+import { waitUntil } from './wait-until.js';
+
+export const NSCA_DAEMON = '/usr/sbin/nsca';
+export const SEND_NSCA = '/usr/sbin/send_nsca';
+
+export interface NscaDaemon {
+  readonly port: number;
+  readonly dir: string;
+  readonly commandFile: string;
+  /** The command lines written so far. */
+  lines(): string[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Stops and removes the folder. */
+  close(): Promise<void>;
+}
+
+export async function startNscaDaemon(options: { method: number; password: string; port?: number }): Promise<NscaDaemon> {
+  const port = options.port ?? (await freePort());
+  const dir = mkdtempSync(join(tmpdir(), 'nsca-daemon-'));
+  const commandFile = join(dir, 'nagios.cmd');
+  const config = join(dir, 'nsca.cfg');
+  writeFileSync(commandFile, '');
+  writeFileSync(
+    config,
+    [
+      `server_port=${port}`,
+      'server_address=127.0.0.1',
+      `command_file=${commandFile}`,
+      `alternate_dump_file=${join(dir, 'dump')}`,
+      `pid_file=${join(dir, 'nsca.pid')}`,
+      'append_to_file=1',
+      'aggregate_writes=0',
+      'max_packet_age=30',
+      'debug=0',
+      `password=${options.password}`,
+      `decryption_method=${options.method}`,
+      '',
+    ].join('\n'),
+  );
+  let proc: ChildProcess | undefined;
+  const kill = (): void => void proc?.kill('SIGKILL');
+  process.on('exit', kill);
+  const daemon: NscaDaemon = {
+    port,
+    dir,
+    commandFile,
+    lines: () => (existsSync(commandFile) ? readFileSync(commandFile, 'utf8').split('\n').filter((l) => l !== '') : []),
+    async start() {
+      proc = spawn(NSCA_DAEMON, ['-c', config, '-f'], { stdio: 'ignore' });
+      await waitUntil(() => accepts(port), 5000, `nsca listening on ${port}`);
+    },
+    async stop() {
+      const p = proc;
+      proc = undefined;
+      if (!p || p.exitCode !== null) return;
+      const gone = new Promise((r) => p.once('exit', r));
+      p.kill('SIGTERM');
+      const timer = setTimeout(() => p.kill('SIGKILL'), 3000);
+      await gone;
+      clearTimeout(timer);
+    },
+    async close() {
+      await daemon.stop();
+      process.off('exit', kill);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await daemon.start();
+  return daemon;
+}
+
+/** True when a TCP connection to the port opens (closed at once). */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
