@@ -21,6 +21,8 @@ let internal: Peer;
 let web: Peer;
 
 const ini = (allowed: string): string => `[/modules]
+Scheduler = enabled
+NSCAClient = enabled
 CheckNet = enabled
 CheckHelpers = enabled
 CheckExternalScripts = enabled
@@ -75,6 +77,9 @@ test('the default allowed queries refuse the network checks, directly and throug
     [['-c', 'alias_outer'], 'check_tcp'],
     [['-c', 'alias_http'], 'check_http'],
     [['-c', 'alias_relay'], 'remote_query'],
+    // The passive-check listings show schedule commands and target addresses.
+    [['-c', 'scheduler_list'], 'scheduler_list'],
+    [['-c', 'nsca_queue'], 'nsca_queue'],
   ] as const) {
     const r = await checkNrpe(port, [...args]);
     assert.equal(r.code, 3, `${args.join(' ')}: ${r.out}`);
