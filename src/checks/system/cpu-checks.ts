@@ -49,7 +49,9 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
       });
       const items = [];
       // A window the sampler has no history for (a one-shot `agent query check_cpu`) is answered by
-      // one fresh interval, labelled as what it is (`total 500ms`), once however many windows share it.
+      // one fresh interval, labelled as what it is (`total 500ms`), once for all the windows: the
+      // history the sampler gathers while that interval is measured does not make later windows of
+      // the same check look measured over their span.
       const labels = new Set<string>();
       for (const w of windows) {
         const m = await sampler.measure(w.seconds);
@@ -59,6 +61,7 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
         for (const l of m.loads) {
           items.push({ core: l.core, core_id: l.core === 'total' ? -1 : Number(l.core.slice(4)), time, load: l.load, user: l.user, kernel: l.system, iowait: l.iowait, idle: l.idle });
         }
+        if (m.freshMs !== undefined) break;
       }
       return items;
     },
