@@ -1,7 +1,7 @@
 /**
  * A core with the enabled modules started, for one-shot commands (`agent
  * query`, `agent client`). Modules that listen on ports (WEBServer,
- * RemoteServer, AgentServer) are left out unless asked for, so a one-shot
+ * RemoteServer, AgentServer, NSClientServer) are left out unless asked for, so a one-shot
  * command never fights a running agent for its ports. No module gets the
  * control interface here (there is no reconciler to control), so WEBServer,
  * the one module that needs it, cannot start in a one-shot core (no
@@ -13,7 +13,7 @@ import { catalogue, findModule } from '../modules/catalogue.js';
 import { ModuleRunner } from '../reconciler/module-runner.js';
 import type { Snapshot } from '../settings/snapshot.js';
 
-export const LISTENING_MODULES = new Set(['WEBServer', 'RemoteServer', 'AgentServer']);
+export const LISTENING_MODULES = new Set(['WEBServer', 'RemoteServer', 'AgentServer', 'NSClientServer']);
 
 export interface LocalCore {
   core: Core;

@@ -38,6 +38,7 @@ export const MODULE_SECTIONS = {
   WEBServer: ['/settings/WEB/server', '/settings/web/users', '/settings/web/roles', '/paths'],
   RemoteClient: ['/settings/remote/client', '/settings/remote/client/handlers', '/settings/remote/client/targets', '/paths'],
   RemoteServer: ['/settings/remote/server', '/paths'],
+  NSClientServer: ['/settings/NSClient/server', '/paths'],
   AgentClient: ['/settings/agent/client', '/settings/agent/client/handlers', '/settings/agent/client/targets', '/paths'],
   AgentServer: ['/settings/agent/server', '/paths'],
 } as const satisfies Record<keyof ModulesSection, readonly SectionPath[]>;
@@ -71,6 +72,7 @@ const ROWS: { readonly [M in ModuleName]: Row } = {
   WEBServer: { title: 'Web server', description: 'JSON API and web UI over HTTP(S).', queries: [] },
   RemoteClient: { title: 'Remote-protocol client', description: 'NRPE client: remote_query, remote_exec, remote_submit, remote_forward.', queries: ['remote_query', 'remote_exec', 'remote_submit', 'remote_forward'] },
   RemoteServer: { title: 'Remote-protocol server', description: 'NRPE server answering check_nrpe with the agent\'s queries.', queries: ['remote_submissions'] },
+  NSClientServer: { title: 'check_nt server', description: 'Answers check_nt (the NSClient protocol) from the agent\'s system and disk checks.', queries: [] },
   AgentClient: { title: 'Agent-protocol client', description: 'agent_query, agent_exec and agent_submit against other agents.', queries: ['agent_query', 'agent_exec', 'agent_submit'] },
   AgentServer: { title: 'Agent-protocol server', description: 'Answers other agents over the agent protocol.', queries: ['agent_submissions'] },
 };

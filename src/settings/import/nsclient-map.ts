@@ -28,7 +28,6 @@ export const SECTION_RENAMES: readonly (readonly [string, string])[] = [
 
 /** Sections (lower-case prefixes) of NSClient++ that have no counterpart here, and why. */
 export const DROPPED_SECTIONS: readonly (readonly [string, string])[] = [
-  ['/settings/nsclient', 'belongs to NSClientServer (check_nt), which is not supported here'],
   ['/settings/nsca', 'belongs to NSCAClient, which is not supported here'],
   ['/settings/nrdp', 'belongs to NRDPClient, which is not supported here'],
   ['/settings/eventlog', 'belongs to CheckEventLog (Windows event log), which is not supported here'],
@@ -66,6 +65,11 @@ export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, strin
     'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
     'thread pool': 'no meaning here: one event loop serves every connection',
     encoding: 'not supported: payloads are UTF-8',
+  },
+  '/settings/NSClient/server': {
+    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload, which is what caching them amounts to',
+    'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
+    'thread pool': 'no meaning here: one event loop serves every connection',
   },
   '/settings/agent/server': {
     'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload, which is what caching them amounts to',
@@ -123,7 +127,6 @@ export const WINDOWS_MODULES: Readonly<Record<string, string>> = {
   checkeventlog: 'the Windows event log',
   checkwmi: 'WMI queries',
   checktasksched: 'the Windows task scheduler',
-  nsclientserver: 'check_nt, which reads Windows performance counters',
   checkwindows: 'Windows-specific checks',
   dotnetplugins: '.NET plugins',
   checknscp: 'NSClient++\'s own crash dumps and log of the Windows service',
