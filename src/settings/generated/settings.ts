@@ -25,7 +25,7 @@ RemoteClient: boolean
  */
 RemoteServer: boolean
 /**
- * check_nt protocol server: answers check_nt (CLIENTVERSION, CPULOAD, UPTIME, USEDDISKSPACE, MEMUSE, SERVICESTATE, PROCSTATE, FILEAGE) from the agent's checks.
+ * The check_nt protocol server: answers check_nt (CLIENTVERSION, CPULOAD, UPTIME, USEDDISKSPACE, MEMUSE, SERVICESTATE, PROCSTATE, FILEAGE) from the agent's checks.
  */
 NSClientServer: boolean
 /**
@@ -464,11 +464,11 @@ certificate: string
  */
 timeout: number
 /**
- * check_nt connections open at once; more are refused and logged. Applies in place.
+ * Connections of check_nt open at once; more are refused and logged. Applies in place.
  */
 "max connections": number
 /**
- * check_nt connections open at once from one client address; more from that address are refused and logged. Applies in place.
+ * Connections of check_nt open at once from one client address; more from that address are refused and logged. Applies in place.
  */
 "max connections per address": number
 }

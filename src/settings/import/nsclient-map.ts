@@ -49,7 +49,7 @@ export const DROPPED_SECTIONS: readonly (readonly [string, string])[] = [
 /** Keys dropped from a section (canonical path here, lower-case key), and why. */
 export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   '/settings/default': {
-    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload (RemoteServer, AgentServer), which is what caching them amounts to',
+    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload (RemoteServer, AgentServer, NSClientServer), which is what caching them amounts to',
     'bind to': 'not supported in [/settings/default]: set bind to in each server\'s own section',
     'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
     'thread pool': 'no meaning here: one event loop serves every connection',
