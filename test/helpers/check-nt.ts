@@ -4,7 +4,8 @@
  * what check_nt cannot send: garbage, oversized requests, another source
  * address. Every run is bounded.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { runProgram } from './run-program.js';
 
 export const CHECK_NT = '/usr/lib/nagios/plugins/check_nt';
@@ -15,11 +16,12 @@ export async function checkNt(port: number, args: readonly string[]): Promise<{ 
   return { code: r.code, out: (r.stdout + r.stderr).trim() };
 }
 
-/** Sends `request` from `from` and resolves with what came back before the close ('' when closed without answer). */
-export function rawRequest(port: number, request: string | Buffer, from = '127.0.0.1', ms = 10_000): Promise<string> {
+/** Sends `request` from `from` (over TLS with `tls`) and resolves with what came back before the close ('' when closed without answer). */
+export function rawRequest(port: number, request: string | Buffer, from = '127.0.0.1', ms = 10_000, tls = false): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const s = connect({ host: '127.0.0.1', port, localAddress: from }, () => s.write(request));
+    const options = { host: '127.0.0.1', port, localAddress: from };
+    const s: Socket = tls ? tlsConnect({ ...options, rejectUnauthorized: false }, () => s.write(request)) : connect(options, () => s.write(request));
     const timer = setTimeout(() => {
       s.destroy();
       reject(new Error(`no close from 127.0.0.1:${port} within ${ms} ms`));

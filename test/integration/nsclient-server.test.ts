@@ -178,11 +178,9 @@ test('a peer not in allowed hosts (127.0.0.2) is closed without an answer and lo
 });
 
 test('hot apply: allow, password and allowed hosts change in place on the same port', async () => {
-  let mark = agent.mark();
   replaceFile(agent.settingsFile, ini('allow = metrics\npassword = other'));
-  await agent.waitForLog(/NSClientServer: apply/, 10_000, mark).catch(() => agent.waitForLog(/NSClientServer/, 10_000, mark));
   await waitFor(async () => (await checkNt(port, ['-s', 'other', '-v', 'UPTIME'])).code === 0);
-  mark = agent.mark();
+  let mark = agent.mark();
   assert.deepEqual(await checkNt(port, ['-s', 'other', '-v', 'CLIENTVERSION']), { code: 3, out: 'NSClient - ERROR: Command not allowed.' });
   await agent.waitForLog(/refused request from 127\.0\.0\.1: CLIENTVERSION is not in allow/, 10_000, mark);
   assert.deepEqual(await nt('-v', 'UPTIME'), { code: 3, out: 'NSClient - ERROR: Bad request.' });
@@ -196,6 +194,25 @@ test('hot apply: allow, password and allowed hosts change in place on the same p
   assert.equal(refused.out, 'could not fetch information from server');
   assert.notEqual(refused.code, 0);
   assert.equal(await rawRequest(port, 's3cret&1', '127.0.0.2'), `agent ${VERSION}`);
+
+  // No password at all: warned at once, every request refused.
+  mark = agent.mark();
+  replaceFile(agent.settingsFile, ini().replace('password = s3cret\n', ''));
+  await agent.waitForLog(/NSClientServer: AGENT_WARN_NSCLIENT_NO_PASSWORD: /, 10_000, mark);
+  assert.deepEqual(await nt('-v', 'UPTIME'), { code: 3, out: 'NSClient - ERROR: Bad request.' });
+  await agent.waitForLog(/refused request from 127\.0\.0\.1: no password is configured/, 10_000, mark);
+});
+
+test('use ssl moves the listener to TLS (a self-signed certificate created), then back to plain', async () => {
+  let mark = agent.mark();
+  replaceFile(agent.settingsFile, ini('use ssl = 1'));
+  await agent.waitForLog(/NSClientServer: created a self-signed certificate \S+nsclient-server\.pem/, 10_000, mark);
+  const tlsPort = Number((await agent.waitForLog(/NSClientServer: listening on 127\.0\.0\.1:(\d+) \(TLS\)/, 10_000, mark))[1]);
+  assert.equal(await rawRequest(tlsPort, 's3cret&1', '127.0.0.1', 10_000, true), `agent ${VERSION}`);
+  mark = agent.mark();
+  replaceFile(agent.settingsFile, ini());
+  port = Number((await agent.waitForLog(/NSClientServer: listening on 127\.0\.0\.1:(\d+) \(plain\)/, 10_000, mark))[1]);
+  assert.deepEqual(await nt('-v', 'CLIENTVERSION'), { code: 0, out: `agent ${VERSION}` });
 });
 
 /** Polls `cond` (at most 40 times, 250 ms apart) until it holds. */
