@@ -16,12 +16,26 @@ export async function checkNt(port: number, args: readonly string[]): Promise<{ 
   return { code: r.code, out: (r.stdout + r.stderr).trim() };
 }
 
-/** Sends `request` from `from` (over TLS with `tls`) and resolves with what came back before the close ('' when closed without answer). */
-export function rawRequest(port: number, request: string | Buffer, from = '127.0.0.1', ms = 10_000, tls = false): Promise<string> {
+export interface RawOptions {
+  /** Local address to connect from (default 127.0.0.1). */
+  from?: string;
+  tls?: boolean;
+  /** Shut down the sending side after the request, as `nc -N` does. */
+  halfClose?: boolean;
+  ms?: number;
+}
+
+/** Sends `request` and resolves with what came back before the close ('' when closed without answer). */
+export function rawRequest(port: number, request: string | Buffer, o: RawOptions = {}): Promise<string> {
+  const ms = o.ms ?? 10_000;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const options = { host: '127.0.0.1', port, localAddress: from };
-    const s: Socket = tls ? tlsConnect({ ...options, rejectUnauthorized: false }, () => s.write(request)) : connect(options, () => s.write(request));
+    const options = { host: '127.0.0.1', port, localAddress: o.from ?? '127.0.0.1' };
+    const send = (): void => {
+      if (o.halfClose) s.end(request);
+      else s.write(request);
+    };
+    const s: Socket = o.tls ? tlsConnect({ ...options, rejectUnauthorized: false }, send) : connect(options, send);
     const timer = setTimeout(() => {
       s.destroy();
       reject(new Error(`no close from 127.0.0.1:${port} within ${ms} ms`));

@@ -168,12 +168,14 @@ test('garbage, an unknown code and an oversized request are answered and logged;
   assert.equal(await rawRequest(port, `s3cret&1&${'a'.repeat(20_000)}`), 'ERROR: Request too long.');
   await agent.waitForLog(/refused request from 127\.0\.0\.1: \d+ bytes, more than 4096/, 10_000, mark);
   assert.equal(await rawRequest(port, 's3cret&1'), `agent ${VERSION}`);
+  // A peer that shuts down its side after the request (nc -N) is answered too.
+  assert.equal(await rawRequest(port, 's3cret&1', { halfClose: true }), `agent ${VERSION}`);
   assert.equal((await nt('-v', 'CLIENTVERSION')).code, 0);
 });
 
 test('a peer not in allowed hosts (127.0.0.2) is closed without an answer and logged', async () => {
   const mark = agent.mark();
-  assert.equal(await rawRequest(port, 's3cret&1', '127.0.0.2'), '');
+  assert.equal(await rawRequest(port, 's3cret&1', { from: '127.0.0.2' }), '');
   await agent.waitForLog(/NSClientServer: refused connection from 127\.0\.0\.2: not in allowed hosts \[\/settings\/default\] allowed hosts/, 10_000, mark);
 });
 
@@ -193,7 +195,7 @@ test('hot apply: allow, password and allowed hosts change in place on the same p
   const refused = await nt('-v', 'MEMUSE');
   assert.equal(refused.out, 'could not fetch information from server');
   assert.notEqual(refused.code, 0);
-  assert.equal(await rawRequest(port, 's3cret&1', '127.0.0.2'), `agent ${VERSION}`);
+  assert.equal(await rawRequest(port, 's3cret&1', { from: '127.0.0.2' }), `agent ${VERSION}`);
 
   // No password at all: warned at once, every request refused.
   mark = agent.mark();
@@ -208,7 +210,7 @@ test('use ssl moves the listener to TLS (a self-signed certificate created), the
   replaceFile(agent.settingsFile, ini('use ssl = 1'));
   await agent.waitForLog(/NSClientServer: created a self-signed certificate \S+nsclient-server\.pem/, 10_000, mark);
   const tlsPort = Number((await agent.waitForLog(/NSClientServer: listening on 127\.0\.0\.1:(\d+) \(TLS\)/, 10_000, mark))[1]);
-  assert.equal(await rawRequest(tlsPort, 's3cret&1', '127.0.0.1', 10_000, true), `agent ${VERSION}`);
+  assert.equal(await rawRequest(tlsPort, 's3cret&1', { tls: true }), `agent ${VERSION}`);
   mark = agent.mark();
   replaceFile(agent.settingsFile, ini());
   port = Number((await agent.waitForLog(/NSClientServer: listening on 127\.0\.0\.1:(\d+) \(plain\)/, 10_000, mark))[1]);

@@ -79,7 +79,8 @@ export async function startNsClientServer(o: NsClientServerOptions): Promise<NsC
   };
   const server: net.Server = o.tls
     ? tls.createServer(o.tls, serve)
-    : net.createServer((socket) => {
+    : // Half-open: a peer that shuts down its side after the request (nc -N, a script) still gets the answer.
+      net.createServer({ allowHalfOpen: true }, (socket) => {
         if (accept(socket)) serve(socket);
       });
   if (o.tls) {
