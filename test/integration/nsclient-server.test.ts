@@ -3,11 +3,13 @@
  * loopback), for every command: thresholds (-w/-c), -l lists, -d SHOWALL,
  * the password right and wrong, and the values compared with what the host
  * says (/proc, statfs). Raw peers send what check_nt cannot: garbage, an
- * oversized request, a request from 127.0.0.2 (not in allowed hosts).
+ * oversized request, a request from 127.0.0.2 (not in allowed hosts);
+ * hot-applied settings, a move to TLS and a move that cannot be taken.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statfsSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startAgent, listenerPort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNt, rawRequest } from '../helpers/check-nt.js';
@@ -215,6 +217,22 @@ test('use ssl moves the listener to TLS (a self-signed certificate created), the
   replaceFile(agent.settingsFile, ini());
   port = Number((await agent.waitForLog(/NSClientServer: listening on 127\.0\.0\.1:(\d+) \(plain\)/, 10_000, mark))[1]);
   assert.deepEqual(await nt('-v', 'CLIENTVERSION'), { code: 0, out: `agent ${VERSION}` });
+});
+
+test('a move that cannot be taken (the new port is held) keeps every previous setting: port, password, allow', async () => {
+  const held = createServer();
+  await new Promise<void>((res) => held.listen(0, '127.0.0.1', res));
+  const heldPort = (held.address() as AddressInfo).port;
+  try {
+    const mark = agent.mark();
+    replaceFile(agent.settingsFile, ini(`port = ${heldPort}\npassword = other\nallow = info`).replace('port = 0\n', ''));
+    await agent.waitForLog(/NSClientServer[^\n]*kept previous settings/, 10_000, mark);
+    assert.equal((await nt('-v', 'MEMUSE')).code, 0);
+    assert.deepEqual(await checkNt(port, ['-s', 'other', '-v', 'CLIENTVERSION']), { code: 3, out: 'NSClient - ERROR: Bad request.' });
+  } finally {
+    await new Promise<void>((res) => held.close(() => res()));
+    replaceFile(agent.settingsFile, ini());
+  }
 });
 
 /** Polls `cond` (at most 40 times, 250 ms apart) until it holds. */
