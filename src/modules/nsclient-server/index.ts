@@ -6,8 +6,9 @@
  * protocols/nsclient/ for the wire and the answers).
  *
  * A request must carry `password` (own key, else [/settings/default]); with
- * none set every request is refused (AGENT_WARN_NSCLIENT_NO_PASSWORD at
- * start), as NSClient++ does, since check_nt sends it in clear text.
+ * none set every request is refused (the settings warn:
+ * AGENT_WARN_NSCLIENT_NO_PASSWORD), as NSClient++ does, since check_nt
+ * sends it in clear text.
  * `allow` limits the commands. The listener is a managed listener
  * (protocols/listener/managed-listener.ts), like RemoteServer's: allowed
  * hosts, the connection limits, timeout, password, allow and drive letters
@@ -19,7 +20,6 @@ import type { AgentModule, ModuleContext } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
 import { listenerTlsFiles } from '../../settings/tls-checks.js';
-import { formatMessage } from '../../errors.js';
 import { allowedHosts } from '../../protocols/allowed-host-names.js';
 import { parseAllow } from '../../protocols/nsclient/request.js';
 import { startNsClientServer, type NsClientServerPolicy } from '../../protocols/nsclient/server.js';
@@ -45,7 +45,6 @@ export function createModule(): AgentModule<Settings> {
     const { allowed, unknown } = parseAllow(s.allow);
     if (unknown.length > 0) ctx!.log.warning(`[${SECTION}] allow: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no check_nt command or group; ignored`);
     if (allowed.size === 0) ctx!.log.warning(`[${SECTION}] allow enables no command: every request is refused`);
-    if (s.password === '') ctx!.log.warning(`AGENT_WARN_NSCLIENT_NO_PASSWORD: ${formatMessage('AGENT_WARN_NSCLIENT_NO_PASSWORD', [])}`);
     return { password: s.password, allowed, driveLetters: parseDriveLetters(s['drive letters']), maxCpuMinutes: MAX_CPU_MINUTES, now: () => Date.now() / 1000 };
   };
 
