@@ -95,6 +95,10 @@ export const CODES = {
   AGENT_ERR_AGENT_LISTEN: { message: 'cannot listen on %s: %s' },
   AGENT_ERR_AGENT_TLS_CONFIG: { message: '[/settings/agent/server] %s' },
   AGENT_ERR_AGENT_CERTIFICATE: { message: 'cannot load or create the agent server certificate %s: %s' },
+  // check_nt protocol (NSClientServer)
+  AGENT_ERR_NSCLIENT_LISTEN: { message: 'cannot listen on %s: %s' },
+  AGENT_ERR_NSCLIENT_CERTIFICATE: { message: 'cannot load or create the check_nt server certificate %s: %s' },
+  AGENT_WARN_NSCLIENT_NO_PASSWORD: { message: 'NSClientServer is enabled and no password is set: every check_nt request is refused; set password in [/settings/NSClient/server] or [/settings/default] (check_nt -s)', severity: 'warning' },
   // Command line
   AGENT_ERR_USAGE: { message: '%s' },
   // HTTP

@@ -1,7 +1,7 @@
 /**
  * A core with the enabled modules started, for one-shot commands (`agent
  * query`, `agent client`). Modules that listen on ports (WEBServer,
- * RemoteServer, AgentServer) are left out unless asked for, so a one-shot
+ * RemoteServer, AgentServer, NSClientServer) are left out unless asked for, so a one-shot
  * command never fights a running agent for its ports; nor does the
  * Scheduler (BACKGROUND_MODULES), so that it never sends passive results
  * twice. No module gets the
@@ -15,7 +15,7 @@ import { catalogue, findModule } from '../modules/catalogue.js';
 import { ModuleRunner } from '../reconciler/module-runner.js';
 import type { Snapshot } from '../settings/snapshot.js';
 
-export const LISTENING_MODULES = new Set(['WEBServer', 'RemoteServer', 'AgentServer']);
+export const LISTENING_MODULES = new Set(['WEBServer', 'RemoteServer', 'AgentServer', 'NSClientServer']);
 /** Modules that act on their own: the Scheduler would run its checks and send them from a one-shot command, beside the running agent. */
 export const BACKGROUND_MODULES = new Set(['Scheduler']);
 

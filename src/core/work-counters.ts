@@ -9,8 +9,8 @@
  * names, reasons fixed texts.
  */
 
-/** Where a query came from: the web API, an NRPE peer, an agent-protocol peer. */
-export type Channel = 'web' | 'nrpe' | 'agent';
+/** Where a query came from: the web API, an NRPE peer, an agent-protocol peer, a check_nt peer. */
+export type Channel = 'web' | 'nrpe' | 'agent' | 'nsclient';
 
 /** Upper bounds (seconds) of the duration histograms, as Prometheus' client libraries choose them. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;

@@ -31,6 +31,7 @@ const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFactory> } = {
   WEBServer: () => import('./web-server/index.js'),
   RemoteClient: () => import('./remote-client/index.js'),
   RemoteServer: () => import('./remote-server/index.js'),
+  NSClientServer: () => import('./nsclient-server/index.js'),
   AgentClient: () => import('./agent-client/index.js'),
   AgentServer: () => import('./agent-server/index.js'),
   NSCAClient: () => import('./nsca-client/index.js'),

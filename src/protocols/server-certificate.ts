@@ -32,7 +32,7 @@ export interface LoadedCertificate {
   generated: boolean;
 }
 
-export type CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE' | 'AGENT_ERR_AGENT_CERTIFICATE';
+export type CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE' | 'AGENT_ERR_AGENT_CERTIFICATE' | 'AGENT_ERR_NSCLIENT_CERTIFICATE';
 
 /** Creates the missing certificate (the rules above); `existingKey`: the key file's PEM, when it exists. */
 export async function createCertificate(files: CertificateFiles, existingKey: string | undefined, errorCode: CertificateErrorCode): Promise<LoadedCertificate> {

@@ -1,6 +1,6 @@
 /**
- * The TLS files of the three listeners (WEBServer, RemoteServer,
- * AgentServer), named from the settings the one way every user of them
+ * The TLS files of the listeners (WEBServer, RemoteServer, AgentServer,
+ * NSClientServer), named from the settings the one way every user of them
  * shares: the modules load them from here (src/protocols/listener/server-tls.ts checks
  * them before a listener moves), `agent settings validate` and the
  * settings API report their problems.
@@ -20,12 +20,13 @@ import type { Origin, Snapshot } from './snapshot.js';
 import { expandVariables } from './variables.js';
 import { keyText, valueText } from './value-text.js';
 
-export type ListenerModule = 'WEBServer' | 'RemoteServer' | 'AgentServer';
+export type ListenerModule = 'WEBServer' | 'RemoteServer' | 'AgentServer' | 'NSClientServer';
 
 export const LISTENER_SECTIONS: Readonly<Record<ListenerModule, string>> = {
   WEBServer: '/settings/WEB/server',
   RemoteServer: '/settings/remote/server',
   AgentServer: '/settings/agent/server',
+  NSClientServer: '/settings/NSClient/server',
 };
 
 /** What a listener's TLS loads: its certificate and key (undefined: anonymous, RemoteServer only) and its CA. */
@@ -60,9 +61,11 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
     return { ...(pair ? { pair } : {}), ...(ca ? { ca } : {}) };
   }
   const certPath = s.variables['certificate-path'] ?? '.';
+  // The self-signed certificate created when none is named: one per listener.
+  const created = module === 'NSClientServer' ? 'nsclient-server' : 'agent-server';
   const pair = certificate
     ? { cert: path(certificate), key: key ? path(key) : '', keyExplicit: key !== '', createsMissing: true }
-    : { cert: path(`${certPath}/agent-server.pem`), key: path(`${certPath}/agent-server.key`), keyExplicit: true, createsMissing: true };
+    : { cert: path(`${certPath}/${created}.pem`), key: path(`${certPath}/${created}.key`), keyExplicit: true, createsMissing: true };
   return { pair, ...(ca ? { ca } : {}) };
 }
 

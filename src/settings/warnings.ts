@@ -5,6 +5,7 @@
  *   target defined in the file or on an enabled server module with use ssl on;
  * - AGENT_WARN_VERIFY_NONE: `verify mode = none` set explicitly while `use ssl` is on;
  * - AGENT_WARN_EMPTY_PASSWORD: WEBServer enabled and the effective web password empty;
+ * - AGENT_WARN_NSCLIENT_NO_PASSWORD: NSClientServer enabled and its effective password empty;
  * - AGENT_WARN_ALLOWED_HOSTS_OPEN: an `allowed hosts` that admits every address;
  * - AGENT_WARN_NO_CA: AgentServer enabled without TLS, without a `ca`, or with
  *   a verify mode that makes the client certificate optional;
@@ -112,7 +113,15 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
     }
   }
 
-  for (const path of ['/settings/default', '/settings/WEB/server', '/settings/remote/server', '/settings/agent/server']) {
+  if (input.modules.NSClientServer) {
+    const pw = sectionWithFallbacks(input, '/settings/NSClient/server').password;
+    if (pw === '' || pw === undefined) {
+      const o = input.origins['/settings/NSClient/server']?.password ?? input.origins['/settings/default']?.password ?? input.origins['/modules']?.NSClientServer;
+      out.push(problem('AGENT_WARN_NSCLIENT_NO_PASSWORD', [], at(o, '/settings/NSClient/server', 'password')));
+    }
+  }
+
+  for (const path of ['/settings/default', '/settings/WEB/server', '/settings/remote/server', '/settings/agent/server', '/settings/NSClient/server']) {
     const v = input.sections[path]?.['allowed hosts'];
     const o = input.origins[path]?.['allowed hosts'];
     const whose = path === '/settings/default' ? ' (for every server module without an allowed hosts of its own)' : '';

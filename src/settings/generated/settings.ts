@@ -25,6 +25,10 @@ RemoteClient: boolean
  */
 RemoteServer: boolean
 /**
+ * The check_nt protocol server: answers check_nt (CLIENTVERSION, CPULOAD, UPTIME, USEDDISKSPACE, MEMUSE, SERVICESTATE, PROCSTATE, FILEAGE) from the agent's checks.
+ */
+NSClientServer: boolean
+/**
  * System checks: check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process, check_service, check_network, check_connections, check_kernel_stats, check_swap_io, check_cpu_utilization, check_temperature, check_os_updates, check_mailq.
  */
 CheckSystem: boolean
@@ -420,6 +424,65 @@ dh: string
  * How a query that does not exist is answered (UNKNOWN either way): agent says Unknown command(s): NAME, nrpe says NRPE: Command 'NAME' not defined as the NRPE daemon does (settings import of an nrpe.cfg sets it).
  */
 "unknown command": ("agent" | "nrpe")
+}
+
+/** Section /settings/NSClient/server */
+/**
+ * The check_nt protocol server module (NSClientServer).
+ */
+export interface NSClientServerSection {
+/**
+ * Port to listen on (NSClient++'s 12489; check_nt's own default is 1248, so give it -p 12489); 0 lets the system pick a free one (the agent logs which).
+ */
+port: number
+/**
+ * Address to listen on; empty means every address.
+ */
+"bind to": string
+/**
+ * Client addresses allowed to connect; falls back to [/settings/default] allowed hosts.
+ */
+"allowed hosts": string
+/**
+ * Password every request must carry (check_nt -s); falls back to [/settings/default] password. Empty refuses every request, as NSClient++ does: check_nt sends its password in clear text, so the server never runs without one.
+ */
+password: string
+/**
+ * Comma-separated check_nt commands this server answers, as NSClient++'s allow: any (or all), groups (metrics: cpuload, uptime, useddiskspace, memuse; info: clientversion; service: servicestate; process: procstate; files: fileage; counters: counter, instances) or command names; a refused command is answered ERROR: Command not allowed.
+ */
+allow: string
+/**
+ * What the drive letter of USEDDISKSPACE (check_nt -l C) means here: comma-separated LETTER=MOUNT POINT pairs; an absolute path sent instead of a letter is checked as it is.
+ */
+"drive letters": string
+/**
+ * Whether connections use TLS. Off by default: check_nt speaks plain TCP only (NSClient++ 0.9 and earlier default to off as well).
+ */
+"use ssl": boolean
+/**
+ * Server certificate (PEM) when use ssl is on; empty means a self-signed one created as ${certificate-path}/nsclient-server.pem.
+ */
+certificate: string
+/**
+ * Key of the server certificate; empty means the certificate file holds it (or nsclient-server.key beside a created one).
+ */
+"certificate key": string
+/**
+ * Kept for NSClient++ files, where it has no effect on check_nt either: check_nt answers are bare values and check_nt makes the performance data itself.
+ */
+"performance data": boolean
+/**
+ * Seconds a client may take to send its request, and the answer to be written after it.
+ */
+timeout: number
+/**
+ * Connections of check_nt open at once; more are refused and logged. Applies in place.
+ */
+"max connections": number
+/**
+ * Connections of check_nt open at once from one client address; more from that address are refused and logged. Applies in place.
+ */
+"max connections per address": number
 }
 
 /** Section /settings/external scripts */
@@ -981,6 +1044,7 @@ export interface SettingsSections {
   "/settings/remote/client/handlers": ClientHandlersSection;
   "/settings/remote/client/targets": ClientTargetsSection;
   "/settings/remote/server": RemoteServerSection;
+  "/settings/NSClient/server": NSClientServerSection;
   "/settings/external scripts": ExternalScriptsSection;
   "/settings/external scripts/scripts": ExternalScriptsListSection;
   "/settings/logfile": LogfileSection;

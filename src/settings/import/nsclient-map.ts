@@ -28,7 +28,6 @@ export const SECTION_RENAMES: readonly (readonly [string, string])[] = [
 
 /** Sections (lower-case prefixes) of NSClient++ that have no counterpart here, and why. */
 export const DROPPED_SECTIONS: readonly (readonly [string, string])[] = [
-  ['/settings/nsclient', 'belongs to NSClientServer (check_nt), which is not supported here'],
   ['/settings/nsca/server', 'belongs to NSCAServer, which is not supported here'],
   ['/settings/nrdp', 'belongs to NRDPClient, which is not supported here'],
   ['/settings/eventlog', 'belongs to CheckEventLog (Windows event log), which is not supported here'],
@@ -49,7 +48,7 @@ export const DROPPED_SECTIONS: readonly (readonly [string, string])[] = [
 /** Keys dropped from a section (canonical path here, lower-case key), and why. */
 export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   '/settings/default': {
-    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload (RemoteServer, AgentServer), which is what caching them amounts to',
+    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload (RemoteServer, AgentServer, NSClientServer), which is what caching them amounts to',
     'bind to': 'not supported in [/settings/default]: set bind to in each server\'s own section',
     'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
     'thread pool': 'no meaning here: one event loop serves every connection',
@@ -65,6 +64,11 @@ export const DROPPED_KEYS: Readonly<Record<string, Readonly<Record<string, strin
     'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
     'thread pool': 'no meaning here: one event loop serves every connection',
     encoding: 'not supported: payloads are UTF-8',
+  },
+  '/settings/NSClient/server': {
+    'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload, which is what caching them amounts to',
+    'socket queue size': 'no meaning here: connections are accepted by the Node.js event loop',
+    'thread pool': 'no meaning here: one event loop serves every connection',
   },
   '/settings/agent/server': {
     'cache allowed hosts': 'no key here: host names in allowed hosts are resolved at start and on each reload, which is what caching them amounts to',
@@ -163,7 +167,6 @@ export const WINDOWS_MODULES: Readonly<Record<string, string>> = {
   checkeventlog: 'the Windows event log',
   checkwmi: 'WMI queries',
   checktasksched: 'the Windows task scheduler',
-  nsclientserver: 'check_nt, which reads Windows performance counters',
   checkwindows: 'Windows-specific checks',
   dotnetplugins: '.NET plugins',
   checknscp: 'NSClient++\'s own crash dumps and log of the Windows service',

@@ -229,8 +229,10 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
       put(canonical, { key, value, comments: e.comments, line: e.line, sourceSection: sec.path, sourceKey: e.key });
     }
   }
-  const timeout = defaultTimeout(source, out, put);
-  if (timeout) changes.push({ line: timeout, section: '/settings/default', key: 'timeout', action: 'note', detail: 'also written as [/settings/remote/server] timeout: NSClient++\'s NRPE server takes it from [/settings/default], each server here has its own' });
+  for (const [path, module, what] of DEFAULT_TIMEOUT_SERVERS) {
+    const timeout = defaultTimeout(source, out, put, path, module);
+    if (timeout) changes.push({ line: timeout, section: '/settings/default', key: 'timeout', action: 'note', detail: `also written as [${path}] timeout: NSClient++'s ${what} takes it from [/settings/default], each server here has its own` });
+  }
   // Every line that no change accounts for was carried over as it is.
   const reported = new Set(changes.filter((c) => c.action !== 'note').map((c) => c.line));
   for (const sec of out.values()) for (const e of sec.entries) if (e.line > 0 && !reported.has(e.line)) changes.push({ line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'kept', detail: `[${sec.path}] ${e.key}` });
@@ -257,16 +259,22 @@ function passiveValue(canonical: string, container: string | undefined, key: str
   return undefined;
 }
 
+/** The servers whose NSClient++ counterpart reads timeout from [/settings/default]: section, module, what it is there. */
+const DEFAULT_TIMEOUT_SERVERS = [
+  ['/settings/remote/server', 'RemoteServer', 'NRPE server'],
+  ['/settings/NSClient/server', 'NSClientServer', 'check_nt server'],
+] as const;
+
 /**
- * NSClient++'s NRPE server takes its timeout from [/settings/default] when
- * its own section has none; here each server has its own key, so the value
- * is written there.
+ * NSClient++'s NRPE and check_nt servers take their timeout from
+ * [/settings/default] when their own section has none; here each server
+ * has its own key, so the value is written there.
  */
-function defaultTimeout(source: { path: string; entries: { key: string; value: string; line: number }[] }[], out: Map<string, OutSection>, put: (path: string, e: OutEntry) => void): number | undefined {
+function defaultTimeout(source: { path: string; entries: { key: string; value: string; line: number }[] }[], out: Map<string, OutSection>, put: (path: string, e: OutEntry) => void, path: string, module: string): number | undefined {
   const def = source.find((s) => s.path.toLowerCase() === '/settings/default')?.entries.find((e) => e.key.toLowerCase() === 'timeout');
-  const server = out.get('/settings/remote/server');
-  const enabled = out.get('/modules')?.entries.some((e) => e.key === 'RemoteServer');
+  const server = out.get(path.toLowerCase());
+  const enabled = out.get('/modules')?.entries.some((e) => e.key === module);
   if (!def || !enabled || server?.entries.some((e) => e.key === 'timeout')) return undefined;
-  put('/settings/remote/server', { key: 'timeout', value: def.value, comments: [], line: 0, sourceSection: '/settings/default', sourceKey: 'timeout' });
+  put(path, { key: 'timeout', value: def.value, comments: [], line: 0, sourceSection: '/settings/default', sourceKey: 'timeout' });
   return def.line;
 }

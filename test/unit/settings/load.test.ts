@@ -119,6 +119,18 @@ test('insecure but legal choices are warnings with codes', async () => {
   for (const w of r.warnings) assert.equal(w.severity, 'warning');
 });
 
+test('NSClientServer without a password (own or [/settings/default]) warns at the line that enables it; with one it does not', () => {
+  const none = loadSettingsText('[/modules]\nNSClientServer = enabled\n[/settings/NSClient/server]\nallowed hosts = 0.0.0.0/0\n', '/tmp/x/agent.ini');
+  assert.ok(none.ok, JSON.stringify(!none.ok && none.problems));
+  const warning = none.warnings.find((w) => w.code === 'AGENT_WARN_NSCLIENT_NO_PASSWORD');
+  assert.ok(warning, JSON.stringify(none.warnings));
+  assert.equal(warning.line, 2);
+  assert.ok(none.warnings.some((w) => w.code === 'AGENT_WARN_ALLOWED_HOSTS_OPEN' && w.section === '/settings/NSClient/server'));
+  const fallback = loadSettingsText('[/modules]\nNSClientServer = enabled\n[/settings/default]\npassword = pw\n', '/tmp/x/agent.ini');
+  assert.ok(fallback.ok);
+  assert.equal(fallback.warnings.some((w) => w.code === 'AGENT_WARN_NSCLIENT_NO_PASSWORD'), false);
+});
+
 test('variables expand with defaults relative to the settings folder and [/paths] overrides', async () => {
   const r = await loadSettingsFile(fixture('paths.ini'));
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
