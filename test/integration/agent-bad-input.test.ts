@@ -42,7 +42,7 @@ const query = (id: number, command = 'check_ok'): Buffer =>
   encodeFrame(FrameKind.QueryRequest, encode('QueryRequestMessage', { header: { type: 1, version: 1, max_supported_version: 1, id }, payload: [{ command }] }));
 const text = (f: Frame): string => decode('QueryResponseMessage', f.body).payload.map((p) => p.message).join('; ');
 
-describe('AgentServer under bad input (agent process)', () => {
+void describe('AgentServer under bad input (agent process)', () => {
   let agent: AgentProcess;
   let port: number;
 
@@ -76,7 +76,7 @@ max frame size = 4096
     c.socket.destroy();
   };
 
-  it('random bytes: an Error frame with the close flag, the connection closed', async () => {
+  void it('random bytes: an Error frame with the close flag, the connection closed', async () => {
     const c = await open(port);
     c.socket.write(Buffer.from('\x16\x03\x01 random bytes that are not a frame'));
     const [f] = await c.next(1);
@@ -87,7 +87,7 @@ max frame size = 4096
     await stillServes();
   });
 
-  it('an oversized frame: refused on its header, the connection closed', async () => {
+  void it('an oversized frame: refused on its header, the connection closed', async () => {
     const c = await open(port);
     c.socket.write(encodeFrame(FrameKind.QueryRequest, Buffer.alloc(5000)).subarray(0, 100));
     const [f] = await c.next(1);
@@ -96,7 +96,7 @@ max frame size = 4096
     await stillServes();
   });
 
-  it('frames holding garbage and a missing required field: an Error each, then answers on the same connection', async () => {
+  void it('frames holding garbage and a missing required field: an Error each, then answers on the same connection', async () => {
     const c = await open(port);
     const header = Plugin.Header.encode({ type: 1, version: 1, id: 7 }).finish();
     const noCommand = Uint8Array.from([0x0a, header.length, ...header, 0x12, 0x00]);
@@ -117,7 +117,7 @@ max frame size = 4096
     c.socket.destroy();
   });
 
-  it('a flood of 2,000 pipelined queries on one connection is answered in full', async () => {
+  void it('a flood of 2,000 pipelined queries on one connection is answered in full', async () => {
     const c = await open(port);
     c.socket.write(Buffer.concat(Array.from({ length: 2000 }, (_, i) => query(i + 1))));
     const frames = await c.next(2000);
@@ -126,7 +126,7 @@ max frame size = 4096
     c.socket.destroy();
   });
 
-  it('logs why it closed connections', async () => {
+  void it('logs why it closed connections', async () => {
     await agent.waitForLog(/closing connection from 127\.0\.0\.1: bad magic/);
     await agent.waitForLog(/closing connection from 127\.0\.0\.1: frame of 5000 bytes exceeds the limit/);
   });

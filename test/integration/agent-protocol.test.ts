@@ -114,7 +114,7 @@ async function eventually(what: string, probe: () => Promise<boolean>, ms = 10_0
   assert.fail(`timed out waiting for ${what}`);
 }
 
-describe('agent protocol between two agent processes', () => {
+void describe('agent protocol between two agent processes', () => {
   let certs: CertDir;
   let ca: CertFiles;
   let ca2: CertFiles;
@@ -146,14 +146,14 @@ describe('agent protocol between two agent processes', () => {
     certs?.remove();
   });
 
-  it('agent_query runs a query on the peer, both ways, with the target from the settings', async () => {
+  void it('agent_query runs a query on the peer, both ways, with the target from the settings', async () => {
     assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_warning', arguments: 'from a' }), { result: 1, message: 'from a' });
     assert.deepEqual(await run(baseB, 'agent_query', { target: 'peer', command: 'check_critical' }), { result: 2, message: 'CRITICAL: check_critical' });
     // An unknown query on the peer is the peer's UNKNOWN answer.
     assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'no_such_check' }), { result: 3, message: 'Unknown command(s): no_such_check' });
   });
 
-  it('agent_exec runs an exec command on the peer, both ways', async () => {
+  void it('agent_exec runs an exec command on the peer, both ways', async () => {
     const ab = await run(baseA, 'agent_exec', { target: 'peer', command: 'CheckExternalScripts', arguments: 'list' });
     assert.equal(ab.result, 0, ab.message);
     assert.match(ab.message, /check_sleep/);
@@ -161,7 +161,7 @@ describe('agent protocol between two agent processes', () => {
     assert.deepEqual(ba, { result: 3, message: 'Unknown command(s): no_such_exec' });
   });
 
-  it('agent_submit hands a result to the peer, which logs it and lists it in agent_submissions', async () => {
+  void it('agent_submit hands a result to the peer, which logs it and lists it in agent_submissions', async () => {
     const sent = await run(baseA, 'agent_submit', { target: 'peer', alias: 'backup', result: 'WARN', message: 'late|age=5h' });
     assert.equal(sent.result, 0, sent.message);
     assert.match(sent.message, /accepted backup/);
@@ -177,14 +177,14 @@ describe('agent protocol between two agent processes', () => {
     assert.match(remote.message, /"command":"backup"/);
   });
 
-  it('results submitted on the AGENT channel are forwarded to the target', async () => {
+  void it('results submitted on the AGENT channel are forwarded to the target', async () => {
     // A's RemoteServer puts submissions on A's AGENT channel; A's AgentClient forwards them to B.
     const r = await cli(['remote_submit', '--host', '127.0.0.1', '--port', String(a.remotePort), '--alias', 'forwarded', '--result', 'CRIT', '--message', 'via channel']);
     assert.equal(r.code, 0, r.out);
     await agentB!.waitForLog(/submission from agent-a: forwarded CRITICAL: via channel/);
   });
 
-  it('the command line prints the Nagios form and exits with the status', async () => {
+  void it('the command line prints the Nagios form and exits with the status', async () => {
     const args = ['--host', '127.0.0.1', '--port', String(b.agentPort), '--certificate', a.clientCert.cert, '--certificate-key', a.clientCert.key];
     assert.deepEqual(await cli(['agent_query', ...args, '--command', 'check_warning', '--arguments', 'cli', 'text']), { code: 1, out: 'cli text' });
     assert.deepEqual(await cli(['agent_exec', ...args, '--command', 'nothing']), { code: 3, out: 'Unknown command(s): nothing' });
@@ -193,7 +193,7 @@ describe('agent protocol between two agent processes', () => {
     assert.match(sub.out, /^127\.0\.0\.1:\d+: accepted cli-svc$/);
   });
 
-  it('a client without a certificate, or with one from another CA, is refused with a clear message', async () => {
+  void it('a client without a certificate, or with one from another CA, is refused with a clear message', async () => {
     const none = await cli(['agent_query', '--host', '127.0.0.1', '--port', String(b.agentPort), '--command', 'check_ok']);
     assert.equal(none.code, 3);
     assert.match(none.out, /^agent_query: TLS with 127\.0\.0\.1:\d+ failed: the peer requires a client certificate/);
@@ -203,7 +203,7 @@ describe('agent protocol between two agent processes', () => {
     await agentB!.waitForLog(/TLS handshake with 127\.0\.0\.1 failed|client certificate rejected|certificate/);
   });
 
-  it('random bytes at the port close that connection only', async () => {
+  void it('random bytes at the port close that connection only', async () => {
     await new Promise<void>((resolve) => {
       const s = tlsConnect({ host: '127.0.0.1', port: b.agentPort, rejectUnauthorized: false });
       s.on('error', () => resolve());
@@ -214,7 +214,7 @@ describe('agent protocol between two agent processes', () => {
     assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' }), { result: 0, message: 'OK: check_ok' });
   });
 
-  it('the peer killed mid-request is UNKNOWN saying so; after its restart the client reconnects', async () => {
+  void it('the peer killed mid-request is UNKNOWN saying so; after its restart the client reconnects', async () => {
     const pending = run(baseA, 'agent_query', { target: 'peer', command: 'check_sleep' });
     // Long enough for the request to reach B and the script to start.
     await new Promise((r) => setTimeout(r, 700));
@@ -228,7 +228,7 @@ describe('agent protocol between two agent processes', () => {
     assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' }), { result: 0, message: 'OK: check_ok' });
   });
 
-  it('a hot-applied port and CA change on the peer: the old client certificate is refused, the updated client carries on', async () => {
+  void it('a hot-applied port and CA change on the peer: the old client certificate is refused, the updated client carries on', async () => {
     const newPort = await freePort();
     const clientA2 = certs.issue(ca2, 'client-a2', 'client');
     // B: new port, client certificates now from ca2. A: the new address and a ca2 client certificate.

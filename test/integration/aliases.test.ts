@@ -99,14 +99,14 @@ function agentQuery(command: string, args: string[]): Promise<{ code: number; ou
   });
 }
 
-test('check_nrpe runs aliases: fixed arguments, $ARGn$ from the caller, a wrapped script behind an alias', async () => {
+void test('check_nrpe runs aliases: fixed arguments, $ARGn$ from the caller, a wrapped script behind an alias', async () => {
   assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_fixed']), { code: 2, out: 'always this' });
   assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_warn', '-a', '81', '100']), { code: 1, out: 'load is 81 of 100' });
   assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_wrapped', '-a', 'there']), { code: 1, out: "hello fixed there|'n'=1" });
   assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'check_wrapped', '-a', 'direct']), { code: 1, out: "hello fixed direct|'n'=1" });
 });
 
-test('alias arguments: refused when the alias does not allow them, nasty characters refused', async () => {
+void test('alias arguments: refused when the alias does not allow them, nasty characters refused', async () => {
   const strict = await checkNrpe(nrpePort, ['-c', 'alias_strict', '-a', 'x']);
   assert.equal(strict.code, 3);
   assert.match(strict.out, /^alias_strict: Arguments not allowed/);
@@ -114,12 +114,12 @@ test('alias arguments: refused when the alias does not allow them, nasty charact
   assert.equal(ok.code, 0, ok.out);
 });
 
-test('the agent protocol runs aliases', async () => {
+void test('the agent protocol runs aliases', async () => {
   assert.deepEqual(await agentQuery('alias_warn', ['5', '9']), { code: 1, out: 'load is 5 of 9' });
   assert.deepEqual(await agentQuery('alias_fixed', []), { code: 2, out: 'always this' });
 });
 
-test('GET /api/v1/aliases lists the aliases (privilege aliases.list); execute runs one', async () => {
+void test('GET /api/v1/aliases lists the aliases (privilege aliases.list); execute runs one', async () => {
   const list = await webRequest(`${base}/api/v1/aliases`, { user: 'mon', password: 'mon-pw' });
   assert.equal(list.status, 200, list.body);
   const items = list.json<{ name: string; module: string; alias_of: string; description: string; query_url: string; execute_url: string }[]>();
@@ -138,7 +138,7 @@ test('GET /api/v1/aliases lists the aliases (privilege aliases.list); execute ru
   assert.equal(index.json<{ aliases_url: string }>().aliases_url, `${base}/api/v1/aliases`);
 });
 
-test('aliases are hot-applied; an alias naming a missing query is refused at its line and the old ones stay', async () => {
+void test('aliases are hot-applied; an alias naming a missing query is refused at its line and the old ones stay', async () => {
   let mark = agent.mark();
   replaceFile(agent.settingsFile, ini('alias_new = check_ok "new one"\n'));
   await agent.waitForLog(/CheckExternalScripts: apply \(changed: .*alias_new/, 10_000, mark);

@@ -27,11 +27,11 @@ after(async () => {
   await agent?.stop();
 });
 
-test('a host name in allowed hosts admits the address it resolves to', async () => {
+void test('a host name in allowed hosts admits the address it resolves to', async () => {
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
 });
 
-test('on reload a name that does not resolve is reported and allows nobody', async () => {
+void test('on reload a name that does not resolve is reported and allows nobody', async () => {
   const mark = agent.mark();
   replaceFile(agent.settingsFile, ini('no-such-host.invalid'));
   await agent.waitForLog(/allowed hosts entry "no-such-host\.invalid" does not resolve \(\w+\): it allows nobody until a reload resolves it/, 10_000, mark);

@@ -96,8 +96,8 @@ after(async () => {
   assert.equal(await agent?.stop(), 0);
 });
 
-describe('work whose requester has gone, and full queues (agent process)', () => {
-  it('an NRPE peer that gives up gets its script killed', async () => {
+void describe('work whose requester has gone, and full queues (agent process)', () => {
+  void it('an NRPE peer that gives up gets its script killed', async () => {
     const q = nrpe(['-c', 'check_hold', '-a', pidFile('nrpe')], 1);
     assert.ok(await started('nrpe'), 'the script started');
     const pid = pidOf('nrpe');
@@ -105,7 +105,7 @@ describe('work whose requester has gone, and full queues (agent process)', () =>
     assert.ok(await waitFor(() => !alive(pid), 10_000), 'the script was killed when its peer left');
   });
 
-  it('a full queue answers UNKNOWN at once and is counted; the waiting ones are cancelled when their peers leave', async () => {
+  void it('a full queue answers UNKNOWN at once and is counted; the waiting ones are cancelled when their peers leave', async () => {
     const held = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'].map((n) => nrpe(['-c', 'check_hold', '-a', pidFile(n)]));
     // 2 run, 3 wait, 1 is refused: the first answer, whichever it is.
     const first = await Promise.race(held.map((h) => h.done));
@@ -120,7 +120,7 @@ describe('work whose requester has gone, and full queues (agent process)', () =>
     await next.done;
   });
 
-  it('an agent-protocol peer that leaves gets its running and queued scripts cancelled', async () => {
+  void it('an agent-protocol peer that leaves gets its running and queued scripts cancelled', async () => {
     const socket = await open();
     for (let i = 1; i <= 5; i++) socket.write(queryFrame(i, [{ command: 'check_hold', arguments: [pidFile(`ap${i}`)] }]));
     assert.ok(await waitFor(() => ['ap1', 'ap2', 'ap3', 'ap4', 'ap5'].filter((n) => existsSync(pidFile(n))).length === 2, 10_000), 'two scripts run');
@@ -132,7 +132,7 @@ describe('work whose requester has gone, and full queues (agent process)', () =>
     await next.done;
   });
 
-  it('a frame carries at most max queries per frame', async () => {
+  void it('a frame carries at most max queries per frame', async () => {
     const socket = await open();
     const reader = new FrameReader(1 << 20);
     const frames: Frame[] = [];

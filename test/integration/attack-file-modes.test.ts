@@ -23,7 +23,7 @@ function webCli(args: string[], password: string): Promise<{ code: number; out: 
   });
 }
 
-describe('files that hold passwords keep a private mode (agent process)', () => {
+void describe('files that hold passwords keep a private mode (agent process)', () => {
   let agent: AgentProcess;
   let base = '';
 
@@ -48,7 +48,7 @@ viewer = info.get
     await agent?.stop();
   });
 
-  it('add-user on a 0640 settings file keeps 0640, and the running agent takes the user', async () => {
+  void it('add-user on a 0640 settings file keeps 0640, and the running agent takes the user', async () => {
     chmodSync(agent.settingsFile, 0o640);
     const r = await webCli(['add-user', '--settings', agent.settingsFile, '--user', 'ann', '--role', 'viewer'], 'ann-pw-1');
     assert.equal(r.code, 0, r.out);
@@ -63,7 +63,7 @@ viewer = info.get
     assert.equal(status, 200);
   });
 
-  it('add-user --create makes a new file 0600 even under umask 000', async () => {
+  void it('add-user --create makes a new file 0600 even under umask 000', async () => {
     const file = join(agent.dir, 'new-users.ini');
     const r = await webCli(['add-user', '--settings', file, '--create', '--user', 'bob', '--role', 'viewer'], 'bob-pw-1');
     assert.equal(r.code, 0, r.out);

@@ -24,7 +24,7 @@ import { rawHttps, webRequest, type WebResponse } from '../helpers/web-client.js
 const PW = 'root-pw';
 const CSP = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-describe('HTTP hardening (agent process)', () => {
+void describe('HTTP hardening (agent process)', () => {
   let agent: AgentProcess;
   let base = '';
   let port = 0;
@@ -66,7 +66,7 @@ check_here = ok.sh
     assert.equal(res.headers['referrer-policy'], 'no-referrer', `${what} (${res.status}): Referrer-Policy`);
   };
 
-  it('sends the security headers on every answer: UI, API, legacy routes and errors', async () => {
+  void it('sends the security headers on every answer: UI, API, legacy routes and errors', async () => {
     const ui = await webRequest(`${base}/`);
     assert.equal(ui.status, 200);
     hardened(ui, 'the UI page');
@@ -111,7 +111,7 @@ check_here = ok.sh
     assert.match(parserRefusal, /\r\nReferrer-Policy: no-referrer\r\n/);
   });
 
-  it('keeps a forged Host out of the _url links and uses the names it answers to', async () => {
+  void it('keeps a forged Host out of the _url links and uses the names it answers to', async () => {
     const links = async (host: string): Promise<string> => (await root('/api/v1', { headers: { host } })).json<Record<string, string>>().queries_url;
     assert.equal(await links('evil.example:1'), `${base}/api/v1/queries`, 'a foreign Host falls back to the local address');
     assert.equal(await links(`evil.example:${port}`), `${base}/api/v1/queries`);
@@ -139,7 +139,7 @@ check_here = ok.sh
     assert.equal(await links('evil.example:1'), `https://monitor.example.org:${port}/api/v1/queries`);
   });
 
-  it('shows no absolute path of the machine in errors, settings problems, logs or script failures', async () => {
+  void it('shows no absolute path of the machine in errors, settings problems, logs or script failures', async () => {
     const dir = agent.dir;
     const script = await root('/api/v1/queries/check_missing/commands/execute');
     assert.equal(script.status, 200);
@@ -168,7 +168,7 @@ check_here = ok.sh
     }
   });
 
-  it('logs a client that aborts its request body as that, and keeps serving', async () => {
+  void it('logs a client that aborts its request body as that, and keeps serving', async () => {
     const mark = agent.mark();
     const auth = Buffer.from(`root:${PW}`).toString('base64');
     await rawHttps(port, `POST /api/v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"message"`, true);

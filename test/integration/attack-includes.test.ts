@@ -38,7 +38,7 @@ function includedFiles(n: number): Record<string, string> {
   return files;
 }
 
-it('100,000 included files validate, without a stack overflow', async () => {
+void it('100,000 included files validate, without a stack overflow', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-includes-'));
   try {
     mkdirSync(join(dir, 'conf.d'));
@@ -52,7 +52,7 @@ it('100,000 included files validate, without a stack overflow', async () => {
   }
 });
 
-describe('reloads of a tree of 1,000 includes (agent process)', () => {
+void describe('reloads of a tree of 1,000 includes (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -65,7 +65,7 @@ describe('reloads of a tree of 1,000 includes (agent process)', () => {
     assert.equal(await agent?.stop(), 0, 'SIGTERM stops the agent');
   });
 
-  it('an edit of one included file is applied', async () => {
+  void it('an edit of one included file is applied', async () => {
     const m = agent.mark();
     replaceFile(join(agent.dir, 'conf.d/f000500.ini'), aliasFile(500, 'check_version'));
     await agent.waitForLog(/settings changed \(.*\); reconciling/, 10_000, m);
@@ -73,7 +73,7 @@ describe('reloads of a tree of 1,000 includes (agent process)', () => {
     assert.match(JSON.stringify(query), /check_version/);
   });
 
-  it('a chain of includes deeper than the limit is refused, logged and shown; a later edit is still applied', async () => {
+  void it('a chain of includes deeper than the limit is refused, logged and shown; a later edit is still applied', async () => {
     const m = agent.mark();
     for (let i = 0; i < 70; i++) writeFileSync(join(agent.dir, `deep${i}.ini`), `[/includes]\nnext = deep${i + 1}.ini\n`);
     writeFileSync(join(agent.dir, 'deep70.ini'), '');

@@ -24,7 +24,7 @@ const forge = (what: string): string => `x\n${FORGED} ${what}`;
 /** What the log must show instead: the break written as `\n`. */
 const escaped = (what: string): string => `x\\n${FORGED} ${what}`;
 
-describe('log lines cannot be forged from the network (agent process)', () => {
+void describe('log lines cannot be forged from the network (agent process)', () => {
   let agent: AgentProcess;
   let nrpePort = 0;
   let agentPort = 0;
@@ -75,7 +75,7 @@ password = root-pw
     return [...out, ...api].filter((line) => line.trimStart().startsWith(FORGED));
   }
 
-  it('an NRPE command with a line break is logged escaped', async () => {
+  void it('an NRPE command with a line break is logged escaped', async () => {
     const mark = agent.mark();
     const packet = encodePacket({ version: 4, type: QUERY_PACKET, text: `${forge('nrpe')}!arg` });
     await new Promise<void>((resolve) => {
@@ -89,7 +89,7 @@ password = root-pw
     assert.equal(line, escaped('nrpe'));
   });
 
-  it('agent-protocol exec commands and submission fields (sender, command, message) are logged escaped', async () => {
+  void it('agent-protocol exec commands and submission fields (sender, command, message) are logged escaped', async () => {
     const mark = agent.mark();
     const s = await agentTls(agentPort);
     try {
@@ -113,7 +113,7 @@ password = root-pw
     }
   });
 
-  it('an HTTP Basic user name and an HTTP path cannot break a log line', async () => {
+  void it('an HTTP Basic user name and an HTTP path cannot break a log line', async () => {
     const mark = agent.mark();
     const bad = await webRequest(`${base}/api/v1/info`, { user: forge('user'), password: 'wrong' });
     assert.equal(bad.status, 403);
@@ -130,7 +130,7 @@ password = root-pw
     assert.match(head, /^HTTP\/1\.1 400 /);
   });
 
-  it('leaves no line that starts with the forged text, in the output or in /api/v1/logs', async () => {
+  void it('leaves no line that starts with the forged text, in the output or in /api/v1/logs', async () => {
     assert.deepEqual(await forgedLines(), []);
     const res = await webRequest(`${base}/api/v1/logs?per_page=500`, { user: 'root', password: 'root-pw' });
     const messages = res.json<Array<{ message: string }>>().map((e) => e.message);

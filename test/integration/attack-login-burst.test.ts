@@ -31,7 +31,7 @@ password = alice-pw
 role = legacy
 `;
 
-describe('failed-login limit under parallel guesses (agent process)', () => {
+void describe('failed-login limit under parallel guesses (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -77,7 +77,7 @@ describe('failed-login limit under parallel guesses (agent process)', () => {
   }
 
   for (const [from, count] of [['127.0.0.2', 60], ['127.0.0.3', 300]] as const) {
-    it(`checks at most ${MAX} of ${count} parallel guesses and refuses the right password at guess 45`, async () => {
+    void it(`checks at most ${MAX} of ${count} parallel guesses and refuses the right password at guess 45`, async () => {
       const before = await checkedFailures();
       const statuses = await burst(from, count, 45);
       const checked = (await checkedFailures()) - before;
@@ -91,7 +91,7 @@ describe('failed-login limit under parallel guesses (agent process)', () => {
     });
   }
 
-  it('lets identical parallel requests with good credentials through (one check, shared)', async () => {
+  void it('lets identical parallel requests with good credentials through (one check, shared)', async () => {
     const pool = new Agent({ keepAlive: false, maxSockets: 40 });
     try {
       const statuses = await Promise.all(

@@ -24,7 +24,7 @@ function web(args: string[], input: string): Promise<{ code: number; stdout: str
   });
 }
 
-describe('passwords: kept out of the process list, stored with 600,000 iterations, old hashes still work (agent process)', () => {
+void describe('passwords: kept out of the process list, stored with 600,000 iterations, old hashes still work (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
 
@@ -64,12 +64,12 @@ role = legacy
     assert.fail(`timed out waiting for ${what}`);
   }
 
-  it('a user with an old 100,000-iteration hash still signs in', async () => {
+  void it('a user with an old 100,000-iteration hash still signs in', async () => {
     assert.equal(await status('olduser', 'old-pw'), 200);
     assert.equal(await status('olduser', 'wrong'), 403);
   });
 
-  it('add-user --password-stdin: the password is not in the command line while the command runs; the hash has 600,000 iterations', async () => {
+  void it('add-user --password-stdin: the password is not in the command line while the command runs; the hash has 600,000 iterations', async () => {
     const secret = 'Ann-s3cret-from-stdin';
     const child = spawn(process.execPath, [MAIN, 'web', 'add-user', '--settings', agent.settingsFile, '--user', 'ann', '--role', 'legacy', '--password-stdin'], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -92,7 +92,7 @@ role = legacy
     assert.equal(await status('ann', `${secret}\n`), 403, 'the line break is not part of the password');
   });
 
-  it('password --password-stdin sets root\'s password; install --password-stdin too; both forms at once are a usage error', async () => {
+  void it('password --password-stdin sets root\'s password; install --password-stdin too; both forms at once are a usage error', async () => {
     const set = await web(['password', '--settings', agent.settingsFile, '--password-stdin'], 'root-from-stdin\r\n');
     assert.equal(set.code, 0, set.stderr);
     await eventually('the new root password', async () => (await status('root', 'root-from-stdin')) === 200);

@@ -33,7 +33,7 @@ const client = (args: string[]) => agentCli(['client', '--settings', CLIENT_INI,
 const CLIENT_INI = join(mkdtempSync(join(tmpdir(), 'attack-client-')), 'client.ini');
 writeFileSync(CLIENT_INI, '');
 
-describe('protocol servers run only what the settings allow (agent process)', () => {
+void describe('protocol servers run only what the settings allow (agent process)', () => {
   let agent: AgentProcess;
   let agentPort = 0;
   let remotePort = 0;
@@ -74,7 +74,7 @@ check_hello = /bin/echo hello from a script
     rmSync(dirname(CLIENT_INI), { recursive: true, force: true });
   });
 
-  it('refuses the exploit of the issue: agent_exec CheckExternalScripts add, then agent_query pwn', async () => {
+  void it('refuses the exploit of the issue: agent_exec CheckExternalScripts add, then agent_query pwn', async () => {
     const payload = Buffer.from('#!/bin/sh\necho "OK: pwned as $(id -un)"\n').toString('base64');
     const mark = agent.mark();
     const upload = await client(['agent_exec', '--host', '127.0.0.1', '--port', String(agentPort), '--command', 'CheckExternalScripts', '--arguments=add', '--arguments=--script', '--arguments=pwn.sh', '--arguments=--content-base64', `--arguments=${payload}`]);
@@ -87,14 +87,14 @@ check_hello = /bin/echo hello from a script
     assert.deepEqual(run, { code: 3, out: 'Unknown command(s): pwn' });
   });
 
-  it('keeps the check queries and scripts allowed over both protocols', async () => {
+  void it('keeps the check queries and scripts allowed over both protocols', async () => {
     assert.deepEqual(await client(['agent_query', '--host', '127.0.0.1', '--port', String(agentPort), '--command', 'check_warning', '--arguments', 'still', 'here']), { code: 1, out: 'still here' });
     assert.deepEqual(await client(['agent_query', '--host', '127.0.0.1', '--port', String(agentPort), '--command', 'check_hello']), { code: 0, out: 'hello from a script' });
     assert.deepEqual(await client(['remote_query', '-H', '127.0.0.1', '-p', String(remotePort), '-n', '-c', 'check_ok', '-a', 'nrpe fine']), { code: 0, out: 'nrpe fine' });
     assert.deepEqual(await client(['remote_query', '-H', '127.0.0.1', '-p', String(remotePort), '-n', '-c', 'check_hello']), { code: 0, out: 'hello from a script' });
   });
 
-  it('refuses client queries over RemoteServer, also wrapped in check_negate or check_multi (no relay)', async () => {
+  void it('refuses client queries over RemoteServer, also wrapped in check_negate or check_multi (no relay)', async () => {
     const mark = agent.mark();
     const relay = await client(['remote_query', '-H', '127.0.0.1', '-p', String(remotePort), '-n', '-c', 'agent_exec', '-a', 'host=127.0.0.1', `port=${agentPort}`, 'command=CheckExternalScripts', 'arguments=list']);
     assert.deepEqual(relay, { code: 3, out: 'query agent_exec is not allowed over RemoteServer: add it to allowed queries in [/settings/remote/server]' });
@@ -109,7 +109,7 @@ check_hello = /bin/echo hello from a script
     assert.match(multi.out, /^fine, query remote_query is not allowed over RemoteServer/);
   });
 
-  it('lets exec commands through once allowed exec commands names them (applied without a restart)', async () => {
+  void it('lets exec commands through once allowed exec commands names them (applied without a restart)', async () => {
     await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/agent/server', key: 'allowed exec commands', value: 'checkexternal*' }]);
     const end = Date.now() + 10_000;
     let listed = await client(['agent_exec', '--host', '127.0.0.1', '--port', String(agentPort), '--command', 'CheckExternalScripts', '--arguments=list']);
@@ -123,7 +123,7 @@ check_hello = /bin/echo hello from a script
     assert.match(other.out, /^exec command SomethingElse is not allowed over AgentServer/);
   });
 
-  it('validation warns when peers without authentication may run exec commands or scripts with arguments', async () => {
+  void it('validation warns when peers without authentication may run exec commands or scripts with arguments', async () => {
     const r = await agentCli(['settings', 'validate', agent.settingsFile, '--format', 'json']);
     assert.equal(r.code, 0, r.out);
     const warnings = (JSON.parse(r.out) as { files: { warnings: { code: string; key?: string; section?: string; message: string }[] }[] }).files[0].warnings;

@@ -39,7 +39,7 @@ after(async () => {
   assert.equal(await agent?.stop(), 0, 'SIGTERM stops the agent');
 });
 
-test('filter regexp bombs on check_os_version and check_index answer, and check_ok is answered meanwhile', async () => {
+void test('filter regexp bombs on check_os_version and check_index answer, and check_ok is answered meanwhile', async () => {
   const bombs = [
     checkNrpe(port, ['-c', 'check_os_version', '-a', 'filter=pretty regexp "(.*)*Z"']),
     checkNrpe(port, ['-c', 'check_index', '-a', 'filter=description regexp "(.*)*Z"']),
@@ -58,7 +58,7 @@ test('filter regexp bombs on check_os_version and check_index answer, and check_
   assert.doesNotMatch(hit.out, /check_index/);
 });
 
-test('patterns the linear engine cannot run, or too long ones, are refused with the reason', async () => {
+void test('patterns the linear engine cannot run, or too long ones, are refused with the reason', async () => {
   const back = await checkNrpe(port, ['-c', 'check_index', '-a', 'filter=name regexp "(check)\\1"']);
   assert.equal(back.code, 3);
   assert.match(back.out, /invalid regular expression: .*no backreferences or lookaround/);

@@ -66,7 +66,7 @@ after(async () => {
 
 const refusedOver = (query: string): RegExp => new RegExp(`^query ${query} is not allowed over RemoteServer`);
 
-test('the default allowed queries refuse the network checks, directly and through (nested) aliases', async () => {
+void test('the default allowed queries refuse the network checks, directly and through (nested) aliases', async () => {
   for (const [args, refused] of [
     [['-c', 'check_tcp', '-a', 'host=127.0.0.1', `port=${internal.port}`], 'check_tcp'],
     [['-c', 'check_http', '-a', `url=http://127.0.0.1:${web.port}/`], 'check_http'],
@@ -90,7 +90,7 @@ test('the default allowed queries refuse the network checks, directly and throug
   assert.deepEqual(ok, { code: 0, out: 'fine' });
 });
 
-test('an allowed alias does not run a query the list refuses', async () => {
+void test('an allowed alias does not run a query the list refuses', async () => {
   const m = agent.mark();
   replaceFile(agent.settingsFile, ini('allowed queries = check_ok, alias_args'));
   await agent.waitForLog(/RemoteServer: apply \(changed: \[\/settings\/remote\/server\] allowed queries/, 10_000, m);
@@ -101,7 +101,7 @@ test('an allowed alias does not run a query the list refuses', async () => {
   assert.match(viaAlias.out, refusedOver('check_args'));
 });
 
-test('opening the network checks warns, and max-size= and timeout= stay within [/settings/net]', async () => {
+void test('opening the network checks warns, and max-size= and timeout= stay within [/settings/net]', async () => {
   const m = agent.mark();
   replaceFile(agent.settingsFile, `${ini('allowed queries = *, !remote_*, !agent_*')}\n[/settings/net]\nmax body size = 4096\nmax timeout = 2000\n`);
   await agent.waitForLog(/AGENT_WARN_NET_RELAY \[\/settings\/remote\/server\]: allowed queries lets peers run check_tcp, check_http, check_dns, check_ping, check_ntp_offset: they reach any address/, 10_000, m);

@@ -43,7 +43,7 @@ password = ${SECRET_VAR}
 password = ${SECRET_UNKNOWN}
 `;
 
-describe('no secret in any message (agent process)', () => {
+void describe('no secret in any message (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
 
@@ -57,7 +57,7 @@ describe('no secret in any message (agent process)', () => {
 
   const leaks = (text: string): string[] => [SECRET_LINE, SECRET_VAR, 'Pa55', SECRET_UNKNOWN, 'secretpart'].filter((s) => text.includes(s));
 
-  it('a rejected file with secrets on bad lines shows positions, not values, in the log, the API and validate', async () => {
+  void it('a rejected file with secrets on bad lines shows positions, not values, in the log, the API and validate', async () => {
     const mark = agent.mark();
     writeFileSync(agent.settingsFile, BAD);
     await agent.waitForLog(/settings rejected|invalid/, 10_000, mark);

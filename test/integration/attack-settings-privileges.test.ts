@@ -39,7 +39,7 @@ password = kim-pw
 role = keeper
 `;
 
-describe('settings edits split by what they can do (agent process)', () => {
+void describe('settings edits split by what they can do (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -63,7 +63,7 @@ describe('settings edits split by what they can do (agent process)', () => {
     return body.error;
   };
 
-  it('refuses every escalation to a user with settings.put alone, naming the privilege, and writes nothing', async () => {
+  void it('refuses every escalation to a user with settings.put alone, naming the privilege, and writes nothing', async () => {
     const before = file();
     const attacks: [string, string, string, string][] = [
       ['/settings/web/roles', 'setter', '*', 'settings.put.access'],
@@ -91,13 +91,13 @@ describe('settings edits split by what they can do (agent process)', () => {
     assert.equal(file(), before, 'nothing written');
   });
 
-  it('lets the same user make an ordinary edit', async () => {
+  void it('lets the same user make an ordinary edit', async () => {
     const res = await put('sam', '/settings/WEB/server', 'max body size', '2000000');
     assert.equal(res.status, 200, res.body);
     assert.match(file(), /^max body size = 2000000$/m);
   });
 
-  it('never brings back a seeded role by removing its definition, even for a holder of settings.delete.access', async () => {
+  void it('never brings back a seeded role by removing its definition, even for a holder of settings.delete.access', async () => {
     for (const res of [
       await send('kim', 'DELETE', '/api/v1/settings/settings/web/roles?key=full'),
       await put('kim', '/settings/web/roles', 'full', ''),
@@ -111,7 +111,7 @@ describe('settings edits split by what they can do (agent process)', () => {
     assert.equal(narrow.status, 200, narrow.body);
   });
 
-  it('warns about a role that grants a root-equivalent privilege', async () => {
+  void it('warns about a role that grants a root-equivalent privilege', async () => {
     const res = await webRequest(`${base}/api/v1/settings/status`, { ca, user: 'root', password: 'root-secret' });
     const status = JSON.parse(res.body) as { warnings: { code: string; key?: string; message: string }[] };
     const warned = status.warnings.filter((w) => w.code === 'AGENT_WARN_ROLE_ROOT_EQUIVALENT');

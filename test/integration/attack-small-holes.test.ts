@@ -19,7 +19,7 @@ import { webRequest, type WebResponse } from '../helpers/web-client.js';
 
 const VAULT = 'vault-4f9c2e7a';
 
-describe('smaller holes (agent process)', () => {
+void describe('smaller holes (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -64,7 +64,7 @@ check_env = env.sh
     await agent?.stop();
   });
 
-  it('a PUT with a line break in a value, = in a key or ] in a path answers 422 with the reason', async () => {
+  void it('a PUT with a line break in a value, = in a key or ] in a path answers 422 with the reason', async () => {
     for (const body of [
       { path: '/settings/WEB/server', key: 'timeout', value: '30\n[/settings/web/roles]\nx = *' },
       { path: '/settings/WEB/server', key: 'a=b', value: '1' },
@@ -76,21 +76,21 @@ check_env = env.sh
     }
   });
 
-  it('a [/paths] folder built from ${env:} is masked wherever a value shows it', async () => {
+  void it('a [/paths] folder built from ${env:} is masked wherever a value shows it', async () => {
     const res = await root('/api/v1/settings');
     assert.equal(res.status, 200);
     assert.ok(!res.body.includes(VAULT), 'the secret is not shown');
     assert.ok(res.body.includes(`"key":"allowed paths","value":"******/logs"`), 'the value built from it is masked where the secret appears');
   });
 
-  it('a script does not inherit a variable that ${env:} reads', async () => {
+  void it('a script does not inherit a variable that ${env:} reads', async () => {
     const r = await query('check_env', []);
     assert.match(r.message, /environment:/);
     assert.match(r.message, /PATH=/, 'the usual variables stay');
     assert.ok(!r.message.includes('AGENT_TEST_VAULT') && !r.message.includes(VAULT), r.message);
   });
 
-  it('check_logfile and check_files answer the same for a missing and a forbidden path', async () => {
+  void it('check_logfile and check_files answer the same for a missing and a forbidden path', async () => {
     const forbidden = await query('check_logfile', ['file=/etc/passwd']);
     const missing = await query('check_logfile', ['file=/etc/no-such-file-here.log']);
     assert.equal(forbidden.result, 3);
@@ -106,7 +106,7 @@ check_env = env.sh
   });
 });
 
-it('an included file that is not INI (a private key) is reported by position only', async () => {
+void it('an included file that is not INI (a private key) is reported by position only', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-non-ini-'));
   try {
     const secret = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj';

@@ -18,7 +18,7 @@ import { startWebAgent } from '../helpers/nscp-clients.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest, type WebResponse } from '../helpers/web-client.js';
 
-describe('special files (agent settings validate)', () => {
+void describe('special files (agent settings validate)', () => {
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'agent-special-'));
@@ -35,27 +35,27 @@ describe('special files (agent settings validate)', () => {
     return r.stdout + r.stderr;
   };
 
-  it('a ${file:} secret that is a FIFO or /dev/zero is an error at its line and column', async () => {
+  void it('a ${file:} secret that is a FIFO or /dev/zero is an error at its line and column', async () => {
     assert.match(await validate('[/settings/default]\npassword = ${file:fifo}\n'), /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*cannot read the secret file fifo: not a regular file: it is a FIFO/);
     assert.match(await validate('[/settings/default]\npassword = ${file:/dev/zero}\n'), /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*\/dev\/zero: not a regular file: it is a character device/);
   });
 
-  it('a ${file:} secret over 64 KiB is an error naming the limit', async () => {
+  void it('a ${file:} secret over 64 KiB is an error naming the limit', async () => {
     assert.match(await validate('[/settings/default]\npassword = ${file:big}\n'), /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*big: larger than 64 KiB/);
   });
 
-  it('an included FIFO or /dev/zero is an error at the include', async () => {
+  void it('an included FIFO or /dev/zero is an error at the include', async () => {
     assert.match(await validate('[/includes]\nbase = fifo\n'), /agent\.ini:2:8: error AGENT_ERR_INCLUDE_MISSING .*cannot include fifo: not a regular file: it is a FIFO/);
     assert.match(await validate('[/includes]\nbase = /dev/zero\n'), /agent\.ini:2:8: error AGENT_ERR_INCLUDE_MISSING .*not a regular file: it is a character device/);
   });
 
-  it('a TLS file that is a FIFO or /dev/zero is an error at its setting', async () => {
+  void it('a TLS file that is a FIFO or /dev/zero is an error at its setting', async () => {
     const web = (cert: string): string => `[/modules]\nWEBServer = enabled\n[/settings/WEB/server]\npassword = x-secret-1\ncertificate = ${cert}\n`;
     assert.match(await validate(web('fifo')), /agent\.ini:5:15: error AGENT_ERR_TLS_FILE .*certificate file .*fifo: not a regular file: it is a FIFO/);
     assert.match(await validate(web('/dev/zero')), /agent\.ini:5:15: error AGENT_ERR_TLS_FILE .*not a regular file: it is a character device/);
   });
 
-  it('a settings file that is a FIFO is unreadable, not waited for', async () => {
+  void it('a settings file that is a FIFO is unreadable, not waited for', async () => {
     const r = await runAgentCli(['settings', 'validate', join(dir, 'fifo')]);
     assert.match(r.stdout + r.stderr, /AGENT_ERR_SETTINGS_UNREADABLE: cannot read settings file .*fifo: not a regular file: it is a FIFO/);
     assert.notEqual(r.code, 0);
@@ -63,7 +63,7 @@ describe('special files (agent settings validate)', () => {
   });
 });
 
-describe('special files (a running agent)', () => {
+void describe('special files (a running agent)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -92,7 +92,7 @@ password = root-secret
     await agent?.stop();
   });
 
-  it('PUT of a ${file:} secret that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
+  void it('PUT of a ${file:} secret that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
     for (const path of ['fifo', '/dev/zero']) {
       const res = await root('/api/v1/settings', 'PUT', { path: '/settings/default', key: 'password', value: `\${file:${path}}` });
       assert.equal(res.status, 422, res.body);
@@ -101,7 +101,7 @@ password = root-secret
     }
   });
 
-  it('PUT of an include that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
+  void it('PUT of an include that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
     for (const path of ['fifo', '/dev/zero']) {
       const res = await root('/api/v1/settings', 'PUT', { path: '/includes', key: 'base', value: path });
       assert.equal(res.status, 422, res.body);
@@ -110,7 +110,7 @@ password = root-secret
     }
   });
 
-  it('PUT of a web certificate that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
+  void it('PUT of a web certificate that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
     for (const path of ['fifo', '/dev/zero']) {
       const res = await root('/api/v1/settings', 'PUT', { path: '/settings/WEB/server', key: 'certificate', value: path });
       assert.equal(res.status, 422, res.body);
@@ -119,7 +119,7 @@ password = root-secret
     }
   });
 
-  it('a settings file edited to read a FIFO is rejected, the last good settings stay, and the agent answers', async () => {
+  void it('a settings file edited to read a FIFO is rejected, the last good settings stay, and the agent answers', async () => {
     const m = agent.mark();
     writeFileSync(agent.settingsFile, `${ini}\n[/settings/default]\nallowed hosts = \${file:fifo}\n`);
     await agent.waitForLog(/settings rejected/, 20_000, m);

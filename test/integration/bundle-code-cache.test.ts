@@ -17,12 +17,12 @@ const launcher = createRequire(import.meta.url)(join(REPO, 'dist/agent.cjs')) as
 };
 const compile = launcher.compile;
 
-test('the build writes a code cache that this node accepts', () => {
+void test('the build writes a code cache that this node accepts', () => {
   const script = compile(bundle, readFileSync(`${bundle}.cache`));
   assert.equal(script.cachedDataRejected, false);
 });
 
-test('the code cache is warm: larger than the cache of the top level alone', () => {
+void test('the code cache is warm: larger than the cache of the top level alone', () => {
   const warm = readFileSync(`${bundle}.cache`).length;
   // In a process of its own: here V8's compilation cache may hand back the script the first test
   // compiled with the warm cache, whose functions are all compiled (then both sizes are the same).

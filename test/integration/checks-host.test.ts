@@ -45,7 +45,7 @@ const perf = (r: QueryResult, alias: string): PerfValue => {
 const meminfo = (): Record<string, number> =>
   Object.fromEntries(readFileSync('/proc/meminfo', 'utf8').split('\n').filter(Boolean).map((l) => [l.split(':')[0], Number(/(\d+)/.exec(l)?.[1] ?? 0) * 1024]));
 
-test('check_memory matches /proc/meminfo and free', async () => {
+void test('check_memory matches /proc/meminfo and free', async () => {
   const r = await q('check_memory', 'perf-config=*(unit:B)', 'warn=none', 'crit=none');
   assert.equal(r.result, 0, r.message);
   const m = meminfo();
@@ -66,7 +66,7 @@ test('check_memory matches /proc/meminfo and free', async () => {
   assert.ok(Math.abs((pct.value as number) - (used / (m.MemTotal)) * 100) < 5);
 });
 
-test('check_memory thresholds around the current use', async () => {
+void test('check_memory thresholds around the current use', async () => {
   const r0 = await q('check_memory', 'type=physical', 'perf-config=*(unit:B)', 'warn=none', 'crit=none');
   const pct = perf(r0, 'physical %').value as number;
   assert.equal((await q('check_memory', 'type=physical', `warn=used > ${Math.max(0, pct - 2)}%`, 'crit=none')).result, 1);
@@ -75,7 +75,7 @@ test('check_memory thresholds around the current use', async () => {
   assert.equal((await q('check_memory', 'type=physical', 'crit=size lt 1t', 'warn=none')).result, 2);
 });
 
-test('check_drivesize matches df', async () => {
+void test('check_drivesize matches df', async () => {
   const df = execFileSync('df', ['-B1', '--output=size,used,avail', '/'], { encoding: 'utf8' }).trim().split('\n')[1].trim().split(/\s+/).map(Number);
   const [item] = await drivesizeCheck().collect(new CheckArguments([['drive', '/']]), { signal: new AbortController().signal, now: Date.now() / 1000 });
   assert.ok(item);
@@ -103,7 +103,7 @@ test('check_drivesize matches df', async () => {
   assert.equal(fs.result, readFileSync('/proc/self/mounts', 'utf8').includes(' / ext4 ') ? 2 : 3);
 });
 
-test('check_uptime matches /proc/uptime', async () => {
+void test('check_uptime matches /proc/uptime', async () => {
   const r = await q('check_uptime', 'warn=none', 'crit=none');
   const up = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
   assert.equal(perf(r, 'uptime').unit, 's');
@@ -115,7 +115,7 @@ test('check_uptime matches /proc/uptime', async () => {
   assert.match((await q('check_uptime')).message, /^(OK|WARNING|CRITICAL): uptime: .*, boot: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(UTC\)$/);
 });
 
-test('check_process sees processes this test starts and stops', async () => {
+void test('check_process sees processes this test starts and stops', async () => {
   const exe = join(dir, 'agtsleeper');
   copyFileSync('/bin/sleep', exe);
   execFileSync('chmod', ['755', exe]);
@@ -138,7 +138,7 @@ test('check_process sees processes this test starts and stops', async () => {
   assert.match(all.message, /^OK: node=started$|^OK: .*=started$/);
 });
 
-test('check_cpu, check_load and check_os_version', async () => {
+void test('check_cpu, check_load and check_os_version', async () => {
   let r = await q('check_cpu', 'warn=none', 'crit=none', 'show-all');
   assert.equal(r.result, 0);
   // The windows as asked once the sampler has a second of history; before that one fresh 500 ms interval, labelled so.
@@ -162,7 +162,7 @@ test('check_cpu, check_load and check_os_version', async () => {
   assert.ok(r.message.includes(execFileSync('uname', ['-r'], { encoding: 'utf8' }).trim()), r.message);
 });
 
-test('check_files counts, sizes and ages files; thresholds at their limits', async () => {
+void test('check_files counts, sizes and ages files; thresholds at their limits', async () => {
   const folder = join(dir, 'files');
   mkdirSync(join(folder, 'deep'), { recursive: true });
   writeFileSync(join(folder, 'a.log'), 'x'.repeat(1000));
@@ -189,7 +189,7 @@ test('check_files counts, sizes and ages files; thresholds at their limits', asy
   assert.equal((await q('check_files')).result, 3);
 });
 
-test('check_negate, check_multi and check_timeout run other queries', async () => {
+void test('check_negate, check_multi and check_timeout run other queries', async () => {
   let r = await q('check_negate', 'command=check_critical', 'critical=ok');
   assert.deepEqual([r.result, r.message], [0, 'CRITICAL: check_critical']);
   r = await q('check_negate', 'command=check_ok', 'o=w', 'arguments=fine');

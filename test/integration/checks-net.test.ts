@@ -105,7 +105,7 @@ async function api(command: string, args: Record<string, string>): Promise<{ res
   return { result: body.result, message: body.lines[0]?.message ?? '' };
 }
 
-test('check_tcp over NRPE, the agent protocol and the API', async () => {
+void test('check_tcp over NRPE, the agent protocol and the API', async () => {
   const nrpe = await checkNrpe(nrpePort, ['-c', 'check_tcp', '-a', 'host=127.0.0.1', `port=${tcp.port}`, 'expect=HELLO']);
   assert.equal(nrpe.code, 0, nrpe.out);
   assert.match(nrpe.out, new RegExp(`^OK: 127\\.0\\.0\\.1:${tcp.port} reply matches HELLO in [\\d.]+ms\\|'127\\.0\\.0\\.1:${tcp.port} time'=[\\d.]+ms;1000;5000;0$`));
@@ -116,7 +116,7 @@ test('check_tcp over NRPE, the agent protocol and the API', async () => {
   assert.deepEqual(viaApi, { result: 0, message: 'OK: ok' });
 });
 
-test('check_http, check_dns and check_ntp_offset over NRPE and the API', async () => {
+void test('check_http, check_dns and check_ntp_offset over NRPE and the API', async () => {
   const h = await checkNrpe(nrpePort, ['-c', 'check_http', '-a', `url=http://127.0.0.1:${http.port}/status/503`]);
   assert.equal(h.code, 2, h.out);
   assert.match(h.out, /^CRITICAL: http:\/\/127\.0\.0\.1:\d+\/status\/503: HTTP 503 Service Unavailable, 10 bytes in [\d.]+ms\|/);
@@ -127,13 +127,13 @@ test('check_http, check_dns and check_ntp_offset over NRPE and the API', async (
   assert.match(n.out, /^OK: 127\.0\.0\.1: offset -?[\d.]+ms, stratum 2, delay [\d.]+ms\|/);
 });
 
-test('check_ping of 127.0.0.1 through the agent protocol', async () => {
+void test('check_ping of 127.0.0.1 through the agent protocol', async () => {
   const r = await agentQuery('check_ping', ['host=127.0.0.1']);
   assert.equal(r.code, 0, r.out);
   assert.match(r.out, /^OK: 127\.0\.0\.1: 1\/1 replies, loss 0%, rtt [\d.]+ms\|'127\.0\.0\.1 time'=[\d.]+ms;60;100;0 '127\.0\.0\.1 loss'=0%;5;10;0;100$/);
 });
 
-test('check_index and check_dummy; the query list of the API (the web UI list) has every network check', async () => {
+void test('check_index and check_dummy; the query list of the API (the web UI list) has every network check', async () => {
   const idx = await checkNrpe(nrpePort, ['-c', 'check_index', '-a', 'filter=module = "CheckNet"', 'list-separator=,']);
   assert.deepEqual(idx, { code: 0, out: 'check_dns (CheckNet, enabled),check_http (CheckNet, enabled),check_ntp_offset (CheckNet, enabled),check_ping (CheckNet, enabled),check_tcp (CheckNet, enabled)' });
   assert.deepEqual(await agentQuery('check_dummy', ['1', 'half', 'full']), { code: 1, out: 'half full' });
@@ -143,7 +143,7 @@ test('check_index and check_dummy; the query list of the API (the web UI list) h
   for (const n of ['check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset', 'check_index', 'check_dummy']) assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
 });
 
-test('a change of [/settings/net] applies in place', async () => {
+void test('a change of [/settings/net] applies in place', async () => {
   const mark = agent.mark();
   replaceFile(agent.settingsFile, ini(2, serverCert, caCert.cert));
   const line = await agent.waitForLog(/CheckNet: (\w+) \(/, 10_000, mark);

@@ -53,7 +53,7 @@ after(async () => {
   await agent?.stop();
 });
 
-test('check_nrpe runs check_cpu with its default thresholds and perf data', async () => {
+void test('check_nrpe runs check_cpu with its default thresholds and perf data', async () => {
   const r = await checkNrpe(port, ['-c', 'check_cpu']);
   assert.ok([0, 1, 2].includes(r.code), r.out);
   // Within a second of the start the sampler has no history yet: one fresh 500 ms interval, labelled so.
@@ -65,13 +65,13 @@ test('check_nrpe runs check_cpu with its default thresholds and perf data', asyn
   assert.match(bad.out, /^invalid critical expression "load gt gt 0" at column 9: expected a value/);
 });
 
-test('check_nrpe runs check_memory with word operators', async () => {
+void test('check_nrpe runs check_memory with word operators', async () => {
   const r = await checkNrpe(port, ['-c', 'check_memory', '-a', 'type=physical', 'warn=used gt 0%', 'crit=none']);
   assert.equal(r.code, 1, r.out);
   assert.match(r.out, /^WARNING: physical = .*\|'physical'=[\d.]+[KMGT]?B;0;;0;[\d.]+ 'physical %'=[\d.]+%;0;;0;100$/);
 });
 
-test('check_nrpe runs an external script: status, message, perf, arguments', async () => {
+void test('check_nrpe runs an external script: status, message, perf, arguments', async () => {
   for (const code of [0, 1, 2, 3]) {
     const r = await checkNrpe(port, ['-c', 'check_said', '-a', 'hello', String(code)]);
     assert.deepEqual(r, { code, out: `said hello|'n'=${code};5;10` });
@@ -82,7 +82,7 @@ test('check_nrpe runs an external script: status, message, perf, arguments', asy
   assert.deepEqual(hang, { code: 3, out: 'Script check_hang timed out after 1 s' });
 });
 
-test('a long answer keeps the first line and its perf data over NRPE v2 and v4', async () => {
+void test('a long answer keeps the first line and its perf data over NRPE v2 and v4', async () => {
   for (const [size, version, limit] of [
     [3000, '-2', 1023],
     [3000, '', 65535],

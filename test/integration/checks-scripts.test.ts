@@ -19,7 +19,7 @@ import { sink } from '../../src/log.js';
 import { createModule } from '../../src/modules/check-external-scripts/index.js';
 
 {
-  describe('scripts started by the script spawner', () => {
+  void describe('scripts started by the script spawner', () => {
     let dir = '';
     let ini = '';
     let local: LocalCore;
@@ -63,7 +63,7 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       rmSync(dir, { recursive: true, force: true });
     });
 
-    test(`configured scripts are queries with status, message and perf`, async () => {
+    void test(`configured scripts are queries with status, message and perf`, async () => {
       const r = await local.core.query('check_fine');
       assert.deepEqual([r.result, r.message, r.perf], [0, 'fine', [{ alias: 't', value: 1, unit: 's' }]]);
       for (const code of ['0', '1', '2', '3', '255']) {
@@ -75,7 +75,7 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       assert.equal(info?.module, 'CheckExternalScripts');
     });
 
-    test(`a script that runs too long is killed with its children`, async () => {
+    void test(`a script that runs too long is killed with its children`, async () => {
       const started = Date.now();
       const r = await local.core.query('check_slow');
       assert.deepEqual([r.result, r.message], [3, 'Script check_slow timed out after 2 s']);
@@ -85,14 +85,14 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       assert.equal(alive(pid), false);
     });
 
-    test(`check_timeout answers on time around a slow script`, async () => {
+    void test(`check_timeout answers on time around a slow script`, async () => {
       const started = Date.now();
       const r = await local.core.query('check_timeout', ['command=check_slow', 'timeout=0.3', 'return=critical']);
       assert.deepEqual([r.result, r.message], [2, 'Command check_slow timed out after 0.3 s']);
       assert.ok(Date.now() - started < 1500);
     });
 
-    test(`the exec command lists, shows, adds and deletes scripts`, async () => {
+    void test(`the exec command lists, shows, adds and deletes scripts`, async () => {
       const exec = (...args: string[]): Promise<{ result: number; message: string }> => local.core.exec('CheckExternalScripts', args);
       assert.deepEqual(await exec('list', '--json'), { command: 'CheckExternalScripts', result: 0, message: '["check_code","check_fine","check_inline","check_slow"]' });
       assert.deepEqual(JSON.parse((await exec('list', '--json', '--all')).message), ['code.sh', 'ok.sh', 'slow.sh']);
@@ -115,7 +115,7 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       assert.equal((await exec('delete', '--script', 'more/check_new.sh')).result, 1);
     });
 
-    test(`apply follows the entries in place; stop kills running scripts`, async () => {
+    void test(`apply follows the entries in place; stop kills running scripts`, async () => {
       const first = await loadSettingsFile(ini);
       assert.ok(first.ok);
       const core = createCore({ settings: () => first.snapshot });

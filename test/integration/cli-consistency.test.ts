@@ -20,7 +20,7 @@ function agent(args: string[]): Promise<{ code: number; out: string; err: string
   });
 }
 
-test('a missing settings file exits 2 from validate, show, plan, run and web, naming the file once', async () => {
+void test('a missing settings file exits 2 from validate, show, plan, run and web, naming the file once', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cli-missing-'));
   const missing = join(dir, 'nope.ini');
   try {
@@ -47,7 +47,7 @@ test('a missing settings file exits 2 from validate, show, plan, run and web, na
   }
 });
 
-test('help, help-short and help-csv answer wherever --help does, from the same text', async () => {
+void test('help, help-short and help-csv answer wherever --help does, from the same text', async () => {
   for (const command of [['run'], ['settings', 'validate'], ['settings', 'show'], ['settings', 'plan'], ['web', 'add-user'], ['web', 'add-role']]) {
     const full = await agent([...command, '--help']);
     assert.equal(full.code, 0, command.join(' '));

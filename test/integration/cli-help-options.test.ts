@@ -28,7 +28,7 @@ async function pooled<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
   return results;
 }
 
-test('every command is dispatched from the table, and its --help lists every option its parser accepts', async () => {
+void test('every command is dispatched from the table, and its --help lists every option its parser accepts', async () => {
   const words = COMMANDS.map((c) => c.words.join(' '));
   for (const expected of ['run', 'query', 'client', 'settings validate', 'settings show', 'settings schema', 'settings plan', 'settings import', 'settings fmt', 'web install', 'web password', 'web add-user', 'web add-role']) {
     assert.ok(words.includes(expected), `${expected} in src/cli/commands.ts`);
@@ -50,7 +50,7 @@ test('every command is dispatched from the table, and its --help lists every opt
   });
 });
 
-test('help, help-short and help-csv answer wherever --help does, with every option in help-csv', async () => {
+void test('help, help-short and help-csv answer wherever --help does, with every option in help-csv', async () => {
   const tables = await Promise.all(COMMANDS.map(async (c) => ({ words: [...c.words], options: (await c.load()).options })));
   const runs = await pooled(
     tables.flatMap((t) => [() => runAgentCli([...t.words, '--help']), () => runAgentCli([...t.words, 'help']), () => runAgentCli([...t.words, 'help-short']), () => runAgentCli([...t.words, 'help-csv'])]),
@@ -69,7 +69,7 @@ test('help, help-short and help-csv answer wherever --help does, with every opti
   });
 });
 
-test('every client query lists its client options in --help, help-csv and help-short, and bare help works', async () => {
+void test('every client query lists its client options in --help, help-csv and help-short, and bare help works', async () => {
   const queries: [string, ClientProtocol][] = [...REMOTE_QUERIES.map((q) => [q.name, 'remote'] as [string, ClientProtocol]), ...['agent_query', 'agent_exec', 'agent_submit'].map((n) => [n, 'agent'] as [string, ClientProtocol])];
   const runs = await pooled(
     queries.flatMap(([q]) => [() => runAgentCli(['client', q, '--help']), () => runAgentCli(['client', q, 'help']), () => runAgentCli(['client', q, 'help-csv']), () => runAgentCli(['client', q, '--help-short'])]),

@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAgentCli } from '../helpers/run-cli.js';
 
-describe('agent query --list and a one-shot check_cpu (processes)', () => {
+void describe('agent query --list and a one-shot check_cpu (processes)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'query-list-'));
   const file = join(dir, 'agent.ini');
   writeFileSync(file, '[/modules]\nCheckSystem = enabled\nCheckHelpers = enabled\nCheckExternalScripts = enabled\n\n[/settings/external scripts/scripts]\nmy_script = /bin/true\n');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('lists every query with its module and enabled or disabled, sorted by name', async () => {
+  void it('lists every query with its module and enabled or disabled, sorted by name', async () => {
     const r = await runAgentCli(['query', '--list', '--settings', file]);
     assert.equal(r.code, 0, r.stderr);
     const rows = r.stdout.trimEnd().split('\n').map((l) => l.trim().split(/\s+/));
@@ -34,12 +34,12 @@ describe('agent query --list and a one-shot check_cpu (processes)', () => {
     assert.equal((await runAgentCli(['query', '--list', 'check_cpu', '--settings', file])).code, 2, '--list runs no query');
   });
 
-  it('check_index names the module and enabled or disabled', async () => {
+  void it('check_index names the module and enabled or disabled', async () => {
     const r = await runAgentCli(['query', '--settings', file, 'check_index', 'filter=name in (\'check_cpu\', \'check_tcp\')', 'list-separator=,']);
     assert.deepEqual({ code: r.code, out: r.stdout.trim() }, { code: 0, out: 'check_cpu (CheckSystem, enabled),check_tcp (CheckNet, disabled)' });
   });
 
-  it('a one-shot check_cpu labels the fresh interval it measured, once', async () => {
+  void it('a one-shot check_cpu labels the fresh interval it measured, once', async () => {
     const r = await runAgentCli(['query', '--settings', file, 'check_cpu', 'warn=none', 'crit=none']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^OK: .*\|'total 500ms'=\d+(\.\d+)?%\n$/);

@@ -52,7 +52,7 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('validate: valid file exits 0, invalid exits 1 with every problem at file:line:col', () => {
+void test('validate: valid file exits 0, invalid exits 1 with every problem at file:line:col', () => {
   const ok = agent(['settings', 'validate', 'valid.ini']);
   assert.equal(ok.code, 0, ok.out + ok.err);
   assert.match(ok.out, /valid\.ini: valid/);
@@ -62,7 +62,7 @@ test('validate: valid file exits 0, invalid exits 1 with every problem at file:l
   assert.match(bad.out, /invalid\.ini:5:8: error AGENT_ERR_VALUE_INVALID \[\/settings\/WEB\/server\]/);
 });
 
-test('validate: several files, json format is parseable and complete', () => {
+void test('validate: several files, json format is parseable and complete', () => {
   const r = agent(['settings', 'validate', 'valid.ini', 'invalid.ini', '--format', 'json']);
   assert.equal(r.code, 1);
   const report = JSON.parse(r.out) as { valid: boolean; files: { file: string; valid: boolean; errors: { code: string; line: number; col: number }[] }[] };
@@ -71,7 +71,7 @@ test('validate: several files, json format is parseable and complete', () => {
   assert.deepEqual(report.files[1]?.errors.map((e) => `${e.code}@${e.line}`), ['AGENT_ERR_MODULE_UNKNOWN@2', 'AGENT_ERR_VALUE_INVALID@5']);
 });
 
-test('validate: github format prints workflow annotations', () => {
+void test('validate: github format prints workflow annotations', () => {
   const r = agent(['settings', 'validate', 'invalid.ini', '--format', 'github']);
   assert.equal(r.code, 1);
   const lines = r.out.trim().split('\n');
@@ -79,7 +79,7 @@ test('validate: github format prints workflow annotations', () => {
   assert.match(lines[0], /^::error file=.*invalid\.ini,line=2,col=1,title=AGENT_ERR_MODULE_UNKNOWN::unknown module/);
 });
 
-test('validate: warnings pass, fail with --strict; usage and unreadable files exit 2', () => {
+void test('validate: warnings pass, fail with --strict; usage and unreadable files exit 2', () => {
   assert.equal(agent(['settings', 'validate', 'warns.ini']).code, 0);
   const strict = agent(['settings', 'validate', 'warns.ini', '--strict']);
   assert.equal(strict.code, 1);
@@ -91,11 +91,11 @@ test('validate: warnings pass, fail with --strict; usage and unreadable files ex
   assert.match(unknown.err, /did you mean "strict"/);
 });
 
-test('validate uses AGENT_SETTINGS when no file is given', () => {
+void test('validate uses AGENT_SETTINGS when no file is given', () => {
   assert.equal(agent(['settings', 'validate'], { AGENT_SETTINGS: join(dir, 'invalid.ini') }).code, 1);
 });
 
-test('show: effective values with origins, secrets redacted, --resolved objects, --json', () => {
+void test('show: effective values with origins, secrets redacted, --resolved objects, --json', () => {
   const r = agent(['settings', 'show', 'valid.ini']);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /\[\/settings\/default\]\npassword = \*\*\*\*\*\*\s+; valid\.ini:6/);
@@ -114,7 +114,7 @@ test('show: effective values with origins, secrets redacted, --resolved objects,
   assert.equal(json.sections['/modules']?.CheckHelpers?.value, true);
 });
 
-test('schema: one combined schema that validates a settings object', () => {
+void test('schema: one combined schema that validates a settings object', () => {
   const r = agent(['settings', 'schema']);
   assert.equal(r.code, 0);
   const schema = JSON.parse(r.out) as Record<string, unknown>;
@@ -124,7 +124,7 @@ test('schema: one combined schema that validates a settings object', () => {
   assert.equal(validate({ '/settings/nope': {} }), false);
 });
 
-test('plan: module by module from one file to another', () => {
+void test('plan: module by module from one file to another', () => {
   const r = agent(['settings', 'plan', 'valid.ini', 'next.ini']);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /RemoteClient\s+load/);
@@ -133,7 +133,7 @@ test('plan: module by module from one file to another', () => {
   assert.equal(agent(['settings', 'plan', 'valid.ini', 'invalid.ini']).code, 1);
 });
 
-test('plan: the same file in another folder (a checkout against the deployed file) changes nothing', () => {
+void test('plan: the same file in another folder (a checkout against the deployed file) changes nothing', () => {
   // Paths built on ${base-path} (the web certificate, the state folder) mean OLD's folder once NEW replaces it.
   const web = `[/modules]\nWEBServer = enabled\n[/settings/default]\npassword = x\n[/settings/WEB/server]\ncertificate = \${certificate-path}/web.pem\n`;
   mkdirSync(join(dir, 'deployed'), { recursive: true });
@@ -151,7 +151,7 @@ test('plan: the same file in another folder (a checkout against the deployed fil
   assert.doesNotMatch(changed.out, /certificate|base-path|\[\/paths/);
 });
 
-test('set: one key with the smallest edit, refused (nothing written) when the result would not validate, removed with --remove', () => {
+void test('set: one key with the smallest edit, refused (nothing written) when the result would not validate, removed with --remove', () => {
   writeFileSync(join(dir, 'set.ini'), VALID);
   const set = agent(['settings', 'set', '--settings', 'set.ini', '--path', '/settings/remote/client/targets/box', '--key', 'timeout', '--value', '7']);
   assert.equal(set.code, 0, set.err);
@@ -168,7 +168,7 @@ test('set: one key with the smallest edit, refused (nothing written) when the re
   assert.equal(agent(['settings', 'set', '--settings', 'set.ini', '--path', '/x']).code, 2);
 });
 
-test('query: Nagios form and the status as exit code', () => {
+void test('query: Nagios form and the status as exit code', () => {
   const ok = agent(['query', '--settings', 'valid.ini', 'check_ok', 'all', 'good']);
   assert.equal(ok.code, 0);
   assert.equal(ok.out.trim(), 'all good');
@@ -182,7 +182,7 @@ test('query: Nagios form and the status as exit code', () => {
   assert.equal(unknown.out.trim(), 'Unknown command(s): check_nothing');
 });
 
-test('--help works everywhere and bad commands are usage errors', () => {
+void test('--help works everywhere and bad commands are usage errors', () => {
   for (const args of [['--help'], ['run', '--help'], ['query', '--help'], ['settings', 'validate', '--help'], ['settings', 'show', '--help'], ['settings', 'schema', '--help'], ['settings', 'plan', '--help']]) {
     const r = agent(args);
     assert.equal(r.code, 0, args.join(' '));

@@ -48,9 +48,9 @@ function order(logs: string, what: 'started' | 'stopped'): string[] {
   return [...logs.matchAll(new RegExp(`module (\\w+) ${what}`, 'g'))].map((m) => m[1]);
 }
 
-describe('crash of a running agent (agent process)', () => {
+void describe('crash of a running agent (agent process)', () => {
   for (const kind of ['exception', 'rejection'] as const) {
-    it(`an unhandled ${kind}: logged with its stack, modules stopped in reverse order, exit 70`, async () => {
+    void it(`an unhandled ${kind}: logged with its stack, modules stopped in reverse order, exit 70`, async () => {
       const { code, logs } = await crashWith(kind);
       assert.equal(code, 70, logs);
       const label = kind === 'exception' ? 'uncaughtException' : 'unhandledRejection';

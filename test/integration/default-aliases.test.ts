@@ -55,7 +55,7 @@ after(async () => {
   await agent?.stop();
 });
 
-test('an empty alias section gets NSClient++\'s defaults: listed by /api/v1/aliases and check_index', async () => {
+void test('an empty alias section gets NSClient++\'s defaults: listed by /api/v1/aliases and check_index', async () => {
   const list = await webRequest(`${base}/api/v1/aliases`, { user: 'root', password: 'root-pw' });
   assert.equal(list.status, 200, list.body);
   const items = list.json<{ name: string; alias_of: string; description: string }[]>();
@@ -69,7 +69,7 @@ test('an empty alias section gets NSClient++\'s defaults: listed by /api/v1/alia
   for (const name of ['alias_cpu', 'alias_mem', 'alias_up', 'alias_disk', 'alias_volumes', 'alias_service', 'alias_process', 'alias_file_age']) assert.match(index.out, new RegExp(`\\b${name} \\(CheckExternalScripts, enabled\\)`));
 });
 
-test('check_nrpe runs the defaults with the target\'s answer', async () => {
+void test('check_nrpe runs the defaults with the target\'s answer', async () => {
   const up = await checkNrpe(nrpePort, ['-c', 'alias_up']);
   const modern = await checkNrpe(nrpePort, ['-c', 'check_uptime']);
   assert.equal(up.code, modern.code, `${up.out} | ${modern.out}`);
@@ -87,7 +87,7 @@ test('check_nrpe runs the defaults with the target\'s answer', async () => {
   assert.equal(gone.code, 3);
 });
 
-test('one alias in the file and the defaults go (hot-applied)', async () => {
+void test('one alias in the file and the defaults go (hot-applied)', async () => {
   const mark = agent.mark();
   replaceFile(agent.settingsFile, ini('mine = check_ok "mine"\n'));
   await agent.waitForLog(/CheckExternalScripts: apply/, 10_000, mark);

@@ -40,7 +40,7 @@ after(async () => {
   await icinga?.stop();
 });
 
-test('the example delivers its schedules to nsca and to Icinga 2', async () => {
+void test('the example delivers its schedules to nsca and to Icinga 2', async () => {
   const d = nsca as NscaDaemon;
   await waitUntil(() => ['cpu', 'memory'].every((s) => d.lines().some((l) => l.includes(`PROCESS_SERVICE_CHECK_RESULT;${me};${s};`))) && d.lines().some((l) => l.includes(`PROCESS_HOST_CHECK_RESULT;${me};0;`)), 30_000, 'cpu, memory and the host check at nsca');
   const i = icinga as IcingaDaemon;

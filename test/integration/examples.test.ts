@@ -46,7 +46,7 @@ async function nscpApi(port: string, password: string, query: string): Promise<s
   return `${r.code} ${r.stdout}${r.stderr}`;
 }
 
-describe('settings/examples/nrpe-server.ini', () => {
+void describe('settings/examples/nrpe-server.ini', () => {
   let agent: AgentProcess;
   let port: number;
   before(async () => {
@@ -56,7 +56,7 @@ describe('settings/examples/nrpe-server.ini', () => {
   });
   after(() => agent?.stop());
 
-  it('check_nrpe runs its scripts, arguments included', async () => {
+  void it('check_nrpe runs its scripts, arguments included', async () => {
     const hello = await checkNrpe(port, ['-c', 'check_hello', '-a', 'world']);
     assert.deepEqual(hello, { code: 0, out: 'OK: hello from world' });
     const tmp = await checkNrpe(port, ['-c', 'check_tmp_files']);
@@ -64,12 +64,12 @@ describe('settings/examples/nrpe-server.ini', () => {
     assert.match(tmp.out, /^OK: \d+ files in \/tmp\|'files'=\d+$/);
   });
 
-  it('validates without a warning that a listener is unreachable', async () => {
+  void it('validates without a warning that a listener is unreachable', async () => {
     assert.doesNotMatch(await validate(agent.settingsFile), WARNINGS_OF_REACH);
   });
 });
 
-describe('settings/examples/web-users.ini', () => {
+void describe('settings/examples/web-users.ini', () => {
   const passwords = { root: 'example-root-pw', alice: 'example-alice-pw', nagios: 'example-nagios-pw' };
   const env = { AGENT_WEB_PASSWORD: passwords.root, AGENT_ALICE_PASSWORD: passwords.alice, AGENT_NAGIOS_PASSWORD: passwords.nagios };
   let agent: AgentProcess;
@@ -82,7 +82,7 @@ describe('settings/examples/web-users.ini', () => {
   });
   after(() => agent?.stop());
 
-  it('each user reaches what its role grants over HTTPS', async () => {
+  void it('each user reaches what its role grants over HTTPS', async () => {
     const info = async (user: keyof typeof passwords): Promise<number> => (await webRequest(`${base}/api/v1/info`, { headers: { authorization: basic(user, passwords[user]) }, timeoutMs: 10_000 })).status;
     assert.equal(await info('root'), 200);
     assert.equal(await info('alice'), 200);
@@ -91,11 +91,11 @@ describe('settings/examples/web-users.ini', () => {
     assert.equal(run.status, 200, run.body);
   });
 
-  it('check_nscp_api runs a query as root', async () => {
+  void it('check_nscp_api runs a query as root', async () => {
     assert.match(await nscpApi(port, passwords.root, 'check_ok'), /^0 /);
   });
 
-  it('each user of the example signs in to the UI', async () => {
+  void it('each user of the example signs in to the UI', async () => {
     const browser = await openBrowser({ origin: base });
     try {
       const { page } = browser;
@@ -116,12 +116,12 @@ describe('settings/examples/web-users.ini', () => {
     }
   });
 
-  it('validates without a warning that a listener is unreachable', async () => {
+  void it('validates without a warning that a listener is unreachable', async () => {
     assert.doesNotMatch(await validate(agent.settingsFile, env), WARNINGS_OF_REACH);
   });
 });
 
-describe('settings/examples/fleet (hosts/web01.ini and hosts/db01.ini on shared/base.ini)', () => {
+void describe('settings/examples/fleet (hosts/web01.ini and hosts/db01.ini on shared/base.ini)', () => {
   const env = { AGENT_WEB_PASSWORD: 'example-fleet-pw' };
   const hosts: Record<string, { agent: AgentProcess; nrpe: number }> = {};
   before(async () => {
@@ -137,14 +137,14 @@ describe('settings/examples/fleet (hosts/web01.ini and hosts/db01.ini on shared/
     for (const h of Object.values(hosts)) await h.agent.stop();
   });
 
-  it('check_nrpe reaches both hosts with its default (anonymous DH) handshake', async () => {
+  void it('check_nrpe reaches both hosts with its default (anonymous DH) handshake', async () => {
     for (const h of Object.values(hosts)) {
       const r = await checkNrpe(h.nrpe, ['-c', 'check_ok']);
       assert.equal(r.code, 0, r.out);
     }
   });
 
-  it('web01 serves the web API and check_nscp_api; db01 has it disabled', async () => {
+  void it('web01 serves the web API and check_nscp_api; db01 has it disabled', async () => {
     const web01 = hosts.web01?.agent;
     assert.ok(web01);
     const m = await web01.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:(\d+)/);
@@ -152,12 +152,12 @@ describe('settings/examples/fleet (hosts/web01.ini and hosts/db01.ini on shared/
     assert.doesNotMatch(hosts.db01?.agent.logs() ?? '', /web server listening/);
   });
 
-  it('both validate without a warning that a listener is unreachable', async () => {
+  void it('both validate without a warning that a listener is unreachable', async () => {
     for (const h of Object.values(hosts)) assert.doesNotMatch(await validate(h.agent.settingsFile, env), WARNINGS_OF_REACH);
   });
 });
 
-describe('settings/examples/agent-pair.ini', () => {
+void describe('settings/examples/agent-pair.ini', () => {
   let certs: CertDir;
   let agent: AgentProcess;
   let port: number;
@@ -182,7 +182,7 @@ describe('settings/examples/agent-pair.ini', () => {
     certs?.remove();
   });
 
-  it('the agent client with a certificate of the same CA runs a query on it', async () => {
+  void it('the agent client with a certificate of the same CA runs a query on it', async () => {
     const out = await new Promise<string>((resolve) => {
       const args = ['client', '--settings', '/nonexistent/agent.ini', 'agent_query', '--host', '127.0.0.1', '--port', String(port), '--certificate', client.cert, '--certificate-key', client.key, '--ca', ca, '--verify', 'peer-cert', '--command', 'check_ok'];
       execFile(process.execPath, [MAIN, ...args], { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } }, (err, stdout, stderr) => resolve(`${err ? 'failed ' : ''}${stdout}${stderr}`.trim()));
@@ -190,7 +190,7 @@ describe('settings/examples/agent-pair.ini', () => {
     assert.match(out, /^OK/);
   });
 
-  it('validates without a warning that a listener is unreachable', async () => {
+  void it('validates without a warning that a listener is unreachable', async () => {
     assert.doesNotMatch(await validate(agent.settingsFile), WARNINGS_OF_REACH);
   });
 });

@@ -46,7 +46,7 @@ after(async () => {
   await agent?.stop();
 });
 
-test('check_logfile over check_nrpe: new lines only, across a settings reload and a module restart', async () => {
+void test('check_logfile over check_nrpe: new lines only, across a settings reload and a module restart', async () => {
   writeFileSync(log, 'INFO\tup\nERROR\tdisk full\n');
   const crit = ['crit=column1 = str(ERROR)', 'detail-syntax=%(line_number) %(column2)'];
   const first = await checkNrpe(port, ['-c', 'check_logfile', '-a', `file=${log}`, ...crit]);
@@ -65,7 +65,7 @@ test('check_logfile over check_nrpe: new lines only, across a settings reload an
   assert.match(outside.out, /^\/etc\/passwd is not under an allowed path \(.*\/logs\); see \[\/settings\/logfile\] allowed paths/);
 });
 
-test('check_network over check_nrpe; the rate history outlives a restart of CheckSystem', async () => {
+void test('check_network over check_nrpe; the rate history outlives a restart of CheckSystem', async () => {
   const first = await checkNrpe(port, ['-c', 'check_network', '-a', 'device=lo', 'detail-syntax=%(name) %(lookback)']);
   assert.equal(first.code, 0, first.out);
   assert.match(first.out, /^OK: lo \d+s\|'lo received'=[\d.]+[KMG]?B;;;0 'lo sent'=[\d.]+[KMG]?B;;;0 'lo errors'=\d+;;;0 'lo drops'=\d+;;;0$/);
@@ -82,7 +82,7 @@ test('check_network over check_nrpe; the rate history outlives a restart of Chec
   assert.ok(seconds && Number(seconds[1]) >= 2, second.out);
 });
 
-test('check_mount, check_service and check_temperature over check_nrpe', async () => {
+void test('check_mount, check_service and check_temperature over check_nrpe', async () => {
   const mount = await checkNrpe(port, ['-c', 'check_mount', '-a', 'mount=/', 'mount=/no/such']);
   assert.deepEqual(mount, { code: 2, out: 'CRITICAL: /no/such not mounted' });
   const service = await checkNrpe(port, ['-c', 'check_service']);

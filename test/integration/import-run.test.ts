@@ -31,7 +31,7 @@ after(async () => {
   await agent?.stop();
 });
 
-test('check_nrpe runs the imported aliases and scripts', async () => {
+void test('check_nrpe runs the imported aliases and scripts', async () => {
   const cpu = await checkNrpe(port, ['-c', 'alias_cpu', '-a', '101', '102']);
   assert.equal(cpu.code, 0, cpu.out);
   assert.match(cpu.out, /^OK: CPU load is ok\.\|/);

@@ -13,7 +13,7 @@ import { runAgentCli } from '../helpers/run-cli.js';
 
 const LINES = 450_000;
 
-test('a translation over 16 MiB is refused with its size, nothing written, every line counted', async () => {
+void test('a translation over 16 MiB is refused with its size, nothing written, every line counted', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-import-large-'));
   try {
     const source = join(dir, 'nsclient.ini');

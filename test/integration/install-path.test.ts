@@ -78,13 +78,13 @@ function run(args: string[]): Promise<{ code: number; out: string }> {
   });
 }
 
-test('installed with npm ci from the packed package: the agent and its dependencies are there', () => {
+void test('installed with npm ci from the packed package: the agent and its dependencies are there', () => {
   assert.ok(existsSync(main));
   for (const dep of ['ajv', 'protobufjs', 'selfsigned']) assert.ok(existsSync(join(root, 'node_modules', dep, 'package.json')), dep);
   assert.ok(!existsSync(join(root, 'node_modules', 'typescript')), 'no dev dependencies');
 });
 
-test('agent settings validate runs from a folder with a space and non-ASCII characters', async () => {
+void test('agent settings validate runs from a folder with a space and non-ASCII characters', async () => {
   const ok = await run(['settings', 'validate', '--settings', ini]);
   assert.equal(ok.code, 0, ok.out);
   // The schema really was read from there: a problem is found and explained.
@@ -95,7 +95,7 @@ test('agent settings validate runs from a folder with a space and non-ASCII char
   assert.match(bad.out, /AGENT_ERR_VALUE_INVALID/);
 });
 
-test('agent run from there: WEBServer over TLS with its certificate made there, /api/v1/info, scripts under ${scripts}; SIGTERM exits 0', async () => {
+void test('agent run from there: WEBServer over TLS with its certificate made there, /api/v1/info, scripts under ${scripts}; SIGTERM exits 0', async () => {
   const proc = spawn(process.execPath, [main, 'run', '--settings', ini], { cwd: base, env: { ...process.env, AGENT_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));

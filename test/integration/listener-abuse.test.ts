@@ -33,7 +33,7 @@ const PASSWORD = 'abuse-test-password';
 const AGENT_FD_LIMIT = 512;
 const ATTACKERS = Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 2}`);
 
-describe('listeners under abuse (agent process)', () => {
+void describe('listeners under abuse (agent process)', () => {
   let agent: AgentProcess;
   let pid: number;
   let web: number;
@@ -87,7 +87,7 @@ max connections per address = 20
     await agent?.stop();
   });
 
-  it('1,000 idle connections to AgentServer: fds stay bounded, web and NRPE answer, the idle ones are closed after the timeout', async () => {
+  void it('1,000 idle connections to AgentServer: fds stay bounded, web and NRPE answer, the idle ones are closed after the timeout', async () => {
     // This process needs a descriptor per connection too.
     const n = Math.min(1000, Math.floor(ownFdLimit() / 4));
     const from = agent.mark();
@@ -109,7 +109,7 @@ max connections per address = 20
     assert.equal(await agentQuery(ap), 'OK: check_ok');
   });
 
-  it('600 idle NRPE connections from one address do not lock out check_nrpe from another', async () => {
+  void it('600 idle NRPE connections from one address do not lock out check_nrpe from another', async () => {
     const from = agent.mark();
     const idle = await openIdle(nrpe, 600, ['127.0.0.2']);
     try {
@@ -122,7 +122,7 @@ max connections per address = 20
     assert.match(agent.logs().slice(from), /RemoteServer: refused connection from 127\.0\.0\.2: 20 connections from this address open \(max connections per address\)/);
   });
 
-  it('web: idle and slowly trickled requests are closed after the timeout, one address cannot take every slot', async () => {
+  void it('web: idle and slowly trickled requests are closed after the timeout, one address cannot take every slot', async () => {
     const from = agent.mark();
     const idle = await openIdle(web, 60, ['127.0.0.3']);
     const slow = tlsConnect({ socket: netConnect({ host: '127.0.0.1', port: web, localAddress: '127.0.0.4' }), rejectUnauthorized: false });
@@ -145,7 +145,7 @@ max connections per address = 20
     assert.match(logs, /WEBServer: closed connection from 127\.0\.0\.4: no complete request within 2000 ms/);
   });
 
-  it('a 32 KiB frame in 1-byte TLS records is answered; a first frame trickled past the timeout is closed', async () => {
+  void it('a 32 KiB frame in 1-byte TLS records is answered; a first frame trickled past the timeout is closed', async () => {
     const big = await agentTls(ap);
     try {
       // A first request in time; the big frame after it may take longer than the timeout, as long as bytes keep coming.
@@ -175,7 +175,7 @@ max connections per address = 20
     assert.equal(await agentQuery(ap), 'OK: check_ok');
   });
 
-  it('after the abuse every valid query still answers and the descriptors are back', async () => {
+  void it('after the abuse every valid query still answers and the descriptors are back', async () => {
     await sleep(200);
     assert.equal(await agentQuery(ap), 'OK: check_ok');
     assert.equal((await nrpeQuery(nrpe)).code, 0);

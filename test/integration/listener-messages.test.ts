@@ -25,7 +25,7 @@ const linesSince = (agent: AgentProcess, from: number, level: string): string[] 
     .split('\n')
     .filter((l) => l.includes(` ${level} `));
 
-describe('bind failures name the setting and the command', () => {
+void describe('bind failures name the setting and the command', () => {
   let holder: Server;
   let held = 0;
   let agent: AgentProcess;
@@ -42,12 +42,12 @@ describe('bind failures name the setting and the command', () => {
     holder?.close();
   });
 
-  it('a port in use: the port key, its line, who holds it, the command', async () => {
+  void it('a port in use: the port key, its line, who holds it, the command', async () => {
     const m = await agent.waitForLog(/module RemoteServer failed to start: .*/);
     assert.match(m[0], new RegExp(`EADDRINUSE.*port ${held} is in use by another program \\(ss -ltnp 'sport = :${held}' names it\\): set \\[/settings/remote/server\\] port \\(agent\\.ini:${lineOf(ini, `port = ${held}`)}\\) to a free port: agent settings set --path /settings/remote/server --key 'port' --value N`));
   });
 
-  it('an address that is not local: the bind to key, its line, the command', async () => {
+  void it('an address that is not local: the bind to key, its line, the command', async () => {
     const m = await agent.waitForLog(/module AgentServer failed to start: .*/);
     assert.match(m[0], new RegExp(`EADDRNOTAVAIL.*192\\.0\\.2\\.77 is not an address of this host .*: set \\[/settings/agent/server\\] bind to \\(agent\\.ini:${lineOf(ini, 'bind to = 192.0.2.77')}\\) .*agent settings set --path /settings/agent/server --key 'bind to' --value ADDRESS`));
     // Said once per try: the NRPE listener's own error handler does not repeat the bind failure.
@@ -55,7 +55,7 @@ describe('bind failures name the setting and the command', () => {
   });
 });
 
-describe('failed handshakes on the NRPE port, in words', () => {
+void describe('failed handshakes on the NRPE port, in words', () => {
   let agent: AgentProcess;
   let port = 0;
   let ini = '';
@@ -67,7 +67,7 @@ describe('failed handshakes on the NRPE port, in words', () => {
   });
   after(() => agent?.stop());
 
-  it('check_nrpe -n on the TLS port: one warning naming -n and use ssl, OpenSSL text at debug only', async () => {
+  void it('check_nrpe -n on the TLS port: one warning naming -n and use ssl, OpenSSL text at debug only', async () => {
     const from = agent.mark();
     const r = await checkNrpe(port, ['-n', '-c', 'check_ok']);
     assert.notEqual(r.code, 0);
@@ -78,7 +78,7 @@ describe('failed handshakes on the NRPE port, in words', () => {
     assert.ok(debug[0].length > 0);
   });
 
-  it('no cipher in common: one warning naming allowed ciphers', async () => {
+  void it('no cipher in common: one warning naming allowed ciphers', async () => {
     // Only anonymous suites can be agreed without a certificate, and this list keeps them out.
     const from = agent.mark();
     replaceFile(agent.settingsFile, nrpeSection(['bind to = 127.0.0.1', 'allowed ciphers = ALL:!aNULL:@SECLEVEL=0']).replace('port = 0', `port = ${port}`));
@@ -90,7 +90,7 @@ describe('failed handshakes on the NRPE port, in words', () => {
     assert.match(m[0], /the client offered no cipher this server accepts: .*\[\/settings\/remote\/server\] allowed ciphers/);
   });
 
-  it('a move to a narrower address on the same port succeeds and logs no error', async () => {
+  void it('a move to a narrower address on the same port succeeds and logs no error', async () => {
     const wide = nrpeSection(['bind to =']).replace('port = 0', `port = ${port}`);
     replaceFile(agent.settingsFile, wide);
     const moved = agent.mark();
@@ -104,14 +104,14 @@ describe('failed handshakes on the NRPE port, in words', () => {
   });
 });
 
-describe('plain HTTP to the HTTPS port, in words', () => {
+void describe('plain HTTP to the HTTPS port, in words', () => {
   let agent: AgentProcess;
   before(async () => {
     agent = await startAgent({ ini: ['[/modules]', 'WEBServer = enabled', '[/settings/default]', 'password = messages-pw', '[/settings/WEB/server]', 'port = 0s', 'bind to = 127.0.0.1', ''].join('\n') });
   });
   after(() => agent?.stop());
 
-  it('one info line naming https:// and the trailing s; a burst is one line', async () => {
+  void it('one info line naming https:// and the trailing s; a burst is one line', async () => {
     const port = Number((await agent.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:(\d+)/))[1]);
     const from = agent.mark();
     const plain = (): Promise<void> =>

@@ -29,7 +29,7 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('a query whose peer went away is cancelled (process)', () => {
+void describe('a query whose peer went away is cancelled (process)', () => {
   let dir: string;
   let agent: AgentProcess;
   let nrpePort: number;
@@ -85,12 +85,12 @@ timeout = 120
     await waitUntil(() => !alive(pid), 20_000, `the sleep of ${who} (pid ${pid}) ended after its peer left`);
   };
 
-  it('NRPE: check_nrpe killed while its script runs: the script is stopped', async () => {
+  void it('NRPE: check_nrpe killed while its script runs: the script is stopped', async () => {
     const child = execFile(CHECK_NRPE, ['-H', '127.0.0.1', '-p', String(nrpePort), '-t', '100', '-c', 'check_slow', '-a', pidFile('nrpe')], () => undefined);
     await cancelledWhenGone('nrpe', () => child.kill('SIGKILL'));
   });
 
-  it('agent protocol: the connection closed while its query runs: the script is stopped', async () => {
+  void it('agent protocol: the connection closed while its query runs: the script is stopped', async () => {
     const socket = await agentTls(agentPort);
     socket.write(queryFrame(1, 'check_slow', [pidFile('agent')]));
     await cancelledWhenGone('agent', () => socket.destroy());

@@ -23,7 +23,7 @@ const PASSWORD = 'rebind-test-password';
 
 type Listener = 'web' | 'remote' | 'agent';
 
-describe('certificate = other.pem on a running agent (process)', () => {
+void describe('certificate = other.pem on a running agent (process)', () => {
   let certs: CertDir;
   let first: CertFiles;
   let other: CertFiles;
@@ -87,11 +87,11 @@ certificate key = ${first.key}
     certs?.remove();
   });
 
-  it('serves on all three ports with the certificates of the file', async () => {
+  void it('serves on all three ports with the certificates of the file', async () => {
     await allServing();
   });
 
-  it('the settings API refuses `certificate = other.pem` (422, the problem at the line of the key) and writes nothing', async () => {
+  void it('the settings API refuses `certificate = other.pem` (422, the problem at the line of the key) and writes nothing', async () => {
     const before = readFileSync(agent.settingsFile, 'utf8');
     const r = await web('/api/v1/settings/settings/agent/server', { method: 'PUT', body: JSON.stringify({ key: 'certificate', value: other.cert }) });
     assert.equal(r.status, 422, r.body);
@@ -110,7 +110,7 @@ certificate key = ${first.key}
     ['remote', 'RemoteServer', 'the NRPE server'],
     ['agent', 'AgentServer', 'the agent-protocol server'],
   ] as const) {
-    it(`${module}: an edit of the file is kept out, the old listener serves, the status says kept previous settings`, async () => {
+    void it(`${module}: an edit of the file is kept out, the old listener serves, the status says kept previous settings`, async () => {
       edited.add(listener);
       const m = agent.mark();
       replaceFile(agent.settingsFile, ini());
@@ -133,7 +133,7 @@ certificate key = ${first.key}
     });
   }
 
-  it('the key fitting the file is taken at once (certificate key = other.key on every listener)', async () => {
+  void it('the key fitting the file is taken at once (certificate key = other.key on every listener)', async () => {
     const fixed = ini()
       .replaceAll(`certificate key = ${first.key}`, `certificate key = ${other.key}`)
       .replace(`certificate = ${other.cert}\n`, `certificate = ${other.cert}\ncertificate key = ${join(certs.dir, 'other.key')}\n`);

@@ -63,7 +63,7 @@ allowed queries = ${w.queries}
 ${common(w, String(w.ports.agent))}allowed queries = ${w.queries}
 `;
 
-describe('managed listeners: certificates renewed on disk, failed moves keep every part of the old policy (process)', () => {
+void describe('managed listeners: certificates renewed on disk, failed moves keep every part of the old policy (process)', () => {
   let certs: CertDir;
   let first: CertFiles;
   let second: CertFiles;
@@ -100,7 +100,7 @@ describe('managed listeners: certificates renewed on disk, failed moves keep eve
     certs?.remove();
   });
 
-  it('port 0: each listener logs the port the system gave it, serves there, and the API reports it', async () => {
+  void it('port 0: each listener logs the port the system gave it, serves there, and the API reports it', async () => {
     assert.equal(new Set([ports.web, ports.remote, ports.agent]).size, 3);
     for (const p of Object.values(ports)) assert.ok(p > 0);
     assert.deepEqual(await names(), ['first', 'first', 'first']);
@@ -113,7 +113,7 @@ describe('managed listeners: certificates renewed on disk, failed moves keep eve
     }
   });
 
-  it('a certificate renewed on disk is served without a settings edit', async () => {
+  void it('a certificate renewed on disk is served without a settings edit', async () => {
     const m = agent.mark();
     renew(second);
     for (const what of ['the web server', 'the NRPE server', 'the agent-protocol server']) {
@@ -124,7 +124,7 @@ describe('managed listeners: certificates renewed on disk, failed moves keep eve
     assert.match(await agentQuery(ports.agent, 'check_ok'), /ok/i);
   });
 
-  it('a broken file on disk is refused (AGENT_WARN_TLS_RELOAD) and the previous certificate stays', async () => {
+  void it('a broken file on disk is refused (AGENT_WARN_TLS_RELOAD) and the previous certificate stays', async () => {
     const m = agent.mark();
     writeFileSync(live.cert, 'not a certificate\n');
     for (const what of ['the web server', 'the NRPE server', 'the agent-protocol server']) {
@@ -135,7 +135,7 @@ describe('managed listeners: certificates renewed on disk, failed moves keep eve
     renew(second);
   });
 
-  it('a move to a port another socket holds: kept previous settings, and every part of the old policy stays in force', async () => {
+  void it('a move to a port another socket holds: kept previous settings, and every part of the old policy stays in force', async () => {
     const blocker: Server = createServer();
     const busy = await new Promise<number>((res) => blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)));
     try {

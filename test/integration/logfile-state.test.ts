@@ -19,7 +19,7 @@ writeFileSync(settings, `[/modules]\nCheckLogFile = enabled\n\n[/paths]\nstate =
 const log = join(dir, 'app.log');
 const query = (...args: string[]) => runAgentCli(['query', 'check_logfile', `file=${log}`, "crit=line like 'error'", ...args, '--settings', settings]);
 
-test('the read positions outlive the agent: a new process answers only the new lines', async () => {
+void test('the read positions outlive the agent: a new process answers only the new lines', async () => {
   writeFileSync(log, 'error one\ninfo two\nerror three\n');
   const first = await query();
   assert.equal(first.code, 2, first.stderr);
@@ -35,7 +35,7 @@ test('the read positions outlive the agent: a new process answers only the new l
   assert.ok(Object.values(saved).some((p) => p.offset === readFileSync(log).length));
 });
 
-test('a first read of a long log answers at most 100 lines and 8 KiB, then says how many more', async () => {
+void test('a first read of a long log answers at most 100 lines and 8 KiB, then says how many more', async () => {
   const big = join(dir, 'big.log');
   writeFileSync(big, Array.from({ length: 3000 }, (_, i) => `error ${i} ${'x'.repeat(60)}`).join('\n') + '\n');
   const r = await runAgentCli(['query', 'check_logfile', `file=${big}`, "crit=line like 'error'", '--settings', settings]);

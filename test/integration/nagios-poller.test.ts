@@ -43,7 +43,7 @@ const EXPECTED: Expected[] = [
   { service: 'nscp arguments', command: 'nscp_args!check_negate!command=perf_ok!ok=critical', state: 2, output: 'check_negate OK: all good', perf: "'temp'=21.500000C;30;40;0;100 'count'=3;5;10" },
 ];
 
-describe('Nagios 4 polls the agent through check_nrpe and check_nscp_api', () => {
+void describe('Nagios 4 polls the agent through check_nrpe and check_nscp_api', () => {
   let agent: AgentProcess;
   let nagios: ChildProcess | undefined;
   let nagiosExit: Promise<void> = Promise.resolve();
@@ -102,7 +102,7 @@ ${PERF_SCRIPT_ENTRIES}`,
     await agent?.stop();
   });
 
-  it("records each service's state, output and performance data in status.dat, and keeps polling", async () => {
+  void it("records each service's state, output and performance data in status.dat, and keeps polling", async () => {
     const statusFile = join(dir, 'status.dat');
     let services = new Map<string, Record<string, string>>();
     const settled = (): boolean => {

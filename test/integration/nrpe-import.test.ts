@@ -122,7 +122,7 @@ function importCfg(cfg: string, output: string): Promise<{ code: number; json: I
 }
 
 for (const fixture of ['debian-default', 'ansible-role']) {
-  describe(`nrpe.cfg ${fixture}: Debian's nrpe and the agent on the same configuration`, () => {
+  void describe(`nrpe.cfg ${fixture}: Debian's nrpe and the agent on the same configuration`, () => {
     let dir: string;
     let daemon: Side;
     let agent: AgentProcess;
@@ -155,7 +155,7 @@ for (const fixture of ['debian-default', 'ansible-role']) {
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    test('every command: the same exit code and first line over v4 and v2', async () => {
+    void test('every command: the same exit code and first line over v4 and v2', async () => {
       assert.ok(commands.length >= 5, commands.join(', '));
       for (const version of [[], ['-2']]) {
         for (const c of commands) {
@@ -172,7 +172,7 @@ for (const fixture of ['debian-default', 'ansible-role']) {
       }
     });
 
-    test('an undefined command: the same words and code', async () => {
+    void test('an undefined command: the same words and code', async () => {
       for (const version of [[], ['-2']]) {
         const theirs = await checkNrpe(daemon.port, [...version, '-c', 'check_not_defined_here']);
         const ours = await checkNrpe(agentPort, [...version, '-c', 'check_not_defined_here']);
@@ -181,7 +181,7 @@ for (const fixture of ['debian-default', 'ansible-role']) {
       }
     });
 
-    test(`deliberate differences (${DELIBERATE.join(', ')}) are what the test says they are`, async () => {
+    void test(`deliberate differences (${DELIBERATE.join(', ')}) are what the test says they are`, async () => {
       const target = withArguments[0] ?? commands[0];
       const theirs = await checkNrpe(daemon.port, ['-c', target, '-a', '1', '2', '/']);
       assert.equal(theirs.code, 3);
@@ -202,6 +202,6 @@ for (const fixture of ['debian-default', 'ansible-role']) {
   });
 }
 
-test('check_nrpe is the Debian client', () => {
+void test('check_nrpe is the Debian client', () => {
   assert.ok(statSync(CHECK_NRPE).isFile());
 });

@@ -118,7 +118,7 @@ function meaning(p: Buffer): { fields: string; crcOk: boolean } {
 }
 
 for (const method of [0, 1, 2, 3, 14, 15, 16]) {
-  test(`method ${method}: our packet and send_nsca's decrypt to the same fields, each with a valid CRC`, async () => {
+  void test(`method ${method}: our packet and send_nsca's decrypt to the same fields, each with a valid CRC`, async () => {
     const theirs = await capture(() => sendNscaProgram(method));
     const ours = await capture(() => sendNsca({ host: '127.0.0.1', port, method, password: PASSWORD, payloadLength: 4096, timeoutMs: 5000 }, [{ host: 'host-a', service: 'service-b', code: 2, output: 'some output|x=1' }]));
     assert.equal(theirs.length, 4304);

@@ -46,7 +46,7 @@ role = scriptreader
 hello = /bin/echo hello
 `;
 
-describe('NSClient++ REST clients against the agent (agent process)', () => {
+void describe('NSClient++ REST clients against the agent (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -62,7 +62,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
   const json = (method: string, path: string, body: unknown) =>
     root(path, { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 
-  it('serves the API under /api/v2 too, and honours X-HTTP-Method-Override', async () => {
+  void it('serves the API under /api/v2 too, and honours X-HTTP-Method-Override', async () => {
     const v2 = await root('/api/v2/queries/check_ok');
     assert.equal(v2.status, 200);
     const q = v2.json<{ name: string; execute_url: string; execute_nagios_url: string }>();
@@ -79,7 +79,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     assert.equal(overridden.status, 200);
   });
 
-  it('answers execute_nagios as strings, and text mode with 200 or NSClient++ statuses by setting', async () => {
+  void it('answers execute_nagios as strings, and text mode with 200 or NSClient++ statuses by setting', async () => {
     const res = await root('/api/v1/queries/check_critical/commands/execute_nagios?disk%20full');
     assert.equal(res.status, 200);
     assert.deepEqual(res.json(), { command: 'check_critical', result: 'CRITICAL', lines: [{ message: 'disk full', perf: '' }] });
@@ -100,7 +100,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     await waitUntil(async () => (await statusOf('check_critical')) === 200);
   });
 
-  it('follows the log: POST /api/v1/logs, /logs/since with X-Log-Index, /logs/status, DELETE', async () => {
+  void it('follows the log: POST /api/v1/logs, /logs/since with X-Log-Index, /logs/status, DELETE', async () => {
     assert.equal((await root('/api/v1/logs', { method: 'DELETE' })).status, 200);
     const posted = await json('POST', '/api/v1/logs', { message: 'first\nforged line', level: 'error', file: 'monitor.ps1', line: 12 });
     assert.equal(posted.status, 200);
@@ -124,7 +124,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     assert.equal((await root('/api/v1/logs/since?since=-1')).status, 400);
   });
 
-  it('lists effective settings with secrets hidden, for the whole file or a path', async () => {
+  void it('lists effective settings with secrets hidden, for the whole file or a path', async () => {
     const all = await root('/api/v1/settings');
     assert.equal(all.status, 200);
     const entries = all.json<{ path: string; key: string; value: string }[]>();
@@ -142,7 +142,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     assert.equal((await root('/api/v1/settings/settings/nothing/here')).status, 404);
   });
 
-  it('edits the file through PUT and DELETE as small diffs, and refuses an edit that would not validate', async () => {
+  void it('edits the file through PUT and DELETE as small diffs, and refuses an edit that would not validate', async () => {
     const original = readFileSync(agent.settingsFile, 'utf8');
     const put = await json('PUT', '/api/v1/settings/settings/WEB/server', { key: 'auth rate limit block seconds', value: 30 });
     assert.deepEqual(put.json(), { status: 'success', keys: 1, files: [agent.settingsFile] });
@@ -191,7 +191,7 @@ describe('NSClient++ REST clients against the agent (agent process)', () => {
     assert.equal((await json('POST', '/api/v1/settings/command', { command: 'explode' })).status, 404);
   });
 
-  it('understands roles written for NSClient++: the seeded client, its privilege strings, the legacy warning', async () => {
+  void it('understands roles written for NSClient++: the seeded client, its privilege strings, the legacy warning', async () => {
     const carl = (path: string) => webRequest(`${base}${path}`, { ca, user: 'carl', password: 'carl-pw' });
     assert.equal((await carl('/api/v1/info/version')).status, 200, 'info.get.version');
     assert.deepEqual((await carl('/api/v1/login')).json(), { user: 'carl' });

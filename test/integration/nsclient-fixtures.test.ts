@@ -20,7 +20,7 @@ import { DEFAULT_ALIASES } from '../../src/checks/scripts/default-aliases.js';
 const BROKEN = /Unknown command|is not a query|unknown argument|invalid \w+ expression|needs a value|unknown name/;
 
 for (const fixture of ['ansible-legacy-aliases', 'icinga-default-aliases', 'centreon-modern']) {
-  describe(`${fixture}.ini: imported, run, every alias answers`, () => {
+  void describe(`${fixture}.ini: imported, run, every alias answers`, () => {
     const dir = mkdtempSync(join(tmpdir(), `nsclient-${fixture}-`));
     let agent: AgentProcess | undefined;
     after(async () => {
@@ -28,7 +28,7 @@ for (const fixture of ['ansible-legacy-aliases', 'icinga-default-aliases', 'cent
       rmSync(dir, { recursive: true, force: true });
     });
 
-    test('every alias runs its query', async () => {
+    void test('every alias runs its query', async () => {
       const out = join(dir, 'agent.ini');
       const imported = await runAgentCli(['settings', 'import', join(REPO, 'test/fixtures/nsclient', `${fixture}.ini`), '--output', out]);
       assert.equal(imported.code, 0, imported.stderr);

@@ -25,7 +25,7 @@ after(async () => {
   await agent?.stop();
 });
 
-test('the check_nt server section is carried over with NSClient++ keys; what has no meaning here is reported', () => {
+void test('the check_nt server section is carried over with NSClient++ keys; what has no meaning here is reported', () => {
   assert.equal(imported.code, 0, imported.stderr);
   const text = imported.stdout;
   assert.match(text, /\nNSClientServer = enabled\n/);
@@ -38,7 +38,7 @@ test('the check_nt server section is carried over with NSClient++ keys; what has
   assert.doesNotMatch(imported.stderr, /not carried over/);
 });
 
-test('the agent runs the imported file: check_nt with its password and allow list', async () => {
+void test('the agent runs the imported file: check_nt with its password and allow list', async () => {
   agent = await startAgent({ ini: imported.stdout.replace('port = 12489', 'port = 0') });
   const port = await listenerPort(agent, 'NSClientServer');
   const nt = (...args: string[]) => checkNt(port, ['-s', 'checknt-secret', ...args]);

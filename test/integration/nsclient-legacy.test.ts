@@ -33,7 +33,7 @@ auth rate limit max failures = 0
 
 ${PERF_SCRIPT_ENTRIES}`;
 
-describe('NSClient++ clients against the agent (agent process, Debian check_nscp_api)', () => {
+void describe('NSClient++ clients against the agent (agent process, Debian check_nscp_api)', () => {
   let agent: AgentProcess;
   let base: string;
   let port: string;
@@ -50,7 +50,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     runPlugin(CHECK_NSCP_API, ['-H', '127.0.0.1', '-P', port, '--password', password, '-q', query, ...(args.length > 0 ? ['-a', ...args] : [])]);
   const call = (path: string, opts: WebRequestOptions = {}) => webRequest(`${base}${path}`, { ca, ...opts });
 
-  it('check_nscp_api reads OK, WARNING and CRITICAL with their performance data', async () => {
+  void it('check_nscp_api reads OK, WARNING and CRITICAL with their performance data', async () => {
     const ok = await nscp('perf_ok');
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
     assert.equal(ok.stdout, "perf_ok OK: all good | 'temp'=21.500000C;30;40;0;100 'count'=3;5;10 \n");
@@ -62,7 +62,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.equal(crit.stdout, "perf_crit CRITICAL: too hot | 'temp'=45.250000C;30;40;0;100 \n");
   });
 
-  it('check_nscp_api passes arguments, with = and spaces, in order', async () => {
+  void it('check_nscp_api passes arguments, with = and spaces, in order', async () => {
     const negated = await nscp('check_negate', ['command=perf_crit', 'critical=ok']);
     assert.equal(negated.code, 0, negated.stdout + negated.stderr);
     assert.match(negated.stdout, /^check_negate CRITICAL: too hot \| 'temp'=45\.250000C;30;40;0;100 \n$/);
@@ -71,7 +71,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.match(multi.stdout, /^check_multi OK: all good and then WARNING: getting warm \| 'temp'=21\.500000C.*'count'=3;5;10 'temp'=35C;30;40;0;100 \n$/);
   });
 
-  it('check_nscp_api with a wrong password gets 403 and says so in its own words (UNKNOWN)', async () => {
+  void it('check_nscp_api with a wrong password gets 403 and says so in its own words (UNKNOWN)', async () => {
     const bad = await nscp('perf_ok', [], 'not-the-password');
     assert.equal(bad.code, 3);
     assert.match(bad.stdout + bad.stderr, /UNKNOWN: Answer format error: Answer is missing 'payload'/);
@@ -80,7 +80,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.equal(res.json<{ code: string }>().code, 'AGENT_ERR_HTTP_FORBIDDEN');
   });
 
-  it('answers /query/<command> in NSClient++ JSON (float_value perf, unknown command as UNKNOWN)', async () => {
+  void it('answers /query/<command> in NSClient++ JSON (float_value perf, unknown command as UNKNOWN)', async () => {
     const res = await call('/query/perf_ok/', { headers: { password: 'nscp-secret' } });
     assert.equal(res.status, 200);
     assert.deepEqual(res.json(), {
@@ -105,7 +105,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.deepEqual(unknown.json(), { payload: [{ command: 'no_such_check', result: 'UNKNOWN', lines: [{ message: 'Unknown command(s): no_such_check', perf: [] }] }] });
   });
 
-  it('runs a serialized QueryRequestMessage on POST /query.pb and answers the QueryResponseMessage', async () => {
+  void it('runs a serialized QueryRequestMessage on POST /query.pb and answers the QueryResponseMessage', async () => {
     const request = encode('QueryRequestMessage', {
       header: header(HeaderType.QUERY_REQUEST),
       payload: [
@@ -130,7 +130,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.match(garbage.body.toString('utf8'), /AGENT_ERR_HTTP_BAD_REQUEST/);
   });
 
-  it('answers /core/isalive without credentials (to allowed hosts only), and reloads on POST /core/reload', async () => {
+  void it('answers /core/isalive without credentials (to allowed hosts only), and reloads on POST /core/reload', async () => {
     assert.equal((await call('/core/isalive', { localAddress: '127.0.0.2' })).status, 403);
     const alive = await call('/core/isalive');
     assert.equal(alive.status, 200);
@@ -141,7 +141,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.deepEqual(reload.json(), { status: 'reload', result: 'ok' });
   });
 
-  it('serves the log: /log/status, /log/messages?pos=N and POST /log/reset', async () => {
+  void it('serves the log: /log/status, /log/messages?pos=N and POST /log/reset', async () => {
     const auth = { headers: { password: 'nscp-secret' } };
     const first = await call('/log/messages', auth);
     assert.equal(first.status, 200);
@@ -166,7 +166,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
     assert.ok(after.data.every((e) => !/web server listening/.test(e.message)), 'the reset emptied the log');
   });
 
-  it('takes Basic admin with the root password as root until the file defines a user admin', async () => {
+  void it('takes Basic admin with the root password as root until the file defines a user admin', async () => {
     assert.equal((await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status, 200);
     assert.equal((await call('/query/check_ok', { user: 'admin', password: 'nscp-secret' })).status, 200);
     const text = readFileSync(agent.settingsFile, 'utf8');
@@ -181,7 +181,7 @@ describe('NSClient++ clients against the agent (agent process, Debian check_nscp
   });
 });
 
-describe('the password header under the failed-login limit and the 8 KiB cap (agent process)', () => {
+void describe('the password header under the failed-login limit and the 8 KiB cap (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -193,7 +193,7 @@ describe('the password header under the failed-login limit and the 8 KiB cap (ag
     await agent?.stop();
   });
 
-  it('refuses a header over 8 KiB, counts it and wrong passwords as failures, then blocks the right one', async () => {
+  void it('refuses a header over 8 KiB, counts it and wrong passwords as failures, then blocks the right one', async () => {
     const call = (password: string) => webRequest(`${base}/query/check_ok`, { ca, headers: { password } });
     assert.equal((await call('x'.repeat(8193))).status, 403);
     assert.equal((await call('wrong-1')).status, 403);

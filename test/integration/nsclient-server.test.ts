@@ -56,12 +56,12 @@ after(async () => {
   await agent?.stop();
 });
 
-test('CLIENTVERSION names the agent; -l with another version is a WARNING', async () => {
+void test('CLIENTVERSION names the agent; -l with another version is a WARNING', async () => {
   assert.deepEqual(await nt('-v', 'CLIENTVERSION'), { code: 0, out: `agent ${VERSION}` });
   assert.deepEqual(await nt('-v', 'CLIENTVERSION', '-l', 'NSClient++ 0.5.2'), { code: 1, out: `Wrong client version - running: agent ${VERSION}, required: NSClient++ 0.5.2` });
 });
 
-test('CPULOAD: one entry per window of the -l list, status from its thresholds; a window over 5 minutes is UNKNOWN', async () => {
+void test('CPULOAD: one entry per window of the -l list, status from its thresholds; a window over 5 minutes is UNKNOWN', async () => {
   const r = await nt('-v', 'CPULOAD', '-l', '1,99,100,5,99,100');
   const m = /^CPU Load (\d+)% \(1 min average\) (\d+)% \(5 min average\) \| +'1 min avg Load'=\d+%;99;100;0;100 '5 min avg Load'=\d+%;99;100;0;100$/.exec(r.out);
   assert.ok(m, r.out);
@@ -74,7 +74,7 @@ test('CPULOAD: one entry per window of the -l list, status from its thresholds; 
   assert.deepEqual(await nt('-v', 'CPULOAD', '-l', '15,80,90'), { code: 3, out: 'NSClient - ERROR: CPU load is kept for 5 minutes here; ask for at most 5 (check_nt -l 5,WARN,CRIT)' });
 });
 
-test('UPTIME is the host uptime (/proc/uptime), in the unit of -l, with -w/-c as lower bounds', async () => {
+void test('UPTIME is the host uptime (/proc/uptime), in the unit of -l, with -w/-c as lower bounds', async () => {
   const r = await nt('-v', 'UPTIME', '-l', 'seconds');
   const m = /^System Uptime - (\d+) day\(s\) (\d+) hour\(s\) (\d+) minute\(s\) \|uptime=(\d+)$/.exec(r.out);
   assert.ok(m, r.out);
@@ -86,7 +86,7 @@ test('UPTIME is the host uptime (/proc/uptime), in the unit of -l, with -w/-c as
   assert.equal((await nt('-v', 'UPTIME', '-l', 'days', '-w', '0', '-c', '0')).code, Number(m[4]) < 86400 ? 2 : 0);
 });
 
-test('USEDDISKSPACE: drive C is / (drive letters), sizes as statfs says; -w/-c are used percent', async () => {
+void test('USEDDISKSPACE: drive C is / (drive letters), sizes as statfs says; -w/-c are used percent', async () => {
   const fs = statfsSync('/');
   const total = (fs.blocks * fs.bsize) / 1073741824;
   const r = await nt('-v', 'USEDDISKSPACE', '-l', 'C');
@@ -99,7 +99,7 @@ test('USEDDISKSPACE: drive C is / (drive letters), sizes as statfs says; -w/-c a
   assert.deepEqual(await nt('-v', 'USEDDISKSPACE', '-l', 'D'), { code: 3, out: 'NSClient - ERROR: drive D is not in drive letters (C=/)' });
 });
 
-test('MEMUSE: RAM and swap (Windows commit limit and charge) as /proc/meminfo says; -w/-c are used percent', async () => {
+void test('MEMUSE: RAM and swap (Windows commit limit and charge) as /proc/meminfo says; -w/-c are used percent', async () => {
   const meminfo = readFileSync('/proc/meminfo', 'utf8');
   const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(meminfo)?.[1] ?? 0) * 1024;
   const r = await nt('-v', 'MEMUSE');
@@ -112,14 +112,14 @@ test('MEMUSE: RAM and swap (Windows commit limit and charge) as /proc/meminfo sa
   assert.equal((await nt('-v', 'MEMUSE', '-w', '0', '-c', '0')).code, 2);
 });
 
-test('PROCSTATE: running processes are OK, a missing one CRITICAL naming it; -d SHOWALL lists them all', async () => {
+void test('PROCSTATE: running processes are OK, a missing one CRITICAL naming it; -d SHOWALL lists them all', async () => {
   assert.deepEqual(await nt('-v', 'PROCSTATE', '-l', 'node'), { code: 0, out: 'OK: All processes are running.' });
   assert.deepEqual(await nt('-v', 'PROCSTATE', '-l', 'node,no_such_process_x'), { code: 2, out: 'CRITICAL: no_such_process_x: stopped' });
   assert.deepEqual(await nt('-v', 'PROCSTATE', '-d', 'SHOWALL', '-l', 'node,no_such_process_x'), { code: 2, out: 'node: started, no_such_process_x: stopped' });
   assert.deepEqual(await nt('-v', 'PROCSTATE', '-d', 'SHOWALL', '-l', 'node'), { code: 0, out: 'node: started' });
 });
 
-test('SERVICESTATE asks systemd for the units (UNKNOWN saying so on a host without systemd)', async () => {
+void test('SERVICESTATE asks systemd for the units (UNKNOWN saying so on a host without systemd)', async () => {
   const r = await nt('-v', 'SERVICESTATE', '-l', 'no-such-unit-x');
   if (isSystemd()) {
     assert.equal(r.code, 2, r.out);
@@ -131,7 +131,7 @@ test('SERVICESTATE asks systemd for the units (UNKNOWN saying so on a host witho
   }
 });
 
-test('FILEAGE: minutes since the last write against -w/-c, under [/settings/disk] allowed paths only', async () => {
+void test('FILEAGE: minutes since the last write against -w/-c, under [/settings/disk] allowed paths only', async () => {
   const file = join(files, 'old.log');
   const ok = await nt('-v', 'FILEAGE', '-l', file, '-w', '15', '-c', '30');
   assert.equal(ok.code, 0, ok.out);
@@ -144,7 +144,7 @@ test('FILEAGE: minutes since the last write against -w/-c, under [/settings/disk
   assert.deepEqual(await nt('-v', 'FILEAGE', '-l', join(files, 'missing.log'), '-w', '1', '-c', '5'), { code: 3, out: 'NSClient - ERROR: UNKNOWN: No files found' });
 });
 
-test('COUNTER and INSTANCES (Windows performance counters) answer an error that says so', async () => {
+void test('COUNTER and INSTANCES (Windows performance counters) answer an error that says so', async () => {
   for (const v of [['-v', 'COUNTER', '-l', '\\Processor(_Total)\\% Processor Time'], ['-v', 'INSTANCES', '-l', 'Process']]) {
     const r = await nt(...v);
     assert.equal(r.code, 3, r.out);
@@ -152,14 +152,14 @@ test('COUNTER and INSTANCES (Windows performance counters) answer an error that 
   }
 });
 
-test('a wrong password, or none (check_nt sends None), is answered Bad request and logged', async () => {
+void test('a wrong password, or none (check_nt sends None), is answered Bad request and logged', async () => {
   const mark = agent.mark();
   assert.deepEqual(await checkNt(port, ['-s', 'wrong', '-v', 'UPTIME']), { code: 3, out: 'NSClient - ERROR: Bad request.' });
   await agent.waitForLog(/NSClientServer: refused request from 127\.0\.0\.1: wrong password/, 10_000, mark);
   assert.deepEqual(await checkNt(port, ['-v', 'UPTIME']), { code: 3, out: 'NSClient - ERROR: Bad request.' });
 });
 
-test('garbage, an unknown code and an oversized request are answered and logged; the server keeps serving', async () => {
+void test('garbage, an unknown code and an oversized request are answered and logged; the server keeps serving', async () => {
   let mark = agent.mark();
   assert.equal(await rawRequest(port, 'GET / HTTP/1.0\r\n\r\n'), 'ERROR: Bad request.');
   await agent.waitForLog(/refused request from 127\.0\.0\.1: not a check_nt request/, 10_000, mark);
@@ -175,13 +175,13 @@ test('garbage, an unknown code and an oversized request are answered and logged;
   assert.equal((await nt('-v', 'CLIENTVERSION')).code, 0);
 });
 
-test('a peer not in allowed hosts (127.0.0.2) is closed without an answer and logged', async () => {
+void test('a peer not in allowed hosts (127.0.0.2) is closed without an answer and logged', async () => {
   const mark = agent.mark();
   assert.equal(await rawRequest(port, 's3cret&1', { from: '127.0.0.2' }), '');
   await agent.waitForLog(/NSClientServer: refused connection from 127\.0\.0\.2: not in allowed hosts \[\/settings\/default\] allowed hosts/, 10_000, mark);
 });
 
-test('hot apply: allow, password and allowed hosts change in place on the same port', async () => {
+void test('hot apply: allow, password and allowed hosts change in place on the same port', async () => {
   replaceFile(agent.settingsFile, ini('allow = metrics\npassword = other'));
   await waitFor(async () => (await checkNt(port, ['-s', 'other', '-v', 'UPTIME'])).code === 0);
   let mark = agent.mark();
@@ -207,7 +207,7 @@ test('hot apply: allow, password and allowed hosts change in place on the same p
   await agent.waitForLog(/refused request from 127\.0\.0\.1: no password is configured/, 10_000, mark);
 });
 
-test('use ssl moves the listener to TLS (a self-signed certificate created), then back to plain', async () => {
+void test('use ssl moves the listener to TLS (a self-signed certificate created), then back to plain', async () => {
   let mark = agent.mark();
   replaceFile(agent.settingsFile, ini('use ssl = 1'));
   await agent.waitForLog(/NSClientServer: created a self-signed certificate \S+nsclient-server\.pem/, 10_000, mark);
@@ -219,7 +219,7 @@ test('use ssl moves the listener to TLS (a self-signed certificate created), the
   assert.deepEqual(await nt('-v', 'CLIENTVERSION'), { code: 0, out: `agent ${VERSION}` });
 });
 
-test('a move that cannot be taken (the new port is held) keeps every previous setting: port, password, allow', async () => {
+void test('a move that cannot be taken (the new port is held) keeps every previous setting: port, password, allow', async () => {
   const held = createServer();
   await new Promise<void>((res) => held.listen(0, '127.0.0.1', res));
   const heldPort = (held.address() as AddressInfo).port;

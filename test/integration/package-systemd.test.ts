@@ -37,7 +37,7 @@ async function mainPid(sys: BootedRoot): Promise<number> {
   return Number((await sys.sh('systemctl show -P MainPID config-agent')).stdout.trim());
 }
 
-test('the Debian package on a real systemd: install, serve, edit, reload, restart, watchdog, upgrade, stop, purge', { timeout: 600_000 }, async (t) => {
+void test('the Debian package on a real systemd: install, serve, edit, reload, restart, watchdog, upgrade, stop, purge', { timeout: 600_000 }, async (t) => {
   const work = mkdtempSync(join(tmpdir(), 'agent-package-'));
   const rootDir = join(work, 'root');
   let sys: BootedRoot | undefined;

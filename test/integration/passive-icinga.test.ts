@@ -69,7 +69,7 @@ const lastResult = async (path: string): Promise<Record<string, unknown> | undef
   return (attrs?.last_check_result as Record<string, unknown> | null | undefined) ?? undefined;
 };
 
-test('a service result: state, output, perf data and check_source as Icinga 2 records them', async () => {
+void test('a service result: state, output, perf data and check_source as Icinga 2 records them', async () => {
   await waitUntil(async () => (await lastResult('services/testhost!passive')) !== undefined, 30_000, 'a check result for testhost!passive');
   const attrs = (await icinga.object('services/testhost!passive'))!;
   assert.equal(attrs.state, 1);
@@ -81,14 +81,14 @@ test('a service result: state, output, perf data and check_source as Icinga 2 re
   assert.equal(r.active, false);
 });
 
-test('alias host_check: a host result, CRITICAL mapped to DOWN', async () => {
+void test('alias host_check: a host result, CRITICAL mapped to DOWN', async () => {
   await waitUntil(async () => (await lastResult('hosts/testhost')) !== undefined, 30_000, 'a check result for testhost');
   const attrs = (await icinga.object('hosts/testhost'))!;
   assert.equal(attrs.state, 1);
   assert.equal((attrs.last_check_result as Record<string, unknown>).output, 'host is down');
 });
 
-test('a certificate the target does not trust: nothing is sent, the failure is logged and retried', async () => {
+void test('a certificate the target does not trust: nothing is sent, the failure is logged and retried', async () => {
   await agent.waitForLog(/sending to target untrusted failed, next attempt in [\d.]+ s: Icinga 2 at localhost:\d+: .*(certificate|self.signed|issuer)/i, 30_000);
   // The trusted results kept arriving meanwhile; the untrusted service never got one.
   const before = (await lastResult('services/testhost!passive'))!.execution_end as number;
@@ -96,6 +96,6 @@ test('a certificate the target does not trust: nothing is sent, the failure is l
   assert.equal(await lastResult('services/testhost!untrusted'), undefined);
 });
 
-test('an object Icinga 2 does not know is refused for good: logged, not retried', async () => {
+void test('an object Icinga 2 does not know is refused for good: logged, not retried', async () => {
   await agent.waitForLog(/1 result\(s\) for target default refused: Icinga 2 at localhost:\d+: no service testhost!nosuch/, 30_000);
 });

@@ -28,7 +28,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('imported NSCA and Scheduler settings deliver to nsca with decryption_method 14', async () => {
+void test('imported NSCA and Scheduler settings deliver to nsca with decryption_method 14', async () => {
   const out = join(dir, 'agent.ini');
   const imported = await runAgentCli(['settings', 'import', join(REPO, 'test/fixtures/nsclient/passive-nsca.ini'), '--output', out]);
   assert.equal(imported.code, 0, imported.stderr);

@@ -112,7 +112,7 @@ after(async () => {
 const serviceLines = (d: NscaDaemon, service: string): string[] => d.lines().filter((l) => l.includes(`;${service};`));
 
 for (const [name] of METHODS) {
-  test(`encryption ${name}: the daemon takes the result with host, service, status, output and perf data`, async () => {
+  void test(`encryption ${name}: the daemon takes the result with host, service, status, output and perf data`, async () => {
     const d = daemons.get(name)!;
     await waitUntil(() => serviceLines(d, `svc-${name}`).length >= 2, 20_000, `two results through ${name}`);
     const line = serviceLines(d, `svc-${name}`)[0];
@@ -122,7 +122,7 @@ for (const [name] of METHODS) {
   });
 }
 
-test('a wrong password: the daemon drops every packet while the right password gets through', async () => {
+void test('a wrong password: the daemon drops every packet while the right password gets through', async () => {
   const d = daemons.get('aes')!;
   // Sent (written and closed) at least twice with the wrong password...
   await waitUntil(() => (agent.logs().match(/sent 1 result\(s\) to target wrong/g) ?? []).length >= 2, 20_000, 'two sends with the wrong password');
@@ -132,7 +132,7 @@ test('a wrong password: the daemon drops every packet while the right password g
   assert.deepEqual(serviceLines(d, 'svc-wrong'), []);
 });
 
-test('output over the payload length is cut to 4095 bytes (4096) and 511 (512, one result per connection)', async () => {
+void test('output over the payload length is cut to 4095 bytes (4096) and 511 (512, one result per connection)', async () => {
   const d = daemons.get('none')!;
   await waitUntil(() => serviceLines(d, 'svc-long').length >= 1 && serviceLines(d, 'svc-long512').length >= 1, 20_000, 'the long results');
   // [time] PROCESS_SERVICE_CHECK_RESULT;host;service;code;output
@@ -141,13 +141,13 @@ test('output over the payload length is cut to 4095 bytes (4096) and 511 (512, o
   assert.ok(output(serviceLines(d, 'svc-long512')[0]) === 'y'.repeat(511), 'cut to 511 bytes');
 });
 
-test('alias host_check is a host check result, and report = critical sends it', async () => {
+void test('alias host_check is a host check result, and report = critical sends it', async () => {
   const d = daemons.get('xor')!;
   await waitUntil(() => d.lines().some((l) => l.includes('PROCESS_HOST_CHECK_RESULT')), 20_000, 'a host check result');
   assert.match(d.lines().find((l) => l.includes('PROCESS_HOST_CHECK_RESULT'))!, /^\[\d+\] PROCESS_HOST_CHECK_RESULT;testhost;2;host down$/);
 });
 
-test('the daemon going away: results queue and the failure is logged; back again: the queued results arrive', async () => {
+void test('the daemon going away: results queue and the failure is logged; back again: the queued results arrive', async () => {
   const d = daemons.get('3des')!;
   await d.stop();
   const mark = agent.mark();
@@ -160,7 +160,7 @@ test('the daemon going away: results queue and the failure is logged; back again
   await waitUntil(() => serviceLines(d, 'svc-3des').length >= before + 2, 20_000, 'the queued results');
 });
 
-test('a server that never answers: the queue keeps queue size results, drops the oldest and counts them; the checks go on', async () => {
+void test('a server that never answers: the queue keeps queue size results, drops the oldest and counts them; the checks go on', async () => {
   await agent.waitForLog(/AGENT_WARN_PASSIVE_DROPPED: target nowhere: the queue of unsent results is full \(5\); dropped the oldest \(\d+ dropped so far/, 30_000);
   // Meanwhile every other target kept receiving: the full queue blocked nothing.
   const d = daemons.get('none')!;
@@ -168,7 +168,7 @@ test('a server that never answers: the queue keeps queue size results, drops the
   await waitUntil(() => serviceLines(d, 'svc-none').length > before, 10_000, 'another result to a working target');
 });
 
-test('GET /api/v1/metrics: results sent and dropped per module and target, and what is queued', async () => {
+void test('GET /api/v1/metrics: results sent and dropped per module and target, and what is queued', async () => {
   const r = await webRequest(`https://127.0.0.1:${await webPort(agent)}/api/v1/metrics`, { user: 'root', password: 'web-pw' });
   assert.equal(r.status, 200);
   const value = (name: string, target: string): number => Number(new RegExp(`^${name}\\{module="NSCAClient",target="${target}"\\} (\\d+)$`, 'm').exec(r.body)?.[1] ?? NaN);

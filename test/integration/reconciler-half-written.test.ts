@@ -26,7 +26,7 @@ after(async () => {
   await agent?.stop();
 });
 
-test('an in-place save that pauses 200 ms between two writes is applied only whole', async () => {
+void test('an in-place save that pauses 200 ms between two writes is applied only whole', async () => {
   for (let round = 1; round <= ROUNDS; round++) {
     const m = agent.mark();
     const fd = openSync(agent.settingsFile, 'w');

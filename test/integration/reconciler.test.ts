@@ -24,12 +24,12 @@ after(async () => {
   await agent?.stop();
 });
 
-test('starts with the modules the file enables', async () => {
+void test('starts with the modules the file enables', async () => {
   await agent.waitForLog(/module CheckHelpers started/);
   assert.match(agent.logs(), /agent ready: .*modules: CheckHelpers/);
 });
 
-test('an in-place edit unloads a module, a rename loads it again', async () => {
+void test('an in-place edit unloads a module, a rename loads it again', async () => {
   let m = agent.mark();
   writeFileSync(agent.settingsFile, BASE(false));
   await agent.waitForLog(/CheckHelpers: unload \(disabled in \[\/modules\]\)/, 10_000, m);
@@ -38,7 +38,7 @@ test('an in-place edit unloads a module, a rename loads it again', async () => {
   await agent.waitForLog(/CheckHelpers: load \(enabled in \[\/modules\]\)/, 10_000, m);
 });
 
-test('a broken file keeps the last good state and logs each problem with its line', async () => {
+void test('a broken file keeps the last good state and logs each problem with its line', async () => {
   const m = agent.mark();
   replaceFile(agent.settingsFile, BASE(false, '[/settings/WEB/server]\nport = nope\n'));
   const hit = await agent.waitForLog(/settings rejected: (\d+) problem/, 10_000, m);
@@ -47,13 +47,13 @@ test('a broken file keeps the last good state and logs each problem with its lin
   assert.doesNotMatch(agent.logs().slice(m), /CheckHelpers: unload/, 'nothing of the broken file is applied');
 });
 
-test('fixing the file applies it', async () => {
+void test('fixing the file applies it', async () => {
   const m = agent.mark();
   replaceFile(agent.settingsFile, BASE(false));
   await agent.waitForLog(/CheckHelpers: unload/, 10_000, m);
 });
 
-test('SIGHUP reloads the file: a change no watcher event announced applies on the signal', async () => {
+void test('SIGHUP reloads the file: a change no watcher event announced applies on the signal', async () => {
   // A second agent whose watcher waits 10 minutes after an in-place write, so
   // only the signal can make it read the change before then.
   const quiet = await startAgent({ ini: BASE(true), env: { AGENT_RELOAD_DEBOUNCE_MS: '600000' } });
@@ -73,7 +73,7 @@ test('SIGHUP reloads the file: a change no watcher event announced applies on th
   }
 });
 
-test('a deleted file keeps the running state; re-created, it applies', async () => {
+void test('a deleted file keeps the running state; re-created, it applies', async () => {
   let m = agent.mark();
   rmSync(agent.settingsFile);
   await agent.waitForLog(/settings rejected: 1 problem/, 10_000, m);
@@ -82,7 +82,7 @@ test('a deleted file keeps the running state; re-created, it applies', async () 
   await agent.waitForLog(/CheckHelpers: load/, 10_000, m);
 });
 
-test('a burst of writes is debounced into few reloads and ends in the last state', async () => {
+void test('a burst of writes is debounced into few reloads and ends in the last state', async () => {
   const m = agent.mark();
   for (let i = 0; i < 10; i++) writeFileSync(agent.settingsFile, BASE(i % 2 === 0 ? false : true));
   writeFileSync(agent.settingsFile, BASE(false));
@@ -96,7 +96,7 @@ test('a burst of writes is debounced into few reloads and ends in the last state
   assert.doesNotMatch(agent.logs().slice(agent.logs().lastIndexOf('CheckHelpers: unload')), /CheckHelpers: load/);
 });
 
-test('SIGTERM stops several modules in the reverse of their start order and exits 0', async () => {
+void test('SIGTERM stops several modules in the reverse of their start order and exits 0', async () => {
   const several = (extra: string): string => BASE(true, `CheckSystem = enabled\nCheckDisk = enabled\nCheckNet = enabled\n${extra}`);
   const m = agent.mark();
   replaceFile(agent.settingsFile, several(''));
@@ -119,7 +119,7 @@ test('SIGTERM stops several modules in the reverse of their start order and exit
   assert.match(stopping, /agent stopped/);
 });
 
-test('invalid settings at start: every problem printed, exit 1', async () => {
+void test('invalid settings at start: every problem printed, exit 1', async () => {
   const bad = await startAgent({ ini: '[/modules]\nCheckHelpres = 1\n[/settings/nope]\n', waitReady: false });
   const code = await bad.exited;
   await bad.stop();

@@ -49,7 +49,7 @@ const answersCheckNrpe = async (): Promise<void> => {
   assert.deepEqual(await checkNrpe(port, ['-n', '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
 };
 
-test('random bytes, wrong versions, bad CRCs, bad sizes and truncated packets are dropped without an answer', async () => {
+void test('random bytes, wrong versions, bad CRCs, bad sizes and truncated packets are dropped without an answer', async () => {
   const good = encodePacket({ version: 4, type: QUERY_PACKET, text: 'check_ok' });
   const badCrc = Buffer.from(good);
   badCrc[30] ^= 0xff;
@@ -63,7 +63,7 @@ test('random bytes, wrong versions, bad CRCs, bad sizes and truncated packets ar
   await answersCheckNrpe();
 });
 
-test('a query split into many writes is answered', async () => {
+void test('a query split into many writes is answered', async () => {
   const good = encodePacket({ version: 2, type: QUERY_PACKET, text: 'check_warning' });
   const chunks = Array.from({ length: 12 }, (_, i) => good.subarray(i * 87, (i + 1) * 87));
   const answer = await sendRaw(chunks);
@@ -71,7 +71,7 @@ test('a query split into many writes is answered', async () => {
   assert.equal(answer.readInt16BE(8), 1);
 });
 
-test('a 100 MB stream is cut off early, streamed in 64 KiB chunks, and the server still answers', async () => {
+void test('a 100 MB stream is cut off early, streamed in 64 KiB chunks, and the server still answers', async () => {
   const chunk = randomBytes(64 * 1024);
   chunk.writeInt16BE(2, 0); // looks like a v2 packet: the server reads 1036 bytes, then drops the peer
   let written = 0;
@@ -116,7 +116,7 @@ async function withServer(behave: (s: net.Socket) => void, run: (port: number) =
 const ask = (p: number, timeoutMs = 1000) =>
   nrpeRequest({ host: '127.0.0.1', port: p, timeoutMs, retry: 0, version: 'auto', payloadLength: 1024 }, 'check_ok');
 
-test('client: garbage from the server is UNKNOWN naming the packet problem', async () => {
+void test('client: garbage from the server is UNKNOWN naming the packet problem', async () => {
   await withServer(
     (s) => s.once('data', () => s.end(randomBytes(2000).fill(0x41, 0, 2))),
     async (p) => await assert.rejects(ask(p), /unsupported packet version 16705/),
@@ -136,7 +136,7 @@ test('client: garbage from the server is UNKNOWN naming the packet problem', asy
   );
 });
 
-test('client: a stalling server ends in a timeout within the limit', async () => {
+void test('client: a stalling server ends in a timeout within the limit', async () => {
   await withServer(
     () => undefined,
     async (p) => {
@@ -147,7 +147,7 @@ test('client: a stalling server ends in a timeout within the limit', async () =>
   );
 });
 
-test('client: a server that closes early or sends half a packet is described', async () => {
+void test('client: a server that closes early or sends half a packet is described', async () => {
   await withServer((s) => s.once('data', () => s.end()), async (p) => await assert.rejects(ask(p), /closed the connection without answering/));
   await withServer(
     (s) => s.once('data', () => s.end(encodePacket({ version: 4, type: RESPONSE_PACKET, text: 'x'.repeat(100) }).subarray(0, 40))),
@@ -155,7 +155,7 @@ test('client: a server that closes early or sends half a packet is described', a
   );
 });
 
-test('client: a close before the TLS handshake is done, as a reset or as an end, is explained the same way', async () => {
+void test('client: a close before the TLS handshake is done, as a reset or as an end, is explained the same way', async () => {
   const askTls = (p: number) =>
     nrpeRequest({ host: '127.0.0.1', port: p, timeoutMs: 2000, retry: 0, version: 'auto', payloadLength: 1024, tls: { rejectUnauthorized: false } }, 'check_ok');
   // Reads our hello, then ends cleanly: the peer sees an end, not a reset. A plain connection is kept waiting.
@@ -170,7 +170,7 @@ test('client: a close before the TLS handshake is done, as a reset or as an end,
   );
 });
 
-test('client: a refused connection is UNKNOWN after its retries', async () => {
+void test('client: a refused connection is UNKNOWN after its retries', async () => {
   const p = await freePort();
   await assert.rejects(
     nrpeRequest({ host: '127.0.0.1', port: p, timeoutMs: 3000, retry: 2, version: 'auto', payloadLength: 1024 }, 'check_ok'),

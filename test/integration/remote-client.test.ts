@@ -41,43 +41,43 @@ const query = (...args: string[]) => runRemoteQuery('remote_query', 'query', arg
 
 for (const [mode, target] of [['TLS', 'debian'], ['plain', 'debian-plain']] as const) {
   for (const version of ['auto', '2', '4']) {
-    test(`${mode} v${version}: check_ok with message and perf data`, async () => {
+    void test(`${mode} v${version}: check_ok with message and perf data`, async () => {
       const r = await query('--target', target, '--version', version, '--command', 'check_ok');
       assert.equal(r.result, 0, r.message);
       assert.equal(r.message, 'OK: fine');
       assert.deepEqual(r.perf, [{ alias: 'x', value: 1, warning: 2, critical: 3 }]);
     });
   }
-  test(`${mode}: a WARNING command keeps its status`, async () => {
+  void test(`${mode}: a WARNING command keeps its status`, async () => {
     const r = await query(`target=${target}`, 'command=check_warn');
     assert.equal(r.result, 1);
     assert.equal(r.message, 'WARNING: meh');
   });
-  test(`${mode}: an unknown command is UNKNOWN with the daemon's text`, async () => {
+  void test(`${mode}: an unknown command is UNKNOWN with the daemon's text`, async () => {
     const r = await query('--target', target, '--command', 'no_such_command');
     assert.equal(r.result, 3);
     assert.equal(r.message, "NRPE: Command 'no_such_command' not defined");
   });
-  test(`${mode}: a 3,000-byte answer arrives whole over v4 and cut to 1,023 over v2`, async () => {
+  void test(`${mode}: a 3,000-byte answer arrives whole over v4 and cut to 1,023 over v2`, async () => {
     const v4 = await query('--target', target, '--command', 'check_big');
     assert.equal(v4.message, 'x'.repeat(3000));
     const v2 = await query('--target', target, '--command', 'check_big', '--version', '2');
     assert.equal(v2.message, 'x'.repeat(1023));
   });
-  test(`${mode}: arguments are refused by the Debian daemon: UNKNOWN saying the request was refused`, async () => {
+  void test(`${mode}: arguments are refused by the Debian daemon: UNKNOWN saying the request was refused`, async () => {
     const r = await query('--target', target, '--command', 'check_args', '--arguments', 'a', 'b');
     assert.equal(r.result, 3);
     assert.match(r.message, /closed the connection without answering: the server refused the request/);
   });
 }
 
-test('a command the daemon times out is UNKNOWN with its message', async () => {
+void test('a command the daemon times out is UNKNOWN with its message', async () => {
   const r = await query('--target', 'debian', '--command', 'check_slow');
   assert.equal(r.result, 3);
   assert.equal(r.message, 'NRPE: Command timed out after 2 seconds');
 });
 
-test('our own timeout ends a slow query with UNKNOWN within the timeout', async () => {
+void test('our own timeout ends a slow query with UNKNOWN within the timeout', async () => {
   const started = Date.now();
   const r = await query('--target', 'debian', '--command', 'check_slow', '--timeout', '1');
   assert.equal(r.result, 3);
@@ -85,7 +85,7 @@ test('our own timeout ends a slow query with UNKNOWN within the timeout', async 
   assert.ok(Date.now() - started < 1900, `took ${Date.now() - started} ms`);
 });
 
-test('plain client against the TLS daemon, and TLS client against the plain one, fail clearly', async () => {
+void test('plain client against the TLS daemon, and TLS client against the plain one, fail clearly', async () => {
   const a = await query('--target', 'debian', '--no-ssl', '--command', 'check_ok');
   assert.equal(a.result, 3);
   assert.match(a.message, /remote_query: /);
@@ -94,7 +94,7 @@ test('plain client against the TLS daemon, and TLS client against the plain one,
   assert.match(b.message, /TLS with 127\.0\.0\.1:\d+ failed: connection reset by peer during the TLS handshake: the server waits for a plain NRPE packet \(is it in plain mode\? try --no-ssl\)/);
 });
 
-test('a TLS daemon that does not allow our address: the reset says so, not "plain mode"', async () => {
+void test('a TLS daemon that does not allow our address: the reset says so, not "plain mode"', async () => {
   const strict = await startNrpeDaemon({ allowedHosts: '127.0.0.2' });
   try {
     const r = await query('--host', '127.0.0.1', '--port', String(strict.port), '--command', 'check_ok');
@@ -106,13 +106,13 @@ test('a TLS daemon that does not allow our address: the reset says so, not "plai
   }
 });
 
-test('an explicit target that does not exist is UNKNOWN naming it', async () => {
+void test('an explicit target that does not exist is UNKNOWN naming it', async () => {
   const r = await query('--target', 'nope', '--command', 'check_ok');
   assert.equal(r.result, 3);
   assert.match(r.message, /target "nope" is not defined/);
 });
 
-test('agent client remote_query stands in for check_nrpe: Nagios output and exit status', async () => {
+void test('agent client remote_query stands in for check_nrpe: Nagios output and exit status', async () => {
   const run = (args: string[]) =>
     new Promise<{ code: number; out: string }>((resolve) => {
       execFile(process.execPath, [MAIN, 'client', '--settings', join(dir, 'missing.ini'), 'remote_query', ...args], { timeout: 20_000 }, (err, stdout) => {

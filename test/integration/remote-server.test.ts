@@ -35,40 +35,40 @@ after(async () => {
   await agent?.stop();
 });
 
-test('check_nrpe with default options (v4, TLS) gets _NRPE_CHECK', async () => {
+void test('check_nrpe with default options (v4, TLS) gets _NRPE_CHECK', async () => {
   const r = await checkNrpe(port, []);
   assert.equal(r.code, 0);
   assert.match(r.out, /^I \(agent [\d.]+\) seem to be doing fine\.\.\.$/);
 });
 
-test('check_nrpe -c runs an agent query with its status', async () => {
+void test('check_nrpe -c runs an agent query with its status', async () => {
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_warning']), { code: 1, out: 'WARNING: check_warning' });
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_critical']), { code: 2, out: 'CRITICAL: check_critical' });
 });
 
-test('check_nrpe -2 and -3 work', async () => {
+void test('check_nrpe -2 and -3 work', async () => {
   assert.deepEqual(await checkNrpe(port, ['-2', '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
   assert.deepEqual(await checkNrpe(port, ['-3', '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
 });
 
-test('check_nrpe -a passes arguments when allow arguments is set', async () => {
+void test('check_nrpe -a passes arguments when allow arguments is set', async () => {
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_ok', '-a', 'all', 'good']), { code: 0, out: 'all good' });
 });
 
-test('an unknown query answers UNKNOWN naming it', async () => {
+void test('an unknown query answers UNKNOWN naming it', async () => {
   const r = await checkNrpe(port, ['-c', 'no_such_query']);
   assert.equal(r.code, 3);
   assert.match(r.out, /no_such_query/);
 });
 
-test('nasty characters are refused with an UNKNOWN that says why', async () => {
+void test('nasty characters are refused with an UNKNOWN that says why', async () => {
   const r = await checkNrpe(port, ['-c', 'check_ok', '-a', 'a;b']);
   assert.equal(r.code, 3);
   assert.equal(r.out, "Request contained illegal characters (one of `&><'\\[]{};, the vertical bar or a line break); allow nasty characters = false");
 });
 
-test('hot apply: arguments off, then payload length 2048 for -2 -P 2048, then plain TCP for -n', async () => {
+void test('hot apply: arguments off, then payload length 2048 for -2 -P 2048, then plain TCP for -n', async () => {
   let mark = agent.mark();
   replaceFile(agent.settingsFile, ini().replace('allow arguments = 1', 'allow arguments = 0'));
   await agent.waitForLog(/RemoteServer/i, 10_000, mark);

@@ -63,7 +63,7 @@ function cli(args: string[]): Promise<{ code: number; out: string }> {
   });
 }
 
-describe('our client against the Debian daemon with certificates', () => {
+void describe('our client against the Debian daemon with certificates', () => {
   let withCert: NrpeDaemon;
   let needsClientCert: NrpeDaemon;
 
@@ -79,13 +79,13 @@ describe('our client against the Debian daemon with certificates', () => {
     await Promise.all([withCert?.stop(), needsClientCert?.stop()]);
   });
 
-  it('--ca with --verify peer-cert succeeds over TLS 1.3 (agent client as check_nrpe)', async () => {
+  void it('--ca with --verify peer-cert succeeds over TLS 1.3 (agent client as check_nrpe)', async () => {
     const r = await cli(['remote_query', '-H', '127.0.0.1', '-p', String(withCert.port), '-c', 'check_ok', '--ca', ca.cert, '--verify', 'peer-cert']);
     assert.deepEqual(r, { code: 0, out: "OK: fine|'x'=1;2;3" });
     assert.match(withCert.log(), /Remote 127\.0\.0\.1 - TLSv1\.3, Cipher is TLS_AES_256_GCM_SHA384/);
   });
 
-  it('an unrelated CA, or no CA with peer-cert, is UNKNOWN naming the certificate problem', async () => {
+  void it('an unrelated CA, or no CA with peer-cert, is UNKNOWN naming the certificate problem', async () => {
     const foreign = await query(withCert.port, '--command', 'check_ok', '--ca', otherCa.cert, '--verify', 'peer-cert');
     assert.equal(foreign.result, 3);
     assert.match(foreign.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate \(the server's certificate is not trusted: check --ca and --verify\)$/);
@@ -94,17 +94,17 @@ describe('our client against the Debian daemon with certificates', () => {
     assert.match(systemStore.message, /UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
   });
 
-  it('--verify none without a CA takes any certificate', async () => {
+  void it('--verify none without a CA takes any certificate', async () => {
     const r = await query(withCert.port, '--command', 'check_ok', '--verify', 'none');
     assert.deepEqual([r.result, r.message], [0, 'OK: fine']);
   });
 
-  it('a daemon that requires client certificates takes ours', async () => {
+  void it('a daemon that requires client certificates takes ours', async () => {
     const r = await query(needsClientCert.port, '--command', 'check_warn', '--certificate', client.cert, '--certificate-key', client.key, '--ca', ca.cert, '--verify', 'peer-cert');
     assert.deepEqual([r.result, r.message], [1, 'WARNING: meh']);
   });
 
-  it('without a client certificate, or with one from another CA, it is UNKNOWN saying so', async () => {
+  void it('without a client certificate, or with one from another CA, it is UNKNOWN saying so', async () => {
     const none = await query(needsClientCert.port, '--command', 'check_ok');
     assert.equal(none.result, 3);
     assert.match(none.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: the server requires a client certificate \(set --certificate and --certificate-key\)/);
@@ -114,7 +114,7 @@ describe('our client against the Debian daemon with certificates', () => {
   });
 });
 
-describe('our NRPE server with verify mode peer', () => {
+void describe('our NRPE server with verify mode peer', () => {
   let srv: NrpeServer;
 
   before(async () => {
@@ -137,7 +137,7 @@ describe('our NRPE server with verify mode peer', () => {
     await srv?.close();
   });
 
-  it('serves clients without a certificate and names a verified one; refuses one from another CA', async () => {
+  void it('serves clients without a certificate and names a verified one; refuses one from another CA', async () => {
     const port = srv.address().port;
     assert.equal((await query(port, '--command', 'who')).message, '127.0.0.1 -');
     assert.equal((await query(port, '--command', 'who', '--certificate', client.cert, '--certificate-key', client.key)).message, '127.0.0.1 agent-a');
@@ -147,7 +147,7 @@ describe('our NRPE server with verify mode peer', () => {
   });
 });
 
-describe('check_nrpe against our RemoteServer with certificates, and remote_submit between two agents', () => {
+void describe('check_nrpe against our RemoteServer with certificates, and remote_submit between two agents', () => {
   let a: AgentProcess;
   let b: AgentProcess;
   let aPort: number;
@@ -183,14 +183,14 @@ submit channel = PASSIVE
     await Promise.all([a?.stop(), b?.stop()]);
   });
 
-  it('check_nrpe -A ca verifies our certificate; another CA fails the handshake', async () => {
+  void it('check_nrpe -A ca verifies our certificate; another CA fails the handshake', async () => {
     assert.deepEqual(await checkNrpe(aPort, ['-A', ca.cert, '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
     const foreign = await checkNrpe(aPort, ['-A', otherCa.cert, '-c', 'check_ok']);
     assert.equal(foreign.code, 2);
     assert.match(foreign.out, /Could not complete SSL handshake/);
   });
 
-  it('with verify mode peer-cert, check_nrpe -C -K is served and check_nrpe without -C is refused', async () => {
+  void it('with verify mode peer-cert, check_nrpe -C -K is served and check_nrpe without -C is refused', async () => {
     assert.deepEqual(await checkNrpe(bPort, ['-C', client.cert, '-K', client.key, '-A', ca.cert, '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
     const mark = b.mark();
     const none = await checkNrpe(bPort, ['-c', 'check_ok']);
@@ -200,7 +200,7 @@ submit channel = PASSIVE
     assert.notEqual(foreign.code, 0, foreign.out);
   });
 
-  it('remote_submit from A reaches B, which logs it and lists it in remote_submissions', async () => {
+  void it('remote_submit from A reaches B, which logs it and lists it in remote_submissions', async () => {
     const sent = await run(baseA, 'remote_submit', { alias: 'backup', result: 'WARN', message: 'late|age=5h' });
     assert.deepEqual(sent, { result: 0, message: 'Submission of backup accepted on channel PASSIVE (0 listeners)' });
     // The source is the CN of A's verified client certificate.
@@ -214,7 +214,7 @@ submit channel = PASSIVE
     assert.deepEqual(latest.filter((s) => s.command === 'backup').map((s) => [s.status, s.message]), [['OK', 'done']]);
   });
 
-  it('results submitted on A\'s REMOTE channel are forwarded to B', async () => {
+  void it('results submitted on A\'s REMOTE channel are forwarded to B', async () => {
     // Submitted to A's RemoteServer, which puts them on A's REMOTE channel; A's RemoteClient sends them to B.
     const r = await cli(['remote_submit', '--host', '127.0.0.1', '--port', String(aPort), '--ca', ca.cert, '--verify', 'peer-cert', '--alias', 'forwarded', '--result', 'CRIT', '--message', 'via channel']);
     assert.equal(r.code, 0, r.out);

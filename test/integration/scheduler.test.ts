@@ -113,7 +113,7 @@ const applyEdit = async (edit: Parameters<typeof settings>[0]): Promise<void> =>
   await agent.waitForLog(/Scheduler: apply/, 10_000, mark);
 };
 
-test('GET /api/v1/schedules lists every schedule with its query, interval, last and next run; it needs schedules.list', async () => {
+void test('GET /api/v1/schedules lists every schedule with its query, interval, last and next run; it needs schedules.list', async () => {
   const all = await schedules();
   assert.equal(all.size, 25);
   const clock = all.get('clock')!;
@@ -125,7 +125,7 @@ test('GET /api/v1/schedules lists every schedule with its query, interval, last 
   assert.equal(denied.status, 403);
 });
 
-test('jitter: first runs of schedules loaded together spread over randomness × interval', async () => {
+void test('jitter: first runs of schedules loaded together spread over randomness × interval', async () => {
   const next = [...(await schedules()).values()].filter((r) => r.name.startsWith('spread')).map((r) => Date.parse(r.next_run!));
   assert.equal(next.length, 20);
   for (const t of next) assert.ok(t >= started && t <= Date.now() + 60_000, `first run within the interval: ${new Date(t).toISOString()}`);
@@ -133,7 +133,7 @@ test('jitter: first runs of schedules loaded together spread over randomness × 
   assert.ok(new Set(next).size >= 18, 'hardly two at the same millisecond');
 });
 
-test('an edited interval: longer moves the next run to last run + new interval; shorter and already passed runs once at once; none skipped or doubled', async () => {
+void test('an edited interval: longer moves the next run to last run + new interval; shorter and already passed runs once at once; none skipped or doubled', async () => {
   await waitUntil(async () => (await row('edit')).runs >= 1 && (await row('shrink')).runs >= 1 && !(await row('shrink')).running, 20_000, 'first runs of edit and shrink');
   // The first run of shrink was at about start; 2 s later its old next run (+6 s) is still ahead and the new interval (1 s) has passed.
   await waitUntil(async () => Date.now() - Date.parse((await row('shrink')).last_run!) > 1500, 10_000, 'shrink 1.5 s past its last run');
@@ -159,7 +159,7 @@ test('an edited interval: longer moves the next run to last run + new interval; 
   assert.ok(lines('shrink') >= now.runs && lines('shrink') <= now.runs + 1, `every run ran the script once: ${lines('shrink')} lines, ${now.runs} runs`);
 });
 
-test('a removed schedule stops: it is no longer listed and its script runs no more', async () => {
+void test('a removed schedule stops: it is no longer listed and its script runs no more', async () => {
   await waitUntil(() => lines('gone') >= 1, 10_000, 'a run of gone');
   await applyEdit({ editInterval: '9s', shrinkInterval: '1s', gone: false });
   assert.equal((await schedules()).has('gone'), false);
@@ -169,7 +169,7 @@ test('a removed schedule stops: it is no longer listed and its script runs no mo
   assert.equal(lines('gone'), gone);
 });
 
-test('a run due while the previous one still runs is skipped and counted; the script never runs twice at once', async () => {
+void test('a run due while the previous one still runs is skipped and counted; the script never runs twice at once', async () => {
   await waitUntil(async () => (await row('slow')).skipped >= 3, 20_000, 'skipped runs of slow');
   const slow = await row('slow');
   assert.ok(slow.runs >= 1);
@@ -178,7 +178,7 @@ test('a run due while the previous one still runs is skipped and counted; the sc
   assert.ok(slow.skipped >= slow.runs, `about two of three due runs skipped: ${slow.skipped} skipped, ${slow.runs} runs`);
 });
 
-test('GET /api/v1/metrics counts schedules, runs, skipped runs and results nobody listened to (channel drop submits nothing)', async () => {
+void test('GET /api/v1/metrics counts schedules, runs, skipped runs and results nobody listened to (channel drop submits nothing)', async () => {
   const r = await webRequest(`${base}/api/v1/metrics`, { user: 'root', password: 'root-pw' });
   assert.equal(r.status, 200);
   const value = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(r.body)?.[1] ?? NaN);

@@ -45,7 +45,7 @@ port = 0s
 bind to = 127.0.0.1
 `;
 
-test('READY, RELOADING, WATCHDOG and STOPPING come from the agent process itself', async () => {
+void test('READY, RELOADING, WATCHDOG and STOPPING come from the agent process itself', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-notify-'));
   const socketPath = join(dir, 'notify');
   const sock = await notifySocket(socketPath);
@@ -68,7 +68,7 @@ test('READY, RELOADING, WATCHDOG and STOPPING come from the agent process itself
   }
 });
 
-test('console lines carry syslog priorities on the journal stream, and the generated password stays in a 0600 file', async () => {
+void test('console lines carry syslog priorities on the journal stream, and the generated password stays in a 0600 file', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'agent-journal-'));
   const settings = join(dir, 'agent.ini');
   writeFileSync(settings, WEB_INI);
@@ -101,7 +101,7 @@ test('console lines carry syslog priorities on the journal stream, and the gener
   }
 });
 
-test('the generated password survives a restart, and an unwritable state folder is named with the setting that moves it', async () => {
+void test('the generated password survives a restart, and an unwritable state folder is named with the setting that moves it', async () => {
   const first = await startAgent({ ini: WEB_INI });
   let stored: string;
   try {
@@ -130,7 +130,7 @@ test('the generated password survives a restart, and an unwritable state folder 
   }
 });
 
-test('a FIFO where the password is kept does not block the start: a new password file replaces it', async () => {
+void test('a FIFO where the password is kept does not block the start: a new password file replaces it', async () => {
   const state = mkdtempSync(join(tmpdir(), 'agent-state-'));
   execFileSync('mkfifo', [join(state, 'web-password')]);
   const agent = await startAgent({ ini: `${WEB_INI}[/paths]\nstate = ${state}\n` });

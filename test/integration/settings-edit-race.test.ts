@@ -24,7 +24,7 @@ after(async () => {
   await agent?.stop();
 });
 
-test('hand edits saved during a stream of API edits are all kept', async () => {
+void test('hand edits saved during a stream of API edits are all kept', async () => {
   const ini = [
     '[/modules]',
     'WEBServer = enabled',

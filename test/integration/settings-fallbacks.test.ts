@@ -29,7 +29,7 @@ function write(name: string, text: string): string {
   return file;
 }
 
-test('a warning about a value from [/settings/default] names that section and its line', async () => {
+void test('a warning about a value from [/settings/default] names that section and its line', async () => {
   const file = write('fallback-warnings.ini', '[/modules]\nWEBServer = enabled\nRemoteServer = enabled\n\n[/settings/default]\npassword =\nallowed hosts = 0.0.0.0/0\n');
   const r = await runAgentCli(['settings', 'validate', file]);
   assert.equal(r.code, 0, r.stderr);
@@ -49,7 +49,7 @@ test('a warning about a value from [/settings/default] names that section and it
   assert.match(o.stdout, new RegExp(`^${own.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:8:\\d+: warning AGENT_WARN_EMPTY_PASSWORD \\[/settings/WEB/server\\] password`, 'm'));
 });
 
-test('settings show lists each server\'s effective password and allowed hosts with their origin', async () => {
+void test('settings show lists each server\'s effective password and allowed hosts with their origin', async () => {
   const file = write('show.ini', '[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = shared-secret\n\n[/settings/agent/server]\nallowed hosts = 10.0.0.1\n');
   const r = await runAgentCli(['settings', 'show', file]);
   assert.equal(r.code, 0, r.stderr);
@@ -65,7 +65,7 @@ test('settings show lists each server\'s effective password and allowed hosts wi
   assert.deepEqual(json.sections['/settings/WEB/server']?.password, { value: '******', origin: 'show.ini:5 [/settings/default]', from: '/settings/default', description: json.sections['/settings/WEB/server']?.password?.description });
 });
 
-test('the shipped agent.ini with one target added raises no warning of its own', async () => {
+void test('the shipped agent.ini with one target added raises no warning of its own', async () => {
   const warnings = async (text: string, name: string): Promise<string[]> => {
     const r = await runAgentCli(['settings', 'validate', '--format', 'json', write(name, text)]);
     const report = JSON.parse(r.stdout) as { files: { warnings: { code: string; section?: string; line: number }[] }[] };
@@ -79,7 +79,7 @@ test('the shipped agent.ini with one target added raises no warning of its own',
   }
 });
 
-test('a stock nrpe offers only anonymous DH: the handshake error says so and names the setting; allowing ADH in the target works', async () => {
+void test('a stock nrpe offers only anonymous DH: the handshake error says so and names the setting; allowing ADH in the target works', async () => {
   const daemon = await startNrpeDaemon();
   try {
     const enabled = SHIPPED.replace('RemoteClient = disabled', 'RemoteClient = enabled');
@@ -102,7 +102,7 @@ test('a stock nrpe offers only anonymous DH: the handshake error says so and nam
   }
 });
 
-test("the shipped client against an agent's RemoteServer without a certificate: the advice names [/settings/remote/server], not nrpe.cfg", async () => {
+void test("the shipped client against an agent's RemoteServer without a certificate: the advice names [/settings/remote/server], not nrpe.cfg", async () => {
   const port = await freePort();
   const server = await startAgent({ ini: `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n[/settings/remote/server]\nport = ${port}\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n` });
   try {
@@ -118,7 +118,7 @@ test("the shipped client against an agent's RemoteServer without a certificate: 
   }
 });
 
-test('reload log lines name only the keys that changed', async () => {
+void test('reload log lines name only the keys that changed', async () => {
   const remotePort = await freePort();
   const ini = (timeout: number, hosts: string): string =>
     [

@@ -35,17 +35,17 @@ after(async () => {
   await agent?.stop();
 });
 
-test('starts from the tree: boot file, host file by ${host_lc}, shared base', async () => {
+void test('starts from the tree: boot file, host file by ${host_lc}, shared base', async () => {
   await agent.waitForLog(/module CheckHelpers started/);
 });
 
-test('editing the shared base hot-applies', async () => {
+void test('editing the shared base hot-applies', async () => {
   const m = agent.mark();
   replaceFile(join(agent.dir, 'shared', 'base.ini'), BASE(false));
   await agent.waitForLog(/CheckHelpers: unload \(disabled in \[\/modules\]\)/, 15_000, m);
 });
 
-test('a broken base keeps the last good settings and names the base file and line', async () => {
+void test('a broken base keeps the last good settings and names the base file and line', async () => {
   const m = agent.mark();
   replaceFile(join(agent.dir, 'shared', 'base.ini'), BASE(true, '\n[/settings/WEB/server]\nport = nope\n'));
   await agent.waitForLog(/settings rejected/, 15_000, m);
@@ -56,6 +56,6 @@ test('a broken base keeps the last good settings and names the base file and lin
   await agent.waitForLog(/CheckHelpers: load \(enabled in \[\/modules\]\)/, 15_000, fixed);
 });
 
-test('the secret from ${env:} appears in no log line', () => {
+void test('the secret from ${env:} appears in no log line', () => {
   assert.doesNotMatch(agent.logs(), new RegExp(SECRET));
 });

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAgent } from '../helpers/agent-process.js';
 
-test('a SIGHUP during the start is queued and carried out after it, not fatal', async () => {
+void test('a SIGHUP during the start is queued and carried out after it, not fatal', async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 3000; i++) files[`inc/f${i}.ini`] = `[/settings/default]\ntimeout = 30\n`;
   const agent = await startAgent({ ini: '[/includes]\nall = inc\n\n[/modules]\nCheckHelpers = enabled\n', files, waitReady: false });

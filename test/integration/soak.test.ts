@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeSoak, runSoak } from '../helpers/soak.js';
 
-test('10 s of mixed abuse on all three ports: every valid query answered, no error, descriptors back', async (t) => {
+void test('10 s of mixed abuse on all three ports: every valid query answered, no error, descriptors back', async (t) => {
   const r = await runSoak({ durationMs: 10_000, sampleEveryMs: 2500, warmupMs: 2000 });
   for (const line of describeSoak(r)) t.diagnostic(line);
   assert.equal(r.alive, true, 'the agent is still running');

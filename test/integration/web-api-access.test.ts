@@ -75,7 +75,7 @@ const CASES: Case[] = [
   { method: 'GET', path: '/api/v1/metrics', ok: 200 },
 ];
 
-describe('web API access over HTTPS (agent process)', () => {
+void describe('web API access over HTTPS (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -103,7 +103,7 @@ describe('web API access over HTTPS (agent process)', () => {
   ];
 
   for (const [what, opts] of refusals) {
-    it(`answers 403 with the same body for ${what} on every route`, async () => {
+    void it(`answers 403 with the same body for ${what} on every route`, async () => {
       let body: string | undefined;
       for (const c of CASES) {
         const res = await call(c, opts);
@@ -119,7 +119,7 @@ describe('web API access over HTTPS (agent process)', () => {
     ['root', 'root', 'root-secret'],
     ['a user with wildcard privileges', 'wilma', 'wilma-pw'],
   ] as const) {
-    it(`lets ${who} reach every route`, async () => {
+    void it(`lets ${who} reach every route`, async () => {
       for (const c of CASES) {
         const res = await call(c, { user, password });
         assert.equal(res.status, c.ok, `${c.method} ${c.path} as ${user}: ${res.body}`);
@@ -127,7 +127,7 @@ describe('web API access over HTTPS (agent process)', () => {
     });
   }
 
-  it('serves the static UI without credentials, but not to a disallowed address (nor /core/isalive)', async () => {
+  void it('serves the static UI without credentials, but not to a disallowed address (nor /core/isalive)', async () => {
     const res = await webRequest(`${base}/`, { ca });
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/html/);
@@ -138,7 +138,7 @@ describe('web API access over HTTPS (agent process)', () => {
     }
   });
 
-  it('counts the refusals and requests in the metrics', async () => {
+  void it('counts the refusals and requests in the metrics', async () => {
     const res = await webRequest(`${base}/api/v1/metrics`, { ca, user: 'root', password: 'root-secret' });
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);

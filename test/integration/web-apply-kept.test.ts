@@ -41,7 +41,7 @@ after(async () => {
   await new Promise<void>((res) => blocker.close(() => res()));
 });
 
-test('a busy new port: partial reload, outcome failed, old listener serves; freed port: applied', async () => {
+void test('a busy new port: partial reload, outcome failed, old listener serves; freed port: applied', async () => {
   const m = agent.mark();
   replaceFile(agent.settingsFile, ini(busyPort));
   await agent.waitForLog(/cannot move the web server to https:\/\/127\.0\.0\.1:\d+/, 10_000, m);

@@ -12,7 +12,7 @@ import { connect } from 'node:tls';
 import { startAgent, freePort } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
 
-test('a web port taken at start: no password printed, one error per retry, ready lists the failure, then it recovers', async () => {
+void test('a web port taken at start: no password printed, one error per retry, ready lists the failure, then it recovers', async () => {
   const port = await freePort();
   const blocker = createServer();
   await new Promise<void>((res) => blocker.listen(port, '127.0.0.1', () => res()));
@@ -39,7 +39,7 @@ test('a web port taken at start: no password printed, one error per retry, ready
   }
 });
 
-test('an HTTP/1.0 client over TLS (ALPN http/1.0 only, as curl --http1.0 offers) gets its answer', async () => {
+void test('an HTTP/1.0 client over TLS (ALPN http/1.0 only, as curl --http1.0 offers) gets its answer', async () => {
   const port = await freePort();
   const agent = await startAgent({
     ini: `[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = http10-secret\n\n[/settings/WEB/server]\nport = ${port}s\nbind to = 127.0.0.1\n`,

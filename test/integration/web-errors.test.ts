@@ -23,7 +23,7 @@ password = pw
 max body size = 1024
 `;
 
-describe('web API errors (agent process)', () => {
+void describe('web API errors (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -38,7 +38,7 @@ describe('web API errors (agent process)', () => {
     await agent?.stop();
   });
 
-  it('answers 400 with a short text naming the JSON problem and a correct Content-Length', async () => {
+  void it('answers 400 with a short text naming the JSON problem and a correct Content-Length', async () => {
     const res = await root('/api/v1/modules', { method: 'PUT', body: '{"name": "CheckHelpers", loaded: true}', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 400);
     assert.match(String(res.headers['content-type']), /^text\/plain/);
@@ -46,7 +46,7 @@ describe('web API errors (agent process)', () => {
     assert.equal(Number(res.headers['content-length']), Buffer.byteLength(res.body));
   });
 
-  it('answers 422 listing every invalid field', async () => {
+  void it('answers 422 listing every invalid field', async () => {
     const res = await root('/api/v1/modules', { method: 'PUT', body: '{"name": 7, "loaded": "yes"}', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 422);
     const body = res.json<{ status: string; code: string; fields: { field: string; message: string }[] }>();
@@ -58,13 +58,13 @@ describe('web API errors (agent process)', () => {
     assert.deepEqual(missing.json<{ fields: unknown }>().fields, [{ field: 'loaded', message: 'is required' }]);
   });
 
-  it('answers 413 past max body size', async () => {
+  void it('answers 413 past max body size', async () => {
     const res = await root('/api/v1/modules', { method: 'PUT', body: JSON.stringify({ name: 'CheckHelpers', loaded: true, pad: 'x'.repeat(2000) }) });
     assert.equal(res.status, 413);
     assert.equal(res.json<{ code: string }>().code, 'AGENT_ERR_HTTP_BODY_TOO_LARGE');
   });
 
-  it('ignores unknown fields in a body', async () => {
+  void it('ignores unknown fields in a body', async () => {
     const res = await root('/api/v1/modules', { method: 'PUT', body: JSON.stringify({ name: 'CheckHelpers', loaded: true, colour: 'blue' }) });
     assert.equal(res.status, 200);
     const m = res.json<{ name: string; loaded: boolean; module_url: string }>();
@@ -73,7 +73,7 @@ describe('web API errors (agent process)', () => {
     assert.equal(m.module_url, `${base}/api/v1/modules/CheckHelpers`);
   });
 
-  it('answers 404 for unknown routes and resources, after authentication', async () => {
+  void it('answers 404 for unknown routes and resources, after authentication', async () => {
     for (const path of ['/api/v3', '/api/v1/nothing', '/api/v1/modules/NoSuchModule', '/api/v1/queries/no_such_query', '/api/v1/modules/CheckHelpers/commands/explode', '/no-such-file.js']) {
       const res = await root(path);
       assert.equal(res.status, 404, path);
@@ -83,7 +83,7 @@ describe('web API errors (agent process)', () => {
     assert.equal(anonymous.status, 403, 'unknown API paths do not answer before authentication');
   });
 
-  it('answers 400 for bad paging parameters', async () => {
+  void it('answers 400 for bad paging parameters', async () => {
     for (const q of ['page=0', 'per_page=501', 'per_page=x', 'level=loud', 'page=1&page=2']) {
       const res = await root(`/api/v1/logs?${q}`);
       assert.equal(res.status, 400, q);
@@ -91,7 +91,7 @@ describe('web API errors (agent process)', () => {
     }
   });
 
-  it('executes a query with query-string arguments as JSON and as Nagios text', async () => {
+  void it('executes a query with query-string arguments as JSON and as Nagios text', async () => {
     const json = await root('/api/v1/queries/check_critical/commands/execute?message=disk%20full');
     assert.equal(json.status, 200);
     const body = json.json<{ command: string; result: number; lines: { message: string; perf: object }[] }>();

@@ -35,7 +35,7 @@ is template = true
 timeout = 20
 `;
 
-describe('settings API over [/includes] (agent process)', () => {
+void describe('settings API over [/includes] (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -51,7 +51,7 @@ describe('settings API over [/includes] (agent process)', () => {
     await agent?.stop();
   });
 
-  it('an invalid value for a key of the base: 422 naming the base line, nothing written', async () => {
+  void it('an invalid value for a key of the base: 422 naming the base line, nothing written', async () => {
     const r = await request('PUT', '/api/v1/settings/settings/WEB/server', { key: 'port', value: '99999s' });
     assert.equal(r.status, 422, r.body);
     assert.match(r.body, /base\.ini line 3/);
@@ -59,7 +59,7 @@ describe('settings API over [/includes] (agent process)', () => {
     assert.equal(readFileSync(agent.settingsFile, 'utf8'), MAIN);
   });
 
-  it('removing a base template that the main file inherits from: 422, nothing written', async () => {
+  void it('removing a base template that the main file inherits from: 422, nothing written', async () => {
     const r = await request('DELETE', '/api/v1/settings/settings/remote/client/targets/tpl');
     assert.equal(r.status, 422, r.body);
     assert.match(r.body, /AGENT_ERR_OBJECT_PARENT_UNKNOWN/);
@@ -67,7 +67,7 @@ describe('settings API over [/includes] (agent process)', () => {
     assert.equal(readFileSync(agent.settingsFile, 'utf8'), MAIN);
   });
 
-  it('a valid edit goes to the base that holds the key and the answer names it', async () => {
+  void it('a valid edit goes to the base that holds the key and the answer names it', async () => {
     const r = await request('PUT', '/api/v1/settings/settings/remote/client/targets/tpl', { key: 'timeout', value: '25' });
     assert.equal(r.status, 200, r.body);
     assert.deepEqual(r.json(), { status: 'success', keys: 1, files: [baseFile] });

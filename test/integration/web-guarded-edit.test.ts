@@ -39,7 +39,7 @@ const modules = async (): Promise<Record<string, boolean>> => {
   return Object.fromEntries((JSON.parse(r.body) as { name: string; loaded: boolean }[]).map((m) => [m.name, m.loaded]));
 };
 
-test('enable while the settings file is missing: 409, no file created, nothing unloaded', async () => {
+void test('enable while the settings file is missing: 409, no file created, nothing unloaded', async () => {
   const moved = `${agent.settingsFile}.moved`;
   renameSync(agent.settingsFile, moved);
   try {
@@ -56,7 +56,7 @@ test('enable while the settings file is missing: 409, no file created, nothing u
   }
 });
 
-test('disable while the settings file is invalid: 409 naming the problem, file untouched', async () => {
+void test('disable while the settings file is invalid: 409 naming the problem, file untouched', async () => {
   const broken = `${ini}[/settings/bogus]\n`;
   writeFileSync(agent.settingsFile, broken);
   await agent.waitForLog(/settings rejected/, 10_000, 0);
@@ -67,7 +67,7 @@ test('disable while the settings file is invalid: 409 naming the problem, file u
   assert.equal((await modules()).CheckHelpers, true);
 });
 
-test('with the file good again, enable edits it and applies', async () => {
+void test('with the file good again, enable edits it and applies', async () => {
   writeFileSync(agent.settingsFile, ini);
   const m = agent.mark();
   await agent.waitForLog(/reconciling/, 10_000, m);

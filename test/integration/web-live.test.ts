@@ -42,7 +42,7 @@ async function eventually(what: string, probe: () => Promise<boolean>, ms = 8000
   assert.fail(`timed out waiting for ${what}`);
 }
 
-describe('web server live changes (agent process)', () => {
+void describe('web server live changes (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
@@ -57,7 +57,7 @@ describe('web server live changes (agent process)', () => {
     await agent?.stop();
   });
 
-  it('pages the log newest first, following only the Link URLs', async () => {
+  void it('pages the log newest first, following only the Link URLs', async () => {
     // Refusals from a disallowed address log one warning each and do not count as failed logins.
     for (let i = 0; i < 7; i++) assert.equal((await get('/api/v1/info', { localAddress: '127.0.0.2' })).status, 403);
     let url: string | undefined = `${base}/api/v1/logs?per_page=3&level=warning`;
@@ -89,14 +89,14 @@ describe('web server live changes (agent process)', () => {
     assert.equal(new Set(seen).size, seen.length, 'no entry twice');
   });
 
-  it('applies a password change made with agent web password, without a restart', async () => {
+  void it('applies a password change made with agent web password, without a restart', async () => {
     const rc = await runWebCommand(['password', '--settings', agent.settingsFile, '--set', 'second-pw']);
     assert.equal(rc, 0);
     await eventually('the new password', async () => (await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status === 200);
     assert.equal((await get('/api/v1/info', { user: 'root', password: 'first-pw' })).status, 403);
   });
 
-  it('applies a user added with agent web add-user, without a restart', async () => {
+  void it('applies a user added with agent web add-user, without a restart', async () => {
     const rc = await runWebCommand(['add-user', '--settings', agent.settingsFile, '--user', 'carol', '--password', 'carol-pw', '--role', 'viewer']);
     assert.equal(rc, 0);
     assert.match(readFileSync(agent.settingsFile, 'utf8'), /# live web test[\s\S]*\[\/settings\/web\/users\/carol\]\npassword = pbkdf2-sha256\$/);
@@ -104,7 +104,7 @@ describe('web server live changes (agent process)', () => {
     assert.equal((await get('/api/v1/logs', { user: 'carol', password: 'carol-pw' })).status, 403, 'viewer has no logs.list');
   });
 
-  it('refuses an address for a while after repeated failed logins', async () => {
+  void it('refuses an address for a while after repeated failed logins', async () => {
     // In parallel, each a different guess: four sequential 600,000-iteration checks can outlast the 3 s window on a loaded machine.
     const guesses = await Promise.all([1, 2, 3, 4].map((i) => get('/api/v1/info', { user: 'carol', password: `wrong-${i}` })));
     assert.deepEqual(guesses.map((g) => g.status), [403, 403, 403, 403]);
@@ -112,13 +112,13 @@ describe('web server live changes (agent process)', () => {
     await eventually('the end of the block', async () => (await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status === 200, 30_000);
   });
 
-  it('applies an allowed hosts edit to the next requests', async () => {
+  void it('applies an allowed hosts edit to the next requests', async () => {
     assert.equal((await get('/api/v1/info', { user: 'root', password: 'second-pw', localAddress: '127.0.0.2' })).status, 403);
     await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/WEB/server', key: 'allowed hosts', value: '127.0.0.1, 127.0.0.0/24' }]);
     await eventually('127.0.0.2 allowed', async () => (await get('/api/v1/info', { user: 'root', password: 'second-pw', localAddress: '127.0.0.2' })).status === 200);
   });
 
-  it('rebinds when the port changes, then closes the listener when WEBServer is disabled', async () => {
+  void it('rebinds when the port changes, then closes the listener when WEBServer is disabled', async () => {
     const port = await freePort();
     const mark = agent.mark();
     await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/WEB/server', key: 'port', value: `${port}s` }]);
@@ -134,13 +134,13 @@ describe('web server live changes (agent process)', () => {
   });
 });
 
-describe('web server without a password (agent process)', () => {
+void describe('web server without a password (agent process)', () => {
   let agent: AgentProcess | undefined;
   after(async () => {
     await agent?.stop();
   });
 
-  it('generates a root password, prints it once, and accepts it', async () => {
+  void it('generates a root password, prints it once, and accepts it', async () => {
     agent = await startAgent({ ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n' });
     const base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     const pw = (await agent.waitForLog(/web password for user root: (\S+)/))[1];

@@ -17,7 +17,7 @@ import { promtool } from '../helpers/promtool.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 
-test('check results as gauges: promtool clean, scraped by a real Prometheus', async () => {
+void test('check results as gauges: promtool clean, scraped by a real Prometheus', async () => {
   const [port, promPort] = [await freePort(), await freePort()];
   const agent = await startAgent({
     ini: `[/modules]\nWEBServer = enabled\nCheckHelpers = enabled\nCheckSystem = enabled\n\n[/settings/default]\npassword = checks-secret\n\n[/settings/WEB/server]\nport = ${port}s\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n`,

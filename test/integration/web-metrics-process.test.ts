@@ -36,7 +36,7 @@ async function measured(get: () => Promise<{ status: number; body: string }>): P
   return { status: 200, body: last };
 }
 
-test('process metrics: present, true to /proc, and clean for promtool', async () => {
+void test('process metrics: present, true to /proc, and clean for promtool', async () => {
   const before = Date.now() / 1000;
   const agent = await startAgent({
     ini: `[/modules]\nWEBServer = enabled\nCheckHelpers = enabled\n\n[/settings/default]\npassword = metrics-secret\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n`,
@@ -78,7 +78,7 @@ test('process metrics: present, true to /proc, and clean for promtool', async ()
   }
 });
 
-test('work metrics: queries by channel and query (web, nrpe), refusals by reason, connections by listener, script runs; clean for promtool', async () => {
+void test('work metrics: queries by channel and query (web, nrpe), refusals by reason, connections by listener, script runs; clean for promtool', async () => {
   const [port, nrpePort, agentPort] = [await freePort(), await freePort(), await freePort()];
   const certs = certDir();
   const ca = certs.ca('ca');

@@ -17,11 +17,11 @@ import { runAgentCli } from '../helpers/run-cli.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { webRequest } from '../helpers/web-client.js';
 
-describe('agent web keeps the password out of the settings file (processes, a real git work tree)', () => {
+void describe('agent web keeps the password out of the settings file (processes, a real git work tree)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-password-file-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('install writes ${file:state/web-password}, the password in a 0600 file it names; --write-password writes it and validation warns in git only', async () => {
+  void it('install writes ${file:state/web-password}, the password in a 0600 file it names; --write-password writes it and validation warns in git only', async () => {
     const repo = join(dir, 'repo');
     mkdirSync(repo);
     execFileSync('git', ['init', '-q', repo]);
@@ -78,7 +78,7 @@ describe('agent web keeps the password out of the settings file (processes, a re
     }
   });
 
-  it('password --set in a file whose state folder cannot be written fails with AGENT_ERR_PASSWORD_FILE and writes nothing', async () => {
+  void it('password --set in a file whose state folder cannot be written fails with AGENT_ERR_PASSWORD_FILE and writes nothing', async () => {
     const file = join(dir, 'blocked.ini');
     const text = '[/paths]\nstate = blocked.ini/state\n\n[/modules]\n';
     writeFileSync(file, text);
@@ -89,13 +89,13 @@ describe('agent web keeps the password out of the settings file (processes, a re
   });
 });
 
-describe('a running agent signs in with the password the command kept in its file (agent process)', () => {
+void describe('a running agent signs in with the password the command kept in its file (agent process)', () => {
   let agent: AgentProcess | undefined;
   after(async () => {
     await agent?.stop();
   });
 
-  it('install reuses the password the agent generated; password --set applies to the running agent', async () => {
+  void it('install reuses the password the agent generated; password --set applies to the running agent', async () => {
     agent = await startAgent({ ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n' });
     const base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     const generated = readFileSync(join(agent.dir, 'state', 'web-password'), 'utf8').trim();

@@ -37,7 +37,7 @@ allowed hosts = 127.0.0.1
 `;
 }
 
-describe('web UI in firefox (agent process)', () => {
+void describe('web UI in firefox (agent process)', () => {
   let agent: AgentProcess;
   let firefox: FirefoxSession;
   let page: Page;
@@ -89,7 +89,7 @@ describe('web UI in firefox (agent process)', () => {
     await agent?.stop();
   });
 
-  it('refuses a wrong password with a clear message, typed with the keyboard only', async () => {
+  void it('refuses a wrong password with a clear message, typed with the keyboard only', async () => {
     await page.goto(`${base}/`);
     await page.waitForSelector(byRole('heading', 'Sign in'), { visible: true });
     assert.equal(await js('document.activeElement?.id'), 'password');
@@ -109,7 +109,7 @@ describe('web UI in firefox (agent process)', () => {
     await shot('01-wrong-password');
   });
 
-  it('signs in as root, keeps the credentials in sessionStorage only, and shows the status', async () => {
+  void it('signs in as root, keeps the credentials in sessionStorage only, and shows the status', async () => {
     await signIn('root', PASSWORD);
     await waitText('h1', /^Status$/);
     await page.waitForSelector('.result-ok', { visible: true });
@@ -125,7 +125,7 @@ describe('web UI in firefox (agent process)', () => {
     await shot('02-status');
   });
 
-  it('runs check_ok and check_critical and shows their states and colours', async () => {
+  void it('runs check_ok and check_critical and shows their states and colours', async () => {
     await openView('Queries');
     assert.equal(await runQuery('check_ok', 'all is fine'), 'OK');
     assert.equal(await text('.check-result .message'), 'all is fine');
@@ -139,7 +139,7 @@ describe('web UI in firefox (agent process)', () => {
     await shot('04-query-critical');
   });
 
-  it('unloads and loads a module', async () => {
+  void it('unloads and loads a module', async () => {
     await openView('Modules');
     const card = 'article[data-module="CheckHelpers"]';
     await page.waitForSelector(card, { visible: true });
@@ -156,7 +156,7 @@ describe('web UI in firefox (agent process)', () => {
     assert.doesNotMatch(await text(card), /Drift/);
   });
 
-  it('pages through the logs with Next and Previous', async () => {
+  void it('pages through the logs with Next and Previous', async () => {
     await openView('Logs');
     await page.select(byLabel('Entries per page'), '10');
     // Wait for the reload at 10 per page: the label of the previous page size may still show.
@@ -176,7 +176,7 @@ describe('web UI in firefox (agent process)', () => {
     assert.equal(await firstIndex() >= page1, true);
   });
 
-  it('is readable at 375 px wide with no sideways scrolling', async () => {
+  void it('is readable at 375 px wide with no sideways scrolling', async () => {
     await page.setViewport({ width: 375, height: 740 });
     const overflow = (): Promise<number> => js('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     await openView('Status');
@@ -190,7 +190,7 @@ describe('web UI in firefox (agent process)', () => {
     await page.setViewport({ width: 1200, height: 800 });
   });
 
-  it('raised no page errors and asked nothing of any other origin', async () => {
+  void it('raised no page errors and asked nothing of any other origin', async () => {
     assert.deepEqual(firefox.pageErrors, []);
     assert.deepEqual(firefox.foreignRequests, []);
     assert.deepEqual(firefox.cspViolations, []);

@@ -41,7 +41,7 @@ const INI = [
 ].join('\n');
 const lineOf = (text: string): number => INI.split('\n').indexOf(text) + 1;
 
-describe('web UI by role (chromium, agent process)', () => {
+void describe('web UI by role (chromium, agent process)', () => {
   let agent: AgentProcess;
   let browser: BrowserSession;
   let page: Page;
@@ -74,7 +74,7 @@ describe('web UI by role (chromium, agent process)', () => {
     await agent?.stop();
   });
 
-  it('the API index names the caller and its privileges; the settings list carries origins', async () => {
+  void it('the API index names the caller and its privileges; the settings list carries origins', async () => {
     const ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
     const index = await webRequest(`${base}/api/v1`, { headers: { authorization: basic('looker', LOOKER_PW) }, ca });
     assert.equal(index.status, 200, index.body);
@@ -88,7 +88,7 @@ describe('web UI by role (chromium, agent process)', () => {
     assert.equal(entries.find((e) => e.key === 'max connections')?.origin, 'default');
   });
 
-  it('root: the host name in header and title, every module action, Run, and the settings with their origins', async () => {
+  void it('root: the host name in header and title, every module action, Run, and the settings with their origins', async () => {
     await page.goto(`${base}/`);
     await signIn('root', ROOT_PW);
     assert.equal((await page.locator('#brand-name').textContent())?.trim(), `${hostname()} · Monitoring agent`);
@@ -108,7 +108,7 @@ describe('web UI by role (chromium, agent process)', () => {
     assert.equal(await page.locator('table.settings code', { hasText: 'port' }).count(), 0, 'filtered out');
   });
 
-  it('root: a perf value with neither maximum nor thresholds gets no bar, one with thresholds does', async () => {
+  void it('root: a perf value with neither maximum nor thresholds gets no bar, one with thresholds does', async () => {
     await openView('Queries');
     await page.getByRole('button', { name: 'check_plain_perf', exact: true }).click();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
@@ -119,7 +119,7 @@ describe('web UI by role (chromium, agent process)', () => {
     assert.equal(await page.locator('.perf-row', { hasText: 'load' }).locator('.perf-fill').count(), 1);
   });
 
-  it('a role without the action privileges is not offered the actions', async () => {
+  void it('a role without the action privileges is not offered the actions', async () => {
     // Signed in as root from the tests before: sign out the way a person does (the saved session goes too).
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn('looker', LOOKER_PW);

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { openBrowser, type BrowserSession } from '../helpers/browser.js';
 
-describe('web UI: Schedules view', () => {
+void describe('web UI: Schedules view', () => {
   let agent: AgentProcess;
   let browser: BrowserSession;
   let page: Page;
@@ -71,7 +71,7 @@ Scheduler = enabled
     await page.getByRole('heading', { level: 1, name: 'Schedules' }).waitFor();
   };
 
-  it('lists each schedule with its query, interval, channel, target, last status and counters', async () => {
+  void it('lists each schedule with its query, interval, channel, target, last status and counters', async () => {
     await signIn('root', 'ui-pw');
     await openSchedules();
     const cpu = page.locator('tr[data-schedule="cpu"]');
@@ -87,7 +87,7 @@ Scheduler = enabled
     assert.deepEqual(browser.foreignRequests, []);
   });
 
-  it('a role without schedules.list is told which privilege it lacks', async () => {
+  void it('a role without schedules.list is told which privilege it lacks', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn('viewer', 'viewer-pw');
     await openSchedules();

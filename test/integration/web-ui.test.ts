@@ -55,7 +55,7 @@ allowed hosts = 127.0.0.1
 `;
 }
 
-describe('web UI in chromium (agent process)', () => {
+void describe('web UI in chromium (agent process)', () => {
   let agent: AgentProcess;
   let browser: BrowserSession;
   let page: Page;
@@ -104,7 +104,7 @@ describe('web UI in chromium (agent process)', () => {
     await agent?.stop();
   });
 
-  it('refuses a wrong password with a clear message, typed with the keyboard only', async () => {
+  void it('refuses a wrong password with a clear message, typed with the keyboard only', async () => {
     await page.goto(`${base}/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     // Before sign-in the header's dot knows nothing: grey.
@@ -126,7 +126,7 @@ describe('web UI in chromium (agent process)', () => {
     await shot('01-wrong-password');
   });
 
-  it('signs in, keeps the credentials in sessionStorage only, and shows the status', async () => {
+  void it('signs in, keeps the credentials in sessionStorage only, and shows the status', async () => {
     await signIn('root', PASSWORD);
     await page.getByRole('heading', { level: 1, name: 'Status' }).waitFor();
     await page.locator('.result-ok').waitFor();
@@ -148,7 +148,7 @@ describe('web UI in chromium (agent process)', () => {
     await shot('02-status');
   });
 
-  it('runs check_ok and check_critical and shows their states and colours', async () => {
+  void it('runs check_ok and check_critical and shows their states and colours', async () => {
     await openView('Queries');
     assert.equal(await runQuery('check_ok', 'all is fine'), 'OK');
     assert.equal(await text('.check-result .message'), 'all is fine');
@@ -162,7 +162,7 @@ describe('web UI in chromium (agent process)', () => {
     await shot('04-query-critical');
   });
 
-  it('draws performance data as bars', async () => {
+  void it('draws performance data as bars', async () => {
     await page.getByLabel('Filter queries').fill('memory');
     await runQuery('check_memory');
     const rows = page.locator('.perf-row');
@@ -181,7 +181,7 @@ describe('web UI in chromium (agent process)', () => {
     await page.getByLabel('Filter queries').fill('');
   });
 
-  it('lists every query of the loaded modules, the host and network checks among them, and runs one', async () => {
+  void it('lists every query of the loaded modules, the host and network checks among them, and runs one', async () => {
     await openView('Queries');
     await page.locator('li[data-query="check_ok"]').waitFor();
     const shown = await js<string[]>("[...document.querySelectorAll('li[data-query]')].map((li) => li.dataset.query)");
@@ -204,7 +204,7 @@ describe('web UI in chromium (agent process)', () => {
     await page.getByLabel('Filter queries').fill('');
   });
 
-  it('unloads and loads a module', async () => {
+  void it('unloads and loads a module', async () => {
     await openView('Modules');
     const card = page.locator('article[data-module="CheckHelpers"]');
     await card.waitFor();
@@ -221,7 +221,7 @@ describe('web UI in chromium (agent process)', () => {
     assert.doesNotMatch((await card.textContent()) ?? '', /Drift/);
   });
 
-  it('pages through the logs by the Link header and filters by level', async () => {
+  void it('pages through the logs by the Link header and filters by level', async () => {
     await openView('Logs');
     await page.getByLabel('Entries per page').selectOption('10');
     // Wait for the reload at 10 per page: the label of the previous page size may still show.
@@ -261,7 +261,7 @@ describe('web UI in chromium (agent process)', () => {
     await shot('08-logs-filtered');
   });
 
-  it('shows a rejected settings edit with its line, and the recovery', async () => {
+  void it('shows a rejected settings edit with its line, and the recovery', async () => {
     const line = ini.split('\n').length; // the appended line's number (ini ends with a newline)
     const mark = agent.mark();
     appendFileSync(agent.settingsFile, 'port = notanumber\n');
@@ -288,7 +288,7 @@ describe('web UI in chromium (agent process)', () => {
     assert.equal(await page.locator('#health').getAttribute('data-state'), 'ok');
   });
 
-  it('is readable at 375 px wide with no sideways scrolling', async () => {
+  void it('is readable at 375 px wide with no sideways scrolling', async () => {
     await page.setViewportSize({ width: 375, height: 740 });
     const overflow = (): Promise<number> => js('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     await page.locator('.result-ok').waitFor();
@@ -309,7 +309,7 @@ describe('web UI in chromium (agent process)', () => {
     await page.setViewportSize({ width: 1200, height: 800 });
   });
 
-  it('tells a restricted user which views the role does not allow, without signing out', async () => {
+  void it('tells a restricted user which views the role does not allow, without signing out', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     assert.equal(await js("sessionStorage.getItem('agent-ui-session')"), null);
@@ -331,7 +331,7 @@ describe('web UI in chromium (agent process)', () => {
     assert.match(await text('#session-user'), /^viewer$/);
   });
 
-  it('raised no page errors, broke no Content-Security-Policy rule and asked nothing of any other origin', async () => {
+  void it('raised no page errors, broke no Content-Security-Policy rule and asked nothing of any other origin', async () => {
     assert.deepEqual(browser.pageErrors, []);
     assert.deepEqual(browser.foreignRequests, []);
     assert.deepEqual(browser.cspViolations, []);

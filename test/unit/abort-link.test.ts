@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { linkSignals, withLinkedSignal } from '../../src/abort-link.js';
 
-test('a linked signal aborts with the reason of the first parent that aborts', () => {
+void test('a linked signal aborts with the reason of the first parent that aborts', () => {
   const module = new AbortController();
   const query = new AbortController();
   const link = linkSignals(module.signal, query.signal);
@@ -18,7 +18,7 @@ test('a linked signal aborts with the reason of the first parent that aborts', (
   assert.equal(getEventListeners(module.signal, 'abort').length, 0, 'the abort released the other parent too');
 });
 
-test('an already aborted parent gives an aborted signal and attaches nothing', () => {
+void test('an already aborted parent gives an aborted signal and attaches nothing', () => {
   const module = new AbortController();
   const gone = AbortSignal.abort(new Error('stopped'));
   const link = linkSignals(module.signal, gone);
@@ -26,7 +26,7 @@ test('an already aborted parent gives an aborted signal and attaches nothing', (
   assert.equal(getEventListeners(module.signal, 'abort').length, 0);
 });
 
-test('release detaches from the parents; a released link does not follow them any more', () => {
+void test('release detaches from the parents; a released link does not follow them any more', () => {
   const module = new AbortController();
   const links = Array.from({ length: 1000 }, () => linkSignals(module.signal));
   assert.equal(getEventListeners(module.signal, 'abort').length, 1000, 'one listener per live link');
@@ -37,7 +37,7 @@ test('release detaches from the parents; a released link does not follow them an
   assert.ok(links.every((l) => !l.signal.aborted));
 });
 
-test('withLinkedSignal releases when the work settles, fulfilled or rejected', async () => {
+void test('withLinkedSignal releases when the work settles, fulfilled or rejected', async () => {
   const module = new AbortController();
   assert.equal(await withLinkedSignal([module.signal], async (signal) => (getEventListeners(module.signal, 'abort').length === 1 && !signal.aborted ? 'linked' : 'not linked')), 'linked');
   await assert.rejects(withLinkedSignal([module.signal], () => Promise.reject(new Error('failed'))), /failed/);

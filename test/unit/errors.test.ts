@@ -13,24 +13,24 @@ const README = readFileSync(fileURLToPath(new URL('../../../README.md', import.m
 const table = README.slice(README.indexOf('## Error codes'));
 const documented = new Set([...table.matchAll(/^\| `(AGENT_(?:ERR|WARN)_[A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
 
-test('every code is documented in the README error table', () => {
+void test('every code is documented in the README error table', () => {
   const missing = Object.keys(CODES).filter((c) => !documented.has(c));
   assert.deepEqual(missing, []);
 });
 
-test('every documented code exists', () => {
+void test('every documented code exists', () => {
   const stale = [...documented].filter((c) => !(c in CODES));
   assert.deepEqual(stale, []);
 });
 
-test('warnings are named AGENT_WARN_ and errors AGENT_ERR_', () => {
+void test('warnings are named AGENT_WARN_ and errors AGENT_ERR_', () => {
   for (const [code, info] of Object.entries(CODES)) {
     const warning = (info as { severity?: string }).severity === 'warning';
     assert.equal(code.startsWith('AGENT_WARN_'), warning, code);
   }
 });
 
-test('AgentError carries code, status and a filled message', () => {
+void test('AgentError carries code, status and a filled message', () => {
   const e = new AgentError('AGENT_ERR_HTTP_BAD_JSON', ['Unexpected token']);
   assert.equal(e.code, 'AGENT_ERR_HTTP_BAD_JSON');
   assert.equal(e.status, 400);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hidePaths } from '../../src/hide-paths.js';
 
-test('a path under the settings folder becomes relative, another machine path its bare name', () => {
+void test('a path under the settings folder becomes relative, another machine path its bare name', () => {
   assert.equal(hidePaths('settings file /tmp/agent-x/agent.ini is invalid', '/tmp/agent-x'), 'settings file agent.ini is invalid');
   assert.equal(hidePaths('cannot include /tmp/agent-x/conf.d/a.ini: no such file', '/tmp/agent-x'), 'cannot include conf.d/a.ini: no such file');
   assert.equal(hidePaths('cannot include /etc/secret/other.ini: no such file', '/tmp/agent-x'), 'cannot include other.ini: no such file');
@@ -10,7 +10,7 @@ test('a path under the settings folder becomes relative, another machine path it
   assert.equal(hidePaths('(file=/var/log/syslog)'), '(file=syslog)');
 });
 
-test('section names, URL paths and URLs are kept', () => {
+void test('section names, URL paths and URLs are kept', () => {
   const kept = [
     'unknown section [/settings/bogus]',
     'Not found: GET /api/v1/queries/x',

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { escapeLog } from '../../src/log-escape.js';
 
-test('line breaks and control bytes cannot start a forged log line', () => {
+void test('line breaks and control bytes cannot start a forged log line', () => {
   const forged = 'check_ok\r\n2026-01-01T00:00:00.000Z info     agent:run: agent ready';
   const out = escapeLog(forged);
   assert.equal(out, 'check_ok\\r\\n2026-01-01T00:00:00.000Z info     agent:run: agent ready');
@@ -10,7 +10,7 @@ test('line breaks and control bytes cannot start a forged log line', () => {
   assert.equal(escapeLog('a\u0000b\u001b[31mc\u007f\u0085\u2028\t'), 'a\\x00b\\x1b[31mc\\x7f\\x85\\u2028\\t');
 });
 
-test('printable text in any script is kept; a backslash is doubled so escapes stay unambiguous', () => {
+void test('printable text in any script is kept; a backslash is doubled so escapes stay unambiguous', () => {
   assert.equal(escapeLog('Grüße 127.0.0.1 日本'), 'Grüße 127.0.0.1 日本');
   assert.equal(escapeLog('a\\nb'), 'a\\\\nb');
   assert.equal(escapeLog(42), '42');

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LogSink } from '../../src/log.js';
 
-test('keeps the newest entries in order once full', () => {
+void test('keeps the newest entries in order once full', () => {
   const sink = new LogSink(3, 'silent');
   for (let i = 1; i <= 7; i++) sink.write('info', 't', `m${i}`);
   assert.deepEqual(sink.entries().map((r) => r.message), ['m5', 'm6', 'm7']);
@@ -17,7 +17,7 @@ test('keeps the newest entries in order once full', () => {
   assert.equal(sink.size, 3);
 });
 
-test('filters by level and returns a stable copy', () => {
+void test('filters by level and returns a stable copy', () => {
   const sink = new LogSink(4, 'silent');
   sink.write('info', 't', 'a');
   sink.write('error', 't', 'b');
@@ -27,7 +27,7 @@ test('filters by level and returns a stable copy', () => {
   assert.deepEqual(sink.entries(new Set(['error', 'warning'])).map((r) => r.message), ['b', 'c']);
 });
 
-test('shrinking and growing the capacity keeps the newest entries', () => {
+void test('shrinking and growing the capacity keeps the newest entries', () => {
   const sink = new LogSink(5, 'silent');
   for (let i = 1; i <= 8; i++) sink.write('info', 't', `m${i}`);
   sink.capacity = 2;
@@ -39,7 +39,7 @@ test('shrinking and growing the capacity keeps the newest entries', () => {
   assert.deepEqual(sink.entries().map((r) => r.message), ['m8', 'm9', 'm10', 'm11']);
 });
 
-test('a large buffer stays exact when written past', () => {
+void test('a large buffer stays exact when written past', () => {
   const cap = 100_000;
   const sink = new LogSink(cap, 'silent');
   for (let i = 1; i <= cap + 1000; i++) sink.write('debug', 't', 'x');
@@ -49,7 +49,7 @@ test('a large buffer stays exact when written past', () => {
   assert.equal(all.at(-1)?.index, cap + 1000);
 });
 
-test('clear empties a wrapped ring; writing goes on in order', () => {
+void test('clear empties a wrapped ring; writing goes on in order', () => {
   const sink = new LogSink(3, 'silent');
   for (let i = 1; i <= 5; i++) sink.write('error', 't', `m${i}`);
   assert.equal(sink.clear(), 3);

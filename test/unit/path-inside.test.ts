@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isInside, relativeInside } from '../../src/path-inside.js';
 
-test('inside by whole segments', () => {
+void test('inside by whole segments', () => {
   assert.equal(isInside('/srv/app', '/srv/app/x/y'), true);
   assert.equal(isInside('/srv/app', '/srv/app'), true);
   assert.equal(isInside('/srv/app', '/srv/app', true), false);
@@ -17,7 +17,7 @@ test('inside by whole segments', () => {
   assert.equal(isInside('/', '/etc'), true);
 });
 
-test('relativeInside: the path below the folder, or undefined', () => {
+void test('relativeInside: the path below the folder, or undefined', () => {
   assert.equal(relativeInside('/srv/app', '/srv/app/x/y'), 'x/y');
   assert.equal(relativeInside('/srv/app', '/srv/app'), '');
   assert.equal(relativeInside('/srv/app', '/srv/app/..notes'), '..notes', 'a name that starts with .. is inside (the old copies said outside)');

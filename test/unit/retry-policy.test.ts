@@ -6,13 +6,13 @@ import { CONNECT_RETRY } from '../../src/protocols/connect-retry.js';
 
 const FAST: BackoffPolicy = { firstMs: 1, factor: 2, maxMs: 4, jitter: 0 };
 
-test('backoffDelay: exponential from firstMs, capped at maxMs, failures below 1 count as 1', () => {
+void test('backoffDelay: exponential from firstMs, capped at maxMs, failures below 1 count as 1', () => {
   const p: BackoffPolicy = { firstMs: 100, factor: 3, maxMs: 1000, jitter: 0 };
   assert.deepEqual([0, 1, 2, 3, 4, 5].map((n) => backoffDelay(p, n)), [100, 100, 300, 900, 1000, 1000]);
   assert.deepEqual([1, 2, 3, 7, 8].map((n) => backoffDelay(MODULE_RETRY, n)), [1000, 2000, 4000, 60_000, 60_000]);
 });
 
-test('backoffDelay: jitter adds up to its fraction of the capped wait', () => {
+void test('backoffDelay: jitter adds up to its fraction of the capped wait', () => {
   assert.equal(backoffDelay(CONNECT_RETRY, 1, () => 0), 100);
   assert.equal(backoffDelay(CONNECT_RETRY, 1, () => 0.999), 149);
   assert.equal(backoffDelay(CONNECT_RETRY, 2, () => 0.5), 250);
@@ -21,7 +21,7 @@ test('backoffDelay: jitter adds up to its fraction of the capped wait', () => {
   assert.equal(backoffDelay(full, 6, () => 0.5), 150);
 });
 
-test('withRetries: retries a retryable failure `retries` times, then throws the latest failure', async () => {
+void test('withRetries: retries a retryable failure `retries` times, then throws the latest failure', async () => {
   const seen: number[] = [];
   await assert.rejects(
     withRetries(
@@ -36,7 +36,7 @@ test('withRetries: retries a retryable failure `retries` times, then throws the 
   assert.deepEqual(seen, [1, 2, 3]);
 });
 
-test('withRetries: resolves with the first success; 0 retries is one attempt', async () => {
+void test('withRetries: resolves with the first success; 0 retries is one attempt', async () => {
   let calls = 0;
   const value = await withRetries(
     async (n) => {
@@ -53,7 +53,7 @@ test('withRetries: resolves with the first success; 0 retries is one attempt', a
   assert.equal(calls, 1);
 });
 
-test('withRetries: a failure that is not retryable is thrown at once', async () => {
+void test('withRetries: a failure that is not retryable is thrown at once', async () => {
   let calls = 0;
   const fatal = new Error('certificate rejected');
   await assert.rejects(
@@ -69,7 +69,7 @@ test('withRetries: a failure that is not retryable is thrown at once', async () 
   assert.equal(calls, 1);
 });
 
-test('withRetries: no attempt after the deadline or once the signal is aborted', async () => {
+void test('withRetries: no attempt after the deadline or once the signal is aborted', async () => {
   let calls = 0;
   await assert.rejects(
     withRetries(

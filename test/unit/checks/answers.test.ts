@@ -21,7 +21,7 @@ const root = mkdtempSync(join(tmpdir(), 'answers-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 writeFileSync(join(root, 'meminfo'), 'MemTotal:        8000000 kB\nMemFree:         1000000 kB\nMemAvailable:    6000000 kB\nSwapTotal:             0 kB\nSwapFree:              0 kB\n');
 
-test('check_memory on a host without swap: no swap is neither used nor short of free space', async () => {
+void test('check_memory on a host without swap: no swap is neither used nor short of free space', async () => {
   const r = await runCheck(memoryCheck(root), ['crit=free < 5%', 'warn=none']);
   assert.equal(r.result, 0, r.message);
   const d = await runCheck(memoryCheck(root), []);
@@ -29,7 +29,7 @@ test('check_memory on a host without swap: no swap is neither used nor short of 
   assert.match(d.message, /swap = 0B of 0B \(0%\)/);
 });
 
-test('perf thresholds of a low-is-bad figure are Nagios ranges (180: alerts below 180); high-is-bad ones stay plain', async () => {
+void test('perf thresholds of a low-is-bad figure are Nagios ranges (180: alerts below 180); high-is-bad ones stay plain', async () => {
   writeFileSync(join(root, 'uptime'), '100.5 200.0\n');
   const r = await runCheck(uptimeCheck(root), []);
   assert.equal(r.result, 1, r.message);
@@ -40,7 +40,7 @@ test('perf thresholds of a low-is-bad figure are Nagios ranges (180: alerts belo
   assert.match(toNagios(mem), /'physical'=2048000000B;6553600000;7372800000;0;8192000000/);
 });
 
-test('the ranges survive the plugin boundary (protobuf) as they do over NRPE', async () => {
+void test('the ranges survive the plugin boundary (protobuf) as they do over NRPE', async () => {
   writeFileSync(join(root, 'uptime'), '100.5 200.0\n');
   const core = createCore({
     settings: () => {
@@ -56,7 +56,7 @@ test('the ranges survive the plugin boundary (protobuf) as they do over NRPE', a
   }
 });
 
-test('check_process "warn=count > 0" names what it counted', async () => {
+void test('check_process "warn=count > 0" names what it counted', async () => {
   const r = await runCheck(processCheck(), ['process=node', 'warn=count > 0', 'crit=none']);
   assert.equal(r.result, 1);
   assert.match(r.message, /^WARNING: node=started$/);

@@ -39,7 +39,7 @@ function disks(items: Values[]): CheckDefinition {
 const GB = 1024 ** 3;
 const disk = (drive: string, pct: number): Values => ({ drive, size: 100 * GB, used: pct * GB, used_pct: pct, load: pct });
 
-test('default thresholds: at, just under and just over the limits', async () => {
+void test('default thresholds: at, just under and just over the limits', async () => {
   const cases: [number, number][] = [
     [79.99, 0],
     [80, 0],
@@ -54,7 +54,7 @@ test('default thresholds: at, just under and just over the limits', async () => 
   }
 });
 
-test('messages: ok-syntax when OK, problem list otherwise, show-all lists everything', async () => {
+void test('messages: ok-syntax when OK, problem list otherwise, show-all lists everything', async () => {
   const def = disks([disk('/', 10), disk('/var', 85), disk('/srv', 95)]);
   assert.equal((await runCheck(disks([disk('/', 10)]), [])).message, 'OK: All 1 ok');
   const r = await runCheck(def, []);
@@ -65,7 +65,7 @@ test('messages: ok-syntax when OK, problem list otherwise, show-all lists everyt
   assert.equal((await runCheck(def, ['detail-syntax=${drive}', 'top-syntax=${list}', 'list-separator=|'])).message, '/|/var|/srv');
 });
 
-test('filter, warn/crit overrides, word operators, none and ok', async () => {
+void test('filter, warn/crit overrides, word operators, none and ok', async () => {
   const def = disks([disk('/', 10), disk('/var', 85), disk('/srv', 95)]);
   assert.equal((await runCheck(def, ["filter=drive = '/'"])).result, 0);
   assert.equal((await runCheck(def, ["filter=drive in ('/', '/var')"])).result, 1);
@@ -78,7 +78,7 @@ test('filter, warn/crit overrides, word operators, none and ok', async () => {
   assert.equal((await runCheck(def, ['crit=count > 3', 'warn=none'])).result, 0);
 });
 
-test('empty results follow empty-state and empty-syntax', async () => {
+void test('empty results follow empty-state and empty-syntax', async () => {
   const none = disks([]);
   let r = await runCheck(none, []);
   assert.deepEqual([r.result, r.message], [3, 'UNKNOWN: nothing']);
@@ -88,7 +88,7 @@ test('empty results follow empty-state and empty-syntax', async () => {
   assert.equal(r.result, 0);
 });
 
-test('perf data carries thresholds in the unit of each metric, perf-config restyles it', async () => {
+void test('perf data carries thresholds in the unit of each metric, perf-config restyles it', async () => {
   const def = disks([disk('/', 50)]);
   assert.equal(toNagios(await runCheck(def, [])), "OK: All 1 ok|'/ used'=50GB;80;90;0;100 '/ used %'=50%;80;90;0;100");
   assert.equal(toNagios(await runCheck(def, ['perf-config=used(unit:MB) used_pct(ignored:true)'])), "OK: All 1 ok|'/ used'=51200MB;81920;92160;0;102400");
@@ -96,7 +96,7 @@ test('perf data carries thresholds in the unit of each metric, perf-config resty
   assert.equal(toNagios(await runCheck(def, ['warn=used_pct > 70', 'crit=used > 95g'])).split('|')[1], "'/ used'=50GB;70;95;0;100 '/ used %'=50%;70;95;0;100");
 });
 
-test('bad input answers UNKNOWN with the position, never throws', async () => {
+void test('bad input answers UNKNOWN with the position, never throws', async () => {
   const def = disks([disk('/', 50)]);
   const cases: [string[], RegExp][] = [
     [['warn=used >> 80'], /^invalid warning expression "used >> 80" at column 7: expected a value/],
@@ -122,7 +122,7 @@ test('bad input answers UNKNOWN with the position, never throws', async () => {
   assert.deepEqual([r.result, r.message], [3, 'check_test failed: disk on fire']);
 });
 
-test('help lists options, names and defaults', async () => {
+void test('help lists options, names and defaults', async () => {
   const r = await runCheck(disks([]), ['help']);
   assert.equal(r.result, 0);
   assert.match(r.message, /warning=used > 80%/);
@@ -130,7 +130,7 @@ test('help lists options, names and defaults', async () => {
   assert.match(r.message, /perf-config=/);
 });
 
-test('a problem of the whole (warn=count > 0) names the items it counted instead of an empty problem list', async () => {
+void test('a problem of the whole (warn=count > 0) names the items it counted instead of an empty problem list', async () => {
   const def = disks([disk('/var', 10), disk('/srv', 20)]);
   const r = await runCheck(def, ['warn=count > 0', 'crit=none']);
   assert.equal(r.result, 1);

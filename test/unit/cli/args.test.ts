@@ -22,14 +22,14 @@ function usage(argv: string[]): string {
   assert.fail(`${argv.join(' ')} was accepted`);
 }
 
-test('parseArgs: values, flags, repeats and positionals in any order', () => {
+void test('parseArgs: values, flags, repeats and positionals in any order', () => {
   const r = parseArgs(['a.ini', '--format', 'json', '--strict', '--section=/a', 'b.ini', '--section', '/b', '--', '--not-an-option'], TABLE);
   assert.deepEqual(r.options, { format: 'json', strict: true, section: ['/a', '/b'] });
   assert.deepEqual(r.positionals, ['a.ini', 'b.ini', '--not-an-option']);
   assert.deepEqual(parseArgs(['--format=-x', '-'], TABLE), { options: { format: '-x' }, positionals: ['-'] });
 });
 
-test('parseArgs: unknown, missing and superfluous values are usage errors in our words', () => {
+void test('parseArgs: unknown, missing and superfluous values are usage errors in our words', () => {
   assert.match(usage(['--formt', 'json']), /^unknown option --formt; did you mean "format"\?$/);
   assert.match(usage(['--bogus']), /^unknown option --bogus$/);
   assert.match(usage(['-x']), /^unknown option -x$/);
@@ -41,7 +41,7 @@ test('parseArgs: unknown, missing and superfluous values are usage errors in our
   assert.match(usage(['--strict=1', '--bogus']), /^option --strict takes no value$/);
 });
 
-test('takeSettingsOption: --settings anywhere, the other words as they stand', () => {
+void test('takeSettingsOption: --settings anywhere, the other words as they stand', () => {
   assert.deepEqual(takeSettingsOption(['remote_query', '-H', 'h', '--settings', 'x.ini', '-a', '1', '--', 'y']), { settings: 'x.ini', rest: ['remote_query', '-H', 'h', '-a', '1', '--', 'y'] });
   assert.deepEqual(takeSettingsOption(['--settings=a.ini', 'check_ok', 'warn=1']), { settings: 'a.ini', rest: ['check_ok', 'warn=1'] });
   assert.deepEqual(takeSettingsOption(['check_ok', '--settings']), { settings: undefined, rest: ['check_ok', '--settings'] });

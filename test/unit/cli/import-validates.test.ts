@@ -22,7 +22,7 @@ const fixtures = [
 ];
 
 for (const [i, source] of fixtures.entries()) {
-  test(`${source.slice(REPO.length + 1)}: the report's valid is agent settings validate's answer`, async () => {
+  void test(`${source.slice(REPO.length + 1)}: the report's valid is agent settings validate's answer`, async () => {
     const out = join(dir, `${i}.ini`);
     const r = await runAgentCli(['settings', 'import', source, '--output', out, '--format', 'json']);
     const report = JSON.parse(r.stdout) as { valid: boolean; output: string | null };

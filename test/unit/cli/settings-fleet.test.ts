@@ -23,7 +23,7 @@ function agent(args: string[], env: Record<string, string> = {}): Promise<{ code
   });
 }
 
-describe('settings commands for a fleet', () => {
+void describe('settings commands for a fleet', () => {
   let dir = '';
   const base = (): string => join(dir, 'shared', 'base.ini');
   const host = (i: number): string => join(dir, 'hosts', `h${i}.ini`);
@@ -36,7 +36,7 @@ describe('settings commands for a fleet', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('validate --format github annotates a shared problem once, at its own file and line', async () => {
+  void it('validate --format github annotates a shared problem once, at its own file and line', async () => {
     const r = await agent(['settings', 'validate', '--format', 'github', host(0), host(1), host(2)], { FLEET_CLI_PW: 'pw-from-env-123' });
     assert.equal(r.code, 1);
     const lines = r.stdout.trim().split('\n');
@@ -47,7 +47,7 @@ describe('settings commands for a fleet', () => {
     assert.deepEqual(json.files.map((f) => f.errors.length), [1, 1], 'JSON lists the base problem for each file');
   });
 
-  it('fmt --check exits 1 and lists the lines with --diff; fmt fixes them; then --check passes', async () => {
+  void it('fmt --check exits 1 and lists the lines with --diff; fmt fixes them; then --check passes', async () => {
     const messy = join(dir, 'messy.ini');
     writeFileSync(messy, '[/modules]\nCheckHelpers=enabled  \n[/settings/log]\nlevel = info');
     const check = await agent(['settings', 'fmt', '--check', '--diff', messy]);
@@ -64,7 +64,7 @@ describe('settings commands for a fleet', () => {
     assert.equal((await agent(['settings', 'fmt', join(dir, 'none.ini')])).code, 2);
   });
 
-  it('plan shows a log level and a path change with the file and line, and follows includes', async () => {
+  void it('plan shows a log level and a path change with the file and line, and follows includes', async () => {
     const a = join(dir, 'plan-a.ini');
     const b = join(dir, 'plan-b.ini');
     writeFileSync(join(dir, 'shared', 'plan-base.ini'), '[/settings/log]\nlevel = info\n');
@@ -77,7 +77,7 @@ describe('settings commands for a fleet', () => {
     assert.deepEqual((JSON.parse(same.stdout) as { module: string; action: string }[]).find((s) => s.module === 'agent')?.action, 'unchanged');
   });
 
-  it('show masks a value from ${env:} and names the included file it comes from', async () => {
+  void it('show masks a value from ${env:} and names the included file it comes from', async () => {
     const good = join(dir, 'good.ini');
     writeFileSync(join(dir, 'shared', 'good-base.ini'), '[/settings/default]\npassword = ${env:FLEET_CLI_PW}\nallowed hosts = ${env:FLEET_CLI_HOSTS}\n');
     writeFileSync(good, '[/includes]\nbase = shared/good-base.ini\n');

@@ -19,12 +19,12 @@ const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/nsclient/', im
 
 const agent = (args: string[]) => runAgentCli(args);
 
-describe('agent settings import', () => {
+void describe('agent settings import', () => {
   const dir = mkdtempSync(join(tmpdir(), 'import-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const name of ['generated', 'nrpe-scripts-aliases', 'web-users-roles', 'targets-templates']) {
-    it(`${name}.ini translates into a file that agent settings validate accepts`, async () => {
+    void it(`${name}.ini translates into a file that agent settings validate accepts`, async () => {
       const out = join(dir, `${name}.ini`);
       const r = await agent(['settings', 'import', join(FIXTURES, `${name}.ini`), '--output', out]);
       if (name === 'generated') {
@@ -48,7 +48,7 @@ describe('agent settings import', () => {
     });
   }
 
-  it('the generated file: renamed modules, dropped keys with file:line and why, unsupported modules listed', async () => {
+  void it('the generated file: renamed modules, dropped keys with file:line and why, unsupported modules listed', async () => {
     const src = join(FIXTURES, 'generated.ini');
     const r = await agent(['settings', 'import', src]);
     assert.equal(r.code, 1, r.stderr);
@@ -72,7 +72,7 @@ describe('agent settings import', () => {
     assert.match(report, /NSClient\+\+ modules not carried over \(not supported here\): CheckEventLog, CheckNSCP\n/);
   });
 
-  it('scripts, long-form scripts and aliases: paths relative to the script root, comments kept, a legacy check name kept', async () => {
+  void it('scripts, long-form scripts and aliases: paths relative to the script root, comments kept, a legacy check name kept', async () => {
     const src = join(FIXTURES, 'nrpe-scripts-aliases.ini');
     const r = await agent(['settings', 'import', src, '--format', 'json']);
     assert.equal(r.code, 0, r.stderr);
@@ -89,7 +89,7 @@ describe('agent settings import', () => {
     assert.deepEqual(j.unsupportedModules, []);
   });
 
-  it('web users and roles move to /settings/web, templates and hashes kept', async () => {
+  void it('web users and roles move to /settings/web, templates and hashes kept', async () => {
     const out = join(dir, 'web.ini');
     const r = await agent(['settings', 'import', join(FIXTURES, 'web-users-roles.ini'), '--output', out]);
     assert.equal(r.code, 0, r.stderr);
@@ -100,7 +100,7 @@ describe('agent settings import', () => {
     assert.match(text, /\[\/settings\/web\/users\/alice\]\nparent = dash\npassword = alice-secret\n/);
   });
 
-  it('targets and templates: one-liners, parents, NSCP targets, unsupported sections reported', async () => {
+  void it('targets and templates: one-liners, parents, NSCP targets, unsupported sections reported', async () => {
     const src = join(FIXTURES, 'targets-templates.ini');
     const r = await agent(['settings', 'import', src]);
     assert.equal(r.code, 0, r.stderr);
@@ -113,7 +113,7 @@ describe('agent settings import', () => {
     assert.doesNotMatch(r.stderr, /modules not carried over/);
   });
 
-  it('passive checks: Scheduler and NSCAClient sections come over; NSClient++-only keys and values are reported', async () => {
+  void it('passive checks: Scheduler and NSCAClient sections come over; NSClient++-only keys and values are reported', async () => {
     const src = join(FIXTURES, 'passive-nsca.ini');
     const r = await agent(['settings', 'import', src]);
     assert.equal(r.code, 0, r.stderr);
@@ -131,7 +131,7 @@ describe('agent settings import', () => {
     assert.match(r.stderr, /the result validates/);
   });
 
-  it('passive checks: an encryption no nsca daemon shares with us, and a hostname expression, are dropped with the reason; an inline ";" is pointed out', async () => {
+  void it('passive checks: an encryption no nsca daemon shares with us, and a hostname expression, are dropped with the reason; an inline ";" is pointed out', async () => {
     const src = join(dir, 'nsca-odd.ini');
     writeFileSync(src, '[/modules]\nNSCAClient = enabled\n\n[/settings/NSCA/client]\nhostname = win_${host}\n\n[/settings/NSCA/client/targets/default]\naddress = 10.0.0.1 ;;; the Nagios server\nencryption = blowfish\n');
     const r = await agent(['settings', 'import', src]);
@@ -141,7 +141,7 @@ describe('agent settings import', () => {
     assert.ok(r.stderr.includes(`${src}:8: [/settings/NSCA/client/targets/default] address: note: kept as written: " ;…" is part of the value`), r.stderr);
   });
 
-  it('usage: an existing --output needs --force; an unreadable input is exit 2', async () => {
+  void it('usage: an existing --output needs --force; an unreadable input is exit 2', async () => {
     const out = join(dir, 'exists.ini');
     writeFileSync(out, '[/modules]\n');
     const r = await agent(['settings', 'import', join(FIXTURES, 'generated.ini'), '--output', out]);

@@ -27,7 +27,7 @@ function validate(dir: string, args: string[]): Promise<{ code: number; stdout: 
   });
 }
 
-describe('validate --format github over a fleet', () => {
+void describe('validate --format github over a fleet', () => {
   let dir = '';
   const hosts = Array.from({ length: HOSTS }, (_, i) => name(i));
   before(() => {
@@ -39,7 +39,7 @@ describe('validate --format github over a fleet', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('annotates the base problem once at the base, each host problem once at its host', async () => {
+  void it('annotates the base problem once at the base, each host problem once at its host', async () => {
     const r = await validate(dir, ['--format', 'github', ...hosts]);
     assert.equal(r.code, 1);
     const lines = r.stdout.trim().split('\n');
@@ -50,7 +50,7 @@ describe('validate --format github over a fleet', () => {
     assert.equal(lines.filter((l) => l.includes('file=shared/base.ini,line=5,col=11,title=AGENT_ERR_VALUE_TYPE::')).length, 1);
   });
 
-  it('--format json lists the base problem under every host file', async () => {
+  void it('--format json lists the base problem under every host file', async () => {
     const r = await validate(dir, ['--format', 'json', ...hosts]);
     const report = JSON.parse(r.stdout) as { valid: boolean; files: { file: string; errors: { file: string; line: number }[] }[] };
     assert.equal(report.valid, false);

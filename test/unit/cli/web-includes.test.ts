@@ -32,7 +32,7 @@ base = ../shared/base.ini
 allowed hosts = 127.0.0.1
 `;
 
-describe('agent web over [/includes]', () => {
+void describe('agent web over [/includes]', () => {
   let dir = '';
   let base = '';
   let host = '';
@@ -49,7 +49,7 @@ describe('agent web over [/includes]', () => {
     writeFileSync(host, HOST);
   };
 
-  it('password --set changes the base that holds the key, not the host file, and names the base', async () => {
+  void it('password --set changes the base that holds the key, not the host file, and names the base', async () => {
     reset();
     const r = await runAgentCli(['web', 'password', '--set', 'new-root-password', '--settings', host]);
     assert.equal(r.code, 0, r.stderr);
@@ -62,7 +62,7 @@ describe('agent web over [/includes]', () => {
     assert.match(shown.stdout, /web password for user root: new-root-password/);
   });
 
-  it('add-user of a user defined in the base edits the base; add-role of a base role too', async () => {
+  void it('add-user of a user defined in the base edits the base; add-role of a base role too', async () => {
     reset();
     const r = await runAgentCli(['web', 'add-user', '--user', 'ann', '--password', 'new-ann-password', '--settings', host]);
     assert.equal(r.code, 0, r.stderr);
@@ -77,7 +77,7 @@ describe('agent web over [/includes]', () => {
     assert.equal(readFileSync(host, 'utf8'), HOST);
   });
 
-  it('install writes keys the base holds to the base and new keys to the host file, naming both', async () => {
+  void it('install writes keys the base holds to the base and new keys to the host file, naming both', async () => {
     reset();
     const r = await runAgentCli(['web', 'install', '--port', '9443', '--allowed-hosts', '10.0.0.1', '--settings', host]);
     assert.equal(r.code, 0, r.stderr);

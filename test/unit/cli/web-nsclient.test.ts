@@ -19,7 +19,7 @@ import { certDir } from '../../helpers/agent-certs.js';
 
 const agent = (args: string[]) => runAgentCli(args);
 
-describe('agent web with NSClient++ semantics', () => {
+void describe('agent web with NSClient++ semantics', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-nsclient-'));
   const certs = certDir();
   after(() => {
@@ -27,7 +27,7 @@ describe('agent web with NSClient++ semantics', () => {
     certs.remove();
   });
 
-  it('add-user without --role writes role client with a warning, defining client when the file lacks it', async () => {
+  void it('add-user without --role writes role client with a warning, defining client when the file lacks it', async () => {
     const file = join(dir, 'a.ini');
     writeFileSync(file, '[/modules]\nWEBServer = enabled\n');
     const r = await agent(['web', 'add-user', '--settings', file, '--user', 'bob', '--password', 'bob-secret']);
@@ -41,7 +41,7 @@ describe('agent web with NSClient++ semantics', () => {
     assert.deepEqual(loaded.warnings.filter((w) => w.code === 'AGENT_WARN_ROLE_UNKNOWN'), []);
   });
 
-  it('add-user with only --role keeps the existing password; without --role an existing role stays', async () => {
+  void it('add-user with only --role keeps the existing password; without --role an existing role stays', async () => {
     const file = join(dir, 'b.ini');
     writeFileSync(file, '[/settings/web/roles]\nops = *\nclient = queries.list\n');
     assert.equal((await agent(['web', 'add-user', '--settings', file, '--user', 'ann', '--password', 'ann-secret', '--role', 'client'])).code, 0);
@@ -65,7 +65,7 @@ describe('agent web with NSClient++ semantics', () => {
     assert.ok(await verifyPassword('new-secret', String(loaded.snapshot.users.get('ann')?.values.password)));
   });
 
-  it('install refuses a password shorter than 8 characters unless --allow-weak-password', async () => {
+  void it('install refuses a password shorter than 8 characters unless --allow-weak-password', async () => {
     const file = join(dir, 'c.ini');
     writeFileSync(file, '[/modules]\n');
     const weak = await agent(['web', 'install', '--settings', file, '--password', 'short']);
@@ -79,7 +79,7 @@ describe('agent web with NSClient++ semantics', () => {
     assert.equal(readFileSync(join(dir, 'state', 'web-password'), 'utf8'), 'short\n');
   });
 
-  it('install takes --https, --certificate and --certificate-key, and checks the files first', async () => {
+  void it('install takes --https, --certificate and --certificate-key, and checks the files first', async () => {
     const ca = certs.ca('web-ca');
     const server = certs.issue(ca, 'web', 'server');
     const other = certs.issue(ca, 'other', 'server');

@@ -34,12 +34,12 @@ CheckHelpers = enabled
 viewer = info.get
 `;
 
-describe('agent web', () => {
+void describe('agent web', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-cli-'));
   const file = join(dir, 'agent.ini');
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('install enables WEBServer, proposes and prints a password, and keeps the rest of the file', async () => {
+  void it('install enables WEBServer, proposes and prints a password, and keeps the rest of the file', async () => {
     writeFileSync(file, START);
     const r = await agent(['web', 'install', '--settings', file, '--port', '9443', '--allowed-hosts', '127.0.0.1,10.0.*.*']);
     assert.equal(r.code, 0, r.stderr);
@@ -56,7 +56,7 @@ describe('agent web', () => {
     assert.equal(web['allowed hosts'], '127.0.0.1, 10.0.*.*');
   });
 
-  it('install without --password keeps an existing password', async () => {
+  void it('install without --password keeps an existing password', async () => {
     const before = (await loadSettingsFile(file)) as { ok: true; snapshot: { sections: Record<string, Record<string, unknown>> } };
     const r = await agent(['web', 'install', '--settings', file]);
     assert.equal(r.code, 0, r.stderr);
@@ -65,7 +65,7 @@ describe('agent web', () => {
     assert.equal(afterLoad.snapshot.sections['/settings/WEB/server']?.password, before.snapshot.sections['/settings/WEB/server']?.password);
   });
 
-  it('password --set and --display', async () => {
+  void it('password --set and --display', async () => {
     assert.equal((await agent(['web', 'password', '--settings', file, '--set', 'n3w-pw'])).code, 0);
     const shown = await agent(['web', 'password', '--settings', file, '--display']);
     assert.equal(shown.code, 0);
@@ -74,7 +74,7 @@ describe('agent web', () => {
     assert.equal((await agent(['web', 'password', '--settings', file, '--set', ''])).code, 2);
   });
 
-  it('add-user stores a pbkdf2 hash and the role', async () => {
+  void it('add-user stores a pbkdf2 hash and the role', async () => {
     const r = await agent(['web', 'add-user', '--settings', file, '--user', 'ann', '--password', 'ann-pw', '--role', 'viewer']);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(readFileSync(file, 'utf8'), /ann-pw/);
@@ -89,7 +89,7 @@ describe('agent web', () => {
     assert.equal((await agent(['web', 'add-user', '--settings', file, '--password', 'x'])).code, 2);
   });
 
-  it('add-role appends privileges without repeating them', async () => {
+  void it('add-role appends privileges without repeating them', async () => {
     assert.equal((await agent(['web', 'add-role', '--settings', file, '--role', 'viewer', '--grant', 'modules.*,info.get'])).code, 0);
     assert.equal((await agent(['web', 'add-role', '--settings', file, '--role', 'ops', '--grant', 'logs.list'])).code, 0);
     const loaded = await loadSettingsFile(file);
@@ -100,7 +100,7 @@ describe('agent web', () => {
     assert.equal((await agent(['web', 'add-role', '--settings', file, '--role', 'ops', '--grant', 'bad grant'])).code, 2);
   });
 
-  it('finds existing keys whatever their case: install keeps PassWord, add-role extends a role written in another case', async () => {
+  void it('finds existing keys whatever their case: install keeps PassWord, add-role extends a role written in another case', async () => {
     const other = join(dir, 'cased.ini');
     writeFileSync(other, '[/modules]\nWEBServer = disabled\n\n[/settings/WEB/server]\nPassWord = old\n\n[/settings/web/roles]\nViewer = info.get\n');
     const r = await agent(['web', 'install', '--settings', other]);
@@ -120,7 +120,7 @@ describe('agent web', () => {
     assert.match(readFileSync(other, 'utf8'), /^Viewer = info\.get, logs\.list$/im);
   });
 
-  it('20 parallel add-user runs on one file leave 20 users, each run exiting 0', async () => {
+  void it('20 parallel add-user runs on one file leave 20 users, each run exiting 0', async () => {
     const shared = join(dir, 'parallel.ini');
     writeFileSync(shared, START);
     const names = Array.from({ length: 20 }, (_, i) => `user${i}`);
@@ -134,7 +134,7 @@ describe('agent web', () => {
     assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), [], 'no lock or temp file left');
   });
 
-  it('parallel add-role runs on one role keep every grant', async () => {
+  void it('parallel add-role runs on one role keep every grant', async () => {
     const shared = join(dir, 'roles.ini');
     writeFileSync(shared, START);
     const grants = ['logs.list', 'modules.list', 'queries.list', 'scripts.list', 'metrics.list'];
@@ -145,7 +145,7 @@ describe('agent web', () => {
     assert.deepEqual([...(loaded.snapshot.roles.get('viewer') ?? [])].sort(), ['info.get', ...grants].sort());
   });
 
-  it('refuses a settings file that does not exist (exit 2, naming it) and creates one only with --create', async () => {
+  void it('refuses a settings file that does not exist (exit 2, naming it) and creates one only with --create', async () => {
     const missing = join(dir, 'mistyped.ini');
     for (const args of [
       ['add-user', '--user', 'ann', '--password', 'x'],
@@ -166,7 +166,7 @@ describe('agent web', () => {
     assert.equal(statSync(missing).mode & 0o777, 0o600);
   });
 
-  it('answers usage errors with exit 2 and help with exit 0', async () => {
+  void it('answers usage errors with exit 2 and help with exit 0', async () => {
     assert.equal((await agent(['web'])).code, 2);
     assert.equal((await agent(['web', 'explode'])).code, 2);
     assert.equal((await agent(['web', 'install', '--settings', file, '--port', '99999'])).code, 2);

@@ -32,7 +32,7 @@ after(async () => {
   await helpers.stop();
 });
 
-test('CheckHelpers queries answer through the core', async () => {
+void test('CheckHelpers queries answer through the core', async () => {
   assert.deepEqual(await core.query('check_ok'), { command: 'check_ok', result: 0, message: 'OK: check_ok', perf: [] });
   const warn = await core.query('CHECK_WARNING', ['disk', 'is', 'slow']);
   assert.equal(warn.result, 1);
@@ -45,7 +45,7 @@ test('CheckHelpers queries answer through the core', async () => {
   assert.equal(core.getQuery('Check_OK')?.module, 'CheckHelpers');
 });
 
-test('a query crosses the protobuf boundary: the handler gets a valid QueryRequestMessage', async () => {
+void test('a query crosses the protobuf boundary: the handler gets a valid QueryRequestMessage', async () => {
   const seen: Plugin.QueryRequestMessage[] = [];
   const off = core.registerQuery({ name: 'raw_probe', module: 'test', title: 't', description: 'd' }, async (bytes) => {
     assert.ok(bytes instanceof Uint8Array);
@@ -73,11 +73,11 @@ test('a query crosses the protobuf boundary: the handler gets a valid QueryReque
   assert.equal(core.getQuery('raw_probe'), undefined, 'unregistered');
 });
 
-test('an unknown query answers UNKNOWN naming it', async () => {
+void test('an unknown query answers UNKNOWN naming it', async () => {
   assert.deepEqual(await core.query('x'), { command: 'x', result: 3, message: 'Unknown command(s): x', perf: [] });
 });
 
-test('a handler that throws, answers garbage or answers nothing gives UNKNOWN naming the problem', async () => {
+void test('a handler that throws, answers garbage or answers nothing gives UNKNOWN naming the problem', async () => {
   const info = (name: string) => ({ name, module: 'test', title: name, description: name });
   const offs = [
     core.registerQuery(info('q_throws'), async () => {
@@ -107,7 +107,7 @@ test('a handler that throws, answers garbage or answers nothing gives UNKNOWN na
   }
 });
 
-test('queryRaw answers every payload in order with its id, known and unknown mixed', async () => {
+void test('queryRaw answers every payload in order with its id, known and unknown mixed', async () => {
   const request = encode('QueryRequestMessage', {
     header: { type: HeaderType.QUERY_REQUEST, version: 1, id: 77, sender: 'client', recipient: 'agent' },
     payload: [
@@ -133,11 +133,11 @@ test('queryRaw answers every payload in order with its id, known and unknown mix
   );
 });
 
-test('queryRaw rejects bytes that are not a QueryRequestMessage with AGENT_ERR_PROTOBUF', async () => {
+void test('queryRaw rejects bytes that are not a QueryRequestMessage with AGENT_ERR_PROTOBUF', async () => {
   await assert.rejects(core.queryRaw(Uint8Array.from([1, 2, 3])), (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF');
 });
 
-test('exec and execRaw: known, unknown, failing commands; order and ids kept', async () => {
+void test('exec and execRaw: known, unknown, failing commands; order and ids kept', async () => {
   const info = (name: string) => ({ name, module: 'test', title: name, description: name });
   const offs = [
     core.registerSimpleExec(info('echo'), async (args) => ({ result: 0, message: args.join(',') })),
@@ -175,7 +175,7 @@ test('exec and execRaw: known, unknown, failing commands; order and ids kept', a
   }
 });
 
-test('submit reaches every subscriber; one that throws does not stop the other', async () => {
+void test('submit reaches every subscriber; one that throws does not stop the other', async () => {
   const got: Plugin.SubmitResponseMessage[] = [];
   const offA = core.subscribe('Passive', 'ModA', async () => {
     throw new Error('listener A broke');
@@ -205,7 +205,7 @@ test('submit reaches every subscriber; one that throws does not stop the other',
   await assert.rejects(core.submitRaw('passive', Uint8Array.from([9, 9, 9])), (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF');
 });
 
-test('logRaw writes every entry into the log sink with its level, sender and place', () => {
+void test('logRaw writes every entry into the log sink with its level, sender and place', () => {
   const before = sink.entries().length;
   const L = Plugin.LogEntry.Entry.Level;
   core.logRaw(
@@ -230,7 +230,7 @@ test('logRaw writes every entry into the log sink with its level, sender and pla
   assert.throws(() => core.logRaw(Uint8Array.from([8])), (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF');
 });
 
-test('settingsRaw answers a value, a section\'s keys, and titles and descriptions from the schema', () => {
+void test('settingsRaw answers a value, a section\'s keys, and titles and descriptions from the schema', () => {
   const path = (p: string, key?: string): Plugin.Settings.$Properties => ({ node: { path: { path: p, ...(key !== undefined ? { key } : {}) } } });
   const request = encode('QuerySettingsRequestMessage', {
     header: { type: HeaderType.QUERY_REQUEST, version: 1, id: 9 },
@@ -263,12 +263,12 @@ test('settingsRaw answers a value, a section\'s keys, and titles and description
   assert.deepEqual(moduleFlag?.value, { type: 1, string_data: 'true' });
 });
 
-test('the core gives modules neither the whole settings file nor the control interface (load, unload, edit settings)', () => {
+void test('the core gives modules neither the whole settings file nor the control interface (load, unload, edit settings)', () => {
   assert.equal('settings' in core, false);
   assert.equal('control' in core, false);
 });
 
-test('after CheckHelpers stops, its queries are gone', async () => {
+void test('after CheckHelpers stops, its queries are gone', async () => {
   const local = createCore({ settings: () => snapshot });
   const mod = createModule();
   const ac = new AbortController();

@@ -42,17 +42,17 @@ const cases: Array<[string, string, boolean]> = [
 ];
 
 for (const [list, peer, expected] of cases) {
-  test(`allowed hosts "${list}" ${expected ? 'allows' : 'refuses'} ${peer}`, () => {
+  void test(`allowed hosts "${list}" ${expected ? 'allows' : 'refuses'} ${peer}`, () => {
     const { matchers } = parseAllowedHosts(list);
     assert.equal(isAllowed(matchers, peer), expected);
   });
 }
 
-test('an undefined peer address is refused', () => {
+void test('an undefined peer address is refused', () => {
   assert.equal(isAllowed(parseAllowedHosts('0.0.0.0/0,::/0').matchers, undefined), false);
 });
 
-test('a host name is a name matcher: no problem, and it matches nothing until a server resolves it', () => {
+void test('a host name is a name matcher: no problem, and it matches nothing until a server resolves it', () => {
   const parsed = parseAllowedHosts('127.0.0.1, poller.example.com');
   assert.deepEqual(parsed.problems, []);
   assert.deepEqual(parsed.matchers.map((m) => [m.kind, m.text]), [['net', '127.0.0.1'], ['name', 'poller.example.com']]);
@@ -61,7 +61,7 @@ test('a host name is a name matcher: no problem, and it matches nothing until a 
 
 const bad: string[] = ['exa_mple.com', '-bad-.example', '10.0.*', '10.0.1*.1', '300.1.1.1', '10.0.0.0/33', '::/129', '10.0.0.0/x', '*'];
 for (const entry of bad) {
-  test(`allowed hosts entry "${entry}" is reported as a problem`, () => {
+  void test(`allowed hosts entry "${entry}" is reported as a problem`, () => {
     const parsed = parseAllowedHosts(`127.0.0.1,${entry}`);
     assert.equal(parsed.matchers.length, 1);
     assert.equal(parsed.problems.length, 1);

@@ -4,8 +4,8 @@ import { parseAllowList } from '../../../src/formats/command-allow-list.js';
 import { commandGuard } from '../../../src/protocols/command-guard.js';
 import { LogSink } from '../../../src/log.js';
 
-describe('command allow-lists', () => {
-  it('matches glob patterns without regard to case; negations subtract', () => {
+void describe('command allow-lists', () => {
+  void it('matches glob patterns without regard to case; negations subtract', () => {
     const l = parseAllowList('*, !remote_*, !agent_*');
     assert.equal(l.allows('check_cpu'), true);
     assert.equal(l.allows('Check_Hello'), true);
@@ -18,7 +18,7 @@ describe('command allow-lists', () => {
     assert.equal(some.allows('check_disk'), false);
   });
 
-  it('an empty list or one with only negations allows nothing; a bare * allows everything', () => {
+  void it('an empty list or one with only negations allows nothing; a bare * allows everything', () => {
     for (const text of ['', ' , ', '!remote_*']) {
       assert.equal(parseAllowList(text).nothing, true, text);
       assert.equal(parseAllowList(text).allows('check_ok'), false, text);
@@ -26,7 +26,7 @@ describe('command allow-lists', () => {
     assert.equal(parseAllowList('*').everything, true);
   });
 
-  it('the guard answers undefined for allowed names, else a message naming the setting, and logs the refusal escaped', () => {
+  void it('the guard answers undefined for allowed names, else a message naming the setting, and logs the refusal escaped', () => {
     const sink = new LogSink(100, 'silent');
     const guard = commandGuard({ server: 'AgentServer', section: '/settings/agent/server', queries: parseAllowList('*'), execs: parseAllowList(''), log: sink.logger('t') }, '10.0.0.1');
     assert.ok(guard);

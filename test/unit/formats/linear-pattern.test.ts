@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { linearGlob, linearPattern, MAX_PATTERN_LENGTH, PatternError } from '../../../src/formats/linear-pattern.js';
 
-test('RE2 syntax: classes, alternation, (?i); no backreferences or lookaround', () => {
+void test('RE2 syntax: classes, alternation, (?i); no backreferences or lookaround', () => {
   assert.ok(linearPattern('^Debian .*\\d+').test('Debian GNU/Linux 12'));
   assert.ok(linearPattern('(?i)linux').test('GNU/Linux'));
   assert.ok(linearPattern('linux', { ignoreCase: true }).test('LINUX'));
@@ -12,13 +12,13 @@ test('RE2 syntax: classes, alternation, (?i); no backreferences or lookaround', 
   assert.throws(() => linearPattern('a'.repeat(MAX_PATTERN_LENGTH + 1)), /at most 512/);
 });
 
-test('a backtracking bomb on a long text does not match, without backtracking', () => {
+void test('a backtracking bomb on a long text does not match, without backtracking', () => {
   const text = 'a'.repeat(100_000);
   assert.equal(linearPattern('(.*)*Z').test(text), false);
   assert.equal(linearPattern('^(a+)+$').test(`${'a'.repeat(5000)}!`), false);
 });
 
-test('globs: * ? classes braces extglobs, ** across folders, hidden files by option', () => {
+void test('globs: * ? classes braces extglobs, ** across folders, hidden files by option', () => {
   const cases: [string, string, boolean, boolean?][] = [
     ['*.log', 'syslog.log', true],
     ['*.log', 'a/b.log', false],

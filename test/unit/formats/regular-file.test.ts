@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { byteSize, readRegularFile, readRegularFileSync } from '../../../src/formats/regular-file.js';
 
-test('regular files up to the limit are read whole; special files and larger files are refused', async () => {
+void test('regular files up to the limit are read whole; special files and larger files are refused', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'regular-file-'));
   try {
     execFileSync('mkfifo', [join(dir, 'fifo')]);
@@ -32,7 +32,7 @@ test('regular files up to the limit are read whole; special files and larger fil
   }
 });
 
-test('byteSize names the limit in the unit it is written in', () => {
+void test('byteSize names the limit in the unit it is written in', () => {
   assert.equal(byteSize(64 * 1024), '64 KiB');
   assert.equal(byteSize(16 * 1024 * 1024), '16 MiB');
   assert.equal(byteSize(20), '20 bytes');

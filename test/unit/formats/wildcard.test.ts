@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { wildcardPattern } from '../../../src/formats/wildcard.js';
 import { parseAllowList } from '../../../src/formats/command-allow-list.js';
 
-test('* is any run, ? one character, everything else itself; case by option', () => {
+void test('* is any run, ? one character, everything else itself; case by option', () => {
   const re = wildcardPattern('host-?.(a)[b]+*.ini');
   assert.ok(re.test('host-1.(a)[b]+.ini'));
   assert.ok(re.test('host-1.(a)[b]+more.ini'));
@@ -18,12 +18,12 @@ test('* is any run, ? one character, everything else itself; case by option', ()
   assert.ok(!wildcardPattern('?').test(''));
 });
 
-test('many stars against a long name that does not match: linear, answers at once', () => {
+void test('many stars against a long name that does not match: linear, answers at once', () => {
   const name = 'a'.repeat(100_000);
   assert.ok(!wildcardPattern('*a*a*a*a*a*a*a*a*a*a*b').test(name));
 });
 
-test('the allow-list fast path and the glob translation agree on plain names', () => {
+void test('the allow-list fast path and the glob translation agree on plain names', () => {
   for (const [pattern, name, allowed] of [
     ['check_*', 'check_cpu', true],
     ['check_?pu', 'check_cpu', true],

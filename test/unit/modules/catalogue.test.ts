@@ -20,10 +20,10 @@ const NO_FIXED_QUERIES = new Set(['CheckExternalScripts', 'WEBServer']);
 
 for (const entry of catalogue()) {
   if (NO_FIXED_QUERIES.has(entry.name)) {
-    test(`catalogue: ${entry.name} lists no fixed queries`, () => assert.deepEqual(entry.queries, []));
+    void test(`catalogue: ${entry.name} lists no fixed queries`, () => assert.deepEqual(entry.queries, []));
     continue;
   }
-  test(`catalogue: ${entry.name} lists exactly the queries it registers`, async () => {
+  void test(`catalogue: ${entry.name} lists exactly the queries it registers`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalogue-'));
     const port = await freePort();
     const loaded = loadSettingsText(

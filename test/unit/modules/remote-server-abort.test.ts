@@ -38,7 +38,7 @@ function context(signal: AbortSignal): Parameters<ReturnType<typeof createModule
   return { name: 'RemoteServer', settings: moduleView(sections, snapshot, 'RemoteServer'), log: sink.logger('test:remote-server'), signal, core: core.forModule(sections) };
 }
 
-test('RemoteServer: a start whose signal is aborted opens no listener', async () => {
+void test('RemoteServer: a start whose signal is aborted opens no listener', async () => {
   const abort = new AbortController();
   abort.abort(new Error('module RemoteServer did not finish start within 15000 ms'));
   const mod = createModule();
@@ -50,7 +50,7 @@ test('RemoteServer: a start whose signal is aborted opens no listener', async ()
   }
 });
 
-test('RemoteServer: with its signal live, the same start listens (and stops)', async () => {
+void test('RemoteServer: with its signal live, the same start listens (and stops)', async () => {
   const mod = createModule();
   await mod.start(context(new AbortController().signal));
   const port = mod.listening?.()?.port ?? 0;

@@ -11,7 +11,7 @@ import { definitionOf, parseDuration, parseReport, ScheduleTable } from '../../.
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { startLocalCore } from '../../../src/cli/local-core.js';
 
-test('durations: a bare number is seconds; ms, s, m, h, d, w', () => {
+void test('durations: a bare number is seconds; ms, s, m, h, d, w', () => {
   assert.equal(parseDuration('300'), 300_000);
   assert.equal(parseDuration('30s'), 30_000);
   assert.equal(parseDuration(' 5m '), 300_000);
@@ -20,13 +20,13 @@ test('durations: a bare number is seconds; ms, s, m, h, d, w', () => {
   assert.ok(Number.isNaN(parseDuration('soon')));
 });
 
-test('report: all, or a list of ok, warning (warn), critical (crit), unknown', () => {
+void test('report: all, or a list of ok, warning (warn), critical (crit), unknown', () => {
   assert.deepEqual([...parseReport('all')].sort(), [0, 1, 2, 3]);
   assert.deepEqual([...parseReport('warning, crit,unknown')].sort(), [1, 2, 3]);
   assert.deepEqual([...parseReport('ok')], [0]);
 });
 
-test('definition: command and arguments, alias defaulting to the name, an empty command running the alias', () => {
+void test('definition: command and arguments, alias defaulting to the name, an empty command running the alias', () => {
   const d = definitionOf('cpu', { command: 'check_cpu "warn=load > 80"', interval: '1m', randomness: '10%', channel: 'NSCA', report: 'all', alias: '', target: '', source: '' });
   assert.ok(!('problem' in d));
   assert.equal(d.command, 'check_cpu');
@@ -39,7 +39,7 @@ test('definition: command and arguments, alias defaulting to the name, an empty 
   assert.deepEqual(definitionOf('bad', { command: 'check_ok "open', interval: '5m' }), { problem: 'unclosed " in: check_ok "open' });
 });
 
-test('an edited interval: last run + new interval, or now when that has passed; other edits keep the next run', () => {
+void test('an edited interval: last run + new interval, or now when that has passed; other edits keep the next run', () => {
   const table = new ScheduleTable(async () => {}, 1);
   const base = definitionOf('s', { command: 'check_ok', interval: '60s', randomness: '0%' });
   assert.ok(!('problem' in base));
@@ -59,7 +59,7 @@ test('an edited interval: last run + new interval, or now when that has passed; 
   assert.equal(table.list().length, 0);
 });
 
-test('schedules follow the object model: one-liners, default, a template as parent, own keys winning', () => {
+void test('schedules follow the object model: one-liners, default, a template as parent, own keys winning', () => {
   const loaded = loadSettingsText(
     `[/settings/scheduler/schedules/default]\ninterval = 1m\nchannel = ICINGA\n\n[/settings/scheduler/schedules/linux]\nis template = true\nreport = critical\ninterval = 2m\n\n[/settings/scheduler/schedules]\ncpu = check_cpu\n\n[/settings/scheduler/schedules/disk]\nparent = linux\ncommand = check_drivesize\ninterval = 30s\n`,
     'schedules.ini',
@@ -75,7 +75,7 @@ test('schedules follow the object model: one-liners, default, a template as pare
   assert.equal(s.get('disk')?.values.channel, 'ICINGA');
 });
 
-test('a one-shot core (agent query, agent client) does not start the Scheduler, only the modules that answer queries', async () => {
+void test('a one-shot core (agent query, agent client) does not start the Scheduler, only the modules that answer queries', async () => {
   const loaded = loadSettingsText('[/modules]\nCheckHelpers = enabled\nScheduler = enabled\n\n[/settings/scheduler/schedules]\nx = check_ok\n', 'one-shot.ini');
   assert.ok(loaded.ok);
   const local = await startLocalCore(loaded.snapshot);

@@ -10,7 +10,7 @@ import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { allowedHosts } from '../../../src/protocols/allowed-host-names.js';
 
-test('this host\'s name allows its addresses once resolved', async () => {
+void test('this host\'s name allows its addresses once resolved', async () => {
   const name = hostname();
   const addresses = (await lookup(name, { all: true })).map((a) => a.address);
   const warnings: string[] = [];
@@ -22,7 +22,7 @@ test('this host\'s name allows its addresses once resolved', async () => {
   assert.deepEqual(warnings, []);
 });
 
-test('a name that does not resolve allows nobody and is reported with its name', async () => {
+void test('a name that does not resolve allows nobody and is reported with its name', async () => {
   const warnings: string[] = [];
   const hosts = allowedHosts('no-such-host.invalid', (w) => warnings.push(w));
   await hosts.ready;

@@ -7,7 +7,7 @@ const err = (code: string, message = `${code} happened`): NodeJS.ErrnoException 
 const NRPE: TlsHintWords = { peer: 'the server', certificate: '--certificate and --certificate-key', ca: '--ca and --verify', plain: 'try --no-ssl' };
 const TARGET: TlsHintWords = { peer: 'the peer', certificate: 'certificate and certificate key', ca: 'ca and verify mode', plain: 'try --no-ssl or check use ssl on the peer' };
 
-test('socket errors in words', () => {
+void test('socket errors in words', () => {
   assert.equal(describeSocketError(err('ECONNREFUSED')), 'connection refused');
   assert.equal(describeSocketError(err('ECONNRESET')), 'connection reset by peer');
   assert.equal(describeSocketError(err('ENOTFOUND')), 'host not found (ENOTFOUND)');
@@ -15,7 +15,7 @@ test('socket errors in words', () => {
   assert.equal(describeSocketError(err('ETIMEDOUT', 'connect timed out')), 'ETIMEDOUT: connect timed out');
 });
 
-test('the same TLS hints in each client\'s words', () => {
+void test('the same TLS hints in each client\'s words', () => {
   assert.equal(tlsHint(err('ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED'), NRPE), 'the server requires a client certificate (set --certificate and --certificate-key) [ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED]');
   assert.equal(tlsHint(err('ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED'), TARGET), 'the peer requires a client certificate (set certificate and certificate key) [ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED]');
   assert.equal(tlsHint(err('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain'), TARGET), "SELF_SIGNED_CERT_IN_CHAIN: self-signed certificate in certificate chain (the peer's certificate is not trusted: check ca and verify mode)");

@@ -4,7 +4,7 @@ import { clientHelp, parseClientOptions, queryKindOf } from '../../../src/protoc
 import { mergeTarget, splitAddress } from '../../../src/protocols/target-options.js';
 import type { ResolvedObject } from '../../../src/settings/snapshot.js';
 
-test('the option forms: --name=value, --name value, name=value, short aliases, flags', () => {
+void test('the option forms: --name=value, --name value, name=value, short aliases, flags', () => {
   const r = parseClientOptions(['--host=h1', '--port', '15666', 'timeout=3', '-c', 'check_x', '--no-ssl', 'retry=0'], 'query', 'remote');
   assert.ok(r.ok);
   assert.equal(r.options.host, 'h1');
@@ -15,14 +15,14 @@ test('the option forms: --name=value, --name value, name=value, short aliases, f
   assert.equal(r.options.retry, 0);
 });
 
-test('arguments collect: repeated, and everything until the next --option', () => {
+void test('arguments collect: repeated, and everything until the next --option', () => {
   const r = parseClientOptions(['--arguments', '-w', '80', 'x=1', '--host', 'h', '-a', 'y', '--argument=z', 'q'], 'query', 'remote');
   assert.ok(r.ok);
   assert.deepEqual(r.options.arguments, ['-w', '80', 'x=1', 'y', 'z', 'q']);
   assert.equal(r.options.host, 'h');
 });
 
-test('submit options and forward positionals', () => {
+void test('submit options and forward positionals', () => {
   const s = parseClientOptions(['--alias', 'disk', '--result', 'WARN', '--message', 'low|x=1'], 'submit', 'remote');
   assert.ok(s.ok);
   assert.deepEqual([s.options.command, s.options.result, s.options.message], ['disk', 1, 'low|x=1']);
@@ -31,7 +31,7 @@ test('submit options and forward positionals', () => {
   assert.deepEqual(f.options.positional, ['check_cpu', 'warn=80']);
 });
 
-test('bad options are problems naming them, never exceptions', () => {
+void test('bad options are problems naming them, never exceptions', () => {
   const cases: Array<[string[], RegExp]> = [
     [['--port', 'abc'], /--port: "abc" is not a whole number/],
     [['--port', '70000'], /not a port number/],
@@ -50,7 +50,7 @@ test('bad options are problems naming them, never exceptions', () => {
   assert.equal(parseClientOptions(['--payload-length', '2048'], 'query', 'agent').ok, false);
 });
 
-test('help texts come from the option table in three forms', () => {
+void test('help texts come from the option table in three forms', () => {
   assert.match(clientHelp('remote_query', 'query', 'remote', 'full'), /--payload-length, -P, -l <number>\s+payload length/);
   assert.match(clientHelp('remote_query', 'query', 'remote', 'csv'), /^option,aliases,takes,description\n/);
   assert.doesNotMatch(clientHelp('agent_query', 'query', 'agent', 'short'), /payload-length/);
@@ -58,7 +58,7 @@ test('help texts come from the option table in three forms', () => {
   assert.ok(h.ok && h.options.help === 'csv');
 });
 
-test('query kinds follow the NSClient++ naming', () => {
+void test('query kinds follow the NSClient++ naming', () => {
   assert.deepEqual(['remote_query', 'remote_exec', 'remote_submit', 'remote_forward', 'check_nrpe', 'other'].map(queryKindOf), ['query', 'exec', 'submit', 'forward', 'query', undefined]);
 });
 
@@ -72,7 +72,7 @@ const target = (values: Record<string, unknown>, set: string[] = []): ResolvedOb
 });
 const source = (t: ResolvedObject) => ({ targets: new Map([['t', t], ['default', target({ 'use ssl': true, timeout: 10 })]]), container: '/settings/remote/client/targets', defaultPort: 5666 });
 
-test('target merge: explicit options win, address host:port, port 0 means 5666, the target timeout (schema default 10)', () => {
+void test('target merge: explicit options win, address host:port, port 0 means 5666, the target timeout (schema default 10)', () => {
   const t = target({ address: 'mon:15666', timeout: 10, 'use ssl': true, 'payload length': 2048, 'allowed ciphers': 'ADH' });
   const a = mergeTarget(source(t), { target: 't', arguments: [], positional: [] });
   assert.ok(a.ok);
@@ -88,7 +88,7 @@ test('target merge: explicit options win, address host:port, port 0 means 5666, 
   assert.match((mergeTarget(source(t), { arguments: [], positional: [] }) as { problem: string }).problem, /no host to connect to/);
 });
 
-test('splitAddress', () => {
+void test('splitAddress', () => {
   assert.deepEqual(splitAddress('h:1'), { host: 'h', port: 1 });
   assert.deepEqual(splitAddress('fe80::1'), { host: 'fe80::1', port: 0 });
   assert.deepEqual(splitAddress('[fe80::1]'), { host: 'fe80::1', port: 0 });

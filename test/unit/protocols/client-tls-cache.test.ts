@@ -12,7 +12,7 @@ import { cachedClientTls } from '../../../src/protocols/client-tls-cache.js';
 import { buildClientTls } from '../../../src/protocols/nrpe/tls.js';
 import { serverTlsOptions } from '../../../src/protocols/listener/server-tls.js';
 
-test('one context per key; a failed build is not cached', () => {
+void test('one context per key; a failed build is not cached', () => {
   let builds = 0;
   const build = (): ReturnType<typeof buildClientTls> => {
     builds++;
@@ -36,7 +36,7 @@ test('one context per key; a failed build is not cached', () => {
   assert.equal(failures, 2);
 });
 
-test('a cached context connects over anonymous DH', async () => {
+void test('a cached context connects over anonymous DH', async () => {
   const server = createServer(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }), (s) => s.end('hello'));
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
   const port = (server.address() as AddressInfo).port;

@@ -43,7 +43,7 @@ async function open(localAddress: string): Promise<{ socket: Socket; closed: Pro
 const isClosed = (p: Promise<void>, ms: number): Promise<boolean> =>
   Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
 
-test('per-address cap: the fourth connection from one address is refused, another address still gets in', async () => {
+void test('per-address cap: the fourth connection from one address is refused, another address still gets in', async () => {
   const mine = [await open('127.0.0.2'), await open('127.0.0.2'), await open('127.0.0.2')];
   const fourth = await open('127.0.0.2');
   assert.equal(await isClosed(fourth.closed, 2000), true);
@@ -55,7 +55,7 @@ test('per-address cap: the fourth connection from one address is refused, anothe
   await Promise.all([...mine, other].map((c) => c.closed));
 });
 
-test('total cap: connections over max connections are refused whatever their address', async () => {
+void test('total cap: connections over max connections are refused whatever their address', async () => {
   // Let the server see the closes of the previous test.
   for (let i = 0; i < 50 && guard.open > 0; i++) await new Promise((r) => setTimeout(r, 20));
   const held = [];
@@ -67,7 +67,7 @@ test('total cap: connections over max connections are refused whatever their add
   await Promise.all(held.map((c) => c.closed));
 });
 
-test('a connection without a first request is closed at the deadline; one that sent its request is not', async () => {
+void test('a connection without a first request is closed at the deadline; one that sent its request is not', async () => {
   for (let i = 0; i < 50 && guard.open > 0; i++) await new Promise((r) => setTimeout(r, 20));
   const silent = await open('127.0.0.8');
   const talker = await open('127.0.0.9');
@@ -78,7 +78,7 @@ test('a connection without a first request is closed at the deadline; one that s
   talker.socket.destroy();
 });
 
-test('a flood is logged once per address and reason, then summed up', async () => {
+void test('a flood is logged once per address and reason, then summed up', async () => {
   for (let i = 0; i < 50 && guard.open > 0; i++) await new Promise((r) => setTimeout(r, 20));
   const before = warnings().length;
   const held = [await open('127.0.0.10'), await open('127.0.0.10'), await open('127.0.0.10')];

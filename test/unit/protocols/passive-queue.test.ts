@@ -11,7 +11,7 @@ import { waitUntil } from '../../helpers/wait-until.js';
 
 const FAST = { firstMs: 10, factor: 2, maxMs: 40, jitter: 0 };
 
-test('push returns at once; beyond capacity the oldest are dropped and counted', async () => {
+void test('push returns at once; beyond capacity the oldest are dropped and counted', async () => {
   const sent: number[][] = [];
   let release: () => void = () => {};
   const gate = new Promise<void>((r) => (release = r));
@@ -37,7 +37,7 @@ test('push returns at once; beyond capacity the oldest are dropped and counted',
   await q.close();
 });
 
-test('a failed batch goes back to the front in order and is retried after the backoff', async () => {
+void test('a failed batch goes back to the front in order and is retried after the backoff', async () => {
   let attempts = 0;
   const sent: number[] = [];
   const waits: number[] = [];
@@ -61,7 +61,7 @@ test('a failed batch goes back to the front in order and is retried after the ba
   await q.close();
 });
 
-test('lingerMs: results pushed within the wait share one batch', async () => {
+void test('lingerMs: results pushed within the wait share one batch', async () => {
   const batches: number[][] = [];
   const q = new PassiveQueue<number>({ capacity: 100, batch: 10, lingerMs: 100, policy: FAST, send: async (items) => void batches.push([...items]) });
   q.push([1]);
@@ -72,7 +72,7 @@ test('lingerMs: results pushed within the wait share one batch', async () => {
   await q.close();
 });
 
-test('close stops retrying and drops what is queued', async () => {
+void test('close stops retrying and drops what is queued', async () => {
   let attempts = 0;
   const q = new PassiveQueue<number>({ capacity: 10, batch: 1, policy: { firstMs: 60_000, factor: 1, maxMs: 60_000, jitter: 0 }, send: async () => {
       attempts++;

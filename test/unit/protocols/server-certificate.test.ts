@@ -24,11 +24,11 @@ async function load(files: { cert: string; key: string }): Promise<{ cert: strin
   return { cert: tls.options.cert as string, key: tls.options.key as string, generated: tls.generated };
 }
 
-describe('a listener certificate', () => {
+void describe('a listener certificate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-tls-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('creates a self-signed certificate and key when missing, then reads them back', async () => {
+  void it('creates a self-signed certificate and key when missing, then reads them back', async () => {
     const files = { cert: join(dir, 'a', 'sec', 'cert.pem'), key: join(dir, 'a', 'sec', 'cert.key') };
     const first = await load(files);
     assert.equal(first.generated, true);
@@ -41,7 +41,7 @@ describe('a listener certificate', () => {
     assert.equal(again.cert, first.cert);
   });
 
-  it('keeps an existing key when only the certificate is missing', async () => {
+  void it('keeps an existing key when only the certificate is missing', async () => {
     const files = { cert: join(dir, 'b.pem'), key: join(dir, 'b.key') };
     const first = await load(files);
     unlinkSync(files.cert);
@@ -51,7 +51,7 @@ describe('a listener certificate', () => {
     assert.ok(new X509Certificate(second.cert).checkPrivateKey(createPrivateKey(second.key)));
   });
 
-  it('takes the key from the certificate file when the key file is missing', async () => {
+  void it('takes the key from the certificate file when the key file is missing', async () => {
     const files = { cert: join(dir, 'c.pem'), key: join(dir, 'c.key') };
     const made = await load(files);
     writeFileSync(files.cert, made.cert + made.key);
@@ -61,7 +61,7 @@ describe('a listener certificate', () => {
     assert.equal(read.key, made.cert + made.key);
   });
 
-  it('a certificate with no key anywhere is reported, and nothing is overwritten', async () => {
+  void it('a certificate with no key anywhere is reported, and nothing is overwritten', async () => {
     const files = { cert: join(dir, 'd.pem'), key: join(dir, 'd.key') };
     const made = await load(files);
     unlinkSync(files.key);
@@ -70,7 +70,7 @@ describe('a listener certificate', () => {
     assert.equal(readFileSync(files.cert, 'utf8'), made.cert);
   });
 
-  it('names the file and the reason for a certificate or key that is not PEM, or a key of another certificate', async () => {
+  void it('names the file and the reason for a certificate or key that is not PEM, or a key of another certificate', async () => {
     const files = { cert: join(dir, 'e.pem'), key: join(dir, 'e.key') };
     const made = await load(files);
     writeFileSync(files.cert, 'garbage\n');
@@ -83,7 +83,7 @@ describe('a listener certificate', () => {
     await assert.rejects(load(files), { message: `certificate key ${files.key}: the private key does not belong to the certificate` });
   });
 
-  it('a certificate that cannot be written: the error code of the listener, naming the file', async () => {
+  void it('a certificate that cannot be written: the error code of the listener, naming the file', async () => {
     const blocked = join(dir, 'not-a-folder');
     writeFileSync(blocked, 'a file where a folder should be\n');
     const cert = join(blocked, 'cert.pem');

@@ -39,7 +39,7 @@ const CLIENTS = [
 ] as const;
 
 for (const client of CLIENTS) {
-  test(`${client.container}: a target that sets nothing connects with the schema's defaults`, () => {
+  void test(`${client.container}: a target that sets nothing connects with the schema's defaults`, () => {
     const props: Record<string, JsonSchema> = loadSchemaSet().find(`${client.container}/default`)?.section.schema.properties ?? {};
     assert.ok(Object.keys(props).length > 0);
     const loaded = loadSettingsText('', '/tmp/no-such-dir/agent.ini');

@@ -33,7 +33,7 @@ address = 127.0.0.1:1
 
 const CONTAINER = '/settings/remote/client/targets';
 
-test('a template target is refused, a missing one too; both list the targets', () => {
+void test('a template target is refused, a missing one too; both list the targets', () => {
   const loaded = loadSettingsText(INI, '/tmp/agent.ini');
   assert.ok(loaded.ok);
   const source = { targets: loaded.snapshot.targets.remote, container: CONTAINER, defaultPort: 5666 };
@@ -47,7 +47,7 @@ test('a template target is refused, a missing one too; both list the targets', (
   assert.ok(none.ok, 'no --target uses the default template');
 });
 
-test('prepareClientQuery: the merged target to send to, else the answer without a connection (help, a bad option, a bad target)', () => {
+void test('prepareClientQuery: the merged target to send to, else the answer without a connection (help, a bad option, a bad target)', () => {
   const loaded = loadSettingsText(INI, '/tmp/agent.ini');
   assert.ok(loaded.ok);
   const source = { targets: loaded.snapshot.targets.remote, container: CONTAINER, defaultPort: 5666 };
@@ -61,7 +61,7 @@ test('prepareClientQuery: the merged target to send to, else the answer without 
   assert.ok(!missing.ok && missing.answer.result === 3 && missing.answer.message.includes('target "db02" is not defined'), 'a bad target is UNKNOWN');
 });
 
-test('agent client remote_query --target naming a template answers UNKNOWN with the targets', async () => {
+void test('agent client remote_query --target naming a template answers UNKNOWN with the targets', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'targets-'));
   try {
     writeFileSync(join(dir, 'agent.ini'), INI);

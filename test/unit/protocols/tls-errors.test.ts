@@ -4,7 +4,7 @@ import { classifyTlsError, isTlsError } from '../../../src/protocols/tls-errors.
 
 const err = (code: string, extra: Record<string, unknown> = {}): NodeJS.ErrnoException => Object.assign(new Error(code), { code, ...extra });
 
-test('OpenSSL and node codes are classified once for every client', () => {
+void test('OpenSSL and node codes are classified once for every client', () => {
   const cases: Array<[string, ReturnType<typeof classifyTlsError>]> = [
     ['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'client-certificate-required'],
     ['ERR_SSL_TLSV1_ALERT_UNKNOWN_CA', 'client-certificate-rejected'],
@@ -24,7 +24,7 @@ test('OpenSSL and node codes are classified once for every client', () => {
   }
 });
 
-test('socket errors are not TLS errors', () => {
+void test('socket errors are not TLS errors', () => {
   for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT']) assert.equal(isTlsError(err(code)), false, code);
   assert.equal(isTlsError(err('EPROTO', { library: 'SSL routines' })), true);
 });

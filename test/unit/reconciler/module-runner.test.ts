@@ -54,7 +54,7 @@ async function healthyStillRuns(): Promise<void> {
   assert.deepEqual(await core.query('fixture_ok'), { command: 'fixture_ok', result: 0, message: 'OK: healthy', perf: [] });
 }
 
-test('start() that throws: failed with AGENT_ERR_MODULE_START, the half-started module is stopped', async () => {
+void test('start() that throws: failed with AGENT_ERR_MODULE_START, the half-started module is stopped', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(entry('ThrowsInStart', () => import('../../fixtures/modules/throws-in-start/index.js')), core);
   assert.equal(await r.start(snapshot), false);
@@ -71,7 +71,7 @@ test('start() that throws: failed with AGENT_ERR_MODULE_START, the half-started 
   await healthyStillRuns();
 });
 
-test('start() that never settles: failed after the time limit with AGENT_ERR_MODULE_TIMEOUT inside AGENT_ERR_MODULE_START', async () => {
+void test('start() that never settles: failed after the time limit with AGENT_ERR_MODULE_TIMEOUT inside AGENT_ERR_MODULE_START', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(entry('NeverStarts', () => import('../../fixtures/modules/never-starts/index.js')), core);
   const t0 = Date.now();
@@ -85,7 +85,7 @@ test('start() that never settles: failed after the time limit with AGENT_ERR_MOD
   await healthyStillRuns();
 });
 
-test('a module without stop(): failed with AGENT_ERR_MODULE_SHAPE inside AGENT_ERR_MODULE_START, never started', async () => {
+void test('a module without stop(): failed with AGENT_ERR_MODULE_SHAPE inside AGENT_ERR_MODULE_START, never started', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(entry('NoStop', () => import('../../fixtures/modules/no-stop/index.js')), core);
   assert.equal(await r.start(snapshot), false);
@@ -96,14 +96,14 @@ test('a module without stop(): failed with AGENT_ERR_MODULE_SHAPE inside AGENT_E
   await healthyStillRuns();
 });
 
-test('a module with the wrong name is a shape problem', async () => {
+void test('a module with the wrong name is a shape problem', async () => {
   const r = new ModuleRunner(entry('WrongName', () => import('../../fixtures/modules/wrong-name/index.js')), core);
   assert.equal(await r.start(snapshot), false);
   assert.equal(r.error, 'module WrongName failed to start: module WrongName does not have the module shape: name is "SomethingElse", expected "WrongName"');
   await healthyStillRuns();
 });
 
-test('a module file that cannot be loaded fails the start', async () => {
+void test('a module file that cannot be loaded fails the start', async () => {
   const missing = '../../fixtures/modules/does-not-exist/index.js';
   const r = new ModuleRunner(entry('Missing', () => import(missing)), core);
   assert.equal(await r.start(snapshot), false);
@@ -112,7 +112,7 @@ test('a module file that cannot be loaded fails the start', async () => {
   await healthyStillRuns();
 });
 
-test('stop() that throws: failed with AGENT_ERR_MODULE_STOP', async () => {
+void test('stop() that throws: failed with AGENT_ERR_MODULE_STOP', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(entry('StopThrows', () => import('../../fixtures/modules/stop-throws/index.js')), core);
   assert.equal(await r.start(snapshot), true);
@@ -130,7 +130,7 @@ test('stop() that throws: failed with AGENT_ERR_MODULE_STOP', async () => {
   await healthyStillRuns();
 });
 
-test('apply() that throws answers restart and logs AGENT_ERR_MODULE_APPLY; the module keeps running', async () => {
+void test('apply() that throws answers restart and logs AGENT_ERR_MODULE_APPLY; the module keeps running', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(entry('ApplyThrows', () => import('../../fixtures/modules/apply-throws/index.js')), core);
   assert.equal(await r.start(snapshot), true);
@@ -143,7 +143,7 @@ test('apply() that throws answers restart and logs AGENT_ERR_MODULE_APPLY; the m
   await healthyStillRuns();
 });
 
-test('a healthy module applies in place; apply on a stopped module answers restart', async () => {
+void test('a healthy module applies in place; apply on a stopped module answers restart', async () => {
   assert.equal(await good.apply(snapshot), 'applied');
   assert.ok(healthy.events.includes('apply'));
   const r = new ModuleRunner(entry('Healthy', () => import('../../fixtures/modules/healthy/index.js')), core);
@@ -154,7 +154,7 @@ test('a healthy module applies in place; apply on a stopped module answers resta
   await healthyStillRuns();
 });
 
-test('apply() that throws ApplyKeptError answers kept: outcome failed, still running on the previous settings', async () => {
+void test('apply() that throws ApplyKeptError answers kept: outcome failed, still running on the previous settings', async () => {
   const r = new ModuleRunner(entry('ApplyKept', () => import('../../fixtures/modules/apply-kept/index.js')), core);
   assert.equal(await r.start(snapshot), true);
   const before = r.appliedSettings;
@@ -169,7 +169,7 @@ test('apply() that throws ApplyKeptError answers kept: outcome failed, still run
   await healthyStillRuns();
 });
 
-test('a runner the reconciler retries names the next attempt in its one error line, later attempts wait longer', async () => {
+void test('a runner the reconciler retries names the next attempt in its one error line, later attempts wait longer', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(entry('ThrowsInStart', () => import('../../fixtures/modules/throws-in-start/index.js')), core, { retried: true });
   assert.equal(await r.start(snapshot), false);
@@ -180,7 +180,7 @@ test('a runner the reconciler retries names the next attempt in its one error li
   assert.match(lines[1], /; next retry in 2 s \(/);
 });
 
-test('only a module whose catalogue entry asks for it (WEBServer) finds the control interface in its context', async () => {
+void test('only a module whose catalogue entry asks for it (WEBServer) finds the control interface in its context', async () => {
   const control = { status: () => assert.fail('not called') } as unknown as AgentControl;
   /** Start `from` (a real catalogue entry) with a stand-in module that keeps the context it gets. */
   const contextOf = async (from: CatalogueEntry): Promise<Record<string, unknown>> => {

@@ -83,7 +83,7 @@ const until = (what: string, cond: () => boolean, ms = 10_000): Promise<void> =>
 
 const state = (r: Reconciler, name: string): string | undefined => r.moduleStatus(name)?.state;
 
-test('modules start in catalogue order and stop in the reverse of their start order', async () => {
+void test('modules start in catalogue order and stop in the reverse of their start order', async () => {
   events = [];
   const { r } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')], ['CheckHelpers', 'CheckSystem', 'CheckDisk']);
   await r.start();
@@ -95,7 +95,7 @@ test('modules start in catalogue order and stop in the reverse of their start or
   assert.deepEqual(events, ['stop CheckDisk#1 (aborted)', 'stop CheckSystem#1 (aborted)', 'stop CheckHelpers#1 (aborted)']);
 });
 
-test('the stop order follows the order starts finished in, a module loaded later stops first', async () => {
+void test('the stop order follows the order starts finished in, a module loaded later stops first', async () => {
   events = [];
   const { r } = await reconciler([fixture('CheckHelpers', { startMs: 120 }), fixture('CheckSystem', { startMs: 60 }), fixture('CheckDisk'), fixture('CheckNet')], ['CheckHelpers', 'CheckSystem', 'CheckDisk']);
   await r.start();
@@ -106,7 +106,7 @@ test('the stop order follows the order starts finished in, a module loaded later
   assert.deepEqual(events.map((e) => e.replace(/^stop (\w+)#\d+.*$/, '$1')), ['CheckNet', ...finished.reverse()]);
 });
 
-test('a failed start is retried with the backoff policy until it runs; the result is partial meanwhile', async () => {
+void test('a failed start is retried with the backoff policy until it runs; the result is partial meanwhile', async () => {
   events = [];
   const asked: number[] = [];
   const { r } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem', { failStarts: 2 })], ['CheckHelpers', 'CheckSystem'], {
@@ -129,7 +129,7 @@ test('a failed start is retried with the backoff policy until it runs; the resul
   await r.stop();
 });
 
-test('run-time unload and load show drift until the file changes that module, which then wins', async () => {
+void test('run-time unload and load show drift until the file changes that module, which then wins', async () => {
   events = [];
   const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem')], ['CheckHelpers']);
   await r.start();
@@ -154,7 +154,7 @@ test('run-time unload and load show drift until the file changes that module, wh
   await r.stop();
 });
 
-test('a hung start holds up neither the other modules nor a reload; the start that finishes after its time limit is stopped', async () => {
+void test('a hung start holds up neither the other modules nor a reload; the start that finishes after its time limit is stopped', async () => {
   events = [];
   let open: () => void = () => undefined;
   const gate = new Promise<void>((res) => (open = res));
@@ -192,7 +192,7 @@ test('a hung start holds up neither the other modules nor a reload; the start th
   assert.ok(events.includes('stop CheckHelpers#2 (aborted)'));
 });
 
-test('stopping the agent gives up a start in progress at once', async () => {
+void test('stopping the agent gives up a start in progress at once', async () => {
   events = [];
   const gate = new Promise<void>(() => undefined);
   const { r } = await reconciler([fixture('CheckHelpers', { gate }), fixture('CheckSystem')], ['CheckHelpers', 'CheckSystem'], { moduleTimeoutMs: 600_000 });
@@ -205,7 +205,7 @@ test('stopping the agent gives up a start in progress at once', async () => {
   assert.deepEqual(events.filter((e) => e.startsWith('stop')), ['stop CheckHelpers#1 (aborted)', 'stop CheckSystem#1 (aborted)']);
 });
 
-test('a reload that starts a hanging module holds up neither the next reload nor an API edit', async () => {
+void test('a reload that starts a hanging module holds up neither the next reload nor an API edit', async () => {
   events = [];
   let open: () => void = () => undefined;
   const gate = new Promise<void>((res) => (open = res));
@@ -242,7 +242,7 @@ test('a reload that starts a hanging module holds up neither the next reload nor
   await r.stop();
 });
 
-test('an API edit waits once for a start it begins, not once per read of the file', async () => {
+void test('an API edit waits once for a start it begins, not once per read of the file', async () => {
   events = [];
   const { r, file } = await reconciler([fixture('CheckHelpers', { gate: new Promise<void>(() => undefined) }), fixture('CheckSystem'), fixture('CheckDisk')], ['CheckSystem'], { moduleTimeoutMs: 2000 });
   await r.start();
@@ -259,7 +259,7 @@ test('an API edit waits once for a start it begins, not once per read of the fil
   await r.stop();
 });
 
-test('an edit refused for an invalid file writes nothing and reports the problems', async () => {
+void test('an edit refused for an invalid file writes nothing and reports the problems', async () => {
   const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem')], ['CheckSystem']);
   await r.start();
   writeFileSync(file, '[/modules]\nCheckSystem = maybe\n');
@@ -277,7 +277,7 @@ test('an edit refused for an invalid file writes nothing and reports the problem
   await r.stop();
 });
 
-test('a failed module is retried on its backoff, not by an unrelated reload; a change of its own settings retries it at once', async () => {
+void test('a failed module is retried on its backoff, not by an unrelated reload; a change of its own settings retries it at once', async () => {
   events = [];
   const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckNet', { failStarts: 1, sections: ['/settings/net'] })], ['CheckNet']);
   await r.start();

@@ -34,7 +34,7 @@ async function reconciler(): Promise<{ r: Reconciler; file: string }> {
   return { r, file };
 }
 
-test('an observer of reloads that throws is logged; the reload stands', async () => {
+void test('an observer of reloads that throws is logged; the reload stands', async () => {
   const { r } = await reconciler();
   r.onReload = () => {
     throw new Error('observer broke');
@@ -45,7 +45,7 @@ test('an observer of reloads that throws is logged; the reload stands', async ()
   assert.ok(errorsSince(from).some((m) => m === 'after the reload: observer broke'), errorsSince(from).join('\n'));
 });
 
-test('an unexpected throw inside a reload is a rejected reload with an error line; the last good settings stay', async () => {
+void test('an unexpected throw inside a reload is a rejected reload with an error line; the last good settings stay', async () => {
   const { r, file } = await reconciler();
   const good = r.settings().hash;
   // The one way to make the reload's own code throw: its reading step fails as a bug would.
@@ -59,7 +59,7 @@ test('an unexpected throw inside a reload is a rejected reload with an error lin
   assert.ok(errorsSince(from).some((m) => m.startsWith('settings rejected: 1 problem(s); keeping the last good settings')), errorsSince(from).join('\n'));
 });
 
-test('a keyed-queue run that throws is logged, and the queue goes on', async () => {
+void test('a keyed-queue run that throws is logged, and the queue goes on', async () => {
   const q = new KeyedQueue();
   const from = lastIndex();
   await q.run('CheckHelpers', () => Promise.reject(new Error('escaped')));

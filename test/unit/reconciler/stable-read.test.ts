@@ -29,7 +29,7 @@ const idOf = (file: string): { dev: number; ino: number } => {
   return { dev: st.dev, ino: st.ino };
 };
 
-test('open-writers: a descriptor open for writing is found, one open for reading is not', () => {
+void test('open-writers: a descriptor open for writing is found, one open for reading is not', () => {
   const { dir, file } = tempFile('x\n');
   try {
     const r = openSync(file, 'r');
@@ -44,7 +44,7 @@ test('open-writers: a descriptor open for writing is found, one open for reading
   }
 });
 
-test('readStable waits for a writer that pauses 200 ms between two in-place writes', async () => {
+void test('readStable waits for a writer that pauses 200 ms between two in-place writes', async () => {
   const { dir, file } = tempFile('[/modules]\nCheckHelpers = enabled\n');
   const first = '[/modules]\nCheckExternalScripts = disabled\n';
   const second = 'CheckHelpers = enabled\n; edited\n';
@@ -68,7 +68,7 @@ test('readStable waits for a writer that pauses 200 ms between two in-place writ
   }
 });
 
-test('readStable reads a closed file after one stable interval', async () => {
+void test('readStable reads a closed file after one stable interval', async () => {
   const { dir, file } = tempFile('[/modules]\n');
   try {
     assert.equal((await readStable(file)).toString('utf8'), '[/modules]\n');
@@ -77,7 +77,7 @@ test('readStable reads a closed file after one stable interval', async () => {
   }
 });
 
-test('readReplaced: a file "replaced" that is being written in place (truncated, half written) is read once the writer closes', async () => {
+void test('readReplaced: a file "replaced" that is being written in place (truncated, half written) is read once the writer closes', async () => {
   const { dir, file } = tempFile('[/modules]\nWEBServer = enabled\n');
   try {
     // The writer truncates the file and writes its first half, then pauses with the file open.
@@ -98,7 +98,7 @@ test('readReplaced: a file "replaced" that is being written in place (truncated,
   }
 });
 
-test('readReplaced: with a witness that saw no write, the file is taken as read; one that saw a write sends it to the checks', async () => {
+void test('readReplaced: with a witness that saw no write, the file is taken as read; one that saw a write sends it to the checks', async () => {
   const { dir, file } = tempFile('[/modules]\nCheckHelpers = enabled\n');
   try {
     let asked = 0;

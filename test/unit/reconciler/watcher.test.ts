@@ -66,7 +66,7 @@ function renameOver(file: string, text: string): void {
   renameSync(`${file}.tmp`, file);
 }
 
-test('a rename is reported once, as replaced, with a witness that saw no write; an in-place write is modified, a deletion removed', () =>
+void test('a rename is reported once, as replaced, with a witness that saw no write; an in-place write is modified, a deletion removed', () =>
   withWatched(async (w, _dir, file) => {
     renameOver(file, '[/modules]\nCheckHelpers = enabled\n');
     const renamed = await w.next();
@@ -82,7 +82,7 @@ test('a rename is reported once, as replaced, with a witness that saw no write; 
     assert.equal((await w.next()).kind, 'removed');
   }));
 
-test('the witness of a rename says touched once the file was written in place after it; writes after its answer are reported', () =>
+void test('the witness of a rename says touched once the file was written in place after it; writes after its answer are reported', () =>
   withWatched(async (w, _dir, file) => {
     renameOver(file, '[/modules]\nCheckHelpers = enabled\n');
     writeFileSync(file, '[/modules]\nCheckHelpers = disabled\n'); // before the watcher saw the rename
@@ -97,7 +97,7 @@ test('the witness of a rename says touched once the file was written in place af
     assert.equal(w.reports.length, 2, `the rename, then the later write: ${w.reports.map((r) => `${r.kind} (${r.event})`).join(', ')}`);
   }));
 
-test('a file renamed into place with another hard link gets no witness', () =>
+void test('a file renamed into place with another hard link gets no witness', () =>
   withWatched(async (w, dir, file) => {
     writeFileSync(`${file}.tmp`, '[/modules]\nCheckHelpers = enabled\n');
     linkSync(`${file}.tmp`, join(dir, 'other.ini'));
@@ -107,7 +107,7 @@ test('a file renamed into place with another hard link gets no witness', () =>
     assert.equal(renamed.untouched, undefined, 'writes through the other name would not be seen in this folder');
   }));
 
-test('a symlinked settings path: in-place writes to the target are seen, a target replaced by rename gets no witness', () => {
+void test('a symlinked settings path: in-place writes to the target are seen, a target replaced by rename gets no witness', () => {
   let target = '';
   return withWatched(
     async (w) => {

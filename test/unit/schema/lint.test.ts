@@ -20,7 +20,7 @@ function walk(node: JsonSchema, path: string, visit: (n: JsonSchema, p: string) 
 }
 
 for (const [id, schema] of set.files) {
-  test(`schema ${id} passes the lint`, () => {
+  void test(`schema ${id} passes the lint`, () => {
     assert.equal(typeof schema.title, 'string', `${id}: title`);
     assert.ok((schema.description ?? '').length > 10, `${id}: description`);
     walk(schema, id, (n, p) => {
@@ -37,7 +37,7 @@ for (const [id, schema] of set.files) {
   });
 }
 
-test('every schema file under schema/modules is registered', () => {
+void test('every schema file under schema/modules is registered', () => {
   const files = readdirSync(join(packageRoot(), 'schema/modules')).map((f) => `modules/${f}`);
   for (const f of files) assert.ok(set.files.has(f), `${f} is not referenced by schema/settings.schema.json`);
 });

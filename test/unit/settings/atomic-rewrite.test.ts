@@ -32,7 +32,7 @@ function tempModes(): number[] {
 
 const hash = 'pbkdf2-sha256$600000$c2FsdA$aGFzaA';
 
-test('editing a 0640 file: the temp file and the result are 0640', async () => {
+void test('editing a 0640 file: the temp file and the result are 0640', async () => {
   const file = join(dir, 'kept.ini');
   writeFileSync(file, '[/settings/WEB/server]\nport = 8443s\n');
   chmodSync(file, 0o640);
@@ -47,7 +47,7 @@ test('editing a 0640 file: the temp file and the result are 0640', async () => {
   assert.deepEqual(tempModes(), [], 'no temp file left');
 });
 
-test('creating a file that holds a password: the temp file and the result are 0600', async () => {
+void test('creating a file that holds a password: the temp file and the result are 0600', async () => {
   const file = join(dir, 'created.ini');
   let seen: number[] = [];
   await editSettingsFile(file, [{ op: 'set', section: '/settings/web/users/ann', key: 'password', value: hash }], {
@@ -60,7 +60,7 @@ test('creating a file that holds a password: the temp file and the result are 06
   assert.equal(statSync(file).mode & 0o777, 0o600);
 });
 
-test('a hand edit saved by rename before ours, even with the same bytes, is noticed: the edit is applied again on it', async () => {
+void test('a hand edit saved by rename before ours, even with the same bytes, is noticed: the edit is applied again on it', async () => {
   const file = join(dir, 'raced.ini');
   const text = '[/settings/WEB/server]\nport = 8443s\n';
   writeFileSync(file, text);

@@ -16,7 +16,7 @@ import { quoteInAliasCommand, splitAliasCommand } from '../../../src/formats/ali
 const BASE = `/tmp/x/in'st "ü" 監\\視`;
 const SCRIPTS = `${BASE}/scripts`;
 
-test('quoteInCommandLine: the splitter reads the text back in every quoting context', () => {
+void test('quoteInCommandLine: the splitter reads the text back in every quoting context', () => {
   const text = `a b'c"d\\e ü`;
   for (const [before, after] of [['', ''], ['x"', '"'], ["x'", "'"], ['pre/', '/post']] as const) {
     const line = `prog ${before}${quoteInCommandLine(text, `prog ${before}`)}${after} tail`;
@@ -24,12 +24,12 @@ test('quoteInCommandLine: the splitter reads the text back in every quoting cont
   }
 });
 
-test('quoteInAliasCommand: blanks outside double quotes are grouped, inside left alone', () => {
+void test('quoteInAliasCommand: blanks outside double quotes are grouped, inside left alone', () => {
   assert.deepEqual(splitAliasCommand(`check_files path=${quoteInAliasCommand('/a b/c', 'check_files path=')} x`), ['check_files', 'path=/a b/c', 'x']);
   assert.deepEqual(splitAliasCommand(`check_files "path=${quoteInAliasCommand('/a b/c', 'check_files "path=')}" x`), ['check_files', 'path=/a b/c', 'x']);
 });
 
-test('settings from a folder with blanks and quotes: ${scripts} in script lines, wrappings stays one word', () => {
+void test('settings from a folder with blanks and quotes: ${scripts} in script lines, wrappings stays one word', () => {
   const ini = `[/modules]
 CheckExternalScripts = enabled
 CheckDisk = enabled
@@ -56,7 +56,7 @@ allowed paths = \${scripts}
   assert.equal((s.sections['/settings/logfile'] as Record<string, string>)['allowed paths'], SCRIPTS);
 });
 
-test('an alias command from a folder with blanks: ${scripts} stays one word (its grammar has no way to write a double quote)', () => {
+void test('an alias command from a folder with blanks: ${scripts} stays one word (its grammar has no way to write a double quote)', () => {
   const base = '/tmp/x/inst ü 監視';
   const ini = `[/modules]
 CheckExternalScripts = enabled

@@ -18,18 +18,18 @@ const files = readdirSync(SETTINGS, { recursive: true })
   .map(String)
   .filter((f) => f.endsWith('.ini'));
 
-test('there is a default settings file', () => {
+void test('there is a default settings file', () => {
   assert.ok(files.includes('agent.ini'), `settings/agent.ini missing; found ${files.join(', ')}`);
 });
 
 for (const f of files) {
-  test(`settings/${f} is valid`, async () => {
+  void test(`settings/${f} is valid`, async () => {
     const r = await loadSettingsFile(join(SETTINGS, f));
     assert.ok(r.ok, `settings/${f}: ${JSON.stringify(!r.ok && r.problems, null, 1)}`);
   });
 }
 
-test('the default enables the check modules and WEBServer on loopback over TLS', async () => {
+void test('the default enables the check modules and WEBServer on loopback over TLS', async () => {
   const r = await loadSettingsFile(join(SETTINGS, 'agent.ini'));
   assert.ok(r.ok);
   const s = r.snapshot;

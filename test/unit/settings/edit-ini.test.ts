@@ -46,10 +46,10 @@ function assertAgentError(code: string): (err: unknown) => boolean {
   };
 }
 
-describe('applyEdits', () => {
+void describe('applyEdits', () => {
   const TARGET = '/settings/remote/client/targets/web.example.com';
 
-  it('changes only the value part of the edited lines of a commented file', () => {
+  void it('changes only the value part of the edited lines of a commented file', () => {
     const text = fixture('comments.ini');
     const out = applyEdits(text, [
       { op: 'set', section: '/MODULES', key: 'remoteclient', value: 'enabled' },
@@ -67,7 +67,7 @@ describe('applyEdits', () => {
     assert.deepEqual({ ...values, '/modules': undefined, [TARGET]: undefined }, { ...valuesOf(text), '/modules': undefined, [TARGET]: undefined });
   });
 
-  it('inserts a new key after the last key line of its section, with its indentation', () => {
+  void it('inserts a new key after the last key line of its section, with its indentation', () => {
     const text = fixture('comments.ini');
     const before = text.split('\n');
     const inserted = applyEdits(text, [{ op: 'set', section: '/settings/default', key: 'timeout', value: '30' }]).split('\n');
@@ -78,7 +78,7 @@ describe('applyEdits', () => {
     assert.equal(applyEdits('[/a]\nk = 1', [{ op: 'set', section: '/a', key: 'j', value: '2' }]), '[/a]\nk = 1\nj = 2');
   });
 
-  it('keeps CRLF line endings, including on added lines', () => {
+  void it('keeps CRLF line endings, including on added lines', () => {
     const text = fixture('crlf.ini');
     const out = applyEdits(text, [
       { op: 'set', section: '/settings/web/server', key: 'port', value: '9443' },
@@ -91,12 +91,12 @@ describe('applyEdits', () => {
     );
   });
 
-  it('keeps a UTF-8 BOM', () => {
+  void it('keeps a UTF-8 BOM', () => {
     const out = applyEdits(fixture('bom.ini'), [{ op: 'set', section: '/settings/default', key: 'password', value: 'new' }]);
     assert.equal(out, '\ufeff[/settings/default]\npassword = new\n');
   });
 
-  it('appends a missing section after one blank line, ending the file with a newline', () => {
+  void it('appends a missing section after one blank line, ending the file with a newline', () => {
     const edit = { op: 'set', section: '/b', key: 'x', value: '2' } as const;
     assert.equal(applyEdits('[/a]\nk = 1', [edit]), '[/a]\nk = 1\n\n[/b]\nx = 2\n');
     assert.equal(applyEdits('[/a]\nk = 1\n', [edit]), '[/a]\nk = 1\n\n[/b]\nx = 2\n');
@@ -104,7 +104,7 @@ describe('applyEdits', () => {
     assert.equal(applyEdits('', [edit]), '[/b]\nx = 2\n');
   });
 
-  it('edits the key where it lives when a section appears twice, and adds new keys to the first occurrence', () => {
+  void it('edits the key where it lives when a section appears twice, and adds new keys to the first occurrence', () => {
     const text = fixture('duplicate-section.ini');
     const lines = text.split('\n');
     const changed = applyEdits(text, [{ op: 'set', section: '/settings/web/users/admin', key: 'comment', value: 'x' }]).split('\n');
@@ -114,7 +114,7 @@ describe('applyEdits', () => {
     assert.deepEqual(added, [...lines.slice(0, 3), 'parent = default', ...lines.slice(3)]);
   });
 
-  it('quotes values that the reader would otherwise trim or unquote', () => {
+  void it('quotes values that the reader would otherwise trim or unquote', () => {
     const text = '[/a]\nk = old\nempty =\n';
     const values = [' spaced ', '\tlead', 'trail ', '"quoted"', 'ab;cd#e=f', 'say "hi"', ''];
     for (const value of values) {
@@ -131,7 +131,7 @@ describe('applyEdits', () => {
     assert.equal(applyEdits(fixture('special-values.ini'), [{ op: 'set', section: '/settings/remote/server', key: 'spaced', value: 'plain' }]).split('\n')[3], 'spaced = plain');
   });
 
-  it('removes every line of a key and leaves the rest alone', () => {
+  void it('removes every line of a key and leaves the rest alone', () => {
     const text = fixture('comments.ini');
     const lines = text.split('\n');
     const out = applyEdits(text, [{ op: 'remove-key', section: '/modules', key: 'webserver' }]);
@@ -141,7 +141,7 @@ describe('applyEdits', () => {
     assert.equal(applyEdits(text, [{ op: 'remove-key', section: '/nothing', key: 'x' }]), text);
   });
 
-  it('removes a section body but keeps the comments above it and the lines after its last key', () => {
+  void it('removes a section body but keeps the comments above it and the lines after its last key', () => {
     const text = fixture('comments.ini');
     const lines = text.split('\n');
     assert.deepEqual(applyEdits(text, [{ op: 'remove-section', section: TARGET.toUpperCase() }]).split('\n'), [...lines.slice(0, 10), ...lines.slice(15)]);
@@ -153,7 +153,7 @@ describe('applyEdits', () => {
     assert.equal(applyEdits(abc, [{ op: 'remove-section', section: '/nothing' }]), abc);
   });
 
-  it('refuses line breaks and names that would read back differently, changing nothing', () => {
+  void it('refuses line breaks and names that would read back differently, changing nothing', () => {
     const cases = [
       { op: 'set', section: '/a', key: 'k', value: 'two\nlines' },
       { op: 'set', section: '/a', key: 'k', value: 'cr\r' },
@@ -170,7 +170,7 @@ describe('applyEdits', () => {
   });
 });
 
-describe('editSettingsFile', () => {
+void describe('editSettingsFile', () => {
   let dir = '';
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'edit-ini-'));
@@ -186,7 +186,7 @@ describe('editSettingsFile', () => {
     return file;
   }
 
-  it('writes the edit atomically, keeps the mode, BOM and CRLF, and leaves no temp file', async () => {
+  void it('writes the edit atomically, keeps the mode, BOM and CRLF, and leaves no temp file', async () => {
     const original = `\ufeff${fixture('crlf.ini')}`;
     const file = await newFile('basic', original);
     await chmod(file, 0o666); // wider than the usual umask allows
@@ -198,7 +198,7 @@ describe('editSettingsFile', () => {
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
   });
 
-  it('does not write when nothing changes', async () => {
+  void it('does not write when nothing changes', async () => {
     const text = fixture('comments.ini');
     const file = await newFile('same', text);
     const inode = (await stat(file)).ino;
@@ -207,14 +207,14 @@ describe('editSettingsFile', () => {
     assert.equal((await stat(file)).ino, inode);
   });
 
-  it('refuses with AGENT_ERR_SETTINGS_CONFLICT when the file differs from expectedHash', async () => {
+  void it('refuses with AGENT_ERR_SETTINGS_CONFLICT when the file differs from expectedHash', async () => {
     const file = await newFile('expected', '[/a]\nk = 1\n');
     const stale = hashText('[/a]\nk = 0\n');
     await assert.rejects(editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { expectedHash: stale }), assertAgentError('AGENT_ERR_SETTINGS_CONFLICT'));
     assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 1\n');
   });
 
-  it('re-applies the edit on top of a change made by a writer that ignores the lock (an editor, git)', async () => {
+  void it('re-applies the edit on top of a change made by a writer that ignores the lock (an editor, git)', async () => {
     const file = await newFile('race', '[/a]\nk = 1\n');
     let calls = 0;
     const beforeRename = async (): Promise<void> => {
@@ -227,7 +227,7 @@ describe('editSettingsFile', () => {
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
   });
 
-  it('gives up with AGENT_ERR_SETTINGS_CONFLICT when the file keeps changing through every attempt, writing nothing', async () => {
+  void it('gives up with AGENT_ERR_SETTINGS_CONFLICT when the file keeps changing through every attempt, writing nothing', async () => {
     const file = await newFile('churn', '[/a]\nk = 1\n');
     let calls = 0;
     const beforeRename = async (): Promise<void> => {
@@ -240,14 +240,14 @@ describe('editSettingsFile', () => {
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
   });
 
-  it('computes read-modify-write edits from the content being edited', async () => {
+  void it('computes read-modify-write edits from the content being edited', async () => {
     const file = await newFile('rmw', '[/r]\nops = a\n');
     const append = (p: string) => (text: string) => [{ op: 'set' as const, section: '/r', key: 'ops', value: `${valuesOf(text)['/r']['ops']}, ${p}` }];
     await Promise.all(['b', 'c', 'd'].map((p) => editSettingsFile(file, append(p))));
     assert.equal(valuesOf(await readFile(file, 'utf8'))['/r']['ops'], 'a, b, c, d');
   });
 
-  it('serializes writers in different processes: 12 processes each adding a key leave 12 keys', async () => {
+  void it('serializes writers in different processes: 12 processes each adding a key leave 12 keys', async () => {
     const file = await newFile('processes', '[/a]\nk = 1\n');
     const script = (i: number) => `import(${JSON.stringify(EDIT_INI_JS)}).then(m => m.editSettingsFile(${JSON.stringify(file)}, [{ op: 'set', section: '/a', key: 'p${i}', value: '${i}' }]))`;
     await Promise.all(Array.from({ length: 12 }, (_, i) => run(process.execPath, ['--input-type=module', '-e', script(i)], { timeout: 30_000 })));
@@ -256,7 +256,7 @@ describe('editSettingsFile', () => {
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
   });
 
-  it('removes the temp files and the lock left by a killed writer of the same file, and no other file', async () => {
+  void it('removes the temp files and the lock left by a killed writer of the same file, and no other file', async () => {
     const file = await newFile('leftovers', '[/a]\nk = 1\n');
     const folder = join(file, '..');
     const dead = await deadPid();
@@ -269,7 +269,7 @@ describe('editSettingsFile', () => {
     assert.deepEqual((await readdir(folder)).sort(), [`.agent.ini.${process.pid}.0123456789ab.tmp`, `.other.ini.${dead}.0123456789ab.tmp`, 'agent.ini'].sort());
   });
 
-  it('waits for a live lock holder and then gives up with AGENT_ERR_SETTINGS_LOCKED, naming no helper file', async () => {
+  void it('waits for a live lock holder and then gives up with AGENT_ERR_SETTINGS_LOCKED, naming no helper file', async () => {
     const file = await newFile('locked', '[/a]\nk = 1\n');
     await writeFile(join(file, '..', '.agent.ini.lock'), `${process.pid}\n${hostname()}\nsomeone\n`);
     const failure = await editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { lockTimeoutMs: 300 }).then(
@@ -282,7 +282,7 @@ describe('editSettingsFile', () => {
     assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 1\n');
   });
 
-  it('reports AGENT_ERR_SETTINGS_WRITE when the write fails, leaving the original and no temp file', async () => {
+  void it('reports AGENT_ERR_SETTINGS_WRITE when the write fails, leaving the original and no temp file', async () => {
     // A real failure even as root: a child process whose file-size limit (ulimit -f) is below the new file's size.
     const original = `[/a]\n${'; padding\n'.repeat(2000)}k = 1\n`;
     const file = await newFile('efbig', original);
@@ -297,7 +297,7 @@ describe('editSettingsFile', () => {
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
   });
 
-  it('lets two concurrent edits of the same file both land', async () => {
+  void it('lets two concurrent edits of the same file both land', async () => {
     const file = await newFile('concurrent', '[/a]\nk = 1\n');
     const edits = Array.from({ length: 10 }, (_, i) => editSettingsFile(file, [{ op: 'set', section: '/a', key: `key${i}`, value: String(i) }]));
     const results = await Promise.all(edits);
@@ -316,7 +316,7 @@ describe('editSettingsFile', () => {
     assert.equal(valuesOf(await readFile(file, 'utf8'))['/a']['k'], 'first');
   });
 
-  it('refuses a missing file with AGENT_ERR_SETTINGS_NOT_FOUND; creates one only with create and set edits', async () => {
+  void it('refuses a missing file with AGENT_ERR_SETTINGS_NOT_FOUND; creates one only with create and set edits', async () => {
     const folder = await mkdtemp(join(dir, 'missing-'));
     const file = join(folder, 'agent.ini');
     const set = { op: 'set', section: '/settings/web/server', key: 'password', value: 'p w' } as const;
@@ -329,7 +329,7 @@ describe('editSettingsFile', () => {
     assert.deepEqual(await readdir(folder), ['agent.ini']);
   });
 
-  it('replaces the target of a symlink and keeps the link', async () => {
+  void it('replaces the target of a symlink and keeps the link', async () => {
     const file = await newFile('link', '[/a]\nk = 1\n');
     const link = join(dir, 'link.ini');
     await symlink(file, link);
@@ -338,7 +338,7 @@ describe('editSettingsFile', () => {
     assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 2\n');
   });
 
-  it('refuses to rewrite a file that is not UTF-8', async () => {
+  void it('refuses to rewrite a file that is not UTF-8', async () => {
     const folder = await mkdtemp(join(dir, 'latin1-'));
     const file = join(folder, 'agent.ini');
     const bytes = Buffer.from('[/a]\nk = caf\xe9\n', 'latin1');

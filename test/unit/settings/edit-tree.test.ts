@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { changedFiles, editSettings } from '../../../src/settings/edit-tree.js';
 
-describe('editSettings over includes', () => {
+void describe('editSettings over includes', () => {
   let dir = '';
   let base = '';
   let host = '';
@@ -25,7 +25,7 @@ describe('editSettings over includes', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes each key to the file whose value is in force, a new key to the main file, and says which', async () => {
+  void it('writes each key to the file whose value is in force, a new key to the main file, and says which', async () => {
     const r = await editSettings(host, [
       { op: 'set', section: '/settings/default', key: 'timeout', value: '30' },
       { op: 'set', section: '/settings/default', key: 'allowed hosts', value: '10.0.0.2' },
@@ -37,7 +37,7 @@ describe('editSettings over includes', () => {
     assert.match(readFileSync(base, 'utf8'), /timeout = 10\nallowed hosts = 10\.0\.0\.2\n/);
   });
 
-  it('computes edits from the merged view and removes a section from every file that writes it', async () => {
+  void it('computes edits from the merged view and removes a section from every file that writes it', async () => {
     const r = await editSettings(host, (view) => [{ op: 'set', section: '/settings/web/roles', key: 'ops', value: `${view.get('/settings/web/roles', 'OPS')}, logs.list` }]);
     assert.deepEqual(changedFiles(r), [base]);
     assert.match(readFileSync(base, 'utf8'), /ops = info\.get, logs\.list/);
@@ -45,7 +45,7 @@ describe('editSettings over includes', () => {
     assert.doesNotMatch(readFileSync(base, 'utf8') + readFileSync(host, 'utf8'), /users\/bob/);
   });
 
-  it('refuses a main file that does not exist', async () => {
+  void it('refuses a main file that does not exist', async () => {
     await assert.rejects(editSettings(join(dir, 'missing.ini'), [{ op: 'set', section: '/a', key: 'k', value: 'v' }]), /does not exist/);
   });
 });

@@ -13,7 +13,7 @@ import { parseIni } from '../../../src/settings/read-ini.js';
 const MESSY = '\n\n  ; head comment  \n  [ /modules ]  \nCheckHelpers=enabled   \n; about web\n[/settings/WEB/server]\n  port   =   9443s\n\n\n\nbind to =\npassword = "  spaced  "\n[/settings/log]\nlevel=debug\n\n';
 const CANONICAL = '; head comment\n[/modules]\nCheckHelpers = enabled\n\n; about web\n[/settings/WEB/server]\nport = 9443s\n\nbind to =\npassword = "  spaced  "\n\n[/settings/log]\nlevel = debug\n';
 
-test('formats to the canonical layout, keeping comments, order and values', () => {
+void test('formats to the canonical layout, keeping comments, order and values', () => {
   const r = formatIni(MESSY);
   assert.equal(r.text, CANONICAL);
   const values = (t: string) => parseIni(t, 'x.ini').sections.map((s) => [s.path, s.entries.map((e) => [e.key, e.value])]);
@@ -22,17 +22,17 @@ test('formats to the canonical layout, keeping comments, order and values', () =
   assert.ok(r.changes.some((c) => c.before === 'CheckHelpers=enabled   ' && c.after === 'CheckHelpers = enabled'));
 });
 
-test('is idempotent and reports nothing for a canonical file', () => {
+void test('is idempotent and reports nothing for a canonical file', () => {
   assert.deepEqual(formatIni(CANONICAL), { text: CANONICAL, changes: [] });
   assert.equal(formatIni(formatIni(MESSY).text).text, formatIni(MESSY).text);
 });
 
-test('keeps CRLF and a BOM, adds the final line ending, leaves unparsable lines but their trailing blanks', () => {
+void test('keeps CRLF and a BOM, adds the final line ending, leaves unparsable lines but their trailing blanks', () => {
   assert.equal(formatIni('\ufeff[/a]\r\nk=1\r\nnot a line   \r\n[/b]\r\nj = 2').text, '\ufeff[/a]\r\nk = 1\r\nnot a line\r\n\r\n[/b]\r\nj = 2\r\n');
   assert.deepEqual(formatIni('[/a]\nk = 1').changes.length, 1);
 });
 
-test('what the minimal-edit writer does to a canonical file stays canonical', () => {
+void test('what the minimal-edit writer does to a canonical file stays canonical', () => {
   const edits = [
     [{ op: 'set', section: '/settings/web/users/ann', key: 'password', value: 'pbkdf2-sha256$1$aa$bb' }, { op: 'set', section: '/settings/web/users/ann', key: 'role', value: 'viewer' }],
     [{ op: 'set', section: '/settings/WEB/server', key: 'allowed hosts', value: '10.0.0.1' }],

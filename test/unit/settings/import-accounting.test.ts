@@ -17,7 +17,7 @@ const NSCLIENT = join(REPO, 'test/fixtures/nsclient');
 const run = (text: string) => importNsclient(text, '/etc/nsclient/nsclient.ini', '/etc/agent/agent.ini');
 
 for (const name of readdirSync(NSCLIENT).filter((f) => f.endsWith('.ini'))) {
-  test(`${name}: the totals match the file and every setting line has one fate`, () => {
+  void test(`${name}: the totals match the file and every setting line has one fate`, () => {
     const file = join(NSCLIENT, name);
     const text = readFileSync(file, 'utf8');
     const r = importNsclient(text, file, '/tmp/agent.ini');
@@ -31,7 +31,7 @@ for (const name of readdirSync(NSCLIENT).filter((f) => f.endsWith('.ini'))) {
   });
 }
 
-test('a key written twice is reported (the later one wins, as in NSClient++), and so is a key above the first section', () => {
+void test('a key written twice is reported (the later one wins, as in NSClient++), and so is a key above the first section', () => {
   const r = run('orphan = 1\n[/settings/external scripts/alias]\nalias_x = check_ok one\nalias_x = check_ok two\n');
   assert.match(r.text, /^alias_x = check_ok two$/m);
   const dup = r.changes.find((c) => c.key === 'alias_x' && c.action === 'dropped');
@@ -40,7 +40,7 @@ test('a key written twice is reported (the later one wins, as in NSClient++), an
   assert.equal(r.changes.find((c) => c.key === 'orphan')?.action, 'dropped');
 });
 
-test('Windows-only scripts and modules are left out and counted in a section of their own', () => {
+void test('Windows-only scripts and modules are left out and counted in a section of their own', () => {
   const text = [
     '[/modules]',
     'CheckEventLog = enabled',
@@ -64,7 +64,7 @@ test('Windows-only scripts and modules are left out and counted in a section of 
   assert.ok(report.some((l) => /^Windows-only, not carried over \(8: module 2, cmd 1, \.ps1 1, cscript 1, \.bat 1, powershell 1, \.exe 1\): /.test(l)), report.join('\n'));
 });
 
-test('path variables with Windows separators, check placeholders and Windows paths', () => {
+void test('path variables with Windows separators, check placeholders and Windows paths', () => {
   const r = run(['[/modules]', 'RemoteServer = enabled', 'CheckSystem = enabled', 'CheckExternalScripts = enabled', '[/settings/NRPE/server]', 'certificate = ${shared-path}\\security\\server.pem', 'ca = C:\\certs\\ca.pem', '[/settings/external scripts/alias]', 'alias_cpu_list = check_cpu "top-syntax=${status}: ${list}" show-all'].join('\n'));
   assert.match(r.text, /^certificate = \$\{base-path\}\/security\/server\.pem$/m);
   assert.match(r.text, /^alias_cpu_list = check_cpu "top-syntax=%\(status\): %\(list\)" show-all$/m);
@@ -72,13 +72,13 @@ test('path variables with Windows separators, check placeholders and Windows pat
   assert.match(r.changes.find((c) => c.key === 'ca')!.detail, /Windows path C:\\certs\\ca\.pem/);
 });
 
-test('insecure = true changes only defaults: given certificate and ciphers are kept; [/settings/default] timeout reaches the NRPE server', () => {
+void test('insecure = true changes only defaults: given certificate and ciphers are kept; [/settings/default] timeout reaches the NRPE server', () => {
   const r = run(['[/modules]', 'NRPEServer = enabled', '[/settings/default]', 'timeout = 45', '[/settings/NRPE/server]', 'insecure = true', 'allowed ciphers = ALL:!MD5:@SECLEVEL=0'].join('\n'));
   assert.match(r.text, /\[\/settings\/remote\/server\]\nallowed ciphers = ALL:!MD5:@SECLEVEL=0\ntimeout = 45\n/);
   assert.match(r.changes.find((c) => c.key === 'insecure')!.detail, /changes NSClient\+\+'s defaults/);
 });
 
-test('a damaged allowed hosts list (control characters) is written empty, never wider; the report escapes control characters', () => {
+void test('a damaged allowed hosts list (control characters) is written empty, never wider; the report escapes control characters', () => {
   for (const value of ['10.0.0.1\u00000.0.0.0/0', '10.0.0.1,\u0000,0.0.0.0/0', '192.168.1.1\u0000/0']) {
     const r = run(`[/modules]\nNRPEServer = enabled\n[/settings/default]\nallowed hosts = ${value}\n`);
     assert.match(r.text, /^allowed hosts = $/m, JSON.stringify(value));
@@ -90,14 +90,14 @@ test('a damaged allowed hosts list (control characters) is written empty, never 
   assert.ok(formatChanges(r, 'x.ini').some((l) => l.includes('\\x1b[31m')));
 });
 
-test('an NSClient++ 0.3.x NSC.ini is refused with exit 2 and says what to do', async () => {
+void test('an NSClient++ 0.3.x NSC.ini is refused with exit 2 and says what to do', async () => {
   const r = await runAgentCli(['settings', 'import', join(REPO, 'test/fixtures/nsclient-0.3/NSC.ini')]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /NSClient\+\+ 0\.3\.x NSC\.ini .*nscp settings --migrate-to ini/);
   assert.equal(r.stdout, '');
 });
 
-test('[/includes] files are imported and merged: their lines reported under their own names, the main file wins, a missing one noted', () => {
+void test('[/includes] files are imported and merged: their lines reported under their own names, the main file wins, a missing one noted', () => {
   const file = join(REPO, 'test/fixtures/nsclient-includes/nsclient.ini');
   const r = importNsclient(readFileSync(file, 'utf8'), file, '/tmp/agent.ini');
   assert.equal(r.valid, true, JSON.stringify(r.problems));

@@ -28,7 +28,7 @@ function load(fixture: string) {
 }
 
 for (const fixture of ['debian-default', 'ansible-role', 'ssl-options']) {
-  test(`${fixture}: every line read is kept, changed, dropped, or blank or comment, and the totals match the files`, () => {
+  void test(`${fixture}: every line read is kept, changed, dropped, or blank or comment, and the totals match the files`, () => {
     const { r } = load(fixture);
     assert.equal(r.source, 'nrpe');
     const t = r.totals!;
@@ -43,7 +43,7 @@ for (const fixture of ['debian-default', 'ansible-role', 'ssl-options']) {
   });
 }
 
-test('debian-default: includes and include_dir read in place (only *.cfg), commands become scripts answered as nrpe words unknown ones', () => {
+void test('debian-default: includes and include_dir read in place (only *.cfg), commands become scripts answered as nrpe words unknown ones', () => {
   const { r } = load('debian-default');
   assert.equal(r.valid, true, JSON.stringify(r.problems));
   assert.match(r.text, /\[\/modules\]\nRemoteServer = enabled\nCheckExternalScripts = enabled\n/);
@@ -61,7 +61,7 @@ test('debian-default: includes and include_dir read in place (only *.cfg), comma
   assert.match(why('include_dir')!.detail, /inlined/);
 });
 
-test('ansible-role: arguments as dont_blame_nrpe says, a redefined command reported, shell syntax through /bin/sh, host names reported', () => {
+void test('ansible-role: arguments as dont_blame_nrpe says, a redefined command reported, shell syntax through /bin/sh, host names reported', () => {
   const { r } = load('ansible-role');
   assert.equal(r.valid, true, JSON.stringify(r.problems));
   assert.match(r.text, /\[\/settings\/remote\/server\][^[]*allow arguments = true/);
@@ -77,7 +77,7 @@ test('ansible-role: arguments as dont_blame_nrpe says, a redefined command repor
   assert.equal(site!.line, 2);
 });
 
-test('ssl-options: certificates kept (valid only once the files exist), ssl_use_adh=0 on the cipher list, command_prefix, broken lines', () => {
+void test('ssl-options: certificates kept (valid only once the files exist), ssl_use_adh=0 on the cipher list, command_prefix, broken lines', () => {
   const { r } = load('ssl-options');
   assert.equal(r.valid, false, 'agent settings validate would fail: the certificate files are not on this machine');
   assert.equal(r.writable, true);
@@ -91,7 +91,7 @@ test('ssl-options: certificates kept (valid only once the files exist), ssl_use_
   assert.equal(r.changes.find((c) => c.key === 'server_port' && c.line === 2)?.action, 'dropped');
 });
 
-test('detection by content: nsclient.ini files are not nrpe.cfg, nrpe.cfg files are', () => {
+void test('detection by content: nsclient.ini files are not nrpe.cfg, nrpe.cfg files are', () => {
   assert.equal(looksLikeNrpeCfg('[/modules]\nCheckSystem = enabled\n'), false);
   assert.equal(looksLikeNrpeCfg('; nothing\n[/settings/NRPE/server]\nallowed_hosts=1.2.3.4\n'), false);
   assert.equal(looksLikeNrpeCfg('# a comment\ncommand[x]=/bin/true\n'), true);
@@ -101,7 +101,7 @@ test('detection by content: nsclient.ini files are not nrpe.cfg, nrpe.cfg files 
   }
 });
 
-test('commands whose names differ only in case: the later one wins, reported as such', () => {
+void test('commands whose names differ only in case: the later one wins, reported as such', () => {
   const r = importNsclient('command[check_A]=/bin/true\ncommand[check_a]=/bin/false\n', '/etc/nagios/nrpe.cfg', '/etc/agent/agent.ini');
   assert.equal(r.valid, true, JSON.stringify(r.problems));
   assert.match(r.text, /^check_a = \/bin\/false$/m);

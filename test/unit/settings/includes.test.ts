@@ -27,13 +27,13 @@ async function ok(file: string, reader?: SettingsReader): Promise<Snapshot> {
   return r.snapshot;
 }
 
-describe('[/includes]', () => {
+void describe('[/includes]', () => {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'includes-'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a host file overlays a shared base; each value names the file and line it comes from', async () => {
+  void it('a host file overlays a shared base; each value names the file and line it comes from', async () => {
     put('shared/base.ini', '[/settings/default]\ntimeout = 10\nallowed hosts = 10.0.0.1\n\n[/settings/remote/client/targets/nagios]\naddress = 10.0.0.9:5666\ntimeout = 5\n');
     const host = put('hosts/a.ini', '[/includes]\nbase = ../shared/base.ini\n\n[/settings/default]\ntimeout = 20\n\n[/settings/remote/client/targets/nagios]\ntimeout = 7\n');
     const s = await ok(host);
@@ -48,7 +48,7 @@ describe('[/includes]', () => {
     assert.deepEqual(s.sources.map((f) => f.file), [join(dir, 'shared/base.ini'), host]);
   });
 
-  it('follows nested includes, folders and patterns in name order; a later include overrides an earlier one', async () => {
+  void it('follows nested includes, folders and patterns in name order; a later include overrides an earlier one', async () => {
     put('conf.d/20-b.ini', '[/settings/log]\nlevel = warning\n');
     put('conf.d/10-a.ini', '[/settings/log]\nlevel = error\nbuffer size = 100\n');
     put('conf.d/notes.txt', 'not ini');
@@ -62,7 +62,7 @@ describe('[/includes]', () => {
     assert.deepEqual(s.sources.map((f) => f.file.slice(dir.length + 1)), ['conf.d/10-a.ini', 'conf.d/20-b.ini', 'extra/x1.ini', 'extra/x2.ini', 'nested.ini']);
   });
 
-  it('expands host placeholders in include paths', async () => {
+  void it('expands host placeholders in include paths', async () => {
     assert.deepEqual(hostPlaceholders('Web01.Example.com'), {
       hostname: 'Web01.Example.com', hostname_lc: 'web01.example.com', hostname_uc: 'WEB01.EXAMPLE.COM',
       host: 'Web01', host_lc: 'web01', host_uc: 'WEB01',
@@ -74,7 +74,7 @@ describe('[/includes]', () => {
     assert.equal(s.sections['/settings/default']?.timeout, 42);
   });
 
-  it('reports a missing file, an unknown placeholder and a cycle at the include line; duplicates within one file stay errors', async () => {
+  void it('reports a missing file, an unknown placeholder and a cycle at the include line; duplicates within one file stay errors', async () => {
     put('cycle/a.ini', '[/includes]\nb = b.ini\n');
     put('cycle/b.ini', '[/settings/log]\nlevel = debug\n[/includes]\na = a.ini\n');
     const main = put('broken.ini', '[/modules]\nCheckHelpers = enabled\n\n[/includes]\nmissing = nope/none.ini\nbad = ${nohost}.ini\ncycle = cycle/a.ini\n\n[/settings/log]\nlevel = info\nlevel = debug\n');
@@ -91,7 +91,7 @@ describe('[/includes]', () => {
     assert.match(r.problems[3].message, /broken\.ini -> a\.ini -> b\.ini -> a\.ini/);
   });
 
-  it('reads and parses each shared file once per reader', async () => {
+  void it('reads and parses each shared file once per reader', async () => {
     put('fleet/base.ini', '[/settings/remote/client/targets/t1]\naddress = 10.0.0.1\n');
     const hosts = Array.from({ length: 20 }, (_, i) => put(`fleet/h${i}.ini`, `[/includes]\nbase = base.ini\n\n[/settings/default]\ntimeout = ${i + 1}\n`));
     const reader = new SettingsReader();
@@ -99,7 +99,7 @@ describe('[/includes]', () => {
     assert.equal(reader.parsed, 21);
   });
 
-  it('${env:} and ${file:} fill values, count as secrets, and never show in problems', async () => {
+  void it('${env:} and ${file:} fill values, count as secrets, and never show in problems', async () => {
     process.env.INCLUDES_TEST_PW = 'env-secret-value';
     put('secrets/web.pw', 'file-secret-value\n');
     const main = put('secrets/agent.ini', '[/settings/default]\npassword = ${env:INCLUDES_TEST_PW}\n\n[/settings/WEB/server]\npassword = ${file:web.pw}\nbind to = ${env:INCLUDES_TEST_PW}\nport = ${file:web.pw}\n');

@@ -32,7 +32,7 @@ const errorCases: { file: string; expect: string[]; mention?: RegExp }[] = [
 ];
 
 for (const c of errorCases) {
-  test(`invalid: ${c.file}`, async () => {
+  void test(`invalid: ${c.file}`, async () => {
     const r = await loadSettingsFile(fixture(c.file));
     assert.equal(r.ok, false, `${c.file} should be invalid`);
     if (c.expect.length > 0) assert.deepEqual(codesAt(r.problems), c.expect);
@@ -45,20 +45,20 @@ for (const c of errorCases) {
   });
 }
 
-test('every problem of a file is reported at once', async () => {
+void test('every problem of a file is reported at once', async () => {
   const text = readFileSync(fixture('bad-types.ini'), 'utf8') + readFileSync(fixture('unknown-key.ini'), 'utf8');
   const r = loadSettingsText(text, '/tmp/t/agent.ini');
   assert.equal(r.ok, false);
   assert.equal(r.problems.length, 4);
 });
 
-test('unreadable file is a problem, not a throw', async () => {
+void test('unreadable file is a problem, not a throw', async () => {
   const r = await loadSettingsFile('/nonexistent/agent.ini');
   assert.equal(r.ok, false);
   assert.equal(r.problems[0]?.code, 'AGENT_ERR_SETTINGS_UNREADABLE');
 });
 
-test('inheritance: child wins, chains are followed, defaults last, templates hidden', async () => {
+void test('inheritance: child wins, chains are followed, defaults last, templates hidden', async () => {
   const r = await loadSettingsFile(fixture('inheritance.ini'));
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
   const t = r.snapshot.targets.remote;
@@ -93,7 +93,7 @@ test('inheritance: child wins, chains are followed, defaults last, templates hid
   assert.equal(r.snapshot.targets.remote.get('default')?.values['payload length'], 1024);
 });
 
-test('users, roles, fallback and the built-in legacy role', async () => {
+void test('users, roles, fallback and the built-in legacy role', async () => {
   const r = await loadSettingsFile(fixture('users-roles.ini'));
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
   const s = r.snapshot;
@@ -109,7 +109,7 @@ test('users, roles, fallback and the built-in legacy role', async () => {
   assert.ok(r.warnings.some((w) => w.code === 'AGENT_WARN_PLAIN_PASSWORD'));
 });
 
-test('insecure but legal choices are warnings with codes', async () => {
+void test('insecure but legal choices are warnings with codes', async () => {
   const r = await loadSettingsFile(fixture('insecure.ini'));
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
   const codes = new Set(r.warnings.map((w) => w.code));
@@ -119,7 +119,7 @@ test('insecure but legal choices are warnings with codes', async () => {
   for (const w of r.warnings) assert.equal(w.severity, 'warning');
 });
 
-test('NSClientServer without a password (own or [/settings/default]) warns at the line that enables it; with one it does not', () => {
+void test('NSClientServer without a password (own or [/settings/default]) warns at the line that enables it; with one it does not', () => {
   const none = loadSettingsText('[/modules]\nNSClientServer = enabled\n[/settings/NSClient/server]\nallowed hosts = 0.0.0.0/0\n', '/tmp/x/agent.ini');
   assert.ok(none.ok, JSON.stringify(!none.ok && none.problems));
   const warning = none.warnings.find((w) => w.code === 'AGENT_WARN_NSCLIENT_NO_PASSWORD');
@@ -131,7 +131,7 @@ test('NSClientServer without a password (own or [/settings/default]) warns at th
   assert.equal(fallback.warnings.some((w) => w.code === 'AGENT_WARN_NSCLIENT_NO_PASSWORD'), false);
 });
 
-test('variables expand with defaults relative to the settings folder and [/paths] overrides', async () => {
+void test('variables expand with defaults relative to the settings folder and [/paths] overrides', async () => {
   const r = await loadSettingsFile(fixture('paths.ini'));
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
   const s = r.snapshot;
@@ -143,20 +143,20 @@ test('variables expand with defaults relative to the settings folder and [/paths
   assert.equal(plain.snapshot.sections['/settings/WEB/server']?.certificate, '/srv/agent/security/certificate.pem');
 });
 
-test('section paths and keys are case-insensitive; values keep their case', () => {
+void test('section paths and keys are case-insensitive; values keep their case', () => {
   const r = loadSettingsText('[/SETTINGS/web/SERVER]\nPORT = 9443s\n[/Modules]\ncheckhelpers = ENABLED\n', '/tmp/x/agent.ini');
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
   assert.equal(r.snapshot.sections['/settings/WEB/server']?.port, '9443s');
   assert.equal(r.snapshot.modules.CheckHelpers, true);
 });
 
-test('edge cases of the reader load: dotted targets stay one section, special values survive', async () => {
+void test('edge cases of the reader load: dotted targets stay one section, special values survive', async () => {
   const r = await loadSettingsFile(fixture('dotted-section.ini'));
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
   assert.ok([...r.snapshot.targets.remote.keys()].some((k) => k.includes('.')));
 });
 
-test('the snapshot is frozen', () => {
+void test('the snapshot is frozen', () => {
   const r = loadSettingsText('[/modules]\nCheckHelpers = 1\n', '/tmp/x/agent.ini');
   assert.ok(r.ok);
   assert.ok(Object.isFrozen(r.snapshot));
@@ -166,7 +166,7 @@ test('the snapshot is frozen', () => {
   });
 });
 
-test('cross-key rule: AgentServer verify mode other than none needs a ca', () => {
+void test('cross-key rule: AgentServer verify mode other than none needs a ca', () => {
   const bad = loadSettingsText('[/settings/agent/server]\nverify mode = peer-cert\n', '/tmp/x/agent.ini');
   assert.equal(bad.ok, false);
   assert.deepEqual(codesAt(bad.problems), ['AGENT_ERR_VALUE_INVALID@2:15']);
@@ -178,7 +178,7 @@ test('cross-key rule: AgentServer verify mode other than none needs a ca', () =>
   assert.ok(plain.warnings.some((w) => w.code === 'AGENT_WARN_NO_CA'));
 });
 
-test('cross-key rules: web port range and allowed hosts entries; /0 masks warn as open', () => {
+void test('cross-key rules: web port range and allowed hosts entries; /0 masks warn as open', () => {
   const bad = loadSettingsText('[/settings/WEB/server]\nport = 70000s\nallowed hosts = 127.0.0.1, 10.0.0.0/33, nagios box\n', '/tmp/x/agent.ini');
   assert.equal(bad.ok, false);
   assert.deepEqual(codesAt(bad.problems), ['AGENT_ERR_VALUE_INVALID@2:8', 'AGENT_ERR_VALUE_INVALID@3:17']);
@@ -190,7 +190,7 @@ test('cross-key rules: web port range and allowed hosts entries; /0 masks warn a
   assert.ok(loadSettingsText('[/settings/default]\nallowed hosts = 127.0.0.1, ::1, 10.0.*.*, 192.168.0.0/16, localhost\n', '/tmp/x/agent.ini').ok);
 });
 
-test("NSClient++'s roles full and client are seeded unless defined; a role holding the bare legacy grant warns", () => {
+void test("NSClient++'s roles full and client are seeded unless defined; a role holding the bare legacy grant warns", () => {
   const seeded = loadSettingsText('[/settings/web/roles]\nops = info.get\n', '/tmp/x/agent.ini');
   assert.ok(seeded.ok);
   assert.deepEqual(seeded.snapshot.roles.get('full'), ['*']);
@@ -205,7 +205,7 @@ test("NSClient++'s roles full and client are seeded unless defined; a role holdi
   assert.match(own.warnings[0]?.message ?? '', /SECURITY: role "old" holds the legacy grant/);
 });
 
-test('an allow-list pattern the linear-time matcher cannot run is a warning at its line', () => {
+void test('an allow-list pattern the linear-time matcher cannot run is a warning at its line', () => {
   const r = loadSettingsText('[/modules]\nRemoteServer = enabled\n[/settings/remote/server]\nallowed queries = check_*, check_!(cpu)\n', '/tmp/t/agent.ini');
   const w = r.warnings.filter((p) => p.code === 'AGENT_WARN_ALLOW_LIST_PATTERN');
   assert.equal(w.length, 1, JSON.stringify(r.warnings));

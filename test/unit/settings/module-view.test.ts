@@ -45,7 +45,7 @@ address = 127.0.0.1:5666
 alias_ok = check_ok
 `;
 
-test('each module view holds exactly the sections its catalogue entry names, and only its own objects', () => {
+void test('each module view holds exactly the sections its catalogue entry names, and only its own objects', () => {
   const s = load(FULL);
   for (const entry of moduleTable()) {
     const view = moduleView(entry.settings, s);
@@ -64,7 +64,7 @@ test('each module view holds exactly the sections its catalogue entry names, and
   assert.equal(web.sections['/settings/agent/server'], undefined);
 });
 
-test('every value comes from the schema: an empty file gives each section exactly its schema defaults', () => {
+void test('every value comes from the schema: an empty file gives each section exactly its schema defaults', () => {
   const s = load('');
   const set = loadSchemaSet();
   for (const section of set.sections) {
@@ -82,7 +82,7 @@ test('every value comes from the schema: an empty file gives each section exactl
   assert.equal(remote['payload length'], 1024);
 });
 
-test('x-fallback: a key the file leaves out takes [/settings/default]; its own value wins', () => {
+void test('x-fallback: a key the file leaves out takes [/settings/default]; its own value wins', () => {
   const fallen = load(FULL);
   const web = moduleView(MODULE_SECTIONS.WEBServer, fallen).sections['/settings/WEB/server'];
   assert.equal(web.password, 'shared-secret-1');
@@ -96,7 +96,7 @@ test('x-fallback: a key the file leaves out takes [/settings/default]; its own v
   assert.equal(moduleView(MODULE_SECTIONS.WEBServer, own).sections['/settings/WEB/server'].timeout, 5);
 });
 
-test('x-fallback in the plan: a change of [/settings/default] reaches the modules that fall back to it, not the agent step', () => {
+void test('x-fallback in the plan: a change of [/settings/default] reaches the modules that fall back to it, not the agent step', () => {
   const enabled = '[/modules]\nWEBServer = enabled\nRemoteServer = enabled\nCheckNet = enabled\n';
   const a = load(`${enabled}[/settings/default]\nallowed hosts = 10.0.0.1\n`);
   const b = load(`${enabled}[/settings/default]\nallowed hosts = 10.0.0.2\n`);
@@ -113,7 +113,7 @@ test('x-fallback in the plan: a change of [/settings/default] reaches the module
   assert.equal(planStep(web, { applied: ownA, desired: ownB, loaded: new Set(['WEBServer']) }).action, 'unchanged');
 });
 
-test('x-secret: values of marked keys are masked in the effective list, settings queries and (through secretValues) log lines', () => {
+void test('x-secret: values of marked keys are masked in the effective list, settings queries and (through secretValues) log lines', () => {
   const s = load(FULL);
   const shown = effectiveEntries(s);
   assert.deepEqual(shown.find((e) => e.path === '/settings/default' && e.key === 'password')?.value, '******');
@@ -133,7 +133,7 @@ test('x-secret: values of marked keys are masked in the effective list, settings
   assert.deepEqual(answer.payload.map((p) => p.value?.string_data), ['******', '10.0.0.1']);
 });
 
-test('settings lookups through the core a module receives answer its own sections only, never another module\'s or the web users', async () => {
+void test('settings lookups through the core a module receives answer its own sections only, never another module\'s or the web users', async () => {
   const s = load(FULL);
   const core = createCore({ settings: () => s });
   let seen: Core | undefined;

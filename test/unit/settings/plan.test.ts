@@ -23,7 +23,7 @@ const logReader: ModuleInfo = { ...helpersEntry, settings: ['/settings/log'] };
 const ENABLED = '[/modules]\nCheckHelpers = enabled\n';
 const DISABLED = '[/modules]\nCheckHelpers = disabled\n';
 
-test('computePlan gives one step per catalogue module, in catalogue order', () => {
+void test('computePlan gives one step per catalogue module, in catalogue order', () => {
   const plan = computePlan({ applied: undefined, desired: load(ENABLED), loaded: new Set() });
   assert.deepEqual(plan.map((s) => s.module), moduleTable().map((e) => e.name));
   for (const s of plan) {
@@ -32,12 +32,12 @@ test('computePlan gives one step per catalogue module, in catalogue order', () =
   }
 });
 
-test('load: enabled in the file and not live', () => {
+void test('load: enabled in the file and not live', () => {
   const s = load(ENABLED);
   assert.deepEqual(planStep(helpersEntry, { applied: s, desired: s, loaded: new Set() }), { module: 'CheckHelpers', action: 'load', reason: 'enabled in [/modules]' });
 });
 
-test('unload: disabled in the file and live', () => {
+void test('unload: disabled in the file and live', () => {
   const a = load(ENABLED);
   const b = load(DISABLED);
   assert.deepEqual(planStep(helpersEntry, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unload', reason: 'disabled in [/modules]' });
@@ -45,7 +45,7 @@ test('unload: disabled in the file and live', () => {
   assert.deepEqual(plan.filter((p) => p.action !== 'unchanged').map((p) => [p.module, p.action]), [['CheckHelpers', 'unload']]);
 });
 
-test('apply: a changed key without x-restart goes to apply() and is named', () => {
+void test('apply: a changed key without x-restart goes to apply() and is named', () => {
   const a = load(`${ENABLED}[/settings/log]\nlevel = info\n`);
   const b = load(`${ENABLED}[/settings/log]\nlevel = debug\n`);
   assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), {
@@ -75,7 +75,7 @@ function schemasWithRestartMark(): SchemaSet {
   }
 }
 
-test('restart: a changed key marked x-restart forces a restart, naming only that key; unmarked it is applied', () => {
+void test('restart: a changed key marked x-restart forces a restart, naming only that key; unmarked it is applied', () => {
   const a = load(`${ENABLED}[/settings/log]\nlevel = info\nbuffer size = 5000\n`);
   const b = load(`${ENABLED}[/settings/log]\nlevel = debug\nbuffer size = 200\n`);
   assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }).action, 'apply');
@@ -89,12 +89,12 @@ test('restart: a changed key marked x-restart forces a restart, naming only that
   assert.equal(planStep(logReader, { applied: a, desired: c, loaded: new Set(['CheckHelpers']), schemas: schemasWithRestartMark() }).action, 'unchanged');
 });
 
-test('restart when there are no applied settings to compare with', () => {
+void test('restart when there are no applied settings to compare with', () => {
   const s = load(ENABLED);
   assert.deepEqual(planStep(helpersEntry, { applied: undefined, desired: s, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'restart', reason: 'no applied settings' });
 });
 
-test('unchanged: identical settings, or changes outside the module\'s sections', () => {
+void test('unchanged: identical settings, or changes outside the module\'s sections', () => {
   const a = load(`${ENABLED}[/settings/log]\nlevel = info\n`);
   const b = load(`${ENABLED}[/settings/log]\nlevel = debug\nbuffer size = 200\n`);
   assert.deepEqual(planStep(logReader, { applied: a, desired: a, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unchanged', reason: 'its settings did not change' });
@@ -104,7 +104,7 @@ test('unchanged: identical settings, or changes outside the module\'s sections',
   assert.deepEqual(planStep(moduleInfo('CheckSystem') as ModuleInfo, { applied: a, desired: b, loaded: new Set() }), { module: 'CheckSystem', action: 'unchanged', reason: 'not loaded' });
 });
 
-test('the slice of a module is its sections; [/paths] changes reach modules that read /paths', () => {
+void test('the slice of a module is its sections; [/paths] changes reach modules that read /paths', () => {
   const web = moduleInfo('WEBServer') as ModuleInfo;
   const enabled = '[/modules]\nWEBServer = enabled\n';
   const a = load(`${enabled}[/paths]\nscripts = /opt/a\n`);
@@ -117,7 +117,7 @@ test('the slice of a module is its sections; [/paths] changes reach modules that
   assert.ok(moduleSlice(logReader, a).has('/settings/log'));
 });
 
-test('run-time overrides win over the file', () => {
+void test('run-time overrides win over the file', () => {
   const off = load(DISABLED);
   const on = load(ENABLED);
   assert.deepEqual(planStep(helpersEntry, { applied: off, desired: off, loaded: new Set(), overrides: new Map([['CheckHelpers', true]]) }), {
@@ -139,7 +139,7 @@ test('run-time overrides win over the file', () => {
   assert.equal(wantsLoaded('CheckSystem', on), false);
 });
 
-test('an edited parent target is named once, not again for each target that inherits the key', () => {
+void test('an edited parent target is named once, not again for each target that inherits the key', () => {
   const remote = moduleInfo('RemoteClient') as ModuleInfo;
   const base = '[/modules]\nRemoteClient = enabled\n[/settings/remote/client/targets/default]\ntimeout = %T%\n[/settings/remote/client/targets/a]\naddress = 127.0.0.1:1\n[/settings/remote/client/targets/b]\naddress = 127.0.0.1:2\ntimeout = 9\n';
   const a = load(base.replace('%T%', '20'));
@@ -151,7 +151,7 @@ test('an edited parent target is named once, not again for each target that inhe
   });
 });
 
-test('a [/settings/default] key reaches only the modules that fall back to it', () => {
+void test('a [/settings/default] key reaches only the modules that fall back to it', () => {
   const web = moduleInfo('WEBServer') as ModuleInfo;
   const remote = moduleInfo('RemoteServer') as ModuleInfo;
   const text = (hosts: string) => `[/modules]\nWEBServer = enabled\nRemoteServer = enabled\n[/settings/default]\nallowed hosts = ${hosts}\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`;
@@ -167,7 +167,7 @@ test('a [/settings/default] key reaches only the modules that fall back to it', 
   assert.equal(planStep(remote, { applied: pa, desired: pb, loaded }).action, 'unchanged');
 });
 
-test('a [/paths] variable is named once, not again for each value that expands it', () => {
+void test('a [/paths] variable is named once, not again for each value that expands it', () => {
   const web = moduleInfo('WEBServer') as ModuleInfo;
   const a = load('[/modules]\nWEBServer = enabled\n[/paths]\ncertificate-path = /srv/a\n');
   const b = load('[/modules]\nWEBServer = enabled\n[/paths]\ncertificate-path = /srv/b\n');

@@ -23,12 +23,12 @@ const table: [rule: string, required: string, expected: boolean][] = [
 ];
 
 for (const [rule, required, expected] of table) {
-  test(`rule "${rule}" ${expected ? 'grants' : 'does not grant'} ${required}`, () => {
+  void test(`rule "${rule}" ${expected ? 'grants' : 'does not grant'} ${required}`, () => {
     assert.equal(ruleMatches(rule, required), expected);
   });
 }
 
-test('a role grants when any of its rules matches', () => {
+void test('a role grants when any of its rules matches', () => {
   const role = parsePrivilegeList('info.get, queries.*,  ,logs.list');
   assert.deepEqual(role, ['info.get', 'queries.*', 'logs.list']);
   assert.equal(hasPrivilege(role, 'queries.execute'), true);

@@ -15,7 +15,7 @@ function warningsOf(text: string): string[] {
 
 const nrpe = (lines: string[]): string => ['[/modules]', 'RemoteServer = enabled', '[/settings/remote/server]', ...lines, ''].join('\n');
 
-test('an NRPE server without a certificate whose ciphers exclude the anonymous suites', () => {
+void test('an NRPE server without a certificate whose ciphers exclude the anonymous suites', () => {
   const [w, ...rest] = warningsOf(nrpe(['allowed ciphers = ALL:!aNULL:!LOW:@STRENGTH']));
   assert.deepEqual(rest, []);
   assert.match(w ?? '', /^AGENT_WARN_TLS_NO_SHARED_CIPHER@4:19 RemoteServer has TLS on and no certificate.*allowed ciphers = ALL:!aNULL:!LOW:@STRENGTH keeps them out: no client can connect/);
@@ -27,7 +27,7 @@ test('an NRPE server without a certificate whose ciphers exclude the anonymous s
   assert.deepEqual(warningsOf(nrpe(['use ssl = false', 'allowed ciphers = ALL:!aNULL'])), []);
 });
 
-test('a role of web users without public warns at the role, naming its users; templates and public roles do not', () => {
+void test('a role of web users without public warns at the role, naming its users; templates and public roles do not', () => {
   const text = [
     '[/modules]',
     'WEBServer = enabled',

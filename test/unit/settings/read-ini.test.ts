@@ -18,8 +18,8 @@ function section(doc: IniDocument, path: string): IniSection {
   return found;
 }
 
-describe('parseIni', () => {
-  it('reads keys with spaces, trimming blanks and tabs around key and value', () => {
+void describe('parseIni', () => {
+  void it('reads keys with spaces, trimming blanks and tabs around key and value', () => {
     const doc = fixture('keys-with-spaces.ini');
     assert.deepEqual(doc.problems, []);
     assert.equal(doc.file, FIXTURES + 'keys-with-spaces.ini');
@@ -36,7 +36,7 @@ describe('parseIni', () => {
     ]);
   });
 
-  it('keeps a section name with dots as one section', () => {
+  void it('keeps a section name with dots as one section', () => {
     const doc = fixture('dotted-section.ini');
     assert.deepEqual(doc.problems, []);
     assert.deepEqual(
@@ -48,7 +48,7 @@ describe('parseIni', () => {
     );
   });
 
-  it('keeps ; # = and spaces inside values and strips one pair of surrounding quotes', () => {
+  void it('keeps ; # = and spaces inside values and strips one pair of surrounding quotes', () => {
     const doc = fixture('special-values.ini');
     assert.deepEqual(doc.problems, []);
     assert.deepEqual(section(doc, '/settings/remote/server').entries, [
@@ -62,7 +62,7 @@ describe('parseIni', () => {
     ]);
   });
 
-  it('reads empty values with the column just after "="', () => {
+  void it('reads empty values with the column just after "="', () => {
     const doc = fixture('empty-values.ini');
     assert.deepEqual(doc.problems, []);
     assert.deepEqual(section(doc, '/settings/default').entries, [
@@ -72,7 +72,7 @@ describe('parseIni', () => {
     ]);
   });
 
-  it('merges a duplicate section (case-insensitively) into the first and reports both lines', () => {
+  void it('merges a duplicate section (case-insensitively) into the first and reports both lines', () => {
     const doc = fixture('duplicate-section.ini');
     assert.equal(doc.sections.length, 1);
     const users = section(doc, '/settings/web/users/admin');
@@ -103,7 +103,7 @@ describe('parseIni', () => {
     ]);
   });
 
-  it('reports a duplicate key (case-insensitively) and keeps the last value in the first position', () => {
+  void it('reports a duplicate key (case-insensitively) and keeps the last value in the first position', () => {
     const doc = fixture('duplicate-key.ini');
     assert.deepEqual(section(doc, '/modules').entries, [
       { key: 'webserver', value: 'disabled', line: 4, keyCol: 1, valueCol: 13 },
@@ -122,7 +122,7 @@ describe('parseIni', () => {
     ]);
   });
 
-  it('reads CRLF files without carriage returns in values or messages', () => {
+  void it('reads CRLF files without carriage returns in values or messages', () => {
     const raw = readFileSync(FIXTURES + 'crlf.ini', 'utf8');
     assert.ok(raw.includes('\r\n'), 'the fixture keeps its CRLF bytes');
     const doc = fixture('crlf.ini');
@@ -140,7 +140,7 @@ describe('parseIni', () => {
     assert.match(doc.problems[0].message, /^cannot parse line: \(content not shown: it may hold a secret\) \(/);
   });
 
-  it('skips a UTF-8 BOM without counting it in columns', () => {
+  void it('skips a UTF-8 BOM without counting it in columns', () => {
     const raw = readFileSync(FIXTURES + 'bom.ini');
     assert.deepEqual([...raw.subarray(0, 3)], [0xef, 0xbb, 0xbf]);
     const doc = fixture('bom.ini');
@@ -150,7 +150,7 @@ describe('parseIni', () => {
     ]);
   });
 
-  it('reports every syntax error at its line and column and drops keys after a broken header', () => {
+  void it('reports every syntax error at its line and column and drops keys after a broken header', () => {
     const doc = fixture('syntax-error.ini');
     assert.deepEqual(
       doc.problems.map((p) => [p.code, p.line, p.col, p.message]),
@@ -167,7 +167,7 @@ describe('parseIni', () => {
     ]);
   });
 
-  it('reports a key before any section and keeps reading', () => {
+  void it('reports a key before any section and keeps reading', () => {
     const doc = fixture('key-outside-section.ini');
     assert.deepEqual(doc.problems, [
       { code: 'AGENT_ERR_INI_KEY_OUTSIDE_SECTION', message: 'a key appears before any [section] (not shown: a file that is not INI may hold a secret there)', line: 2, col: 1 },
@@ -177,7 +177,7 @@ describe('parseIni', () => {
     ]);
   });
 
-  it('ignores ; and # comment lines, indented or not, and blank lines', () => {
+  void it('ignores ; and # comment lines, indented or not, and blank lines', () => {
     const doc = fixture('comments.ini');
     assert.deepEqual(doc.problems, []);
     assert.deepEqual(
@@ -194,7 +194,7 @@ describe('parseIni', () => {
     );
   });
 
-  it('handles empty text, a missing final newline and a value with "=" in it', () => {
+  void it('handles empty text, a missing final newline and a value with "=" in it', () => {
     assert.deepEqual(parseIni('', 'empty.ini'), { file: 'empty.ini', sections: [], problems: [] });
     assert.deepEqual(parseIni('\ufeff', 'bom-only.ini').sections, []);
     const doc = parseIni('[/a]\r\nk = x=y', 'x.ini');

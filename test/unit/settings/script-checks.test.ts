@@ -20,7 +20,7 @@ function problemsOf(text: string): string[] {
   return r.ok ? [] : r.problems.map((p) => `${p.code}@${p.line}:${p.col} ${p.message}`);
 }
 
-test('valid aliases: one-liners and long form, templates and the default object', () => {
+void test('valid aliases: one-liners and long form, templates and the default object', () => {
   const r = loadSettingsText(
     `${HEAD}
 [/settings/external scripts/scripts]
@@ -48,7 +48,7 @@ is template = 1
   assert.equal(r.snapshot.aliases.get('alias_long')?.values.command, 'check_warning "warn=load > $ARG1$"');
 });
 
-test('an alias naming a query that does not exist is an error at its line, with a suggestion', () => {
+void test('an alias naming a query that does not exist is an error at its line, with a suggestion', () => {
   const problems = problemsOf(`${HEAD}
 [/settings/external scripts/alias]
 alias_ok = check_ok
@@ -58,7 +58,7 @@ alias_typo = check_okk warn=1
   assert.match(problems[0], /^AGENT_ERR_ALIAS_INVALID@8:14 alias "alias_typo" runs check_okk, which is not a query here; did you mean "check_ok"\?/);
 });
 
-test('other alias rules: another alias, a disabled module, a query name, a bad quote, no command', () => {
+void test('other alias rules: another alias, a disabled module, a query name, a bad quote, no command', () => {
   const problems = problemsOf(`${HEAD}
 [/settings/external scripts/alias]
 alias_ok = check_ok
@@ -79,7 +79,7 @@ parent = default
   assert.equal(problems.length, 5, text);
 });
 
-test('wrapped scripts need a template for their extension; sh and py have defaults', () => {
+void test('wrapped scripts need a template for their extension; sh and py have defaults', () => {
   const ok = loadSettingsText(
     `${HEAD}
 [/settings/external scripts/wrapped scripts]

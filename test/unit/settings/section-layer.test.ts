@@ -83,7 +83,7 @@ function summary(r: LoadResult): unknown {
   };
 }
 
-describe('layered loading over a shared base', () => {
+void describe('layered loading over a shared base', () => {
   let dir = '';
   const host = (name: string): string => join(dir, 'hosts', `${name}.ini`);
   before(() => {
@@ -97,7 +97,7 @@ describe('layered loading over a shared base', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('gives for every host what a load without layers gives, in one reader and in any order', async () => {
+  void it('gives for every host what a load without layers gives, in one reader and in any order', async () => {
     const reader = new SettingsReader();
     const names = Object.keys(HOSTS);
     for (const name of [...names, ...names.reverse()]) {
@@ -108,7 +108,7 @@ describe('layered loading over a shared base', () => {
     assert.equal(reader.parsed, names.length + 2, 'each file parsed once');
   });
 
-  it('the layered cases do what they say', async () => {
+  void it('the layered cases do what they say', async () => {
     const reader = new SettingsReader();
     const load = (name: string) => loadSettingsFile(host(name), { reader });
     assert.equal((await load('plain')).ok, true);

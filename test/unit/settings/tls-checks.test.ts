@@ -14,7 +14,7 @@ import { tlsFileProblems } from '../../../src/settings/tls-checks.js';
 import { certDir, type CertDir, type CertFiles } from '../../helpers/agent-certs.js';
 import { runAgentCli } from '../../helpers/run-cli.js';
 
-describe('TLS files of the listeners in validation', () => {
+void describe('TLS files of the listeners in validation', () => {
   let certs: CertDir;
   let ca: CertFiles;
   let a: CertFiles;
@@ -41,7 +41,7 @@ describe('TLS files of the listeners in validation', () => {
   });
   after(() => certs.remove());
 
-  it('`certificate = other.pem` with the default web key: an error at the certificate line, exit 1', async () => {
+  void it('`certificate = other.pem` with the default web key: an error at the certificate line, exit 1', async () => {
     // The default key file (${certificate-path}/certificate.key) holds a's key; the certificate is b's.
     mkdirSync(join(certs.dir, 'security'), { recursive: true });
     writeFileSync(join(certs.dir, 'security', 'certificate.key'), readFileSync(a.key));
@@ -57,7 +57,7 @@ describe('TLS files of the listeners in validation', () => {
     assert.deepEqual(json.files[0]?.errors.map((e) => [e.code, e.line, e.key]), [['AGENT_ERR_TLS_KEY_MISMATCH', 9, 'certificate']]);
   });
 
-  it("a combined certificate+key file with the default web key is NSClient++'s convention: valid", async () => {
+  void it("a combined certificate+key file with the default web key is NSClient++'s convention: valid", async () => {
     const combined = join(certs.dir, 'combined-b.pem');
     writeFileSync(combined, readFileSync(b.cert, 'utf8') + readFileSync(b.key, 'utf8'));
     const file = settings(`[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = x\n\n[/settings/WEB/server]\nport = 0s\ncertificate = combined-b.pem\n`);
@@ -65,7 +65,7 @@ describe('TLS files of the listeners in validation', () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
   });
 
-  it('a written key of another certificate: the error is at the key line', () => {
+  void it('a written key of another certificate: the error is at the key line', () => {
     const file = settings(`[/modules]\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 5666\ncertificate = ${b.cert}\ncertificate key = ${a.key}\n`);
     const [p, ...rest] = problemsOf(file);
     assert.equal(rest.length, 0);
@@ -73,7 +73,7 @@ describe('TLS files of the listeners in validation', () => {
     assert.equal(p?.message, `the private key in ${a.key} does not belong to the certificate ${b.cert}`);
   });
 
-  it('unreadable key, unparsable certificate, unparsable CA: each at its own line with AGENT_ERR_TLS_FILE', () => {
+  void it('unreadable key, unparsable certificate, unparsable CA: each at its own line with AGENT_ERR_TLS_FILE', () => {
     const folder = join(certs.dir, 'a-folder.key');
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(certs.dir, 'not-a-cert.pem'), 'hello\n');
@@ -95,7 +95,7 @@ describe('TLS files of the listeners in validation', () => {
     assert.equal(got[2]?.[3], `cannot read certificate file ${join(certs.dir, 'not-a-cert.pem')}: the file is not a PEM certificate (no start line)`);
   });
 
-  it('missing files: a certificate the listener creates is fine, a missing CA or NRPE certificate is not', () => {
+  void it('missing files: a certificate the listener creates is fine, a missing CA or NRPE certificate is not', () => {
     const file = settings(`[/modules]\nAgentServer = enabled\nRemoteServer = enabled\n\n[/settings/agent/server]\nport = 5668\nca = nowhere-ca.pem\n\n[/settings/remote/server]\nport = 5666\ncertificate = nowhere.pem\n`);
     const got = problemsOf(file).map((p) => [p.key, p.line, p.message.replace(certs.dir, 'DIR')]);
     assert.deepEqual(got, [
@@ -104,7 +104,7 @@ describe('TLS files of the listeners in validation', () => {
     ]);
   });
 
-  it('disabled listeners and listeners without TLS are not checked', () => {
+  void it('disabled listeners and listeners without TLS are not checked', () => {
     const file = settings(`[/modules]\nRemoteServer = disabled\nWEBServer = enabled\n\n[/settings/default]\npassword = x\n\n[/settings/WEB/server]\nport = 0\ncertificate = missing-and-plain.pem\n\n[/settings/remote/server]\ncertificate = nowhere.pem\n`);
     assert.deepEqual(problemsOf(file), []);
   });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { valueText } from '../../../src/settings/value-text.js';
 
-test('valueText: loaded values (string, number, boolean) as their text; absent is the fallback', () => {
+void test('valueText: loaded values (string, number, boolean) as their text; absent is the fallback', () => {
   assert.equal(valueText('peer-cert'), 'peer-cert');
   assert.equal(valueText(''), '', 'an empty string stays empty, not the fallback');
   assert.equal(valueText('', 'none'), '');
@@ -13,7 +13,7 @@ test('valueText: loaded values (string, number, boolean) as their text; absent i
   assert.equal(valueText(undefined, '8443s'), '8443s');
 });
 
-test('valueText: something that is no settings value shows as JSON, never as [object Object]', () => {
+void test('valueText: something that is no settings value shows as JSON, never as [object Object]', () => {
   assert.equal(valueText({ a: 1 }), '{"a":1}');
   assert.equal(valueText(['a', 'b']), '["a","b"]');
 });

@@ -65,7 +65,7 @@ function testControl(state: { broken: boolean }, snapshot: Snapshot): AgentContr
   };
 }
 
-describe('buildApp over HTTPS', () => {
+void describe('buildApp over HTTPS', () => {
   const state = { broken: false };
   let web: WebApp;
   let server: Server;
@@ -95,7 +95,7 @@ describe('buildApp over HTTPS', () => {
     rmSync(`${uiDir}-secret.txt`, { force: true });
   });
 
-  it('registers every API route through the guarded table, each with a privilege', async () => {
+  void it('registers every API route through the guarded table, each with a privilege', async () => {
     const polkaRoutes = (web.app as unknown as { routes: { method: string; handlers: unknown[] }[] }).routes.filter((r) => r.method !== '');
     assert.equal(polkaRoutes.length, web.routes.length, 'no route bypasses the table');
     const open = new Set(web.routes.filter((r) => r.privilege === 'none').map((r) => `${r.method} ${r.path}`));
@@ -160,7 +160,7 @@ describe('buildApp over HTTPS', () => {
     }
   });
 
-  it('answers a defect with a bare 500 and logs the stack', async () => {
+  void it('answers a defect with a bare 500 and logs the stack', async () => {
     state.broken = true;
     try {
       const before = sink.entries().length;
@@ -176,7 +176,7 @@ describe('buildApp over HTTPS', () => {
     }
   });
 
-  it('cuts a chunked body at max body size with 413', async () => {
+  void it('cuts a chunked body at max body size with 413', async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(`${base}/api/v1/modules`, { method: 'PUT', rejectUnauthorized: false, headers: { authorization: `Basic ${Buffer.from('root:pw').toString('base64')}`, 'transfer-encoding': 'chunked' } }, (res) => {
         res.resume();
@@ -189,7 +189,7 @@ describe('buildApp over HTTPS', () => {
     assert.equal(status, 413);
   });
 
-  it('serves static files with content types, ETag revalidation and no traversal', async () => {
+  void it('serves static files with content types, ETag revalidation and no traversal', async () => {
     const index = await webRequest(`${base}/`);
     assert.equal(index.status, 200);
     assert.match(String(index.headers['content-type']), /^text\/html/);
@@ -208,7 +208,7 @@ describe('buildApp over HTTPS', () => {
     assert.equal(safePath('/srv/ui', '/x/y.js'), '/srv/ui/x/y.js');
   });
 
-  it('turns the query string into check arguments in order', () => {
+  void it('turns the query string into check arguments in order', () => {
     assert.deepEqual(queryArguments('?warn=load%3E80&crit=load>90&show-all&time=5m&time=1m&msg=a+b%20c'), ['warn=load>80', 'crit=load>90', 'show-all', 'time=5m', 'time=1m', 'msg=a b c']);
     assert.deepEqual(queryArguments(''), []);
     assert.throws(() => queryArguments('?x=%E0%A4%A'), { code: 'AGENT_ERR_HTTP_BAD_REQUEST' });

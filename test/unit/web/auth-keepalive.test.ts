@@ -60,7 +60,7 @@ after(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-test('one connection: the same header passes again, a changed password refuses it at once', async () => {
+void test('one connection: the same header passes again, a changed password refuses it at once', async () => {
   const get = (path: string, user: string, password: string) => webRequest(`${base}${path}`, { user, password, agent });
   assert.equal((await get('/api/v1/info', 'root', 'first-pw')).status, 200);
   assert.equal((await get('/api/v1/info', 'root', 'first-pw')).status, 200);
@@ -72,7 +72,7 @@ test('one connection: the same header passes again, a changed password refuses i
   assert.equal(sockets.size, 1, 'every request went over one connection');
 });
 
-test('the privilege is checked on every request of a remembered principal', async () => {
+void test('the privilege is checked on every request of a remembered principal', async () => {
   const ann = (path: string) => webRequest(`${base}${path}`, { user: 'ann', password: 'ann-pw', agent });
   assert.equal((await ann('/api/v1/info')).status, 200);
   assert.equal((await ann('/api/v1/modules')).status, 403, 'ann lacks modules.list');

@@ -4,13 +4,13 @@ import { readBasicCredentials, MAX_AUTH_HEADER } from '../../../src/web/basic-au
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
-describe('readBasicCredentials', () => {
-  it('reads user and password, with a colon in the password and UTF-8', () => {
+void describe('readBasicCredentials', () => {
+  void it('reads user and password, with a colon in the password and UTF-8', () => {
     assert.deepEqual(readBasicCredentials(`Basic ${b64('root:a:b')}`), { kind: 'basic', user: 'root', password: 'a:b' });
     assert.deepEqual(readBasicCredentials(`basic ${b64('zoë:pässword')}`), { kind: 'basic', user: 'zoë', password: 'pässword' });
   });
 
-  it('tells a missing header from an invalid one', () => {
+  void it('tells a missing header from an invalid one', () => {
     assert.deepEqual(readBasicCredentials(undefined), { kind: 'none' });
     assert.deepEqual(readBasicCredentials(''), { kind: 'none' });
     assert.deepEqual(readBasicCredentials('Bearer abc'), { kind: 'invalid', reason: 'scheme' });

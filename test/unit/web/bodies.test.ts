@@ -18,13 +18,13 @@ const samples: Record<BodyName, unknown[]> = {
   settingsCommand: [{ command: 'reload' }, {}, { command: 'x'.repeat(101) }],
 };
 
-describe('request-body validators', () => {
-  it('are the precompiled ones (generated/body-validators.js matches body-schemas.ts)', () => {
+void describe('request-body validators', () => {
+  void it('are the precompiled ones (generated/body-validators.js matches body-schemas.ts)', () => {
     assert.equal(bodies.bodiesPrecompiled, true);
     assert.deepEqual(Object.keys(byName).sort(), Object.keys(BODY_SCHEMAS).sort());
   });
 
-  it('answer like validators compiled from the schemas at run time', () => {
+  void it('answer like validators compiled from the schemas at run time', () => {
     const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as { Ajv: new (o: object) => Ajv };
     const ajv = new AjvClass(BODY_AJV_OPTIONS);
     let refused = 0;
@@ -42,7 +42,7 @@ describe('request-body validators', () => {
     assert.ok(refused >= 15, `only ${refused} samples refused`);
   });
 
-  it('refuse what a route must not take', () => {
+  void it('refuse what a route must not take', () => {
     assert.equal(bodies.validateSettingsPut({ value: 'no key' }), false);
     assert.equal(bodies.validateModuleLoaded({ loaded: 'yes' }), false);
     assert.equal(bodies.validateLogPost({ level: 'loud' }), false);

@@ -63,25 +63,25 @@ function get(path: string): Promise<{ status: number; body: string }> {
   });
 }
 
-describe('createDispatch', () => {
-  it('runs the middleware, then the route with decoded params and the parsed query', async () => {
+void describe('createDispatch', () => {
+  void it('runs the middleware, then the route with decoded params and the parsed query', async () => {
     assert.deepEqual(await get('/items/a%20b?x=1&x=2&y=z'), { status: 200, body: 'seen a b {"x":["1","2"],"y":"z"} /items/a%20b' });
     // Memoized lookups: the same path again, and another one, get their own params.
     assert.deepEqual(await get('/items/a%20b'), { status: 200, body: 'seen a b {} /items/a%20b' });
     assert.deepEqual(await get('/items/c'), { status: 200, body: 'seen c {} /items/c' });
   });
 
-  it('passes from one handler of a path to the next', async () => {
+  void it('passes from one handler of a path to the next', async () => {
     assert.deepEqual(await get('/chain'), { status: 200, body: 'after one' });
   });
 
-  it('sends a synchronous throw, a rejection and next(err) to onError', async () => {
+  void it('sends a synchronous throw, a rejection and next(err) to onError', async () => {
     assert.deepEqual(await get('/throws'), { status: 500, body: 'error sync throw' });
     assert.deepEqual(await get('/rejects'), { status: 500, body: 'error async rejection' });
     assert.deepEqual(await get('/next-error'), { status: 500, body: 'error next error' });
   });
 
-  it('answers a path no route matches with onNoMatch', async () => {
+  void it('answers a path no route matches with onNoMatch', async () => {
     assert.deepEqual(await get('/nothing/here?q=1'), { status: 404, body: 'no match /nothing/here' });
   });
 });

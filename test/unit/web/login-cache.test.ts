@@ -38,7 +38,7 @@ function counted(login: string): Credential & { calls: number } {
   return c;
 }
 
-test('another user added or changed keeps the cached logins; a change of the login itself checks it again', async () => {
+void test('another user added or changed keeps the cached logins; a change of the login itself checks it again', async () => {
   let current = view('');
   const access = new AccessControl({ getSnapshot: () => current, metrics: new WebMetrics(), log: getLogger('test:login-cache') });
   const root = counted('root');

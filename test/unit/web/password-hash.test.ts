@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { hashPassword, isHashed, parseHash, verifyPassword } from '../../../src/web/password-hash.js';
 
-describe('password-hash', () => {
-  it('hashes in the pbkdf2-sha256$iterations$salt$hash form and verifies it', async () => {
+void describe('password-hash', () => {
+  void it('hashes in the pbkdf2-sha256$iterations$salt$hash form and verifies it', async () => {
     const stored = await hashPassword('s3cret', 1000);
     assert.match(stored, /^pbkdf2-sha256\$1000\$[0-9a-f]{32}\$[0-9a-f]{64}$/);
     assert.ok(isHashed(stored));
@@ -12,17 +12,17 @@ describe('password-hash', () => {
     assert.equal(await verifyPassword('', stored), false);
   });
 
-  it('uses a new salt every time', async () => {
+  void it('uses a new salt every time', async () => {
     assert.notEqual(await hashPassword('same', 1000), await hashPassword('same', 1000));
   });
 
-  it('accepts plain text stored passwords', async () => {
+  void it('accepts plain text stored passwords', async () => {
     assert.equal(await verifyPassword('plain', 'plain'), true);
     assert.equal(await verifyPassword('plain', 'plainer'), false);
     assert.equal(await verifyPassword('Plain', 'plain'), false);
   });
 
-  it('never verifies an empty stored password, an unknown user or a malformed hash', async () => {
+  void it('never verifies an empty stored password, an unknown user or a malformed hash', async () => {
     assert.equal(await verifyPassword('', ''), false);
     assert.equal(await verifyPassword('x', ''), false);
     assert.equal(await verifyPassword('x', undefined), false);

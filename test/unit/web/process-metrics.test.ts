@@ -14,7 +14,7 @@ function lag(lines: string[], name: string): number {
   return Number(line.slice(name.length + 1));
 }
 
-test('lag gauges keep the last measured figures when no sample fell between two scrapes', async () => {
+void test('lag gauges keep the last measured figures when no sample fell between two scrapes', async () => {
   // The first render starts the monitor and has no lag figures yet; it samples every 20 ms.
   renderProcessMetrics([]);
   let measured: string[] = [];

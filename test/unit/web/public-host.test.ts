@@ -29,21 +29,21 @@ function linkFor(host: string): Promise<string> {
   });
 }
 
-test('names the server answers to on its own port are used', async () => {
+void test('names the server answers to on its own port are used', async () => {
   hosts = parsePublicHosts('');
   for (const name of ['127.0.0.1', 'localhost', 'LocalHost.', 'agent.localhost', hostname()]) {
     assert.equal(await linkFor(`${name}:${port}`), `http://${name}:${port}`, name);
   }
 });
 
-test('foreign names, other ports and malformed Hosts fall back to the local address', async () => {
+void test('foreign names, other ports and malformed Hosts fall back to the local address', async () => {
   hosts = parsePublicHosts('');
   for (const host of ['evil.example:1', `evil.example:${port}`, '127.0.0.1:1', 'localhost', 'a/b', '1.2.3.4:80']) {
     assert.equal(await linkFor(host), `http://127.0.0.1:${port}`, host);
   }
 });
 
-test('public hosts: listed names are used (any port when none is listed), and the first is the fallback', async () => {
+void test('public hosts: listed names are used (any port when none is listed), and the first is the fallback', async () => {
   hosts = parsePublicHosts('monitor.example.org, proxy.example.org:8080');
   assert.equal(await linkFor('monitor.example.org'), 'http://monitor.example.org');
   assert.equal(await linkFor('Monitor.Example.org:9443'), 'http://Monitor.Example.org:9443');
@@ -52,7 +52,7 @@ test('public hosts: listed names are used (any port when none is listed), and th
   assert.equal(await linkFor('evil.example:1'), `http://monitor.example.org:${port}`);
 });
 
-test('one keep-alive connection: each request gets the answer for its own Host (the remembered one only for the same Host)', async () => {
+void test('one keep-alive connection: each request gets the answer for its own Host (the remembered one only for the same Host)', async () => {
   hosts = parsePublicHosts('');
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const ports = new Set<number>();

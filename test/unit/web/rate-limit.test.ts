@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AuthRateLimiter } from '../../../src/web/rate-limit.js';
 
-describe('AuthRateLimiter', () => {
-  it('blocks an address after max failures for block seconds, then lets it try again', () => {
+void describe('AuthRateLimiter', () => {
+  void it('blocks an address after max failures for block seconds, then lets it try again', () => {
     let now = 1_000_000;
     const rl = new AuthRateLimiter({ maxFailures: 3, blockSeconds: 10 }, () => now);
     assert.equal(rl.acquire('10.0.0.1')?.fail(), false);
@@ -21,7 +21,7 @@ describe('AuthRateLimiter', () => {
     assert.equal(rl.acquire('10.0.0.1')?.fail(), false, 'the count starts again after a block');
   });
 
-  it('counts guesses in flight: no more than max failures are ever admitted at once', () => {
+  void it('counts guesses in flight: no more than max failures are ever admitted at once', () => {
     const rl = new AuthRateLimiter({ maxFailures: 10, blockSeconds: 60 });
     const admitted = [];
     for (let i = 0; i < 300; i++) {
@@ -34,7 +34,7 @@ describe('AuthRateLimiter', () => {
     assert.ok(rl.acquire('10.0.0.2'), 'another address has its own slots');
   });
 
-  it('frees the slot of a success without clearing the failures', () => {
+  void it('frees the slot of a success without clearing the failures', () => {
     const rl = new AuthRateLimiter({ maxFailures: 2, blockSeconds: 10 });
     rl.acquire('a')?.fail();
     const ok = rl.acquire('a');
@@ -46,7 +46,7 @@ describe('AuthRateLimiter', () => {
     assert.equal(rl.isBlocked('a'), true);
   });
 
-  it('forgets failures when their window ends without a block', () => {
+  void it('forgets failures when their window ends without a block', () => {
     let now = 0;
     const rl = new AuthRateLimiter({ maxFailures: 3, blockSeconds: 10 }, () => now);
     rl.acquire('a')?.fail();
@@ -57,7 +57,7 @@ describe('AuthRateLimiter', () => {
     assert.equal(rl.acquire('a')?.fail(), true);
   });
 
-  it('settles an attempt once', () => {
+  void it('settles an attempt once', () => {
     const rl = new AuthRateLimiter({ maxFailures: 2, blockSeconds: 10 });
     const a = rl.acquire('a');
     assert.ok(a);
@@ -66,14 +66,14 @@ describe('AuthRateLimiter', () => {
     assert.equal(rl.isBlocked('a'), false);
   });
 
-  it('is off when max failures is 0', () => {
+  void it('is off when max failures is 0', () => {
     const rl = new AuthRateLimiter({ maxFailures: 0, blockSeconds: 10 });
     for (let i = 0; i < 100; i++) rl.acquire('a')?.fail();
     assert.equal(rl.isBlocked('a'), false);
     assert.ok(rl.acquire('a'));
   });
 
-  it('keeps a bounded number of addresses', () => {
+  void it('keeps a bounded number of addresses', () => {
     const rl = new AuthRateLimiter({ maxFailures: 2, blockSeconds: 10 });
     for (let i = 0; i < 10_050; i++) rl.acquire(`addr-${i}`)?.fail();
     rl.acquire('addr-0')?.fail();
@@ -81,7 +81,7 @@ describe('AuthRateLimiter', () => {
     assert.equal(rl.acquire('addr-10049')?.fail(), true);
   });
 
-  it('wouldAdmit answers what taking a slot and freeing it at once would, without keeping an entry', () => {
+  void it('wouldAdmit answers what taking a slot and freeing it at once would, without keeping an entry', () => {
     let now = 1_000_000;
     const rl = new AuthRateLimiter({ maxFailures: 2, blockSeconds: 10 }, () => now);
     assert.equal(rl.wouldAdmit('a'), true, 'an unknown address');

@@ -59,8 +59,8 @@ function count(raw: string[], name: string): number {
   return raw.filter((h, i) => i % 2 === 0 && h.toLowerCase() === name.toLowerCase()).length;
 }
 
-describe('SecureResponse', () => {
-  it('adds the security headers, once, to every kind of head', async () => {
+void describe('SecureResponse', () => {
+  void it('adds the security headers, once, to every kind of head', async () => {
     for (const path of ['/object', '/implicit', '/list']) {
       const res = await get(path);
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
@@ -72,7 +72,7 @@ describe('SecureResponse', () => {
     assert.equal((await get('/object')).headers['content-type'], 'text/plain');
   });
 
-  it('keeps a header the answer sets itself, with setHeader or in writeHead', async () => {
+  void it('keeps a header the answer sets itself, with setHeader or in writeHead', async () => {
     const first = await get('/set-first');
     assert.equal(first.headers['content-security-policy'], "default-src 'none'");
     assert.equal(count(first.raw, 'Content-Security-Policy'), 1);

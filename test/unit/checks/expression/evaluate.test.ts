@@ -21,7 +21,7 @@ function check(expr: string, item: Values, now = 1_000_000): boolean {
   return compileExpression(expr, VARS, SUMMARY).test({ item, summary: { count: 3 }, now });
 }
 
-test('numbers compare at, just under and just over the limit', () => {
+void test('numbers compare at, just under and just over the limit', () => {
   assert.equal(check('load > 80', { load: 80 }), false);
   assert.equal(check('load > 80', { load: 80.01 }), true);
   assert.equal(check('load > 80', { load: 79.99 }), false);
@@ -32,13 +32,13 @@ test('numbers compare at, just under and just over the limit', () => {
   assert.equal(check('load != 80', { load: 80 }), false);
 });
 
-test('word operators mean the same as the symbols', () => {
+void test('word operators mean the same as the symbols', () => {
   for (const [word, sym] of [['gt', '>'], ['lt', '<'], ['ge', '>='], ['le', '<='], ['eq', '='], ['ne', '!=']]) {
     for (const v of [79, 80, 81]) assert.equal(check(`load ${word} 80`, { load: v }), check(`load ${sym} 80`, { load: v }), `${word} at ${v}`);
   }
 });
 
-test('size suffixes are 1024-based and percentages use the _pct value', () => {
+void test('size suffixes are 1024-based and percentages use the _pct value', () => {
   assert.equal(check('free < 1g', { free: 1024 ** 3 - 1 }), true);
   assert.equal(check('free < 1g', { free: 1024 ** 3 }), false);
   assert.equal(check('free < 1m', { free: 1024 ** 2 - 1 }), true, 'm next to a size is a mebibyte');
@@ -50,7 +50,7 @@ test('size suffixes are 1024-based and percentages use the _pct value', () => {
   assert.equal(check('free < 10%', { free_pct: 9.9 }), true);
 });
 
-test('time suffixes are seconds-based; m next to a time is a minute', () => {
+void test('time suffixes are seconds-based; m next to a time is a minute', () => {
   assert.equal(check('uptime < 1h', { uptime: 3599 }), true);
   assert.equal(check('uptime < 1h', { uptime: 3600 }), false);
   assert.equal(check('uptime < 1m', { uptime: 59 }), true);
@@ -59,13 +59,13 @@ test('time suffixes are seconds-based; m next to a time is a minute', () => {
   assert.equal(check('uptime > 30s', { uptime: 31 }), true);
 });
 
-test('negative times next to a date mean ago', () => {
+void test('negative times next to a date mean ago', () => {
   const now = 1_000_000;
   assert.equal(check('written < -1h', { written: now - 3601 }, now), true);
   assert.equal(check('written < -1h', { written: now - 3599 }, now), false);
 });
 
-test('strings, in, not in, like, regexp, str()', () => {
+void test('strings, in, not in, like, regexp, str()', () => {
   assert.equal(check("name = 'sda1'", { name: 'sda1' }), true);
   assert.equal(check("name != 'sda1'", { name: 'sda1' }), false);
   assert.equal(check('name = str(sda1)', { name: 'sda1' }), true);
@@ -77,7 +77,7 @@ test('strings, in, not in, like, regexp, str()', () => {
   assert.equal(check("name = 'it''s'", { name: "it's" }), true);
 });
 
-test('and, or, not, parentheses and precedence', () => {
+void test('and, or, not, parentheses and precedence', () => {
   assert.equal(check('load > 10 and load < 20', { load: 15 }), true);
   assert.equal(check('load > 10 and load < 20', { load: 25 }), false);
   assert.equal(check('load < 10 or load > 20 and load < 30', { load: 5 }), true, 'and binds tighter than or');
@@ -87,20 +87,20 @@ test('and, or, not, parentheses and precedence', () => {
   assert.equal(check("readonly = 'false'", { readonly: false }), true);
 });
 
-test('summary names compare and mark the expression as summary-only', () => {
+void test('summary names compare and mark the expression as summary-only', () => {
   const c = compileExpression('count > 2', VARS, SUMMARY);
   assert.equal(c.usesItem, false);
   assert.equal(c.test({ summary: { count: 3 }, now: 0 }), true);
   assert.equal(compileExpression('load > 2 and count > 1', VARS, SUMMARY).usesItem, true);
 });
 
-test('thresholds are recorded in the unit of the value', () => {
+void test('thresholds are recorded in the unit of the value', () => {
   assert.deepEqual(compileExpression('used > 90%', VARS, SUMMARY).thresholds, [{ name: 'used', op: '>', value: 90, viaPercent: true }]);
   assert.deepEqual(compileExpression('free < 1g', VARS, SUMMARY).thresholds, [{ name: 'free', op: '<', value: 1024 ** 3, viaPercent: false }]);
   assert.deepEqual(compileExpression('80 < load', VARS, SUMMARY).thresholds, [{ name: 'load', op: '>', value: 80, viaPercent: false }]);
 });
 
-test('wrong expressions throw ExpressionError with the column of the problem', () => {
+void test('wrong expressions throw ExpressionError with the column of the problem', () => {
   const cases: [string, number, RegExp][] = [
     ['load >> 80', 7, /expected a value/],
     ['lod > 80', 1, /unknown name 'lod'/],

@@ -4,7 +4,7 @@ import { checkDummy } from '../../../../src/checks/helpers/dummy-check.js';
 import { indexCheck } from '../../../../src/checks/helpers/index-check.js';
 import { runCheck } from '../../../../src/checks/engine.js';
 
-test('check_dummy answers the given state and text', () => {
+void test('check_dummy answers the given state and text', () => {
   assert.deepEqual(checkDummy([]), { result: 0, message: 'Dummy Check', perf: [] });
   assert.deepEqual(checkDummy(['2', 'disk', 'on', 'fire']), { result: 2, message: 'disk on fire', perf: [] });
   assert.deepEqual(checkDummy(['warning']), { result: 1, message: 'Dummy Check', perf: [] });
@@ -14,7 +14,7 @@ test('check_dummy answers the given state and text', () => {
   assert.match(checkDummy(['help']).message, /STATE .*\n.*TEXT/);
 });
 
-test('check_index lists queries sorted, one a line, and filters by module', async () => {
+void test('check_index lists queries sorted, one a line, and filters by module', async () => {
   const list = [
     { name: 'check_tcp', module: 'CheckNet', title: 'TCP', description: 'tcp' },
     { name: 'check_cpu', module: 'CheckSystem', title: 'CPU', description: 'cpu' },

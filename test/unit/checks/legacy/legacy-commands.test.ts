@@ -80,7 +80,7 @@ async function compare(legacyName: string, legacyArgs: string[], modernArgs: str
   assert.fail(`${legacyName} ${legacyArgs.join(' ')} differs from ${def.name} ${modernArgs.join(' ')}: ${why}`);
 }
 
-test('checkCPU: warn=/crit= and time= lists, and MaxWarn/MaxCrit with % and ShowAll, answer as check_cpu', async () => {
+void test('checkCPU: warn=/crit= and time= lists, and MaxWarn/MaxCrit with % and ShowAll, answer as check_cpu', async () => {
   const r = await compare('checkCPU', ['warn=80', 'crit=90', 'time=5m', 'time=1m', 'time=30s'], ['warn=load >= 80', 'crit=load >= 90', 'detail-syntax=${time}: average load ${load}%', 'time=5m', 'time=1m', 'time=30s']);
   assert.deepEqual(r.perf.map((p) => p.alias), ['total 5m', 'total 1m', 'total 30s']);
   assert.deepEqual(r.perf.map((p) => [p.warning, p.critical]), [[80, 90], [80, 90], [80, 90]]);
@@ -91,7 +91,7 @@ test('checkCPU: warn=/crit= and time= lists, and MaxWarn/MaxCrit with % and Show
   await compare('CHECKCPU', ['MaxWarn=gt:95', 'time=5s', 'nsclient'], ['warn=load gt 95', 'detail-syntax=${time}: average load ${load}%', 'time=5s']);
 });
 
-test('checkMem: MaxWarn/MaxCrit in % on used, MinWarn on free, ShowAll and type=page as check_memory', async () => {
+void test('checkMem: MaxWarn/MaxCrit in % on used, MinWarn on free, ShowAll and type=page as check_memory', async () => {
   const mem = ['detail-syntax=%(type): Total: %(size) - Used: %(used) (%(used_pct)%) - Free: %(free) (%(free_pct)%)'];
   const r = await compare('checkMem', ['MaxWarn=80%', 'MaxCrit=90%', 'ShowAll', 'type=physical'], ['warn=used >= 80%', 'crit=used >= 90%', 'show-all', ...mem, 'type=physical']);
   assert.match(r.message, /^OK: physical: Total: \S+ - Used: \S+ \(\d+%\) - Free: \S+ \(\d+%\)$/);
@@ -101,13 +101,13 @@ test('checkMem: MaxWarn/MaxCrit in % on used, MinWarn on free, ShowAll and type=
   assert.match(bad.message, /checkMem: type=gpu is not one of/);
 });
 
-test('checkUpTime: MinWarn=1d and MinCrit in NSClient++ units as check_uptime', async () => {
+void test('checkUpTime: MinWarn=1d and MinCrit in NSClient++ units as check_uptime', async () => {
   const r = await compare('checkUpTime', ['MinWarn=1d', 'MinCrit=12h'], ['warn=uptime <= 1d', 'crit=uptime <= 12h']);
   assert.deepEqual(r.perf.map((p) => [p.alias, p.warning, p.critical]), [['uptime', '86400:', '43200:']]);
   await compare('checkUpTime', ['MinWarn=2s', 'ShowAll'], ['warn=uptime <= 2s', 'show-all']);
 });
 
-test('checkProcState: named processes must run; with count bounds the count of running ones is judged', async (t) => {
+void test('checkProcState: named processes must run; with count bounds the count of running ones is judged', async (t) => {
   // A process of its own, under a name no other process has: node processes come and go (and
   // their memory moves) while the rest of the suite runs beside this test.
   const me = `lgcy${process.pid % 100000}`;
@@ -127,12 +127,12 @@ test('checkProcState: named processes must run; with count bounds the count of r
   assert.match(c.message, new RegExp(`${me} : \\d+`), 'the counted processes are named');
 });
 
-test('checkServiceState: name and name=state (started is running) as check_service', async () => {
+void test('checkServiceState: name and name=state (started is running) as check_service', async () => {
   await compare('checkServiceState', ['ssh', 'cron=started', 'ShowAll'], ['detail-syntax=${name}: ${state}', 'top-syntax=${status}: ${list}', 'service=ssh', 'service=cron', "crit=( name = 'ssh' and state != 'running' ) or ( name = 'cron' and state != 'running' )"]);
   await compare('checkServiceState', ['CheckAll', 'exclude=cron'], ['detail-syntax=${name}: ${state}', 'top-syntax=${status}: ${crit_list} delayed (${warn_list})', 'exclude=cron']);
 });
 
-test('CheckDriveSize: free/used bounds with suffixes, CheckAll, FilterType=FIXED, Drive=, ShowAll and perf-unit', async () => {
+void test('CheckDriveSize: free/used bounds with suffixes, CheckAll, FilterType=FIXED, Drive=, ShowAll and perf-unit', async () => {
   const detail = 'detail-syntax=%(drive): Total: %(size) - Used: %(used) (%(used_pct)%) - Free: %(free) (%(free_pct)%)';
   await compare('CheckDriveSize', ['MinWarnFree=10%', 'MinCritFree=5%', 'CheckAll', 'FilterType=FIXED'], ['warn=free <= 10%', 'crit=free <= 5%', 'drive=*', detail, "filter=type in ('fixed')"]);
   const r = await compare('checkdrivesize', ['MaxWarn=1%', 'MaxCritUsed=100%', 'Drive=/', 'ShowAll', 'perf-unit=G'], ['warn=used >= 1%', 'crit=used >= 100%', 'perf-config=free(unit:G)used(unit:G)', detail, 'show-all', 'drive=/']);
@@ -142,7 +142,7 @@ test('CheckDriveSize: free/used bounds with suffixes, CheckAll, FilterType=FIXED
   await compare('CheckDriveSize', ['CheckAllOthers', 'Drive=/'], ['drive=*', detail, "filter=not ( drive in ('/') )"]);
 });
 
-test('CheckFiles: count bounds, syntax placeholders, max-dir-depth, and no file found is OK', async () => {
+void test('CheckFiles: count bounds, syntax placeholders, max-dir-depth, and no file found is OK', async () => {
   const r = await compare('CheckFiles', [`path=${folder}`, 'pattern=*.log', 'MaxWarn=2', 'MaxCrit=10', 'syntax=%filename%: %size%', 'master-syntax=%count% files: %list%'], ['warn=count >= 2', 'crit=count >= 10', 'pattern=*.log', 'detail-syntax=%(name): %(size)', 'top-syntax=%(count) files: %(list)', `path=${folder}`, 'max-depth=64', 'empty-state=ok']);
   assert.equal(r.result, 1);
   assert.match(r.message, /^3 files: /);
@@ -151,7 +151,7 @@ test('CheckFiles: count bounds, syntax placeholders, max-dir-depth, and no file 
   await compare('CheckFiles', [`path=${folder}`, 'max-dir-depth=1', 'crit=gt:3', 'filter=size > 10'], ['crit=count gt 3', 'filter=size > 10', 'detail-syntax=${name}', 'top-syntax=${list}', `path=${folder}`, 'max-depth=1', 'empty-state=ok']);
 });
 
-test('checkFile2 (0.3.x): filter+size and filter-written with count bounds as check_files', async () => {
+void test('checkFile2 (0.3.x): filter+size and filter-written with count bounds as check_files', async () => {
   const r = await compare('checkFile2', [`path=${folder}`, 'pattern=*.log', 'filter+size=>1k', 'MaxWarn=1', 'MaxCrit=5'], ['warn=count >= 1', 'crit=count >= 5', 'filter=( size > 1k )', 'pattern=*.log', 'detail-syntax=%(name)', 'top-syntax=%(list)', `path=${folder}`, 'max-depth=64', 'empty-state=ok']);
   assert.equal(r.result, 1);
   assert.match(r.message, /a\.log/);
@@ -161,7 +161,7 @@ test('checkFile2 (0.3.x): filter+size and filter-written with count bounds as ch
   assert.match((await runLegacy(l, def, [`path=${folder}`])).message, /missing filter/);
 });
 
-test('the legacy names are queries of their modules, case-insensitive, and in the module table (aliases naming them validate)', async () => {
+void test('the legacy names are queries of their modules, case-insensitive, and in the module table (aliases naming them validate)', async () => {
   const core = createCore({
     settings: () => {
       throw new Error('no settings in this test');

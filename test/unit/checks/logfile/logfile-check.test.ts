@@ -26,7 +26,7 @@ function setup(overrides: Partial<LogfileSettings> = {}) {
 }
 
 
-test('only lines written since the last call; line numbers and columns are one-based', async () => {
+void test('only lines written since the last call; line numbers and columns are one-based', async () => {
   const t = setup();
   try {
     const f = join(t.logs, 'app.log');
@@ -46,7 +46,7 @@ test('only lines written since the last call; line numbers and columns are one-b
   }
 });
 
-test('an unterminated last line waits until it is complete', async () => {
+void test('an unterminated last line waits until it is complete', async () => {
   const t = setup();
   try {
     const f = join(t.logs, 'partial.log');
@@ -60,7 +60,7 @@ test('an unterminated last line waits until it is complete', async () => {
   }
 });
 
-test('rotation by rename: the old file\'s last lines, then the new file from its start', async () => {
+void test('rotation by rename: the old file\'s last lines, then the new file from its start', async () => {
   const t = setup();
   try {
     const f = join(t.logs, 'syslog');
@@ -76,7 +76,7 @@ test('rotation by rename: the old file\'s last lines, then the new file from its
   }
 });
 
-test('truncation and copytruncate start again at the beginning', async () => {
+void test('truncation and copytruncate start again at the beginning', async () => {
   const t = setup();
   try {
     const f = join(t.logs, 'app.log');
@@ -98,7 +98,7 @@ test('truncation and copytruncate start again at the beginning', async () => {
   }
 });
 
-test('only files under the allowed paths; symlinks are followed before the test', async () => {
+void test('only files under the allowed paths; symlinks are followed before the test', async () => {
   const t = setup();
   try {
     const secret = join(t.outside, 'secret.log');
@@ -118,7 +118,7 @@ test('only files under the allowed paths; symlinks are followed before the test'
   }
 });
 
-test('globs, missing files, ignore-missing and bookmarks', async () => {
+void test('globs, missing files, ignore-missing and bookmarks', async () => {
   const t = setup();
   try {
     writeFileSync(join(t.logs, 'a.log'), 'a1\n');
@@ -139,7 +139,7 @@ test('globs, missing files, ignore-missing and bookmarks', async () => {
   }
 });
 
-test('bounded: the newest max-lines matches are kept, long lines are cut, total counts every line', async () => {
+void test('bounded: the newest max-lines matches are kept, long lines are cut, total counts every line', async () => {
   const t = setup({ maxLineBytes: 100, maxLines: 50 });
   try {
     const f = join(t.logs, 'big.log');

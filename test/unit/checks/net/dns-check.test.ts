@@ -41,7 +41,7 @@ after(async () => {
 
 const at = (p: Peer): string[] => ['server=127.0.0.1', `port=${p.port}`];
 
-test('an A lookup is OK with the answers; time in ms as perf data', async () => {
+void test('an A lookup is OK with the answers; time in ms as perf data', async () => {
   const r = await runCheck(check, ['host=www.test.example', ...at(server)]);
   assert.equal(r.result, 0, r.message);
   assert.match(r.message, /^OK: www\.test\.example A from 127\.0\.0\.1: returns 192\.0\.2\.10, 192\.0\.2\.11 in [\d.]+ms$/);
@@ -49,14 +49,14 @@ test('an A lookup is OK with the answers; time in ms as perf data', async () => 
   assert.ok(asked.includes('www.test.example'));
 });
 
-test('AAAA, MX and TXT records', async () => {
+void test('AAAA, MX and TXT records', async () => {
   const detail = 'detail-syntax=${answers} (${answer_count}, first ${first})';
   assert.equal((await runCheck(check, ['host=www.test.example', 'type=AAAA', ...at(server), detail])).message, 'OK: 2001:db8::10 (1, first 2001:db8::10)');
   assert.equal((await runCheck(check, ['host=mail.test.example', 'type=mx', ...at(server), detail])).message, 'OK: 10 mx1.test.example,20 mx2.test.example (2, first 10 mx1.test.example)');
   assert.equal((await runCheck(check, ['host=txt.test.example', 'type=TXT', ...at(server), detail])).message, 'OK: v=spf1 -all (1, first v=spf1 -all)');
 });
 
-test('NXDOMAIN and a name without records of the type are CRITICAL', async () => {
+void test('NXDOMAIN and a name without records of the type are CRITICAL', async () => {
   const nx = await runCheck(check, ['host=nothing.test.example', ...at(server), 'detail-syntax=${result} ${rcode}']);
   assert.equal(nx.result, 2);
   assert.equal(nx.message, 'CRITICAL: NXDOMAIN NXDOMAIN');
@@ -64,7 +64,7 @@ test('NXDOMAIN and a name without records of the type are CRITICAL', async () =>
   assert.equal(none.message, 'CRITICAL: noanswer: no A record');
 });
 
-test('expect= must equal the answers in any order', async () => {
+void test('expect= must equal the answers in any order', async () => {
   const same = await runCheck(check, ['host=www.test.example', ...at(server), 'expect=192.0.2.11,192.0.2.10']);
   assert.equal(same.result, 0, same.message);
   const other = await runCheck(check, ['host=www.test.example', ...at(server), 'expect=192.0.2.10', 'detail-syntax=${result}: ${message}']);
@@ -72,7 +72,7 @@ test('expect= must equal the answers in any order', async () => {
   assert.equal(other.message, 'CRITICAL: mismatch: returns 192.0.2.10, 192.0.2.11, expected 192.0.2.10');
 });
 
-test('a silent server times out; a closed port is refused; a forged reply is ignored', async () => {
+void test('a silent server times out; a closed port is refused; a forged reply is ignored', async () => {
   const quiet = await runCheck(check, ['host=www.test.example', ...at(silent), 'timeout=300', 'detail-syntax=${message}']);
   assert.equal(quiet.result, 2);
   assert.equal(quiet.message, 'CRITICAL: timed out after 300 ms while waiting for the reply');
@@ -86,7 +86,7 @@ test('a silent server times out; a closed port is refused; a forged reply is ign
   assert.equal(forged.message, 'OK: ok 192.0.2.10,192.0.2.11');
 });
 
-test('without server= the first nameserver of resolv.conf is asked', async () => {
+void test('without server= the first nameserver of resolv.conf is asked', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'check-dns-'));
   try {
     const conf = join(dir, 'resolv.conf');
@@ -102,14 +102,14 @@ test('without server= the first nameserver of resolv.conf is asked', async () =>
   }
 });
 
-test('bad arguments answer UNKNOWN; help lists options and names', async () => {
+void test('bad arguments answer UNKNOWN; help lists options and names', async () => {
   assert.equal((await runCheck(check, ['server=127.0.0.1'])).message, 'host= is required (the name to look up)');
   assert.match((await runCheck(check, ['host=a', 'type=BOGUS', 'server=127.0.0.1'])).message, /^type=BOGUS is not one of A, NS, CNAME/);
   const help = await runCheck(check, ['help']);
   for (const word of ['host=', 'server=', 'port=', 'type=', 'expect=', 'norec', 'rcode (string)', "critical=result != 'ok'"]) assert.ok(help.message.includes(word), word);
 });
 
-test('the decoder refuses cut-short replies and compression loops', () => {
+void test('the decoder refuses cut-short replies and compression loops', () => {
   const q = encodeQuery(7, 'a.example', 1);
   const reply = Buffer.from(q);
   reply.writeUInt16BE(0x8180, 2);

@@ -33,14 +33,14 @@ after(async () => {
 
 const url = (p: Peer, path = '/', scheme = 'http'): string => `url=${scheme}://127.0.0.1:${p.port}${path}`;
 
-test('200 with a body match is OK; perf has time in ms and size in bytes', async () => {
+void test('200 with a body match is OK; perf has time in ms and size in bytes', async () => {
   const r = await runCheck(check, [url(http), 'match=hello from']);
   assert.equal(r.result, 0, r.message);
   assert.match(r.message, new RegExp(`^OK: http://127\\.0\\.0\\.1:${http.port}/: HTTP 200 OK, 24 bytes, body matches in [\\d.]+ms$`));
   assert.match(toNagios(r), /'http:\/\/127\.0\.0\.1:\d+\/ time'=[\d.]+ms;5000;;0 'http:\/\/127\.0\.0\.1:\d+\/ size'=24B;;;0$/);
 });
 
-test('a body that does not match is CRITICAL (result mismatch); match-regex too', async () => {
+void test('a body that does not match is CRITICAL (result mismatch); match-regex too', async () => {
   const r = await runCheck(check, [url(http), 'match=goodbye', 'detail-syntax=${result} ${code} ${body_match}']);
   assert.equal(r.result, 2);
   assert.equal(r.message, 'CRITICAL: mismatch 200 false');
@@ -48,7 +48,7 @@ test('a body that does not match is CRITICAL (result mismatch); match-regex too'
   assert.equal(re.message, 'OK: ok');
 });
 
-test('status codes: 4xx and 5xx are CRITICAL, 3xx OK (redirects not followed); code is a filter name', async () => {
+void test('status codes: 4xx and 5xx are CRITICAL, 3xx OK (redirects not followed); code is a filter name', async () => {
   for (const [code, status] of [[404, 2], [500, 2], [301, 0], [204, 0]] as const) {
     const r = await runCheck(check, [url(http, `/status/${code}`), 'detail-syntax=${code}']);
     assert.equal(r.result, status, `${code}: ${r.message}`);
@@ -58,7 +58,7 @@ test('status codes: 4xx and 5xx are CRITICAL, 3xx OK (redirects not followed); c
   assert.equal(warnOn404.result, 1);
 });
 
-test('a name in the URL goes to the Host header; the body is read up to max-size', async () => {
+void test('a name in the URL goes to the Host header; the body is read up to max-size', async () => {
   const host = await runCheck(check, [`url=http://localhost:${http.port}/host`, 'match=host header: localhost:', 'detail-syntax=${address} ${result}']);
   assert.equal(host.message, 'OK: 127.0.0.1 ok');
   const big = await runCheck(check, [url(http, '/big'), 'max-size=1000', 'detail-syntax=${size}']);
@@ -66,19 +66,19 @@ test('a name in the URL goes to the Host header; the body is read up to max-size
   assert.equal(big.message, 'OK: 1000B');
 });
 
-test('a server that never answers times out waiting for the response', async () => {
+void test('a server that never answers times out waiting for the response', async () => {
   const r = await runCheck(check, [url(http, '/slow'), 'timeout=300']);
   assert.equal(r.result, 2);
   assert.match(r.message, /timed out after 300 ms while waiting for the response in [\d.]+ms$/);
 });
 
-test('https: an untrusted certificate is CRITICAL (result tls) unless insecure', async () => {
+void test('https: an untrusted certificate is CRITICAL (result tls) unless insecure', async () => {
   const r = await runCheck(check, [url(https60, '/', 'https'), 'detail-syntax=${result}: ${message}']);
   assert.equal(r.result, 2);
   assert.match(r.message, /^CRITICAL: tls: TLS: self[- ]signed certificate/);
 });
 
-test('https: days to certificate expiry, with the default thresholds 30 and 7 days', async () => {
+void test('https: days to certificate expiry, with the default thresholds 30 and 7 days', async () => {
   const ok = await runCheck(check, [url(https60, '/', 'https'), 'insecure', 'detail-syntax=${cert_days} ${cert_subject}']);
   assert.equal(ok.result, 0, ok.message);
   assert.equal(ok.message, 'OK: 60 localhost');
@@ -93,7 +93,7 @@ test('https: days to certificate expiry, with the default thresholds 30 and 7 da
   assert.equal(custom.result, 1);
 });
 
-test('bad arguments answer UNKNOWN', async () => {
+void test('bad arguments answer UNKNOWN', async () => {
   assert.equal((await runCheck(check, [])).message, 'url= is required (http://host[:port]/path or https://...)');
   assert.equal((await runCheck(check, ['url=ftp://127.0.0.1/'])).message, 'url=ftp://127.0.0.1/: only http:// and https:// are supported');
   assert.equal((await runCheck(check, ['url=nope'])).message, 'url=nope is not a URL');

@@ -32,7 +32,7 @@ after(async () => {
 const at = (p: Peer): string[] => ['server=127.0.0.1', `port=${p.port}`];
 const offsetOf = (message: string): number => Number(/offset (-?[\d.]+)ms/.exec(message)?.[1]);
 
-test('a server in step with us is OK with offset, stratum and delay as perf data', async () => {
+void test('a server in step with us is OK with offset, stratum and delay as perf data', async () => {
   const r = await runCheck(check, at(inSync));
   assert.equal(r.result, 0, r.message);
   assert.match(r.message, /^OK: 127\.0\.0\.1: offset -?[\d.]+ms, stratum 2, delay [\d.]+ms$/);
@@ -40,7 +40,7 @@ test('a server in step with us is OK with offset, stratum and delay as perf data
   assert.match(toNagios(r), /\|'127\.0\.0\.1 offset'=-?[\d.]+ms;50;100 '127\.0\.0\.1 stratum'=2;16;;0 '127\.0\.0\.1 delay'=[\d.]+ms;;;0$/);
 });
 
-test('a server 500 ms ahead is CRITICAL with a positive offset; 70 ms behind is WARNING', async () => {
+void test('a server 500 ms ahead is CRITICAL with a positive offset; 70 ms behind is WARNING', async () => {
   const r = await runCheck(check, at(ahead));
   assert.equal(r.result, 2, r.message);
   const off = offsetOf(r.message);
@@ -52,7 +52,7 @@ test('a server 500 ms ahead is CRITICAL with a positive offset; 70 ms behind is 
   assert.equal(relaxed.result, 0, relaxed.message);
 });
 
-test("kiss-o'-death, a silent peer and a closed port are CRITICAL with the reason", async () => {
+void test("kiss-o'-death, a silent peer and a closed port are CRITICAL with the reason", async () => {
   const k = await runCheck(check, [...at(kiss), 'detail-syntax=${result}: ${message}']);
   assert.equal(k.result, 2);
   assert.equal(k.message, "CRITICAL: kiss: kiss-o'-death RATE");
@@ -62,13 +62,13 @@ test("kiss-o'-death, a silent peer and a closed port are CRITICAL with the reaso
   assert.equal(both.message, 'OK: 127.0.0.1, localhost');
 });
 
-test('server= is required; help lists options and names', async () => {
+void test('server= is required; help lists options and names', async () => {
   assert.equal((await runCheck(check, [])).message, 'server= is required (the NTP server to ask)');
   const help = await runCheck(check, ['help']);
   for (const word of ['server=', 'port=', 'timeout=', 'offset (ms)', 'stratum (number)', 'warning=offset > 50 or offset < -50 or stratum >= 16']) assert.ok(help.message.includes(word), word);
 });
 
-test('NTP timestamps round-trip to within a microsecond', () => {
+void test('NTP timestamps round-trip to within a microsecond', () => {
   const b = Buffer.alloc(8);
   for (const t of [0, 1_700_000_000_123.456, Date.now()]) {
     writeNtpTime(b, 0, t);

@@ -30,20 +30,20 @@ after(async () => {
   await Promise.all([dns.close(), silent.close()]);
 });
 
-test('IP literals are used as given; a family that does not fit is an error', async () => {
+void test('IP literals are used as given; a family that does not fit is an error', async () => {
   assert.deepEqual(await resolveHost('192.0.2.1', { signal, timeoutMs: 100 }), { address: '192.0.2.1', family: 4 });
   assert.deepEqual(await resolveHost('[::1]', { signal, timeoutMs: 100 }), { address: '::1', family: 6 });
   await assert.rejects(resolveHost('::1', { family: 4, signal, timeoutMs: 100 }), ResolveError);
 });
 
-test('names come from the hosts file first, by family, case-insensitively', async () => {
+void test('names come from the hosts file first, by family, case-insensitively', async () => {
   assert.deepEqual(await resolveHost('WEB.internal', { signal, timeoutMs: 100, hostsPath: hosts }), { address: '127.0.0.1', family: 4 });
   assert.deepEqual(await resolveHost('localhost', { family: 6, signal, timeoutMs: 100, hostsPath: hosts }), { address: '::1', family: 6 });
   writeFileSync(hosts, '127.0.0.7 web.internal\n');
   assert.deepEqual(await resolveHost('web.internal', { signal, timeoutMs: 100, hostsPath: hosts }), { address: '127.0.0.7', family: 4 }, 'reread after a change');
 });
 
-test('other names are asked of the DNS servers through c-ares, bounded by the timeout', async () => {
+void test('other names are asked of the DNS servers through c-ares, bounded by the timeout', async () => {
   const servers = [`127.0.0.1:${dns.port}`];
   assert.deepEqual(await resolveHost('db.test.example', { signal, timeoutMs: 2000, hostsPath: hosts, servers }), { address: '127.0.0.9', family: 4 });
   assert.deepEqual(await resolveHost('db.test.example', { family: 6, signal, timeoutMs: 2000, hostsPath: hosts, servers }), { address: '::1', family: 6 });
@@ -51,7 +51,7 @@ test('other names are asked of the DNS servers through c-ares, bounded by the ti
   await assert.rejects(resolveHost('db.test.example', { signal, timeoutMs: 200, hostsPath: hosts, servers: [`127.0.0.1:${silent.port}`] }), /cannot resolve db\.test\.example \(ETIMEOUT\)/);
 });
 
-test('NetLimits: one limiter per check; setMax changes them all', () => {
+void test('NetLimits: one limiter per check; setMax changes them all', () => {
   const limits = new NetLimits({ maxConcurrent: 3 });
   const a = limits.limiter('check_tcp');
   assert.equal(limits.limiter('check_tcp'), a);

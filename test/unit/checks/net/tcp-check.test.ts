@@ -36,7 +36,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test('connects to a listening port: OK with the time in ms as perf data and NSClient++ thresholds', async () => {
+void test('connects to a listening port: OK with the time in ms as perf data and NSClient++ thresholds', async () => {
   const r = await runCheck(check, ['host=127.0.0.1', `port=${peer.port}`]);
   assert.equal(r.result, 0, r.message);
   assert.match(r.message, new RegExp(`^OK: 127\\.0\\.0\\.1:${peer.port} connected in [\\d.]+ms$`));
@@ -47,14 +47,14 @@ test('connects to a listening port: OK with the time in ms as perf data and NSCl
   assert.equal(r.perf[0]?.critical, 5000);
 });
 
-test('a refused port is CRITICAL with result refused', async () => {
+void test('a refused port is CRITICAL with result refused', async () => {
   const port = await closedPort();
   const r = await runCheck(check, ['host=127.0.0.1', `port=${port}`, 'show-all', 'detail-syntax=${host}:${port} ${result}']);
   assert.equal(r.result, 2);
   assert.equal(r.message, `CRITICAL: 127.0.0.1:${port} refused`);
 });
 
-test('send and expect: the reply must match the regular expression', async () => {
+void test('send and expect: the reply must match the regular expression', async () => {
   const ok = await runCheck(check, ['host=127.0.0.1', `port=${peer.port}`, 'send=PING\\r\\n', 'expect=echo: PING', 'detail-syntax=${message} / ${response}']);
   assert.equal(ok.result, 0, ok.message);
   assert.equal(ok.message, 'OK: reply matches echo: PING / HELLO test-peer');
@@ -65,20 +65,20 @@ test('send and expect: the reply must match the regular expression', async () =>
   assert.match(bad.message, /^CRITICAL: (mismatch|timeout)$/);
 });
 
-test('a peer that never answers times out at timeout= and names the step', async () => {
+void test('a peer that never answers times out at timeout= and names the step', async () => {
   const r = await runCheck(check, ['host=127.0.0.1', `port=${silent.port}`, 'expect=anything', 'timeout=300']);
   assert.equal(r.result, 2);
   assert.match(r.message, new RegExp(`^CRITICAL: 127\\.0\\.0\\.1:${silent.port} timed out after 300 ms while reading the reply in [\\d.]+ms$`));
 });
 
-test('IPv6 loopback and a name from /etc/hosts', async () => {
+void test('IPv6 loopback and a name from /etc/hosts', async () => {
   const v6 = await runCheck(check, ['host=::1', `port=${peer6.port}`, 'expect=HELLO v6']);
   assert.equal(v6.result, 0, v6.message);
   const named = await runCheck(check, ['host=localhost', `port=${peer.port}`, 'ipv4', 'detail-syntax=${address}']);
   assert.equal(named.message, 'OK: 127.0.0.1');
 });
 
-test('several hosts are items; warn/crit/filter work on them', async () => {
+void test('several hosts are items; warn/crit/filter work on them', async () => {
   const port = await closedPort();
   const r = await runCheck(check, [`host=127.0.0.1,localhost`, `port=${peer.port}`, 'warn=time >= 0', 'crit=none', 'detail-syntax=${host}']);
   assert.equal(r.result, 1);
@@ -88,7 +88,7 @@ test('several hosts are items; warn/crit/filter work on them', async () => {
   assert.equal(filtered.message, 'OK: No hosts to check');
 });
 
-test('bad arguments answer UNKNOWN with what is wrong; help lists options and names', async () => {
+void test('bad arguments answer UNKNOWN with what is wrong; help lists options and names', async () => {
   assert.deepEqual(await runCheck(check, ['host=127.0.0.1']), { command: 'check_tcp', result: 3, message: 'port= is required (1-65535)', perf: [] });
   assert.equal((await runCheck(check, [`port=${peer.port}`])).message, 'host= is required');
   assert.match((await runCheck(check, ['host=-oProxy', 'port=1'])).message, /not a host name/);
@@ -98,7 +98,7 @@ test('bad arguments answer UNKNOWN with what is wrong; help lists options and na
   for (const word of ['host=', 'port=', 'timeout=', 'send=', 'expect=', 'tls', 'connect_time (ms)', 'result (string)', "critical=time > 5000 or result != 'ok'"]) assert.ok(help.message.includes(word), word);
 });
 
-test('at most max concurrent probes of one check are in flight at once', async () => {
+void test('at most max concurrent probes of one check are in flight at once', async () => {
   // held: connections the server has accepted and not yet ended. A probe
   // frees its slot only after the server's end reaches it, so with a limit
   // of 2 no third connection can arrive while two are held.
@@ -138,12 +138,12 @@ test('at most max concurrent probes of one check are in flight at once', async (
   }
 });
 
-test('the Nagios text has ms units', async () => {
+void test('the Nagios text has ms units', async () => {
   const r = await runCheck(check, ['host=127.0.0.1', `port=${peer.port}`, 'perf-config=time(unit:s)']);
   assert.match(toNagios(r), /\|'127\.0\.0\.1:\d+ time'=[\d.]+s;1;5;0$/);
 });
 
-test('tls: the handshake is part of connecting; an untrusted certificate is result tls unless insecure', async () => {
+void test('tls: the handshake is part of connecting; an untrusted certificate is result tls unless insecure', async () => {
   const tls = await httpsPeer(new Date(Date.now() - 86_400_000), new Date(Date.now() + 30 * 86_400_000));
   try {
     const ok = await runCheck(check, ['host=127.0.0.1', `port=${tls.port}`, 'tls', 'insecure', 'send=GET / HTTP/1.0\\r\\n\\r\\n', 'expect=^HTTP/1\\.1 200', 'detail-syntax=${result}']);

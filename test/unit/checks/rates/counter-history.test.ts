@@ -13,7 +13,7 @@ function growing(step: number): () => Promise<Map<string, number>> {
   };
 }
 
-test('the first call samples over the short interval, later calls reuse its readings', async () => {
+void test('the first call samples over the short interval, later calls reuse its readings', async () => {
   const h = new CounterHistory({ firstIntervalMs: 50, minBaseMs: 10, spacingMs: 0 });
   const read = growing(100);
   const first = await h.window('s', read, 60);
@@ -28,7 +28,7 @@ test('the first call samples over the short interval, later calls reuse its read
   assert.ok(counterRate(second, 'c')! > 0);
 });
 
-test('a counter that went backwards gives rate 0, a missing one undefined', async () => {
+void test('a counter that went backwards gives rate 0, a missing one undefined', async () => {
   const h = new CounterHistory({ firstIntervalMs: 20 });
   let v = 500;
   const w = await h.window('reset', async () => new Map([['c', (v -= 100)]]), 60);
@@ -36,7 +36,7 @@ test('a counter that went backwards gives rate 0, a missing one undefined', asyn
   assert.equal(counterRate(w, 'missing'), undefined);
 });
 
-test('a lookback with no usable reading samples again; readings outside it are not used', async () => {
+void test('a lookback with no usable reading samples again; readings outside it are not used', async () => {
   const h = new CounterHistory({ firstIntervalMs: 20, minBaseMs: 5, spacingMs: 0 });
   const read = growing(1);
   await h.window('s', read, 60);
@@ -45,7 +45,7 @@ test('a lookback with no usable reading samples again; readings outside it are n
   assert.equal(w.sampledNow, true);
 });
 
-test('the history is bounded in series, samples and values', async () => {
+void test('the history is bounded in series, samples and values', async () => {
   const h = new CounterHistory({ firstIntervalMs: 1, minBaseMs: 0, spacingMs: 0, maxSeries: 3, maxSamples: 4, maxValues: 2 });
   for (let i = 0; i < 10; i++) await h.window(`s${i}`, async () => new Map([['a', 1], ['b', 2], ['c', 3]]), 60);
   assert.equal(h.seriesCount, 3);
@@ -54,14 +54,14 @@ test('the history is bounded in series, samples and values', async () => {
   assert.ok(h.samples('s9').length <= 4);
 });
 
-test('an aborted first sample rejects with the signal reason', async () => {
+void test('an aborted first sample rejects with the signal reason', async () => {
   const h = new CounterHistory({ firstIntervalMs: 5000 });
   const ac = new AbortController();
   setTimeout(() => ac.abort(new Error('caller gave up')), 20);
   await assert.rejects(h.window('s', growing(1), 60, ac.signal), /caller gave up/);
 });
 
-test('this machine: /proc/net/dev parses with loopback by name', async () => {
+void test('this machine: /proc/net/dev parses with loopback by name', async () => {
   const list = parseNetDev(await readFile('/proc/net/dev', 'utf8'));
   const lo = list.find((i) => i.name === 'lo');
   assert.ok(lo, JSON.stringify(list.map((i) => i.name)));

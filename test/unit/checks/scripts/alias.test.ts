@@ -11,7 +11,7 @@ import type { Snapshot } from '../../../../src/settings/snapshot.js';
 import { runAlias } from '../../../../src/checks/scripts/alias.js';
 import { parseAlias, splitAliasCommand } from '../../../../src/formats/alias-command.js';
 
-test('splitAliasCommand: double quotes group, nothing else is special', () => {
+void test('splitAliasCommand: double quotes group, nothing else is special', () => {
   assert.deepEqual(splitAliasCommand(`check_cpu "warn=load > $ARG1$"  crit=load>90 time=5m`), ['check_cpu', 'warn=load > $ARG1$', 'crit=load>90', 'time=5m']);
   assert.deepEqual(splitAliasCommand(`check_process "crit=state != 'started'" drive=C:\\ x""y`), ['check_process', "crit=state != 'started'", 'drive=C:\\', 'xy']);
   assert.throws(() => splitAliasCommand('check_ok "open'), /unclosed "/);
@@ -27,7 +27,7 @@ function coreWithEcho() {
   return { core, seen };
 }
 
-test('arguments fill $ARGn$, %ARGn% and $ARGS$; the result carries the alias name', async () => {
+void test('arguments fill $ARGn$, %ARGn% and $ARGS$; the result carries the alias name', async () => {
   const { core, seen } = coreWithEcho();
   const q = (c: string, w: readonly string[], o: { signal: AbortSignal }) => core.query(c, w, o);
   const signal = new AbortController().signal;
@@ -42,7 +42,7 @@ test('arguments fill $ARGn$, %ARGn% and $ARGS$; the result carries the alias nam
   assert.equal(none.message, 'got fixed');
 });
 
-test('arguments refused when not allowed, nasty characters refused unless allowed; the target does not run', async () => {
+void test('arguments refused when not allowed, nasty characters refused unless allowed; the target does not run', async () => {
   const { core, seen } = coreWithEcho();
   const q = (c: string, w: readonly string[], o: { signal: AbortSignal }) => core.query(c, w, o);
   const signal = new AbortController().signal;

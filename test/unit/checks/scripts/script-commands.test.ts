@@ -42,12 +42,12 @@ beforeEach(() => {
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-test('list: configured names, or every file under the root without lib folders', async () => {
+void test('list: configured names, or every file under the root without lib folders', async () => {
   assert.deepEqual(await scriptCommand(['list', '--json'], store), { result: 0, message: '["check_a"]' });
   assert.deepEqual(await scriptCommand(['list', '--json', '--all'], store), { result: 0, message: '["check_a.sh","sub/check_b.sh"]' });
 });
 
-test('show: a command line, a file, not found, refused names', async () => {
+void test('show: a command line, a file, not found, refused names', async () => {
   assert.deepEqual(await scriptCommand(['show', '--script', 'CHECK_A'], store), { result: 0, message: 'check_a.sh --flag' });
   assert.deepEqual(await scriptCommand(['show', '--script', 'sub/check_b.sh'], store), { result: 0, message: '#!/bin/sh\necho b\n' });
   assert.deepEqual(await scriptCommand(['show', '--script', 'sub\\check_b.sh'], store), { result: 0, message: '#!/bin/sh\necho b\n' });
@@ -62,7 +62,7 @@ test('show: a command line, a file, not found, refused names', async () => {
   assert.deepEqual([r.result, r.message.startsWith('Not allowed outside: ')], [2, true]);
 });
 
-test('add writes the file 0755 and the entry with a minimal edit', async () => {
+void test('add writes the file 0755 and the entry with a minimal edit', async () => {
   const content = '#!/bin/sh\necho "new"\n';
   const r = await scriptCommand(['add', '--script', 'tools/check_new.sh', '--content-base64', Buffer.from(content).toString('base64')], store);
   assert.deepEqual(r, { result: 0, message: 'Added check_new as tools/check_new.sh' });
@@ -77,7 +77,7 @@ test('add writes the file 0755 and the entry with a minimal edit', async () => {
   assert.equal((await scriptCommand(['add', '--script', 'x.sh'], store)).result, 2);
 });
 
-test('add refuses symlinks leading outside the root, dangling ones too, and never writes through a symlink', async () => {
+void test('add refuses symlinks leading outside the root, dangling ones too, and never writes through a symlink', async () => {
   const outside = join(dir, 'outside');
   symlinkSync(join(outside, 'f.sh'), join(root, 'flink.sh'));
   const r = await scriptCommand(['add', '--script', 'flink.sh', '--content-base64', 'eA=='], store);
@@ -95,7 +95,7 @@ test('add refuses symlinks leading outside the root, dangling ones too, and neve
   assert.equal(readFileSync(join(root, 'check_a.sh'), 'utf8'), '#!/bin/sh\necho a\n');
 });
 
-test('delete: an entry, a file with the entries that run it, not found', async () => {
+void test('delete: an entry, a file with the entries that run it, not found', async () => {
   await scriptCommand(['add', '--script', 'check_c.sh', '--content-base64', Buffer.from('#!/bin/sh\n').toString('base64')], store);
   let r = await scriptCommand(['delete', '--script', 'check_a'], store);
   assert.deepEqual(r, { result: 0, message: "Script definition has been removed don't forget to delete any artifact for: check_a" });
@@ -111,7 +111,7 @@ test('delete: an entry, a file with the entries that run it, not found', async (
   assert.equal(existsSync(join(dir, 'secret.txt')), true);
 });
 
-test('unknown verbs and failures map to 2 and 3', async () => {
+void test('unknown verbs and failures map to 2 and 3', async () => {
   assert.equal((await scriptCommand(['frobnicate'], store)).result, 2);
   assert.equal((await scriptCommand([], store)).result, 2);
   const broken: ScriptStore = { ...store, setEntry: () => Promise.reject(new Error('disk full')) };
@@ -119,7 +119,7 @@ test('unknown verbs and failures map to 2 and 3', async () => {
   assert.deepEqual(r, { result: 3, message: 'Script command failed: disk full' });
 });
 
-test('script names and command lines', () => {
+void test('script names and command lines', () => {
   assert.equal(scriptNameProblem('a/b-c_d.1.sh'), undefined);
   assert.match(scriptNameProblem('a/../b') ?? '', /'\.\.' is not allowed/);
   assert.deepEqual(splitCommandLine(`a.sh 'one two' "x \\"y\\"" z\\ w ""`), ['a.sh', 'one two', 'x "y"', 'z w', '']);

@@ -46,7 +46,7 @@ async function waitGone(pid: number): Promise<boolean> {
   return !alive(pid);
 }
 
-test('exit codes 0 to 3 are the status, anything else is UNKNOWN', async () => {
+void test('exit codes 0 to 3 are the status, anything else is UNKNOWN', async () => {
   const limiter = new Limiter(4);
   for (const code of [0, 1, 2, 3, 4, 255]) {
     const r = await runConfiguredScript(`exit${code}`, `exit${code}.sh`, [], settings, limiter);
@@ -57,7 +57,7 @@ test('exit codes 0 to 3 are the status, anything else is UNKNOWN', async () => {
   }
 });
 
-test('no output, stderr only, many lines', async () => {
+void test('no output, stderr only, many lines', async () => {
   const limiter = new Limiter(4);
   let r = await runConfiguredScript('silent', 'silent.sh', [], settings, limiter);
   assert.deepEqual([r.result, r.message, r.perf], [0, 'No output available from command (silent).', []]);
@@ -72,7 +72,7 @@ test('no output, stderr only, many lines', async () => {
   assert.deepEqual(r.perf.map((p) => [p.alias, p.value]), [['a', 1], ['b', 2], ['c', 3]]);
 });
 
-test('a timeout kills the whole process group and answers UNKNOWN', async () => {
+void test('a timeout kills the whole process group and answers UNKNOWN', async () => {
   const pidFile = join(dir, 'sleepy.pid');
   const started = Date.now();
   const r = await runConfiguredScript('sleepy', `sleepy.sh ${pidFile}`, [], { ...settings, timeoutSeconds: 0.5 }, new Limiter(1));
@@ -83,14 +83,14 @@ test('a timeout kills the whole process group and answers UNKNOWN', async () => 
   assert.equal(await waitGone(child), true, 'the background sleep died with the script');
 });
 
-test('children left behind by a script that exits are killed', async () => {
+void test('children left behind by a script that exits are killed', async () => {
   const pidFile = join(dir, 'orphan.pid');
   const r = await runConfiguredScript('orphan', `orphan.sh ${pidFile}`, [], settings, new Limiter(1));
   assert.deepEqual([r.result, r.message], [0, 'left a child behind']);
   assert.equal(await waitGone(Number(readFileSync(pidFile, 'utf8'))), true);
 });
 
-test('arguments: $ARGn$, allow arguments, nasty characters', async () => {
+void test('arguments: $ARGn$, allow arguments, nasty characters', async () => {
   const limiter = new Limiter(2);
   let r = await runConfiguredScript('args', 'args.sh $ARG1$ "x $ARG2$ y"', ['one', 'two words'], settings, limiter);
   assert.equal(r.message, 'got [one] [x two words y] [2]');
@@ -107,7 +107,7 @@ test('arguments: $ARGn$, allow arguments, nasty characters', async () => {
   assert.equal(r.message, 'got [a;b] [] [1]');
 });
 
-test('a program that cannot start answers UNKNOWN', async () => {
+void test('a program that cannot start answers UNKNOWN', async () => {
   const r = await runConfiguredScript('missing', 'no-such-script.sh', [], settings, new Limiter(1));
   assert.equal(r.result, 3);
   assert.match(r.message, /^Failed to run missing .*ENOENT/);
@@ -115,7 +115,7 @@ test('a program that cannot start answers UNKNOWN', async () => {
   assert.deepEqual([bad.result, bad.message.startsWith('unclosed "')], [3, true]);
 });
 
-test('concurrent runs are bounded by the limiter', async () => {
+void test('concurrent runs are bounded by the limiter', async () => {
   const limiter = new Limiter(2);
   let peak = 0;
   const task = async (): Promise<void> => {
@@ -136,7 +136,7 @@ test('concurrent runs are bounded by the limiter', async () => {
   assert.equal(existsSync(dir), true);
 });
 
-test('abort kills the script', async () => {
+void test('abort kills the script', async () => {
   const stop = new AbortController();
   setTimeout(() => stop.abort(), 100);
   const o = await runProgram({ argv: ['/bin/sleep', '30'], timeoutMs: 10_000, signal: stop.signal });
@@ -144,7 +144,7 @@ test('abort kills the script', async () => {
   assert.equal(o.signal, 'SIGKILL');
 });
 
-test('time waiting for a slot counts against the timeout; a full queue refuses at once', async () => {
+void test('time waiting for a slot counts against the timeout; a full queue refuses at once', async () => {
   const limiter = new Limiter(1, 1);
   let release = (): void => undefined;
   const held = limiter.run(() => new Promise<void>((r) => (release = r)));

@@ -73,7 +73,7 @@ async function withSpawner(options: SpawnerOptions, fn: (s: ScriptSpawner, log: 
   }
 }
 
-test('the build made the C spawner and runs start through it, said once', async () => {
+void test('the build made the C spawner and runs start through it, said once', async () => {
   await withSpawner({}, async (s, log) => {
     const o = await s.run({ argv: ['/bin/echo', 'c'], timeoutMs: 5000 });
     assert.deepEqual([o.code, o.stdout], [0, 'c\n']);
@@ -82,7 +82,7 @@ test('the build made the C spawner and runs start through it, said once', async 
 });
 
 
-  test(`each kind of run: status, output, environment, working folder, PATH lookup, programs that cannot start, a signal`, async () => {
+  void test(`each kind of run: status, output, environment, working folder, PATH lookup, programs that cannot start, a signal`, async () => {
     await withSpawner({}, async (s) => {
       const cases: RunOptions[] = [
         { argv: [join(dir, 'status.sh'), '2'], timeoutMs: 5000 },
@@ -130,7 +130,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`scripts of a configured query run through the spawner`, async () => {
+  void test(`scripts of a configured query run through the spawner`, async () => {
     await withSpawner({}, async (s) => {
       const run = s.run.bind(s);
       const r = await runConfiguredScript('status', 'status.sh $ARG1$', ['1'], settings, new Limiter(2), undefined, run);
@@ -140,7 +140,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`a timeout kills the whole process group`, async () => {
+  void test(`a timeout kills the whole process group`, async () => {
     await withSpawner({}, async (s) => {
       const pidFile = join(dir, 'sleepy.pid');
       const run = s.run.bind(s);
@@ -150,7 +150,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`what a script leaves behind when it exits is killed; abort kills the script`, async () => {
+  void test(`what a script leaves behind when it exits is killed; abort kills the script`, async () => {
     await withSpawner({}, async (s) => {
       const pidFile = join(dir, 'orphan.pid');
       const o = await s.run({ argv: [join(dir, 'orphan.sh'), pidFile], timeoutMs: 5000 });
@@ -163,7 +163,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`large output is capped per stream and flagged, the rest is read and dropped`, async () => {
+  void test(`large output is capped per stream and flagged, the rest is read and dropped`, async () => {
     await withSpawner({}, async (s) => {
       const o = await s.run({ argv: [join(dir, 'flood.sh')], timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
       assert.equal(o.code, 1);
@@ -175,7 +175,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`many runs at once, pipes closed and reused all the time: every one answered`, async () => {
+  void test(`many runs at once, pipes closed and reused all the time: every one answered`, async () => {
     // 20 at a time, as the benchmark's NRPE clients. The C spawner once read a freed run here (a
     // pipe closed while a child just spawned still held a copy stayed in its epoll set): seen by
     // the benchmark and under AddressSanitizer, rarely by this test without it.
@@ -192,7 +192,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`a word with a NUL character is refused with a clear error`, async () => {
+  void test(`a word with a NUL character is refused with a clear error`, async () => {
     await withSpawner({}, async (s) => {
       const o = await s.run({ argv: ['/bin/echo', 'a\0b'], timeoutMs: 5000 });
       assert.equal(o.error, 'a word of the command line holds a NUL character');
@@ -201,7 +201,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`the spawner dies: its running script is answered with an error and its group killed, the next run starts a new spawner`, async () => {
+  void test(`the spawner dies: its running script is answered with an error and its group killed, the next run starts a new spawner`, async () => {
     await withSpawner({}, async (s, log) => {
       const pidFile = join(dir, 'dies.pid');
       rmSync(pidFile, { force: true });
@@ -220,7 +220,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`a spawner that keeps dying: each next run starts a new one, nothing runs in the agent`, async () => {
+  void test(`a spawner that keeps dying: each next run starts a new one, nothing runs in the agent`, async () => {
     await withSpawner({}, async (s, log) => {
       const pids = new Set<number>();
       for (let i = 0; i < 3; i++) {
@@ -237,7 +237,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`no spawner here (a checkout not built): every run is answered with why and how to get it, said once`, async () => {
+  void test(`no spawner here (a checkout not built): every run is answered with why and how to get it, said once`, async () => {
     const missing = join(dir, 'no-spawner-here');
     await withSpawner({ program: missing }, async (s, log) => {
       const o = await Promise.all([1, 2, 3].map((n) => s.run({ argv: ['/bin/echo', String(n)], timeoutMs: 5000 })));
@@ -247,7 +247,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     });
   });
 
-  test(`stop() with a script running: its group is killed and the run answered`, async () => {
+  void test(`stop() with a script running: its group is killed and the run answered`, async () => {
     const s = new ScriptSpawner({});
     const pidFile = join(dir, 'stopped.pid');
     rmSync(pidFile, { force: true });
@@ -261,7 +261,7 @@ test('the build made the C spawner and runs start through it, said once', async 
     assert.equal(await waitGone(spawnerPid), true);
   });
 
-  test(`the agent dies: the spawner kills the scripts it runs and exits`, async () => {
+  void test(`the agent dies: the spawner kills the scripts it runs and exits`, async () => {
     const pidFile = join(dir, 'orphaned.pid');
     rmSync(pidFile, { force: true });
     const spawnerModule = new URL('../../../../src/checks/scripts/spawner.js', import.meta.url).href;

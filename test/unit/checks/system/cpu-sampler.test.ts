@@ -10,7 +10,7 @@ import { runCheck } from '../../../../src/checks/engine.js';
 // A /proc root of our own: the test moves the counters between readings.
 const statFile = (busy: number, idle: number): string => `cpu  ${busy} 0 0 ${idle} 0 0 0 0 0 0\ncpu0 ${busy} 0 0 ${idle} 0 0 0 0 0 0\n`;
 
-test('a sampler started a moment ago measures a fresh interval, not the burst since its start', async () => {
+void test('a sampler started a moment ago measures a fresh interval, not the burst since its start', async () => {
   const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
   try {
     writeFileSync(join(root, 'stat'), statFile(1000, 1000));
@@ -35,7 +35,7 @@ test('a sampler started a moment ago measures a fresh interval, not the burst si
   }
 });
 
-test('a sampler with a base old enough compares with it, and one fresh interval serves several windows', async () => {
+void test('a sampler with a base old enough compares with it, and one fresh interval serves several windows', async () => {
   const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
   try {
     writeFileSync(join(root, 'stat'), statFile(0, 1000));
@@ -56,7 +56,7 @@ test('a sampler with a base old enough compares with it, and one fresh interval 
   }
 });
 
-test('check_cpu labels a fresh interval as what it measured (total 20ms here, 500ms by default), once for all its windows', async () => {
+void test('check_cpu labels a fresh interval as what it measured (total 20ms here, 500ms by default), once for all its windows', async () => {
   const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
   try {
     writeFileSync(join(root, 'stat'), statFile(1000, 1000));

@@ -30,7 +30,7 @@ async function items(def: CheckDefinition, args: [string, string][] = []): Promi
   return def.collect(new CheckArguments(args), { signal: new AbortController().signal, now: Date.now() / 1000 });
 }
 
-test('check_network: loopback traffic the test sends shows in totals and rates between calls', async () => {
+void test('check_network: loopback traffic the test sends shows in totals and rates between calls', async () => {
   const check = networkCheck(realHost(), history());
   const [before] = await items(check, [['device', 'lo']]);
   assert.ok(before && before.loopback === true && before.name === 'lo', JSON.stringify(before));
@@ -60,7 +60,7 @@ test('check_network: loopback traffic the test sends shows in totals and rates b
   assert.doesNotMatch(excluded.message, /\blo >/);
 });
 
-test('check_connections: hex states (LISTEN is 0A), listeners the test opens, rows per protocol and family', async () => {
+void test('check_connections: hex states (LISTEN is 0A), listeners the test opens, rows per protocol and family', async () => {
   const sample = '  sl  local_address rem_address   st\n   0: 00000000:07E8 00000000:0000 0A 0\n   1: 0100007F:8CCD 0100007F:B4B8 06 0\n   2: 0100007F:8CCD 0100007F:B4B9 0B 0\n';
   assert.deepEqual(Object.entries(countSocketStates(sample)).filter(([, n]) => n > 0), [['time_wait', 1], ['listen', 1], ['closing', 1]]);
   const servers: Server[] = [];
@@ -84,7 +84,7 @@ test('check_connections: hex states (LISTEN is 0A), listeners the test opens, ro
   }
 });
 
-test('check_kernel_stats: context switches and forks per second, threads and processes now', async () => {
+void test('check_kernel_stats: context switches and forks per second, threads and processes now', async () => {
   const check = kernelStatsCheck(realHost(), history());
   const list = await items(check, [['type', 'ctxt,processes,threads,procs']]);
   const by = Object.fromEntries(list.map((i) => [String(i.name), i] as const));
@@ -98,7 +98,7 @@ test('check_kernel_stats: context switches and forks per second, threads and pro
   assert.match((await runCheck(check, ['type=nope'])).message, /type=nope is not one of ctxt, processes, threads, procs/);
 });
 
-test('check_swap_io: devices from /proc/swaps, rates between calls', async () => {
+void test('check_swap_io: devices from /proc/swaps, rates between calls', async () => {
   const devices = readFileSync('/proc/swaps', 'utf8').trim().split('\n').length - 1;
   const r = await runCheck(swapIoCheck(realHost(), history()), ['show-all']);
   assert.equal(r.result, 0, r.message);
@@ -106,7 +106,7 @@ test('check_swap_io: devices from /proc/swaps, rates between calls', async () =>
   assert.deepEqual(r.perf.map((p) => p.alias), ['swap_in', 'swap_out']);
 });
 
-test('check_cpu_utilization: the modes add up to 100 %, total is everything but idle', async () => {
+void test('check_cpu_utilization: the modes add up to 100 %, total is everything but idle', async () => {
   const check = cpuUtilizationCheck(realHost(), history());
   const [u] = await items(check, [['range', '30s']]);
   assert.ok(u);
@@ -120,7 +120,7 @@ test('check_cpu_utilization: the modes add up to 100 %, total is everything but 
   assert.match((await runCheck(check, ['range=2h'])).message, /range=2h is not a duration between 1s and 900s/);
 });
 
-test('check_mount: the root file system, options, type and a missing mount point', async () => {
+void test('check_mount: the root file system, options, type and a missing mount point', async () => {
   const root = (await items(mountCheck(realHost()), [['mount', '/']]))[0];
   assert.ok(root && root.mounted === true, JSON.stringify(root));
   const ro = root.readonly === true;
@@ -134,7 +134,7 @@ test('check_mount: the root file system, options, type and a missing mount point
   assert.doesNotMatch(all.message, /\/proc|\/sys\b/);
 });
 
-test('check_drive_io: a file the test writes and syncs shows in the written bytes', async () => {
+void test('check_drive_io: a file the test writes and syncs shows in the written bytes', async () => {
   const check = driveIoCheck(realHost(), history());
   const before = await items(check);
   assert.ok(before.length > 0, 'this machine has a disk');
@@ -156,7 +156,7 @@ test('check_drive_io: a file the test writes and syncs shows in the written byte
   assert.match((await runCheck(check, ['drive=nosuchdisk'])).message, /no drive named nosuchdisk/);
 });
 
-test('check_os_updates on this machine: the real package manager, then the cached answer while nothing changed', async () => {
+void test('check_os_updates on this machine: the real package manager, then the cached answer while nothing changed', async () => {
   let runs = 0;
   const host = { ...realHost(), run: (argv: readonly string[], o: CommandOptions) => ((runs += 1), runHostCommand(argv, o)) };
   const first = await runCheck(osUpdatesCheck(host), []);

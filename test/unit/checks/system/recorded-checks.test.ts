@@ -15,7 +15,7 @@ import { mailqCheck } from '../../../../src/checks/system/mailq-check.js';
 import { realHost } from '../../../../src/checks/host/host-sources.js';
 import { recordedHost } from '../../../helpers/recorded-host.js';
 
-test('check_temperature: hwmon sensors with their own limits, NSClient++ default thresholds', async () => {
+void test('check_temperature: hwmon sensors with their own limits, NSClient++ default thresholds', async () => {
   const host = recordedHost('hwmon-desktop');
   const r = await runCheck(temperatureCheck(host), []);
   assert.equal(r.result, 2, r.message);
@@ -31,7 +31,7 @@ test('check_temperature: hwmon sensors with their own limits, NSClient++ default
   assert.deepEqual([none.result, none.message], [3, 'UNKNOWN: No sensor matches']);
 });
 
-test('check_temperature: an AMD desktop as its owner reported it (k10temp and amdgpu, labels and inputs only, no limits)', async () => {
+void test('check_temperature: an AMD desktop as its owner reported it (k10temp and amdgpu, labels and inputs only, no limits)', async () => {
   const host = recordedHost('hwmon-amd-reported');
   const r = await runCheck(temperatureCheck(host), ['show-all']);
   assert.equal(r.result, 0, r.message);
@@ -44,12 +44,12 @@ test('check_temperature: an AMD desktop as its owner reported it (k10temp and am
   assert.deepEqual([gpu.result, gpu.message], [1, 'WARNING: amdgpu_mem: 42 °C']);
 });
 
-test('check_temperature: thermal zones when there is no hwmon, trip points as crit and max', async () => {
+void test('check_temperature: thermal zones when there is no hwmon, trip points as crit and max', async () => {
   const r = await runCheck(temperatureCheck(recordedHost('thermal-only')), ['warn=temperature > max', 'crit=temperature > crit', 'show-all', 'detail-syntax=${sensor} ${temperature}/${max}/${crit}']);
   assert.equal(r.message, 'OK: acpitz_thermal_zone0 41//105, x86_pkg_temp_thermal_zone1 55/85/');
 });
 
-test('check_temperature on this machine: no sensors is UNKNOWN saying so, never an empty OK', async () => {
+void test('check_temperature on this machine: no sensors is UNKNOWN saying so, never an empty OK', async () => {
   const r = await runCheck(temperatureCheck(realHost()), []);
   if (existsSync('/sys/class/hwmon') || existsSync('/sys/class/thermal/thermal_zone0')) {
     assert.notEqual(r.message, '', 'a machine with sensors lists them');
@@ -59,7 +59,7 @@ test('check_temperature on this machine: no sensors is UNKNOWN saying so, never 
   }
 });
 
-test('check_os_updates: apt with pending security updates (captured), and with none', async () => {
+void test('check_os_updates: apt with pending security updates (captured), and with none', async () => {
   const host = recordedHost('apt-debian12');
   const r = await runCheck(osUpdatesCheck(host), ['list-separator=\n']);
   assert.equal(r.result, 2);
@@ -77,7 +77,7 @@ test('check_os_updates: apt with pending security updates (captured), and with n
   assert.match(age.message, /^repository metadata in \/var\/lib\/apt\/lists is \d+ h old, more than max-metadata-age/);
 });
 
-test('check_os_updates: dnf with security updates; yum is not asked when dnf is there', async () => {
+void test('check_os_updates: dnf with security updates; yum is not asked when dnf is there', async () => {
   const host = recordedHost('dnf-rocky9');
   const r = await runCheck(osUpdatesCheck(host), ['detail-syntax=${prefix}${package}']);
   assert.equal(r.message, 'CRITICAL: 5 update(s) available, 3 security: [SECURITY] kernel, [SECURITY] openssl, [SECURITY] openssl-libs');
@@ -88,7 +88,7 @@ test('check_os_updates: dnf with security updates; yum is not asked when dnf is 
   assert.deepEqual([nothing.result, nothing.message], [3, 'no supported package manager on this host (looked for apt-get, dnf, yum)']);
 });
 
-test('check_mailq: counts the postfix queues of a spool, bytes included', async () => {
+void test('check_mailq: counts the postfix queues of a spool, bytes included', async () => {
   const root = mkdtempSync(join(tmpdir(), 'mailq-'));
   try {
     const spool = join(root, 'var/spool/postfix');
@@ -107,7 +107,7 @@ test('check_mailq: counts the postfix queues of a spool, bytes included', async 
   }
 });
 
-test('check_mailq on this machine: no postfix is UNKNOWN saying so', async () => {
+void test('check_mailq on this machine: no postfix is UNKNOWN saying so', async () => {
   const r = await runCheck(mailqCheck(realHost()), []);
   if (existsSync('/usr/sbin/postconf')) assert.match(r.message, /postfix: active \d+|cannot read the mail queue/);
   else assert.deepEqual([r.result, r.message], [3, 'no mail queue on this host: postfix is not installed (no postconf)']);

@@ -18,7 +18,7 @@ import { FIXTURES, recordedHost } from '../../../helpers/recorded-host.js';
 
 const NAMED = 'service=flappy,web-sleeper,broken,setup-once,nagios-nrpe-server.service,prometheus';
 
-test('real systemctl show output: property order as systemd prints it, [not set] and empty values', () => {
+void test('real systemctl show output: property order as systemd prints it, [not set] and empty values', () => {
   const units = parseShow(readFileSync(join(FIXTURES, 'systemd-captured', 'show-all.txt'), 'utf8'));
   const listed = readFileSync(join(FIXTURES, 'systemd-captured', 'list-units.txt'), 'utf8').trim().split('\n');
   assert.equal(units.length, listed.length, 'one block per listed unit');
@@ -30,7 +30,7 @@ test('real systemctl show output: property order as systemd prints it, [not set]
   assert.deepEqual([auditd?.LoadState, auditd?.ExecMainStartTimestamp], ['not-found', '']);
 });
 
-test('all services: the failed units and the one between two restarts are critical, inactive ones filtered out', async () => {
+void test('all services: the failed units and the one between two restarts are critical, inactive ones filtered out', async () => {
   const host = recordedHost('systemd-captured');
   const r = await runCheck(serviceCheck(host), []);
   assert.equal(r.result, 2, r.message);
@@ -44,7 +44,7 @@ test('all services: the failed units and the one between two restarts are critic
   assert.equal(names.includes('prometheus'), false);
 });
 
-test('named services: restarts, memory in bytes, no CPU perf when systemd does not account it', async () => {
+void test('named services: restarts, memory in bytes, no CPU perf when systemd does not account it', async () => {
   const host = recordedHost('systemd-captured');
   const r = await runCheck(serviceCheck(host), [NAMED, 'detail-syntax=${name} ${state}/${sub_state}']);
   assert.equal(r.result, 2);
@@ -63,7 +63,7 @@ test('named services: restarts, memory in bytes, no CPU perf when systemd does n
   assert.equal(enabled.message, 'WARNING: flappy:enabled-runtime, web-sleeper:enabled-runtime, broken:enabled-runtime, setup-once:enabled-runtime');
 });
 
-test('a unit systemd does not know is UNKNOWN by name', async () => {
+void test('a unit systemd does not know is UNKNOWN by name', async () => {
   const r = await runCheck(serviceCheck(recordedHost('systemd-captured')), ['service=nosuch']);
   assert.deepEqual([r.result, r.message], [3, 'could not find service: nosuch']);
 });

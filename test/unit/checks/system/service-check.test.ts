@@ -11,7 +11,7 @@ import { serviceCheck } from '../../../../src/checks/system/service-check.js';
 import { realHost } from '../../../../src/checks/host/host-sources.js';
 import { recordedHost } from '../../../helpers/recorded-host.js';
 
-test('all services: failed units with an enabled preset are critical, inactive ones are filtered out', async () => {
+void test('all services: failed units with an enabled preset are critical, inactive ones are filtered out', async () => {
   const host = recordedHost('systemd-debian12');
   const r = await runCheck(serviceCheck(host), []);
   assert.equal(r.result, 2, r.message);
@@ -22,7 +22,7 @@ test('all services: failed units with an enabled preset are critical, inactive o
   assert.equal(all.message, 'OK: apt-daily:static:static, cron:running:enabled, networking:oneshot:enabled, nginx:stopped:enabled, ssh:running:enabled, systemd-journald:static:static, bluetooth:stopped:disabled, legacy-app:stopped:disabled');
 });
 
-test('named services: no default filter, no preset clause, per-unit perf data with units', async () => {
+void test('named services: no default filter, no preset clause, per-unit perf data with units', async () => {
   const host = recordedHost('systemd-debian12');
   const r = await runCheck(serviceCheck(host), ['service=cron,nginx.service', 'detail-syntax=${name} ${sub_state} restarts=${restarts}']);
   assert.equal(r.result, 2);
@@ -39,7 +39,7 @@ test('named services: no default filter, no preset clause, per-unit perf data wi
   assert.deepEqual([started.result, started.message], [2, 'CRITICAL: cron since 2025-11-21 06:00:00']);
 });
 
-test('an unknown unit and a missing systemctl answer UNKNOWN saying so', async () => {
+void test('an unknown unit and a missing systemctl answer UNKNOWN saying so', async () => {
   const host = recordedHost('systemd-debian12');
   const r = await runCheck(serviceCheck(host), ['service=nosuch']);
   assert.deepEqual([r.result, r.message], [3, 'could not find service: nosuch']);
@@ -48,7 +48,7 @@ test('an unknown unit and a missing systemctl answer UNKNOWN saying so', async (
   assert.match(bad.message, /^systemctl failed: systemctl exited with 127: not recorded/);
 });
 
-test('this machine: without systemd as PID 1 UNKNOWN with the reason, never an empty OK', async () => {
+void test('this machine: without systemd as PID 1 UNKNOWN with the reason, never an empty OK', async () => {
   const r = await runCheck(serviceCheck(realHost()), []);
   if (existsSync('/run/systemd/system')) {
     assert.match(r.message, /service\(s\) are ok|=stopped|=starting/, 'a machine with systemd lists its services');

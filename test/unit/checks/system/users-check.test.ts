@@ -26,7 +26,7 @@ function record(type: number, pid: number, line: string, user: string, host: str
   return b;
 }
 
-test('check_users counts the USER_PROCESS records of utmp', async () => {
+void test('check_users counts the USER_PROCESS records of utmp', async () => {
   const file = join(dir, 'utmp');
   writeFileSync(file, Buffer.concat([record(2, 0, '~', 'reboot', '6.1.0', 1_700_000_000), record(7, 1234, 'pts/0', 'alice', '192.0.2.7', 1_700_000_100), record(6, 99, 'tty1', 'LOGIN', '', 0), record(7, 1300, 'tty2', 'bob', '', 1_700_000_200), record(8, 1400, 'pts/1', '', '', 0)]));
   const r = await runCheck(usersCheck(file), ['show-all', 'warn=count > 1']);
@@ -37,7 +37,7 @@ test('check_users counts the USER_PROCESS records of utmp', async () => {
   assert.equal(list.message, 'alice@192.0.2.7 pts/0');
 });
 
-test('a host without utmp has no sessions; this host agrees with Debian check_users', async () => {
+void test('a host without utmp has no sessions; this host agrees with Debian check_users', async () => {
   const none = await runCheck(usersCheck(join(dir, 'missing')), []);
   assert.deepEqual([none.result, none.message], [0, 'OK: 0 user(s) logged in']);
   const theirs = await new Promise<string>((resolve) => execFile('/usr/lib/nagios/plugins/check_users', ['-w', '100', '-c', '200'], (_e, out) => resolve(out)));

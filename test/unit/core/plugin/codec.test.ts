@@ -15,7 +15,7 @@ function roundTrip(name: MessageName, message: object): void {
 
 const hdr = (type: Plugin.Header.Type): Plugin.Header.$Properties => ({ type, version: 1, max_supported_version: 1, sender: 'a', recipient: 'b', id: 42 });
 
-test('enumerations have the values of the specification', () => {
+void test('enumerations have the values of the specification', () => {
   assert.deepEqual({ ...Plugin.ResultCode }, { OK: 0, WARNING: 1, CRITCAL: 2, UNKNOWN: 3 });
   assert.deepEqual({ ...Plugin.DataType }, { INT: 1, STRING: 1, FLOAT: 1, BOOL: 1 });
   assert.deepEqual({ ...Plugin.Version }, { VERSION_1: 1 });
@@ -23,7 +23,7 @@ test('enumerations have the values of the specification', () => {
   assert.deepEqual({ ...Plugin.LogEntry.Entry.Level }, { LOG_DEBUG: 0, LOG_INFO: 10, LOG_WARNING: 20, LOG_ERROR: 30, LOG_CRITICAL: 40 });
 });
 
-test('header() gives version 1, max supported 1 and fresh ids', () => {
+void test('header() gives version 1, max supported 1 and fresh ids', () => {
   const a = header(HeaderType.EXEC_REQUEST, { sender: 's', recipient: 'r' });
   const b = header(HeaderType.EXEC_REQUEST);
   assert.equal(a.type, 3);
@@ -35,13 +35,13 @@ test('header() gives version 1, max supported 1 and fresh ids', () => {
   assert.equal(header(HeaderType.LOG_MESSAGE, { id: 7 }).id, 7);
 });
 
-test('QueryRequestMessage and ExecuteRequestMessage round trip', () => {
+void test('QueryRequestMessage and ExecuteRequestMessage round trip', () => {
   const payload = [{ id: 1, command: 'check_ok', arguments: ['a b', 'ünïcode', ''] }, { command: 'check_x' }];
   roundTrip('QueryRequestMessage', { header: hdr(1), payload });
   roundTrip('ExecuteRequestMessage', { header: hdr(3), payload });
 });
 
-test('QueryResponseMessage round trips with int, string, float and bool perf', () => {
+void test('QueryResponseMessage round trips with int, string, float and bool perf', () => {
   roundTrip('QueryResponseMessage', {
     header: hdr(2),
     payload: [
@@ -64,7 +64,7 @@ test('QueryResponseMessage round trips with int, string, float and bool perf', (
   });
 });
 
-test('ExecuteResponseMessage round trips with response data rows, cells and every AnyDataType', () => {
+void test('ExecuteResponseMessage round trips with response data rows, cells and every AnyDataType', () => {
   roundTrip('ExecuteResponseMessage', {
     header: hdr(4),
     payload: [
@@ -88,17 +88,17 @@ test('ExecuteResponseMessage round trips with response data rows, cells and ever
   });
 });
 
-test('SubmitResponseMessage round trips', () => {
+void test('SubmitResponseMessage round trips', () => {
   roundTrip('SubmitResponseMessage', { header: hdr(2), payload: [{ command: 'passive', result: 3, message: 'UNKNOWN: x', perf: [{ alias: 'a', type: 1, int_value: { value: 1 } }] }] });
 });
 
-test('LogEntry round trips with every level', () => {
+void test('LogEntry round trips with every level', () => {
   const entry = [0, 10, 20, 30, 40].map((level, i) => ({ level, sender: `mod${i}`, file: 'f.ts', line: i + 1, message: `m${i}`, date: 1700000000 + i }));
   roundTrip('LogEntry', { entry });
   roundTrip('LogEntry', {});
 });
 
-test('QuerySettingsRequestMessage and QuerySettingsResponseMessage round trip', () => {
+void test('QuerySettingsRequestMessage and QuerySettingsResponseMessage round trip', () => {
   roundTrip('QuerySettingsRequestMessage', {
     header: hdr(1),
     payload: [
@@ -118,7 +118,7 @@ test('QuerySettingsRequestMessage and QuerySettingsResponseMessage round trip', 
 
 // ---- Field numbers: decode bytes written by hand with the spec's tag numbers.
 
-test('Header fields decode from the spec tag numbers (type 1, version 2, max 3, sender 17, recipient 18, id 19)', () => {
+void test('Header fields decode from the spec tag numbers (type 1, version 2, max 3, sender 17, recipient 18, id 19)', () => {
   const bytes = build(m(1, v(1, 2), v(2, 1), v(3, 1), s(17, 'from'), s(18, 'to'), v(19, 1234567890123)));
   const msg = decode('QueryResponseMessage', bytes);
   assert.equal(msg.header.type, Plugin.Header.Type.QUERY_RESPONSE);
@@ -129,14 +129,14 @@ test('Header fields decode from the spec tag numbers (type 1, version 2, max 3, 
   assert.equal(Number(msg.header.id), 1234567890123);
 });
 
-test('QueryRequestMessage.Request fields: id 1, command 2, arguments 3', () => {
+void test('QueryRequestMessage.Request fields: id 1, command 2, arguments 3', () => {
   const msg = decode('QueryRequestMessage', build(HEADER, m(2, v(1, 7), s(2, 'check_ok'), s(3, 'a'), s(3, 'b'))));
   assert.deepEqual(plain(msg.payload[0]), { id: 7, command: 'check_ok', arguments: ['a', 'b'] });
   const ex = decode('ExecuteRequestMessage', build(HEADER, m(2, v(1, 8), s(2, 'run'), s(3, 'x'))));
   assert.deepEqual(plain(ex.payload[0]), { id: 8, command: 'run', arguments: ['x'] });
 });
 
-test('QueryResponseMessage.Response fields: id 1, command 2, result 3, message 4, perf 5, arguments 16, legacyPerf 17', () => {
+void test('QueryResponseMessage.Response fields: id 1, command 2, result 3, message 4, perf 5, arguments 16, legacyPerf 17', () => {
   const perfInt = m(5, s(1, 'i'), v(2, 1), m(3, v(1, 10), s(2, 'ms'), v(3, 20), v(4, 30), v(6, 1), v(7, 99)));
   const perfStr = m(5, s(1, 's'), v(2, 1), m(4, s(1, 'txt')));
   const perfFloat = m(5, s(1, 'f'), v(2, 1), m(5, d(1, 1.5), s(2, '%'), d(3, 2.5), d(4, 3.5), d(6, 0.5), d(7, 9.5)));
@@ -161,7 +161,7 @@ test('QueryResponseMessage.Response fields: id 1, command 2, result 3, message 4
   assert.equal(decode('SubmitResponseMessage', bytes).payload[0]?.legacyPerf, "'i'=10ms");
 });
 
-test('ExecuteResponseMessage.Response fields: id 2, command 5, result 9, message 10, data 11, arguments 16', () => {
+void test('ExecuteResponseMessage.Response fields: id 2, command 5, result 9, message 10, data 11, arguments 16', () => {
   const cell = (...f: Field[]): Field => m(1, m(1, ...f));
   const data = m(11, s(1, 'tbl'), m(2, m(1, m(1, v(1, 1), s(2, 'hdr')), s(2, 'tag'))), m(3, cell(v(1, 1), v(3, -7)), cell(v(1, 1), d(4, 2.25)), cell(v(1, 1), v(5, 1))));
   const bytes = build(HEADER, m(2, v(2, 11), s(5, 'run'), v(9, 1), s(10, 'WARN'), data, s(16, 'a1')));
@@ -180,12 +180,12 @@ test('ExecuteResponseMessage.Response fields: id 2, command 5, result 9, message
   });
 });
 
-test('LogEntry.Entry fields: level 1, sender 2, file 3, line 4, message 5, date 6', () => {
+void test('LogEntry.Entry fields: level 1, sender 2, file 3, line 4, message 5, date 6', () => {
   const bytes = build(m(1, v(1, 40), s(2, 'mod'), s(3, 'x.ts'), v(4, 12), s(5, 'boom'), v(6, 1700000000)));
   assert.deepEqual(plain(decode('LogEntry', bytes)), { entry: [{ level: 40, sender: 'mod', file: 'x.ts', line: 12, message: 'boom', date: 1700000000 }] });
 });
 
-test('settings messages: Request id 1, node 2, default 3, fetch_descriptions 4, return_type 17; Response value 4, keys 5, title 6, description 7, required_type 17', () => {
+void test('settings messages: Request id 1, node 2, default 3, fetch_descriptions 4, return_type 17; Response value 4, keys 5, title 6, description 7, required_type 17', () => {
   const node = m(2, m(1, m(1, s(1, '/settings/log'), s(2, 'level')), s(2, 'expr')));
   const req = decode('QuerySettingsRequestMessage', build(HEADER, m(2, v(1, 3), node, s(3, 'dflt'), v(4, 1), v(17, 1))));
   assert.deepEqual(plain(req.payload[0]), { id: 3, node: { node: { path: { path: '/settings/log', key: 'level' }, expression: 'expr' } }, default: 'dflt', fetch_descriptions: true, return_type: 1 });
@@ -201,7 +201,7 @@ test('settings messages: Request id 1, node 2, default 3, fetch_descriptions 4, 
   });
 });
 
-test('encoding writes the spec tag numbers (bytes equal to the hand-built ones)', () => {
+void test('encoding writes the spec tag numbers (bytes equal to the hand-built ones)', () => {
   const ours = encode('QueryResponseMessage', { header: { type: 2, version: 1 }, payload: [{ command: 'c', result: 1, message: 'm', arguments: ['x'], legacyPerf: 'p' }] });
   // protobufjs writes fields in tag-number order.
   const hand = build(m(1, v(1, 2), v(2, 1)), m(2, s(2, 'c'), v(3, 1), s(4, 'm'), s(16, 'x'), s(17, 'p')));
@@ -217,7 +217,7 @@ const protobufError = (re: RegExp) => (err: unknown): boolean => {
   return true;
 };
 
-test('encode verifies required fields and types', () => {
+void test('encode verifies required fields and types', () => {
   assert.throws(() => encode('QueryResponseMessage', { header: hdr(2), payload: [{ command: 'c', message: 'm' }] } as never), protobufError(/^invalid QueryResponseMessage message: .*result/));
   assert.throws(() => encode('QueryRequestMessage', { header: { type: 1 }, payload: [] } as never), protobufError(/^invalid QueryRequestMessage message: .*version/));
   assert.throws(() => encode('QueryRequestMessage', { payload: [] } as never), protobufError(/header/));
@@ -225,7 +225,7 @@ test('encode verifies required fields and types', () => {
   assert.throws(() => encode('LogEntry', { entry: [{ message: 'no level' }] } as never), protobufError(/^invalid LogEntry message: .*level/));
 });
 
-test('decode rejects missing required fields', () => {
+void test('decode rejects missing required fields', () => {
   // A Response without result (field 3).
   const noResult = build(HEADER, m(2, s(2, 'c'), s(4, 'm')));
   assert.throws(() => decode('QueryResponseMessage', noResult), protobufError(/^invalid QueryResponseMessage message: missing required 'result'/));
@@ -238,7 +238,7 @@ test('decode rejects missing required fields', () => {
   assert.throws(() => decode('QueryResponseMessage', build(HEADER, m(2, s(2, 'c'), v(3, 0), s(4, 'm'), m(5, v(2, 1))))), protobufError(/alias/));
 });
 
-test('decode rejects truncated and random bytes without raw exceptions', () => {
+void test('decode rejects truncated and random bytes without raw exceptions', () => {
   const good = encode('QueryResponseMessage', { header: hdr(2), payload: [resultToResponse({ command: 'check_ok', result: 0, message: 'OK: fine', perf: [{ alias: 'a', value: 1 }] })] });
   // A cut inside a field fails; a cut at a field boundary is a shorter valid message (protobuf has no end marker).
   let failed = 0;
@@ -264,7 +264,7 @@ test('decode rejects truncated and random bytes without raw exceptions', () => {
 
 // ---- Neutral QueryResult <-> Response.
 
-test('resultToResponse: integers as IntValue, fractions as FloatValue, strings as StringValue', () => {
+void test('resultToResponse: integers as IntValue, fractions as FloatValue, strings as StringValue', () => {
   const r = resultToResponse({ command: 'c', result: 1, message: 'm', perf: [
     { alias: 'i', value: 5, unit: 'B', warning: 10, critical: 20, minimum: 0, maximum: 100 },
     { alias: 'f', value: 0.5, unit: '%', warning: 1, critical: 2 },
@@ -276,7 +276,7 @@ test('resultToResponse: integers as IntValue, fractions as FloatValue, strings a
   assert.deepEqual(r.perf?.[2], { alias: 's', type: 1, string_value: { value: 'up' } });
 });
 
-test('resultToResponse and responseToResult round trip through bytes', () => {
+void test('resultToResponse and responseToResult round trip through bytes', () => {
   const results: QueryResult[] = [
     { command: 'check_ok', result: 0, message: 'OK', perf: [] },
     { command: 'check_disk', result: 2, message: 'CRITICAL: /', arguments: ['drive=/'], perf: [
@@ -295,12 +295,12 @@ test('resultToResponse and responseToResult round trip through bytes', () => {
   }
 });
 
-test('a result code outside the enumeration on the wire is a missing required field (proto2)', () => {
+void test('a result code outside the enumeration on the wire is a missing required field (proto2)', () => {
   const bytes = build(HEADER, m(2, s(2, 'c'), v(3, 7), s(4, 'm')));
   assert.throws(() => decode('QueryResponseMessage', bytes), protobufError(/missing required 'result'/));
 });
 
-test('responseToResult maps unknown result codes to UNKNOWN and bool perf to 0/1', () => {
+void test('responseToResult maps unknown result codes to UNKNOWN and bool perf to 0/1', () => {
   const bytes = build(HEADER, m(2, s(2, 'c'), v(3, 0), s(4, 'm'), m(5, s(1, 'b'), v(2, 1), m(6, v(1, 1), s(2, 'u')))));
   const r = responseToResult(decode('QueryResponseMessage', bytes).payload[0]);
   assert.equal(r.result, 0);
@@ -363,7 +363,7 @@ function plain(message: unknown): object {
   return plainMessage(message) as object;
 }
 
-test('one header builder: absent or empty fields are left out; an answer keeps the id and swaps sender and recipient', () => {
+void test('one header builder: absent or empty fields are left out; an answer keeps the id and swaps sender and recipient', () => {
   assert.deepEqual(messageHeader(HeaderType.QUERY_RESPONSE, { id: undefined, sender: '' }), { type: HeaderType.QUERY_RESPONSE, version: 1, max_supported_version: 1 });
   assert.deepEqual(messageHeader(HeaderType.QUERY_REQUEST, { id: 7, sender: 'a' }), { type: HeaderType.QUERY_REQUEST, version: 1, max_supported_version: 1, id: 7, sender: 'a' });
   assert.deepEqual(answerHeader({ type: HeaderType.EXEC_REQUEST, version: 1, id: 9, sender: 'client', recipient: 'agent' }, HeaderType.EXEC_RESPONSE), {

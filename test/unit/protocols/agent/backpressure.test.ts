@@ -24,7 +24,7 @@ const PAD = 'x'.repeat(8192);
 let peer: TestPeer | undefined;
 after(async () => peer?.listener.close());
 
-test('a peer that does not read its answers: the listener stops reading its requests, and resumes when it reads', async () => {
+void test('a peer that does not read its answers: the listener stops reading its requests, and resumes when it reads', async () => {
   peer = await startTestPeer({ maxFrame: 1 << 16, idleTimeoutMs: 60_000 });
   const socket = connect({ host: '127.0.0.1', port: peer.port });
   await once(socket, 'connect');

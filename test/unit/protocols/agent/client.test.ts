@@ -53,7 +53,7 @@ function pool(): AgentClientPool {
   return p;
 }
 
-test('query, exec and submit over one pooled connection', async () => {
+void test('query, exec and submit over one pooled connection', async () => {
   const peer = await peerWith();
   const client = pool();
   const q = await client.query(plain(peer.port), [{ command: 'check_ok', arguments: ['a', 'b'] }], OPTS);
@@ -67,7 +67,7 @@ test('query, exec and submit over one pooled connection', async () => {
   assert.equal(peer.listener.connections(), 1);
 });
 
-test('200 requests at once on one connection each get their own answer', async () => {
+void test('200 requests at once on one connection each get their own answer', async () => {
   const peer = await peerWith();
   const client = pool();
   const answers = await Promise.all(
@@ -77,7 +77,7 @@ test('200 requests at once on one connection each get their own answer', async (
   assert.equal(peer.listener.connections(), 1);
 });
 
-test('refused: an error naming the address, after the retries', async () => {
+void test('refused: an error naming the address, after the retries', async () => {
   const peer = await peerWith();
   const port = peer.port;
   await peer.listener.close();
@@ -88,7 +88,7 @@ test('refused: an error naming the address, after the retries', async () => {
   });
 });
 
-test('a timeout fails that request only; the connection keeps serving', async () => {
+void test('a timeout fails that request only; the connection keeps serving', async () => {
   const peer = await peerWith();
   const client = pool();
   await assert.rejects(client.query(plain(peer.port), [{ command: 'sleep', arguments: ['400'] }], { timeoutMs: 100 }), /no answer from 127\.0\.0\.1:\d+ within 0\.1 s/);
@@ -97,12 +97,12 @@ test('a timeout fails that request only; the connection keeps serving', async ()
   assert.equal(peer.listener.connections(), 1);
 });
 
-test('an Error answer from the peer is the request\'s error', async () => {
+void test('an Error answer from the peer is the request\'s error', async () => {
   const peer = await peerWith();
   await assert.rejects(pool().query(plain(peer.port), [{ command: 'fail' }], OPTS), /answered with an error: handler broke/);
 });
 
-test('a peer that closes mid-stream, one that answers garbage, one that stalls', async () => {
+void test('a peer that closes mid-stream, one that answers garbage, one that stalls', async () => {
   const servers: Server[] = [];
   const start = async (onData: (s: import('node:net').Socket) => void): Promise<number> => {
     const srv = createServer((s) => s.once('data', () => onData(s)));
@@ -125,7 +125,7 @@ test('a peer that closes mid-stream, one that answers garbage, one that stalls',
   }
 });
 
-test('TLS with a required client certificate: accepted, missing, from another CA', async () => {
+void test('TLS with a required client certificate: accepted, missing, from another CA', async () => {
   const peer = await peerWith({
     tls: serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: readFileSync(ca.cert), verifyMode: 'peer-cert', verify: 'by-ca', ciphers: 'ALL:!ADH' }),
   });
@@ -144,14 +144,14 @@ test('TLS with a required client certificate: accepted, missing, from another CA
   );
 });
 
-test('plain to a TLS peer and TLS to a plain peer say so', async () => {
+void test('plain to a TLS peer and TLS to a plain peer say so', async () => {
   const tlsPeer = await peerWith({ tls: serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), verifyMode: 'none', verify: 'by-ca', ciphers: '' }) });
   await assert.rejects(pool().query(plain(tlsPeer.port), [{ command: 'x' }], OPTS), /closed the connection|does it expect TLS|bad magic/);
   const plainPeer = await peerWith();
   await assert.rejects(pool().query(tlsEndpoint(plainPeer.port), [{ command: 'x' }], OPTS), /TLS with 127\.0\.0\.1:\d+ failed|does it use TLS/);
 });
 
-test('new TLS settings on the listener: open connections finish, the client reconnects', async () => {
+void test('new TLS settings on the listener: open connections finish, the client reconnects', async () => {
   const serverTls = (caFile: string) =>
     serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: readFileSync(caFile), verifyMode: 'peer-cert', verify: 'by-ca', ciphers: '' });
   const peer = await peerWith({ tls: serverTls(ca.cert) });
@@ -167,7 +167,7 @@ test('new TLS settings on the listener: open connections finish, the client reco
   assert.equal((await client.query(stranger, [{ command: 'check_ok' }], OPTS)).payload[0].result, 0);
 });
 
-test('an unreadable client certificate file is a TLS error naming the file', async () => {
+void test('an unreadable client certificate file is a TLS error naming the file', async () => {
   const peer = await peerWith();
   await assert.rejects(pool().query(tlsEndpoint(peer.port, { certificate: '/nonexistent/cert.pem' }), [{ command: 'x' }], OPTS), /cannot read certificate file \/nonexistent\/cert\.pem: ENOENT/);
 });

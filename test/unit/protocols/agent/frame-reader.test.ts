@@ -7,7 +7,7 @@ const f1 = encodeFrame(FrameKind.QueryRequest, Buffer.from('first'));
 const f2 = encodeFrame(FrameKind.Submit, Buffer.from('second body'), 1);
 const empty = encodeFrame(FrameKind.ExecRequest, new Uint8Array(0));
 
-test('frames split across chunks byte by byte come out whole and in order', () => {
+void test('frames split across chunks byte by byte come out whole and in order', () => {
   const reader = new FrameReader(1024);
   const all = Buffer.concat([f1, f2, empty]);
   const out = [];
@@ -20,7 +20,7 @@ test('frames split across chunks byte by byte come out whole and in order', () =
   assert.equal(reader.buffered, 0);
 });
 
-test('several frames in one chunk, and a partial tail kept for the next push', () => {
+void test('several frames in one chunk, and a partial tail kept for the next push', () => {
   const reader = new FrameReader(1024);
   const r1 = reader.push(Buffer.concat([f1, f2, f1.subarray(0, 7)]));
   assert.equal(r1.frames.length, 2);
@@ -29,7 +29,7 @@ test('several frames in one chunk, and a partial tail kept for the next push', (
   assert.equal(Buffer.from(r2.frames[0].body).toString(), 'first');
 });
 
-test('a bad magic is fatal as soon as two bytes are in, after the good frames before it', () => {
+void test('a bad magic is fatal as soon as two bytes are in, after the good frames before it', () => {
   const reader = new FrameReader(1024);
   const r = reader.push(Buffer.concat([f1, Buffer.from('GET / HTTP/1.1\r\n')]));
   assert.equal(r.frames.length, 1);
@@ -38,7 +38,7 @@ test('a bad magic is fatal as soon as two bytes are in, after the good frames be
   assert.deepEqual(reader.push(f1), { frames: [] });
 });
 
-test('an oversized length is fatal on the header alone, before the body is buffered', () => {
+void test('an oversized length is fatal on the header alone, before the body is buffered', () => {
   const reader = new FrameReader(100);
   const header = encodeFrame(FrameKind.QueryRequest, new Uint8Array(101)).subarray(0, 12);
   const r = reader.push(header);
@@ -46,28 +46,28 @@ test('an oversized length is fatal on the header alone, before the body is buffe
   assert.equal(reader.buffered, 0);
 });
 
-test('a body exactly at the limit is accepted', () => {
+void test('a body exactly at the limit is accepted', () => {
   const reader = new FrameReader(100);
   const r = reader.push(encodeFrame(FrameKind.QueryRequest, new Uint8Array(100)));
   assert.equal(r.fatal, undefined);
   assert.equal(r.frames[0].body.length, 100);
 });
 
-test('an unknown frame version is fatal', () => {
+void test('an unknown frame version is fatal', () => {
   const reader = new FrameReader(100);
   const frame = Buffer.from(f1);
   frame[2] = 2;
   assert.match(reader.push(frame).fatal ?? '', /unsupported frame version 2/);
 });
 
-test('an unknown kind is not the reader\'s business: the frame comes out', () => {
+void test('an unknown kind is not the reader\'s business: the frame comes out', () => {
   const reader = new FrameReader(100);
   const frame = Buffer.from(f1);
   frame[3] = 99;
   assert.equal(reader.push(frame).frames[0].kind, 99);
 });
 
-test('a 1 MiB frame pushed one byte at a time comes out whole (the reader is linear in the bytes received)', () => {
+void test('a 1 MiB frame pushed one byte at a time comes out whole (the reader is linear in the bytes received)', () => {
   // A reader that re-joins all pending bytes on each push copies ~550 GB here and runs past the test timeout.
   const body = Buffer.alloc(1 << 20, 0x61);
   body.writeUInt32BE(0xdeadbeef, body.length - 4);
@@ -80,7 +80,7 @@ test('a 1 MiB frame pushed one byte at a time comes out whole (the reader is lin
   assert.equal(reader.buffered, 0);
 });
 
-test('a frame assembled from chunks keeps its bytes while the next frame is read', () => {
+void test('a frame assembled from chunks keeps its bytes while the next frame is read', () => {
   const reader = new FrameReader(1024);
   const a = encodeFrame(FrameKind.QueryRequest, Buffer.from('A'.repeat(300)));
   const b = encodeFrame(FrameKind.QueryRequest, Buffer.from('B'.repeat(300)));

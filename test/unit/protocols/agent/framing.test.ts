@@ -9,7 +9,7 @@ const request = (id: number): Uint8Array =>
     payload: [{ command: 'check_ok', arguments: ['a'] }],
   });
 
-test('a frame is magic AP, frame version 1, kind, flags, 3 reserved bytes, big-endian length, body', () => {
+void test('a frame is magic AP, frame version 1, kind, flags, 3 reserved bytes, big-endian length, body', () => {
   const body = Uint8Array.from([1, 2, 3, 4, 5]);
   const frame = encodeFrame(FrameKind.ExecRequest, body, FLAG_CLOSE);
   assert.equal(frame.length, HEADER_SIZE + 5);
@@ -19,7 +19,7 @@ test('a frame is magic AP, frame version 1, kind, flags, 3 reserved bytes, big-e
   assert.deepEqual([...big.subarray(8, 12)], [0, 1, 2, 3]);
 });
 
-test('kinds are numbered as documented and named', () => {
+void test('kinds are numbered as documented and named', () => {
   assert.deepEqual(
     [FrameKind.QueryRequest, FrameKind.QueryResponse, FrameKind.ExecRequest, FrameKind.ExecResponse, FrameKind.Submit, FrameKind.SubmitAck, FrameKind.Error],
     [1, 2, 3, 4, 5, 6, 7],
@@ -28,12 +28,12 @@ test('kinds are numbered as documented and named', () => {
   assert.equal(kindName(99), 'unknown kind 99');
 });
 
-test('peekHeader reads id and versions of a valid message', () => {
+void test('peekHeader reads id and versions of a valid message', () => {
   assert.deepEqual(peekHeader(request(4242)), { id: 4242, version: 1, maxSupportedVersion: 1 });
   assert.deepEqual(peekHeader(request(2 ** 40 + 3)), { id: 2 ** 40 + 3, version: 1, maxSupportedVersion: 1 });
 });
 
-test('peekHeader recovers the id when the payload is broken or a required field is missing', () => {
+void test('peekHeader recovers the id when the payload is broken or a required field is missing', () => {
   const good = request(77);
   // Cut the message inside the payload: the header (field 1) comes first and stays whole.
   const truncated = good.subarray(0, good.length - 3);
@@ -46,7 +46,7 @@ test('peekHeader recovers the id when the payload is broken or a required field 
   assert.equal(peekHeader(noCommand).id, 9);
 });
 
-test('peekHeader never throws on garbage and finds nothing there', () => {
+void test('peekHeader never throws on garbage and finds nothing there', () => {
   assert.deepEqual(peekHeader(new Uint8Array(0)), {});
   assert.deepEqual(peekHeader(Uint8Array.from([0xff, 0xff, 0xff])), {});
   // Bounded: 200 random buffers.
@@ -56,7 +56,7 @@ test('peekHeader never throws on garbage and finds nothing there', () => {
   }
 });
 
-test('an Error body is a QueryResponseMessage with UNKNOWN, the message and the id when known', () => {
+void test('an Error body is a QueryResponseMessage with UNKNOWN, the message and the id when known', () => {
   const withId = decode('QueryResponseMessage', errorBody('bad thing', 12));
   assert.equal(Number(withId.header.id), 12);
   assert.equal(withId.payload[0].result, Plugin.ResultCode.UNKNOWN);

@@ -30,11 +30,11 @@ const queryBody = (id: number, command = 'check_ok', args: string[] = []): Uint8
 let peer: TestPeer;
 after(async () => peer?.listener.close());
 
-test('setup', async () => {
+void test('setup', async () => {
   peer = await startTestPeer({ maxFrame: 4096 });
 });
 
-test('each request kind gets its answer kind with the request id, versions 1', async () => {
+void test('each request kind gets its answer kind with the request id, versions 1', async () => {
   const c = await raw(peer.port);
   c.socket.write(encodeFrame(FrameKind.QueryRequest, queryBody(11, 'check_ok', ['x'])));
   c.socket.write(encodeFrame(FrameKind.ExecRequest, encode('ExecuteRequestMessage', { header: { type: 3, version: 1, id: 12 }, payload: [{ command: 'run', arguments: ['a', 'b'] }] })));
@@ -55,7 +55,7 @@ test('each request kind gets its answer kind with the request id, versions 1', a
   c.socket.destroy();
 });
 
-test('requests in flight at once are answered as they finish, matched by id', async () => {
+void test('requests in flight at once are answered as they finish, matched by id', async () => {
   const c = await raw(peer.port);
   c.socket.write(Buffer.concat([encodeFrame(FrameKind.QueryRequest, queryBody(1, 'sleep', ['150'])), encodeFrame(FrameKind.QueryRequest, queryBody(2, 'sleep', ['0']))]));
   const got = await c.next(2);
@@ -63,7 +63,7 @@ test('requests in flight at once are answered as they finish, matched by id', as
   c.socket.destroy();
 });
 
-test('random bytes: one Error frame with the close flag, then the connection closes; the server keeps serving', async () => {
+void test('random bytes: one Error frame with the close flag, then the connection closes; the server keeps serving', async () => {
   const c = await raw(peer.port);
   c.socket.write(Buffer.from([0x13, 0x37, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8]));
   const [err] = await c.next(1);
@@ -77,7 +77,7 @@ test('random bytes: one Error frame with the close flag, then the connection clo
   d.socket.destroy();
 });
 
-test('an oversized frame is refused on its header and the connection closes', async () => {
+void test('an oversized frame is refused on its header and the connection closes', async () => {
   const c = await raw(peer.port);
   const big = encodeFrame(FrameKind.QueryRequest, new Uint8Array(4097));
   c.socket.write(big.subarray(0, 12));
@@ -86,7 +86,7 @@ test('an oversized frame is refused on its header and the connection closes', as
   await c.closed;
 });
 
-test('valid frames holding garbage get an Error each and the connection stays up', async () => {
+void test('valid frames holding garbage get an Error each and the connection stays up', async () => {
   const c = await raw(peer.port);
   c.socket.write(encodeFrame(FrameKind.QueryRequest, Buffer.from([0xff, 0xff, 0xff, 0xff])));
   c.socket.write(encodeFrame(FrameKind.ExecRequest, new Uint8Array(0)));
@@ -112,7 +112,7 @@ test('valid frames holding garbage get an Error each and the connection stays up
   c.socket.destroy();
 });
 
-test('a message with a required field missing gets an Error carrying its id', async () => {
+void test('a message with a required field missing gets an Error carrying its id', async () => {
   const c = await raw(peer.port);
   const header = Plugin.Header.encode({ type: 1, version: 1, id: 41 }).finish();
   // payload { arguments: ["x"] } without the required command.
@@ -125,7 +125,7 @@ test('a message with a required field missing gets an Error carrying its id', as
   c.socket.destroy();
 });
 
-test('a version this agent does not speak gets an Error naming the versions', async () => {
+void test('a version this agent does not speak gets an Error naming the versions', async () => {
   const c = await raw(peer.port);
   // Encoded without the codec's check, which only knows version 1.
   const body = Plugin.QueryRequestMessage.encode({ header: { type: 1, version: 2 as Plugin.Version, max_supported_version: 3 as Plugin.Version, id: 51 }, payload: [{ command: 'check_ok' }] }).finish();
@@ -141,7 +141,7 @@ test('a version this agent does not speak gets an Error naming the versions', as
   c.socket.destroy();
 });
 
-test('a handler that throws gives an Error for that request only', async () => {
+void test('a handler that throws gives an Error for that request only', async () => {
   const c = await raw(peer.port);
   c.socket.write(encodeFrame(FrameKind.QueryRequest, queryBody(61, 'fail')));
   c.socket.write(encodeFrame(FrameKind.QueryRequest, queryBody(62)));
@@ -153,7 +153,7 @@ test('a handler that throws gives an Error for that request only', async () => {
   c.socket.destroy();
 });
 
-test('a peer outside allowed hosts is disconnected before any byte', async () => {
+void test('a peer outside allowed hosts is disconnected before any byte', async () => {
   const closed = await startTestPeer({ allowed: () => false });
   try {
     const c = await raw(closed.port);
@@ -165,7 +165,7 @@ test('a peer outside allowed hosts is disconnected before any byte', async () =>
   }
 });
 
-test('an idle connection is closed after the idle timeout', async () => {
+void test('an idle connection is closed after the idle timeout', async () => {
   const idle = await startTestPeer({ idleTimeoutMs: 100 });
   try {
     const c = await raw(idle.port);

@@ -28,7 +28,7 @@ function answer(port: number): Promise<string> {
   });
 }
 
-describe('managed listener: stage, then commit', () => {
+void describe('managed listener: stage, then commit', () => {
   const listeners: ManagedListener<string>[] = [];
   /** Opens with this policy fail from the second on (the first meets the old listener's address). */
   let refuseOpen: string | undefined;
@@ -68,14 +68,14 @@ describe('managed listener: stage, then commit', () => {
     for (const l of listeners) await l.close();
   });
 
-  it('port 0: address() is the port the system gave', async () => {
+  void it('port 0: address() is the port the system gave', async () => {
     const l = await started('a');
     const port = l.address()?.port ?? 0;
     assert.ok(port > 0);
     assert.equal(await answer(port), 'a');
   });
 
-  it('a change the listener takes in place: policy and module state switch together', async () => {
+  void it('a change the listener takes in place: policy and module state switch together', async () => {
     const l = await started('old');
     const port = l.address()?.port ?? 0;
     let state = 'old';
@@ -86,7 +86,7 @@ describe('managed listener: stage, then commit', () => {
     assert.deepEqual([state, l.address()?.port, await answer(port)], ['newer', port, 'newer']);
   });
 
-  it('unusable TLS files: nothing switches, the old listener answers with the old policy', async () => {
+  void it('unusable TLS files: nothing switches, the old listener answers with the old policy', async () => {
     const l = await started('old');
     const port = l.address()?.port ?? 0;
     let state = 'old';
@@ -98,7 +98,7 @@ describe('managed listener: stage, then commit', () => {
     assert.deepEqual([state, l.address()?.port, await answer(port)], ['old', port, 'old']);
   });
 
-  it('a new port another socket holds: nothing switches', async () => {
+  void it('a new port another socket holds: nothing switches', async () => {
     const l = await started('old');
     const port = l.address()?.port ?? 0;
     const blocker = createServer();
@@ -112,7 +112,7 @@ describe('managed listener: stage, then commit', () => {
     }
   });
 
-  it('the same port, the new listener fails after the old one closed for it: the old settings listen again, nothing switched', async () => {
+  void it('the same port, the new listener fails after the old one closed for it: the old settings listen again, nothing switched', async () => {
     const l = await started('old');
     const port = l.address()?.port ?? 0;
     // The same port on every address: the new listener meets the old one's address, so the old one closes first.
@@ -129,7 +129,7 @@ describe('managed listener: stage, then commit', () => {
     assert.deepEqual([state, await answer(port)], ['later', 'later']);
   });
 
-  it('another address: the new listener serves the new policy, then the old one closes', async () => {
+  void it('another address: the new listener serves the new policy, then the old one closes', async () => {
     const l = await started('old');
     const port = l.address()?.port ?? 0;
     let state = 'old';

@@ -61,7 +61,7 @@ function close(srv: Server): Promise<void> {
   return new Promise((res) => srv.close(() => res()));
 }
 
-describe('rebind (real TLS files and listeners)', () => {
+void describe('rebind (real TLS files and listeners)', () => {
   let certs: CertDir;
   let ca: CertFiles;
   let oldFiles: CertFiles;
@@ -113,7 +113,7 @@ describe('rebind (real TLS files and listeners)', () => {
     return current;
   };
 
-  it('good new material on a new port: the new listener answers, then the old one is closed', async () => {
+  void it('good new material on a new port: the new listener answers, then the old one is closed', async () => {
     const old = await startOld();
     assert.equal(await rebind(old, plan({ ...newFiles, ca: ca.cert }, 0)), 'rebound');
     assert.notEqual(current, old);
@@ -122,7 +122,7 @@ describe('rebind (real TLS files and listeners)', () => {
     assert.equal(await presented(port), 'ECONNREFUSED');
   });
 
-  it('a key of another certificate: nothing is opened, the old listener keeps answering', async () => {
+  void it('a key of another certificate: nothing is opened, the old listener keeps answering', async () => {
     const old = await startOld();
     const before = opened.length;
     await assert.rejects(rebind(old, plan({ cert: newFiles.cert, key: oldFiles.key }, 0)), (err: Error) => {
@@ -135,7 +135,7 @@ describe('rebind (real TLS files and listeners)', () => {
     assert.equal(await presented(port), 'old-server');
   });
 
-  it('an unreadable key file (a folder): kept previous settings, the old listener answers', async () => {
+  void it('an unreadable key file (a folder): kept previous settings, the old listener answers', async () => {
     const old = await startOld();
     const folder = join(certs.dir, 'key-is-a-folder');
     mkdirSync(folder, { recursive: true });
@@ -143,7 +143,7 @@ describe('rebind (real TLS files and listeners)', () => {
     assert.equal(await presented(port), 'old-server');
   });
 
-  it('a CA file that is not a certificate, or holds one that does not parse: kept previous settings', async () => {
+  void it('a CA file that is not a certificate, or holds one that does not parse: kept previous settings', async () => {
     const old = await startOld();
     const garbage = join(certs.dir, 'garbage-ca.pem');
     writeFileSync(garbage, 'this is no certificate\n');
@@ -157,7 +157,7 @@ describe('rebind (real TLS files and listeners)', () => {
     assert.equal(await presented(port), 'old-server');
   });
 
-  it("a certificate file that also holds its key (NSClient++'s convention) is taken", async () => {
+  void it("a certificate file that also holds its key (NSClient++'s convention) is taken", async () => {
     const old = await startOld();
     const combined = join(certs.dir, 'combined.pem');
     writeFileSync(combined, readFileSync(newFiles.cert, 'utf8') + readFileSync(newFiles.key, 'utf8'));
@@ -166,7 +166,7 @@ describe('rebind (real TLS files and listeners)', () => {
     assert.equal(old.listening, false);
   });
 
-  it('a new port that another program holds: kept previous settings, the old listener answers', async () => {
+  void it('a new port that another program holds: kept previous settings, the old listener answers', async () => {
     const old = await startOld();
     const blocker: NetServer = createNetServer();
     const taken = await new Promise<number>((res) => blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)));
@@ -180,7 +180,7 @@ describe('rebind (real TLS files and listeners)', () => {
     }
   });
 
-  it('the same port and address: the new listener finds it in use, so the old one closes first and the new one answers', async () => {
+  void it('the same port and address: the new listener finds it in use, so the old one closes first and the new one answers', async () => {
     const old = await startOld();
     let attempts = 0;
     const base = plan(newFiles, port);
@@ -197,7 +197,7 @@ describe('rebind (real TLS files and listeners)', () => {
     assert.equal(await presented(port), 'new-server');
   });
 
-  it('the same port, new listener fails to start for another reason: the old one is left as it was', async () => {
+  void it('the same port, new listener fails to start for another reason: the old one is left as it was', async () => {
     const old = await startOld();
     const failing = plan(newFiles, port, {
       open: async () => {
@@ -210,7 +210,7 @@ describe('rebind (real TLS files and listeners)', () => {
     assert.equal(await presented(port), 'old-server');
   });
 
-  it('the same port, address in use, then the new listener fails: the previous settings are opened again and answer', async () => {
+  void it('the same port, address in use, then the new listener fails: the previous settings are opened again and answer', async () => {
     const old = await startOld();
     let attempts = 0;
     const failing = plan(newFiles, port, {
@@ -227,7 +227,7 @@ describe('rebind (real TLS files and listeners)', () => {
     assert.equal(await presented(port), 'old-server');
   });
 
-  it('the same port, TLS only: swapped in place, an open connection is not disturbed', async () => {
+  void it('the same port, TLS only: swapped in place, an open connection is not disturbed', async () => {
     const old = await startOld();
     const open = connect({ host: '127.0.0.1', port, rejectUnauthorized: false });
     await new Promise<void>((res) => open.once('secureConnect', () => res()));

@@ -18,8 +18,8 @@ import { certDir, type CertDir, type CertFiles } from '../../../helpers/agent-ce
 /** `fail` for the loader: the problems as one error (what the modules turn into the validate lines). */
 const fail = (problems: TlsFileProblem[]): Error => new Error(problems.map((p) => `${p.setting} ${p.file}: ${p.reason}`).join('; '));
 
-describe('server TLS: one builder', () => {
-  it('a configured cipher list gets @SECLEVEL=0 unless it sets a level; no list: Node default', () => {
+void describe('server TLS: one builder', () => {
+  void it('a configured cipher list gets @SECLEVEL=0 unless it sets a level; no list: Node default', () => {
     assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-ca', ciphers: 'ALL:!ADH:!LOW' }).ciphers, 'ALL:!ADH:!LOW:@SECLEVEL=0:+kDHE');
     assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }).ciphers, 'ALL:!MD5:@STRENGTH:@SECLEVEL=0:+kDHE');
     assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'HIGH:@SECLEVEL=2' }).ciphers, 'HIGH:@SECLEVEL=2:+kDHE');
@@ -30,12 +30,12 @@ describe('server TLS: one builder', () => {
     assert.deepEqual(web.ALPNProtocols, ['http/1.1']);
   });
 
-  it('no certificate: TLS 1.2 at most (anonymous suites); a certificate: no cap', () => {
+  void it('no certificate: TLS 1.2 at most (anonymous suites); a certificate: no cap', () => {
     assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: '' }).maxVersion, 'TLSv1.2');
     assert.equal(serverTlsOptions({ cert: 'c', key: 'k', verifyMode: '', verify: 'by-mode', ciphers: '' }).maxVersion, undefined);
   });
 
-  it('client certificates by verify mode (NRPE) and by ca (agent protocol); no trust store when none is asked', () => {
+  void it('client certificates by verify mode (NRPE) and by ca (agent protocol); no trust store when none is asked', () => {
     const byMode = (verifyMode: string, ca?: string) => serverTlsOptions({ verifyMode, verify: 'by-mode', ...(ca ? { ca } : {}) });
     assert.deepEqual([byMode('peer-cert', 'CA').requestCert, byMode('peer-cert', 'CA').rejectUnauthorized], [true, true]);
     assert.deepEqual([byMode('peer', 'CA').requestCert, byMode('peer', 'CA').rejectUnauthorized], [true, false]);
@@ -49,7 +49,7 @@ describe('server TLS: one builder', () => {
   });
 });
 
-describe('server TLS: the loader', () => {
+void describe('server TLS: the loader', () => {
   let certs: CertDir;
   let ca: CertFiles;
   let first: CertFiles;
@@ -69,7 +69,7 @@ describe('server TLS: the loader', () => {
     ...extra,
   });
 
-  it('reads the files once into options, names every file, and a digest that changes with their content', async () => {
+  void it('reads the files once into options, names every file, and a digest that changes with their content', async () => {
     const live = { cert: join(certs.dir, 'live.pem'), key: join(certs.dir, 'live.key') };
     copyFileSync(first.cert, live.cert);
     copyFileSync(first.key, live.key);
@@ -83,7 +83,7 @@ describe('server TLS: the loader', () => {
     assert.notEqual((await loadServerTls(spec(live, { ca: ca.cert }), fail, false)).digest, a.digest);
   });
 
-  it('every problem at once: a key of another certificate and a ca that is no certificate', async () => {
+  void it('every problem at once: a key of another certificate and a ca that is no certificate', async () => {
     const garbage = join(certs.dir, 'garbage-ca.pem');
     writeFileSync(garbage, 'no certificate\n');
     await assert.rejects(loadServerTls(spec({ cert: first.cert, key: second.key }, { ca: garbage }), fail, true), (err: Error) => {
@@ -92,7 +92,7 @@ describe('server TLS: the loader', () => {
     });
   });
 
-  it('a missing certificate is created at a start, never on a reload from disk', async () => {
+  void it('a missing certificate is created at a start, never on a reload from disk', async () => {
     const files = { cert: join(certs.dir, 'made', 'cert.pem'), key: join(certs.dir, 'made', 'cert.key') };
     await assert.rejects(loadServerTls(spec(files), fail, false), /: certificate .*cert\.pem: no such file$/);
     assert.equal(existsSync(files.cert), false);

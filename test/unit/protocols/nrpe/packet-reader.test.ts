@@ -5,7 +5,7 @@ import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, RESPONSE_PACKET } fro
 
 const reader = (): PacketReader => new PacketReader({ payloadLength: 1024, maxBufferLength: 65536 });
 
-test('reads a packet delivered one byte at a time', () => {
+void test('reads a packet delivered one byte at a time', () => {
   const r = reader();
   const p = encodePacket({ version: 4, type: RESPONSE_PACKET, result: 1, text: 'WARNING: x' });
   for (let i = 0; i < p.length - 1; i++) {
@@ -19,7 +19,7 @@ test('reads a packet delivered one byte at a time', () => {
   assert.equal(r.buffered, 0);
 });
 
-test('reads merged packets in order, v2 continuation packets included', () => {
+void test('reads merged packets in order, v2 continuation packets included', () => {
   const r = reader();
   const a = encodePacket({ version: 2, type: RESPONSE_MORE_PACKET, result: 2, text: 'part one ' });
   const b = encodePacket({ version: 2, type: RESPONSE_PACKET, result: 2, text: 'part two' });
@@ -32,7 +32,7 @@ test('reads merged packets in order, v2 continuation packets included', () => {
   assert.equal(r.next(), undefined);
 });
 
-test('rejects wrong versions, bad CRCs, bad types and oversized buffers at once', () => {
+void test('rejects wrong versions, bad CRCs, bad types and oversized buffers at once', () => {
   const bad = (bytes: Buffer, re: RegExp): void => {
     const r = reader();
     r.push(bytes);
@@ -52,7 +52,7 @@ test('rejects wrong versions, bad CRCs, bad types and oversized buffers at once'
   bad(typed, /unknown packet type 9/);
 });
 
-test('a truncated packet is described at end of stream', () => {
+void test('a truncated packet is described at end of stream', () => {
   const r = reader();
   r.push(encodePacket({ version: 2, type: RESPONSE_PACKET, text: 'x' }).subarray(0, 20));
   assert.equal(r.next(), undefined);
@@ -60,7 +60,7 @@ test('a truncated packet is described at end of stream', () => {
   assert.equal(r.describePartial(), '20 of 1036 bytes');
 });
 
-test('a v3 packet without its 3 trailing zero bytes is completed at end of stream', () => {
+void test('a v3 packet without its 3 trailing zero bytes is completed at end of stream', () => {
   const r = reader();
   const p = encodePacket({ version: 3, type: RESPONSE_PACKET, text: 'OK v3' });
   r.push(p.subarray(0, p.length - 3));
@@ -68,7 +68,7 @@ test('a v3 packet without its 3 trailing zero bytes is completed at end of strea
   assert.equal(r.finish()?.text.toString(), 'OK v3');
 });
 
-test('the payload length decides the v2 packet size', () => {
+void test('the payload length decides the v2 packet size', () => {
   const r = new PacketReader({ payloadLength: 2048, maxBufferLength: 65536 });
   const p = encodePacket({ version: 2, type: QUERY_PACKET, text: 'check_ok', payloadLength: 2048 });
   r.push(p.subarray(0, 1036));
@@ -77,7 +77,7 @@ test('the payload length decides the v2 packet size', () => {
   assert.equal(r.next()?.text.toString(), 'check_ok');
 });
 
-test('a 64 KiB v4 packet pushed one byte at a time comes out whole (the reader is linear in the bytes received)', () => {
+void test('a 64 KiB v4 packet pushed one byte at a time comes out whole (the reader is linear in the bytes received)', () => {
   const r = reader();
   const text = 'q'.repeat(65000);
   const p = encodePacket({ version: 4, type: QUERY_PACKET, result: 0, text });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
 import { crcMatches, encodePacket, formatRequest, parseRequest, QUERY_PACKET, RESPONSE_PACKET } from '../../../../src/protocols/nrpe/packet.js';
 
-test('zlib.crc32 is the CRC-32 NRPE uses (standard check value)', () => {
+void test('zlib.crc32 is the CRC-32 NRPE uses (standard check value)', () => {
   assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
 });
 
@@ -16,38 +16,38 @@ const vectors: Array<[string, Buffer, number, number]> = [
   ['v4 response', encodePacket({ version: 4, type: RESPONSE_PACKET, result: 0, text: 'OK: fine|x=1;2;3' }), 33, 0x2adc7ea5],
 ];
 for (const [name, packet, length, crc] of vectors) {
-  test(`encodes ${name} as the reference implementation does`, () => {
+  void test(`encodes ${name} as the reference implementation does`, () => {
     assert.equal(packet.length, length);
     assert.equal(packet.readUInt32BE(4), crc);
     assert.ok(crcMatches(packet));
   });
 }
 
-test('the daemon v4 response bytes are what we encode', () => {
+void test('the daemon v4 response bytes are what we encode', () => {
   const wire = Buffer.from('000400022adc7ea500000000000000114f4b3a2066696e657c783d313b323b3300', 'hex');
   assert.deepEqual(encodePacket({ version: 4, type: RESPONSE_PACKET, text: 'OK: fine|x=1;2;3' }), wire);
 });
 
-test('v2 text is cut to payload length - 1 bytes; payload length sets the size', () => {
+void test('v2 text is cut to payload length - 1 bytes; payload length sets the size', () => {
   const p = encodePacket({ version: 2, type: RESPONSE_PACKET, text: 'x'.repeat(3000) });
   assert.equal(p.length, 1036);
   assert.equal(p.subarray(10, 1034).indexOf(0), 1023);
   assert.equal(encodePacket({ version: 2, type: QUERY_PACKET, text: 'a', payloadLength: 2048 }).length, 2060);
 });
 
-test('v4 responses are cut to 65535 bytes of text', () => {
+void test('v4 responses are cut to 65535 bytes of text', () => {
   const p = encodePacket({ version: 4, type: RESPONSE_PACKET, text: 'y'.repeat(70000) });
   assert.equal(p.readInt32BE(12), 65536);
   assert.equal(p.length, 16 + 65536);
 });
 
-test('a changed byte breaks the CRC, v2 padding included', () => {
+void test('a changed byte breaks the CRC, v2 padding included', () => {
   const p = encodePacket({ version: 2, type: QUERY_PACKET, text: 'check_ok' });
   p[1035] = 0x41;
   assert.equal(crcMatches(p), false);
 });
 
-test('request text: command!arg!arg and the _NRPE_CHECK default', () => {
+void test('request text: command!arg!arg and the _NRPE_CHECK default', () => {
   assert.deepEqual(parseRequest('check_disk!C:!80%'), { command: 'check_disk', args: ['C:', '80%'] });
   assert.deepEqual(parseRequest('check_ok'), { command: 'check_ok', args: [] });
   assert.equal(formatRequest('check_a', ['x', 'y']), 'check_a!x!y');

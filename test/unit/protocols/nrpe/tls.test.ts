@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { buildClientTls } from '../../../../src/protocols/nrpe/tls.js';
 import { createCertificate } from '../../../../src/protocols/server-certificate.js';
 
-describe('remote protocol TLS files', () => {
+void describe('remote protocol TLS files', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nrpe-tls-'));
   const garbage = join(dir, 'garbage.txt');
   const cert = join(dir, 'cert.pem');
@@ -24,14 +24,14 @@ describe('remote protocol TLS files', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('refuses a certificate that is not PEM, naming the file', () => {
+  void it('refuses a certificate that is not PEM, naming the file', () => {
     assert.throws(() => buildClientTls({ allowedCiphers: '', certificate: garbage }), {
       code: 'AGENT_ERR_TLS_FILE',
       message: `cannot read certificate file ${garbage}: the file is not a PEM certificate (no start line)`,
     });
   });
 
-  it('refuses a key that is not PEM and a key of another certificate', () => {
+  void it('refuses a key that is not PEM and a key of another certificate', () => {
     assert.throws(() => buildClientTls({ allowedCiphers: '', certificate: cert, certificateKey: garbage }), {
       message: `cannot read certificate key file ${garbage}: the file holds no PEM private key (no start line)`,
     });
@@ -40,7 +40,7 @@ describe('remote protocol TLS files', () => {
     });
   });
 
-  it('refuses a ca that holds no certificate, and takes good files', () => {
+  void it('refuses a ca that holds no certificate, and takes good files', () => {
     assert.throws(() => buildClientTls({ allowedCiphers: '', ca: garbage, verifyMode: 'peer-cert' }), {
       message: `cannot read ca file ${garbage}: the file holds no PEM certificate (no start line)`,
     });
@@ -48,7 +48,7 @@ describe('remote protocol TLS files', () => {
     assert.ok(ok.cert && ok.key && ok.ca);
   });
 
-  it('an empty cipher list means OpenSSL\'s default list; a set list is kept', () => {
+  void it('an empty cipher list means OpenSSL\'s default list; a set list is kept', () => {
     assert.equal(buildClientTls({ allowedCiphers: '' }).ciphers, 'DEFAULT:@SECLEVEL=0');
     assert.equal(buildClientTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }).ciphers, 'ALL:!MD5:@STRENGTH:@SECLEVEL=0');
   });

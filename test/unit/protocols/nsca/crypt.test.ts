@@ -15,12 +15,12 @@ import { packetEncryptor } from '../../../../src/protocols/nsca/crypt.js';
 import { RijndaelEncryptor } from '../../../../src/protocols/nsca/rijndael.js';
 import { nscaMethod } from '../../../../src/formats/nsca-encryption.js';
 
-test('packet sizes: 720 bytes at payload 512 (nsca 2.7), 4304 at 4096 (nsca 2.9+)', () => {
+void test('packet sizes: 720 bytes at payload 512 (nsca 2.7), 4304 at 4096 (nsca 2.9+)', () => {
   assert.equal(packetSize(512), 720);
   assert.equal(packetSize(4096), 4304);
 });
 
-test('a data packet: version 3, timestamp, status, NUL-terminated fields at their offsets, CRC over the packet with the CRC zeroed', () => {
+void test('a data packet: version 3, timestamp, status, NUL-terminated fields at their offsets, CRC over the packet with the CRC zeroed', () => {
   const p = encodeDataPacket({ host: 'h1', service: 'svc', code: 2, output: 'out|a=1' }, 1234567890, 512);
   assert.equal(p.readInt16BE(0), 3);
   assert.equal(p.readUInt32BE(8), 1234567890);
@@ -33,7 +33,7 @@ test('a data packet: version 3, timestamp, status, NUL-terminated fields at thei
   assert.equal(p.readUInt32BE(4), crc32(zeroed));
 });
 
-test('texts are cut to their field less one byte, never inside a UTF-8 character', () => {
+void test('texts are cut to their field less one byte, never inside a UTF-8 character', () => {
   const p = encodeDataPacket({ host: 'x'.repeat(100), service: 'é'.repeat(100), code: 0, output: 'y'.repeat(600) }, 1, 512);
   assert.equal(p.toString('latin1', 14, 14 + 64), `${'x'.repeat(63)}\0`);
   const service = p.subarray(78, 78 + 128);
@@ -43,7 +43,7 @@ test('texts are cut to their field less one byte, never inside a UTF-8 character
   assert.equal(p.toString('latin1', 206, 206 + 512), `${'y'.repeat(511)}\0`);
 });
 
-test('init packet: 128 bytes of IV and a big-endian timestamp; anything else is refused', () => {
+void test('init packet: 128 bytes of IV and a big-endian timestamp; anything else is refused', () => {
   const b = Buffer.alloc(132, 7);
   b.writeUInt32BE(42, 128);
   const init = parseInitPacket(b);
@@ -52,7 +52,7 @@ test('init packet: 128 bytes of IV and a big-endian timestamp; anything else is 
   assert.throws(() => parseInitPacket(Buffer.alloc(131)));
 });
 
-test('xor: IV then password, from byte 0 of each packet; applying it twice gives the packet back', () => {
+void test('xor: IV then password, from byte 0 of each packet; applying it twice gives the packet back', () => {
   const iv = randomBytes(128);
   const packet = randomBytes(720);
   const once = Buffer.from(packet);
@@ -64,7 +64,7 @@ test('xor: IV then password, from byte 0 of each packet; applying it twice gives
   assert.deepEqual(once, packet);
 });
 
-test('Rijndael with a 16-byte block is AES-256 (OpenSSL), block for block', () => {
+void test('Rijndael with a 16-byte block is AES-256 (OpenSSL), block for block', () => {
   const key = randomBytes(32);
   const ours = new RijndaelEncryptor(16, key);
   for (let i = 0; i < 20; i++) {
@@ -76,7 +76,7 @@ test('Rijndael with a 16-byte block is AES-256 (OpenSSL), block for block', () =
   }
 });
 
-test('aes (method 14): AES-256 in 8-bit CFB with the password NUL-padded to 32 bytes, the state running on across packets', () => {
+void test('aes (method 14): AES-256 in 8-bit CFB with the password NUL-padded to 32 bytes, the state running on across packets', () => {
   const iv = randomBytes(128);
   const a = randomBytes(720);
   const b = randomBytes(720);
@@ -91,7 +91,7 @@ test('aes (method 14): AES-256 in 8-bit CFB with the password NUL-padded to 32 b
   assert.deepEqual(Buffer.concat([dec.update(ea), dec.update(eb)]), Buffer.concat([a, b]));
 });
 
-test('method names: NSClient++ aes/aes256 and rijndael128 are 14; aes128, blowfish and inherited object keys are not offered', () => {
+void test('method names: NSClient++ aes/aes256 and rijndael128 are 14; aes128, blowfish and inherited object keys are not offered', () => {
   for (const n of ['aes', 'AES256', ' rijndael128 ', '14']) assert.equal(nscaMethod(n), 14, n);
   assert.equal(nscaMethod('rijndael256'), 16);
   assert.equal(nscaMethod('3des'), 3);

@@ -15,7 +15,7 @@ const mapped = (m: Mapped | string): Mapped => {
   return m;
 };
 
-test('CPULOAD asks check_cpu for every window; the first one answers, rounded', () => {
+void test('CPULOAD asks check_cpu for every window; the first one answers, rounded', () => {
   const m = mapped(mapCommand('cpuload', ['1', '5'], options));
   assert.equal(m.query, 'check_cpu');
   assert.deepEqual(m.args, ['time=1m', 'time=5m', 'warn=none', 'crit=none']);
@@ -25,19 +25,19 @@ test('CPULOAD asks check_cpu for every window; the first one answers, rounded', 
   assert.equal(m.answer(result('check_cpu', [], 'check_cpu failed: no /proc/stat', 3)), 'ERROR: check_cpu failed: no /proc/stat');
 });
 
-test('CPULOAD refuses windows it cannot answer', () => {
+void test('CPULOAD refuses windows it cannot answer', () => {
   assert.equal(mapCommand('cpuload', [], options), 'ERROR: CPULOAD needs a number of minutes (check_nt -l MINUTES,WARN,CRIT)');
   assert.equal(mapCommand('cpuload', ['x'], options), 'ERROR: CPULOAD x is not a number of minutes');
   assert.equal(mapCommand('cpuload', ['0'], options), 'ERROR: CPULOAD 0 is not a number of minutes');
   assert.match(mapCommand('cpuload', ['60'], options) as string, /^ERROR: CPU load is kept for 5 minutes here/);
 });
 
-test('UPTIME answers whole seconds', () => {
+void test('UPTIME answers whole seconds', () => {
   const m = mapped(mapCommand('uptime', [], options));
   assert.equal(m.answer(result('check_uptime', [{ alias: 'uptime', value: 13640.9, unit: 's' }])), '13640');
 });
 
-test('USEDDISKSPACE maps a drive letter (or takes a path) and answers FREE&TOTAL bytes', () => {
+void test('USEDDISKSPACE maps a drive letter (or takes a path) and answers FREE&TOTAL bytes', () => {
   const m = mapped(mapCommand('useddiskspace', ['d'], options));
   assert.deepEqual(m.args, ['drive=/var', 'filter=none', 'perf-config=*(unit:B)', 'warn=none', 'crit=none']);
   assert.equal(m.answer(result('check_drivesize', [{ alias: '/var used', value: 300, unit: 'B', maximum: 1000 }, { alias: '/var used %', value: 30, maximum: 100 }])), '700&1000');
@@ -45,7 +45,7 @@ test('USEDDISKSPACE maps a drive letter (or takes a path) and answers FREE&TOTAL
   assert.equal(mapCommand('useddiskspace', ['Q'], options), 'ERROR: drive Q is not in drive letters (C=/, D=/var)');
 });
 
-test('MEMUSE answers TOTAL&USED of RAM and swap together', () => {
+void test('MEMUSE answers TOTAL&USED of RAM and swap together', () => {
   const m = mapped(mapCommand('memuse', [], options));
   const r = result('check_memory', [
     { alias: 'physical', value: 400, unit: 'B', maximum: 1000 },
@@ -55,7 +55,7 @@ test('MEMUSE answers TOTAL&USED of RAM and swap together', () => {
   assert.equal(m.answer(r), '1500&450');
 });
 
-test('SERVICESTATE and PROCSTATE answer STATUS& TEXT; ShowAll lists every item, ShowFail the problems', () => {
+void test('SERVICESTATE and PROCSTATE answer STATUS& TEXT; ShowAll lists every item, ShowFail the problems', () => {
   const fail = mapped(mapCommand('servicestate', ['ShowFail', 'cron', 'ssh'], options));
   assert.equal(fail.query, 'check_service');
   assert.deepEqual(fail.args.slice(0, 2), ['service=cron', 'service=ssh']);
@@ -66,7 +66,7 @@ test('SERVICESTATE and PROCSTATE answer STATUS& TEXT; ShowAll lists every item, 
   assert.equal(mapCommand('procstate', ['ShowAll'], options), 'ERROR: PROCSTATE needs the processes to check (check_nt -l NAME,NAME)');
 });
 
-test('FILEAGE answers MINUTES&PATH WRITTEN for one file', () => {
+void test('FILEAGE answers MINUTES&PATH WRITTEN for one file', () => {
   const m = mapped(mapCommand('fileage', ['/var/log/app.log'], options));
   assert.deepEqual(m.args.slice(0, 3), ['path=/var/log', 'pattern=app.log', 'max-depth=1']);
   assert.equal(m.answer(result('check_files', [], '2026-11-26 11:49:30')), '10&/var/log/app.log 2026-11-26 11:49:30');
@@ -75,6 +75,6 @@ test('FILEAGE answers MINUTES&PATH WRITTEN for one file', () => {
   assert.equal(mapCommand('fileage', ['/var/log/*.log'], options), 'ERROR: FILEAGE takes one file, not a pattern');
 });
 
-test('COUNTER and INSTANCES answer that Linux has no Windows performance counters', () => {
+void test('COUNTER and INSTANCES answer that Linux has no Windows performance counters', () => {
   for (const c of ['counter', 'instances'] as const) assert.match(mapCommand(c, ['x'], options) as string, /^ERROR: (COUNTER|INSTANCES) reads Windows performance counters/);
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseAllow, parseRequest, passwordMatches } from '../../../../src/protocols/nsclient/request.js';
 
-test('a request splits into password, command and the &-separated arguments', () => {
+void test('a request splits into password, command and the &-separated arguments', () => {
   assert.deepEqual(parseRequest('None&1'), { password: 'None', command: 'clientversion', code: '1', args: [] });
   assert.deepEqual(parseRequest('pw&2&5&15'), { password: 'pw', command: 'cpuload', code: '2', args: ['5', '15'] });
   assert.deepEqual(parseRequest('pw&6&ShowAll&sshd&cron'), { password: 'pw', command: 'procstate', code: '6', args: ['ShowAll', 'sshd', 'cron'] });
@@ -14,7 +14,7 @@ test('a request splits into password, command and the &-separated arguments', ()
   assert.deepEqual(parseRequest('pw&3\r\ngarbage&7'), { password: 'pw', command: 'uptime', code: '3', args: [] });
 });
 
-test('no & or no code is no request; a code of no command has none', () => {
+void test('no & or no code is no request; a code of no command has none', () => {
   assert.equal(parseRequest('GET / HTTP/1.0'), undefined);
   assert.equal(parseRequest('pw&'), undefined);
   assert.equal(parseRequest(''), undefined);
@@ -23,7 +23,7 @@ test('no & or no code is no request; a code of no command has none', () => {
   assert.equal(parseRequest('pw&0001')?.command, undefined);
 });
 
-test('allow: any, groups and names as NSClient++ reads them; unknown words enable nothing', () => {
+void test('allow: any, groups and names as NSClient++ reads them; unknown words enable nothing', () => {
   assert.equal(parseAllow('any').allowed.size, 10);
   assert.equal(parseAllow('ALL').allowed.size, 10);
   assert.deepEqual([...parseAllow(' Metrics , info ').allowed].sort(), ['clientversion', 'cpuload', 'memuse', 'uptime', 'useddiskspace']);
@@ -32,7 +32,7 @@ test('allow: any, groups and names as NSClient++ reads them; unknown words enabl
   assert.equal(parseAllow('').allowed.size, 0);
 });
 
-test('the password must be the configured one; none configured matches nothing', () => {
+void test('the password must be the configured one; none configured matches nothing', () => {
   assert.equal(passwordMatches('s3cret', 's3cret'), true);
   assert.equal(passwordMatches('s3cre', 's3cret'), false);
   assert.equal(passwordMatches('', ''), false);

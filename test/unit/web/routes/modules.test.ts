@@ -96,9 +96,9 @@ const CASES: [string, string, WebRequestOptions, string][] = [
   ['GET .../commands/disable', '/api/v1/modules/WEBServer/commands/disable', {}, 'disable WEBServer'],
 ];
 
-describe('stopping WEBServer through its own API', () => {
+void describe('stopping WEBServer through its own API', () => {
   for (const [title, path, opts, call] of CASES) {
-    it(`${title}: answers 202, then stops the web server`, async () => {
+    void it(`${title}: answers 202, then stops the web server`, async () => {
       const app = await serve();
       try {
         const r = await app.request(path, opts);
@@ -116,7 +116,7 @@ describe('stopping WEBServer through its own API', () => {
     });
   }
 
-  it('other modules are answered after the call, as before', async () => {
+  void it('other modules are answered after the call, as before', async () => {
     const app = await serve();
     try {
       const r = await app.request('/api/v1/modules/CheckHelpers/commands/unload');

@@ -15,13 +15,13 @@ interface UiApi {
 // dist/test/unit/web/ui/ → repo root is five levels up.
 const API_JS = new URL('../../../../../src/web/ui/api.js', import.meta.url).href;
 
-describe('web UI api.js helpers', () => {
+void describe('web UI api.js helpers', () => {
   let api: UiApi;
   before(async () => {
     api = (await import(API_JS)) as UiApi;
   });
 
-  it('parses every rel of a Link header and keeps the URLs as given', () => {
+  void it('parses every rel of a Link header and keeps the URLs as given', () => {
     const header =
       '<https://h:1/api/v1/logs?page=1&per_page=3&level=warning>; rel="first", <https://h:1/api/v1/logs?page=2&per_page=3&level=warning>; rel="next", ' +
       '<https://h:1/api/v1/logs?page=9&per_page=3&level=warning>; rel=last';
@@ -32,19 +32,19 @@ describe('web UI api.js helpers', () => {
     });
   });
 
-  it('gives {} for a missing or meaningless Link header', () => {
+  void it('gives {} for a missing or meaningless Link header', () => {
     assert.deepEqual(api.parseLink(null), {});
     assert.deepEqual(api.parseLink(''), {});
     assert.deepEqual(api.parseLink('garbage, <u>; title="x"'), {});
   });
 
-  it('turns arguments into query-string pairs: k=v stays, a bare word has no "="', () => {
+  void it('turns arguments into query-string pairs: k=v stays, a bare word has no "="', () => {
     assert.equal(api.argumentsQuery(['warn=load > 80', 'show all', '', 'crit=90', 'x=a=b']), 'warn=load%20%3E%2080&show%20all&crit=90&x=a%3Db');
     assert.equal(api.argumentsQuery([]), '');
     assert.equal(api.argumentsQuery(['=lead']), '%3Dlead');
   });
 
-  it('encodes Basic credentials as UTF-8', () => {
+  void it('encodes Basic credentials as UTF-8', () => {
     assert.equal(api.basicAuth('root', 'pässword'), `Basic ${Buffer.from('root:pässword', 'utf8').toString('base64')}`);
   });
 });
