@@ -14,10 +14,12 @@ import type { Core } from '../core/core.js';
 import { catalogue, findModule } from '../modules/catalogue.js';
 import { ModuleRunner } from '../reconciler/module-runner.js';
 import type { Snapshot } from '../settings/snapshot.js';
+import { moduleTable } from '../settings/module-table.js';
 
-export const LISTENING_MODULES = new Set(['WEBServer', 'RemoteServer', 'AgentServer', 'NSClientServer']);
-/** Modules that act on their own: the Scheduler would run its checks and send them from a one-shot command, beside the running agent. */
-export const BACKGROUND_MODULES = new Set(['Scheduler']);
+/** The listening modules (the module table's listener column). */
+export const LISTENING_MODULES: ReadonlySet<string> = new Set(moduleTable().filter((m) => m.listener !== undefined).map((m) => m.name));
+/** Modules that act on their own (the background column): the Scheduler would run its checks and send them from a one-shot command, beside the running agent. */
+export const BACKGROUND_MODULES: ReadonlySet<string> = new Set(moduleTable().filter((m) => m.background === true).map((m) => m.name));
 
 export interface LocalCore {
   core: Core;

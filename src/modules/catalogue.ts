@@ -1,6 +1,7 @@
 /**
  * The static module catalogue: each module of the table the settings layer
- * owns (settings/module-table.ts: names, sections, queries) with a lazy
+ * owns (settings/module-table.ts: names, sections, queries, listener,
+ * control, background) with a lazy
  * import of its code, so a module's code loads only when the module is
  * enabled. Each module file exports `createModule(): AgentModule`; its shape
  * is checked on load.
@@ -8,18 +9,15 @@
 import type { AgentModule, ModuleFactory } from './module.js';
 import { moduleInfo, moduleTable, type ModuleInfo, type ModuleName } from '../settings/module-table.js';
 
+/**
+ * A row of the module table with its loader. A row's `control` says the
+ * module receives the control interface (load, unload, enable and disable
+ * modules, edit settings, the whole snapshot, logs) as `ctx.control`; no
+ * other module's context has it.
+ */
 export interface CatalogueEntry extends ModuleInfo {
   readonly load: () => Promise<ModuleFactory>;
-  /**
-   * The module receives the control interface (load, unload, enable and
-   * disable modules, edit settings, the whole snapshot, logs) as
-   * `ctx.control`; no other module's context has it.
-   */
-  readonly control?: boolean;
 }
-
-/** The modules whose context carries the control interface: WEBServer alone (the API and UI). */
-const CONTROLLED: ReadonlySet<string> = new Set<ModuleName>(['WEBServer']);
 
 const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFactory> } = {
   CheckHelpers: () => import('./check-helpers/index.js'),
@@ -39,7 +37,7 @@ const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFactory> } = {
   Scheduler: () => import('./scheduler/index.js'),
 };
 
-const entries: readonly CatalogueEntry[] = moduleTable().map((m) => ({ ...m, load: LOADERS[m.name as ModuleName], control: CONTROLLED.has(m.name) }));
+const entries: readonly CatalogueEntry[] = moduleTable().map((m) => ({ ...m, load: LOADERS[m.name as ModuleName] }));
 const byName = new Map(entries.map((e) => [e.name, e]));
 
 export function catalogue(): readonly CatalogueEntry[] {

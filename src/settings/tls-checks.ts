@@ -19,15 +19,10 @@ import { describeProblem, problem, sortProblems, type SettingsProblem } from './
 import type { Origin, Snapshot } from './snapshot.js';
 import { expandVariables } from './variables.js';
 import { keyText, valueText } from './value-text.js';
+import { LISTENER_SECTIONS, type ListenerModule } from './module-table.js';
 
-export type ListenerModule = 'WEBServer' | 'RemoteServer' | 'AgentServer' | 'NSClientServer';
-
-export const LISTENER_SECTIONS: Readonly<Record<ListenerModule, string>> = {
-  WEBServer: '/settings/WEB/server',
-  RemoteServer: '/settings/remote/server',
-  AgentServer: '/settings/agent/server',
-  NSClientServer: '/settings/NSClient/server',
-};
+// The listening modules and their sections are columns of the module table.
+export { LISTENER_SECTIONS, type ListenerModule } from './module-table.js';
 
 /** What a listener's TLS loads: its certificate and key (undefined: anonymous, RemoteServer only) and its CA. */
 export interface ListenerTlsFiles {
