@@ -1,6 +1,6 @@
 /**
  * Layers of src/, bottom to top; an import may point to its own layer or a
- * lower one, never up (README "Layers"). `npm run check:layers` runs this
+ * lower one, never up (docs/development.md "Layers"). `npm run check:layers` runs this
  * in .ci/run. Type-only imports count too (tsPreCompilationDeps).
  *
  *   base       errors.ts, log.ts, log-escape.ts, retry-policy.ts, version.ts, package-root.ts, hide-paths.ts, path-inside.ts

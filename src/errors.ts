@@ -2,7 +2,7 @@
  * The one error catalogue. Every error and warning the agent reports has a
  * stable code listed here with a message template and, where it reaches
  * HTTP, a status. Codes never change meaning; new ones are appended.
- * README.md documents every code (a test checks both directions).
+ * docs/errors.md documents every code (a test checks both directions).
  */
 
 export interface CodeInfo {
@@ -118,8 +118,8 @@ export const CODES = {
   AGENT_WARN_TLS_RELOAD: { message: '%s: the TLS files changed on disk but cannot be used (%s); new connections keep the previous certificate', severity: 'warning' },
   AGENT_WARN_STATE_FOLDER: { message: 'cannot write %s in the state folder %s (%s); set [/paths] state to a writable folder', severity: 'warning' },
   // Settings: patterns the linear-time matcher cannot run
-  AGENT_WARN_ROLE_ROOT_EQUIVALENT: { message: 'role "%s" grants %s, equivalent to root on this agent (README "Privileges")', severity: 'warning' },
-  AGENT_ERR_SETTINGS_PRIVILEGE: { message: '%s needs the privilege %s (README "Privileges")', status: 403 },
+  AGENT_WARN_ROLE_ROOT_EQUIVALENT: { message: 'role "%s" grants %s, equivalent to root on this agent (docs/api.md "Privileges")', severity: 'warning' },
+  AGENT_ERR_SETTINGS_PRIVILEGE: { message: '%s needs the privilege %s (docs/api.md "Privileges")', status: 403 },
   AGENT_ERR_SETTINGS_SEEDED_ROLE: { message: 'removing role "%s" from the file would bring back its seeded definition (%s); set the privileges it should have instead', status: 422 },
   AGENT_WARN_NET_RELAY: { message: 'allowed queries lets peers run %s: they reach any address the agent can, its own loopback and network included (a relay; bound max timeout and max body size in [/settings/net])', severity: 'warning' },
   AGENT_ERR_SETTINGS_RELOAD: { message: 'reading settings file %s failed: %s' },

@@ -66,7 +66,7 @@ export function startWatchdog(): (() => void) | undefined {
 }
 
 /**
- * A stall for testing the watchdog (README "Running as a service"): with AGENT_TEST_STALL_SIGNAL
+ * A stall for testing the watchdog (docs/operations.md "Running as a service"): with AGENT_TEST_STALL_SIGNAL
  * set to a signal name (SIGUSR2), that signal blocks the event loop for good, as a runaway
  * computation would. Never set in the shipped unit.
  */

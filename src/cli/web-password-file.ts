@@ -4,7 +4,7 @@
  * a generated password in, modules/web-server/stored-password.ts; mode 0600, outside the
  * repository: `${base-path}/state` is git-ignored, systemd's StateDirectory is /var/lib), with
  * the settings reading it through `${file:}`. The settings file, meant for git, then holds no
- * secret (README "Secrets in settings").
+ * secret (docs/settings.md, on secrets).
  */
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { AgentError } from '../errors.js';

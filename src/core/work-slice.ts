@@ -9,7 +9,7 @@
  * 6.2x the idle one with 2 ms slices, 3.8x with 1 ms, 2.3-3.7x with 0.5 ms
  * and 1.8-2.4x with 0.25 ms, the flood's rate about a quarter lower than
  * with 2 ms. A yield every 32 queries per request instead: p95 281 ms.
- * README "Listener limits".
+ * docs/protocols.md "Listener limits".
  */
 const SLICE_MS = 0.25;
 let sliceStart = 0;

@@ -5,7 +5,7 @@
  * the allow-lists) runs here, on re2js: RE2's syntax and its guarantee of
  * time linear in the text (and the pattern), never backtracking. A pattern
  * such as `(.*)*Z` on 100,000 characters takes milliseconds instead of
- * holding the event loop for ever. README "Checks and scripts" lists the
+ * holding the event loop for ever. docs/checks.md "Checks and scripts" lists the
  * syntax; "Dependencies and why" says why re2js.
  *
  * re2js is loaded on the first pattern, not at start (the bundle keeps it

@@ -11,7 +11,7 @@
  * Matched by the two-pointer walk (remember the last `*` and retry one
  * character further), not a regular expression: at most pattern length
  * times text length steps, where a backtracking `^a.*b.*c…$` grows with a
- * power of the text length (README "Checks and scripts", linear matching).
+ * power of the text length (docs/checks.md "Checks and scripts", linear matching).
  */
 export interface Wildcard {
   test(text: string): boolean;

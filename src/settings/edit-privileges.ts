@@ -1,6 +1,6 @@
 /**
  * What an edit of the settings can do, and so which privilege it needs
- * beyond `settings.put` / `settings.delete` (README "Privileges"). The
+ * beyond `settings.put` / `settings.delete` (docs/api.md "Privileges"). The
  * schema names the keys and sections that decide who may do what or what
  * runs: `"x-privilege": "access"` (roles, users, passwords, allowed hosts,
  * allow-lists, TLS trust) or `"exec"` (scripts, aliases, wrapped scripts,

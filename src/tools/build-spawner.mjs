@@ -1,6 +1,6 @@
 // Part of `npm run build`: compiles the C script spawner (src/checks/scripts/spawner-c/) into
 // dist/bin/script-spawner with the first of $CC, cc and gcc found in PATH. The spawner is the one
-// way the agent starts scripts and host commands (README "How scripts are started"), so without a
+// way the agent starts scripts and host commands (docs/checks.md "How scripts are started"), so without a
 // compiler, or when the compile fails, the build fails with what to install. The binary is
 // written beside its final name and renamed, so an agent running the old one is not disturbed.
 import { readdirSync, rmSync } from 'node:fs';

@@ -12,7 +12,7 @@
  *    agent's script spawner, the C one (posix_spawn,
  *    src/checks/scripts/spawner-c/; the one way the agent starts
  *    programs since it was measured here on Node 24 against the Perl
- *    spawner and against forking by the agent itself: README "How scripts
+ *    spawner and against forking by the agent itself: docs/checks.md "How scripts
  *    are started"). Clients offer check_nrpe's cipher list
  *    ALL:!MD5:@STRENGTH; ours picks anonymous ECDH, the daemon anonymous DH
  *    (its only choice). Goal: the /bin/sh -c form through the default

@@ -82,7 +82,7 @@ void describe('settings edits split by what they can do (agent process)', () => 
     for (const [path, key, value, privilege] of attacks) {
       const res = await put('sam', path, key, value);
       const error = refusal(res, 403, 'AGENT_ERR_SETTINGS_PRIVILEGE');
-      assert.ok(error.endsWith(`needs the privilege ${privilege} (README "Privileges")`), error);
+      assert.ok(error.endsWith(`needs the privilege ${privilege} (docs/api.md "Privileges")`), error);
     }
     const del = await send('sam', 'DELETE', '/api/v1/settings/settings/web/roles?key=full');
     assert.equal(del.status, 403, del.body);
@@ -117,7 +117,7 @@ void describe('settings edits split by what they can do (agent process)', () => 
     const warned = status.warnings.filter((w) => w.code === 'AGENT_WARN_ROLE_ROOT_EQUIVALENT');
     assert.deepEqual(
       warned.map((w) => w.message),
-      ['role "keeper" grants settings.put.access, settings.delete.access, equivalent to root on this agent (README "Privileges")'],
+      ['role "keeper" grants settings.put.access, settings.delete.access, equivalent to root on this agent (docs/api.md "Privileges")'],
     );
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The error catalogue and the README agree: every code in src/errors.ts is
- * documented in the README's error table, and every code the README
+ * The error catalogue and its page agree: every code in src/errors.ts is
+ * documented in the error table of docs/errors.md, and every code the page
  * documents exists.
  */
 import { test } from 'node:test';
@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AgentError, CODES, formatMessage } from '../../src/errors.js';
 
-const README = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
-const table = README.slice(README.indexOf('## Error codes'));
+const PAGE = readFileSync(fileURLToPath(new URL('../../../docs/errors.md', import.meta.url)), 'utf8');
+const table = PAGE.slice(PAGE.indexOf('## Error codes'));
 const documented = new Set([...table.matchAll(/^\| `(AGENT_(?:ERR|WARN)_[A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
 
-void test('every code is documented in the README error table', () => {
+void test('every code is documented in the error table of docs/errors.md', () => {
   const missing = Object.keys(CODES).filter((c) => !documented.has(c));
   assert.deepEqual(missing, []);
 });

@@ -1,5 +1,5 @@
 /**
- * The script spawner the agent starts (README "How scripts are started"):
+ * The script spawner the agent starts (docs/checks.md "How scripts are started"):
  * the C program of spawner-c/, which `npm run build` compiles into
  * dist/bin/script-spawner (the build fails with a clear error where there
  * is no C compiler) and the package installs. It is the only way the agent
