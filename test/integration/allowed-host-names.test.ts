@@ -8,19 +8,18 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
-import { freePort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
 let port: number;
-const ini = (hosts: string): string => `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = ${port}\nbind to = 127.0.0.1\nallowed hosts = ${hosts}\n`;
+const ini = (hosts: string): string => `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nallowed hosts = ${hosts}\n`;
 
 before(async () => {
-  port = await freePort();
   const loopback = (await lookup(hostname(), { all: true })).some((a) => a.address === '127.0.0.1');
   assert.ok(loopback, `this test needs ${hostname()} to resolve to 127.0.0.1 (/etc/hosts)`);
   agent = await startAgent({ ini: ini(hostname()) });
-  await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+  port = await listenerPort(agent, 'RemoteServer');
 });
 
 after(async () => {

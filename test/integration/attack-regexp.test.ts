@@ -6,14 +6,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgent, freePort, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, listenerPort, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
 let port: number;
 
 before(async () => {
-  port = await freePort();
   agent = await startAgent({
     ini: `[/modules]
 CheckSystem = enabled
@@ -25,7 +24,7 @@ RemoteServer = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/remote/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 allow arguments = 1
 allowed queries = check_*
@@ -33,6 +32,7 @@ allow nasty characters = true
 `,
   });
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
+  port = await listenerPort(agent, 'RemoteServer');
 });
 
 after(async () => {

@@ -7,14 +7,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { startAgent, freePort, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, listenerPort, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
 let port: number;
 
 before(async () => {
-  port = await freePort();
   agent = await startAgent({
     ini: `[/modules]
 CheckSystem = enabled
@@ -25,7 +24,7 @@ RemoteServer = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/remote/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 allow arguments = 1
 
@@ -47,6 +46,7 @@ check_long = long.sh $ARG1$
   chmodSync(join(agent.dir, 'scripts', 'said.sh'), 0o755);
   chmodSync(join(agent.dir, 'scripts', 'long.sh'), 0o755);
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
+  port = await listenerPort(agent, 'RemoteServer');
 });
 
 after(async () => {

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startAgent, freePort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, listenerPort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
@@ -25,7 +25,7 @@ RemoteServer = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/remote/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 allow arguments = 1
 
@@ -35,9 +35,8 @@ max lines = ${maxLines}
 `;
 
 before(async () => {
-  port = await freePort();
   agent = await startAgent({ ini: ini(true, 100) });
-  await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
+  port = await listenerPort(agent, 'RemoteServer');
   mkdirSync(join(agent.dir, 'logs'), { recursive: true });
   log = join(agent.dir, 'logs', 'app.log');
 });

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/nsclient/nrpe-scripts-aliases.ini', import.meta.url));
@@ -18,13 +18,12 @@ let agent: AgentProcess;
 let port: number;
 
 before(async () => {
-  port = await freePort();
   const imported = execFileSync(process.execPath, [MAIN, 'settings', 'import', FIXTURE], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 20_000 });
   assert.match(imported, /^port = 5666$/m);
-  const ini = imported.replace(/^port = 5666$/m, `port = ${port}\nbind to = 127.0.0.1`);
+  const ini = imported.replace(/^port = 5666$/m, `port = 0\nbind to = 127.0.0.1`);
   agent = await startAgent({ ini, files: { 'scripts/check_mailq.sh': '#!/bin/sh\necho "mailq $1 $2"\nexit $2\n' } });
   chmodSync(join(agent.dir, 'scripts', 'check_mailq.sh'), 0o755);
-  await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+  port = await listenerPort(agent, 'RemoteServer');
 });
 
 after(async () => {

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
-import { startAgent, freePort, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, freePort, listenerPort, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_PACKET } from '../../src/protocols/nrpe/packet.js';
 import { nrpeRequest } from '../../src/protocols/nrpe/client.js';
@@ -17,11 +17,11 @@ let agent: AgentProcess;
 let port: number;
 
 before(async () => {
-  port = await freePort();
   agent = await startAgent({
-    ini: `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/default]\nallowed hosts = 127.0.0.1\n\n[/settings/remote/server]\nport = ${port}\nbind to = 127.0.0.1\nuse ssl = 0\ntimeout = 2\n`,
+    ini: `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/default]\nallowed hosts = 127.0.0.1\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nuse ssl = 0\ntimeout = 2\n`,
   });
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(plain\)/);
+  port = await listenerPort(agent, 'RemoteServer');
 });
 
 after(async () => {
@@ -171,7 +171,7 @@ void test('client: a close before the TLS handshake is done, as a reset or as an
 });
 
 void test('client: a refused connection is UNKNOWN after its retries', async () => {
-  const p = await freePort();
+  const p = await freePort(); // a port nobody listens on, for the client alone (no agent listener here)
   await assert.rejects(
     nrpeRequest({ host: '127.0.0.1', port: p, timeoutMs: 3000, retry: 2, version: 'auto', payloadLength: 1024 }, 'check_ok'),
     /cannot connect to 127\.0\.0\.1:\d+: connection refused \(3 attempts\)/,

@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgent, freePort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, listenerPort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
@@ -19,16 +19,15 @@ RemoteServer = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/remote/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 allow arguments = 1
 ${extra}
 `;
 
 before(async () => {
-  port = await freePort();
   agent = await startAgent({ ini: ini() });
-  await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
+  port = await listenerPort(agent, 'RemoteServer');
 });
 
 after(async () => {
@@ -82,6 +81,7 @@ void test('hot apply: arguments off, then payload length 2048 for -2 -P 2048, th
   mark = agent.mark();
   replaceFile(agent.settingsFile, ini('use ssl = 0'));
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(plain\)/, 10_000, mark);
+  port = await listenerPort(agent, 'RemoteServer', mark);
   assert.deepEqual(await checkNrpe(port, ['-n', '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
   assert.deepEqual(await checkNrpe(port, ['-n', '-2', '-c', 'check_warning']), { code: 1, out: 'WARNING: check_warning' });
 });
