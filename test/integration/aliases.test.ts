@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, MAIN, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, MAIN, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -50,12 +50,12 @@ password = blind-pw
 role = blind
 
 [/settings/remote/server]
-port = ${nrpePort}
+port = 0
 bind to = 127.0.0.1
 allow arguments = 1
 
 [/settings/agent/server]
-port = ${agentPort}
+port = 0
 bind to = 127.0.0.1
 
 [/settings/external scripts]
@@ -75,13 +75,11 @@ allow arguments = false
 `;
 
 before(async () => {
-  nrpePort = await freePort();
-  agentPort = await freePort();
   agent = await startAgent({ ini: ini(), files: { 'scripts/hello.sh': 'echo "hello $1 $2|\'n\'=1"\nexit 1\n' } });
   chmodSync(join(agent.dir, 'scripts', 'hello.sh'), 0o755);
   base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
-  await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
-  await agent.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+/);
+  nrpePort = await listenerPort(agent, 'RemoteServer');
+  agentPort = await listenerPort(agent, 'AgentServer');
 });
 
 after(async () => {

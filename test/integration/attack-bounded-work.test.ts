@@ -12,7 +12,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { freePort, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, type AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
 import { CHECK_NRPE } from '../helpers/nrpe-daemon.js';
 import { waitFor } from '../helpers/abuse-peers.js';
@@ -49,8 +49,6 @@ function alive(pid: number): boolean {
 const started = (name: string): Promise<boolean> => waitFor(() => existsSync(pidFile(name)) && readFileSync(pidFile(name), 'utf8').endsWith('\n'), 10_000);
 
 before(async () => {
-  nrpePort = await freePort();
-  agentPort = await freePort();
   ({ agent, base, ca } = await startWebAgent({
     ini: `[/modules]
 CheckHelpers = enabled
@@ -68,12 +66,12 @@ bind to = 127.0.0.1
 password = root-secret
 
 [/settings/remote/server]
-port = ${nrpePort}
+port = 0
 bind to = 127.0.0.1
 allow arguments = 1
 
 [/settings/agent/server]
-port = ${agentPort}
+port = 0
 bind to = 127.0.0.1
 use ssl = 0
 max queries per frame = 100
@@ -90,6 +88,8 @@ check_hold = hold.sh $ARG1$
     files: { 'scripts/hold.sh': '#!/bin/sh\necho $$ > "$1.tmp" && mv "$1.tmp" "$1"\nexec sleep 100\n' },
   }));
   chmodSync(join(agent.dir, 'scripts', 'hold.sh'), 0o755);
+  nrpePort = await listenerPort(agent, 'RemoteServer');
+  agentPort = await listenerPort(agent, 'AgentServer');
 });
 
 after(async () => {

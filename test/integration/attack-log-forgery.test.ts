@@ -15,7 +15,7 @@ import { encodeFrame, FrameKind } from '../../src/protocols/agent/framing.js';
 import { encodePacket, QUERY_PACKET } from '../../src/protocols/nrpe/packet.js';
 import { encode } from '../../src/core/plugin/codec.js';
 import { agentTls } from '../helpers/abuse-peers.js';
-import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { rawHttps, webRequest } from '../helpers/web-client.js';
 
 const FORGED = '2026-01-01 ERROR forged';
@@ -31,8 +31,6 @@ void describe('log lines cannot be forged from the network (agent process)', () 
   let base = '';
 
   before(async () => {
-    nrpePort = await freePort();
-    agentPort = await freePort();
     agent = await startAgent({
       ini: `[/modules]
 RemoteServer = enabled
@@ -44,13 +42,13 @@ CheckHelpers = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/remote/server]
-port = ${nrpePort}
+port = 0
 bind to = 127.0.0.1
 use ssl = 0
 allow arguments = 1
 
 [/settings/agent/server]
-port = ${agentPort}
+port = 0
 bind to = 127.0.0.1
 
 [/settings/WEB/server]
@@ -60,7 +58,8 @@ password = root-pw
 `,
     });
     base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
-    await agent.waitForLog(new RegExp(`listening on 127\\.0\\.0\\.1:${nrpePort} \\(plain\\)`));
+    nrpePort = await listenerPort(agent, 'RemoteServer');
+    agentPort = await listenerPort(agent, 'AgentServer');
   });
   after(async () => {
     await agent?.stop();

@@ -50,7 +50,7 @@ alias_relay = remote_query host=127.0.0.1 port=${port} command=check_ok
 `;
 
 before(async () => {
-  port = await freePort();
+  port = await freePort(); // needed twice before start: the listener and alias_relay, which points back at it
   internal = await tcpPeer('INTERNAL-BANNER');
   web = await httpPeer();
   agent = await startAgent({ ini: ini(''), files: { 'scripts/args.sh': '#!/bin/sh\necho "ran with $1"\n' } });

@@ -10,7 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { startAgent, freePort, replaceFile, MAIN, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, listenerPort, replaceFile, MAIN, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { webRequest } from '../helpers/web-client.js';
@@ -48,14 +48,14 @@ bind to = 127.0.0.1
 password = ${PASSWORD}
 
 [/settings/remote/server]
-port = ${nrpePort}
+port = 0
 bind to = 127.0.0.1
 allow arguments = 1
 ; the network checks are not for peers by default (no relay): opened here on purpose
 allowed queries = *, !remote_*, !agent_*
 
 [/settings/agent/server]
-port = ${agentPort}
+port = 0
 allowed queries = *
 bind to = 127.0.0.1
 certificate = ${server.cert}
@@ -74,11 +74,10 @@ before(async () => {
   caCert = certs.ca('ca');
   serverCert = certs.issue(caCert, 'server', 'server');
   client = certs.issue(caCert, 'client', 'client');
-  nrpePort = await freePort();
-  agentPort = await freePort();
   agent = await startAgent({ ini: ini(4, serverCert, caCert.cert) });
   base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
-  await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
+  nrpePort = await listenerPort(agent, 'RemoteServer');
+  agentPort = await listenerPort(agent, 'AgentServer');
 });
 
 after(async () => {

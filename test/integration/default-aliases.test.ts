@@ -7,7 +7,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
 import { DEFAULT_ALIASES, OMITTED_DEFAULT_ALIASES } from '../../src/checks/scripts/default-aliases.js';
@@ -33,7 +33,7 @@ bind to = 127.0.0.1
 password = root-pw
 
 [/settings/remote/server]
-port = ${nrpePort}
+port = 0
 bind to = 127.0.0.1
 allow arguments = 1
 
@@ -44,10 +44,9 @@ allow arguments = true
 ${aliases}`;
 
 before(async () => {
-  nrpePort = await freePort();
   agent = await startAgent({ ini: ini() });
   base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
-  await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+  nrpePort = await listenerPort(agent, 'RemoteServer');
   await agent.waitForLog(/CheckExternalScripts: .*\d+ alias\(es\)/);
 });
 
