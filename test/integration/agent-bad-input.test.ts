@@ -7,7 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { FrameReader } from '../../src/protocols/agent/frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, kindName, peekHeader, type Frame } from '../../src/protocols/agent/framing.js';
 import { decode, encode, Plugin } from '../../src/core/plugin/codec.js';
@@ -47,14 +47,13 @@ void describe('AgentServer under bad input (agent process)', () => {
   let port: number;
 
   before(async () => {
-    port = await freePort();
     agent = await startAgent({
       ini: `[/modules]
 CheckHelpers = enabled
 AgentServer = enabled
 
 [/settings/agent/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 allowed hosts = 127.0.0.1
 use ssl = 0
@@ -62,6 +61,7 @@ max frame size = 4096
 `,
     });
     await agent.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+ \(plain\)/);
+    port = await listenerPort(agent, 'AgentServer');
   });
   after(async () => {
     await agent?.stop();

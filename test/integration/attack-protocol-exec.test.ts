@@ -16,7 +16,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { freePort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
 
 /** Run `agent <args>` as a process; bounded by 20 s. */
@@ -39,8 +39,6 @@ void describe('protocol servers run only what the settings allow (agent process)
   let remotePort = 0;
 
   before(async () => {
-    agentPort = await freePort();
-    remotePort = await freePort();
     agent = await startAgent({
       ini: `[/modules]
 AgentServer = enabled
@@ -54,11 +52,11 @@ CheckExternalScripts = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/agent/server]
-port = ${agentPort}
+port = 0
 bind to = 127.0.0.1
 
 [/settings/remote/server]
-port = ${remotePort}
+port = 0
 bind to = 127.0.0.1
 use ssl = 0
 allow arguments = 1
@@ -68,6 +66,8 @@ check_hello = /bin/echo hello from a script
 `,
       files: { 'scripts/.keep': '' },
     });
+    agentPort = await listenerPort(agent, 'AgentServer');
+    remotePort = await listenerPort(agent, 'RemoteServer');
   });
   after(async () => {
     await agent?.stop();

@@ -9,12 +9,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { freePort, REPO, startAgent } from '../helpers/agent-process.js';
+import { REPO, startAgent } from '../helpers/agent-process.js';
 
 const INJECT = pathToFileURL(join(REPO, 'test/fixtures/crash/inject-crash.mjs')).href;
 
 async function crashWith(kind: 'exception' | 'rejection'): Promise<{ code: number | null; logs: string }> {
-  const [nrpe, ap] = [await freePort(), await freePort()];
   const agent = await startAgent({
     env: { NODE_OPTIONS: `--import ${INJECT}`, AGENT_TEST_CRASH: kind },
     ini: `[/modules]
@@ -26,12 +25,12 @@ AgentServer = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/remote/server]
-port = ${nrpe}
+port = 0
 bind to = 127.0.0.1
 use ssl = 0
 
 [/settings/agent/server]
-port = ${ap}
+port = 0
 bind to = 127.0.0.1
 use ssl = 0
 `,

@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import {
   agentQuery,
   agentTls,
@@ -42,7 +42,6 @@ void describe('listeners under abuse (agent process)', () => {
   let startFds: number;
 
   before(async () => {
-    [web, nrpe, ap] = [await freePort(), await freePort(), await freePort()];
     agent = await startAgent({
       nofile: AGENT_FD_LIMIT,
       ini: `[/modules]
@@ -57,20 +56,20 @@ allowed hosts = 127.0.0.0/8
 timeout = 2
 
 [/settings/WEB/server]
-port = ${web}s
+port = 0s
 bind to = 127.0.0.1
 max connections = 100
 max connections per address = 20
 
 [/settings/remote/server]
-port = ${nrpe}
+port = 0
 bind to = 127.0.0.1
 timeout = 2
 max connections = 100
 max connections per address = 20
 
 [/settings/agent/server]
-port = ${ap}
+port = 0
 bind to = 127.0.0.1
 timeout = 2
 max connections = 100
@@ -78,9 +77,9 @@ max connections per address = 20
 `,
     });
     pid = agent.proc.pid as number;
-    await agent.waitForLog(/AgentServer: listening on/);
-    await agent.waitForLog(/RemoteServer: listening on/);
-    await agent.waitForLog(/web server listening on/);
+    ap = await listenerPort(agent, 'AgentServer');
+    nrpe = await listenerPort(agent, 'RemoteServer');
+    web = await webPort(agent);
     startFds = openFds(pid);
   });
   after(async () => {
