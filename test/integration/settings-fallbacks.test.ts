@@ -15,7 +15,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAgentCli } from '../helpers/run-cli.js';
-import { freePort, replaceFile, REPO, startAgent } from '../helpers/agent-process.js';
+import { listenerPort, replaceFile, REPO, startAgent } from '../helpers/agent-process.js';
 import { startNrpeDaemon } from '../helpers/nrpe-daemon.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'settings-fallbacks-'));
@@ -103,10 +103,9 @@ void test('a stock nrpe offers only anonymous DH: the handshake error says so an
 });
 
 void test("the shipped client against an agent's RemoteServer without a certificate: the advice names [/settings/remote/server], not nrpe.cfg", async () => {
-  const port = await freePort();
-  const server = await startAgent({ ini: `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n[/settings/remote/server]\nport = ${port}\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n` });
+  const server = await startAgent({ ini: `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n` });
   try {
-    await server.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+    const port = await listenerPort(server, 'RemoteServer');
     const enabled = SHIPPED.replace('RemoteClient = disabled', 'RemoteClient = enabled');
     const file = write('own-agent.ini', `${enabled}\n[/settings/remote/client/targets/peer]\naddress = 127.0.0.1:${port}\n`);
     const refused = await runAgentCli(['client', '--settings', file, 'remote_query', '--target', 'peer', '--command', 'check_ok']);
@@ -119,7 +118,6 @@ void test("the shipped client against an agent's RemoteServer without a certific
 });
 
 void test('reload log lines name only the keys that changed', async () => {
-  const remotePort = await freePort();
   const ini = (timeout: number, hosts: string): string =>
     [
       '[/modules]',
@@ -134,7 +132,7 @@ void test('reload log lines name only the keys that changed', async () => {
       'bind to = 127.0.0.1',
       'allowed hosts = 127.0.0.1',
       '[/settings/remote/server]',
-      `port = ${remotePort}`,
+      'port = 0',
       'bind to = 127.0.0.1',
       'use ssl = 0',
       '[/settings/remote/client/targets/default]',
@@ -147,6 +145,7 @@ void test('reload log lines name only the keys that changed', async () => {
     ].join('\n');
   const agent = await startAgent({ ini: ini(20, '127.0.0.1'), env: { AGENT_LOG_LEVEL: 'info' } });
   try {
+    const remotePort = await listenerPort(agent, 'RemoteServer');
     // One key of the default target, which a and b (and sample) inherit.
     let mark = agent.mark();
     replaceFile(agent.settingsFile, ini(21, '127.0.0.1'));

@@ -7,15 +7,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
-import { startAgent, freePort } from '../helpers/agent-process.js';
+import { startAgent, webPort } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
 
 void test('a web port taken at start: no password printed, one error per retry, ready lists the failure, then it recovers', async () => {
-  const port = await freePort();
+  // The blocker takes a port of the system's choice first; the agent is then told to bind that same port.
   const blocker = createServer();
-  await new Promise<void>((res) => blocker.listen(port, '127.0.0.1', () => res()));
+  await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', () => res()));
+  const { port } = blocker.address() as AddressInfo;
   const agent = await startAgent({
     ini: `[/modules]\nWEBServer = enabled\nCheckHelpers = enabled\n\n[/settings/WEB/server]\nport = ${port}s\nbind to = 127.0.0.1\n`,
     env: { AGENT_LOG_LEVEL: 'info' },
@@ -40,12 +41,11 @@ void test('a web port taken at start: no password printed, one error per retry, 
 });
 
 void test('an HTTP/1.0 client over TLS (ALPN http/1.0 only, as curl --http1.0 offers) gets its answer', async () => {
-  const port = await freePort();
   const agent = await startAgent({
-    ini: `[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = http10-secret\n\n[/settings/WEB/server]\nport = ${port}s\nbind to = 127.0.0.1\n`,
+    ini: `[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = http10-secret\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n`,
   });
   try {
-    await agent.waitForLog(/web server listening/);
+    const port = await webPort(agent);
     const answer = await new Promise<string>((resolve, reject) => {
       const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.0'] }, () => {
         assert.equal(socket.alpnProtocol, 'http/1.0');

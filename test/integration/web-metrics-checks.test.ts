@@ -11,20 +11,21 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAgent, freePort } from '../helpers/agent-process.js';
+import { startAgent, freePort, webPort } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
 import { promtool } from '../helpers/promtool.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 
 void test('check results as gauges: promtool clean, scraped by a real Prometheus', async () => {
-  const [port, promPort] = [await freePort(), await freePort()];
+  const promPort = await freePort(); // Prometheus, an external daemon, is told its port before it starts
   const agent = await startAgent({
-    ini: `[/modules]\nWEBServer = enabled\nCheckHelpers = enabled\nCheckSystem = enabled\n\n[/settings/default]\npassword = checks-secret\n\n[/settings/WEB/server]\nport = ${port}s\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n`,
+    ini: `[/modules]\nWEBServer = enabled\nCheckHelpers = enabled\nCheckSystem = enabled\n\n[/settings/default]\npassword = checks-secret\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n`,
   });
   const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
   let prometheus: ReturnType<typeof spawn> | undefined;
   try {
+    const port = await webPort(agent);
     const base = `https://127.0.0.1:${port}/api/v1/metrics/checks`;
     const get = (search: string) => webRequest(`${base}${search}`, { user: 'root', password: 'checks-secret', timeoutMs: 20_000 });
     assert.equal((await get('')).status, 400, 'no query named');

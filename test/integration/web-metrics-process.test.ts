@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, startAgent } from '../helpers/agent-process.js';
+import { listenerPort, startAgent, webPort } from '../helpers/agent-process.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { webRequest } from '../helpers/web-client.js';
 import { promtool } from '../helpers/promtool.js';
@@ -79,7 +79,6 @@ void test('process metrics: present, true to /proc, and clean for promtool', asy
 });
 
 void test('work metrics: queries by channel and query (web, nrpe), refusals by reason, connections by listener, script runs; clean for promtool', async () => {
-  const [port, nrpePort, agentPort] = [await freePort(), await freePort(), await freePort()];
   const certs = certDir();
   const ca = certs.ca('ca');
   const [server, client] = [certs.issue(ca, 'server', 'server'), certs.issue(ca, 'client', 'client')];
@@ -96,16 +95,16 @@ password = metrics-secret
 allowed hosts = 127.0.0.1
 
 [/settings/WEB/server]
-port = ${port}s
+port = 0s
 bind to = 127.0.0.1
 
 [/settings/remote/server]
-port = ${nrpePort}
+port = 0
 bind to = 127.0.0.1
 allowed queries = check_ok, check_said
 
 [/settings/agent/server]
-port = ${agentPort}
+port = 0
 bind to = 127.0.0.1
 allowed queries = check_ok
 certificate = ${server.cert}
@@ -120,7 +119,7 @@ check_said = said.sh
   });
   try {
     chmodSync(join(agent.dir, 'scripts', 'said.sh'), 0o755);
-    await agent.waitForLog(new RegExp(`listening on 127\\.0\\.0\\.1:${nrpePort}`));
+    const [port, nrpePort, agentPort] = [await webPort(agent), await listenerPort(agent, 'RemoteServer'), await listenerPort(agent, 'AgentServer')];
     const api = (path: string) => webRequest(`https://127.0.0.1:${port}${path}`, { user: 'root', password: 'metrics-secret' });
     for (let i = 0; i < 3; i++) assert.equal((await api('/api/v1/queries/check_ok/commands/execute')).status, 200);
     assert.equal((await checkNrpe(nrpePort, ['-c', 'check_ok'])).code, 0);
