@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, MAIN, REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, MAIN, REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { certDir, type CertDir } from '../helpers/agent-certs.js';
 import { openBrowser } from '../helpers/browser.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
@@ -50,9 +50,8 @@ void describe('settings/examples/nrpe-server.ini', () => {
   let agent: AgentProcess;
   let port: number;
   before(async () => {
-    port = await freePort();
-    agent = await startAgent({ ini: moveListener(example('nrpe-server.ini'), '/settings/remote/server', String(port)) });
-    await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+    agent = await startAgent({ ini: moveListener(example('nrpe-server.ini'), '/settings/remote/server', '0') });
+    port = await listenerPort(agent, 'RemoteServer');
   });
   after(() => agent?.stop());
 
@@ -126,11 +125,9 @@ void describe('settings/examples/fleet (hosts/web01.ini and hosts/db01.ini on sh
   const hosts: Record<string, { agent: AgentProcess; nrpe: number }> = {};
   before(async () => {
     for (const host of ['web01', 'db01']) {
-      const nrpe = await freePort();
-      const baseIni = moveListener(moveListener(example('fleet/shared/base.ini'), '/settings/WEB/server', '0s'), '/settings/remote/server', String(nrpe));
+      const baseIni = moveListener(moveListener(example('fleet/shared/base.ini'), '/settings/WEB/server', '0s'), '/settings/remote/server', '0');
       const agent = await startAgent({ ini: example(`fleet/hosts/${host}.ini`), settingsPath: `hosts/${host}.ini`, files: { 'shared/base.ini': baseIni }, env });
-      hosts[host] = { agent, nrpe };
-      await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+      hosts[host] = { agent, nrpe: await listenerPort(agent, 'RemoteServer') };
     }
   });
   after(async () => {
@@ -169,13 +166,12 @@ void describe('settings/examples/agent-pair.ini', () => {
     const site = certs.issue(authority, 'site', 'server');
     client = certs.issue(authority, 'poller', 'client');
     ca = authority.cert;
-    port = await freePort();
     // The files the example names, where it names them (${certificate-path} is security/ beside the settings).
     agent = await startAgent({
-      ini: moveListener(example('agent-pair.ini'), '/settings/agent/server', String(port)),
+      ini: moveListener(example('agent-pair.ini'), '/settings/agent/server', '0'),
       files: { 'security/site.pem': readFileSync(site.cert, 'utf8'), 'security/site.key': readFileSync(site.key, 'utf8'), 'security/ca.pem': readFileSync(ca, 'utf8') },
     });
-    await agent.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+/);
+    port = await listenerPort(agent, 'AgentServer');
   });
   after(async () => {
     await agent?.stop();

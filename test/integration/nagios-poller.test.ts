@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePerf } from '../../src/core/result.js';
-import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS } from '../helpers/nscp-clients.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -50,8 +50,6 @@ void describe('Nagios 4 polls the agent through check_nrpe and check_nscp_api', 
   let dir: string;
 
   before(async () => {
-    const webPort = await freePort();
-    const nrpePort = await freePort();
     agent = await startAgent({
       files: PERF_SCRIPTS,
       ini: `; polled by Nagios 4
@@ -65,21 +63,21 @@ CheckExternalScripts = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/WEB/server]
-port = ${webPort}s
+port = 0s
 bind to = 127.0.0.1
 password = ${PASSWORD}
 
 [/settings/remote/server]
-port = ${nrpePort}
+port = 0
 bind to = 127.0.0.1
 
 ${PERF_SCRIPT_ENTRIES}`,
     });
-    await agent.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:\d+/);
+    const ports = { web: await webPort(agent), nrpe: await listenerPort(agent, 'RemoteServer') };
     dir = join(agent.dir, 'nagios');
     mkdirSync(join(dir, 'spool'), { recursive: true });
     writeFileSync(join(dir, 'nagios.cfg'), nagiosCfg(dir));
-    writeFileSync(join(dir, 'objects.cfg'), objectsCfg(nrpePort, webPort));
+    writeFileSync(join(dir, 'objects.cfg'), objectsCfg(ports.nrpe, ports.web));
     nagios = spawn(NAGIOS, [join(dir, 'nagios.cfg')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     nagios.stdout?.on('data', (c: Buffer) => (output += c.toString('utf8')));

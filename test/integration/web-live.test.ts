@@ -119,7 +119,7 @@ void describe('web server live changes (agent process)', () => {
   });
 
   void it('rebinds when the port changes, then closes the listener when WEBServer is disabled', async () => {
-    const port = await freePort();
+    const port = await freePort(); // the edit under test names a new fixed port (port 0 again would not rebind)
     const mark = agent.mark();
     await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/WEB/server', key: 'port', value: `${port}s` }]);
     await agent.waitForLog(new RegExp(`web server listening on https://127\\.0\\.0\\.1:${port}`), 8000, mark);
