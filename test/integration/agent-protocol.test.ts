@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { connect as tlsConnect } from 'node:tls';
-import { freePort, MAIN, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { freePort, listenerPort, MAIN, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { webRequest } from '../helpers/web-client.js';
 
@@ -18,7 +18,6 @@ interface Side {
   serverCert: CertFiles;
   clientCert: CertFiles;
   agentPort: number;
-  remotePort: number;
   alias: string;
 }
 
@@ -42,7 +41,7 @@ bind to = 127.0.0.1
 password = ${PASSWORD}
 
 [/settings/remote/server]
-port = ${me.remotePort}
+port = 0
 bind to = 127.0.0.1
 submit channel = AGENT
 
@@ -133,8 +132,9 @@ void describe('agent protocol between two agent processes', () => {
     ca2 = certs.ca('ca2');
     otherCa = certs.ca('other-ca');
     stranger = certs.issue(otherCa, 'stranger', 'client');
-    a = { serverCert: certs.issue(ca, 'server-a', 'server'), clientCert: certs.issue(ca, 'client-a', 'client'), agentPort: await freePort(), remotePort: await freePort(), alias: 'agent-a' };
-    b = { serverCert: certs.issue(ca, 'server-b', 'server'), clientCert: certs.issue(ca, 'client-b', 'client'), agentPort: await freePort(), remotePort: await freePort(), alias: 'agent-b' };
+    // Agent ports are fixed before start: each agent's settings name the other's, and B restarts on its own below.
+    a = { serverCert: certs.issue(ca, 'server-a', 'server'), clientCert: certs.issue(ca, 'client-a', 'client'), agentPort: await freePort(), alias: 'agent-a' };
+    b = { serverCert: certs.issue(ca, 'server-b', 'server'), clientCert: certs.issue(ca, 'client-b', 'client'), agentPort: await freePort(), alias: 'agent-b' };
     [agentA, agentB] = await Promise.all([startAgent({ ini: ini(a, b.agentPort, ca.cert) }), startAgent({ ini: ini(b, a.agentPort, ca.cert) })]);
     [baseA, baseB] = await Promise.all([webBase(agentA), webBase(agentB)]);
     await agentA.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+ \(TLS, client certificates required\)/);
@@ -179,7 +179,7 @@ void describe('agent protocol between two agent processes', () => {
 
   void it('results submitted on the AGENT channel are forwarded to the target', async () => {
     // A's RemoteServer puts submissions on A's AGENT channel; A's AgentClient forwards them to B.
-    const r = await cli(['remote_submit', '--host', '127.0.0.1', '--port', String(a.remotePort), '--alias', 'forwarded', '--result', 'CRIT', '--message', 'via channel']);
+    const r = await cli(['remote_submit', '--host', '127.0.0.1', '--port', String(await listenerPort(agentA!, 'RemoteServer')), '--alias', 'forwarded', '--result', 'CRIT', '--message', 'via channel']);
     assert.equal(r.code, 0, r.out);
     await agentB!.waitForLog(/submission from agent-a: forwarded CRITICAL: via channel/);
   });
@@ -229,13 +229,12 @@ void describe('agent protocol between two agent processes', () => {
   });
 
   void it('a hot-applied port and CA change on the peer: the old client certificate is refused, the updated client carries on', async () => {
-    const newPort = await freePort();
     const clientA2 = certs.issue(ca2, 'client-a2', 'client');
     // B: new port, client certificates now from ca2. A: the new address and a ca2 client certificate.
-    const b2: Side = { ...b, agentPort: newPort };
+    const b2: Side = { ...b, agentPort: 0 };
     const markB = agentB!.mark();
     replaceFile(agentB!.settingsFile, ini(b2, a.agentPort, ca2.cert));
-    await agentB!.waitForLog(new RegExp(`AgentServer: listening on 127\\.0\\.0\\.1:${newPort}`), 10_000, markB);
+    const newPort = await listenerPort(agentB!, 'AgentServer', markB);
     const aSettings = ini(a, newPort, ca.cert).replace(`certificate = ${a.clientCert.cert}\ncertificate key = ${a.clientCert.key}`, `certificate = ${clientA2.cert}\ncertificate key = ${clientA2.key}`);
     replaceFile(agentA!.settingsFile, aSettings);
     await eventually('A to reach B on the new port with the new certificate', async () => (await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' })).result === 0);

@@ -22,7 +22,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MAIN, REPO, freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { MAIN, REPO, freePort, listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NRPE, NRPE_DAEMON, checkNrpe } from '../helpers/nrpe-daemon.js';
 
 /**
@@ -134,19 +134,18 @@ for (const fixture of ['debian-default', 'ansible-role']) {
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), `nrpe-import-${fixture}-`));
       cpSync(join(FIXTURES, fixture), dir, { recursive: true });
-      daemon = await startDaemon(dir, await freePort());
+      daemon = await startDaemon(dir, await freePort()); // Debian's nrpe is told its port before it starts
       const imported = await importCfg(join(dir, 'nrpe.cfg'), join(dir, 'agent.ini'));
       assert.equal(imported.code, 0, JSON.stringify(imported.json));
       assert.equal(imported.json.valid, true);
       assert.equal(imported.json.totals.unaccounted, 0);
-      agentPort = await freePort();
-      const ini = readFileSync(join(dir, 'agent.ini'), 'utf8').replace(/^port = \d+$/m, `port = ${agentPort}`);
+      const ini = readFileSync(join(dir, 'agent.ini'), 'utf8').replace(/^port = \d+$/m, 'port = 0');
       const scripts = ini.slice(ini.indexOf('[/settings/external scripts/scripts]'));
       commands = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*)$/gm)].map((m) => m[1]);
       withArguments = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*\$ARG\d+\$.*)$/gm)].map((m) => m[1]);
       argumentsAllowed = /^allow arguments = true$/m.test(ini);
       agent = await startAgent({ ini });
-      await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:\d+/);
+      agentPort = await listenerPort(agent, 'RemoteServer');
     });
 
     after(async () => {

@@ -16,7 +16,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { checkNrpe, startNrpeDaemon, type NrpeDaemon } from '../helpers/nrpe-daemon.js';
-import { freePort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
@@ -156,9 +156,17 @@ void describe('check_nrpe against our RemoteServer with certificates, and remote
   let baseB: string;
 
   before(async () => {
-    [aPort, bPort] = await Promise.all([freePort(), freePort()]);
+    // B: clients need a certificate signed by the CA; submissions go to PASSIVE. B starts first: A's settings name the port it took.
+    b = await startAgent({
+      ini: `${common()}
+ca = ${ca.cert}
+verify mode = peer-cert
+submit channel = PASSIVE
+`,
+    });
+    bPort = await listenerPort(b, 'RemoteServer');
     // A: a certificate, no client verification; its own submissions go to REMOTE, which RemoteClient forwards to B.
-    const iniA = `${common(aPort)}
+    const iniA = `${common()}
 submit channel = REMOTE
 
 [/settings/remote/client/targets/default]
@@ -169,13 +177,8 @@ ca = ${ca.cert}
 verify mode = peer-cert
 timeout = 5
 `;
-    // B: clients need a certificate signed by the CA; submissions go to PASSIVE.
-    const iniB = `${common(bPort)}
-ca = ${ca.cert}
-verify mode = peer-cert
-submit channel = PASSIVE
-`;
-    [a, b] = await Promise.all([startAgent({ ini: iniA }), startAgent({ ini: iniB })]);
+    a = await startAgent({ ini: iniA });
+    aPort = await listenerPort(a, 'RemoteServer');
     [baseA, baseB] = await Promise.all([webBase(a), webBase(b)]);
   });
 
@@ -223,7 +226,7 @@ submit channel = PASSIVE
   });
 });
 
-function common(port: number): string {
+function common(): string {
   return `[/modules]
 CheckHelpers = enabled
 RemoteServer = enabled
@@ -239,7 +242,7 @@ bind to = 127.0.0.1
 password = ${PASSWORD}
 
 [/settings/remote/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 certificate = ${server.cert}
 certificate key = ${server.key}`;
