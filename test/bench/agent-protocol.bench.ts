@@ -12,7 +12,7 @@
  * NRPE opens one per query (a handshake each). BENCH_CALLS overrides the
  * 10,000. Goal: agent_query at 5x remote_query or better (queries per second).
  */
-import { freePort, startAgent } from '../helpers/agent-process.js';
+import { listenerPort, startAgent } from '../helpers/agent-process.js';
 import { startLocalCore } from '../../src/cli/local-core.js';
 import { loadSettingsText } from '../../src/settings/load.js';
 import { sink } from '../../src/log.js';
@@ -23,8 +23,6 @@ const WIDTH = 10;
 const GOAL = 5;
 
 sink.consoleLevel = 'error';
-const agentPort = await freePort();
-const remotePort = await freePort();
 const peer = await startAgent({
   ini: `[/modules]
 CheckHelpers = enabled
@@ -35,14 +33,16 @@ RemoteServer = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/agent/server]
-port = ${agentPort}
+port = 0
 bind to = 127.0.0.1
 
 [/settings/remote/server]
-port = ${remotePort}
+port = 0
 bind to = 127.0.0.1
 `,
 });
+const agentPort = await listenerPort(peer, 'AgentServer');
+const remotePort = await listenerPort(peer, 'RemoteServer');
 
 const loaded = loadSettingsText('[/settings/remote/client/targets/default]\nallowed ciphers = ALL:!MD5:@STRENGTH\n', 'bench-agent.ini');
 if (!loaded.ok) throw new Error('built-in settings do not load');

@@ -38,7 +38,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { startNrpeDaemon } from '../helpers/nrpe-daemon.js';
-import { freePort, startAgent } from '../helpers/agent-process.js';
+import { listenerPort, startAgent } from '../helpers/agent-process.js';
 import { nrpeRequest } from '../../src/protocols/nrpe/client.js';
 import { buildClientTls } from '../../src/protocols/nrpe/tls.js';
 import { cachedClientTls } from '../../src/protocols/client-tls-cache.js';
@@ -145,7 +145,7 @@ async function compare(label: string, sides: Side[], goal?: { ratio: number; of:
   }
 }
 
-const agentIni = (port: number): string => `[/modules]
+const agentIni = `[/modules]
 CheckHelpers = enabled
 CheckExternalScripts = enabled
 RemoteServer = enabled
@@ -154,7 +154,7 @@ RemoteServer = enabled
 allowed hosts = 127.0.0.1
 
 [/settings/remote/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 
 [/settings/external scripts]
@@ -164,8 +164,8 @@ max concurrent = ${CLIENTS}
 check_echo = ${SCRIPT}
 check_echo_sh = /bin/sh -c "${SCRIPT}"
 `;
-const port = await freePort();
-const agent = await startAgent({ ini: agentIni(port), env: { AGENT_LOG_LEVEL: 'info' } });
+const agent = await startAgent({ ini: agentIni, env: { AGENT_LOG_LEVEL: 'info' } });
+const port = await listenerPort(agent, 'RemoteServer');
 const daemon = await startNrpeDaemon({});
 let bare: BaselineServer | undefined;
 try {

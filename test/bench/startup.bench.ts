@@ -2,7 +2,7 @@
  * Benchmark: time from spawning `agent run` to its `agent ready` line and
  * the idle RSS one second after ready, on the default settings/agent.ini
  * (CheckHelpers, CheckSystem, CheckDisk and WEBServer over TLS; only the
- * port is changed to a free one). The web certificate is created once by a
+ * port is 0, the system's choice). The web certificate is created once by a
  * warm-up start (timed separately) and copied into each measured start's
  * folder, so the figure is the start of an installed agent. Baseline:
  * `node -e 0`, spawned the same way and measured right before each start
@@ -24,7 +24,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 
 const ROUNDS = 11;
 const READY_GOAL_MS = 200;
@@ -33,13 +33,13 @@ const RSS_OVER_NODE_GOAL_MB = 10;
 const RSS_GOAL_MB = 60;
 
 const defaults = readFileSync(join(REPO, 'settings/agent.ini'), 'utf8');
-if (!/^port = 8443s$/m.test(defaults)) throw new Error('settings/agent.ini: no "port = 8443s" line to replace with a free port');
-const ini = (port: number): string => defaults.replace(/^port = 8443s$/m, `port = ${port}s`);
+if (!/^port = 8443s$/m.test(defaults)) throw new Error('settings/agent.ini: no "port = 8443s" line to replace with port 0');
+const ini = defaults.replace(/^port = 8443s$/m, 'port = 0s');
 const env = { AGENT_LOG_LEVEL: 'info' };
 
 // Warm-up start: creates the certificate (and warms the disk cache).
 const warm0 = performance.now();
-const warm = await startAgent({ ini: ini(await freePort()), env, readyTimeoutMs: 60_000 });
+const warm = await startAgent({ ini, env, readyTimeoutMs: 60_000 });
 const warmMs = performance.now() - warm0;
 const files = {
   'security/certificate.pem': readFileSync(join(warm.dir, 'security/certificate.pem'), 'utf8'),
@@ -58,9 +58,8 @@ const nodeRssMb: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   const base = await timeNodeE0();
   nodeRssMb.push(await idleNodeRss());
-  const port = await freePort();
   const t0 = performance.now();
-  const agent: AgentProcess = await startAgent({ ini: ini(port), files, env });
+  const agent: AgentProcess = await startAgent({ ini, files, env });
   const ms = performance.now() - t0;
   cpuMs.push(await cpuOf(agent.proc.pid as number));
   baseline.push(base.ms);

@@ -28,7 +28,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, startAgent } from '../helpers/agent-process.js';
+import { startAgent, webPort } from '../helpers/agent-process.js';
 import { hashPassword } from '../../src/web/password-hash.js';
 import { findWrk, wrk, type WrkResult } from './wrk.js';
 import { spawnServer, type BaselineServer } from './servers/spawn-server.js';
@@ -44,13 +44,12 @@ if (!bin) {
   process.exit(0);
 }
 
-const port = await freePort();
 const agent = await startAgent({
   ini: `[/modules]
 WEBServer = enabled
 
 [/settings/WEB/server]
-port = ${port}s
+port = 0s
 bind to = 127.0.0.1
 password = root-bench-pw
 allowed hosts = 127.0.0.1
@@ -65,6 +64,7 @@ role = reader
   env: { AGENT_LOG_LEVEL: 'info' },
   readyTimeoutMs: 60_000,
 });
+const port = await webPort(agent);
 let bare: BaselineServer | undefined;
 try {
   bare = await spawnServer('./bare-https.js', [join(agent.dir, 'security/certificate.pem'), join(agent.dir, 'security/certificate.key')]);

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { Agent } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { freePort } from '../helpers/agent-process.js';
+import { listenerPort } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
 import { basic, webRequest } from '../helpers/web-client.js';
 
@@ -24,18 +24,18 @@ const FRAME = 256;
 const GOAL = 3;
 const FLOOD = fileURLToPath(new URL('./servers/agent-flood.js', import.meta.url));
 
-const agentPort = await freePort();
 // Web over TLS as shipped; the agent protocol plain, so the flood's cost is the queries, not TLS.
 const sections: Record<string, Record<string, string | number>> = {
   '/modules': { CheckHelpers: 'enabled', AgentServer: 'enabled', WEBServer: 'enabled' },
   '/settings/default': { 'allowed hosts': '127.0.0.1', password: 'bench-secret' },
   '/settings/WEB/server': { port: '0s', 'bind to': '127.0.0.1' },
-  '/settings/agent/server': { port: agentPort, 'bind to': '127.0.0.1', 'use ssl': 0 },
+  '/settings/agent/server': { port: 0, 'bind to': '127.0.0.1', 'use ssl': 0 },
 };
 const ini = Object.entries(sections)
   .map(([path, keys]) => `[${path}]\n${Object.entries(keys).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`)
   .join('\n');
 const { agent, base, ca } = await startWebAgent({ ini });
+const agentPort = await listenerPort(agent, 'AgentServer');
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 1, ca });
 const headers = { authorization: basic('root', 'bench-secret') };
 

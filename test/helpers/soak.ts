@@ -16,7 +16,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort, startAgent } from './agent-process.js';
+import { listenerPort, startAgent, webPort } from './agent-process.js';
 import { agentQuery, nrpeQuery, openFds, sleep } from './abuse-peers.js';
 import type { AbuserConfig } from './soak-abuser.js';
 import { webRequest } from './web-client.js';
@@ -63,12 +63,12 @@ export interface SoakOptions {
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
-  const ports = { web: await freePort(), nrpe: await freePort(), agent: await freePort() };
   const agent = await startAgent({
-    ini: settings(ports),
+    ini: settings(),
     env: { NODE_OPTIONS: '--inspect=127.0.0.1:0', AGENT_LOG_LEVEL: 'info' },
   });
   try {
+    const ports = { web: await webPort(agent), nrpe: await listenerPort(agent, 'RemoteServer'), agent: await listenerPort(agent, 'AgentServer') };
     const pid = agent.proc.pid as number;
     const inspector = (await agent.waitForLog(/Debugger listening on (ws:\/\/\S+)/, 10_000))[1];
     const abuserConfig = (durationMs: number): AbuserConfig => ({ ports, password: PASSWORD, settingsFile: agent.settingsFile, durationMs });
@@ -174,7 +174,7 @@ export function describeSoak(r: SoakResult): string[] {
 
 // ---------------------------------------------------------------- helpers
 
-function settings(ports: { web: number; nrpe: number; agent: number }): string {
+function settings(): string {
   return `[/modules]
 CheckHelpers = enabled
 WEBServer = enabled
@@ -191,20 +191,20 @@ allowed hosts = 127.0.0.0/8
 timeout = 2
 
 [/settings/WEB/server]
-port = ${ports.web}s
+port = 0s
 bind to = 127.0.0.1
 max connections = 100
 max connections per address = 20
 
 [/settings/remote/server]
-port = ${ports.nrpe}
+port = 0
 bind to = 127.0.0.1
 timeout = 2
 max connections = 100
 max connections per address = 20
 
 [/settings/agent/server]
-port = ${ports.agent}
+port = 0
 bind to = 127.0.0.1
 timeout = 2
 max connections = 100

@@ -7,7 +7,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freePort } from '../../helpers/agent-process.js';
 import { catalogue } from '../../../src/modules/catalogue.js';
 import { startLocalCore } from '../../../src/cli/local-core.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
@@ -25,15 +24,14 @@ for (const entry of catalogue()) {
   }
   void test(`catalogue: ${entry.name} lists exactly the queries it registers`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalogue-'));
-    const port = await freePort();
     const loaded = loadSettingsText(
       `[/modules]
 ${entry.name} = enabled
 [/settings/remote/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 [/settings/agent/server]
-port = ${port}
+port = 0
 bind to = 127.0.0.1
 `,
       join(dir, 'agent.ini'),
