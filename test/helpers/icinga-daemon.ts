@@ -35,7 +35,7 @@ export interface IcingaDaemon {
 }
 
 export async function startIcingaDaemon(options: { hosts: string[]; services: [host: string, service: string][] }): Promise<IcingaDaemon> {
-  const port = await freePort();
+  const port = await freePort(); // icinga2, an external daemon, reads its port from its configuration before it starts
   const dir = mkdtempSync(join(tmpdir(), 'icinga2-'));
   for (const d of ['lib', 'log', 'cache', 'spool', 'run']) mkdirSync(join(dir, d));
   const certs = certDir();

@@ -7,9 +7,9 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './agent-process.js';
 import { waitUntil } from './wait-until.js';
 
 export const NRPE_DAEMON = '/usr/sbin/nrpe';
@@ -46,7 +46,7 @@ export interface NrpeDaemonOptions {
 }
 
 export async function startNrpeDaemon(options: NrpeDaemonOptions = {}): Promise<NrpeDaemon> {
-  const port = await freePort();
+  const port = await freePort(); // nrpe, an external daemon, reads its port from nrpe.cfg before it starts
   const dir = mkdtempSync(join(tmpdir(), 'nrpe-daemon-'));
   chmodSync(dir, 0o755);
   const logFile = join(dir, 'nrpe.log');
@@ -109,18 +109,6 @@ async function waitFor(ready: () => boolean, child: ChildProcess, ms: number): P
     ms,
     'nrpe ready',
   );
-}
-
-/** A loopback port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs Debian's check_nrpe against 127.0.0.1:port (15 s cap); resolves with its exit code and output. */

@@ -31,7 +31,7 @@ export interface NscaDaemon {
 }
 
 export async function startNscaDaemon(options: { method: number; password: string; port?: number }): Promise<NscaDaemon> {
-  const port = options.port ?? (await freePort());
+  const port = options.port ?? (await freePort()); // nsca, an external daemon, reads its port from nsca.cfg before it starts
   const dir = mkdtempSync(join(tmpdir(), 'nsca-daemon-'));
   const commandFile = join(dir, 'nagios.cmd');
   const config = join(dir, 'nsca.cfg');
