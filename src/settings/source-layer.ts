@@ -52,7 +52,7 @@ export function pulledProblems(doc: IniDocument, file: string): SettingsProblem[
     .map((s) => problem('AGENT_ERR_SOURCE_SECTION', [s.path], { file, line: s.line, col: 1, section: s.path }));
 }
 
-/** AGENT_WARN_SOURCE_INSECURE when the source's server is not verified: `insecure` on, or a plain http:// URL. */
+/** AGENT_WARN_SOURCE_INSECURE when the source's server is not verified: `insecure` on, or a plain http:// or git:// URL. */
 export function sourceWarnings(file: string, sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>, origins: Readonly<Record<string, Readonly<Record<string, Origin>>>>): SettingsProblem[] {
   const s = sections[SOURCE_SECTION];
   const url = typeof s?.url === 'string' ? s.url : '';
@@ -63,6 +63,7 @@ export function sourceWarnings(file: string, sections: Readonly<Record<string, R
     return { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: SOURCE_SECTION, key };
   };
   if (s.insecure === true) out.push(problem('AGENT_WARN_SOURCE_INSECURE', ['insecure = true'], at('insecure')));
-  if (/^http:\/\//i.test(url)) out.push(problem('AGENT_WARN_SOURCE_INSECURE', [`url ${url} is plain http`], at('url')));
+  const plain = /^(http|git):\/\//i.exec(url);
+  if (plain) out.push(problem('AGENT_WARN_SOURCE_INSECURE', [`url ${url} is plain ${plain[1].toLowerCase()}`], at('url')));
   return out;
 }

@@ -18,7 +18,7 @@
  * wait doubles from the interval up to `max backoff`.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { sink } from '../../log.js';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
@@ -31,7 +31,7 @@ import { describeProblem } from '../../settings/problem.js';
 import { sourceCacheFile, SOURCE_SECTION } from '../../settings/source-layer.js';
 import type { Snapshot } from '../../settings/snapshot.js';
 import { valueText } from '../../settings/value-text.js';
-import { fetchSettings } from './fetch-settings.js';
+import { fetchSource, sourceId } from './fetch-source.js';
 import { readCachedPull, writeCachedPull, type CachedPull } from './source-cache.js';
 
 const log = sink.logger('agent:settings-source');
@@ -42,8 +42,11 @@ export interface SourceHost {
   reload(reason: string): Promise<Pick<ReconcilerStatus, 'lastResult'>>;
 }
 
-interface SourceConfig {
+export interface SourceConfig {
   url: string;
+  /** With a path, url is a git repository (fetch-git.ts). */
+  path: string;
+  ref: string;
   intervalMs: number;
   timeoutMs: number;
   maxBytes: number;
@@ -58,6 +61,8 @@ export function sourceConfig(s: Snapshot): SourceConfig {
   const num = (key: string, fallback: number): number => (typeof v[key] === 'number' ? v[key] : fallback);
   return {
     url: valueText(v.url),
+    path: valueText(v.path),
+    ref: valueText(v.ref) || 'HEAD',
     intervalMs: num('interval', 300) * 1000,
     timeoutMs: num('timeout', 30) * 1000,
     maxBytes: num('max size', 4 * 1024 * 1024),
@@ -133,7 +138,7 @@ export class SettingsSource {
   /** A cache written by another process (`agent settings pull`) and now applied: its revision is the one in force. */
   private adoptCache(): void {
     const cached = readCachedPull(this.cacheFile());
-    if (!cached || cached.revision === this.state.revision || cached.url !== this.url || this.inFlight) return;
+    if (!cached || cached.revision === this.state.revision || cached.url !== sourceId(sourceConfig(this.host.settings())) || this.inFlight) return;
     this.state.revision = cached.revision;
     this.state.lastChange = cached.pulledAt;
     this.state.fromCache = false;
@@ -196,27 +201,21 @@ export class SettingsSource {
   private async fetchAndApply(cfg: SourceConfig, reason: string): Promise<void> {
     const file = this.cacheFile();
     const cached = readCachedPull(file);
-    const same = cached?.url === cfg.url ? cached : undefined;
-    let ca: string | undefined;
-    try {
-      ca = cfg.ca === '' ? undefined : readFileSync(cfg.ca, 'utf8');
-    } catch (err) {
-      throw new AgentError('AGENT_ERR_SOURCE_PULL', [cfg.url, `cannot read the ca file ${cfg.ca}: ${errorMessage(err)}`]);
-    }
-    const got = await fetchSettings(cfg.url, { timeoutMs: cfg.timeoutMs, maxBytes: cfg.maxBytes, ca, insecure: cfg.insecure, etag: same?.etag, lastModified: same?.lastModified }).catch((err: unknown) => {
+    const same = cached?.url === sourceId(cfg) ? cached : undefined;
+    const got = await fetchSource(cfg, same, join(dirname(file), 'repo.git')).catch((err: unknown) => {
       throw new AgentError('AGENT_ERR_SOURCE_PULL', [cfg.url, errorMessage(err)]);
     });
     if (!got.changed) {
-      // A 304 for the cached text: a pin that is not its hash still refuses it.
+      // A 304 (or the same commit) for the cached text: a pin that is not its hash still refuses it.
       if (cfg.sha256 !== '' && same && same.sha256 !== cfg.sha256) throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, same.revision, `its SHA-256 is ${same.sha256}, not the pinned ${cfg.sha256}`]);
       this.state.pulls.unchanged++;
-      log.debug(`settings source ${cfg.url}: unchanged (304, ${reason})`);
+      log.debug(`settings source ${cfg.url}: unchanged (${reason})`);
       return;
     }
     const sha256 = createHash('sha256').update(got.body).digest('hex');
-    const revision = got.etag ?? `sha256:${sha256}`;
+    const revision = got.revision ?? got.etag ?? `sha256:${sha256}`;
     if (cfg.sha256 !== '' && sha256 !== cfg.sha256) throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, revision, `its SHA-256 is ${sha256}, not the pinned ${cfg.sha256}`]);
-    const meta: CachedPull = { url: cfg.url, revision, etag: got.etag, lastModified: got.lastModified, sha256, pulledAt: new Date().toISOString() };
+    const meta: CachedPull = { url: sourceId(cfg), revision, etag: got.etag, lastModified: got.lastModified, sha256, pulledAt: new Date().toISOString() };
     if (same?.sha256 === sha256 && this.state.revision !== null) {
       // The same text under a new ETag (another server of a pool): remember the validators, apply nothing.
       writeCachedPull(file, got.body, meta);

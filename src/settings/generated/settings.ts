@@ -102,13 +102,21 @@ export interface IncludesSection {
 
 /** Section /settings/source */
 /**
- * Where the settings come from besides this file: an https:// (or http://, warned about) URL the agent polls. The pulled text is the lowest layer of the settings, under the files this file includes and under this file itself, so local keys override it. It is validated like a local file before it is applied; the last good pull is cached in the state folder and used at start when the source cannot be reached. Only the local settings file may hold this section.
+ * Where the settings come from besides this file: an https:// (or http://, warned about) URL the agent polls, or a file in a git repository (url, ref and path). The pulled text is the lowest layer of the settings, under the files this file includes and under this file itself, so local keys override it. It is validated like a local file before it is applied; the last good pull is cached in the state folder and used at start when the source cannot be reached. Only the local settings file may hold this section.
  */
 export interface SettingsSourceSection {
 /**
  * URL of the settings file to pull (https://, or http:// with a warning); ${hostname}, ${host}, ${domain} and their _lc/_uc forms work in it. Empty: no source.
  */
 url: string
+/**
+ * When set, url names a git repository (https://, ssh://, git:// or a folder, read with git) and this is the settings file's path in it; ${hostname} and the other host placeholders work in it. Empty: url names the file itself.
+ */
+path: string
+/**
+ * With path: the branch, tag or full ref of the repository to follow (HEAD: the repository's default branch).
+ */
+ref: string
 /**
  * Seconds between two polls; each wait is drawn at random between 90% and 110% of it, and the first within one interval of the start, so agents started together do not poll together.
  */
