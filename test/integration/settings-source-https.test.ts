@@ -181,6 +181,11 @@ ${extra}`;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /pulled and cached/);
     await waitUntil(async () => (await value('/settings/log', 'buffer size')) === '1800', 15_000, 'the CLI pull applied');
+    const revision = (await source()).revision ?? '';
+    const shown = await runAgentCli(['settings', 'show', '--settings', agent.settingsFile, '--section', '/settings/log']);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(shown.stdout.includes(`; source ${nginx.base}/moved.ini: revision ${revision}, pulled `), shown.stdout);
+    assert.match(shown.stdout, /buffer size = 1800 +; state\/settings-source\/pulled\.ini:\d+|buffer size = 1800 +; \S*pulled\.ini:\d+/);
   });
 
   it('with nginx down, the next start runs on the cached pull and says so', async () => {
