@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { startGitDaemon, type GitDaemon } from '../helpers/git-daemon.js';
+import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -109,5 +110,18 @@ describe('[/settings/source] from a git repository (git daemon, agent as a proce
     assert.equal(s.lastError, null);
     assert.equal(s.revision, fixed);
     assert.equal(await size(), '4444');
+  });
+
+  it('agent settings plan --source shows what the next pull would change, and applies nothing', async () => {
+    const inForce = (await pull()).revision;
+    const next = repo.commit({ 'hosts/web01.ini': `${hostFile(6666)}\n[/modules]\nCheckHelpers = enabled\n` }, 'plan me');
+    // The CLI is the same host as the agent: the same ${host}.
+    process.env.AGENT_HOSTNAME = 'web01.example.org';
+    const r = await runAgentCli(['settings', 'plan', '--source', '--settings', agent.settingsFile]).finally(() => delete process.env.AGENT_HOSTNAME);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.includes(`source ${repo.url}: revision ${next} (in the settings now: ${inForce ?? ''})`), r.stdout);
+    assert.match(r.stdout, /^CheckHelpers\s+load\b/m);
+    assert.match(r.stdout, /^agent\s+apply\b.*\[\/settings\/log\]/m);
+    assert.equal(await size(), '4444', 'nothing applied');
   });
 });
