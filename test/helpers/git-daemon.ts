@@ -13,7 +13,7 @@ import { foregroundDaemon, type ForegroundDaemon } from './foreground-daemon.js'
 export interface GitDaemon extends ForegroundDaemon {
   readonly url: string;
   /** Write the files (null: remove it), commit them on main and push; returns the commit id. */
-  commit(files: Record<string, string | null>, message: string): string;
+  commit(files: Record<string, string | null>, message: string, signingKey?: string): string;
   /** Point main of the served repository at `commit` (git push --force). */
   forcePush(commit: string): void;
 }
@@ -41,7 +41,7 @@ export async function startGitDaemon(): Promise<GitDaemon> {
   return {
     ...run,
     url: `git://127.0.0.1:${port}/fleet.git`,
-    commit(files, message) {
+    commit(files, message, signingKey) {
       for (const [rel, text] of Object.entries(files)) {
         if (text === null) {
           rmSync(join(work, rel));
@@ -51,7 +51,9 @@ export async function startGitDaemon(): Promise<GitDaemon> {
         writeFileSync(join(work, rel), text);
       }
       git(work, 'add', '-A');
-      git(work, 'commit', '--quiet', '-m', message);
+      // Signed with an ssh key (git's gpg.format=ssh) when one is given.
+      const sign = signingKey ? ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${signingKey}`, 'commit', '-S'] : ['commit'];
+      git(work, ...sign, '--quiet', '-m', message);
       git(work, 'push', '--quiet', '--force', bare, 'HEAD:refs/heads/main');
       return git(work, 'rev-parse', 'HEAD');
     },

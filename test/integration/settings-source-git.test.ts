@@ -17,16 +17,10 @@ import { join } from 'node:path';
 import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { startGitDaemon, type GitDaemon } from '../helpers/git-daemon.js';
 import { runAgentCli } from '../helpers/run-cli.js';
-import { webRequest } from '../helpers/web-client.js';
-import { waitUntil } from '../helpers/wait-until.js';
+import { sourceClient, type SourceClient, type SourceState } from '../helpers/source-client.js';
 
 const PASSWORD = 'source-git-password';
 
-interface Source {
-  revision: string | null;
-  lastError: string | null;
-  pulls: { changed: number; unchanged: number; failed: number };
-}
 
 const hostFile = (size: number): string => `[/settings/log]\nbuffer size = ${size}\n`;
 
@@ -34,12 +28,11 @@ describe('[/settings/source] from a git repository (git daemon, agent as a proce
   let repo: GitDaemon;
   let state: string;
   let agent: AgentProcess;
-  let port: number;
   let first: string;
 
-  const api = (path: string, method = 'GET'): ReturnType<typeof webRequest> => webRequest(`https://127.0.0.1:${port}${path}`, { method, user: 'root', password: PASSWORD, timeoutMs: 20_000 });
-  const pull = async (): Promise<Source> => (await api('/api/v1/settings/pull', 'POST')).json<{ source: Source }>().source;
-  const size = async (): Promise<string | undefined> => (await api('/api/v1/settings/settings/log')).json<{ key: string; value: string }[]>().find((e) => e.key === 'buffer size')?.value;
+  let client: SourceClient;
+  const pull = (): Promise<SourceState> => client.pull();
+  const size = (): Promise<string | undefined> => client.value('/settings/log', 'buffer size');
 
   before(async () => {
     repo = await startGitDaemon();
@@ -49,7 +42,7 @@ describe('[/settings/source] from a git repository (git daemon, agent as a proce
       ini: `[/modules]\nWEBServer = enabled\n\n[/paths]\nstate = ${state}\n\n[/settings/default]\npassword = ${PASSWORD}\nallowed hosts = 127.0.0.1\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n\n[/settings/source]\nurl = ${repo.url}\nref = main\npath = hosts/\${host}.ini\ninterval = 3600\ntimeout = 10\n`,
       env: { AGENT_HOSTNAME: 'web01.example.org' },
     });
-    port = await webPort(agent);
+    client = sourceClient(await webPort(agent), PASSWORD);
   });
 
   after(async () => {
@@ -59,13 +52,9 @@ describe('[/settings/source] from a git repository (git daemon, agent as a proce
   });
 
   it('applies the host file at the commit of main, the commit id as the revision', async () => {
-    let s: Source | undefined;
-    await waitUntil(async () => {
-      s = (await api('/api/v1/settings/status')).json<{ source: Source }>().source;
-      return s.pulls.changed + s.pulls.failed > 0;
-    }, 20_000, 'the first pull');
-    assert.equal(s?.lastError, null);
-    assert.equal(s?.revision, first);
+    const s = await client.firstPull();
+    assert.equal(s.lastError, null);
+    assert.equal(s.revision, first);
     assert.equal(await size(), '1111');
   });
 

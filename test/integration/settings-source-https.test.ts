@@ -20,19 +20,12 @@ import { replaceFile, startAgent, webPort, type AgentProcess } from '../helpers/
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest } from '../helpers/web-client.js';
+import type { SourceState as Source } from '../helpers/source-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const PASSWORD = 'source-test-password';
 const HOST = 'web01.example.org';
 
-interface Source {
-  url: string;
-  revision: string | null;
-  lastError: string | null;
-  lastSuccess: string | null;
-  fromCache: boolean;
-  pulls: { changed: number; unchanged: number; failed: number };
-}
 
 /** A pulled file; its length differs with `size`: nginx's ETag is the file's mtime and size, and the test writes several in one second. */
 const pulled = (size: number): string => `; revision ${'.'.repeat(size / 100)}\n[/settings/log]\nbuffer size = ${size}\nlevel = error\n`;

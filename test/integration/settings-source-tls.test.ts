@@ -14,15 +14,11 @@ import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process
 import { certDir, type CertDir } from '../helpers/agent-certs.js';
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
+import type { SourceState as Source } from '../helpers/source-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const PASSWORD = 'source-tls-password';
 
-interface Source {
-  revision: string | null;
-  lastError: string | null;
-  pulls: { changed: number; unchanged: number; failed: number };
-}
 
 describe('[/settings/source] over TLS (agent as a process)', () => {
   let certs: CertDir;

@@ -9,6 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { errorMessage } from '../../errors.js';
 
 export interface GitFetchOptions {
   url: string;
@@ -20,6 +21,8 @@ export interface GitFetchOptions {
   repoDir: string;
   /** The commit in force: the same commit at the ref is no change. */
   known?: string | undefined;
+  /** An ssh allowed-signers file: the commit must verify against it (git verify-commit). */
+  allowedSigners?: string | undefined;
 }
 
 export type GitFetchResult = { changed: false } | { changed: true; body: Buffer; revision: string };
@@ -32,7 +35,9 @@ function git(args: string[], timeoutMs: number, maxBuffer = 1024 * 1024): Promis
       if (!err) return resolve(stdout);
       const said = stderr.toString('utf8').trim().split('\n').filter((l) => l !== '').slice(-2).join('; ');
       const killed = (err as { killed?: boolean }).killed === true;
-      reject(new Error(killed ? `git ${args[0] === '-C' ? args[2] : args[0]} took more than ${timeoutMs} ms` : `git ${args[0] === '-C' ? args[2] : args[0]}: ${said || err.message}`));
+      // The subcommand, past the options and their values (-C DIR, -c KEY=VALUE).
+      const name = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '-C' && args[i - 1] !== '-c') ?? '';
+      reject(new Error(killed ? `git ${name} took more than ${timeoutMs} ms` : `git ${name}: ${said || err.message}`));
     });
   });
 }
@@ -61,6 +66,11 @@ export async function fetchGit(o: GitFetchOptions): Promise<GitFetchResult> {
   await git(['-C', o.repoDir, 'fetch', '--quiet', '--no-tags', '--depth=1', '--', o.url, `+${remote.ref}:refs/source/head`], left());
   // The ref may have moved since ls-remote: what was fetched is the revision.
   const commit = (await git(['-C', o.repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], left())).toString('utf8').trim();
+  if (o.allowedSigners) {
+    await git(['-C', o.repoDir, '-c', 'gpg.format=ssh', '-c', `gpg.ssh.allowedSignersFile=${o.allowedSigners}`, 'verify-commit', commit], left()).catch((err: unknown) => {
+      throw new Error(`commit ${commit} is not signed by a key of ${o.allowedSigners} (${errorMessage(err)})`, { cause: err });
+    });
+  }
   const spec = `${commit}:${o.path.replace(/^\/+/, '')}`;
   const size = Number((await git(['-C', o.repoDir, 'cat-file', '-s', spec], left()).catch(() => {
     throw new Error(`commit ${commit} has no file ${o.path}`);

@@ -19,7 +19,7 @@ export function sourceId(cfg: Pick<SourceConfig, 'url' | 'path' | 'ref'>): strin
 }
 
 export async function fetchSource(cfg: SourceConfig, same: CachedPull | undefined, repoDir: string): Promise<SourceFetch> {
-  if (cfg.path !== '') return fetchGit({ url: cfg.url, ref: cfg.ref, path: cfg.path, timeoutMs: cfg.timeoutMs, maxBytes: cfg.maxBytes, repoDir, known: same?.revision });
+  if (cfg.path !== '') return fetchGit({ url: cfg.url, ref: cfg.ref, path: cfg.path, timeoutMs: cfg.timeoutMs, maxBytes: cfg.maxBytes, repoDir, known: same?.revision, allowedSigners: cfg.allowedSigners || undefined });
   let ca: string | undefined;
   try {
     ca = cfg.ca === '' ? undefined : readFileSync(cfg.ca, 'utf8');

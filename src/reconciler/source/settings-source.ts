@@ -47,6 +47,7 @@ export interface SourceConfig {
   /** With a path, url is a git repository (fetch-git.ts). */
   path: string;
   ref: string;
+  allowedSigners: string;
   intervalMs: number;
   timeoutMs: number;
   maxBytes: number;
@@ -63,6 +64,7 @@ export function sourceConfig(s: Snapshot): SourceConfig {
     url: valueText(v.url),
     path: valueText(v.path),
     ref: valueText(v.ref) || 'HEAD',
+    allowedSigners: valueText(v['allowed signers']),
     intervalMs: num('interval', 300) * 1000,
     timeoutMs: num('timeout', 30) * 1000,
     maxBytes: num('max size', 4 * 1024 * 1024),

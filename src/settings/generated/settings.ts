@@ -118,6 +118,10 @@ path: string
  */
 ref: string
 /**
+ * With path: an ssh allowed-signers file (as ssh-keygen -Y verify reads it); when set, a commit is applied only when git verify-commit finds it signed by one of these keys.
+ */
+"allowed signers": string
+/**
  * Seconds between two polls; each wait is drawn at random between 90% and 110% of it, and the first within one interval of the start, so agents started together do not poll together.
  */
 interval: number
