@@ -10,7 +10,8 @@ import { AgentError, errorMessage } from './errors.js';
 import { sink, isLogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
-import type { AgentControl, ModuleStatus, SettingsEdits } from './core/control.js';
+import type { AgentControl, ModuleStatus, SettingsEdits, SourceStatus } from './core/control.js';
+import { prepareSourceFolder, SettingsSource } from './reconciler/source/settings-source.js';
 import { loadSettingsFile } from './settings/load.js';
 import { SettingsReader } from './settings/includes.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
@@ -24,6 +25,8 @@ import { valueText } from './settings/value-text.js';
 export interface RunningAgent {
   core: Core;
   reconciler: Reconciler;
+  /** `[/settings/source]`: pull now (SIGHUP), status. */
+  source: SettingsSource;
   stop(): Promise<void>;
 }
 
@@ -53,8 +56,9 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     unload: (name) => need().setLoaded(known(name), false),
     enable: (name) => setEnabled(known(name), true),
     disable: (name) => setEnabled(known(name), false),
-    status: () => need().status(),
+    status: () => ({ ...need().status(), ...sourceStatus() }),
     reload: () => need().reload('requested'),
+    pullSettings: () => source.pull('requested'),
     editSettings: (edits) => guardedEdit(edits, 'edited through the API'),
     logs: (levels) => sink.entries(levels),
     logStatus: () => ({ errors: sink.errors, lastError: sink.lastError }),
@@ -93,6 +97,11 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
       return changedFiles(results);
     });
   }
+  const source = new SettingsSource({ settings: () => need().settings(), reload: (why) => need().reload(why) });
+  const sourceStatus = (): { source?: SourceStatus } => {
+    const st = source.status();
+    return st ? { source: st } : {};
+  };
   const core = createCore({ settings: () => need().settings() });
   // With the folders of includes, as the watcher starts with them: without, the first reload's update dropped them.
   reconciler = new Reconciler({ initial: snapshot, warnings: loaded.warnings, watched: loaded.watched, core, control, modules: catalogue() });
@@ -102,6 +111,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   reconciler.onReload = () => {
     applyLogSettings(r0.settings().sections['/settings/log']);
     sink.secrets = r0.settings().secretValues;
+    source.settingsChanged();
     // Follow the tree: a new include, or one that is gone, good or bad.
     watcher?.update(r0.watched()).catch((err: unknown) => {
       sink.write('error', 'agent:reconciler', `cannot watch the settings files: ${errorMessage(err)}`);
@@ -112,12 +122,14 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   // The watcher starts with the modules, not after them: a save while they start is not missed
   // (reloads wait for the start), and the start does not wait for the watcher's scan in turn.
   if (options.watch !== false) {
+    prepareSourceFolder(snapshot);
     const r = reconciler;
     watcher = watchSettingsTree(snapshot.file, loaded.watched, (event, kind, untouched) => {
       void r.reload(`file ${event}`, kind === 'replaced', untouched);
     });
   }
   await Promise.all([reconciler.start(), watcher?.ready]);
+  source.start();
   const r = reconciler;
   return {
     ok: true,
@@ -125,7 +137,9 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     agent: {
       core,
       reconciler: r,
+      source,
       async stop() {
+        source.stop();
         await watcher?.close();
         await r.stop();
       },

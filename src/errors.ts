@@ -127,6 +127,14 @@ export const CODES = {
   // Secrets kept out of the settings files that git tracks
   AGENT_ERR_PASSWORD_FILE: { message: 'cannot write the password file %s: %s; set [/paths] state to a writable folder, or give --write-password to write the password into the settings file' },
   AGENT_WARN_PASSWORD_IN_GIT: { message: '%s is written in plain text in %s, which git tracks: anyone with the repository reads it; put it in a file outside the repository and write ${file:PATH}, or write ${env:NAME}', severity: 'warning' },
+  // Settings source ([/settings/source]): pulled settings
+  AGENT_ERR_SOURCE_PULL: { message: 'pulling the settings from %s failed: %s; keeping the settings in force' },
+  AGENT_ERR_SOURCE_INVALID: { message: 'the settings pulled from %s (revision %s) are not applied: %s' },
+  AGENT_ERR_SOURCE_SECTION: { message: 'pulled settings cannot hold [%s]: only the local settings file names where settings come from and what it includes' },
+  AGENT_WARN_SOURCE_INSECURE: { message: '[/settings/source] %s: the identity of the server is not verified, so anyone on the path can hand this agent its settings', severity: 'warning' },
+  AGENT_WARN_SOURCE_CACHED: { message: 'the settings source %s cannot be reached (%s); starting on the cached pull, revision %s of %s', severity: 'warning' },
+  AGENT_WARN_SOURCE_NO_CACHE: { message: 'the settings source %s cannot be reached (%s) and nothing was pulled before: running on the local settings file alone', severity: 'warning' },
+  AGENT_ERR_SOURCE_NONE: { message: 'no settings source: [/settings/source] url is empty', status: 409 },
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof CODES;

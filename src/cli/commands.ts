@@ -20,7 +20,7 @@ export interface CommandEntry {
 }
 
 /** `agent settings` alone: the list of its subcommands. */
-export const SETTINGS_GROUP_HELP = helpText('Usage: agent settings validate|show|schema|plan|import|fmt|set [options]\nRun "agent settings <sub> --help" for details.', [HELP_OPTION]);
+export const SETTINGS_GROUP_HELP = helpText('Usage: agent settings validate|show|schema|plan|import|fmt|set|pull [options]\nRun "agent settings <sub> --help" for details.', [HELP_OPTION]);
 
 export const COMMANDS: readonly CommandEntry[] = [
   { words: ['run'], load: async () => { const m = await import('./run.js'); return { run: m.runCommand, options: m.RUN_OPTIONS }; } },
@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { words: ['settings', 'plan'], load: async () => { const m = await import('./settings-plan.js'); return { run: m.planCommand, options: m.PLAN_OPTIONS }; } },
   { words: ['settings', 'import'], load: async () => { const m = await import('./settings-import.js'); return { run: m.importCommand, options: m.IMPORT_OPTIONS }; } },
   { words: ['settings', 'fmt'], load: async () => { const m = await import('./settings-fmt.js'); return { run: m.fmtCommand, options: m.FMT_OPTIONS }; } },
+  { words: ['settings', 'pull'], load: async () => { const m = await import('./settings-pull.js'); return { run: m.pullCommand, options: m.PULL_OPTIONS }; } },
   { words: ['settings', 'set'], load: async () => { const m = await import('./settings-set.js'); return { run: m.setCommand, options: m.SET_OPTIONS }; } },
   { words: ['settings'], load: async () => ({ run: settingsGroup, options: [HELP_OPTION] }) },
   ...['install', 'password', 'add-user', 'add-role'].map((sub) => ({
@@ -60,5 +61,5 @@ async function settingsGroup(argv: string[]): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   const { AgentError } = await import('../errors.js');
-  throw new AgentError('AGENT_ERR_USAGE', [`unknown settings command "${sub}" (validate, show, schema, plan, import, fmt, set)`]);
+  throw new AgentError('AGENT_ERR_USAGE', [`unknown settings command "${sub}" (validate, show, schema, plan, import, fmt, set, pull)`]);
 }

@@ -72,7 +72,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     log.info('SIGHUP: reloading settings');
     notifySystemd('RELOADING=1');
     // reload() never rejects (its one catch makes an unexpected throw a rejected reload, logged).
-    void agent.reconciler.reload('SIGHUP').finally(() => notifySystemd('READY=1'));
+    // With [/settings/source], SIGHUP also pulls at once (a pull that changes something reloads again).
+    void agent.reconciler
+      .reload('SIGHUP')
+      .then(() => (agent.source.status() ? agent.source.pull('SIGHUP') : undefined))
+      .catch(() => undefined)
+      .finally(() => notifySystemd('READY=1'));
   };
   installTestStall();
   let stopWatchdog: (() => void) | undefined;

@@ -14,6 +14,8 @@ import { objectMaps, objectSectionPath, type Origin, type ResolvedObject, type S
 import { formatProblem } from './format-problem.js';
 import { keySchema, originFile, originText } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
+import { cacheFileOf, sourceConfig } from '../reconciler/source/settings-source.js';
+import { readCachedPull } from '../reconciler/source/source-cache.js';
 
 export const SHOW_OPTIONS: readonly CliOption[] = [
   { name: 'resolved', help: 'also print client targets and web users after inheritance' },
@@ -33,9 +35,19 @@ set them (password, allowed hosts) are shown in that section with the value
 in force and its origin: "agent.ini:27 [/settings/default]", or "default
 [/settings/default]" for the built-in default.
 Secrets are shown as ******: passwords and every value read with
-\${env:NAME} or \${file:PATH}. Values from included files name their file.`;
+\${env:NAME} or \${file:PATH}. Values from included files name their file.
+With [/settings/source], the revision of the pull in the settings (the
+cache in the state folder) and when it was pulled.`;
 
 export const SHOW_HELP = helpText(SHOW_TEXT, SHOW_OPTIONS);
+
+/** `[/settings/source]`: the pull in the settings (the cache's revision and time), as `source` for --json. */
+function sourceOf(s: Snapshot): { source?: { url: string; revision: string | null; pulledAt: string | null } } {
+  const url = sourceConfig(s).url;
+  if (url === '') return {};
+  const cached = readCachedPull(cacheFileOf(s.file));
+  return { source: { url, revision: cached?.revision ?? null, pulledAt: cached?.pulledAt ?? null } };
+}
 
 interface ShownValue {
   value: unknown;
@@ -86,11 +98,13 @@ export async function showCommand(argv: string[]): Promise<number> {
   }
   if (options.json) {
     const variables = Object.fromEntries(Object.entries(s.variables).map(([k, v]) => [k, s.secretValues.includes(v) ? SECRET_MASK : v]));
-    out(JSON.stringify({ file: s.file, hash: s.hash, files: s.sources.map((f) => f.file), variables, sections, ...(options.resolved ? { objects } : {}) }));
+    out(JSON.stringify({ file: s.file, hash: s.hash, files: s.sources.map((f) => f.file), variables, sections, ...(options.resolved ? { objects } : {}), ...sourceOf(s) }));
     return 0;
   }
   out(`; ${s.file} (sha256 ${s.hash.slice(0, 16)}…)`);
   for (const f of s.sources) if (f.file !== s.file) out(`; includes ${originFile(f.file, s.file)}`);
+  const pulled = sourceOf(s).source;
+  if (pulled) out(`; source ${pulled.url}: ${pulled.revision === null ? 'nothing pulled yet (the local files alone)' : `revision ${pulled.revision}, pulled ${pulled.pulledAt}`}`);
   const describe = options.describe === true;
   printSections(sections, describe);
   if (options.resolved) {

@@ -48,6 +48,27 @@ export interface ReconcilerStatus {
   reloads: { ok: number; invalid: number; partial: number };
   modules: ModuleStatus[];
   drift: { module: string; loaded: boolean; enabled: boolean }[];
+  /** The settings source ([/settings/source]), when the settings name one. */
+  source?: SourceStatus;
+}
+
+/** Where pulled settings stand (reconciler/source/settings-source.ts). */
+export interface SourceStatus {
+  url: string;
+  /** Revision of the pulled text in the settings now (ETag, else `sha256:`…), null when none. */
+  revision: string | null;
+  /** The pulled text in force comes from the cache, not from a pull of this run. */
+  fromCache: boolean;
+  /** Last attempt, last success (200 or 304), last applied change: ISO times or null. */
+  lastPull: string | null;
+  lastSuccess: string | null;
+  lastChange: string | null;
+  /** Why the last attempt failed (null after a good one). */
+  lastError: string | null;
+  pulls: { changed: number; unchanged: number; failed: number };
+  /** Failures in a row (the backoff's count). */
+  failuresInARow: number;
+  nextPull: string | null;
 }
 
 export interface AgentControl {
@@ -68,6 +89,8 @@ export interface AgentControl {
   status(): ReconcilerStatus;
   /** Ask for a reconcile now (re-reads the file). */
   reload(): Promise<ReconcilerStatus>;
+  /** Pull the settings source now (AGENT_ERR_SOURCE_NONE without one); resolves once applied or refused. */
+  pullSettings(): Promise<SourceStatus>;
   /**
    * Set or remove keys and sections in the settings file through the
    * minimal-edit writer, then reconcile; resolves with the files written.

@@ -21,7 +21,6 @@
  * The files of a tree are merged into one view by merge-sections.ts.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { hostname as osHostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { fsReason } from '../errors.js';
@@ -32,6 +31,10 @@ import { problem, type SettingsProblem } from './problem.js';
 import { expandVariables } from './variables.js';
 import { CheckCache } from './check-cache.js';
 import { hashBytes } from './file-hash.js';
+import { hostPlaceholders } from './host-placeholders.js';
+
+export { hostPlaceholders };
+import { pulledProblems, sourceCacheFile, sourceUrl } from './source-layer.js';
 
 export const INCLUDES_SECTION = '/includes';
 /** Files may include files that include files… this deep at most (a chain deeper is an error, not a stack overflow). */
@@ -150,6 +153,16 @@ export class SettingsReader {
       // A file reached twice (two hosts' includes of one base, or a diamond) counts once, at its first place.
       sources.add(src);
     };
+    // A pulled settings file ([/settings/source]): the lowest layer, below every include (source-layer.ts).
+    if (sourceUrl(mainSource.doc, this.hostVars) !== undefined) {
+      const cache = sourceCacheFile(mainSource.file, mainSource.doc);
+      watched.add(cache);
+      const pulled = await this.source(cache);
+      if (!('error' in pulled)) {
+        problems.push(...pulledProblems(pulled.doc, pulled.file));
+        sources.add(pulled);
+      }
+    }
     await visit(mainSource, []);
     return { main: mainSource.file, sources: [...sources], problems, watched: [...watched] };
   }
@@ -187,20 +200,6 @@ export class SettingsReader {
       return { error: fsReason(err) };
     }
   }
-}
-
-/** The host placeholders of include paths, from $AGENT_HOSTNAME or the machine's name. */
-export function hostPlaceholders(name = process.env.AGENT_HOSTNAME || osHostname()): Record<string, string> {
-  const dot = name.indexOf('.');
-  const host = dot < 0 ? name : name.slice(0, dot);
-  const domain = dot < 0 ? '' : name.slice(dot + 1);
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ hostname: name, host, domain })) {
-    out[k] = v;
-    out[`${k}_lc`] = v.toLowerCase();
-    out[`${k}_uc`] = v.toUpperCase();
-  }
-  return out;
 }
 
 /** One hash for a tree: the main file's own hash when it includes nothing, else a hash over every file's path and hash. */

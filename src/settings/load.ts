@@ -27,6 +27,7 @@ import { rootEquivalentGrants } from './edit-privileges.js';
 import { objectMaps, type Origin, type ResolvedObject, type Snapshot } from './snapshot.js';
 import { hashBytes } from './file-hash.js';
 import { valueText } from './value-text.js';
+import { sourceWarnings } from './source-layer.js';
 
 /**
  * `hash`: the main file's sha256 when it includes nothing, else one hash over
@@ -203,6 +204,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   for (const [role, privileges] of SEEDED_ROLES) if (!defined.has(role)) roles.set(role, privileges);
 
   const warnings = [...insecureWarnings({ file: abs, sections, origins, modules, targets, users }), ...reachWarnings({ file: abs, sections, origins, modules, users })];
+  warnings.push(...sourceWarnings(abs, sections, origins));
   warnings.push(...passwordInGitWarnings({ sections, origins, objects: [users, targets.agent, targets.remote, targets.nsca, targets.icinga], secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema) }));
   problems.push(...crossChecks(abs, sections, origins));
   problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));

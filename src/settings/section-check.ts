@@ -12,6 +12,7 @@ import type { Origin } from './snapshot.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 import { coerceValue } from './coerce.js';
+import { hostPlaceholders } from './host-placeholders.js';
 import { expandVariables } from './variables.js';
 import { quoteInCommandLine } from '../formats/script-command-line.js';
 import { quoteInAliasCommand } from '../formats/alias-command.js';
@@ -66,7 +67,9 @@ export function checkSection(
     }
     // Problems about a secret key show its position, never its value (nor a part of it).
     const secretKey = keySchema?.['x-secret'] === true;
-    const expanded = e.value.includes('${') ? expandVariables(e.value, vars, { dir: dirOfFile(efile), ...quoteOf(keySchema) }) : plain(e.value);
+    // A key marked x-host-placeholders (the source's url) also knows ${hostname}, ${host}, ${domain}, as include paths do.
+    const keyVars = keySchema?.['x-host-placeholders'] === true ? { ...hostPlaceholders(), ...vars } : vars;
+    const expanded = e.value.includes('${') ? expandVariables(e.value, keyVars, { dir: dirOfFile(efile), ...quoteOf(keySchema) }) : plain(e.value);
     for (const p of expanded.problems) {
       // In a secret value even a bad reference's text may be part of the secret: show neither.
       const args =

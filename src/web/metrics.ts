@@ -4,7 +4,7 @@
  * callers: routes are registered patterns, query names are registered
  * queries (anything else is counted as `unknown`), statuses are HTTP codes.
  */
-import type { ReconcilerStatus } from '../core/control.js';
+import type { ReconcilerStatus, SourceStatus } from '../core/control.js';
 import { countRefusal, DURATION_BUCKETS, refusedCounts, workCounts, type Histogram } from '../core/work-counters.js';
 import { renderProcessMetrics } from './process-metrics.js';
 import { passiveCounts } from '../core/passive-counters.js';
@@ -44,6 +44,7 @@ export class WebMetrics {
     out.push(`agent_settings_last_reload_timestamp_seconds ${status.lastReload ? Date.parse(status.lastReload) / 1000 : 0}`);
     family(out, 'agent_settings_problems', 'gauge', 'Problems of the last rejected settings edit.');
     out.push(`agent_settings_problems ${status.problems.length}`);
+    renderSource(out, status.source);
     family(out, 'agent_module_loaded', 'gauge', '1 when the module is loaded.');
     for (const m of status.modules) out.push(`agent_module_loaded${labels({ module: m.name })} ${m.loaded ? 1 : 0}`);
     family(out, 'agent_module_enabled', 'gauge', '1 when the settings enable the module.');
@@ -64,6 +65,20 @@ export class WebMetrics {
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** The settings source ([/settings/source]), only when the settings name one. */
+function renderSource(out: string[], source: SourceStatus | undefined): void {
+  if (!source) return;
+  family(out, 'agent_settings_source_info', 'gauge', 'Pulled settings in force: the source URL and the revision (ETag or sha256:…; empty before any), from_cache 1 when it is the cached pull of an earlier run (value is always 1).');
+  out.push(`agent_settings_source_info${labels({ url: source.url, revision: source.revision ?? '', from_cache: source.fromCache ? '1' : '0' })} 1`);
+  family(out, 'agent_settings_last_pull_success_timestamp_seconds', 'gauge', 'Unix time of the last successful pull of the settings source (200 or 304; 0 when none in this run).');
+  out.push(`agent_settings_last_pull_success_timestamp_seconds ${source.lastSuccess ? Date.parse(source.lastSuccess) / 1000 : 0}`);
+  family(out, 'agent_settings_pull_failures_total', 'counter', 'Failed or refused pulls of the settings source.');
+  out.push(`agent_settings_pull_failures_total ${source.pulls.failed}`);
+  family(out, 'agent_settings_pulls_total', 'counter', 'Pulls of the settings source by result (changed: applied, unchanged: 304 or the same text).');
+  out.push(`agent_settings_pulls_total${labels({ result: 'changed' })} ${source.pulls.changed}`);
+  out.push(`agent_settings_pulls_total${labels({ result: 'unchanged' })} ${source.pulls.unchanged}`);
+}
 
 /** The agent's work by channel, listener and script (core/work-counters.ts). */
 function renderWork(out: string[]): void {

@@ -7,13 +7,11 @@
  * (SIGTERM, then SIGKILL after 3 s); `start()` brings it back on the same
  * port and file. A process exit hook kills it too.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './agent-process.js';
-import { waitUntil } from './wait-until.js';
+import { foregroundDaemon } from './foreground-daemon.js';
 
 export const NSCA_DAEMON = '/usr/sbin/nsca';
 export const SEND_NSCA = '/usr/sbin/send_nsca';
@@ -53,46 +51,14 @@ export async function startNscaDaemon(options: { method: number; password: strin
       '',
     ].join('\n'),
   );
-  let proc: ChildProcess | undefined;
-  const kill = (): void => void proc?.kill('SIGKILL');
-  process.on('exit', kill);
+  const run = foregroundDaemon({ name: 'nsca', command: NSCA_DAEMON, args: ['-c', config, '-f'], port, dir, stopSignal: 'SIGTERM' });
   const daemon: NscaDaemon = {
     port,
     dir,
     commandFile,
     lines: () => (existsSync(commandFile) ? readFileSync(commandFile, 'utf8').split('\n').filter((l) => l !== '') : []),
-    async start() {
-      proc = spawn(NSCA_DAEMON, ['-c', config, '-f'], { stdio: 'ignore' });
-      await waitUntil(() => accepts(port), 5000, `nsca listening on ${port}`);
-    },
-    async stop() {
-      const p = proc;
-      proc = undefined;
-      if (!p || p.exitCode !== null) return;
-      const gone = new Promise((r) => p.once('exit', r));
-      p.kill('SIGTERM');
-      const timer = setTimeout(() => p.kill('SIGKILL'), 3000);
-      await gone;
-      clearTimeout(timer);
-    },
-    async close() {
-      await daemon.stop();
-      process.off('exit', kill);
-      rmSync(dir, { recursive: true, force: true });
-    },
+    ...run,
   };
   await daemon.start();
   return daemon;
-}
-
-/** True when a TCP connection to the port opens (closed at once). */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }

@@ -104,6 +104,57 @@ export interface IncludesSection {
 [k: string]: string | undefined
 }
 
+/** Section /settings/source */
+/**
+ * Where the settings come from besides this file: an https:// (or http://, warned about) URL the agent polls, or a file in a git repository (url, ref and path). The pulled text is the lowest layer of the settings, under the files this file includes and under this file itself, so local keys override it. It is validated like a local file before it is applied; the last good pull is cached in the state folder and used at start when the source cannot be reached. Only the local settings file may hold this section.
+ */
+export interface SettingsSourceSection {
+/**
+ * URL of the settings file to pull (https://, or http:// with a warning); ${hostname}, ${host}, ${domain} and their _lc/_uc forms work in it. Empty: no source.
+ */
+url: string
+/**
+ * When set, url names a git repository (https://, ssh://, git:// or a folder, read with git) and this is the settings file's path in it; ${hostname} and the other host placeholders work in it. Empty: url names the file itself.
+ */
+path: string
+/**
+ * With path: the branch, tag or full ref of the repository to follow (HEAD: the repository's default branch).
+ */
+ref: string
+/**
+ * With path: an ssh allowed-signers file (as ssh-keygen -Y verify reads it); when set, a commit is applied only when git verify-commit finds it signed by one of these keys.
+ */
+"allowed signers": string
+/**
+ * Seconds between two polls; each wait is drawn at random between 90% and 110% of it, and the first within one interval of the start, so agents started together do not poll together.
+ */
+interval: number
+/**
+ * Seconds one request may take, headers and body, before it counts as failed.
+ */
+timeout: number
+/**
+ * Largest body in bytes the agent accepts; a larger one is refused without being read to the end.
+ */
+"max size": number
+/**
+ * After failed polls the wait doubles from the interval up to this many seconds; a good poll returns to the interval.
+ */
+"max backoff": number
+/**
+ * PEM file of the certificate authorities that may sign the server's certificate; empty uses the system's.
+ */
+ca: string
+/**
+ * Accept any server certificate (no verification at all); warned about at every load. For tests only.
+ */
+insecure: boolean
+/**
+ * When set, only a body whose SHA-256 (hex) is this one is applied (a pinned revision).
+ */
+sha256: string
+}
+
 /** Section /settings/log */
 /**
  * Logging of the agent process.
@@ -1031,6 +1082,7 @@ export interface SettingsSections {
   "/modules": ModulesSection;
   "/paths": PathsSection;
   "/includes": IncludesSection;
+  "/settings/source": SettingsSourceSection;
   "/settings/log": LogSection;
   "/settings/default": DefaultSection;
   "/settings/WEB/server": WebServerSection;

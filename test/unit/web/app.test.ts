@@ -53,6 +53,7 @@ function testControl(state: { broken: boolean }, snapshot: Snapshot): AgentContr
     enable: refuse,
     disable: refuse,
     status: () => status,
+    pullSettings: () => Promise.reject(new Error('no source')),
     reload: async () => status,
     editSettings: refuse,
     logs: () => [],

@@ -115,9 +115,31 @@ function renderStatus(box, outcome) {
       ['Applied hash', [shortHash(s.appliedHash), inForce ? h('span', { class: 'hint', text: ' (differs: the file on disk is not in force)' }) : null]],
       s.reloads ? ['Reloads', `${s.reloads.ok ?? 0} ok, ${s.reloads.invalid ?? 0} rejected, ${s.reloads.partial ?? 0} partial`] : null,
     ]),
+    sourceFacts(s.source),
     problemList('Problems of the rejected edit', problems, 'problems'),
     problemList('Warnings', warnings, 'warnings'),
     driftList(drift),
+  );
+}
+
+/** `[/settings/source]`: where pulled settings stand (the revision in force, the last pull and error). */
+function sourceFacts(src) {
+  if (!src) return null;
+  const pulls = src.pulls ?? {};
+  return h(
+    'section',
+    { class: 'source', 'aria-label': 'Settings source' },
+    h('h3', { text: 'Settings source' }),
+    facts([
+      ['Source', h('code', { class: 'path', text: src.url })],
+      ['Revision', [h('code', { text: src.revision ?? '— (nothing pulled yet)' }), src.fromCache ? h('span', { class: 'hint', text: ' (the cached pull of an earlier run)' }) : null]],
+      ['Last pull', timeEl(src.lastPull)],
+      ['Last success', timeEl(src.lastSuccess)],
+      ['Last change', timeEl(src.lastChange)],
+      ['Next pull', timeEl(src.nextPull)],
+      ['Pulls', `${pulls.changed ?? 0} applied, ${pulls.unchanged ?? 0} unchanged, ${pulls.failed ?? 0} failed`],
+      src.lastError ? ['Last error', h('span', { class: 'message source-error', text: src.lastError })] : null,
+    ]),
   );
 }
 

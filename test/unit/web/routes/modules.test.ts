@@ -54,6 +54,7 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
     enable: act('enable'),
     disable: act('disable'),
     status: () => reconciler,
+    pullSettings: () => Promise.reject(new Error('no source')),
     reload: async () => reconciler,
     editSettings: async () => {
       throw new Error('not in this test');

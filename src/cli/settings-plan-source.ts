@@ -1,0 +1,42 @@
+/**
+ * `agent settings plan --source`: the settings as they are (the local
+ * files with the cached pull) and as the next pull would make them (the
+ * source fetched now, unconditionally, in the cached pull's place). The
+ * fetch goes to a temp repository for a git source, so the agent's own
+ * cache is left alone; nothing is written to the state folder.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { errorMessage, formatMessage } from '../errors.js';
+import { SettingsReader } from '../settings/includes.js';
+import { loadSettingsFile, type LoadResult } from '../settings/load.js';
+import { cacheFileOf, sourceConfig } from '../reconciler/source/settings-source.js';
+import { fetchSource } from '../reconciler/source/fetch-source.js';
+import { readCachedPull } from '../reconciler/source/source-cache.js';
+
+export type SourcePlanInput = { ok: true; now: LoadResult; next: LoadResult; line: string } | { ok: false; code: 1 | 2; message: string };
+
+export async function sourcePlanInput(file: string): Promise<SourcePlanInput> {
+  const now = await loadSettingsFile(file);
+  if (!now.ok) return { ok: true, now, next: now, line: '' };
+  const cfg = sourceConfig(now.snapshot);
+  if (cfg.url === '') return { ok: false, code: 2, message: `${formatMessage('AGENT_ERR_SOURCE_NONE', [])} in ${file}` };
+  const repo = mkdtempSync(join(tmpdir(), 'agent-plan-source-'));
+  try {
+    const got = await fetchSource(cfg, undefined, join(repo, 'repo.git'));
+    if (!got.changed) return { ok: false, code: 1, message: `${cfg.url}: no body to compare` };
+    const cache = cacheFileOf(now.snapshot.file);
+    const reader = new SettingsReader();
+    await reader.source(cache, got.body);
+    const next = await loadSettingsFile(file, { reader });
+    const revision = got.revision ?? got.etag ?? `sha256:${createHash('sha256').update(got.body).digest('hex')}`;
+    const inForce = readCachedPull(cache)?.revision ?? 'nothing pulled yet';
+    return { ok: true, now, next, line: `source ${cfg.url}: revision ${revision} (in the settings now: ${inForce})` };
+  } catch (err) {
+    return { ok: false, code: 1, message: formatMessage('AGENT_ERR_SOURCE_PULL', [cfg.url, errorMessage(err)]) };
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+}

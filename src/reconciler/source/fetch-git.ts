@@ -1,0 +1,81 @@
+/**
+ * One pull of a file from a git repository, with Debian's `git` (never a
+ * home-made git client): `git ls-remote URL REF` first, so an unchanged
+ * ref costs one round trip and no fetch; otherwise a shallow fetch of that
+ * ref into a bare cache repository in the state folder, and
+ * `git show COMMIT:PATH`. The revision is the commit id. Every git run has
+ * the pull's time limit, no terminal prompt and no pager; what git says on
+ * failure is the error.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { errorMessage } from '../../errors.js';
+
+export interface GitFetchOptions {
+  url: string;
+  ref: string;
+  path: string;
+  timeoutMs: number;
+  maxBytes: number;
+  /** The bare repository kept between pulls. */
+  repoDir: string;
+  /** The commit in force: the same commit at the ref is no change. */
+  known?: string | undefined;
+  /** An ssh allowed-signers file: the commit must verify against it (git verify-commit). */
+  allowedSigners?: string | undefined;
+}
+
+export type GitFetchResult = { changed: false } | { changed: true; body: Buffer; revision: string };
+
+const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_ASKPASS: '/bin/false', SSH_ASKPASS: '/bin/false', LC_ALL: 'C' };
+
+function git(args: string[], timeoutMs: number, maxBuffer = 1024 * 1024): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { timeout: timeoutMs, maxBuffer, encoding: 'buffer', env: { ...process.env, ...GIT_ENV } }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout);
+      const said = stderr.toString('utf8').trim().split('\n').filter((l) => l !== '').slice(-2).join('; ');
+      const killed = (err as { killed?: boolean }).killed === true;
+      // The subcommand, past the options and their values (-C DIR, -c KEY=VALUE).
+      const name = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '-C' && args[i - 1] !== '-c') ?? '';
+      reject(new Error(killed ? `git ${name} took more than ${timeoutMs} ms` : `git ${name}: ${said || err.message}`));
+    });
+  });
+}
+
+/** The commit `ref` names on the remote (a branch, a tag, or a full ref), from `git ls-remote`. */
+export async function remoteCommit(url: string, ref: string, timeoutMs: number): Promise<{ commit: string; ref: string }> {
+  const out = (await git(['ls-remote', '--', url, ref], timeoutMs)).toString('utf8');
+  const lines = out.split('\n').filter((l) => l !== '').map((l) => l.split('\t') as [string, string]);
+  // An annotated tag's commit is the peeled line (^{}); otherwise the first exact match of the name.
+  const wanted = [ref, `refs/heads/${ref}`, `refs/tags/${ref}`];
+  for (const name of wanted) {
+    const peeled = lines.find(([, r]) => r === `${name}^{}`);
+    const plain = lines.find(([, r]) => r === name);
+    const hit = peeled ?? plain;
+    if (hit) return { commit: hit[0], ref: name };
+  }
+  throw new Error(`the repository has no ref ${ref}`);
+}
+
+export async function fetchGit(o: GitFetchOptions): Promise<GitFetchResult> {
+  const deadline = Date.now() + o.timeoutMs;
+  const left = (): number => Math.max(1, deadline - Date.now());
+  const remote = await remoteCommit(o.url, o.ref, left());
+  if (remote.commit === o.known) return { changed: false };
+  if (!existsSync(o.repoDir)) await git(['init', '--quiet', '--bare', o.repoDir], left());
+  await git(['-C', o.repoDir, 'fetch', '--quiet', '--no-tags', '--depth=1', '--', o.url, `+${remote.ref}:refs/source/head`], left());
+  // The ref may have moved since ls-remote: what was fetched is the revision.
+  const commit = (await git(['-C', o.repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], left())).toString('utf8').trim();
+  if (o.allowedSigners) {
+    await git(['-C', o.repoDir, '-c', 'gpg.format=ssh', '-c', `gpg.ssh.allowedSignersFile=${o.allowedSigners}`, 'verify-commit', commit], left()).catch((err: unknown) => {
+      throw new Error(`commit ${commit} is not signed by a key of ${o.allowedSigners} (${errorMessage(err)})`, { cause: err });
+    });
+  }
+  const spec = `${commit}:${o.path.replace(/^\/+/, '')}`;
+  const size = Number((await git(['-C', o.repoDir, 'cat-file', '-s', spec], left()).catch(() => {
+    throw new Error(`commit ${commit} has no file ${o.path}`);
+  })).toString('utf8').trim());
+  if (size > o.maxBytes) throw new Error(`${o.path} is ${size} bytes at ${commit}, more than max size ${o.maxBytes}`);
+  const body = await git(['-C', o.repoDir, 'cat-file', 'blob', spec], left(), o.maxBytes + 1);
+  return { changed: true, body, revision: commit };
+}

@@ -1,0 +1,69 @@
+/**
+ * `[/settings/source]`: settings pulled from a URL join the tree as its
+ * lowest layer. The last good pull is kept in the state folder
+ * (`${state}/settings-source/pulled.ini`); the settings tree puts that
+ * file under everything else (includes.ts), as an included file would be,
+ * so the local file and the files it includes override any pulled key.
+ * The pulled text goes through the same load and validation as a local
+ * file; `${env:}` and `${file:}` in it resolve on this host.
+ *
+ * Only the local file decides where settings come from: a pulled text that
+ * holds `[/includes]` or `[/settings/source]` is refused
+ * (AGENT_ERR_SOURCE_SECTION), so a server cannot point the agent at files
+ * of its disk or move it to another server.
+ */
+import { join, resolve } from 'node:path';
+import type { IniDocument } from './read-ini.js';
+import { problem, type SettingsProblem } from './problem.js';
+import { resolveVariables, expandVariables } from './variables.js';
+import type { Origin } from './snapshot.js';
+
+export const SOURCE_SECTION = '/settings/source';
+/** The sections a pulled text may not hold. */
+const LOCAL_ONLY = ['/includes', SOURCE_SECTION];
+
+/** The raw `url` of the main file's [/settings/source] (host placeholders expanded), or undefined when none is set. */
+export function sourceUrl(doc: IniDocument, hostVars: Readonly<Record<string, string>>): string | undefined {
+  const section = doc.sections.find((s) => s.path.toLowerCase() === SOURCE_SECTION);
+  const raw = section?.entries.find((e) => e.key.toLowerCase() === 'url')?.value.trim();
+  if (!raw) return undefined;
+  return expandVariables(raw, hostVars).value;
+}
+
+/** The state folder of a settings file as its own [/paths] set it (else systemd's, else `${base-path}/state`). */
+export function stateFolderOf(mainFile: string, doc: IniDocument): string {
+  const overrides: Record<string, string> = {};
+  for (const s of doc.sections) {
+    if (s.path.toLowerCase() !== '/paths') continue;
+    for (const e of s.entries) overrides[e.key.toLowerCase()] = e.value;
+  }
+  return resolveVariables(resolve(mainFile), overrides).vars.state;
+}
+
+/** Where the last good pull of a settings file is kept. */
+export function sourceCacheFile(mainFile: string, doc: IniDocument): string {
+  return join(stateFolderOf(mainFile, doc), 'settings-source', 'pulled.ini');
+}
+
+/** AGENT_ERR_SOURCE_SECTION for each section a pulled text may not hold. */
+export function pulledProblems(doc: IniDocument, file: string): SettingsProblem[] {
+  return doc.sections
+    .filter((s) => LOCAL_ONLY.includes(s.path.toLowerCase()))
+    .map((s) => problem('AGENT_ERR_SOURCE_SECTION', [s.path], { file, line: s.line, col: 1, section: s.path }));
+}
+
+/** AGENT_WARN_SOURCE_INSECURE when the source's server is not verified: `insecure` on, or a plain http:// or git:// URL. */
+export function sourceWarnings(file: string, sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>, origins: Readonly<Record<string, Readonly<Record<string, Origin>>>>): SettingsProblem[] {
+  const s = sections[SOURCE_SECTION];
+  const url = typeof s?.url === 'string' ? s.url : '';
+  if (!s || url === '') return [];
+  const out: SettingsProblem[] = [];
+  const at = (key: string): { file: string; line: number; col: number; section: string; key: string } => {
+    const o = origins[SOURCE_SECTION]?.[key];
+    return { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: SOURCE_SECTION, key };
+  };
+  if (s.insecure === true) out.push(problem('AGENT_WARN_SOURCE_INSECURE', ['insecure = true'], at('insecure')));
+  const plain = /^(http|git):\/\//i.exec(url);
+  if (plain) out.push(problem('AGENT_WARN_SOURCE_INSECURE', [`url ${url} is plain ${plain[1].toLowerCase()}`], at('url')));
+  return out;
+}

@@ -1,0 +1,44 @@
+/**
+ * The settings source of a running agent through its API, for the
+ * `[/settings/source]` tests: the status's `source`, a pull, the first pull
+ * awaited (bounded), and the value of one key of the effective settings.
+ */
+import { webRequest, type WebResponse } from './web-client.js';
+import { waitUntil } from './wait-until.js';
+
+export interface SourceState {
+  url: string;
+  revision: string | null;
+  lastError: string | null;
+  lastSuccess: string | null;
+  fromCache: boolean;
+  pulls: { changed: number; unchanged: number; failed: number };
+}
+
+export interface SourceClient {
+  api(path: string, method?: string): Promise<WebResponse>;
+  status(): Promise<SourceState>;
+  pull(): Promise<SourceState>;
+  /** Wait until the first pull of the agent is done (applied or failed) and return the state then. */
+  firstPull(): Promise<SourceState>;
+  value(path: string, key: string): Promise<string | undefined>;
+}
+
+export function sourceClient(port: number, password: string): SourceClient {
+  const api = (path: string, method = 'GET'): Promise<WebResponse> => webRequest(`https://127.0.0.1:${port}${path}`, { method, user: 'root', password, timeoutMs: 20_000 });
+  const status = async (): Promise<SourceState> => (await api('/api/v1/settings/status')).json<{ source: SourceState }>().source;
+  return {
+    api,
+    status,
+    pull: async () => (await api('/api/v1/settings/pull', 'POST')).json<{ source: SourceState }>().source,
+    async firstPull() {
+      let s: SourceState | undefined;
+      await waitUntil(async () => {
+        s = await status();
+        return s.pulls.changed + s.pulls.failed > 0;
+      }, 20_000, 'the first pull');
+      return s as SourceState;
+    },
+    value: async (path, key) => (await api(`/api/v1/settings${path}`)).json<{ key: string; value: string }[]>().find((e) => e.key === key)?.value,
+  };
+}
