@@ -22,6 +22,9 @@ import { countSchedule, setScheduled } from '../../core/passive-counters.js';
 
 type Settings = SettingsOf<'Scheduler'>;
 
+/** How long after its start the Scheduler skips (rather than sends as UNKNOWN) a run whose query is not registered yet. */
+const STARTING_MS = 30_000;
+
 export function createModule(): AgentModule<Settings> {
   let ctx: ModuleContext<Settings> | undefined;
   let table: ScheduleTable | undefined;
@@ -29,9 +32,18 @@ export function createModule(): AgentModule<Settings> {
   const warnedUnsent = new Set<string>();
   const invalid = new Map<string, string>();
 
+  /** When the Scheduler started (monotonic): the other modules may still be starting for a while after. */
+  let startedAt = 0;
+
   const runOne = async (state: ScheduleState, signal: AbortSignal): Promise<void> => {
     const d = state.def;
     try {
+      // A query no module has registered yet, just after start: its module may still be starting (modules
+      // start side by side). This run is not sent as an UNKNOWN of our own making; the next one is.
+      if (performance.now() - startedAt < STARTING_MS && !ctx!.core.listQueries().some((q) => q.name.toLowerCase() === d.command.toLowerCase())) {
+        ctx!.log.debug(`schedule ${d.name}: ${d.command} is not registered yet (modules still starting); this run is skipped`);
+        return;
+      }
       const result = await ctx!.core.query(d.command, d.args, { signal });
       state.lastStatus = result.result;
       state.lastMessage = result.message;
@@ -80,6 +92,7 @@ export function createModule(): AgentModule<Settings> {
     name: 'Scheduler',
     async start(context) {
       ctx = context;
+      startedAt = performance.now();
       table = new ScheduleTable(runOne, context.settings.sections['/settings/scheduler'].threads);
       sync(context.settings);
       unregister = context.core.registerSimpleQuery(
