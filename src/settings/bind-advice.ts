@@ -9,6 +9,7 @@
  * /settings/remote/server --key port --value N`.
  */
 import type { Origin } from './snapshot.js';
+import { originText } from './effective.js';
 
 export interface BindSetting {
   section: string;
@@ -25,7 +26,7 @@ export interface BindSetting {
 /** The advice for a failed bind, from the system's error code; undefined for a failure that no setting explains. */
 export function bindAdvice(err: NodeJS.ErrnoException, s: BindSetting): string | undefined {
   const code = err.code ?? /\b(EADDRINUSE|EACCES|EADDRNOTAVAIL|EPERM)\b/.exec(err.message)?.[1];
-  const key = (name: string, o: Origin | undefined): string => `[${s.section}] ${name} (${where(o, s.file)})`;
+  const key = (name: string, o: Origin | undefined): string => `[${s.section}] ${name} (${originText(o, s.file)})`;
   const set = (name: string, value: string): string => `agent settings set --path ${s.section} --key '${name}' --value ${value}`;
   const port = `N${s.tlsSuffix ? 's' : ''}`;
   switch (code) {
@@ -41,9 +42,4 @@ export function bindAdvice(err: NodeJS.ErrnoException, s: BindSetting): string |
     default:
       return undefined;
   }
-}
-
-function where(o: Origin | undefined, main: string): string {
-  if (o === undefined) return 'default';
-  return `${o.file === main ? o.file.slice(o.file.lastIndexOf('/') + 1) : o.file}:${o.line}`;
 }
