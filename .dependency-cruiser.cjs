@@ -40,7 +40,12 @@ const upward = layers.slice(0, -1).map(([name, path], i) => ({
     .join(', ')}`,
   severity: 'error',
   from: { path },
-  to: { path: layers.slice(i + 1).map(([, p]) => `(${p})`).join('|') },
+  to: {
+    path: layers
+      .slice(i + 1)
+      .map(([, p]) => `(${p})`)
+      .join('|'),
+  },
 }));
 
 module.exports = {
@@ -63,7 +68,8 @@ module.exports = {
     },
     {
       name: 'modules-isolated',
-      comment: 'a module folder does not import another module folder (shared code goes to modules/*.ts or lower layers)',
+      comment:
+        'a module folder does not import another module folder (shared code goes to modules/*.ts or lower layers)',
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/$1/' },

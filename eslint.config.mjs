@@ -27,9 +27,22 @@ export default tseslint.config(
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // Numbers, booleans and RegExps print well in a message; a nullable value shows as "undefined": in its ~80
       // places the value is there by construction (a check item's own keys, a response's status code).
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowRegExp: true, allowNullish: true, allowAny: false, allowNever: false }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        {
+          allowNumber: true,
+          allowBoolean: true,
+          allowRegExp: true,
+          allowNullish: true,
+          allowAny: false,
+          allowNever: false,
+        },
+      ],
       // `x => f(x)` and `return fail(...)` in a void function are how callbacks and early exits read here.
-      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true }],
+      '@typescript-eslint/no-confusing-void-expression': [
+        'error',
+        { ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true },
+      ],
       // Off: tsconfig has no noUncheckedIndexedAccess, so the rule takes every record or array lookup for a
       // value that is always there and calls its guard unnecessary (~420 findings, most of them guards to keep);
       // worth it only after noUncheckedIndexedAccess is on.
@@ -49,7 +62,34 @@ export default tseslint.config(
       sourceType: 'module',
       parserOptions: { projectService: false, project: null, program: null },
       globals: Object.fromEntries(
-        ['window', 'document', 'location', 'history', 'sessionStorage', 'fetch', 'URL', 'URLSearchParams', 'Headers', 'AbortController', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'console', 'btoa', 'atob', 'TextEncoder', 'Intl', 'HTMLElement', 'Event', 'CustomEvent', 'requestAnimationFrame', 'navigator', 'Node'].map((name) => [name, 'readonly']),
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'sessionStorage',
+          'fetch',
+          'URL',
+          'URLSearchParams',
+          'Headers',
+          'AbortController',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'performance',
+          'console',
+          'btoa',
+          'atob',
+          'TextEncoder',
+          'Intl',
+          'HTMLElement',
+          'Event',
+          'CustomEvent',
+          'requestAnimationFrame',
+          'navigator',
+          'Node',
+        ].map((name) => [name, 'readonly']),
       ),
     },
   },

@@ -35,7 +35,10 @@ export function linkSignals(...parents: readonly AbortSignal[]): LinkedSignal {
 }
 
 /** Runs `work` with a signal linked to `parents`, released when the work settles. */
-export async function withLinkedSignal<T>(parents: readonly AbortSignal[], work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withLinkedSignal<T>(
+  parents: readonly AbortSignal[],
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const link = linkSignals(...parents);
   try {
     return await work(link.signal);

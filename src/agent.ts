@@ -30,7 +30,8 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
-export type StartResult = { ok: true; agent: RunningAgent; warnings: SettingsProblem[] } | { ok: false; problems: SettingsProblem[] };
+export type StartResult =
+  { ok: true; agent: RunningAgent; warnings: SettingsProblem[] } | { ok: false; problems: SettingsProblem[] };
 
 export async function startAgent(options: { settingsFile: string; watch?: boolean }): Promise<StartResult> {
   const loaded = await loadSettingsFile(options.settingsFile);
@@ -66,7 +67,10 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     info: () => ({ name: PRODUCT, version: VERSION, started, pid: process.pid, settings: need().settings().file }),
   };
   async function setEnabled(name: string, enabled: boolean): Promise<ModuleStatus> {
-    await guardedEdit([{ op: 'set', section: '/modules', key: name, value: enabled ? 'enabled' : 'disabled' }], `${enabled ? 'enable' : 'disable'} ${name}`);
+    await guardedEdit(
+      [{ op: 'set', section: '/modules', key: name, value: enabled ? 'enabled' : 'disabled' }],
+      `${enabled ? 'enable' : 'disable'} ${name}`,
+    );
     return need().moduleStatus(name) as ModuleStatus;
   }
   /**
@@ -80,7 +84,10 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     const r = need();
     const file = r.settings().file;
     if (!existsSync(file)) {
-      throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, 'the file is missing; the agent keeps its running settings, and edits wait until the file is back']);
+      throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [
+        file,
+        'the file is missing; the agent keeps its running settings, and edits wait until the file is back',
+      ]);
     }
     // The editor loads on the first edit, not at start.
     const { changedFiles, editSettings } = await import('./settings/edit-tree.js');
@@ -88,12 +95,18 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     // edit written, the result applied; the module steps are waited for once (reconciler.ts edit).
     return r.edit(why, async (problems) => {
       if (problems.length > 0) {
-        throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, `${problems.length}; fix the file first: ${problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`]);
+        throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [
+          file,
+          `${problems.length}; fix the file first: ${problems.map((p) => `line ${p.line}: ${p.message}`).join('; ')}`,
+        ]);
       }
       // Each edit goes to the file of the tree that holds its key ([/includes]; one file without them),
       // written only over the content just validated, and only when the whole tree as it would be
       // (every include followed) still validates: an edit never leaves a file broken.
-      const results = await editSettings(file, edits, { expected: r.settings().sources, check: (planned) => refuseInvalid(file, planned, r.settings()) });
+      const results = await editSettings(file, edits, {
+        expected: r.settings().sources,
+        check: (planned) => refuseInvalid(file, planned, r.settings()),
+      });
       return changedFiles(results);
     });
   }
@@ -104,7 +117,14 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   };
   const core = createCore({ settings: () => need().settings() });
   // With the folders of includes, as the watcher starts with them: without, the first reload's update dropped them.
-  reconciler = new Reconciler({ initial: snapshot, warnings: loaded.warnings, watched: loaded.watched, core, control, modules: catalogue() });
+  reconciler = new Reconciler({
+    initial: snapshot,
+    warnings: loaded.warnings,
+    watched: loaded.watched,
+    core,
+    control,
+    modules: catalogue(),
+  });
   const r0 = reconciler;
   // [/settings/log] level applies on every good reload, like every other key; so do the secrets to mask in logs.
   let watcher: SettingsTreeWatcher | undefined;
@@ -118,7 +138,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     });
   };
   sink.secrets = snapshot.secretValues;
-  for (const w of loaded.warnings) sink.write('warning', 'agent:settings', describeProblem(w), { file: w.file, line: w.line });
+  for (const w of loaded.warnings)
+    sink.write('warning', 'agent:settings', describeProblem(w), { file: w.file, line: w.line });
   // The watcher starts with the modules, not after them: a save while they start is not missed
   // (reloads wait for the start), and the start does not wait for the watcher's scan in turn.
   if (options.watch !== false) {
@@ -160,8 +181,12 @@ async function refuseInvalid(main: string, planned: ReadonlyMap<string, string>,
   const check = await loadSettingsFile(main, { reader });
   const problems = check.ok ? await newTlsProblems(check.snapshot, current) : check.problems;
   if (problems.length === 0) return;
-  const where = (p: SettingsProblem): string => (p.file === main ? `line ${p.line}` : `${basename(p.file)} line ${p.line}`);
-  const details = problems.map((p) => ({ field: `[${p.section ?? ''}]${p.key !== undefined ? ` ${p.key}` : ''}`, message: `${where(p)}: ${p.code}: ${p.message}` }));
+  const where = (p: SettingsProblem): string =>
+    p.file === main ? `line ${p.line}` : `${basename(p.file)} line ${p.line}`;
+  const details = problems.map((p) => ({
+    field: `[${p.section ?? ''}]${p.key !== undefined ? ` ${p.key}` : ''}`,
+    message: `${where(p)}: ${p.code}: ${p.message}`,
+  }));
   throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details });
 }
 

@@ -41,7 +41,26 @@ function rootEntries(): Set<string> {
     try {
       roots = new Set(readdirSync('/'));
     } catch {
-      roots = new Set(['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'media', 'mnt', 'opt', 'proc', 'root', 'run', 'sbin', 'srv', 'sys', 'tmp', 'usr', 'var']);
+      roots = new Set([
+        'bin',
+        'boot',
+        'dev',
+        'etc',
+        'home',
+        'lib',
+        'media',
+        'mnt',
+        'opt',
+        'proc',
+        'root',
+        'run',
+        'sbin',
+        'srv',
+        'sys',
+        'tmp',
+        'usr',
+        'var',
+      ]);
     }
   }
   return roots;

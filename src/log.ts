@@ -113,7 +113,9 @@ export class LogSink {
     }
     if (this.consoleLevel !== 'silent' && RANK[level] >= RANK[this.consoleLevel]) {
       const loc = record.file ? ` (${record.file}${record.line ? `:${record.line}` : ''})` : '';
-      const text = consoleIsJournal() ? `<${SYSLOG_PRIORITY[level]}>${namespace}: ${message}${loc}\n` : `${record.date} ${level.padEnd(8)} ${namespace}: ${message}${loc}\n`;
+      const text = consoleIsJournal()
+        ? `<${SYSLOG_PRIORITY[level]}>${namespace}: ${message}${loc}\n`
+        : `${record.date} ${level.padEnd(8)} ${namespace}: ${message}${loc}\n`;
       (RANK[level] >= RANK.warning ? process.stderr : process.stdout).write(text);
     }
     for (const listener of this.listeners) {
@@ -128,7 +130,9 @@ export class LogSink {
 
   /** Entries, oldest first, optionally filtered by level. */
   entries(levels?: ReadonlySet<LogLevel>): readonly LogRecord[] {
-    if (!this.ordered) this.ordered = this.head === 0 ? this.ring.slice() : this.ring.slice(this.head).concat(this.ring.slice(0, this.head));
+    if (!this.ordered)
+      this.ordered =
+        this.head === 0 ? this.ring.slice() : this.ring.slice(this.head).concat(this.ring.slice(0, this.head));
     return levels && levels.size > 0 ? this.ordered.filter((r) => levels.has(r.level)) : this.ordered;
   }
 
@@ -163,10 +167,7 @@ export class LogSink {
 }
 
 /** The sink of this process. Tests and CLI commands may lower its console level. */
-export const sink = new LogSink(
-  5000,
-  (process.env.AGENT_LOG_LEVEL as LogLevel | 'silent' | undefined) ?? 'info',
-);
+export const sink = new LogSink(5000, (process.env.AGENT_LOG_LEVEL as LogLevel | 'silent' | undefined) ?? 'info');
 
 export function getLogger(namespace: string): Logger {
   return sink.logger(namespace);

@@ -76,7 +76,9 @@ dispatch(process.argv.slice(2)).then(
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`agent: ${err instanceof Error && !(err instanceof AgentError) ? (err.stack ?? err.message) : errorMessage(err)}\n`);
+    process.stderr.write(
+      `agent: ${err instanceof Error && !(err instanceof AgentError) ? (err.stack ?? err.message) : errorMessage(err)}\n`,
+    );
     process.exitCode = err instanceof AgentError ? 1 : 70;
   },
 );

@@ -74,7 +74,8 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T>, options
         wait = Math.min(wait, left);
       }
       const aborted = await sleep(wait, false, options.signal ? { signal: options.signal } : {}).catch(() => true);
-      if (aborted || cutAtDeadline || (options.deadline !== undefined && performance.now() >= options.deadline)) throw err;
+      if (aborted || cutAtDeadline || (options.deadline !== undefined && performance.now() >= options.deadline))
+        throw err;
     }
   }
 }

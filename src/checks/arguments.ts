@@ -71,7 +71,10 @@ export class CheckArguments {
  * Parse tokens against the allowed options. Throws ArgumentError naming the
  * first unknown option, or a flag given a value it cannot take.
  */
-export function parseArguments(tokens: readonly string[], allowed: Readonly<Record<string, OptionDef>>): CheckArguments {
+export function parseArguments(
+  tokens: readonly string[],
+  allowed: Readonly<Record<string, OptionDef>>,
+): CheckArguments {
   const entries: [string, string][] = [];
   for (const raw of tokens) {
     const token = raw.replace(/^--/, '');
@@ -92,12 +95,22 @@ export function parseArguments(tokens: readonly string[], allowed: Readonly<Reco
 }
 
 /** Parse a number argument, with a clear error naming the key. */
-export function numberArgument(args: CheckArguments, key: string, fallback: number, range: { min?: number; max?: number } = {}): number {
+export function numberArgument(
+  args: CheckArguments,
+  key: string,
+  fallback: number,
+  range: { min?: number; max?: number } = {},
+): number {
   const raw = args.get(key);
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || (range.min !== undefined && n < range.min) || (range.max !== undefined && n > range.max)) {
-    const bounds = [range.min !== undefined ? `at least ${range.min}` : '', range.max !== undefined ? `at most ${range.max}` : ''].filter(Boolean).join(' and ');
+    const bounds = [
+      range.min !== undefined ? `at least ${range.min}` : '',
+      range.max !== undefined ? `at most ${range.max}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
     throw new ArgumentError(`${key}=${raw} is not a number${bounds ? ` ${bounds}` : ''}`);
   }
   return n;

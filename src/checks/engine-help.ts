@@ -8,13 +8,28 @@ import type { VarDef } from './expression/evaluate.js';
 import type { CheckDefinition } from './engine.js';
 
 export const COMMON_OPTIONS: Readonly<Record<string, OptionDef>> = {
-  filter: { description: 'Which items to consider; repeated filters are joined with or; none considers all.', repeat: true },
-  warning: { description: 'WARNING when an item matches (warn= is the same); repeated ones are joined with or; none disables the default.', repeat: true },
-  critical: { description: 'CRITICAL when an item matches (crit= is the same); repeated ones are joined with or; none disables the default.', repeat: true },
+  filter: {
+    description: 'Which items to consider; repeated filters are joined with or; none considers all.',
+    repeat: true,
+  },
+  warning: {
+    description:
+      'WARNING when an item matches (warn= is the same); repeated ones are joined with or; none disables the default.',
+    repeat: true,
+  },
+  critical: {
+    description:
+      'CRITICAL when an item matches (crit= is the same); repeated ones are joined with or; none disables the default.',
+    repeat: true,
+  },
   ok: { description: 'An item that matches is OK whatever warning and critical say.', repeat: true },
-  'empty-state': { description: 'Status when no item passes the filter: ok, warning, critical, unknown, or ignored (judge as usual).' },
+  'empty-state': {
+    description: 'Status when no item passes the filter: ok, warning, critical, unknown, or ignored (judge as usual).',
+  },
   'empty-syntax': { description: 'Message when no item passes the filter.' },
-  'top-syntax': { description: 'Message of the result, with summary placeholders such as %(status) and %(problem_list).' },
+  'top-syntax': {
+    description: 'Message of the result, with summary placeholders such as %(status) and %(problem_list).',
+  },
   'ok-syntax': { description: 'Message when the result is OK (unless show-all).' },
   'detail-syntax': { description: 'How one item appears in the lists, with item placeholders.' },
   'list-separator': { description: 'Text between items in the lists.', default: ', ' },
@@ -34,12 +49,23 @@ export const SUMMARY_VARS: Readonly<Record<string, VarDef>> = {
 };
 
 /** Summary names usable in top-syntax, ok-syntax and empty-syntax only. */
-export const SUMMARY_TEXTS: readonly string[] = ['status', 'list', 'detail_list', 'ok_list', 'warn_list', 'crit_list', 'problem_list'];
+export const SUMMARY_TEXTS: readonly string[] = [
+  'status',
+  'list',
+  'detail_list',
+  'ok_list',
+  'warn_list',
+  'crit_list',
+  'problem_list',
+];
 
 /** Plain-text help for a check: its options, names and defaults. */
 export function helpText(def: CheckDefinition): string {
   const lines: string[] = [`${def.name}: ${def.description}`, '', 'Options:'];
-  for (const [k, o] of Object.entries({ ...def.options, ...COMMON_OPTIONS })) lines.push(`  ${k}${o.flag ? '' : '=...'}  ${o.description}${o.default !== undefined ? ` (default: ${o.default})` : ''}`);
+  for (const [k, o] of Object.entries({ ...def.options, ...COMMON_OPTIONS }))
+    lines.push(
+      `  ${k}${o.flag ? '' : '=...'}  ${o.description}${o.default !== undefined ? ` (default: ${o.default})` : ''}`,
+    );
   lines.push('', 'Item names:');
   for (const [k, v] of Object.entries(def.vars)) lines.push(`  ${k} (${v.kind})  ${v.description}`);
   lines.push('', `Summary names: ${[...Object.keys(SUMMARY_VARS), ...SUMMARY_TEXTS].join(', ')}`, '', 'Defaults:');

@@ -9,7 +9,14 @@
  */
 import { ArgumentError, parseArguments, type CheckArguments, type OptionDef } from './arguments.js';
 import { ExpressionError } from './expression/lexer.js';
-import { compileExpression, type Compiled, type Scope, type VarDef, type Values, type Threshold } from './expression/evaluate.js';
+import {
+  compileExpression,
+  type Compiled,
+  type Scope,
+  type VarDef,
+  type Values,
+  type Threshold,
+} from './expression/evaluate.js';
 import { formatValue, renderTemplate, templateNames } from './format.js';
 import { applyPerfConfig, parsePerfConfig, type RawMetric } from './perf-config.js';
 import { STATUS_NAMES, UNKNOWN, type QueryResult, type Status } from '../core/result.js';
@@ -90,7 +97,11 @@ export interface CheckDefinition {
 }
 
 /** Run a check with its arguments. Never throws. */
-export async function runCheck(def: CheckDefinition, tokens: readonly string[], signal: AbortSignal = new AbortController().signal): Promise<QueryResult> {
+export async function runCheck(
+  def: CheckDefinition,
+  tokens: readonly string[],
+  signal: AbortSignal = new AbortController().signal,
+): Promise<QueryResult> {
   const command = def.name;
   try {
     const args = parseArguments(tokens, { ...COMMON_OPTIONS, ...def.options });
@@ -98,12 +109,15 @@ export async function runCheck(def: CheckDefinition, tokens: readonly string[], 
     const plan = prepare(def, args);
     const now = Date.now() / 1000;
     const filter = plan.filter;
-    const accepts = filter ? (item: Values): boolean => filter.test({ item, summary: { count: 0, total: 0 }, now }) : (): boolean => true;
+    const accepts = filter
+      ? (item: Values): boolean => filter.test({ item, summary: { count: 0, total: 0 }, now })
+      : (): boolean => true;
     let seen: number | undefined;
     const items = await def.collect(args, { signal, now, accepts, seen: (n) => (seen = n) });
     return judge(def, plan, items, now, seen ?? items.length);
   } catch (err) {
-    if (err instanceof ArgumentError || err instanceof PlanError || err instanceof CheckError) return { command, result: UNKNOWN, message: err.message, perf: [] };
+    if (err instanceof ArgumentError || err instanceof PlanError || err instanceof CheckError)
+      return { command, result: UNKNOWN, message: err.message, perf: [] };
     return { command, result: UNKNOWN, message: `${command} failed: ${errorMessage(err)}`, perf: [] };
   }
 }
@@ -128,9 +142,19 @@ interface Plan {
 /** Compile expressions and check templates before collecting anything. */
 function prepare(def: CheckDefinition, args: CheckArguments): Plan {
   const defaults: CheckDefaults = { ...def.defaults, ...def.defaultsFor?.(args) };
-  const compile = (key: 'filter' | 'warning' | 'critical' | 'ok', fallback: string | undefined): Compiled | undefined => {
+  const compile = (
+    key: 'filter' | 'warning' | 'critical' | 'ok',
+    fallback: string | undefined,
+  ): Compiled | undefined => {
     const given = args.all(key);
-    const source = given.length > 0 ? given.map((g) => g.trim()).filter((g) => g !== '' && g.toLowerCase() !== 'none').map((g) => `(${g})`).join(' or ') : fallback;
+    const source =
+      given.length > 0
+        ? given
+            .map((g) => g.trim())
+            .filter((g) => g !== '' && g.toLowerCase() !== 'none')
+            .map((g) => `(${g})`)
+            .join(' or ')
+        : fallback;
     if (source === undefined || source === '') return undefined;
     try {
       return compileExpression(source, def.vars, SUMMARY_VARS);
@@ -138,12 +162,13 @@ function prepare(def: CheckDefinition, args: CheckArguments): Plan {
       if (!(err instanceof ExpressionError)) throw err;
       // Report the column within what the user wrote when there is one expression.
       const pos = given.length === 1 ? err.pos - 1 : err.pos;
-      const shown = given.length === 1 ? (given[0]).trim() : source;
+      const shown = given.length === 1 ? given[0].trim() : source;
       throw new PlanError(`invalid ${key} expression "${shown}" at column ${Math.max(pos, 1)}: ${err.message}`);
     }
   };
   const emptyState = (args.get('empty-state') ?? defaults.emptyState).toLowerCase();
-  if (!['ok', 'warning', 'critical', 'unknown', 'ignored'].includes(emptyState)) throw new ArgumentError(`empty-state=${emptyState} is not one of ok, warning, critical, unknown, ignored`);
+  if (!['ok', 'warning', 'critical', 'unknown', 'ignored'].includes(emptyState))
+    throw new ArgumentError(`empty-state=${emptyState} is not one of ok, warning, critical, unknown, ignored`);
   const plan: Plan = {
     topSyntax: args.get('top-syntax') ?? defaults.topSyntax,
     detailSyntax: args.get('detail-syntax') ?? defaults.detailSyntax,
@@ -165,7 +190,11 @@ function prepare(def: CheckDefinition, args: CheckArguments): Plan {
   if (ok) plan.ok = ok;
   const summaryNames = new Set([...Object.keys(SUMMARY_VARS), ...SUMMARY_TEXTS]);
   checkNames('detail-syntax', plan.detailSyntax, new Set(Object.keys(def.vars)));
-  for (const [k, t] of [['top-syntax', plan.topSyntax], ['ok-syntax', plan.okSyntax], ['empty-syntax', plan.emptySyntax]] as const) {
+  for (const [k, t] of [
+    ['top-syntax', plan.topSyntax],
+    ['ok-syntax', plan.okSyntax],
+    ['empty-syntax', plan.emptySyntax],
+  ] as const) {
     if (t !== undefined) checkNames(k, t, summaryNames);
   }
   return plan;
@@ -184,14 +213,14 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
     return 0;
   });
   const counts = [0, 0, 0, 0];
-  for (const s of statuses) counts[s] = (counts[s]) + 1;
+  for (const s of statuses) counts[s] = counts[s] + 1;
   const summary: Record<string, number | string> = {
     count: kept.length,
     total: seen,
     ok_count: counts[0],
     warn_count: counts[1],
     crit_count: counts[2],
-    problem_count: (counts[1]) + (counts[2]),
+    problem_count: counts[1] + counts[2],
   };
   const itemStatus = statuses.reduce<Status>((a, b) => (b > a ? b : a), 0);
   let status: Status = itemStatus;
@@ -201,7 +230,9 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   else if (plan.critical && !plan.critical.usesItem && plan.critical.test(summaryScope)) status = 2;
   else if (plan.warning && !plan.warning.usesItem && plan.warning.test(summaryScope) && status < 1) status = 1;
 
-  const details = kept.map((item) => renderTemplate(plan.detailSyntax, (n) => (n in def.vars ? formatValue(item[n], (def.vars[n]).kind) : undefined)));
+  const details = kept.map((item) =>
+    renderTemplate(plan.detailSyntax, (n) => (n in def.vars ? formatValue(item[n], def.vars[n].kind) : undefined)),
+  );
   const join = (parts: string[]): string => capped(parts, plan.separator, def.defaults.listCap);
   const pick = (want: (s: Status) => boolean): string => join(details.filter((_, i) => want(statuses[i])));
   const list = join(details);
@@ -231,7 +262,12 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   return { command: def.name, result: status, message, perf: applyPerfConfig(metrics, plan.perfRules) };
 }
 
-const STATE_OF: Readonly<Record<Exclude<EmptyState, 'ignored'>, Status>> = { ok: 0, warning: 1, critical: 2, unknown: 3 };
+const STATE_OF: Readonly<Record<Exclude<EmptyState, 'ignored'>, Status>> = {
+  ok: 0,
+  warning: 1,
+  critical: 2,
+  unknown: 3,
+};
 
 function checkNames(what: string, template: string, known: ReadonlySet<string>): void {
   for (const n of templateNames(template)) {
@@ -239,7 +275,13 @@ function checkNames(what: string, template: string, known: ReadonlySet<string>):
   }
 }
 
-function pushMetric(out: RawMetric[], spec: PerfSpec, values: Values, vars: Readonly<Record<string, VarDef>>, plan: Plan): void {
+function pushMetric(
+  out: RawMetric[],
+  spec: PerfSpec,
+  values: Values,
+  vars: Readonly<Record<string, VarDef>>,
+  plan: Plan,
+): void {
   const def = vars[spec.key];
   const value = values[spec.key];
   if (!def || typeof value !== 'number') return;
@@ -261,7 +303,12 @@ function pushMetric(out: RawMetric[], spec: PerfSpec, values: Values, vars: Read
  * does the same the other way round. `below` when it alerts under the value
  * (a "low is bad" figure such as uptime or days left).
  */
-function thresholdFor(expr: Compiled | undefined, key: string, values: Values, vars: Readonly<Record<string, VarDef>>): { value: number; below: boolean } | undefined {
+function thresholdFor(
+  expr: Compiled | undefined,
+  key: string,
+  values: Values,
+  vars: Readonly<Record<string, VarDef>>,
+): { value: number; below: boolean } | undefined {
   if (!expr) return undefined;
   const def = vars[key];
   if (!def) return undefined;

@@ -9,12 +9,15 @@ const PLACEHOLDER = /%\(([A-Za-z0-9_.]+)\)|\$\{([A-Za-z0-9_.]+)\}/g;
 
 /** The placeholder names a template uses, in order of appearance. */
 export function templateNames(template: string): string[] {
-  return [...template.matchAll(PLACEHOLDER)].map((m) => (m[1] ?? m[2]));
+  return [...template.matchAll(PLACEHOLDER)].map((m) => m[1] ?? m[2]);
 }
 
 /** Fill placeholders; names that `lookup` does not know are left as written. */
 export function renderTemplate(template: string, lookup: (name: string) => string | undefined): string {
-  return template.replace(PLACEHOLDER, (whole, a: string | undefined, b: string | undefined) => lookup((a ?? b) as string) ?? whole);
+  return template.replace(
+    PLACEHOLDER,
+    (whole, a: string | undefined, b: string | undefined) => lookup((a ?? b) as string) ?? whole,
+  );
 }
 
 const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'] as const;
@@ -35,7 +38,12 @@ export function formatDuration(seconds: number): string {
   const neg = seconds < 0 ? '-' : '';
   let s = Math.round(Math.abs(seconds));
   const parts: string[] = [];
-  for (const [unit, size] of [['w', 604800], ['d', 86400], ['h', 3600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['w', 604800],
+    ['d', 86400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
     if (s >= size) {
       parts.push(`${Math.floor(s / size)}${unit}`);
       s %= size;
@@ -48,7 +56,10 @@ export function formatDuration(seconds: number): string {
 /** Seconds since the epoch as `YYYY-MM-DD HH:MM:SS` in UTC. */
 export function formatDate(epochSeconds: number): string {
   if (!Number.isFinite(epochSeconds) || epochSeconds <= 0) return 'never';
-  return new Date(epochSeconds * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '');
+  return new Date(epochSeconds * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '');
 }
 
 /** The human form of a value of the given kind. */

@@ -23,4 +23,3 @@ export function capped(parts: readonly string[], separator: string, cap: ListCap
   }
   return n === parts.length ? out : `${out}${n > 0 ? separator : ''}… ${parts.length - n} more`;
 }
-

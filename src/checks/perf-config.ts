@@ -55,7 +55,7 @@ export function parsePerfConfig(text: string): PerfRule[] {
     const m = re.exec(text);
     if (!m) throw new ArgumentError(`perf-config: expected selector(key:value; ...) at position ${at + 1}`);
     const style: PerfStyle = {};
-    for (const part of (m[2]).split(';')) {
+    for (const part of m[2].split(';')) {
       if (part.trim() === '') continue;
       const colon = part.indexOf(':');
       if (colon < 0) throw new ArgumentError(`perf-config: '${part.trim()}' is not key:value`);
@@ -65,7 +65,7 @@ export function parsePerfConfig(text: string): PerfRule[] {
       if (key === 'ignored') style.ignored = /^(true|1|yes)$/i.test(value);
       else style[key as 'unit' | 'prefix' | 'suffix'] = value;
     }
-    rules.push({ selector: (m[1]).trim(), style });
+    rules.push({ selector: m[1].trim(), style });
     at = re.lastIndex;
   }
   return rules;
@@ -107,7 +107,10 @@ export function applyPerfConfig(metrics: readonly RawMetric[], rules: readonly P
     if (style.ignored) continue;
     const [unit, factor] = unitFor(m, style.unit);
     const scale = (v: number | undefined): number | undefined => (v === undefined ? undefined : round(v / factor));
-    const p: PerfValue = { alias: `${style.prefix ?? ''}${m.alias}${style.suffix ?? ''}`, value: round(m.value / factor) };
+    const p: PerfValue = {
+      alias: `${style.prefix ?? ''}${m.alias}${style.suffix ?? ''}`,
+      value: round(m.value / factor),
+    };
     if (unit) p.unit = unit;
     const w = scale(m.warning);
     const c = scale(m.critical);
@@ -137,19 +140,24 @@ function unitFor(m: RawMetric, wanted: string | undefined): [string, number] {
     // (graphs break when 'x' is MB one call and GB the next); without a maximum, bytes.
     if (wanted === undefined) return m.maximum !== undefined ? autoSize(m.maximum) : ['B', 1];
     const f = SIZE_FACTORS[wanted.toLowerCase()];
-    if (!f) throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the size ${m.alias} (use B, KB, MB, GB or TB)`);
+    if (!f)
+      throw new ArgumentError(
+        `perf-config: unit '${wanted}' does not fit the size ${m.alias} (use B, KB, MB, GB or TB)`,
+      );
     return f;
   }
   if (m.kind === 'time') {
     if (wanted === undefined) return ['s', 1];
     const f = TIME_FACTORS[wanted.toLowerCase()];
-    if (!f) throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the time ${m.alias} (use ms, s, m, h or d)`);
+    if (!f)
+      throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the time ${m.alias} (use ms, s, m, h or d)`);
     return f;
   }
   if (m.kind === 'ms') {
     if (wanted === undefined) return ['ms', 1];
     const f = TIME_FACTORS[wanted.toLowerCase()];
-    if (!f) throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the time ${m.alias} (use ms, s, m, h or d)`);
+    if (!f)
+      throw new ArgumentError(`perf-config: unit '${wanted}' does not fit the time ${m.alias} (use ms, s, m, h or d)`);
     return [f[0], f[1] * 1000];
   }
   if (m.kind === 'percent') return [wanted ?? '%', 1];
@@ -164,7 +172,12 @@ function fits(kind: VarKind, unit: string): boolean {
 
 /** The unit NSClient++ users see by default: the largest that keeps the maximum at or above 1. */
 function autoSize(reference: number): [string, number] {
-  const units: [string, number][] = [['TB', 1024 ** 4], ['GB', 1024 ** 3], ['MB', 1024 ** 2], ['KB', 1024]];
+  const units: [string, number][] = [
+    ['TB', 1024 ** 4],
+    ['GB', 1024 ** 3],
+    ['MB', 1024 ** 2],
+    ['KB', 1024],
+  ];
   for (const u of units) if (Math.abs(reference) >= u[1]) return u;
   return ['B', 1];
 }

@@ -8,7 +8,15 @@ import { runCheck, type CheckDefinition } from './engine.js';
 /** Register every definition; returns one function that unregisters them all. */
 export function registerChecks(core: Core, module: string, defs: readonly CheckDefinition[]): () => void {
   const undo = defs.map((def) =>
-    core.registerSimpleQuery({ name: def.name, module, title: def.title, description: `${def.description} Arguments: help lists every option, name and default.` }, (args, call) => runCheck(def, args, call.signal)),
+    core.registerSimpleQuery(
+      {
+        name: def.name,
+        module,
+        title: def.title,
+        description: `${def.description} Arguments: help lists every option, name and default.`,
+      },
+      (args, call) => runCheck(def, args, call.signal),
+    ),
   );
   return () => {
     for (const u of undo) u();

@@ -36,7 +36,13 @@ export function parseArgs(argv: readonly string[], table: readonly CliOption[]):
  */
 function usageProblem(argv: readonly string[], table: readonly CliOption[]): string | undefined {
   const byName = new Map(table.map((o) => [o.name, o]));
-  const { tokens } = nodeParseArgs({ args: [...argv], options: parseArgsOptions(table), strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = nodeParseArgs({
+    args: [...argv],
+    options: parseArgsOptions(table),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   for (const t of tokens) {
     if (t.kind !== 'option') continue;
     const o = byName.get(t.name);
@@ -62,7 +68,13 @@ function isParseArgsError(err: unknown): err is Error {
  */
 export function takeSettingsOption(argv: readonly string[]): { settings: string | undefined; rest: string[] } {
   // Lenient: every other word is left as it stands, for the query's own parser.
-  const { tokens } = nodeParseArgs({ args: [...argv], options: { settings: { type: 'string' } }, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = nodeParseArgs({
+    args: [...argv],
+    options: { settings: { type: 'string' } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const taken = new Set<number>();
   let settings: string | undefined;
   for (const t of tokens) {

@@ -20,20 +20,89 @@ export interface CommandEntry {
 }
 
 /** `agent settings` alone: the list of its subcommands. */
-export const SETTINGS_GROUP_HELP = helpText('Usage: agent settings validate|show|schema|plan|import|fmt|set|pull [options]\nRun "agent settings <sub> --help" for details.', [HELP_OPTION]);
+export const SETTINGS_GROUP_HELP = helpText(
+  'Usage: agent settings validate|show|schema|plan|import|fmt|set|pull [options]\nRun "agent settings <sub> --help" for details.',
+  [HELP_OPTION],
+);
 
 export const COMMANDS: readonly CommandEntry[] = [
-  { words: ['run'], load: async () => { const m = await import('./run.js'); return { run: m.runCommand, options: m.RUN_OPTIONS }; } },
-  { words: ['query'], load: async () => { const m = await import('./query.js'); return { run: m.queryCommand, options: m.QUERY_OPTIONS }; } },
-  { words: ['client'], load: async () => { const m = await import('./client.js'); return { run: m.runClientCommand, options: m.CLIENT_CLI_OPTIONS }; } },
-  { words: ['settings', 'validate'], load: async () => { const m = await import('./settings-validate.js'); return { run: m.validateCommand, options: m.VALIDATE_OPTIONS }; } },
-  { words: ['settings', 'show'], load: async () => { const m = await import('./settings-show.js'); return { run: m.showCommand, options: m.SHOW_OPTIONS }; } },
-  { words: ['settings', 'schema'], load: async () => { const m = await import('./settings-schema.js'); return { run: m.schemaCommand, options: m.SCHEMA_OPTIONS }; } },
-  { words: ['settings', 'plan'], load: async () => { const m = await import('./settings-plan.js'); return { run: m.planCommand, options: m.PLAN_OPTIONS }; } },
-  { words: ['settings', 'import'], load: async () => { const m = await import('./settings-import.js'); return { run: m.importCommand, options: m.IMPORT_OPTIONS }; } },
-  { words: ['settings', 'fmt'], load: async () => { const m = await import('./settings-fmt.js'); return { run: m.fmtCommand, options: m.FMT_OPTIONS }; } },
-  { words: ['settings', 'pull'], load: async () => { const m = await import('./settings-pull.js'); return { run: m.pullCommand, options: m.PULL_OPTIONS }; } },
-  { words: ['settings', 'set'], load: async () => { const m = await import('./settings-set.js'); return { run: m.setCommand, options: m.SET_OPTIONS }; } },
+  {
+    words: ['run'],
+    load: async () => {
+      const m = await import('./run.js');
+      return { run: m.runCommand, options: m.RUN_OPTIONS };
+    },
+  },
+  {
+    words: ['query'],
+    load: async () => {
+      const m = await import('./query.js');
+      return { run: m.queryCommand, options: m.QUERY_OPTIONS };
+    },
+  },
+  {
+    words: ['client'],
+    load: async () => {
+      const m = await import('./client.js');
+      return { run: m.runClientCommand, options: m.CLIENT_CLI_OPTIONS };
+    },
+  },
+  {
+    words: ['settings', 'validate'],
+    load: async () => {
+      const m = await import('./settings-validate.js');
+      return { run: m.validateCommand, options: m.VALIDATE_OPTIONS };
+    },
+  },
+  {
+    words: ['settings', 'show'],
+    load: async () => {
+      const m = await import('./settings-show.js');
+      return { run: m.showCommand, options: m.SHOW_OPTIONS };
+    },
+  },
+  {
+    words: ['settings', 'schema'],
+    load: async () => {
+      const m = await import('./settings-schema.js');
+      return { run: m.schemaCommand, options: m.SCHEMA_OPTIONS };
+    },
+  },
+  {
+    words: ['settings', 'plan'],
+    load: async () => {
+      const m = await import('./settings-plan.js');
+      return { run: m.planCommand, options: m.PLAN_OPTIONS };
+    },
+  },
+  {
+    words: ['settings', 'import'],
+    load: async () => {
+      const m = await import('./settings-import.js');
+      return { run: m.importCommand, options: m.IMPORT_OPTIONS };
+    },
+  },
+  {
+    words: ['settings', 'fmt'],
+    load: async () => {
+      const m = await import('./settings-fmt.js');
+      return { run: m.fmtCommand, options: m.FMT_OPTIONS };
+    },
+  },
+  {
+    words: ['settings', 'pull'],
+    load: async () => {
+      const m = await import('./settings-pull.js');
+      return { run: m.pullCommand, options: m.PULL_OPTIONS };
+    },
+  },
+  {
+    words: ['settings', 'set'],
+    load: async () => {
+      const m = await import('./settings-set.js');
+      return { run: m.setCommand, options: m.SET_OPTIONS };
+    },
+  },
   { words: ['settings'], load: async () => ({ run: settingsGroup, options: [HELP_OPTION] }) },
   ...['install', 'password', 'add-user', 'add-role'].map((sub) => ({
     words: ['web', sub],
@@ -42,7 +111,13 @@ export const COMMANDS: readonly CommandEntry[] = [
       return { run: (argv: string[]) => m.runWebCommand([sub, ...argv]), options: o.WEB_OPTIONS[sub] };
     },
   })),
-  { words: ['web'], load: async () => { const m = await import('./web.js'); return { run: m.runWebCommand, options: [HELP_OPTION] }; } },
+  {
+    words: ['web'],
+    load: async () => {
+      const m = await import('./web.js');
+      return { run: m.runWebCommand, options: [HELP_OPTION] };
+    },
+  },
 ];
 
 /** The command named by the first words of argv (the longest match), and the arguments after them. */
@@ -61,5 +136,7 @@ async function settingsGroup(argv: string[]): Promise<number> {
     return sub === undefined ? 2 : 0;
   }
   const { AgentError } = await import('../errors.js');
-  throw new AgentError('AGENT_ERR_USAGE', [`unknown settings command "${sub}" (validate, show, schema, plan, import, fmt, set, pull)`]);
+  throw new AgentError('AGENT_ERR_USAGE', [
+    `unknown settings command "${sub}" (validate, show, schema, plan, import, fmt, set, pull)`,
+  ]);
 }

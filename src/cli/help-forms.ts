@@ -32,7 +32,7 @@ export function reshapeHelp(help: string, form: HelpForm): string {
   for (const line of lines) {
     const m = /^\s{2,}(--[\w-]+)(?:[ =]([A-Z][\w|.…,[\]]*|[a-z]+(?:\|[a-z]+)*))?\s{2,}(\S.*)$/.exec(line);
     if (!m) continue;
-    const [name, arg, description] = [m[1], balanced(m[2] ?? ''), (m[3]).trim()];
+    const [name, arg, description] = [m[1], balanced(m[2] ?? ''), m[3].trim()];
     const row = rows.get(name);
     if (!row) rows.set(name, { arg, description });
     else {
@@ -45,7 +45,10 @@ export function reshapeHelp(help: string, form: HelpForm): string {
     if (!rows.has(m[1])) rows.set(m[1], { arg: balanced(m[2] ?? ''), description: '' });
   }
   const cell = (s: string): string => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  return ['option,argument,description', ...[...rows].map(([name, r]) => [name, r.arg, r.description].map(cell).join(','))].join('\n');
+  return [
+    'option,argument,description',
+    ...[...rows].map(([name, r]) => [name, r.arg, r.description].map(cell).join(',')),
+  ].join('\n');
 }
 
 /** `P]` (the end of `[--password P]`) without the bracket that closes the usage's optional part. */
@@ -62,10 +65,10 @@ function balanced(arg: string): string {
 export async function runHelpForm(command: (argv: string[]) => Promise<number>, form: HelpForm): Promise<number> {
   const write = process.stdout.write.bind(process.stdout);
   let text = '';
-  process.stdout.write = ((chunk: string | Uint8Array) => {
+  process.stdout.write = (chunk: string | Uint8Array) => {
     text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     return true;
-  });
+  };
   let code: number;
   try {
     code = await command(['--help']);

@@ -17,9 +17,17 @@ import type { Snapshot } from '../settings/snapshot.js';
 import { moduleTable } from '../settings/module-table.js';
 
 /** The listening modules (the module table's listener column). */
-export const LISTENING_MODULES: ReadonlySet<string> = new Set(moduleTable().filter((m) => m.listener !== undefined).map((m) => m.name));
+export const LISTENING_MODULES: ReadonlySet<string> = new Set(
+  moduleTable()
+    .filter((m) => m.listener !== undefined)
+    .map((m) => m.name),
+);
 /** Modules that act on their own (the background column): the Scheduler would run its checks and send them from a one-shot command, beside the running agent. */
-export const BACKGROUND_MODULES: ReadonlySet<string> = new Set(moduleTable().filter((m) => m.background === true).map((m) => m.name));
+export const BACKGROUND_MODULES: ReadonlySet<string> = new Set(
+  moduleTable()
+    .filter((m) => m.background === true)
+    .map((m) => m.name),
+);
 
 export interface LocalCore {
   core: Core;
@@ -33,7 +41,9 @@ export async function startLocalCore(snapshot: Snapshot, options: { modules?: st
   const core = createCore({ settings: () => snapshot });
   const wanted = options.modules
     ? options.modules.map((m) => findModule(m)).filter((e) => e !== undefined)
-    : catalogue().filter((e) => snapshot.modules[e.name] === true && !LISTENING_MODULES.has(e.name) && !BACKGROUND_MODULES.has(e.name));
+    : catalogue().filter(
+        (e) => snapshot.modules[e.name] === true && !LISTENING_MODULES.has(e.name) && !BACKGROUND_MODULES.has(e.name),
+      );
   const failed: LocalCore['failed'] = [];
   for (const entry of wanted) {
     const r = new ModuleRunner(entry, core);

@@ -17,19 +17,31 @@ export interface CliOption {
   readonly repeat?: boolean;
 }
 
-export const SETTINGS_OPTION: CliOption = { name: 'settings', arg: 'FILE', help: 'the settings file (default: $AGENT_SETTINGS, else settings/agent.ini)' };
+export const SETTINGS_OPTION: CliOption = {
+  name: 'settings',
+  arg: 'FILE',
+  help: 'the settings file (default: $AGENT_SETTINGS, else settings/agent.ini)',
+};
 export const HELP_OPTION: CliOption = { name: 'help', help: 'print this help (also help, help-short, help-csv)' };
 
 /** A table as util.parseArgs' `options` config: an option with an argument is a string, one without a boolean flag. */
 export function parseArgsOptions(options: readonly CliOption[]): NonNullable<ParseArgsConfig['options']> {
-  return Object.fromEntries(options.map((o) => [o.name, { type: o.arg !== undefined ? ('string' as const) : ('boolean' as const), ...(o.repeat ? { multiple: true } : {}) }]));
+  return Object.fromEntries(
+    options.map((o) => [
+      o.name,
+      {
+        type: o.arg !== undefined ? ('string' as const) : ('boolean' as const),
+        ...(o.repeat ? { multiple: true } : {}),
+      },
+    ]),
+  );
 }
 
 /** The `Options:` block of a --help text, one aligned line per option (help-forms.ts reads it back for help-csv). */
 export function optionLines(options: readonly CliOption[]): string {
   const heads = options.map((o) => `--${o.name}${o.arg ? ` ${o.arg}` : ''}`);
   const width = Math.max(...heads.map((h) => h.length));
-  return ['Options:', ...options.map((o, i) => `  ${(heads[i]).padEnd(width)}  ${o.help}`)].join('\n');
+  return ['Options:', ...options.map((o, i) => `  ${heads[i].padEnd(width)}  ${o.help}`)].join('\n');
 }
 
 /** A command's whole --help: its text, then the options block. */

@@ -14,7 +14,10 @@ import { queryIndex } from '../checks/helpers/index-check.js';
 
 /** Options of `agent query` itself, before the query's name (--settings may stand anywhere). */
 export const QUERY_OPTIONS: readonly CliOption[] = [
-  { name: 'list', help: 'list every query with its module and whether it is enabled (its module is enabled in the settings and started), instead of running one' },
+  {
+    name: 'list',
+    help: 'list every query with its module and whether it is enabled (its module is enabled in the settings and started), instead of running one',
+  },
   SETTINGS_OPTION,
   HELP_OPTION,
 ];
@@ -40,10 +43,11 @@ export async function queryCommand(argv: string[]): Promise<number> {
   const taken = takeSettingsOption(argv);
   const head: string[] = taken.settings !== undefined ? ['--settings', taken.settings] : [];
   let i = 0;
-  while (i < taken.rest.length && (taken.rest[i]).startsWith('--')) head.push(taken.rest[i++]);
+  while (i < taken.rest.length && taken.rest[i].startsWith('--')) head.push(taken.rest[i++]);
   const rest = taken.rest.slice(i);
   const { options } = parseArgs(head, QUERY_OPTIONS);
-  if (options.list === true && !options.help) return rest.length > 0 ? usageError(`--list takes no query ("${rest[0]}")`) : listQueries(settingsPath(options));
+  if (options.list === true && !options.help)
+    return rest.length > 0 ? usageError(`--list takes no query ("${rest[0]}")`) : listQueries(settingsPath(options));
   if (options.help || rest.length === 0) {
     (options.help ? out : err)(QUERY_HELP);
     return options.help ? 0 : 2;

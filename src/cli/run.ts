@@ -50,7 +50,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.off('SIGHUP', onHup);
     const code = settingsExitCode(result.problems);
     // An unreadable file is one problem that says it all; an invalid one gets a count first.
-    if (code === 1) err(`agent: ${formatMessage('AGENT_ERR_SETTINGS_INVALID', [file, result.problems.length])}; not starting:`);
+    if (code === 1)
+      err(`agent: ${formatMessage('AGENT_ERR_SETTINGS_INVALID', [file, result.problems.length])}; not starting:`);
     for (const p of result.problems) err(formatProblem(p));
     if (code === 2) err('agent: not starting');
     return code;
@@ -104,8 +105,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     // Ready only once the signals are handled: a SIGTERM sent as soon as this
     // line is read must stop the agent, not kill it with the default action.
-    log.info(`agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`);
-    notifySystemd(`READY=1\nSTATUS=running: ${loaded.length} module(s) loaded${failed.length > 0 ? `, failed: ${failed.join(', ')}` : ''}`);
+    log.info(
+      `agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`,
+    );
+    notifySystemd(
+      `READY=1\nSTATUS=running: ${loaded.length} module(s) loaded${failed.length > 0 ? `, failed: ${failed.join(', ')}` : ''}`,
+    );
     stopWatchdog = startWatchdog();
     if (hupDuringStart) reload?.();
   });

@@ -50,14 +50,17 @@ export async function fmtCommand(argv: string[]): Promise<number> {
     try {
       text = await readFile(file, 'utf8');
     } catch (e) {
-      err(`agent settings fmt: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(e)}`);
+      err(
+        `agent settings fmt: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(e)}`,
+      );
       unreadable = true;
       continue;
     }
     const formatted = formatIni(text);
     if (formatted.text === text) continue;
     differ++;
-    if (check) out(`${file}: not in the canonical layout (${formatted.changes.length} line(s); run agent settings fmt ${file})`);
+    if (check)
+      out(`${file}: not in the canonical layout (${formatted.changes.length} line(s); run agent settings fmt ${file})`);
     if (options.diff) for (const c of formatted.changes) printChange(file, c);
     if (check) continue;
     try {

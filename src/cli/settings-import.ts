@@ -20,7 +20,11 @@ import { formatProblem } from './format-problem.js';
 export const IMPORT_OPTIONS: readonly CliOption[] = [
   { name: 'output', arg: 'FILE', help: 'write the result there (default: print it on stdout, the report on stderr)' },
   { name: 'force', help: 'replace an existing --output file' },
-  { name: 'format', arg: 'text|json', help: 'json: print {valid, output, settings?, source, totals?, changes, unsupportedModules, problems, warnings}' },
+  {
+    name: 'format',
+    arg: 'text|json',
+    help: 'json: print {valid, output, settings?, source, totals?, changes, unsupportedModules, problems, warnings}',
+  },
   { ...SETTINGS_OPTION, help: 'accepted for symmetry with the other commands; the file to translate is NSCLIENT.INI' },
   HELP_OPTION,
 ];
@@ -68,7 +72,9 @@ export async function importCommand(argv: string[]): Promise<number> {
     return 2;
   }
   if (looksLikeNscIni(text)) {
-    err(`agent settings import: ${source} is an NSClient++ 0.3.x NSC.ini ([modules], [Settings], [NRPE], … without the /settings/ paths of 0.4 and later); it is not translated: convert it with NSClient++ 0.4 or later first (nscp settings --migrate-to ini), then import the nsclient.ini it writes`);
+    err(
+      `agent settings import: ${source} is an NSClient++ 0.3.x NSC.ini ([modules], [Settings], [NRPE], … without the /settings/ paths of 0.4 and later); it is not translated: convert it with NSClient++ 0.4 or later first (nscp settings --migrate-to ini), then import the nsclient.ini it writes`,
+    );
     return 2;
   }
   if (output !== undefined && existsSync(output) && options.force !== true) {
@@ -88,7 +94,20 @@ export async function importCommand(argv: string[]): Promise<number> {
     }
   }
   if (format === 'json') {
-    out(JSON.stringify({ valid: result.valid, output: result.writable ? (output ?? null) : null, ...(output === undefined ? { settings: result.text } : {}), source: result.source, ...(result.totals ? { totals: result.totals } : {}), windowsOnly: result.windowsOnly, changes: result.changes, unsupportedModules: result.unsupportedModules, problems: result.problems, warnings: result.warnings }));
+    out(
+      JSON.stringify({
+        valid: result.valid,
+        output: result.writable ? (output ?? null) : null,
+        ...(output === undefined ? { settings: result.text } : {}),
+        source: result.source,
+        ...(result.totals ? { totals: result.totals } : {}),
+        windowsOnly: result.windowsOnly,
+        changes: result.changes,
+        unsupportedModules: result.unsupportedModules,
+        problems: result.problems,
+        warnings: result.warnings,
+      }),
+    );
     return result.valid ? 0 : 1;
   }
   for (const line of formatChanges(result, source)) err(line);
@@ -100,10 +119,14 @@ export async function importCommand(argv: string[]): Promise<number> {
       return 1;
     }
     if (output === undefined) out(result.text);
-    err(`agent settings import: ${output ?? 'the result'} ${output ? 'is written but does' : 'does'} not validate on this machine until the files named above exist (copy them over, then agent settings validate${output ? ` ${output}` : ''})`);
+    err(
+      `agent settings import: ${output ?? 'the result'} ${output ? 'is written but does' : 'does'} not validate on this machine until the files named above exist (copy them over, then agent settings validate${output ? ` ${output}` : ''})`,
+    );
     return 1;
   }
   if (output === undefined) out(result.text);
-  err(`${source}: ${result.changes.filter((c) => c.action !== 'note' && c.action !== 'kept').length} key(s) or section(s) dropped or changed; ${output ?? 'the result'} validates${output ? ` (agent settings validate ${output})` : ''}`);
+  err(
+    `${source}: ${result.changes.filter((c) => c.action !== 'note' && c.action !== 'kept').length} key(s) or section(s) dropped or changed; ${output ?? 'the result'} validates${output ? ` (agent settings validate ${output})` : ''}`,
+  );
   return 0;
 }

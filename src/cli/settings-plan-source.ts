@@ -16,13 +16,15 @@ import { cacheFileOf, sourceConfig } from '../reconciler/source/settings-source.
 import { fetchSource } from '../reconciler/source/fetch-source.js';
 import { readCachedPull } from '../reconciler/source/source-cache.js';
 
-export type SourcePlanInput = { ok: true; now: LoadResult; next: LoadResult; line: string } | { ok: false; code: 1 | 2; message: string };
+export type SourcePlanInput =
+  { ok: true; now: LoadResult; next: LoadResult; line: string } | { ok: false; code: 1 | 2; message: string };
 
 export async function sourcePlanInput(file: string): Promise<SourcePlanInput> {
   const now = await loadSettingsFile(file);
   if (!now.ok) return { ok: true, now, next: now, line: '' };
   const cfg = sourceConfig(now.snapshot);
-  if (cfg.url === '') return { ok: false, code: 2, message: `${formatMessage('AGENT_ERR_SOURCE_NONE', [])} in ${file}` };
+  if (cfg.url === '')
+    return { ok: false, code: 2, message: `${formatMessage('AGENT_ERR_SOURCE_NONE', [])} in ${file}` };
   const repo = mkdtempSync(join(tmpdir(), 'agent-plan-source-'));
   try {
     const got = await fetchSource(cfg, undefined, join(repo, 'repo.git'));

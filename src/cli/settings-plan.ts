@@ -60,9 +60,16 @@ export async function planCommand(argv: string[]): Promise<number> {
   const problems = [a, b].flatMap((r) => (r && !r.ok ? r.problems : []));
   for (const p of problems) err(formatProblem(p));
   if (!a?.ok || !b?.ok) return settingsExitCode(problems);
-  const loaded = new Set(Object.entries(a.snapshot.modules).filter(([, on]) => on).map(([m]) => m));
+  const loaded = new Set(
+    Object.entries(a.snapshot.modules)
+      .filter(([, on]) => on)
+      .map(([m]) => m),
+  );
   // The modules, then what the agent applies itself ([/settings/log], [/paths], includes).
-  const plan = [...computePlan({ applied: a.snapshot, desired: b.snapshot, loaded }), agentStep(a.snapshot, b.snapshot)];
+  const plan = [
+    ...computePlan({ applied: a.snapshot, desired: b.snapshot, loaded }),
+    agentStep(a.snapshot, b.snapshot),
+  ];
   if (options.json) {
     out(JSON.stringify(plan));
     return 0;

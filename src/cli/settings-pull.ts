@@ -59,7 +59,10 @@ export async function pullCommand(argv: string[]): Promise<number> {
       err(`agent: ${status.lastError}`);
       return 1;
     }
-    const what = status.pulls.changed > 0 ? `revision ${status.revision ?? ''} pulled and cached; a running agent applies it now` : 'unchanged';
+    const what =
+      status.pulls.changed > 0
+        ? `revision ${status.revision ?? ''} pulled and cached; a running agent applies it now`
+        : 'unchanged';
     out(`${status.url}: ${what}`);
     return 0;
   } catch {

@@ -49,7 +49,8 @@ export async function schemaCommand(argv: string[]): Promise<number> {
     out(SCHEMA_HELP);
     return 0;
   }
-  if (positionals.length > 0) throw new AgentError('AGENT_ERR_USAGE', [`agent settings schema takes no arguments (got "${positionals[0]}")`]);
+  if (positionals.length > 0)
+    throw new AgentError('AGENT_ERR_USAGE', [`agent settings schema takes no arguments (got "${positionals[0]}")`]);
   out(JSON.stringify(combinedSchema(), null, 2));
   return 0;
 }

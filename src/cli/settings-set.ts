@@ -50,7 +50,8 @@ export async function setCommand(argv: string[]): Promise<number> {
   }
   const section = typeof options.path === 'string' ? options.path.trim().replace(/^\[(.*)\]$/, '$1') : '';
   const key = typeof options.key === 'string' ? options.key.trim() : '';
-  const value = typeof options.value === 'string' ? options.value : typeof options.set === 'string' ? options.set : undefined;
+  const value =
+    typeof options.value === 'string' ? options.value : typeof options.set === 'string' ? options.set : undefined;
   const remove = options.remove === true;
   if (positionals.length > 0 || section === '' || key === '' || (value === undefined) === !remove) {
     err(`agent settings set: give --path, --key and one of --value or --remove\n\n${SET_HELP}`);
@@ -63,19 +64,27 @@ export async function setCommand(argv: string[]): Promise<number> {
   const file = settingsPath(options);
   let problems: string[] = [];
   try {
-    const results = await editSettings(file, [remove ? { op: 'remove-key', section, key } : { op: 'set', section, key, value: value ?? '' }], {
-      check: async (planned) => {
-        const reader = new SettingsReader();
-        for (const [f, text] of planned) await reader.source(f, Buffer.from(text, 'utf8'));
-        const loaded = await loadSettingsFile(file, { reader });
-        if (!loaded.ok) {
-          problems = loaded.problems.map(formatProblem);
-          throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, String(loaded.problems.length)]);
-        }
+    const results = await editSettings(
+      file,
+      [remove ? { op: 'remove-key', section, key } : { op: 'set', section, key, value: value ?? '' }],
+      {
+        check: async (planned) => {
+          const reader = new SettingsReader();
+          for (const [f, text] of planned) await reader.source(f, Buffer.from(text, 'utf8'));
+          const loaded = await loadSettingsFile(file, { reader });
+          if (!loaded.ok) {
+            problems = loaded.problems.map(formatProblem);
+            throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [file, String(loaded.problems.length)]);
+          }
+        },
       },
-    });
+    );
     const changed = changedFiles(results);
-    out(changed.length > 0 ? `[${section}] ${key} ${remove ? 'removed' : `= ${value ?? ''}`}: written to ${changed.join(', ')}` : `[${section}] ${key} is already so; nothing written`);
+    out(
+      changed.length > 0
+        ? `[${section}] ${key} ${remove ? 'removed' : `= ${value ?? ''}`}: written to ${changed.join(', ')}`
+        : `[${section}] ${key} is already so; nothing written`,
+    );
     return 0;
   } catch (e) {
     for (const p of problems) err(p);

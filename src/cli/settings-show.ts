@@ -10,7 +10,13 @@ import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
-import { objectMaps, objectSectionPath, type Origin, type ResolvedObject, type Snapshot } from '../settings/snapshot.js';
+import {
+  objectMaps,
+  objectSectionPath,
+  type Origin,
+  type ResolvedObject,
+  type Snapshot,
+} from '../settings/snapshot.js';
 import { formatProblem } from './format-problem.js';
 import { keySchema, originFile, originText } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
@@ -93,18 +99,35 @@ export async function showCommand(argv: string[]): Promise<number> {
   }
   if (filter !== undefined && Object.keys(sections).length === 0 && Object.keys(objects).length === 0) {
     const known = [...Object.keys(s.sections), ...objectMaps(s).flatMap((m) => [...m.values()].map(objectSectionPath))];
-    err(`agent settings show: no section matches "${String(options.section)}"${suggestion(String(options.section), known)}${options.resolved ? '' : ' (objects need --resolved)'}`);
+    err(
+      `agent settings show: no section matches "${String(options.section)}"${suggestion(String(options.section), known)}${options.resolved ? '' : ' (objects need --resolved)'}`,
+    );
     return 2;
   }
   if (options.json) {
-    const variables = Object.fromEntries(Object.entries(s.variables).map(([k, v]) => [k, s.secretValues.includes(v) ? SECRET_MASK : v]));
-    out(JSON.stringify({ file: s.file, hash: s.hash, files: s.sources.map((f) => f.file), variables, sections, ...(options.resolved ? { objects } : {}), ...sourceOf(s) }));
+    const variables = Object.fromEntries(
+      Object.entries(s.variables).map(([k, v]) => [k, s.secretValues.includes(v) ? SECRET_MASK : v]),
+    );
+    out(
+      JSON.stringify({
+        file: s.file,
+        hash: s.hash,
+        files: s.sources.map((f) => f.file),
+        variables,
+        sections,
+        ...(options.resolved ? { objects } : {}),
+        ...sourceOf(s),
+      }),
+    );
     return 0;
   }
   out(`; ${s.file} (sha256 ${s.hash.slice(0, 16)}…)`);
   for (const f of s.sources) if (f.file !== s.file) out(`; includes ${originFile(f.file, s.file)}`);
   const pulled = sourceOf(s).source;
-  if (pulled) out(`; source ${pulled.url}: ${pulled.revision === null ? 'nothing pulled yet (the local files alone)' : `revision ${pulled.revision}, pulled ${pulled.pulledAt}`}`);
+  if (pulled)
+    out(
+      `; source ${pulled.url}: ${pulled.revision === null ? 'nothing pulled yet (the local files alone)' : `revision ${pulled.revision}, pulled ${pulled.pulledAt}`}`,
+    );
   const describe = options.describe === true;
   printSections(sections, describe);
   if (options.resolved) {
@@ -114,7 +137,13 @@ export async function showCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-function shownSection(values: Readonly<Record<string, unknown>>, origins: Readonly<Record<string, Origin>>, schema: JsonSchema | undefined, file: string, secrets: readonly string[]): Record<string, ShownValue> {
+function shownSection(
+  values: Readonly<Record<string, unknown>>,
+  origins: Readonly<Record<string, Origin>>,
+  schema: JsonSchema | undefined,
+  file: string,
+  secrets: readonly string[],
+): Record<string, ShownValue> {
   const out: Record<string, ShownValue> = {};
   for (const [key, value] of Object.entries(values)) {
     const prop = keySchema(schema, key);
@@ -136,7 +165,11 @@ function shownSection(values: Readonly<Record<string, unknown>>, origins: Readon
  * the effective value, with the origin of the fallback's entry, or
  * "default" when the fallback section's schema default applies.
  */
-function fallbackValues(s: Snapshot, values: Readonly<Record<string, unknown>>, schema: JsonSchema | undefined): Record<string, ShownValue> {
+function fallbackValues(
+  s: Snapshot,
+  values: Readonly<Record<string, unknown>>,
+  schema: JsonSchema | undefined,
+): Record<string, ShownValue> {
   const out: Record<string, ShownValue> = {};
   for (const [key, prop] of Object.entries<JsonSchema>(schema?.properties ?? {})) {
     const from = prop['x-fallback'];
@@ -157,7 +190,10 @@ function fallbackValues(s: Snapshot, values: Readonly<Record<string, unknown>>, 
 function printSections(sections: Record<string, Record<string, ShownValue>>, describe: boolean): void {
   for (const [path, keys] of Object.entries(sections)) {
     out(`\n[${path}]`);
-    const width = Math.min(40, Math.max(0, ...Object.entries(keys).map(([k, v]) => `${k} = ${render(v.value)}`.length)));
+    const width = Math.min(
+      40,
+      Math.max(0, ...Object.entries(keys).map(([k, v]) => `${k} = ${render(v.value)}`.length)),
+    );
     for (const [k, v] of Object.entries(keys)) {
       if (describe && v.description) out(`; ${v.description}`);
       const line = `${k} = ${render(v.value)}`;

@@ -15,7 +15,11 @@ import { tlsFileProblems } from '../settings/tls-checks.js';
 import type { TlsFileProblem } from '../formats/tls-files.js';
 
 export const VALIDATE_OPTIONS: readonly CliOption[] = [
-  { name: 'format', arg: 'text|json|github', help: 'text: one line per problem (default); json: {"valid","files":[{"file","valid","errors","warnings"}]}; github: workflow annotations' },
+  {
+    name: 'format',
+    arg: 'text|json|github',
+    help: 'text: one line per problem (default); json: {"valid","files":[{"file","valid","errors","warnings"}]}; github: workflow annotations',
+  },
   { name: 'strict', help: 'warnings fail the run too' },
   SETTINGS_OPTION,
   HELP_OPTION,
@@ -79,9 +83,12 @@ export async function validateCommand(argv: string[]): Promise<number> {
     };
     for (const r of reports) {
       for (const p of [...r.errors, ...r.warnings]) once(format === 'github' ? annotation(p) : formatProblem(p));
-      if (format === 'text') lines.push(`${r.file}: ${r.valid ? 'valid' : 'invalid'} (${r.errors.length} error(s), ${r.warnings.length} warning(s))`);
+      if (format === 'text')
+        lines.push(
+          `${r.file}: ${r.valid ? 'valid' : 'invalid'} (${r.errors.length} error(s), ${r.warnings.length} warning(s))`,
+        );
     }
-    if (lines.length > 0) out(lines.join("\n"));
+    if (lines.length > 0) out(lines.join('\n'));
   }
   if (unreadable) return 2;
   return failed ? 1 : 0;

@@ -8,23 +8,43 @@ import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './option
 /** The options every subcommand takes. */
 const COMMON: readonly CliOption[] = [
   SETTINGS_OPTION,
-  { name: 'create', help: 'make FILE when it does not exist (without it a path that does not exist is refused, exit 2)' },
+  {
+    name: 'create',
+    help: 'make FILE when it does not exist (without it a path that does not exist is refused, exit 2)',
+  },
   HELP_OPTION,
 ];
 
-const WRITE_PASSWORD: CliOption = { name: 'write-password', help: 'write the password itself into the settings file (without it, it is kept in ${state}/web-password, mode 0600, and the settings read it with ${file:})' };
+const WRITE_PASSWORD: CliOption = {
+  name: 'write-password',
+  help: 'write the password itself into the settings file (without it, it is kept in ${state}/web-password, mode 0600, and the settings read it with ${file:})',
+};
 
-const PASSWORD_STDIN: CliOption = { name: 'password-stdin', help: 'read the password from standard input (one line), so it appears neither in the process list nor in the shell history' };
+const PASSWORD_STDIN: CliOption = {
+  name: 'password-stdin',
+  help: 'read the password from standard input (one line), so it appears neither in the process list nor in the shell history',
+};
 
 export const WEB_OPTIONS: Readonly<Record<string, readonly CliOption[]>> = {
   install: [
-    { name: 'password', arg: 'P', help: 'password of the user root, at least 8 characters (without it an existing password stays; when there is none, a strong one is generated and printed)' },
+    {
+      name: 'password',
+      arg: 'P',
+      help: 'password of the user root, at least 8 characters (without it an existing password stays; when there is none, a strong one is generated and printed)',
+    },
     PASSWORD_STDIN,
     { name: 'allow-weak-password', help: 'accept a password shorter than 8 characters' },
     WRITE_PASSWORD,
     { name: 'port', arg: 'N', help: 'TLS port (8443 is written as 8443s; a trailing s means TLS)' },
-    { name: 'allowed-hosts', arg: 'LIST', help: 'client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)' },
-    { name: 'https', help: "serve TLS (NSClient++'s switch; TLS is the default here: an existing port without its trailing s gets it)" },
+    {
+      name: 'allowed-hosts',
+      arg: 'LIST',
+      help: 'client addresses: 10.0.0.1, 10.0.0.0/8, 10.0.*.*, ::1, ... (comma-separated)',
+    },
+    {
+      name: 'https',
+      help: "serve TLS (NSClient++'s switch; TLS is the default here: an existing port without its trailing s gets it)",
+    },
     { name: 'certificate', arg: 'FILE', help: 'PEM certificate of the web server (checked before it is written)' },
     { name: 'certificate-key', arg: 'FILE', help: 'PEM key of that certificate' },
     ...COMMON,
@@ -33,12 +53,16 @@ export const WEB_OPTIONS: Readonly<Record<string, readonly CliOption[]>> = {
     { name: 'set', arg: 'P', help: 'write P as the web password ([/settings/WEB/server] password, user root)' },
     { ...PASSWORD_STDIN, help: 'the same as --set, reading the password from standard input (one line)' },
     WRITE_PASSWORD,
-    { name: 'display', help: 'print the password in force (the web server\'s own, else [/settings/default])' },
+    { name: 'display', help: "print the password in force (the web server's own, else [/settings/default])" },
     ...COMMON,
   ],
   'add-user': [
     { name: 'user', arg: 'U', help: 'the user name' },
-    { name: 'password', arg: 'P', help: 'its password, stored as a pbkdf2-sha256 hash (a new user without one gets a strong one, printed once)' },
+    {
+      name: 'password',
+      arg: 'P',
+      help: 'its password, stored as a pbkdf2-sha256 hash (a new user without one gets a strong one, printed once)',
+    },
     PASSWORD_STDIN,
     { name: 'role', arg: 'R', help: 'its role (default: the role it has, else client)' },
     ...COMMON,

@@ -29,20 +29,37 @@ export interface PasswordFile {
  * else generate one) into `${state}/web-password` of the settings file `settingsFile`.
  * Throws AgentError AGENT_ERR_PASSWORD_FILE when the folder cannot be written (nothing is written then).
  */
-export async function keepPasswordInStateFolder(settingsFile: string, password: string | undefined): Promise<PasswordFile> {
+export async function keepPasswordInStateFolder(
+  settingsFile: string,
+  password: string | undefined,
+): Promise<PasswordFile> {
   const view = await readSettingsView(settingsFile);
   const state = stateFolder(settingsFile, view);
   const before = password === undefined ? undefined : readStoredPassword(state);
-  const kept = password === undefined || before === password ? storedPassword(state) : writeStoredPassword(state, password);
-  if (kept.file === undefined) throw new AgentError('AGENT_ERR_PASSWORD_FILE', [`${state}/web-password`, kept.problem ?? 'not writable']);
-  return { password: kept.password, file: kept.file, reference: fileReference(settingsFile, kept.file, view), changed: password !== undefined && before !== password };
+  const kept =
+    password === undefined || before === password ? storedPassword(state) : writeStoredPassword(state, password);
+  if (kept.file === undefined)
+    throw new AgentError('AGENT_ERR_PASSWORD_FILE', [`${state}/web-password`, kept.problem ?? 'not writable']);
+  return {
+    password: kept.password,
+    file: kept.file,
+    reference: fileReference(settingsFile, kept.file, view),
+    changed: password !== undefined && before !== password,
+  };
 }
 
 /** What the commands print after keeping a password in its file: where it is, and the other ways. */
 export function tellPasswordFile(kept: PasswordFile): void {
-  out(`the password is kept in ${kept.file} (mode 0600, not in the settings file); [/settings/WEB/server] password = ${kept.reference}`);
-  if (gitMayCommit(kept.file)) err(`note: ${kept.file} lies in a git work tree and git does not ignore it: add it to .gitignore, or set [/paths] state to a folder outside the repository`);
-  out('(to read it from the environment instead, set password = ${env:AGENT_WEB_PASSWORD} and export AGENT_WEB_PASSWORD to the agent; --write-password writes it into the settings file)');
+  out(
+    `the password is kept in ${kept.file} (mode 0600, not in the settings file); [/settings/WEB/server] password = ${kept.reference}`,
+  );
+  if (gitMayCommit(kept.file))
+    err(
+      `note: ${kept.file} lies in a git work tree and git does not ignore it: add it to .gitignore, or set [/paths] state to a folder outside the repository`,
+    );
+  out(
+    '(to read it from the environment instead, set password = ${env:AGENT_WEB_PASSWORD} and export AGENT_WEB_PASSWORD to the agent; --write-password writes it into the settings file)',
+  );
 }
 
 /**
@@ -51,7 +68,8 @@ export function tellPasswordFile(kept: PasswordFile): void {
  * (`edited` is edit()'s " (nothing to change in …)"): the agent does not watch `${file:}` files.
  */
 export function appliedWhen(kept: PasswordFile | undefined, edited: string): string {
-  if (kept === undefined || !kept.changed || !edited.startsWith(' (nothing to change')) return 'a running agent applies it to the next request.';
+  if (kept === undefined || !kept.changed || !edited.startsWith(' (nothing to change'))
+    return 'a running agent applies it to the next request.';
   return `the settings already read ${kept.reference}: a running agent uses the new password after its next reload (SIGHUP, systemctl reload config-agent, or a save of the settings file).`;
 }
 

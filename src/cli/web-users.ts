@@ -12,42 +12,62 @@ import { err, out } from './args.js';
 import { HELP } from './web-options.js';
 import { edit, ROLES, strongPassword, usage, USERS, type WebTarget } from './web-edit.js';
 
-export async function addUser(target: WebTarget, user: string | undefined, pw: string | undefined, role: string | undefined): Promise<number> {
+export async function addUser(
+  target: WebTarget,
+  user: string | undefined,
+  pw: string | undefined,
+  role: string | undefined,
+): Promise<number> {
   if (user === undefined || user.trim() === '') return usage(`--user is required\n\n${HELP['add-user']}`);
   const name = user.trim();
   if (name === ROOT_USER) return usage('root is the built-in user; set its password with agent web password --set');
   if (/[/[\]\r\n]/.test(name)) return usage(`user name "${name}" must not contain /, [, ] or line breaks`);
   if (pw === '') return usage('--password must not be empty (leave it out to get a generated one)');
-  if (role !== undefined && role.trim() === '') return usage('--role must not be empty (leave it out to keep the role, or get client)');
+  if (role !== undefined && role.trim() === '')
+    return usage('--role must not be empty (leave it out to keep the role, or get client)');
   const generated = strongPassword();
   const hashed = await hashPassword(pw ?? generated);
   const section = `${USERS}/${name}`;
   // Decided under the writer's lock, on the content being edited, as NSClient++ reads the row first.
   let outcome = { keptPassword: false, wrotePassword: false, role: '', defaultedRole: false, addedClientRole: false };
-  const written = await edit(
-    target,
-    (view) => {
-      if (view.get(USERS, name) !== undefined) throw new AgentError('AGENT_ERR_USAGE', [`user ${name} is written as a one-liner in [${USERS}]; change that line, or move the user to [${section}]`]);
-      const hasPassword = (view.get(section, 'password') ?? '') !== '';
-      const existingRole = (view.get(section, 'role') ?? '').trim();
-      const keepPassword = pw === undefined && hasPassword;
-      const chosenRole = role?.trim() ?? (existingRole !== '' ? existingRole : CLIENT_ROLE);
-      const edits: SettingsEdit[] = [];
-      if (!keepPassword) edits.push({ op: 'set', section, key: 'password', value: hashed });
-      if (chosenRole !== existingRole) edits.push({ op: 'set', section, key: 'role', value: chosenRole });
-      const defaulted = role === undefined && existingRole === '';
-      const roleDefined = view.get(ROLES, CLIENT_ROLE) !== undefined;
-      if (chosenRole === CLIENT_ROLE && !roleDefined) edits.push({ op: 'set', section: ROLES, key: CLIENT_ROLE, value: CLIENT_GRANTS });
-      outcome = { keptPassword: keepPassword, wrotePassword: !keepPassword, role: chosenRole, defaultedRole: defaulted, addedClientRole: chosenRole === CLIENT_ROLE && !roleDefined };
-      return edits;
-    },
+  const written = await edit(target, (view) => {
+    if (view.get(USERS, name) !== undefined)
+      throw new AgentError('AGENT_ERR_USAGE', [
+        `user ${name} is written as a one-liner in [${USERS}]; change that line, or move the user to [${section}]`,
+      ]);
+    const hasPassword = (view.get(section, 'password') ?? '') !== '';
+    const existingRole = (view.get(section, 'role') ?? '').trim();
+    const keepPassword = pw === undefined && hasPassword;
+    const chosenRole = role?.trim() ?? (existingRole !== '' ? existingRole : CLIENT_ROLE);
+    const edits: SettingsEdit[] = [];
+    if (!keepPassword) edits.push({ op: 'set', section, key: 'password', value: hashed });
+    if (chosenRole !== existingRole) edits.push({ op: 'set', section, key: 'role', value: chosenRole });
+    const defaulted = role === undefined && existingRole === '';
+    const roleDefined = view.get(ROLES, CLIENT_ROLE) !== undefined;
+    if (chosenRole === CLIENT_ROLE && !roleDefined)
+      edits.push({ op: 'set', section: ROLES, key: CLIENT_ROLE, value: CLIENT_GRANTS });
+    outcome = {
+      keptPassword: keepPassword,
+      wrotePassword: !keepPassword,
+      role: chosenRole,
+      defaultedRole: defaulted,
+      addedClientRole: chosenRole === CLIENT_ROLE && !roleDefined,
+    };
+    return edits;
+  });
+  out(
+    `user ${name} written to [${section}]${written} (${outcome.keptPassword ? 'password kept' : 'password stored as a pbkdf2-sha256 hash'}, role ${outcome.role}).`,
   );
-  out(`user ${name} written to [${section}]${written} (${outcome.keptPassword ? 'password kept' : 'password stored as a pbkdf2-sha256 hash'}, role ${outcome.role}).`);
   if (outcome.wrotePassword && pw === undefined) out(`password for user ${name}: ${generated}`);
-  if (outcome.defaultedRole) err(`warning: no --role given: user ${name} gets the role ${CLIENT_ROLE} (read-only: ${CLIENT_GRANTS}), as NSClient++ does`);
-  if (outcome.addedClientRole) err(`note: role ${CLIENT_ROLE} was not defined; added to [${ROLES}] with NSClient++'s client privileges`);
+  if (outcome.defaultedRole)
+    err(
+      `warning: no --role given: user ${name} gets the role ${CLIENT_ROLE} (read-only: ${CLIENT_GRANTS}), as NSClient++ does`,
+    );
+  if (outcome.addedClientRole)
+    err(`note: role ${CLIENT_ROLE} was not defined; added to [${ROLES}] with NSClient++'s client privileges`);
   const after = await readSettingsView(target.file);
-  if (outcome.role !== 'legacy' && outcome.role !== CLIENT_ROLE && after.get(ROLES, outcome.role) === undefined) err(`warning: role ${outcome.role} is not defined in [${ROLES}]; add it with agent web add-role`);
+  if (outcome.role !== 'legacy' && outcome.role !== CLIENT_ROLE && after.get(ROLES, outcome.role) === undefined)
+    err(`warning: role ${outcome.role} is not defined in [${ROLES}]; add it with agent web add-role`);
   return 0;
 }
 

@@ -54,7 +54,7 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     const target: WebTarget = { file, create: options.create === true };
     const editing = sub !== 'password' || options.set !== undefined;
     if (editing && !target.create && !existsSync(file)) return usage(notFound(sub, file));
-    const opt = (name: string): string | undefined => (typeof options[name] === 'string' ? (options[name]) : undefined);
+    const opt = (name: string): string | undefined => (typeof options[name] === 'string' ? options[name] : undefined);
     const given = sub === 'password' ? 'set' : 'password';
     if (options['password-stdin'] === true) {
       if (opt(given) !== undefined) return usage(`give --${given} or --password-stdin, not both`);
@@ -64,7 +64,13 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     }
     switch (sub) {
       case 'install':
-        return await install(target, opt('password'), opt('port'), opt('allowed-hosts'), { https: options.https === true, certificate: opt('certificate'), certificateKey: opt('certificate-key'), allowWeak: options['allow-weak-password'] === true, writePassword: options['write-password'] === true });
+        return await install(target, opt('password'), opt('port'), opt('allowed-hosts'), {
+          https: options.https === true,
+          certificate: opt('certificate'),
+          certificateKey: opt('certificate-key'),
+          allowWeak: options['allow-weak-password'] === true,
+          writePassword: options['write-password'] === true,
+        });
       case 'password':
         return await password(target, opt('set'), options.display === true, options['write-password'] === true);
       case 'add-user':
@@ -77,7 +83,9 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     if (e instanceof AgentError && e.code === 'AGENT_ERR_VALUE_INVALID') return usage(e.message);
     if (e instanceof AgentError && e.code === 'AGENT_ERR_SETTINGS_NOT_FOUND') return usage(notFound(sub, file));
     if (e instanceof AgentError && e.code === 'AGENT_ERR_SETTINGS_CONFLICT') {
-      err(`agent web ${sub}: settings file ${file} kept changing while this command wrote it (another program is saving it); nothing was written, run the command again`);
+      err(
+        `agent web ${sub}: settings file ${file} kept changing while this command wrote it (another program is saving it); nothing was written, run the command again`,
+      );
       return 1;
     }
     err(`agent web ${sub}: ${errorMessage(e)}`);
@@ -87,10 +95,16 @@ export async function runWebCommand(argv: string[]): Promise<number> {
 
 // ---------------------------------------------------------------- password
 
-async function password(target: WebTarget, set: string | undefined, display: boolean, writePassword: boolean): Promise<number> {
+async function password(
+  target: WebTarget,
+  set: string | undefined,
+  display: boolean,
+  writePassword: boolean,
+): Promise<number> {
   if ((set === undefined) === !display) return usage(`give exactly one of --set P and --display\n\n${HELP.password}`);
   if (set !== undefined) {
-    if (set === '') return usage('--set needs a non-empty password (an empty one makes the agent generate one at each start)');
+    if (set === '')
+      return usage('--set needs a non-empty password (an empty one makes the agent generate one at each start)');
     // Unless --write-password: the password in ${state}/web-password, the settings read it with ${file:}.
     const kept = writePassword ? undefined : await keepPasswordInStateFolder(target.file, set);
     const written = await edit(target, [{ op: 'set', section: WEB, key: 'password', value: kept?.reference ?? set }]);

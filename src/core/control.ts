@@ -113,4 +113,3 @@ export interface AgentControl {
 
 /** Edits, or a function that computes them from the current content of the settings tree. */
 export type SettingsEdits = readonly SettingsEdit[] | ((view: SettingsView) => readonly SettingsEdit[]);
-

@@ -12,9 +12,27 @@ import { countRefusal, observeQuery } from './work-counters.js';
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink } from '../log.js';
 import { levelOf } from './log-level.js';
-import { answerHeader, decode, encode, header, HeaderType, Plugin, resultToResponse, responseToResult } from './plugin/codec.js';
+import {
+  answerHeader,
+  decode,
+  encode,
+  header,
+  HeaderType,
+  Plugin,
+  resultToResponse,
+  responseToResult,
+} from './plugin/codec.js';
 import { toStatus, type QueryResult, type Status } from './result.js';
-import type { CallOptions, Core, QueryInfo, RawChannelHandler, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
+import type {
+  CallOptions,
+  Core,
+  QueryInfo,
+  RawChannelHandler,
+  RawExecHandler,
+  RawQueryHandler,
+  SimpleExec,
+  SimpleQuery,
+} from './core.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { answerSettingsQuery } from './settings-query.js';
 import { unknownQueryMessage } from './unknown-query.js';
@@ -43,7 +61,11 @@ export function createCore(options: CoreOptions): Core {
     } catch {
       modules = undefined;
     }
-    return unknownQueryMessage(name, modules, [...queries.values()].map((q) => q.info.name));
+    return unknownQueryMessage(
+      name,
+      modules,
+      [...queries.values()].map((q) => q.info.name),
+    );
   };
 
   const register = <H>(map: Map<string, Registered<H>>, info: QueryInfo, handler: H): (() => void) => {
@@ -87,13 +109,20 @@ export function createCore(options: CoreOptions): Core {
         const refused = opts.allow?.('query', p.command);
         if (refused !== undefined) {
           if (opts.channel) countRefusal(opts.channel, 'allowed queries');
-          payload.push(resultToResponse({ command: p.command, result: 3, message: refused, perf: [] }, p.id ?? undefined));
+          payload.push(
+            resultToResponse({ command: p.command, result: 3, message: refused, perf: [] }, p.id ?? undefined),
+          );
           continue;
         }
         const entry = queries.get(p.command.toLowerCase());
         if (!entry) {
           if (opts.channel) observeQuery(opts.channel, 'unknown', 0, 3);
-          payload.push(resultToResponse({ command: p.command, result: 3, message: unknownQuery(p.command), perf: [] }, p.id ?? undefined));
+          payload.push(
+            resultToResponse(
+              { command: p.command, result: 3, message: unknownQuery(p.command), perf: [] },
+              p.id ?? undefined,
+            ),
+          );
           continue;
         }
         const started = opts.channel ? performance.now() : 0;
@@ -105,7 +134,10 @@ export function createCore(options: CoreOptions): Core {
             continue;
           }
           // Each handler sees a request holding only its payload; a one-payload request already is one.
-          const single = request.payload.length === 1 ? bytes : encode('QueryRequestMessage', { header: request.header, payload: [p] });
+          const single =
+            request.payload.length === 1
+              ? bytes
+              : encode('QueryRequestMessage', { header: request.header, payload: [p] });
           const answer = decode('QueryResponseMessage', await entry.handler(single, opts));
           if (answer.payload.length === 0) throw new Error('the handler answered no payload');
           payload.push(...answer.payload);
@@ -115,10 +147,19 @@ export function createCore(options: CoreOptions): Core {
           log.error(escapeForLog(message));
           payload.push(resultToResponse({ command: p.command, result: 3, message, perf: [] }, p.id ?? undefined));
         } finally {
-          if (opts.channel) observeQuery(opts.channel, entry.info.name, (performance.now() - started) / 1000, toStatus(payload.at(-1)?.result ?? 3));
+          if (opts.channel)
+            observeQuery(
+              opts.channel,
+              entry.info.name,
+              (performance.now() - started) / 1000,
+              toStatus(payload.at(-1)?.result ?? 3),
+            );
         }
       }
-      return encode('QueryResponseMessage', { header: answerHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
+      return encode('QueryResponseMessage', {
+        header: answerHeader(request.header, HeaderType.QUERY_RESPONSE),
+        payload,
+      });
     },
 
     registerExec: (info, handler) => register(execs, info, handler),
@@ -128,7 +169,10 @@ export function createCore(options: CoreOptions): Core {
     listExecs: () => [...execs.values()].map((q) => q.info),
 
     async exec(command, args = []) {
-      const request = encode('ExecuteRequestMessage', { header: header(HeaderType.EXEC_REQUEST), payload: [{ id: 1, command, arguments: [...args] }] });
+      const request = encode('ExecuteRequestMessage', {
+        header: header(HeaderType.EXEC_REQUEST),
+        payload: [{ id: 1, command, arguments: [...args] }],
+      });
       const response = decode('ExecuteResponseMessage', await core.execRaw(request));
       const first = response.payload[0];
       if (!first) return { command, result: 3 as Status, message: `exec ${command} returned no result` };
@@ -141,22 +185,46 @@ export function createCore(options: CoreOptions): Core {
       for (const p of request.payload) {
         const refused = opts.allow?.('exec', p.command);
         if (refused !== undefined) {
-          payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: refused });
+          payload.push({
+            ...(p.id != null ? { id: p.id } : {}),
+            command: p.command,
+            arguments: p.arguments,
+            result: Plugin.ResultCode.UNKNOWN,
+            message: refused,
+          });
           continue;
         }
         const entry = execs.get(p.command.toLowerCase());
         if (!entry) {
-          payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]) });
+          payload.push({
+            ...(p.id != null ? { id: p.id } : {}),
+            command: p.command,
+            arguments: p.arguments,
+            result: Plugin.ResultCode.UNKNOWN,
+            message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]),
+          });
           continue;
         }
         try {
-          const answer = decode('ExecuteResponseMessage', await entry.handler(encode('ExecuteRequestMessage', { header: request.header, payload: [p] })));
+          const answer = decode(
+            'ExecuteResponseMessage',
+            await entry.handler(encode('ExecuteRequestMessage', { header: request.header, payload: [p] })),
+          );
           payload.push(...answer.payload);
         } catch (err) {
-          payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: Plugin.ResultCode.UNKNOWN, message: `exec ${p.command} failed: ${errorMessage(err)}` });
+          payload.push({
+            ...(p.id != null ? { id: p.id } : {}),
+            command: p.command,
+            arguments: p.arguments,
+            result: Plugin.ResultCode.UNKNOWN,
+            message: `exec ${p.command} failed: ${errorMessage(err)}`,
+          });
         }
       }
-      return encode('ExecuteResponseMessage', { header: answerHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
+      return encode('ExecuteResponseMessage', {
+        header: answerHeader(request.header, HeaderType.EXEC_RESPONSE),
+        payload,
+      });
     },
 
     subscribe(channel, module, handler) {
@@ -184,12 +252,15 @@ export function createCore(options: CoreOptions): Core {
           await l.handler(message);
           taken++;
         } catch (err) {
-          log.error(`channel ${escapeForLog(channel)}: ${l.module} failed to take a submission: ${escapeForLog(errorMessage(err))}`);
+          log.error(
+            `channel ${escapeForLog(channel)}: ${l.module} failed to take a submission: ${escapeForLog(errorMessage(err))}`,
+          );
         }
       }
       return taken;
     },
-    listChannels: () => [...channels.values()].map((c) => ({ name: c.name, modules: [...c.listeners].map((l) => l.module) })),
+    listChannels: () =>
+      [...channels.values()].map((c) => ({ name: c.name, modules: [...c.listeners].map((l) => l.module) })),
 
     logRaw(bytes) {
       const entry = decode('LogEntry', bytes);
@@ -204,7 +275,6 @@ export function createCore(options: CoreOptions): Core {
       return answerSettingsQuery(options.settings(), bytes);
     },
     forModule: (sections) => confined(sections),
-
   };
   /** The core with settings lookups confined to `scope`; narrowing it again only ever narrows. */
   function confined(scope: readonly string[]): Core {
@@ -219,7 +289,10 @@ export function createCore(options: CoreOptions): Core {
   return core;
 }
 
-type SimpleRun = (p: Plugin.QueryRequestMessage.Request.$Properties, call: CallOptions) => Promise<Plugin.QueryResponseMessage.Response.$Properties>;
+type SimpleRun = (
+  p: Plugin.QueryRequestMessage.Request.$Properties,
+  call: CallOptions,
+) => Promise<Plugin.QueryResponseMessage.Response.$Properties>;
 
 /**
  * The run of one request payload behind each simple query's raw handler. queryRaw, which has
@@ -237,7 +310,12 @@ function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
       const out = await fn([...(p.arguments ?? [])], call.allow ? { signal, allow: call.allow } : { signal });
       r = { ...out, command: out.command ?? p.command ?? name };
     } catch (err) {
-      r = { command: p.command, result: 3, message: err instanceof AgentError ? err.message : `${p.command} failed: ${errorMessage(err)}`, perf: [] };
+      r = {
+        command: p.command,
+        result: 3,
+        message: err instanceof AgentError ? err.message : `${p.command} failed: ${errorMessage(err)}`,
+        perf: [],
+      };
     }
     return resultToResponse({ ...r, arguments: [...(p.arguments ?? [])] }, p.id ?? undefined);
   };
@@ -252,7 +330,9 @@ function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
 }
 
 /** A simple query's answer as encode would take it, else the AGENT_ERR_PROTOBUF encoding it in its own message would have thrown. */
-function verified(response: Plugin.QueryResponseMessage.Response.$Properties): Plugin.QueryResponseMessage.Response.$Properties {
+function verified(
+  response: Plugin.QueryResponseMessage.Response.$Properties,
+): Plugin.QueryResponseMessage.Response.$Properties {
   const problem = Plugin.QueryResponseMessage.Response.verify(response);
   if (problem) throw new AgentError('AGENT_ERR_PROTOBUF', ['QueryResponseMessage', `payload.${problem}`]);
   return response;
@@ -272,8 +352,17 @@ function simpleExecHandler(fn: SimpleExec): RawExecHandler {
       } catch (err) {
         message = `${p.command} failed: ${errorMessage(err)}`;
       }
-      payload.push({ ...(p.id != null ? { id: p.id } : {}), command: p.command, arguments: p.arguments, result: result, message });
+      payload.push({
+        ...(p.id != null ? { id: p.id } : {}),
+        command: p.command,
+        arguments: p.arguments,
+        result: result,
+        message,
+      });
     }
-    return encode('ExecuteResponseMessage', { header: answerHeader(request.header, HeaderType.EXEC_RESPONSE), payload });
+    return encode('ExecuteResponseMessage', {
+      header: answerHeader(request.header, HeaderType.EXEC_RESPONSE),
+      payload,
+    });
   };
 }

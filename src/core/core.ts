@@ -60,8 +60,14 @@ export interface QueryCall {
   allow?: CommandFilter;
 }
 
-export type SimpleQuery = (args: string[], call: QueryCall) => Promise<Omit<QueryResult, 'command'> & { command?: string }>;
-export type SimpleExec = (args: string[], call: QueryCall) => Promise<{ result: QueryResult['result']; message: string }>;
+export type SimpleQuery = (
+  args: string[],
+  call: QueryCall,
+) => Promise<Omit<QueryResult, 'command'> & { command?: string }>;
+export type SimpleExec = (
+  args: string[],
+  call: QueryCall,
+) => Promise<{ result: QueryResult['result']; message: string }>;
 
 export interface Core {
   /** Register a query; returns a function that unregisters it. Names are case-insensitive. */
@@ -77,7 +83,10 @@ export interface Core {
 
   registerExec(info: QueryInfo, handler: RawExecHandler): () => void;
   registerSimpleExec(info: QueryInfo, fn: SimpleExec): () => void;
-  exec(command: string, args?: readonly string[]): Promise<{ command: string; result: QueryResult['result']; message: string }>;
+  exec(
+    command: string,
+    args?: readonly string[],
+  ): Promise<{ command: string; result: QueryResult['result']; message: string }>;
   execRaw(request: Uint8Array, options?: Pick<CallOptions, 'allow'>): Promise<Uint8Array>;
   listExecs(): QueryInfo[];
 

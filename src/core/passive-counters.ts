@@ -50,7 +50,11 @@ export function watchQueue(module: string, target: string, queued: () => number)
   };
 }
 
-export function passiveCounts(): { schedule: Readonly<Record<ScheduleCount, number>>; scheduled: number; queues: readonly Readonly<QueueRow>[] } {
+export function passiveCounts(): {
+  schedule: Readonly<Record<ScheduleCount, number>>;
+  scheduled: number;
+  queues: readonly Readonly<QueueRow>[];
+} {
   return { schedule, scheduled, queues: [...queues.values()] };
 }
 

@@ -139,7 +139,7 @@ export function cutUtf8(text: string, maxBytes: number): string {
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= maxBytes) return text;
   let end = Math.max(0, maxBytes);
-  while (end > 0 && ((buf[end]) & 0xc0) === 0x80) end--;
+  while (end > 0 && (buf[end] & 0xc0) === 0x80) end--;
   return buf.subarray(0, end).toString('utf8');
 }
 
@@ -152,8 +152,8 @@ export function parsePerf(text: string): PerfValue[] {
   const re = /\s*(?:'((?:[^']|'')*)'|([^=\s]+))=(\S*)/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
-    const alias = m[1] !== undefined ? m[1].replace(/''/g, "'") : (m[2]);
-    const [rawValue = '', warn, crit, min, max] = (m[3]).split(';');
+    const alias = m[1] !== undefined ? m[1].replace(/''/g, "'") : m[2];
+    const [rawValue = '', warn, crit, min, max] = m[3].split(';');
     const vm = /^(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(.*)$/.exec(rawValue);
     if (!vm) {
       out.push({ alias, value: rawValue });

@@ -24,11 +24,20 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
     const canonical = found?.canonical ?? path;
     const visible = scope === undefined || inScope(scope, canonical);
     const section = visible ? (snapshot.sections[canonical] ?? objectValues(snapshot, canonical)) : undefined;
-    const response: Plugin.QuerySettingsResponseMessage.Response.$Properties = { node: p.node, ...(p.id != null ? { id: p.id } : {}) };
+    const response: Plugin.QuerySettingsResponseMessage.Response.$Properties = {
+      node: p.node,
+      ...(p.id != null ? { id: p.id } : {}),
+    };
     if (key) {
       const canonicalKey = found?.section.keys.get(key.toLowerCase()) ?? key;
       const value = section?.[canonicalKey];
-      if (value !== undefined) response.value = { type: Plugin.DataType.STRING, string_data: String(shownValue(found?.section.schema, canonicalKey, value, snapshot.origins[canonical]?.[canonicalKey])) };
+      if (value !== undefined)
+        response.value = {
+          type: Plugin.DataType.STRING,
+          string_data: String(
+            shownValue(found?.section.schema, canonicalKey, value, snapshot.origins[canonical]?.[canonicalKey]),
+          ),
+        };
       else if (isSet(p, 'default')) response.value = { type: Plugin.DataType.STRING, string_data: p.default ?? '' };
       if (p.fetch_descriptions && found && visible) {
         const prop = found.section.schema.properties?.[canonicalKey];
@@ -45,7 +54,11 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
     payload.push(response);
   }
   return encode('QuerySettingsResponseMessage', {
-    header: { type: HeaderType.QUERY_RESPONSE, version: Plugin.Version.VERSION_1, ...(request.header.id != null ? { id: request.header.id } : {}) },
+    header: {
+      type: HeaderType.QUERY_RESPONSE,
+      version: Plugin.Version.VERSION_1,
+      ...(request.header.id != null ? { id: request.header.id } : {}),
+    },
     payload,
   });
 }

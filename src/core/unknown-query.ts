@@ -23,10 +23,15 @@ const KNOWN_AS: Readonly<Record<string, string>> = {
   check_eventlog: 'check_logfile (there is no Windows event log here)',
 };
 
-export function unknownQueryMessage(name: string, modules: Readonly<Partial<Record<string, boolean>>> | undefined, registered: readonly string[]): string {
+export function unknownQueryMessage(
+  name: string,
+  modules: Readonly<Partial<Record<string, boolean>>> | undefined,
+  registered: readonly string[],
+): string {
   const base = formatMessage('AGENT_ERR_QUERY_UNKNOWN', [name]);
   const owner = moduleOfQuery(name);
-  if (owner && modules && modules[owner.name] !== true) return `${base} (a query of ${owner.name}, which is not enabled: add ${owner.name} = enabled to [/modules])`;
+  if (owner && modules && modules[owner.name] !== true)
+    return `${base} (a query of ${owner.name}, which is not enabled: add ${owner.name} = enabled to [/modules])`;
   if (owner) return base;
   const known = KNOWN_AS[name.toLowerCase()];
   if (known) return `${base}; did you mean "${known}"?`;

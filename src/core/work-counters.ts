@@ -68,7 +68,11 @@ export function countConnection(listener: string): void {
 }
 
 /** One run of the configured script `script`: how long it ran and how it ended (exited, timeout, stopped, failed to start). */
-export function observeScript(script: string, seconds: number, outcome: 'exited' | 'timeout' | 'stopped' | 'not started'): void {
+export function observeScript(
+  script: string,
+  seconds: number,
+  outcome: 'exited' | 'timeout' | 'stopped' | 'not started',
+): void {
   let h = scriptDurations.get(script);
   if (!h) scriptDurations.set(script, (h = newHistogram()));
   observe(h, seconds);

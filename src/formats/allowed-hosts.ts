@@ -85,7 +85,8 @@ interface AddressForm {
   readonly bytes: Uint8Array;
 }
 
-const HOST_NAME = /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 function parseEntry(entry: string): HostMatcher | string {
   if (entry.toLowerCase() === 'localhost') {
@@ -111,7 +112,8 @@ function parseEntry(entry: string): HostMatcher | string {
   const family = isIPv4(address) ? 'ipv4' : isIPv6Text(address) ? 'ipv6' : undefined;
   if (family === undefined) {
     // A DNS name (RFC 1123 labels): resolved by the servers; it matches nothing until then.
-    if (maskText === undefined && HOST_NAME.test(entry) && !/^[\d.]+$/.test(entry)) return { kind: 'name', text: entry, list: new BlockList() };
+    if (maskText === undefined && HOST_NAME.test(entry) && !/^[\d.]+$/.test(entry))
+      return { kind: 'name', text: entry, list: new BlockList() };
     return 'not a numeric IPv4/IPv6 address, netmask, * range, localhost or host name';
   }
   const max = family === 'ipv4' ? 32 : 128;

@@ -33,7 +33,9 @@ export function parseAllowList(text: string): AllowList {
   const refused: string[] = [];
   const positive = patterns.filter((p) => !p.startsWith('!')).map((p) => compile(p, refused, false));
   // A negated pattern that cannot run refuses every name: failing closed.
-  const negative = patterns.filter((p) => p.startsWith('!') && p.length > 1).map((p) => compile(p.slice(1), refused, true));
+  const negative = patterns
+    .filter((p) => p.startsWith('!') && p.length > 1)
+    .map((p) => compile(p.slice(1), refused, true));
   const everything = negative.length === 0 && patterns.some((p) => p === '*' || p === '**');
   return {
     text,

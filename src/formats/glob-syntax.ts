@@ -33,7 +33,8 @@ class Translator {
 
   run(): string {
     const out = this.sequence('');
-    if (this.i < this.g.length) throw new GlobSyntaxError(`unexpected ${this.g[this.i]} at position ${this.i + 1} of ${this.g}`);
+    if (this.i < this.g.length)
+      throw new GlobSyntaxError(`unexpected ${this.g[this.i]} at position ${this.i + 1} of ${this.g}`);
     return out;
   }
 
@@ -99,7 +100,8 @@ class Translator {
   }
 
   private extglob(kind: string): string {
-    if (kind === '!') throw new GlobSyntaxError(`!(…) in ${this.g} is not supported; list a negated pattern (!name) instead`);
+    if (kind === '!')
+      throw new GlobSyntaxError(`!(…) in ${this.g} is not supported; list a negated pattern (!name) instead`);
     this.i += 2;
     const alternatives: string[] = [];
     for (;;) {

@@ -50,12 +50,18 @@ export function linearPattern(pattern: string, options: PatternOptions = {}): Te
 }
 
 function checkLength(pattern: string): void {
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new PatternError(`the pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} are allowed`);
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    throw new PatternError(
+      `the pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_LENGTH} are allowed`,
+    );
 }
 
 function compile(pattern: string, options: PatternOptions): TextPattern {
   const RE2JS = engine();
-  const flags = (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.dotAll ? RE2JS.DOTALL : 0) | (options.multiline ? RE2JS.MULTILINE : 0);
+  const flags =
+    (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) |
+    (options.dotAll ? RE2JS.DOTALL : 0) |
+    (options.multiline ? RE2JS.MULTILINE : 0);
   let compiled: ReturnType<Re2['compile']>;
   try {
     compiled = RE2JS.compile(pattern, flags);

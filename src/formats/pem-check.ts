@@ -55,7 +55,8 @@ function pairCheck(cert: string | Buffer, key: string | Buffer): string | undefi
   try {
     const block = KEY_BLOCK.exec(key.toString())?.[0];
     const first = certificateBlocks(cert)[0];
-    if (block && first && !parsedCertificate(first).checkPrivateKey(parsedKey(block))) return 'the private key does not belong to the certificate';
+    if (block && first && !parsedCertificate(first).checkPrivateKey(parsedKey(block)))
+      return 'the private key does not belong to the certificate';
   } catch {
     // Unreadable input is reported by the checks below.
   }

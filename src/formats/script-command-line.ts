@@ -18,7 +18,7 @@ export class CommandLineError extends Error {
 }
 
 /** Characters refused in arguments unless `allow nasty characters` is on. */
-export const NASTY_CHARACTERS = "|`&><'\"\\[]{}$;\n\r";
+export const NASTY_CHARACTERS = '|`&><\'"\\[]{}$;\n\r';
 
 /** Split a command line into words; throws CommandLineError for an unclosed quote. */
 export function splitCommandLine(line: string): string[] {
@@ -104,12 +104,16 @@ export interface ArgumentPolicy {
  * that was only `$ARGn$` and gets an empty or missing argument is dropped.
  */
 export function expandArguments(words: readonly string[], args: readonly string[], policy: ArgumentPolicy): string[] {
-  if (args.length > 0 && !policy.allowArguments) throw new CommandLineError('Arguments not allowed: set allow arguments = true in [/settings/external scripts]');
+  if (args.length > 0 && !policy.allowArguments)
+    throw new CommandLineError('Arguments not allowed: set allow arguments = true in [/settings/external scripts]');
   if (!policy.allowNasty) {
     for (const a of args) {
       // eslint-disable-next-line @typescript-eslint/no-misused-spread -- the refused characters are single ASCII code points
       const bad = [...a].find((ch) => NASTY_CHARACTERS.includes(ch));
-      if (bad !== undefined) throw new CommandLineError(`Argument holds the refused character ${JSON.stringify(bad)}: set allow nasty characters = true to allow it`);
+      if (bad !== undefined)
+        throw new CommandLineError(
+          `Argument holds the refused character ${JSON.stringify(bad)}: set allow nasty characters = true to allow it`,
+        );
     }
   }
   const out: string[] = [];
@@ -119,7 +123,10 @@ export function expandArguments(words: readonly string[], args: readonly string[
       continue;
     }
     const only = /^(?:\$ARG\d+\$|%ARG\d+%)$/.exec(w);
-    const replaced = w.replace(/\$ARG(\d+)\$|%ARG(\d+)%/g, (_, a: string | undefined, b: string | undefined) => args[Number(a ?? b) - 1] ?? '');
+    const replaced = w.replace(
+      /\$ARG(\d+)\$|%ARG(\d+)%/g,
+      (_, a: string | undefined, b: string | undefined) => args[Number(a ?? b) - 1] ?? '',
+    );
     if (only && replaced === '') continue;
     out.push(replaced);
   }

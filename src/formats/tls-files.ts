@@ -55,7 +55,8 @@ export function checkPair(files: PairFiles): PairCheck {
   const key = separate ? read(keyFile) : cert;
   if ('error' in key) return { ok: false, problem: { setting: 'certificate key', file: keyFile, reason: key.error } };
   if (cert.missing) {
-    if (!files.createsMissing) return { ok: false, problem: { setting: 'certificate', file: files.cert, reason: 'no such file' } };
+    if (!files.createsMissing)
+      return { ok: false, problem: { setting: 'certificate', file: files.cert, reason: 'no such file' } };
     const keyText = separate && !key.missing ? key.text : undefined;
     const bad = keyText === undefined ? undefined : privateKeyProblem(keyText);
     if (bad) return { ok: false, problem: { setting: 'certificate key', file: keyFile, reason: bad } };
@@ -69,12 +70,24 @@ export function checkPair(files: PairFiles): PairCheck {
   const from = !separate || useInside ? files.cert : keyFile;
   const keyText = !separate || useInside ? cert.text : key.missing ? undefined : key.text;
   if (keyText === undefined) {
-    return { ok: false, problem: { setting: 'certificate key', file: keyFile, reason: 'the key file is missing and the certificate file holds no private key' } };
+    return {
+      ok: false,
+      problem: {
+        setting: 'certificate key',
+        file: keyFile,
+        reason: 'the key file is missing and the certificate file holds no private key',
+      },
+    };
   }
   const keyProblem = privateKeyProblem(keyText);
-  if (keyProblem) return { ok: false, problem: { setting: from === files.cert ? 'certificate' : 'certificate key', file: from, reason: keyProblem } };
+  if (keyProblem)
+    return {
+      ok: false,
+      problem: { setting: from === files.cert ? 'certificate' : 'certificate key', file: from, reason: keyProblem },
+    };
   const pair = pairProblem(cert.text, keyText);
-  if (pair) return { ok: false, problem: { setting: 'certificate key', file: from, reason: pair, mismatchOf: files.cert } };
+  if (pair)
+    return { ok: false, problem: { setting: 'certificate key', file: from, reason: pair, mismatchOf: files.cert } };
   return { ok: true, cert: cert.text, key: keyText, keyFile: from };
 }
 
@@ -89,7 +102,9 @@ export function checkCa(file: string): { ok: true; ca: string } | { ok: false; p
 
 // ---------------------------------------------------------------- helpers
 
-function read(file: string): { text: string; missing?: undefined } | { missing: true; text?: undefined } | { error: string } {
+function read(
+  file: string,
+): { text: string; missing?: undefined } | { missing: true; text?: undefined } | { error: string } {
   try {
     return { text: readRegularFileSync(file, TLS_FILE_LIMIT).toString('utf8') };
   } catch (err) {

@@ -21,7 +21,8 @@ export function wrappedExtension(entry: string): string {
 
 /** Find the template of an extension, case-insensitively. */
 export function findWrapping(wrappings: Readonly<Record<string, unknown>>, ext: string): string | undefined {
-  for (const [k, v] of Object.entries(wrappings)) if (k.toLowerCase() === ext && typeof v === 'string' && v.trim() !== '') return v;
+  for (const [k, v] of Object.entries(wrappings))
+    if (k.toLowerCase() === ext && typeof v === 'string' && v.trim() !== '') return v;
   return undefined;
 }
 
@@ -36,7 +37,11 @@ export function wrappedWords(entry: string, wrappings: Readonly<Record<string, u
     const ext = extname(script).slice(1).toLowerCase();
     if (ext === '') return { ok: false, problem: `script ${script} has no extension, so no wrapping applies` };
     const tpl = findWrapping(wrappings, ext);
-    if (tpl === undefined) return { ok: false, problem: `no wrapping found for extension: ${ext} (add ${ext} = ... %SCRIPT% %ARGS% to [/settings/external scripts/wrappings])` };
+    if (tpl === undefined)
+      return {
+        ok: false,
+        problem: `no wrapping found for extension: ${ext} (add ${ext} = ... %SCRIPT% %ARGS% to [/settings/external scripts/wrappings])`,
+      };
     template = splitCommandLine(tpl);
   } catch (err) {
     if (err instanceof CommandLineError) return { ok: false, problem: err.message };

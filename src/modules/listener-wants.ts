@@ -18,17 +18,34 @@ interface ListenerSection {
   timeout: number;
 }
 
-export function listenerWants<P>(view: TlsSettings, module: ListenerModule, tls: ServerTlsSpec | undefined, policy: P): ListenerWants<P> {
+export function listenerWants<P>(
+  view: TlsSettings,
+  module: ListenerModule,
+  tls: ServerTlsSpec | undefined,
+  policy: P,
+): ListenerWants<P> {
   const section = LISTENER_SECTIONS[module];
   const s = view.sections[section] as unknown as ListenerSection;
   const port = Number(String(s.port).replace(/s$/, ''));
   const origins = view.origins[section];
-  const where = { section, file: view.file, port, host: s['bind to'], portOrigin: origins?.port, hostOrigin: origins?.['bind to'], tlsSuffix: module === 'WEBServer' };
+  const where = {
+    section,
+    file: view.file,
+    port,
+    host: s['bind to'],
+    portOrigin: origins?.port,
+    hostOrigin: origins?.['bind to'],
+    tlsSuffix: module === 'WEBServer',
+  };
   return {
     host: s['bind to'],
     port,
     tls,
-    limits: { maxConnections: s['max connections'], maxPerAddress: s['max connections per address'], firstRequestMs: s.timeout * 1000 },
+    limits: {
+      maxConnections: s['max connections'],
+      maxPerAddress: s['max connections per address'],
+      firstRequestMs: s.timeout * 1000,
+    },
     policy,
     tlsFail: (problems) => tlsFilesError(view, module, problems),
     bindAdvice: (err) => bindAdvice(err, where),

@@ -50,7 +50,12 @@ export interface PassiveChannelSpec {
   /** Milliseconds a batch that is not full waits for more results (PassiveQueue lingerMs). */
   lingerMs?: number;
   /** Sends a batch to a target; rejects when it was not taken (`permanent: true` on the error: never will be). */
-  send(target: ResolvedObject, items: readonly PassiveItem[], signal: AbortSignal, settings: ModuleSettings): Promise<void>;
+  send(
+    target: ResolvedObject,
+    items: readonly PassiveItem[],
+    signal: AbortSignal,
+    settings: ModuleSettings,
+  ): Promise<void>;
 }
 
 /** Waits between attempts to reach a server: 1 s doubling to 60 s, with up to a quarter more at random. */
@@ -68,7 +73,8 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
   let unsubscribe: (() => void) | undefined;
   let unregister: (() => void) | undefined;
   const queues = new Map<string, { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void }>();
-  const section = (): Section => settings!.sections[spec.section as keyof ModuleSettings['sections']] as unknown as Section;
+  const section = (): Section =>
+    settings!.sections[spec.section as keyof ModuleSettings['sections']] as unknown as Section;
 
   const findTarget = (name: string): ResolvedObject | undefined => {
     const lower = name.toLowerCase();
@@ -80,7 +86,10 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     const key = targetName.toLowerCase();
     let entry = queues.get(key);
     if (!entry) {
-      const made: { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void } = { queue: undefined as unknown as PassiveQueue<PassiveItem>, rejected: 0 };
+      const made: { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void } = {
+        queue: undefined as unknown as PassiveQueue<PassiveItem>,
+        rejected: 0,
+      };
       made.queue = new PassiveQueue<PassiveItem>(queueOptions(targetName, made));
       made.unwatch = watchQueue(spec.module, targetName, () => made.queue.stats().queued);
       queues.set(key, (entry = made));
@@ -88,7 +97,10 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     return entry.queue;
   };
 
-  const queueOptions = (targetName: string, entry: { rejected: number }): ConstructorParameters<typeof PassiveQueue<PassiveItem>>[0] => ({
+  const queueOptions = (
+    targetName: string,
+    entry: { rejected: number },
+  ): ConstructorParameters<typeof PassiveQueue<PassiveItem>>[0] => ({
     capacity: section()['queue size'],
     batch: batchOf(targetName),
     lingerMs: batchOf(targetName) > 1 ? (spec.lingerMs ?? 0) : 0,
@@ -109,9 +121,14 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     },
     onDrop: (now, total) => {
       countQueue(spec.module, targetName, 'dropped', now);
-      ctx!.log.warning(`AGENT_WARN_PASSIVE_DROPPED: target ${targetName}: the queue of unsent results is full (${section()['queue size']}); dropped the oldest (${total} dropped so far, ${now} now)`);
+      ctx!.log.warning(
+        `AGENT_WARN_PASSIVE_DROPPED: target ${targetName}: the queue of unsent results is full (${section()['queue size']}); dropped the oldest (${total} dropped so far, ${now} now)`,
+      );
     },
-    onFailure: (err, wait) => ctx!.log.error(`sending to target ${targetName} failed, next attempt in ${Math.round(wait / 100) / 10} s: ${errorMessage(err)}`),
+    onFailure: (err, wait) =>
+      ctx!.log.error(
+        `sending to target ${targetName} failed, next attempt in ${Math.round(wait / 100) / 10} s: ${errorMessage(err)}`,
+      ),
     onRecovered: () => ctx!.log.info(`target ${targetName} takes results again`),
   });
 
@@ -126,7 +143,9 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
       const targetName = decoded.header.recipient || 'default';
       if (!findTarget(targetName)) throw new Error(`target "${targetName}" is not defined in [${spec.targetsSection}]`);
       const host = decoded.header.sender || ownHostName(section().hostname);
-      queueOf(targetName).push(decoded.payload.map((p) => ({ host, service: p.command ?? '', result: responseToResult(p) })));
+      queueOf(targetName).push(
+        decoded.payload.map((p) => ({ host, service: p.command ?? '', result: responseToResult(p) })),
+      );
     });
   };
 
@@ -136,11 +155,25 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
       ctx = context;
       settings = context.settings;
       subscribe();
-      unregister = context.core.registerSimpleQuery({ name: spec.queueQuery.name, module: spec.module, title: spec.queueQuery.title, description: spec.queueQuery.description }, async () => ({
-        result: 0,
-        message: JSON.stringify([...queues.entries()].map(([name, e]) => ({ target: name, ...statsJson(e.queue.stats()), rejected: e.rejected }))),
-        perf: [],
-      }));
+      unregister = context.core.registerSimpleQuery(
+        {
+          name: spec.queueQuery.name,
+          module: spec.module,
+          title: spec.queueQuery.title,
+          description: spec.queueQuery.description,
+        },
+        async () => ({
+          result: 0,
+          message: JSON.stringify(
+            [...queues.entries()].map(([name, e]) => ({
+              target: name,
+              ...statsJson(e.queue.stats()),
+              rejected: e.rejected,
+            })),
+          ),
+          perf: [],
+        }),
+      );
     },
     async apply(next) {
       const before = section().channel;

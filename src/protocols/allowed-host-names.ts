@@ -14,7 +14,8 @@ import { isAllowed, parseAllowedHosts, type HostMatcher } from '../formats/allow
 
 export type Lookup = (name: string) => Promise<string[]>;
 
-const systemLookup: Lookup = async (name) => (await lookup(name, { all: true, order: 'verbatim' })).map((a) => a.address);
+const systemLookup: Lookup = async (name) =>
+  (await lookup(name, { all: true, order: 'verbatim' })).map((a) => a.address);
 
 export interface AllowedHosts {
   isAllowed(address: string | undefined): boolean;
@@ -22,7 +23,11 @@ export interface AllowedHosts {
   readonly ready: Promise<void>;
 }
 
-export function allowedHosts(list: string, warn: (message: string) => void, options: { lookup?: Lookup; timeoutMs?: number } = {}): AllowedHosts {
+export function allowedHosts(
+  list: string,
+  warn: (message: string) => void,
+  options: { lookup?: Lookup; timeoutMs?: number } = {},
+): AllowedHosts {
   const { matchers, problems } = parseAllowedHosts(list);
   for (const p of problems) warn(p);
   let current: readonly HostMatcher[] = matchers;

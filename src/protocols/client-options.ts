@@ -41,13 +41,24 @@ export const CLIENT_OPTIONS: readonly OptionSpec[] = [
   { name: 'timeout', aliases: ['t'], kind: 'int', help: 'seconds before the connection times out (default 10)' },
   { name: 'target', kind: 'value', help: 'target whose connection info is looked up in the settings' },
   { name: 'retry', aliases: ['retries'], kind: 'int', help: 'connection retry count (default 2)' },
-  { name: 'command', aliases: ['c'], kind: 'value', help: 'name of the command (exec, submit) or query (query) that the remote side runs' },
+  {
+    name: 'command',
+    aliases: ['c'],
+    kind: 'value',
+    help: 'name of the command (exec, submit) or query (query) that the remote side runs',
+  },
   { name: 'arguments', aliases: ['argument', 'a'], kind: 'list', help: 'list of arguments', kinds: ['query', 'exec'] },
   { name: 'query-command', kind: 'value', help: 'same meaning as command for queries', kinds: ['query'] },
   { name: 'query-arguments', kind: 'list', help: 'list of arguments', kinds: ['query'] },
   { name: 'alias', kind: 'value', help: 'same as command', kinds: ['submit'] },
   { name: 'message', aliases: ['m'], kind: 'value', help: 'message text', kinds: ['submit'] },
-  { name: 'result', aliases: ['r'], kind: 'status', help: 'result code: a number, or one of OK, WARN, CRIT, UNKNOWN', kinds: ['submit'] },
+  {
+    name: 'result',
+    aliases: ['r'],
+    kind: 'status',
+    help: 'result code: a number, or one of OK, WARN, CRIT, UNKNOWN',
+    kinds: ['submit'],
+  },
   { name: 'no-ssl', aliases: ['n'], kind: 'flag', help: 'do not do an SSL handshake, talk plain text' },
   { name: 'ssl', kind: 'flag', help: 'do an SSL handshake' },
   { name: 'certificate', kind: 'value', help: 'client certificate file' },
@@ -55,11 +66,30 @@ export const CLIENT_OPTIONS: readonly OptionSpec[] = [
   { name: 'certificate-key', kind: 'value', help: 'client certificate key to use' },
   { name: 'certificate-format', kind: 'value', help: 'client certificate format (default PEM)' },
   { name: 'ca', kind: 'value', help: 'file with the certificate authority used to validate peers' },
-  { name: 'verify', kind: 'value', help: 'verification mode: none, peer, peer-cert, remote-peer, fail-if-no-peer-cert' },
-  { name: 'allowed-ciphers', kind: 'value', help: 'allowed ciphers, OpenSSL syntax (default: allowed ciphers of the default target in the settings in use, ALL:!aNULL:!LOW:!EXP:!MD5:@STRENGTH in the shipped settings/agent.ini; ADH where no settings name one, which a stock nrpe without a certificate needs)' },
-  { name: 'payload-length', aliases: ['P', 'l'], kind: 'int', help: 'payload length, same as on the server', remoteOnly: true },
+  {
+    name: 'verify',
+    kind: 'value',
+    help: 'verification mode: none, peer, peer-cert, remote-peer, fail-if-no-peer-cert',
+  },
+  {
+    name: 'allowed-ciphers',
+    kind: 'value',
+    help: 'allowed ciphers, OpenSSL syntax (default: allowed ciphers of the default target in the settings in use, ALL:!aNULL:!LOW:!EXP:!MD5:@STRENGTH in the shipped settings/agent.ini; ADH where no settings name one, which a stock nrpe without a certificate needs)',
+  },
+  {
+    name: 'payload-length',
+    aliases: ['P', 'l'],
+    kind: 'int',
+    help: 'payload length, same as on the server',
+    remoteOnly: true,
+  },
   { name: 'buffer-length', kind: 'int', help: 'same as payload-length (legacy)', remoteOnly: true },
-  { name: 'version', kind: 'value', help: 'packet version: 2, 3, 4 or auto (default auto: 4, falling back to 2)', remoteOnly: true },
+  {
+    name: 'version',
+    kind: 'value',
+    help: 'packet version: 2, 3, 4 or auto (default auto: 4, falling back to 2)',
+    remoteOnly: true,
+  },
 ];
 
 export interface ClientOptions {
@@ -110,7 +140,11 @@ export function optionsFor(kind: QueryKind, protocol: ClientProtocol): OptionSpe
 }
 
 /** Parses a client query's arguments; see the file comment for the forms accepted. */
-export function parseClientOptions(args: readonly string[], kind: QueryKind, protocol: ClientProtocol): ParsedClientOptions {
+export function parseClientOptions(
+  args: readonly string[],
+  kind: QueryKind,
+  protocol: ClientProtocol,
+): ParsedClientOptions {
   const specs = optionsFor(kind, protocol);
   const lookup = new Map<string, OptionSpec>();
   for (const s of specs) for (const n of [s.name, ...(s.aliases ?? [])]) lookup.set(n, s);
@@ -126,7 +160,11 @@ export function parseClientOptions(args: readonly string[], kind: QueryKind, pro
     if (named === undefined) {
       if (collecting || kind === 'query' || kind === 'exec') options.arguments.push(token);
       else if (kind === 'forward') options.positional.push(token);
-      else return { ok: false, problem: `unexpected argument "${token}"${token.startsWith('-') ? ' (unknown option)' : ''}` };
+      else
+        return {
+          ok: false,
+          problem: `unexpected argument "${token}"${token.startsWith('-') ? ' (unknown option)' : ''}`,
+        };
       continue;
     }
     if (named.spec === undefined) {
@@ -134,7 +172,10 @@ export function parseClientOptions(args: readonly string[], kind: QueryKind, pro
         options.arguments.push(token);
         continue;
       }
-      return { ok: false, problem: `unknown option "${token}" (${kind === 'forward' ? 'a forwarded request goes after the options' : 'see --help'})` };
+      return {
+        ok: false,
+        problem: `unknown option "${token}" (${kind === 'forward' ? 'a forwarded request goes after the options' : 'see --help'})`,
+      };
     }
     const spec = named.spec;
     collecting = spec.kind === 'list';
@@ -150,14 +191,23 @@ export function parseClientOptions(args: readonly string[], kind: QueryKind, pro
 }
 
 /** Help text for a query in one of the three forms, generated from the option table. */
-export function clientHelp(query: string, kind: QueryKind, protocol: ClientProtocol, form: 'full' | 'csv' | 'short'): string {
+export function clientHelp(
+  query: string,
+  kind: QueryKind,
+  protocol: ClientProtocol,
+  form: 'full' | 'csv' | 'short',
+): string {
   const specs = optionsFor(kind, protocol);
   if (form === 'short') return `${query} options: ${specs.map((s) => `--${s.name}`).join(' ')}`;
   if (form === 'csv') {
-    return ['option,aliases,takes,description', ...specs.map((s) => [s.name, (s.aliases ?? []).join(' '), takes(s), csv(s.help)].join(','))].join('\n');
+    return [
+      'option,aliases,takes,description',
+      ...specs.map((s) => [s.name, (s.aliases ?? []).join(' '), takes(s), csv(s.help)].join(',')),
+    ].join('\n');
   }
   const left = (s: OptionSpec): string =>
-    [`--${s.name}`, ...(s.aliases ?? []).map((a) => (a.length === 1 ? `-${a}` : `--${a}`))].join(', ') + (takes(s) ? ` <${takes(s)}>` : '');
+    [`--${s.name}`, ...(s.aliases ?? []).map((a) => (a.length === 1 ? `-${a}` : `--${a}`))].join(', ') +
+    (takes(s) ? ` <${takes(s)}>` : '');
   const width = Math.max(...specs.map((s) => left(s).length)) + 2;
   return [
     `Usage: ${query} [options]${kind === 'forward' ? ' <command> [<argument>...]' : ''}`,
@@ -169,7 +219,10 @@ export function clientHelp(query: string, kind: QueryKind, protocol: ClientProto
 // ---------------------------------------------------------------- helpers
 
 /** The option a token names (with an inline value), {spec: undefined} for an unknown dashed name, undefined for a bare token. */
-function splitToken(token: string, lookup: Map<string, OptionSpec>): { spec: OptionSpec | undefined; value?: string } | undefined {
+function splitToken(
+  token: string,
+  lookup: Map<string, OptionSpec>,
+): { spec: OptionSpec | undefined; value?: string } | undefined {
   const found = (spec: OptionSpec, value: string | undefined): { spec: OptionSpec; value?: string } =>
     value === undefined ? { spec } : { spec, value };
   const long = /^--([A-Za-z0-9][\w-]*)(?:=(.*))?$/s.exec(token);
@@ -281,7 +334,13 @@ function assignValue(o: ClientOptions, name: string, v: string): string | undefi
 }
 
 function takes(s: OptionSpec): string {
-  return s.kind === 'flag' || s.kind === 'help' ? '' : s.kind === 'int' ? 'number' : s.kind === 'status' ? 'status' : 'value';
+  return s.kind === 'flag' || s.kind === 'help'
+    ? ''
+    : s.kind === 'int'
+      ? 'number'
+      : s.kind === 'status'
+        ? 'status'
+        : 'value';
 }
 
 function csv(text: string): string {

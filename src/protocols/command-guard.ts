@@ -37,7 +37,9 @@ export function commandGuard(options: GuardOptions, peer: string): CommandFilter
     if (list?.allows(name)) return undefined;
     const what = kind === 'query' ? 'query' : 'exec command';
     const key = kind === 'query' ? ALLOWED_QUERIES : ALLOWED_EXECS;
-    options.log.warning(`refused ${what} ${escapeForLog(name)} from ${escapeForLog(peer)}: not in ${list ? key : 'any allow-list'} of [${options.section}]`);
+    options.log.warning(
+      `refused ${what} ${escapeForLog(name)} from ${escapeForLog(peer)}: not in ${list ? key : 'any allow-list'} of [${options.section}]`,
+    );
     if (!list) return `${what} ${name} cannot run over ${options.server}`;
     return formatMessage('AGENT_ERR_COMMAND_REFUSED', [what, name, options.server, key, options.section]);
   };

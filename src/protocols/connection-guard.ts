@@ -97,21 +97,30 @@ export class ConnectionGuard {
       return false;
     }
     if (hosts && !hosts.isAllowed(address)) {
-      this.report(address, `refused connection from %a: not in allowed hosts${hosts.allowedHostsFrom ? ` ${hosts.allowedHostsFrom}` : ''}`);
+      this.report(
+        address,
+        `refused connection from %a: not in allowed hosts${hosts.allowedHostsFrom ? ` ${hosts.allowedHostsFrom}` : ''}`,
+      );
       countRefusal(this.listener, 'allowed hosts');
       socket.destroy();
       return false;
     }
     const key = keyOf(socket);
     if (this.byKey.size >= this.limits.maxConnections) {
-      this.report(address, `refused connection from %a: ${this.limits.maxConnections} connections open (max connections)`);
+      this.report(
+        address,
+        `refused connection from %a: ${this.limits.maxConnections} connections open (max connections)`,
+      );
       countRefusal(this.listener, 'max connections');
       socket.destroy();
       return false;
     }
     const fromAddress = this.perAddress.get(address) ?? 0;
     if (fromAddress >= this.limits.maxPerAddress) {
-      this.report(address, `refused connection from %a: ${fromAddress} connections from this address open (max connections per address)`);
+      this.report(
+        address,
+        `refused connection from %a: ${fromAddress} connections from this address open (max connections per address)`,
+      );
       countRefusal(this.listener, 'max connections per address');
       socket.destroy();
       return false;
@@ -181,7 +190,8 @@ export class ConnectionGuard {
     if (this.reportTimer !== undefined) clearTimeout(this.reportTimer);
     this.reportTimer = undefined;
     for (const [line, more] of this.reports) {
-      if (more > 0) this.log.warning(`${line}: ${more} more time${more === 1 ? '' : 's'} in the last ${REPORT_WINDOW_MS / 1000} s`);
+      if (more > 0)
+        this.log.warning(`${line}: ${more} more time${more === 1 ? '' : 's'} in the last ${REPORT_WINDOW_MS / 1000} s`);
     }
     this.reports.clear();
   }

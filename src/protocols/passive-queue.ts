@@ -73,7 +73,13 @@ export class PassiveQueue<T> {
   }
 
   stats(): PassiveQueueStats {
-    return { queued: this.items.length, sent: this.sent, dropped: this.dropped, failures: this.failures, lastError: this.lastError };
+    return {
+      queued: this.items.length,
+      sent: this.sent,
+      dropped: this.dropped,
+      failures: this.failures,
+      lastError: this.lastError,
+    };
   }
 
   /** Stops sending (an attempt under way is aborted); what is queued is dropped. */

@@ -32,11 +32,17 @@ export interface LoadedCertificate {
   generated: boolean;
 }
 
-export type CertificateErrorCode = 'AGENT_ERR_WEB_CERTIFICATE' | 'AGENT_ERR_AGENT_CERTIFICATE' | 'AGENT_ERR_NSCLIENT_CERTIFICATE';
+export type CertificateErrorCode =
+  'AGENT_ERR_WEB_CERTIFICATE' | 'AGENT_ERR_AGENT_CERTIFICATE' | 'AGENT_ERR_NSCLIENT_CERTIFICATE';
 
 /** Creates the missing certificate (the rules above); `existingKey`: the key file's PEM, when it exists. */
-export async function createCertificate(files: CertificateFiles, existingKey: string | undefined, errorCode: CertificateErrorCode): Promise<LoadedCertificate> {
-  const fail = (file: string, reason: string, cause?: unknown): AgentError => new AgentError(errorCode, [file, reason], cause === undefined ? undefined : { cause });
+export async function createCertificate(
+  files: CertificateFiles,
+  existingKey: string | undefined,
+  errorCode: CertificateErrorCode,
+): Promise<LoadedCertificate> {
+  const fail = (file: string, reason: string, cause?: unknown): AgentError =>
+    new AgentError(errorCode, [file, reason], cause === undefined ? undefined : { cause });
   try {
     const keyPair = existingKey === undefined ? undefined : pairOf(existingKey);
     const notBeforeDate = new Date(Date.now() - 60_000);
@@ -44,28 +50,34 @@ export async function createCertificate(files: CertificateFiles, existingKey: st
     const host = hostname();
     // Loaded only when a certificate must be made: the library costs more to load than the rest of the start.
     const { generate } = await import('selfsigned');
-    const pems = await generate([{ name: 'commonName', value: 'localhost' }, { name: 'organizationName', value: 'agent self-signed' }], {
-      keyType: keyPair?.type === 'rsa' ? 'rsa' : 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      notBeforeDate,
-      notAfterDate,
-      ...(keyPair ? { keyPair: { privateKey: keyPair.privateKey, publicKey: keyPair.publicKey } } : {}),
-      extensions: [
-        { name: 'basicConstraints', cA: false, critical: true },
-        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-        { name: 'extKeyUsage', serverAuth: true },
-        {
-          name: 'subjectAltName',
-          altNames: [
-            { type: 2, value: 'localhost' },
-            ...(host && host !== 'localhost' ? [{ type: 2 as const, value: host }] : []),
-            { type: 7, ip: '127.0.0.1' },
-            { type: 7, ip: '::1' },
-          ],
-        },
+    const pems = await generate(
+      [
+        { name: 'commonName', value: 'localhost' },
+        { name: 'organizationName', value: 'agent self-signed' },
       ],
-    });
+      {
+        keyType: keyPair?.type === 'rsa' ? 'rsa' : 'ec',
+        curve: 'P-256',
+        algorithm: 'sha256',
+        notBeforeDate,
+        notAfterDate,
+        ...(keyPair ? { keyPair: { privateKey: keyPair.privateKey, publicKey: keyPair.publicKey } } : {}),
+        extensions: [
+          { name: 'basicConstraints', cA: false, critical: true },
+          { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+          { name: 'extKeyUsage', serverAuth: true },
+          {
+            name: 'subjectAltName',
+            altNames: [
+              { type: 2, value: 'localhost' },
+              ...(host && host !== 'localhost' ? [{ type: 2 as const, value: host }] : []),
+              { type: 7, ip: '127.0.0.1' },
+              { type: 7, ip: '::1' },
+            ],
+          },
+        ],
+      },
+    );
     // Files end with a newline, so that `cat cert key > both.pem` gives a file OpenSSL can read.
     const certPem = withNewline(pems.cert);
     const keyPem = existingKey ?? withNewline(pems.private);
@@ -85,7 +97,10 @@ export async function createCertificate(files: CertificateFiles, existingKey: st
     if (err instanceof AgentError) throw err;
     // A folder the agent may not write (a read-only system, a service's sandbox): say what moves it.
     const code = (err as NodeJS.ErrnoException).code;
-    const where = code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOTDIR' ? `; the certificate is created when missing: set [/paths] certificate-path (or the certificate and certificate key settings) to a folder the agent may write` : '';
+    const where =
+      code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOTDIR'
+        ? `; the certificate is created when missing: set [/paths] certificate-path (or the certificate and certificate key settings) to a folder the agent may write`
+        : '';
     throw fail(files.cert, `${errorMessage(err)}${where}`, err);
   }
 }

@@ -16,7 +16,13 @@ import { unknown, type QueryResult } from '../core/result.js';
 import { AgentError, formatMessage } from '../errors.js';
 import { schemaDefaults } from '../settings/schema-set.js';
 import type { ResolvedObject } from '../settings/snapshot.js';
-import { clientHelp, parseClientOptions, type ClientOptions, type ClientProtocol, type QueryKind } from './client-options.js';
+import {
+  clientHelp,
+  parseClientOptions,
+  type ClientOptions,
+  type ClientProtocol,
+  type QueryKind,
+} from './client-options.js';
 
 /** Connection retries of a query without `--retry` (not a target key: NSClient++'s `retry` option, default 2). */
 export const DEFAULT_QUERY_RETRY = 2;
@@ -55,14 +61,29 @@ export interface TargetSource {
 export type MergedConnection = { ok: true; settings: ConnectionSettings } | { ok: false; problem: string };
 
 /** A client query's options merged with its target, or the answer it gets without a connection: its help text, or an UNKNOWN saying which option or target is wrong. */
-export type PreparedQuery = { ok: true; options: ClientOptions; settings: ConnectionSettings } | { ok: false; answer: QueryResult };
+export type PreparedQuery =
+  { ok: true; options: ClientOptions; settings: ConnectionSettings } | { ok: false; answer: QueryResult };
 
 /** The start every remote_* and agent_* query shares: parse the options, answer --help, merge with the target. */
-export function prepareClientQuery(name: string, kind: QueryKind, protocol: ClientProtocol, args: readonly string[], source: TargetSource): PreparedQuery {
+export function prepareClientQuery(
+  name: string,
+  kind: QueryKind,
+  protocol: ClientProtocol,
+  args: readonly string[],
+  source: TargetSource,
+): PreparedQuery {
   const parsed = parseClientOptions(args, kind, protocol);
-  if (!parsed.ok) return { ok: false, answer: unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`) };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      answer: unknown(name, `${name}: ${formatMessage('AGENT_ERR_CLIENT_OPTION', [parsed.problem])}`),
+    };
   const o = parsed.options;
-  if (o.help) return { ok: false, answer: { command: name, result: 0, message: clientHelp(name, kind, protocol, o.help), perf: [] } };
+  if (o.help)
+    return {
+      ok: false,
+      answer: { command: name, result: 0, message: clientHelp(name, kind, protocol, o.help), perf: [] },
+    };
   const merged = mergeTarget(source, o);
   if (!merged.ok) return { ok: false, answer: unknown(name, `${name}: ${merged.problem}`) };
   return { ok: true, options: o, settings: merged.settings };
@@ -72,11 +93,17 @@ export function mergeTarget(source: TargetSource, options: ClientOptions): Merge
   const name = options.target ?? 'default';
   const target = source.targets.get(name);
   if (target === undefined && options.target !== undefined) {
-    return { ok: false, problem: `${new AgentError('AGENT_ERR_TARGET_UNKNOWN', [name, source.container]).message}; ${knownTargets(source.targets)}` };
+    return {
+      ok: false,
+      problem: `${new AgentError('AGENT_ERR_TARGET_UNKNOWN', [name, source.container]).message}; ${knownTargets(source.targets)}`,
+    };
   }
   // `default` is the template every target starts from and the target of a query that names none.
   if (target?.isTemplate && options.target !== undefined && name !== 'default') {
-    return { ok: false, problem: `${new AgentError('AGENT_ERR_TARGET_TEMPLATE', [name, source.container]).message}; ${knownTargets(source.targets)}` };
+    return {
+      ok: false,
+      problem: `${new AgentError('AGENT_ERR_TARGET_TEMPLATE', [name, source.container]).message}; ${knownTargets(source.targets)}`,
+    };
   }
   const values = target?.values ?? schemaDefaults(`${source.container}/default`);
   // The values are complete (schema defaults applied); a key the target schema lacks reads as empty.
@@ -94,7 +121,10 @@ export function mergeTarget(source: TargetSource, options: ClientOptions): Merge
   if (options.host !== undefined) host = options.host;
   if (options.port !== undefined) port = options.port;
   if (!host) {
-    return { ok: false, problem: `no host to connect to: give --host or --address, or set address in [${source.container}/${name}]` };
+    return {
+      ok: false,
+      problem: `no host to connect to: give --host or --address, or set address in [${source.container}/${name}]`,
+    };
   }
   return {
     ok: true,
@@ -121,8 +151,14 @@ export function mergeTarget(source: TargetSource, options: ClientOptions): Merge
 
 /** "targets defined: a, b (templates: t)" for messages. */
 function knownTargets(targets: ReadonlyMap<string, ResolvedObject>): string {
-  const real = [...targets.values()].filter((t) => !t.isTemplate).map((t) => t.name).sort();
-  const templates = [...targets.values()].filter((t) => t.isTemplate && t.name !== 'default' && t.name !== 'sample').map((t) => t.name).sort();
+  const real = [...targets.values()]
+    .filter((t) => !t.isTemplate)
+    .map((t) => t.name)
+    .sort();
+  const templates = [...targets.values()]
+    .filter((t) => t.isTemplate && t.name !== 'default' && t.name !== 'sample')
+    .map((t) => t.name)
+    .sort();
   return `${real.length > 0 ? `targets defined: ${real.join(', ')}` : 'no targets are defined'}${templates.length > 0 ? ` (templates, usable only as parent: ${templates.join(', ')})` : ''}`;
 }
 

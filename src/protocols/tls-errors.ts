@@ -20,7 +20,12 @@ type TlsErrorLike = NodeJS.ErrnoException & { library?: string };
 /** True for an error of the TLS layer (handshake, certificates, records), as opposed to the socket. */
 export function isTlsError(err: TlsErrorLike): boolean {
   const code = err.code ?? '';
-  return code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || err.library === 'SSL routines' || /CERT|SELF_SIGNED|UNABLE_TO_/.test(code);
+  return (
+    code.startsWith('ERR_SSL_') ||
+    code.startsWith('ERR_TLS_') ||
+    err.library === 'SSL routines' ||
+    /CERT|SELF_SIGNED|UNABLE_TO_/.test(code)
+  );
 }
 
 /** What a TLS error means, from its code. */
@@ -50,7 +55,12 @@ export type ServerTlsFailure = 'no-shared-cipher' | 'not-tls' | 'old-protocol' |
 export function classifyServerTlsError(err: TlsErrorLike): ServerTlsFailure {
   const text = `${err.code ?? ''} ${err.message}`;
   if (/NO_SHARED_CIPHER|NO_CIPHERS_AVAILABLE|no shared cipher/i.test(text)) return 'no-shared-cipher';
-  if (/WRONG_VERSION_NUMBER|HTTP_REQUEST|HTTPS_PROXY_REQUEST|UNKNOWN_PROTOCOL|PACKET_LENGTH_TOO_LONG|RECORD_LAYER|wrong version number|http request/i.test(text)) return 'not-tls';
+  if (
+    /WRONG_VERSION_NUMBER|HTTP_REQUEST|HTTPS_PROXY_REQUEST|UNKNOWN_PROTOCOL|PACKET_LENGTH_TOO_LONG|RECORD_LAYER|wrong version number|http request/i.test(
+      text,
+    )
+  )
+    return 'not-tls';
   if (/UNSUPPORTED_PROTOCOL|VERSION_TOO_LOW|unsupported protocol/i.test(text)) return 'old-protocol';
   return 'other';
 }

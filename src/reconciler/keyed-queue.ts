@@ -53,7 +53,9 @@ export class KeyedQueue {
   /** Resolves once every run asked for so far, of every key, is over. */
   async idle(): Promise<void> {
     for (;;) {
-      const pending = [...this.slots.values()].flatMap((s) => [s.running, s.waiting]).filter((p): p is Promise<void> => p !== undefined);
+      const pending = [...this.slots.values()]
+        .flatMap((s) => [s.running, s.waiting])
+        .filter((p): p is Promise<void> => p !== undefined);
       if (pending.length === 0) return;
       await Promise.all(pending);
     }

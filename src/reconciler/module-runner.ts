@@ -43,7 +43,12 @@ export class ModuleRunner {
   constructor(
     readonly entry: CatalogueEntry,
     private readonly core: Core,
-    private readonly options: { retried?: boolean; timeoutMs?: number; backoff?: (failures: number) => number; control?: AgentControl } = {},
+    private readonly options: {
+      retried?: boolean;
+      timeoutMs?: number;
+      backoff?: (failures: number) => number;
+      control?: AgentControl;
+    } = {},
   ) {
     this.log = sink.logger(`agent:module:${entry.name}`);
     this.timeoutMs = options.timeoutMs ?? MODULE_TIMEOUT_MS;
@@ -77,8 +82,15 @@ export class ModuleRunner {
       const abort = new AbortController();
       this.abort = abort;
       this.instance = mod;
-      const base = { name, settings: moduleView(this.entry.settings, settings, name), log: this.log, signal: abort.signal, core: this.core.forModule(this.entry.settings) };
-      const ctx = this.entry.control === true && this.options.control ? { ...base, control: this.options.control } : base;
+      const base = {
+        name,
+        settings: moduleView(this.entry.settings, settings, name),
+        log: this.log,
+        signal: abort.signal,
+        core: this.core.forModule(this.entry.settings),
+      };
+      const ctx =
+        this.entry.control === true && this.options.control ? { ...base, control: this.options.control } : base;
       const running = Promise.resolve().then(() => mod.start(ctx));
       pending = running.then(
         () => 'finished',
@@ -124,7 +136,9 @@ export class ModuleRunner {
     if (!mod || !mod.apply || this.state !== 'running') return 'restart';
     try {
       const view = moduleView(this.entry.settings, next, this.entry.name);
-      const taken = await withTimeout(this.entry.name, 'apply', this.timeoutMs, () => (mod.apply as (n: ModuleSettings) => Promise<boolean>)(view));
+      const taken = await withTimeout(this.entry.name, 'apply', this.timeoutMs, () =>
+        (mod.apply as (n: ModuleSettings) => Promise<boolean>)(view),
+      );
       if (!taken) return 'restart';
       this.appliedSettings = next;
       this.failedSettings = undefined;
@@ -178,13 +192,13 @@ export class ModuleRunner {
   private stopWhenSettled(mod: AgentModule, pending: Promise<string>): void {
     const name = this.entry.name;
     void pending.then(async (how) => {
-        this.log.warning(`module ${name}: the start that was given up ${how} after all; stopping that instance`);
-        try {
-          await withTimeout(name, 'stop', this.timeoutMs, () => mod.stop());
-        } catch (err) {
-          this.log.error(new AgentError('AGENT_ERR_MODULE_STOP', [name, errorMessage(err)]).message);
-        }
-      });
+      this.log.warning(`module ${name}: the start that was given up ${how} after all; stopping that instance`);
+      try {
+        await withTimeout(name, 'stop', this.timeoutMs, () => mod.stop());
+      } catch (err) {
+        this.log.error(new AgentError('AGENT_ERR_MODULE_STOP', [name, errorMessage(err)]).message);
+      }
+    });
   }
 
   private fail(err: AgentError): void {
@@ -196,6 +210,8 @@ export class ModuleRunner {
   }
 
   private retryNote(): string {
-    return this.options.retried ? `; ${describeRetry(this.options.backoff?.(this.failures) ?? backoffMs(this.failures))}` : '';
+    return this.options.retried
+      ? `; ${describeRetry(this.options.backoff?.(this.failures) ?? backoffMs(this.failures))}`
+      : '';
   }
 }

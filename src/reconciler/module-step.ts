@@ -32,7 +32,12 @@ export class StartOrder {
 }
 
 /** Carry out `step` on `runner`, towards the settings `next`; sets the runner's outcome. */
-export async function carryOutStep(step: PlanStep, runner: ModuleRunner, next: Snapshot, order: StartOrder): Promise<void> {
+export async function carryOutStep(
+  step: PlanStep,
+  runner: ModuleRunner,
+  next: Snapshot,
+  order: StartOrder,
+): Promise<void> {
   const name = runner.entry.name;
   switch (step.action) {
     case 'load':

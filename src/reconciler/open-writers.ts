@@ -53,7 +53,9 @@ export async function openWritersAsync(target: FileIdentity): Promise<number[] |
  * holding each of `targets` open for writing, by identityKey (files
  * nobody writes are absent), or undefined without /proc.
  */
-export async function heldForWritingAsync(targets: readonly FileIdentity[]): Promise<Map<string, number[]> | undefined> {
+export async function heldForWritingAsync(
+  targets: readonly FileIdentity[],
+): Promise<Map<string, number[]> | undefined> {
   const scan = scanProcesses(new Set(targets.map(identityKey)));
   let step = scan.next();
   while (!step.done) {

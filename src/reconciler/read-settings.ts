@@ -19,12 +19,23 @@ import type { SettingsProblem } from '../settings/problem.js';
 import { readReplaced, readStable, readStableMany } from './stable-read.js';
 import type { RenameWitness } from './watcher.js';
 
-export async function readSettingsTree(file: string, replaced: boolean, untouched?: RenameWitness): Promise<LoadResult> {
+export async function readSettingsTree(
+  file: string,
+  replaced: boolean,
+  untouched?: RenameWitness,
+): Promise<LoadResult> {
   let bytes: Buffer;
   try {
     bytes = replaced ? await readReplaced(file, untouched) : await readStable(file);
   } catch (err) {
-    const problem: SettingsProblem = { code: 'AGENT_ERR_SETTINGS_UNREADABLE', severity: 'error', message: `cannot read settings file ${file}: ${fsReason(err)}`, file, line: 0, col: 0 };
+    const problem: SettingsProblem = {
+      code: 'AGENT_ERR_SETTINGS_UNREADABLE',
+      severity: 'error',
+      message: `cannot read settings file ${file}: ${fsReason(err)}`,
+      file,
+      line: 0,
+      col: 0,
+    };
     return { ok: false, problems: [problem], warnings: [], hash: '', watched: [] };
   }
   // Each reload reads the tree afresh. A failure of the reading itself (not a problem of the file) is a
@@ -38,7 +49,14 @@ export async function readSettingsTree(file: string, replaced: boolean, untouche
 
 /** A reload that failed for a reason other than the files' content (an unexpected throw): AGENT_ERR_SETTINGS_RELOAD. */
 export function reloadFailure(file: string, err: unknown): SettingsProblem {
-  return { code: 'AGENT_ERR_SETTINGS_RELOAD', severity: 'error', message: formatMessage('AGENT_ERR_SETTINGS_RELOAD', [file, errorMessage(err)]), file, line: 0, col: 0 };
+  return {
+    code: 'AGENT_ERR_SETTINGS_RELOAD',
+    severity: 'error',
+    message: formatMessage('AGENT_ERR_SETTINGS_RELOAD', [file, errorMessage(err)]),
+    file,
+    line: 0,
+    col: 0,
+  };
 }
 
 /** Included files as a reload read them, by path: their stat signature then, and the bytes. */
@@ -72,7 +90,14 @@ function includedReader(): (file: string) => Promise<Buffer> {
 }
 
 async function readBatch(requests: ReadRequest[]): Promise<void> {
-  const signatures = await Promise.all(requests.map((r) => stat(r.file, { bigint: true }).then((s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`, () => undefined)));
+  const signatures = await Promise.all(
+    requests.map((r) =>
+      stat(r.file, { bigint: true }).then(
+        (s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
+        () => undefined,
+      ),
+    ),
+  );
   const changed: typeof requests = [];
   const changedSignatures: (string | undefined)[] = [];
   requests.forEach((r, i) => {

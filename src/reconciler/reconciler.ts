@@ -64,7 +64,12 @@ export class Reconciler {
     this.warnings = warnings;
     this.modules = options.modules;
     this.backoff = options.backoff ?? backoffMs;
-    const runnerOptions = { retried: true, backoff: this.backoff, ...(options.moduleTimeoutMs !== undefined ? { timeoutMs: options.moduleTimeoutMs } : {}), ...(options.control ? { control: options.control } : {}) };
+    const runnerOptions = {
+      retried: true,
+      backoff: this.backoff,
+      ...(options.moduleTimeoutMs !== undefined ? { timeoutMs: options.moduleTimeoutMs } : {}),
+      ...(options.control ? { control: options.control } : {}),
+    };
     for (const e of this.modules) this.runners.set(e.name, new ModuleRunner(e, core, runnerOptions));
   }
 
@@ -96,7 +101,9 @@ export class Reconciler {
   async reload(reason: string, replaced = false, untouched?: RenameWitness): Promise<ReconcilerStatus> {
     try {
       // The runs' promise is wrapped: returned bare, it would hold the chain until they are done.
-      const queued = await this.serial(async () => ((await this.readSettings(reason, replaced, untouched)) ? { runs: this.queueAll() } : undefined));
+      const queued = await this.serial(async () =>
+        (await this.readSettings(reason, replaced, untouched)) ? { runs: this.queueAll() } : undefined,
+      );
       if (queued) await this.settle(queued.runs);
     } catch (err) {
       // The one catch of every reload (the watcher's, SIGHUP, the API's): never rejects, so never an unhandled rejection.
@@ -156,7 +163,8 @@ export class Reconciler {
     }
     this.applied = result.snapshot;
     this.problems = [];
-    for (const w of newWarnings(this.warnings, result.warnings)) log.warning(describeProblem(w), { file: w.file, line: w.line });
+    for (const w of newWarnings(this.warnings, result.warnings))
+      log.warning(describeProblem(w), { file: w.file, line: w.line });
     this.warnings = result.warnings;
     log.info(`settings ${previous.hash === result.hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
     return true;
@@ -249,14 +257,20 @@ export class Reconciler {
     const next = this.applied;
     const loaded = new Set([...this.runners.values()].filter((r) => r.loaded).map((r) => r.entry.name));
     // Level-based: compare with what this module really runs on, not with the last reload.
-    const step: PlanStep = planStep(runner.entry, { applied: runner.appliedSettings, desired: next, loaded, overrides: this.overrides });
+    const step: PlanStep = planStep(runner.entry, {
+      applied: runner.appliedSettings,
+      desired: next,
+      loaded,
+      overrides: this.overrides,
+    });
     if (this.retries.pending(name) && waitsForRetry(step, runner, next)) {
       log.debug(`${name}: failed; left for its next retry (its settings did not change)`);
       return;
     }
     await carryOutStep(step, runner, next, this.startOrder);
     // A failure was logged by the runner, once, with the time of the next retry.
-    if (step.action !== 'unchanged' && runner.outcome !== 'failed') log.info(`${name}: ${step.action} (${step.reason})`);
+    if (step.action !== 'unchanged' && runner.outcome !== 'failed')
+      log.info(`${name}: ${step.action} (${step.reason})`);
     this.scheduleRetry(name);
   }
 
@@ -265,14 +279,20 @@ export class Reconciler {
     this.retries.cancel(name);
     const failed = runner.state === 'failed' || (runner.loaded && runner.outcome === 'failed');
     if (this.stopped || !failed || !wantsLoaded(name, this.applied, this.overrides)) return;
-    this.retries.schedule(name, this.backoff(runner.failures), () => void this.queue.run(name, () => this.reconcileOne(name)));
+    this.retries.schedule(
+      name,
+      this.backoff(runner.failures),
+      () => void this.queue.run(name, () => this.reconcileOne(name)),
+    );
   }
 
   private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string): void {
     this.problems = problems;
     this.warnings = warnings;
     if (hash) this.fileHash = hash;
-    log.error(`settings rejected: ${problems.length} problem(s); keeping the last good settings (${this.applied.hash.slice(0, 12)})`);
+    log.error(
+      `settings rejected: ${problems.length} problem(s); keeping the last good settings (${this.applied.hash.slice(0, 12)})`,
+    );
     for (const p of problems) log.error(describeProblem(p), { file: p.file, line: p.line });
     this.finish('invalid');
   }

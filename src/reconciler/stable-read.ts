@@ -83,7 +83,9 @@ export async function readStable(file: string, interval = STABLE_INTERVAL_MS): P
     }
     if (writers.length === 0) return current;
     if (performance.now() >= deadline) {
-      log.warning(`settings file ${file} is still open for writing by process ${writers.join(', ')} after ${WRITER_WAIT_MS / 1000} s; reading it as it is`);
+      log.warning(
+        `settings file ${file} is still open for writing by process ${writers.join(', ')} after ${WRITER_WAIT_MS / 1000} s; reading it as it is`,
+      );
       return current;
     }
     // Wait for the writer to close the file, then start over: it may write more before it does.
@@ -103,7 +105,10 @@ export async function readStable(file: string, interval = STABLE_INTERVAL_MS): P
  * not 1,000 intervals one after another. A file that cannot be read is an
  * Error in the result.
  */
-export async function readStableMany(files: readonly string[], interval = STABLE_INTERVAL_MS): Promise<Map<string, Buffer | Error>> {
+export async function readStableMany(
+  files: readonly string[],
+  interval = STABLE_INTERVAL_MS,
+): Promise<Map<string, Buffer | Error>> {
   const out = new Map<string, Buffer | Error>();
   const started = performance.now();
   const first = await readAll(files);
@@ -118,7 +123,11 @@ export async function readStableMany(files: readonly string[], interval = STABLE
     else if (!(a instanceof Error) && a.equals(b) && id && !held.has(identityKey(id))) out.set(f, b);
     else unsettled.push(f);
   });
-  for (const f of unsettled) out.set(f, await readStable(f, interval).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))));
+  for (const f of unsettled)
+    out.set(
+      f,
+      await readStable(f, interval).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
+    );
   return out;
 }
 
@@ -127,7 +136,8 @@ async function readAll(files: readonly string[]): Promise<(Buffer | Error)[]> {
   const out: (Buffer | Error)[] = new Array<Buffer | Error>(files.length);
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (let i = next++; i < files.length; i = next++) out[i] = await readFile(files[i]).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+    for (let i = next++; i < files.length; i = next++)
+      out[i] = await readFile(files[i]).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
   };
   await Promise.all(Array.from({ length: Math.min(64, files.length) }, worker));
   return out;

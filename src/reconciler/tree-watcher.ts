@@ -25,7 +25,11 @@ export interface SettingsTreeWatcher {
   close(): Promise<void>;
 }
 
-export function watchSettingsTree(main: string, paths: readonly string[], onChange: (event: string, kind: ChangeKind, untouched?: RenameWitness) => void): SettingsTreeWatcher {
+export function watchSettingsTree(
+  main: string,
+  paths: readonly string[],
+  onChange: (event: string, kind: ChangeKind, untouched?: RenameWitness) => void,
+): SettingsTreeWatcher {
   const mainAbs = resolve(main);
   const watchers = new Map<string, SettingsWatcher>();
   let closed = false;
@@ -95,7 +99,8 @@ function watchFolder(folder: string, onChange: (event: string) => void): Setting
   const watcher: FSWatcher = watch(folder, {
     depth: 0,
     ignoreInitial: true,
-    ignored: (path: string, stats?: { isFile(): boolean }) => path !== folder && stats?.isFile() === true && !path.toLowerCase().endsWith('.ini'),
+    ignored: (path: string, stats?: { isFile(): boolean }) =>
+      path !== folder && stats?.isFile() === true && !path.toLowerCase().endsWith('.ini'),
   });
   watcher.on('all', (event, path) => {
     if (path !== folder && path.toLowerCase().endsWith('.ini')) onChange(event);

@@ -59,7 +59,11 @@ export interface SettingsWatcher {
   close(): Promise<void>;
 }
 
-export function watchSettings(file: string, onChange: (event: string, kind: ChangeKind, untouched?: RenameWitness) => void, debounceMs = DEBOUNCE_MS): SettingsWatcher {
+export function watchSettings(
+  file: string,
+  onChange: (event: string, kind: ChangeKind, untouched?: RenameWitness) => void,
+  debounceMs = DEBOUNCE_MS,
+): SettingsWatcher {
   const abs = resolve(file);
   const name = basename(abs);
   let timer: NodeJS.Timeout | undefined;
@@ -83,19 +87,21 @@ export function watchSettings(file: string, onChange: (event: string, kind: Chan
     onChange(what, kind, untouched);
   };
 
-  const witness = (since: number): RenameWitness => async () => {
-    await eventsQueuedBefore();
-    if (closed) return false;
-    if (writes === since) return true;
-    // The caller reads the file again after a false answer, so it sees every write counted so far (a file
-    // created and then written, as git checkout does): an in-place report pending for them would only read it once more.
-    if (timer && pendingKind === 'modified' && inode(identity(statOf(abs))) === inode(reported)) {
-      clearTimeout(timer);
-      timer = undefined;
-      events = [];
-    }
-    return false;
-  };
+  const witness =
+    (since: number): RenameWitness =>
+    async () => {
+      await eventsQueuedBefore();
+      if (closed) return false;
+      if (writes === since) return true;
+      // The caller reads the file again after a false answer, so it sees every write counted so far (a file
+      // created and then written, as git checkout does): an in-place report pending for them would only read it once more.
+      if (timer && pendingKind === 'modified' && inode(identity(statOf(abs))) === inode(reported)) {
+        clearTimeout(timer);
+        timer = undefined;
+        events = [];
+      }
+      return false;
+    };
 
   /** `write`: content or attributes of the inode holding the name changed; otherwise the name changed hands. */
   const classify = (event: string, write: boolean, st: Stats | undefined): void => {

@@ -5,7 +5,13 @@
  */
 import { abortReason, AgentError } from '../errors.js';
 
-export async function withTimeout<T>(module: string, step: string, ms: number, run: () => Promise<T>, cancel?: AbortSignal): Promise<T> {
+export async function withTimeout<T>(
+  module: string,
+  step: string,
+  ms: number,
+  run: () => Promise<T>,
+  cancel?: AbortSignal,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const limit = new Promise<never>((_, reject) => {

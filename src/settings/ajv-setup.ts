@@ -8,7 +8,19 @@ import type { Ajv } from 'ajv';
 import type { SchemaSet } from './schema-set.js';
 
 /** Our annotations on schema nodes; ajv must know them in strict mode. */
-export const ANNOTATIONS = ['x-advanced', 'x-restart', 'x-secret', 'x-fallback', 'x-object', 'x-object-container', 'x-value-words', 'x-pattern-hint', 'x-command-line', 'x-privilege', 'x-host-placeholders'];
+export const ANNOTATIONS = [
+  'x-advanced',
+  'x-restart',
+  'x-secret',
+  'x-fallback',
+  'x-object',
+  'x-object-container',
+  'x-value-words',
+  'x-pattern-hint',
+  'x-command-line',
+  'x-privilege',
+  'x-host-placeholders',
+];
 
 /** Options shared by the generator and the run-time compiler, so both give the same validators. */
 export const AJV_OPTIONS = { allErrors: true, strict: true, coerceTypes: false } as const;

@@ -46,9 +46,16 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     if (!input.modules[server.module]) continue;
     const s = input.sections[server.section] ?? {};
     const o = input.origins[server.section] ?? {};
-    const at = (key: string, origin: Origin | undefined = o[key]) => ({ file: origin?.file ?? input.file, line: origin?.line ?? 0, col: origin?.col ?? 0, section: server.section, key });
+    const at = (key: string, origin: Origin | undefined = o[key]) => ({
+      file: origin?.file ?? input.file,
+      line: origin?.line ?? 0,
+      col: origin?.col ?? 0,
+      section: server.section,
+      key,
+    });
     for (const key of server.execs ? [ALLOWED_QUERIES, ALLOWED_EXECS] : [ALLOWED_QUERIES]) {
-      for (const reason of parseAllowList(keyText(s, server.section, key)).refused) out.push(problem('AGENT_WARN_ALLOW_LIST_PATTERN', [`[${server.section}]`, key, reason], at(key)));
+      for (const reason of parseAllowList(keyText(s, server.section, key)).refused)
+        out.push(problem('AGENT_WARN_ALLOW_LIST_PATTERN', [`[${server.section}]`, key, reason], at(key)));
     }
     if (input.modules.CheckNet === true) {
       const open = NET_QUERIES.filter((q) => parseAllowList(keyText(s, server.section, ALLOWED_QUERIES)).allows(q));
@@ -58,7 +65,13 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     if (why === undefined) continue;
     const execs = server.execs ? valueText(s[ALLOWED_EXECS]) : '';
     if (server.execs && !parseAllowList(execs).nothing) {
-      out.push(problem('AGENT_WARN_UNAUTHENTICATED_EXEC', [`[${server.section}]`, why, `${ALLOWED_EXECS} = ${execs}`], at(ALLOWED_EXECS, o[ALLOWED_EXECS])));
+      out.push(
+        problem(
+          'AGENT_WARN_UNAUTHENTICATED_EXEC',
+          [`[${server.section}]`, why, `${ALLOWED_EXECS} = ${execs}`],
+          at(ALLOWED_EXECS, o[ALLOWED_EXECS]),
+        ),
+      );
     }
     const serverTakesArguments = server.module !== 'RemoteServer' || s['allow arguments'] === true;
     if (scriptArguments && serverTakesArguments) {
@@ -69,7 +82,9 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
         // At the line that causes it: the server's own allow arguments (RemoteServer), else the scripts' one.
         const own = server.module === 'RemoteServer' ? o['allow arguments'] : undefined;
         const cause = own ?? input.origins[SCRIPTS]?.['allow arguments'];
-        const where = cause ? { ...at('allow arguments', cause), section: own ? server.section : SCRIPTS } : at(ALLOWED_QUERIES);
+        const where = cause
+          ? { ...at('allow arguments', cause), section: own ? server.section : SCRIPTS }
+          : at(ALLOWED_QUERIES);
         out.push(problem('AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS', [`[${server.section}]`, why, shown], where));
       }
     }
@@ -82,6 +97,7 @@ function unauthenticated(s: Record<string, unknown>, section: string): string | 
   if (s['use ssl'] === false) return 'use ssl is off';
   if (!s.ca) return 'no ca';
   const mode = keyText(s, section, 'verify mode');
-  if (!['peer-cert', 'fail-if-no-peer-cert', 'remote-peer'].includes(mode)) return `verify mode ${mode} does not require a client certificate`;
+  if (!['peer-cert', 'fail-if-no-peer-cert', 'remote-peer'].includes(mode))
+    return `verify mode ${mode} does not require a client certificate`;
   return undefined;
 }

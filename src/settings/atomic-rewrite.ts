@@ -42,7 +42,12 @@ export const EDIT_ATTEMPTS = 5;
  * editSettingsFile in settings/edit-ini.ts for the guarantees and errors).
  * `mayCreate`: a missing file may be created (with `options.create`).
  */
-export function rewriteLocked(file: string, transform: (text: string) => string, mayCreate: boolean, options: EditFileOptions): Promise<{ hash: string; changed: boolean }> {
+export function rewriteLocked(
+  file: string,
+  transform: (text: string) => string,
+  mayCreate: boolean,
+  options: EditFileOptions,
+): Promise<{ hash: string; changed: boolean }> {
   return queued(file, () => rewriteNow(file, transform, mayCreate, options));
 }
 
@@ -63,7 +68,12 @@ function queued<T>(file: string, run: () => Promise<T>): Promise<T> {
   return result;
 }
 
-async function rewriteNow(file: string, transform: (text: string) => string, mayCreate: boolean, options: EditFileOptions): Promise<{ hash: string; changed: boolean }> {
+async function rewriteNow(
+  file: string,
+  transform: (text: string) => string,
+  mayCreate: boolean,
+  options: EditFileOptions,
+): Promise<{ hash: string; changed: boolean }> {
   const target = await targetOf(file, mayCreate, options.create === true);
   return withFileLock(
     target,
@@ -72,7 +82,8 @@ async function rewriteNow(file: string, transform: (text: string) => string, may
       for (let attempt = 1; ; attempt++) {
         const result = await rewriteOnce(file, target, transform, options);
         if (result !== 'conflict') return result;
-        if (options.expectedHash !== undefined || attempt >= EDIT_ATTEMPTS) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+        if (options.expectedHash !== undefined || attempt >= EDIT_ATTEMPTS)
+          throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
         log.debug(`${file} changed while we wrote it (attempt ${attempt}); re-applying the edit`);
       }
     },
@@ -81,10 +92,16 @@ async function rewriteNow(file: string, transform: (text: string) => string, may
 }
 
 /** One read-edit-write round; 'conflict' when another writer changed the file before our rename (nothing written). */
-async function rewriteOnce(file: string, target: string, transform: (text: string) => string, options: EditFileOptions): Promise<{ hash: string; changed: boolean } | 'conflict'> {
+async function rewriteOnce(
+  file: string,
+  target: string,
+  transform: (text: string) => string,
+  options: EditFileOptions,
+): Promise<{ hash: string; changed: boolean } | 'conflict'> {
   const current = await readCurrent(file, target, options.create === true);
   const hash = current.bytes === null ? hashText('') : hashText(current.bytes);
-  if (options.expectedHash !== undefined && options.expectedHash !== hash) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+  if (options.expectedHash !== undefined && options.expectedHash !== hash)
+    throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
   const text = current.bytes === null ? '' : current.bytes.toString('utf8');
   const next = transform(text);
   if (current.bytes !== null && next === text) return { hash, changed: false };
@@ -116,7 +133,8 @@ async function targetOf(file: string, mayCreate: boolean, create: boolean): Prom
   try {
     return await realpath(file);
   } catch (err) {
-    if (!isNotFound(err)) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
+    if (!isNotFound(err))
+      throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
     if (!create) throw new AgentError('AGENT_ERR_SETTINGS_NOT_FOUND', [file], { cause: err });
     if (!mayCreate) throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, 'the file does not exist']);
     return resolve(file);
@@ -149,8 +167,15 @@ interface Current {
 async function readCurrent(file: string, target: string, create: boolean): Promise<Current> {
   try {
     const [bytes, info] = await Promise.all([readFile(target), stat(target, { bigint: true })]);
-    if (!isUtf8(bytes)) throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, 'the file is not valid UTF-8; refusing to rewrite it']);
-    return { target, bytes, mode: Number(info.mode) & 0o7777, owner: { uid: Number(info.uid), gid: Number(info.gid) }, identity: identityOf(info) };
+    if (!isUtf8(bytes))
+      throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, 'the file is not valid UTF-8; refusing to rewrite it']);
+    return {
+      target,
+      bytes,
+      mode: Number(info.mode) & 0o7777,
+      owner: { uid: Number(info.uid), gid: Number(info.gid) },
+      identity: identityOf(info),
+    };
   } catch (err) {
     if (err instanceof AgentError) throw err;
     if (isNotFound(err) && create) return { target, bytes: null, mode: null, owner: null, identity: null };

@@ -27,7 +27,8 @@ export interface BindSetting {
 export function bindAdvice(err: NodeJS.ErrnoException, s: BindSetting): string | undefined {
   const code = err.code ?? /\b(EADDRINUSE|EACCES|EADDRNOTAVAIL|EPERM)\b/.exec(err.message)?.[1];
   const key = (name: string, o: Origin | undefined): string => `[${s.section}] ${name} (${originText(o, s.file)})`;
-  const set = (name: string, value: string): string => `agent settings set --path ${s.section} --key '${name}' --value ${value}`;
+  const set = (name: string, value: string): string =>
+    `agent settings set --path ${s.section} --key '${name}' --value ${value}`;
   const port = `N${s.tlsSuffix ? 's' : ''}`;
   switch (code) {
     case 'EADDRINUSE':

@@ -30,7 +30,9 @@ export class CheckCache {
    * Schema defaults of sections for one set of variables (`varsKey`): each
    * made once per cache by `make`, then shared (frozen) by every load.
    */
-  defaultsFor(varsKey: string): (section: SectionSchema, make: () => Record<string, unknown>) => Record<string, unknown> {
+  defaultsFor(
+    varsKey: string,
+  ): (section: SectionSchema, make: () => Record<string, unknown>) => Record<string, unknown> {
     let known = this.defaultValues.get(varsKey);
     if (!known) this.defaultValues.set(varsKey, (known = new WeakMap()));
     const map = known;
@@ -58,7 +60,9 @@ export class CheckCache {
     problems: SettingsProblem[],
   ): CheckedSection {
     let list = this.entries.get(section);
-    const hit = list?.find((e) => e.useDefaults === useDefaults && e.varsKey === varsKey && e.file === file && e.canonical === canonical);
+    const hit = list?.find(
+      (e) => e.useDefaults === useDefaults && e.varsKey === varsKey && e.file === file && e.canonical === canonical,
+    );
     if (hit) {
       for (const p of hit.problems) problems.push({ ...p });
       return hit.result;

@@ -25,13 +25,27 @@ export function crossChecks(
   const mode = keyText(s, path, 'verify mode');
   if (s['use ssl'] !== false && mode !== 'none' && !s.ca) {
     const o = origins[path]?.['verify mode'];
-    out.push(problem('AGENT_ERR_VALUE_INVALID', [`verify mode "${mode}" needs a ca to check client certificates against; set ca or use verify mode none`], { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: path, key: 'verify mode' }));
+    out.push(
+      problem(
+        'AGENT_ERR_VALUE_INVALID',
+        [`verify mode "${mode}" needs a ca to check client certificates against; set ca or use verify mode none`],
+        { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: path, key: 'verify mode' },
+      ),
+    );
   }
   const web = '/settings/WEB/server';
   const port = Number.parseInt(valueText(sections[web]?.port), 10);
   if (Number.isInteger(port) && port > 65535) {
     const o = origins[web]?.port;
-    out.push(problem('AGENT_ERR_VALUE_INVALID', [`port "${String(sections[web]?.port)}": must be a port number from 0 (any free port) to 65535 (add s for TLS)`], { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: web, key: 'port' }));
+    out.push(
+      problem(
+        'AGENT_ERR_VALUE_INVALID',
+        [
+          `port "${String(sections[web]?.port)}": must be a port number from 0 (any free port) to 65535 (add s for TLS)`,
+        ],
+        { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: web, key: 'port' },
+      ),
+    );
   }
   for (const section of ['/settings/default', web, '/settings/remote/server', '/settings/agent/server']) {
     const value = sections[section]?.['allowed hosts'];
@@ -39,9 +53,25 @@ export function crossChecks(
     if (typeof value !== 'string' || !o) continue;
     const parsed = parseAllowedHosts(value);
     // The web server matches addresses only; RemoteServer and AgentServer resolve names (src/protocols/allowed-host-names.ts).
-    const names = section === web ? parsed.matchers.filter((m) => m.kind === 'name').map((m) => `allowed hosts entry "${m.text}": the web server takes addresses, masks, * ranges and localhost, not host names`) : [];
+    const names =
+      section === web
+        ? parsed.matchers
+            .filter((m) => m.kind === 'name')
+            .map(
+              (m) =>
+                `allowed hosts entry "${m.text}": the web server takes addresses, masks, * ranges and localhost, not host names`,
+            )
+        : [];
     if (parsed.problems.length + names.length > 0) {
-      out.push(problem('AGENT_ERR_VALUE_INVALID', [[...parsed.problems, ...names].join('; ')], { file: o.file, line: o.line, col: o.col, section, key: 'allowed hosts' }));
+      out.push(
+        problem('AGENT_ERR_VALUE_INVALID', [[...parsed.problems, ...names].join('; ')], {
+          file: o.file,
+          line: o.line,
+          col: o.col,
+          section,
+          key: 'allowed hosts',
+        }),
+      );
     }
   }
   return out;

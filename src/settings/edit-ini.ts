@@ -47,7 +47,11 @@ export type EditsOf = readonly SettingsEdit[] | ((currentText: string) => readon
  * AGENT_ERR_SETTINGS_WRITE (with the cause) when writing fails or the file is
  * not UTF-8.
  */
-export function editSettingsFile(file: string, edits: EditsOf, options: EditFileOptions = {}): Promise<{ hash: string; changed: boolean }> {
+export function editSettingsFile(
+  file: string,
+  edits: EditsOf,
+  options: EditFileOptions = {},
+): Promise<{ hash: string; changed: boolean }> {
   if (typeof edits !== 'function') for (const edit of edits) checkEdit(edit);
   const transform = (text: string): string => applyEdits(text, typeof edits === 'function' ? edits(text) : edits);
   const mayCreate = typeof edits === 'function' || edits.every((e) => e.op === 'set');
@@ -60,7 +64,11 @@ export function editSettingsFile(file: string, edits: EditsOf, options: EditFile
  * the lock, mode kept, nothing written when the text stays the same). For
  * whole-file rewrites that keep meaning, such as `agent settings fmt`.
  */
-export function rewriteSettingsFile(file: string, transform: (text: string) => string, options: EditFileOptions = {}): Promise<{ hash: string; changed: boolean }> {
+export function rewriteSettingsFile(
+  file: string,
+  transform: (text: string) => string,
+  options: EditFileOptions = {},
+): Promise<{ hash: string; changed: boolean }> {
   return rewriteLocked(file, transform, true, options);
 }
 

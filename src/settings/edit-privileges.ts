@@ -24,7 +24,12 @@ export function editClasses(section: string, key: string | undefined, value?: st
   if (isClass(own)) out.add(own);
   if (schema && key !== undefined) {
     const canonical = found?.section.keys.get(key.toLowerCase());
-    const prop = canonical !== undefined ? schema.properties?.[canonical] : typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+    const prop =
+      canonical !== undefined
+        ? schema.properties?.[canonical]
+        : typeof schema.additionalProperties === 'object'
+          ? schema.additionalProperties
+          : undefined;
     const mark = prop?.['x-privilege'];
     if (isClass(mark)) out.add(mark);
   }

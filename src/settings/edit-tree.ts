@@ -66,14 +66,21 @@ export interface FileEditResult {
  * the module comment). Errors are those of editSettingsFile; an include
  * that cannot be read does not stop edits of the files that can.
  */
-export async function editSettings(main: string, edits: TreeEdits, options: TreeEditOptions = {}): Promise<FileEditResult[]> {
+export async function editSettings(
+  main: string,
+  edits: TreeEdits,
+  options: TreeEditOptions = {},
+): Promise<FileEditResult[]> {
   const abs = resolve(main);
   const reader = new SettingsReader();
   const root = await reader.source(abs);
   const sources: SourceFile[] = 'error' in root ? [] : (await reader.tree(root)).sources;
   if (sources.length === 0) {
     // No main file yet (editSettingsFile refuses it unless create): everything goes to it.
-    const list = typeof edits === 'function' ? (text: string) => edits(viewOf([{ file: abs, hash: '', doc: parseIni(text, abs) }])) : edits;
+    const list =
+      typeof edits === 'function'
+        ? (text: string) => edits(viewOf([{ file: abs, hash: '', doc: parseIni(text, abs) }]))
+        : edits;
     return [{ file: abs, ...(await editSettingsFile(abs, list, fileOptions(abs, options))) }];
   }
   const initial = typeof edits === 'function' ? edits(viewOf(sources)) : edits;
@@ -89,10 +96,14 @@ export async function editSettings(main: string, edits: TreeEdits, options: Tree
         throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)]);
       });
       const hash = hashText(bytes);
-      if (hash !== src.hash || (expected !== undefined && expected !== hash)) throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+      if (hash !== src.hash || (expected !== undefined && expected !== hash))
+        throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
       checked.set(file, hash);
       const text = bytes.toString('utf8');
-      const next = applyEdits(text, routed.filter((r) => r.file === file).map((r) => r.edit));
+      const next = applyEdits(
+        text,
+        routed.filter((r) => r.file === file).map((r) => r.edit),
+      );
       if (next !== text) planned.set(file, next);
     }
     await options.check(planned);
@@ -103,10 +114,18 @@ export async function editSettings(main: string, edits: TreeEdits, options: Tree
       // This file's current text (read under its lock) replaces the version read above.
       const now = sources.map((s) => (s.file === file ? { ...s, doc: parseIni(text, file) } : s));
       const list = typeof edits === 'function' ? edits(viewOf(now)) : edits;
-      return route(now, list).filter((r) => r.file === file).map((r) => r.edit);
+      return route(now, list)
+        .filter((r) => r.file === file)
+        .map((r) => r.edit);
     };
     const hash = checked.get(file);
-    results.push({ file, ...(await editSettingsFile(file, forFile, { ...fileOptions(file, options), ...(hash !== undefined ? { expectedHash: hash } : {}) })) });
+    results.push({
+      file,
+      ...(await editSettingsFile(file, forFile, {
+        ...fileOptions(file, options),
+        ...(hash !== undefined ? { expectedHash: hash } : {}),
+      })),
+    });
   }
   return results;
 }
@@ -140,7 +159,8 @@ function route(sources: readonly SourceFile[], edits: readonly SettingsEdit[]): 
   const main = sources[sources.length - 1];
   const out: { file: string; edit: SettingsEdit }[] = [];
   for (const edit of edits) {
-    if (typeof edit !== 'object' || edit === null || typeof edit.section !== 'string') throw new AgentError('AGENT_ERR_VALUE_INVALID', ['invalid settings edit']);
+    if (typeof edit !== 'object' || edit === null || typeof edit.section !== 'string')
+      throw new AgentError('AGENT_ERR_VALUE_INVALID', ['invalid settings edit']);
     const section = edit.section.trim().toLowerCase();
     if (edit.op === 'remove-section') {
       const holders = sources.filter((s) => s.doc.sections.some((x) => x.path.toLowerCase() === section));
@@ -150,7 +170,12 @@ function route(sources: readonly SourceFile[], edits: readonly SettingsEdit[]): 
     const key = typeof edit.key === 'string' ? edit.key.trim().toLowerCase() : '';
     let holder = main;
     for (const s of sources) {
-      if (s.doc.sections.some((x) => x.path.toLowerCase() === section && x.entries.some((e) => e.key.toLowerCase() === key))) holder = s;
+      if (
+        s.doc.sections.some(
+          (x) => x.path.toLowerCase() === section && x.entries.some((e) => e.key.toLowerCase() === key),
+        )
+      )
+        holder = s;
     }
     out.push({ file: holder.file, edit });
   }

@@ -37,7 +37,10 @@ export function originFile(of: string, main: string): string {
 
 /** The schema of one key of a section (its property, or the section's additionalProperties). */
 export function keySchema(schema: JsonSchema | undefined, key: string): JsonSchema | undefined {
-  return (schema?.properties?.[key] ?? (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined));
+  return (
+    schema?.properties?.[key] ??
+    (typeof schema?.additionalProperties === 'object' ? schema.additionalProperties : undefined)
+  );
 }
 
 /** A value as shown to people: `******` for a non-empty secret (x-secret keys, and values from ${env:} / ${file:}: settings/secrets.ts). */
@@ -48,15 +51,24 @@ export function shownValue(schema: JsonSchema | undefined, key: string, value: u
 export function effectiveEntries(s: Snapshot, options: { origins?: boolean } = {}): EffectiveEntry[] {
   const set = loadSchemaSet();
   const out: EffectiveEntry[] = [];
-  const add = (path: string, values: Readonly<Record<string, unknown>>, origins: Readonly<Record<string, Origin>> | undefined): void => {
+  const add = (
+    path: string,
+    values: Readonly<Record<string, unknown>>,
+    origins: Readonly<Record<string, Origin>> | undefined,
+  ): void => {
     const schema = set.find(path)?.section.schema;
     for (const [key, value] of Object.entries(values)) {
       if (value === undefined) continue;
       const shown = maskSecrets(String(shownValue(schema, key, value, origins?.[key])), s.secretValues);
-      out.push(options.origins === true ? { path, key, value: shown, origin: originText(origins?.[key], s.file) } : { path, key, value: shown });
+      out.push(
+        options.origins === true
+          ? { path, key, value: shown, origin: originText(origins?.[key], s.file) }
+          : { path, key, value: shown },
+      );
     }
   };
   for (const [path, values] of Object.entries(s.sections)) add(path, values, s.origins[path]);
-  for (const map of objectMaps(s)) if (map !== s.aliases) for (const o of map.values()) add(objectSectionPath(o), o.values, o.origins);
+  for (const map of objectMaps(s))
+    if (map !== s.aliases) for (const o of map.values()) add(objectSectionPath(o), o.values, o.origins);
   return out;
 }

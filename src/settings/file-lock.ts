@@ -65,7 +65,9 @@ export async function withFileLock<T>(target: string, fn: () => Promise<T>, opti
 export async function removeLeftovers(target: string): Promise<number> {
   const folder = dirname(target);
   const prefix = helperPrefix(target);
-  const pattern = new RegExp(`^${escapeRegExp(prefix)}\\.(?:(\\d+)\\.[0-9a-f]{12}\\.tmp|lock\\.stale\\.(\\d+)\\.[0-9a-f]{12})$`);
+  const pattern = new RegExp(
+    `^${escapeRegExp(prefix)}\\.(?:(\\d+)\\.[0-9a-f]{12}\\.tmp|lock\\.stale\\.(\\d+)\\.[0-9a-f]{12})$`,
+  );
   let removed = 0;
   let names: string[];
   try {
@@ -120,7 +122,8 @@ async function acquire(target: string, lock: string, token: string, timeoutMs: n
         continue;
       }
     }
-    if (performance.now() >= deadline) throw new AgentError('AGENT_ERR_SETTINGS_LOCKED', [target, holder || 'unknown', Math.round(timeoutMs / 1000)]);
+    if (performance.now() >= deadline)
+      throw new AgentError('AGENT_ERR_SETTINGS_LOCKED', [target, holder || 'unknown', Math.round(timeoutMs / 1000)]);
     // Jittered, growing waits: twenty CLI processes do not retry in lockstep.
     await sleep(backoffDelay(LOCK_RETRY, ++waits));
   }
@@ -203,7 +206,12 @@ function isAlive(pid: number): boolean {
 /** A lock failure without the lock file's name: what went wrong and that the folder must be writable. */
 function lockFailure(target: string, err: unknown): AgentError {
   const e = err as NodeJS.ErrnoException;
-  const what = e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS' ? `the folder ${dirname(target)} is not writable` : e.code === 'ENOENT' ? `the folder ${dirname(target)} does not exist` : (e.code ?? 'unknown error');
+  const what =
+    e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS'
+      ? `the folder ${dirname(target)} is not writable`
+      : e.code === 'ENOENT'
+        ? `the folder ${dirname(target)} does not exist`
+        : (e.code ?? 'unknown error');
   return new AgentError('AGENT_ERR_SETTINGS_WRITE', [target, `cannot lock it for editing: ${what}`], { cause: err });
 }
 

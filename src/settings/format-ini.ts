@@ -72,7 +72,8 @@ export function formatIni(input: string): Formatted {
     }
     if (out.length > 0 && (pendingBlank !== undefined || blockStart.has(i))) {
       out.push('');
-      if (pendingBlank !== undefined && lines[pendingBlank] !== '') changes.push({ line: pendingBlank + 1, before: lines[pendingBlank], after: '' });
+      if (pendingBlank !== undefined && lines[pendingBlank] !== '')
+        changes.push({ line: pendingBlank + 1, before: lines[pendingBlank], after: '' });
       if (pendingBlank === undefined) changes.push({ line: i + 1, after: '' });
     } else if (pendingBlank !== undefined) {
       changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] });
@@ -84,6 +85,11 @@ export function formatIni(input: string): Formatted {
   if (pendingBlank !== undefined) changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] });
   const text = bom + (out.length > 0 ? out.join(eol) + eol : '');
   // Line endings alone (a missing final one, or CRLF mixed into an LF file) change no line's text.
-  if (changes.length === 0 && text !== input) changes.push({ line: lines.length, before: '(line endings)', after: `(every line ends with ${eol === '\n' ? 'LF' : 'CRLF'}, including the last)` });
+  if (changes.length === 0 && text !== input)
+    changes.push({
+      line: lines.length,
+      before: '(line endings)',
+      after: `(every line ends with ${eol === '\n' ? 'LF' : 'CRLF'}, including the last)`,
+    });
   return { text, changes: changes.sort((a, b) => a.line - b.line) };
 }

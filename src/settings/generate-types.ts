@@ -16,7 +16,9 @@ export async function generateSettingsTypes(root: string): Promise<string> {
     // a key marked x-fallback takes the fallback section's value when the
     // file leaves it out (settings/module-view.ts), so both are always present.
     const props = (schema.properties ?? {}) as Record<string, { default?: unknown; 'x-fallback'?: string }>;
-    const withDefault = Object.keys(props).filter((k) => props[k]?.default !== undefined || props[k]?.['x-fallback'] !== undefined);
+    const withDefault = Object.keys(props).filter(
+      (k) => props[k]?.default !== undefined || props[k]?.['x-fallback'] !== undefined,
+    );
     if (withDefault.length > 0) schema.required = withDefault;
     const ts = await compile(schema, section.typeName, {
       bannerComment: '',
@@ -30,6 +32,8 @@ export async function generateSettingsTypes(root: string): Promise<string> {
   }
   // Section path -> type, for the typed module views (settings/module-view.ts).
   const map = set.sections.map((section) => `  ${JSON.stringify(section.pattern)}: ${section.typeName};`);
-  parts.push(`/** Every registered section path (object sections by their pattern) and its type. */\nexport interface SettingsSections {\n${map.join('\n')}\n}\n`);
+  parts.push(
+    `/** Every registered section path (object sections by their pattern) and its type. */\nexport interface SettingsSections {\n${map.join('\n')}\n}\n`,
+  );
   return parts.join('\n');
 }

@@ -16,7 +16,11 @@ export function generateValidators(root: string): { js: string; dts: string } {
   refs.forEach((ref, i) => {
     exportNames[`v${i}`] = ref;
   });
-  const standalone = (createRequire(import.meta.url)('ajv/dist/standalone/index.js') as { default: (a: unknown, refs: Record<string, string>) => string }).default;
+  const standalone = (
+    createRequire(import.meta.url)('ajv/dist/standalone/index.js') as {
+      default: (a: unknown, refs: Record<string, string>) => string;
+    }
+  ).default;
   // ajv's ESM output still calls require() for its runtime helpers (such as
   // ucs2length for minLength); turn each into an import of the CJS module.
   const imports: string[] = [];

@@ -108,7 +108,19 @@ export class SettingsReader {
       const section = src.doc.sections.find((s) => s.path.toLowerCase() === INCLUDES_SECTION);
       if (section && stack.length >= MAX_INCLUDE_DEPTH) {
         const e = section.entries[0];
-        problems.push(problem('AGENT_ERR_INCLUDE_DEPTH', [MAX_INCLUDE_DEPTH, [...stack.slice(0, 3), '…', src.file].map((f) => basename(f)).join(' -> ')], { file: src.file, line: e?.line ?? section.line, col: e?.valueCol ?? 1, section: INCLUDES_SECTION, key: e?.key ?? '' }));
+        problems.push(
+          problem(
+            'AGENT_ERR_INCLUDE_DEPTH',
+            [MAX_INCLUDE_DEPTH, [...stack.slice(0, 3), '…', src.file].map((f) => basename(f)).join(' -> ')],
+            {
+              file: src.file,
+              line: e?.line ?? section.line,
+              col: e?.valueCol ?? 1,
+              section: INCLUDES_SECTION,
+              key: e?.key ?? '',
+            },
+          ),
+        );
       } else if (section) {
         // Every file this section names is read at once (concurrently; the reader batches them), then visited in order.
         for (const entry of section.entries) {
@@ -120,10 +132,17 @@ export class SettingsReader {
           }
         }
         for (const entry of section.entries) {
-          const at = { file: src.file, line: entry.line, col: entry.valueCol, section: INCLUDES_SECTION, key: entry.key };
+          const at = {
+            file: src.file,
+            line: entry.line,
+            col: entry.valueCol,
+            section: INCLUDES_SECTION,
+            key: entry.key,
+          };
           const expanded = expandVariables(entry.value, this.hostVars, { dir: dirname(src.file) });
           if (expanded.problems.length > 0) {
-            for (const p of expanded.problems) problems.push(problem(p.code, p.args, { ...at, col: entry.valueCol + p.offset }));
+            for (const p of expanded.problems)
+              problems.push(problem(p.code, p.args, { ...at, col: entry.valueCol + p.offset }));
             continue;
           }
           if (expanded.value.trim() === '') {
@@ -138,7 +157,13 @@ export class SettingsReader {
           for (const file of found.files) {
             watched.add(file);
             if (file === src.file || stack.includes(file)) {
-              problems.push(problem('AGENT_ERR_INCLUDE_CYCLE', [[...stack, src.file, file].map((f) => basename(f)).join(' -> ')], at));
+              problems.push(
+                problem(
+                  'AGENT_ERR_INCLUDE_CYCLE',
+                  [[...stack, src.file, file].map((f) => basename(f)).join(' -> ')],
+                  at,
+                ),
+              );
               continue;
             }
             const child = await this.source(file);
@@ -204,9 +229,8 @@ export class SettingsReader {
 
 /** One hash for a tree: the main file's own hash when it includes nothing, else a hash over every file's path and hash. */
 export function treeHash(sources: readonly SourceFile[]): string {
-  if (sources.length === 1) return (sources[0]).hash;
+  if (sources.length === 1) return sources[0].hash;
   const h = createHash('sha256');
   for (const s of sources) h.update(`${s.file}\0${s.hash}\n`);
   return h.digest('hex');
 }
-

@@ -58,7 +58,6 @@ export function applyEdits(text: string, edits: readonly SettingsEdit[]): string
   return out;
 }
 
-
 interface Line {
   text: string;
   /** '\n', '\r\n', or '' for a last line without a line ending. */
@@ -111,7 +110,13 @@ function blocksOf(lines: readonly Line[], section: string): Block[] {
     } else if (scan.kind === LINE_INVALID && t.charCodeAt(scan.first) === 91) {
       current = undefined; // a broken `[header`: the reader drops its keys, so do we
     } else if (scan.kind === LINE_ENTRY && current) {
-      current.keys.push({ index: i, lower: t.slice(scan.nameStart, scan.nameEnd).toLowerCase(), eq: scan.eq, rawStart: scan.rawStart, rawEnd: scan.rawEnd });
+      current.keys.push({
+        index: i,
+        lower: t.slice(scan.nameStart, scan.nameEnd).toLowerCase(),
+        eq: scan.eq,
+        rawStart: scan.rawStart,
+        rawEnd: scan.rawEnd,
+      });
     }
   }
   return blocks;
@@ -130,7 +135,10 @@ function setKey(lines: Line[], section: string, key: string, value: string, eol:
     return;
   }
   const lower = key.toLowerCase();
-  const hit = blocks.flatMap((b) => b.keys).filter((k) => k.lower === lower).pop();
+  const hit = blocks
+    .flatMap((b) => b.keys)
+    .filter((k) => k.lower === lower)
+    .pop();
   if (hit !== undefined) {
     const line = lines[hit.index];
     if (written === '') line.text = line.text.slice(0, hit.eq + 1);
@@ -149,7 +157,10 @@ function setKey(lines: Line[], section: string, key: string, value: string, eol:
 
 function removeKey(lines: Line[], section: string, key: string): void {
   const lower = key.toLowerCase();
-  const doomed = blocksOf(lines, section).flatMap((b) => b.keys).filter((k) => k.lower === lower).map((k) => k.index);
+  const doomed = blocksOf(lines, section)
+    .flatMap((b) => b.keys)
+    .filter((k) => k.lower === lower)
+    .map((k) => k.index);
   for (let i = doomed.length - 1; i >= 0; i--) lines.splice(doomed[i], 1);
 }
 
@@ -198,12 +209,15 @@ function isBlankLine(text: string): boolean {
 /** Refuse edits that cannot be written as one line that reads back the same. */
 export function checkEdit(edit: SettingsEdit): void {
   const e = edit as Partial<Record<'op' | 'section' | 'key' | 'value', unknown>>;
-  if (e.op !== 'set' && e.op !== 'remove-key' && e.op !== 'remove-section') invalid(`unknown settings edit operation ${JSON.stringify(e.op)}`);
+  if (e.op !== 'set' && e.op !== 'remove-key' && e.op !== 'remove-section')
+    invalid(`unknown settings edit operation ${JSON.stringify(e.op)}`);
   const section = typeof e.section === 'string' ? e.section.trim() : '';
-  if (section === '' || /[\r\n\]]/.test(section) || section.startsWith('[')) invalid(`invalid section name ${JSON.stringify(e.section)}`);
+  if (section === '' || /[\r\n\]]/.test(section) || section.startsWith('['))
+    invalid(`invalid section name ${JSON.stringify(e.section)}`);
   if (e.op === 'remove-section') return;
   const key = typeof e.key === 'string' ? e.key.trim() : '';
-  if (key === '' || /[\r\n=]/.test(key) || /^[;#[]/.test(key)) invalid(`invalid key ${JSON.stringify(e.key)} in [${section}]`);
+  if (key === '' || /[\r\n=]/.test(key) || /^[;#[]/.test(key))
+    invalid(`invalid key ${JSON.stringify(e.key)} in [${section}]`);
   if (e.op === 'remove-key') return;
   if (typeof e.value !== 'string') invalid(`value of ${key} in [${section}] must be a string`);
   if (/[\r\n]/.test(e.value)) invalid(`value of ${key} in [${section}] must not contain a line break`);

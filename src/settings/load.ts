@@ -89,7 +89,12 @@ export async function loadSettingsFile(file: string, options: LoadOptions = {}):
     return { ok: false, problems: [p], warnings: [], hash: '', watched: [abs] };
   }
   const tree = await reader.tree(main);
-  return loadTree(tree, reader.checks, options.layers !== false, options.locatedAt === undefined ? undefined : resolve(options.locatedAt));
+  return loadTree(
+    tree,
+    reader.checks,
+    options.layers !== false,
+    options.locatedAt === undefined ? undefined : resolve(options.locatedAt),
+  );
 }
 
 /**
@@ -103,7 +108,16 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
   const tree: SettingsTree = { main: abs, sources: [{ file: abs, hash, doc }], problems: [], watched: [abs] };
   for (const s of doc.sections) {
     if (s.path.toLowerCase() !== INCLUDES_SECTION) continue;
-    for (const e of s.entries) tree.problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [e.value, 'includes are followed only when loading from a file'], { file: abs, line: e.line, col: e.valueCol, section: s.path, key: e.key }));
+    for (const e of s.entries)
+      tree.problems.push(
+        problem('AGENT_ERR_INCLUDE_MISSING', [e.value, 'includes are followed only when loading from a file'], {
+          file: abs,
+          line: e.line,
+          col: e.valueCol,
+          section: s.path,
+          key: e.key,
+        }),
+      );
   }
   return loadTree(tree, new CheckCache());
 }
@@ -119,7 +133,16 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   const problems: SettingsProblem[] = [...tree.problems];
   for (const src of tree.sources) {
     for (const p of src.doc.problems) {
-      problems.push({ code: p.code, severity: 'error', message: p.message, file: src.file, line: p.line, col: p.col, ...(p.section ? { section: p.section } : {}), ...(p.key ? { key: p.key } : {}) });
+      problems.push({
+        code: p.code,
+        severity: 'error',
+        message: p.message,
+        file: src.file,
+        line: p.line,
+        col: p.col,
+        ...(p.section ? { section: p.section } : {}),
+        ...(p.key ? { key: p.key } : {}),
+      });
     }
   }
   const merged = mergeLayers(tree.sources);
@@ -136,7 +159,15 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   const { vars, problems: varProblems, secrets: secretPaths } = resolveVariables(home, overrides, dirs);
   for (const { key, problem: vp } of varProblems) {
     const e = paths?.section.entries.find((x) => x.key.toLowerCase() === key);
-    problems.push(problem(vp.code, vp.args, { file: e?.file ?? paths?.file ?? abs, line: e?.line ?? 0, col: (e?.valueCol ?? 0) + vp.offset, section: '/paths', key }));
+    problems.push(
+      problem(vp.code, vp.args, {
+        file: e?.file ?? paths?.file ?? abs,
+        line: e?.line ?? 0,
+        col: (e?.valueCol ?? 0) + vp.offset,
+        section: '/paths',
+        key,
+      }),
+    );
   }
   const varsKey = Object.values(vars).join('\0');
   let anySecret = secretPaths.size > 0;
@@ -144,10 +175,12 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   const absorbed = absorbSections(merged.list, layers ? merged.below : [], { set, cache, vars, varsKey }, problems);
   const { sections, origins, defs } = absorbed;
   if (absorbed.secret) anySecret = true;
-  const defsOf = (container: string): Map<string, ObjectDefinition> => defs.get(container) ?? new Map<string, ObjectDefinition>();
+  const defsOf = (container: string): Map<string, ObjectDefinition> =>
+    defs.get(container) ?? new Map<string, ObjectDefinition>();
 
   const defaults = cache.defaultsFor(varsKey);
-  const defaultsOf = (sec: SectionSchema): Record<string, unknown> => defaults(sec, () => expandDefaults(sectionDefaults(set, sec), {}, vars));
+  const defaultsOf = (sec: SectionSchema): Record<string, unknown> =>
+    defaults(sec, () => expandDefaults(sectionDefaults(set, sec), {}, vars));
   for (const sec of set.sections) {
     if (sec.container === undefined && sections[sec.pattern] === undefined) {
       sections[sec.pattern] = defaultsOf(sec);
@@ -170,7 +203,10 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
       return { map: resolveObjects(container, layerDefs, apply, abs, found, memo), clean: found.length === 0 };
     });
     if (!below || !layerResolved) return resolveObjects(container, own, apply, abs, problems, memo);
-    const mine = below.added.length === 0 ? undefined : resolveObjects(container, own, apply, abs, problems, memo, new Set(below.added));
+    const mine =
+      below.added.length === 0
+        ? undefined
+        : resolveObjects(container, own, apply, abs, problems, memo, new Set(below.added));
     if (!mine) return new Map(layerResolved);
     // In the order a full resolution gives: the definitions' order, then the implicit default and sample.
     const out = new Map<string, ResolvedObject>();
@@ -195,7 +231,13 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
     const privileges = parsePrivilegeList(String(value));
     roles.set(role, privileges);
     const o = origins['/settings/web/roles']?.[role];
-    const at = { file: o?.file ?? abs, line: o?.line ?? 0, col: o?.col ?? 0, section: '/settings/web/roles', key: role };
+    const at = {
+      file: o?.file ?? abs,
+      line: o?.line ?? 0,
+      col: o?.col ?? 0,
+      section: '/settings/web/roles',
+      key: role,
+    };
     if (privileges.includes(LEGACY_GRANT)) problems.push(problem('AGENT_WARN_ROLE_LEGACY', [role], at));
     const rootLike = rootEquivalentGrants(privileges);
     if (rootLike.length > 0) problems.push(problem('AGENT_WARN_ROLE_ROOT_EQUIVALENT', [role, rootLike.join(', ')], at));
@@ -203,27 +245,58 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   const defined = new Set([...roles.keys()].map((r) => r.toLowerCase()));
   for (const [role, privileges] of SEEDED_ROLES) if (!defined.has(role)) roles.set(role, privileges);
 
-  const warnings = [...insecureWarnings({ file: abs, sections, origins, modules, targets, users }), ...reachWarnings({ file: abs, sections, origins, modules, users })];
+  const warnings = [
+    ...insecureWarnings({ file: abs, sections, origins, modules, targets, users }),
+    ...reachWarnings({ file: abs, sections, origins, modules, users }),
+  ];
   warnings.push(...sourceWarnings(abs, sections, origins));
-  warnings.push(...passwordInGitWarnings({ sections, origins, objects: [users, targets.agent, targets.remote, targets.nsca, targets.icinga], secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema) }));
+  warnings.push(
+    ...passwordInGitWarnings({
+      sections,
+      origins,
+      objects: [users, targets.agent, targets.remote, targets.nsca, targets.icinga],
+      secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema),
+    }),
+  );
   problems.push(...crossChecks(abs, sections, origins));
   problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));
   for (const u of users.values()) {
     const role = valueText(u.values.role);
     if (!u.isTemplate && role !== '' && !roles.has(role)) {
       const o = u.origins.role;
-      warnings.push(problem('AGENT_WARN_ROLE_UNKNOWN', [u.name, role], { file: o?.file ?? abs, line: o?.line ?? 0, col: o?.col ?? 0, section: u.path, key: 'role' }));
+      warnings.push(
+        problem('AGENT_WARN_ROLE_UNKNOWN', [u.name, role], {
+          file: o?.file ?? abs,
+          line: o?.line ?? 0,
+          col: o?.col ?? 0,
+          section: u.path,
+          key: 'role',
+        }),
+      );
     }
   }
   // Values from ${env:} and ${file:} are secrets: no message may show them.
   // So are the values of keys the schema marks x-secret (passwords, hashes): masked in problems and log lines too.
-  const fromOutside = !anySecret ? [] : collectSecrets(origins, sections, [targets.agent, targets.remote, targets.nsca, targets.icinga, users], vars, secretPaths);
-  const marked = schemaSecrets(sections, [users, targets.nsca, targets.icinga], (path) => secretKeyTest(set.find(path)?.section.schema));
-  const secretValues = marked.length === 0 ? fromOutside : [...new Set([...fromOutside, ...marked])].sort((x, y) => y.length - x.length);
-  if (secretValues.length > 0) for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
+  const fromOutside = !anySecret
+    ? []
+    : collectSecrets(
+        origins,
+        sections,
+        [targets.agent, targets.remote, targets.nsca, targets.icinga, users],
+        vars,
+        secretPaths,
+      );
+  const marked = schemaSecrets(sections, [users, targets.nsca, targets.icinga], (path) =>
+    secretKeyTest(set.find(path)?.section.schema),
+  );
+  const secretValues =
+    marked.length === 0 ? fromOutside : [...new Set([...fromOutside, ...marked])].sort((x, y) => y.length - x.length);
+  if (secretValues.length > 0)
+    for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
   const errors = problems.filter((p) => p.severity === 'error');
   warnings.push(...problems.filter((p) => p.severity === 'warning'));
-  if (errors.length > 0) return { ok: false, problems: sortProblems(errors), warnings: sortProblems(warnings), hash, watched };
+  if (errors.length > 0)
+    return { ok: false, problems: sortProblems(errors), warnings: sortProblems(warnings), hash, watched };
 
   const snapshot: Snapshot = {
     file: abs,
@@ -240,12 +313,18 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
     schedules,
     roles,
   };
-  return { ok: true, snapshot: freezeSnapshot(snapshot), warnings: sortProblems(warnings), problems: [], hash, watched };
+  return {
+    ok: true,
+    snapshot: freezeSnapshot(snapshot),
+    warnings: sortProblems(warnings),
+    problems: [],
+    hash,
+    watched,
+  };
 }
 
 /** The origins of a section the files do not write. */
 const NO_ORIGINS: Record<string, Origin> = Object.freeze({});
-
 
 /**
  * Freeze what modules read: the snapshot, its sections and their values,

@@ -36,7 +36,11 @@ export function mergeSections(sources: readonly SourceFile[]): readonly MergedSe
  * of `list` at a position below `below.list.length` that is the same object
  * as there is unchanged by the main file; `find` looks a section up by path.
  */
-export function mergeLayers(sources: readonly SourceFile[]): { list: readonly MergedSection[]; below: readonly MergedSection[]; find(path: string): MergedSection | undefined } {
+export function mergeLayers(sources: readonly SourceFile[]): {
+  list: readonly MergedSection[];
+  below: readonly MergedSection[];
+  find(path: string): MergedSection | undefined;
+} {
   const prefix = sources.length > 1 ? mergeOf(sources.slice(0, -1)) : EMPTY_MERGE;
   const top = overlay(prefix, [sources[sources.length - 1]]);
   return {
@@ -46,7 +50,8 @@ export function mergeLayers(sources: readonly SourceFile[]): { list: readonly Me
       const lower = path.toLowerCase();
       const at = prefix.index.get(lower);
       if (at !== undefined) return top.list[at];
-      for (let i = prefix.list.length; i < top.list.length; i++) if ((top.list[i]).section.path.toLowerCase() === lower) return top.list[i];
+      for (let i = prefix.list.length; i < top.list.length; i++)
+        if (top.list[i].section.path.toLowerCase() === lower) return top.list[i];
       return undefined;
     },
   };

@@ -87,7 +87,10 @@ function fallbacks(path: string): [string, string][] {
 }
 
 /** A section's values with its x-fallback keys filled from their fallback sections. */
-export function sectionWithFallbacks(snapshot: Pick<Snapshot, 'sections'>, path: string): Readonly<Record<string, unknown>> {
+export function sectionWithFallbacks(
+  snapshot: Pick<Snapshot, 'sections'>,
+  path: string,
+): Readonly<Record<string, unknown>> {
   const own = snapshot.sections[path] ?? {};
   const missing = fallbacks(path).filter(([key]) => own[key] === undefined);
   if (missing.length === 0) return own;
@@ -113,7 +116,11 @@ export function fallbackSource(view: Pick<ModuleSettings, 'origins'>, section: s
 }
 
 /** Where a value of a module view comes from: its own origin, else the fallback section's. */
-export function viewOrigin(snapshot: Pick<Snapshot, 'origins' | 'sections'>, path: string, key: string): Origin | undefined {
+export function viewOrigin(
+  snapshot: Pick<Snapshot, 'origins' | 'sections'>,
+  path: string,
+  key: string,
+): Origin | undefined {
   const own = snapshot.origins[path]?.[key];
   if (own !== undefined || snapshot.sections[path]?.[key] !== undefined) return own;
   const to = fallbackOf(path, key);
@@ -124,11 +131,16 @@ export function viewOrigin(snapshot: Pick<Snapshot, 'origins' | 'sections'>, pat
  * The view of `snapshot` for a module that names `paths`. Unknown paths are
  * an error (a catalogue entry naming a section the schema does not register).
  */
-export function moduleView<P extends SectionPath>(paths: readonly P[], snapshot: Snapshot, module?: string): ModuleSettings<P> {
+export function moduleView<P extends SectionPath>(
+  paths: readonly P[],
+  snapshot: Snapshot,
+  module?: string,
+): ModuleSettings<P> {
   const sections: Record<string, Readonly<Record<string, unknown>>> = {};
   const origins: Record<string, Readonly<Record<string, Origin>>> = {};
   for (const path of paths) {
-    if (snapshot.sections[path] === undefined) throw new Error(`section ${path} is not registered in schema/settings.schema.json`);
+    if (snapshot.sections[path] === undefined)
+      throw new Error(`section ${path} is not registered in schema/settings.schema.json`);
     sections[path] = sectionWithFallbacks(snapshot, path);
     const own: Record<string, Origin> = {};
     for (const key of Object.keys(sections[path])) {

@@ -38,7 +38,10 @@ const IMPLICIT_VALUES: Record<string, unknown> = Object.freeze({});
  * defaults are the same. A fleet run resolves a base's 100 targets once,
  * not once per host.
  */
-export type ObjectMemo = WeakMap<object, { container: string; name: string; inFile: boolean; key: string; chain: readonly object[]; resolved: ResolvedObject }>;
+export type ObjectMemo = WeakMap<
+  object,
+  { container: string; name: string; inFile: boolean; key: string; chain: readonly object[]; resolved: ResolvedObject }
+>;
 
 export function resolveObjects(
   container: string,
@@ -54,28 +57,54 @@ export function resolveObjects(
 ): Map<string, ResolvedObject> {
   for (const implicit of ['default', 'sample']) {
     if (!defs.has(implicit)) {
-      defs.set(implicit, { name: implicit, path: `${container}/${implicit}`, values: IMPLICIT_VALUES, origins: {}, at: { file, line: 0, col: 0 }, inFile: false });
+      defs.set(implicit, {
+        name: implicit,
+        path: `${container}/${implicit}`,
+        values: IMPLICIT_VALUES,
+        origins: {},
+        at: { file, line: 0, col: 0 },
+        inFile: false,
+      });
     }
   }
   // Inherited values before defaults, by object name.
-  const merged = new Map<string, { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] }>();
+  const merged = new Map<
+    string,
+    { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] }
+  >();
   const failed = new Set<string>();
 
-  const resolveOne = (name: string, stack: string[]): { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] } | undefined => {
+  const resolveOne = (
+    name: string,
+    stack: string[],
+  ): { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] } | undefined => {
     const done = merged.get(name);
     if (done) return done;
     if (failed.has(name)) return undefined;
     const def = defs.get(name) as ObjectDefinition;
     const parentRaw = def.values.parent;
-    let parent = typeof parentRaw === 'string' && parentRaw !== '' ? parentRaw : name === 'default' ? undefined : 'default';
+    let parent =
+      typeof parentRaw === 'string' && parentRaw !== '' ? parentRaw : name === 'default' ? undefined : 'default';
     if (parent === name && name === 'default') parent = undefined;
     const where = def.origins.parent ?? { ...def.at };
-    const at = { file: where.file, line: where.line, col: where.col, section: def.path, key: def.origins.parent ? 'parent' : undefined };
-    let base: { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] } = { values: {}, origins: {}, chain: [] };
+    const at = {
+      file: where.file,
+      line: where.line,
+      col: where.col,
+      section: def.path,
+      key: def.origins.parent ? 'parent' : undefined,
+    };
+    let base: { values: Record<string, unknown>; origins: Record<string, Origin>; chain: string[] } = {
+      values: {},
+      origins: {},
+      chain: [],
+    };
     if (parent !== undefined) {
       const parentKey = findName(defs, parent);
       if (parentKey === undefined) {
-        problems.push(problem('AGENT_ERR_OBJECT_PARENT_UNKNOWN', [name, parent, [...stack, name, parent].join(' -> ')], at));
+        problems.push(
+          problem('AGENT_ERR_OBJECT_PARENT_UNKNOWN', [name, parent, [...stack, name, parent].join(' -> ')], at),
+        );
         failed.add(name);
         return undefined;
       }
@@ -118,7 +147,8 @@ export function resolveObjects(
       if (seen.includes(def.values) || seen.length > 100) return undefined;
       seen.push(def.values);
       const parentRaw = def.values.parent;
-      const parent: string | undefined = typeof parentRaw === 'string' && parentRaw !== '' ? parentRaw : current === 'default' ? undefined : 'default';
+      const parent: string | undefined =
+        typeof parentRaw === 'string' && parentRaw !== '' ? parentRaw : current === 'default' ? undefined : 'default';
       if (parent === undefined || (parent === current && current === 'default')) break;
       const key = findName(defs, parent);
       if (key === undefined || key === current) return undefined;
@@ -133,7 +163,14 @@ export function resolveObjects(
     const chainIds = memo ? chainValues(name) : undefined;
     if (memo && chainIds) {
       const hit = memo.objects.get(def.values);
-      if (hit && hit.container === container && hit.name === name && hit.inFile === def.inFile && hit.key === memo.key && sameList(hit.chain, chainIds)) {
+      if (
+        hit &&
+        hit.container === container &&
+        hit.name === name &&
+        hit.inFile === def.inFile &&
+        hit.key === memo.key &&
+        sameList(hit.chain, chainIds)
+      ) {
         out.set(name, hit.resolved);
         continue;
       }
@@ -146,7 +183,8 @@ export function resolveObjects(
     values['is template'] = isTemplate;
     const resolved: ResolvedObject = { name, path: def.path, isTemplate, values, origins: r.origins, chain: r.chain };
     out.set(name, resolved);
-    if (memo && chainIds) memo.objects.set(def.values, { container, name, inFile: def.inFile, key: memo.key, chain: chainIds, resolved });
+    if (memo && chainIds)
+      memo.objects.set(def.values, { container, name, inFile: def.inFile, key: memo.key, chain: chainIds, resolved });
   }
   return out;
 }

@@ -25,7 +25,14 @@ export interface PasswordInGitInput {
 export function passwordInGitWarnings(input: PasswordInGitInput): SettingsProblem[] {
   const found = new Map<string, Origin>();
   const consider = (o: Origin | undefined, value: unknown): void => {
-    if (o === undefined || o.secret === true || typeof value !== 'string' || value === '' || value.startsWith('pbkdf2-sha256$')) return;
+    if (
+      o === undefined ||
+      o.secret === true ||
+      typeof value !== 'string' ||
+      value === '' ||
+      value.startsWith('pbkdf2-sha256$')
+    )
+      return;
     found.set(`${o.file}:${o.line}:${o.col}`, o);
   };
   for (const [path, byKey] of Object.entries(input.origins)) {
@@ -46,7 +53,15 @@ export function passwordInGitWarnings(input: PasswordInGitInput): SettingsProble
   const out: SettingsProblem[] = [];
   for (const o of found.values()) {
     if (!trackedByGit(o.file)) continue;
-    out.push(problem('AGENT_WARN_PASSWORD_IN_GIT', [o.key, basename(o.file)], { file: o.file, line: o.line, col: o.col, section: o.section, key: o.key }));
+    out.push(
+      problem('AGENT_WARN_PASSWORD_IN_GIT', [o.key, basename(o.file)], {
+        file: o.file,
+        line: o.line,
+        col: o.col,
+        section: o.section,
+        key: o.key,
+      }),
+    );
   }
   return out;
 }
@@ -78,7 +93,10 @@ function trackedByGit(file: string): boolean {
 export function gitMayCommit(file: string): boolean {
   if (!inWorkTree(dirname(file))) return false;
   try {
-    execFileSync('git', ['-C', dirname(file), 'check-ignore', '-q', '--', basename(file)], { stdio: 'ignore', timeout: 5000 });
+    execFileSync('git', ['-C', dirname(file), 'check-ignore', '-q', '--', basename(file)], {
+      stdio: 'ignore',
+      timeout: 5000,
+    });
     return false;
   } catch (err) {
     // exit 1: not ignored; anything else (no git, a refused folder): nothing known
@@ -96,7 +114,10 @@ function inWorkTree(dir: string): boolean {
 
 function gitLists(file: string): boolean {
   try {
-    execFileSync('git', ['-C', dirname(file), 'ls-files', '--error-unmatch', '--', basename(file)], { stdio: 'ignore', timeout: 5000 });
+    execFileSync('git', ['-C', dirname(file), 'ls-files', '--error-unmatch', '--', basename(file)], {
+      stdio: 'ignore',
+      timeout: 5000,
+    });
     return true;
   } catch {
     // not tracked, git not installed, or git refuses this folder (safe.directory): no warning

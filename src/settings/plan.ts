@@ -10,7 +10,14 @@ import { loadSchemaSet, type SchemaSet } from './schema-set.js';
 import { dirname, relative } from 'node:path';
 import { relativeInside } from '../path-inside.js';
 import { objectSectionPath, type Origin, type Snapshot } from './snapshot.js';
-import { fallbackOf, fallbackTargets, moduleView, sectionWithFallbacks, viewOrigin, type SectionPath } from './module-view.js';
+import {
+  fallbackOf,
+  fallbackTargets,
+  moduleView,
+  sectionWithFallbacks,
+  viewOrigin,
+  type SectionPath,
+} from './module-view.js';
 
 export type PlanAction = 'load' | 'unload' | 'apply' | 'restart' | 'unchanged';
 
@@ -40,14 +47,25 @@ export function planStep(entry: Pick<ModuleInfo, 'name' | 'settings'>, input: Pl
   const name = entry.name;
   const want = wantsLoaded(name, input.desired, input.overrides);
   const live = input.loaded.has(name);
-  if (want && !live) return { module: name, action: 'load', reason: input.overrides?.get(name) ? 'loaded at run time' : 'enabled in [/modules]' };
-  if (!want && live) return { module: name, action: 'unload', reason: input.overrides?.has(name) ? 'unloaded at run time' : 'disabled in [/modules]' };
+  if (want && !live)
+    return {
+      module: name,
+      action: 'load',
+      reason: input.overrides?.get(name) ? 'loaded at run time' : 'enabled in [/modules]',
+    };
+  if (!want && live)
+    return {
+      module: name,
+      action: 'unload',
+      reason: input.overrides?.has(name) ? 'unloaded at run time' : 'disabled in [/modules]',
+    };
   if (!want) return { module: name, action: 'unchanged', reason: 'not loaded' };
   if (!input.applied) return { module: name, action: 'restart', reason: 'no applied settings' };
   const changed = changedKeys(entry, input.applied, input.desired, input.schemas);
   if (changed.length === 0) return { module: name, action: 'unchanged', reason: 'its settings did not change' };
   const restartKeys = changed.filter((c) => c.restart);
-  if (restartKeys.length > 0) return { module: name, action: 'restart', reason: `changed: ${labels(restartKeys)} (needs a restart)` };
+  if (restartKeys.length > 0)
+    return { module: name, action: 'restart', reason: `changed: ${labels(restartKeys)} (needs a restart)` };
   return { module: name, action: 'apply', reason: `changed: ${labels(changed)}` };
 }
 
@@ -66,11 +84,15 @@ export function computePlan(input: PlanInput): PlanStep[] {
  * x-fallback keys filled, own objects), plus the path variables for a module
  * that names /paths.
  */
-export function moduleSlice(entry: Pick<ModuleInfo, 'settings'>, s: Snapshot): Map<string, Readonly<Record<string, unknown>>> {
+export function moduleSlice(
+  entry: Pick<ModuleInfo, 'settings'>,
+  s: Snapshot,
+): Map<string, Readonly<Record<string, unknown>>> {
   const view = moduleView(entry.settings, s);
   const out = new Map<string, Readonly<Record<string, unknown>>>();
   for (const [path, values] of Object.entries(view.sections)) out.set(path, values);
-  for (const map of [view.targets, view.users, view.aliases, view.schedules]) for (const o of map.values()) out.set(objectSectionPath(o), o.values);
+  for (const map of [view.targets, view.users, view.aliases, view.schedules])
+    for (const o of map.values()) out.set(objectSectionPath(o), o.values);
   if (entry.settings.includes('/paths')) out.set(PATHS_VARIABLES, s.variables);
   return out;
 }
@@ -91,22 +113,29 @@ export function agentStep(applied: Snapshot, desired: Snapshot): PlanStep {
   const owned = new Set<string>(moduleTable().flatMap((e) => e.settings));
   // A section that owned sections fall back to (x-fallback) reaches its modules through their views.
   for (const path of [...owned]) for (const to of fallbackTargets(path)) owned.add(to);
-  const own = { settings: (Object.keys(desired.sections) as SectionPath[]).filter((path) => !owned.has(path) && path !== '/modules') };
+  const own = {
+    settings: (Object.keys(desired.sections) as SectionPath[]).filter(
+      (path) => !owned.has(path) && path !== '/modules',
+    ),
+  };
   const changes = changedKeys(own, applied, desired);
   const va = JSON.stringify(applied.variables);
   const vb = JSON.stringify(desired.variables);
   if (va !== vb) {
     for (const key of Object.keys(desired.variables)) {
-      if (applied.variables[key] !== desired.variables[key]) changes.push({ label: `[/paths] ${key}${at(desired.origins['/paths']?.[key], desired.file)}`, restart: false });
+      if (applied.variables[key] !== desired.variables[key])
+        changes.push({ label: `[/paths] ${key}${at(desired.origins['/paths']?.[key], desired.file)}`, restart: false });
     }
   }
   // Included files, by their path relative to their main file (OLD and NEW are usually two checkouts of one tree).
-  const included = (s: Snapshot): string[] => s.sources.filter((f) => f.file !== s.file).map((f) => relative(dirname(s.file), f.file));
+  const included = (s: Snapshot): string[] =>
+    s.sources.filter((f) => f.file !== s.file).map((f) => relative(dirname(s.file), f.file));
   const fa = included(applied);
   const fb = included(desired);
   for (const f of fb) if (!fa.includes(f)) changes.push({ label: `includes ${f}`, restart: false });
   for (const f of fa) if (!fb.includes(f)) changes.push({ label: `no longer includes ${f}`, restart: false });
-  if (changes.length === 0) return { module: AGENT_STEP, action: 'unchanged', reason: 'log, paths and includes did not change' };
+  if (changes.length === 0)
+    return { module: AGENT_STEP, action: 'unchanged', reason: 'log, paths and includes did not change' };
   return { module: AGENT_STEP, action: 'apply', reason: `changed: ${labels(changes)}` };
 }
 
@@ -123,7 +152,12 @@ function labels(changes: readonly Change[]): string {
   return (shown.length > 0 ? shown : changes).map((c) => c.label).join(', ');
 }
 
-function changedKeys(entry: Pick<ModuleInfo, 'settings'>, a: Snapshot, b: Snapshot, schemas: SchemaSet = loadSchemaSet()): Change[] {
+function changedKeys(
+  entry: Pick<ModuleInfo, 'settings'>,
+  a: Snapshot,
+  b: Snapshot,
+  schemas: SchemaSet = loadSchemaSet(),
+): Change[] {
   const sa = moduleSlice(entry, a);
   const sb = moduleSlice(entry, b);
   const originsB = originIndex(entry, b);
@@ -140,7 +174,15 @@ function changedKeys(entry: Pick<ModuleInfo, 'settings'>, a: Snapshot, b: Snapsh
         const after = JSON.stringify(vb[key]) ?? '';
         // A value that falls back (x-fallback) is named where it is written: `[/settings/default] password`.
         const shownPath = o !== undefined && fallbackOf(path, key) === o.section ? o.section : path;
-        raw.push({ path, key, origin: o, before, after, label: `[${shownPath}] ${key}${at(o, b.file)}`, restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true });
+        raw.push({
+          path,
+          key,
+          origin: o,
+          before,
+          after,
+          label: `[${shownPath}] ${key}${at(o, b.file)}`,
+          restart: (props[key] as { 'x-restart'?: boolean } | undefined)?.['x-restart'] === true,
+        });
       }
     }
   }
@@ -152,17 +194,27 @@ function changedKeys(entry: Pick<ModuleInfo, 'settings'>, a: Snapshot, b: Snapsh
   const listed = new Set(raw.map((c) => `${c.path.toLowerCase()}\0${c.key}`));
   const variables = Object.keys(b.variables).filter((k) => a.variables[k] && a.variables[k] !== b.variables[k]);
   const viaVariable = (c: (typeof raw)[number]): string | undefined =>
-    variables.find((k) => c.before.split(JSON.stringify(a.variables[k]).slice(1, -1)).join(JSON.stringify(b.variables[k]).slice(1, -1)) === c.after);
-  return raw
-    .map((c) => {
-      const from = c.origin?.object;
-      if (from !== undefined && !c.path.endsWith(`/${from}`) && listed.has(`${c.path.slice(0, c.path.lastIndexOf('/')).toLowerCase()}/${from.toLowerCase()}\0${c.key}`)) return { label: c.label, restart: c.restart, shown: false };
-      if (c.path === PATHS_VARIABLES) return { label: c.label, restart: c.restart, shown: !listed.has(`/paths\0${c.key}`) };
-      const variable = c.path === '/paths' ? undefined : viaVariable(c);
-      if (variable === undefined) return { label: c.label, restart: c.restart };
-      if (listed.has(`/paths\0${variable}`)) return { label: c.label, restart: c.restart, shown: false };
-      return { label: `${c.label} (via \${${variable}})`, restart: c.restart };
-    });
+    variables.find(
+      (k) =>
+        c.before
+          .split(JSON.stringify(a.variables[k]).slice(1, -1))
+          .join(JSON.stringify(b.variables[k]).slice(1, -1)) === c.after,
+    );
+  return raw.map((c) => {
+    const from = c.origin?.object;
+    if (
+      from !== undefined &&
+      !c.path.endsWith(`/${from}`) &&
+      listed.has(`${c.path.slice(0, c.path.lastIndexOf('/')).toLowerCase()}/${from.toLowerCase()}\0${c.key}`)
+    )
+      return { label: c.label, restart: c.restart, shown: false };
+    if (c.path === PATHS_VARIABLES)
+      return { label: c.label, restart: c.restart, shown: !listed.has(`/paths\0${c.key}`) };
+    const variable = c.path === '/paths' ? undefined : viaVariable(c);
+    if (variable === undefined) return { label: c.label, restart: c.restart };
+    if (listed.has(`/paths\0${variable}`)) return { label: c.label, restart: c.restart, shown: false };
+    return { label: `${c.label} (via \${${variable}})`, restart: c.restart };
+  });
 }
 
 /** Where a value is written, for plan labels: ` (file:line)`, the file relative to the main file's folder. */
@@ -183,6 +235,7 @@ function originIndex(entry: Pick<ModuleInfo, 'settings'>, s: Snapshot): Map<stri
     out.set(path, origins);
   }
   const view = moduleView(entry.settings, s);
-  for (const map of [view.targets, view.users, view.aliases, view.schedules]) for (const obj of map.values()) out.set(objectSectionPath(obj), obj.origins);
+  for (const map of [view.targets, view.users, view.aliases, view.schedules])
+    for (const obj of map.values()) out.set(objectSectionPath(obj), obj.origins);
   return out;
 }

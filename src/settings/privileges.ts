@@ -41,7 +41,20 @@ export const LEGACY_GRANT = 'legacy';
  */
 export const SEEDED_ROLES: ReadonlyMap<string, readonly string[]> = new Map([
   ['full', ['*']],
-  ['client', ['public', 'info.get', 'info.get.version', 'queries.list', 'queries.get', 'queries.execute', 'aliases.list', 'login.get', 'modules.list']],
+  [
+    'client',
+    [
+      'public',
+      'info.get',
+      'info.get.version',
+      'queries.list',
+      'queries.get',
+      'queries.execute',
+      'aliases.list',
+      'login.get',
+      'modules.list',
+    ],
+  ],
 ]);
 /** NSClient++'s default web user; here an alias of root unless the file defines a user of that name. */
 export const NSCLIENT_ADMIN = 'admin';

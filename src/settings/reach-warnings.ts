@@ -37,19 +37,30 @@ function nrpeCipherWarnings(input: ReachInput): SettingsProblem[] {
   const ciphers = typeof s['allowed ciphers'] === 'string' ? s['allowed ciphers'] : '';
   if (s['use ssl'] !== true || certificate !== '' || ciphers === '' || allowsAnonymous(ciphers)) return [];
   const o = input.origins[NRPE]?.['allowed ciphers'] ?? input.origins['/settings/default']?.['allowed ciphers'];
-  return [problem('AGENT_WARN_TLS_NO_SHARED_CIPHER', ['RemoteServer', ciphers], { file: o?.file ?? input.file, line: o?.line ?? 0, col: o?.col ?? 0, section: o?.section ?? NRPE, key: 'allowed ciphers' })];
+  return [
+    problem('AGENT_WARN_TLS_NO_SHARED_CIPHER', ['RemoteServer', ciphers], {
+      file: o?.file ?? input.file,
+      line: o?.line ?? 0,
+      col: o?.col ?? 0,
+      section: o?.section ?? NRPE,
+      key: 'allowed ciphers',
+    }),
+  ];
 }
 
 function signInWarnings(input: ReachInput): SettingsProblem[] {
   if (!input.modules.WEBServer) return [];
   // Role names match without regard to case, as the web server matches them.
-  const defined = new Map(Object.entries(input.sections[ROLES] ?? {}).map(([name, value]) => [name.toLowerCase(), { name, value }]));
+  const defined = new Map(
+    Object.entries(input.sections[ROLES] ?? {}).map(([name, value]) => [name.toLowerCase(), { name, value }]),
+  );
   const byRole = new Map<string, string[]>();
   for (const u of input.users.values()) {
     const role = u.values.role;
     if (u.isTemplate || typeof role !== 'string' || role === '') continue;
     const own = defined.get(role.toLowerCase());
-    const grants = typeof own?.value === 'string' ? parsePrivilegeList(own.value) : SEEDED_ROLES.get(role.toLowerCase());
+    const grants =
+      typeof own?.value === 'string' ? parsePrivilegeList(own.value) : SEEDED_ROLES.get(role.toLowerCase());
     if (grants === undefined || hasPrivilege(grants, 'public')) continue; // an unknown role has a warning of its own
     const name = own?.name ?? role;
     byRole.set(name, [...(byRole.get(name) ?? []), u.name]);
@@ -57,6 +68,12 @@ function signInWarnings(input: ReachInput): SettingsProblem[] {
   return [...byRole].map(([role, users]) => {
     // At the role's definition (the line to change), else at the first user's role line.
     const o = input.origins[ROLES]?.[role] ?? input.users.get(users[0] ?? '')?.origins.role;
-    return problem('AGENT_WARN_UI_SIGN_IN', [role, users.join(', ')], { file: o?.file ?? input.file, line: o?.line ?? 0, col: o?.col ?? 0, section: o?.section ?? ROLES, key: role });
+    return problem('AGENT_WARN_UI_SIGN_IN', [role, users.join(', ')], {
+      file: o?.file ?? input.file,
+      line: o?.line ?? 0,
+      col: o?.col ?? 0,
+      section: o?.section ?? ROLES,
+      key: role,
+    });
   });
 }

@@ -51,7 +51,11 @@ export interface IniSection {
 }
 
 export interface IniProblem {
-  code: 'AGENT_ERR_INI_SYNTAX' | 'AGENT_ERR_INI_KEY_OUTSIDE_SECTION' | 'AGENT_ERR_INI_DUPLICATE_SECTION' | 'AGENT_ERR_INI_DUPLICATE_KEY';
+  code:
+    | 'AGENT_ERR_INI_SYNTAX'
+    | 'AGENT_ERR_INI_KEY_OUTSIDE_SECTION'
+    | 'AGENT_ERR_INI_DUPLICATE_SECTION'
+    | 'AGENT_ERR_INI_DUPLICATE_KEY';
   message: string;
   line: number;
   col: number;
@@ -99,7 +103,18 @@ export interface LineScan {
 }
 
 export function newLineScan(): LineScan {
-  return { kind: LINE_BLANK, first: 0, nameStart: 0, nameEnd: 0, eq: -1, rawStart: 0, rawEnd: 0, valueStart: 0, valueEnd: 0, reason: '' };
+  return {
+    kind: LINE_BLANK,
+    first: 0,
+    nameStart: 0,
+    nameEnd: 0,
+    eq: -1,
+    rawStart: 0,
+    rawEnd: 0,
+    valueStart: 0,
+    valueEnd: 0,
+    reason: '',
+  };
 }
 
 /**
@@ -181,7 +196,13 @@ export function parseIni(text: string, file: string): IniDocument {
         // in =) would otherwise have its text before each = shown.
         problems.push(problem('AGENT_ERR_INI_KEY_OUTSIDE_SECTION', [], lineNo, keyCol, {}));
       } else if (current !== null) {
-        const entry: IniEntry = { key, value: text.slice(scan.valueStart, scan.valueEnd), line: lineNo, keyCol, valueCol: scan.valueStart - pos + 1 };
+        const entry: IniEntry = {
+          key,
+          value: text.slice(scan.valueStart, scan.valueEnd),
+          line: lineNo,
+          keyCol,
+          valueCol: scan.valueStart - pos + 1,
+        };
         addEntry(current, entry, problems);
       }
     } else if (kind === LINE_SECTION) {
@@ -190,7 +211,12 @@ export function parseIni(text: string, file: string): IniDocument {
       const lower = path.toLowerCase();
       const seen = byPath.get(lower);
       if (seen !== undefined) {
-        problems.push(problem('AGENT_ERR_INI_DUPLICATE_SECTION', [path, seen.section.line], lineNo, col, { section: path, firstLine: seen.section.line }));
+        problems.push(
+          problem('AGENT_ERR_INI_DUPLICATE_SECTION', [path, seen.section.line], lineNo, col, {
+            section: path,
+            firstLine: seen.section.line,
+          }),
+        );
         current = seen;
       } else {
         current = { section: { path, line: lineNo, col, entries: [] }, keys: new Map(), firstLines: [] };
@@ -200,8 +226,19 @@ export function parseIni(text: string, file: string): IniDocument {
     } else if (kind === LINE_INVALID) {
       // A section header is shown; any other line may hold a secret
       // (`password: S3cret`), so only its position and the reason are.
-      const shown = text.charCodeAt(scan.first) === OPEN_BRACKET ? `"${excerptOf(text.slice(scan.first, end))}"` : '(content not shown: it may hold a secret)';
-      problems.push(problem('AGENT_ERR_INI_SYNTAX', [`${shown} (${scan.reason})`], lineNo, scan.first - pos + 1, current ? { section: current.section.path } : {}));
+      const shown =
+        text.charCodeAt(scan.first) === OPEN_BRACKET
+          ? `"${excerptOf(text.slice(scan.first, end))}"`
+          : '(content not shown: it may hold a secret)';
+      problems.push(
+        problem(
+          'AGENT_ERR_INI_SYNTAX',
+          [`${shown} (${scan.reason})`],
+          lineNo,
+          scan.first - pos + 1,
+          current ? { section: current.section.path } : {},
+        ),
+      );
       if (text.charCodeAt(scan.first) === OPEN_BRACKET) current = null;
     }
     pos = nl + 1;
@@ -281,11 +318,23 @@ function addEntry(state: SectionState, entry: IniEntry, problems: IniProblem[]):
   }
   const firstLine = state.firstLines[index];
   const path = state.section.path;
-  problems.push(problem('AGENT_ERR_INI_DUPLICATE_KEY', [entry.key, path, firstLine], entry.line, entry.keyCol, { section: path, key: entry.key, firstLine }));
+  problems.push(
+    problem('AGENT_ERR_INI_DUPLICATE_KEY', [entry.key, path, firstLine], entry.line, entry.keyCol, {
+      section: path,
+      key: entry.key,
+      firstLine,
+    }),
+  );
   state.section.entries[index] = entry;
 }
 
-function problem(code: IniProblem['code'], args: readonly unknown[], line: number, col: number, extra: Pick<IniProblem, 'section' | 'key' | 'firstLine'>): IniProblem {
+function problem(
+  code: IniProblem['code'],
+  args: readonly unknown[],
+  line: number,
+  col: number,
+  extra: Pick<IniProblem, 'section' | 'key' | 'firstLine'>,
+): IniProblem {
   return { code, message: formatMessage(code satisfies ErrorCode, args), line, col, ...extra };
 }
 

@@ -60,7 +60,8 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
   const dir = join(root, 'schema');
   if (cached && cached.dir === dir) return cached.set;
   const embedded = root === packageRoot() ? EMBEDDED : undefined;
-  const readJson = (rel: string): JsonSchema => JSON.parse(embedded?.[rel] ?? readFileSync(join(dir, rel), 'utf8')) as JsonSchema;
+  const readJson = (rel: string): JsonSchema =>
+    JSON.parse(embedded?.[rel] ?? readFileSync(join(dir, rel), 'utf8')) as JsonSchema;
   const rootSchema = readJson('settings.schema.json');
   const files = new Map<string, JsonSchema>();
   const sections: SectionSchema[] = [];
@@ -103,17 +104,18 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
     },
   };
   function findUncached(path: string): ReturnType<SchemaSet['find']> {
-      const lower = path.toLowerCase();
-      const f = fixed.get(lower);
-      if (f) return { section: f, canonical: f.pattern };
-      for (const p of patterns) {
-        const c = (p.container as string).toLowerCase();
-        if (lower.startsWith(`${c}/`)) {
-          const name = path.slice(c.length + 1);
-          if (name.length > 0 && !name.includes('/')) return { section: p, canonical: `${p.container}/${name}`, objectName: name };
-        }
+    const lower = path.toLowerCase();
+    const f = fixed.get(lower);
+    if (f) return { section: f, canonical: f.pattern };
+    for (const p of patterns) {
+      const c = (p.container as string).toLowerCase();
+      if (lower.startsWith(`${c}/`)) {
+        const name = path.slice(c.length + 1);
+        if (name.length > 0 && !name.includes('/'))
+          return { section: p, canonical: `${p.container}/${name}`, objectName: name };
       }
-      return undefined;
+    }
+    return undefined;
   }
   cached = { dir, set };
   return set;
@@ -129,7 +131,8 @@ export function defaultsOfSection(section: SectionSchema): Readonly<Record<strin
   let found = defaultsBySection.get(section);
   if (!found) {
     const values: Record<string, unknown> = {};
-    for (const [key, prop] of Object.entries(section.schema.properties ?? {})) if (prop.default !== undefined) values[key] = prop.default;
+    for (const [key, prop] of Object.entries(section.schema.properties ?? {}))
+      if (prop.default !== undefined) values[key] = prop.default;
     defaultsBySection.set(section, (found = Object.freeze(values)));
   }
   return found;

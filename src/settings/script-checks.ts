@@ -46,7 +46,10 @@ export function scriptChecks(input: ScriptCheckInput): SettingsProblem[] {
   for (const [name, line] of Object.entries(input.sections[WRAPPED_PATH] ?? {})) {
     const o = input.origins[WRAPPED_PATH]?.[name];
     const at = { file: o?.file ?? file, line: o?.line ?? 0, col: o?.col ?? 0, section: WRAPPED_PATH, key: name };
-    if (scripts.has(name.toLowerCase())) out.push(problem('AGENT_ERR_WRAPPED_SCRIPT_INVALID', [name, `has the name of a script in [${SCRIPTS_PATH}]`], at));
+    if (scripts.has(name.toLowerCase()))
+      out.push(
+        problem('AGENT_ERR_WRAPPED_SCRIPT_INVALID', [name, `has the name of a script in [${SCRIPTS_PATH}]`], at),
+      );
     const w = wrappedWords(String(line), wrappings, '.');
     if (!w.ok) out.push(problem('AGENT_ERR_WRAPPED_SCRIPT_INVALID', [name, w.problem], at));
   }
@@ -58,8 +61,11 @@ export function scriptChecks(input: ScriptCheckInput): SettingsProblem[] {
   for (const alias of input.aliases.values()) {
     if (alias.isTemplate) continue;
     const o = alias.origins.command ?? Object.values(alias.origins).find((x) => x.object === alias.name);
-    const at = o ? { file: o.file, line: o.line, col: o.col, section: o.section, key: o.key } : { file, line: 0, col: 0, section: `${ALIASES_PATH}/${alias.name}` };
-    const fail = (why: string, extra = ''): void => void out.push(problem('AGENT_ERR_ALIAS_INVALID', [alias.name, why], at, extra));
+    const at = o
+      ? { file: o.file, line: o.line, col: o.col, section: o.section, key: o.key }
+      : { file, line: 0, col: 0, section: `${ALIASES_PATH}/${alias.name}` };
+    const fail = (why: string, extra = ''): void =>
+      void out.push(problem('AGENT_ERR_ALIAS_INVALID', [alias.name, why], at, extra));
     const lower = alias.name.toLowerCase();
     const owner = moduleOfQuery(alias.name);
     if (owner) fail(`has the name of a query of ${owner.name}; an alias cannot replace a query, choose another name`);
@@ -81,7 +87,8 @@ export function scriptChecks(input: ScriptCheckInput): SettingsProblem[] {
     const t = target.toLowerCase();
     const module = moduleOfQuery(target);
     if (module) {
-      if (input.modules[module.name] !== true && input.modules.CheckExternalScripts === true) fail(`runs ${target}, a query of ${module.name}, which is not enabled in [/modules]`);
+      if (input.modules[module.name] !== true && input.modules.CheckExternalScripts === true)
+        fail(`runs ${target}, a query of ${module.name}, which is not enabled in [/modules]`);
       continue;
     }
     if (aliasNames.has(t)) {

@@ -59,7 +59,9 @@ export function schemaSecrets(
     if (test) for (const [key, value] of Object.entries(values)) if (test(key)) addValue(found, value);
   };
   for (const [path, values] of Object.entries(sections)) collect(secretKeys(path), values);
-  for (const map of objects) for (const obj of map.values()) collect(secretKeys(obj.path.endsWith(`/${obj.name}`) ? obj.path : `${obj.path}/${obj.name}`), obj.values);
+  for (const map of objects)
+    for (const obj of map.values())
+      collect(secretKeys(obj.path.endsWith(`/${obj.name}`) ? obj.path : `${obj.path}/${obj.name}`), obj.values);
   return [...found];
 }
 

@@ -61,19 +61,31 @@ export function checkSection(
       keySchema = extra;
     } else {
       const candidates = Object.keys(props ?? {});
-      if (isModules) problems.push(problem('AGENT_ERR_MODULE_UNKNOWN', [e.key], atOf(e, efile, canonicalPath), suggestion(e.key, candidates)));
-      else problems.push(problem('AGENT_ERR_KEY_UNKNOWN', [], atOf(e, efile, canonicalPath), suggestion(e.key, candidates)));
+      if (isModules)
+        problems.push(
+          problem('AGENT_ERR_MODULE_UNKNOWN', [e.key], atOf(e, efile, canonicalPath), suggestion(e.key, candidates)),
+        );
+      else
+        problems.push(
+          problem('AGENT_ERR_KEY_UNKNOWN', [], atOf(e, efile, canonicalPath), suggestion(e.key, candidates)),
+        );
       continue;
     }
     // Problems about a secret key show its position, never its value (nor a part of it).
     const secretKey = keySchema?.['x-secret'] === true;
     // A key marked x-host-placeholders (the source's url) also knows ${hostname}, ${host}, ${domain}, as include paths do.
     const keyVars = keySchema?.['x-host-placeholders'] === true ? { ...hostPlaceholders(), ...vars } : vars;
-    const expanded = e.value.includes('${') ? expandVariables(e.value, keyVars, { dir: dirOfFile(efile), ...quoteOf(keySchema) }) : plain(e.value);
+    const expanded = e.value.includes('${')
+      ? expandVariables(e.value, keyVars, { dir: dirOfFile(efile), ...quoteOf(keySchema) })
+      : plain(e.value);
     for (const p of expanded.problems) {
       // In a secret value even a bad reference's text may be part of the secret: show neither.
       const args =
-        secretKey && p.code === 'AGENT_ERR_VARIABLE_UNTERMINATED' ? ['(value not shown)'] : secretKey && p.code === 'AGENT_ERR_VARIABLE_UNKNOWN' ? ['…'] : p.args;
+        secretKey && p.code === 'AGENT_ERR_VARIABLE_UNTERMINATED'
+          ? ['(value not shown)']
+          : secretKey && p.code === 'AGENT_ERR_VARIABLE_UNKNOWN'
+            ? ['…']
+            : p.args;
       problems.push(problem(p.code, args, { ...atOf(e, efile, canonicalPath), col: e.valueCol + p.offset }));
     }
     // A reference that could not be expanded is reported there; its literal text is no value to check.
@@ -81,26 +93,51 @@ export function checkSection(
     const coerced = coerceValue(expanded.value, keySchema);
     if (!coerced.ok) {
       // The value as written: for a value from ${env:}/${file:} that is the reference, not the secret.
-      problems.push(problem('AGENT_ERR_VALUE_TYPE', [`expected ${coerced.expected}, got ${secretKey ? 'a value not shown' : `"${e.value}"`}`], { ...atOf(e, efile, canonicalPath), col: e.valueCol }));
+      problems.push(
+        problem(
+          'AGENT_ERR_VALUE_TYPE',
+          [`expected ${coerced.expected}, got ${secretKey ? 'a value not shown' : `"${e.value}"`}`],
+          { ...atOf(e, efile, canonicalPath), col: e.valueCol },
+        ),
+      );
       continue;
     }
     values[key] = coerced.value;
-    origins[key] = { file: efile, line: e.line, col: e.valueCol, section: canonicalPath, key, ...(expanded.secret ? { secret: true as const } : {}) };
+    origins[key] = {
+      file: efile,
+      line: e.line,
+      col: e.valueCol,
+      section: canonicalPath,
+      key,
+      ...(expanded.secret ? { secret: true as const } : {}),
+    };
   }
   const validate = validatorFor(set, schema.ref);
   if (!validate(values)) {
     for (const err of validate.errors ?? []) {
       const key = keyOf(err);
       const o = key !== undefined ? origins[key] : undefined;
-      const where = o ? { file: o.file, line: o.line, col: o.col, section: canonicalPath, key } : { file, line: ini.line, col: ini.col, section: canonicalPath, key };
+      const where = o
+        ? { file: o.file, line: o.line, col: o.col, section: canonicalPath, key }
+        : { file, line: ini.line, col: ini.col, section: canonicalPath, key };
       const hidden = key !== undefined && (o?.secret === true || props?.[key]?.['x-secret'] === true);
-      problems.push(problem('AGENT_ERR_VALUE_INVALID', [describe(err, key, values, key !== undefined ? schema.schema.properties?.[key] : undefined, hidden)], where));
+      problems.push(
+        problem(
+          'AGENT_ERR_VALUE_INVALID',
+          [describe(err, key, values, key !== undefined ? schema.schema.properties?.[key] : undefined, hidden)],
+          where,
+        ),
+      );
       // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- values is the record built above for this section; an invalid key leaves it
       if (key !== undefined) delete values[key];
     }
   }
   const anySecret = Object.values(origins).some((o) => o.secret === true);
-  return { values: useDefaults ? { ...sectionDefaults(set, schema), ...values } : values, origins, ...(anySecret ? { secret: true as const } : {}) };
+  return {
+    values: useDefaults ? { ...sectionDefaults(set, schema), ...values } : values,
+    origins,
+    ...(anySecret ? { secret: true as const } : {}),
+  };
 }
 
 /** Defaults of a section schema (schema-set.ts), as a fresh object each call. */
@@ -125,8 +162,15 @@ function keyOf(err: ErrorObject): string | undefined {
   return missing;
 }
 
-function describe(err: ErrorObject, key: string | undefined, values: Record<string, unknown>, prop: object | undefined, hidden: boolean): string {
-  const shown = key !== undefined && values[key] !== undefined ? `"${hidden ? SECRET_MASK : valueText(values[key])}" ` : '';
+function describe(
+  err: ErrorObject,
+  key: string | undefined,
+  values: Record<string, unknown>,
+  prop: object | undefined,
+  hidden: boolean,
+): string {
+  const shown =
+    key !== undefined && values[key] !== undefined ? `"${hidden ? SECRET_MASK : valueText(values[key])}" ` : '';
   const params = err.params as { allowedValues?: unknown[]; pattern?: string; limit?: number };
   let what: string;
   switch (err.keyword) {
@@ -136,7 +180,8 @@ function describe(err: ErrorObject, key: string | undefined, values: Record<stri
     case 'pattern': {
       // A regular expression is no message: the schema says in words what fits.
       const hint = (prop as { 'x-pattern-hint'?: unknown } | undefined)?.['x-pattern-hint'];
-      what = typeof hint === 'string' ? hint : 'does not have the form this key takes (see agent settings show --describe)';
+      what =
+        typeof hint === 'string' ? hint : 'does not have the form this key takes (see agent settings show --describe)';
       break;
     }
     case 'minimum':

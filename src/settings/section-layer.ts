@@ -37,7 +37,9 @@ export interface BelowObjects {
   /** Names the main file adds to the container (none overridden); a main file that overrides an object gives no BelowObjects. */
   added: readonly string[];
   /** The objects of the layer resolved once by `resolve` (remembered per layer), or undefined when that had problems. */
-  resolved(resolve: (defs: Map<string, ObjectDefinition>) => { map: Map<string, ResolvedObject>; clean: boolean }): Map<string, ResolvedObject> | undefined;
+  resolved(
+    resolve: (defs: Map<string, ObjectDefinition>) => { map: Map<string, ResolvedObject>; clean: boolean },
+  ): Map<string, ResolvedObject> | undefined;
 }
 
 export interface LayerContext {
@@ -67,7 +69,12 @@ const layers = new WeakMap<CheckCache, WeakMap<readonly MergedSection[], Layer[]
  * `problems`. `below` is the merge of the files under the main file
  * (mergeLayers): its contribution is reused when known.
  */
-export function absorbSections(list: readonly MergedSection[], below: readonly MergedSection[], ctx: LayerContext, problems: SettingsProblem[]): SectionState {
+export function absorbSections(
+  list: readonly MergedSection[],
+  below: readonly MergedSection[],
+  ctx: LayerContext,
+  problems: SettingsProblem[],
+): SectionState {
   if (below.length === 0 || !layeredApplies(list, below, ctx.set)) {
     const state = emptyState();
     for (const m of list) absorbOne(state, m, ctx, problems);
@@ -114,9 +121,14 @@ export function absorbSections(list: readonly MergedSection[], below: readonly M
 }
 
 /** Schema defaults may use variables (`${certificate-path}/…`); values from the file were expanded already. */
-export function expandDefaults(values: Record<string, unknown>, origins: Record<string, Origin>, vars: Readonly<Record<string, string>>): Record<string, unknown> {
+export function expandDefaults(
+  values: Record<string, unknown>,
+  origins: Record<string, Origin>,
+  vars: Readonly<Record<string, string>>,
+): Record<string, unknown> {
   for (const [k, v] of Object.entries(values)) {
-    if (typeof v === 'string' && origins[k] === undefined && v.includes('${')) values[k] = expandVariables(v, vars).value;
+    if (typeof v === 'string' && origins[k] === undefined && v.includes('${'))
+      values[k] = expandVariables(v, vars).value;
   }
   return values;
 }
@@ -132,7 +144,11 @@ const expandedValues = new WeakMap<object, Record<string, unknown>>();
 /** The lower-cased object names of a container in the layer (made once per layer and container). */
 function namesOf(layer: Layer, container: string): ReadonlySet<string> {
   let names = layer.names.get(container);
-  if (!names) layer.names.set(container, (names = new Set([...(layer.state.defs.get(container)?.keys() ?? [])].map((k) => k.toLowerCase()))));
+  if (!names)
+    layer.names.set(
+      container,
+      (names = new Set([...(layer.state.defs.get(container)?.keys() ?? [])].map((k) => k.toLowerCase()))),
+    );
   return names;
 }
 
@@ -176,7 +192,14 @@ function layerOf(below: readonly MergedSection[], ctx: LayerContext): Layer {
     absorbOne(state, m, ctx, own);
     if (own.length > 0) problemsAt.set(i, own);
   });
-  const layer: Layer = { varsKey: ctx.varsKey, state, keys: Object.keys(state.sections), problemsAt, resolved: new Map(), names: new Map() };
+  const layer: Layer = {
+    varsKey: ctx.varsKey,
+    state,
+    keys: Object.keys(state.sections),
+    problemsAt,
+    resolved: new Map(),
+    names: new Map(),
+  };
   if (known.length < 16) {
     known.push(layer);
     byList.set(below, known);
@@ -189,7 +212,17 @@ function absorbOne(state: SectionState, m: MergedSection, ctx: LayerContext, pro
   const { section: s, file: sfile } = m;
   const found = set.find(s.path);
   if (!found) {
-    problems.push(problem('AGENT_ERR_SECTION_UNKNOWN', [s.path], { file: sfile, line: s.line, col: s.col, section: s.path }, suggestion(s.path, set.sections.map((x) => x.pattern))));
+    problems.push(
+      problem(
+        'AGENT_ERR_SECTION_UNKNOWN',
+        [s.path],
+        { file: sfile, line: s.line, col: s.col, section: s.path },
+        suggestion(
+          s.path,
+          set.sections.map((x) => x.pattern),
+        ),
+      ),
+    );
     return;
   }
   const { section, canonical, objectName } = found;
@@ -198,7 +231,18 @@ function absorbOne(state: SectionState, m: MergedSection, ctx: LayerContext, pro
     if (checked.secret) state.secret = true;
     // One definition per checked section: a base's objects are the same objects for every host.
     let def = objectDefs.get(checked);
-    if (!def) objectDefs.set(checked, (def = { name: objectName, path: canonical, values: checked.values, origins: checked.origins, at: { file: sfile, line: s.line, col: s.col }, inFile: true }));
+    if (!def)
+      objectDefs.set(
+        checked,
+        (def = {
+          name: objectName,
+          path: canonical,
+          values: checked.values,
+          origins: checked.origins,
+          at: { file: sfile, line: s.line, col: s.col },
+          inFile: true,
+        }),
+      );
     defsOf(state, section.container).set(objectName, def);
     return;
   }
@@ -226,11 +270,27 @@ function oneLinerKey(set: SchemaSet, path: string): string | undefined {
   return (found?.section.schema['x-object-container'] as { 'one-liner'?: string } | undefined)?.['one-liner'];
 }
 
-function addOneLiners(defs: Map<string, ObjectDefinition>, container: string, key: string, values: Record<string, unknown>, origins: Record<string, Origin>, file: string, problems: SettingsProblem[]): void {
+function addOneLiners(
+  defs: Map<string, ObjectDefinition>,
+  container: string,
+  key: string,
+  values: Record<string, unknown>,
+  origins: Record<string, Origin>,
+  file: string,
+  problems: SettingsProblem[],
+): void {
   for (const [name, value] of Object.entries(values)) {
     const o = origins[name];
     if (defs.has(name)) {
-      problems.push(problem('AGENT_ERR_VALUE_INVALID', [`object "${name}" is defined both as a one-liner and as a section`], { file, line: o.line, col: o.col, section: container, key: name }));
+      problems.push(
+        problem('AGENT_ERR_VALUE_INVALID', [`object "${name}" is defined both as a one-liner and as a section`], {
+          file,
+          line: o.line,
+          col: o.col,
+          section: container,
+          key: name,
+        }),
+      );
       continue;
     }
     defs.set(name, {

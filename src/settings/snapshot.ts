@@ -68,7 +68,9 @@ export interface Snapshot {
 export type TargetClient = 'agent' | 'remote' | 'nsca' | 'icinga';
 
 /** Every map of resolved objects of a snapshot: targets, users, aliases, schedules. */
-export function objectMaps(s: Pick<Snapshot, 'targets' | 'users' | 'aliases' | 'schedules'>): ReadonlyMap<string, ResolvedObject>[] {
+export function objectMaps(
+  s: Pick<Snapshot, 'targets' | 'users' | 'aliases' | 'schedules'>,
+): ReadonlyMap<string, ResolvedObject>[] {
   return [s.targets.agent, s.targets.remote, s.targets.nsca, s.targets.icinga, s.users, s.aliases, s.schedules];
 }
 

@@ -53,7 +53,11 @@ export function pulledProblems(doc: IniDocument, file: string): SettingsProblem[
 }
 
 /** AGENT_WARN_SOURCE_INSECURE when the source's server is not verified: `insecure` on, or a plain http:// or git:// URL. */
-export function sourceWarnings(file: string, sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>, origins: Readonly<Record<string, Readonly<Record<string, Origin>>>>): SettingsProblem[] {
+export function sourceWarnings(
+  file: string,
+  sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+  origins: Readonly<Record<string, Readonly<Record<string, Origin>>>>,
+): SettingsProblem[] {
   const s = sections[SOURCE_SECTION];
   const url = typeof s?.url === 'string' ? s.url : '';
   if (!s || url === '') return [];
@@ -64,6 +68,7 @@ export function sourceWarnings(file: string, sections: Readonly<Record<string, R
   };
   if (s.insecure === true) out.push(problem('AGENT_WARN_SOURCE_INSECURE', ['insecure = true'], at('insecure')));
   const plain = /^(http|git):\/\//i.exec(url);
-  if (plain) out.push(problem('AGENT_WARN_SOURCE_INSECURE', [`url ${url} is plain ${plain[1].toLowerCase()}`], at('url')));
+  if (plain)
+    out.push(problem('AGENT_WARN_SOURCE_INSECURE', [`url ${url} is plain ${plain[1].toLowerCase()}`], at('url')));
   return out;
 }

@@ -44,7 +44,14 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
   const path = (value: unknown): string => filePath(s, value);
   if (module === 'WEBServer') {
     if (!keyText(v, section, 'port').endsWith('s')) return undefined;
-    return { pair: { cert: path(v.certificate), key: path(v['certificate key']), keyExplicit: written('certificate key'), createsMissing: true } };
+    return {
+      pair: {
+        cert: path(v.certificate),
+        key: path(v['certificate key']),
+        keyExplicit: written('certificate key'),
+        createsMissing: true,
+      },
+    };
   }
   if (v['use ssl'] === false) return undefined;
   const ca = valueText(v.ca) ? path(v.ca) : undefined;
@@ -52,7 +59,9 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
   const key = valueText(v['certificate key']);
   if (module === 'RemoteServer') {
     // Without a certificate NRPE runs anonymous DH, as check_nrpe expects by default.
-    const pair = certificate ? { cert: path(certificate), key: key ? path(key) : '', keyExplicit: key !== '', createsMissing: false } : undefined;
+    const pair = certificate
+      ? { cert: path(certificate), key: key ? path(key) : '', keyExplicit: key !== '', createsMissing: false }
+      : undefined;
     return { ...(pair ? { pair } : {}), ...(ca ? { ca } : {}) };
   }
   const certPath = s.variables['certificate-path'] ?? '.';
@@ -60,7 +69,12 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
   const created = module === 'NSClientServer' ? 'nsclient-server' : 'agent-server';
   const pair = certificate
     ? { cert: path(certificate), key: key ? path(key) : '', keyExplicit: key !== '', createsMissing: true }
-    : { cert: path(`${certPath}/${created}.pem`), key: path(`${certPath}/${created}.key`), keyExplicit: true, createsMissing: true };
+    : {
+        cert: path(`${certPath}/${created}.pem`),
+        key: path(`${certPath}/${created}.key`),
+        keyExplicit: true,
+        createsMissing: true,
+      };
   return { pair, ...(ca ? { ca } : {}) };
 }
 
@@ -70,7 +84,11 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
  * set of files' check, so 10,000 host files naming the same certificate
  * read and parse it once.
  */
-export function tlsFileProblems(s: TlsSettings, only?: readonly ListenerModule[], cache?: Map<string, TlsFileProblem[]>): SettingsProblem[] {
+export function tlsFileProblems(
+  s: TlsSettings,
+  only?: readonly ListenerModule[],
+  cache?: Map<string, TlsFileProblem[]>,
+): SettingsProblem[] {
   const out: SettingsProblem[] = [];
   const modules = only ?? (Object.keys(LISTENER_SECTIONS) as ListenerModule[]).filter((m) => s.modules?.[m] === true);
   for (const module of modules) {
@@ -104,7 +122,11 @@ export class TlsFilesError extends Error {
 }
 
 /** The error of problems a listener met loading its TLS files (protocols/listener/server-tls.ts), at their lines. */
-export function tlsFilesError(s: TlsSettings, module: ListenerModule, problems: readonly TlsFileProblem[]): TlsFilesError {
+export function tlsFilesError(
+  s: TlsSettings,
+  module: ListenerModule,
+  problems: readonly TlsFileProblem[],
+): TlsFilesError {
   return new TlsFilesError(sortProblems(problems.map((p) => toProblem(s, module, p))));
 }
 
@@ -120,9 +142,13 @@ function toProblem(s: TlsSettings, module: ListenerModule, p: TlsFileProblem): S
   const section = LISTENER_SECTIONS[module];
   const origins = s.origins[section] ?? {};
   // A key that does not fit is the key's fault when it is written, else the certificate's.
-  const setting = p.setting === 'certificate key' && origins['certificate key'] === undefined && origins.certificate !== undefined ? 'certificate' : p.setting;
+  const setting =
+    p.setting === 'certificate key' && origins['certificate key'] === undefined && origins.certificate !== undefined
+      ? 'certificate'
+      : p.setting;
   const o: Origin | undefined = origins[setting] ?? s.origins['/modules']?.[module];
   const at = { file: o?.file ?? s.file, line: o?.line ?? 0, col: o?.col ?? 0, section, key: setting };
-  if (p.mismatchOf !== undefined && /does not belong/.test(p.reason)) return problem('AGENT_ERR_TLS_KEY_MISMATCH', [p.file, p.mismatchOf], at);
+  if (p.mismatchOf !== undefined && /does not belong/.test(p.reason))
+    return problem('AGENT_ERR_TLS_KEY_MISMATCH', [p.file, p.mismatchOf], at);
   return problem('AGENT_ERR_TLS_FILE', [p.setting, p.file, p.reason], at);
 }

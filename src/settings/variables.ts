@@ -21,7 +21,10 @@ import { fsReason, type ErrorCode } from '../errors.js';
 import { readRegularFileSync, SECRET_FILE_LIMIT } from '../formats/regular-file.js';
 
 export interface VariableProblem {
-  code: Extract<ErrorCode, 'AGENT_ERR_VARIABLE_UNKNOWN' | 'AGENT_ERR_VARIABLE_UNTERMINATED' | 'AGENT_ERR_ENV_UNSET' | 'AGENT_ERR_SECRET_FILE'>;
+  code: Extract<
+    ErrorCode,
+    'AGENT_ERR_VARIABLE_UNKNOWN' | 'AGENT_ERR_VARIABLE_UNTERMINATED' | 'AGENT_ERR_ENV_UNSET' | 'AGENT_ERR_SECRET_FILE'
+  >;
   /** 0-based offset in the value where `${` starts. */
   offset: number;
   name: string;
@@ -78,7 +81,11 @@ function systemTemp(): string {
  * line (`ctx.quote`), each variable's text is quoted so that a path with
  * blanks stays one word.
  */
-export function expandVariables(value: string, vars: Readonly<Record<string, string>>, ctx?: ExpandContext): { value: string; problems: VariableProblem[]; secret: boolean } {
+export function expandVariables(
+  value: string,
+  vars: Readonly<Record<string, string>>,
+  ctx?: ExpandContext,
+): { value: string; problems: VariableProblem[]; secret: boolean } {
   if (!value.includes('${')) return { value, problems: [], secret: false };
   const problems: VariableProblem[] = [];
   const quote = ctx?.quote;
@@ -95,7 +102,12 @@ export function expandVariables(value: string, vars: Readonly<Record<string, str
     out += value.slice(i, start);
     const end = value.indexOf('}', start + 2);
     if (end < 0) {
-      problems.push({ code: 'AGENT_ERR_VARIABLE_UNTERMINATED', offset: start, name: value.slice(start), args: [value] });
+      problems.push({
+        code: 'AGENT_ERR_VARIABLE_UNTERMINATED',
+        offset: start,
+        name: value.slice(start),
+        args: [value],
+      });
       out += value.slice(start);
       break;
     }
@@ -189,7 +201,10 @@ function envVariable(name: string): string | undefined {
 }
 
 /** `env:NAME` or `file:PATH`: the value or the problem; undefined for any other name. */
-function externalValue(name: string, ctx: ExpandContext | undefined): { value: string } | { problem: Omit<VariableProblem, 'offset'> } | undefined {
+function externalValue(
+  name: string,
+  ctx: ExpandContext | undefined,
+): { value: string } | { problem: Omit<VariableProblem, 'offset'> } | undefined {
   if (name.startsWith('env:')) {
     const variable = name.slice(4);
     const v = envVariable(variable);
@@ -201,7 +216,11 @@ function externalValue(name: string, ctx: ExpandContext | undefined): { value: s
     const abs = resolve(ctx?.dir ?? process.cwd(), path);
     try {
       // A regular file of at most 64 KiB: a FIFO would block the agent, /dev/zero would fill its memory.
-      return { value: readRegularFileSync(abs, SECRET_FILE_LIMIT).toString('utf8').replace(/\r?\n$/, '') };
+      return {
+        value: readRegularFileSync(abs, SECRET_FILE_LIMIT)
+          .toString('utf8')
+          .replace(/\r?\n$/, ''),
+      };
     } catch (err) {
       return { problem: { code: 'AGENT_ERR_SECRET_FILE', name, args: [path, fsReason(err)] } };
     }

@@ -68,7 +68,13 @@ export function allowsEveryone(list: string): boolean {
 
 export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   const out: SettingsProblem[] = [];
-  const at = (o: Origin | undefined, section: string, key: string) => ({ file: o?.file ?? input.file, line: o?.line ?? 0, col: o?.col ?? 0, section, key });
+  const at = (o: Origin | undefined, section: string, key: string) => ({
+    file: o?.file ?? input.file,
+    line: o?.line ?? 0,
+    col: o?.col ?? 0,
+    section,
+    key,
+  });
 
   const servers: [string, string][] = [
     ['/settings/remote/server', 'RemoteServer'],
@@ -91,12 +97,20 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   const optionalCert = ['peer', 'client-once'].includes(String(agentServer['verify mode']));
   if (input.modules.AgentServer && (!agentServer.ca || agentServer['use ssl'] === false || optionalCert)) {
     const o = input.origins['/settings/agent/server'] ?? {};
-    out.push(problem('AGENT_WARN_NO_CA', ['AgentServer'], at(o.ca ?? o['verify mode'] ?? o['use ssl'], '/settings/agent/server', 'ca')));
+    out.push(
+      problem(
+        'AGENT_WARN_NO_CA',
+        ['AgentServer'],
+        at(o.ca ?? o['verify mode'] ?? o['use ssl'], '/settings/agent/server', 'ca'),
+      ),
+    );
   }
 
   for (const client of ['agent', 'remote'] as const) {
     const targets = [...input.targets[client].values()].filter((t) => !t.isTemplate && t.values['use ssl'] === true);
-    const adh = targets.filter((t) => t.origins['allowed ciphers'] && allowsAnonymous(String(t.values['allowed ciphers'])));
+    const adh = targets.filter(
+      (t) => t.origins['allowed ciphers'] && allowsAnonymous(String(t.values['allowed ciphers'])),
+    );
     out.push(...perOrigin('AGENT_WARN_ADH_CIPHERS', client, 'allowed ciphers', adh, at));
     const none = targets.filter((t) => t.origins['verify mode'] && t.values['verify mode'] === 'none');
     out.push(...perOrigin('AGENT_WARN_VERIFY_NONE', client, 'verify mode', none, at));
@@ -116,16 +130,26 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   if (input.modules.NSClientServer) {
     const pw = sectionWithFallbacks(input, '/settings/NSClient/server').password;
     if (pw === '' || pw === undefined) {
-      const o = input.origins['/settings/NSClient/server']?.password ?? input.origins['/settings/default']?.password ?? input.origins['/modules']?.NSClientServer;
+      const o =
+        input.origins['/settings/NSClient/server']?.password ??
+        input.origins['/settings/default']?.password ??
+        input.origins['/modules']?.NSClientServer;
       out.push(problem('AGENT_WARN_NSCLIENT_NO_PASSWORD', [], at(o, '/settings/NSClient/server', 'password')));
     }
   }
 
-  for (const path of ['/settings/default', '/settings/WEB/server', '/settings/remote/server', '/settings/agent/server', '/settings/NSClient/server']) {
+  for (const path of [
+    '/settings/default',
+    '/settings/WEB/server',
+    '/settings/remote/server',
+    '/settings/agent/server',
+    '/settings/NSClient/server',
+  ]) {
     const v = input.sections[path]?.['allowed hosts'];
     const o = input.origins[path]?.['allowed hosts'];
     const whose = path === '/settings/default' ? ' (for every server module without an allowed hosts of its own)' : '';
-    if (typeof v === 'string' && o && allowsEveryone(v)) out.push(problem('AGENT_WARN_ALLOWED_HOSTS_OPEN', [whose], at(o, path, 'allowed hosts')));
+    if (typeof v === 'string' && o && allowsEveryone(v))
+      out.push(problem('AGENT_WARN_ALLOWED_HOSTS_OPEN', [whose], at(o, path, 'allowed hosts')));
   }
 
   out.push(...allowListWarnings(input));
@@ -134,7 +158,14 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
     const pw = u.values.password;
     const o = u.origins.password;
     // A password from ${env:} or ${file:} is not stored in the settings: only a literal one warns.
-    if (!u.isTemplate && o && o.secret !== true && typeof pw === 'string' && pw !== '' && !pw.startsWith('pbkdf2-sha256$')) {
+    if (
+      !u.isTemplate &&
+      o &&
+      o.secret !== true &&
+      typeof pw === 'string' &&
+      pw !== '' &&
+      !pw.startsWith('pbkdf2-sha256$')
+    ) {
       out.push(problem('AGENT_WARN_PLAIN_PASSWORD', [`user ${u.name}`], at(o, u.path, 'password')));
     }
   }
@@ -152,7 +183,13 @@ function perOrigin(...args: PerOriginArgs): SettingsProblem[] {
   const first = targets[0];
   if (first === undefined) return [];
   const known = perOriginMemo.get(first) ?? [];
-  const hit = known.find((k) => k.code === code && k.client === client && k.targets.length === targets.length && k.targets.every((t, i) => t === targets[i]));
+  const hit = known.find(
+    (k) =>
+      k.code === code &&
+      k.client === client &&
+      k.targets.length === targets.length &&
+      k.targets.every((t, i) => t === targets[i]),
+  );
   if (hit) return hit.problems.map((p) => ({ ...p }));
   const problems = perOriginUncached(...args);
   if (known.length < 8) {
@@ -168,11 +205,18 @@ type PerOriginArgs = [
   client: 'agent' | 'remote',
   key: string,
   targets: readonly ResolvedObject[],
-  at: (o: Origin | undefined, section: string, key: string) => { file: string; line: number; col: number; section: string; key: string },
+  at: (
+    o: Origin | undefined,
+    section: string,
+    key: string,
+  ) => { file: string; line: number; col: number; section: string; key: string },
 ];
 
 /** perOrigin's results by the first target of the list (then the whole list compared by identity). */
-const perOriginMemo = new WeakMap<ResolvedObject, { code: string; client: string; targets: readonly ResolvedObject[]; problems: SettingsProblem[] }[]>();
+const perOriginMemo = new WeakMap<
+  ResolvedObject,
+  { code: string; client: string; targets: readonly ResolvedObject[]; problems: SettingsProblem[] }[]
+>();
 
 function perOriginUncached(...[code, client, key, targets, at]: PerOriginArgs): SettingsProblem[] {
   const groups = new Map<string, { origin: Origin; section: string; owner: string; users: string[] }>();

@@ -13,12 +13,16 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const source = join(root, 'src/cli/sd-notify-c/sd-notify.c');
 const out = join(root, 'dist/bin/sd-notify.node');
 
-const headers = [join(dirname(dirname(process.execPath)), 'include/node'), '/usr/include/node'].find((d) => existsSync(join(d, 'node_api.h')));
+const headers = [join(dirname(dirname(process.execPath)), 'include/node'), '/usr/include/node'].find((d) =>
+  existsSync(join(d, 'node_api.h')),
+);
 const compiler = findCompiler();
 if (compiler === undefined || headers === undefined) {
   rmSync(out, { force: true });
   const missing = compiler === undefined ? 'no C compiler (cc, gcc)' : 'no Node-API headers (node_api.h)';
-  console.log(`build-sd-notify: ${missing} found: the sd_notify addon is not built; under systemd the agent falls back to systemd-notify`);
+  console.log(
+    `build-sd-notify: ${missing} found: the sd_notify addon is not built; under systemd the agent falls back to systemd-notify`,
+  );
 } else {
   const failed = compileC(compiler, ['-shared', '-fPIC', '-I', headers], [source], out);
   if (failed !== undefined) console.log(`build-sd-notify: ${compiler} could not build the sd_notify addon:\n${failed}`);

@@ -16,13 +16,20 @@ const compiler = findCompiler();
 if (compiler === undefined) {
   // A spawner left from an earlier build would be run against sources it was not built from.
   rmSync(out, { force: true });
-  console.error('build-spawner: no C compiler (cc, gcc, or $CC) found: the script spawner, which starts every script and host command of the agent, cannot be built. Install one (Debian: apt-get install gcc libc6-dev) and run npm run build again');
+  console.error(
+    'build-spawner: no C compiler (cc, gcc, or $CC) found: the script spawner, which starts every script and host command of the agent, cannot be built. Install one (Debian: apt-get install gcc libc6-dev) and run npm run build again',
+  );
   process.exit(1);
 } else {
-  const sources = readdirSync(sourceDir).filter((f) => f.endsWith('.c')).sort().map((f) => join(sourceDir, f));
+  const sources = readdirSync(sourceDir)
+    .filter((f) => f.endsWith('.c'))
+    .sort()
+    .map((f) => join(sourceDir, f));
   const failed = compileC(compiler, ['-fPIE', '-pie'], sources, out);
   if (failed !== undefined) {
-    console.error(`build-spawner: ${compiler} could not build the script spawner, which starts every script and host command of the agent:\n${failed}`);
+    console.error(
+      `build-spawner: ${compiler} could not build the script spawner, which starts every script and host command of the agent:\n${failed}`,
+    );
     process.exit(1);
   }
 }

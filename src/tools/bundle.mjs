@@ -11,7 +11,17 @@
 // inside the lazily run module bodies. Whitespace and syntax are minified, names are kept, so a
 // stack trace still names the functions.
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,7 +29,9 @@ import { fileURLToPath } from 'node:url';
 
 // A checkout installed before esbuild was added has no esbuild: say what to do.
 const { build } = await import('esbuild').catch((err) => {
-  console.error(`bundle: cannot load esbuild (${err.message}); run npm ci (or npm install) to install the devDependencies`);
+  console.error(
+    `bundle: cannot load esbuild (${err.message}); run npm ci (or npm install) to install the devDependencies`,
+  );
   process.exit(1);
 });
 
@@ -32,7 +44,10 @@ const schemas = Object.fromEntries(
   readdirSync(join(root, 'schema'), { recursive: true })
     .filter((rel) => rel.endsWith('.json'))
     .sort()
-    .map((rel) => [rel.split('\\').join('/'), JSON.stringify(JSON.parse(readFileSync(join(root, 'schema', rel), 'utf8')))]),
+    .map((rel) => [
+      rel.split('\\').join('/'),
+      JSON.stringify(JSON.parse(readFileSync(join(root, 'schema', rel), 'utf8'))),
+    ]),
 );
 const result = await build({
   entryPoints: [join(root, 'dist/src/main.js')],
@@ -47,7 +62,9 @@ const result = await build({
   supported: { 'dynamic-import': false },
   // The one use of import.meta in a CommonJS bundle: the file's own URL (package root, require of ajv).
   define: { 'import.meta.url': '__bundleUrl' },
-  banner: { js: `const __bundleUrl = require('node:url').pathToFileURL(__filename).href;\nconst __bundleSchemas = ${JSON.stringify(schemas)};` },
+  banner: {
+    js: `const __bundleUrl = require('node:url').pathToFileURL(__filename).href;\nconst __bundleSchemas = ${JSON.stringify(schemas)};`,
+  },
   // Loaded from node_modules when first needed: selfsigned (and its ASN.1 libraries, about half of
   // the bundle otherwise) only creates a missing certificate.
   external: ['selfsigned'],
@@ -69,7 +86,9 @@ const text = result.outputFiles[0].text
 const nonAscii = /[^\x00-\x7f]/.exec(text);
 if (nonAscii) {
   const context = text.slice(Math.max(0, nonAscii.index - 80), nonAscii.index + 40);
-  console.error(`bundle: ${out}: a non-ASCII character after a backslash, in:\n  ${context}\nWrite it as \\u${nonAscii[0].charCodeAt(0).toString(16).padStart(4, '0')} in the source.`);
+  console.error(
+    `bundle: ${out}: a non-ASCII character after a backslash, in:\n  ${context}\nWrite it as \\u${nonAscii[0].charCodeAt(0).toString(16).padStart(4, '0')} in the source.`,
+  );
   process.exit(1);
 }
 mkdirSync(dirname(out), { recursive: true });
@@ -152,7 +171,12 @@ function startOnce(settings, env) {
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       if (ready && code === 0) resolve();
-      else reject(new Error(`the warm-up start ended with ${signal ?? `exit code ${code}`} before or after "agent ready": ${output.trim().split('\n').slice(-3).join(' | ')}`));
+      else
+        reject(
+          new Error(
+            `the warm-up start ended with ${signal ?? `exit code ${code}`} before or after "agent ready": ${output.trim().split('\n').slice(-3).join(' | ')}`,
+          ),
+        );
     });
   });
 }

@@ -8,7 +8,12 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path';
 export function findCompiler() {
   const names = [process.env.CC, 'cc', 'gcc'].filter((n) => n !== undefined && n !== '');
   for (const name of names) {
-    const candidates = isAbsolute(name) ? [name] : (process.env.PATH ?? '').split(delimiter).filter((d) => d !== '').map((d) => join(d, name));
+    const candidates = isAbsolute(name)
+      ? [name]
+      : (process.env.PATH ?? '')
+          .split(delimiter)
+          .filter((d) => d !== '')
+          .map((d) => join(d, name));
     for (const file of candidates) {
       try {
         accessSync(file, constants.X_OK);
@@ -33,12 +38,20 @@ export function compileC(compiler, flags, sources, out) {
   const tmp = `${out}.${process.pid}.tmp`;
   mkdirSync(dirname(out), { recursive: true });
   try {
-    execFileSync(compiler, ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', ...HARDENING_FLAGS, ...flags, '-o', tmp, ...sources], { stdio: ['ignore', 'inherit', 'pipe'] });
+    execFileSync(
+      compiler,
+      ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', ...HARDENING_FLAGS, ...flags, '-o', tmp, ...sources],
+      { stdio: ['ignore', 'inherit', 'pipe'] },
+    );
     renameSync(tmp, out);
     return undefined;
   } catch (err) {
     rmSync(tmp, { force: true });
     rmSync(out, { force: true });
-    return String(err.stderr ?? err.message).trim().split('\n').slice(0, 20).join('\n');
+    return String(err.stderr ?? err.message)
+      .trim()
+      .split('\n')
+      .slice(0, 20)
+      .join('\n');
   }
 }

@@ -5,7 +5,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-for (const rel of ['src/core/plugin/generated/plugin.js', 'src/settings/generated/validators.js', 'src/web/generated/body-validators.js']) {
+for (const rel of [
+  'src/core/plugin/generated/plugin.js',
+  'src/settings/generated/validators.js',
+  'src/web/generated/body-validators.js',
+]) {
   const to = join(root, 'dist', rel);
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(join(root, rel), to);

@@ -21,7 +21,12 @@ const COMMANDS = [
 function roff(text) {
   return text
     .split('\n')
-    .map((line) => line.replace(/\\/g, '\\e').replace(/^([.'])/, '\\&$1').replace(/-/g, '\\-'))
+    .map((line) =>
+      line
+        .replace(/\\/g, '\\e')
+        .replace(/^([.'])/, '\\&$1')
+        .replace(/-/g, '\\-'),
+    )
     .join('\n');
 }
 

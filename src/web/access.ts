@@ -60,7 +60,10 @@ export interface AccessOptions {
  */
 export type Requirement = string | readonly string[] | ((req: WebRequest) => readonly string[]);
 
-export type GuessOutcome = { kind: 'ok'; principal: Principal; fingerprint: string } | { kind: 'failed'; blockStarted: boolean } | { kind: 'blocked' };
+export type GuessOutcome =
+  | { kind: 'ok'; principal: Principal; fingerprint: string }
+  | { kind: 'failed'; blockStarted: boolean }
+  | { kind: 'blocked' };
 
 interface Derived {
   snapshot: WebSettings;
@@ -96,11 +99,17 @@ export class AccessControl {
    * connection's remembered login admits the request; a throw or rejection
    * of the handler reaches the caller (Polka's onError).
    */
-  guard(route: string, requirement: Requirement, handler: (req: WebRequest, res: ServerResponse) => void | Promise<void>): (req: WebRequest, res: ServerResponse) => void | Promise<void> {
+  guard(
+    route: string,
+    requirement: Requirement,
+    handler: (req: WebRequest, res: ServerResponse) => void | Promise<void>,
+  ): (req: WebRequest, res: ServerResponse) => void | Promise<void> {
     const permitted = (req: WebRequest, res: ServerResponse): void | Promise<void> => {
       if (!this.allows(req, requirement)) {
         this.opts.metrics.authFailure('privilege');
-        this.opts.log.warning(`403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: user ${escapeForLog(req.principal?.user)} lacks ${listOf(req, requirement).join(' or ')}`);
+        this.opts.log.warning(
+          `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: user ${escapeForLog(req.principal?.user)} lacks ${listOf(req, requirement).join(' or ')}`,
+        );
         this.forbid(res);
         return;
       }
@@ -121,7 +130,14 @@ export class AccessControl {
   hostGate(req: WebRequest, res: ServerResponse): boolean {
     const address = req.socket.remoteAddress ?? '';
     const d = this.current();
-    return this.hostAllowed(d, address) || this.refuse(res, 'host', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`);
+    return (
+      this.hostAllowed(d, address) ||
+      this.refuse(
+        res,
+        'host',
+        `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`,
+      )
+    );
   }
 
   /** True when the authenticated principal holds `requirement` (any of a list). */
@@ -134,7 +150,11 @@ export class AccessControl {
 
   /** Answer the one 403 body. */
   forbid(res: ServerResponse): void {
-    res.writeHead(403, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(this.forbiddenBody.length), 'Cache-Control': 'no-store' });
+    res.writeHead(403, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(this.forbiddenBody.length),
+      'Cache-Control': 'no-store',
+    });
     res.end(this.forbiddenBody);
   }
 
@@ -157,7 +177,12 @@ export class AccessControl {
     const memo = rememberedLogin(req.socket, header);
     if (memo !== undefined && confirmedFor(memo, d, generated)) return this.admitRemembered(req, res, memo);
     const address = req.socket.remoteAddress ?? '';
-    if (!this.hostAllowed(d, address)) return this.refuse(res, 'host', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`);
+    if (!this.hostAllowed(d, address))
+      return this.refuse(
+        res,
+        'host',
+        `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`,
+      );
     if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
     // The settings changed since: still the same principal while its login is unchanged in them.
     if (memo !== undefined && stillValid(memo, d, d.snapshot, generated)) return this.admitRemembered(req, res, memo);
@@ -171,7 +196,13 @@ export class AccessControl {
   }
 
   /** Step 3 with a credential to check (cache, shared check or pbkdf2); remembers a success on the connection. */
-  private async admitChecked(req: WebRequest, res: ServerResponse, d: Derived, address: string, header: string | undefined): Promise<boolean> {
+  private async admitChecked(
+    req: WebRequest,
+    res: ServerResponse,
+    d: Derived,
+    address: string,
+    header: string | undefined,
+  ): Promise<boolean> {
     const generated = this.opts.generatedPassword?.();
     const credential = readCredential(req, (user, password) => verifyLogin(d.snapshot, user, password, generated));
     if (credential.kind === 'none') return this.refuse(res, 'missing', undefined);
@@ -179,14 +210,35 @@ export class AccessControl {
       // A malformed header is a guess too: it takes a slot and fails at once.
       const attempt = this.limiter.acquire(address);
       if (!attempt) return this.refuse(res, 'blocked', undefined);
-      return this.fail(res, address, attempt.fail(), credential.reason, `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: ${credential.reason} ${credential.header} header`);
+      return this.fail(
+        res,
+        address,
+        attempt.fail(),
+        credential.reason,
+        `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: ${credential.reason} ${credential.header} header`,
+      );
     }
     const outcome = await this.verifyGuess(address, credential);
     if (outcome.kind === 'blocked') return this.refuse(res, 'blocked', undefined);
-    if (outcome.kind === 'failed') return this.fail(res, address, outcome.blockStarted, 'credentials', `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: bad credentials for ${escapeForLog(credential.who)}`);
+    if (outcome.kind === 'failed')
+      return this.fail(
+        res,
+        address,
+        outcome.blockStarted,
+        'credentials',
+        `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: bad credentials for ${escapeForLog(credential.who)}`,
+      );
     req.principal = outcome.principal;
     if (header !== undefined && req.headers.authorization === header) {
-      rememberLogin(req.socket, { header, login: credential.login, fingerprint: outcome.fingerprint, principal: outcome.principal, address, confirmed: d, generated });
+      rememberLogin(req.socket, {
+        header,
+        login: credential.login,
+        fingerprint: outcome.fingerprint,
+        principal: outcome.principal,
+        address,
+        confirmed: d,
+        generated,
+      });
     }
     return true;
   }
@@ -227,7 +279,8 @@ export class AccessControl {
       if (!principal) return { kind: 'failed', blockStarted: attempt.fail() };
       attempt.succeed();
       // Checked against the settings of `fingerprint`: a later change of this login fails the comparison above.
-      if (!this.cache.has(key) && this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);
+      if (!this.cache.has(key) && this.cache.size >= CACHE_LIMIT)
+        this.cache.delete(this.cache.keys().next().value as string);
       this.cache.set(key, { principal, fingerprint });
       return { kind: 'ok', principal, fingerprint };
     })();
@@ -279,7 +332,13 @@ export class AccessControl {
   private fail(res: ServerResponse, address: string, blockStarted: boolean, reason: string, message: string): false {
     if (blockStarted) {
       const web = (this.derived ?? this.current()).snapshot.sections[WEB_SECTION];
-      this.opts.log.warning(new AgentError('AGENT_WARN_WEB_AUTH_BLOCKED', [escapeForLog(address), web['auth rate limit block seconds'], web['auth rate limit max failures']]).message);
+      this.opts.log.warning(
+        new AgentError('AGENT_WARN_WEB_AUTH_BLOCKED', [
+          escapeForLog(address),
+          web['auth rate limit block seconds'],
+          web['auth rate limit max failures'],
+        ]).message,
+      );
     }
     return this.refuse(res, reason, message);
   }

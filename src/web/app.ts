@@ -71,7 +71,12 @@ const METHODS = new Set(['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIO
 export function buildApp(opts: WebAppOptions): WebApp {
   const log = opts.log ?? getLogger('agent:web');
   const metrics = opts.metrics ?? new WebMetrics();
-  const access = new AccessControl({ getSnapshot: opts.getSnapshot, generatedPassword: opts.generatedPassword, metrics, log });
+  const access = new AccessControl({
+    getSnapshot: opts.getSnapshot,
+    generatedPassword: opts.generatedPassword,
+    metrics,
+    log,
+  });
   const hide = (text: string): string => hidePaths(text, dirname(opts.getSnapshot().file));
   const onError = createOnError(log, hide);
   const app = polka<WebRequest>({
@@ -92,7 +97,11 @@ export function buildApp(opts: WebAppOptions): WebApp {
   // One shared listener (no closure per request); `this.req` is the request Polka decorated.
   function observe(this: ServerResponse): void {
     const req = this.req as WebRequest;
-    metrics.observeRequest(METHODS.has(req.method) ? req.method : 'OTHER', req.routeLabel ?? 'unmatched', this.statusCode);
+    metrics.observeRequest(
+      METHODS.has(req.method) ? req.method : 'OTHER',
+      req.routeLabel ?? 'unmatched',
+      this.statusCode,
+    );
   }
   app.use((_req, res, next) => {
     res.on('finish', observe);
@@ -132,11 +141,15 @@ export function buildApp(opts: WebAppOptions): WebApp {
   registerLegacyRoutes(ctx);
 
   // Polka's loop without a promise per step, and memoized lookups (dispatch.ts).
-  const dispatch = createDispatch(app, { onNoMatch: app.onNoMatch, onError: (err, req, res) => onError(err, req, res) });
+  const dispatch = createDispatch(app, {
+    onNoMatch: app.onNoMatch,
+    onError: (err, req, res) => onError(err, req, res),
+  });
   let hostsOf: { snapshot: WebSettings; hosts: PublicHosts } | undefined;
   const publicHosts = (): PublicHosts => {
     const snapshot = opts.getSnapshot();
-    if (hostsOf?.snapshot !== snapshot) hostsOf = { snapshot, hosts: parsePublicHosts(snapshot.sections[WEB_SECTION]['public hosts']) };
+    if (hostsOf?.snapshot !== snapshot)
+      hostsOf = { snapshot, hosts: parsePublicHosts(snapshot.sections[WEB_SECTION]['public hosts']) };
     return hostsOf.hosts;
   };
   const handler: WebApp['handler'] = (req, res) => {

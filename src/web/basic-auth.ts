@@ -25,7 +25,8 @@ export function readBasicCredentials(header: string | undefined): BasicCredentia
   return { kind: 'basic', user: parsed.name, password: parsed.pass };
 }
 
-export type PasswordHeader = { kind: 'none' } | { kind: 'invalid'; reason: 'too-long' } | { kind: 'password'; password: string };
+export type PasswordHeader =
+  { kind: 'none' } | { kind: 'invalid'; reason: 'too-long' } | { kind: 'password'; password: string };
 
 /** Classify the `password` header (Node joins a repeated one with ", "); an empty one counts as none. */
 export function readPasswordHeader(value: string | string[] | undefined): PasswordHeader {

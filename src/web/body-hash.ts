@@ -3,5 +3,7 @@ import { createHash } from 'node:crypto';
 import { BODY_AJV_OPTIONS, BODY_SCHEMAS } from './body-schemas.js';
 
 export function bodySchemasHash(): string {
-  return createHash('sha256').update(JSON.stringify([BODY_AJV_OPTIONS, BODY_SCHEMAS])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([BODY_AJV_OPTIONS, BODY_SCHEMAS]))
+    .digest('hex');
 }

@@ -21,7 +21,8 @@ import { AgentError } from '../errors.js';
 
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) throw new AgentError('AGENT_ERR_HTTP_BODY_TOO_LARGE', [limit]);
+  if (declared !== undefined && Number(declared) > limit)
+    throw new AgentError('AGENT_ERR_HTTP_BODY_TOO_LARGE', [limit]);
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -68,6 +68,11 @@ function perfSample(query: string, p: PerfValue): { family: string; labels: stri
   const unit = p.unit ?? '';
   const scale = UNITS[unit.toLowerCase()];
   // Twelve significant digits: no 0.029620000000000004 from 2.962 % (a perf value carries fewer).
-  if (scale) return { family: scale.family, labels: labels({ query, label: p.alias }), value: Number((p.value * scale.factor).toPrecision(12)) };
+  if (scale)
+    return {
+      family: scale.family,
+      labels: labels({ query, label: p.alias }),
+      value: Number((p.value * scale.factor).toPrecision(12)),
+    };
   return { family: 'agent_check_perf', labels: labels({ query, label: p.alias, unit }), value: p.value };
 }

@@ -19,7 +19,11 @@ const OVERRIDABLE = new Set(['GET', 'POST', 'PUT', 'DELETE']);
 
 export function applyCompat(req: IncomingMessage): void {
   const url = req.url;
-  if (url !== undefined && url.startsWith(V2) && (url.length === V2.length || url[V2.length] === '/' || url[V2.length] === '?')) {
+  if (
+    url !== undefined &&
+    url.startsWith(V2) &&
+    (url.length === V2.length || url[V2.length] === '/' || url[V2.length] === '?')
+  ) {
     req.url = `/api/v1${url.slice(V2.length)}`;
   }
   const override = req.headers['x-http-method-override'];

@@ -22,7 +22,8 @@ export interface Credential {
   verify(): Promise<Principal | undefined>;
 }
 
-export type ReadCredential = { kind: 'none' } | { kind: 'invalid'; reason: string; header: string } | ({ kind: 'check' } & Credential);
+export type ReadCredential =
+  { kind: 'none' } | { kind: 'invalid'; reason: string; header: string } | ({ kind: 'check' } & Credential);
 
 /** Verifies `password` for the login `user`: the principal, or undefined when wrong. */
 export type VerifyLogin = (user: string, password: string) => Promise<Principal | undefined>;
@@ -64,7 +65,12 @@ export function readCredential(req: WebRequest, verify: VerifyLogin): ReadCreden
 }
 
 /** Verify a user's password against `settings` (root's: the file's, else `generatedPassword`); one pbkdf2 run whatever the outcome. */
-export async function verifyLogin(settings: WebSettings, user: string, password: string, generatedPassword: string | undefined): Promise<Principal | undefined> {
+export async function verifyLogin(
+  settings: WebSettings,
+  user: string,
+  password: string,
+  generatedPassword: string | undefined,
+): Promise<Principal | undefined> {
   // NSClient++'s default user `admin` is root here unless the file defines its own `admin`.
   if (isRootLogin(settings, user)) {
     const stored = rootPassword(settings, generatedPassword);

@@ -30,7 +30,10 @@ export interface DispatchOptions {
 }
 
 /** `(req, res)` for http(s).createServer, running `app`'s routes (registered before the first request). */
-export function createDispatch(app: Polka<WebRequest>, opts: DispatchOptions): (req: IncomingMessage, res: ServerResponse) => void {
+export function createDispatch(
+  app: Polka<WebRequest>,
+  opts: DispatchOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const find = memoizedFind(app);
   const { onNoMatch, onError } = opts;
   return (incoming, res) => {
@@ -69,7 +72,9 @@ export function createDispatch(app: Polka<WebRequest>, opts: DispatchOptions): (
         return next(thrown ?? new Error('a handler threw nothing'));
       }
       if (result !== undefined && typeof (result as Promise<unknown>)?.then === 'function') {
-        (result as Promise<unknown>).then(undefined, (reason: unknown) => next(reason ?? new Error('a handler rejected with nothing')));
+        (result as Promise<unknown>).then(undefined, (reason: unknown) =>
+          next(reason ?? new Error('a handler rejected with nothing')),
+        );
       }
     };
     next();

@@ -25,8 +25,16 @@ export function requireEditPrivileges(req: WebRequest, op: 'put' | 'delete', tar
     for (const cls of editClasses(t.section, t.key, t.value)) {
       const needed = editPrivilege(op, cls);
       if (hasPrivilege(granted, needed)) continue;
-      const what = cls === 'secrets' ? `a \${file:} or \${env:} reference in [${t.section}] ${t.key ?? ''}`.trimEnd() : t.key !== undefined ? `[${t.section}] ${t.key}` : `[${t.section}]`;
-      throw new AgentError('AGENT_ERR_SETTINGS_PRIVILEGE', [`${op === 'put' ? 'writing' : 'removing'} ${what}`, needed]);
+      const what =
+        cls === 'secrets'
+          ? `a \${file:} or \${env:} reference in [${t.section}] ${t.key ?? ''}`.trimEnd()
+          : t.key !== undefined
+            ? `[${t.section}] ${t.key}`
+            : `[${t.section}]`;
+      throw new AgentError('AGENT_ERR_SETTINGS_PRIVILEGE', [
+        `${op === 'put' ? 'writing' : 'removing'} ${what}`,
+        needed,
+      ]);
     }
   }
 }

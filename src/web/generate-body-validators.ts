@@ -15,14 +15,19 @@ export function generateBodyValidators(): { js: string; dts: string } {
   const ajv = new AjvClass({ ...BODY_AJV_OPTIONS, code: { source: true, esm: true, lines: false } });
   const names = Object.keys(BODY_SCHEMAS);
   for (const name of names) ajv.addSchema(BODY_SCHEMAS[name as keyof typeof BODY_SCHEMAS], name);
-  const standalone = (require('ajv/dist/standalone/index.js') as { default: (a: unknown, refs: Record<string, string>) => string }).default;
+  const standalone = (
+    require('ajv/dist/standalone/index.js') as { default: (a: unknown, refs: Record<string, string>) => string }
+  ).default;
   // As for the settings validators: ajv's ESM output still require()s its runtime helpers.
   const imports: string[] = [];
-  const code = standalone(ajv, Object.fromEntries(names.map((n) => [n, n]))).replace(/require\("([^"]+)"\)/g, (_m, path: string) => {
-    const name = `runtime${imports.length}`;
-    imports.push(`import ${name} from ${JSON.stringify(path.endsWith('.js') ? path : `${path}.js`)};`);
-    return name;
-  });
+  const code = standalone(ajv, Object.fromEntries(names.map((n) => [n, n]))).replace(
+    /require\("([^"]+)"\)/g,
+    (_m, path: string) => {
+      const name = `runtime${imports.length}`;
+      imports.push(`import ${name} from ${JSON.stringify(path.endsWith('.js') ? path : `${path}.js`)};`);
+      return name;
+    },
+  );
   const js = `${imports.join('\n')}\n${code.replace(/^"use strict";/, '')}\nexport const schemaHash = ${JSON.stringify(bodySchemasHash())};\nexport const byName = {${names.join(', ')}};\n`;
   const dts = `import type { ValidateFunction } from 'ajv';\nexport declare const schemaHash: string;\nexport declare const byName: Record<string, ValidateFunction>;\n`;
   return { js, dts };

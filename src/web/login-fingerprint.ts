@@ -36,5 +36,11 @@ export function loginFingerprint(settings: WebSettings, login: string, generated
   const user = settings.users.get(login);
   if (user === undefined) return 'none';
   const role = user.values.role ?? null;
-  return JSON.stringify(['user', user.isTemplate, user.values.password ?? null, role, settings.roles.get(valueText(role)) ?? null]);
+  return JSON.stringify([
+    'user',
+    user.isTemplate,
+    user.values.password ?? null,
+    role,
+    settings.roles.get(valueText(role)) ?? null,
+  ]);
 }

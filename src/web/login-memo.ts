@@ -50,7 +50,12 @@ export function confirmedFor(memo: LoginMemo, key: object, generated: string | u
 }
 
 /** True while the memo's login is unchanged in `settings` (then it is confirmed for `key`). */
-export function stillValid(memo: LoginMemo, key: object, settings: WebSettings, generated: string | undefined): boolean {
+export function stillValid(
+  memo: LoginMemo,
+  key: object,
+  settings: WebSettings,
+  generated: string | undefined,
+): boolean {
   if (confirmedFor(memo, key, generated)) return true;
   if (memo.fingerprint !== loginFingerprint(settings, memo.login, generated)) return false;
   memo.confirmed = key;

@@ -42,12 +42,16 @@ export type WebErrorHandler = (err: unknown, req: Request, res: ServerResponse) 
 export function createOnError(log: Logger, hide: (text: string) => string = (t) => t): WebErrorHandler {
   return (err, req, res) => {
     if (res.headersSent || res.writableEnded) {
-      log.error(`error after the response started (${escapeForLog(req.method)} ${escapeForLog(req.path)}): ${stackOf(err)}`);
+      log.error(
+        `error after the response started (${escapeForLog(req.method)} ${escapeForLog(req.path)}): ${stackOf(err)}`,
+      );
       res.destroy();
       return;
     }
     if (err instanceof AgentError && err.code === 'AGENT_WARN_HTTP_BODY_ABORTED') {
-      log.warning(`${err.code}: ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(req.socket.remoteAddress ?? '?')}: ${err.message}`);
+      log.warning(
+        `${err.code}: ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(req.socket.remoteAddress ?? '?')}: ${err.message}`,
+      );
       if (req.socket.destroyed) res.destroy();
       else sendError(res, 400, err, hide);
       return;
@@ -73,7 +77,10 @@ export function createOnError(log: Logger, hide: (text: string) => string = (t) 
 export function envelope(err: AgentError, hide: (text: string) => string = (t) => t): Record<string, unknown> {
   const body: Record<string, unknown> = { status: 'error', code: err.code, error: hide(err.message) };
   if (err.code === 'AGENT_ERR_HTTP_UNPROCESSABLE' && Array.isArray(err.details)) {
-    body.fields = (err.details as { field: string; message: unknown }[]).map((f) => ({ ...f, message: hide(String(f.message)) }));
+    body.fields = (err.details as { field: string; message: unknown }[]).map((f) => ({
+      ...f,
+      message: hide(String(f.message)),
+    }));
   }
   return body;
 }

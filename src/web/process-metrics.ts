@@ -46,7 +46,7 @@ function startMonitors(): void {
   });
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      const kind = GC_KINDS[((entry as { detail?: { kind?: number } }).detail)?.kind ?? -1] ?? 'other';
+      const kind = GC_KINDS[(entry as { detail?: { kind?: number } }).detail?.kind ?? -1] ?? 'other';
       let h = gc.get(kind);
       if (!h) gc.set(kind, (h = { counts: GC_BUCKETS.map(() => 0), sum: 0, count: 0 }));
       const seconds = entry.duration / 1000;
@@ -67,8 +67,20 @@ export function renderProcessMetrics(out: string[]): void {
   const mem = process.memoryUsage();
   gauge(out, 'process_cpu_user_seconds_total', 'counter', 'User CPU time spent in seconds.', cpu.user / 1e6);
   gauge(out, 'process_cpu_system_seconds_total', 'counter', 'System CPU time spent in seconds.', cpu.system / 1e6);
-  gauge(out, 'process_cpu_seconds_total', 'counter', 'Total user and system CPU time spent in seconds.', (cpu.user + cpu.system) / 1e6);
-  gauge(out, 'process_start_time_seconds', 'gauge', 'Start time of the process since unix epoch in seconds.', Math.round(process.getBuiltinModule('node:perf_hooks').performance.timeOrigin) / 1000);
+  gauge(
+    out,
+    'process_cpu_seconds_total',
+    'counter',
+    'Total user and system CPU time spent in seconds.',
+    (cpu.user + cpu.system) / 1e6,
+  );
+  gauge(
+    out,
+    'process_start_time_seconds',
+    'gauge',
+    'Start time of the process since unix epoch in seconds.',
+    Math.round(process.getBuiltinModule('node:perf_hooks').performance.timeOrigin) / 1000,
+  );
   gauge(out, 'process_resident_memory_bytes', 'gauge', 'Resident memory size in bytes.', mem.rss);
   const vsize = virtualMemoryBytes();
   if (vsize !== undefined) gauge(out, 'process_virtual_memory_bytes', 'gauge', 'Virtual memory size in bytes.', vsize);
@@ -87,16 +99,50 @@ export function renderProcessMetrics(out: string[]): void {
   // Nothing measured yet (the first scrape, before its first turn of the loop): no lag figures rather than zeros.
   if (lastLag) {
     const [min, max, mean, p50, p99] = lastLag.map((ns) => ns / 1e9);
-    gauge(out, 'nodejs_eventloop_lag_min_seconds', 'gauge', 'The minimum recorded event loop delay since the previous scrape.', min);
-    gauge(out, 'nodejs_eventloop_lag_max_seconds', 'gauge', 'The maximum recorded event loop delay since the previous scrape.', max);
-    gauge(out, 'nodejs_eventloop_lag_mean_seconds', 'gauge', 'The mean of the recorded event loop delays since the previous scrape.', mean);
-    gauge(out, 'nodejs_eventloop_lag_p50_seconds', 'gauge', 'The 50th percentile of the recorded event loop delays since the previous scrape.', p50);
-    gauge(out, 'nodejs_eventloop_lag_p99_seconds', 'gauge', 'The 99th percentile of the recorded event loop delays since the previous scrape.', p99);
+    gauge(
+      out,
+      'nodejs_eventloop_lag_min_seconds',
+      'gauge',
+      'The minimum recorded event loop delay since the previous scrape.',
+      min,
+    );
+    gauge(
+      out,
+      'nodejs_eventloop_lag_max_seconds',
+      'gauge',
+      'The maximum recorded event loop delay since the previous scrape.',
+      max,
+    );
+    gauge(
+      out,
+      'nodejs_eventloop_lag_mean_seconds',
+      'gauge',
+      'The mean of the recorded event loop delays since the previous scrape.',
+      mean,
+    );
+    gauge(
+      out,
+      'nodejs_eventloop_lag_p50_seconds',
+      'gauge',
+      'The 50th percentile of the recorded event loop delays since the previous scrape.',
+      p50,
+    );
+    gauge(
+      out,
+      'nodejs_eventloop_lag_p99_seconds',
+      'gauge',
+      'The 99th percentile of the recorded event loop delays since the previous scrape.',
+      p99,
+    );
   }
-  out.push('# HELP nodejs_gc_duration_seconds Garbage collection duration by kind, one of major, minor, incremental or weakcb.');
+  out.push(
+    '# HELP nodejs_gc_duration_seconds Garbage collection duration by kind, one of major, minor, incremental or weakcb.',
+  );
   out.push('# TYPE nodejs_gc_duration_seconds histogram');
   for (const [kind, g] of gc) {
-    GC_BUCKETS.forEach((b, i) => out.push(`nodejs_gc_duration_seconds_bucket{kind="${kind}",le="${b}"} ${g.counts[i]}`));
+    GC_BUCKETS.forEach((b, i) =>
+      out.push(`nodejs_gc_duration_seconds_bucket{kind="${kind}",le="${b}"} ${g.counts[i]}`),
+    );
     out.push(`nodejs_gc_duration_seconds_bucket{kind="${kind}",le="+Inf"} ${g.count}`);
     out.push(`nodejs_gc_duration_seconds_sum{kind="${kind}"} ${g.sum}`);
     out.push(`nodejs_gc_duration_seconds_count{kind="${kind}"} ${g.count}`);
@@ -104,7 +150,9 @@ export function renderProcessMetrics(out: string[]): void {
   const [major = '', minor = '', patch = ''] = process.versions.node.split('.');
   out.push('# HELP nodejs_version_info Node.js version info.');
   out.push('# TYPE nodejs_version_info gauge');
-  out.push(`nodejs_version_info{version="v${process.versions.node}",major="${major}",minor="${minor}",patch="${patch}"} 1`);
+  out.push(
+    `nodejs_version_info{version="v${process.versions.node}",major="${major}",minor="${minor}",patch="${patch}"} 1`,
+  );
 }
 
 function gauge(out: string[], name: string, type: 'gauge' | 'counter', help: string, value: number): void {

@@ -86,7 +86,8 @@ function computeLinkBase(socket: Socket, header: string | undefined, hosts: Publ
   if (m) {
     const name = normalize(m[1] ?? m[2] ?? '');
     const port = m[3] !== undefined ? Number(m[3]) : scheme === 'https' ? 443 : 80;
-    if (hosts.entries.some((e) => e.name === name && (e.port === undefined || e.port === port))) return `${scheme}://${header}`;
+    if (hosts.entries.some((e) => e.name === name && (e.port === undefined || e.port === port)))
+      return `${scheme}://${header}`;
     if (port === localPort && isOwnName(name, socket)) return `${scheme}://${header}`;
   }
   const configured = hosts.entries[0];
@@ -121,7 +122,8 @@ function interfaceAddresses(): Set<string> {
   const now = performance.now();
   if (!interfaces || now - interfaces.at > 60_000) {
     const set = new Set<string>();
-    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) set.add(normalize(a.address.replace(/%.*$/, '')));
+    for (const list of Object.values(networkInterfaces()))
+      for (const a of list ?? []) set.add(normalize(a.address.replace(/%.*$/, '')));
     interfaces = { at: now, set };
   }
   return interfaces.set;
@@ -134,7 +136,13 @@ function certificateNames(socket: TLSSocket): string[] {
   if (names === undefined) {
     const cert = socket.getCertificate?.() as { subjectaltname?: string } | null | undefined;
     const san = cert?.subjectaltname ?? '';
-    names = typeof san === 'string' ? san.split(/,\s*/).map((e) => normalize(e.replace(/^(DNS|IP Address):/, ''))).filter((e) => e !== '') : [];
+    names =
+      typeof san === 'string'
+        ? san
+            .split(/,\s*/)
+            .map((e) => normalize(e.replace(/^(DNS|IP Address):/, '')))
+            .filter((e) => e !== '')
+        : [];
     SAN_MEMO.set(socket, names);
   }
   return names;

@@ -83,7 +83,8 @@ export class AuthRateLimiter {
         if (settled) return;
         settled = true;
         entry.inFlight--;
-        if (entry.inFlight === 0 && entry.failures === 0 && this.entries.get(address) === entry) this.entries.delete(address);
+        if (entry.inFlight === 0 && entry.failures === 0 && this.entries.get(address) === entry)
+          this.entries.delete(address);
       },
       fail: () => {
         if (settled) return false;

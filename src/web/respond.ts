@@ -63,7 +63,15 @@ const TEXT_TYPE = 'text/plain; charset=utf-8';
 
 /** The head of an answer as one flat list: security headers, Content-Type, Content-Length, Cache-Control, then `extra` (which replaces a header of the same name). */
 function headList(type: string, length: number, extra: Record<string, string> | undefined): string[] {
-  const list = [...SECURITY_HEADER_LIST, 'Content-Type', type, 'Content-Length', String(length), 'Cache-Control', 'no-store'];
+  const list = [
+    ...SECURITY_HEADER_LIST,
+    'Content-Type',
+    type,
+    'Content-Length',
+    String(length),
+    'Cache-Control',
+    'no-store',
+  ];
   if (extra !== undefined) {
     for (const name in extra) {
       const lower = name.toLowerCase();

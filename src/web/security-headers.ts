@@ -47,8 +47,14 @@ export function applySecurityHeaders(res: ServerResponse): void {
  * answer sets itself keeps the answer's value.
  */
 export class SecureResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-  override writeHead(statusCode: number, reasonOrHeaders?: string | OutgoingHttpHeaders | readonly unknown[], headers?: OutgoingHttpHeaders | readonly unknown[]): this {
-    for (const [name, value] of ENTRIES) if (!this.hasHeader(name) && !givenIn(reasonOrHeaders, name) && !givenIn(headers, name)) this.setHeader(name, value);
+  override writeHead(
+    statusCode: number,
+    reasonOrHeaders?: string | OutgoingHttpHeaders | readonly unknown[],
+    headers?: OutgoingHttpHeaders | readonly unknown[],
+  ): this {
+    for (const [name, value] of ENTRIES)
+      if (!this.hasHeader(name) && !givenIn(reasonOrHeaders, name) && !givenIn(headers, name))
+        this.setHeader(name, value);
     // @ts-expect-error -- Node's writeHead takes these forms; its typings spell them as overloads.
     return super.writeHead(statusCode, reasonOrHeaders, headers);
   }
@@ -65,7 +71,6 @@ export function writeSecureHead(res: ServerResponse, status: number, list: reado
   else res.writeHead(status, list as string[]);
 }
 
-
 /**
  * A `clientError` listener for http(s).Server: answers what Node's default
  * would (431 for headers too large, 408 for a request timeout, else 400),
@@ -78,7 +83,9 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     return;
   }
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${RAW}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${RAW}Content-Length: 0\r\nConnection: close\r\n\r\n`,
+  );
 }
 
 // ---------------------------------------------------------------- helpers

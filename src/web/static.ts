@@ -40,7 +40,8 @@ export function createStatic(root: string = UI_DIR): Middleware<WebRequest> {
   const base = resolve(root);
   // API requests pass straight on (no promise per request); only UI paths go to the async part.
   return (req, res, next) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path === '/api' || req.path.startsWith('/api/')) return next();
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path === '/api' || req.path.startsWith('/api/'))
+      return next();
     return serve(req, res, next);
   };
   async function serve(req: WebRequest, res: ServerResponse, next: NextHandler): Promise<void> {

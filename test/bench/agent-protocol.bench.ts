@@ -44,11 +44,19 @@ bind to = 127.0.0.1
 const agentPort = await listenerPort(peer, 'AgentServer');
 const remotePort = await listenerPort(peer, 'RemoteServer');
 
-const loaded = loadSettingsText('[/settings/remote/client/targets/default]\nallowed ciphers = ALL:!MD5:@STRENGTH\n', 'bench-agent.ini');
+const loaded = loadSettingsText(
+  '[/settings/remote/client/targets/default]\nallowed ciphers = ALL:!MD5:@STRENGTH\n',
+  'bench-agent.ini',
+);
 if (!loaded.ok) throw new Error('built-in settings do not load');
 const local = await startLocalCore(loaded.snapshot, { modules: ['AgentClient', 'RemoteClient'] });
 
-async function run(query: string, port: number, width: number, calls: number): Promise<{ ms: number; failed: number; sample: string }> {
+async function run(
+  query: string,
+  port: number,
+  width: number,
+  calls: number,
+): Promise<{ ms: number; failed: number; sample: string }> {
   const args = ['--host', '127.0.0.1', '--port', String(port), '--command', 'check_ok'];
   let next = 0;
   let failed = 0;
@@ -71,15 +79,28 @@ async function run(query: string, port: number, width: number, calls: number): P
 
 try {
   // Warm-up: connections, TLS sessions, JIT.
-  for (const [q, p] of [['agent_query', agentPort], ['remote_query', remotePort]] as const) for (let i = 0; i < 50; i++) await local.core.query(q, ['--host', '127.0.0.1', '--port', String(p), '--command', 'check_ok']);
-  for (const [width, calls] of [[1, CALLS], [WIDTH, WIDE_CALLS]] as const) {
+  for (const [q, p] of [
+    ['agent_query', agentPort],
+    ['remote_query', remotePort],
+  ] as const)
+    for (let i = 0; i < 50; i++)
+      await local.core.query(q, ['--host', '127.0.0.1', '--port', String(p), '--command', 'check_ok']);
+  for (const [width, calls] of [
+    [1, CALLS],
+    [WIDTH, WIDE_CALLS],
+  ] as const) {
     const agent = await run('agent_query', agentPort, width, calls);
     const remote = await run('remote_query', remotePort, width, calls);
     const qps = (r: { ms: number }): number => (calls * 1000) / r.ms;
     const ratio = qps(agent) / qps(remote);
-    const fail = (r: { failed: number; sample: string }): string => (r.failed ? ` (${r.failed} failed, e.g. "${r.sample}")` : '');
-    console.log(`agent-protocol ${width === 1 ? 'one at a time' : `${width} in flight`}: ${calls} agent_query in ${agent.ms.toFixed(0)} ms = ${qps(agent).toFixed(0)} q/s${fail(agent)}; ${calls} remote_query (NRPE, TLS AECDH) in ${remote.ms.toFixed(0)} ms = ${qps(remote).toFixed(0)} q/s${fail(remote)}`);
-    console.log(`agent-protocol ${width === 1 ? 'one at a time' : `${width} in flight`}: ratio agent_query/remote_query = ${ratio.toFixed(2)}x; goal >= ${GOAL}x: ${ratio >= GOAL && !agent.failed ? 'PASS' : 'MISS'}`);
+    const fail = (r: { failed: number; sample: string }): string =>
+      r.failed ? ` (${r.failed} failed, e.g. "${r.sample}")` : '';
+    console.log(
+      `agent-protocol ${width === 1 ? 'one at a time' : `${width} in flight`}: ${calls} agent_query in ${agent.ms.toFixed(0)} ms = ${qps(agent).toFixed(0)} q/s${fail(agent)}; ${calls} remote_query (NRPE, TLS AECDH) in ${remote.ms.toFixed(0)} ms = ${qps(remote).toFixed(0)} q/s${fail(remote)}`,
+    );
+    console.log(
+      `agent-protocol ${width === 1 ? 'one at a time' : `${width} in flight`}: ratio agent_query/remote_query = ${ratio.toFixed(2)}x; goal >= ${GOAL}x: ${ratio >= GOAL && !agent.failed ? 'PASS' : 'MISS'}`,
+    );
   }
 } finally {
   await local.stop();

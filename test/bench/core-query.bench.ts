@@ -25,7 +25,13 @@ const snapshot = loaded.snapshot;
 const core = createCore({ settings: () => snapshot });
 const helpers = createModule();
 const abort = new AbortController();
-await helpers.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('bench'), signal: abort.signal, core });
+await helpers.start({
+  name: 'CheckHelpers',
+  settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot),
+  log: sink.logger('bench'),
+  signal: abort.signal,
+  core,
+});
 
 // ---- Queries through the core.
 const MAX_QUERIES = 200_000;
@@ -41,7 +47,9 @@ while (n < MAX_QUERIES && (n % 1000 !== 0 || performance.now() - q0 < QUERY_MS))
 }
 const qSeconds = (performance.now() - q0) / 1000;
 const qps = n / qSeconds;
-console.log(`core-query: ${n.toLocaleString('en')} check_ok queries in ${qSeconds.toFixed(2)} s: ${fmt(qps)} queries/s (${((1e6 * qSeconds) / n).toFixed(1)} µs each; 3 protobuf encodes and 3 decodes per query: request, handler's response, reply)`);
+console.log(
+  `core-query: ${n.toLocaleString('en')} check_ok queries in ${qSeconds.toFixed(2)} s: ${fmt(qps)} queries/s (${((1e6 * qSeconds) / n).toFixed(1)} µs each; 3 protobuf encodes and 3 decodes per query: request, handler's response, reply)`,
+);
 
 // ---- Codec: one typical QueryResponseMessage.
 const response = {
@@ -80,11 +88,17 @@ for (let s = 0; s < SLICES; s++) {
 }
 const protobuf = median(protobufRates);
 const plainJson = median(jsonRates);
-console.log(`core-query: QueryResponseMessage (1 payload, ${response.payload[0]?.message?.length} char message, 3 perf values): protobuf ${bytes.length} bytes, JSON ${json.length} bytes`);
-console.log(`core-query: protobuf encode+decode (with verify): ${fmt(protobuf)} round trips/s (median of ${SLICES} slices)`);
+console.log(
+  `core-query: QueryResponseMessage (1 payload, ${response.payload[0]?.message?.length} char message, 3 perf values): protobuf ${bytes.length} bytes, JSON ${json.length} bytes`,
+);
+console.log(
+  `core-query: protobuf encode+decode (with verify): ${fmt(protobuf)} round trips/s (median of ${SLICES} slices)`,
+);
 console.log(`core-query: JSON.stringify+JSON.parse baseline: ${fmt(plainJson)} round trips/s`);
 console.log(`core-query: protobuf/JSON rate ratio ${(protobuf / plainJson).toFixed(2)}x`);
-console.log(`core-query: query rate vs protobuf round trips: one query costs ${(protobuf / qps).toFixed(1)} protobuf round trips`);
+console.log(
+  `core-query: query rate vs protobuf round trips: one query costs ${(protobuf / qps).toFixed(1)} protobuf round trips`,
+);
 
 abort.abort();
 await helpers.stop();

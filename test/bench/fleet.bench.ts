@@ -29,7 +29,17 @@ const HOSTS = 10_000;
 const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 
 function hostFile(i: number): string {
-  return ['[/includes]', 'base = ../shared/base.ini', '', '[/settings/WEB/server]', `port = ${8000 + (i % 1000)}s`, '', '[/settings/remote/client/targets/local]', `address = host${i}.example.com:5666`, ''].join('\n');
+  return [
+    '[/includes]',
+    'base = ../shared/base.ini',
+    '',
+    '[/settings/WEB/server]',
+    `port = ${8000 + (i % 1000)}s`,
+    '',
+    '[/settings/remote/client/targets/local]',
+    `address = host${i}.example.com:5666`,
+    '',
+  ].join('\n');
 }
 
 const CPU_REPORT = fileURLToPath(new URL('./cpu-report.js', import.meta.url));
@@ -38,10 +48,20 @@ const CPU_REPORT = fileURLToPath(new URL('./cpu-report.js', import.meta.url));
 function runCli(args: string[], cwd: string): Promise<{ ms: number; cpuMs: number; code: number; stdout: string }> {
   const t = performance.now();
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', CPU_REPORT, MAIN, ...args], { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } }, (err, stdout, stderr) => {
-      const cpu = /bench-cpu-ms (\d+) (\d+)/.exec(stderr);
-      resolve({ ms: performance.now() - t, cpuMs: cpu ? Number(cpu[1]) + Number(cpu[2]) : Number.NaN, code: err ? ((err as { code?: number }).code ?? 99) : 0, stdout });
-    });
+    execFile(
+      process.execPath,
+      ['--import', CPU_REPORT, MAIN, ...args],
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } },
+      (err, stdout, stderr) => {
+        const cpu = /bench-cpu-ms (\d+) (\d+)/.exec(stderr);
+        resolve({
+          ms: performance.now() - t,
+          cpuMs: cpu ? Number(cpu[1]) + Number(cpu[2]) : Number.NaN,
+          code: err ? ((err as { code?: number }).code ?? 99) : 0,
+          stdout,
+        });
+      },
+    );
   });
 }
 
@@ -55,8 +75,11 @@ try {
   mkdirSync(join(dir, 'shared'));
   mkdirSync(join(dir, 'hosts'));
   writeFileSync(join(dir, 'shared', 'base.ini'), generateSettings(100, 10));
-  for (let i = 0; i < HOSTS; i++) writeFileSync(join(dir, 'hosts', `host${String(i).padStart(5, '0')}.ini`), hostFile(i));
-  const hosts = readdirSync(join(dir, 'hosts')).sort().map((f) => join('hosts', f));
+  for (let i = 0; i < HOSTS; i++)
+    writeFileSync(join(dir, 'hosts', `host${String(i).padStart(5, '0')}.ini`), hostFile(i));
+  const hosts = readdirSync(join(dir, 'hosts'))
+    .sort()
+    .map((f) => join('hosts', f));
 
   // In this process: one reader for the run, each file parsed once.
   const reader = new SettingsReader();
@@ -68,7 +91,9 @@ try {
   const cpu = process.cpuUsage(cpu0);
   const cpuMs = (cpu.user + cpu.system) / 1000;
   // CPU time as well as wall time: on a machine shared with other work the wall time says little.
-  console.log(`fleet: in-process validation of ${HOSTS.toLocaleString('en')} host files: ${inProcess.toFixed(0)} ms wall, ${cpuMs.toFixed(0)} ms CPU (${((cpuMs / HOSTS) * 1000).toFixed(0)} µs CPU per file), ${invalid} invalid, files parsed: ${reader.parsed} for ${HOSTS + 1} files (each once: ${reader.parsed === HOSTS + 1 ? 'PASS' : 'MISS'})`);
+  console.log(
+    `fleet: in-process validation of ${HOSTS.toLocaleString('en')} host files: ${inProcess.toFixed(0)} ms wall, ${cpuMs.toFixed(0)} ms CPU (${((cpuMs / HOSTS) * 1000).toFixed(0)} µs CPU per file), ${invalid} invalid, files parsed: ${reader.parsed} for ${HOSTS + 1} files (each once: ${reader.parsed === HOSTS + 1 ? 'PASS' : 'MISS'})`,
+  );
 
   // As CI runs it: the CLI, alternating the fleet run and the one-file baseline.
   const fleet: number[] = [];
@@ -78,7 +103,8 @@ try {
   let annotations = -1;
   for (let round = 0; round < 3; round++) {
     const single = await runCli(['settings', 'validate', '--format', 'github', hosts[0]], dir);
-    if (single.code !== 0) throw new Error(`one-file validation failed (${single.code}): ${single.stdout.slice(0, 500)}`);
+    if (single.code !== 0)
+      throw new Error(`one-file validation failed (${single.code}): ${single.stdout.slice(0, 500)}`);
     one.push(single.ms);
     oneCpu.push(single.cpuMs);
     const all = await runCli(['settings', 'validate', '--format', 'github', ...hosts], dir);
@@ -94,8 +120,12 @@ try {
   const perFile = (f - o) / (HOSTS - 1);
   const perFileCpu = (fc - oc) / (HOSTS - 1);
   const load = loadavg()[0];
-  console.log(`fleet: agent settings validate --format github on ${HOSTS.toLocaleString('en')} host files: ${(f / 1000).toFixed(2)} s wall, ${(fc / 1000).toFixed(2)} s CPU (goal < 10 s: ${f < 10_000 ? 'PASS' : 'MISS'} wall, ${fc < 10_000 ? 'PASS' : 'MISS'} CPU; load average ${load.toFixed(1)} on ${availableParallelism()} cores); ${annotations} annotation(s)`);
-  console.log(`fleet: one host file (process included): ${o.toFixed(0)} ms wall, ${oc.toFixed(0)} ms CPU; each further file of a fleet run: ${(perFile * 1000).toFixed(0)} µs wall, ${(perFileCpu * 1000).toFixed(0)} µs CPU = ${(perFileCpu / oc).toFixed(4)}x the one-file run's CPU (${(oc / perFileCpu).toFixed(0)} files for the cost of one run)`);
+  console.log(
+    `fleet: agent settings validate --format github on ${HOSTS.toLocaleString('en')} host files: ${(f / 1000).toFixed(2)} s wall, ${(fc / 1000).toFixed(2)} s CPU (goal < 10 s: ${f < 10_000 ? 'PASS' : 'MISS'} wall, ${fc < 10_000 ? 'PASS' : 'MISS'} CPU; load average ${load.toFixed(1)} on ${availableParallelism()} cores); ${annotations} annotation(s)`,
+  );
+  console.log(
+    `fleet: one host file (process included): ${o.toFixed(0)} ms wall, ${oc.toFixed(0)} ms CPU; each further file of a fleet run: ${(perFile * 1000).toFixed(0)} µs wall, ${(perFileCpu * 1000).toFixed(0)} µs CPU = ${(perFileCpu / oc).toFixed(4)}x the one-file run's CPU (${(oc / perFileCpu).toFixed(0)} files for the cost of one run)`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

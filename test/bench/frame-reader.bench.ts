@@ -40,8 +40,12 @@ const newSmallMs = median([0, 1, 2].map(() => time(() => readSplit(small1, small
 const a = median(oneByte);
 const b = median(records);
 console.log(`frame-reader: 1 MiB frame in 1-byte chunks: median ${a.toFixed(1)} ms (${ROUNDS} rounds)`);
-console.log(`frame-reader: same frame in 16 KiB chunks (baseline): median ${b.toFixed(2)} ms; ratio ${(a / b).toFixed(1)}x`);
-console.log(`frame-reader: 64 KiB frame in 1-byte chunks: this reader ${newSmallMs.toFixed(1)} ms, the concat-on-every-chunk reader ${oldMs.toFixed(0)} ms`);
+console.log(
+  `frame-reader: same frame in 16 KiB chunks (baseline): median ${b.toFixed(2)} ms; ratio ${(a / b).toFixed(1)}x`,
+);
+console.log(
+  `frame-reader: 64 KiB frame in 1-byte chunks: this reader ${newSmallMs.toFixed(1)} ms, the concat-on-every-chunk reader ${oldMs.toFixed(0)} ms`,
+);
 console.log(`frame-reader: goal 1 MiB in 1-byte chunks < 100 ms: ${a < 100 ? 'PASS' : 'MISS'}`);
 
 function split(bytes: Buffer, size: number): Buffer[] {

@@ -28,7 +28,9 @@ import { STATUS_NAMES, type QueryResult } from '../../src/core/result.js';
 
 sink.consoleLevel = 'silent';
 
-const peers = spawn(process.execPath, [fileURLToPath(new URL('./net-peers-process.js', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+const peers = spawn(process.execPath, [fileURLToPath(new URL('./net-peers-process.js', import.meta.url))], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 type PeerPorts = { tcp: number; http: number; dns: number; ntp: number };
 const ports = await new Promise<PeerPorts>((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error('peer process did not start within 10 s')), 10_000);
@@ -43,7 +45,9 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-host-net-'));
 const logFile = join(dir, 'bench.log');
 writeFileSync(logFile, 'start\n');
 // Every check module of the catalogue except the script runner.
-const modules = catalogue().filter((e) => e.name.startsWith('Check') && e.name !== 'CheckExternalScripts').map((e) => `${e.name} = enabled`);
+const modules = catalogue()
+  .filter((e) => e.name.startsWith('Check') && e.name !== 'CheckExternalScripts')
+  .map((e) => `${e.name} = enabled`);
 const base = `[/modules]\n${modules.join('\n')}\n`;
 const withLog = `${base}\n[/settings/logfile]\nallowed paths = ${dir}\n`;
 const file = join(dir, 'agent.ini');
@@ -54,7 +58,11 @@ const local = await startLocalCore(loaded.snapshot);
 if (local.failed.length > 0) throw new Error(`modules failed: ${JSON.stringify(local.failed)}`);
 
 /** Run `op` until `max` runs or `ms` elapsed; returns runs per second and the last result. */
-async function rate(op: () => Promise<QueryResult>, max: number, ms: number): Promise<{ perSecond: number; n: number; last: QueryResult }> {
+async function rate(
+  op: () => Promise<QueryResult>,
+  max: number,
+  ms: number,
+): Promise<{ perSecond: number; n: number; last: QueryResult }> {
   let last = await op();
   for (let i = 1; i < Math.min(20, max); i++) last = await op();
   let n = 0;
@@ -100,7 +108,9 @@ try {
     const baseline = await rate(ok, 100_000, 700);
     const r = await rate(() => local.core.query(name, args), 20_000, 1500);
     const status = STATUS_NAMES[r.last.result];
-    console.log(`host-net-checks: ${name}: ${r.perSecond.toFixed(0)}/s vs check_ok ${baseline.perSecond.toFixed(0)}/s = ${((r.perSecond / baseline.perSecond) * 100).toFixed(2)}% (${((1e6 / r.perSecond)).toFixed(0)} µs each); last answer ${status}${r.last.result === 3 ? `: ${r.last.message.slice(0, 100)}` : ''}`);
+    console.log(
+      `host-net-checks: ${name}: ${r.perSecond.toFixed(0)}/s vs check_ok ${baseline.perSecond.toFixed(0)}/s = ${((r.perSecond / baseline.perSecond) * 100).toFixed(2)}% (${(1e6 / r.perSecond).toFixed(0)} µs each); last answer ${status}${r.last.result === 3 ? `: ${r.last.message.slice(0, 100)}` : ''}`,
+    );
   }
 } finally {
   await local.stop();

@@ -13,7 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { importNsclient } from '../../src/settings/import/import.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 
-const file = (n: number): string => `[/modules]\nCheckSystem = enabled\n[/settings/external scripts/alias]\n${Array.from({ length: n }, (_, i) => `alias_${i} = check_cpu warn=load>${i % 100}`).join('\n')}\n`;
+const file = (n: number): string =>
+  `[/modules]\nCheckSystem = enabled\n[/settings/external scripts/alias]\n${Array.from({ length: n }, (_, i) => `alias_${i} = check_cpu warn=load>${i % 100}`).join('\n')}\n`;
 
 function timeOf(n: number): number {
   const text = file(n);
@@ -30,9 +31,15 @@ function timeOf(n: number): number {
 timeOf(2000);
 const sizes = [10_000, 40_000, 160_000];
 const times = sizes.map(timeOf);
-sizes.forEach((n, i) => console.log(`import: ${n} lines in ${times[i]?.toFixed(0)} ms (${(((times[i] ?? 0) * 1000) / n).toFixed(1)} µs per line)`));
-const ratio = ((times[2] ?? 0) / sizes[2]) / ((times[0] ?? 0) / sizes[0]);
-console.log(`import: per-line cost at 160,000 lines against 10,000: ${ratio.toFixed(2)}x (goal <= 2x: ${ratio <= 2 ? 'PASS' : 'MISS'})`);
+sizes.forEach((n, i) =>
+  console.log(
+    `import: ${n} lines in ${times[i]?.toFixed(0)} ms (${(((times[i] ?? 0) * 1000) / n).toFixed(1)} µs per line)`,
+  ),
+);
+const ratio = (times[2] ?? 0) / sizes[2] / ((times[0] ?? 0) / sizes[0]);
+console.log(
+  `import: per-line cost at 160,000 lines against 10,000: ${ratio.toFixed(2)}x (goal <= 2x: ${ratio <= 2 ? 'PASS' : 'MISS'})`,
+);
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-import-bench-'));
 try {
@@ -43,12 +50,16 @@ try {
   const t0 = performance.now();
   const r = await runAgentCli(['settings', 'import', big, '--output', join(dir, 'agent.ini')], 600_000);
   const refused = /AGENT_ERR_IMPORT_TOO_LARGE/.test(r.stderr);
-  console.log(`import: agent settings import of 1,000,000 lines as a process: ${((performance.now() - t0) / 1000).toFixed(1)} s, exit ${r.code}${refused ? ' (refused: larger than one settings file may be)' : ''}`);
+  console.log(
+    `import: agent settings import of 1,000,000 lines as a process: ${((performance.now() - t0) / 1000).toFixed(1)} s, exit ${r.code}${refused ? ' (refused: larger than one settings file may be)' : ''}`,
+  );
   // The largest file that still fits: 400,000 aliases (about 15 MiB), validated as the agent loads it.
   writeFileSync(big, file(400_000));
   const t1 = performance.now();
   const r2 = await runAgentCli(['settings', 'import', big, '--output', join(dir, 'agent.ini'), '--force'], 600_000);
-  console.log(`import: agent settings import of 400,000 lines as a process (validation of the result included): ${((performance.now() - t1) / 1000).toFixed(1)} s, exit ${r2.code}`);
+  console.log(
+    `import: agent settings import of 400,000 lines as a process (validation of the result included): ${((performance.now() - t1) / 1000).toFixed(1)} s, exit ${r2.code}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -39,5 +39,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ratio = med(largeRates) / med(smallRates);
-console.log(`log-buffer: writes into a full buffer: 1,000,000 entries ${med(largeRates).toFixed(0)}/s, 1,000 entries ${med(smallRates).toFixed(0)}/s (baseline), ${ROUNDS} alternating rounds of ${WRITES.toLocaleString('en')}`);
+console.log(
+  `log-buffer: writes into a full buffer: 1,000,000 entries ${med(largeRates).toFixed(0)}/s, 1,000 entries ${med(smallRates).toFixed(0)}/s (baseline), ${ROUNDS} alternating rounds of ${WRITES.toLocaleString('en')}`,
+);
 console.log(`log-buffer: ratio large/small ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL ? 'PASS' : 'MISS'})`);

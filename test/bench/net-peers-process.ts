@@ -7,7 +7,12 @@
  */
 import { dnsPeer, httpPeer, ntpPeer, tcpPeer } from '../helpers/net-peers.js';
 
-const [tcp, http, dns, ntp] = await Promise.all([tcpPeer(), httpPeer(), dnsPeer({ 'bench.test.example': { A: ['192.0.2.1'] } }), ntpPeer(0)]);
+const [tcp, http, dns, ntp] = await Promise.all([
+  tcpPeer(),
+  httpPeer(),
+  dnsPeer({ 'bench.test.example': { A: ['192.0.2.1'] } }),
+  ntpPeer(0),
+]);
 process.stdout.write(`${JSON.stringify({ tcp: tcp.port, http: http.port, dns: dns.port, ntp: ntp.port })}\n`);
 
 const stop = async (): Promise<void> => {

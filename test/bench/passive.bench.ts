@@ -81,15 +81,23 @@ async function theirsNsca(d: NscaDaemon, r: number, perConnection: number, legac
   const t0 = performance.now();
   for (let sent = 0; sent < r; sent += perConnection) {
     // send_nsca 2.10 reads one result per block, blocks ended by ETB (\x17); a newline is part of the output.
-    const lines = Array.from({ length: Math.min(perConnection, r - sent) }, (_, i) => `benchhost\ts${sent + i}\t0\tresult ${sent + i}|'v'=${sent + i}\x17`).join('');
-    const code = await run(SEND_NSCA, ['-H', '127.0.0.1', '-p', String(d.port), '-c', cfg, ...(legacy ? ['--legacy-2-7-mode'] : [])], lines);
+    const lines = Array.from(
+      { length: Math.min(perConnection, r - sent) },
+      (_, i) => `benchhost\ts${sent + i}\t0\tresult ${sent + i}|'v'=${sent + i}\x17`,
+    ).join('');
+    const code = await run(
+      SEND_NSCA,
+      ['-H', '127.0.0.1', '-p', String(d.port), '-c', cfg, ...(legacy ? ['--legacy-2-7-mode'] : [])],
+      lines,
+    );
     if (code !== 0) throw new Error(`send_nsca exited with ${code}`);
   }
   await waitUntil(() => d.lines().length >= start + r, 300_000, `${r} results at nsca`);
   return performance.now() - t0;
 }
 
-const answered = (i: IcingaDaemon): number => (i.log().match(/Request: POST \/v1\/actions\/process-check-result .*status: OK/g) ?? []).length;
+const answered = (i: IcingaDaemon): number =>
+  (i.log().match(/Request: POST \/v1\/actions\/process-check-result .*status: OK/g) ?? []).length;
 
 async function oursIcinga(i: IcingaDaemon, r: number): Promise<number> {
   const start = answered(i);
@@ -110,8 +118,31 @@ async function theirsIcinga(i: IcingaDaemon, r: number): Promise<number> {
   const start = answered(i);
   const t0 = performance.now();
   for (let n = 0; n < r; n++) {
-    const body = JSON.stringify({ type: 'Service', filter: 'host.name=="benchhost" && service.name=="passive"', exit_status: 0, plugin_output: `result ${n}`, performance_data: [`'v'=${n}`], check_source: 'bench' });
-    const code = await run('curl', ['-s', '-o', '/dev/null', '-f', '--cacert', i.ca, '-u', `${API_USER}:${API_PASSWORD}`, '-H', 'Accept: application/json', '-X', 'POST', '-d', body, `https://localhost:${i.port}/v1/actions/process-check-result`]);
+    const body = JSON.stringify({
+      type: 'Service',
+      filter: 'host.name=="benchhost" && service.name=="passive"',
+      exit_status: 0,
+      plugin_output: `result ${n}`,
+      performance_data: [`'v'=${n}`],
+      check_source: 'bench',
+    });
+    const code = await run('curl', [
+      '-s',
+      '-o',
+      '/dev/null',
+      '-f',
+      '--cacert',
+      i.ca,
+      '-u',
+      `${API_USER}:${API_PASSWORD}`,
+      '-H',
+      'Accept: application/json',
+      '-X',
+      'POST',
+      '-d',
+      body,
+      `https://localhost:${i.port}/v1/actions/process-check-result`,
+    ]);
     if (code !== 0) throw new Error(`curl exited with ${code}`);
   }
   await waitUntil(() => answered(i) >= start + r, 300_000, `${r} results at Icinga 2`);
@@ -150,7 +181,13 @@ function median(xs: number[]): number {
   return s[Math.floor((s.length - 1) / 2)];
 }
 
-async function compare(label: string, r: number, ours: () => Promise<number>, theirs: () => Promise<number>, theirName: string): Promise<void> {
+async function compare(
+  label: string,
+  r: number,
+  ours: () => Promise<number>,
+  theirs: () => Promise<number>,
+  theirName: string,
+): Promise<void> {
   const o: number[] = [];
   const t: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -158,24 +195,52 @@ async function compare(label: string, r: number, ours: () => Promise<number>, th
     t.push(await theirs());
   }
   const rate = (ms: number): number => (r * 1000) / ms;
-  console.log(`passive ${label}: ${r} results; agent ${rate(median(o)).toFixed(0)}/s (${o.map((x) => x.toFixed(0)).join(', ')} ms), ${theirName} ${rate(median(t)).toFixed(0)}/s (${t.map((x) => x.toFixed(0)).join(', ')} ms); agent / ${theirName} = ${(median(t) / median(o)).toFixed(2)}x; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  console.log(
+    `passive ${label}: ${r} results; agent ${rate(median(o)).toFixed(0)}/s (${o.map((x) => x.toFixed(0)).join(', ')} ms), ${theirName} ${rate(median(t)).toFixed(0)}/s (${t.map((x) => x.toFixed(0)).join(', ')} ms); agent / ${theirName} = ${(median(t) / median(o)).toFixed(2)}x; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+  );
 }
 
 const ONLY = new Set((process.env.BENCH_PASSIVE_ONLY ?? 'nsca,legacy,cpu,icinga').split(',').map((s) => s.trim()));
 const nsca = await startNscaDaemon({ method: 14, password: PASSWORD });
 try {
-  if (ONLY.has('nsca')) await compare('NSCA, 100 per connection (payload 4096)', RESULTS, () => oursNsca(nsca, RESULTS, 4096), () => theirsNsca(nsca, RESULTS, 100, false), 'send_nsca');
+  if (ONLY.has('nsca'))
+    await compare(
+      'NSCA, 100 per connection (payload 4096)',
+      RESULTS,
+      () => oursNsca(nsca, RESULTS, 4096),
+      () => theirsNsca(nsca, RESULTS, 100, false),
+      'send_nsca',
+    );
   const single = Math.max(1, Math.floor(RESULTS / 40));
-  if (ONLY.has('legacy')) await compare('NSCA, one per connection (payload 512)', single, () => oursNsca(nsca, single, 512), () => theirsNsca(nsca, single, 1, true), 'send_nsca --legacy-2-7-mode');
+  if (ONLY.has('legacy'))
+    await compare(
+      'NSCA, one per connection (payload 512)',
+      single,
+      () => oursNsca(nsca, single, 512),
+      () => theirsNsca(nsca, single, 1, true),
+      'send_nsca --legacy-2-7-mode',
+    );
   const cpu = ONLY.has('cpu') ? await cpuPerCheck(nsca) : undefined;
-  if (cpu) console.log(`passive CPU at 1,000 schedules (interval 10 s, to nsca): ${cpu.perCheckUs.toFixed(0)} µs of agent CPU per scheduled check (${cpu.cpuMs.toFixed(0)} ms over ${CPU_SECONDS} s, ${cpu.checks} results delivered)`);
+  if (cpu)
+    console.log(
+      `passive CPU at 1,000 schedules (interval 10 s, to nsca): ${cpu.perCheckUs.toFixed(0)} µs of agent CPU per scheduled check (${cpu.cpuMs.toFixed(0)} ms over ${CPU_SECONDS} s, ${cpu.checks} results delivered)`,
+    );
 } finally {
   await nsca.close();
 }
-const icinga = ONLY.has('icinga') ? await startIcingaDaemon({ hosts: ['benchhost'], services: [['benchhost', 'passive']] }) : undefined;
+const icinga = ONLY.has('icinga')
+  ? await startIcingaDaemon({ hosts: ['benchhost'], services: [['benchhost', 'passive']] })
+  : undefined;
 try {
   const r = Math.max(1, Math.floor(RESULTS / 4));
-  if (icinga) await compare('Icinga 2, one per request', r, () => oursIcinga(icinga, r), () => theirsIcinga(icinga, r), 'curl');
+  if (icinga)
+    await compare(
+      'Icinga 2, one per request',
+      r,
+      () => oursIcinga(icinga, r),
+      () => theirsIcinga(icinga, r),
+      'curl',
+    );
 } finally {
   await icinga?.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -32,8 +32,12 @@ for (let i = 0; i < ROUNDS; i++) {
 const doc = parseIni(text, 'bench.ini');
 const decodeMs = median(decodeTimes);
 const parseMs = median(parseTimes);
-console.log(`read-ini: ${lineCount} lines (target names without dots), ${(text.length / 1e6).toFixed(1)} MB, ${doc.sections.length} sections, ${doc.problems.length} problems`);
-console.log(`read-ini: ini.decode median ${decodeMs.toFixed(1)} ms, parseIni median ${parseMs.toFixed(1)} ms (${ROUNDS} rounds)`);
+console.log(
+  `read-ini: ${lineCount} lines (target names without dots), ${(text.length / 1e6).toFixed(1)} MB, ${doc.sections.length} sections, ${doc.problems.length} problems`,
+);
+console.log(
+  `read-ini: ini.decode median ${decodeMs.toFixed(1)} ms, parseIni median ${parseMs.toFixed(1)} ms (${ROUNDS} rounds)`,
+);
 console.log(`read-ini: ratio parseIni / ini.decode = ${(parseMs / decodeMs).toFixed(2)}`);
 
 function time(fn: () => unknown): number {

@@ -38,7 +38,8 @@ const IN_PLACE_GOAL_MS = 80;
 /** Quiet time after each applied edit, so that late file events of one edit never overlap the next. */
 const QUIET_MS = 150;
 
-const settings = (enabled: boolean, i: number): string => `[/modules]\nCheckHelpers = ${enabled ? 'enabled' : 'disabled'}\n\n[/settings/log]\nlevel = info\n; edit ${i}\n`;
+const settings = (enabled: boolean, i: number): string =>
+  `[/modules]\nCheckHelpers = ${enabled ? 'enabled' : 'disabled'}\n\n[/settings/log]\nlevel = info\n; edit ${i}\n`;
 
 const agent = await startAgent({ ini: settings(true, 0), env: { AGENT_LOG_LEVEL: 'info' } });
 const times = { rename: [] as number[], inPlace: [] as number[], sighup: [] as number[] };
@@ -61,12 +62,20 @@ try {
     }
   }
   const rejected = agent.logs().match(/settings rejected/g)?.length ?? 0;
-  console.log(`reload-latency: ${EDITS} renames and ${EDITS} in-place saves, interleaved, CheckHelpers disabled/enabled alternately; ${rejected} rejected; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`);
-  console.log(`reload-latency: baseline, SIGHUP -> its log line on the agent's stdout: median ${pct(times.sighup, 50).toFixed(1)} ms`);
+  console.log(
+    `reload-latency: ${EDITS} renames and ${EDITS} in-place saves, interleaved, CheckHelpers disabled/enabled alternately; ${rejected} rejected; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`,
+  );
+  console.log(
+    `reload-latency: baseline, SIGHUP -> its log line on the agent's stdout: median ${pct(times.sighup, 50).toFixed(1)} ms`,
+  );
   line('rename -> applied', times.rename, RENAME_GOAL_MS);
   line('in-place save -> applied', times.inPlace, IN_PLACE_GOAL_MS);
-  console.log(`reload-latency: agent CPU time per edit (from /proc, 10 ms ticks summed over ${EDITS} edits): rename ${(cpu.rename / EDITS).toFixed(2)} ms, in-place save ${(cpu.inPlace / EDITS).toFixed(2)} ms`);
-  console.log(`reload-latency: fixed waits of an in-place save: debounce ${DEBOUNCE_MS} ms + stable-read interval ${STABLE_INTERVAL_MS} ms; a rename has none`);
+  console.log(
+    `reload-latency: agent CPU time per edit (from /proc, 10 ms ticks summed over ${EDITS} edits): rename ${(cpu.rename / EDITS).toFixed(2)} ms, in-place save ${(cpu.inPlace / EDITS).toFixed(2)} ms`,
+  );
+  console.log(
+    `reload-latency: fixed waits of an in-place save: debounce ${DEBOUNCE_MS} ms + stable-read interval ${STABLE_INTERVAL_MS} ms; a rename has none`,
+  );
 } finally {
   await agent.stop();
 }
@@ -100,7 +109,9 @@ async function hup(a: AgentProcess): Promise<number> {
 
 function line(name: string, xs: number[], goal: number): void {
   const med = pct(xs, 50);
-  console.log(`reload-latency: ${name}: min ${Math.min(...xs).toFixed(1)} ms, median ${med.toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (goal median < ${goal} ms: ${med < goal ? 'PASS' : 'MISS'})`);
+  console.log(
+    `reload-latency: ${name}: min ${Math.min(...xs).toFixed(1)} ms, median ${med.toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (goal median < ${goal} ms: ${med < goal ? 'PASS' : 'MISS'})`,
+  );
 }
 
 function pct(xs: number[], p: number): number {

@@ -50,20 +50,36 @@ async function pool(n: number, width: number, task: () => Promise<boolean>): Pro
 
 const checkNrpe = (port: number, plain: boolean): Promise<boolean> =>
   new Promise((resolve) => {
-    execFile(CHECK_NRPE, ['-H', '127.0.0.1', '-p', String(port), ...(plain ? ['-n'] : []), '-c', 'check_ok'], { timeout: 15_000 }, (err, out) =>
-      resolve(!err && out.startsWith('OK: fine')),
+    execFile(
+      CHECK_NRPE,
+      ['-H', '127.0.0.1', '-p', String(port), ...(plain ? ['-n'] : []), '-c', 'check_ok'],
+      { timeout: 15_000 },
+      (err, out) => resolve(!err && out.startsWith('OK: fine')),
     );
   });
 
 const agentClient = (args: string[]): Promise<boolean> =>
   new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'client', 'remote_query', '--settings', settingsFile, ...args], { timeout: 30_000 }, (err, out) => resolve(!err && out.startsWith('OK: fine')));
+    execFile(
+      process.execPath,
+      [MAIN, 'client', 'remote_query', '--settings', settingsFile, ...args],
+      { timeout: 30_000 },
+      (err, out) => resolve(!err && out.startsWith('OK: fine')),
+    );
   });
 
 for (const plain of [true, false]) {
   const daemon = await startNrpeDaemon({ plain });
   try {
-    const args = ['--host', '127.0.0.1', '--port', String(daemon.port), '--command', 'check_ok', ...(plain ? ['--no-ssl'] : [])];
+    const args = [
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(daemon.port),
+      '--command',
+      'check_ok',
+      ...(plain ? ['--no-ssl'] : []),
+    ];
     const ours = await pool(CALLS, CONCURRENCY, async () => {
       const r = await runRemoteQuery('remote_query', 'query', args, moduleView(MODULE_SECTIONS.RemoteClient, snapshot));
       return r.result === 0 && r.message === 'OK: fine';
@@ -72,8 +88,12 @@ for (const plain of [true, false]) {
     const oursProcesses = await pool(PROCESS_CALLS, CONCURRENCY, () => agentClient(args));
     const theirsProcesses = await pool(PROCESS_CALLS, CONCURRENCY, () => checkNrpe(daemon.port, plain));
     const mode = plain ? 'plain (-n)' : 'TLS (ADH)';
-    console.log(`remote-client ${mode}, processes: ${PROCESS_CALLS} \`agent client remote_query\` in ${oursProcesses.ms.toFixed(0)} ms (${oursProcesses.failed} failed); ${PROCESS_CALLS} check_nrpe in ${theirsProcesses.ms.toFixed(0)} ms (${theirsProcesses.failed} failed); concurrency ${CONCURRENCY}; ratio check_nrpe/ours = ${(theirsProcesses.ms / oursProcesses.ms).toFixed(2)}x`);
-    console.log(`remote-client ${mode}, in process: ${CALLS} remote_query calls in one process in ${ours.ms.toFixed(0)} ms (${ours.failed} failed); against ${CALLS} check_nrpe processes in ${theirs.ms.toFixed(0)} ms: ${(theirs.ms / ours.ms).toFixed(2)}x (not the same work: no program start on our side)`);
+    console.log(
+      `remote-client ${mode}, processes: ${PROCESS_CALLS} \`agent client remote_query\` in ${oursProcesses.ms.toFixed(0)} ms (${oursProcesses.failed} failed); ${PROCESS_CALLS} check_nrpe in ${theirsProcesses.ms.toFixed(0)} ms (${theirsProcesses.failed} failed); concurrency ${CONCURRENCY}; ratio check_nrpe/ours = ${(theirsProcesses.ms / oursProcesses.ms).toFixed(2)}x`,
+    );
+    console.log(
+      `remote-client ${mode}, in process: ${CALLS} remote_query calls in one process in ${ours.ms.toFixed(0)} ms (${ours.failed} failed); against ${CALLS} check_nrpe processes in ${theirs.ms.toFixed(0)} ms: ${(theirs.ms / ours.ms).toFixed(2)}x (not the same work: no program start on our side)`,
+    );
   } finally {
     await daemon.stop();
   }

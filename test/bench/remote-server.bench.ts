@@ -61,7 +61,8 @@ function treeCpuMs(pid: number): number {
   try {
     total = cpuMs(pid);
     for (const task of readdirSync(`/proc/${pid}/task`)) {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) total += treeCpuMs(Number(child));
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean))
+        total += treeCpuMs(Number(child));
     }
   } catch {
     // Gone meanwhile (a script that just ended): its time is in its parent's reaped children.
@@ -83,11 +84,24 @@ async function measure(s: Side): Promise<{ rate: number; cpuUs: number; ownUs: n
   const { rate, done } = await load(s.port, s.command);
   const u = process.cpuUsage(u0);
   const per = (ms: number): number => (ms * 1000) / Math.max(1, done);
-  return { rate, cpuUs: per(treeCpuMs(s.pid) - c0), ownUs: per(cpuMs(s.pid, true) - o0), clientUs: (u.user + u.system) / Math.max(1, done) };
+  return {
+    rate,
+    cpuUs: per(treeCpuMs(s.pid) - c0),
+    ownUs: per(cpuMs(s.pid, true) - o0),
+    clientUs: (u.user + u.system) / Math.max(1, done),
+  };
 }
 
 async function load(port: number, command: string): Promise<{ rate: number; done: number }> {
-  const options = { host: '127.0.0.1', port, timeoutMs: 10_000, retry: 0, tls, version: 4 as const, payloadLength: 1024 };
+  const options = {
+    host: '127.0.0.1',
+    port,
+    timeoutMs: 10_000,
+    retry: 0,
+    tls,
+    version: 4 as const,
+    payloadLength: 1024,
+  };
   const until = Date.now() + SECONDS * 1000;
   let done = 0;
   let failed = 0;
@@ -135,13 +149,17 @@ async function compare(label: string, sides: Side[], goal?: { ratio: number; of:
   }
   const meds = rates.map(median);
   for (const [i, s] of sides.entries()) {
-    console.log(`remote-server ${label}: ${s.name.padEnd(44)} ${meds[i].toFixed(0).padStart(6)} q/s median (rounds ${rates[i].map((x) => x.toFixed(0)).join(', ')}), CPU ${median(cpu[i]).toFixed(0)} µs/query, of which the server process itself ${median(own[i]).toFixed(0)} µs (load generator ${median(client[i]).toFixed(0)} µs)`);
+    console.log(
+      `remote-server ${label}: ${s.name.padEnd(44)} ${meds[i].toFixed(0).padStart(6)} q/s median (rounds ${rates[i].map((x) => x.toFixed(0)).join(', ')}), CPU ${median(cpu[i]).toFixed(0)} µs/query, of which the server process itself ${median(own[i]).toFixed(0)} µs (load generator ${median(client[i]).toFixed(0)} µs)`,
+    );
   }
   if (goal) {
     const ratio = median(ratios);
     const [a, b] = goal.of;
     const cpuRatio = median(cpu[a]) / median(cpu[b]);
-    console.log(`remote-server ${label}: ratio ${sides[a].name} / ${sides[b].name} = ${ratio.toFixed(2)}x (median of the rounds' ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}); CPU per query ${cpuRatio.toFixed(2)}x theirs (goal >= ${goal.ratio}x: ${ratio >= goal.ratio ? 'PASS' : 'MISS'}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    console.log(
+      `remote-server ${label}: ratio ${sides[a].name} / ${sides[b].name} = ${ratio.toFixed(2)}x (median of the rounds' ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}); CPU per query ${cpuRatio.toFixed(2)}x theirs (goal >= ${goal.ratio}x: ${ratio >= goal.ratio ? 'PASS' : 'MISS'}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    );
   }
 }
 
@@ -172,7 +190,9 @@ try {
   bare = await spawnServer('./bare-nrpe-tls.js');
   const barePort = bare.port;
   const agentPid = agent.proc.pid as number;
-  console.log(`remote-server: NRPE v4 over TLS, ${CLIENTS} concurrent clients (one connection per query) in this process, ${ROUNDS} alternating rounds of ${SECONDS} s; agent, nrpe and the bare server each in their own process`);
+  console.log(
+    `remote-server: NRPE v4 over TLS, ${CLIENTS} concurrent clients (one connection per query) in this process, ${ROUNDS} alternating rounds of ${SECONDS} s; agent, nrpe and the bare server each in their own process`,
+  );
   await compare(
     'external script',
     [

@@ -44,7 +44,9 @@ async function main(): Promise<number> {
     const pass = o.goals.filter((g) => /\bPASS\b/.test(g)).length;
     const miss = o.goals.filter((g) => /\bMISS\b/.test(g)).length;
     const status = o.code === 0 ? 'ok' : `FAILED (exit ${String(o.code)})`;
-    console.log(`${o.name.padEnd(28)} ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${status.padEnd(18)} goals: ${pass} PASS, ${miss} MISS`);
+    console.log(
+      `${o.name.padEnd(28)} ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${status.padEnd(18)} goals: ${pass} PASS, ${miss} MISS`,
+    );
     for (const g of o.goals.filter((x) => /\bMISS\b/.test(x))) console.log(`    ${g}`);
   }
   return outcomes.every((o) => o.code === 0) ? 0 : 1;

@@ -30,14 +30,19 @@ interface Idle {
 }
 
 /** CPU ticks and context switches of a process, from its /proc files read through `read`. */
-async function counters(read: (path: string) => Promise<string>, pid: number): Promise<{ ticks: number; switches: number; rssMb: number }> {
+async function counters(
+  read: (path: string) => Promise<string>,
+  pid: number,
+): Promise<{ ticks: number; switches: number; rssMb: number }> {
   const stat = (await read(`/proc/${pid}/stat`)).split(') ')[1]?.split(' ') ?? [];
   const ticks = Number(stat[11]) + Number(stat[12]);
   const tasks = (await read(`/proc/${pid}/task`)).split('\n').filter((t) => /^\d+$/.test(t));
   let switches = 0;
   for (const t of tasks) {
     const status = await read(`/proc/${pid}/task/${t}/status`);
-    switches += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1]) + Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1]);
+    switches +=
+      Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1]) +
+      Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1]);
   }
   const rssMb = Number(/VmRSS:\s+(\d+) kB/.exec(await read(`/proc/${pid}/status`))?.[1]) / 1024;
   return { ticks, switches, rssMb };
@@ -50,7 +55,11 @@ const rootDir = join(work, 'root');
 let sys: BootedRoot | undefined;
 try {
   const pkgDir = join(work, 'pkg');
-  const built = run('env', [`AGENT_PACKAGE_DIR=${pkgDir}`, process.execPath, join(REPO, 'src/tools/package.mjs')], 600_000);
+  const built = run(
+    'env',
+    [`AGENT_PACKAGE_DIR=${pkgDir}`, process.execPath, join(REPO, 'src/tools/package.mjs')],
+    600_000,
+  );
   await makeRoot(rootDir, []);
   const b = await built;
   if (b.code !== 0) throw new Error(`package.mjs failed: ${b.stdout}${b.stderr}`);
@@ -68,7 +77,13 @@ try {
   for (let i = 0; i < STARTS; i++) {
     // reset-failed: systemd's start rate limit (5 starts in 10 s by default) would stop the sixth start.
     await s.sh('systemctl reset-failed config-agent; systemctl restart config-agent');
-    const show = (await s.sh('systemctl show -P ExecMainStartTimestampMonotonic config-agent; systemctl show -P ActiveEnterTimestampMonotonic config-agent')).stdout.trim().split('\n');
+    const show = (
+      await s.sh(
+        'systemctl show -P ExecMainStartTimestampMonotonic config-agent; systemctl show -P ActiveEnterTimestampMonotonic config-agent',
+      )
+    ).stdout
+      .trim()
+      .split('\n');
     serviceStarts.push((Number(show[1]) - Number(show[0])) / 1000);
   }
 
@@ -76,7 +91,10 @@ try {
   const defaults = readFileSync(join(REPO, 'settings/agent.ini'), 'utf8');
   const ini = defaults.replace(/^port = 8443s$/m, 'port = 0s');
   const warm = await startAgent({ ini });
-  const files = { 'security/certificate.pem': readFileSync(join(warm.dir, 'security/certificate.pem'), 'utf8'), 'security/certificate.key': readFileSync(join(warm.dir, 'security/certificate.key'), 'utf8') };
+  const files = {
+    'security/certificate.pem': readFileSync(join(warm.dir, 'security/certificate.pem'), 'utf8'),
+    'security/certificate.key': readFileSync(join(warm.dir, 'security/certificate.key'), 'utf8'),
+  };
   await warm.stop();
   const plainStarts: number[] = [];
   for (let i = 0; i < STARTS; i++) {
@@ -89,29 +107,43 @@ try {
   // Idle, side by side.
   const plain = await startAgent({ ini, files });
   const servicePid = Number((await s.sh('systemctl show -P MainPID config-agent')).stdout.trim());
-  if (!(servicePid > 0)) throw new Error(`the service is not running: ${(await s.sh('systemctl status config-agent --no-pager; journalctl -u config-agent --no-pager | tail -20')).stdout}`);
+  if (!(servicePid > 0))
+    throw new Error(
+      `the service is not running: ${(await s.sh('systemctl status config-agent --no-pager; journalctl -u config-agent --no-pager | tail -20')).stdout}`,
+    );
   const inside = async (path: string): Promise<string> => {
     const r = await s.sh(path.endsWith('/task') ? `ls ${path}` : `cat ${path}`);
     if (r.code !== 0) throw new Error(`reading ${path} in the service's system: ${r.stderr}`);
     return r.stdout;
   };
   const plainPid = plain.proc.pid as number;
-  const host = async (path: string): Promise<string> => (path.endsWith('/task') ? readdirSync(path).join('\n') : readFile(path, 'utf8'));
+  const host = async (path: string): Promise<string> =>
+    path.endsWith('/task') ? readdirSync(path).join('\n') : readFile(path, 'utf8');
   await sleep(2000);
   const [s0, p0] = [await counters(inside, servicePid), await counters(host, plainPid)];
   await sleep(IDLE_S * 1000);
   const [s1, p1] = [await counters(inside, servicePid), await counters(host, plainPid)];
   await plain.stop();
-  const idle = (a: typeof s0, z: typeof s0): Idle => ({ rssMb: z.rssMb, ticks: z.ticks - a.ticks, wakeupsPerS: (z.switches - a.switches) / IDLE_S });
+  const idle = (a: typeof s0, z: typeof s0): Idle => ({
+    rssMb: z.rssMb,
+    ticks: z.ticks - a.ticks,
+    wakeupsPerS: (z.switches - a.switches) / IDLE_S,
+  });
   const svc = idle(s0, s1);
   const pln = idle(p0, p1);
 
-  console.log(`service: runtime node ${process.version}; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+  console.log(
+    `service: runtime node ${process.version}; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`,
+  );
   console.log(`service: package ${deb}: ${debMb.toFixed(1)} MiB, installed ${installedMb.toFixed(1)} MiB`);
-  console.log(`service: start to READY=1 under systemd: median ${median(serviceStarts).toFixed(0)} ms over ${STARTS} restarts; plain spawn to "agent ready": median ${median(plainStarts).toFixed(0)} ms (ratio ${(median(serviceStarts) / median(plainStarts)).toFixed(2)}x)`);
+  console.log(
+    `service: start to READY=1 under systemd: median ${median(serviceStarts).toFixed(0)} ms over ${STARTS} restarts; plain spawn to "agent ready": median ${median(plainStarts).toFixed(0)} ms (ratio ${(median(serviceStarts) / median(plainStarts)).toFixed(2)}x)`,
+  );
   console.log(`service: idle RSS: service ${svc.rssMb.toFixed(1)} MB, plain ${pln.rssMb.toFixed(1)} MB`);
   console.log(`service: idle CPU over ${IDLE_S} s: service ${svc.ticks} ticks, plain ${pln.ticks} ticks (10 ms each)`);
-  console.log(`service: wakeups (context switches of all threads) per second: service ${svc.wakeupsPerS.toFixed(2)}, plain ${pln.wakeupsPerS.toFixed(2)}`);
+  console.log(
+    `service: wakeups (context switches of all threads) per second: service ${svc.wakeupsPerS.toFixed(2)}, plain ${pln.wakeupsPerS.toFixed(2)}`,
+  );
 } finally {
   await sys?.kill();
   removeRoot(rootDir);

@@ -6,10 +6,27 @@
  * sections, so a bare `ini.decode` does the same work as ours.
  */
 export function generateSettings(targets: number, users: number, dotted = true): string {
-  const lines: string[] = ['[/modules]', 'CheckHelpers = enabled', 'RemoteClient = enabled', 'WEBServer = enabled', '', '[/settings/default]', 'password = bench-secret', 'allowed hosts = 127.0.0.1', ''];
+  const lines: string[] = [
+    '[/modules]',
+    'CheckHelpers = enabled',
+    'RemoteClient = enabled',
+    'WEBServer = enabled',
+    '',
+    '[/settings/default]',
+    'password = bench-secret',
+    'allowed hosts = 127.0.0.1',
+    '',
+  ];
   lines.push('[/settings/web/roles]', 'ops = modules.*, queries.*, info.get', 'viewer = info.get, queries.list', '');
   for (let t = 0; t < 4; t++) {
-    lines.push(`[/settings/remote/client/targets/tpl${t}]`, 'is template = 1', `timeout = ${10 + t}`, 'allowed ciphers = ALL:!ADH:!LOW:!EXP:!MD5:@STRENGTH', 'verify mode = peer-cert', '');
+    lines.push(
+      `[/settings/remote/client/targets/tpl${t}]`,
+      'is template = 1',
+      `timeout = ${10 + t}`,
+      'allowed ciphers = ALL:!ADH:!LOW:!EXP:!MD5:@STRENGTH',
+      'verify mode = peer-cert',
+      '',
+    );
   }
   for (let i = 0; i < targets; i++) {
     lines.push(
@@ -23,7 +40,12 @@ export function generateSettings(targets: number, users: number, dotted = true):
     );
   }
   for (let u = 0; u < users; u++) {
-    lines.push(`[/settings/web/users/user${u}]`, `password = pbkdf2-sha256$1000$${'ab'.repeat(16)}$${'cd'.repeat(32)}`, `role = ${u % 2 === 0 ? 'ops' : 'viewer'}`, '');
+    lines.push(
+      `[/settings/web/users/user${u}]`,
+      `password = pbkdf2-sha256$1000$${'ab'.repeat(16)}$${'cd'.repeat(32)}`,
+      `role = ${u % 2 === 0 ? 'ops' : 'viewer'}`,
+      '',
+    );
   }
   return lines.join('\n');
 }

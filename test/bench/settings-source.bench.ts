@@ -38,19 +38,34 @@ serve(nginx, 'agent.ini', text(0));
 repo.commit({ 'agent.ini': text(0) }, 'c0');
 const keepAlive = new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
 
-async function agentOn(source: string): Promise<{ agent: AgentProcess; call: (path: string, method?: string) => Promise<string> }> {
+async function agentOn(
+  source: string,
+): Promise<{ agent: AgentProcess; call: (path: string, method?: string) => Promise<string> }> {
   const agent = await startAgent({
     ini: `[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = ${PASSWORD}\nallowed hosts = 127.0.0.1\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n\n[/settings/source]\n${source}\n`,
     env: { AGENT_LOG_LEVEL: 'info' },
   });
   const port = await webPort(agent);
-  const call = async (path: string, method = 'GET'): Promise<string> => (await webRequest(`https://127.0.0.1:${port}${path}`, { method, user: 'root', password: PASSWORD, agent: keepAlive, timeoutMs: 30_000 })).body;
+  const call = async (path: string, method = 'GET'): Promise<string> =>
+    (
+      await webRequest(`https://127.0.0.1:${port}${path}`, {
+        method,
+        user: 'root',
+        password: PASSWORD,
+        agent: keepAlive,
+        timeoutMs: 30_000,
+      })
+    ).body;
   await waitUntil(async () => /"revision":"/.test(await call('/api/v1/settings/status')), 20_000, 'the first pull');
   return { agent, call };
 }
 
 /** Median agent CPU (ms) of `fn` over N runs, less the median of a status GET. */
-async function cpuPer(agent: AgentProcess, call: (p: string, m?: string) => Promise<string>, fn: (i: number) => Promise<unknown>): Promise<{ op: number; base: number }> {
+async function cpuPer(
+  agent: AgentProcess,
+  call: (p: string, m?: string) => Promise<string>,
+  fn: (i: number) => Promise<unknown>,
+): Promise<{ op: number; base: number }> {
   const pid = agent.proc.pid as number;
   const op: number[] = [];
   const base: number[] = [];
@@ -81,26 +96,43 @@ const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length
 /** /proc counts 10 ms ticks: over N runs a mean resolves 10/N ms; a difference below that is reported as such. */
 const report = (what: string, r: { op: number; base: number }): void => {
   const net = r.op - r.base;
-  const shown = net < 10 / N ? `< ${(10 / N).toFixed(2)} ms (below what ${N} runs of 10 ms clock ticks resolve)` : `${net.toFixed(2)} ms`;
-  console.log(`${what}: ${shown} agent CPU per pull (${r.op.toFixed(2)} ms with the API request, whose own cost is ${r.base.toFixed(2)} ms), mean of ${N}`);
+  const shown =
+    net < 10 / N
+      ? `< ${(10 / N).toFixed(2)} ms (below what ${N} runs of 10 ms clock ticks resolve)`
+      : `${net.toFixed(2)} ms`;
+  console.log(
+    `${what}: ${shown} agent CPU per pull (${r.op.toFixed(2)} ms with the API request, whose own cost is ${r.base.toFixed(2)} ms), mean of ${N}`,
+  );
 };
 
 try {
   const load = loadavg()[0].toFixed(1);
   const http = await agentOn(`url = ${nginx.base}/agent.ini\ninterval = 3600`);
-  report('https file, unchanged (304)', await cpuPer(http.agent, http.call, () => http.call('/api/v1/settings/pull', 'POST')));
-  report('https file, changed', await cpuPer(http.agent, http.call, (i) => {
-    serve(nginx, 'agent.ini', text(i));
-    return http.call('/api/v1/settings/pull', 'POST');
-  }));
+  report(
+    'https file, unchanged (304)',
+    await cpuPer(http.agent, http.call, () => http.call('/api/v1/settings/pull', 'POST')),
+  );
+  report(
+    'https file, changed',
+    await cpuPer(http.agent, http.call, (i) => {
+      serve(nginx, 'agent.ini', text(i));
+      return http.call('/api/v1/settings/pull', 'POST');
+    }),
+  );
   await http.agent.stop();
 
   const git = await agentOn(`url = ${repo.url}\npath = agent.ini\nref = main\ninterval = 3600`);
-  report('git, unchanged ref (ls-remote)', await cpuPer(git.agent, git.call, () => git.call('/api/v1/settings/pull', 'POST')));
-  report('git, new commit', await cpuPer(git.agent, git.call, (i) => {
-    repo.commit({ 'agent.ini': text(100 + i) }, `c${i}`);
-    return git.call('/api/v1/settings/pull', 'POST');
-  }));
+  report(
+    'git, unchanged ref (ls-remote)',
+    await cpuPer(git.agent, git.call, () => git.call('/api/v1/settings/pull', 'POST')),
+  );
+  report(
+    'git, new commit',
+    await cpuPer(git.agent, git.call, (i) => {
+      repo.commit({ 'agent.ini': text(100 + i) }, `c${i}`);
+      return git.call('/api/v1/settings/pull', 'POST');
+    }),
+  );
   await git.agent.stop();
 
   const polled = await agentOn(`url = ${repo.url}\npath = agent.ini\nref = main\ninterval = 5`);
@@ -108,11 +140,17 @@ try {
   for (let i = 0; i < 8; i++) {
     const commit = repo.commit({ 'agent.ini': text(300 + i) }, `p${i}`);
     const t0 = performance.now();
-    await waitUntil(async () => (await polled.call('/api/v1/settings/status')).includes(`"revision":"${commit}"`), 20_000, `commit ${commit} applied`);
+    await waitUntil(
+      async () => (await polled.call('/api/v1/settings/status')).includes(`"revision":"${commit}"`),
+      20_000,
+      `commit ${commit} applied`,
+    );
     lags.push(performance.now() - t0);
   }
   await polled.agent.stop();
-  console.log(`git push to applied at interval = 5 s: mean ${(mean(lags) / 1000).toFixed(2)} s, max ${(Math.max(...lags) / 1000).toFixed(2)} s over ${lags.length} pushes (each push right after the poll that applied the previous one: the worst case, one interval plus the pull; a push at a random moment waits half an interval on average)`);
+  console.log(
+    `git push to applied at interval = 5 s: mean ${(mean(lags) / 1000).toFixed(2)} s, max ${(Math.max(...lags) / 1000).toFixed(2)} s over ${lags.length} pushes (each push right after the poll that applied the previous one: the worst case, one interval plus the pull; a push at a random moment waits half an interval on average)`,
+  );
 
   // nginx: its worker's CPU per 304, over kept-alive connections.
   const master = Number(readFileSync(join(nginx.dir, 'nginx.pid'), 'utf8').trim());
@@ -131,7 +169,9 @@ try {
   }
   const perRequest = (workers.reduce((a, w) => a + processCpuMs(w, true), 0) - cpu0) / REQUESTS;
   const perSecond = 10_000 / 60;
-  console.log(`nginx: ${(perRequest * 1000).toFixed(1)} µs CPU per 304 (${REQUESTS} requests, 10 ms clock ticks); 10,000 agents every 60 s = ${perSecond.toFixed(0)} requests/s = ${((perRequest * perSecond) / 10).toFixed(2)}% of one core (plain HTTP; TLS adds its handshake per new connection)`);
+  console.log(
+    `nginx: ${(perRequest * 1000).toFixed(1)} µs CPU per 304 (${REQUESTS} requests, 10 ms clock ticks); 10,000 agents every 60 s = ${perSecond.toFixed(0)} requests/s = ${((perRequest * perSecond) / 10).toFixed(2)}% of one core (plain HTTP; TLS adds its handshake per new connection)`,
+  );
   console.log(`load average at start: ${load}`);
 } finally {
   keepAlive.destroy();

@@ -24,7 +24,13 @@ for (const line of describeSoak(r)) console.log(line);
 
 const slowest = Math.max(...r.samples.map((s) => (s.ok ? s.ms : Infinity)));
 const growth = r.memory.end.heapUsed / r.memory.start.heapUsed - 1;
-console.log(`goal: every valid query answered within 2 s (slowest ${Number.isFinite(slowest) ? `${slowest.toFixed(0)} ms` : 'failed'}): ${slowest <= 2000 ? 'PASS' : 'MISS'}`);
-console.log(`goal: open descriptors back to their start (${r.fds.start} -> ${r.fds.end}): ${r.fds.end <= r.fds.start ? 'PASS' : 'MISS'}`);
-console.log(`goal: heap in use after GC within 10% of its start (${(growth * 100).toFixed(1)}%): ${Math.abs(growth) <= 0.1 ? 'PASS' : 'MISS'}`);
+console.log(
+  `goal: every valid query answered within 2 s (slowest ${Number.isFinite(slowest) ? `${slowest.toFixed(0)} ms` : 'failed'}): ${slowest <= 2000 ? 'PASS' : 'MISS'}`,
+);
+console.log(
+  `goal: open descriptors back to their start (${r.fds.start} -> ${r.fds.end}): ${r.fds.end <= r.fds.start ? 'PASS' : 'MISS'}`,
+);
+console.log(
+  `goal: heap in use after GC within 10% of its start (${(growth * 100).toFixed(1)}%): ${Math.abs(growth) <= 0.1 ? 'PASS' : 'MISS'}`,
+);
 console.log(`goal: agent running and no error line in its log: ${r.alive && r.errors.length === 0 ? 'PASS' : 'MISS'}`);

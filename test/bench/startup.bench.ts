@@ -33,7 +33,8 @@ const RSS_OVER_NODE_GOAL_MB = 10;
 const RSS_GOAL_MB = 60;
 
 const defaults = readFileSync(join(REPO, 'settings/agent.ini'), 'utf8');
-if (!/^port = 8443s$/m.test(defaults)) throw new Error('settings/agent.ini: no "port = 8443s" line to replace with port 0');
+if (!/^port = 8443s$/m.test(defaults))
+  throw new Error('settings/agent.ini: no "port = 8443s" line to replace with port 0');
 const ini = defaults.replace(/^port = 8443s$/m, 'port = 0s');
 const env = { AGENT_LOG_LEVEL: 'info' };
 
@@ -67,7 +68,8 @@ for (let i = 0; i < ROUNDS; i++) {
   readyMs.push(ms);
   ratios.push(ms / base.ms);
   try {
-    if (/created a self-signed certificate/.test(agent.logs())) console.log('startup: note: the agent created a certificate on a measured start');
+    if (/created a self-signed certificate/.test(agent.logs()))
+      console.log('startup: note: the agent created a certificate on a measured start');
     await sleep(1000);
     rssMb.push(await rssOf(agent.proc.pid as number));
   } finally {
@@ -80,17 +82,31 @@ const rss = median(rssMb);
 const base = median(baseline);
 const ratio = median(ratios);
 console.log(`startup: runtime node ${process.version} (${process.execPath})`);
-console.log(`startup: settings/agent.ini, modules loaded: ${modules}; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`);
+console.log(
+  `startup: settings/agent.ini, modules loaded: ${modules}; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`,
+);
 if (process.env.NODE_EXTRA_CA_CERTS) {
-  console.log(`startup: note: NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS} is set: every node start here (node -e 0 and the agent alike) loads that CA bundle first; \`env -u NODE_EXTRA_CA_CERTS npm run bench -- startup\` measures without it`);
+  console.log(
+    `startup: note: NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS} is set: every node start here (node -e 0 and the agent alike) loads that CA bundle first; \`env -u NODE_EXTRA_CA_CERTS npm run bench -- startup\` measures without it`,
+  );
 }
 console.log(`startup: first start with certificate creation: ${warmMs.toFixed(0)} ms`);
-console.log(`startup: spawn to "agent ready": median ${ready.toFixed(0)} ms over ${ROUNDS} starts (min ${Math.min(...readyMs).toFixed(0)}, max ${Math.max(...readyMs).toFixed(0)}) (goal < ${READY_GOAL_MS} ms: ${ready < READY_GOAL_MS ? 'PASS' : 'MISS'})`);
-console.log(`startup: baseline node -e 0 right before each start: median ${base.toFixed(0)} ms; median ratio ${ratio.toFixed(2)}x (goal <= ${RATIO_GOAL}x: ${ratio <= RATIO_GOAL ? 'PASS' : 'MISS'})`);
-console.log(`startup: CPU time (user+sys) spawn to "agent ready": median ${median(cpuMs).toFixed(0)} ms (min ${Math.min(...cpuMs).toFixed(0)}); node -e 0: ${median(baseCpuMs).toFixed(0)} ms; the agent's own: ${(median(cpuMs) - median(baseCpuMs)).toFixed(0)} ms`);
-console.log(`startup: idle RSS 1 s after ready: median ${rss.toFixed(1)} MB (min ${Math.min(...rssMb).toFixed(1)}, max ${Math.max(...rssMb).toFixed(1)}) (goal < ${RSS_GOAL_MB} MB: ${rss < RSS_GOAL_MB ? 'PASS' : 'MISS'})`);
+console.log(
+  `startup: spawn to "agent ready": median ${ready.toFixed(0)} ms over ${ROUNDS} starts (min ${Math.min(...readyMs).toFixed(0)}, max ${Math.max(...readyMs).toFixed(0)}) (goal < ${READY_GOAL_MS} ms: ${ready < READY_GOAL_MS ? 'PASS' : 'MISS'})`,
+);
+console.log(
+  `startup: baseline node -e 0 right before each start: median ${base.toFixed(0)} ms; median ratio ${ratio.toFixed(2)}x (goal <= ${RATIO_GOAL}x: ${ratio <= RATIO_GOAL ? 'PASS' : 'MISS'})`,
+);
+console.log(
+  `startup: CPU time (user+sys) spawn to "agent ready": median ${median(cpuMs).toFixed(0)} ms (min ${Math.min(...cpuMs).toFixed(0)}); node -e 0: ${median(baseCpuMs).toFixed(0)} ms; the agent's own: ${(median(cpuMs) - median(baseCpuMs)).toFixed(0)} ms`,
+);
+console.log(
+  `startup: idle RSS 1 s after ready: median ${rss.toFixed(1)} MB (min ${Math.min(...rssMb).toFixed(1)}, max ${Math.max(...rssMb).toFixed(1)}) (goal < ${RSS_GOAL_MB} MB: ${rss < RSS_GOAL_MB ? 'PASS' : 'MISS'})`,
+);
 const nodeRss = median(nodeRssMb);
-console.log(`startup: idle node of the same runtime 1 s after start: median ${nodeRss.toFixed(1)} MB; the agent ${(rss - nodeRss).toFixed(1)} MB above it (goal < ${RSS_OVER_NODE_GOAL_MB} MB: ${rss - nodeRss < RSS_OVER_NODE_GOAL_MB ? 'PASS' : 'MISS'})`);
+console.log(
+  `startup: idle node of the same runtime 1 s after start: median ${nodeRss.toFixed(1)} MB; the agent ${(rss - nodeRss).toFixed(1)} MB above it (goal < ${RSS_OVER_NODE_GOAL_MB} MB: ${rss - nodeRss < RSS_OVER_NODE_GOAL_MB ? 'PASS' : 'MISS'})`,
+);
 
 async function rssOf(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -119,7 +135,11 @@ async function idleNodeRss(): Promise<number> {
 function timeNodeE0(): Promise<{ ms: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, ['-e', 'const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000))'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(
+      process.execPath,
+      ['-e', 'const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000))'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);

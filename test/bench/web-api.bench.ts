@@ -67,10 +67,14 @@ role = reader
 const port = await webPort(agent);
 let bare: BaselineServer | undefined;
 try {
-  bare = await spawnServer('./bare-https.js', [join(agent.dir, 'security/certificate.pem'), join(agent.dir, 'security/certificate.key')]);
+  bare = await spawnServer('./bare-https.js', [
+    join(agent.dir, 'security/certificate.pem'),
+    join(agent.dir, 'security/certificate.key'),
+  ]);
   const barePort = bare.port;
   const headers = { Authorization: `Basic ${Buffer.from('bench:bench-pw').toString('base64')}` };
-  const run = (p: number, seconds: number): Promise<WrkResult> => wrk(bin, `https://127.0.0.1:${p}/api/v1/info`, { threads: 1, connections: CONNECTIONS, seconds, headers });
+  const run = (p: number, seconds: number): Promise<WrkResult> =>
+    wrk(bin, `https://127.0.0.1:${p}/api/v1/info`, { threads: 1, connections: CONNECTIONS, seconds, headers });
   await run(barePort, 1);
   await run(port, 1);
   const bareRounds: WrkResult[] = [];
@@ -94,14 +98,20 @@ try {
   const a = median(agentRounds);
   const row = (name: string, f: WrkResult, all: WrkResult[]): string =>
     `web-api: ${name.padEnd(16)} ${f.rps.toFixed(0).padStart(7)} req/s median (rounds ${all.map((r) => r.rps.toFixed(0)).join(', ')}), mean latency ${f.latencyMs.toFixed(2)} ms, errors ${all.reduce((t, r) => t + r.errors, 0)}`;
-  console.log(`web-api: GET /api/v1/info, HTTPS keep-alive, Basic auth, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds; each server in its own process`);
+  console.log(
+    `web-api: GET /api/v1/info, HTTPS keep-alive, Basic auth, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds; each server in its own process`,
+  );
   console.log(row('bare node:https', b, bareRounds));
   console.log(row('agent', a, agentRounds));
   const ratio = medianOf(ratios);
   const cb = medianOf(cpu.bare);
   const ca = medianOf(cpu.agent);
-  console.log(`web-api: CPU per request (user + system of the server process): bare ${cb.toFixed(0)} µs, agent ${ca.toFixed(0)} µs median (bare/agent ${(cb / ca).toFixed(2)}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-  console.log(`web-api: ratio agent/bare ${ratio.toFixed(2)} (median of the rounds' ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}) (goal >= ${GOAL}: ${ratio >= GOAL && a.errors === 0 ? 'PASS' : 'MISS'})`);
+  console.log(
+    `web-api: CPU per request (user + system of the server process): bare ${cb.toFixed(0)} µs, agent ${ca.toFixed(0)} µs median (bare/agent ${(cb / ca).toFixed(2)}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+  );
+  console.log(
+    `web-api: ratio agent/bare ${ratio.toFixed(2)} (median of the rounds' ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}) (goal >= ${GOAL}: ${ratio >= GOAL && a.errors === 0 ? 'PASS' : 'MISS'})`,
+  );
 } finally {
   bare?.stop();
   await agent.stop();
@@ -109,7 +119,9 @@ try {
 
 /** CPU time (user + system) a process has used, in ms. */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 

@@ -32,7 +32,12 @@ const sections: Record<string, Record<string, string | number>> = {
   '/settings/agent/server': { port: 0, 'bind to': '127.0.0.1', 'use ssl': 0 },
 };
 const ini = Object.entries(sections)
-  .map(([path, keys]) => `[${path}]\n${Object.entries(keys).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`)
+  .map(
+    ([path, keys]) =>
+      `[${path}]\n${Object.entries(keys)
+        .map(([k, v]) => `${k} = ${v}`)
+        .join('\n')}\n`,
+  )
   .join('\n');
 const { agent, base, ca } = await startWebAgent({ ini });
 const agentPort = await listenerPort(agent, 'AgentServer');
@@ -49,12 +54,15 @@ async function sample(n: number): Promise<number[]> {
   }
   return ms.sort((a, b) => a - b);
 }
-const at = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const at = (sorted: number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 try {
   await sample(50); // warm-up: TLS session, JIT
   const idle = await sample(REQUESTS);
-  const flood = spawn(process.execPath, [FLOOD, String(agentPort), String(CLIENTS), String(FRAME)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const flood = spawn(process.execPath, [FLOOD, String(agentPort), String(CLIENTS), String(FRAME)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   let out = '';
   flood.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const deadline = Date.now() + 20_000;
@@ -67,9 +75,15 @@ try {
   await new Promise((r) => flood.on('close', r));
   const answered = (JSON.parse(out.trim().split('\n').pop() ?? '{}') as { answered?: number }).answered ?? 0;
   const ratio = at(busy, 0.5) / at(idle, 0.5);
-  console.log(`web-under-flood: idle GET /api/v1/info median ${at(idle, 0.5).toFixed(2)} ms, p95 ${at(idle, 0.95).toFixed(2)} ms (${REQUESTS} requests)`);
-  console.log(`web-under-flood: with ${CLIENTS} agent-protocol clients flooding (${FRAME} check_ok a frame, ${Math.round(answered / seconds)} queries/s answered): median ${at(busy, 0.5).toFixed(2)} ms, p95 ${at(busy, 0.95).toFixed(2)} ms`);
-  console.log(`web-under-flood: median under flood against idle: ${ratio.toFixed(2)}x (goal <= ${GOAL}x: ${ratio <= GOAL ? 'PASS' : 'MISS'})`);
+  console.log(
+    `web-under-flood: idle GET /api/v1/info median ${at(idle, 0.5).toFixed(2)} ms, p95 ${at(idle, 0.95).toFixed(2)} ms (${REQUESTS} requests)`,
+  );
+  console.log(
+    `web-under-flood: with ${CLIENTS} agent-protocol clients flooding (${FRAME} check_ok a frame, ${Math.round(answered / seconds)} queries/s answered): median ${at(busy, 0.5).toFixed(2)} ms, p95 ${at(busy, 0.95).toFixed(2)} ms`,
+  );
+  console.log(
+    `web-under-flood: median under flood against idle: ${ratio.toFixed(2)}x (goal <= ${GOAL}x: ${ratio <= GOAL ? 'PASS' : 'MISS'})`,
+  );
 } finally {
   keepAlive.destroy();
   await agent.stop();

@@ -23,7 +23,11 @@ export function findWrk(): string | undefined {
   }
 }
 
-export function wrk(bin: string, url: string, o: { threads: number; connections: number; seconds: number; headers?: Record<string, string> }): Promise<WrkResult> {
+export function wrk(
+  bin: string,
+  url: string,
+  o: { threads: number; connections: number; seconds: number; headers?: Record<string, string> },
+): Promise<WrkResult> {
   const args = [`-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}: ${v}`);
   args.push(url);

@@ -53,7 +53,10 @@ export async function openIdle(port: number, n: number, from: readonly string[] 
 export function queryFrame(id: number, command: string, args: string[] = []): Buffer {
   return encodeFrame(
     FrameKind.QueryRequest,
-    encode('QueryRequestMessage', { header: { type: 1, version: 1, max_supported_version: 1, id }, payload: [{ command, arguments: args }] }),
+    encode('QueryRequestMessage', {
+      header: { type: 1, version: 1, max_supported_version: 1, id },
+      payload: [{ command, arguments: args }],
+    }),
   );
 }
 
@@ -61,7 +64,13 @@ export function queryFrame(id: number, command: string, args: string[] = []): Bu
 export async function agentTls(port: number, timeoutMs = 5000): Promise<TLSSocket> {
   const s = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false });
   s.on('error', () => undefined);
-  await withTimeout(new Promise<void>((res, rej) => s.once('secureConnect', () => res()).once('close', () => rej(new Error('closed before the handshake')))), timeoutMs, 'TLS handshake');
+  await withTimeout(
+    new Promise<void>((res, rej) =>
+      s.once('secureConnect', () => res()).once('close', () => rej(new Error('closed before the handshake'))),
+    ),
+    timeoutMs,
+    'TLS handshake',
+  );
   return s;
 }
 
@@ -71,7 +80,12 @@ export function answerOf(socket: Socket, frame: Buffer | undefined, timeoutMs = 
   const answer = new Promise<string>((res, rej) => {
     socket.on('data', (c: Buffer) => {
       const [f] = reader.push(c).frames;
-      if (f) res(decode('QueryResponseMessage', f.body).payload.map((p) => p.message).join('; '));
+      if (f)
+        res(
+          decode('QueryResponseMessage', f.body)
+            .payload.map((p) => p.message)
+            .join('; '),
+        );
     });
     socket.once('close', () => rej(new Error('connection closed without an answer')));
   });
@@ -138,7 +152,10 @@ export function openFds(pid: number): number {
 
 /** The soft limit of open files of this process. */
 export function ownFdLimit(): number {
-  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files')) ?? '';
+  const line =
+    readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files')) ?? '';
   const n = Number(line.split(/\s+/)[3]);
   return Number.isFinite(n) ? n : 1024;
 }

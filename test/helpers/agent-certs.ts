@@ -27,14 +27,31 @@ export function certDir(): CertDir {
   const openssl = (args: string[]): void => {
     execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
   };
-  const newKey = (file: string): void => openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', file]);
+  const newKey = (file: string): void =>
+    openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', file]);
   return {
     dir,
     ca(name) {
       const key = join(dir, `${name}.key`);
       const cert = join(dir, `${name}.pem`);
       newKey(key);
-      openssl(['req', '-x509', '-new', '-key', key, '-out', cert, '-days', '1', '-subj', `/CN=${name}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+      openssl([
+        'req',
+        '-x509',
+        '-new',
+        '-key',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ]);
       return { cert, key };
     },
     issue(ca, name, usage) {
@@ -49,7 +66,23 @@ export function certDir(): CertDir {
           ? ['extendedKeyUsage=serverAuth', 'subjectAltName=DNS:localhost,IP:127.0.0.1']
           : ['extendedKeyUsage=clientAuth'];
       writeFileSync(ext, `${lines.join('\n')}\n`);
-      openssl(['x509', '-req', '-in', csr, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-out', cert, '-days', '1', '-extfile', ext]);
+      openssl([
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        ca.cert,
+        '-CAkey',
+        ca.key,
+        '-CAcreateserial',
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-extfile',
+        ext,
+      ]);
       return { cert, key };
     },
     remove() {

@@ -143,7 +143,11 @@ export async function webPort(agent: AgentProcess, from = 0): Promise<number> {
 }
 
 /** The port RemoteServer, AgentServer or NSClientServer took with `port = 0`, from its "listening on" line (past or future, after `from`). */
-export async function listenerPort(agent: AgentProcess, module: 'RemoteServer' | 'AgentServer' | 'NSClientServer', from = 0): Promise<number> {
+export async function listenerPort(
+  agent: AgentProcess,
+  module: 'RemoteServer' | 'AgentServer' | 'NSClientServer',
+  from = 0,
+): Promise<number> {
   const m = await agent.waitForLog(new RegExp(`${module}: listening on \\S+:(\\d+) `), 20_000, from);
   return Number(m[1]);
 }

@@ -18,7 +18,14 @@ export interface TestPeer {
   events: EventEmitter;
 }
 
-export async function startTestPeer(options: { tls?: TlsOptions; maxFrame?: number; allowed?: (a: string | undefined) => boolean; idleTimeoutMs?: number } = {}): Promise<TestPeer> {
+export async function startTestPeer(
+  options: {
+    tls?: TlsOptions;
+    maxFrame?: number;
+    allowed?: (a: string | undefined) => boolean;
+    idleTimeoutMs?: number;
+  } = {},
+): Promise<TestPeer> {
   const submitted: TestPeer['submitted'] = [];
   const events = new EventEmitter();
   const listener = await startAgentListener({
@@ -39,7 +46,11 @@ export async function startTestPeer(options: { tls?: TlsOptions; maxFrame?: numb
             await new Promise((r) => setTimeout(r, Number(p.arguments?.[0] ?? 0)));
           }
           if (p.command === 'fail') throw new Error('handler broke');
-          payload.push({ command: p.command, result: Plugin.ResultCode.OK, message: `echo ${p.command} ${(p.arguments ?? []).join(' ')}`.trim() });
+          payload.push({
+            command: p.command,
+            result: Plugin.ResultCode.OK,
+            message: `echo ${p.command} ${(p.arguments ?? []).join(' ')}`.trim(),
+          });
         }
         // A header with another id: the listener must put the request's id back.
         return encode('QueryResponseMessage', { header: { type: 2, version: 1, id: 999_999 }, payload });
@@ -48,7 +59,11 @@ export async function startTestPeer(options: { tls?: TlsOptions; maxFrame?: numb
         const req = decode('ExecuteRequestMessage', bytes);
         return encode('ExecuteResponseMessage', {
           header: { type: 4, version: 1, id: req.header.id },
-          payload: req.payload.map((p) => ({ command: p.command, result: Plugin.ResultCode.WARNING, message: `ran ${(p.arguments ?? []).join(',')}` })),
+          payload: req.payload.map((p) => ({
+            command: p.command,
+            result: Plugin.ResultCode.WARNING,
+            message: `ran ${(p.arguments ?? []).join(',')}`,
+          })),
         });
       },
       async submit(bytes, peer) {

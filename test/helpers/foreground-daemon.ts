@@ -16,7 +16,14 @@ export interface ForegroundDaemon {
   close(): Promise<void>;
 }
 
-export function foregroundDaemon(options: { name: string; command: string; args: string[]; port: number; dir: string; stopSignal: NodeJS.Signals }): ForegroundDaemon {
+export function foregroundDaemon(options: {
+  name: string;
+  command: string;
+  args: string[];
+  port: number;
+  dir: string;
+  stopSignal: NodeJS.Signals;
+}): ForegroundDaemon {
   let proc: ChildProcess | undefined;
   const kill = (): void => void proc?.kill('SIGKILL');
   process.on('exit', kill);
@@ -26,10 +33,14 @@ export function foregroundDaemon(options: { name: string; command: string; args:
       const p = spawn(options.command, options.args, { stdio: ['ignore', 'ignore', 'pipe'] });
       proc = p;
       p.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-      await waitUntil(async () => {
-        if (p.exitCode !== null) throw new Error(`${options.name} exited ${p.exitCode}: ${output}`);
-        return accepts(options.port);
-      }, 5000, `${options.name} listening on ${options.port}`);
+      await waitUntil(
+        async () => {
+          if (p.exitCode !== null) throw new Error(`${options.name} exited ${p.exitCode}: ${output}`);
+          return accepts(options.port);
+        },
+        5000,
+        `${options.name} listening on ${options.port}`,
+      );
     },
     async stop() {
       const p = proc;

@@ -54,7 +54,10 @@ async function measure(): Promise<void> {
   // Twice: objects with finalizers or weak references need a second pass.
   await call('HeapProfiler.collectGarbage');
   await call('HeapProfiler.collectGarbage');
-  const r = (await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true })) as { result: { value: string } };
+  const r = (await call('Runtime.evaluate', {
+    expression: 'JSON.stringify(process.memoryUsage())',
+    returnByValue: true,
+  })) as { result: { value: string } };
   const usage = JSON.parse(r.result.value) as { heapUsed: number; rss: number };
   console.log(JSON.stringify({ heapUsed: usage.heapUsed, rss: usage.rss }));
   clearTimeout(limit);

@@ -25,14 +25,27 @@ export async function startGitDaemon(): Promise<GitDaemon> {
   const bare = join(repos, 'fleet.git');
   const work = join(dir, 'work');
   const git = (cwd: string, ...args: string[]): string =>
-    execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    execFileSync(
+      'git',
+      ['-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', '-c', 'init.defaultBranch=main', ...args],
+      { cwd, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] },
+    ).trim();
   mkdirSync(repos);
   git(dir, 'init', '--quiet', '--bare', bare);
   git(dir, 'init', '--quiet', work);
   const run = foregroundDaemon({
     name: 'git daemon',
     command: 'git',
-    args: ['daemon', '--reuseaddr', '--listen=127.0.0.1', `--port=${port}`, `--base-path=${repos}`, '--export-all', '--informative-errors', repos],
+    args: [
+      'daemon',
+      '--reuseaddr',
+      '--listen=127.0.0.1',
+      `--port=${port}`,
+      `--base-path=${repos}`,
+      '--export-all',
+      '--informative-errors',
+      repos,
+    ],
     port,
     dir,
     stopSignal: 'SIGTERM',
@@ -52,7 +65,9 @@ export async function startGitDaemon(): Promise<GitDaemon> {
       }
       git(work, 'add', '-A');
       // Signed with an ssh key (git's gpg.format=ssh) when one is given.
-      const sign = signingKey ? ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${signingKey}`, 'commit', '-S'] : ['commit'];
+      const sign = signingKey
+        ? ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${signingKey}`, 'commit', '-S']
+        : ['commit'];
       git(work, ...sign, '--quiet', '-m', message);
       git(work, 'push', '--quiet', '--force', bare, 'HEAD:refs/heads/main');
       return git(work, 'rev-parse', 'HEAD');

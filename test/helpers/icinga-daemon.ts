@@ -34,7 +34,10 @@ export interface IcingaDaemon {
   stop(): Promise<void>;
 }
 
-export async function startIcingaDaemon(options: { hosts: string[]; services: [host: string, service: string][] }): Promise<IcingaDaemon> {
+export async function startIcingaDaemon(options: {
+  hosts: string[];
+  services: [host: string, service: string][];
+}): Promise<IcingaDaemon> {
   const port = await freePort(); // icinga2, an external daemon, reads its port from its configuration before it starts
   const dir = mkdtempSync(join(tmpdir(), 'icinga2-'));
   for (const d of ['lib', 'log', 'cache', 'spool', 'run']) mkdirSync(join(dir, d));
@@ -54,13 +57,32 @@ export async function startIcingaDaemon(options: { hosts: string[]; services: [h
       `object ApiListener "api" { bind_host = "127.0.0.1"; bind_port = ${port}; cert_path = ${q(server.cert)}; key_path = ${q(server.key)}; ca_path = ${q(ca.cert)} }`,
       `object ApiUser ${q(API_USER)} { password = ${q(API_PASSWORD)}; permissions = [ "actions/process-check-result", "objects/query/*", "status/query" ] }`,
       ...options.hosts.map((h) => `object Host ${q(h)} { check_command = "dummy"; enable_active_checks = false }`),
-      ...options.services.map(([h, s]) => `object Service ${q(s)} { host_name = ${q(h)}; check_command = "dummy"; enable_active_checks = false }`),
+      ...options.services.map(
+        ([h, s]) =>
+          `object Service ${q(s)} { host_name = ${q(h)}; check_command = "dummy"; enable_active_checks = false }`,
+      ),
       '',
     ].join('\n'),
   );
   const user = userInfo();
-  const defines = { RunAsUser: user.username, RunAsGroup: user.username, DataDir: 'lib', LogDir: 'log', CacheDir: 'cache', SpoolDir: 'spool', InitRunDir: 'run' };
-  const args = ['daemon', '-c', config, ...Object.entries(defines).flatMap(([k, v]) => ['-D', `${k}=${k === 'RunAsUser' || k === 'RunAsGroup' ? v : join(dir, v)}`])];
+  const defines = {
+    RunAsUser: user.username,
+    RunAsGroup: user.username,
+    DataDir: 'lib',
+    LogDir: 'log',
+    CacheDir: 'cache',
+    SpoolDir: 'spool',
+    InitRunDir: 'run',
+  };
+  const args = [
+    'daemon',
+    '-c',
+    config,
+    ...Object.entries(defines).flatMap(([k, v]) => [
+      '-D',
+      `${k}=${k === 'RunAsUser' || k === 'RunAsGroup' ? v : join(dir, v)}`,
+    ]),
+  ];
   let output = '';
   const proc: ChildProcess = spawn(ICINGA2, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -70,11 +92,25 @@ export async function startIcingaDaemon(options: { hosts: string[]; services: [h
   const caText = readFileSync(ca.cert, 'utf8');
   const api = (path: string): Promise<{ status: number; body: string }> =>
     new Promise((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path, servername: 'localhost', ca: caText, headers: { Accept: 'application/json', Authorization: `Basic ${Buffer.from(`${API_USER}:${API_PASSWORD}`).toString('base64')}` }, timeout: 5000 }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          servername: 'localhost',
+          ca: caText,
+          headers: {
+            Accept: 'application/json',
+            Authorization: `Basic ${Buffer.from(`${API_USER}:${API_PASSWORD}`).toString('base64')}`,
+          },
+          timeout: 5000,
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', reject);
       req.end();
@@ -105,7 +141,11 @@ export async function startIcingaDaemon(options: { hosts: string[]; services: [h
     },
   };
   try {
-    await waitUntil(async () => (await api('/v1/status').catch(() => ({ status: 0 }))).status === 200, 30_000, `icinga2 API on ${port}`);
+    await waitUntil(
+      async () => (await api('/v1/status').catch(() => ({ status: 0 }))).status === 200,
+      30_000,
+      `icinga2 API on ${port}`,
+    );
   } catch (err) {
     await daemon.stop();
     throw new Error(`${(err as Error).message}\n${output}`, { cause: err });

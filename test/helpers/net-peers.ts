@@ -93,7 +93,11 @@ export async function httpPeer(handler: Handler = defaultHandler): Promise<Peer>
 }
 
 /** An HTTPS server with a self-signed certificate for localhost/127.0.0.1 valid from `notBefore` to `notAfter`. */
-export async function httpsPeer(notBefore: Date, notAfter: Date, handler: Handler = defaultHandler): Promise<Peer & { cert: string }> {
+export async function httpsPeer(
+  notBefore: Date,
+  notAfter: Date,
+  handler: Handler = defaultHandler,
+): Promise<Peer & { cert: string }> {
   const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
@@ -101,7 +105,15 @@ export async function httpsPeer(notBefore: Date, notAfter: Date, handler: Handle
     algorithm: 'sha256',
     notBeforeDate: notBefore,
     notAfterDate: notAfter,
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   const server = createHttpsServer({ cert: pems.cert, key: pems.private }, handler);
   server.on('tlsClientError', () => undefined);
@@ -158,8 +170,13 @@ export async function dnsPeer(records: DnsRecords, options: DnsPeerOptions = {})
       head.writeUInt16BE(rdata.length, 10);
       return Buffer.concat([head, rdata]);
     };
-    const encName = (n: string): Buffer => Buffer.concat([...n.split('.').map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0])]);
-    if (entry && qtype === TYPE.A) for (const a of entry.A ?? []) answers.push(rr(1, Buffer.from(a.split('.').map(Number))));
+    const encName = (n: string): Buffer =>
+      Buffer.concat([
+        ...n.split('.').map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])),
+        Buffer.from([0]),
+      ]);
+    if (entry && qtype === TYPE.A)
+      for (const a of entry.A ?? []) answers.push(rr(1, Buffer.from(a.split('.').map(Number))));
     if (entry && qtype === TYPE.AAAA) {
       for (const a of entry.AAAA ?? []) {
         const [head = '', tail = ''] = a.split('::');
@@ -171,8 +188,11 @@ export async function dnsPeer(records: DnsRecords, options: DnsPeerOptions = {})
         answers.push(rr(28, b));
       }
     }
-    if (entry && qtype === TYPE.MX) for (const [pref, host] of entry.MX ?? []) answers.push(rr(15, Buffer.concat([Buffer.from([pref >> 8, pref & 255]), encName(host)])));
-    if (entry && qtype === TYPE.TXT) for (const t of entry.TXT ?? []) answers.push(rr(16, Buffer.concat([Buffer.from([t.length]), Buffer.from(t)])));
+    if (entry && qtype === TYPE.MX)
+      for (const [pref, host] of entry.MX ?? [])
+        answers.push(rr(15, Buffer.concat([Buffer.from([pref >> 8, pref & 255]), encName(host)])));
+    if (entry && qtype === TYPE.TXT)
+      for (const t of entry.TXT ?? []) answers.push(rr(16, Buffer.concat([Buffer.from([t.length]), Buffer.from(t)])));
     const header = Buffer.alloc(12);
     header.writeUInt16BE(msg.readUInt16BE(0), 0);
     header.writeUInt16BE(0x8180 | (entry ? 0 : 3), 2); // response, RD, RA; rcode NOERROR or NXDOMAIN
@@ -201,7 +221,7 @@ export async function ntpPeer(offsetMs: number, stratum = 2): Promise<Peer> {
     buf.writeUInt32BE(Math.floor(((unixMs - secs * 1000) / 1000) * 2 ** 32), at + 4);
   };
   sock.on('message', (msg, rinfo) => {
-    if (msg.length < 48 || ((msg[0]) & 7) !== 3) return;
+    if (msg.length < 48 || (msg[0] & 7) !== 3) return;
     const now = performance.timeOrigin + performance.now() + offsetMs;
     const reply = Buffer.alloc(48);
     reply[0] = (0 << 6) | (4 << 3) | 4; // LI 0, version 4, mode 4 (server)

@@ -29,10 +29,14 @@ export interface Nginx {
   close(): Promise<void>;
 }
 
-export async function startNginx(options: { locations?: string; tls?: { cert: string; key: string } } = {}): Promise<Nginx> {
+export async function startNginx(
+  options: { locations?: string; tls?: { cert: string; key: string } } = {},
+): Promise<Nginx> {
   const port = await freePort();
   const tlsPort = options.tls ? await freePort() : 0;
-  const tls = options.tls ? `    listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${options.tls.cert};\n    ssl_certificate_key ${options.tls.key};\n` : '';
+  const tls = options.tls
+    ? `    listen 127.0.0.1:${tlsPort} ssl;\n    ssl_certificate ${options.tls.cert};\n    ssl_certificate_key ${options.tls.key};\n`
+    : '';
   const dir = mkdtempSync(join(tmpdir(), 'nginx-test-'));
   // Workers run as nobody when the test runs as root: the folders must be readable by others.
   chmodSync(dir, 0o755);
@@ -66,14 +70,26 @@ ${options.locations ?? ''}
 }
 `,
   );
-  const run = foregroundDaemon({ name: 'nginx', command: NGINX, args: ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')], port, dir, stopSignal: 'SIGQUIT' });
+  const run = foregroundDaemon({
+    name: 'nginx',
+    command: NGINX,
+    args: ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')],
+    port,
+    dir,
+    stopSignal: 'SIGQUIT',
+  });
   const daemon: Nginx = {
     port,
     dir,
     www,
     base: `http://127.0.0.1:${port}`,
     httpsBase: options.tls ? `https://127.0.0.1:${tlsPort}` : '',
-    accessLines: () => (existsSync(access) ? readFileSync(access, 'utf8').split('\n').filter((l) => l !== '') : []),
+    accessLines: () =>
+      existsSync(access)
+        ? readFileSync(access, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+        : [],
     ...run,
   };
   await daemon.start();

@@ -114,9 +114,14 @@ async function waitFor(ready: () => boolean, child: ChildProcess, ms: number): P
 /** Runs Debian's check_nrpe against 127.0.0.1:port (15 s cap); resolves with its exit code and output. */
 export function checkNrpe(port: number, args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(CHECK_NRPE, ['-H', '127.0.0.1', '-p', String(port), '-t', '10', ...args], { timeout: 15_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, out: `${stdout}${stderr}`.trim() });
-    });
+    execFile(
+      CHECK_NRPE,
+      ['-H', '127.0.0.1', '-p', String(port), '-t', '10', ...args],
+      { timeout: 15_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, out: `${stdout}${stderr}`.trim() });
+      },
+    );
   });
 }

@@ -28,7 +28,11 @@ export interface NscaDaemon {
   close(): Promise<void>;
 }
 
-export async function startNscaDaemon(options: { method: number; password: string; port?: number }): Promise<NscaDaemon> {
+export async function startNscaDaemon(options: {
+  method: number;
+  password: string;
+  port?: number;
+}): Promise<NscaDaemon> {
   const port = options.port ?? (await freePort()); // nsca, an external daemon, reads its port from nsca.cfg before it starts
   const dir = mkdtempSync(join(tmpdir(), 'nsca-daemon-'));
   const commandFile = join(dir, 'nagios.cmd');
@@ -51,12 +55,24 @@ export async function startNscaDaemon(options: { method: number; password: strin
       '',
     ].join('\n'),
   );
-  const run = foregroundDaemon({ name: 'nsca', command: NSCA_DAEMON, args: ['-c', config, '-f'], port, dir, stopSignal: 'SIGTERM' });
+  const run = foregroundDaemon({
+    name: 'nsca',
+    command: NSCA_DAEMON,
+    args: ['-c', config, '-f'],
+    port,
+    dir,
+    stopSignal: 'SIGTERM',
+  });
   const daemon: NscaDaemon = {
     port,
     dir,
     commandFile,
-    lines: () => (existsSync(commandFile) ? readFileSync(commandFile, 'utf8').split('\n').filter((l) => l !== '') : []),
+    lines: () =>
+      existsSync(commandFile)
+        ? readFileSync(commandFile, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+        : [],
     ...run,
   };
   await daemon.start();

@@ -27,7 +27,6 @@ export type { ProgramRun as PluginRun } from './run-program.js';
 /** Run a Nagios plugin with a time limit; resolves with its exit code and output. */
 export { runProgram as runPlugin } from './run-program.js';
 
-
 /** An agent process whose WEBServer listens on HTTPS, with its base URL and its certificate (as the CA to trust). */
 export interface WebAgent {
   agent: AgentProcess;

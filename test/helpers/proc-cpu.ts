@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 
 export function processCpuMs(pid: number, own = false): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return ((Number(f[11]) + Number(f[12]) + (own ? 0 : Number(f[13]) + Number(f[14]))) * 1000) / 100;
 }

@@ -18,7 +18,10 @@ interface Recorded {
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'host');
 
-export function recordedHost(name: string, overrides: Partial<Omit<HostSources, 'run'>> = {}): HostSources & { commands: string[] } {
+export function recordedHost(
+  name: string,
+  overrides: Partial<Omit<HostSources, 'run'>> = {},
+): HostSources & { commands: string[] } {
   const dir = join(FIXTURES, name);
   let table: Record<string, Recorded> = {};
   try {
@@ -37,8 +40,14 @@ export function recordedHost(name: string, overrides: Partial<Omit<HostSources, 
       const line = argv.join(' ');
       commands.push(line);
       const r = table[line];
-      if (!r) return { code: 127, stdout: '', stderr: `not recorded in ${name}/commands.json: ${line}`, timedOut: false };
-      return { code: r.code ?? 0, stdout: r.stdout ? readFileSync(join(dir, r.stdout), 'utf8') : '', stderr: r.stderr ?? '', timedOut: false };
+      if (!r)
+        return { code: 127, stdout: '', stderr: `not recorded in ${name}/commands.json: ${line}`, timedOut: false };
+      return {
+        code: r.code ?? 0,
+        stdout: r.stdout ? readFileSync(join(dir, r.stdout), 'utf8') : '',
+        stderr: r.stderr ?? '',
+        timedOut: false,
+      };
     },
   };
 }

@@ -6,10 +6,18 @@
 import { execFile } from 'node:child_process';
 import { MAIN } from './agent-process.js';
 
-export function runAgentCli(args: string[], timeoutMs = 30_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runAgentCli(
+  args: string[],
+  timeoutMs = 30_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { timeout: timeoutMs, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 99) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [MAIN, ...args],
+      { timeout: timeoutMs, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 99) : 0, stdout, stderr });
+      },
+    );
   });
 }

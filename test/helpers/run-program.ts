@@ -14,7 +14,8 @@ export interface ProgramRun {
 export function runProgram(file: string, args: readonly string[], timeoutMs = 20_000): Promise<ProgramRun> {
   return new Promise((resolve, reject) => {
     execFile(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(new Error(`cannot run ${file}: ${err.message}; ${stderr}`, { cause: err }));
+      if (err && typeof err.code !== 'number')
+        return reject(new Error(`cannot run ${file}: ${err.message}; ${stderr}`, { cause: err }));
       resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
     });
   });

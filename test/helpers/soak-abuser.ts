@@ -91,7 +91,9 @@ async function trickle(s: TLSSocket, bytes: Buffer, pauseMs: number): Promise<vo
 function validRequest(port: number): Buffer {
   if (port === config.ports.agent) return queryFrame(1, 'check_ok', ['x'.repeat(64)]);
   if (port === config.ports.nrpe) return encodePacket({ version: 2, type: QUERY_PACKET, text: 'check_ok' });
-  return Buffer.from(`GET /api/v1/queries/check_ok/commands/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ${Buffer.from(`root:${config.password}`).toString('base64')}\r\n\r\n`);
+  return Buffer.from(
+    `GET /api/v1/queries/check_ok/commands/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ${Buffer.from(`root:${config.password}`).toString('base64')}\r\n\r\n`,
+  );
 }
 
 // ---------------------------------------------------------------- workers
@@ -191,8 +193,23 @@ async function apiEdits(): Promise<void> {
 async function cliEdits(): Promise<void> {
   for (let i = 0; i < MAX_ROUNDS && live(); i++) {
     const code = await new Promise<number>((res) => {
-      execFile(process.execPath, [MAIN, 'web', 'add-user', '--settings', config.settingsFile, '--user', 'soak', '--password', `soak-password-${i % 3}`, '--role', 'client'], { timeout: 60_000 }, (err) =>
-        res(err ? (typeof err.code === 'number' ? err.code : 99) : 0),
+      execFile(
+        process.execPath,
+        [
+          MAIN,
+          'web',
+          'add-user',
+          '--settings',
+          config.settingsFile,
+          '--user',
+          'soak',
+          '--password',
+          `soak-password-${i % 3}`,
+          '--role',
+          'client',
+        ],
+        { timeout: 60_000 },
+        (err) => res(err ? (typeof err.code === 'number' ? err.code : 99) : 0),
       );
     });
     count(`cli-edit-exit-${code}`);

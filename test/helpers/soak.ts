@@ -68,10 +68,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     env: { NODE_OPTIONS: '--inspect=127.0.0.1:0', AGENT_LOG_LEVEL: 'info' },
   });
   try {
-    const ports = { web: await webPort(agent), nrpe: await listenerPort(agent, 'RemoteServer'), agent: await listenerPort(agent, 'AgentServer') };
+    const ports = {
+      web: await webPort(agent),
+      nrpe: await listenerPort(agent, 'RemoteServer'),
+      agent: await listenerPort(agent, 'AgentServer'),
+    };
     const pid = agent.proc.pid as number;
     const inspector = (await agent.waitForLog(/Debugger listening on (ws:\/\/\S+)/, 10_000))[1];
-    const abuserConfig = (durationMs: number): AbuserConfig => ({ ports, password: PASSWORD, settingsFile: agent.settingsFile, durationMs });
+    const abuserConfig = (durationMs: number): AbuserConfig => ({
+      ports,
+      password: PASSWORD,
+      settingsFile: agent.settingsFile,
+      durationMs,
+    });
 
     // The baseline of the query times: the same queries on the quiet agent, in the same run.
     const quiet: Sample[] = [];
@@ -145,8 +154,13 @@ export async function sampleAll(ports: { web: number; nrpe: number; agent: numbe
       if (!/ok/i.test(message)) throw new Error(`agent_query answered ${message}`);
     }),
     timed('web', async () => {
-      const r = await webRequest(`https://127.0.0.1:${ports.web}/api/v1/queries/check_ok/commands/execute`, { user: 'root', password: PASSWORD, timeoutMs: 10_000 });
-      if (r.status !== 200 || r.json<{ result: number }>().result !== 0) throw new Error(`HTTP ${r.status}: ${r.body.slice(0, 200)}`);
+      const r = await webRequest(`https://127.0.0.1:${ports.web}/api/v1/queries/check_ok/commands/execute`, {
+        user: 'root',
+        password: PASSWORD,
+        timeoutMs: 10_000,
+      });
+      if (r.status !== 200 || r.json<{ result: number }>().result !== 0)
+        throw new Error(`HTTP ${r.status}: ${r.body.slice(0, 200)}`);
     }),
   ]);
 }
@@ -154,7 +168,11 @@ export async function sampleAll(ports: { web: number; nrpe: number; agent: numbe
 /** Figures of a soak as lines (the benchmark prints them, the test logs them). */
 export function describeSoak(r: SoakResult): string[] {
   const mb = (n: number): string => `${(n / 1048576).toFixed(1)} MB`;
-  const lines = [`abuse for ${(r.durationMs / 1000).toFixed(1)} s: ${Object.entries(r.abuse).map(([k, v]) => `${k} ${v}`).join(', ')}`];
+  const lines = [
+    `abuse for ${(r.durationMs / 1000).toFixed(1)} s: ${Object.entries(r.abuse)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  ];
   for (const port of ['nrpe', 'agent', 'web'] as const) {
     const s = r.samples.filter((x) => x.port === port);
     const ms = s.map((x) => x.ms).sort((a, b) => a - b);
@@ -167,8 +185,12 @@ export function describeSoak(r: SoakResult): string[] {
   }
   lines.push(`open file descriptors: start ${r.fds.start}, end ${r.fds.end}`);
   const growth = (r.memory.end.heapUsed / r.memory.start.heapUsed - 1) * 100;
-  lines.push(`heap in use after GC: start ${mb(r.memory.start.heapUsed)}, end ${mb(r.memory.end.heapUsed)} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)}%); RSS start ${mb(r.memory.start.rss)}, end ${mb(r.memory.end.rss)}`);
-  lines.push(`agent ${r.alive ? 'still running' : 'EXITED'}; ${r.errors.length} error lines in its log${r.errors.length > 0 ? `, first: ${r.errors[0]}` : ''}`);
+  lines.push(
+    `heap in use after GC: start ${mb(r.memory.start.heapUsed)}, end ${mb(r.memory.end.heapUsed)} (${growth >= 0 ? '+' : ''}${growth.toFixed(1)}%); RSS start ${mb(r.memory.start.rss)}, end ${mb(r.memory.end.rss)}`,
+  );
+  lines.push(
+    `agent ${r.alive ? 'still running' : 'EXITED'}; ${r.errors.length} error lines in its log${r.errors.length > 0 ? `, first: ${r.errors[0]}` : ''}`,
+  );
   return lines;
 }
 
@@ -234,10 +256,15 @@ function runAbuser(config: AbuserConfig): Promise<Record<string, number>> {
 /** The agent's heap after GC and its RSS, through its inspector (a process of its own). */
 function probe(inspector: string): Promise<Memory> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--experimental-websocket', '--no-warnings', PROBE, inspector], { timeout: 20_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`gc probe failed: ${stderr || err.message}`));
-      resolve(JSON.parse(stdout.trim()) as Memory);
-    });
+    execFile(
+      process.execPath,
+      ['--experimental-websocket', '--no-warnings', PROBE, inspector],
+      { timeout: 20_000 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`gc probe failed: ${stderr || err.message}`));
+        resolve(JSON.parse(stdout.trim()) as Memory);
+      },
+    );
   });
 }
 

@@ -25,20 +25,27 @@ export interface SourceClient {
 }
 
 export function sourceClient(port: number, password: string): SourceClient {
-  const api = (path: string, method = 'GET'): Promise<WebResponse> => webRequest(`https://127.0.0.1:${port}${path}`, { method, user: 'root', password, timeoutMs: 20_000 });
-  const status = async (): Promise<SourceState> => (await api('/api/v1/settings/status')).json<{ source: SourceState }>().source;
+  const api = (path: string, method = 'GET'): Promise<WebResponse> =>
+    webRequest(`https://127.0.0.1:${port}${path}`, { method, user: 'root', password, timeoutMs: 20_000 });
+  const status = async (): Promise<SourceState> =>
+    (await api('/api/v1/settings/status')).json<{ source: SourceState }>().source;
   return {
     api,
     status,
     pull: async () => (await api('/api/v1/settings/pull', 'POST')).json<{ source: SourceState }>().source,
     async firstPull() {
       let s: SourceState | undefined;
-      await waitUntil(async () => {
-        s = await status();
-        return s.pulls.changed + s.pulls.failed > 0;
-      }, 20_000, 'the first pull');
+      await waitUntil(
+        async () => {
+          s = await status();
+          return s.pulls.changed + s.pulls.failed > 0;
+        },
+        20_000,
+        'the first pull',
+      );
       return s as SourceState;
     },
-    value: async (path, key) => (await api(`/api/v1/settings${path}`)).json<{ key: string; value: string }[]>().find((e) => e.key === key)?.value,
+    value: async (path, key) =>
+      (await api(`/api/v1/settings${path}`)).json<{ key: string; value: string }[]>().find((e) => e.key === key)?.value,
   };
 }

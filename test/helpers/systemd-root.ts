@@ -15,7 +15,17 @@ export { runProgram as run, type ProgramRun as Run } from './run-program.js';
 
 /** Makes a minimal Debian 12 root at `dir` with systemd and `packages`. */
 export async function makeRoot(dir: string, packages: readonly string[]): Promise<void> {
-  const r = await run('mmdebstrap', ['--variant=apt', '--quiet', `--include=${['systemd', 'systemd-sysv', 'dbus', ...packages].join(',')}`, 'bookworm', dir], 600_000);
+  const r = await run(
+    'mmdebstrap',
+    [
+      '--variant=apt',
+      '--quiet',
+      `--include=${['systemd', 'systemd-sysv', 'dbus', ...packages].join(',')}`,
+      'bookworm',
+      dir,
+    ],
+    600_000,
+  );
   if (r.code !== 0) throw new Error(`mmdebstrap failed (${r.code}): ${r.stderr.slice(-2000)}`);
 }
 
@@ -30,12 +40,17 @@ export interface BootedRoot {
 
 /** Boots the root's systemd and waits until `systemctl is-system-running` says running or degraded. */
 export async function bootRoot(dir: string): Promise<BootedRoot> {
-  const child: ChildProcess = spawn('unshare', ['--pid', '--fork', '--mount', '--net', '--uts', '--ipc', '--cgroup', join(REPO, 'test/helpers/boot-root.sh'), dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(
+    'unshare',
+    ['--pid', '--fork', '--mount', '--net', '--uts', '--ipc', '--cgroup', join(REPO, 'test/helpers/boot-root.sh'), dir],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let pid = 0;
-  const sh = (command: string, timeoutMs = 120_000): Promise<Run> => run('nsenter', ['-t', String(pid), '-a', '-r', '-w', '/bin/sh', '-c', command], timeoutMs);
+  const sh = (command: string, timeoutMs = 120_000): Promise<Run> =>
+    run('nsenter', ['-t', String(pid), '-a', '-r', '-w', '/bin/sh', '-c', command], timeoutMs);
   try {
     await waitUntil(
       async () => {
@@ -57,7 +72,9 @@ export async function bootRoot(dir: string): Promise<BootedRoot> {
       90_000,
       'the booted system to be running',
     ).catch(async (err: unknown) => {
-      throw new Error(`${String(err)}: it is ${state}; failed units: ${(await sh('systemctl --failed --no-pager')).stdout}`);
+      throw new Error(
+        `${String(err)}: it is ${state}; failed units: ${(await sh('systemctl --failed --no-pager')).stdout}`,
+      );
     });
   } catch (err) {
     // A system that did not come up is not left running (nor the test waiting for it).

@@ -5,7 +5,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export async function waitUntil(cond: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
+export async function waitUntil(
+  cond: () => boolean | Promise<boolean>,
+  ms = 10_000,
+  what = 'condition',
+): Promise<void> {
   const end = performance.now() + ms;
   for (;;) {
     if (await cond()) return;

@@ -43,7 +43,8 @@ export async function webRequest(url: string, opts: WebRequestOptions = {}): Pro
   try {
     return await requestOnce(url, opts);
   } catch (err) {
-    if ((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') return requestOnce(url, opts);
+    if ((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET')
+      return requestOnce(url, opts);
     throw err;
   }
 }

@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { FrameReader } from '../../src/protocols/agent/frame-reader.js';
-import { encodeFrame, FLAG_CLOSE, FrameKind, kindName, peekHeader, type Frame } from '../../src/protocols/agent/framing.js';
+import {
+  encodeFrame,
+  FLAG_CLOSE,
+  FrameKind,
+  kindName,
+  peekHeader,
+  type Frame,
+} from '../../src/protocols/agent/framing.js';
 import { decode, encode, Plugin } from '../../src/core/plugin/codec.js';
 
 interface Raw {
@@ -39,8 +46,17 @@ async function open(port: number): Promise<Raw> {
 }
 
 const query = (id: number, command = 'check_ok'): Buffer =>
-  encodeFrame(FrameKind.QueryRequest, encode('QueryRequestMessage', { header: { type: 1, version: 1, max_supported_version: 1, id }, payload: [{ command }] }));
-const text = (f: Frame): string => decode('QueryResponseMessage', f.body).payload.map((p) => p.message).join('; ');
+  encodeFrame(
+    FrameKind.QueryRequest,
+    encode('QueryRequestMessage', {
+      header: { type: 1, version: 1, max_supported_version: 1, id },
+      payload: [{ command }],
+    }),
+  );
+const text = (f: Frame): string =>
+  decode('QueryResponseMessage', f.body)
+    .payload.map((p) => p.message)
+    .join('; ');
 
 void describe('AgentServer under bad input (agent process)', () => {
   let agent: AgentProcess;
@@ -100,12 +116,14 @@ max frame size = 4096
     const c = await open(port);
     const header = Plugin.Header.encode({ type: 1, version: 1, id: 7 }).finish();
     const noCommand = Uint8Array.from([0x0a, header.length, ...header, 0x12, 0x00]);
-    c.socket.write(Buffer.concat([
-      encodeFrame(FrameKind.QueryRequest, Buffer.from([0xde, 0xad, 0xbe, 0xef])),
-      encodeFrame(FrameKind.Submit, Buffer.from('not protobuf')),
-      encodeFrame(FrameKind.QueryRequest, noCommand),
-      query(8, 'check_warning'),
-    ]));
+    c.socket.write(
+      Buffer.concat([
+        encodeFrame(FrameKind.QueryRequest, Buffer.from([0xde, 0xad, 0xbe, 0xef])),
+        encodeFrame(FrameKind.Submit, Buffer.from('not protobuf')),
+        encodeFrame(FrameKind.QueryRequest, noCommand),
+        query(8, 'check_warning'),
+      ]),
+    );
     const frames = await c.next(4);
     const byId = frames.find((f) => peekHeader(f.body).id === 7)!;
     assert.equal(byId.kind, FrameKind.Error);

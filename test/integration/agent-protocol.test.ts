@@ -81,10 +81,15 @@ ${extra}`;
 /** Run `agent client ...` as a process; bounded by 20 s. */
 function cli(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'client', '--settings', '/nonexistent/agent.ini', ...args], { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } }, (err, stdout) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, out: stdout.trim() });
-    });
+    execFile(
+      process.execPath,
+      [MAIN, 'client', '--settings', '/nonexistent/agent.ini', ...args],
+      { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } },
+      (err, stdout) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, out: stdout.trim() });
+      },
+    );
   });
 }
 
@@ -93,11 +98,19 @@ async function webBase(agent: AgentProcess): Promise<string> {
 }
 
 /** Run a query in a running agent through its web API. */
-async function run(base: string, query: string, params: Record<string, string>): Promise<{ result: number; message: string }> {
+async function run(
+  base: string,
+  query: string,
+  params: Record<string, string>,
+): Promise<{ result: number; message: string }> {
   const qs = Object.entries(params)
     .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
     .join('&');
-  const res = await webRequest(`${base}/api/v1/queries/${query}/commands/execute?${qs}`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
+  const res = await webRequest(`${base}/api/v1/queries/${query}/commands/execute?${qs}`, {
+    user: 'root',
+    password: PASSWORD,
+    timeoutMs: 20_000,
+  });
   assert.equal(res.status, 200, res.body);
   const body = res.json<{ result: number; lines: { message: string }[] }>();
   return { result: body.result, message: body.lines[0].message };
@@ -133,9 +146,22 @@ void describe('agent protocol between two agent processes', () => {
     otherCa = certs.ca('other-ca');
     stranger = certs.issue(otherCa, 'stranger', 'client');
     // Agent ports are fixed before start: each agent's settings name the other's, and B restarts on its own below.
-    a = { serverCert: certs.issue(ca, 'server-a', 'server'), clientCert: certs.issue(ca, 'client-a', 'client'), agentPort: await freePort(), alias: 'agent-a' };
-    b = { serverCert: certs.issue(ca, 'server-b', 'server'), clientCert: certs.issue(ca, 'client-b', 'client'), agentPort: await freePort(), alias: 'agent-b' };
-    [agentA, agentB] = await Promise.all([startAgent({ ini: ini(a, b.agentPort, ca.cert) }), startAgent({ ini: ini(b, a.agentPort, ca.cert) })]);
+    a = {
+      serverCert: certs.issue(ca, 'server-a', 'server'),
+      clientCert: certs.issue(ca, 'client-a', 'client'),
+      agentPort: await freePort(),
+      alias: 'agent-a',
+    };
+    b = {
+      serverCert: certs.issue(ca, 'server-b', 'server'),
+      clientCert: certs.issue(ca, 'client-b', 'client'),
+      agentPort: await freePort(),
+      alias: 'agent-b',
+    };
+    [agentA, agentB] = await Promise.all([
+      startAgent({ ini: ini(a, b.agentPort, ca.cert) }),
+      startAgent({ ini: ini(b, a.agentPort, ca.cert) }),
+    ]);
     [baseA, baseB] = await Promise.all([webBase(agentA), webBase(agentB)]);
     await agentA.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+ \(TLS, client certificates required\)/);
     await agentB.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+ \(TLS, client certificates required\)/);
@@ -147,10 +173,19 @@ void describe('agent protocol between two agent processes', () => {
   });
 
   void it('agent_query runs a query on the peer, both ways, with the target from the settings', async () => {
-    assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_warning', arguments: 'from a' }), { result: 1, message: 'from a' });
-    assert.deepEqual(await run(baseB, 'agent_query', { target: 'peer', command: 'check_critical' }), { result: 2, message: 'CRITICAL: check_critical' });
+    assert.deepEqual(
+      await run(baseA, 'agent_query', { target: 'peer', command: 'check_warning', arguments: 'from a' }),
+      { result: 1, message: 'from a' },
+    );
+    assert.deepEqual(await run(baseB, 'agent_query', { target: 'peer', command: 'check_critical' }), {
+      result: 2,
+      message: 'CRITICAL: check_critical',
+    });
     // An unknown query on the peer is the peer's UNKNOWN answer.
-    assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'no_such_check' }), { result: 3, message: 'Unknown command(s): no_such_check' });
+    assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'no_such_check' }), {
+      result: 3,
+      message: 'Unknown command(s): no_such_check',
+    });
   });
 
   void it('agent_exec runs an exec command on the peer, both ways', async () => {
@@ -162,7 +197,12 @@ void describe('agent protocol between two agent processes', () => {
   });
 
   void it('agent_submit hands a result to the peer, which logs it and lists it in agent_submissions', async () => {
-    const sent = await run(baseA, 'agent_submit', { target: 'peer', alias: 'backup', result: 'WARN', message: 'late|age=5h' });
+    const sent = await run(baseA, 'agent_submit', {
+      target: 'peer',
+      alias: 'backup',
+      result: 'WARN',
+      message: 'late|age=5h',
+    });
     assert.equal(sent.result, 0, sent.message);
     assert.match(sent.message, /accepted backup/);
     await agentB!.waitForLog(/submission from agent-a: backup WARNING: late\|'age'=5h/);
@@ -170,8 +210,16 @@ void describe('agent protocol between two agent processes', () => {
     await agentA!.waitForLog(/submission from agent-b: db OK: fine/);
     // A second submission of the same command from the same source replaces the first.
     await run(baseA, 'agent_submit', { target: 'peer', alias: 'backup', result: '0', message: 'done' });
-    const list = JSON.parse((await run(baseB, 'agent_submissions', {})).message) as { command: string; source: string; status: string; message: string }[];
-    assert.deepEqual(list.map((s) => [s.command, s.source, s.status, s.message]), [['backup', 'agent-a', 'OK', 'done']]);
+    const list = JSON.parse((await run(baseB, 'agent_submissions', {})).message) as {
+      command: string;
+      source: string;
+      status: string;
+      message: string;
+    }[];
+    assert.deepEqual(
+      list.map((s) => [s.command, s.source, s.status, s.message]),
+      [['backup', 'agent-a', 'OK', 'done']],
+    );
     // Through the protocol too: A asks B for its submissions list.
     const remote = await run(baseA, 'agent_query', { target: 'peer', command: 'agent_submissions' });
     assert.match(remote.message, /"command":"backup"/);
@@ -179,27 +227,77 @@ void describe('agent protocol between two agent processes', () => {
 
   void it('results submitted on the AGENT channel are forwarded to the target', async () => {
     // A's RemoteServer puts submissions on A's AGENT channel; A's AgentClient forwards them to B.
-    const r = await cli(['remote_submit', '--host', '127.0.0.1', '--port', String(await listenerPort(agentA!, 'RemoteServer')), '--alias', 'forwarded', '--result', 'CRIT', '--message', 'via channel']);
+    const r = await cli([
+      'remote_submit',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(await listenerPort(agentA!, 'RemoteServer')),
+      '--alias',
+      'forwarded',
+      '--result',
+      'CRIT',
+      '--message',
+      'via channel',
+    ]);
     assert.equal(r.code, 0, r.out);
     await agentB!.waitForLog(/submission from agent-a: forwarded CRITICAL: via channel/);
   });
 
   void it('the command line prints the Nagios form and exits with the status', async () => {
-    const args = ['--host', '127.0.0.1', '--port', String(b.agentPort), '--certificate', a.clientCert.cert, '--certificate-key', a.clientCert.key];
-    assert.deepEqual(await cli(['agent_query', ...args, '--command', 'check_warning', '--arguments', 'cli', 'text']), { code: 1, out: 'cli text' });
-    assert.deepEqual(await cli(['agent_exec', ...args, '--command', 'nothing']), { code: 3, out: 'Unknown command(s): nothing' });
+    const args = [
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(b.agentPort),
+      '--certificate',
+      a.clientCert.cert,
+      '--certificate-key',
+      a.clientCert.key,
+    ];
+    assert.deepEqual(await cli(['agent_query', ...args, '--command', 'check_warning', '--arguments', 'cli', 'text']), {
+      code: 1,
+      out: 'cli text',
+    });
+    assert.deepEqual(await cli(['agent_exec', ...args, '--command', 'nothing']), {
+      code: 3,
+      out: 'Unknown command(s): nothing',
+    });
     const sub = await cli(['agent_submit', ...args, '--alias', 'cli-svc', '--result', '2', '--message', 'bad']);
     assert.equal(sub.code, 0, sub.out);
     assert.match(sub.out, /^127\.0\.0\.1:\d+: accepted cli-svc$/);
   });
 
   void it('a client without a certificate, or with one from another CA, is refused with a clear message', async () => {
-    const none = await cli(['agent_query', '--host', '127.0.0.1', '--port', String(b.agentPort), '--command', 'check_ok']);
+    const none = await cli([
+      'agent_query',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(b.agentPort),
+      '--command',
+      'check_ok',
+    ]);
     assert.equal(none.code, 3);
     assert.match(none.out, /^agent_query: TLS with 127\.0\.0\.1:\d+ failed: the peer requires a client certificate/);
-    const foreign = await cli(['agent_query', '--host', '127.0.0.1', '--port', String(b.agentPort), '--command', 'check_ok', '--certificate', stranger.cert, '--certificate-key', stranger.key]);
+    const foreign = await cli([
+      'agent_query',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(b.agentPort),
+      '--command',
+      'check_ok',
+      '--certificate',
+      stranger.cert,
+      '--certificate-key',
+      stranger.key,
+    ]);
     assert.equal(foreign.code, 3);
-    assert.match(foreign.out, /^agent_query: 127\.0\.0\.1:\d+ closed the connection before answering \(it may have rejected our client certificate/);
+    assert.match(
+      foreign.out,
+      /^agent_query: 127\.0\.0\.1:\d+ closed the connection before answering \(it may have rejected our client certificate/,
+    );
     await agentB!.waitForLog(/TLS handshake with 127\.0\.0\.1 failed|client certificate rejected|certificate/);
   });
 
@@ -211,7 +309,10 @@ void describe('agent protocol between two agent processes', () => {
       s.on('secureConnect', () => s.write(Buffer.from('\x00\xffnot a frame at all, just noise\r\n')));
       setTimeout(() => s.destroy(), 5000).unref();
     });
-    assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' }), { result: 0, message: 'OK: check_ok' });
+    assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' }), {
+      result: 0,
+      message: 'OK: check_ok',
+    });
   });
 
   void it('the peer killed mid-request is UNKNOWN saying so; after its restart the client reconnects', async () => {
@@ -221,11 +322,17 @@ void describe('agent protocol between two agent processes', () => {
     agentB!.proc.kill('SIGKILL');
     const answer = await pending;
     assert.equal(answer.result, 3);
-    assert.match(answer.message, /^agent_query: (cannot connect to 127\.0\.0\.1:\d+: connection refused|127\.0\.0\.1:\d+ closed the connection)/);
+    assert.match(
+      answer.message,
+      /^agent_query: (cannot connect to 127\.0\.0\.1:\d+: connection refused|127\.0\.0\.1:\d+ closed the connection)/,
+    );
     await agentB!.stop();
     agentB = await startAgent({ ini: ini(b, a.agentPort, ca.cert) });
     baseB = await webBase(agentB);
-    assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' }), { result: 0, message: 'OK: check_ok' });
+    assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' }), {
+      result: 0,
+      message: 'OK: check_ok',
+    });
   });
 
   void it('a hot-applied port and CA change on the peer: the old client certificate is refused, the updated client carries on', async () => {
@@ -235,13 +342,41 @@ void describe('agent protocol between two agent processes', () => {
     const markB = agentB!.mark();
     replaceFile(agentB!.settingsFile, ini(b2, a.agentPort, ca2.cert));
     const newPort = await listenerPort(agentB!, 'AgentServer', markB);
-    const aSettings = ini(a, newPort, ca.cert).replace(`certificate = ${a.clientCert.cert}\ncertificate key = ${a.clientCert.key}`, `certificate = ${clientA2.cert}\ncertificate key = ${clientA2.key}`);
+    const aSettings = ini(a, newPort, ca.cert).replace(
+      `certificate = ${a.clientCert.cert}\ncertificate key = ${a.clientCert.key}`,
+      `certificate = ${clientA2.cert}\ncertificate key = ${clientA2.key}`,
+    );
     replaceFile(agentA!.settingsFile, aSettings);
-    await eventually('A to reach B on the new port with the new certificate', async () => (await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' })).result === 0);
-    const old = await cli(['agent_query', '--host', '127.0.0.1', '--port', String(newPort), '--command', 'check_ok', '--certificate', a.clientCert.cert, '--certificate-key', a.clientCert.key]);
+    await eventually(
+      'A to reach B on the new port with the new certificate',
+      async () => (await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' })).result === 0,
+    );
+    const old = await cli([
+      'agent_query',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(newPort),
+      '--command',
+      'check_ok',
+      '--certificate',
+      a.clientCert.cert,
+      '--certificate-key',
+      a.clientCert.key,
+    ]);
     assert.equal(old.code, 3);
     assert.match(old.out, /rejected our client certificate/);
-    const gone = await cli(['agent_query', '--host', '127.0.0.1', '--port', String(b.agentPort), '--command', 'check_ok', '--retry', '0']);
+    const gone = await cli([
+      'agent_query',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(b.agentPort),
+      '--command',
+      'check_ok',
+      '--retry',
+      '0',
+    ]);
     assert.match(gone.out, /connection refused/);
   });
 });

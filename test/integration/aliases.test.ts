@@ -90,7 +90,20 @@ function agentQuery(command: string, args: string[]): Promise<{ code: number; ou
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [MAIN, 'client', '--settings', '/nonexistent/agent.ini', 'agent_query', '--host', '127.0.0.1', '--port', String(agentPort), '--command', command, ...(args.length > 0 ? ['--arguments', ...args] : [])],
+      [
+        MAIN,
+        'client',
+        '--settings',
+        '/nonexistent/agent.ini',
+        'agent_query',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(agentPort),
+        '--command',
+        command,
+        ...(args.length > 0 ? ['--arguments', ...args] : []),
+      ],
       { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } },
       (err, stdout) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout.trim() }),
     );
@@ -99,9 +112,18 @@ function agentQuery(command: string, args: string[]): Promise<{ code: number; ou
 
 void test('check_nrpe runs aliases: fixed arguments, $ARGn$ from the caller, a wrapped script behind an alias', async () => {
   assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_fixed']), { code: 2, out: 'always this' });
-  assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_warn', '-a', '81', '100']), { code: 1, out: 'load is 81 of 100' });
-  assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_wrapped', '-a', 'there']), { code: 1, out: "hello fixed there|'n'=1" });
-  assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'check_wrapped', '-a', 'direct']), { code: 1, out: "hello fixed direct|'n'=1" });
+  assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_warn', '-a', '81', '100']), {
+    code: 1,
+    out: 'load is 81 of 100',
+  });
+  assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_wrapped', '-a', 'there']), {
+    code: 1,
+    out: "hello fixed there|'n'=1",
+  });
+  assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'check_wrapped', '-a', 'direct']), {
+    code: 1,
+    out: "hello fixed direct|'n'=1",
+  });
 });
 
 void test('alias arguments: refused when the alias does not allow them, nasty characters refused', async () => {
@@ -120,8 +142,14 @@ void test('the agent protocol runs aliases', async () => {
 void test('GET /api/v1/aliases lists the aliases (privilege aliases.list); execute runs one', async () => {
   const list = await webRequest(`${base}/api/v1/aliases`, { user: 'mon', password: 'mon-pw' });
   assert.equal(list.status, 200, list.body);
-  const items = list.json<{ name: string; module: string; alias_of: string; description: string; query_url: string; execute_url: string }[]>();
-  assert.deepEqual(items.map((i) => i.name), ['alias_fixed', 'alias_strict', 'alias_warn', 'alias_wrapped']);
+  const items =
+    list.json<
+      { name: string; module: string; alias_of: string; description: string; query_url: string; execute_url: string }[]
+    >();
+  assert.deepEqual(
+    items.map((i) => i.name),
+    ['alias_fixed', 'alias_strict', 'alias_warn', 'alias_wrapped'],
+  );
   const warn = items.find((i) => i.name === 'alias_warn')!;
   assert.equal(warn.alias_of, 'check_warning');
   assert.equal(warn.module, 'CheckExternalScripts');
@@ -140,19 +168,36 @@ void test('aliases are hot-applied; an alias naming a missing query is refused a
   let mark = agent.mark();
   replaceFile(agent.settingsFile, ini('alias_new = check_ok "new one"\n'));
   await agent.waitForLog(/CheckExternalScripts: apply \(changed: .*alias_new/, 10_000, mark);
-  assert.deepEqual(await poll(() => checkNrpe(nrpePort, ['-c', 'alias_new']), (r) => r.code === 0), { code: 0, out: 'new one' });
+  assert.deepEqual(
+    await poll(
+      () => checkNrpe(nrpePort, ['-c', 'alias_new']),
+      (r) => r.code === 0,
+    ),
+    { code: 0, out: 'new one' },
+  );
 
   mark = agent.mark();
   replaceFile(agent.settingsFile, ini('alias_bad = check_nothing\n'));
-  const refused = await agent.waitForLog(/alias "alias_bad" runs check_nothing, which is not a query here/, 10_000, mark);
+  const refused = await agent.waitForLog(
+    /alias "alias_bad" runs check_nothing, which is not a query here/,
+    10_000,
+    mark,
+  );
   assert.ok(refused);
   const line = ini('alias_bad = check_nothing\n').split('\n').indexOf('alias_bad = check_nothing') + 1;
   assert.ok(agent.logs().slice(mark).includes(`agent.ini:${line})`), `the problem names line ${line}`);
-  assert.deepEqual(await checkNrpe(nrpePort, ['-c', 'alias_new']), { code: 0, out: 'new one' }, 'the last good settings stay');
+  assert.deepEqual(
+    await checkNrpe(nrpePort, ['-c', 'alias_new']),
+    { code: 0, out: 'new one' },
+    'the last good settings stay',
+  );
   assert.match(readFileSync(agent.settingsFile, 'utf8'), /alias_bad/);
 
   replaceFile(agent.settingsFile, ini());
-  const gone = await poll(() => checkNrpe(nrpePort, ['-c', 'alias_new']), (r) => r.code === 3);
+  const gone = await poll(
+    () => checkNrpe(nrpePort, ['-c', 'alias_new']),
+    (r) => r.code === 3,
+  );
   assert.equal(gone.code, 3);
   assert.match(gone.out, /Unknown command\(s\): alias_new/);
 });

@@ -13,7 +13,8 @@ import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
 let port: number;
-const ini = (hosts: string): string => `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nallowed hosts = ${hosts}\n`;
+const ini = (hosts: string): string =>
+  `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nallowed hosts = ${hosts}\n`;
 
 before(async () => {
   const loopback = (await lookup(hostname(), { all: true })).some((a) => a.address === '127.0.0.1');
@@ -33,7 +34,11 @@ void test('a host name in allowed hosts admits the address it resolves to', asyn
 void test('on reload a name that does not resolve is reported and allows nobody', async () => {
   const mark = agent.mark();
   replaceFile(agent.settingsFile, ini('no-such-host.invalid'));
-  await agent.waitForLog(/allowed hosts entry "no-such-host\.invalid" does not resolve \(\w+\): it allows nobody until a reload resolves it/, 10_000, mark);
+  await agent.waitForLog(
+    /allowed hosts entry "no-such-host\.invalid" does not resolve \(\w+\): it allows nobody until a reload resolves it/,
+    10_000,
+    mark,
+  );
   let r = await checkNrpe(port, ['-c', 'check_ok']);
   for (let i = 0; i < 50 && r.code === 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));

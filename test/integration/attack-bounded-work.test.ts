@@ -31,7 +31,11 @@ let agentPort: number;
 function nrpe(args: string[], timeoutSeconds = 60): { child: ChildProcess; done: Promise<string> } {
   let child!: ChildProcess;
   const done = new Promise<string>((resolve) => {
-    child = execFile(CHECK_NRPE, ['-H', '127.0.0.1', '-p', String(nrpePort), '-t', String(timeoutSeconds), ...args], (_err, stdout, stderr) => resolve(`${stdout}${stderr}`.trim()));
+    child = execFile(
+      CHECK_NRPE,
+      ['-H', '127.0.0.1', '-p', String(nrpePort), '-t', String(timeoutSeconds), ...args],
+      (_err, stdout, stderr) => resolve(`${stdout}${stderr}`.trim()),
+    );
   });
   return { child, done };
 }
@@ -46,7 +50,8 @@ function alive(pid: number): boolean {
     return false;
   }
 }
-const started = (name: string): Promise<boolean> => waitFor(() => existsSync(pidFile(name)) && readFileSync(pidFile(name), 'utf8').endsWith('\n'), 10_000);
+const started = (name: string): Promise<boolean> =>
+  waitFor(() => existsSync(pidFile(name)) && readFileSync(pidFile(name), 'utf8').endsWith('\n'), 10_000);
 
 before(async () => {
   ({ agent, base, ca } = await startWebAgent({
@@ -109,7 +114,10 @@ void describe('work whose requester has gone, and full queues (agent process)', 
     const held = ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'].map((n) => nrpe(['-c', 'check_hold', '-a', pidFile(n)]));
     // 2 run, 3 wait, 1 is refused: the first answer, whichever it is.
     const first = await Promise.race(held.map((h) => h.done));
-    assert.equal(first, 'Script check_hold refused: 3 already waiting for a free slot ([/settings/external scripts] max queued)');
+    assert.equal(
+      first,
+      'Script check_hold refused: 3 already waiting for a free slot ([/settings/external scripts] max queued)',
+    );
     const metrics = await webRequest(`${base}/api/v1/metrics`, { ca, user: 'root', password: 'root-secret' });
     assert.match(metrics.body, /^agent_queue_refused_total\{module="CheckExternalScripts"\} 1$/m);
     for (const h of held) h.child.kill();
@@ -122,8 +130,15 @@ void describe('work whose requester has gone, and full queues (agent process)', 
 
   void it('an agent-protocol peer that leaves gets its running and queued scripts cancelled', async () => {
     const socket = await open();
-    for (let i = 1; i <= 5; i++) socket.write(queryFrame(i, [{ command: 'check_hold', arguments: [pidFile(`ap${i}`)] }]));
-    assert.ok(await waitFor(() => ['ap1', 'ap2', 'ap3', 'ap4', 'ap5'].filter((n) => existsSync(pidFile(n))).length === 2, 10_000), 'two scripts run');
+    for (let i = 1; i <= 5; i++)
+      socket.write(queryFrame(i, [{ command: 'check_hold', arguments: [pidFile(`ap${i}`)] }]));
+    assert.ok(
+      await waitFor(
+        () => ['ap1', 'ap2', 'ap3', 'ap4', 'ap5'].filter((n) => existsSync(pidFile(n))).length === 2,
+        10_000,
+      ),
+      'two scripts run',
+    );
     const running = ['ap1', 'ap2', 'ap3', 'ap4', 'ap5'].filter((n) => existsSync(pidFile(n))).map(pidOf);
     socket.destroy();
     assert.ok(await waitFor(() => running.every((pid) => !alive(pid)), 10_000), 'the running scripts were killed');
@@ -137,13 +152,28 @@ void describe('work whose requester has gone, and full queues (agent process)', 
     const reader = new FrameReader(1 << 20);
     const frames: Frame[] = [];
     socket.on('data', (c: Buffer) => frames.push(...reader.push(c).frames));
-    socket.write(queryFrame(1, Array.from({ length: 101 }, () => ({ command: 'check_ok' }))));
-    socket.write(queryFrame(2, Array.from({ length: 100 }, () => ({ command: 'check_ok' }))));
+    socket.write(
+      queryFrame(
+        1,
+        Array.from({ length: 101 }, () => ({ command: 'check_ok' })),
+      ),
+    );
+    socket.write(
+      queryFrame(
+        2,
+        Array.from({ length: 100 }, () => ({ command: 'check_ok' })),
+      ),
+    );
     assert.ok(await waitFor(() => frames.length === 2, 10_000), `two answers, got ${frames.length}`);
     const byKind = new Map(frames.map((f) => [f.kind, f]));
     const error = byKind.get(FrameKind.Error);
     assert.ok(error, 'the frame of 101 is refused');
-    assert.match(decode('QueryResponseMessage', error.body).payload.map((p) => p.message).join(''), /the frame carries 101 payloads; at most 100 are accepted \(\[\/settings\/agent\/server\] max queries per frame\)/);
+    assert.match(
+      decode('QueryResponseMessage', error.body)
+        .payload.map((p) => p.message)
+        .join(''),
+      /the frame carries 101 payloads; at most 100 are accepted \(\[\/settings\/agent\/server\] max queries per frame\)/,
+    );
     const answered = byKind.get(FrameKind.QueryResponse);
     assert.ok(answered, 'the frame of 100 is answered');
     assert.equal(decode('QueryResponseMessage', answered.body).payload.length, 100);
@@ -159,5 +189,8 @@ async function open(): Promise<Socket> {
 }
 
 function queryFrame(id: number, payload: { command: string; arguments?: string[] }[]): Buffer {
-  return encodeFrame(FrameKind.QueryRequest, encode('QueryRequestMessage', { header: { type: 1, version: 1, max_supported_version: 1, id }, payload }));
+  return encodeFrame(
+    FrameKind.QueryRequest,
+    encode('QueryRequestMessage', { header: { type: 1, version: 1, max_supported_version: 1, id }, payload }),
+  );
 }

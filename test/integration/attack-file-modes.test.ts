@@ -16,9 +16,14 @@ import { webRequest } from '../helpers/web-client.js';
 /** `agent web …` under `umask 000`, the password on stdin; bounded by 30 s. */
 function webCli(args: string[], password: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    const child = execFile('/bin/sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, MAIN, 'web', ...args, '--password-stdin'], { timeout: 30_000, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 99) : 0, out: `${stdout}${stderr}` });
-    });
+    const child = execFile(
+      '/bin/sh',
+      ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, MAIN, 'web', ...args, '--password-stdin'],
+      { timeout: 30_000, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 99) : 0, out: `${stdout}${stderr}` });
+      },
+    );
     child.stdin?.end(`${password}\n`);
   });
 }
@@ -50,11 +55,21 @@ viewer = info.get
 
   void it('add-user on a 0640 settings file keeps 0640, and the running agent takes the user', async () => {
     chmodSync(agent.settingsFile, 0o640);
-    const r = await webCli(['add-user', '--settings', agent.settingsFile, '--user', 'ann', '--role', 'viewer'], 'ann-pw-1');
+    const r = await webCli(
+      ['add-user', '--settings', agent.settingsFile, '--user', 'ann', '--role', 'viewer'],
+      'ann-pw-1',
+    );
     assert.equal(r.code, 0, r.out);
-    assert.match(readFileSync(agent.settingsFile, 'utf8'), /\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$/);
+    assert.match(
+      readFileSync(agent.settingsFile, 'utf8'),
+      /\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$/,
+    );
     assert.equal(statSync(agent.settingsFile).mode & 0o777, 0o640);
-    assert.deepEqual(readdirSync(dirname(agent.settingsFile)).filter((n) => n.endsWith('.tmp')), [], 'no temp file left');
+    assert.deepEqual(
+      readdirSync(dirname(agent.settingsFile)).filter((n) => n.endsWith('.tmp')),
+      [],
+      'no temp file left',
+    );
     let status = 0;
     for (let i = 0; i < 100 && status !== 200; i++) {
       status = (await webRequest(`${base}/api/v1/info`, { user: 'ann', password: 'ann-pw-1' })).status;
@@ -65,7 +80,10 @@ viewer = info.get
 
   void it('add-user --create makes a new file 0600 even under umask 000', async () => {
     const file = join(agent.dir, 'new-users.ini');
-    const r = await webCli(['add-user', '--settings', file, '--create', '--user', 'bob', '--role', 'viewer'], 'bob-pw-1');
+    const r = await webCli(
+      ['add-user', '--settings', file, '--create', '--user', 'bob', '--role', 'viewer'],
+      'bob-pw-1',
+    );
     assert.equal(r.code, 0, r.out);
     assert.match(readFileSync(file, 'utf8'), /password = pbkdf2-sha256\$/);
     assert.equal(statSync(file).mode & 0o777, 0o600);

@@ -59,8 +59,12 @@ check_here = ok.sh
     await agent?.stop();
   });
 
-  const root = (path: string, init: Parameters<typeof webRequest>[1] = {}): Promise<WebResponse> => webRequest(`${base}${path}`, { user: 'root', password: PW, ...init });
-  const hardened = (res: { status: number; headers: Record<string, string | string[] | undefined> }, what: string): void => {
+  const root = (path: string, init: Parameters<typeof webRequest>[1] = {}): Promise<WebResponse> =>
+    webRequest(`${base}${path}`, { user: 'root', password: PW, ...init });
+  const hardened = (
+    res: { status: number; headers: Record<string, string | string[] | undefined> },
+    what: string,
+  ): void => {
     assert.equal(res.headers['content-security-policy'], CSP, `${what} (${res.status}): Content-Security-Policy`);
     assert.equal(res.headers['x-content-type-options'], 'nosniff', `${what} (${res.status}): nosniff`);
     assert.equal(res.headers['referrer-policy'], 'no-referrer', `${what} (${res.status}): Referrer-Policy`);
@@ -100,7 +104,13 @@ check_here = ok.sh
     const legacy = await root('/query/check_ok');
     assert.equal(legacy.status, 200);
     hardened(legacy, 'legacy GET /query/{cmd}');
-    const pb = await root('/query.pb', { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.from(encode('QueryRequestMessage', { header: { type: 1, version: 1 }, payload: [{ command: 'check_ok' }] })) });
+    const pb = await root('/query.pb', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf' },
+      body: Buffer.from(
+        encode('QueryRequestMessage', { header: { type: 1, version: 1 }, payload: [{ command: 'check_ok' }] }),
+      ),
+    });
     assert.equal(pb.status, 200);
     assert.equal(pb.headers['content-type'], 'application/x-protobuf');
     hardened(pb, 'legacy POST /query.pb');
@@ -112,23 +122,44 @@ check_here = ok.sh
   });
 
   void it('keeps a forged Host out of the _url links and uses the names it answers to', async () => {
-    const links = async (host: string): Promise<string> => (await root('/api/v1', { headers: { host } })).json<Record<string, string>>().queries_url;
-    assert.equal(await links('evil.example:1'), `${base}/api/v1/queries`, 'a foreign Host falls back to the local address');
+    const links = async (host: string): Promise<string> =>
+      (await root('/api/v1', { headers: { host } })).json<Record<string, string>>().queries_url;
+    assert.equal(
+      await links('evil.example:1'),
+      `${base}/api/v1/queries`,
+      'a foreign Host falls back to the local address',
+    );
     assert.equal(await links(`evil.example:${port}`), `${base}/api/v1/queries`);
-    assert.equal(await links('127.0.0.1:1'), `${base}/api/v1/queries`, 'the own address on another port is not the listener');
+    assert.equal(
+      await links('127.0.0.1:1'),
+      `${base}/api/v1/queries`,
+      'the own address on another port is not the listener',
+    );
     assert.equal(await links(`localhost:${port}`), `https://localhost:${port}/api/v1/queries`);
     assert.equal(await links(`127.0.0.1:${port}`), `https://127.0.0.1:${port}/api/v1/queries`);
     assert.equal(await links(`${hostname()}:${port}`), `https://${hostname()}:${port}/api/v1/queries`);
-    const queries = (await root('/api/v1/queries', { headers: { host: 'evil.example:1' } })).json<Array<Record<string, string>>>();
-    const urls = queries.flatMap((q) => Object.entries(q).filter(([k]) => k.endsWith('_url')).map(([, v]) => v));
+    const queries = (await root('/api/v1/queries', { headers: { host: 'evil.example:1' } })).json<
+      Array<Record<string, string>>
+    >();
+    const urls = queries.flatMap((q) =>
+      Object.entries(q)
+        .filter(([k]) => k.endsWith('_url'))
+        .map(([, v]) => v),
+    );
     assert.ok(urls.length > 0);
-    assert.deepEqual(urls.filter((u) => u.includes('evil')), [], 'no link of /api/v1/queries names the forged host');
+    assert.deepEqual(
+      urls.filter((u) => u.includes('evil')),
+      [],
+      'no link of /api/v1/queries names the forged host',
+    );
     const logs = await root('/api/v1/logs', { headers: { host: 'evil.example:1' } });
     assert.doesNotMatch(String(logs.headers.link), /evil/);
 
     // A name set in public hosts (a reverse proxy's) is answered to on any port, and is the fallback for foreign names.
     const mark = agent.mark();
-    await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/WEB/server', key: 'public hosts', value: 'monitor.example.org' }]);
+    await editSettingsFile(agent.settingsFile, [
+      { op: 'set', section: '/settings/WEB/server', key: 'public hosts', value: 'monitor.example.org' },
+    ]);
     await agent.waitForLog(/public hosts/, 10_000, mark);
     let proxied = '';
     for (let i = 0; i < 100 && proxied !== 'https://monitor.example.org/api/v1/queries'; i++) {
@@ -148,12 +179,20 @@ check_here = ok.sh
 
     // A broken settings file: its problems, and the 409 of an API edit, name files relative to the settings folder.
     const mark = agent.mark();
-    await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/includes', key: 'more', value: join(dir, 'not-here.ini') }]);
+    await editSettingsFile(agent.settingsFile, [
+      { op: 'set', section: '/includes', key: 'more', value: join(dir, 'not-here.ini') },
+    ]);
     await agent.waitForLog(/AGENT_ERR_INCLUDE_MISSING/, 10_000, mark);
     const status = await root('/api/v1/settings/status');
     const problems = status.json<{ problems: Array<{ message: string; file: string }> }>().problems;
-    assert.ok(problems.some((p) => p.message === 'cannot include not-here.ini: no such file' && p.file === 'agent.ini'), JSON.stringify(problems));
-    const edit = await root('/api/v1/settings', { method: 'PUT', body: JSON.stringify({ path: '/settings/WEB/server', key: 'timeout', value: '5' }) });
+    assert.ok(
+      problems.some((p) => p.message === 'cannot include not-here.ini: no such file' && p.file === 'agent.ini'),
+      JSON.stringify(problems),
+    );
+    const edit = await root('/api/v1/settings', {
+      method: 'PUT',
+      body: JSON.stringify({ path: '/settings/WEB/server', key: 'timeout', value: '5' }),
+    });
     assert.equal(edit.status, 409);
     assert.match(edit.json<{ error: string }>().error, /^settings file agent\.ini is invalid/);
     // The status names the settings file itself (`file`, for the admin); its problems and warnings show no path.
@@ -171,8 +210,16 @@ check_here = ok.sh
   void it('logs a client that aborts its request body as that, and keeps serving', async () => {
     const mark = agent.mark();
     const auth = Buffer.from(`root:${PW}`).toString('base64');
-    await rawHttps(port, `POST /api/v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"message"`, true);
-    const line = await agent.waitForLog(/warning +agent:\S+: AGENT_WARN_HTTP_BODY_ABORTED: POST \/api\/v1\/logs from 127\.0\.0\.1: the client closed the connection after 10 bytes of the request body \(Content-Length: 1000\)/, 5000, mark);
+    await rawHttps(
+      port,
+      `POST /api/v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic ${auth}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"message"`,
+      true,
+    );
+    const line = await agent.waitForLog(
+      /warning +agent:\S+: AGENT_WARN_HTTP_BODY_ABORTED: POST \/api\/v1\/logs from 127\.0\.0\.1: the client closed the connection after 10 bytes of the request body \(Content-Length: 1000\)/,
+      5000,
+      mark,
+    );
     assert.ok(line);
     assert.equal((await root('/api/v1/info')).status, 200, 'still serving');
     assert.doesNotMatch(agent.logs().slice(mark), /internal error|AGENT_ERR_HTTP_INTERNAL/);

@@ -30,7 +30,8 @@ password = root-secret
 [/includes]
 all = conf.d
 ${extra}`;
-const aliasFile = (i: number, target = 'check_ok'): string => `[/settings/external scripts/alias/a${i}]\ncommand = ${target}\n`;
+const aliasFile = (i: number, target = 'check_ok'): string =>
+  `[/settings/external scripts/alias/a${i}]\ncommand = ${target}\n`;
 
 function includedFiles(n: number): Record<string, string> {
   const files: Record<string, string> = {};
@@ -56,10 +57,15 @@ void describe('reloads of a tree of 1,000 includes (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
-  const get = async (path: string): Promise<string> => (await webRequest(`${base}${path}`, { ca, user: 'root', password: 'root-secret' })).body;
+  const get = async (path: string): Promise<string> =>
+    (await webRequest(`${base}${path}`, { ca, user: 'root', password: 'root-secret' })).body;
 
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({ ini: MAIN(), files: includedFiles(INCLUDED), readyTimeoutMs: 60_000 }));
+    ({ agent, base, ca } = await startWebAgent({
+      ini: MAIN(),
+      files: includedFiles(INCLUDED),
+      readyTimeoutMs: 60_000,
+    }));
   });
   after(async () => {
     assert.equal(await agent?.stop(), 0, 'SIGTERM stops the agent');
@@ -69,21 +75,36 @@ void describe('reloads of a tree of 1,000 includes (agent process)', () => {
     const m = agent.mark();
     replaceFile(join(agent.dir, 'conf.d/f000500.ini'), aliasFile(500, 'check_version'));
     await agent.waitForLog(/settings changed \(.*\); reconciling/, 10_000, m);
-    const query = JSON.parse(await get('/api/v1/queries/a500')) as { description?: string; aliasOf?: string; alias_of?: string };
+    const query = JSON.parse(await get('/api/v1/queries/a500')) as {
+      description?: string;
+      aliasOf?: string;
+      alias_of?: string;
+    };
     assert.match(JSON.stringify(query), /check_version/);
   });
 
   void it('a chain of includes deeper than the limit is refused, logged and shown; a later edit is still applied', async () => {
     const m = agent.mark();
-    for (let i = 0; i < 70; i++) writeFileSync(join(agent.dir, `deep${i}.ini`), `[/includes]\nnext = deep${i + 1}.ini\n`);
+    for (let i = 0; i < 70; i++)
+      writeFileSync(join(agent.dir, `deep${i}.ini`), `[/includes]\nnext = deep${i + 1}.ini\n`);
     writeFileSync(join(agent.dir, 'deep70.ini'), '');
     replaceFile(agent.settingsFile, MAIN('deep = deep0.ini\n'));
     await agent.waitForLog(/settings rejected: 1 problem/, 20_000, m);
-    await agent.waitForLog(/AGENT_ERR_INCLUDE_DEPTH.*includes nest deeper than 64 levels: agent\.ini -> deep0\.ini -> deep1\.ini -> … -> deep63\.ini/, 5_000, m);
+    await agent.waitForLog(
+      /AGENT_ERR_INCLUDE_DEPTH.*includes nest deeper than 64 levels: agent\.ini -> deep0\.ini -> deep1\.ini -> … -> deep63\.ini/,
+      5_000,
+      m,
+    );
     assert.match(await get('/api/v1/metrics'), /^agent_settings_last_reload_successful 0$/m);
-    const status = JSON.parse(await get('/api/v1/settings/status')) as { lastResult: string; problems: { code: string }[] };
+    const status = JSON.parse(await get('/api/v1/settings/status')) as {
+      lastResult: string;
+      problems: { code: string }[];
+    };
     assert.equal(status.lastResult, 'invalid');
-    assert.deepEqual(status.problems.map((p) => p.code), ['AGENT_ERR_INCLUDE_DEPTH']);
+    assert.deepEqual(
+      status.problems.map((p) => p.code),
+      ['AGENT_ERR_INCLUDE_DEPTH'],
+    );
 
     const again = agent.mark();
     replaceFile(agent.settingsFile, MAIN());

@@ -69,7 +69,9 @@ password = root-pw
   async function forgedLines(): Promise<string[]> {
     const res = await webRequest(`${base}/api/v1/logs?per_page=500`, { user: 'root', password: 'root-pw' });
     assert.equal(res.status, 200, res.body);
-    const api = res.json<Array<{ message: string }>>().flatMap((e) => e.message.split(/\r\n|\r|\n|\u2028|\u2029|\u0085/));
+    const api = res
+      .json<Array<{ message: string }>>()
+      .flatMap((e) => e.message.split(/\r\n|\r|\n|\u2028|\u2029|\u0085/));
     const out = agent.logs().split(/\r\n|\r|\n|\u2028|\u2029|\u0085/);
     return [...out, ...api].filter((line) => line.trimStart().startsWith(FORGED));
   }
@@ -84,7 +86,9 @@ password = root-pw
       s.on('close', () => resolve());
       setTimeout(() => s.destroy(), 5000).unref();
     });
-    const line = (await agent.waitForLog(/refused query (.*) from 127\.0\.0\.1: it contains characters refused/, 5000, mark))[1];
+    const line = (
+      await agent.waitForLog(/refused query (.*) from 127\.0\.0\.1: it contains characters refused/, 5000, mark)
+    )[1];
     assert.equal(line, escaped('nrpe'));
   });
 
@@ -93,7 +97,15 @@ password = root-pw
     const s = await agentTls(agentPort);
     try {
       s.on('data', () => undefined);
-      s.write(encodeFrame(FrameKind.ExecRequest, encode('ExecuteRequestMessage', { header: { type: 3, version: 1, max_supported_version: 1, id: 1 }, payload: [{ command: forge('exec'), arguments: [] }] })));
+      s.write(
+        encodeFrame(
+          FrameKind.ExecRequest,
+          encode('ExecuteRequestMessage', {
+            header: { type: 3, version: 1, max_supported_version: 1, id: 1 },
+            payload: [{ command: forge('exec'), arguments: [] }],
+          }),
+        ),
+      );
       s.write(
         encodeFrame(
           FrameKind.Submit,
@@ -103,7 +115,9 @@ password = root-pw
           }),
         ),
       );
-      const refused = (await agent.waitForLog(/refused exec command (.*) from 127\.0\.0\.1: not in allowed exec commands/, 5000, mark))[1];
+      const refused = (
+        await agent.waitForLog(/refused exec command (.*) from 127\.0\.0\.1: not in allowed exec commands/, 5000, mark)
+      )[1];
       assert.equal(refused, escaped('exec'));
       const submitted = await agent.waitForLog(/submission from (.*): (.*) OK: (.*)/, 5000, mark);
       assert.deepEqual(submitted.slice(1, 4), [escaped('sender'), escaped('command'), escaped('message')]);
@@ -122,10 +136,19 @@ password = root-pw
     // A line break in a path arrives percent-encoded and is logged as sent (the path is never decoded for the log).
     const encoded = `/api/v1/${encodeURIComponent(forge('path'))}`;
     assert.equal((await webRequest(`${base}${encoded}`, { user: 'nobody', password: 'wrong' })).status, 403);
-    const logged = (await agent.waitForLog(/403 GET (\/api\/v1\/x\S*) from 127\.0\.0\.1: bad credentials for user "nobody"/, 5000, mark))[1];
+    const logged = (
+      await agent.waitForLog(
+        /403 GET (\/api\/v1\/x\S*) from 127\.0\.0\.1: bad credentials for user "nobody"/,
+        5000,
+        mark,
+      )
+    )[1];
     assert.equal(logged, encoded);
     // Raw control bytes (here NEL, U+0085, a C1 line break) in a request target are refused by the HTTP parser: 400, nothing logged.
-    const head = await rawHttps(Number(new URL(base).port), `GET /api/v1/\u0085${FORGED.replace(/ /g, '_')} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    const head = await rawHttps(
+      Number(new URL(base).port),
+      `GET /api/v1/\u0085${FORGED.replace(/ /g, '_')} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+    );
     assert.match(head, /^HTTP\/1\.1 400 /);
   });
 
@@ -134,7 +157,10 @@ password = root-pw
     const res = await webRequest(`${base}/api/v1/logs?per_page=500`, { user: 'root', password: 'root-pw' });
     const messages = res.json<Array<{ message: string }>>().map((e) => e.message);
     for (const what of ['nrpe', 'exec', 'sender', 'command', 'message']) {
-      assert.ok(messages.some((m) => m.includes(escaped(what))), `the escaped ${what} is in /api/v1/logs`);
+      assert.ok(
+        messages.some((m) => m.includes(escaped(what))),
+        `the escaped ${what} is in /api/v1/logs`,
+      );
     }
   });
 });

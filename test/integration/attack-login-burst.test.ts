@@ -76,17 +76,31 @@ void describe('failed-login limit under parallel guesses (agent process)', () =>
     }
   }
 
-  for (const [from, count] of [['127.0.0.2', 60], ['127.0.0.3', 300]] as const) {
+  for (const [from, count] of [
+    ['127.0.0.2', 60],
+    ['127.0.0.3', 300],
+  ] as const) {
     void it(`checks at most ${MAX} of ${count} parallel guesses and refuses the right password at guess 45`, async () => {
       const before = await checkedFailures();
       const statuses = await burst(from, count, 45);
       const checked = (await checkedFailures()) - before;
       assert.ok(checked <= MAX, `${checked} guesses were checked; the limit is ${MAX}`);
       assert.ok(checked >= 1, 'the burst reached the password check');
-      assert.ok(statuses.every((st) => st === 403 || st === 0), 'every guess refused, the right one included');
+      assert.ok(
+        statuses.every((st) => st === 403 || st === 0),
+        'every guess refused, the right one included',
+      );
       assert.ok(statuses.includes(403));
-      assert.match(agent.logs(), new RegExp(`${from.replace(/\./g, '\\.')} is refused for 600 s after ${MAX} failed authentications`));
-      const later = await webRequest(`${base}/api/v1/info`, { ca, localAddress: from, user: 'root', password: 'the-right-one' });
+      assert.match(
+        agent.logs(),
+        new RegExp(`${from.replace(/\./g, '\\.')} is refused for 600 s after ${MAX} failed authentications`),
+      );
+      const later = await webRequest(`${base}/api/v1/info`, {
+        ca,
+        localAddress: from,
+        user: 'root',
+        password: 'the-right-one',
+      });
       assert.equal(later.status, 403, 'the address stays blocked for the right password too');
     });
   }
@@ -95,7 +109,15 @@ void describe('failed-login limit under parallel guesses (agent process)', () =>
     const pool = new Agent({ keepAlive: false, maxSockets: 40 });
     try {
       const statuses = await Promise.all(
-        Array.from({ length: 40 }, () => webRequest(`${base}/api/v1/info`, { ca, agent: pool, localAddress: '127.0.0.4', user: 'alice', password: 'alice-pw' }).then((r) => r.status)),
+        Array.from({ length: 40 }, () =>
+          webRequest(`${base}/api/v1/info`, {
+            ca,
+            agent: pool,
+            localAddress: '127.0.0.4',
+            user: 'alice',
+            password: 'alice-pw',
+          }).then((r) => r.status),
+        ),
       );
       assert.deepEqual([...new Set(statuses)], [200]);
     } finally {

@@ -17,9 +17,14 @@ import { hashPassword } from '../../src/web/password-hash.js';
 /** Run `agent web ...` with `input` on stdin; bounded by 60 s (600,000 PBKDF2 rounds on a loaded machine). */
 function web(args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [MAIN, 'web', ...args], { timeout: 60_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [MAIN, 'web', ...args],
+      { timeout: 60_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
     child.stdin?.end(input);
   });
 }
@@ -71,10 +76,25 @@ role = legacy
 
   void it('add-user --password-stdin: the password is not in the command line while the command runs; the hash has 600,000 iterations', async () => {
     const secret = 'Ann-s3cret-from-stdin';
-    const child = spawn(process.execPath, [MAIN, 'web', 'add-user', '--settings', agent.settingsFile, '--user', 'ann', '--role', 'legacy', '--password-stdin'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, AGENT_LOG_LEVEL: 'silent' },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        MAIN,
+        'web',
+        'add-user',
+        '--settings',
+        agent.settingsFile,
+        '--user',
+        'ann',
+        '--role',
+        'legacy',
+        '--password-stdin',
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { ...process.env, AGENT_LOG_LEVEL: 'silent' },
+      },
+    );
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     await new Promise<void>((r) => child.once('spawn', () => r()));
     // What `ps` shows while the command waits for its password.
@@ -86,13 +106,16 @@ role = legacy
     assert.equal(await exited, 0);
     clearTimeout(killer);
     const text = readFileSync(agent.settingsFile, 'utf8');
-    assert.match(text, /\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$600000\$[0-9a-f]{32}\$[0-9a-f]{64}\n/);
+    assert.match(
+      text,
+      /\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$600000\$[0-9a-f]{32}\$[0-9a-f]{64}\n/,
+    );
     assert.ok(!text.includes(secret), 'only the hash is stored');
     await eventually('ann signs in', async () => (await status('ann', secret)) === 200);
     assert.equal(await status('ann', `${secret}\n`), 403, 'the line break is not part of the password');
   });
 
-  void it('password --password-stdin sets root\'s password; install --password-stdin too; both forms at once are a usage error', async () => {
+  void it("password --password-stdin sets root's password; install --password-stdin too; both forms at once are a usage error", async () => {
     const set = await web(['password', '--settings', agent.settingsFile, '--password-stdin'], 'root-from-stdin\r\n');
     assert.equal(set.code, 0, set.stderr);
     await eventually('the new root password', async () => (await status('root', 'root-from-stdin')) === 200);
@@ -102,7 +125,10 @@ role = legacy
     assert.match(install.stdout, /uses the new password after its next reload/);
     agent.proc.kill('SIGHUP');
     await eventually('the installed root password', async () => (await status('root', 'installed-pw')) === 200);
-    const both = await web(['add-user', '--settings', agent.settingsFile, '--user', 'bob', '--password', 'x', '--password-stdin'], 'y\n');
+    const both = await web(
+      ['add-user', '--settings', agent.settingsFile, '--user', 'bob', '--password', 'x', '--password-stdin'],
+      'y\n',
+    );
     assert.equal(both.code, 2);
     assert.match(both.stderr, /give --password or --password-stdin, not both/);
     const empty = await web(['add-user', '--settings', agent.settingsFile, '--user', 'bob', '--password-stdin'], '\n');

@@ -52,7 +52,13 @@ void test('filter regexp bombs on check_os_version and check_index answer, and c
     assert.ok([0, 3].includes(r.code), r.out);
   }
   // The same filters with a pattern that matches do match: the operator still works.
-  const hit = await checkNrpe(port, ['-c', 'check_index', '-a', 'filter=name regexp "^check_o(k|s_version)$"', 'show-all']);
+  const hit = await checkNrpe(port, [
+    '-c',
+    'check_index',
+    '-a',
+    'filter=name regexp "^check_o(k|s_version)$"',
+    'show-all',
+  ]);
   assert.match(hit.out, /check_ok/);
   assert.match(hit.out, /check_os_version/);
   assert.doesNotMatch(hit.out, /check_index/);

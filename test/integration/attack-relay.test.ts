@@ -103,17 +103,44 @@ void test('an allowed alias does not run a query the list refuses', async () => 
 
 void test('opening the network checks warns, and max-size= and timeout= stay within [/settings/net]', async () => {
   const m = agent.mark();
-  replaceFile(agent.settingsFile, `${ini('allowed queries = *, !remote_*, !agent_*')}\n[/settings/net]\nmax body size = 4096\nmax timeout = 2000\n`);
-  await agent.waitForLog(/AGENT_WARN_NET_RELAY \[\/settings\/remote\/server\]: allowed queries lets peers run check_tcp, check_http, check_dns, check_ping, check_ntp_offset: they reach any address/, 10_000, m);
+  replaceFile(
+    agent.settingsFile,
+    `${ini('allowed queries = *, !remote_*, !agent_*')}\n[/settings/net]\nmax body size = 4096\nmax timeout = 2000\n`,
+  );
+  await agent.waitForLog(
+    /AGENT_WARN_NET_RELAY \[\/settings\/remote\/server\]: allowed queries lets peers run check_tcp, check_http, check_dns, check_ping, check_ntp_offset: they reach any address/,
+    10_000,
+    m,
+  );
   await agent.waitForLog(/CheckNet: apply \(changed: \[\/settings\/net\] max body size/, 10_000, m);
   await agent.waitForLog(/RemoteServer: apply \(changed: \[\/settings\/remote\/server\] allowed queries/, 10_000, m);
-  const big = await checkNrpe(port, ['-c', 'check_http', '-a', `url=http://127.0.0.1:${web.port}/`, 'max-size=104857600']);
+  const big = await checkNrpe(port, [
+    '-c',
+    'check_http',
+    '-a',
+    `url=http://127.0.0.1:${web.port}/`,
+    'max-size=104857600',
+  ]);
   assert.equal(big.code, 3, big.out);
   assert.match(big.out, /max-size=104857600 is more than 4096 bytes \(\[\/settings\/net\] max body size\)/);
-  const slow = await checkNrpe(port, ['-c', 'check_tcp', '-a', 'host=127.0.0.1', `port=${internal.port}`, 'timeout=600000']);
+  const slow = await checkNrpe(port, [
+    '-c',
+    'check_tcp',
+    '-a',
+    'host=127.0.0.1',
+    `port=${internal.port}`,
+    'timeout=600000',
+  ]);
   assert.equal(slow.code, 3, slow.out);
   assert.match(slow.out, /timeout=600000 is more than 2000 ms \(\[\/settings\/net\] max timeout\)/);
   // Opened on purpose, the check works.
-  const banner = await checkNrpe(port, ['-c', 'check_tcp', '-a', 'host=127.0.0.1', `port=${internal.port}`, 'expect=INTERNAL']);
+  const banner = await checkNrpe(port, [
+    '-c',
+    'check_tcp',
+    '-a',
+    'host=127.0.0.1',
+    `port=${internal.port}`,
+    'expect=INTERNAL',
+  ]);
   assert.equal(banner.code, 0, banner.out);
 });

@@ -55,7 +55,8 @@ void describe('no secret in any message (agent process)', () => {
     await agent?.stop();
   });
 
-  const leaks = (text: string): string[] => [SECRET_LINE, SECRET_VAR, 'Pa55', SECRET_UNKNOWN, 'secretpart'].filter((s) => text.includes(s));
+  const leaks = (text: string): string[] =>
+    [SECRET_LINE, SECRET_VAR, 'Pa55', SECRET_UNKNOWN, 'secretpart'].filter((s) => text.includes(s));
 
   void it('a rejected file with secrets on bad lines shows positions, not values, in the log, the API and validate', async () => {
     const mark = agent.mark();
@@ -73,12 +74,22 @@ void describe('no secret in any message (agent process)', () => {
     assert.deepEqual(leaks(logs.body), []);
     assert.deepEqual(leaks(agent.logs()), [], 'stdout and stderr of the agent');
     const validate = await new Promise<string>((resolve) => {
-      execFile(process.execPath, [MAIN, 'settings', 'validate', agent.settingsFile], { timeout: 20_000 }, (_err, stdout, stderr) => resolve(stdout + stderr));
+      execFile(
+        process.execPath,
+        [MAIN, 'settings', 'validate', agent.settingsFile],
+        { timeout: 20_000 },
+        (_err, stdout, stderr) => resolve(stdout + stderr),
+      );
     });
     assert.match(validate, /AGENT_ERR_INI_SYNTAX/);
     assert.deepEqual(leaks(validate), [], validate);
     const json = await new Promise<string>((resolve) => {
-      execFile(process.execPath, [MAIN, 'settings', 'validate', agent.settingsFile, '--format', 'json'], { timeout: 20_000 }, (_err, stdout) => resolve(stdout));
+      execFile(
+        process.execPath,
+        [MAIN, 'settings', 'validate', agent.settingsFile, '--format', 'json'],
+        { timeout: 20_000 },
+        (_err, stdout) => resolve(stdout),
+      );
     });
     assert.deepEqual(leaks(json), []);
   });

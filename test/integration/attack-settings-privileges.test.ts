@@ -52,8 +52,15 @@ void describe('settings edits split by what they can do (agent process)', () => 
   });
 
   const send = (user: string, method: string, path: string, body?: unknown): Promise<WebResponse> =>
-    webRequest(`${base}${path}`, { method, ca, user, password: `${user}-pw`, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
-  const put = (user: string, path: string, key: string, value: string) => send(user, 'PUT', '/api/v1/settings', { path, key, value });
+    webRequest(`${base}${path}`, {
+      method,
+      ca,
+      user,
+      password: `${user}-pw`,
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+    });
+  const put = (user: string, path: string, key: string, value: string) =>
+    send(user, 'PUT', '/api/v1/settings', { path, key, value });
   const file = (): string => readFileSync(agent.settingsFile, 'utf8');
   /** The error text of a refusal with this status and code. */
   const refusal = (res: WebResponse, status: number, code: string): string => {
@@ -103,7 +110,10 @@ void describe('settings edits split by what they can do (agent process)', () => 
       await put('kim', '/settings/web/roles', 'full', ''),
       await send('kim', 'DELETE', '/api/v1/settings/settings/web/roles'),
     ]) {
-      assert.match(refusal(res, 422, 'AGENT_ERR_SETTINGS_SEEDED_ROLE'), /^removing role "full" from the file would bring back its seeded definition \(\*\)/);
+      assert.match(
+        refusal(res, 422, 'AGENT_ERR_SETTINGS_SEEDED_ROLE'),
+        /^removing role "full" from the file would bring back its seeded definition \(\*\)/,
+      );
     }
     assert.match(file(), /^full = public$/m);
     // Narrowing it is an ordinary access edit.
@@ -117,7 +127,9 @@ void describe('settings edits split by what they can do (agent process)', () => 
     const warned = status.warnings.filter((w) => w.code === 'AGENT_WARN_ROLE_ROOT_EQUIVALENT');
     assert.deepEqual(
       warned.map((w) => w.message),
-      ['role "keeper" grants settings.put.access, settings.delete.access, equivalent to root on this agent (docs/api.md "Privileges")'],
+      [
+        'role "keeper" grants settings.put.access, settings.delete.access, equivalent to root on this agent (docs/api.md "Privileges")',
+      ],
     );
   });
 });

@@ -24,9 +24,17 @@ void describe('smaller holes (agent process)', () => {
   let base: string;
   let ca: string;
   const root = (path: string, method = 'GET', body?: unknown): Promise<WebResponse> =>
-    webRequest(`${base}${path}`, { ca, method, user: 'root', password: 'root-secret', ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+    webRequest(`${base}${path}`, {
+      ca,
+      method,
+      user: 'root',
+      password: 'root-secret',
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+    });
   const query = async (name: string, args: string[]): Promise<{ result: number; message: string }> => {
-    const res = await root(`/api/v1/queries/${name}/commands/execute?${args.map((a) => a.split('=').map(encodeURIComponent).join('=')).join('&')}`);
+    const res = await root(
+      `/api/v1/queries/${name}/commands/execute?${args.map((a) => a.split('=').map(encodeURIComponent).join('=')).join('&')}`,
+    );
     assert.equal(res.status, 200, res.body);
     const body = JSON.parse(res.body) as { result: number; lines: { message: string }[] };
     return { result: body.result, message: body.lines.map((l) => l.message).join('\n') };
@@ -80,7 +88,10 @@ check_env = env.sh
     const res = await root('/api/v1/settings');
     assert.equal(res.status, 200);
     assert.ok(!res.body.includes(VAULT), 'the secret is not shown');
-    assert.ok(res.body.includes(`"key":"allowed paths","value":"******/logs"`), 'the value built from it is masked where the secret appears');
+    assert.ok(
+      res.body.includes(`"key":"allowed paths","value":"******/logs"`),
+      'the value built from it is masked where the secret appears',
+    );
   });
 
   void it('a script does not inherit a variable that ${env:} reads', async () => {
@@ -95,11 +106,17 @@ check_env = env.sh
     const missing = await query('check_logfile', ['file=/etc/no-such-file-here.log']);
     assert.equal(forbidden.result, 3);
     assert.equal(missing.result, 3);
-    assert.equal(forbidden.message.replace('/etc/passwd', 'X'), missing.message.replace('/etc/no-such-file-here.log', 'X'));
+    assert.equal(
+      forbidden.message.replace('/etc/passwd', 'X'),
+      missing.message.replace('/etc/no-such-file-here.log', 'X'),
+    );
     const root_ = await query('check_files', ['path=/root']);
     const nowhere = await query('check_files', ['path=/no-such-folder-here']);
     assert.equal(root_.result, 3);
-    assert.match(root_.message, /^\/root is not under an allowed path \(\/var\/log, \/var\/spool, \/var\/backups, \/tmp, \/var\/tmp\); see \[\/settings\/disk\] allowed paths/);
+    assert.match(
+      root_.message,
+      /^\/root is not under an allowed path \(\/var\/log, \/var\/spool, \/var\/backups, \/tmp, \/var\/tmp\); see \[\/settings\/disk\] allowed paths/,
+    );
     assert.equal(root_.message.replace('/root', 'X'), nowhere.message.replace('/no-such-folder-here', 'X'));
     const allowed = await query('check_files', [`path=${join(agent.dir, 'scripts')}`]);
     assert.match(allowed.message, /1 files|env\.sh/);
@@ -110,7 +127,10 @@ void it('an included file that is not INI (a private key) is reported by positio
   const dir = mkdtempSync(join(tmpdir(), 'agent-non-ini-'));
   try {
     const secret = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj';
-    writeFileSync(join(dir, 'key.pem'), `-----BEGIN PRIVATE KEY-----\n${secret}==\nAbCd${secret}=\n-----END PRIVATE KEY-----\n`);
+    writeFileSync(
+      join(dir, 'key.pem'),
+      `-----BEGIN PRIVATE KEY-----\n${secret}==\nAbCd${secret}=\n-----END PRIVATE KEY-----\n`,
+    );
     writeFileSync(join(dir, 'agent.ini'), '[/modules]\nCheckHelpers = enabled\n\n[/includes]\nkey = key.pem\n');
     const r = await runAgentCli(['settings', 'validate', '--settings', join(dir, 'agent.ini')]);
     assert.notEqual(r.code, 0);

@@ -36,28 +36,53 @@ void describe('special files (agent settings validate)', () => {
   };
 
   void it('a ${file:} secret that is a FIFO or /dev/zero is an error at its line and column', async () => {
-    assert.match(await validate('[/settings/default]\npassword = ${file:fifo}\n'), /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*cannot read the secret file fifo: not a regular file: it is a FIFO/);
-    assert.match(await validate('[/settings/default]\npassword = ${file:/dev/zero}\n'), /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*\/dev\/zero: not a regular file: it is a character device/);
+    assert.match(
+      await validate('[/settings/default]\npassword = ${file:fifo}\n'),
+      /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*cannot read the secret file fifo: not a regular file: it is a FIFO/,
+    );
+    assert.match(
+      await validate('[/settings/default]\npassword = ${file:/dev/zero}\n'),
+      /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*\/dev\/zero: not a regular file: it is a character device/,
+    );
   });
 
   void it('a ${file:} secret over 64 KiB is an error naming the limit', async () => {
-    assert.match(await validate('[/settings/default]\npassword = ${file:big}\n'), /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*big: larger than 64 KiB/);
+    assert.match(
+      await validate('[/settings/default]\npassword = ${file:big}\n'),
+      /agent\.ini:2:12: error AGENT_ERR_SECRET_FILE .*big: larger than 64 KiB/,
+    );
   });
 
   void it('an included FIFO or /dev/zero is an error at the include', async () => {
-    assert.match(await validate('[/includes]\nbase = fifo\n'), /agent\.ini:2:8: error AGENT_ERR_INCLUDE_MISSING .*cannot include fifo: not a regular file: it is a FIFO/);
-    assert.match(await validate('[/includes]\nbase = /dev/zero\n'), /agent\.ini:2:8: error AGENT_ERR_INCLUDE_MISSING .*not a regular file: it is a character device/);
+    assert.match(
+      await validate('[/includes]\nbase = fifo\n'),
+      /agent\.ini:2:8: error AGENT_ERR_INCLUDE_MISSING .*cannot include fifo: not a regular file: it is a FIFO/,
+    );
+    assert.match(
+      await validate('[/includes]\nbase = /dev/zero\n'),
+      /agent\.ini:2:8: error AGENT_ERR_INCLUDE_MISSING .*not a regular file: it is a character device/,
+    );
   });
 
   void it('a TLS file that is a FIFO or /dev/zero is an error at its setting', async () => {
-    const web = (cert: string): string => `[/modules]\nWEBServer = enabled\n[/settings/WEB/server]\npassword = x-secret-1\ncertificate = ${cert}\n`;
-    assert.match(await validate(web('fifo')), /agent\.ini:5:15: error AGENT_ERR_TLS_FILE .*certificate file .*fifo: not a regular file: it is a FIFO/);
-    assert.match(await validate(web('/dev/zero')), /agent\.ini:5:15: error AGENT_ERR_TLS_FILE .*not a regular file: it is a character device/);
+    const web = (cert: string): string =>
+      `[/modules]\nWEBServer = enabled\n[/settings/WEB/server]\npassword = x-secret-1\ncertificate = ${cert}\n`;
+    assert.match(
+      await validate(web('fifo')),
+      /agent\.ini:5:15: error AGENT_ERR_TLS_FILE .*certificate file .*fifo: not a regular file: it is a FIFO/,
+    );
+    assert.match(
+      await validate(web('/dev/zero')),
+      /agent\.ini:5:15: error AGENT_ERR_TLS_FILE .*not a regular file: it is a character device/,
+    );
   });
 
   void it('a settings file that is a FIFO is unreadable, not waited for', async () => {
     const r = await runAgentCli(['settings', 'validate', join(dir, 'fifo')]);
-    assert.match(r.stdout + r.stderr, /AGENT_ERR_SETTINGS_UNREADABLE: cannot read settings file .*fifo: not a regular file: it is a FIFO/);
+    assert.match(
+      r.stdout + r.stderr,
+      /AGENT_ERR_SETTINGS_UNREADABLE: cannot read settings file .*fifo: not a regular file: it is a FIFO/,
+    );
     assert.notEqual(r.code, 0);
     assert.notEqual(r.code, 99, 'the command ended by itself');
   });
@@ -68,7 +93,13 @@ void describe('special files (a running agent)', () => {
   let base: string;
   let ca: string;
   const root = (path: string, method = 'GET', body?: unknown): Promise<WebResponse> =>
-    webRequest(`${base}${path}`, { ca, method, user: 'root', password: 'root-secret', ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+    webRequest(`${base}${path}`, {
+      ca,
+      method,
+      user: 'root',
+      password: 'root-secret',
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+    });
   const ini = `[/modules]
 CheckHelpers = enabled
 WEBServer = enabled
@@ -94,7 +125,11 @@ password = root-secret
 
   void it('PUT of a ${file:} secret that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
     for (const path of ['fifo', '/dev/zero']) {
-      const res = await root('/api/v1/settings', 'PUT', { path: '/settings/default', key: 'password', value: `\${file:${path}}` });
+      const res = await root('/api/v1/settings', 'PUT', {
+        path: '/settings/default',
+        key: 'password',
+        value: `\${file:${path}}`,
+      });
       assert.equal(res.status, 422, res.body);
       assert.match(res.body, /AGENT_ERR_SECRET_FILE|not a regular file/);
       await answers();
@@ -112,7 +147,11 @@ password = root-secret
 
   void it('PUT of a web certificate that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
     for (const path of ['fifo', '/dev/zero']) {
-      const res = await root('/api/v1/settings', 'PUT', { path: '/settings/WEB/server', key: 'certificate', value: path });
+      const res = await root('/api/v1/settings', 'PUT', {
+        path: '/settings/WEB/server',
+        key: 'certificate',
+        value: path,
+      });
       assert.equal(res.status, 422, res.body);
       assert.match(res.body, /AGENT_ERR_TLS_FILE.*not a regular file/);
       await answers();

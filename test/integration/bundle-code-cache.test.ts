@@ -27,7 +27,14 @@ void test('the code cache is warm: larger than the cache of the top level alone'
   // In a process of its own: here V8's compilation cache may hand back the script the first test
   // compiled with the warm cache, whose functions are all compiled (then both sizes are the same).
   const topLevel = Number(
-    execFileSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(join(REPO, 'dist/agent.cjs'))}).compile(${JSON.stringify(bundle)}).createCachedData().length))`], { encoding: 'utf8', timeout: 60_000 }),
+    execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `process.stdout.write(String(require(${JSON.stringify(join(REPO, 'dist/agent.cjs'))}).compile(${JSON.stringify(bundle)}).createCachedData().length))`,
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    ),
   );
   assert.ok(warm > topLevel * 1.5, `warm cache ${warm} bytes, top level alone ${topLevel} bytes`);
 });

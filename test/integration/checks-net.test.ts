@@ -69,7 +69,12 @@ let serverCert: CertFiles;
 let caCert: CertFiles;
 
 before(async () => {
-  [tcp, http, dns, ntp] = await Promise.all([tcpPeer(), httpPeer(), dnsPeer({ 'svc.test.example': { A: ['192.0.2.7'] } }), ntpPeer(0)]);
+  [tcp, http, dns, ntp] = await Promise.all([
+    tcpPeer(),
+    httpPeer(),
+    dnsPeer({ 'svc.test.example': { A: ['192.0.2.7'] } }),
+    ntpPeer(0),
+  ]);
   certs = certDir();
   caCert = certs.ca('ca');
   serverCert = certs.issue(caCert, 'server', 'server');
@@ -89,25 +94,66 @@ after(async () => {
 /** `agent client agent_query` as a process; bounded by 20 s. */
 function agentQuery(command: string, args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    const argv = [MAIN, 'client', '--settings', '/nonexistent/agent.ini', 'agent_query', '--host', '127.0.0.1', '--port', String(agentPort), '--certificate', client.cert, '--certificate-key', client.key, '--command', command, '--arguments', ...args];
-    execFile(process.execPath, argv, { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } }, (err, stdout) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout.trim() });
-    });
+    const argv = [
+      MAIN,
+      'client',
+      '--settings',
+      '/nonexistent/agent.ini',
+      'agent_query',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(agentPort),
+      '--certificate',
+      client.cert,
+      '--certificate-key',
+      client.key,
+      '--command',
+      command,
+      '--arguments',
+      ...args,
+    ];
+    execFile(
+      process.execPath,
+      argv,
+      { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } },
+      (err, stdout) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout.trim() });
+      },
+    );
   });
 }
 
 async function api(command: string, args: Record<string, string>): Promise<{ result: number; message: string }> {
-  const qs = Object.entries(args).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-  const res = await webRequest(`${base}/api/v1/queries/${command}/commands/execute?${qs}`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
+  const qs = Object.entries(args)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join('&');
+  const res = await webRequest(`${base}/api/v1/queries/${command}/commands/execute?${qs}`, {
+    user: 'root',
+    password: PASSWORD,
+    timeoutMs: 20_000,
+  });
   assert.equal(res.status, 200, res.body);
   const body = res.json<{ result: number; lines: { message: string }[] }>();
   return { result: body.result, message: body.lines[0]?.message ?? '' };
 }
 
 void test('check_tcp over NRPE, the agent protocol and the API', async () => {
-  const nrpe = await checkNrpe(nrpePort, ['-c', 'check_tcp', '-a', 'host=127.0.0.1', `port=${tcp.port}`, 'expect=HELLO']);
+  const nrpe = await checkNrpe(nrpePort, [
+    '-c',
+    'check_tcp',
+    '-a',
+    'host=127.0.0.1',
+    `port=${tcp.port}`,
+    'expect=HELLO',
+  ]);
   assert.equal(nrpe.code, 0, nrpe.out);
-  assert.match(nrpe.out, new RegExp(`^OK: 127\\.0\\.0\\.1:${tcp.port} reply matches HELLO in [\\d.]+ms\\|'127\\.0\\.0\\.1:${tcp.port} time'=[\\d.]+ms;1000;5000;0$`));
+  assert.match(
+    nrpe.out,
+    new RegExp(
+      `^OK: 127\\.0\\.0\\.1:${tcp.port} reply matches HELLO in [\\d.]+ms\\|'127\\.0\\.0\\.1:${tcp.port} time'=[\\d.]+ms;1000;5000;0$`,
+    ),
+  );
   const viaAgent = await agentQuery('check_tcp', ['host=127.0.0.1', `port=${tcp.port}`]);
   assert.equal(viaAgent.code, 0, viaAgent.out);
   assert.match(viaAgent.out, /^OK: 127\.0\.0\.1:\d+ connected in [\d.]+ms\|/);
@@ -118,8 +164,16 @@ void test('check_tcp over NRPE, the agent protocol and the API', async () => {
 void test('check_http, check_dns and check_ntp_offset over NRPE and the API', async () => {
   const h = await checkNrpe(nrpePort, ['-c', 'check_http', '-a', `url=http://127.0.0.1:${http.port}/status/503`]);
   assert.equal(h.code, 2, h.out);
-  assert.match(h.out, /^CRITICAL: http:\/\/127\.0\.0\.1:\d+\/status\/503: HTTP 503 Service Unavailable, 10 bytes in [\d.]+ms\|/);
-  const d = await api('check_dns', { host: 'svc.test.example', server: '127.0.0.1', port: String(dns.port), 'detail-syntax': '${first}' });
+  assert.match(
+    h.out,
+    /^CRITICAL: http:\/\/127\.0\.0\.1:\d+\/status\/503: HTTP 503 Service Unavailable, 10 bytes in [\d.]+ms\|/,
+  );
+  const d = await api('check_dns', {
+    host: 'svc.test.example',
+    server: '127.0.0.1',
+    port: String(dns.port),
+    'detail-syntax': '${first}',
+  });
   assert.deepEqual(d, { result: 0, message: 'OK: 192.0.2.7' });
   const n = await checkNrpe(nrpePort, ['-c', 'check_ntp_offset', '-a', 'server=127.0.0.1', `port=${ntp.port}`]);
   assert.equal(n.code, 0, n.out);
@@ -129,17 +183,32 @@ void test('check_http, check_dns and check_ntp_offset over NRPE and the API', as
 void test('check_ping of 127.0.0.1 through the agent protocol', async () => {
   const r = await agentQuery('check_ping', ['host=127.0.0.1']);
   assert.equal(r.code, 0, r.out);
-  assert.match(r.out, /^OK: 127\.0\.0\.1: 1\/1 replies, loss 0%, rtt [\d.]+ms\|'127\.0\.0\.1 time'=[\d.]+ms;60;100;0 '127\.0\.0\.1 loss'=0%;5;10;0;100$/);
+  assert.match(
+    r.out,
+    /^OK: 127\.0\.0\.1: 1\/1 replies, loss 0%, rtt [\d.]+ms\|'127\.0\.0\.1 time'=[\d.]+ms;60;100;0 '127\.0\.0\.1 loss'=0%;5;10;0;100$/,
+  );
 });
 
 void test('check_index and check_dummy; the query list of the API (the web UI list) has every network check', async () => {
   const idx = await checkNrpe(nrpePort, ['-c', 'check_index', '-a', 'filter=module = "CheckNet"', 'list-separator=,']);
-  assert.deepEqual(idx, { code: 0, out: 'check_dns (CheckNet, enabled),check_http (CheckNet, enabled),check_ntp_offset (CheckNet, enabled),check_ping (CheckNet, enabled),check_tcp (CheckNet, enabled)' });
+  assert.deepEqual(idx, {
+    code: 0,
+    out: 'check_dns (CheckNet, enabled),check_http (CheckNet, enabled),check_ntp_offset (CheckNet, enabled),check_ping (CheckNet, enabled),check_tcp (CheckNet, enabled)',
+  });
   assert.deepEqual(await agentQuery('check_dummy', ['1', 'half', 'full']), { code: 1, out: 'half full' });
   const res = await webRequest(`${base}/api/v1/queries`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
   assert.equal(res.status, 200, res.body);
   const names = res.json<{ name: string }[]>().map((q) => q.name);
-  for (const n of ['check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset', 'check_index', 'check_dummy']) assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
+  for (const n of [
+    'check_tcp',
+    'check_http',
+    'check_dns',
+    'check_ping',
+    'check_ntp_offset',
+    'check_index',
+    'check_dummy',
+  ])
+    assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
 });
 
 void test('a change of [/settings/net] applies in place', async () => {

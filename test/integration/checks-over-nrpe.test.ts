@@ -40,7 +40,8 @@ check_long = long.sh $ARG1$
     files: {
       'scripts/said.sh': '#!/bin/sh\necho "said $1|\'n\'=$2;5;10"\nexit $2\n',
       // A plugin with perf data on its first line and $1 bytes of long text after it.
-      'scripts/long.sh': '#!/bin/sh\necho "OK: long output|len=$1;;;0"\nhead -c "$1" /dev/zero | tr "\\\\0" x | fold -w 99\necho\n',
+      'scripts/long.sh':
+        '#!/bin/sh\necho "OK: long output|len=$1;;;0"\nhead -c "$1" /dev/zero | tr "\\\\0" x | fold -w 99\necho\n',
     },
   });
   chmodSync(join(agent.dir, 'scripts', 'said.sh'), 0o755);
@@ -57,7 +58,10 @@ void test('check_nrpe runs check_cpu with its default thresholds and perf data',
   const r = await checkNrpe(port, ['-c', 'check_cpu']);
   assert.ok([0, 1, 2].includes(r.code), r.out);
   // Within a second of the start the sampler has no history yet: one fresh 500 ms interval, labelled so.
-  assert.match(r.out, /^(OK: CPU load is ok\.|(WARNING|CRITICAL): .*)\|('total 5s'=\d+(\.\d+)?%;80;90 'total 1m'=[\d.]+%;80;90 'total 5m'=[\d.]+%;80;90|'total 500ms'=\d+(\.\d+)?%;80;90)$/);
+  assert.match(
+    r.out,
+    /^(OK: CPU load is ok\.|(WARNING|CRITICAL): .*)\|('total 5s'=\d+(\.\d+)?%;80;90 'total 1m'=[\d.]+%;80;90 'total 5m'=[\d.]+%;80;90|'total 500ms'=\d+(\.\d+)?%;80;90)$/,
+  );
   const forced = await checkNrpe(port, ['-c', 'check_cpu', '-a', 'warn=none', 'crit=load ge 0', 'time=5s']);
   assert.equal(forced.code, 2, forced.out);
   const bad = await checkNrpe(port, ['-c', 'check_cpu', '-a', 'crit=load gt gt 0']);

@@ -24,7 +24,8 @@ import { createModule } from '../../src/modules/check-external-scripts/index.js'
     let ini = '';
     let local: LocalCore;
 
-    const sh = (name: string, body: string): void => writeFileSync(join(dir, 'scripts', name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    const sh = (name: string, body: string): void =>
+      writeFileSync(join(dir, 'scripts', name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
 
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'checks-scripts-'));
@@ -93,16 +94,33 @@ check_inline = /bin/sh -c "echo inline; exit 1"
     });
 
     void test(`the exec command lists, shows, adds and deletes scripts`, async () => {
-      const exec = (...args: string[]): Promise<{ result: number; message: string }> => local.core.exec('CheckExternalScripts', args);
-      assert.deepEqual(await exec('list', '--json'), { command: 'CheckExternalScripts', result: 0, message: '["check_code","check_fine","check_inline","check_slow"]' });
+      const exec = (...args: string[]): Promise<{ result: number; message: string }> =>
+        local.core.exec('CheckExternalScripts', args);
+      assert.deepEqual(await exec('list', '--json'), {
+        command: 'CheckExternalScripts',
+        result: 0,
+        message: '["check_code","check_fine","check_inline","check_slow"]',
+      });
       assert.deepEqual(JSON.parse((await exec('list', '--json', '--all')).message), ['code.sh', 'ok.sh', 'slow.sh']);
       assert.equal((await exec('show', '--script', 'check_code')).message, 'code.sh $ARG1$');
       assert.equal((await exec('show', '--script', 'ok.sh')).message, '#!/bin/sh\necho "fine|t=1s"\n');
       assert.equal((await exec('show', '--script', '../agent.ini')).result, 2);
       const before = readFileSync(ini, 'utf8');
-      const added = await exec('add', '--script', 'more/check_new.sh', '--content-base64', Buffer.from('#!/bin/sh\necho "new one"; exit 1\n').toString('base64'));
+      const added = await exec(
+        'add',
+        '--script',
+        'more/check_new.sh',
+        '--content-base64',
+        Buffer.from('#!/bin/sh\necho "new one"; exit 1\n').toString('base64'),
+      );
       assert.deepEqual([added.result, added.message], [0, 'Added check_new as more/check_new.sh']);
-      assert.equal(readFileSync(ini, 'utf8'), before.replace('check_inline = /bin/sh -c "echo inline; exit 1"\n', 'check_inline = /bin/sh -c "echo inline; exit 1"\ncheck_new = more/check_new.sh\n'));
+      assert.equal(
+        readFileSync(ini, 'utf8'),
+        before.replace(
+          'check_inline = /bin/sh -c "echo inline; exit 1"\n',
+          'check_inline = /bin/sh -c "echo inline; exit 1"\ncheck_new = more/check_new.sh\n',
+        ),
+      );
       const ran = await local.core.query('check_new');
       assert.deepEqual([ran.result, ran.message], [1, 'new one'], 'an added script is a query at once');
       const reloaded = await loadSettingsFile(ini);
@@ -111,7 +129,10 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       assert.equal(readFileSync(ini, 'utf8'), before);
       assert.equal((await local.core.query('check_new')).result, 3);
       assert.equal(existsSync(join(dir, 'scripts', 'more', 'check_new.sh')), true);
-      assert.deepEqual(await exec('delete', '--script', 'more/check_new.sh').then((x) => x.message), 'Script file was removed');
+      assert.deepEqual(
+        await exec('delete', '--script', 'more/check_new.sh').then((x) => x.message),
+        'Script file was removed',
+      );
       assert.equal((await exec('delete', '--script', 'more/check_new.sh')).result, 1);
     });
 
@@ -121,10 +142,18 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       const core = createCore({ settings: () => first.snapshot });
       const mod = createModule();
       const stop = new AbortController();
-      await mod.start({ name: 'CheckExternalScripts', settings: moduleView(MODULE_SECTIONS.CheckExternalScripts, first.snapshot), log: sink.logger('test'), signal: stop.signal, core });
+      await mod.start({
+        name: 'CheckExternalScripts',
+        settings: moduleView(MODULE_SECTIONS.CheckExternalScripts, first.snapshot),
+        log: sink.logger('test'),
+        signal: stop.signal,
+        core,
+      });
       try {
         assert.ok(core.getQuery('check_fine'));
-        const edited = readFileSync(ini, 'utf8').replace('check_fine = ok.sh', 'check_renamed = ok.sh').replace('timeout = 2', 'timeout = 20');
+        const edited = readFileSync(ini, 'utf8')
+          .replace('check_fine = ok.sh', 'check_renamed = ok.sh')
+          .replace('timeout = 2', 'timeout = 20');
         writeFileSync(ini, edited);
         const next = await loadSettingsFile(ini);
         assert.ok(next.ok);

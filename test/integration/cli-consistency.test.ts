@@ -48,7 +48,14 @@ void test('a missing settings file exits 2 from validate, show, plan, run and we
 });
 
 void test('help, help-short and help-csv answer wherever --help does, from the same text', async () => {
-  for (const command of [['run'], ['settings', 'validate'], ['settings', 'show'], ['settings', 'plan'], ['web', 'add-user'], ['web', 'add-role']]) {
+  for (const command of [
+    ['run'],
+    ['settings', 'validate'],
+    ['settings', 'show'],
+    ['settings', 'plan'],
+    ['web', 'add-user'],
+    ['web', 'add-role'],
+  ]) {
     const full = await agent([...command, '--help']);
     assert.equal(full.code, 0, command.join(' '));
     const bare = await agent([...command, 'help']);
@@ -59,8 +66,11 @@ void test('help, help-short and help-csv answer wherever --help does, from the s
     const rows = csv.out.trim().split('\n');
     assert.equal(rows[0], 'option,argument,description');
     // Every option the usage line names has its row.
-    for (const option of (full.out.split('\n')[0]).match(/--[\w-]+/g) ?? []) {
-      assert.ok(rows.some((r) => r.startsWith(`${option},`)), `${command.join(' ')}: ${option} in help-csv`);
+    for (const option of full.out.split('\n')[0].match(/--[\w-]+/g) ?? []) {
+      assert.ok(
+        rows.some((r) => r.startsWith(`${option},`)),
+        `${command.join(' ')}: ${option} in help-csv`,
+      );
     }
   }
   // Every agent web subcommand lists the options all of them take.

@@ -14,13 +14,19 @@ import { runAgentCli } from '../helpers/run-cli.js';
 void describe('agent query --list and a one-shot check_cpu (processes)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'query-list-'));
   const file = join(dir, 'agent.ini');
-  writeFileSync(file, '[/modules]\nCheckSystem = enabled\nCheckHelpers = enabled\nCheckExternalScripts = enabled\n\n[/settings/external scripts/scripts]\nmy_script = /bin/true\n');
+  writeFileSync(
+    file,
+    '[/modules]\nCheckSystem = enabled\nCheckHelpers = enabled\nCheckExternalScripts = enabled\n\n[/settings/external scripts/scripts]\nmy_script = /bin/true\n',
+  );
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   void it('lists every query with its module and enabled or disabled, sorted by name', async () => {
     const r = await runAgentCli(['query', '--list', '--settings', file]);
     assert.equal(r.code, 0, r.stderr);
-    const rows = r.stdout.trimEnd().split('\n').map((l) => l.trim().split(/\s+/));
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/));
     const byName = new Map(rows.map(([name, module, state]) => [name, { module, state }]));
     assert.deepEqual(byName.get('check_cpu'), { module: 'CheckSystem', state: 'enabled' });
     assert.deepEqual(byName.get('check_index'), { module: 'CheckHelpers', state: 'enabled' });
@@ -30,13 +36,30 @@ void describe('agent query --list and a one-shot check_cpu (processes)', () => {
     assert.deepEqual(byName.get('remote_query'), { module: 'RemoteClient', state: 'disabled' });
     for (const row of rows) assert.equal(row.length, 3, row.join(' '));
     const names = rows.map(([name]) => name);
-    assert.deepEqual(names, [...names].sort((a, b) => a.localeCompare(b)));
-    assert.equal((await runAgentCli(['query', '--list', 'check_cpu', '--settings', file])).code, 2, '--list runs no query');
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => a.localeCompare(b)),
+    );
+    assert.equal(
+      (await runAgentCli(['query', '--list', 'check_cpu', '--settings', file])).code,
+      2,
+      '--list runs no query',
+    );
   });
 
   void it('check_index names the module and enabled or disabled', async () => {
-    const r = await runAgentCli(['query', '--settings', file, 'check_index', 'filter=name in (\'check_cpu\', \'check_tcp\')', 'list-separator=,']);
-    assert.deepEqual({ code: r.code, out: r.stdout.trim() }, { code: 0, out: 'check_cpu (CheckSystem, enabled),check_tcp (CheckNet, disabled)' });
+    const r = await runAgentCli([
+      'query',
+      '--settings',
+      file,
+      'check_index',
+      "filter=name in ('check_cpu', 'check_tcp')",
+      'list-separator=,',
+    ]);
+    assert.deepEqual(
+      { code: r.code, out: r.stdout.trim() },
+      { code: 0, out: 'check_cpu (CheckSystem, enabled),check_tcp (CheckNet, disabled)' },
+    );
   });
 
   void it('a one-shot check_cpu labels the fresh interval it measured, once', async () => {

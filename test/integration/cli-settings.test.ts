@@ -39,7 +39,12 @@ WEBServer = enabled
 `;
 
 function agent(args: string[], env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, AGENT_LOG_LEVEL: 'error', ...env }, timeout: 30_000 });
+  const r = spawnSync(process.execPath, [MAIN, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, AGENT_LOG_LEVEL: 'error', ...env },
+    timeout: 30_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -48,7 +53,13 @@ before(() => {
   writeFileSync(join(dir, 'valid.ini'), VALID);
   writeFileSync(join(dir, 'invalid.ini'), INVALID);
   writeFileSync(join(dir, 'warns.ini'), WARNS);
-  writeFileSync(join(dir, 'next.ini'), VALID.replace('timeout = 9', 'timeout = 10').replace('CheckHelpers = enabled', 'CheckHelpers = enabled\nRemoteClient = enabled'));
+  writeFileSync(
+    join(dir, 'next.ini'),
+    VALID.replace('timeout = 9', 'timeout = 10').replace(
+      'CheckHelpers = enabled',
+      'CheckHelpers = enabled\nRemoteClient = enabled',
+    ),
+  );
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -65,10 +76,19 @@ void test('validate: valid file exits 0, invalid exits 1 with every problem at f
 void test('validate: several files, json format is parseable and complete', () => {
   const r = agent(['settings', 'validate', 'valid.ini', 'invalid.ini', '--format', 'json']);
   assert.equal(r.code, 1);
-  const report = JSON.parse(r.out) as { valid: boolean; files: { file: string; valid: boolean; errors: { code: string; line: number; col: number }[] }[] };
+  const report = JSON.parse(r.out) as {
+    valid: boolean;
+    files: { file: string; valid: boolean; errors: { code: string; line: number; col: number }[] }[];
+  };
   assert.equal(report.valid, false);
-  assert.deepEqual(report.files.map((f) => f.valid), [true, false]);
-  assert.deepEqual(report.files[1]?.errors.map((e) => `${e.code}@${e.line}`), ['AGENT_ERR_MODULE_UNKNOWN@2', 'AGENT_ERR_VALUE_INVALID@5']);
+  assert.deepEqual(
+    report.files.map((f) => f.valid),
+    [true, false],
+  );
+  assert.deepEqual(
+    report.files[1]?.errors.map((e) => `${e.code}@${e.line}`),
+    ['AGENT_ERR_MODULE_UNKNOWN@2', 'AGENT_ERR_VALUE_INVALID@5'],
+  );
 });
 
 void test('validate: github format prints workflow annotations', () => {
@@ -101,15 +121,27 @@ void test('show: effective values with origins, secrets redacted, --resolved obj
   assert.match(r.out, /\[\/settings\/default\]\npassword = \*\*\*\*\*\*\s+; valid\.ini:6/);
   assert.doesNotMatch(r.out, /s3cr;et/);
   assert.match(r.out, /allowed hosts = 127\.0\.0\.1\s+; default/);
-  const resolved = agent(['settings', 'show', 'valid.ini', '--resolved', '--section', '/settings/remote/client/targets/box']);
+  const resolved = agent([
+    'settings',
+    'show',
+    'valid.ini',
+    '--resolved',
+    '--section',
+    '/settings/remote/client/targets/box',
+  ]);
   assert.match(resolved.out, /timeout = 9\s+; object base, valid\.ini:10/);
   assert.match(resolved.out, /address = 192\.0\.2\.10:5666\s+; object box, valid\.ini:14/);
   const none = agent(['settings', 'show', 'valid.ini', '--section', '/settings/WEB/srever']);
   assert.equal(none.code, 2);
   assert.match(none.err, /no section matches.*did you mean "\/settings\/WEB\/server"/);
   const described = agent(['settings', 'show', 'valid.ini', '--describe', '--section', '/settings/default']);
-  assert.match(described.out, /; Comma-separated client addresses allowed to connect[^\n]*\nallowed hosts = 127\.0\.0\.1/);
-  const json = JSON.parse(agent(['settings', 'show', 'valid.ini', '--json']).out) as { sections: Record<string, Record<string, { value: unknown; origin: string }>> };
+  assert.match(
+    described.out,
+    /; Comma-separated client addresses allowed to connect[^\n]*\nallowed hosts = 127\.0\.0\.1/,
+  );
+  const json = JSON.parse(agent(['settings', 'show', 'valid.ini', '--json']).out) as {
+    sections: Record<string, Record<string, { value: unknown; origin: string }>>;
+  };
   assert.equal(json.sections['/settings/default']?.password?.value, '******');
   assert.equal(json.sections['/modules']?.CheckHelpers?.value, true);
 });
@@ -120,7 +152,10 @@ void test('schema: one combined schema that validates a settings object', () => 
   const schema = JSON.parse(r.out) as Record<string, unknown>;
   const ajv = new Ajv({ strict: false });
   const validate = ajv.compile(schema);
-  assert.equal(validate({ '/settings/WEB/server': { port: '8443s' }, '/settings/remote/client/targets/x.y': { timeout: 5 } }), true);
+  assert.equal(
+    validate({ '/settings/WEB/server': { port: '8443s' }, '/settings/remote/client/targets/x.y': { timeout: 5 } }),
+    true,
+  );
   assert.equal(validate({ '/settings/nope': {} }), false);
 });
 
@@ -147,22 +182,60 @@ void test('plan: the same file in another folder (a checkout against the deploye
   // A real change still shows, named at NEW's line.
   writeFileSync(join(dir, 'checkout', 'agent.ini'), `${web}port = 9443s\n`);
   const changed = agent(['settings', 'plan', 'deployed/agent.ini', 'checkout/agent.ini']);
-  assert.match(changed.out, /WEBServer\s+(apply|restart)\s+changed: \[\/settings\/WEB\/server\] port \(agent\.ini:7\)$/m);
+  assert.match(
+    changed.out,
+    /WEBServer\s+(apply|restart)\s+changed: \[\/settings\/WEB\/server\] port \(agent\.ini:7\)$/m,
+  );
   assert.doesNotMatch(changed.out, /certificate|base-path|\[\/paths/);
 });
 
 void test('set: one key with the smallest edit, refused (nothing written) when the result would not validate, removed with --remove', () => {
   writeFileSync(join(dir, 'set.ini'), VALID);
-  const set = agent(['settings', 'set', '--settings', 'set.ini', '--path', '/settings/remote/client/targets/box', '--key', 'timeout', '--value', '7']);
+  const set = agent([
+    'settings',
+    'set',
+    '--settings',
+    'set.ini',
+    '--path',
+    '/settings/remote/client/targets/box',
+    '--key',
+    'timeout',
+    '--value',
+    '7',
+  ]);
   assert.equal(set.code, 0, set.err);
   assert.match(set.out, /\[\/settings\/remote\/client\/targets\/box\] timeout = 7: written to .*set\.ini/);
-  assert.equal(readFileSync(join(dir, 'set.ini'), 'utf8'), VALID.replace('address = 192.0.2.10:5666\n', 'address = 192.0.2.10:5666\ntimeout = 7\n'));
-  const bad = agent(['settings', 'set', '--settings', 'set.ini', '--path', '/settings/WEB/server', '--key', 'port', '--set', 'eighty']);
+  assert.equal(
+    readFileSync(join(dir, 'set.ini'), 'utf8'),
+    VALID.replace('address = 192.0.2.10:5666\n', 'address = 192.0.2.10:5666\ntimeout = 7\n'),
+  );
+  const bad = agent([
+    'settings',
+    'set',
+    '--settings',
+    'set.ini',
+    '--path',
+    '/settings/WEB/server',
+    '--key',
+    'port',
+    '--set',
+    'eighty',
+  ]);
   assert.equal(bad.code, 1);
   assert.match(bad.err, /set\.ini:\d+:\d+: error AGENT_ERR_VALUE_INVALID \[\/settings\/WEB\/server\] port/);
   assert.match(bad.err, /nothing written/);
   assert.doesNotMatch(readFileSync(join(dir, 'set.ini'), 'utf8'), /eighty/);
-  const removed = agent(['settings', 'set', '--settings', 'set.ini', '--path', '/settings/remote/client/targets/box', '--key', 'timeout', '--remove']);
+  const removed = agent([
+    'settings',
+    'set',
+    '--settings',
+    'set.ini',
+    '--path',
+    '/settings/remote/client/targets/box',
+    '--key',
+    'timeout',
+    '--remove',
+  ]);
   assert.equal(removed.code, 0, removed.err);
   assert.equal(readFileSync(join(dir, 'set.ini'), 'utf8'), VALID);
   assert.equal(agent(['settings', 'set', '--settings', 'set.ini', '--path', '/x']).code, 2);
@@ -174,7 +247,9 @@ void test('query: Nagios form and the status as exit code', () => {
   assert.equal(ok.out.trim(), 'all good');
   assert.equal(agent(['query', '--settings', 'valid.ini', 'check_warning']).code, 1);
   assert.equal(agent(['query', '--settings', 'valid.ini', 'check_critical']).code, 2);
-  const after = agent(['query', 'check_critical', 'late', '--settings', 'valid.ini'], { AGENT_SETTINGS: join(dir, 'invalid.ini') });
+  const after = agent(['query', 'check_critical', 'late', '--settings', 'valid.ini'], {
+    AGENT_SETTINGS: join(dir, 'invalid.ini'),
+  });
   assert.equal(after.code, 2, '--settings after the query name is still the settings option');
   assert.equal(after.out.trim(), 'late');
   const unknown = agent(['query', '--settings', 'valid.ini', 'check_nothing']);
@@ -183,7 +258,15 @@ void test('query: Nagios form and the status as exit code', () => {
 });
 
 void test('--help works everywhere and bad commands are usage errors', () => {
-  for (const args of [['--help'], ['run', '--help'], ['query', '--help'], ['settings', 'validate', '--help'], ['settings', 'show', '--help'], ['settings', 'schema', '--help'], ['settings', 'plan', '--help']]) {
+  for (const args of [
+    ['--help'],
+    ['run', '--help'],
+    ['query', '--help'],
+    ['settings', 'validate', '--help'],
+    ['settings', 'show', '--help'],
+    ['settings', 'schema', '--help'],
+    ['settings', 'plan', '--help'],
+  ]) {
     const r = agent(args);
     assert.equal(r.code, 0, args.join(' '));
     assert.match(r.out, /Usage: agent/);

@@ -36,7 +36,10 @@ use ssl = 0
 `,
   });
   agent.proc.kill('SIGUSR2');
-  const code = await Promise.race([agent.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000))]);
+  const code = await Promise.race([
+    agent.exited,
+    new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000)),
+  ]);
   const logs = agent.logs();
   await agent.stop();
   assert.notEqual(code, 'timeout', `the agent did not exit after the crash:\n${logs}`);
@@ -53,7 +56,10 @@ void describe('crash of a running agent (agent process)', () => {
       const { code, logs } = await crashWith(kind);
       assert.equal(code, 70, logs);
       const label = kind === 'exception' ? 'uncaughtException' : 'unhandledRejection';
-      assert.match(logs, new RegExp(`critical\\s+agent:crash: ${label}: Error: injected ${kind} for the crash test\\n\\s+at `));
+      assert.match(
+        logs,
+        new RegExp(`critical\\s+agent:crash: ${label}: Error: injected ${kind} for the crash test\\n\\s+at `),
+      );
       const started = order(logs, 'started');
       assert.deepEqual(started.slice().sort(), ['AgentServer', 'CheckHelpers', 'RemoteServer']);
       assert.deepEqual(order(logs, 'stopped'), started.slice().reverse());

@@ -54,7 +54,7 @@ after(async () => {
   await agent?.stop();
 });
 
-void test('an empty alias section gets NSClient++\'s defaults: listed by /api/v1/aliases and check_index', async () => {
+void test("an empty alias section gets NSClient++'s defaults: listed by /api/v1/aliases and check_index", async () => {
   const list = await webRequest(`${base}/api/v1/aliases`, { user: 'root', password: 'root-pw' });
   assert.equal(list.status, 200, list.body);
   const items = list.json<{ name: string; alias_of: string; description: string }[]>();
@@ -62,13 +62,24 @@ void test('an empty alias section gets NSClient++\'s defaults: listed by /api/v1
   const cpu = items.find((i) => i.name === 'alias_cpu_ex');
   assert.equal(cpu?.alias_of, 'check_cpu');
   assert.equal(cpu?.description, 'Default alias (NSClient++) for: check_cpu');
-  for (const omitted of Object.keys(OMITTED_DEFAULT_ALIASES)) assert.ok(!items.some((i) => i.name === omitted), omitted);
+  for (const omitted of Object.keys(OMITTED_DEFAULT_ALIASES))
+    assert.ok(!items.some((i) => i.name === omitted), omitted);
   const index = await checkNrpe(nrpePort, ['-c', 'check_index']);
   assert.equal(index.code, 0, index.out);
-  for (const name of ['alias_cpu', 'alias_mem', 'alias_up', 'alias_disk', 'alias_volumes', 'alias_service', 'alias_process', 'alias_file_age']) assert.match(index.out, new RegExp(`\\b${name} \\(CheckExternalScripts, enabled\\)`));
+  for (const name of [
+    'alias_cpu',
+    'alias_mem',
+    'alias_up',
+    'alias_disk',
+    'alias_volumes',
+    'alias_service',
+    'alias_process',
+    'alias_file_age',
+  ])
+    assert.match(index.out, new RegExp(`\\b${name} \\(CheckExternalScripts, enabled\\)`));
 });
 
-void test('check_nrpe runs the defaults with the target\'s answer', async () => {
+void test("check_nrpe runs the defaults with the target's answer", async () => {
   const up = await checkNrpe(nrpePort, ['-c', 'alias_up']);
   const modern = await checkNrpe(nrpePort, ['-c', 'check_uptime']);
   assert.equal(up.code, modern.code, `${up.out} | ${modern.out}`);

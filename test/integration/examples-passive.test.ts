@@ -31,7 +31,11 @@ before(async () => {
     .replace(/^interval = 5m$/m, 'interval = 10s')
     .replace(/^interval = 15m$/m, 'interval = 10s');
   assert.ok(ini.includes(`127.0.0.1:${nsca.port}`) && ini.includes(`127.0.0.1:${icinga.port}`), 'both addresses moved');
-  agent = await startAgent({ ini, env: { NSCA_PASSWORD: 'example-nsca-password', ICINGA_API_PASSWORD: API_PASSWORD }, files: { 'security/icinga-ca.crt': readFileSync(icinga.ca, 'utf8') } });
+  agent = await startAgent({
+    ini,
+    env: { NSCA_PASSWORD: 'example-nsca-password', ICINGA_API_PASSWORD: API_PASSWORD },
+    files: { 'security/icinga-ca.crt': readFileSync(icinga.ca, 'utf8') },
+  });
 });
 
 after(async () => {
@@ -42,9 +46,19 @@ after(async () => {
 
 void test('the example delivers its schedules to nsca and to Icinga 2', async () => {
   const d = nsca as NscaDaemon;
-  await waitUntil(() => ['cpu', 'memory'].every((s) => d.lines().some((l) => l.includes(`PROCESS_SERVICE_CHECK_RESULT;${me};${s};`))) && d.lines().some((l) => l.includes(`PROCESS_HOST_CHECK_RESULT;${me};0;`)), 30_000, 'cpu, memory and the host check at nsca');
+  await waitUntil(
+    () =>
+      ['cpu', 'memory'].every((s) => d.lines().some((l) => l.includes(`PROCESS_SERVICE_CHECK_RESULT;${me};${s};`))) &&
+      d.lines().some((l) => l.includes(`PROCESS_HOST_CHECK_RESULT;${me};0;`)),
+    30_000,
+    'cpu, memory and the host check at nsca',
+  );
   const i = icinga as IcingaDaemon;
-  await waitUntil(async () => ((await i.object(`services/${me}!cpu`))?.last_check_result ?? null) !== null, 30_000, `a result for ${me}!cpu at Icinga 2`);
+  await waitUntil(
+    async () => ((await i.object(`services/${me}!cpu`))?.last_check_result ?? null) !== null,
+    30_000,
+    `a result for ${me}!cpu at Icinga 2`,
+  );
   const r = (await i.object(`services/${me}!cpu`))?.last_check_result as Record<string, unknown>;
   assert.match(String(r.output), /CPU/i);
   assert.ok(Array.isArray(r.performance_data) && r.performance_data.length > 0, JSON.stringify(r));

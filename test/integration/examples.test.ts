@@ -37,7 +37,12 @@ const WARNINGS_OF_REACH = /AGENT_WARN_(TLS_NO_SHARED_CIPHER|UI_SIGN_IN)/;
 
 function validate(file: string, env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'settings', 'validate', file], { timeout: 20_000, env: { ...process.env, ...env } }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`));
+    execFile(
+      process.execPath,
+      [MAIN, 'settings', 'validate', file],
+      { timeout: 20_000, env: { ...process.env, ...env } },
+      (_err, stdout, stderr) => resolve(`${stdout}${stderr}`),
+    );
   });
 }
 
@@ -70,7 +75,11 @@ void describe('settings/examples/nrpe-server.ini', () => {
 
 void describe('settings/examples/web-users.ini', () => {
   const passwords = { root: 'example-root-pw', alice: 'example-alice-pw', nagios: 'example-nagios-pw' };
-  const env = { AGENT_WEB_PASSWORD: passwords.root, AGENT_ALICE_PASSWORD: passwords.alice, AGENT_NAGIOS_PASSWORD: passwords.nagios };
+  const env = {
+    AGENT_WEB_PASSWORD: passwords.root,
+    AGENT_ALICE_PASSWORD: passwords.alice,
+    AGENT_NAGIOS_PASSWORD: passwords.nagios,
+  };
   let agent: AgentProcess;
   let base: string;
   let port: string;
@@ -82,11 +91,20 @@ void describe('settings/examples/web-users.ini', () => {
   after(() => agent?.stop());
 
   void it('each user reaches what its role grants over HTTPS', async () => {
-    const info = async (user: keyof typeof passwords): Promise<number> => (await webRequest(`${base}/api/v1/info`, { headers: { authorization: basic(user, passwords[user]) }, timeoutMs: 10_000 })).status;
+    const info = async (user: keyof typeof passwords): Promise<number> =>
+      (
+        await webRequest(`${base}/api/v1/info`, {
+          headers: { authorization: basic(user, passwords[user]) },
+          timeoutMs: 10_000,
+        })
+      ).status;
     assert.equal(await info('root'), 200);
     assert.equal(await info('alice'), 200);
     assert.equal(await info('nagios'), 403, 'monitoring has no info.get');
-    const run = await webRequest(`${base}/api/v1/queries/check_ok/commands/execute`, { headers: { authorization: basic('nagios', passwords.nagios) }, timeoutMs: 10_000 });
+    const run = await webRequest(`${base}/api/v1/queries/check_ok/commands/execute`, {
+      headers: { authorization: basic('nagios', passwords.nagios) },
+      timeoutMs: 10_000,
+    });
     assert.equal(run.status, 200, run.body);
   });
 
@@ -125,8 +143,17 @@ void describe('settings/examples/fleet (hosts/web01.ini and hosts/db01.ini on sh
   const hosts: Record<string, { agent: AgentProcess; nrpe: number }> = {};
   before(async () => {
     for (const host of ['web01', 'db01']) {
-      const baseIni = moveListener(moveListener(example('fleet/shared/base.ini'), '/settings/WEB/server', '0s'), '/settings/remote/server', '0');
-      const agent = await startAgent({ ini: example(`fleet/hosts/${host}.ini`), settingsPath: `hosts/${host}.ini`, files: { 'shared/base.ini': baseIni }, env });
+      const baseIni = moveListener(
+        moveListener(example('fleet/shared/base.ini'), '/settings/WEB/server', '0s'),
+        '/settings/remote/server',
+        '0',
+      );
+      const agent = await startAgent({
+        ini: example(`fleet/hosts/${host}.ini`),
+        settingsPath: `hosts/${host}.ini`,
+        files: { 'shared/base.ini': baseIni },
+        env,
+      });
       hosts[host] = { agent, nrpe: await listenerPort(agent, 'RemoteServer') };
     }
   });
@@ -150,7 +177,8 @@ void describe('settings/examples/fleet (hosts/web01.ini and hosts/db01.ini on sh
   });
 
   void it('both validate without a warning that a listener is unreachable', async () => {
-    for (const h of Object.values(hosts)) assert.doesNotMatch(await validate(h.agent.settingsFile, env), WARNINGS_OF_REACH);
+    for (const h of Object.values(hosts))
+      assert.doesNotMatch(await validate(h.agent.settingsFile, env), WARNINGS_OF_REACH);
   });
 });
 
@@ -169,7 +197,11 @@ void describe('settings/examples/agent-pair.ini', () => {
     // The files the example names, where it names them (${certificate-path} is security/ beside the settings).
     agent = await startAgent({
       ini: moveListener(example('agent-pair.ini'), '/settings/agent/server', '0'),
-      files: { 'security/site.pem': readFileSync(site.cert, 'utf8'), 'security/site.key': readFileSync(site.key, 'utf8'), 'security/ca.pem': readFileSync(ca, 'utf8') },
+      files: {
+        'security/site.pem': readFileSync(site.cert, 'utf8'),
+        'security/site.key': readFileSync(site.key, 'utf8'),
+        'security/ca.pem': readFileSync(ca, 'utf8'),
+      },
     });
     port = await listenerPort(agent, 'AgentServer');
   });
@@ -180,8 +212,32 @@ void describe('settings/examples/agent-pair.ini', () => {
 
   void it('the agent client with a certificate of the same CA runs a query on it', async () => {
     const out = await new Promise<string>((resolve) => {
-      const args = ['client', '--settings', '/nonexistent/agent.ini', 'agent_query', '--host', '127.0.0.1', '--port', String(port), '--certificate', client.cert, '--certificate-key', client.key, '--ca', ca, '--verify', 'peer-cert', '--command', 'check_ok'];
-      execFile(process.execPath, [MAIN, ...args], { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } }, (err, stdout, stderr) => resolve(`${err ? 'failed ' : ''}${stdout}${stderr}`.trim()));
+      const args = [
+        'client',
+        '--settings',
+        '/nonexistent/agent.ini',
+        'agent_query',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--certificate',
+        client.cert,
+        '--certificate-key',
+        client.key,
+        '--ca',
+        ca,
+        '--verify',
+        'peer-cert',
+        '--command',
+        'check_ok',
+      ];
+      execFile(
+        process.execPath,
+        [MAIN, ...args],
+        { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } },
+        (err, stdout, stderr) => resolve(`${err ? 'failed ' : ''}${stdout}${stderr}`.trim()),
+      );
     });
     assert.match(out, /^OK/);
   });

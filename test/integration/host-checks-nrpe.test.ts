@@ -61,13 +61,19 @@ void test('check_logfile over check_nrpe: new lines only, across a settings relo
   assert.deepEqual(again, { code: 2, out: "CRITICAL: 1/1 line(s) (3 again)|'count'=1;;;0" });
   const outside = await checkNrpe(port, ['-c', 'check_logfile', '-a', 'file=/etc/passwd']);
   assert.equal(outside.code, 3);
-  assert.match(outside.out, /^\/etc\/passwd is not under an allowed path \(.*\/logs\); see \[\/settings\/logfile\] allowed paths/);
+  assert.match(
+    outside.out,
+    /^\/etc\/passwd is not under an allowed path \(.*\/logs\); see \[\/settings\/logfile\] allowed paths/,
+  );
 });
 
 void test('check_network over check_nrpe; the rate history outlives a restart of CheckSystem', async () => {
   const first = await checkNrpe(port, ['-c', 'check_network', '-a', 'device=lo', 'detail-syntax=%(name) %(lookback)']);
   assert.equal(first.code, 0, first.out);
-  assert.match(first.out, /^OK: lo \d+s\|'lo received'=[\d.]+[KMG]?B;;;0 'lo sent'=[\d.]+[KMG]?B;;;0 'lo errors'=\d+;;;0 'lo drops'=\d+;;;0$/);
+  assert.match(
+    first.out,
+    /^OK: lo \d+s\|'lo received'=[\d.]+[KMG]?B;;;0 'lo sent'=[\d.]+[KMG]?B;;;0 'lo errors'=\d+;;;0 'lo drops'=\d+;;;0$/,
+  );
   let m = agent.mark();
   replaceFile(agent.settingsFile, ini(false, 50));
   await agent.waitForLog(/CheckSystem: unload/, 10_000, m);
@@ -76,7 +82,15 @@ void test('check_network over check_nrpe; the rate history outlives a restart of
   replaceFile(agent.settingsFile, ini(true, 50));
   await agent.waitForLog(/module CheckSystem started/, 10_000, m);
   // The baseline is a reading from before the restart: over 2 s old, not a fresh 1 s sample.
-  const second = await checkNrpe(port, ['-c', 'check_network', '-a', 'device=lo', 'detail-syntax=%(name) %(lookback)', 'warn=none', 'crit=none']);
+  const second = await checkNrpe(port, [
+    '-c',
+    'check_network',
+    '-a',
+    'device=lo',
+    'detail-syntax=%(name) %(lookback)',
+    'warn=none',
+    'crit=none',
+  ]);
   const seconds = /^OK: lo (\d+)s\|/.exec(second.out);
   assert.ok(seconds && Number(seconds[1]) >= 2, second.out);
 });
@@ -87,9 +101,15 @@ void test('check_mount, check_service and check_temperature over check_nrpe', as
   const service = await checkNrpe(port, ['-c', 'check_service']);
   const temperature = await checkNrpe(port, ['-c', 'check_temperature']);
   // In a container (CI): no systemd as PID 1, no sensors; each says so instead of an empty OK.
-  if (!existsSync('/run/systemd/system')) assert.deepEqual([service.code, /^systemd is not running on this host/.test(service.out)], [3, true], service.out);
+  if (!existsSync('/run/systemd/system'))
+    assert.deepEqual([service.code, /^systemd is not running on this host/.test(service.out)], [3, true], service.out);
   else assert.match(service.out, /service\(s\) are ok|=stopped|=starting/);
-  if (!existsSync('/sys/class/hwmon') && !existsSync('/sys/class/thermal/thermal_zone0')) assert.deepEqual([temperature.code, /^no temperature sensors on this host/.test(temperature.out)], [3, true], temperature.out);
+  if (!existsSync('/sys/class/hwmon') && !existsSync('/sys/class/thermal/thermal_zone0'))
+    assert.deepEqual(
+      [temperature.code, /^no temperature sensors on this host/.test(temperature.out)],
+      [3, true],
+      temperature.out,
+    );
   else assert.match(temperature.out, / °C/);
   const help = await checkNrpe(port, ['-c', 'check_drive_io', '-a', 'help']);
   assert.equal(help.code, 0);

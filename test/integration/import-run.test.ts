@@ -18,7 +18,11 @@ let agent: AgentProcess;
 let port: number;
 
 before(async () => {
-  const imported = execFileSync(process.execPath, [MAIN, 'settings', 'import', FIXTURE], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 20_000 });
+  const imported = execFileSync(process.execPath, [MAIN, 'settings', 'import', FIXTURE], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 20_000,
+  });
   assert.match(imported, /^port = 5666$/m);
   const ini = imported.replace(/^port = 5666$/m, `port = 0\nbind to = 127.0.0.1`);
   agent = await startAgent({ ini, files: { 'scripts/check_mailq.sh': '#!/bin/sh\necho "mailq $1 $2"\nexit $2\n' } });

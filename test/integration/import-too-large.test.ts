@@ -18,12 +18,23 @@ void test('a translation over 16 MiB is refused with its size, nothing written, 
   try {
     const source = join(dir, 'nsclient.ini');
     const aliases = Array.from({ length: LINES }, (_, i) => `alias_${i} = check_cpu warn=load>${i % 100}`);
-    writeFileSync(source, `[/modules]\nCheckSystem = enabled\n[/settings/external scripts/alias]\n${aliases.join('\n')}\n`);
+    writeFileSync(
+      source,
+      `[/modules]\nCheckSystem = enabled\n[/settings/external scripts/alias]\n${aliases.join('\n')}\n`,
+    );
     const output = join(dir, 'agent.ini');
     const r = await runAgentCli(['settings', 'import', source, '--output', output], 120_000);
     assert.equal(r.code, 1, r.stderr.slice(-2000));
-    assert.match(r.stderr, /AGENT_ERR_IMPORT_TOO_LARGE: the translation is 1[6-9]\.\d MiB, larger than 16 MiB, the most the agent reads as one settings file: split the source/);
-    assert.match(r.stderr, new RegExp(`${LINES + 3} line\\(s\\) read \\(1 file\\(s\\)\\): ${LINES + 3} kept, 0 changed, 0 dropped, 0 blank or comment`));
+    assert.match(
+      r.stderr,
+      /AGENT_ERR_IMPORT_TOO_LARGE: the translation is 1[6-9]\.\d MiB, larger than 16 MiB, the most the agent reads as one settings file: split the source/,
+    );
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `${LINES + 3} line\\(s\\) read \\(1 file\\(s\\)\\): ${LINES + 3} kept, 0 changed, 0 dropped, 0 blank or comment`,
+      ),
+    );
     assert.match(r.stderr, /does not validate; nothing written/);
     assert.equal(existsSync(output), false);
   } finally {

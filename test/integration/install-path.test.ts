@@ -20,7 +20,17 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -33,7 +43,13 @@ const root = join(base, 'inst ü 監視');
 after(() => rmSync(base, { recursive: true, force: true }));
 
 // Install: pack, unpack into the spaced folder, install the dependencies there.
-const npm = (args: string[], cwd: string): string => execFileSync('npm', [...args, '--no-audit', '--no-fund'], { cwd, encoding: 'utf8', timeout: 180_000, stdio: ['ignore', 'pipe', 'pipe'] });
+const npm = (args: string[], cwd: string): string =>
+  execFileSync('npm', [...args, '--no-audit', '--no-fund'], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 180_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 npm(['pack', '--ignore-scripts', '--pack-destination', base], REPO);
 const tarball = readdirSync(base).find((f) => f.endsWith('.tgz'));
 assert.ok(tarball, 'npm pack made a tarball');
@@ -72,15 +88,21 @@ by_path = \${scripts}/hello.sh "$ARG1$"
 
 function run(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [main, ...args], { cwd: base, timeout: 30_000, env: { ...process.env, AGENT_LOG_LEVEL: 'info' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 99) : 0, out: stdout + stderr });
-    });
+    execFile(
+      process.execPath,
+      [main, ...args],
+      { cwd: base, timeout: 30_000, env: { ...process.env, AGENT_LOG_LEVEL: 'info' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 99) : 0, out: stdout + stderr });
+      },
+    );
   });
 }
 
 void test('installed with npm ci from the packed package: the agent and its dependencies are there', () => {
   assert.ok(existsSync(main));
-  for (const dep of ['ajv', 'protobufjs', 'selfsigned']) assert.ok(existsSync(join(root, 'node_modules', dep, 'package.json')), dep);
+  for (const dep of ['ajv', 'protobufjs', 'selfsigned'])
+    assert.ok(existsSync(join(root, 'node_modules', dep, 'package.json')), dep);
   assert.ok(!existsSync(join(root, 'node_modules', 'typescript')), 'no dev dependencies');
 });
 
@@ -96,7 +118,11 @@ void test('agent settings validate runs from a folder with a space and non-ASCII
 });
 
 void test('agent run from there: WEBServer over TLS with its certificate made there, /api/v1/info, scripts under ${scripts}; SIGTERM exits 0', async () => {
-  const proc = spawn(process.execPath, [main, 'run', '--settings', ini], { cwd: base, env: { ...process.env, AGENT_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [main, 'run', '--settings', ini], {
+    cwd: base,
+    env: { ...process.env, AGENT_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
   const ready = new Promise<void>((res, rej) => {
@@ -117,7 +143,8 @@ void test('agent run from there: WEBServer over TLS with its certificate made th
   });
   try {
     await ready;
-    for (const m of ['CheckHelpers', 'CheckSystem', 'CheckExternalScripts', 'WEBServer']) assert.match(out, new RegExp(`module ${m} started`));
+    for (const m of ['CheckHelpers', 'CheckSystem', 'CheckExternalScripts', 'WEBServer'])
+      assert.match(out, new RegExp(`module ${m} started`));
     const url = /web server listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
     assert.ok(url, out);
 
@@ -139,7 +166,11 @@ void test('agent run from there: WEBServer over TLS with its certificate made th
     assert.ok(typeof info.json<{ version?: unknown }>().version === 'string', info.body);
 
     for (const query of ['by_name', 'by_path']) {
-      const res = await webRequest(`${url}/api/v1/queries/${query}/commands/execute?${encodeURIComponent('a b')}`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
+      const res = await webRequest(`${url}/api/v1/queries/${query}/commands/execute?${encodeURIComponent('a b')}`, {
+        user: 'root',
+        password: PASSWORD,
+        timeoutMs: 20_000,
+      });
       assert.equal(res.status, 200, res.body);
       const body = res.json<{ result: number; lines: { message: string }[] }>();
       assert.deepEqual([body.result, body.lines[0]?.message], [0, 'hello: a b'], `${query}: ${res.body}`);

@@ -118,13 +118,19 @@ max connections per address = 20
     } finally {
       idle.destroy();
     }
-    assert.match(agent.logs().slice(from), /RemoteServer: refused connection from 127\.0\.0\.2: 20 connections from this address open \(max connections per address\)/);
+    assert.match(
+      agent.logs().slice(from),
+      /RemoteServer: refused connection from 127\.0\.0\.2: 20 connections from this address open \(max connections per address\)/,
+    );
   });
 
   void it('web: idle and slowly trickled requests are closed after the timeout, one address cannot take every slot', async () => {
     const from = agent.mark();
     const idle = await openIdle(web, 60, ['127.0.0.3']);
-    const slow = tlsConnect({ socket: netConnect({ host: '127.0.0.1', port: web, localAddress: '127.0.0.4' }), rejectUnauthorized: false });
+    const slow = tlsConnect({
+      socket: netConnect({ host: '127.0.0.1', port: web, localAddress: '127.0.0.4' }),
+      rejectUnauthorized: false,
+    });
     slow.on('error', () => undefined);
     const slowClosed = new Promise<void>((res) => slow.once('close', () => res()));
     const slowSecure = new Promise<void>((res) => slow.once('secureConnect', () => res()));
@@ -132,15 +138,25 @@ max connections per address = 20
       assert.equal(await webQuery(web, PASSWORD), 200);
       await withDeadline(slowSecure, 5000, 'no TLS handshake with the web server');
       // One header byte every 100 ms: never a complete request within 2 s, yet never idle either.
-      void trickle(slow, Buffer.from(`GET /api/v1/info HTTP/1.1\r\nHost: 127.0.0.1\r\n${'X-Pad: y\r\n'.repeat(20)}\r\n`), 100);
+      void trickle(
+        slow,
+        Buffer.from(`GET /api/v1/info HTTP/1.1\r\nHost: 127.0.0.1\r\n${'X-Pad: y\r\n'.repeat(20)}\r\n`),
+        100,
+      );
       await withDeadline(slowClosed, 10_000, 'the trickling HTTP client was not closed');
-      assert.ok(await waitFor(() => idle.closed() === 60, 10_000), `${idle.closed()} of 60 idle web connections closed`);
+      assert.ok(
+        await waitFor(() => idle.closed() === 60, 10_000),
+        `${idle.closed()} of 60 idle web connections closed`,
+      );
     } finally {
       idle.destroy();
       slow.destroy();
     }
     const logs = agent.logs().slice(from);
-    assert.match(logs, /WEBServer: refused connection from 127\.0\.0\.3: 20 connections from this address open \(max connections per address\)/);
+    assert.match(
+      logs,
+      /WEBServer: refused connection from 127\.0\.0\.3: 20 connections from this address open \(max connections per address\)/,
+    );
     assert.match(logs, /WEBServer: closed connection from 127\.0\.0\.4: no complete request within 2000 ms/);
   });
 
@@ -170,7 +186,10 @@ max connections per address = 20
     } finally {
       slow.destroy();
     }
-    assert.match(agent.logs().slice(from), /AgentServer: closed connection from 127\.0\.0\.1: no complete request within 2000 ms/);
+    assert.match(
+      agent.logs().slice(from),
+      /AgentServer: closed connection from 127\.0\.0\.1: no complete request within 2000 ms/,
+    );
     assert.equal(await agentQuery(ap), 'OK: check_ok');
   });
 
@@ -179,7 +198,10 @@ max connections per address = 20
     assert.equal(await agentQuery(ap), 'OK: check_ok');
     assert.equal((await nrpeQuery(nrpe)).code, 0);
     assert.equal(await webQuery(web, PASSWORD), 200);
-    assert.ok(await waitFor(() => openFds(pid) <= startFds, 5000), `agent holds ${openFds(pid)} descriptors, ${startFds} at start`);
+    assert.ok(
+      await waitFor(() => openFds(pid) <= startFds, 5000),
+      `agent holds ${openFds(pid)} descriptors, ${startFds} at start`,
+    );
   });
 });
 

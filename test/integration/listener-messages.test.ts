@@ -34,7 +34,20 @@ void describe('bind failures name the setting and the command', () => {
     holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     held = (holder.address() as AddressInfo).port;
-    ini = ['[/modules]', 'CheckHelpers = enabled', 'RemoteServer = enabled', 'AgentServer = enabled', '[/settings/remote/server]', `port = ${held}`, 'bind to = 127.0.0.1', '[/settings/agent/server]', 'port = 0', 'bind to = 192.0.2.77', 'use ssl = 0', ''].join('\n');
+    ini = [
+      '[/modules]',
+      'CheckHelpers = enabled',
+      'RemoteServer = enabled',
+      'AgentServer = enabled',
+      '[/settings/remote/server]',
+      `port = ${held}`,
+      'bind to = 127.0.0.1',
+      '[/settings/agent/server]',
+      'port = 0',
+      'bind to = 192.0.2.77',
+      'use ssl = 0',
+      '',
+    ].join('\n');
     agent = await startAgent({ ini });
   });
   after(async () => {
@@ -44,12 +57,22 @@ void describe('bind failures name the setting and the command', () => {
 
   void it('a port in use: the port key, its line, who holds it, the command', async () => {
     const m = await agent.waitForLog(/module RemoteServer failed to start: .*/);
-    assert.match(m[0], new RegExp(`EADDRINUSE.*port ${held} is in use by another program \\(ss -ltnp 'sport = :${held}' names it\\): set \\[/settings/remote/server\\] port \\(agent\\.ini:${lineOf(ini, `port = ${held}`)}\\) to a free port: agent settings set --path /settings/remote/server --key 'port' --value N`));
+    assert.match(
+      m[0],
+      new RegExp(
+        `EADDRINUSE.*port ${held} is in use by another program \\(ss -ltnp 'sport = :${held}' names it\\): set \\[/settings/remote/server\\] port \\(agent\\.ini:${lineOf(ini, `port = ${held}`)}\\) to a free port: agent settings set --path /settings/remote/server --key 'port' --value N`,
+      ),
+    );
   });
 
   void it('an address that is not local: the bind to key, its line, the command', async () => {
     const m = await agent.waitForLog(/module AgentServer failed to start: .*/);
-    assert.match(m[0], new RegExp(`EADDRNOTAVAIL.*192\\.0\\.2\\.77 is not an address of this host .*: set \\[/settings/agent/server\\] bind to \\(agent\\.ini:${lineOf(ini, 'bind to = 192.0.2.77')}\\) .*agent settings set --path /settings/agent/server --key 'bind to' --value ADDRESS`));
+    assert.match(
+      m[0],
+      new RegExp(
+        `EADDRNOTAVAIL.*192\\.0\\.2\\.77 is not an address of this host .*: set \\[/settings/agent/server\\] bind to \\(agent\\.ini:${lineOf(ini, 'bind to = 192.0.2.77')}\\) .*agent settings set --path /settings/agent/server --key 'bind to' --value ADDRESS`,
+      ),
+    );
     // Said once per try: the NRPE listener's own error handler does not repeat the bind failure.
     assert.equal(linesSince(agent, 0, 'error').filter((l) => l.includes('listener error')).length, 0);
   });
@@ -59,7 +82,16 @@ void describe('failed handshakes on the NRPE port, in words', () => {
   let agent: AgentProcess;
   let port = 0;
   let ini = '';
-  const nrpeSection = (lines: string[]): string => ['[/modules]', 'CheckHelpers = enabled', 'RemoteServer = enabled', '[/settings/remote/server]', 'port = 0', ...lines, ''].join('\n');
+  const nrpeSection = (lines: string[]): string =>
+    [
+      '[/modules]',
+      'CheckHelpers = enabled',
+      'RemoteServer = enabled',
+      '[/settings/remote/server]',
+      'port = 0',
+      ...lines,
+      '',
+    ].join('\n');
   before(async () => {
     ini = nrpeSection(['bind to = 127.0.0.1']);
     agent = await startAgent({ ini });
@@ -72,7 +104,10 @@ void describe('failed handshakes on the NRPE port, in words', () => {
     const r = await checkNrpe(port, ['-n', '-c', 'check_ok']);
     assert.notEqual(r.code, 0);
     const m = await agent.waitForLog(/warning .*TLS handshake with 127\.0\.0\.1 failed: .*/, 10_000, from);
-    assert.match(m[0], /the client sent a plain NRPE packet to this TLS port: the client needs TLS \(check_nrpe without -n\), or set \[\/settings\/remote\/server\] use ssl = false/);
+    assert.match(
+      m[0],
+      /the client sent a plain NRPE packet to this TLS port: the client needs TLS \(check_nrpe without -n\), or set \[\/settings\/remote\/server\] use ssl = false/,
+    );
     assert.doesNotMatch(m[0], /SSL routines|ERR_SSL/);
     const debug = await agent.waitForLog(/debug .*TLS handshake with 127\.0\.0\.1 failed: .*(SSL|ssl).*/, 10_000, from);
     assert.ok(debug[0].length > 0);
@@ -81,20 +116,33 @@ void describe('failed handshakes on the NRPE port, in words', () => {
   void it('no cipher in common: one warning naming allowed ciphers', async () => {
     // Only anonymous suites can be agreed without a certificate, and this list keeps them out.
     const from = agent.mark();
-    replaceFile(agent.settingsFile, nrpeSection(['bind to = 127.0.0.1', 'allowed ciphers = ALL:!aNULL:@SECLEVEL=0']).replace('port = 0', `port = ${port}`));
+    replaceFile(
+      agent.settingsFile,
+      nrpeSection(['bind to = 127.0.0.1', 'allowed ciphers = ALL:!aNULL:@SECLEVEL=0']).replace(
+        'port = 0',
+        `port = ${port}`,
+      ),
+    );
     await agent.waitForLog(/RemoteServer: (applied|reconcil|.*allowed ciphers)/, 10_000, from);
     const tried = agent.mark();
     const r = await checkNrpe(port, ['-c', 'check_ok']);
     assert.notEqual(r.code, 0);
     const m = await agent.waitForLog(/warning .*TLS handshake with 127\.0\.0\.1 failed: .*/, 10_000, tried);
-    assert.match(m[0], /the client offered no cipher this server accepts: .*\[\/settings\/remote\/server\] allowed ciphers/);
+    assert.match(
+      m[0],
+      /the client offered no cipher this server accepts: .*\[\/settings\/remote\/server\] allowed ciphers/,
+    );
   });
 
   void it('a move to a narrower address on the same port succeeds and logs no error', async () => {
     const wide = nrpeSection(['bind to =']).replace('port = 0', `port = ${port}`);
     replaceFile(agent.settingsFile, wide);
     const moved = agent.mark();
-    await agent.waitForLog(new RegExp(`RemoteServer: listening on \\*?:?${port}|RemoteServer: listening on .*:${port}`), 10_000, moved);
+    await agent.waitForLog(
+      new RegExp(`RemoteServer: listening on \\*?:?${port}|RemoteServer: listening on .*:${port}`),
+      10_000,
+      moved,
+    );
     const narrow = agent.mark();
     replaceFile(agent.settingsFile, nrpeSection(['bind to = 127.0.0.1']).replace('port = 0', `port = ${port}`));
     await agent.waitForLog(new RegExp(`RemoteServer: listening on 127\\.0\\.0\\.1:${port}`), 10_000, narrow);
@@ -107,7 +155,18 @@ void describe('failed handshakes on the NRPE port, in words', () => {
 void describe('plain HTTP to the HTTPS port, in words', () => {
   let agent: AgentProcess;
   before(async () => {
-    agent = await startAgent({ ini: ['[/modules]', 'WEBServer = enabled', '[/settings/default]', 'password = messages-pw', '[/settings/WEB/server]', 'port = 0s', 'bind to = 127.0.0.1', ''].join('\n') });
+    agent = await startAgent({
+      ini: [
+        '[/modules]',
+        'WEBServer = enabled',
+        '[/settings/default]',
+        'password = messages-pw',
+        '[/settings/WEB/server]',
+        'port = 0s',
+        'bind to = 127.0.0.1',
+        '',
+      ].join('\n'),
+    });
   });
   after(() => agent?.stop());
 
@@ -125,8 +184,19 @@ void describe('plain HTTP to the HTTPS port, in words', () => {
       });
     for (let i = 0; i < 10; i++) await plain();
     const m = await agent.waitForLog(/info .*TLS handshake with 127\.0\.0\.1 failed: .*/, 10_000, from);
-    assert.match(m[0], /the client spoke plain HTTP to this HTTPS port: use https:\/\/, or write \[\/settings\/WEB\/server\] port without its trailing s/);
-    await agent.waitForLog(new RegExp(`debug .*TLS handshake with 127\\.0\\.0\\.1 failed: (.|\\n)*debug .*TLS handshake`), 10_000, from);
-    assert.equal(linesSince(agent, from, 'info').filter((l) => l.includes('spoke plain HTTP')).length, 1, 'ten in a row make one line');
+    assert.match(
+      m[0],
+      /the client spoke plain HTTP to this HTTPS port: use https:\/\/, or write \[\/settings\/WEB\/server\] port without its trailing s/,
+    );
+    await agent.waitForLog(
+      new RegExp(`debug .*TLS handshake with 127\\.0\\.0\\.1 failed: (.|\\n)*debug .*TLS handshake`),
+      10_000,
+      from,
+    );
+    assert.equal(
+      linesSince(agent, from, 'info').filter((l) => l.includes('spoke plain HTTP')).length,
+      1,
+      'ten in a row make one line',
+    );
   });
 });

@@ -78,7 +78,11 @@ timeout = 120
 
   /** Waits for the script's sleep to start, lets the peer go, and waits (bounded) for the sleep to end. */
   const cancelledWhenGone = async (who: string, leave: () => void): Promise<void> => {
-    await waitUntil(() => existsSync(pidFile(who)) && readFileSync(pidFile(who), 'utf8').trim() !== '', 20_000, `the script of ${who} started`);
+    await waitUntil(
+      () => existsSync(pidFile(who)) && readFileSync(pidFile(who), 'utf8').trim() !== '',
+      20_000,
+      `the script of ${who} started`,
+    );
     const pid = Number(readFileSync(pidFile(who), 'utf8'));
     assert.ok(alive(pid), 'the sleep runs while the peer waits');
     leave();
@@ -86,7 +90,11 @@ timeout = 120
   };
 
   void it('NRPE: check_nrpe killed while its script runs: the script is stopped', async () => {
-    const child = execFile(CHECK_NRPE, ['-H', '127.0.0.1', '-p', String(nrpePort), '-t', '100', '-c', 'check_slow', '-a', pidFile('nrpe')], () => undefined);
+    const child = execFile(
+      CHECK_NRPE,
+      ['-H', '127.0.0.1', '-p', String(nrpePort), '-t', '100', '-c', 'check_slow', '-a', pidFile('nrpe')],
+      () => undefined,
+    );
     await cancelledWhenGone('nrpe', () => child.kill('SIGKILL'));
   });
 

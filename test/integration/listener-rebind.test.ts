@@ -60,7 +60,13 @@ certificate key = ${first.key}
 `;
 
   const web = (path: string, init: { method?: string; body?: string } = {}) =>
-    webRequest(`https://127.0.0.1:${ports.web}${path}`, { user: 'root', password: PASSWORD, timeoutMs: 10_000, ...init, ...(init.body ? { headers: { 'content-type': 'application/json' } } : {}) });
+    webRequest(`https://127.0.0.1:${ports.web}${path}`, {
+      user: 'root',
+      password: PASSWORD,
+      timeoutMs: 10_000,
+      ...init,
+      ...(init.body ? { headers: { 'content-type': 'application/json' } } : {}),
+    });
 
   /** Every listener answers a valid query, each with its first certificate. */
   const allServing = async (): Promise<void> => {
@@ -80,7 +86,11 @@ certificate key = ${first.key}
     other = certs.issue(ca, 'other', 'server');
     // Port 0 in the file: the system picks, the log says which (the edits below keep port 0, so the listeners stay).
     agent = await startAgent({ ini: ini() });
-    ports = { web: await webPort(agent), remote: await listenerPort(agent, 'RemoteServer'), agent: await listenerPort(agent, 'AgentServer') };
+    ports = {
+      web: await webPort(agent),
+      remote: await listenerPort(agent, 'RemoteServer'),
+      agent: await listenerPort(agent, 'AgentServer'),
+    };
   });
   after(async () => {
     await agent?.stop();
@@ -93,13 +103,18 @@ certificate key = ${first.key}
 
   void it('the settings API refuses `certificate = other.pem` (422, the problem at the line of the key) and writes nothing', async () => {
     const before = readFileSync(agent.settingsFile, 'utf8');
-    const r = await web('/api/v1/settings/settings/agent/server', { method: 'PUT', body: JSON.stringify({ key: 'certificate', value: other.cert }) });
+    const r = await web('/api/v1/settings/settings/agent/server', {
+      method: 'PUT',
+      body: JSON.stringify({ key: 'certificate', value: other.cert }),
+    });
     assert.equal(r.status, 422, r.body);
     const body = r.json<{ code: string; fields: { field: string; message: string }[] }>();
     assert.equal(body.code, 'AGENT_ERR_HTTP_UNPROCESSABLE');
     assert.deepEqual(body.fields, [
-      { field: '[/settings/agent/server] certificate key', // HTTP answers name files without the machine's absolute paths (src/hide-paths.ts).
-      message: `line 25: AGENT_ERR_TLS_KEY_MISMATCH: the private key in ${basename(first.key)} does not belong to the certificate ${basename(other.cert)}` },
+      {
+        field: '[/settings/agent/server] certificate key', // HTTP answers name files without the machine's absolute paths (src/hide-paths.ts).
+        message: `line 25: AGENT_ERR_TLS_KEY_MISMATCH: the private key in ${basename(first.key)} does not belong to the certificate ${basename(other.cert)}`,
+      },
     ]);
     assert.equal(readFileSync(agent.settingsFile, 'utf8'), before);
     await allServing();
@@ -114,16 +129,33 @@ certificate key = ${first.key}
       edited.add(listener);
       const m = agent.mark();
       replaceFile(agent.settingsFile, ini());
-      const logged = await agent.waitForLog(new RegExp(`cannot move ${what} to [^\\n]*AGENT_ERR_TLS_KEY_MISMATCH[^\\n]*kept previous settings`), 20_000, m);
+      const logged = await agent.waitForLog(
+        new RegExp(`cannot move ${what} to [^\\n]*AGENT_ERR_TLS_KEY_MISMATCH[^\\n]*kept previous settings`),
+        20_000,
+        m,
+      );
       // The log names the same line `agent settings validate` prints.
       const validate = await runAgentCli(['settings', 'validate', agent.settingsFile]);
       assert.equal(validate.code, 1);
-      const line = validate.stdout.split('\n').find((l) => l.includes(module === 'WEBServer' ? '[/settings/WEB/server]' : `[${module === 'RemoteServer' ? '/settings/remote/server' : '/settings/agent/server'}]`));
+      const line = validate.stdout
+        .split('\n')
+        .find((l) =>
+          l.includes(
+            module === 'WEBServer'
+              ? '[/settings/WEB/server]'
+              : `[${module === 'RemoteServer' ? '/settings/remote/server' : '/settings/agent/server'}]`,
+          ),
+        );
       assert.ok(line, validate.stdout);
-      const where = /^(.*?):(\d+):\d+: error (AGENT_ERR_TLS_KEY_MISMATCH \[[^\]]+\] certificate(?: key)?: .*)$/.exec(line);
+      const where = /^(.*?):(\d+):\d+: error (AGENT_ERR_TLS_KEY_MISMATCH \[[^\]]+\] certificate(?: key)?: .*)$/.exec(
+        line,
+      );
       assert.ok(where, line);
       assert.ok(logged[0].includes(`${where[1]}:${where[2]}: ${where[3]}`), `${logged[0]}\n${line}`);
-      const status = (await web('/api/v1/settings/status')).json<{ lastResult: string; modules: { name: string; loaded: boolean; outcome: string; error?: string }[] }>();
+      const status = (await web('/api/v1/settings/status')).json<{
+        lastResult: string;
+        modules: { name: string; loaded: boolean; outcome: string; error?: string }[];
+      }>();
       assert.equal(status.lastResult, 'partial');
       const mod = status.modules.find((x) => x.name === module);
       assert.equal(mod?.loaded, true);
@@ -136,14 +168,28 @@ certificate key = ${first.key}
   void it('the key fitting the file is taken at once (certificate key = other.key on every listener)', async () => {
     const fixed = ini()
       .replaceAll(`certificate key = ${first.key}`, `certificate key = ${other.key}`)
-      .replace(`certificate = ${other.cert}\n`, `certificate = ${other.cert}\ncertificate key = ${join(certs.dir, 'other.key')}\n`);
+      .replace(
+        `certificate = ${other.cert}\n`,
+        `certificate = ${other.cert}\ncertificate key = ${join(certs.dir, 'other.key')}\n`,
+      );
     replaceFile(agent.settingsFile, fixed);
-    await waitUntil(async () => (await presented(ports.web)) === 'other' && (await presented(ports.remote)) === 'other' && (await presented(ports.agent)) === 'other', 20_000, 'other.pem on every listener').catch(() => undefined);
+    await waitUntil(
+      async () =>
+        (await presented(ports.web)) === 'other' &&
+        (await presented(ports.remote)) === 'other' &&
+        (await presented(ports.agent)) === 'other',
+      20_000,
+      'other.pem on every listener',
+    ).catch(() => undefined);
     assert.equal(await presented(ports.web), 'other');
     assert.equal(await presented(ports.remote), 'other');
     assert.equal(await presented(ports.agent), 'other');
-    const status = (await web('/api/v1/settings/status')).json<{ lastResult: string; modules: { name: string; outcome: string }[] }>();
-    for (const name of ['WEBServer', 'RemoteServer', 'AgentServer']) assert.notEqual(status.modules.find((x) => x.name === name)?.outcome, 'failed', name);
+    const status = (await web('/api/v1/settings/status')).json<{
+      lastResult: string;
+      modules: { name: string; outcome: string }[];
+    }>();
+    for (const name of ['WEBServer', 'RemoteServer', 'AgentServer'])
+      assert.notEqual(status.modules.find((x) => x.name === name)?.outcome, 'failed', name);
     assert.equal((await nrpeQuery(ports.remote, 'check_ok')).code, 0);
     assert.match(await agentQuery(ports.agent, 'check_ok'), /OK|ok/i);
   });

@@ -78,7 +78,11 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
     replaceFile(live.key, readFileSync(from.key, 'utf8'));
     replaceFile(live.cert, readFileSync(from.cert, 'utf8'));
   };
-  const names = async (): Promise<string[]> => [await presented(ports.web), await presented(ports.remote), await presented(ports.agent)];
+  const names = async (): Promise<string[]> => [
+    await presented(ports.web),
+    await presented(ports.remote),
+    await presented(ports.agent),
+  ];
 
   before(async () => {
     certs = certDir();
@@ -89,7 +93,16 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
     live = { cert: join(certs.dir, 'live-cert.pem'), key: join(certs.dir, 'live-key.pem') };
     copyFileSync(first.cert, live.cert);
     copyFileSync(first.key, live.key);
-    old = { ports: { web: 0, remote: 0, agent: 0 }, password: OLD_PASSWORD, hosts: '127.0.0.1', perAddress: 64, args: true, queries: '*', cert: live.cert, key: live.key };
+    old = {
+      ports: { web: 0, remote: 0, agent: 0 },
+      password: OLD_PASSWORD,
+      hosts: '127.0.0.1',
+      perAddress: 64,
+      args: true,
+      queries: '*',
+      cert: live.cert,
+      key: live.key,
+    };
     agent = await startAgent({ ini: ini(old) });
     ports.web = await webPort(agent);
     ports.remote = await listenerPort(agent, 'RemoteServer');
@@ -105,10 +118,21 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
     for (const p of Object.values(ports)) assert.ok(p > 0);
     assert.deepEqual(await names(), ['first', 'first', 'first']);
     // The API reports the real ports too: per module and in the settings status.
-    const api = (path: string) => webRequest(`https://127.0.0.1:${ports.web}${path}`, { user: 'root', password: OLD_PASSWORD, timeoutMs: 10_000 });
-    const status = (await api('/api/v1/settings/status')).json<{ modules: { name: string; listening?: { address: string; port: number } }[] }>();
-    for (const [name, port] of [['WEBServer', ports.web], ['RemoteServer', ports.remote], ['AgentServer', ports.agent]] as const) {
-      assert.deepEqual((await api(`/api/v1/modules/${name}`)).json<{ listening?: unknown }>().listening, { address: '127.0.0.1', port }, name);
+    const api = (path: string) =>
+      webRequest(`https://127.0.0.1:${ports.web}${path}`, { user: 'root', password: OLD_PASSWORD, timeoutMs: 10_000 });
+    const status = (await api('/api/v1/settings/status')).json<{
+      modules: { name: string; listening?: { address: string; port: number } }[];
+    }>();
+    for (const [name, port] of [
+      ['WEBServer', ports.web],
+      ['RemoteServer', ports.remote],
+      ['AgentServer', ports.agent],
+    ] as const) {
+      assert.deepEqual(
+        (await api(`/api/v1/modules/${name}`)).json<{ listening?: unknown }>().listening,
+        { address: '127.0.0.1', port },
+        name,
+      );
       assert.deepEqual(status.modules.find((m) => m.name === name)?.listening, { address: '127.0.0.1', port }, name);
     }
   });
@@ -128,7 +152,11 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
     const m = agent.mark();
     writeFileSync(live.cert, 'not a certificate\n');
     for (const what of ['the web server', 'the NRPE server', 'the agent-protocol server']) {
-      await agent.waitForLog(new RegExp(`AGENT_WARN_TLS_RELOAD: ${what}: the TLS files changed on disk but cannot be used`), 15_000, m);
+      await agent.waitForLog(
+        new RegExp(`AGENT_WARN_TLS_RELOAD: ${what}: the TLS files changed on disk but cannot be used`),
+        15_000,
+        m,
+      );
     }
     assert.deepEqual(await names(), ['second', 'second', 'second']);
     // Back to the renewed files (the same material: nothing to swap).
@@ -137,15 +165,30 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
 
   void it('a move to a port another socket holds: kept previous settings, and every part of the old policy stays in force', async () => {
     const blocker: Server = createServer();
-    const busy = await new Promise<number>((res) => blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)));
+    const busy = await new Promise<number>((res) =>
+      blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)),
+    );
     try {
       const m = agent.mark();
       replaceFile(
         agent.settingsFile,
-        ini({ ports: { web: busy, remote: busy, agent: busy }, password: NEW_PASSWORD, hosts: '10.1.2.3', perAddress: 1, args: false, queries: 'check_version', cert: other.cert, key: other.key }),
+        ini({
+          ports: { web: busy, remote: busy, agent: busy },
+          password: NEW_PASSWORD,
+          hosts: '10.1.2.3',
+          perAddress: 1,
+          args: false,
+          queries: 'check_version',
+          cert: other.cert,
+          key: other.key,
+        }),
       );
       for (const what of ['the web server to https', 'the NRPE server to', 'the agent-protocol server to']) {
-        await agent.waitForLog(new RegExp(`cannot move ${what}[^\\n]*EADDRINUSE[^\\n]*kept previous settings`), 20_000, m);
+        await agent.waitForLog(
+          new RegExp(`cannot move ${what}[^\\n]*EADDRINUSE[^\\n]*kept previous settings`),
+          20_000,
+          m,
+        );
       }
       // One idle connection from this address on each listener: a limit of 1 per address would refuse the query after it.
       const idle = [await openIdle(ports.web, 1), await openIdle(ports.remote, 1), await openIdle(ports.agent, 1)];
@@ -166,7 +209,13 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
       }
       // The old certificate, not other.pem.
       assert.deepEqual(await names(), ['second', 'second', 'second']);
-      const status = (await webRequest(`https://127.0.0.1:${ports.web}/api/v1/settings/status`, { user: 'root', password: OLD_PASSWORD, timeoutMs: 10_000 })).json<{ modules: { name: string; loaded: boolean; outcome: string }[] }>();
+      const status = (
+        await webRequest(`https://127.0.0.1:${ports.web}/api/v1/settings/status`, {
+          user: 'root',
+          password: OLD_PASSWORD,
+          timeoutMs: 10_000,
+        })
+      ).json<{ modules: { name: string; loaded: boolean; outcome: string }[] }>();
       for (const name of ['WEBServer', 'RemoteServer', 'AgentServer']) {
         const mod = status.modules.find((x) => x.name === name);
         assert.deepEqual([mod?.loaded, mod?.outcome], [true, 'failed'], name);

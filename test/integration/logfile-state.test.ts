@@ -15,9 +15,13 @@ import { runAgentCli } from '../helpers/run-cli.js';
 const dir = mkdtempSync(join(tmpdir(), 'logfile-state-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const settings = join(dir, 'agent.ini');
-writeFileSync(settings, `[/modules]\nCheckLogFile = enabled\n\n[/paths]\nstate = ${dir}/state\n\n[/settings/logfile]\nallowed paths = ${dir}\n`);
+writeFileSync(
+  settings,
+  `[/modules]\nCheckLogFile = enabled\n\n[/paths]\nstate = ${dir}/state\n\n[/settings/logfile]\nallowed paths = ${dir}\n`,
+);
 const log = join(dir, 'app.log');
-const query = (...args: string[]) => runAgentCli(['query', 'check_logfile', `file=${log}`, "crit=line like 'error'", ...args, '--settings', settings]);
+const query = (...args: string[]) =>
+  runAgentCli(['query', 'check_logfile', `file=${log}`, "crit=line like 'error'", ...args, '--settings', settings]);
 
 void test('the read positions outlive the agent: a new process answers only the new lines', async () => {
   writeFileSync(log, 'error one\ninfo two\nerror three\n');
@@ -31,14 +35,24 @@ void test('the read positions outlive the agent: a new process answers only the 
   appendFileSync(log, 'error four\n');
   const next = await query();
   assert.match(next.stdout, /^CRITICAL: 1\/1 line\(s\) \(error four\)/);
-  const saved = JSON.parse(readFileSync(join(dir, 'state', 'logfile-positions.json'), 'utf8')) as Record<string, { offset: number }>;
+  const saved = JSON.parse(readFileSync(join(dir, 'state', 'logfile-positions.json'), 'utf8')) as Record<
+    string,
+    { offset: number }
+  >;
   assert.ok(Object.values(saved).some((p) => p.offset === readFileSync(log).length));
 });
 
 void test('a first read of a long log answers at most 100 lines and 8 KiB, then says how many more', async () => {
   const big = join(dir, 'big.log');
   writeFileSync(big, Array.from({ length: 3000 }, (_, i) => `error ${i} ${'x'.repeat(60)}`).join('\n') + '\n');
-  const r = await runAgentCli(['query', 'check_logfile', `file=${big}`, "crit=line like 'error'", '--settings', settings]);
+  const r = await runAgentCli([
+    'query',
+    'check_logfile',
+    `file=${big}`,
+    "crit=line like 'error'",
+    '--settings',
+    settings,
+  ]);
   assert.equal(r.code, 2);
   const line = r.stdout.split('|')[0];
   assert.ok(Buffer.byteLength(line) < 8192 + 200, `${Buffer.byteLength(line)} bytes`);

@@ -36,11 +36,41 @@ interface Expected {
 }
 
 const EXPECTED: Expected[] = [
-  { service: 'nrpe ok', command: 'nrpe!perf_ok', state: 0, output: 'OK: all good', perf: "'temp'=21.5C;30;40;0;100 'count'=3;5;10" },
-  { service: 'nrpe critical', command: 'nrpe!perf_crit', state: 2, output: 'CRITICAL: too hot', perf: "'temp'=45.25C;30;40;0;100" },
-  { service: 'nscp ok', command: 'nscp!perf_ok', state: 0, output: 'perf_ok OK: all good', perf: "'temp'=21.500000C;30;40;0;100 'count'=3;5;10" },
-  { service: 'nscp warning', command: 'nscp!perf_warn', state: 1, output: 'perf_warn WARNING: getting warm', perf: "'temp'=35C;30;40;0;100" },
-  { service: 'nscp arguments', command: 'nscp_args!check_negate!command=perf_ok!ok=critical', state: 2, output: 'check_negate OK: all good', perf: "'temp'=21.500000C;30;40;0;100 'count'=3;5;10" },
+  {
+    service: 'nrpe ok',
+    command: 'nrpe!perf_ok',
+    state: 0,
+    output: 'OK: all good',
+    perf: "'temp'=21.5C;30;40;0;100 'count'=3;5;10",
+  },
+  {
+    service: 'nrpe critical',
+    command: 'nrpe!perf_crit',
+    state: 2,
+    output: 'CRITICAL: too hot',
+    perf: "'temp'=45.25C;30;40;0;100",
+  },
+  {
+    service: 'nscp ok',
+    command: 'nscp!perf_ok',
+    state: 0,
+    output: 'perf_ok OK: all good',
+    perf: "'temp'=21.500000C;30;40;0;100 'count'=3;5;10",
+  },
+  {
+    service: 'nscp warning',
+    command: 'nscp!perf_warn',
+    state: 1,
+    output: 'perf_warn WARNING: getting warm',
+    perf: "'temp'=35C;30;40;0;100",
+  },
+  {
+    service: 'nscp arguments',
+    command: 'nscp_args!check_negate!command=perf_ok!ok=critical',
+    state: 2,
+    output: 'check_negate OK: all good',
+    perf: "'temp'=21.500000C;30;40;0;100 'count'=3;5;10",
+  },
 ];
 
 void describe('Nagios 4 polls the agent through check_nrpe and check_nscp_api', () => {
@@ -85,7 +115,11 @@ ${PERF_SCRIPT_ENTRIES}`,
     const proc = nagios;
     nagiosExit = new Promise((resolve) => proc.once('exit', () => resolve()));
     // The command file (a FIFO) exists once Nagios runs; then ask for every check now.
-    await waitFor(() => existsSync(join(dir, 'nagios.cmd')), 15_000, () => `Nagios did not start:\n${output}`);
+    await waitFor(
+      () => existsSync(join(dir, 'nagios.cmd')),
+      15_000,
+      () => `Nagios did not start:\n${output}`,
+    );
     const now = Math.floor(Date.now() / 1000);
     writeFileSync(join(dir, 'nagios.cmd'), `[${now}] SCHEDULE_FORCED_HOST_SVC_CHECKS;agent;${now}\n`);
   });
@@ -105,9 +139,17 @@ ${PERF_SCRIPT_ENTRIES}`,
     let services = new Map<string, Record<string, string>>();
     const settled = (): boolean => {
       services = readServices(statusFile);
-      return EXPECTED.every((e) => services.get(e.service)?.has_been_checked === '1' && services.get(e.service)?.current_state === String(e.state));
+      return EXPECTED.every(
+        (e) =>
+          services.get(e.service)?.has_been_checked === '1' &&
+          services.get(e.service)?.current_state === String(e.state),
+      );
     };
-    await waitFor(settled, 30_000, () => `services did not reach their states:\n${JSON.stringify([...services.entries()], null, 1)}`);
+    await waitFor(
+      settled,
+      30_000,
+      () => `services did not reach their states:\n${JSON.stringify([...services.entries()], null, 1)}`,
+    );
     for (const e of EXPECTED) {
       const s = services.get(e.service) as Record<string, string>;
       assert.equal(s.current_state, String(e.state), e.service);
@@ -122,7 +164,9 @@ ${PERF_SCRIPT_ENTRIES}`,
       { alias: 'count', value: 3, warning: 5, critical: 10 },
     ]);
     assert.deepEqual(parsePerf(services.get('nscp ok')?.performance_data ?? ''), nrpe);
-    assert.deepEqual(parsePerf(services.get('nscp warning')?.performance_data ?? ''), [{ alias: 'temp', value: 35, unit: 'C', warning: 30, critical: 40, minimum: 0, maximum: 100 }]);
+    assert.deepEqual(parsePerf(services.get('nscp warning')?.performance_data ?? ''), [
+      { alias: 'temp', value: 35, unit: 'C', warning: 30, critical: 40, minimum: 0, maximum: 100 },
+    ]);
 
     // Polling goes on: every service is checked again within a few intervals.
     const first = new Map(EXPECTED.map((e) => [e.service, Number(services.get(e.service)?.last_check)]));
@@ -134,7 +178,8 @@ ${PERF_SCRIPT_ENTRIES}`,
       20_000,
       () => 'a service was not checked again',
     );
-    for (const e of EXPECTED) assert.equal(services.get(e.service)?.current_state, String(e.state), `${e.service} on the next check`);
+    for (const e of EXPECTED)
+      assert.equal(services.get(e.service)?.current_state, String(e.state), `${e.service} on the next check`);
   });
 });
 
@@ -149,7 +194,7 @@ function readServices(file: string): Map<string, Record<string, string>> {
   }
   for (const m of text.matchAll(/servicestatus \{\n([\s\S]*?)\n\s*\}/g)) {
     const fields: Record<string, string> = {};
-    for (const line of (m[1]).split('\n')) {
+    for (const line of m[1].split('\n')) {
       const eq = line.indexOf('=');
       if (eq > 0) fields[line.slice(0, eq).trim()] = line.slice(eq + 1);
     }

@@ -42,7 +42,13 @@ import { CHECK_NRPE, NRPE_DAEMON, checkNrpe } from '../helpers/nrpe-daemon.js';
  * - an exit code outside 0-3: UNKNOWN on both, and the agent adds
  *   " (exit code N)" to the message (`ours` takes it off before comparing).
  */
-const DELIBERATE = ['arguments', 'nasty character', '_NRPE_CHECK version', 'perf data spelling', 'exit code outside 0-3 named'] as const;
+const DELIBERATE = [
+  'arguments',
+  'nasty character',
+  '_NRPE_CHECK version',
+  'perf data spelling',
+  'exit code outside 0-3 named',
+] as const;
 
 const FIXTURES = join(REPO, 'test/fixtures/nrpe');
 const DROPPED = /^CHECK_NRPE: (Receive header underflow|Error receiving data)/;
@@ -50,7 +56,15 @@ function normal(s: string): string {
   const first = s.split('\n')[0] ?? '';
   const bar = first.indexOf('|');
   const message = bar < 0 ? first : first.slice(0, bar).trimEnd();
-  const perf = bar < 0 ? '' : `|${first.slice(bar + 1).trim().split(/\s+/).map((p) => p.replace(/^'([^']*)'=/, '$1=').replace(/;+$/, '')).join(' ')}`;
+  const perf =
+    bar < 0
+      ? ''
+      : `|${first
+          .slice(bar + 1)
+          .trim()
+          .split(/\s+/)
+          .map((p) => p.replace(/^'([^']*)'=/, '$1=').replace(/;+$/, ''))
+          .join(' ')}`;
   return `${message}${perf}`.replace(/\d+(\.\d+)?/g, '#');
 }
 
@@ -115,9 +129,17 @@ interface ImportJson {
 
 function importCfg(cfg: string, output: string): Promise<{ code: number; json: ImportJson }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'settings', 'import', cfg, '--output', output, '--format', 'json'], { timeout: 30_000 }, (err, stdout) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, json: JSON.parse(stdout) as ImportJson });
-    });
+    execFile(
+      process.execPath,
+      [MAIN, 'settings', 'import', cfg, '--output', output, '--format', 'json'],
+      { timeout: 30_000 },
+      (err, stdout) => {
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : -1) : 0,
+          json: JSON.parse(stdout) as ImportJson,
+        });
+      },
+    );
   });
 }
 
@@ -161,12 +183,20 @@ for (const fixture of ['debian-default', 'ansible-role']) {
           // A figure near a threshold (process count, load) can change state between the two readings: read again, at most 3 times.
           let theirs = { code: -1, out: '' };
           let ours = { code: -2, out: '' };
-          for (let attempt = 0; attempt < 3 && !(ours.code === theirs.code && normal(ours.out) === normal(theirs.out)); attempt++) {
+          for (
+            let attempt = 0;
+            attempt < 3 && !(ours.code === theirs.code && normal(ours.out) === normal(theirs.out));
+            attempt++
+          ) {
             theirs = await checkNrpe(daemon.port, [...version, '-c', c]);
             ours = await checkNrpe(agentPort, [...version, '-c', c]);
             if (ours.code === 3) ours.out = ours.out.replace(/ \(exit code \d+\)$/m, '');
           }
-          assert.deepEqual([ours.code, normal(ours.out)], [theirs.code, normal(theirs.out)], `${c} ${version.join(' ')}: agent "${ours.out}" vs nrpe "${theirs.out}"`);
+          assert.deepEqual(
+            [ours.code, normal(ours.out)],
+            [theirs.code, normal(theirs.out)],
+            `${c} ${version.join(' ')}: agent "${ours.out}" vs nrpe "${theirs.out}"`,
+          );
         }
       }
     });
@@ -184,9 +214,10 @@ for (const fixture of ['debian-default', 'ansible-role']) {
       const target = withArguments[0] ?? commands[0];
       const theirs = await checkNrpe(daemon.port, ['-c', target, '-a', '1', '2', '/']);
       assert.equal(theirs.code, 3);
-      assert.match(theirs.out, DROPPED, 'Debian\'s nrpe drops every request with arguments');
+      assert.match(theirs.out, DROPPED, "Debian's nrpe drops every request with arguments");
       const ours = await checkNrpe(agentPort, ['-c', target, '-a', '1', '2', '/']);
-      if (argumentsAllowed) assert.doesNotMatch(ours.out, /not allowed|Arguments/i, `${target} runs with the arguments: ${ours.out}`);
+      if (argumentsAllowed)
+        assert.doesNotMatch(ours.out, /not allowed|Arguments/i, `${target} runs with the arguments: ${ours.out}`);
       else assert.match(ours.out, /argument/i, `refused in words: ${ours.out}`);
       const nastyTheirs = await checkNrpe(daemon.port, ['-c', `${commands[0]};id`]);
       assert.equal(nastyTheirs.code, 3);

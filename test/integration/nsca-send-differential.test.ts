@@ -68,7 +68,9 @@ function sendNscaProgram(method: number): Promise<number | null> {
   const cfg = join(dir, `send_nsca-${method}.cfg`);
   writeFileSync(cfg, `password=${PASSWORD}\nencryption_method=${method}\n`);
   return new Promise((resolve, reject) => {
-    const p = spawn(SEND_NSCA, ['-H', '127.0.0.1', '-p', String(port), '-c', cfg], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const p = spawn(SEND_NSCA, ['-H', '127.0.0.1', '-p', String(port), '-c', cfg], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     p.on('error', reject);
     p.on('close', resolve);
     p.stdin.end('host-a\tservice-b\t2\tsome output|x=1');
@@ -83,7 +85,8 @@ function decrypt(method: number, packet: Buffer): Buffer {
     return k;
   };
   if (method === 0) return Buffer.from(packet);
-  if (method === 2) return createDecipheriv('des-ede3-cfb8', Buffer.concat([key(8), key(8), key(8)]), IV.subarray(0, 8)).update(packet);
+  if (method === 2)
+    return createDecipheriv('des-ede3-cfb8', Buffer.concat([key(8), key(8), key(8)]), IV.subarray(0, 8)).update(packet);
   if (method === 1) {
     const out = Buffer.from(packet);
     for (let i = 0; i < out.length; i++) out[i] ^= IV[i % 128] ^ PASSWORD.charCodeAt(i % PASSWORD.length);
@@ -108,11 +111,23 @@ function decrypt(method: number, packet: Buffer): Buffer {
 
 /** The bytes of a plaintext packet that are not random fill, and whether its CRC holds. */
 function meaning(p: Buffer): { fields: string; crcOk: boolean } {
-  const text = (from: number, size: number): string => p.subarray(from, from + size).toString('latin1').split('\0')[0];
+  const text = (from: number, size: number): string =>
+    p
+      .subarray(from, from + size)
+      .toString('latin1')
+      .split('\0')[0];
   const zeroed = Buffer.from(p);
   zeroed.writeUInt32BE(0, 4);
   return {
-    fields: JSON.stringify([p.length, p.readInt16BE(0), p.readUInt32BE(8), p.readInt16BE(12), text(14, 64), text(78, 128), text(206, 4096)]),
+    fields: JSON.stringify([
+      p.length,
+      p.readInt16BE(0),
+      p.readUInt32BE(8),
+      p.readInt16BE(12),
+      text(14, 64),
+      text(78, 128),
+      text(206, 4096),
+    ]),
     crcOk: crc32(zeroed) === p.readUInt32BE(4),
   };
 }
@@ -120,7 +135,11 @@ function meaning(p: Buffer): { fields: string; crcOk: boolean } {
 for (const method of [0, 1, 2, 3, 14, 15, 16]) {
   void test(`method ${method}: our packet and send_nsca's decrypt to the same fields, each with a valid CRC`, async () => {
     const theirs = await capture(() => sendNscaProgram(method));
-    const ours = await capture(() => sendNsca({ host: '127.0.0.1', port, method, password: PASSWORD, payloadLength: 4096, timeoutMs: 5000 }, [{ host: 'host-a', service: 'service-b', code: 2, output: 'some output|x=1' }]));
+    const ours = await capture(() =>
+      sendNsca({ host: '127.0.0.1', port, method, password: PASSWORD, payloadLength: 4096, timeoutMs: 5000 }, [
+        { host: 'host-a', service: 'service-b', code: 2, output: 'some output|x=1' },
+      ]),
+    );
     assert.equal(theirs.length, 4304);
     assert.equal(ours.length, 4304);
     const a = meaning(decrypt(method, theirs));

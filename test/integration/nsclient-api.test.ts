@@ -58,7 +58,8 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
     await agent?.stop();
   });
 
-  const root = (path: string, opts: WebRequestOptions = {}) => webRequest(`${base}${path}`, { ca, user: 'root', password: 'api-secret', ...opts });
+  const root = (path: string, opts: WebRequestOptions = {}) =>
+    webRequest(`${base}${path}`, { ca, user: 'root', password: 'api-secret', ...opts });
   const json = (method: string, path: string, body: unknown) =>
     root(path, { method, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 
@@ -73,7 +74,10 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
     const cleared = await root('/api/v2/logs', { method: 'POST', headers: { 'x-http-method-override': 'DELETE' } });
     assert.equal(cleared.status, 200);
     assert.deepEqual(cleared.json(), { count: 0 });
-    const twice = await root('/api/v1/modules', { method: 'POST', headers: { 'x-http-method-override': ['GET', 'GET'] } });
+    const twice = await root('/api/v1/modules', {
+      method: 'POST',
+      headers: { 'x-http-method-override': ['GET', 'GET'] },
+    });
     assert.equal(twice.status, 404);
     const overridden = await root('/api/v1/modules', { method: 'POST', headers: { 'X-HTTP-Method-Override': 'get' } });
     assert.equal(overridden.status, 200);
@@ -82,18 +86,33 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
   void it('answers execute_nagios as strings, and text mode with 200 or NSClient++ statuses by setting', async () => {
     const res = await root('/api/v1/queries/check_critical/commands/execute_nagios?disk%20full');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.json(), { command: 'check_critical', result: 'CRITICAL', lines: [{ message: 'disk full', perf: '' }] });
-    const text = await root('/api/v1/queries/check_warning/commands/execute_nagios?warm', { headers: { accept: 'text/plain' } });
+    assert.deepEqual(res.json(), {
+      command: 'check_critical',
+      result: 'CRITICAL',
+      lines: [{ message: 'disk full', perf: '' }],
+    });
+    const text = await root('/api/v1/queries/check_warning/commands/execute_nagios?warm', {
+      headers: { accept: 'text/plain' },
+    });
     assert.equal(text.status, 200);
     assert.equal(text.headers['x-check-result'], 'WARNING');
     assert.equal(text.body, 'warm\n');
 
     const before = readFileSync(agent.settingsFile, 'utf8');
-    replaceFile(agent.settingsFile, before.replace('password = api-secret', 'password = api-secret\nnsclient status codes = true'));
-    const statusOf = async (q: string) => (await root(`/api/v1/queries/${q}/commands/execute`, { headers: { accept: 'text/plain' } })).status;
+    replaceFile(
+      agent.settingsFile,
+      before.replace('password = api-secret', 'password = api-secret\nnsclient status codes = true'),
+    );
+    const statusOf = async (q: string) =>
+      (await root(`/api/v1/queries/${q}/commands/execute`, { headers: { accept: 'text/plain' } })).status;
     await waitUntil(async () => (await statusOf('check_critical')) === 500);
-    assert.deepEqual(await Promise.all(['check_ok', 'check_warning', 'check_critical', 'no_such_query'].map(statusOf)), [200, 202, 500, 503]);
-    const nagios = await root('/api/v1/queries/check_warning/commands/execute_nagios', { headers: { accept: 'text/plain' } });
+    assert.deepEqual(
+      await Promise.all(['check_ok', 'check_warning', 'check_critical', 'no_such_query'].map(statusOf)),
+      [200, 202, 500, 503],
+    );
+    const nagios = await root('/api/v1/queries/check_warning/commands/execute_nagios', {
+      headers: { accept: 'text/plain' },
+    });
     assert.equal(nagios.status, 202);
     assert.equal((await root('/api/v1/queries/check_critical/commands/execute')).status, 200, 'JSON mode stays 200');
     replaceFile(agent.settingsFile, before);
@@ -102,13 +121,19 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
 
   void it('follows the log: POST /api/v1/logs, /logs/since with X-Log-Index, /logs/status, DELETE', async () => {
     assert.equal((await root('/api/v1/logs', { method: 'DELETE' })).status, 200);
-    const posted = await json('POST', '/api/v1/logs', { message: 'first\nforged line', level: 'error', file: 'monitor.ps1', line: 12 });
+    const posted = await json('POST', '/api/v1/logs', {
+      message: 'first\nforged line',
+      level: 'error',
+      file: 'monitor.ps1',
+      line: 12,
+    });
     assert.equal(posted.status, 200);
     const index = posted.json<{ index: number }>().index;
     assert.ok(index > 0);
     const since = await root(`/api/v1/logs/since?since=${index - 1}`);
     assert.equal(since.status, 200);
-    const items = since.json<{ index: number; message: string; level: string; file: string; line: number; namespace: string }[]>();
+    const items =
+      since.json<{ index: number; message: string; level: string; file: string; line: number; namespace: string }[]>();
     assert.equal(items[0]?.index, index);
     assert.equal(items[0]?.message, 'first\\nforged line', 'control characters are escaped');
     assert.equal(items[0]?.level, 'error');
@@ -137,17 +162,29 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
     assert.doesNotMatch(all.body, /api-secret|carl-pw|sam-pw/);
     const web = await root('/api/v1/settings/settings/web');
     const paths = new Set(web.json<{ path: string }[]>().map((e) => e.path));
-    assert.ok(paths.has('/settings/WEB/server') && paths.has('/settings/web/roles') && paths.has('/settings/web/users/carl'));
+    assert.ok(
+      paths.has('/settings/WEB/server') && paths.has('/settings/web/roles') && paths.has('/settings/web/users/carl'),
+    );
     assert.ok(![...paths].some((p) => !p.toLowerCase().startsWith('/settings/web')));
     assert.equal((await root('/api/v1/settings/settings/nothing/here')).status, 404);
   });
 
   void it('edits the file through PUT and DELETE as small diffs, and refuses an edit that would not validate', async () => {
     const original = readFileSync(agent.settingsFile, 'utf8');
-    const put = await json('PUT', '/api/v1/settings/settings/WEB/server', { key: 'auth rate limit block seconds', value: 30 });
+    const put = await json('PUT', '/api/v1/settings/settings/WEB/server', {
+      key: 'auth rate limit block seconds',
+      value: 30,
+    });
     assert.deepEqual(put.json(), { status: 'success', keys: 1, files: [agent.settingsFile] });
     const afterPut = readFileSync(agent.settingsFile, 'utf8');
-    assert.equal(afterPut, original.replace('auth rate limit max failures = 0\n', 'auth rate limit max failures = 0\nauth rate limit block seconds = 30\n'), 'one line added, comments kept');
+    assert.equal(
+      afterPut,
+      original.replace(
+        'auth rate limit max failures = 0\n',
+        'auth rate limit max failures = 0\nauth rate limit block seconds = 30\n',
+      ),
+      'one line added, comments kept',
+    );
 
     const many = await json('PUT', '/api/v1/settings', [
       { path: '/settings/log', key: 'level', value: 'debug' },
@@ -157,13 +194,20 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
     const afterMany = readFileSync(agent.settingsFile, 'utf8');
     assert.equal(afterMany, `${original}\n[/settings/log]\nlevel = debug\n`);
     const shown = await root('/api/v1/settings/settings/log');
-    await waitUntil(async () => (await root('/api/v1/settings/settings/log')).json<{ key: string; value: string }[]>().some((e) => e.key === 'level' && e.value === 'debug'));
+    await waitUntil(async () =>
+      (await root('/api/v1/settings/settings/log'))
+        .json<{ key: string; value: string }[]>()
+        .some((e) => e.key === 'level' && e.value === 'debug'),
+    );
     assert.equal(shown.status, 200);
 
     const bad = await json('PUT', '/api/v1/settings/settings/WEB/server', { key: 'port', value: 'eighty' });
     assert.equal(bad.status, 422);
     const fields = bad.json<{ fields: { field: string; message: string }[] }>().fields;
-    assert.ok(fields.some((f) => f.field === '[/settings/WEB/server] port'), JSON.stringify(fields));
+    assert.ok(
+      fields.some((f) => f.field === '[/settings/WEB/server] port'),
+      JSON.stringify(fields),
+    );
     const typo = await json('PUT', '/api/v1/settings/settings/WEB/server', { key: 'pasword', value: 'x' });
     assert.equal(typo.status, 422);
     assert.match(typo.body, /did you mean|password/);
@@ -180,12 +224,20 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
     assert.equal((await root('/api/v1/settings', { method: 'DELETE' })).status, 400);
 
     // Recursive removal of a user section through a body.
-    const delBody = await root('/api/v1/settings/settings/web/users', { method: 'DELETE', body: JSON.stringify({ path: '/settings/web/users/sam' }), headers: { 'content-type': 'application/json' } });
+    const delBody = await root('/api/v1/settings/settings/web/users', {
+      method: 'DELETE',
+      body: JSON.stringify({ path: '/settings/web/users/sam' }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.deepEqual(delBody.json(), { status: 'success', keys: 2, recursive: true, files: [agent.settingsFile] });
     assert.doesNotMatch(readFileSync(agent.settingsFile, 'utf8'), /\[\/settings\/web\/users\/sam\]/);
-    await waitUntil(async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 403);
+    await waitUntil(
+      async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 403,
+    );
     replaceFile(agent.settingsFile, original);
-    await waitUntil(async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 200);
+    await waitUntil(
+      async () => (await webRequest(`${base}/api/v1/scripts`, { ca, user: 'sam', password: 'sam-pw' })).status === 200,
+    );
     const cmd = await json('POST', '/api/v1/settings/command', { command: 'reload' });
     assert.deepEqual(cmd.json(), { status: 'success', result: 'ok' });
     assert.equal((await json('POST', '/api/v1/settings/command', { command: 'explode' })).status, 404);
@@ -206,4 +258,3 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
     assert.match(agent.logs(), /AGENT_WARN_ROLE_LEGACY.*SECURITY: role "old" holds the legacy grant/);
   });
 });
-

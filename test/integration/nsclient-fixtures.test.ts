@@ -30,13 +30,24 @@ for (const fixture of ['ansible-legacy-aliases', 'icinga-default-aliases', 'cent
 
     void test('every alias runs its query', async () => {
       const out = join(dir, 'agent.ini');
-      const imported = await runAgentCli(['settings', 'import', join(REPO, 'test/fixtures/nsclient', `${fixture}.ini`), '--output', out]);
+      const imported = await runAgentCli([
+        'settings',
+        'import',
+        join(REPO, 'test/fixtures/nsclient', `${fixture}.ini`),
+        '--output',
+        out,
+      ]);
       assert.equal(imported.code, 0, imported.stderr);
-      let ini = readFileSync(out, 'utf8').replace(/(\[\/settings\/remote\/server\][^[]*?)port = \d+/, '$1port = 0\nbind to = 127.0.0.1');
+      let ini = readFileSync(out, 'utf8').replace(
+        /(\[\/settings\/remote\/server\][^[]*?)port = \d+/,
+        '$1port = 0\nbind to = 127.0.0.1',
+      );
       ini = ini.replace(/^allowed hosts = .*$/gm, 'allowed hosts = 127.0.0.1');
       agent = await startAgent({ ini });
       const port = await listenerPort(agent, 'RemoteServer');
-      const section = ini.includes('[/settings/external scripts/alias]\n') ? ini.slice(ini.indexOf('[/settings/external scripts/alias]\n')).split(/\n\[/)[0] : '';
+      const section = ini.includes('[/settings/external scripts/alias]\n')
+        ? ini.slice(ini.indexOf('[/settings/external scripts/alias]\n')).split(/\n\[/)[0]
+        : '';
       const defined = [...section.matchAll(/^([A-Za-z][\w-]*) = /gm)].map((m) => m[1]);
       const objects = [...ini.matchAll(/^\[\/settings\/external scripts\/alias\/([^\]]+)\]$/gm)].map((m) => m[1]);
       const aliases = defined.length + objects.length > 0 ? [...defined, ...objects] : Object.keys(DEFAULT_ALIASES);

@@ -29,10 +29,23 @@ void test('the check_nt server section is carried over with NSClient++ keys; wha
   assert.equal(imported.code, 0, imported.stderr);
   const text = imported.stdout;
   assert.match(text, /\nNSClientServer = enabled\n/);
-  assert.match(text, /\[\/settings\/NSClient\/server\]\n; PORT NUMBER - Port to use for check_nt\.\nport = 12489\nperformance data = true\nuse ssl = false\nbind to = 127\.0\.0\.1\nallow = metrics, info, process\ntimeout = 45\n/);
-  assert.match(text, /\[\/settings\/default\]\n; the Nagios server\nallowed hosts = 127\.0\.0\.1\npassword = checknt-secret\ntimeout = 45\n/);
-  const at = (line: number, rest: string): void => assert.ok(imported.stderr.includes(`${SOURCE}:${line}: ${rest}`), `report has ${SOURCE}:${line}: ${rest}\n${imported.stderr}`);
-  at(12, "[/settings/default] timeout: note: also written as [/settings/NSClient/server] timeout: NSClient++'s check_nt server takes it from [/settings/default]");
+  assert.match(
+    text,
+    /\[\/settings\/NSClient\/server\]\n; PORT NUMBER - Port to use for check_nt\.\nport = 12489\nperformance data = true\nuse ssl = false\nbind to = 127\.0\.0\.1\nallow = metrics, info, process\ntimeout = 45\n/,
+  );
+  assert.match(
+    text,
+    /\[\/settings\/default\]\n; the Nagios server\nallowed hosts = 127\.0\.0\.1\npassword = checknt-secret\ntimeout = 45\n/,
+  );
+  const at = (line: number, rest: string): void =>
+    assert.ok(
+      imported.stderr.includes(`${SOURCE}:${line}: ${rest}`),
+      `report has ${SOURCE}:${line}: ${rest}\n${imported.stderr}`,
+    );
+  at(
+    12,
+    "[/settings/default] timeout: note: also written as [/settings/NSClient/server] timeout: NSClient++'s check_nt server takes it from [/settings/default]",
+  );
   at(21, '[/settings/NSClient/server] socket queue size: dropped: no meaning here');
   at(22, '[/settings/NSClient/server] thread pool: dropped: no meaning here');
   assert.doesNotMatch(imported.stderr, /not carried over/);
@@ -45,6 +58,12 @@ void test('the agent runs the imported file: check_nt with its password and allo
   assert.match((await nt('-v', 'CLIENTVERSION')).out, /^agent \d/);
   assert.equal((await nt('-v', 'MEMUSE')).code, 0);
   assert.equal((await nt('-v', 'PROCSTATE', '-l', 'node')).code, 0);
-  assert.deepEqual(await nt('-v', 'FILEAGE', '-l', '/tmp/x'), { code: 3, out: 'NSClient - ERROR: Command not allowed.' });
-  assert.deepEqual(await checkNt(port, ['-s', 'wrong', '-v', 'UPTIME']), { code: 3, out: 'NSClient - ERROR: Bad request.' });
+  assert.deepEqual(await nt('-v', 'FILEAGE', '-l', '/tmp/x'), {
+    code: 3,
+    out: 'NSClient - ERROR: Command not allowed.',
+  });
+  assert.deepEqual(await checkNt(port, ['-s', 'wrong', '-v', 'UPTIME']), {
+    code: 3,
+    out: 'NSClient - ERROR: Bad request.',
+  });
 });

@@ -13,7 +13,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { decode, encode, header, HeaderType } from '../../src/core/plugin/codec.js';
 import { replaceFile, type AgentProcess } from '../helpers/agent-process.js';
-import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS, runPlugin, startWebAgent, waitUntil } from '../helpers/nscp-clients.js';
+import {
+  CHECK_NSCP_API,
+  PERF_SCRIPT_ENTRIES,
+  PERF_SCRIPTS,
+  runPlugin,
+  startWebAgent,
+  waitUntil,
+} from '../helpers/nscp-clients.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
 
 const INI = `; NSClient++ clients test
@@ -47,7 +54,17 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
   });
 
   const nscp = (query: string, args: string[] = [], password = 'nscp-secret') =>
-    runPlugin(CHECK_NSCP_API, ['-H', '127.0.0.1', '-P', port, '--password', password, '-q', query, ...(args.length > 0 ? ['-a', ...args] : [])]);
+    runPlugin(CHECK_NSCP_API, [
+      '-H',
+      '127.0.0.1',
+      '-P',
+      port,
+      '--password',
+      password,
+      '-q',
+      query,
+      ...(args.length > 0 ? ['-a', ...args] : []),
+    ]);
   const call = (path: string, opts: WebRequestOptions = {}) => webRequest(`${base}${path}`, { ca, ...opts });
 
   void it('check_nscp_api reads OK, WARNING and CRITICAL with their performance data', async () => {
@@ -68,7 +85,10 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
     assert.match(negated.stdout, /^check_negate CRITICAL: too hot \| 'temp'=45\.250000C;30;40;0;100 \n$/);
     const multi = await nscp('check_multi', ['command=perf_ok', 'command=perf_warn', 'separator= and then ']);
     assert.equal(multi.code, 1, multi.stdout + multi.stderr);
-    assert.match(multi.stdout, /^check_multi OK: all good and then WARNING: getting warm \| 'temp'=21\.500000C.*'count'=3;5;10 'temp'=35C;30;40;0;100 \n$/);
+    assert.match(
+      multi.stdout,
+      /^check_multi OK: all good and then WARNING: getting warm \| 'temp'=21\.500000C.*'count'=3;5;10 'temp'=35C;30;40;0;100 \n$/,
+    );
   });
 
   void it('check_nscp_api with a wrong password gets 403 and says so in its own words (UNKNOWN)', async () => {
@@ -92,7 +112,10 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
             {
               message: 'OK: all good',
               perf: [
-                { alias: 'temp', float_value: { value: 21.5, unit: 'C', warning: 30, critical: 40, minimum: 0, maximum: 100 } },
+                {
+                  alias: 'temp',
+                  float_value: { value: 21.5, unit: 'C', warning: 30, critical: 40, minimum: 0, maximum: 100 },
+                },
                 { alias: 'count', float_value: { value: 3, warning: 5, critical: 10 } },
               ],
             },
@@ -102,7 +125,15 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
     });
     const unknown = await call('/query/no_such_check', { user: 'root', password: 'nscp-secret' });
     assert.equal(unknown.status, 200);
-    assert.deepEqual(unknown.json(), { payload: [{ command: 'no_such_check', result: 'UNKNOWN', lines: [{ message: 'Unknown command(s): no_such_check', perf: [] }] }] });
+    assert.deepEqual(unknown.json(), {
+      payload: [
+        {
+          command: 'no_such_check',
+          result: 'UNKNOWN',
+          lines: [{ message: 'Unknown command(s): no_such_check', perf: [] }],
+        },
+      ],
+    });
   });
 
   void it('runs a serialized QueryRequestMessage on POST /query.pb and answers the QueryResponseMessage', async () => {
@@ -145,12 +176,16 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
     const auth = { headers: { password: 'nscp-secret' } };
     const first = await call('/log/messages', auth);
     assert.equal(first.status, 200);
-    const log = first.json<{ log: { data: { file: string; line: number; type: string; date: string; message: string }[]; pos: number } }>().log;
+    const log = first.json<{
+      log: { data: { file: string; line: number; type: string; date: string; message: string }[]; pos: number };
+    }>().log;
     assert.ok(log.data.length > 0 && log.pos > 0);
     assert.ok(log.data.some((e) => /web server listening/.test(e.message)));
     assert.deepEqual(Object.keys(log.data[0]).sort(), ['date', 'file', 'line', 'message', 'type']);
     // Nothing new after pos but what this very poll caused.
-    const next = (await call(`/log/messages?pos=${log.pos}`, auth)).json<{ log: { data: { message: string }[]; pos: number } }>().log;
+    const next = (await call(`/log/messages?pos=${log.pos}`, auth)).json<{
+      log: { data: { message: string }[]; pos: number };
+    }>().log;
     assert.ok(next.pos >= log.pos);
     assert.ok(next.data.every((e) => !/web server listening/.test(e.message)));
     assert.equal((await call('/log/messages?pos=-1', auth)).status, 400);
@@ -163,7 +198,10 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
     assert.deepEqual(reset.json(), { status: 'ok' });
     assert.deepEqual((await call('/log/status', auth)).json(), { status: { count: 0, error: '' } });
     const after = (await call('/log/messages', auth)).json<{ log: { data: { message: string }[] } }>().log;
-    assert.ok(after.data.every((e) => !/web server listening/.test(e.message)), 'the reset emptied the log');
+    assert.ok(
+      after.data.every((e) => !/web server listening/.test(e.message)),
+      'the reset emptied the log',
+    );
   });
 
   void it('takes Basic admin with the root password as root until the file defines a user admin', async () => {
@@ -171,13 +209,17 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
     assert.equal((await call('/query/check_ok', { user: 'admin', password: 'nscp-secret' })).status, 200);
     const text = readFileSync(agent.settingsFile, 'utf8');
     replaceFile(agent.settingsFile, `${text}\n[/settings/web/users/admin]\npassword = admin-own\nrole = client\n`);
-    await waitUntil(async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 403);
+    await waitUntil(
+      async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 403,
+    );
     assert.equal((await call('/api/v1/info', { user: 'admin', password: 'admin-own' })).status, 200);
     // The seeded NSClient++ role client has no legacy grant; the password header is root's all the same.
     assert.equal((await call('/query/check_ok', { user: 'admin', password: 'admin-own' })).status, 403);
     assert.equal((await call('/query/check_ok', { headers: { password: 'nscp-secret' } })).status, 200);
     replaceFile(agent.settingsFile, text);
-    await waitUntil(async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 200);
+    await waitUntil(
+      async () => (await call('/api/v1/info', { user: 'admin', password: 'nscp-secret' })).status === 200,
+    );
   });
 });
 
@@ -187,7 +229,9 @@ void describe('the password header under the failed-login limit and the 8 KiB ca
   let ca: string;
 
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({ ini: INI.replace('auth rate limit max failures = 0', 'auth rate limit max failures = 3') }));
+    ({ agent, base, ca } = await startWebAgent({
+      ini: INI.replace('auth rate limit max failures = 0', 'auth rate limit max failures = 3'),
+    }));
   });
   after(async () => {
     await agent?.stop();
@@ -204,17 +248,32 @@ void describe('the password header under the failed-login limit and the 8 KiB ca
   });
 });
 
-
 /** POST raw bytes over HTTPS and read the raw answer. */
-async function rawPost(url: string, body: Buffer, ca: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+async function rawPost(
+  url: string,
+  body: Buffer,
+  ca: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
   const { request } = await import('node:https');
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', ca, headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(body.length) }, timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        ca,
+        headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': String(body.length) },
+        timeout: 10_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', reject);
     req.end(body);

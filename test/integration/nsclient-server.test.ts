@@ -58,12 +58,18 @@ after(async () => {
 
 void test('CLIENTVERSION names the agent; -l with another version is a WARNING', async () => {
   assert.deepEqual(await nt('-v', 'CLIENTVERSION'), { code: 0, out: `agent ${VERSION}` });
-  assert.deepEqual(await nt('-v', 'CLIENTVERSION', '-l', 'NSClient++ 0.5.2'), { code: 1, out: `Wrong client version - running: agent ${VERSION}, required: NSClient++ 0.5.2` });
+  assert.deepEqual(await nt('-v', 'CLIENTVERSION', '-l', 'NSClient++ 0.5.2'), {
+    code: 1,
+    out: `Wrong client version - running: agent ${VERSION}, required: NSClient++ 0.5.2`,
+  });
 });
 
 void test('CPULOAD: one entry per window of the -l list, status from its thresholds; a window over 5 minutes is UNKNOWN', async () => {
   const r = await nt('-v', 'CPULOAD', '-l', '1,99,100,5,99,100');
-  const m = /^CPU Load (\d+)% \(1 min average\) (\d+)% \(5 min average\) \| +'1 min avg Load'=\d+%;99;100;0;100 '5 min avg Load'=\d+%;99;100;0;100$/.exec(r.out);
+  const m =
+    /^CPU Load (\d+)% \(1 min average\) (\d+)% \(5 min average\) \| +'1 min avg Load'=\d+%;99;100;0;100 '5 min avg Load'=\d+%;99;100;0;100$/.exec(
+      r.out,
+    );
   assert.ok(m, r.out);
   const loads = [Number(m[1]), Number(m[2])];
   for (const v of loads) assert.ok(v >= 0 && v <= 100, r.out);
@@ -71,7 +77,10 @@ void test('CPULOAD: one entry per window of the -l list, status from its thresho
   assert.equal(r.code, loads.some((v) => v >= 100) ? 2 : loads.some((v) => v >= 99) ? 1 : 0, r.out);
   const low = await nt('-v', 'CPULOAD', '-l', '5,1,1');
   assert.equal(low.code, /^CPU Load 0%/.test(low.out) ? 0 : 2, low.out);
-  assert.deepEqual(await nt('-v', 'CPULOAD', '-l', '15,80,90'), { code: 3, out: 'NSClient - ERROR: CPU load is kept for 5 minutes here; ask for at most 5 (check_nt -l 5,WARN,CRIT)' });
+  assert.deepEqual(await nt('-v', 'CPULOAD', '-l', '15,80,90'), {
+    code: 3,
+    out: 'NSClient - ERROR: CPU load is kept for 5 minutes here; ask for at most 5 (check_nt -l 5,WARN,CRIT)',
+  });
 });
 
 void test('UPTIME is the host uptime (/proc/uptime), in the unit of -l, with -w/-c as lower bounds', async () => {
@@ -90,20 +99,29 @@ void test('USEDDISKSPACE: drive C is / (drive letters), sizes as statfs says; -w
   const fs = statfsSync('/');
   const total = (fs.blocks * fs.bsize) / 1073741824;
   const r = await nt('-v', 'USEDDISKSPACE', '-l', 'C');
-  const m = /^C:\\ - total: ([\d.]+) Gb - used: ([\d.]+) Gb \((\d+)%\) - free ([\d.]+) Gb \((\d+)%\) \| 'C:\\ Used Space'=[\d.]+Gb;0\.00;0\.00;0\.00;([\d.]+)$/.exec(r.out);
+  const m =
+    /^C:\\ - total: ([\d.]+) Gb - used: ([\d.]+) Gb \((\d+)%\) - free ([\d.]+) Gb \((\d+)%\) \| 'C:\\ Used Space'=[\d.]+Gb;0\.00;0\.00;0\.00;([\d.]+)$/.exec(
+      r.out,
+    );
   assert.ok(m, r.out);
   assert.equal(m[1], total.toFixed(2));
   assert.equal(r.code, 0);
   assert.equal((await nt('-v', 'USEDDISKSPACE', '-l', 'C', '-w', '0', '-c', '101')).code, 1);
   assert.equal((await nt('-v', 'USEDDISKSPACE', '-l', 'C', '-w', '0', '-c', '0')).code, 2);
-  assert.deepEqual(await nt('-v', 'USEDDISKSPACE', '-l', 'D'), { code: 3, out: 'NSClient - ERROR: drive D is not in drive letters (C=/)' });
+  assert.deepEqual(await nt('-v', 'USEDDISKSPACE', '-l', 'D'), {
+    code: 3,
+    out: 'NSClient - ERROR: drive D is not in drive letters (C=/)',
+  });
 });
 
 void test('MEMUSE: RAM and swap (Windows commit limit and charge) as /proc/meminfo says; -w/-c are used percent', async () => {
   const meminfo = readFileSync('/proc/meminfo', 'utf8');
   const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(meminfo)?.[1] ?? 0) * 1024;
   const r = await nt('-v', 'MEMUSE');
-  const m = /^Memory usage: total:([\d.]+) MB - used: ([\d.]+) MB \((\d+)%\) - free: ([\d.]+) MB \((\d+)%\) \| 'Memory usage'=[\d.]+MB;0\.00;0\.00;0\.00;[\d.]+$/.exec(r.out);
+  const m =
+    /^Memory usage: total:([\d.]+) MB - used: ([\d.]+) MB \((\d+)%\) - free: ([\d.]+) MB \((\d+)%\) \| 'Memory usage'=[\d.]+MB;0\.00;0\.00;0\.00;[\d.]+$/.exec(
+      r.out,
+    );
   assert.ok(m, r.out);
   // check_nt divides by 1048567 (sic).
   assert.equal(m[1], ((kb('MemTotal') + kb('SwapTotal')) / 1048567).toFixed(2));
@@ -114,8 +132,14 @@ void test('MEMUSE: RAM and swap (Windows commit limit and charge) as /proc/memin
 
 void test('PROCSTATE: running processes are OK, a missing one CRITICAL naming it; -d SHOWALL lists them all', async () => {
   assert.deepEqual(await nt('-v', 'PROCSTATE', '-l', 'node'), { code: 0, out: 'OK: All processes are running.' });
-  assert.deepEqual(await nt('-v', 'PROCSTATE', '-l', 'node,no_such_process_x'), { code: 2, out: 'CRITICAL: no_such_process_x: stopped' });
-  assert.deepEqual(await nt('-v', 'PROCSTATE', '-d', 'SHOWALL', '-l', 'node,no_such_process_x'), { code: 2, out: 'node: started, no_such_process_x: stopped' });
+  assert.deepEqual(await nt('-v', 'PROCSTATE', '-l', 'node,no_such_process_x'), {
+    code: 2,
+    out: 'CRITICAL: no_such_process_x: stopped',
+  });
+  assert.deepEqual(await nt('-v', 'PROCSTATE', '-d', 'SHOWALL', '-l', 'node,no_such_process_x'), {
+    code: 2,
+    out: 'node: started, no_such_process_x: stopped',
+  });
   assert.deepEqual(await nt('-v', 'PROCSTATE', '-d', 'SHOWALL', '-l', 'node'), { code: 0, out: 'node: started' });
 });
 
@@ -124,7 +148,10 @@ void test('SERVICESTATE asks systemd for the units (UNKNOWN saying so on a host 
   if (isSystemd()) {
     assert.equal(r.code, 2, r.out);
     assert.match(r.out, /no-such-unit-x: stopped/);
-    assert.match((await nt('-v', 'SERVICESTATE', '-d', 'SHOWALL', '-l', 'no-such-unit-x')).out, /^no-such-unit-x: stopped$/);
+    assert.match(
+      (await nt('-v', 'SERVICESTATE', '-d', 'SHOWALL', '-l', 'no-such-unit-x')).out,
+      /^no-such-unit-x: stopped$/,
+    );
   } else {
     assert.equal(r.code, 3, r.out);
     assert.match(r.out, /systemd is not running on this host/);
@@ -135,26 +162,41 @@ void test('FILEAGE: minutes since the last write against -w/-c, under [/settings
   const file = join(files, 'old.log');
   const ok = await nt('-v', 'FILEAGE', '-l', file, '-w', '15', '-c', '30');
   assert.equal(ok.code, 0, ok.out);
-  assert.match(ok.out, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$`));
+  assert.match(
+    ok.out,
+    new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d$`),
+  );
   assert.equal((await nt('-v', 'FILEAGE', '-l', file, '-w', '5', '-c', '30')).code, 1);
   assert.equal((await nt('-v', 'FILEAGE', '-l', file, '-w', '1', '-c', '5')).code, 2);
   const outside = await nt('-v', 'FILEAGE', '-l', '/etc/hostname', '-w', '1', '-c', '5');
   assert.equal(outside.code, 3);
   assert.match(outside.out, /^NSClient - ERROR: \/etc is not under an allowed path/);
-  assert.deepEqual(await nt('-v', 'FILEAGE', '-l', join(files, 'missing.log'), '-w', '1', '-c', '5'), { code: 3, out: 'NSClient - ERROR: UNKNOWN: No files found' });
+  assert.deepEqual(await nt('-v', 'FILEAGE', '-l', join(files, 'missing.log'), '-w', '1', '-c', '5'), {
+    code: 3,
+    out: 'NSClient - ERROR: UNKNOWN: No files found',
+  });
 });
 
 void test('COUNTER and INSTANCES (Windows performance counters) answer an error that says so', async () => {
-  for (const v of [['-v', 'COUNTER', '-l', '\\Processor(_Total)\\% Processor Time'], ['-v', 'INSTANCES', '-l', 'Process']]) {
+  for (const v of [
+    ['-v', 'COUNTER', '-l', '\\Processor(_Total)\\% Processor Time'],
+    ['-v', 'INSTANCES', '-l', 'Process'],
+  ]) {
     const r = await nt(...v);
     assert.equal(r.code, 3, r.out);
-    assert.match(r.out, /^NSClient - ERROR: (COUNTER|INSTANCES) reads Windows performance counters, which a Linux host does not have/);
+    assert.match(
+      r.out,
+      /^NSClient - ERROR: (COUNTER|INSTANCES) reads Windows performance counters, which a Linux host does not have/,
+    );
   }
 });
 
 void test('a wrong password, or none (check_nt sends None), is answered Bad request and logged', async () => {
   const mark = agent.mark();
-  assert.deepEqual(await checkNt(port, ['-s', 'wrong', '-v', 'UPTIME']), { code: 3, out: 'NSClient - ERROR: Bad request.' });
+  assert.deepEqual(await checkNt(port, ['-s', 'wrong', '-v', 'UPTIME']), {
+    code: 3,
+    out: 'NSClient - ERROR: Bad request.',
+  });
   await agent.waitForLog(/NSClientServer: refused request from 127\.0\.0\.1: wrong password/, 10_000, mark);
   assert.deepEqual(await checkNt(port, ['-v', 'UPTIME']), { code: 3, out: 'NSClient - ERROR: Bad request.' });
 });
@@ -178,21 +220,32 @@ void test('garbage, an unknown code and an oversized request are answered and lo
 void test('a peer not in allowed hosts (127.0.0.2) is closed without an answer and logged', async () => {
   const mark = agent.mark();
   assert.equal(await rawRequest(port, 's3cret&1', { from: '127.0.0.2' }), '');
-  await agent.waitForLog(/NSClientServer: refused connection from 127\.0\.0\.2: not in allowed hosts \[\/settings\/default\] allowed hosts/, 10_000, mark);
+  await agent.waitForLog(
+    /NSClientServer: refused connection from 127\.0\.0\.2: not in allowed hosts \[\/settings\/default\] allowed hosts/,
+    10_000,
+    mark,
+  );
 });
 
 void test('hot apply: allow, password and allowed hosts change in place on the same port', async () => {
   replaceFile(agent.settingsFile, ini('allow = metrics\npassword = other'));
   await waitFor(async () => (await checkNt(port, ['-s', 'other', '-v', 'UPTIME'])).code === 0);
   let mark = agent.mark();
-  assert.deepEqual(await checkNt(port, ['-s', 'other', '-v', 'CLIENTVERSION']), { code: 3, out: 'NSClient - ERROR: Command not allowed.' });
+  assert.deepEqual(await checkNt(port, ['-s', 'other', '-v', 'CLIENTVERSION']), {
+    code: 3,
+    out: 'NSClient - ERROR: Command not allowed.',
+  });
   await agent.waitForLog(/refused request from 127\.0\.0\.1: CLIENTVERSION is not in allow/, 10_000, mark);
   assert.deepEqual(await nt('-v', 'UPTIME'), { code: 3, out: 'NSClient - ERROR: Bad request.' });
 
   mark = agent.mark();
   replaceFile(agent.settingsFile, ini('allowed hosts = 127.0.0.2'));
   await waitFor(async () => (await rawRequest(port, 's3cret&1')) === '');
-  await agent.waitForLog(/refused connection from 127\.0\.0\.1: not in allowed hosts \[\/settings\/NSClient\/server\] allowed hosts/, 10_000, mark);
+  await agent.waitForLog(
+    /refused connection from 127\.0\.0\.1: not in allowed hosts \[\/settings\/NSClient\/server\] allowed hosts/,
+    10_000,
+    mark,
+  );
   // check_nt reads the close without answer as a failed fetch.
   const refused = await nt('-v', 'MEMUSE');
   assert.equal(refused.out, 'could not fetch information from server');
@@ -211,7 +264,9 @@ void test('use ssl moves the listener to TLS (a self-signed certificate created)
   let mark = agent.mark();
   replaceFile(agent.settingsFile, ini('use ssl = 1'));
   await agent.waitForLog(/NSClientServer: created a self-signed certificate \S+nsclient-server\.pem/, 10_000, mark);
-  const tlsPort = Number((await agent.waitForLog(/NSClientServer: listening on 127\.0\.0\.1:(\d+) \(TLS\)/, 10_000, mark))[1]);
+  const tlsPort = Number(
+    (await agent.waitForLog(/NSClientServer: listening on 127\.0\.0\.1:(\d+) \(TLS\)/, 10_000, mark))[1],
+  );
   assert.equal(await rawRequest(tlsPort, 's3cret&1', { tls: true }), `agent ${VERSION}`);
   mark = agent.mark();
   replaceFile(agent.settingsFile, ini());
@@ -225,10 +280,16 @@ void test('a move that cannot be taken (the new port is held) keeps every previo
   const heldPort = (held.address() as AddressInfo).port;
   try {
     const mark = agent.mark();
-    replaceFile(agent.settingsFile, ini(`port = ${heldPort}\npassword = other\nallow = info`).replace('port = 0\n', ''));
+    replaceFile(
+      agent.settingsFile,
+      ini(`port = ${heldPort}\npassword = other\nallow = info`).replace('port = 0\n', ''),
+    );
     await agent.waitForLog(/NSClientServer[^\n]*kept previous settings/, 10_000, mark);
     assert.equal((await nt('-v', 'MEMUSE')).code, 0);
-    assert.deepEqual(await checkNt(port, ['-s', 'other', '-v', 'CLIENTVERSION']), { code: 3, out: 'NSClient - ERROR: Bad request.' });
+    assert.deepEqual(await checkNt(port, ['-s', 'other', '-v', 'CLIENTVERSION']), {
+      code: 3,
+      out: 'NSClient - ERROR: Bad request.',
+    });
   } finally {
     await new Promise<void>((res) => held.close(() => res()));
     replaceFile(agent.settingsFile, ini());

@@ -25,7 +25,17 @@ const NSCP_API = '/usr/lib/nagios/plugins/check_nscp_api';
 
 /** Builds the package at `version` into `dir` (fast compression) and returns the .deb's path. */
 async function buildPackage(dir: string, version: string): Promise<string> {
-  const r = await run('env', [`AGENT_PACKAGE_DIR=${dir}`, `AGENT_PACKAGE_VERSION=${version}`, 'AGENT_PACKAGE_XZ_LEVEL=0', process.execPath, join(REPO, 'src/tools/package.mjs')], 300_000);
+  const r = await run(
+    'env',
+    [
+      `AGENT_PACKAGE_DIR=${dir}`,
+      `AGENT_PACKAGE_VERSION=${version}`,
+      'AGENT_PACKAGE_XZ_LEVEL=0',
+      process.execPath,
+      join(REPO, 'src/tools/package.mjs'),
+    ],
+    300_000,
+  );
   assert.equal(r.code, 0, `package.mjs: ${r.stdout}${r.stderr}`);
   const deb = readdirSync(dir).find((f) => f.endsWith('.deb'));
   assert.ok(deb !== undefined, `a .deb in ${dir}`);
@@ -37,124 +47,194 @@ async function mainPid(sys: BootedRoot): Promise<number> {
   return Number((await sys.sh('systemctl show -P MainPID config-agent')).stdout.trim());
 }
 
-void test('the Debian package on a real systemd: install, serve, edit, reload, restart, watchdog, upgrade, stop, purge', { timeout: 600_000 }, async (t) => {
-  const work = mkdtempSync(join(tmpdir(), 'agent-package-'));
-  const rootDir = join(work, 'root');
-  let sys: BootedRoot | undefined;
-  try {
-    const [deb, upgradeDeb] = await Promise.all([
-      buildPackage(join(work, 'v1'), VERSION),
-      buildPackage(join(work, 'v2'), UPGRADE),
-      makeRoot(rootDir, ['nagios-nrpe-plugin', 'icinga2-bin']),
-    ]);
-    copyFileSync(deb, join(rootDir, 'root/config-agent.deb'));
-    copyFileSync(upgradeDeb, join(rootDir, 'root/config-agent-upgrade.deb'));
+void test(
+  'the Debian package on a real systemd: install, serve, edit, reload, restart, watchdog, upgrade, stop, purge',
+  { timeout: 600_000 },
+  async (t) => {
+    const work = mkdtempSync(join(tmpdir(), 'agent-package-'));
+    const rootDir = join(work, 'root');
+    let sys: BootedRoot | undefined;
+    try {
+      const [deb, upgradeDeb] = await Promise.all([
+        buildPackage(join(work, 'v1'), VERSION),
+        buildPackage(join(work, 'v2'), UPGRADE),
+        makeRoot(rootDir, ['nagios-nrpe-plugin', 'icinga2-bin']),
+      ]);
+      copyFileSync(deb, join(rootDir, 'root/config-agent.deb'));
+      copyFileSync(upgradeDeb, join(rootDir, 'root/config-agent-upgrade.deb'));
 
-    await t.test('lintian: no error and no warning', async () => {
-      const r = await run('lintian', ['--tag-display-limit', '0', '--fail-on', 'error,warning', deb], 300_000);
-      assert.equal(r.code, 0, r.stdout + r.stderr);
-    });
+      await t.test('lintian: no error and no warning', async () => {
+        const r = await run('lintian', ['--tag-display-limit', '0', '--fail-on', 'error,warning', deb], 300_000);
+        assert.equal(r.code, 0, r.stdout + r.stderr);
+      });
 
-    sys = await bootRoot(rootDir);
-    const s = sys;
+      sys = await bootRoot(rootDir);
+      const s = sys;
 
-    await t.test('apt-get install creates the user and the state folder and starts the service', async () => {
-      const r = await s.sh('cd /root && apt-get install -y ./config-agent.deb', 300_000);
-      assert.equal(r.code, 0, r.stdout + r.stderr);
-      assert.equal((await s.sh('systemctl is-active config-agent')).stdout.trim(), 'active');
-      assert.match((await s.sh('id config-agent')).stdout, /uid=\d+\(config-agent\) gid=\d+\(config-agent\)/);
-      assert.equal((await s.sh('stat -c "%U:%G %a" /var/lib/config-agent /var/lib/config-agent/web-password /etc/config-agent/agent.ini')).stdout, 'config-agent:config-agent 750\nconfig-agent:config-agent 600\nroot:config-agent 640\n');
-      assert.match((await s.sh('systemctl show -P StatusText config-agent')).stdout, /^running: \d+ module\(s\) loaded/);
-      assert.match((await s.sh('man -w config-agent 2>/dev/null || ls /usr/share/man/man1/config-agent.1.gz')).stdout, /config-agent\.1\.gz/);
-      // The command as an admin runs it; a filter pattern loads re2js from the package's node_modules.
-      const q = await s.sh(`config-agent query check_os_version 'filter=pretty regexp "Debian"'`);
-      assert.equal(q.code, 0, q.stdout + q.stderr);
-      assert.match(q.stdout, /^OK: Debian GNU\/Linux 12/);
-    });
+      await t.test('apt-get install creates the user and the state folder and starts the service', async () => {
+        const r = await s.sh('cd /root && apt-get install -y ./config-agent.deb', 300_000);
+        assert.equal(r.code, 0, r.stdout + r.stderr);
+        assert.equal((await s.sh('systemctl is-active config-agent')).stdout.trim(), 'active');
+        assert.match((await s.sh('id config-agent')).stdout, /uid=\d+\(config-agent\) gid=\d+\(config-agent\)/);
+        assert.equal(
+          (
+            await s.sh(
+              'stat -c "%U:%G %a" /var/lib/config-agent /var/lib/config-agent/web-password /etc/config-agent/agent.ini',
+            )
+          ).stdout,
+          'config-agent:config-agent 750\nconfig-agent:config-agent 600\nroot:config-agent 640\n',
+        );
+        assert.match(
+          (await s.sh('systemctl show -P StatusText config-agent')).stdout,
+          /^running: \d+ module\(s\) loaded/,
+        );
+        assert.match(
+          (await s.sh('man -w config-agent 2>/dev/null || ls /usr/share/man/man1/config-agent.1.gz')).stdout,
+          /config-agent\.1\.gz/,
+        );
+        // The command as an admin runs it; a filter pattern loads re2js from the package's node_modules.
+        const q = await s.sh(`config-agent query check_os_version 'filter=pretty regexp "Debian"'`);
+        assert.equal(q.code, 0, q.stdout + q.stderr);
+        assert.match(q.stdout, /^OK: Debian GNU\/Linux 12/);
+      });
 
-    await t.test('systemd-analyze security rates the unit 2.0 or better', async () => {
-      const r = await s.sh('systemd-analyze security config-agent --no-pager');
-      const score = Number(/Overall exposure level for config-agent\.service: ([\d.]+)/.exec(r.stdout)?.[1]);
-      assert.ok(score <= 2.0, `exposure ${score}: ${r.stdout.slice(-400)}`);
-    });
+      await t.test('systemd-analyze security rates the unit 2.0 or better', async () => {
+        const r = await s.sh('systemd-analyze security config-agent --no-pager');
+        const score = Number(/Overall exposure level for config-agent\.service: ([\d.]+)/.exec(r.stdout)?.[1]);
+        assert.ok(score <= 2.0, `exposure ${score}: ${r.stdout.slice(-400)}`);
+      });
 
-    await t.test('check_nscp_api answers through the web API with the generated password', async () => {
-      const r = await s.sh(`${NSCP_API} -H 127.0.0.1 -P 8443 --password "$(cat /var/lib/config-agent/web-password)" -q check_ok`);
-      assert.equal(r.code, 0, r.stdout + r.stderr);
-      assert.match(r.stdout, /OK/);
-    });
+      await t.test('check_nscp_api answers through the web API with the generated password', async () => {
+        const r = await s.sh(
+          `${NSCP_API} -H 127.0.0.1 -P 8443 --password "$(cat /var/lib/config-agent/web-password)" -q check_ok`,
+        );
+        assert.equal(r.code, 0, r.stdout + r.stderr);
+        assert.match(r.stdout, /OK/);
+      });
 
-    await t.test('an edit of /etc/config-agent/agent.ini is applied while it runs: check_nrpe answers', async () => {
-      const pid = await mainPid(s);
-      await s.sh('sed -i "s/^RemoteServer = disabled/RemoteServer = enabled/" /etc/config-agent/agent.ini');
-      await waitUntil(async () => (await s.sh(`${NRPE} -H 127.0.0.1 -c check_ok`)).code === 0, 30_000, 'check_nrpe answering after the edit');
-      assert.equal((await s.sh(`${NRPE} -H 127.0.0.1`)).stdout.trim(), `I (agent ${VERSION}) seem to be doing fine...`);
-      assert.equal(await mainPid(s), pid, 'no restart for the edit');
-    });
+      await t.test('an edit of /etc/config-agent/agent.ini is applied while it runs: check_nrpe answers', async () => {
+        const pid = await mainPid(s);
+        await s.sh('sed -i "s/^RemoteServer = disabled/RemoteServer = enabled/" /etc/config-agent/agent.ini');
+        await waitUntil(
+          async () => (await s.sh(`${NRPE} -H 127.0.0.1 -c check_ok`)).code === 0,
+          30_000,
+          'check_nrpe answering after the edit',
+        );
+        assert.equal(
+          (await s.sh(`${NRPE} -H 127.0.0.1`)).stdout.trim(),
+          `I (agent ${VERSION}) seem to be doing fine...`,
+        );
+        assert.equal(await mainPid(s), pid, 'no restart for the edit');
+      });
 
-    await t.test('systemctl reload reloads the settings', async () => {
-      const r = await s.sh('systemctl reload config-agent');
-      assert.equal(r.code, 0, r.stderr);
-      await waitUntil(async () => /SIGHUP: reloading settings/.test((await s.sh('journalctl -u config-agent --no-pager -o cat')).stdout), 20_000, 'the reload in the journal');
-    });
+      await t.test('systemctl reload reloads the settings', async () => {
+        const r = await s.sh('systemctl reload config-agent');
+        assert.equal(r.code, 0, r.stderr);
+        await waitUntil(
+          async () =>
+            /SIGHUP: reloading settings/.test((await s.sh('journalctl -u config-agent --no-pager -o cat')).stdout),
+          20_000,
+          'the reload in the journal',
+        );
+      });
 
-    await t.test('the journal holds no password, and its warnings carry their priority', async () => {
-      const password = (await s.sh('cat /var/lib/config-agent/web-password')).stdout.trim();
-      assert.match(password, /^[\w-]{24}$/);
-      const journal = (await s.sh('journalctl -u config-agent --no-pager -o cat')).stdout;
-      assert.ok(!journal.includes(password), 'the password is not in the journal');
-      assert.match(journal, /the password of web user root is in \/var\/lib\/config-agent\/web-password/);
-      const warnings = (await s.sh('journalctl -u config-agent --no-pager -o cat -p warning')).stdout;
-      assert.match(warnings, /AGENT_WARN_EMPTY_PASSWORD/);
-      assert.doesNotMatch(warnings, /agent ready/, 'info lines are not at warning priority');
-    });
+      await t.test('the journal holds no password, and its warnings carry their priority', async () => {
+        const password = (await s.sh('cat /var/lib/config-agent/web-password')).stdout.trim();
+        assert.match(password, /^[\w-]{24}$/);
+        const journal = (await s.sh('journalctl -u config-agent --no-pager -o cat')).stdout;
+        assert.ok(!journal.includes(password), 'the password is not in the journal');
+        assert.match(journal, /the password of web user root is in \/var\/lib\/config-agent\/web-password/);
+        const warnings = (await s.sh('journalctl -u config-agent --no-pager -o cat -p warning')).stdout;
+        assert.match(warnings, /AGENT_WARN_EMPTY_PASSWORD/);
+        assert.doesNotMatch(warnings, /agent ready/, 'info lines are not at warning priority');
+      });
 
-    await t.test('SIGKILL: systemd restarts the agent', async () => {
-      const pid = await mainPid(s);
-      await s.sh('systemctl kill -s SIGKILL config-agent');
-      await waitUntil(async () => (await mainPid(s)) !== pid && (await mainPid(s)) > 0 && (await s.sh('systemctl is-active config-agent')).stdout.trim() === 'active', 30_000, 'a new main process');
-    });
+      await t.test('SIGKILL: systemd restarts the agent', async () => {
+        const pid = await mainPid(s);
+        await s.sh('systemctl kill -s SIGKILL config-agent');
+        await waitUntil(
+          async () =>
+            (await mainPid(s)) !== pid &&
+            (await mainPid(s)) > 0 &&
+            (await s.sh('systemctl is-active config-agent')).stdout.trim() === 'active',
+          30_000,
+          'a new main process',
+        );
+      });
 
-    await t.test('a stalled event loop misses the watchdog and systemd restarts the agent', async () => {
-      await s.sh('mkdir -p /etc/systemd/system/config-agent.service.d && printf "[Service]\\nEnvironment=AGENT_TEST_STALL_SIGNAL=SIGUSR2\\nWatchdogSec=3s\\n" > /etc/systemd/system/config-agent.service.d/test-stall.conf && systemctl daemon-reload && systemctl reset-failed config-agent; systemctl restart config-agent');
-      const pid = await mainPid(s);
-      assert.ok(pid > 0);
-      await s.sh('systemctl kill -s SIGUSR2 --kill-who=main config-agent');
-      await waitUntil(async () => /Watchdog timeout/.test((await s.sh('journalctl -u config-agent --no-pager -o cat')).stdout), 30_000, 'the watchdog timeout');
-      await waitUntil(async () => (await mainPid(s)) !== pid && (await s.sh('systemctl is-active config-agent')).stdout.trim() === 'active', 30_000, 'the restarted agent');
-      // reset-failed: the restarts of these steps come close to systemd's start rate limit (5 in 10 s).
-      await s.sh('rm -r /etc/systemd/system/config-agent.service.d && systemctl daemon-reload && systemctl reset-failed config-agent; systemctl restart config-agent');
-    });
+      await t.test('a stalled event loop misses the watchdog and systemd restarts the agent', async () => {
+        await s.sh(
+          'mkdir -p /etc/systemd/system/config-agent.service.d && printf "[Service]\\nEnvironment=AGENT_TEST_STALL_SIGNAL=SIGUSR2\\nWatchdogSec=3s\\n" > /etc/systemd/system/config-agent.service.d/test-stall.conf && systemctl daemon-reload && systemctl reset-failed config-agent; systemctl restart config-agent',
+        );
+        const pid = await mainPid(s);
+        assert.ok(pid > 0);
+        await s.sh('systemctl kill -s SIGUSR2 --kill-who=main config-agent');
+        await waitUntil(
+          async () => /Watchdog timeout/.test((await s.sh('journalctl -u config-agent --no-pager -o cat')).stdout),
+          30_000,
+          'the watchdog timeout',
+        );
+        await waitUntil(
+          async () =>
+            (await mainPid(s)) !== pid && (await s.sh('systemctl is-active config-agent')).stdout.trim() === 'active',
+          30_000,
+          'the restarted agent',
+        );
+        // reset-failed: the restarts of these steps come close to systemd's start rate limit (5 in 10 s).
+        await s.sh(
+          'rm -r /etc/systemd/system/config-agent.service.d && systemctl daemon-reload && systemctl reset-failed config-agent; systemctl restart config-agent',
+        );
+      });
 
-    await t.test('an upgrade keeps the edited settings and restarts the service once', async () => {
-      const before = (await s.sh('journalctl -u config-agent --no-pager -o cat | grep -c "SIGTERM: stopping"')).stdout.trim();
-      const r = await s.sh('cd /root && apt-get install -y ./config-agent-upgrade.deb', 300_000);
-      assert.equal(r.code, 0, r.stdout + r.stderr);
-      assert.match((await s.sh('dpkg-query -W -f "\\${Version}" config-agent')).stdout, new RegExp(`^${UPGRADE.replace(/[.+]/g, '\\$&')}$`));
-      assert.match((await s.sh('cat /etc/config-agent/agent.ini')).stdout, /^RemoteServer = enabled$/m, 'the edit is kept');
-      await waitUntil(async () => (await s.sh(`${NRPE} -H 127.0.0.1 -c check_ok`)).code === 0, 30_000, 'check_nrpe after the upgrade');
-      const after = (await s.sh('journalctl -u config-agent --no-pager -o cat | grep -c "SIGTERM: stopping"')).stdout.trim();
-      assert.equal(Number(after) - Number(before), 1, 'one restart');
-    });
+      await t.test('an upgrade keeps the edited settings and restarts the service once', async () => {
+        const before = (
+          await s.sh('journalctl -u config-agent --no-pager -o cat | grep -c "SIGTERM: stopping"')
+        ).stdout.trim();
+        const r = await s.sh('cd /root && apt-get install -y ./config-agent-upgrade.deb', 300_000);
+        assert.equal(r.code, 0, r.stdout + r.stderr);
+        assert.match(
+          (await s.sh('dpkg-query -W -f "\\${Version}" config-agent')).stdout,
+          new RegExp(`^${UPGRADE.replace(/[.+]/g, '\\$&')}$`),
+        );
+        assert.match(
+          (await s.sh('cat /etc/config-agent/agent.ini')).stdout,
+          /^RemoteServer = enabled$/m,
+          'the edit is kept',
+        );
+        await waitUntil(
+          async () => (await s.sh(`${NRPE} -H 127.0.0.1 -c check_ok`)).code === 0,
+          30_000,
+          'check_nrpe after the upgrade',
+        );
+        const after = (
+          await s.sh('journalctl -u config-agent --no-pager -o cat | grep -c "SIGTERM: stopping"')
+        ).stdout.trim();
+        assert.equal(Number(after) - Number(before), 1, 'one restart');
+      });
 
-    await t.test('systemctl stop ends with status 0', async () => {
-      await s.sh('systemctl stop config-agent');
-      assert.equal((await s.sh('systemctl show -P ExecMainStatus config-agent')).stdout.trim(), '0');
-      assert.equal((await s.sh('systemctl show -P Result config-agent')).stdout.trim(), 'success');
-    });
+      await t.test('systemctl stop ends with status 0', async () => {
+        await s.sh('systemctl stop config-agent');
+        assert.equal((await s.sh('systemctl show -P ExecMainStatus config-agent')).stdout.trim(), '0');
+        assert.equal((await s.sh('systemctl show -P Result config-agent')).stdout.trim(), 'success');
+      });
 
-    await t.test('apt-get remove keeps the settings, purge leaves no user and no state', async () => {
-      assert.equal((await s.sh('apt-get remove -y config-agent', 120_000)).code, 0);
-      assert.equal((await s.sh('test -f /etc/config-agent/agent.ini && test -d /var/lib/config-agent')).code, 0, 'settings and state kept by remove');
-      assert.equal((await s.sh('apt-get purge -y config-agent', 120_000)).code, 0);
-      assert.notEqual((await s.sh('getent passwd config-agent')).code, 0, 'no user');
-      assert.notEqual((await s.sh('getent group config-agent')).code, 0, 'no group');
-      assert.notEqual((await s.sh('test -e /var/lib/config-agent')).code, 0, 'no state');
-      assert.notEqual((await s.sh('test -e /etc/config-agent')).code, 0, 'no settings');
-    });
-  } finally {
-    await sys?.kill();
-    removeRoot(rootDir);
-    rmSync(work, { recursive: true, force: true });
-  }
-});
+      await t.test('apt-get remove keeps the settings, purge leaves no user and no state', async () => {
+        assert.equal((await s.sh('apt-get remove -y config-agent', 120_000)).code, 0);
+        assert.equal(
+          (await s.sh('test -f /etc/config-agent/agent.ini && test -d /var/lib/config-agent')).code,
+          0,
+          'settings and state kept by remove',
+        );
+        assert.equal((await s.sh('apt-get purge -y config-agent', 120_000)).code, 0);
+        assert.notEqual((await s.sh('getent passwd config-agent')).code, 0, 'no user');
+        assert.notEqual((await s.sh('getent group config-agent')).code, 0, 'no group');
+        assert.notEqual((await s.sh('test -e /var/lib/config-agent')).code, 0, 'no state');
+        assert.notEqual((await s.sh('test -e /etc/config-agent')).code, 0, 'no settings');
+      });
+    } finally {
+      await sys?.kill();
+      removeRoot(rootDir);
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+);

@@ -18,7 +18,13 @@ let icinga: IcingaDaemon;
 let agent: AgentProcess;
 
 before(async () => {
-  icinga = await startIcingaDaemon({ hosts: ['testhost'], services: [['testhost', 'passive'], ['testhost', 'untrusted']] });
+  icinga = await startIcingaDaemon({
+    hosts: ['testhost'],
+    services: [
+      ['testhost', 'passive'],
+      ['testhost', 'untrusted'],
+    ],
+  });
   agent = await startAgent({
     ini: `[/settings/icinga/client/targets/default]
 address = localhost:${icinga.port}
@@ -70,7 +76,11 @@ const lastResult = async (path: string): Promise<Record<string, unknown> | undef
 };
 
 void test('a service result: state, output, perf data and check_source as Icinga 2 records them', async () => {
-  await waitUntil(async () => (await lastResult('services/testhost!passive')) !== undefined, 30_000, 'a check result for testhost!passive');
+  await waitUntil(
+    async () => (await lastResult('services/testhost!passive')) !== undefined,
+    30_000,
+    'a check result for testhost!passive',
+  );
   const attrs = (await icinga.object('services/testhost!passive'))!;
   assert.equal(attrs.state, 1);
   const r = attrs.last_check_result as Record<string, unknown>;
@@ -82,20 +92,34 @@ void test('a service result: state, output, perf data and check_source as Icinga
 });
 
 void test('alias host_check: a host result, CRITICAL mapped to DOWN', async () => {
-  await waitUntil(async () => (await lastResult('hosts/testhost')) !== undefined, 30_000, 'a check result for testhost');
+  await waitUntil(
+    async () => (await lastResult('hosts/testhost')) !== undefined,
+    30_000,
+    'a check result for testhost',
+  );
   const attrs = (await icinga.object('hosts/testhost'))!;
   assert.equal(attrs.state, 1);
   assert.equal((attrs.last_check_result as Record<string, unknown>).output, 'host is down');
 });
 
 void test('a certificate the target does not trust: nothing is sent, the failure is logged and retried', async () => {
-  await agent.waitForLog(/sending to target untrusted failed, next attempt in [\d.]+ s: Icinga 2 at localhost:\d+: .*(certificate|self.signed|issuer)/i, 30_000);
+  await agent.waitForLog(
+    /sending to target untrusted failed, next attempt in [\d.]+ s: Icinga 2 at localhost:\d+: .*(certificate|self.signed|issuer)/i,
+    30_000,
+  );
   // The trusted results kept arriving meanwhile; the untrusted service never got one.
   const before = (await lastResult('services/testhost!passive'))!.execution_end as number;
-  await waitUntil(async () => ((await lastResult('services/testhost!passive'))!.execution_end as number) > before, 30_000, 'a newer trusted result');
+  await waitUntil(
+    async () => ((await lastResult('services/testhost!passive'))!.execution_end as number) > before,
+    30_000,
+    'a newer trusted result',
+  );
   assert.equal(await lastResult('services/testhost!untrusted'), undefined);
 });
 
 void test('an object Icinga 2 does not know is refused for good: logged, not retried', async () => {
-  await agent.waitForLog(/1 result\(s\) for target default refused: Icinga 2 at localhost:\d+: no service testhost!nosuch/, 30_000);
+  await agent.waitForLog(
+    /1 result\(s\) for target default refused: Icinga 2 at localhost:\d+: no service testhost!nosuch/,
+    30_000,
+  );
 });

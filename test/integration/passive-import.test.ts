@@ -30,16 +30,36 @@ after(async () => {
 
 void test('imported NSCA and Scheduler settings deliver to nsca with decryption_method 14', async () => {
   const out = join(dir, 'agent.ini');
-  const imported = await runAgentCli(['settings', 'import', join(REPO, 'test/fixtures/nsclient/passive-nsca.ini'), '--output', out]);
+  const imported = await runAgentCli([
+    'settings',
+    'import',
+    join(REPO, 'test/fixtures/nsclient/passive-nsca.ini'),
+    '--output',
+    out,
+  ]);
   assert.equal(imported.code, 0, imported.stderr);
   daemon = await startNscaDaemon({ method: 14, password: 'Password_Which_Must_Be_Identical_On_NSCA_Server' });
-  const ini = readFileSync(out, 'utf8').replace(/^address = nagios\.example\.com:5667$/m, `address = 127.0.0.1:${daemon.port}`);
+  const ini = readFileSync(out, 'utf8').replace(
+    /^address = nagios\.example\.com:5667$/m,
+    `address = 127.0.0.1:${daemon.port}`,
+  );
   assert.ok(ini.includes(`127.0.0.1:${daemon.port}`));
   agent = await startAgent({ ini });
   const me = hostname().toLowerCase();
   const d = daemon;
   // interval 30s with NSClient++'s default randomness (10%): every first run within 3 s.
-  await waitUntil(() => d.lines().some((l) => l.includes(`PROCESS_HOST_CHECK_RESULT;${me};0;`)) && d.lines().some((l) => l.includes(`PROCESS_SERVICE_CHECK_RESULT;${me};cpu;`)) && d.lines().some((l) => l.includes(`PROCESS_SERVICE_CHECK_RESULT;${me};mem;`)), 20_000, 'host_check, cpu and mem at the daemon');
+  await waitUntil(
+    () =>
+      d.lines().some((l) => l.includes(`PROCESS_HOST_CHECK_RESULT;${me};0;`)) &&
+      d.lines().some((l) => l.includes(`PROCESS_SERVICE_CHECK_RESULT;${me};cpu;`)) &&
+      d.lines().some((l) => l.includes(`PROCESS_SERVICE_CHECK_RESULT;${me};mem;`)),
+    20_000,
+    'host_check, cpu and mem at the daemon',
+  );
   const cpu = d.lines().find((l) => l.includes(';cpu;'))!;
-  assert.match(cpu, new RegExp(`^\\[\\d+\\] PROCESS_SERVICE_CHECK_RESULT;${me.replace(/[.]/g, '\\.')};cpu;[0-3];.+\\|.+`), 'status, message and perf data');
+  assert.match(
+    cpu,
+    new RegExp(`^\\[\\d+\\] PROCESS_SERVICE_CHECK_RESULT;${me.replace(/[.]/g, '\\.')};cpu;[0-3];.+\\|.+`),
+    'status, message and perf data',
+  );
 });

@@ -37,8 +37,14 @@ before(async () => {
   for (const [name, method] of METHODS) daemons.set(name, await startNscaDaemon({ method, password: PASSWORD }));
   // A port nothing listens on (free a moment ago).
   const closedPort = await freePort();
-  const targets = METHODS.map(([name]) => `[/settings/NSCA/client/targets/${name}]\naddress = 127.0.0.1:${daemons.get(name)!.port}\nencryption = ${name}\npassword = ${PASSWORD}\npayload length = 4096\ntimeout = 5\n`).join('\n');
-  const schedules = METHODS.map(([name]) => `[/settings/scheduler/schedules/${name}]\ncommand = check_warning "warn from ${name}|'load'=5;4;8"\nalias = svc-${name}\ntarget = ${name}\n`).join('\n');
+  const targets = METHODS.map(
+    ([name]) =>
+      `[/settings/NSCA/client/targets/${name}]\naddress = 127.0.0.1:${daemons.get(name)!.port}\nencryption = ${name}\npassword = ${PASSWORD}\npayload length = 4096\ntimeout = 5\n`,
+  ).join('\n');
+  const schedules = METHODS.map(
+    ([name]) =>
+      `[/settings/scheduler/schedules/${name}]\ncommand = check_warning "warn from ${name}|'load'=5;4;8"\nalias = svc-${name}\ntarget = ${name}\n`,
+  ).join('\n');
   agent = await startAgent({
     ini: `[/settings/NSCA/client]
 hostname = testhost
@@ -116,7 +122,10 @@ for (const [name] of METHODS) {
     const d = daemons.get(name)!;
     await waitUntil(() => serviceLines(d, `svc-${name}`).length >= 2, 20_000, `two results through ${name}`);
     const line = serviceLines(d, `svc-${name}`)[0];
-    assert.match(line, new RegExp(`^\\[\\d+\\] PROCESS_SERVICE_CHECK_RESULT;testhost;svc-${name};1;warn from ${name}\\|'load'=5;4;8$`));
+    assert.match(
+      line,
+      new RegExp(`^\\[\\d+\\] PROCESS_SERVICE_CHECK_RESULT;testhost;svc-${name};1;warn from ${name}\\|'load'=5;4;8$`),
+    );
     const stamp = Number(/^\[(\d+)\]/.exec(line)![1]);
     assert.ok(Math.abs(stamp - Date.now() / 1000) < 60, `time stamp ${stamp}`);
   });
@@ -125,7 +134,11 @@ for (const [name] of METHODS) {
 void test('a wrong password: the daemon drops every packet while the right password gets through', async () => {
   const d = daemons.get('aes')!;
   // Sent (written and closed) at least twice with the wrong password...
-  await waitUntil(() => (agent.logs().match(/sent 1 result\(s\) to target wrong/g) ?? []).length >= 2, 20_000, 'two sends with the wrong password');
+  await waitUntil(
+    () => (agent.logs().match(/sent 1 result\(s\) to target wrong/g) ?? []).length >= 2,
+    20_000,
+    'two sends with the wrong password',
+  );
   // ...and the right one arrived after them on the same daemon.
   const mark = serviceLines(d, 'svc-aes').length;
   await waitUntil(() => serviceLines(d, 'svc-aes').length > mark, 20_000, 'a result with the right password');
@@ -134,7 +147,11 @@ void test('a wrong password: the daemon drops every packet while the right passw
 
 void test('output over the payload length is cut to 4095 bytes (4096) and 511 (512, one result per connection)', async () => {
   const d = daemons.get('none')!;
-  await waitUntil(() => serviceLines(d, 'svc-long').length >= 1 && serviceLines(d, 'svc-long512').length >= 1, 20_000, 'the long results');
+  await waitUntil(
+    () => serviceLines(d, 'svc-long').length >= 1 && serviceLines(d, 'svc-long512').length >= 1,
+    20_000,
+    'the long results',
+  );
   // [time] PROCESS_SERVICE_CHECK_RESULT;host;service;code;output
   const output = (line: string): string => line.split(';').slice(4).join(';');
   assert.ok(output(serviceLines(d, 'svc-long')[0]) === 'y'.repeat(4095), 'cut to 4095 bytes');
@@ -144,24 +161,44 @@ void test('output over the payload length is cut to 4095 bytes (4096) and 511 (5
 void test('alias host_check is a host check result, and report = critical sends it', async () => {
   const d = daemons.get('xor')!;
   await waitUntil(() => d.lines().some((l) => l.includes('PROCESS_HOST_CHECK_RESULT')), 20_000, 'a host check result');
-  assert.match(d.lines().find((l) => l.includes('PROCESS_HOST_CHECK_RESULT'))!, /^\[\d+\] PROCESS_HOST_CHECK_RESULT;testhost;2;host down$/);
+  assert.match(
+    d.lines().find((l) => l.includes('PROCESS_HOST_CHECK_RESULT'))!,
+    /^\[\d+\] PROCESS_HOST_CHECK_RESULT;testhost;2;host down$/,
+  );
 });
 
 void test('the daemon going away: results queue and the failure is logged; back again: the queued results arrive', async () => {
   const d = daemons.get('3des')!;
   await d.stop();
   const mark = agent.mark();
-  await agent.waitForLog(/sending to target 3des failed, next attempt in [\d.]+ s: NSCA to 127\.0\.0\.1:\d+: cannot connect/, 20_000, mark);
+  await agent.waitForLog(
+    /sending to target 3des failed, next attempt in [\d.]+ s: NSCA to 127\.0\.0\.1:\d+: cannot connect/,
+    20_000,
+    mark,
+  );
   // Let results pile up: at least three runs while the daemon is away.
   const before = serviceLines(d, 'svc-3des').length;
-  await waitUntil(() => (agent.logs().slice(mark).match(/schedule 3des|sending to target 3des failed/g) ?? []).length >= 2, 20_000, 'a second failed attempt');
+  await waitUntil(
+    () =>
+      (
+        agent
+          .logs()
+          .slice(mark)
+          .match(/schedule 3des|sending to target 3des failed/g) ?? []
+      ).length >= 2,
+    20_000,
+    'a second failed attempt',
+  );
   await d.start();
   await agent.waitForLog(/target 3des takes results again/, 90_000, mark);
   await waitUntil(() => serviceLines(d, 'svc-3des').length >= before + 2, 20_000, 'the queued results');
 });
 
 void test('a server that never answers: the queue keeps queue size results, drops the oldest and counts them; the checks go on', async () => {
-  await agent.waitForLog(/AGENT_WARN_PASSIVE_DROPPED: target nowhere: the queue of unsent results is full \(5\); dropped the oldest \(\d+ dropped so far/, 30_000);
+  await agent.waitForLog(
+    /AGENT_WARN_PASSIVE_DROPPED: target nowhere: the queue of unsent results is full \(5\); dropped the oldest \(\d+ dropped so far/,
+    30_000,
+  );
   // Meanwhile every other target kept receiving: the full queue blocked nothing.
   const d = daemons.get('none')!;
   const before = serviceLines(d, 'svc-none').length;
@@ -169,9 +206,13 @@ void test('a server that never answers: the queue keeps queue size results, drop
 });
 
 void test('GET /api/v1/metrics: results sent and dropped per module and target, and what is queued', async () => {
-  const r = await webRequest(`https://127.0.0.1:${await webPort(agent)}/api/v1/metrics`, { user: 'root', password: 'web-pw' });
+  const r = await webRequest(`https://127.0.0.1:${await webPort(agent)}/api/v1/metrics`, {
+    user: 'root',
+    password: 'web-pw',
+  });
   assert.equal(r.status, 200);
-  const value = (name: string, target: string): number => Number(new RegExp(`^${name}\\{module="NSCAClient",target="${target}"\\} (\\d+)$`, 'm').exec(r.body)?.[1] ?? NaN);
+  const value = (name: string, target: string): number =>
+    Number(new RegExp(`^${name}\\{module="NSCAClient",target="${target}"\\} (\\d+)$`, 'm').exec(r.body)?.[1] ?? NaN);
   assert.ok(value('agent_passive_sent_total', 'none') >= 2, r.body);
   assert.ok(value('agent_passive_dropped_total', 'nowhere') >= 1);
   assert.ok(value('agent_passive_queued', 'nowhere') <= 5);

@@ -45,7 +45,11 @@ void test('an in-place save that pauses 200 ms between two writes is applied onl
     agent.proc.kill('SIGHUP');
     await agent.waitForLog(/settings unchanged \(SIGHUP\); reconciling/, 10_000, hup);
     const after = agent.logs().slice(m);
-    assert.doesNotMatch(after, /CheckHelpers: (unload|load)/, `round ${round}: the half-written file was applied:\n${after}`);
+    assert.doesNotMatch(
+      after,
+      /CheckHelpers: (unload|load)/,
+      `round ${round}: the half-written file was applied:\n${after}`,
+    );
     assert.doesNotMatch(after, /settings rejected/, `round ${round}`);
   }
 });

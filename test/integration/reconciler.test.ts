@@ -43,7 +43,11 @@ void test('a broken file keeps the last good state and logs each problem with it
   replaceFile(agent.settingsFile, BASE(false, '[/settings/WEB/server]\nport = nope\n'));
   const hit = await agent.waitForLog(/settings rejected: (\d+) problem/, 10_000, m);
   assert.equal(hit[1], '1');
-  await agent.waitForLog(/AGENT_ERR_VALUE_INVALID \[\/settings\/WEB\/server\] port: "nope" must be .*\(.*agent\.ini:6\)/, 5_000, m);
+  await agent.waitForLog(
+    /AGENT_ERR_VALUE_INVALID \[\/settings\/WEB\/server\] port: "nope" must be .*\(.*agent\.ini:6\)/,
+    5_000,
+    m,
+  );
   assert.doesNotMatch(agent.logs().slice(m), /CheckHelpers: unload/, 'nothing of the broken file is applied');
 });
 
@@ -91,16 +95,22 @@ void test('a burst of writes is debounced into few reloads and ends in the last 
   const hup = agent.mark();
   agent.proc.kill('SIGHUP');
   await agent.waitForLog(/settings unchanged \(SIGHUP\); reconciling/, 10_000, hup);
-  const reloads = agent.logs().slice(m, hup).match(/reconciling/g)?.length ?? 0;
+  const reloads =
+    agent
+      .logs()
+      .slice(m, hup)
+      .match(/reconciling/g)?.length ?? 0;
   assert.ok(reloads >= 1 && reloads <= 3, `expected 1-3 reloads, saw ${reloads}`);
   assert.doesNotMatch(agent.logs().slice(agent.logs().lastIndexOf('CheckHelpers: unload')), /CheckHelpers: load/);
 });
 
 void test('SIGTERM stops several modules in the reverse of their start order and exits 0', async () => {
-  const several = (extra: string): string => BASE(true, `CheckSystem = enabled\nCheckDisk = enabled\nCheckNet = enabled\n${extra}`);
+  const several = (extra: string): string =>
+    BASE(true, `CheckSystem = enabled\nCheckDisk = enabled\nCheckNet = enabled\n${extra}`);
   const m = agent.mark();
   replaceFile(agent.settingsFile, several(''));
-  for (const name of ['CheckHelpers', 'CheckSystem', 'CheckDisk', 'CheckNet']) await agent.waitForLog(new RegExp(`${name}: load`), 10_000, m);
+  for (const name of ['CheckHelpers', 'CheckSystem', 'CheckDisk', 'CheckNet'])
+    await agent.waitForLog(new RegExp(`${name}: load`), 10_000, m);
   const code = await agent.stop({ keepDir: false });
   assert.equal(code, 0);
   const all = agent.logs();

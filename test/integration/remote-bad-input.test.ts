@@ -58,7 +58,15 @@ void test('random bytes, wrong versions, bad CRCs, bad sizes and truncated packe
   const huge = Buffer.from(good);
   huge.writeInt32BE(0x7fffffff, 12);
   const response = encodePacket({ version: 4, type: RESPONSE_PACKET, text: 'not a query' });
-  const cases: Buffer[][] = [[randomBytes(4096)], [badCrc], [v7], [huge], [response], [good.subarray(0, 500)], [Buffer.from('GET / HTTP/1.0\r\n\r\n')]];
+  const cases: Buffer[][] = [
+    [randomBytes(4096)],
+    [badCrc],
+    [v7],
+    [huge],
+    [response],
+    [good.subarray(0, 500)],
+    [Buffer.from('GET / HTTP/1.0\r\n\r\n')],
+  ];
   for (const c of cases) assert.equal((await sendRaw(c)).length, 0);
   await answersCheckNrpe();
 });
@@ -148,32 +156,60 @@ void test('client: a stalling server ends in a timeout within the limit', async 
 });
 
 void test('client: a server that closes early or sends half a packet is described', async () => {
-  await withServer((s) => s.once('data', () => s.end()), async (p) => await assert.rejects(ask(p), /closed the connection without answering/));
   await withServer(
-    (s) => s.once('data', () => s.end(encodePacket({ version: 4, type: RESPONSE_PACKET, text: 'x'.repeat(100) }).subarray(0, 40))),
+    (s) => s.once('data', () => s.end()),
+    async (p) => await assert.rejects(ask(p), /closed the connection without answering/),
+  );
+  await withServer(
+    (s) =>
+      s.once('data', () =>
+        s.end(encodePacket({ version: 4, type: RESPONSE_PACKET, text: 'x'.repeat(100) }).subarray(0, 40)),
+      ),
     async (p) => await assert.rejects(ask(p), /closed the connection after 40 of 117 bytes of an answer/),
   );
 });
 
 void test('client: a close before the TLS handshake is done, as a reset or as an end, is explained the same way', async () => {
   const askTls = (p: number) =>
-    nrpeRequest({ host: '127.0.0.1', port: p, timeoutMs: 2000, retry: 0, version: 'auto', payloadLength: 1024, tls: { rejectUnauthorized: false } }, 'check_ok');
+    nrpeRequest(
+      {
+        host: '127.0.0.1',
+        port: p,
+        timeoutMs: 2000,
+        retry: 0,
+        version: 'auto',
+        payloadLength: 1024,
+        tls: { rejectUnauthorized: false },
+      },
+      'check_ok',
+    );
   // Reads our hello, then ends cleanly: the peer sees an end, not a reset. A plain connection is kept waiting.
   await withServer(
     (s) => s.once('data', () => s.end()),
-    async (p) => await assert.rejects(askTls(p), /connection closed by peer during the TLS handshake: the server waits for a plain NRPE packet/),
+    async (p) =>
+      await assert.rejects(
+        askTls(p),
+        /connection closed by peer during the TLS handshake: the server waits for a plain NRPE packet/,
+      ),
   );
   // Closes every connection at once, as NRPE does for an address it does not allow.
   await withServer(
     (s) => s.destroy(),
-    async (p) => await assert.rejects(askTls(p), /connection (reset|closed) by peer during the TLS handshake: the server closes connections from our address at once/),
+    async (p) =>
+      await assert.rejects(
+        askTls(p),
+        /connection (reset|closed) by peer during the TLS handshake: the server closes connections from our address at once/,
+      ),
   );
 });
 
 void test('client: a refused connection is UNKNOWN after its retries', async () => {
   const p = await freePort(); // a port nobody listens on, for the client alone (no agent listener here)
   await assert.rejects(
-    nrpeRequest({ host: '127.0.0.1', port: p, timeoutMs: 3000, retry: 2, version: 'auto', payloadLength: 1024 }, 'check_ok'),
+    nrpeRequest(
+      { host: '127.0.0.1', port: p, timeoutMs: 3000, retry: 2, version: 'auto', payloadLength: 1024 },
+      'check_ok',
+    ),
     /cannot connect to 127\.0\.0\.1:\d+: connection refused \(3 attempts\)/,
   );
 });

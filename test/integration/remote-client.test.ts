@@ -37,9 +37,13 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const query = (...args: string[]) => runRemoteQuery('remote_query', 'query', args, moduleView(MODULE_SECTIONS.RemoteClient, snapshot));
+const query = (...args: string[]) =>
+  runRemoteQuery('remote_query', 'query', args, moduleView(MODULE_SECTIONS.RemoteClient, snapshot));
 
-for (const [mode, target] of [['TLS', 'debian'], ['plain', 'debian-plain']] as const) {
+for (const [mode, target] of [
+  ['TLS', 'debian'],
+  ['plain', 'debian-plain'],
+] as const) {
   for (const version of ['auto', '2', '4']) {
     void test(`${mode} v${version}: check_ok with message and perf data`, async () => {
       const r = await query('--target', target, '--version', version, '--command', 'check_ok');
@@ -91,7 +95,10 @@ void test('plain client against the TLS daemon, and TLS client against the plain
   assert.match(a.message, /remote_query: /);
   const b = await query('--target', 'debian-plain', '--ssl', '--command', 'check_ok');
   assert.equal(b.result, 3);
-  assert.match(b.message, /TLS with 127\.0\.0\.1:\d+ failed: connection reset by peer during the TLS handshake: the server waits for a plain NRPE packet \(is it in plain mode\? try --no-ssl\)/);
+  assert.match(
+    b.message,
+    /TLS with 127\.0\.0\.1:\d+ failed: connection reset by peer during the TLS handshake: the server waits for a plain NRPE packet \(is it in plain mode\? try --no-ssl\)/,
+  );
 });
 
 void test('a TLS daemon that does not allow our address: the reset says so, not "plain mode"', async () => {
@@ -99,7 +106,10 @@ void test('a TLS daemon that does not allow our address: the reset says so, not 
   try {
     const r = await query('--host', '127.0.0.1', '--port', String(strict.port), '--command', 'check_ok');
     assert.equal(r.result, 3);
-    assert.match(r.message, /failed: connection (reset|closed) by peer during the TLS handshake: the server closes connections from our address at once \(is our address in its allowed hosts\?\)/);
+    assert.match(
+      r.message,
+      /failed: connection (reset|closed) by peer during the TLS handshake: the server closes connections from our address at once \(is our address in its allowed hosts\?\)/,
+    );
     assert.match(strict.log(), /not allowed to talk to us/);
   } finally {
     await strict.stop();
@@ -115,9 +125,14 @@ void test('an explicit target that does not exist is UNKNOWN naming it', async (
 void test('agent client remote_query stands in for check_nrpe: Nagios output and exit status', async () => {
   const run = (args: string[]) =>
     new Promise<{ code: number; out: string }>((resolve) => {
-      execFile(process.execPath, [MAIN, 'client', '--settings', join(dir, 'missing.ini'), 'remote_query', ...args], { timeout: 20_000 }, (err, stdout) => {
-        resolve({ code: err ? Number(err.code) : 0, out: stdout });
-      });
+      execFile(
+        process.execPath,
+        [MAIN, 'client', '--settings', join(dir, 'missing.ini'), 'remote_query', ...args],
+        { timeout: 20_000 },
+        (err, stdout) => {
+          resolve({ code: err ? Number(err.code) : 0, out: stdout });
+        },
+      );
     });
   const warn = await run(['--host', '127.0.0.1', '--port', String(tlsDaemon.port), '--command', 'check_warn']);
   assert.deepEqual(warn, { code: 1, out: "WARNING: meh|'w'=5\n" });

@@ -64,18 +64,27 @@ void test('an unknown query answers UNKNOWN naming it', async () => {
 void test('nasty characters are refused with an UNKNOWN that says why', async () => {
   const r = await checkNrpe(port, ['-c', 'check_ok', '-a', 'a;b']);
   assert.equal(r.code, 3);
-  assert.equal(r.out, "Request contained illegal characters (one of `&><'\\[]{};, the vertical bar or a line break); allow nasty characters = false");
+  assert.equal(
+    r.out,
+    "Request contained illegal characters (one of `&><'\\[]{};, the vertical bar or a line break); allow nasty characters = false",
+  );
 });
 
 void test('hot apply: arguments off, then payload length 2048 for -2 -P 2048, then plain TCP for -n', async () => {
   let mark = agent.mark();
   replaceFile(agent.settingsFile, ini().replace('allow arguments = 1', 'allow arguments = 0'));
   await agent.waitForLog(/RemoteServer/i, 10_000, mark);
-  const refused = await waitUntil(async () => checkNrpe(port, ['-c', 'check_ok', '-a', 'x']), (r) => r.code === 3);
+  const refused = await waitUntil(
+    async () => checkNrpe(port, ['-c', 'check_ok', '-a', 'x']),
+    (r) => r.code === 3,
+  );
   assert.match(refused.out, /arguments/);
 
   replaceFile(agent.settingsFile, ini('payload length = 2048'));
-  const ok2048 = await waitUntil(async () => checkNrpe(port, ['-2', '-P', '2048', '-c', 'check_ok']), (r) => r.code === 0);
+  const ok2048 = await waitUntil(
+    async () => checkNrpe(port, ['-2', '-P', '2048', '-c', 'check_ok']),
+    (r) => r.code === 0,
+  );
   assert.equal(ok2048.out, 'OK: check_ok');
 
   mark = agent.mark();
@@ -83,7 +92,10 @@ void test('hot apply: arguments off, then payload length 2048 for -2 -P 2048, th
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(plain\)/, 10_000, mark);
   port = await listenerPort(agent, 'RemoteServer', mark);
   assert.deepEqual(await checkNrpe(port, ['-n', '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
-  assert.deepEqual(await checkNrpe(port, ['-n', '-2', '-c', 'check_warning']), { code: 1, out: 'WARNING: check_warning' });
+  assert.deepEqual(await checkNrpe(port, ['-n', '-2', '-c', 'check_warning']), {
+    code: 1,
+    out: 'WARNING: check_warning',
+  });
 });
 
 /** Repeats `run` until `done` holds (at most 40 times, 250 ms apart); returns the last outcome. */

@@ -52,14 +52,25 @@ before(() => {
 after(() => certs?.remove());
 
 /** remote_query through the library, against 127.0.0.1:port. */
-const query = (port: number, ...args: string[]) => runRemoteQuery('remote_query', 'query', ['--host', '127.0.0.1', '--port', String(port), '--timeout', '5', ...args], moduleView(MODULE_SECTIONS.RemoteClient, snapshot));
+const query = (port: number, ...args: string[]) =>
+  runRemoteQuery(
+    'remote_query',
+    'query',
+    ['--host', '127.0.0.1', '--port', String(port), '--timeout', '5', ...args],
+    moduleView(MODULE_SECTIONS.RemoteClient, snapshot),
+  );
 
 /** `agent client <args>` as a process; bounded by 20 s. */
 function cli(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, 'client', '--settings', '/nonexistent/agent.ini', ...args], { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } }, (err, stdout) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout.trim() });
-    });
+    execFile(
+      process.execPath,
+      [MAIN, 'client', '--settings', '/nonexistent/agent.ini', ...args],
+      { timeout: 20_000, env: { ...process.env, AGENT_LOG_LEVEL: 'silent' } },
+      (err, stdout) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout.trim() });
+      },
+    );
   });
 }
 
@@ -80,7 +91,19 @@ void describe('our client against the Debian daemon with certificates', () => {
   });
 
   void it('--ca with --verify peer-cert succeeds over TLS 1.3 (agent client as check_nrpe)', async () => {
-    const r = await cli(['remote_query', '-H', '127.0.0.1', '-p', String(withCert.port), '-c', 'check_ok', '--ca', ca.cert, '--verify', 'peer-cert']);
+    const r = await cli([
+      'remote_query',
+      '-H',
+      '127.0.0.1',
+      '-p',
+      String(withCert.port),
+      '-c',
+      'check_ok',
+      '--ca',
+      ca.cert,
+      '--verify',
+      'peer-cert',
+    ]);
     assert.deepEqual(r, { code: 0, out: "OK: fine|'x'=1;2;3" });
     assert.match(withCert.log(), /Remote 127\.0\.0\.1 - TLSv1\.3, Cipher is TLS_AES_256_GCM_SHA384/);
   });
@@ -88,7 +111,10 @@ void describe('our client against the Debian daemon with certificates', () => {
   void it('an unrelated CA, or no CA with peer-cert, is UNKNOWN naming the certificate problem', async () => {
     const foreign = await query(withCert.port, '--command', 'check_ok', '--ca', otherCa.cert, '--verify', 'peer-cert');
     assert.equal(foreign.result, 3);
-    assert.match(foreign.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate \(the server's certificate is not trusted: check --ca and --verify\)$/);
+    assert.match(
+      foreign.message,
+      /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate \(the server's certificate is not trusted: check --ca and --verify\)$/,
+    );
     const systemStore = await query(withCert.port, '--command', 'check_ok', '--verify', 'peer-cert');
     assert.equal(systemStore.result, 3);
     assert.match(systemStore.message, /UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
@@ -100,17 +126,43 @@ void describe('our client against the Debian daemon with certificates', () => {
   });
 
   void it('a daemon that requires client certificates takes ours', async () => {
-    const r = await query(needsClientCert.port, '--command', 'check_warn', '--certificate', client.cert, '--certificate-key', client.key, '--ca', ca.cert, '--verify', 'peer-cert');
+    const r = await query(
+      needsClientCert.port,
+      '--command',
+      'check_warn',
+      '--certificate',
+      client.cert,
+      '--certificate-key',
+      client.key,
+      '--ca',
+      ca.cert,
+      '--verify',
+      'peer-cert',
+    );
     assert.deepEqual([r.result, r.message], [1, 'WARNING: meh']);
   });
 
   void it('without a client certificate, or with one from another CA, it is UNKNOWN saying so', async () => {
     const none = await query(needsClientCert.port, '--command', 'check_ok');
     assert.equal(none.result, 3);
-    assert.match(none.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: the server requires a client certificate \(set --certificate and --certificate-key\)/);
-    const foreign = await query(needsClientCert.port, '--command', 'check_ok', '--certificate', stranger.cert, '--certificate-key', stranger.key);
+    assert.match(
+      none.message,
+      /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: the server requires a client certificate \(set --certificate and --certificate-key\)/,
+    );
+    const foreign = await query(
+      needsClientCert.port,
+      '--command',
+      'check_ok',
+      '--certificate',
+      stranger.cert,
+      '--certificate-key',
+      stranger.key,
+    );
     assert.equal(foreign.result, 3);
-    assert.match(foreign.message, /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: the server rejected our client certificate \(not signed by its CA\?\)/);
+    assert.match(
+      foreign.message,
+      /^remote_query: TLS with 127\.0\.0\.1:\d+ failed: the server rejected our client certificate \(not signed by its CA\?\)/,
+    );
   });
 });
 
@@ -121,7 +173,14 @@ void describe('our NRPE server with verify mode peer', () => {
     srv = await startNrpeServer({
       host: '127.0.0.1',
       port: 0,
-      tls: serverTlsOptions({ cert: readFileSync(server.cert), key: readFileSync(server.key), ca: readFileSync(ca.cert), verifyMode: 'peer', verify: 'by-mode', ciphers: '' }),
+      tls: serverTlsOptions({
+        cert: readFileSync(server.cert),
+        key: readFileSync(server.key),
+        ca: readFileSync(ca.cert),
+        verifyMode: 'peer',
+        verify: 'by-mode',
+        ciphers: '',
+      }),
       isAllowed: () => true,
       allowArguments: false,
       allowNastyCharacters: false,
@@ -129,7 +188,12 @@ void describe('our NRPE server with verify mode peer', () => {
       timeoutMs: 5000,
       log: getLogger('test:nrpe-server'),
       // The answer names who the server saw.
-      answer: async (command, _args, peer) => ({ command, result: 0, message: `${peer.address} ${peer.certificate ?? '-'}`, perf: [] }),
+      answer: async (command, _args, peer) => ({
+        command,
+        result: 0,
+        message: `${peer.address} ${peer.certificate ?? '-'}`,
+        perf: [],
+      }),
     });
   });
 
@@ -140,10 +204,24 @@ void describe('our NRPE server with verify mode peer', () => {
   void it('serves clients without a certificate and names a verified one; refuses one from another CA', async () => {
     const port = srv.address().port;
     assert.equal((await query(port, '--command', 'who')).message, '127.0.0.1 -');
-    assert.equal((await query(port, '--command', 'who', '--certificate', client.cert, '--certificate-key', client.key)).message, '127.0.0.1 agent-a');
-    const foreign = await query(port, '--command', 'who', '--certificate', stranger.cert, '--certificate-key', stranger.key);
+    assert.equal(
+      (await query(port, '--command', 'who', '--certificate', client.cert, '--certificate-key', client.key)).message,
+      '127.0.0.1 agent-a',
+    );
+    const foreign = await query(
+      port,
+      '--command',
+      'who',
+      '--certificate',
+      stranger.cert,
+      '--certificate-key',
+      stranger.key,
+    );
     assert.equal(foreign.result, 3);
-    assert.match(foreign.message, /closed the connection without answering: the server refused the request \(.*our client certificate\)/);
+    assert.match(
+      foreign.message,
+      /closed the connection without answering: the server refused the request \(.*our client certificate\)/,
+    );
   });
 });
 
@@ -194,7 +272,10 @@ timeout = 5
   });
 
   void it('with verify mode peer-cert, check_nrpe -C -K is served and check_nrpe without -C is refused', async () => {
-    assert.deepEqual(await checkNrpe(bPort, ['-C', client.cert, '-K', client.key, '-A', ca.cert, '-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
+    assert.deepEqual(await checkNrpe(bPort, ['-C', client.cert, '-K', client.key, '-A', ca.cert, '-c', 'check_ok']), {
+      code: 0,
+      out: 'OK: check_ok',
+    });
     const mark = b.mark();
     const none = await checkNrpe(bPort, ['-c', 'check_ok']);
     assert.notEqual(none.code, 0, none.out);
@@ -208,18 +289,54 @@ timeout = 5
     assert.deepEqual(sent, { result: 0, message: 'Submission of backup accepted on channel PASSIVE (0 listeners)' });
     // The source is the CN of A's verified client certificate.
     await b.waitForLog(/submission from agent-a: backup WARNING: late\|'age'=5h/);
-    const list = JSON.parse((await run(baseB, 'remote_submissions', {})).message) as { command: string; source: string; address: string; status: string; message: string; perf: string }[];
+    const list = JSON.parse((await run(baseB, 'remote_submissions', {})).message) as {
+      command: string;
+      source: string;
+      address: string;
+      status: string;
+      message: string;
+      perf: string;
+    }[];
     const backup = list.find((s) => s.command === 'backup');
-    assert.deepEqual(backup && [backup.source, backup.address, backup.status, backup.message, backup.perf], ['agent-a', '127.0.0.1', 'WARNING', 'late', "'age'=5h"]);
+    assert.deepEqual(backup && [backup.source, backup.address, backup.status, backup.message, backup.perf], [
+      'agent-a',
+      '127.0.0.1',
+      'WARNING',
+      'late',
+      "'age'=5h",
+    ]);
     // A newer result for the same command and source replaces the older one.
     await run(baseA, 'remote_submit', { alias: 'backup', result: 'OK', message: 'done' });
-    const latest = JSON.parse((await run(baseB, 'remote_submissions', {})).message) as { command: string; status: string; message: string }[];
-    assert.deepEqual(latest.filter((s) => s.command === 'backup').map((s) => [s.status, s.message]), [['OK', 'done']]);
+    const latest = JSON.parse((await run(baseB, 'remote_submissions', {})).message) as {
+      command: string;
+      status: string;
+      message: string;
+    }[];
+    assert.deepEqual(
+      latest.filter((s) => s.command === 'backup').map((s) => [s.status, s.message]),
+      [['OK', 'done']],
+    );
   });
 
-  void it('results submitted on A\'s REMOTE channel are forwarded to B', async () => {
+  void it("results submitted on A's REMOTE channel are forwarded to B", async () => {
     // Submitted to A's RemoteServer, which puts them on A's REMOTE channel; A's RemoteClient sends them to B.
-    const r = await cli(['remote_submit', '--host', '127.0.0.1', '--port', String(aPort), '--ca', ca.cert, '--verify', 'peer-cert', '--alias', 'forwarded', '--result', 'CRIT', '--message', 'via channel']);
+    const r = await cli([
+      'remote_submit',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(aPort),
+      '--ca',
+      ca.cert,
+      '--verify',
+      'peer-cert',
+      '--alias',
+      'forwarded',
+      '--result',
+      'CRIT',
+      '--message',
+      'via channel',
+    ]);
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /accepted on channel REMOTE \(1 listener\)/);
     await b.waitForLog(/submission from agent-a: forwarded CRITICAL: via channel/);
@@ -253,11 +370,19 @@ async function webBase(agent: AgentProcess): Promise<string> {
 }
 
 /** Run a query in a running agent through its web API. */
-async function run(base: string, query: string, params: Record<string, string>): Promise<{ result: number; message: string }> {
+async function run(
+  base: string,
+  query: string,
+  params: Record<string, string>,
+): Promise<{ result: number; message: string }> {
   const qs = Object.entries(params)
     .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
     .join('&');
-  const res = await webRequest(`${base}/api/v1/queries/${query}/commands/execute?${qs}`, { user: 'root', password: PASSWORD, timeoutMs: 20_000 });
+  const res = await webRequest(`${base}/api/v1/queries/${query}/commands/execute?${qs}`, {
+    user: 'root',
+    password: PASSWORD,
+    timeoutMs: 20_000,
+  });
   assert.equal(res.status, 200, res.body);
   const body = res.json<{ result: number; lines: { message: string }[] }>();
   return { result: body.result, message: body.lines[0].message };

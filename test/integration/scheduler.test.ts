@@ -36,12 +36,26 @@ interface Row {
 }
 
 const marks = mkdtempSync(join(tmpdir(), 'scheduler-marks-'));
-const lines = (name: string): number => (existsSync(join(marks, name)) ? readFileSync(join(marks, name), 'utf8').split('\n').filter((l) => l !== '').length : 0);
-const tick = (name: string, extra = ''): string => `/bin/sh -c "${extra}echo x >> ${join(marks, name)}; echo ran ${name}"`;
+const lines = (name: string): number =>
+  existsSync(join(marks, name))
+    ? readFileSync(join(marks, name), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '').length
+    : 0;
+const tick = (name: string, extra = ''): string =>
+  `/bin/sh -c "${extra}echo x >> ${join(marks, name)}; echo ran ${name}"`;
 
-const jitter = Array.from({ length: 20 }, (_, i) => `[/settings/scheduler/schedules/spread${i}]\ncommand = check_ok spread\ninterval = 60s\nrandomness = 100%\nchannel = drop\n`).join('\n');
+const jitter = Array.from(
+  { length: 20 },
+  (_, i) =>
+    `[/settings/scheduler/schedules/spread${i}]\ncommand = check_ok spread\ninterval = 60s\nrandomness = 100%\nchannel = drop\n`,
+).join('\n');
 
-const settings = (edit: { editInterval: string; shrinkInterval: string; gone: boolean }): string => `[/settings/WEB/server]
+const settings = (edit: {
+  editInterval: string;
+  shrinkInterval: string;
+  gone: boolean;
+}): string => `[/settings/WEB/server]
 port = 0s
 bind to = 127.0.0.1
 password = root-pw
@@ -126,17 +140,31 @@ void test('GET /api/v1/schedules lists every schedule with its query, interval, 
 });
 
 void test('jitter: first runs of schedules loaded together spread over randomness × interval', async () => {
-  const next = [...(await schedules()).values()].filter((r) => r.name.startsWith('spread')).map((r) => Date.parse(r.next_run!));
+  const next = [...(await schedules()).values()]
+    .filter((r) => r.name.startsWith('spread'))
+    .map((r) => Date.parse(r.next_run!));
   assert.equal(next.length, 20);
-  for (const t of next) assert.ok(t >= started && t <= Date.now() + 60_000, `first run within the interval: ${new Date(t).toISOString()}`);
-  assert.ok(Math.max(...next) - Math.min(...next) > 15_000, `spread over more than 15 s: ${Math.max(...next) - Math.min(...next)} ms`);
+  for (const t of next)
+    assert.ok(t >= started && t <= Date.now() + 60_000, `first run within the interval: ${new Date(t).toISOString()}`);
+  assert.ok(
+    Math.max(...next) - Math.min(...next) > 15_000,
+    `spread over more than 15 s: ${Math.max(...next) - Math.min(...next)} ms`,
+  );
   assert.ok(new Set(next).size >= 18, 'hardly two at the same millisecond');
 });
 
 void test('an edited interval: longer moves the next run to last run + new interval; shorter and already passed runs once at once; none skipped or doubled', async () => {
-  await waitUntil(async () => (await row('edit')).runs >= 1 && (await row('shrink')).runs >= 1 && !(await row('shrink')).running, 20_000, 'first runs of edit and shrink');
+  await waitUntil(
+    async () => (await row('edit')).runs >= 1 && (await row('shrink')).runs >= 1 && !(await row('shrink')).running,
+    20_000,
+    'first runs of edit and shrink',
+  );
   // The first run of shrink was at about start; 2 s later its old next run (+6 s) is still ahead and the new interval (1 s) has passed.
-  await waitUntil(async () => Date.now() - Date.parse((await row('shrink')).last_run!) > 1500, 10_000, 'shrink 1.5 s past its last run');
+  await waitUntil(
+    async () => Date.now() - Date.parse((await row('shrink')).last_run!) > 1500,
+    10_000,
+    'shrink 1.5 s past its last run',
+  );
   const editBefore = await row('edit');
   const shrinkBefore = await row('shrink');
   const shrinkLines = lines('shrink');
@@ -150,13 +178,22 @@ void test('an edited interval: longer moves the next run to last run + new inter
   // shrink: one run now (its new grid point had passed), then every second; never two runs in one interval.
   await waitUntil(() => lines('shrink') >= shrinkLines + 1, 3000, 'the run of shrink at once');
   const firstAfter = await row('shrink');
-  assert.ok(Date.parse(firstAfter.last_run!) - Date.parse(shrinkBefore.last_run!) < 6000, 'ran before the old interval was over');
+  assert.ok(
+    Date.parse(firstAfter.last_run!) - Date.parse(shrinkBefore.last_run!) < 6000,
+    'ran before the old interval was over',
+  );
   await waitUntil(async () => (await row('shrink')).runs >= firstAfter.runs + 3, 10_000, 'three more runs of shrink');
   const later = await row('shrink');
   const elapsed = Date.parse(later.last_run!) - Date.parse(firstAfter.last_run!);
-  assert.ok(elapsed >= (later.runs - firstAfter.runs - 1) * 1000 - 50, `no doubled run: ${later.runs - firstAfter.runs} runs in ${elapsed} ms`);
+  assert.ok(
+    elapsed >= (later.runs - firstAfter.runs - 1) * 1000 - 50,
+    `no doubled run: ${later.runs - firstAfter.runs} runs in ${elapsed} ms`,
+  );
   const now = await row('shrink');
-  assert.ok(lines('shrink') >= now.runs && lines('shrink') <= now.runs + 1, `every run ran the script once: ${lines('shrink')} lines, ${now.runs} runs`);
+  assert.ok(
+    lines('shrink') >= now.runs && lines('shrink') <= now.runs + 1,
+    `every run ran the script once: ${lines('shrink')} lines, ${now.runs} runs`,
+  );
 });
 
 void test('a removed schedule stops: it is no longer listed and its script runs no more', async () => {
@@ -174,8 +211,14 @@ void test('a run due while the previous one still runs is skipped and counted; t
   const slow = await row('slow');
   assert.ok(slow.runs >= 1);
   // Every finished run wrote one line; a run under way may have written its line already.
-  assert.ok(lines('slow') >= slow.runs && lines('slow') <= slow.runs + 1, `${lines('slow')} lines for ${slow.runs} runs`);
-  assert.ok(slow.skipped >= slow.runs, `about two of three due runs skipped: ${slow.skipped} skipped, ${slow.runs} runs`);
+  assert.ok(
+    lines('slow') >= slow.runs && lines('slow') <= slow.runs + 1,
+    `${lines('slow')} lines for ${slow.runs} runs`,
+  );
+  assert.ok(
+    slow.skipped >= slow.runs,
+    `about two of three due runs skipped: ${slow.skipped} skipped, ${slow.runs} runs`,
+  );
 });
 
 void test('GET /api/v1/metrics counts schedules, runs, skipped runs and results nobody listened to (channel drop submits nothing)', async () => {

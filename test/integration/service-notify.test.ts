@@ -24,7 +24,9 @@ interface Notification {
 
 /** The notification socket's stand-in at `path`: the datagrams so far, and a wait for one. */
 async function notifySocket(path: string): Promise<{ received: Notification[]; close: () => void }> {
-  const child = spawn('python3', [join(REPO, 'test/helpers/notify-socket.py'), path], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn('python3', [join(REPO, 'test/helpers/notify-socket.py'), path], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const received: Notification[] = [];
   const lines = createInterface({ input: child.stdout });
   await new Promise<void>((resolve, reject) => {
@@ -50,15 +52,26 @@ void test('READY, RELOADING, WATCHDOG and STOPPING come from the agent process i
   const socketPath = join(dir, 'notify');
   const sock = await notifySocket(socketPath);
   try {
-    const agent = await startAgent({ ini: '[/modules]\nCheckHelpers = enabled\n', env: { NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: '200000' } });
+    const agent = await startAgent({
+      ini: '[/modules]\nCheckHelpers = enabled\n',
+      env: { NOTIFY_SOCKET: socketPath, WATCHDOG_USEC: '200000' },
+    });
     const pid = agent.proc.pid;
     const has = (re: RegExp): Notification | undefined => sock.received.find((n) => re.test(n.state));
-    await waitUntil(() => has(/^READY=1/m) !== undefined && has(/^WATCHDOG=1$/) !== undefined, 10_000, 'READY=1 and a WATCHDOG=1');
+    await waitUntil(
+      () => has(/^READY=1/m) !== undefined && has(/^WATCHDOG=1$/) !== undefined,
+      10_000,
+      'READY=1 and a WATCHDOG=1',
+    );
     assert.equal(has(/^READY=1/m)?.pid, pid, 'READY=1 sent by the agent process');
     assert.match(has(/^READY=1/m)?.state ?? '', /^STATUS=running: 1 module\(s\) loaded$/m);
     assert.equal(has(/^WATCHDOG=1$/)?.pid, pid, 'WATCHDOG=1 sent by the agent process');
     agent.proc.kill('SIGHUP');
-    await waitUntil(() => has(/^RELOADING=1$/) !== undefined && sock.received.filter((n) => /^READY=1/m.test(n.state)).length >= 2, 10_000, 'RELOADING=1 then READY=1');
+    await waitUntil(
+      () => has(/^RELOADING=1$/) !== undefined && sock.received.filter((n) => /^READY=1/m.test(n.state)).length >= 2,
+      10_000,
+      'RELOADING=1 then READY=1',
+    );
     assert.equal(has(/^RELOADING=1$/)?.pid, pid);
     assert.equal(await agent.stop(), 0);
     assert.equal(has(/^STOPPING=1$/)?.pid, pid, 'STOPPING=1 sent by the agent process');
@@ -86,9 +99,15 @@ void test('console lines carry syslog priorities on the journal stream, and the 
     await waitUntil(() => /agent ready/.test(journal()), 20_000, 'agent ready in the journal file');
     const lines = journal().trimEnd().split('\n');
     for (const line of lines) assert.match(line, /^<[2-7]>[\w:-]+: /, `a journal line with a priority: ${line}`);
-    assert.ok(lines.some((l) => l.startsWith('<6>agent:run: agent ready')), 'agent ready at priority 6 (info)');
+    assert.ok(
+      lines.some((l) => l.startsWith('<6>agent:run: agent ready')),
+      'agent ready at priority 6 (info)',
+    );
     const passwordFile = join(dir, 'state', 'web-password');
-    assert.ok(lines.some((l) => l.includes(`the password of web user root is in ${passwordFile}`)), 'the journal says where the password is');
+    assert.ok(
+      lines.some((l) => l.includes(`the password of web user root is in ${passwordFile}`)),
+      'the journal says where the password is',
+    );
     const password = readFileSync(passwordFile, 'utf8').trim();
     assert.match(password, /^[\w-]{24}$/);
     assert.equal(statSync(passwordFile).mode & 0o777, 0o600);
@@ -113,7 +132,11 @@ void test('the generated password survives a restart, and an unwritable state fo
   }
   const again = await startAgent({ ini: WEB_INI, files: { 'state/web-password': `${stored}\n` } });
   try {
-    assert.equal((await again.waitForLog(/web password for user root: (\S+)/))[1], stored, 'the stored password is used again');
+    assert.equal(
+      (await again.waitForLog(/web password for user root: (\S+)/))[1],
+      stored,
+      'the stored password is used again',
+    );
   } finally {
     await again.stop();
   }
@@ -121,7 +144,9 @@ void test('the generated password survives a restart, and an unwritable state fo
 
   const blocked = await startAgent({ ini: `${WEB_INI}[/paths]\nstate = \${base-path}/agent.ini/state\n` });
   try {
-    const warning = await blocked.waitForLog(/AGENT_WARN_STATE_FOLDER: cannot write web-password in the state folder (\S+) \(([^)]*)\); set \[\/paths\] state to a writable folder/);
+    const warning = await blocked.waitForLog(
+      /AGENT_WARN_STATE_FOLDER: cannot write web-password in the state folder (\S+) \(([^)]*)\); set \[\/paths\] state to a writable folder/,
+    );
     assert.equal(warning[1], join(blocked.dir, 'agent.ini', 'state'));
     assert.equal(warning[2], 'a part of the path is not a folder');
     await blocked.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:\d+/);

@@ -42,7 +42,9 @@ void test('hand edits saved during a stream of API edits are all kept', async ()
   const base = `https://127.0.0.1:${await webPort(running)}/api/v1`;
   const auth = { authorization: basic('root', 'race-secret'), 'content-type': 'application/json' };
 
-  const editor = spawn(process.execPath, [EDITOR, running.settingsFile, String(HAND_EDITS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const editor = spawn(process.execPath, [EDITOR, running.settingsFile, String(HAND_EDITS)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let editorOut = '';
   editor.stdout.on('data', (d: Buffer) => (editorOut += d.toString()));
   editor.stderr.on('data', (d: Buffer) => (editorOut += d.toString()));
@@ -53,15 +55,24 @@ void test('hand edits saved during a stream of API edits are all kept', async ()
   const statuses = new Map<number, number>();
   // Bounded: the editor ends after HAND_EDITS saves; the cap keeps the loop finite whatever happens.
   for (let i = 0; editing && i < 5000; i++) {
-    const r = await webRequest(`${base}/settings`, { method: 'PUT', headers: auth, body: JSON.stringify({ path: '/settings/external scripts/alias', key: `api_${i}`, value: 'check_ok' }) });
+    const r = await webRequest(`${base}/settings`, {
+      method: 'PUT',
+      headers: auth,
+      body: JSON.stringify({ path: '/settings/external scripts/alias', key: `api_${i}`, value: 'check_ok' }),
+    });
     statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
     assert.ok(r.status === 200 || r.status === 409, `API edit ${i}: ${r.status} ${r.body}`);
   }
   assert.equal(await editorDone, 0, editorOut);
   assert.match(editorOut, new RegExp(`done ${HAND_EDITS}`));
-  assert.ok((statuses.get(200) ?? 0) > 0, `no API edit was applied while the hand edits were saved: ${JSON.stringify([...statuses])}`);
+  assert.ok(
+    (statuses.get(200) ?? 0) > 0,
+    `no API edit was applied while the hand edits were saved: ${JSON.stringify([...statuses])}`,
+  );
 
   const text = readFileSync(running.settingsFile, 'utf8');
-  const lost = Array.from({ length: HAND_EDITS }, (_, i) => `hand_${i}`).filter((key) => !new RegExp(`^${key} = check_ok$`, 'm').test(text));
+  const lost = Array.from({ length: HAND_EDITS }, (_, i) => `hand_${i}`).filter(
+    (key) => !new RegExp(`^${key} = check_ok$`, 'm').test(text),
+  );
   assert.deepEqual(lost, [], `hand edits overwritten by API edits (API answers ${JSON.stringify([...statuses])})`);
 });

@@ -49,7 +49,11 @@ void test('a broken base keeps the last good settings and names the base file an
   const m = agent.mark();
   replaceFile(join(agent.dir, 'shared', 'base.ini'), BASE(true, '\n[/settings/WEB/server]\nport = nope\n'));
   await agent.waitForLog(/settings rejected/, 15_000, m);
-  await agent.waitForLog(/AGENT_ERR_VALUE_INVALID \[\/settings\/WEB\/server\] port: "nope".*\(.*shared\/base\.ini:10\)/, 5_000, m);
+  await agent.waitForLog(
+    /AGENT_ERR_VALUE_INVALID \[\/settings\/WEB\/server\] port: "nope".*\(.*shared\/base\.ini:10\)/,
+    5_000,
+    m,
+  );
   assert.doesNotMatch(agent.logs().slice(m), /CheckHelpers: load/, 'nothing of the broken base is applied');
   const fixed = agent.mark();
   replaceFile(join(agent.dir, 'shared', 'base.ini'), BASE(true));

@@ -17,7 +17,6 @@ import { sourceClient, type SourceClient, type SourceState } from '../helpers/so
 
 const PASSWORD = 'source-signed-password';
 
-
 void describe('[/settings/source] allowed signers (signed commits, git daemon, agent as a process)', () => {
   let repo: GitDaemon;
   let dir: string;
@@ -33,10 +32,16 @@ void describe('[/settings/source] allowed signers (signed commits, git daemon, a
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'source-signed-'));
-    for (const name of ['good', 'other']) execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', join(dir, name)], { timeout: 10_000 });
+    for (const name of ['good', 'other'])
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', join(dir, name)], {
+        timeout: 10_000,
+      });
     good = join(dir, 'good');
     other = join(dir, 'other');
-    writeFileSync(join(dir, 'allowed_signers'), `test@example.invalid namespaces="git" ${readFileSync(`${good}.pub`, 'utf8')}`);
+    writeFileSync(
+      join(dir, 'allowed_signers'),
+      `test@example.invalid namespaces="git" ${readFileSync(`${good}.pub`, 'utf8')}`,
+    );
     repo = await startGitDaemon();
     signed = repo.commit(file(1111), 'signed', good);
     agent = await startAgent({

@@ -21,7 +21,6 @@ import { sourceClient, type SourceClient, type SourceState } from '../helpers/so
 
 const PASSWORD = 'source-git-password';
 
-
 const hostFile = (size: number): string => `[/settings/log]\nbuffer size = ${size}\n`;
 
 void describe('[/settings/source] from a git repository (git daemon, agent as a process)', () => {
@@ -103,12 +102,20 @@ void describe('[/settings/source] from a git repository (git daemon, agent as a 
 
   void it('agent settings plan --source shows what the next pull would change, and applies nothing', async () => {
     const inForce = (await pull()).revision;
-    const next = repo.commit({ 'hosts/web01.ini': `${hostFile(6666)}\n[/modules]\nCheckHelpers = enabled\n` }, 'plan me');
+    const next = repo.commit(
+      { 'hosts/web01.ini': `${hostFile(6666)}\n[/modules]\nCheckHelpers = enabled\n` },
+      'plan me',
+    );
     // The CLI is the same host as the agent: the same ${host}.
     process.env.AGENT_HOSTNAME = 'web01.example.org';
-    const r = await runAgentCli(['settings', 'plan', '--source', '--settings', agent.settingsFile]).finally(() => delete process.env.AGENT_HOSTNAME);
+    const r = await runAgentCli(['settings', 'plan', '--source', '--settings', agent.settingsFile]).finally(
+      () => delete process.env.AGENT_HOSTNAME,
+    );
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(r.stdout.includes(`source ${repo.url}: revision ${next} (in the settings now: ${inForce ?? ''})`), r.stdout);
+    assert.ok(
+      r.stdout.includes(`source ${repo.url}: revision ${next} (in the settings now: ${inForce ?? ''})`),
+      r.stdout,
+    );
     assert.match(r.stdout, /^CheckHelpers\s+load\b/m);
     assert.match(r.stdout, /^agent\s+apply\b.*\[\/settings\/log\]/m);
     assert.equal(await size(), '4444', 'nothing applied');

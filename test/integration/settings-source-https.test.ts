@@ -26,9 +26,9 @@ import { waitUntil } from '../helpers/wait-until.js';
 const PASSWORD = 'source-test-password';
 const HOST = 'web01.example.org';
 
-
 /** A pulled file; its length differs with `size`: nginx's ETag is the file's mtime and size, and the test writes several in one second. */
-const pulled = (size: number): string => `; revision ${'.'.repeat(size / 100)}\n[/settings/log]\nbuffer size = ${size}\nlevel = error\n`;
+const pulled = (size: number): string =>
+  `; revision ${'.'.repeat(size / 100)}\n[/settings/log]\nbuffer size = ${size}\nlevel = error\n`;
 
 void describe('[/settings/source] over https/http from nginx (agent as a process)', () => {
   let nginx: Nginx;
@@ -60,26 +60,40 @@ interval = ${interval}
 timeout = 2
 ${extra}`;
 
-  const api = (path: string, method = 'GET'): ReturnType<typeof webRequest> => webRequest(`https://127.0.0.1:${port}${path}`, { method, user: 'root', password: PASSWORD, timeoutMs: 15_000 });
+  const api = (path: string, method = 'GET'): ReturnType<typeof webRequest> =>
+    webRequest(`https://127.0.0.1:${port}${path}`, { method, user: 'root', password: PASSWORD, timeoutMs: 15_000 });
   const source = async (): Promise<Source> => (await api('/api/v1/settings/status')).json<{ source: Source }>().source;
-  const value = async (path: string, key: string): Promise<string | undefined> => (await api(`/api/v1/settings${path}`)).json<{ key: string; value: string }[]>().find((e) => e.key === key)?.value;
-  const pull = async (): Promise<Source> => (await api('/api/v1/settings/pull', 'POST')).json<{ source: Source }>().source;
+  const value = async (path: string, key: string): Promise<string | undefined> =>
+    (await api(`/api/v1/settings${path}`)).json<{ key: string; value: string }[]>().find((e) => e.key === key)?.value;
+  const pull = async (): Promise<Source> =>
+    (await api('/api/v1/settings/pull', 'POST')).json<{ source: Source }>().source;
   /** Point the local file at another path of nginx and wait for the pull that follows the reload. */
   const pointAt = async (path: string, extra = ''): Promise<Source> => {
     const before = (await source()).pulls;
     replaceFile(agent.settingsFile, ini(path, extra));
     let s = await source();
-    await waitUntil(async () => {
-      s = await source();
-      return s.url.endsWith(path) && s.pulls.changed + s.pulls.unchanged + s.pulls.failed > before.changed + before.unchanged + before.failed;
-    }, 15_000, `a pull of ${path}`);
+    await waitUntil(
+      async () => {
+        s = await source();
+        return (
+          s.url.endsWith(path) &&
+          s.pulls.changed + s.pulls.unchanged + s.pulls.failed > before.changed + before.unchanged + before.failed
+        );
+      },
+      15_000,
+      `a pull of ${path}`,
+    );
     return s;
   };
 
   before(async () => {
     // An upstream that promises 1000 bytes and closes after a few: nginx relays the cut-off body.
     upstream = createServer((sock) => {
-      sock.once('data', () => sock.end('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n[/settings/log]\nbuffer size = 9'));
+      sock.once('data', () =>
+        sock.end(
+          'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n[/settings/log]\nbuffer size = 9',
+        ),
+      );
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     const up = (upstream.address() as { port: number }).port;
@@ -127,7 +141,11 @@ ${extra}`;
     const again = await pull();
     assert.equal(again.pulls.unchanged, first.pulls.unchanged + 1);
     // nginx writes its access line once the answer is sent: it may land just after the agent has it.
-    await waitUntil(() => nginx.accessLines().some((l) => l.startsWith(`304 GET /hosts/${HOST}.ini`)), 5_000, 'nginx logging a 304');
+    await waitUntil(
+      () => nginx.accessLines().some((l) => l.startsWith(`304 GET /hosts/${HOST}.ini`)),
+      5_000,
+      'nginx logging a 304',
+    );
     serve(nginx, `hosts/${HOST}.ini`, pulled(1500));
     const changed = await pull();
     assert.notEqual(changed.revision, first.revision);
@@ -158,7 +176,10 @@ ${extra}`;
       assert.match(s.lastError ?? '', why);
       assert.equal(s.pulls.failed, failedBefore + 1);
       assert.equal(await value('/settings/log', 'buffer size'), '1600', 'the last good pull stays in force');
-      assert.match((await api('/api/v1/metrics')).body, new RegExp(`agent_settings_pull_failures_total ${failedBefore + 1}`));
+      assert.match(
+        (await api('/api/v1/metrics')).body,
+        new RegExp(`agent_settings_pull_failures_total ${failedBefore + 1}`),
+      );
     });
   }
 
@@ -174,12 +195,26 @@ ${extra}`;
     const r = await runAgentCli(['settings', 'pull', '--settings', agent.settingsFile]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /pulled and cached/);
-    await waitUntil(async () => (await value('/settings/log', 'buffer size')) === '1800', 15_000, 'the CLI pull applied');
+    await waitUntil(
+      async () => (await value('/settings/log', 'buffer size')) === '1800',
+      15_000,
+      'the CLI pull applied',
+    );
     const revision = (await source()).revision ?? '';
-    const shown = await runAgentCli(['settings', 'show', '--settings', agent.settingsFile, '--section', '/settings/log']);
+    const shown = await runAgentCli([
+      'settings',
+      'show',
+      '--settings',
+      agent.settingsFile,
+      '--section',
+      '/settings/log',
+    ]);
     assert.equal(shown.code, 0, shown.stderr);
     assert.ok(shown.stdout.includes(`; source ${nginx.base}/moved.ini: revision ${revision}, pulled `), shown.stdout);
-    assert.match(shown.stdout, /buffer size = 1800 +; state\/settings-source\/pulled\.ini:\d+|buffer size = 1800 +; \S*pulled\.ini:\d+/);
+    assert.match(
+      shown.stdout,
+      /buffer size = 1800 +; state\/settings-source\/pulled\.ini:\d+|buffer size = 1800 +; \S*pulled\.ini:\d+/,
+    );
   });
 
   void it('with nginx down, the next start runs on the cached pull and says so', async () => {

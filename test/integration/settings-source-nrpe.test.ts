@@ -22,12 +22,34 @@ const state = mkdtempSync(join(tmpdir(), 'source-nrpe-state-'));
 
 /** The settings the server hands out: RemoteServer on a port the system picks, and one alias whose answer says which revision ran. */
 const served = (revision: string): string =>
-  ['[/modules]', 'CheckHelpers = enabled', 'CheckExternalScripts = enabled', 'RemoteServer = enabled', '[/settings/remote/server]', 'port = 0', 'bind to = 127.0.0.1', 'allowed hosts = 127.0.0.1', '[/settings/external scripts/alias]', `check_pulled = check_ok "from the server, ${revision}"`, ''].join('\n');
+  [
+    '[/modules]',
+    'CheckHelpers = enabled',
+    'CheckExternalScripts = enabled',
+    'RemoteServer = enabled',
+    '[/settings/remote/server]',
+    'port = 0',
+    'bind to = 127.0.0.1',
+    'allowed hosts = 127.0.0.1',
+    '[/settings/external scripts/alias]',
+    `check_pulled = check_ok "from the server, ${revision}"`,
+    '',
+  ].join('\n');
 
 before(async () => {
   nginx = await startNginx();
   serve(nginx, 'agent.ini', served('first'));
-  agent = await startAgent({ ini: ['[/paths]', `state = ${state}`, '[/settings/source]', `url = ${nginx.base}/agent.ini`, 'interval = 3600', 'timeout = 5', ''].join('\n') });
+  agent = await startAgent({
+    ini: [
+      '[/paths]',
+      `state = ${state}`,
+      '[/settings/source]',
+      `url = ${nginx.base}/agent.ini`,
+      'interval = 3600',
+      'timeout = 5',
+      '',
+    ].join('\n'),
+  });
 });
 
 after(async () => {
@@ -45,9 +67,13 @@ void test('check_nrpe answers from the pulled settings, and from the next revisi
   serve(nginx as Nginx, 'agent.ini', served('the second revision'));
   running.proc.kill('SIGHUP');
   let answer = first;
-  await waitUntil(async () => {
-    answer = await checkNrpe(port, ['-c', 'check_pulled']);
-    return answer.out === 'from the server, the second revision';
-  }, 15_000, 'the new revision answering over NRPE');
+  await waitUntil(
+    async () => {
+      answer = await checkNrpe(port, ['-c', 'check_pulled']);
+      return answer.out === 'from the server, the second revision';
+    },
+    15_000,
+    'the new revision answering over NRPE',
+  );
   assert.equal(answer.code, 0);
 });

@@ -19,7 +19,6 @@ import { waitUntil } from '../helpers/wait-until.js';
 
 const PASSWORD = 'source-tls-password';
 
-
 void describe('[/settings/source] over TLS (agent as a process)', () => {
   let certs: CertDir;
   let ca: string;
@@ -30,7 +29,10 @@ void describe('[/settings/source] over TLS (agent as a process)', () => {
     certs = certDir();
     const authority = certs.ca('source-ca');
     ca = authority.cert;
-    nginx = await startNginx({ tls: certs.issue(authority, 'source-server', 'server'), locations: '    location = /down.ini { return 302 http://127.0.0.1/agent.ini; }' });
+    nginx = await startNginx({
+      tls: certs.issue(authority, 'source-server', 'server'),
+      locations: '    location = /down.ini { return 302 http://127.0.0.1/agent.ini; }',
+    });
     serve(nginx, 'agent.ini', '[/settings/log]\nbuffer size = 4321\n');
     state = mkdtempSync(join(tmpdir(), 'source-tls-state-'));
   });
@@ -48,13 +50,20 @@ void describe('[/settings/source] over TLS (agent as a process)', () => {
       ini: `[/modules]\nWEBServer = enabled\n\n[/paths]\nstate = ${state}\n\n[/settings/default]\npassword = ${PASSWORD}\nallowed hosts = 127.0.0.1\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n\n[/settings/source]\n${source}\ntimeout = 5\n`,
     });
     const port = await webPort(agent);
-    const get = (path: string): ReturnType<typeof webRequest> => webRequest(`https://127.0.0.1:${port}${path}`, { user: 'root', password: PASSWORD, timeoutMs: 15_000 });
+    const get = (path: string): ReturnType<typeof webRequest> =>
+      webRequest(`https://127.0.0.1:${port}${path}`, { user: 'root', password: PASSWORD, timeoutMs: 15_000 });
     let s: Source | undefined;
-    await waitUntil(async () => {
-      s = (await get('/api/v1/settings/status')).json<{ source: Source }>().source;
-      return s.pulls.changed + s.pulls.failed > 0;
-    }, 15_000, 'the first pull');
-    const size = (await get('/api/v1/settings/settings/log')).json<{ key: string; value: string }[]>().find((e) => e.key === 'buffer size')?.value;
+    await waitUntil(
+      async () => {
+        s = (await get('/api/v1/settings/status')).json<{ source: Source }>().source;
+        return s.pulls.changed + s.pulls.failed > 0;
+      },
+      15_000,
+      'the first pull',
+    );
+    const size = (await get('/api/v1/settings/settings/log'))
+      .json<{ key: string; value: string }[]>()
+      .find((e) => e.key === 'buffer size')?.value;
     return { s: s as Source, agent, size };
   };
 
@@ -68,7 +77,10 @@ void describe('[/settings/source] over TLS (agent as a process)', () => {
   void it('without ca, a server signed by a private CA is refused and the local settings stay', async () => {
     const { s, agent, size } = await run(`url = ${nginx.httpsBase}/agent.ini`);
     await agent.stop();
-    assert.match(s.lastError ?? '', /AGENT_ERR_SOURCE_PULL|pulling the settings from .* failed: .*(certificate|issuer)/);
+    assert.match(
+      s.lastError ?? '',
+      /AGENT_ERR_SOURCE_PULL|pulling the settings from .* failed: .*(certificate|issuer)/,
+    );
     assert.equal(size, '5000');
   });
 

@@ -14,13 +14,21 @@ import { startAgent } from '../helpers/agent-process.js';
 void test('a SIGHUP during the start is queued and carried out after it, not fatal', async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 3000; i++) files[`inc/f${i}.ini`] = `[/settings/default]\ntimeout = 30\n`;
-  const agent = await startAgent({ ini: '[/includes]\nall = inc\n\n[/modules]\nCheckHelpers = enabled\n', files, waitReady: false });
+  const agent = await startAgent({
+    ini: '[/includes]\nall = inc\n\n[/modules]\nCheckHelpers = enabled\n',
+    files,
+    waitReady: false,
+  });
   try {
     await agent.waitForLog(/agent:run: starting on /, 20_000);
     agent.proc.kill('SIGHUP');
     const ready = await agent.waitForLog(/agent ready/, 20_000);
     const readyAt = agent.logs().indexOf(ready[0]);
-    assert.match(agent.logs().slice(0, readyAt), /SIGHUP while starting: reloading once started/, 'the signal came during the start');
+    assert.match(
+      agent.logs().slice(0, readyAt),
+      /SIGHUP while starting: reloading once started/,
+      'the signal came during the start',
+    );
     await agent.waitForLog(/SIGHUP: reloading settings/, 20_000, readyAt);
     await agent.waitForLog(/settings unchanged \(SIGHUP\); reconciling/, 20_000, readyAt);
   } finally {

@@ -20,9 +20,23 @@ void test('10 s of mixed abuse on all three ports: every valid query answered, n
   assert.deepEqual(r.errors, [], 'no error line in the agent log');
   const failed = r.samples.filter((s) => !s.ok);
   assert.deepEqual(failed, [], 'every valid query was answered');
-  for (const port of ['nrpe', 'agent', 'web'] as const) assert.ok(r.samples.filter((s) => s.port === port).length >= 2, `${port} was sampled during the abuse`);
-  assert.ok((r.abuse.random ?? 0) > 0 && (r.abuse.idle ?? 0) > 0 && (r.abuse.truncated ?? 0) > 0 && (r.abuse.oversized ?? 0) > 0 && (r.abuse.trickled ?? 0) > 0, JSON.stringify(r.abuse));
-  assert.ok(Object.keys(r.abuse).some((k) => k === 'api-edit-200'), `an API edit went through: ${JSON.stringify(r.abuse)}`);
-  assert.ok(Object.keys(r.abuse).some((k) => k === 'cli-edit-exit-0'), `a CLI edit went through: ${JSON.stringify(r.abuse)}`);
+  for (const port of ['nrpe', 'agent', 'web'] as const)
+    assert.ok(r.samples.filter((s) => s.port === port).length >= 2, `${port} was sampled during the abuse`);
+  assert.ok(
+    (r.abuse.random ?? 0) > 0 &&
+      (r.abuse.idle ?? 0) > 0 &&
+      (r.abuse.truncated ?? 0) > 0 &&
+      (r.abuse.oversized ?? 0) > 0 &&
+      (r.abuse.trickled ?? 0) > 0,
+    JSON.stringify(r.abuse),
+  );
+  assert.ok(
+    Object.keys(r.abuse).some((k) => k === 'api-edit-200'),
+    `an API edit went through: ${JSON.stringify(r.abuse)}`,
+  );
+  assert.ok(
+    Object.keys(r.abuse).some((k) => k === 'cli-edit-exit-0'),
+    `a CLI edit went through: ${JSON.stringify(r.abuse)}`,
+  );
   assert.ok(r.fds.end <= r.fds.start, `open descriptors: ${r.fds.start} before, ${r.fds.end} after`);
 });

@@ -91,7 +91,14 @@ void describe('web API access over HTTPS (agent process)', () => {
   });
 
   const call = (c: Case, opts: WebRequestOptions) =>
-    webRequest(`${base}${c.path}`, { method: c.method, ca, ...(c.body !== undefined ? { body: c.body, headers: { 'content-type': 'application/json', ...opts.headers } } : {}), ...opts });
+    webRequest(`${base}${c.path}`, {
+      method: c.method,
+      ca,
+      ...(c.body !== undefined
+        ? { body: c.body, headers: { 'content-type': 'application/json', ...opts.headers } }
+        : {}),
+      ...opts,
+    });
 
   const refusals: [string, WebRequestOptions][] = [
     ['no credentials', {}],
@@ -111,7 +118,11 @@ void describe('web API access over HTTPS (agent process)', () => {
         body ??= res.body;
         assert.equal(res.body, body, 'every 403 has the same body');
       }
-      assert.deepEqual(JSON.parse(body as string), { status: 'error', code: 'AGENT_ERR_HTTP_FORBIDDEN', error: '403 You are not allowed' });
+      assert.deepEqual(JSON.parse(body as string), {
+        status: 'error',
+        code: 'AGENT_ERR_HTTP_FORBIDDEN',
+        error: '403 You are not allowed',
+      });
     });
   }
 

@@ -32,7 +32,9 @@ bind to = 127.0.0.1
 before(async () => {
   // Both ports picked by the system: the agent's (port 0s, read from its log) and the blocker's.
   blocker = createServer();
-  busyPort = await new Promise<number>((res) => blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)));
+  busyPort = await new Promise<number>((res) =>
+    blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)),
+  );
   agent = await startAgent({ ini: ini(0) });
   oldPort = await webPort(agent);
 });
@@ -45,20 +47,31 @@ void test('a busy new port: partial reload, outcome failed, old listener serves;
   const m = agent.mark();
   replaceFile(agent.settingsFile, ini(busyPort));
   await agent.waitForLog(/cannot move the web server to https:\/\/127\.0\.0\.1:\d+/, 10_000, m);
-  const status = await webRequest(`https://127.0.0.1:${oldPort}/api/v1/settings/status`, { headers: { authorization: auth } });
+  const status = await webRequest(`https://127.0.0.1:${oldPort}/api/v1/settings/status`, {
+    headers: { authorization: auth },
+  });
   assert.equal(status.status, 200);
-  const body = JSON.parse(status.body) as { lastResult: string; modules: { name: string; outcome: string; loaded: boolean; error?: string }[] };
+  const body = JSON.parse(status.body) as {
+    lastResult: string;
+    modules: { name: string; outcome: string; loaded: boolean; error?: string }[];
+  };
   assert.equal(body.lastResult, 'partial');
   const web = body.modules.find((x) => x.name === 'WEBServer');
   assert.equal(web?.loaded, true);
   assert.equal(web?.outcome, 'failed');
   assert.match(web?.error ?? '', /still running on the previous settings/);
-  assert.match(readFileSync(agent.settingsFile, 'utf8'), new RegExp(`port = ${busyPort}s`), 'the file keeps the wanted port');
+  assert.match(
+    readFileSync(agent.settingsFile, 'utf8'),
+    new RegExp(`port = ${busyPort}s`),
+    'the file keeps the wanted port',
+  );
   // Free the port: the backoff retry moves the listener.
   const m2 = agent.mark();
   await new Promise<void>((res) => blocker.close(() => res()));
   await agent.waitForLog(new RegExp(`web server listening on https://127\\.0\\.0\\.1:${busyPort}`), 15_000, m2);
-  const moved = await webRequest(`https://127.0.0.1:${busyPort}/api/v1/settings/status`, { headers: { authorization: auth } });
+  const moved = await webRequest(`https://127.0.0.1:${busyPort}/api/v1/settings/status`, {
+    headers: { authorization: auth },
+  });
   assert.equal(moved.status, 200);
   const after2 = JSON.parse(moved.body) as { modules: { name: string; outcome: string }[] };
   assert.equal(after2.modules.find((x) => x.name === 'WEBServer')?.outcome, 'applied');

@@ -24,7 +24,9 @@ void test('a web port taken at start: no password printed, one error per retry, 
   try {
     const ready = await agent.waitForLog(/agent ready: .*/);
     assert.match(ready[0], /modules: CheckHelpers; failed: WEBServer/);
-    const first = await agent.waitForLog(/error\s+agent:module:WEBServer: AGENT_ERR_MODULE_START: .*; next retry in 1 s \(\S+\)/);
+    const first = await agent.waitForLog(
+      /error\s+agent:module:WEBServer: AGENT_ERR_MODULE_START: .*; next retry in 1 s \(\S+\)/,
+    );
     assert.match(first[0], /EADDRINUSE|in use/);
     // The second attempt fails too and says when the third comes.
     await agent.waitForLog(/error\s+agent:module:WEBServer: AGENT_ERR_MODULE_START: .*; next retry in 2 s/, 5000);
@@ -47,10 +49,15 @@ void test('an HTTP/1.0 client over TLS (ALPN http/1.0 only, as curl --http1.0 of
   try {
     const port = await webPort(agent);
     const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.0'] }, () => {
-        assert.equal(socket.alpnProtocol, 'http/1.0');
-        socket.write(`GET /api/v1/info HTTP/1.0\r\nAuthorization: Basic ${Buffer.from('root:http10-secret').toString('base64')}\r\n\r\n`);
-      });
+      const socket = connect(
+        { host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.0'] },
+        () => {
+          assert.equal(socket.alpnProtocol, 'http/1.0');
+          socket.write(
+            `GET /api/v1/info HTTP/1.0\r\nAuthorization: Basic ${Buffer.from('root:http10-secret').toString('base64')}\r\n\r\n`,
+          );
+        },
+      );
       let text = '';
       socket.setEncoding('utf8');
       socket.on('data', (d: string) => (text += d));

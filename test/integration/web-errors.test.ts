@@ -27,7 +27,8 @@ void describe('web API errors (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
-  const root = (path: string, opts: WebRequestOptions = {}) => webRequest(`${base}${path}`, { ca, user: 'root', password: 'pw', ...opts });
+  const root = (path: string, opts: WebRequestOptions = {}) =>
+    webRequest(`${base}${path}`, { ca, user: 'root', password: 'pw', ...opts });
 
   before(async () => {
     agent = await startAgent({ ini: INI });
@@ -39,7 +40,11 @@ void describe('web API errors (agent process)', () => {
   });
 
   void it('answers 400 with a short text naming the JSON problem and a correct Content-Length', async () => {
-    const res = await root('/api/v1/modules', { method: 'PUT', body: '{"name": "CheckHelpers", loaded: true}', headers: { 'content-type': 'application/json' } });
+    const res = await root('/api/v1/modules', {
+      method: 'PUT',
+      body: '{"name": "CheckHelpers", loaded: true}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 400);
     assert.match(String(res.headers['content-type']), /^text\/plain/);
     assert.match(res.body, /^invalid JSON body: .*JSON at position \d+/);
@@ -47,7 +52,11 @@ void describe('web API errors (agent process)', () => {
   });
 
   void it('answers 422 listing every invalid field', async () => {
-    const res = await root('/api/v1/modules', { method: 'PUT', body: '{"name": 7, "loaded": "yes"}', headers: { 'content-type': 'application/json' } });
+    const res = await root('/api/v1/modules', {
+      method: 'PUT',
+      body: '{"name": 7, "loaded": "yes"}',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 422);
     const body = res.json<{ status: string; code: string; fields: { field: string; message: string }[] }>();
     assert.equal(body.status, 'error');
@@ -59,13 +68,19 @@ void describe('web API errors (agent process)', () => {
   });
 
   void it('answers 413 past max body size', async () => {
-    const res = await root('/api/v1/modules', { method: 'PUT', body: JSON.stringify({ name: 'CheckHelpers', loaded: true, pad: 'x'.repeat(2000) }) });
+    const res = await root('/api/v1/modules', {
+      method: 'PUT',
+      body: JSON.stringify({ name: 'CheckHelpers', loaded: true, pad: 'x'.repeat(2000) }),
+    });
     assert.equal(res.status, 413);
     assert.equal(res.json<{ code: string }>().code, 'AGENT_ERR_HTTP_BODY_TOO_LARGE');
   });
 
   void it('ignores unknown fields in a body', async () => {
-    const res = await root('/api/v1/modules', { method: 'PUT', body: JSON.stringify({ name: 'CheckHelpers', loaded: true, colour: 'blue' }) });
+    const res = await root('/api/v1/modules', {
+      method: 'PUT',
+      body: JSON.stringify({ name: 'CheckHelpers', loaded: true, colour: 'blue' }),
+    });
     assert.equal(res.status, 200);
     const m = res.json<{ name: string; loaded: boolean; module_url: string }>();
     assert.equal(m.name, 'CheckHelpers');
@@ -74,7 +89,14 @@ void describe('web API errors (agent process)', () => {
   });
 
   void it('answers 404 for unknown routes and resources, after authentication', async () => {
-    for (const path of ['/api/v3', '/api/v1/nothing', '/api/v1/modules/NoSuchModule', '/api/v1/queries/no_such_query', '/api/v1/modules/CheckHelpers/commands/explode', '/no-such-file.js']) {
+    for (const path of [
+      '/api/v3',
+      '/api/v1/nothing',
+      '/api/v1/modules/NoSuchModule',
+      '/api/v1/queries/no_such_query',
+      '/api/v1/modules/CheckHelpers/commands/explode',
+      '/no-such-file.js',
+    ]) {
       const res = await root(path);
       assert.equal(res.status, 404, path);
       assert.equal(res.json<{ code: string }>().code, 'AGENT_ERR_HTTP_NOT_FOUND', path);
@@ -98,13 +120,19 @@ void describe('web API errors (agent process)', () => {
     assert.equal(body.command, 'check_critical');
     assert.equal(body.result, 2);
     assert.equal(body.lines.length, 1);
-    const text = await root('/api/v1/queries/check_critical/commands/execute?message=disk%20full', { headers: { accept: 'text/plain' } });
+    const text = await root('/api/v1/queries/check_critical/commands/execute?message=disk%20full', {
+      headers: { accept: 'text/plain' },
+    });
     assert.equal(text.status, 200, 'a CRITICAL check is an answer, not a server error');
     assert.match(String(text.headers['content-type']), /^text\/plain/);
     assert.equal(text.headers['x-check-result'], 'CRITICAL');
     assert.match(text.body, /\n$/);
     const unknown = await root('/api/v1/queries/nope/commands/execute');
     assert.equal(unknown.status, 200);
-    assert.deepEqual(unknown.json(), { command: 'nope', result: 3, lines: [{ message: 'Unknown command(s): nope', perf: {} }] });
+    assert.deepEqual(unknown.json(), {
+      command: 'nope',
+      result: 3,
+      lines: [{ message: 'Unknown command(s): nope', perf: {} }],
+    });
   });
 });

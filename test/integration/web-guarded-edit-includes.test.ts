@@ -41,7 +41,13 @@ void describe('settings API over [/includes] (agent process)', () => {
   let ca: string;
   let baseFile = '';
   const request = (method: string, path: string, body?: unknown) =>
-    webRequest(`${base}${path}`, { ca, user: 'root', password: 'include-api-secret', method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+    webRequest(`${base}${path}`, {
+      ca,
+      user: 'root',
+      password: 'include-api-secret',
+      method,
+      ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+    });
 
   before(async () => {
     ({ agent, base, ca } = await startWebAgent({ ini: MAIN, files: { 'shared/base.ini': BASE } }));
@@ -68,7 +74,10 @@ void describe('settings API over [/includes] (agent process)', () => {
   });
 
   void it('a valid edit goes to the base that holds the key and the answer names it', async () => {
-    const r = await request('PUT', '/api/v1/settings/settings/remote/client/targets/tpl', { key: 'timeout', value: '25' });
+    const r = await request('PUT', '/api/v1/settings/settings/remote/client/targets/tpl', {
+      key: 'timeout',
+      value: '25',
+    });
     assert.equal(r.status, 200, r.body);
     assert.deepEqual(r.json(), { status: 'success', keys: 1, files: [baseFile] });
     assert.equal(readFileSync(baseFile, 'utf8'), BASE.replace('timeout = 20', 'timeout = 25'));

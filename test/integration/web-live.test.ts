@@ -46,7 +46,8 @@ void describe('web server live changes (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
-  const get = (path: string, opts: WebRequestOptions = {}): Promise<WebResponse> => webRequest(path.startsWith('https:') ? path : `${base}${path}`, { ca, ...opts });
+  const get = (path: string, opts: WebRequestOptions = {}): Promise<WebResponse> =>
+    webRequest(path.startsWith('https:') ? path : `${base}${path}`, { ca, ...opts });
 
   before(async () => {
     agent = await startAgent({ ini: INI });
@@ -85,52 +86,123 @@ void describe('web server live changes (agent process)', () => {
     }
     assert.ok(pages >= 3, `several pages (${pages})`);
     assert.equal(seen.length, total);
-    assert.deepEqual([...seen].sort((a, b) => b - a), seen, 'newest first');
+    assert.deepEqual(
+      [...seen].sort((a, b) => b - a),
+      seen,
+      'newest first',
+    );
     assert.equal(new Set(seen).size, seen.length, 'no entry twice');
   });
 
   void it('applies a password change made with agent web password, without a restart', async () => {
     const rc = await runWebCommand(['password', '--settings', agent.settingsFile, '--set', 'second-pw']);
     assert.equal(rc, 0);
-    await eventually('the new password', async () => (await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status === 200);
+    await eventually(
+      'the new password',
+      async () => (await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status === 200,
+    );
     assert.equal((await get('/api/v1/info', { user: 'root', password: 'first-pw' })).status, 403);
   });
 
   void it('applies a user added with agent web add-user, without a restart', async () => {
-    const rc = await runWebCommand(['add-user', '--settings', agent.settingsFile, '--user', 'carol', '--password', 'carol-pw', '--role', 'viewer']);
+    const rc = await runWebCommand([
+      'add-user',
+      '--settings',
+      agent.settingsFile,
+      '--user',
+      'carol',
+      '--password',
+      'carol-pw',
+      '--role',
+      'viewer',
+    ]);
     assert.equal(rc, 0);
-    assert.match(readFileSync(agent.settingsFile, 'utf8'), /# live web test[\s\S]*\[\/settings\/web\/users\/carol\]\npassword = pbkdf2-sha256\$/);
-    await eventually('the new user', async () => (await get('/api/v1/info', { user: 'carol', password: 'carol-pw' })).status === 200);
-    assert.equal((await get('/api/v1/logs', { user: 'carol', password: 'carol-pw' })).status, 403, 'viewer has no logs.list');
+    assert.match(
+      readFileSync(agent.settingsFile, 'utf8'),
+      /# live web test[\s\S]*\[\/settings\/web\/users\/carol\]\npassword = pbkdf2-sha256\$/,
+    );
+    await eventually(
+      'the new user',
+      async () => (await get('/api/v1/info', { user: 'carol', password: 'carol-pw' })).status === 200,
+    );
+    assert.equal(
+      (await get('/api/v1/logs', { user: 'carol', password: 'carol-pw' })).status,
+      403,
+      'viewer has no logs.list',
+    );
   });
 
   void it('refuses an address for a while after repeated failed logins', async () => {
     // In parallel, each a different guess: four sequential 600,000-iteration checks can outlast the 3 s window on a loaded machine.
-    const guesses = await Promise.all([1, 2, 3, 4].map((i) => get('/api/v1/info', { user: 'carol', password: `wrong-${i}` })));
-    assert.deepEqual(guesses.map((g) => g.status), [403, 403, 403, 403]);
-    assert.equal((await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status, 403, 'blocked even with good credentials');
-    await eventually('the end of the block', async () => (await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status === 200, 30_000);
+    const guesses = await Promise.all(
+      [1, 2, 3, 4].map((i) => get('/api/v1/info', { user: 'carol', password: `wrong-${i}` })),
+    );
+    assert.deepEqual(
+      guesses.map((g) => g.status),
+      [403, 403, 403, 403],
+    );
+    assert.equal(
+      (await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status,
+      403,
+      'blocked even with good credentials',
+    );
+    await eventually(
+      'the end of the block',
+      async () => (await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status === 200,
+      30_000,
+    );
   });
 
   void it('applies an allowed hosts edit to the next requests', async () => {
-    assert.equal((await get('/api/v1/info', { user: 'root', password: 'second-pw', localAddress: '127.0.0.2' })).status, 403);
-    await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/WEB/server', key: 'allowed hosts', value: '127.0.0.1, 127.0.0.0/24' }]);
-    await eventually('127.0.0.2 allowed', async () => (await get('/api/v1/info', { user: 'root', password: 'second-pw', localAddress: '127.0.0.2' })).status === 200);
+    assert.equal(
+      (await get('/api/v1/info', { user: 'root', password: 'second-pw', localAddress: '127.0.0.2' })).status,
+      403,
+    );
+    await editSettingsFile(agent.settingsFile, [
+      { op: 'set', section: '/settings/WEB/server', key: 'allowed hosts', value: '127.0.0.1, 127.0.0.0/24' },
+    ]);
+    await eventually(
+      '127.0.0.2 allowed',
+      async () =>
+        (await get('/api/v1/info', { user: 'root', password: 'second-pw', localAddress: '127.0.0.2' })).status === 200,
+    );
   });
 
   void it('rebinds when the port changes, then closes the listener when WEBServer is disabled', async () => {
     const port = await freePort(); // the edit under test names a new fixed port (port 0 again would not rebind)
     const mark = agent.mark();
-    await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/settings/WEB/server', key: 'port', value: `${port}s` }]);
+    await editSettingsFile(agent.settingsFile, [
+      { op: 'set', section: '/settings/WEB/server', key: 'port', value: `${port}s` },
+    ]);
     await agent.waitForLog(new RegExp(`web server listening on https://127\\.0\\.0\\.1:${port}`), 8000, mark);
     const oldBase = base;
     base = `https://127.0.0.1:${port}`;
     assert.equal((await get('/api/v1/info', { user: 'root', password: 'second-pw' })).status, 200);
-    await eventually('the old listener closed', async () => get(`${oldBase}/api/v1/info`, { user: 'root', password: 'second-pw' }).then(() => false, () => true));
-    const rc = await runWebCommand(['install', '--settings', agent.settingsFile, '--password', 'second-pw', '--port', String(port)]);
+    await eventually('the old listener closed', async () =>
+      get(`${oldBase}/api/v1/info`, { user: 'root', password: 'second-pw' }).then(
+        () => false,
+        () => true,
+      ),
+    );
+    const rc = await runWebCommand([
+      'install',
+      '--settings',
+      agent.settingsFile,
+      '--password',
+      'second-pw',
+      '--port',
+      String(port),
+    ]);
     assert.equal(rc, 0, 'install on an installed server changes nothing that matters');
-    await editSettingsFile(agent.settingsFile, [{ op: 'set', section: '/modules', key: 'WEBServer', value: 'disabled' }]);
-    await eventually('the listener closed', async () => get('/api/v1/info', { user: 'root', password: 'second-pw' }).then(() => false, () => true));
+    await editSettingsFile(agent.settingsFile, [
+      { op: 'set', section: '/modules', key: 'WEBServer', value: 'disabled' },
+    ]);
+    await eventually('the listener closed', async () =>
+      get('/api/v1/info', { user: 'root', password: 'second-pw' }).then(
+        () => false,
+        () => true,
+      ),
+    );
   });
 });
 
@@ -141,7 +213,9 @@ void describe('web server without a password (agent process)', () => {
   });
 
   void it('generates a root password, prints it once, and accepts it', async () => {
-    agent = await startAgent({ ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n' });
+    agent = await startAgent({
+      ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n',
+    });
     const base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     const pw = (await agent.waitForLog(/web password for user root: (\S+)/))[1];
     assert.ok(pw.length >= 20);

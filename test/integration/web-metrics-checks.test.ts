@@ -16,7 +16,6 @@ import { webRequest } from '../helpers/web-client.js';
 import { promtool } from '../helpers/promtool.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
-
 void test('check results as gauges: promtool clean, scraped by a real Prometheus', async () => {
   const promPort = await freePort(); // Prometheus, an external daemon, is told its port before it starts
   const agent = await startAgent({
@@ -27,7 +26,8 @@ void test('check results as gauges: promtool clean, scraped by a real Prometheus
   try {
     const port = await webPort(agent);
     const base = `https://127.0.0.1:${port}/api/v1/metrics/checks`;
-    const get = (search: string) => webRequest(`${base}${search}`, { user: 'root', password: 'checks-secret', timeoutMs: 20_000 });
+    const get = (search: string) =>
+      webRequest(`${base}${search}`, { user: 'root', password: 'checks-secret', timeoutMs: 20_000 });
     assert.equal((await get('')).status, 400, 'no query named');
     const r = await get('?query=check_memory&query=check_uptime&query=check_warning&query=no_such_check');
     assert.equal(r.status, 200, r.body);
@@ -40,15 +40,31 @@ void test('check results as gauges: promtool clean, scraped by a real Prometheus
     assert.match(r.body, /^# TYPE agent_check_perf_bytes gauge$/m);
     const used = /^agent_check_perf_bytes\{query="check_memory",label="physical"\} (\d+(\.\d+)?)$/m.exec(r.body);
     assert.ok(used && Number(used[1]) > 1024 * 1024, `physical memory in bytes: ${r.body}`);
-    assert.match(r.body, /^agent_check_perf_ratio\{query="check_memory",label="physical %"\} 0(\.\d+)?$|^agent_check_perf_ratio\{query="check_memory",label="physical %"\} 1$/m);
+    assert.match(
+      r.body,
+      /^agent_check_perf_ratio\{query="check_memory",label="physical %"\} 0(\.\d+)?$|^agent_check_perf_ratio\{query="check_memory",label="physical %"\} 1$/m,
+    );
     assert.match(r.body, /^agent_check_perf_seconds\{query="check_uptime",label="uptime"\} \d+/m);
 
-    writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: agent-checks\n    scheme: https\n    metrics_path: /api/v1/metrics/checks\n    params:\n      query: [check_memory, check_uptime]\n    basic_auth:\n      username: root\n      password: checks-secret\n    tls_config:\n      insecure_skip_verify: true\n    static_configs:\n      - targets: ['127.0.0.1:${port}']\n`);
-    prometheus = spawn('/usr/bin/prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`], { stdio: 'ignore' });
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: agent-checks\n    scheme: https\n    metrics_path: /api/v1/metrics/checks\n    params:\n      query: [check_memory, check_uptime]\n    basic_auth:\n      username: root\n      password: checks-secret\n    tls_config:\n      insecure_skip_verify: true\n    static_configs:\n      - targets: ['127.0.0.1:${port}']\n`,
+    );
+    prometheus = spawn(
+      '/usr/bin/prometheus',
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+      ],
+      { stdio: 'ignore' },
+    );
     let found: { metric: Record<string, string>; value: [number, string] }[] = [];
     await waitUntil(
       async () => {
-        const q = await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent('agent_check_perf_seconds{label="uptime"}')}`).catch(() => undefined);
+        const q = await fetch(
+          `http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent('agent_check_perf_seconds{label="uptime"}')}`,
+        ).catch(() => undefined);
         if (!q?.ok) return false;
         found = ((await q.json()) as { data: { result: typeof found } }).data.result;
         return found.length > 0;
@@ -59,7 +75,9 @@ void test('check results as gauges: promtool clean, scraped by a real Prometheus
     assert.equal(found[0].metric.query, 'check_uptime');
     assert.equal(found[0].metric.job, 'agent-checks');
     assert.ok(Number(found[0].value[1]) > 0);
-    const up = await (await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=up`)).json() as { data: { result: { value: [number, string] }[] } };
+    const up = (await (await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=up`)).json()) as {
+      data: { result: { value: [number, string] }[] };
+    };
     assert.equal(up.data.result[0]?.value[1], '1', 'the scrape succeeded');
   } finally {
     prometheus?.kill('SIGTERM');

@@ -27,12 +27,18 @@ function value(text: string, name: string): number {
  * A scrape whose lag gauges hold a measured figure: the monitor starts with the first scrape and
  * samples every 20 ms; before its first sample a scrape has no lag gauges at all.
  */
-async function measured(get: () => Promise<{ status: number; body: string }>): Promise<{ status: number; body: string }> {
+async function measured(
+  get: () => Promise<{ status: number; body: string }>,
+): Promise<{ status: number; body: string }> {
   let last = '';
-  await waitUntil(async () => {
-    last = (await get()).body;
-    return /^nodejs_eventloop_lag_max_seconds \S+$/m.test(last);
-  }, 10_000, 'a scrape with measured lag gauges');
+  await waitUntil(
+    async () => {
+      last = (await get()).body;
+      return /^nodejs_eventloop_lag_max_seconds \S+$/m.test(last);
+    },
+    10_000,
+    'a scrape with measured lag gauges',
+  );
   return { status: 200, body: last };
 }
 
@@ -43,10 +49,15 @@ void test('process metrics: present, true to /proc, and clean for promtool', asy
   });
   try {
     const port = (await agent.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:(\d+)/))[1];
-    const get = () => webRequest(`https://127.0.0.1:${port}/api/v1/metrics`, { user: 'root', password: 'metrics-secret' });
+    const get = () =>
+      webRequest(`https://127.0.0.1:${port}/api/v1/metrics`, { user: 'root', password: 'metrics-secret' });
     await get();
     // Some work between two scrapes, so that lag and CPU have something to show.
-    for (let i = 0; i < 20; i++) await webRequest(`https://127.0.0.1:${port}/api/v1/queries/check_ok/commands/execute`, { user: 'root', password: 'metrics-secret' });
+    for (let i = 0; i < 20; i++)
+      await webRequest(`https://127.0.0.1:${port}/api/v1/queries/check_ok/commands/execute`, {
+        user: 'root',
+        password: 'metrics-secret',
+      });
     const r = await get();
     assert.equal(r.status, 200);
     const text = r.body;
@@ -57,7 +68,13 @@ void test('process metrics: present, true to /proc, and clean for promtool', asy
     assert.equal(lint.out.trim(), '');
 
     assert.ok(value(text, 'process_cpu_seconds_total') > 0);
-    assert.ok(Math.abs(value(text, 'process_cpu_seconds_total') - value(text, 'process_cpu_user_seconds_total') - value(text, 'process_cpu_system_seconds_total')) < 1e-6);
+    assert.ok(
+      Math.abs(
+        value(text, 'process_cpu_seconds_total') -
+          value(text, 'process_cpu_user_seconds_total') -
+          value(text, 'process_cpu_system_seconds_total'),
+      ) < 1e-6,
+    );
     const start = value(text, 'process_start_time_seconds');
     assert.ok(start >= before - 1 && start <= Date.now() / 1000, `start time ${start}`);
     const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
@@ -119,15 +136,38 @@ check_said = said.sh
   });
   try {
     chmodSync(join(agent.dir, 'scripts', 'said.sh'), 0o755);
-    const [port, nrpePort, agentPort] = [await webPort(agent), await listenerPort(agent, 'RemoteServer'), await listenerPort(agent, 'AgentServer')];
-    const api = (path: string) => webRequest(`https://127.0.0.1:${port}${path}`, { user: 'root', password: 'metrics-secret' });
+    const [port, nrpePort, agentPort] = [
+      await webPort(agent),
+      await listenerPort(agent, 'RemoteServer'),
+      await listenerPort(agent, 'AgentServer'),
+    ];
+    const api = (path: string) =>
+      webRequest(`https://127.0.0.1:${port}${path}`, { user: 'root', password: 'metrics-secret' });
     for (let i = 0; i < 3; i++) assert.equal((await api('/api/v1/queries/check_ok/commands/execute')).status, 200);
     assert.equal((await checkNrpe(nrpePort, ['-c', 'check_ok'])).code, 0);
     assert.equal((await checkNrpe(nrpePort, ['-c', 'check_said'])).code, 1);
     const refused = await checkNrpe(nrpePort, ['-c', 'check_uptime']);
     assert.equal(refused.code, 3, refused.out);
-    assert.equal((await webRequest(`https://127.0.0.1:${port}/api/v1/info`, { user: 'root', password: 'wrong' })).status, 403);
-    const viaAgent = await runAgentCli(['client', '--settings', '/nonexistent/agent.ini', 'agent_query', '--host', '127.0.0.1', '--port', String(agentPort), '--certificate', client.cert, '--certificate-key', client.key, '--command', 'check_ok']);
+    assert.equal(
+      (await webRequest(`https://127.0.0.1:${port}/api/v1/info`, { user: 'root', password: 'wrong' })).status,
+      403,
+    );
+    const viaAgent = await runAgentCli([
+      'client',
+      '--settings',
+      '/nonexistent/agent.ini',
+      'agent_query',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(agentPort),
+      '--certificate',
+      client.cert,
+      '--certificate-key',
+      client.key,
+      '--command',
+      'check_ok',
+    ]);
     assert.equal(viaAgent.code, 0, viaAgent.stdout + viaAgent.stderr);
 
     const r = await api('/api/v1/metrics');

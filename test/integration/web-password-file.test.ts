@@ -9,7 +9,16 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
@@ -36,7 +45,11 @@ void describe('agent web keeps the password out of the settings file (processes,
     const secretFile = join(repo, 'state', 'web-password');
     assert.match(r.stdout, new RegExp(`kept in ${secretFile.replace(/[.]/g, '\\.')} \\(mode 0600`));
     assert.match(r.stdout, /\$\{env:AGENT_WEB_PASSWORD\}/, 'the output tells the ${env:} way too');
-    assert.match(r.stderr, /lies in a git work tree and git does not ignore it/, 'state/ is not ignored in this repository');
+    assert.match(
+      r.stderr,
+      /lies in a git work tree and git does not ignore it/,
+      'state/ is not ignored in this repository',
+    );
     const text = readFileSync(file, 'utf8');
     assert.doesNotMatch(text, new RegExp(pw));
     assert.match(text, /\[\/settings\/WEB\/server\]\nport = 18443s\npassword = \$\{file:state\/web-password\}\n/);
@@ -49,17 +62,31 @@ void describe('agent web keeps the password out of the settings file (processes,
     assert.match(shown.stdout, new RegExp(`web password for user root: ${pw}`));
 
     // Asked for: the password itself goes into the file, and validation warns at its line, without showing it.
-    const literal = await runAgentCli(['web', 'password', '--set', 'literal-secret-29', '--write-password', '--settings', file]);
+    const literal = await runAgentCli([
+      'web',
+      'password',
+      '--set',
+      'literal-secret-29',
+      '--write-password',
+      '--settings',
+      file,
+    ]);
     assert.equal(literal.code, 0, literal.stderr);
     assert.doesNotMatch(literal.stdout, /kept in/);
     assert.match(readFileSync(file, 'utf8'), /password = literal-secret-29\n/);
     const warned = await runAgentCli(['settings', 'validate', file]);
     assert.equal(warned.code, 0, 'a warning does not fail validation');
     const out = warned.stdout + warned.stderr;
-    assert.match(out, /agent\.ini:6:\d+: warning AGENT_WARN_PASSWORD_IN_GIT .*password is written in plain text in agent\.ini, which git tracks/);
+    assert.match(
+      out,
+      /agent\.ini:6:\d+: warning AGENT_WARN_PASSWORD_IN_GIT .*password is written in plain text in agent\.ini, which git tracks/,
+    );
     assert.doesNotMatch(out, /literal-secret-29/);
     // A web user's plain-text password warns too; a pbkdf2 hash does not.
-    appendFileSync(file, '\n[/settings/web/users/ann]\npassword = ann-plain-29\nrole = client\n\n[/settings/web/users/bob]\npassword = pbkdf2-sha256$100000$00$00\nrole = client\n');
+    appendFileSync(
+      file,
+      '\n[/settings/web/users/ann]\npassword = ann-plain-29\nrole = client\n\n[/settings/web/users/bob]\npassword = pbkdf2-sha256$100000$00$00\nrole = client\n',
+    );
     const users = await runAgentCli(['settings', 'validate', file]);
     const usersOut = users.stdout + users.stderr;
     assert.match(usersOut, /agent\.ini:9:\d+: warning AGENT_WARN_PASSWORD_IN_GIT/);
@@ -96,15 +123,22 @@ void describe('a running agent signs in with the password the command kept in it
   });
 
   void it('install reuses the password the agent generated; password --set applies to the running agent', async () => {
-    agent = await startAgent({ ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n' });
+    agent = await startAgent({
+      ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\nallowed hosts = 127.0.0.1\n',
+    });
     const base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     const generated = readFileSync(join(agent.dir, 'state', 'web-password'), 'utf8').trim();
-    const status = async (password: string): Promise<number> => (await webRequest(`${base}/api/v1/info`, { user: 'root', password })).status;
+    const status = async (password: string): Promise<number> =>
+      (await webRequest(`${base}/api/v1/info`, { user: 'root', password })).status;
     assert.equal(await status(generated), 200);
 
     const install = await runAgentCli(['web', 'install', '--settings', agent.settingsFile]);
     assert.equal(install.code, 0, install.stderr);
-    assert.match(install.stdout, new RegExp(`web password for user root: ${generated}`), 'the password the agent generated stays the password');
+    assert.match(
+      install.stdout,
+      new RegExp(`web password for user root: ${generated}`),
+      'the password the agent generated stays the password',
+    );
     assert.match(readFileSync(agent.settingsFile, 'utf8'), /password = \$\{file:state\/web-password\}/);
     await agent.waitForLog(/settings changed/);
     assert.equal(await status(generated), 200);

@@ -48,7 +48,8 @@ void describe('web UI in firefox (agent process)', () => {
   };
   /** Evaluate a browser expression (a string: this project's TypeScript has no DOM types). */
   const js = <T>(expression: string): Promise<T> => page.evaluate(expression) as Promise<T>;
-  const text = (selector: string): Promise<string> => js(`document.querySelector(${JSON.stringify(selector)})?.textContent ?? ''`);
+  const text = (selector: string): Promise<string> =>
+    js(`document.querySelector(${JSON.stringify(selector)})?.textContent ?? ''`);
   /** Wait (bounded by the page's default timeout) until some element matching selector is visible and its text matches re. */
   const waitText = async (selector: string, re: RegExp): Promise<void> => {
     await page.waitForFunction(
@@ -171,12 +172,13 @@ void describe('web UI in firefox (agent process)', () => {
     await shot('06-logs-page-2');
     await page.locator(byRole('button', 'Previous')).click();
     await waitText('.pager-where', /^Page 1 of/);
-    assert.equal(await firstIndex() >= page1, true);
+    assert.equal((await firstIndex()) >= page1, true);
   });
 
   void it('is readable at 375 px wide with no sideways scrolling', async () => {
     await page.setViewport({ width: 375, height: 740 });
-    const overflow = (): Promise<number> => js('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    const overflow = (): Promise<number> =>
+      js('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     await openView('Status');
     await page.waitForSelector('.result-ok', { visible: true });
     assert.equal(await overflow(), 0, 'status view');
@@ -193,12 +195,17 @@ void describe('web UI in firefox (agent process)', () => {
     assert.deepEqual(firefox.foreignRequests, []);
     assert.deepEqual(firefox.cspViolations, []);
     // The policy is in force and violations are seen: an inline style attribute is refused and reported (bounded wait).
-    const styled = await js<string>("(() => { const p = document.createElement('p'); p.setAttribute('style', 'color: rgb(1, 2, 3)'); document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()");
+    const styled = await js<string>(
+      "(() => { const p = document.createElement('p'); p.setAttribute('style', 'color: rgb(1, 2, 3)'); document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()",
+    );
     assert.notEqual(styled, 'rgb(1, 2, 3)', 'the inline style was not applied');
     for (let i = 0; i < 40 && firefox.cspViolations.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
     assert.equal(firefox.cspViolations.length > 0, true, 'the refused inline style was reported');
     // The listeners do work over BiDi: the API calls were seen, and a thrown error is caught (bounded wait).
-    assert.ok(firefox.requests.some((url) => url.startsWith(`${base}/api`)), 'API requests were recorded');
+    assert.ok(
+      firefox.requests.some((url) => url.startsWith(`${base}/api`)),
+      'API requests were recorded',
+    );
     await js("setTimeout(() => { throw new Error('listener probe'); }, 0)");
     for (let i = 0; i < 40 && firefox.pageErrors.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
     assert.equal(firefox.pageErrors.length, 1);

@@ -62,7 +62,10 @@ void describe('web UI by role (chromium, agent process)', () => {
 
   before(async () => {
     // One value without max or thresholds (no scale: no bar), one with thresholds (a bar).
-    agent = await startAgent({ ini: INI, files: { 'scripts/plain.sh': "#!/bin/sh\necho \"OK: two values|'count'=5 'load'=2.98;3;5\"\n" } });
+    agent = await startAgent({
+      ini: INI,
+      files: { 'scripts/plain.sh': "#!/bin/sh\necho \"OK: two values|'count'=5 'load'=2.98;3;5\"\n" },
+    });
     chmodSync(join(agent.dir, 'scripts', 'plain.sh'), 0o755);
     base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
     browser = await openBrowser({ origin: base });
@@ -80,11 +83,25 @@ void describe('web UI by role (chromium, agent process)', () => {
     assert.equal(index.status, 200, index.body);
     const body = index.json<{ user: string; privileges: string[]; settings_url: string }>();
     assert.equal(body.user, 'looker');
-    assert.deepEqual(body.privileges, ['public', 'info.get', 'modules.list', 'modules.get', 'queries.list', 'queries.get', 'settings.get']);
-    const list = await webRequest(`${body.settings_url}/settings/WEB/server?origins=true`, { headers: { authorization: basic('root', ROOT_PW) }, ca });
+    assert.deepEqual(body.privileges, [
+      'public',
+      'info.get',
+      'modules.list',
+      'modules.get',
+      'queries.list',
+      'queries.get',
+      'settings.get',
+    ]);
+    const list = await webRequest(`${body.settings_url}/settings/WEB/server?origins=true`, {
+      headers: { authorization: basic('root', ROOT_PW) },
+      ca,
+    });
     assert.equal(list.status, 200, list.body);
     const entries = list.json<{ path: string; key: string; value: string; origin: string }[]>();
-    assert.deepEqual(entries.find((e) => e.key === 'port'), { path: '/settings/WEB/server', key: 'port', value: '0s', origin: `agent.ini:${lineOf('port = 0s')}` });
+    assert.deepEqual(
+      entries.find((e) => e.key === 'port'),
+      { path: '/settings/WEB/server', key: 'port', value: '0s', origin: `agent.ini:${lineOf('port = 0s')}` },
+    );
     assert.equal(entries.find((e) => e.key === 'max connections')?.origin, 'default');
   });
 
@@ -126,7 +143,11 @@ void describe('web UI by role (chromium, agent process)', () => {
     await openView('Modules');
     await page.locator('#module-CheckHelpers').waitFor();
     for (const action of ['Load', 'Unload', 'Enable', 'Disable']) {
-      assert.equal(await page.getByRole('button', { name: new RegExp(`^${action} `) }).count(), 0, `${action} is not offered`);
+      assert.equal(
+        await page.getByRole('button', { name: new RegExp(`^${action} `) }).count(),
+        0,
+        `${action} is not offered`,
+      );
     }
     await openView('Queries');
     await page.getByRole('button', { name: 'check_ok', exact: true }).click();

@@ -67,7 +67,10 @@ Scheduler = enabled
     await page.getByRole('heading', { level: 1, name: 'Status' }).waitFor();
   };
   const openSchedules = async (): Promise<void> => {
-    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: /^Schedules/ }).click();
+    await page
+      .getByRole('navigation', { name: 'Views' })
+      .getByRole('link', { name: /^Schedules/ })
+      .click();
     await page.getByRole('heading', { level: 1, name: 'Schedules' }).waitFor();
   };
 
@@ -81,7 +84,9 @@ Scheduler = enabled
     assert.match((await cpu.textContent()) ?? '', /1 s/);
     assert.match((await cpu.textContent()) ?? '', /drop → nagios/);
     // The view refreshes every 5 s: the first run's status shows up.
-    await page.locator('tr[data-schedule="cpu"] .status-critical', { hasText: 'CRITICAL' }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('tr[data-schedule="cpu"] .status-critical', { hasText: 'CRITICAL' })
+      .waitFor({ timeout: 15_000 });
     assert.match((await page.locator('tr[data-schedule="broken"]').textContent()) ?? '', /unclosed "/);
     assert.deepEqual(browser.pageErrors, []);
     assert.deepEqual(browser.foreignRequests, []);

@@ -32,7 +32,14 @@ void describe('web UI: the settings source in the Status view', () => {
       ini: `[/modules]\nWEBServer = enabled\n\n[/paths]\nstate = ${state}\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\npassword = ui-pw\n\n[/settings/source]\nurl = ${nginx.base}/agent.ini\ninterval = 3600\n`,
     });
     origin = `https://127.0.0.1:${await webPort(agent)}`;
-    await waitUntil(async () => (await webRequest(`${origin}/api/v1/settings/status`, { user: 'root', password: 'ui-pw' })).json<{ source?: { revision: string | null } }>().source?.revision != null, 15_000, 'the first pull');
+    await waitUntil(
+      async () =>
+        (await webRequest(`${origin}/api/v1/settings/status`, { user: 'root', password: 'ui-pw' })).json<{
+          source?: { revision: string | null };
+        }>().source?.revision != null,
+      15_000,
+      'the first pull',
+    );
   });
 
   after(async () => {
@@ -56,7 +63,11 @@ void describe('web UI: the settings source in the Status view', () => {
     assert.match(text, /Revision"[0-9a-f]+-[0-9a-f]+"/);
     assert.match(text, /1 applied, 0 unchanged, 0 failed/);
     rmSync(join(nginx.www, 'agent.ini'));
-    const pulled = await webRequest(`${origin}/api/v1/settings/pull`, { method: 'POST', user: 'root', password: 'ui-pw' });
+    const pulled = await webRequest(`${origin}/api/v1/settings/pull`, {
+      method: 'POST',
+      user: 'root',
+      password: 'ui-pw',
+    });
     assert.equal(pulled.status, 200);
     await page.reload();
     await page.getByRole('region', { name: 'Settings source' }).locator('.source-error').waitFor();

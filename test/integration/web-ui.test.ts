@@ -90,7 +90,10 @@ void describe('web UI in chromium (agent process)', () => {
     mkdirSync(OUT, { recursive: true });
     ini = iniFor();
     // A check whose perf data has no range (max 0, as swap on a host without swap).
-    agent = await startAgent({ ini, files: { 'scripts/zero.sh': "#!/bin/sh\necho \"OK: no swap|'swap'=0B;80;90;0;0 'used'=5;8;9;0;10\"\n" } });
+    agent = await startAgent({
+      ini,
+      files: { 'scripts/zero.sh': "#!/bin/sh\necho \"OK: no swap|'swap'=0B;80;90;0;0 'used'=5;8;9;0;10\"\n" },
+    });
     chmodSync(join(agent.dir, 'scripts', 'zero.sh'), 0o755);
     base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     browser = await openBrowser({ origin: base });
@@ -155,7 +158,9 @@ void describe('web UI in chromium (agent process)', () => {
     assert.equal(await runQuery('check_critical'), 'CRITICAL');
     assert.match(await text('.check-result .message'), /CRITICAL/);
     assert.match(await text('.check-result .badge'), /^CRITICAL$/);
-    const criticalColour = await js<string>("getComputedStyle(document.querySelector('.check-result')).borderLeftColor");
+    const criticalColour = await js<string>(
+      "getComputedStyle(document.querySelector('.check-result')).borderLeftColor",
+    );
     assert.notEqual(criticalColour, okColour);
     await shot('04-query-critical');
   });
@@ -174,7 +179,10 @@ void describe('web UI in chromium (agent process)', () => {
     await runQuery('check_zero');
     const swap = page.locator('.perf-row', { hasText: 'swap' });
     assert.equal(await swap.locator('.perf-mark').count(), 0);
-    assert.equal(await swap.locator('.perf-fill').evaluate((el) => (el as unknown as { style: { width: string } }).style.width), '0%');
+    assert.equal(
+      await swap.locator('.perf-fill').evaluate((el) => (el as unknown as { style: { width: string } }).style.width),
+      '0%',
+    );
     assert.equal(await page.locator('.perf-row', { hasText: 'used' }).locator('.perf-mark').count(), 2);
     await page.getByLabel('Filter queries').fill('');
   });
@@ -183,14 +191,40 @@ void describe('web UI in chromium (agent process)', () => {
     await openView('Queries');
     await page.locator('li[data-query="check_ok"]').waitFor();
     const shown = await js<string[]>("[...document.querySelectorAll('li[data-query]')].map((li) => li.dataset.query)");
-    const api = (await webRequest(`${base}/api/v1/queries`, { user: 'root', password: PASSWORD })).json<{ name: string; module: string }[]>();
+    const api = (await webRequest(`${base}/api/v1/queries`, { user: 'root', password: PASSWORD })).json<
+      { name: string; module: string }[]
+    >();
     assert.deepEqual([...shown].sort(), api.map((q) => q.name).sort(), 'the list is what the API lists');
-    const checks = ['check_service', 'check_logfile', 'check_network', 'check_mount', 'check_connections', 'check_drive_io', 'check_swap_io', 'check_kernel_stats', 'check_temperature', 'check_cpu_utilization', 'check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset', 'check_os_updates', 'check_mailq', 'check_index', 'check_dummy'];
+    const checks = [
+      'check_service',
+      'check_logfile',
+      'check_network',
+      'check_mount',
+      'check_connections',
+      'check_drive_io',
+      'check_swap_io',
+      'check_kernel_stats',
+      'check_temperature',
+      'check_cpu_utilization',
+      'check_tcp',
+      'check_http',
+      'check_dns',
+      'check_ping',
+      'check_ntp_offset',
+      'check_os_updates',
+      'check_mailq',
+      'check_index',
+      'check_dummy',
+    ];
     for (const name of checks) {
       const row = page.locator(`li[data-query="${name}"]`);
       assert.equal(await row.count(), 1, `${name} is listed`);
       const module = api.find((q) => q.name === name)?.module ?? '';
-      assert.match((await row.locator('.hint').textContent()) ?? '', new RegExp(`${module}$`), `${name} names its module`);
+      assert.match(
+        (await row.locator('.hint').textContent()) ?? '',
+        new RegExp(`${module}$`),
+        `${name} names its module`,
+      );
     }
     await page.getByLabel('Filter queries').fill('dummy');
     assert.equal(await runQuery('check_dummy', '1\ndisk almost full'), 'WARNING');
@@ -227,7 +261,8 @@ void describe('web UI in chromium (agent process)', () => {
     const where = await text('.pager-where');
     const pages = Number(/of (\d+)/.exec(where)?.[1]);
     assert.ok(pages >= 2, `enough entries for two pages: ${where}`);
-    const firstIndex = async (): Promise<number> => Number(await page.locator('table.logs tbody tr td.num').first().textContent());
+    const firstIndex = async (): Promise<number> =>
+      Number(await page.locator('table.logs tbody tr td.num').first().textContent());
     const page1 = await firstIndex();
     await page.getByRole('button', { name: 'Next' }).click();
     await page.locator('.pager-where', { hasText: /^Page 2 of/ }).waitFor();
@@ -255,7 +290,10 @@ void describe('web UI in chromium (agent process)', () => {
       'a table of warnings and errors only',
     ).catch(() => undefined);
     assert.ok(levels.length > 0, 'there are warnings or errors (the refused sign-in)');
-    assert.ok(levels.every((l) => l === 'warning' || l === 'error'), levels.join(','));
+    assert.ok(
+      levels.every((l) => l === 'warning' || l === 'error'),
+      levels.join(','),
+    );
     await shot('08-logs-filtered');
   });
 
@@ -288,7 +326,8 @@ void describe('web UI in chromium (agent process)', () => {
 
   void it('is readable at 375 px wide with no sideways scrolling', async () => {
     await page.setViewportSize({ width: 375, height: 740 });
-    const overflow = (): Promise<number> => js('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    const overflow = (): Promise<number> =>
+      js('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     await page.locator('.result-ok').waitFor();
     assert.equal(await overflow(), 0, 'status view');
     await shot('10-narrow-status');
@@ -334,7 +373,9 @@ void describe('web UI in chromium (agent process)', () => {
     assert.deepEqual(browser.foreignRequests, []);
     assert.deepEqual(browser.cspViolations, []);
     // The policy is in force and violations are seen: an inline style attribute is refused and reported (bounded wait).
-    const styled = await js<string>("(() => { const p = document.createElement('p'); p.setAttribute('style', 'color: rgb(1, 2, 3)'); document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()");
+    const styled = await js<string>(
+      "(() => { const p = document.createElement('p'); p.setAttribute('style', 'color: rgb(1, 2, 3)'); document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; })()",
+    );
     assert.notEqual(styled, 'rgb(1, 2, 3)', 'the inline style was not applied');
     for (let i = 0; i < 40 && browser.cspViolations.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
     assert.equal(browser.cspViolations.length > 0, true, 'the refused inline style was reported');

@@ -39,7 +39,15 @@ void test('release detaches from the parents; a released link does not follow th
 
 void test('withLinkedSignal releases when the work settles, fulfilled or rejected', async () => {
   const module = new AbortController();
-  assert.equal(await withLinkedSignal([module.signal], async (signal) => (getEventListeners(module.signal, 'abort').length === 1 && !signal.aborted ? 'linked' : 'not linked')), 'linked');
-  await assert.rejects(withLinkedSignal([module.signal], () => Promise.reject(new Error('failed'))), /failed/);
+  assert.equal(
+    await withLinkedSignal([module.signal], async (signal) =>
+      getEventListeners(module.signal, 'abort').length === 1 && !signal.aborted ? 'linked' : 'not linked',
+    ),
+    'linked',
+  );
+  await assert.rejects(
+    withLinkedSignal([module.signal], () => Promise.reject(new Error('failed'))),
+    /failed/,
+  );
   assert.equal(getEventListeners(module.signal, 'abort').length, 0);
 });

@@ -12,8 +12,14 @@ import { LogSink } from '../../src/log.js';
 void test('keeps the newest entries in order once full', () => {
   const sink = new LogSink(3, 'silent');
   for (let i = 1; i <= 7; i++) sink.write('info', 't', `m${i}`);
-  assert.deepEqual(sink.entries().map((r) => r.message), ['m5', 'm6', 'm7']);
-  assert.deepEqual(sink.entries().map((r) => r.index), [5, 6, 7]);
+  assert.deepEqual(
+    sink.entries().map((r) => r.message),
+    ['m5', 'm6', 'm7'],
+  );
+  assert.deepEqual(
+    sink.entries().map((r) => r.index),
+    [5, 6, 7],
+  );
   assert.equal(sink.size, 3);
 });
 
@@ -24,19 +30,28 @@ void test('filters by level and returns a stable copy', () => {
   const before = sink.entries();
   sink.write('warning', 't', 'c');
   assert.equal(before.length, 2, 'an earlier result does not grow');
-  assert.deepEqual(sink.entries(new Set(['error', 'warning'])).map((r) => r.message), ['b', 'c']);
+  assert.deepEqual(
+    sink.entries(new Set(['error', 'warning'])).map((r) => r.message),
+    ['b', 'c'],
+  );
 });
 
 void test('shrinking and growing the capacity keeps the newest entries', () => {
   const sink = new LogSink(5, 'silent');
   for (let i = 1; i <= 8; i++) sink.write('info', 't', `m${i}`);
   sink.capacity = 2;
-  assert.deepEqual(sink.entries().map((r) => r.message), ['m7', 'm8']);
+  assert.deepEqual(
+    sink.entries().map((r) => r.message),
+    ['m7', 'm8'],
+  );
   sink.capacity = 4;
   sink.write('info', 't', 'm9');
   sink.write('info', 't', 'm10');
   sink.write('info', 't', 'm11');
-  assert.deepEqual(sink.entries().map((r) => r.message), ['m8', 'm9', 'm10', 'm11']);
+  assert.deepEqual(
+    sink.entries().map((r) => r.message),
+    ['m8', 'm9', 'm10', 'm11'],
+  );
 });
 
 void test('a large buffer stays exact when written past', () => {
@@ -56,5 +71,8 @@ void test('clear empties a wrapped ring; writing goes on in order', () => {
   assert.deepEqual(sink.entries(), []);
   assert.equal(sink.errors, 0);
   for (let i = 6; i <= 9; i++) sink.write('info', 't', `m${i}`);
-  assert.deepEqual(sink.entries().map((r) => r.message), ['m7', 'm8', 'm9']);
+  assert.deepEqual(
+    sink.entries().map((r) => r.message),
+    ['m7', 'm8', 'm9'],
+  );
 });

@@ -20,6 +20,10 @@ void test('inside by whole segments', () => {
 void test('relativeInside: the path below the folder, or undefined', () => {
   assert.equal(relativeInside('/srv/app', '/srv/app/x/y'), 'x/y');
   assert.equal(relativeInside('/srv/app', '/srv/app'), '');
-  assert.equal(relativeInside('/srv/app', '/srv/app/..notes'), '..notes', 'a name that starts with .. is inside (the old copies said outside)');
+  assert.equal(
+    relativeInside('/srv/app', '/srv/app/..notes'),
+    '..notes',
+    'a name that starts with .. is inside (the old copies said outside)',
+  );
   assert.equal(relativeInside('/srv/app', '/srv/other'), undefined);
 });

@@ -8,17 +8,38 @@ const FAST: BackoffPolicy = { firstMs: 1, factor: 2, maxMs: 4, jitter: 0 };
 
 void test('backoffDelay: exponential from firstMs, capped at maxMs, failures below 1 count as 1', () => {
   const p: BackoffPolicy = { firstMs: 100, factor: 3, maxMs: 1000, jitter: 0 };
-  assert.deepEqual([0, 1, 2, 3, 4, 5].map((n) => backoffDelay(p, n)), [100, 100, 300, 900, 1000, 1000]);
-  assert.deepEqual([1, 2, 3, 7, 8].map((n) => backoffDelay(MODULE_RETRY, n)), [1000, 2000, 4000, 60_000, 60_000]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5].map((n) => backoffDelay(p, n)),
+    [100, 100, 300, 900, 1000, 1000],
+  );
+  assert.deepEqual(
+    [1, 2, 3, 7, 8].map((n) => backoffDelay(MODULE_RETRY, n)),
+    [1000, 2000, 4000, 60_000, 60_000],
+  );
 });
 
 void test('backoffDelay: jitter adds up to its fraction of the capped wait', () => {
-  assert.equal(backoffDelay(CONNECT_RETRY, 1, () => 0), 100);
-  assert.equal(backoffDelay(CONNECT_RETRY, 1, () => 0.999), 149);
-  assert.equal(backoffDelay(CONNECT_RETRY, 2, () => 0.5), 250);
-  assert.equal(backoffDelay(CONNECT_RETRY, 10, () => 0.999), 1499);
+  assert.equal(
+    backoffDelay(CONNECT_RETRY, 1, () => 0),
+    100,
+  );
+  assert.equal(
+    backoffDelay(CONNECT_RETRY, 1, () => 0.999),
+    149,
+  );
+  assert.equal(
+    backoffDelay(CONNECT_RETRY, 2, () => 0.5),
+    250,
+  );
+  assert.equal(
+    backoffDelay(CONNECT_RETRY, 10, () => 0.999),
+    1499,
+  );
   const full: BackoffPolicy = { firstMs: 5, factor: 2, maxMs: 100, jitter: 1 };
-  assert.equal(backoffDelay(full, 6, () => 0.5), 150);
+  assert.equal(
+    backoffDelay(full, 6, () => 0.5),
+    150,
+  );
 });
 
 void test('withRetries: retries a retryable failure `retries` times, then throws the latest failure', async () => {
@@ -49,7 +70,14 @@ void test('withRetries: resolves with the first success; 0 retries is one attemp
   assert.equal(value, 'answer');
   assert.equal(calls, 3);
   calls = 0;
-  await assert.rejects(withRetries(async () => (calls++, Promise.reject(new Error('once'))), { retries: 0, policy: FAST, retryable: () => true }), /once/);
+  await assert.rejects(
+    withRetries(async () => (calls++, Promise.reject(new Error('once'))), {
+      retries: 0,
+      policy: FAST,
+      retryable: () => true,
+    }),
+    /once/,
+  );
   assert.equal(calls, 1);
 });
 
@@ -77,7 +105,12 @@ void test('withRetries: no attempt after the deadline or once the signal is abor
         calls++;
         throw new Error('late');
       },
-      { retries: 5, policy: { ...FAST, firstMs: 60_000, maxMs: 60_000 }, retryable: () => true, deadline: performance.now() + 20 },
+      {
+        retries: 5,
+        policy: { ...FAST, firstMs: 60_000, maxMs: 60_000 },
+        retryable: () => true,
+        deadline: performance.now() + 20,
+      },
     ),
     /late/,
   );
@@ -92,7 +125,12 @@ void test('withRetries: no attempt after the deadline or once the signal is abor
         setImmediate(() => controller.abort());
         throw new Error('refused while stopping');
       },
-      { retries: 5, policy: { ...FAST, firstMs: 60_000, maxMs: 60_000 }, retryable: () => true, signal: controller.signal },
+      {
+        retries: 5,
+        policy: { ...FAST, firstMs: 60_000, maxMs: 60_000 },
+        retryable: () => true,
+        signal: controller.signal,
+      },
     ),
     /refused while stopping/,
   );

@@ -11,22 +11,47 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { counterDelta, counterRate, flattenCounters, objectNames, sharedCounterHistory, type CounterHistory } from '../rates/counter-history.js';
+import {
+  counterDelta,
+  counterRate,
+  flattenCounters,
+  objectNames,
+  sharedCounterHistory,
+  type CounterHistory,
+} from '../rates/counter-history.js';
 import { realHost, type HostSources } from '../host/host-sources.js';
 import { durationArgument, listArgument, lookbackOption } from '../host/options.js';
 import { readDiskstats, type DiskCounters } from '../system/kernel-counters.js';
 import { readMountinfo } from './mountinfo.js';
 
-const COUNTERS: readonly (keyof DiskCounters)[] = ['reads', 'readBytes', 'readMs', 'writes', 'writeBytes', 'writeMs', 'ioMs', 'weightedMs', 'inProgress'];
+const COUNTERS: readonly (keyof DiskCounters)[] = [
+  'reads',
+  'readBytes',
+  'readMs',
+  'writes',
+  'writeBytes',
+  'writeMs',
+  'ioMs',
+  'weightedMs',
+  'inProgress',
+];
 
-export function driveIoCheck(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition {
+export function driveIoCheck(
+  host: HostSources = realHost(),
+  history: CounterHistory = sharedCounterHistory(),
+): CheckDefinition {
   const maxLookback = history.maxLookbackSeconds;
   return {
     name: 'check_drive_io',
     title: 'Disk I/O',
-    description: 'Per block device read/write rates, operations per second, utilisation and queue length between calls, from /proc/diskstats (check_disk_io in NSClient++).',
+    description:
+      'Per block device read/write rates, operations per second, utilisation and queue length between calls, from /proc/diskstats (check_disk_io in NSClient++).',
     options: {
-      drive: { description: 'Device name from /proc/diskstats (sda, dm-0, nvme0n1p2; /dev/ is stripped); comma list, may be repeated; default the whole disks of /sys/block without loop and ram devices.', repeat: true },
+      drive: {
+        description:
+          'Device name from /proc/diskstats (sda, dm-0, nvme0n1p2; /dev/ is stripped); comma list, may be repeated; default the whole disks of /sys/block without loop and ram devices.',
+        repeat: true,
+      },
       lookback: lookbackOption(300, maxLookback),
     },
     vars: {
@@ -59,9 +84,15 @@ export function driveIoCheck(host: HostSources = realHost(), history: CounterHis
     async collect(args, call) {
       const wanted = listArgument(args, 'drive').map((d) => d.replace(/^\/dev\//, ''));
       const lookback = durationArgument(args, 'lookback', 300, 1, maxLookback);
-      const w = await history.window(`disk:${host.proc}`, async () => flattenCounters(await readDiskstats(host.proc), COUNTERS), lookback, call.signal);
+      const w = await history.window(
+        `disk:${host.proc}`,
+        async () => flattenCounters(await readDiskstats(host.proc), COUNTERS),
+        lookback,
+        call.signal,
+      );
       const present = objectNames(w.current);
-      for (const d of wanted) if (!present.includes(d)) throw new Error(`no drive named ${d} in ${join(host.proc, 'diskstats')}`);
+      for (const d of wanted)
+        if (!present.includes(d)) throw new Error(`no drive named ${d} in ${join(host.proc, 'diskstats')}`);
       const drives = wanted.length > 0 ? wanted : await wholeDisks(host, present);
       const labels = await driveLabels(host, drives);
       return drives.map((d): Values => {

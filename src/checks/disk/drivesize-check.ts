@@ -16,24 +16,49 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
   return {
     name: 'check_drivesize',
     title: 'Disk space',
-    description: 'Space on each mounted file system (fixed and remote ones by default), from /proc/self/mounts and statfs.',
+    description:
+      'Space on each mounted file system (fixed and remote ones by default), from /proc/self/mounts and statfs.',
     options: {
-      drive: { description: 'A mount point (such as / or /var) or any path (the file system holding it); may be repeated. Without it every mount passes to the filter. drive=* means all.', repeat: true },
+      drive: {
+        description:
+          'A mount point (such as / or /var) or any path (the file system holding it); may be repeated. Without it every mount passes to the filter. drive=* means all.',
+        repeat: true,
+      },
     },
     vars: {
       drive: { kind: 'string', description: 'Mount point, or the path given with drive=.' },
       mount: { kind: 'string', description: 'Mount point of the file system.' },
       name: { kind: 'string', description: 'Device or source (such as /dev/sda1).' },
       fs: { kind: 'string', description: "File system type, such as 'ext4'." },
-      type: { kind: 'string', description: "fixed, remote (nfs, cifs, ...), ram (tmpfs, ...) or pseudo (proc, sysfs, ...)." },
+      type: {
+        kind: 'string',
+        description: 'fixed, remote (nfs, cifs, ...), ram (tmpfs, ...) or pseudo (proc, sysfs, ...).',
+      },
       size: { kind: 'size', description: 'Size in bytes.' },
       used: { kind: 'size', description: 'Used bytes; used > 90% compares used_pct.', pct: 'used_pct', of: 'size' },
-      free: { kind: 'size', description: 'Free bytes (every free block, those reserved for root included, as NSClient++); free < 10% compares free_pct.', pct: 'free_pct', of: 'size' },
-      user_free: { kind: 'size', description: 'Bytes an unprivileged user can still write (df Avail); user_free < 10% compares user_free_pct.', pct: 'user_free_pct', of: 'size' },
+      free: {
+        kind: 'size',
+        description:
+          'Free bytes (every free block, those reserved for root included, as NSClient++); free < 10% compares free_pct.',
+        pct: 'free_pct',
+        of: 'size',
+      },
+      user_free: {
+        kind: 'size',
+        description: 'Bytes an unprivileged user can still write (df Avail); user_free < 10% compares user_free_pct.',
+        pct: 'user_free_pct',
+        of: 'size',
+      },
       used_pct: { kind: 'percent', description: 'Used share of the size in percent (used_pct + free_pct = 100).' },
       free_pct: { kind: 'percent', description: 'Free share of the size in percent.' },
-      user_free_pct: { kind: 'percent', description: 'Share of the size an unprivileged user can still write, in percent.' },
-      inodes_used_pct: { kind: 'percent', description: 'Used inodes in percent (0 when the file system has no inode count).' },
+      user_free_pct: {
+        kind: 'percent',
+        description: 'Share of the size an unprivileged user can still write, in percent.',
+      },
+      inodes_used_pct: {
+        kind: 'percent',
+        description: 'Used inodes in percent (0 when the file system has no inode count).',
+      },
       readonly: { kind: 'bool', description: 'True when mounted read-only.' },
       error: { kind: 'string', description: 'Why the size could not be read; empty when it could.' },
     },
@@ -48,7 +73,11 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
       emptyState: 'unknown',
     },
     async collect(args) {
-      const drives = args.all('drive').flatMap((d) => d.split(',')).map((d) => d.trim()).filter(Boolean);
+      const drives = args
+        .all('drive')
+        .flatMap((d) => d.split(','))
+        .map((d) => d.trim())
+        .filter(Boolean);
       const all = drives.length === 0 || drives.includes('*') || drives.includes('all-drives');
       const points = new Set((await readMounts(mountsFile)).map((m) => m.mountPoint));
       // A path that is not a mount point: the file system that holds it (the longest mount point above its real path).
@@ -57,7 +86,9 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
         if (points.has(d)) continue;
         const real = await realpath(d).catch(() => undefined);
         if (real === undefined) throw new Error(`not a mount point or an existing path: ${d}`);
-        const above = [...points].filter((p) => p === '/' || real === p || real.startsWith(`${p}/`)).sort((a, b) => b.length - a.length)[0];
+        const above = [...points]
+          .filter((p) => p === '/' || real === p || real.startsWith(`${p}/`))
+          .sort((a, b) => b.length - a.length)[0];
         if (above === undefined) throw new Error(`no mounted file system holds ${d}`);
         holder.set(d, above);
       }
@@ -71,7 +102,13 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
       });
     },
     perf: (item) => [
-      { object: String(item.drive), key: 'used', alias: `${item.drive} used`, minimum: 0, maximum: item.size as number },
+      {
+        object: String(item.drive),
+        key: 'used',
+        alias: `${item.drive} used`,
+        minimum: 0,
+        maximum: item.size as number,
+      },
       { object: String(item.drive), key: 'used_pct', alias: `${item.drive} used %`, minimum: 0, maximum: 100 },
     ],
   };

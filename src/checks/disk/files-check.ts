@@ -48,7 +48,10 @@ export function filesCheck(allowedPaths: () => readonly string[] = () => []): Ch
       const allowed = await resolveAllowed(allowedPaths());
       for (const root of roots) {
         const real = (await realpath(root).catch(() => undefined)) ?? (await missingPath(root));
-        if (!isAllowed(real, allowed)) throw new ArgumentError(`${root} is not under an allowed path (${allowedPaths().join(', ') || 'none'}); see [/settings/disk] allowed paths`);
+        if (!isAllowed(real, allowed))
+          throw new ArgumentError(
+            `${root} is not under an allowed path (${allowedPaths().join(', ') || 'none'}); see [/settings/disk] allowed paths`,
+          );
       }
       const pattern = args.get('pattern') ?? '*';
       // Compiled once per query, not per file, and run on the linear-time engine (a request's pattern).
@@ -66,7 +69,8 @@ export function filesCheck(allowedPaths: () => readonly string[] = () => []): Ch
         const walk = async (dir: string, level: number): Promise<void> => {
           const entries = await readdir(dir, { withFileTypes: true });
           for (const e of entries) {
-            if (++seen > MAX_ENTRIES) throw new Error(`more than ${MAX_ENTRIES} entries under ${roots.join(', ')}; narrow path= or max-depth=`);
+            if (++seen > MAX_ENTRIES)
+              throw new Error(`more than ${MAX_ENTRIES} entries under ${roots.join(', ')}; narrow path= or max-depth=`);
             const full = join(dir, e.name);
             if (e.isDirectory()) {
               if (level < depth) await walk(full, level + 1);
@@ -76,7 +80,14 @@ export function filesCheck(allowedPaths: () => readonly string[] = () => []): Ch
             const st = await lstat(full).catch(() => undefined);
             if (!st) continue;
             const written = st.mtimeMs / 1000;
-            items.push({ name: e.name, path: full, relative: relative(root, full), size: st.size, written, age: Math.max(0, call.now - written) });
+            items.push({
+              name: e.name,
+              path: full,
+              relative: relative(root, full),
+              size: st.size,
+              written,
+              age: Math.max(0, call.now - written),
+            });
           }
         };
         await walk(root, 1);

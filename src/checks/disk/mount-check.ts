@@ -13,27 +13,44 @@ import { realHost, type HostSources } from '../host/host-sources.js';
 import { listArgument } from '../host/options.js';
 import { readMountinfo, type MountEntry } from './mountinfo.js';
 
-const PSEUDO = new Set('autofs bdev binfmt_misc bpf cgroup cgroup2 configfs cpuset debugfs devpts devtmpfs efivarfs fuse.portal fusectl hugetlbfs mqueue nsfs overlay pipefs proc pstore ramfs rpc_pipefs securityfs selinuxfs sockfs sysfs tracefs tmpfs'.split(' '));
+const PSEUDO = new Set(
+  'autofs bdev binfmt_misc bpf cgroup cgroup2 configfs cpuset debugfs devpts devtmpfs efivarfs fuse.portal fusectl hugetlbfs mqueue nsfs overlay pipefs proc pstore ramfs rpc_pipefs securityfs selinuxfs sockfs sysfs tracefs tmpfs'.split(
+    ' ',
+  ),
+);
 const SYSTEM_PATHS = ['/proc', '/sys', '/dev', '/run'];
 
 export function mountCheck(host: HostSources = realHost()): CheckDefinition {
   return {
     name: 'check_mount',
     title: 'Mounts',
-    description: 'Whether file systems are mounted, with the expected type and options, from /proc/1/mountinfo (or /proc/self/mountinfo).',
+    description:
+      'Whether file systems are mounted, with the expected type and options, from /proc/1/mountinfo (or /proc/self/mountinfo).',
     options: {
-      mount: { description: 'Mount point that must be mounted; comma list, may be repeated; default every real mount.', repeat: true },
-      options: { description: 'Options each checked mount must have, such as ro or rw,noexec (comma list); extra options are fine.' },
+      mount: {
+        description: 'Mount point that must be mounted; comma list, may be repeated; default every real mount.',
+        repeat: true,
+      },
+      options: {
+        description:
+          'Options each checked mount must have, such as ro or rw,noexec (comma list); extra options are fine.',
+      },
       fstype: { description: 'File system type each checked mount must have (case-insensitive).' },
     },
     vars: {
       mount: { kind: 'string', description: 'Mount point.' },
       device: { kind: 'string', description: 'Mounted device or source.' },
       fstype: { kind: 'string', description: 'File system type.' },
-      options: { kind: 'string', description: 'Mount and super-block options, comma list (bind added for a sub-tree mount).' },
+      options: {
+        kind: 'string',
+        description: 'Mount and super-block options, comma list (bind added for a sub-tree mount).',
+      },
       readonly: { kind: 'bool', description: 'True when mounted ro.' },
       mounted: { kind: 'bool', description: 'False for an expected mount point that is not mounted.' },
-      issues: { kind: 'string', description: "What is wrong: 'not mounted', 'missing options: …', 'fstype is X, expected Y'; empty when fine." },
+      issues: {
+        kind: 'string',
+        description: "What is wrong: 'not mounted', 'missing options: …', 'fstype is X, expected Y'; empty when fine.",
+      },
       has_issues: { kind: 'number', description: '1 when issues is not empty, else 0 (NSClient++ name).' },
     },
     defaults: {
@@ -56,13 +73,33 @@ export function mountCheck(host: HostSources = realHost()): CheckDefinition {
       const chosen = wanted.length > 0 ? wanted : [...byPoint.values()].filter(isReal).map((m) => m.mountPoint);
       return chosen.map((point): Values => {
         const m = byPoint.get(point);
-        if (!m) return { mount: point, device: '', fstype: '', options: '', readonly: false, mounted: false, issues: 'not mounted', has_issues: 1 };
+        if (!m)
+          return {
+            mount: point,
+            device: '',
+            fstype: '',
+            options: '',
+            readonly: false,
+            mounted: false,
+            issues: 'not mounted',
+            has_issues: 1,
+          };
         const problems: string[] = [];
         const missing = wantOptions.filter((o) => !m.options.includes(o));
         if (missing.length > 0) problems.push(`missing options: ${missing.join(', ')}`);
-        if (wantType !== undefined && wantType !== '' && m.fsType.toLowerCase() !== wantType) problems.push(`fstype is ${m.fsType}, expected ${wantType}`);
+        if (wantType !== undefined && wantType !== '' && m.fsType.toLowerCase() !== wantType)
+          problems.push(`fstype is ${m.fsType}, expected ${wantType}`);
         const issues = problems.join('; ');
-        return { mount: point, device: maskSecret(m.device), fstype: m.fsType, options: m.options.join(','), readonly: m.options.includes('ro'), mounted: true, issues, has_issues: issues === '' ? 0 : 1 };
+        return {
+          mount: point,
+          device: maskSecret(m.device),
+          fstype: m.fsType,
+          options: m.options.join(','),
+          readonly: m.options.includes('ro'),
+          mounted: true,
+          issues,
+          has_issues: issues === '' ? 0 : 1,
+        };
       });
     },
   };

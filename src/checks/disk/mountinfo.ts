@@ -25,11 +25,18 @@ export function parseMountinfo(text: string): MountEntry[] {
     const a = line.slice(0, dash).split(' ');
     const b = line.slice(dash + 3).split(' ');
     if (a.length < 6 || b.length < 2) continue;
-    const options = new Set((a[5]).split(','));
+    const options = new Set(a[5].split(','));
     for (const o of (b[2] ?? '').split(',')) if (o !== '' && o !== 'rw' && o !== 'ro') options.add(o);
     const root = unescape(a[3]);
     if (root !== '/') options.add('bind');
-    out.push({ mountPoint: unescape(a[4]), devId: a[2], root, fsType: b[0], device: unescape(b[1]), options: [...options] });
+    out.push({
+      mountPoint: unescape(a[4]),
+      devId: a[2],
+      root,
+      fsType: b[0],
+      device: unescape(b[1]),
+      options: [...options],
+    });
   }
   return out;
 }

@@ -26,9 +26,46 @@ export interface MountUsage extends Mount {
   error?: string;
 }
 
-const REMOTE = new Set(['nfs', 'nfs4', 'cifs', 'smb3', 'smbfs', 'sshfs', 'fuse.sshfs', 'glusterfs', 'ceph', '9p', 'afs', 'davfs', 'fuse.davfs']);
+const REMOTE = new Set([
+  'nfs',
+  'nfs4',
+  'cifs',
+  'smb3',
+  'smbfs',
+  'sshfs',
+  'fuse.sshfs',
+  'glusterfs',
+  'ceph',
+  '9p',
+  'afs',
+  'davfs',
+  'fuse.davfs',
+]);
 const RAM = new Set(['tmpfs', 'ramfs', 'devtmpfs']);
-const PSEUDO = new Set(['proc', 'sysfs', 'devpts', 'cgroup', 'cgroup2', 'securityfs', 'debugfs', 'tracefs', 'pstore', 'bpf', 'configfs', 'fusectl', 'mqueue', 'hugetlbfs', 'autofs', 'binfmt_misc', 'rpc_pipefs', 'nsfs', 'efivarfs', 'selinuxfs', 'overlay_ctl', 'squashfs']);
+const PSEUDO = new Set([
+  'proc',
+  'sysfs',
+  'devpts',
+  'cgroup',
+  'cgroup2',
+  'securityfs',
+  'debugfs',
+  'tracefs',
+  'pstore',
+  'bpf',
+  'configfs',
+  'fusectl',
+  'mqueue',
+  'hugetlbfs',
+  'autofs',
+  'binfmt_misc',
+  'rpc_pipefs',
+  'nsfs',
+  'efivarfs',
+  'selinuxfs',
+  'overlay_ctl',
+  'squashfs',
+]);
 
 /** Kind of a file system type: remote, ram, pseudo or fixed (everything else). */
 export function classify(fsType: string): MountUsage['kind'] {
@@ -44,7 +81,7 @@ export function parseMounts(text: string): Mount[] {
   for (const line of text.split('\n')) {
     const f = line.trim().split(/\s+/);
     if (f.length < 4) continue;
-    const m: Mount = { device: unescape(f[0]), mountPoint: unescape(f[1]), fsType: f[2], options: (f[3]).split(',') };
+    const m: Mount = { device: unescape(f[0]), mountPoint: unescape(f[1]), fsType: f[2], options: f[3].split(',') };
     byPoint.delete(m.mountPoint);
     byPoint.set(m.mountPoint, m);
   }
@@ -63,9 +100,24 @@ export async function mountUsage(want: (m: Mount) => boolean = () => true, file?
       const base = { ...m, kind: classify(m.fsType) };
       try {
         const s = await statfs(m.mountPoint);
-        return { ...base, size: s.blocks * s.bsize, freeTotal: s.bfree * s.bsize, available: s.bavail * s.bsize, inodes: s.files, inodesFree: s.ffree };
+        return {
+          ...base,
+          size: s.blocks * s.bsize,
+          freeTotal: s.bfree * s.bsize,
+          available: s.bavail * s.bsize,
+          inodes: s.files,
+          inodesFree: s.ffree,
+        };
       } catch (err) {
-        return { ...base, size: 0, freeTotal: 0, available: 0, inodes: 0, inodesFree: 0, error: (err as Error).message };
+        return {
+          ...base,
+          size: 0,
+          freeTotal: 0,
+          available: 0,
+          inodes: 0,
+          inodesFree: 0,
+          error: (err as Error).message,
+        };
       }
     }),
   );

@@ -56,13 +56,28 @@ export interface Compiled {
   readonly thresholds: readonly Threshold[];
 }
 
-const SIZE: Readonly<Record<string, number>> = { '': 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2, g: 1024 ** 3, gb: 1024 ** 3, t: 1024 ** 4, tb: 1024 ** 4 };
+const SIZE: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+};
 const TIME: Readonly<Record<string, number>> = { '': 1, ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 
 type Getter = (scope: Scope) => Scalar | undefined;
 
 /** Parse and compile; throws ExpressionError with the column of the first problem. */
-export function compileExpression(source: string, itemVars: Readonly<Record<string, VarDef>>, summaryVars: Readonly<Record<string, VarDef>>): Compiled {
+export function compileExpression(
+  source: string,
+  itemVars: Readonly<Record<string, VarDef>>,
+  summaryVars: Readonly<Record<string, VarDef>>,
+): Compiled {
   const tree = parseExpression(source);
   const c = new Compiler(itemVars, summaryVars);
   const test = c.node(tree);
@@ -96,7 +111,11 @@ class Compiler {
       case 'truthy': {
         const v = n.value as Extract<ValueNode, { type: 'var' }>;
         const def = this.lookup(v);
-        if (def.kind !== 'bool') throw new ExpressionError(`'${v.name}' is not a yes/no value; compare it with something (for example ${v.name} > 0)`, v.pos);
+        if (def.kind !== 'bool')
+          throw new ExpressionError(
+            `'${v.name}' is not a yes/no value; compare it with something (for example ${v.name} > 0)`,
+            v.pos,
+          );
         const get = this.getter(v);
         return (s) => Boolean(get(s));
       }
@@ -108,7 +127,8 @@ class Compiler {
       }
       case 'match': {
         const left = this.side(n.left, n.right);
-        if (left.kind !== 'string' || n.right.type !== 'str') throw new ExpressionError(`${n.kind} compares a text value with a quoted text`, n.pos);
+        if (left.kind !== 'string' || n.right.type !== 'str')
+          throw new ExpressionError(`${n.kind} compares a text value with a quoted text`, n.pos);
         const pattern = n.right.value;
         let re: { test(text: string): boolean };
         if (n.kind === 'regexp') {
@@ -137,7 +157,10 @@ class Compiler {
     const numeric = left.kind !== 'string' || right.kind !== 'string';
     if (numeric && (left.kind === 'string' || right.kind === 'string')) {
       const bad = r.type !== 'var' ? r : l.type !== 'var' ? l : r;
-      throw new ExpressionError(`cannot compare text with a number here (quote numbers meant as text, or compare a number value)`, bad.pos);
+      throw new ExpressionError(
+        `cannot compare text with a number here (quote numbers meant as text, or compare a number value)`,
+        bad.pos,
+      );
     }
     this.noteThreshold(op, l, r);
     const cmp = COMPARE[op];
@@ -180,7 +203,12 @@ class Compiler {
   }
 
   private noteThreshold(op: CompareOp, l: ValueNode, r: ValueNode): void {
-    const [name, num, flipped] = l.type === 'var' && r.type === 'num' ? [l, r, false] : r.type === 'var' && l.type === 'num' ? [r, l, true] : [undefined, undefined, false];
+    const [name, num, flipped] =
+      l.type === 'var' && r.type === 'num'
+        ? [l, r, false]
+        : r.type === 'var' && l.type === 'num'
+          ? [r, l, true]
+          : [undefined, undefined, false];
     if (!name || !num) return;
     const def = this.lookup(name);
     if (def.kind === 'date' || def.kind === 'string') return;
@@ -263,4 +291,11 @@ const COMPARE: Readonly<Record<CompareOp, (a: number | string, b: number | strin
   '<=': (a, b) => a <= b,
 };
 
-const FLIP: Readonly<Record<CompareOp, CompareOp>> = { '=': '=', '!=': '!=', '>': '<', '<': '>', '>=': '<=', '<=': '>=' };
+const FLIP: Readonly<Record<CompareOp, CompareOp>> = {
+  '=': '=',
+  '!=': '!=',
+  '>': '<',
+  '<': '>',
+  '>=': '<=',
+  '<=': '>=',
+};

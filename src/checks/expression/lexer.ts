@@ -95,7 +95,7 @@ export function tokenize(source: string): Token[] {
       // A leading minus is a sign (there is no subtraction): `written > -1h`.
       const m = /^(-?(?:\d+(?:\.\d+)?|\.\d+))([a-zA-Z%]*)/.exec(source.slice(i));
       if (!m) throw new ExpressionError(`unexpected character '${ch}'`, pos);
-      tokens.push({ kind: 'number', text: m[0], pos, value: Number(m[1]), suffix: (m[2]).toLowerCase() });
+      tokens.push({ kind: 'number', text: m[0], pos, value: Number(m[1]), suffix: m[2].toLowerCase() });
       i += m[0].length;
       continue;
     }

@@ -132,7 +132,8 @@ class Parser {
 
   private expect(kind: Token['kind'], what: string): Token {
     const t = this.next();
-    if (t.kind !== kind) throw new ExpressionError(`expected ${what}, found ${t.kind === 'end' ? 'the end' : `'${t.text}'`}`, t.pos);
+    if (t.kind !== kind)
+      throw new ExpressionError(`expected ${what}, found ${t.kind === 'end' ? 'the end' : `'${t.text}'`}`, t.pos);
     return t;
   }
 }

@@ -20,7 +20,12 @@ export function checkDummy(args: readonly string[]): Omit<QueryResult, 'command'
   if (args.length === 1 && /^(--)?help$/i.test(args[0])) return { result: 0, message: DUMMY_HELP, perf: [] };
   if (args.length === 0) return { result: 0, message: 'Dummy Check', perf: [] };
   const status = parseStatus(args[0]);
-  if (status === undefined) return { result: UNKNOWN, message: `check_dummy: cannot read the state '${args[0]}' (use 0-3, OK, WARNING, CRITICAL or UNKNOWN)`, perf: [] };
+  if (status === undefined)
+    return {
+      result: UNKNOWN,
+      message: `check_dummy: cannot read the state '${args[0]}' (use 0-3, OK, WARNING, CRITICAL or UNKNOWN)`,
+      perf: [],
+    };
   const text = args.slice(1).join(' ');
   return { result: status, message: text === '' ? 'Dummy Check' : text, perf: [] };
 }

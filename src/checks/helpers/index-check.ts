@@ -23,10 +23,24 @@ export interface IndexedQuery {
 /** The queries registered now (enabled), then those of the module table not registered (disabled), sorted by name. */
 export function queryIndex(registered: readonly QueryInfo[]): IndexedQuery[] {
   const rows = new Map<string, IndexedQuery>();
-  for (const q of registered) rows.set(q.name.toLowerCase(), { name: q.name, module: q.module, title: q.title, description: q.description, enabled: true });
+  for (const q of registered)
+    rows.set(q.name.toLowerCase(), {
+      name: q.name,
+      module: q.module,
+      title: q.title,
+      description: q.description,
+      enabled: true,
+    });
   for (const m of moduleTable()) {
     for (const name of m.queries) {
-      if (!rows.has(name.toLowerCase())) rows.set(name.toLowerCase(), { name, module: m.name, title: m.title, description: `${m.description} (enable ${m.name} in [/modules] to answer it)`, enabled: false });
+      if (!rows.has(name.toLowerCase()))
+        rows.set(name.toLowerCase(), {
+          name,
+          module: m.name,
+          title: m.title,
+          description: `${m.description} (enable ${m.name} in [/modules] to answer it)`,
+          enabled: false,
+        });
     }
   }
   return [...rows.values()].sort((a, b) => a.name.localeCompare(b.name));
@@ -36,7 +50,8 @@ export function indexCheck(list: () => readonly QueryInfo[]): CheckDefinition {
   return {
     name: 'check_index',
     title: 'List of queries',
-    description: 'Lists every query the agent knows, sorted by name, with its module, whether it is enabled (its module runs), title and description.',
+    description:
+      'Lists every query the agent knows, sorted by name, with its module, whether it is enabled (its module runs), title and description.',
     vars: {
       name: { kind: 'string', description: 'Query name.' },
       module: { kind: 'string', description: 'Module that answers it.' },

@@ -9,7 +9,11 @@ import { parseStatus, UNKNOWN, type QueryResult, type Status } from '../../core/
 import { splitCommandLine, CommandLineError } from '../../formats/script-command-line.js';
 import { linkSignals } from '../../abort-link.js';
 
-export type QueryFn = (command: string, args: readonly string[], options: { signal?: AbortSignal }) => Promise<QueryResult>;
+export type QueryFn = (
+  command: string,
+  args: readonly string[],
+  options: { signal?: AbortSignal },
+) => Promise<QueryResult>;
 
 const COMMAND_OPTIONS: Readonly<Record<string, OptionDef>> = {
   command: { description: 'The query to run.' },
@@ -25,9 +29,20 @@ export const NEGATE_OPTIONS: Readonly<Record<string, OptionDef>> = {
 };
 
 /** check_negate command=Q [arguments=A ...] [ok=S] [warning=S] [critical=S] [unknown=S]: maps the status, keeps message and perf. */
-export async function checkNegate(tokens: readonly string[], query: QueryFn, signal?: AbortSignal): Promise<QueryResult> {
+export async function checkNegate(
+  tokens: readonly string[],
+  query: QueryFn,
+  signal?: AbortSignal,
+): Promise<QueryResult> {
   return guard('check_negate', async () => {
-    const { args, command, inner } = commandArgs(tokens, NEGATE_OPTIONS, { o: 'ok', w: 'warning', c: 'critical', u: 'unknown', q: 'command', a: 'arguments' });
+    const { args, command, inner } = commandArgs(tokens, NEGATE_OPTIONS, {
+      o: 'ok',
+      w: 'warning',
+      c: 'critical',
+      u: 'unknown',
+      q: 'command',
+      a: 'arguments',
+    });
     const map: Partial<Record<Status, Status>> = {};
     for (const [i, key] of (['ok', 'warning', 'critical', 'unknown'] as const).entries()) {
       const v = args.get(key);
@@ -39,14 +54,21 @@ export async function checkNegate(tokens: readonly string[], query: QueryFn, sig
 }
 
 export const MULTI_OPTIONS: Readonly<Record<string, OptionDef>> = {
-  command: { description: 'A query with its arguments, as one command line (check_ok "all fine"); repeat for each query.', repeat: true },
+  command: {
+    description: 'A query with its arguments, as one command line (check_ok "all fine"); repeat for each query.',
+    repeat: true,
+  },
   separator: { description: 'Text between the messages.', default: ', ' },
   prefix: { description: 'Text before the messages.', default: '' },
   suffix: { description: 'Text after the messages.', default: '' },
 };
 
 /** check_multi command="Q ARGS" ...: runs each in turn; worst status (CRITICAL > WARNING > UNKNOWN > OK), joined messages, all perf. */
-export async function checkMulti(tokens: readonly string[], query: QueryFn, signal?: AbortSignal): Promise<QueryResult> {
+export async function checkMulti(
+  tokens: readonly string[],
+  query: QueryFn,
+  signal?: AbortSignal,
+): Promise<QueryResult> {
   return guard('check_multi', async () => {
     const args = parseArguments(tokens, MULTI_OPTIONS);
     const commands = args.all('command').filter((c) => c.trim() !== '');
@@ -75,9 +97,17 @@ export const TIMEOUT_OPTIONS: Readonly<Record<string, OptionDef>> = {
 };
 
 /** check_timeout command=Q timeout=S [return=STATUS]: the query's result, or `return` when it takes longer (the query is then aborted). */
-export async function checkTimeout(tokens: readonly string[], query: QueryFn, signal?: AbortSignal): Promise<QueryResult> {
+export async function checkTimeout(
+  tokens: readonly string[],
+  query: QueryFn,
+  signal?: AbortSignal,
+): Promise<QueryResult> {
   return guard('check_timeout', async () => {
-    const { args, command, inner } = commandArgs(tokens, TIMEOUT_OPTIONS, { q: 'command', a: 'arguments', t: 'timeout' });
+    const { args, command, inner } = commandArgs(tokens, TIMEOUT_OPTIONS, {
+      q: 'command',
+      a: 'arguments',
+      t: 'timeout',
+    });
     const seconds = numberArgument(args, 'timeout', 30, { min: 0.001, max: 86400 });
     const onTimeout = statusArgument('return', args.get('return') ?? 'UNKNOWN');
     const stop = new AbortController();
@@ -87,7 +117,12 @@ export async function checkTimeout(tokens: readonly string[], query: QueryFn, si
     const late = new Promise<QueryResult>((resolve) => {
       timer = setTimeout(() => {
         stop.abort(new Error('timed out'));
-        resolve({ command: 'check_timeout', result: onTimeout, message: `Command ${command} timed out after ${seconds} s`, perf: [] });
+        resolve({
+          command: 'check_timeout',
+          result: onTimeout,
+          message: `Command ${command} timed out after ${seconds} s`,
+          perf: [],
+        });
       }, seconds * 1000);
     });
     try {
@@ -113,7 +148,11 @@ function statusArgument(key: string, v: string): Status {
 }
 
 /** Split `... -- inner args` and parse the rest; short keys (o=, q=, ...) map to long ones. */
-function commandArgs(tokens: readonly string[], options: Readonly<Record<string, OptionDef>>, short: Readonly<Record<string, string>>): { args: CheckArguments; command: string; inner: string[] } {
+function commandArgs(
+  tokens: readonly string[],
+  options: Readonly<Record<string, OptionDef>>,
+  short: Readonly<Record<string, string>>,
+): { args: CheckArguments; command: string; inner: string[] } {
   const dash = tokens.indexOf('--');
   const own = (dash >= 0 ? tokens.slice(0, dash) : tokens).map((t) => {
     const eq = t.indexOf('=');
@@ -131,6 +170,11 @@ async function guard(name: string, fn: () => Promise<QueryResult>): Promise<Quer
   try {
     return await fn();
   } catch (err) {
-    return { command: name, result: UNKNOWN, message: err instanceof ArgumentError ? err.message : `${name} failed: ${(err as Error).message}`, perf: [] };
+    return {
+      command: name,
+      result: UNKNOWN,
+      message: err instanceof ArgumentError ? err.message : `${name} failed: ${(err as Error).message}`,
+      perf: [],
+    };
   }
 }

@@ -41,7 +41,13 @@ export interface HostSources {
 /** Runs a command in its own process group with a time limit (killed with its group), C locale, output capped at 4 MiB. */
 export const runHostCommand: CommandRunner = async (argv, options) => {
   const env = { ...(options.env ?? process.env), LC_ALL: 'C', LANG: 'C' };
-  const r = await runProgram({ argv, env, timeoutMs: options.timeoutMs, maxOutputBytes: 4 * 1024 * 1024, ...(options.signal ? { signal: options.signal } : {}) });
+  const r = await runProgram({
+    argv,
+    env,
+    timeoutMs: options.timeoutMs,
+    maxOutputBytes: 4 * 1024 * 1024,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const out: CommandOutcome = { code: r.code, stdout: r.stdout, stderr: r.stderr, timedOut: r.timedOut };
   if (r.error !== undefined) out.error = r.error;
   return out;

@@ -30,7 +30,12 @@ const IGNORED_FLAGS = new Set(['nsclient', 'perfdata']);
  * Split tokens by the known keys (lower-case). Unknown tokens go to `extra`
  * when the command takes them, else they are an error naming the token.
  */
-export function readLegacyTokens(command: string, tokens: readonly string[], known: readonly string[], takesExtra: boolean): LegacyTokens {
+export function readLegacyTokens(
+  command: string,
+  tokens: readonly string[],
+  known: readonly string[],
+  takesExtra: boolean,
+): LegacyTokens {
   const values = new Map<string, string[]>();
   const extra: string[] = [];
   const keys = new Set(known);
@@ -87,7 +92,14 @@ function addBound(bounds: Bounds, level: 'warn' | 'crit', expr: string): void {
  * optional key suffix, in NSClient++'s order: MaxWarn, MaxCrit, MinWarn,
  * MinCrit.
  */
-export function matchBounds(t: LegacyTokens, bounds: Bounds, upper: string, lower: string, suffix = '', strip = false): void {
+export function matchBounds(
+  t: LegacyTokens,
+  bounds: Bounds,
+  upper: string,
+  lower: string,
+  suffix = '',
+  strip = false,
+): void {
   const [maxWarn, maxCrit, minWarn, minCrit] = boundKeys(suffix);
   const first = (k: string): string | undefined => t.values.get(k)?.[0];
   const apply = (k: string, level: 'warn' | 'crit', name: string, op: string): void => {

@@ -10,7 +10,13 @@ import type { Core } from '../../core/core.js';
 import { ArgumentError } from '../arguments.js';
 import { runCheck, type CheckDefinition } from '../engine.js';
 import { UNKNOWN, type QueryResult } from '../../core/result.js';
-import { translateCheckCpu, translateCheckMem, translateCheckProcState, translateCheckServiceState, translateCheckUpTime } from './legacy-system.js';
+import {
+  translateCheckCpu,
+  translateCheckMem,
+  translateCheckProcState,
+  translateCheckServiceState,
+  translateCheckUpTime,
+} from './legacy-system.js';
 import { translateCheckDriveSize, translateCheckFile2, translateCheckFiles } from './legacy-disk.js';
 
 export interface LegacyCommand {
@@ -35,7 +41,12 @@ export const DISK_LEGACY: readonly LegacyCommand[] = [
 ];
 
 /** Answer a legacy command: translate, then run the modern check. `help` answers the modern check's help. */
-export async function runLegacy(legacy: LegacyCommand, def: CheckDefinition, tokens: readonly string[], signal?: AbortSignal): Promise<QueryResult> {
+export async function runLegacy(
+  legacy: LegacyCommand,
+  def: CheckDefinition,
+  tokens: readonly string[],
+  signal?: AbortSignal,
+): Promise<QueryResult> {
   if (tokens.some((t) => t.trim().toLowerCase() === 'help')) return runCheck(def, ['help'], signal);
   let modern: string[];
   try {
@@ -48,12 +59,22 @@ export async function runLegacy(legacy: LegacyCommand, def: CheckDefinition, tok
 }
 
 /** Register the legacy commands whose modern check is among `defs`; returns one function that unregisters them. */
-export function registerLegacy(core: Core, module: string, legacy: readonly LegacyCommand[], defs: readonly CheckDefinition[]): () => void {
+export function registerLegacy(
+  core: Core,
+  module: string,
+  legacy: readonly LegacyCommand[],
+  defs: readonly CheckDefinition[],
+): () => void {
   const undo: (() => void)[] = [];
   for (const l of legacy) {
     const def = defs.find((d) => d.name === l.target);
     if (!def) continue;
-    const info = { name: l.name, module, title: `${l.name} (NSClient++ legacy)`, description: `NSClient++'s legacy ${l.name} with its old arguments, translated to ${l.target} as NSClient++ does.` };
+    const info = {
+      name: l.name,
+      module,
+      title: `${l.name} (NSClient++ legacy)`,
+      description: `NSClient++'s legacy ${l.name} with its old arguments, translated to ${l.target} as NSClient++ does.`,
+    };
     undo.push(core.registerSimpleQuery(info, (args, call) => runLegacy(l, def, args, call.signal)));
   }
   return () => {

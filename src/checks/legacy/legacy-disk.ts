@@ -6,7 +6,15 @@
  * NSClient++", legacy commands.
  */
 import { ArgumentError } from '../arguments.js';
-import { boundKeys, boundTokens, matchBounds, quote, readLegacyTokens, showAll, type Bounds } from './legacy-arguments.js';
+import {
+  boundKeys,
+  boundTokens,
+  matchBounds,
+  quote,
+  readLegacyTokens,
+  showAll,
+  type Bounds,
+} from './legacy-arguments.js';
 
 /** NSClient++'s drive types as ours (FilterType=FIXED). */
 const DRIVE_TYPES: Readonly<Record<string, string>> = { fixed: 'fixed', remote: 'remote', ramdisk: 'ram', ram: 'ram' };
@@ -18,7 +26,18 @@ const DRIVE_TYPES: Readonly<Record<string, string>> = { fixed: 'fixed', remote: 
  * drive but the named ones; FilterType keeps drives of those types.
  */
 export function translateCheckDriveSize(tokens: readonly string[]): string[] {
-  const known = ['help', 'checkall', 'checkallothers', 'drive', 'filtertype', 'perf-unit', 'showall', ...boundKeys(), ...boundKeys('free'), ...boundKeys('used')];
+  const known = [
+    'help',
+    'checkall',
+    'checkallothers',
+    'drive',
+    'filtertype',
+    'perf-unit',
+    'showall',
+    ...boundKeys(),
+    ...boundKeys('free'),
+    ...boundKeys('used'),
+  ];
   const t = readLegacyTokens('CheckDriveSize', tokens, known, true);
   const bounds: Bounds = {};
   matchBounds(t, bounds, 'used', 'free');
@@ -37,7 +56,8 @@ export function translateCheckDriveSize(tokens: readonly string[]): string[] {
     if (drives.length > 0) clauses.push(`not ( drive in (${drives.map(quote).join(', ')}) )`);
   } else for (const d of drives) out.push(`drive=${d}`);
   const types = t.values.get('filtertype') ?? [];
-  if (types.length > 0) clauses.push(`type in (${types.map((x) => quote(DRIVE_TYPES[x.toLowerCase()] ?? x.toLowerCase())).join(', ')})`);
+  if (types.length > 0)
+    clauses.push(`type in (${types.map((x) => quote(DRIVE_TYPES[x.toLowerCase()] ?? x.toLowerCase())).join(', ')})`);
   if (clauses.length > 0) out.push(`filter=${clauses.join(' and ')}`);
   return out;
 }
@@ -62,14 +82,28 @@ const DEEPEST = '64';
  * of files, the old warn=/crit= too (`gt:5`); no file found is OK.
  */
 export function translateCheckFiles(tokens: readonly string[]): string[] {
-  const known = ['help', 'syntax', 'master-syntax', 'path', 'pattern', 'alias', 'debug', 'max-dir-depth', 'filter', 'warn', 'crit', ...boundKeys()];
+  const known = [
+    'help',
+    'syntax',
+    'master-syntax',
+    'path',
+    'pattern',
+    'alias',
+    'debug',
+    'max-dir-depth',
+    'filter',
+    'warn',
+    'crit',
+    ...boundKeys(),
+  ];
   const t = readLegacyTokens('CheckFiles', tokens, known, false);
   const bounds: Bounds = {};
   matchBounds(t, bounds, 'count', 'count');
   for (const level of ['warn', 'crit'] as const) {
     const v = t.values.get(level)?.[0];
     if (v === undefined || v === '') continue;
-    if (bounds[level] !== undefined) throw new ArgumentError(`CheckFiles: ${level}= and a Max/Min bound of the same level are not supported together`);
+    if (bounds[level] !== undefined)
+      throw new ArgumentError(`CheckFiles: ${level}= and a Max/Min bound of the same level are not supported together`);
     bounds[level] = `count ${v.replace(/:/g, ' ')}`;
   }
   const out = boundTokens(bounds);
@@ -108,13 +142,28 @@ export function translateCheckFile2(tokens: readonly string[]): string[] {
       continue;
     }
     const figure = FILE2_FIGURES[m[2].toLowerCase()];
-    if (!figure) throw new ArgumentError(`checkFile2: filter${m[1]}${m[2]} is not supported here (size and written are)`);
+    if (!figure)
+      throw new ArgumentError(`checkFile2: filter${m[1]}${m[2]} is not supported here (size and written are)`);
     const value = m[3].trim();
     const op = /^(>=|<=|!=|=|>|<)/.exec(value)?.[1] ?? '=';
     const expr = `${figure} ${op} ${value.slice(op === '=' && !value.startsWith('=') ? 0 : op.length).trim()}`;
     filters.push(m[1] === '-' ? `not ( ${expr} )` : `( ${expr} )`);
   }
-  const known = ['syntax', 'master-syntax', 'path', 'file', 'pattern', 'alias', 'debug', 'max-dir-depth', 'filter', 'truncate', 'ignore-errors', 'ignore-perf-data', ...boundKeys()];
+  const known = [
+    'syntax',
+    'master-syntax',
+    'path',
+    'file',
+    'pattern',
+    'alias',
+    'debug',
+    'max-dir-depth',
+    'filter',
+    'truncate',
+    'ignore-errors',
+    'ignore-perf-data',
+    ...boundKeys(),
+  ];
   const t = readLegacyTokens('checkFile2', rest, known, false);
   const paths = [...(t.values.get('path') ?? []), ...(t.values.get('file') ?? [])].filter((p) => p !== '');
   if (paths.length === 0) throw new ArgumentError('checkFile2: missing path argument');

@@ -7,7 +7,17 @@
  * the legacy command did not take either.
  */
 import { ArgumentError } from '../arguments.js';
-import { boundKeys, boundTokens, hasBounds, matchBounds, matchOldBounds, quote, readLegacyTokens, showAll, type Bounds } from './legacy-arguments.js';
+import {
+  boundKeys,
+  boundTokens,
+  hasBounds,
+  matchBounds,
+  matchOldBounds,
+  quote,
+  readLegacyTokens,
+  showAll,
+  type Bounds,
+} from './legacy-arguments.js';
 
 const NUMERIC = [...boundKeys(), 'warn', 'crit'];
 
@@ -48,7 +58,8 @@ export function translateCheckMem(tokens: readonly string[]): string[] {
     const type = raw.toLowerCase();
     if (type === 'physical') types.add('physical');
     else if (['page', 'paged', 'committed', 'swap', 'pagefile'].includes(type)) types.add('swap');
-    else if (type !== 'virtual') throw new ArgumentError(`checkMem: type=${raw} is not one of physical, committed, page, paged, virtual`);
+    else if (type !== 'virtual')
+      throw new ArgumentError(`checkMem: type=${raw} is not one of physical, committed, page, paged, virtual`);
   }
   if ((t.values.get('type') ?? []).length > 0 && types.size === 0) types.add('physical');
   for (const type of types) out.push(`type=${type}`);
@@ -81,7 +92,11 @@ function serviceState(word: string): string {
 export function translateCheckServiceState(tokens: readonly string[]): string[] {
   const t = readLegacyTokens('checkServiceState', tokens, ['help', 'checkall', 'exclude', 'showall'], true);
   const out = ['detail-syntax=${name}: ${state}'];
-  out.push(showAll(t) !== undefined ? 'top-syntax=${status}: ${list}' : 'top-syntax=${status}: ${crit_list} delayed (${warn_list})');
+  out.push(
+    showAll(t) !== undefined
+      ? 'top-syntax=${status}: ${list}'
+      : 'top-syntax=${status}: ${crit_list} delayed (${warn_list})',
+  );
   const clauses: string[] = [];
   for (const token of t.extra) {
     const eq = token.indexOf('=');
@@ -110,17 +125,28 @@ export function translateCheckProcState(tokens: readonly string[]): string[] {
   const named = t.extra
     .map((token) => {
       const eq = token.indexOf('=');
-      return { name: (eq < 0 ? token : token.slice(0, eq)).trim(), state: eq < 0 ? 'started' : token.slice(eq + 1).trim().toLowerCase() };
+      return {
+        name: (eq < 0 ? token : token.slice(0, eq)).trim(),
+        state:
+          eq < 0
+            ? 'started'
+            : token
+                .slice(eq + 1)
+                .trim()
+                .toLowerCase(),
+      };
     })
     .filter((p) => p.name !== '');
   for (const p of named) out.push(`process=${p.name}`);
   if (hasBounds(t, 'Count')) {
     out.push('detail-syntax=${name} : ${running}');
-    if (named.length > 0) out.push(`filter=${named.map((p) => `( name = ${quote(p.name)} and state = ${quote(p.state)} )`).join(' or ')}`);
+    if (named.length > 0)
+      out.push(`filter=${named.map((p) => `( name = ${quote(p.name)} and state = ${quote(p.state)} )`).join(' or ')}`);
     out.push(...boundTokens(bounds));
   } else {
     out.push('detail-syntax=${name} : ${state}');
-    if (named.length > 0) out.push(`crit=${named.map((p) => `( name = ${quote(p.name)} and state != ${quote(p.state)} )`).join(' or ')}`);
+    if (named.length > 0)
+      out.push(`crit=${named.map((p) => `( name = ${quote(p.name)} and state != ${quote(p.state)} )`).join(' or ')}`);
   }
   return out;
 }

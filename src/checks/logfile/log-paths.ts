@@ -52,9 +52,14 @@ export function isAllowed(real: string, allowed: readonly string[]): boolean {
  * or a glob whose folder is not allowed. A pattern that names nothing
  * answers an empty list.
  */
-export async function expandLogPattern(pattern: string, allowed: readonly string[], allowedText: string): Promise<string[]> {
+export async function expandLogPattern(
+  pattern: string,
+  allowed: readonly string[],
+  allowedText: string,
+): Promise<string[]> {
   if (!isAbsolute(pattern)) throw new LogPathError(`file=${pattern} is not an absolute path`);
-  const refused = (p: string): LogPathError => new LogPathError(`${p} is not under an allowed path (${allowedText}); see [/settings/logfile] allowed paths`);
+  const refused = (p: string): LogPathError =>
+    new LogPathError(`${p} is not under an allowed path (${allowedText}); see [/settings/logfile] allowed paths`);
   // A path outside the allowed folders is refused whether it exists or not: the answer never
   // tells a peer which files exist where it may not read.
   if (!GLOB_CHARS.test(pattern)) {

@@ -49,10 +49,19 @@ export class LogPositions {
       return (err as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : (err as Error).message;
     }
     try {
-      const saved = JSON.parse(text) as Record<string, { dev: number; ino: number; offset: number; lines: number; head: string }>;
+      const saved = JSON.parse(text) as Record<
+        string,
+        { dev: number; ino: number; offset: number; lines: number; head: string }
+      >;
       for (const [key, p] of Object.entries(saved)) {
         if (this.entries.has(key) || typeof p.offset !== 'number') continue;
-        this.entries.set(key, { dev: p.dev, ino: p.ino, offset: p.offset, lines: p.lines, head: Buffer.from(p.head, 'base64') });
+        this.entries.set(key, {
+          dev: p.dev,
+          ino: p.ino,
+          offset: p.offset,
+          lines: p.lines,
+          head: Buffer.from(p.head, 'base64'),
+        });
       }
       this.trim();
       return undefined;
@@ -65,7 +74,8 @@ export class LogPositions {
   flush(): string | undefined {
     if (!this.file || !this.dirty) return undefined;
     const out: Record<string, { dev: number; ino: number; offset: number; lines: number; head: string }> = {};
-    for (const [key, p] of this.entries) out[key] = { dev: p.dev, ino: p.ino, offset: p.offset, lines: p.lines, head: p.head.toString('base64') };
+    for (const [key, p] of this.entries)
+      out[key] = { dev: p.dev, ino: p.ino, offset: p.offset, lines: p.lines, head: p.head.toString('base64') };
     const tmp = `${this.file}.${process.pid}.tmp`;
     try {
       mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });

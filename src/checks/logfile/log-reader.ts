@@ -42,7 +42,12 @@ export interface ReadResult {
 
 const CHUNK = 64 * 1024;
 
-export async function readNewLines(path: string, previous: LogPosition | undefined, limits: ReadLimits, sink: LineSink): Promise<ReadResult> {
+export async function readNewLines(
+  path: string,
+  previous: LogPosition | undefined,
+  limits: ReadLimits,
+  sink: LineSink,
+): Promise<ReadResult> {
   const fh = await open(path, 'r');
   try {
     const st = await fh.stat({ bigint: false });
@@ -86,7 +91,12 @@ async function readHead(fh: FileHandle, n: number): Promise<Buffer> {
 }
 
 /** Find the rotated-away file (same device and inode) next to `path` and read what it got after our offset. */
-async function readRotatedRest(path: string, previous: LogPosition, limits: ReadLimits, sink: LineSink): Promise<string | undefined> {
+async function readRotatedRest(
+  path: string,
+  previous: LogPosition,
+  limits: ReadLimits,
+  sink: LineSink,
+): Promise<string | undefined> {
   const dir = dirname(path);
   let names: string[];
   try {
@@ -113,7 +123,15 @@ async function readRotatedRest(path: string, previous: LogPosition, limits: Read
 }
 
 /** Emit complete lines from `start`; answers the offset after the last line consumed. */
-async function readLines(fh: FileHandle, file: string, start: number, lineNo: number, budget: number, limits: ReadLimits, sink: LineSink): Promise<{ offset: number; lines: number; more: boolean }> {
+async function readLines(
+  fh: FileHandle,
+  file: string,
+  start: number,
+  lineNo: number,
+  budget: number,
+  limits: ReadLimits,
+  sink: LineSink,
+): Promise<{ offset: number; lines: number; more: boolean }> {
   const sep = limits.separator;
   const crlf = sep.length === 1 && sep[0] === 0x0a;
   let pos = start;
@@ -132,7 +150,10 @@ async function readLines(fh: FileHandle, file: string, start: number, lineNo: nu
     const { bytesRead } = await fh.read(chunk, 0, Math.min(CHUNK, Math.max(1, budget - (pos - start))), pos);
     if (bytesRead === 0) return { offset: consumed, lines, more: false };
     pos += bytesRead;
-    const data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : Buffer.from(chunk.subarray(0, bytesRead));
+    const data =
+      carry.length > 0
+        ? Buffer.concat([carry, chunk.subarray(0, bytesRead)])
+        : Buffer.from(chunk.subarray(0, bytesRead));
     const dataStart = pos - data.length;
     let from = 0;
     for (;;) {

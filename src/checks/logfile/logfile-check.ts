@@ -29,25 +29,50 @@ export interface LogfileSettings {
 export const MAX_COLUMNS = 32;
 
 const COLUMN_VARS: Record<string, VarDef> = Object.fromEntries(
-  Array.from({ length: MAX_COLUMNS }, (_, i) => [`column${i + 1}`, { kind: 'string', description: i === 0 ? 'First column of the line (split at column-split); one-based as in NSClient++. column2 ... column32 are the next ones; a missing column is empty.' : `Column ${i + 1} of the line.` } satisfies VarDef]),
+  Array.from({ length: MAX_COLUMNS }, (_, i) => [
+    `column${i + 1}`,
+    {
+      kind: 'string',
+      description:
+        i === 0
+          ? 'First column of the line (split at column-split); one-based as in NSClient++. column2 ... column32 are the next ones; a missing column is empty.'
+          : `Column ${i + 1} of the line.`,
+    } satisfies VarDef,
+  ]),
 );
 
 export function logfileCheck(settings: () => LogfileSettings, positions: LogPositions): CheckDefinition {
   return {
     name: 'check_logfile',
     title: 'Log files',
-    description: 'Lines written to log files since the last call on each file, with filters on the line and its columns; follows rotation (by inode) and truncation (copytruncate too). Only files under [/settings/logfile] allowed paths.',
+    description:
+      'Lines written to log files since the last call on each file, with filters on the line and its columns; follows rotation (by inode) and truncation (copytruncate too). Only files under [/settings/logfile] allowed paths.',
     options: {
       file: { description: 'A log file or glob (*, ?, [..], **); absolute; may be repeated.', repeat: true },
       files: { description: 'Comma list of log files or globs.', repeat: true },
-      bookmark: { description: "Name of a separate set of read positions (NSClient++'s option), so checks with different filters do not take each other's lines; bare or empty means the shared positions.", flag: true },
+      bookmark: {
+        description:
+          "Name of a separate set of read positions (NSClient++'s option), so checks with different filters do not take each other's lines; bare or empty means the shared positions.",
+        flag: true,
+      },
       'line-split': { description: 'Line separator; \\n, \\r\\n and \\t are understood.', default: '\\n' },
-      'column-split': { description: 'Column separator for column1, column2, ...; \\t for a tab, a single space splits at runs of blanks.', default: '\\t' },
-      'max-lines': { description: 'Matching lines kept per call at most (the newest); 0 means the [/settings/logfile] max lines limit.', default: '0' },
+      'column-split': {
+        description:
+          'Column separator for column1, column2, ...; \\t for a tab, a single space splits at runs of blanks.',
+        default: '\\t',
+      },
+      'max-lines': {
+        description:
+          'Matching lines kept per call at most (the newest); 0 means the [/settings/logfile] max lines limit.',
+        default: '0',
+      },
       'ignore-missing': { description: 'A file or glob that names no file is not an error.', flag: true },
     },
     vars: {
-      file: { kind: 'string', description: 'Path of the file the line comes from (the rotated-away file for lines it got before rotation).' },
+      file: {
+        kind: 'string',
+        description: 'Path of the file the line comes from (the rotated-away file for lines it got before rotation).',
+      },
       filename: { kind: 'string', description: 'Same as file.' },
       line: { kind: 'string', description: 'The line, without its separator.' },
       line_number: { kind: 'number', description: 'One-based number of the line in its file.' },
@@ -65,7 +90,8 @@ export function logfileCheck(settings: () => LogfileSettings, positions: LogPosi
     async collect(args, call) {
       const s = settings();
       const patterns = listArgument(args, 'file', 'files');
-      if (patterns.length === 0) throw new ArgumentError('check_logfile needs file=PATH (or files=A,B); globs are allowed');
+      if (patterns.length === 0)
+        throw new ArgumentError('check_logfile needs file=PATH (or files=A,B); globs are allowed');
       const maxLines = numberArgument(args, 'max-lines', 0, { min: 0 }) || s.maxLines;
       const kept = Math.min(maxLines, s.maxLines);
       const lineSplit = unescape(args.get('line-split') ?? '\\n');
@@ -94,15 +120,25 @@ export function logfileCheck(settings: () => LogfileSettings, positions: LogPosi
         if (call.signal.aborted) throw call.signal.reason;
         const key = `${bookmark}\u0000${file}`;
         await positions.exclusive(key, async () => {
-          const r = await readNewLines(file, positions.get(key), { separator, maxLineBytes: s.maxLineBytes, maxReadBytes: s.maxReadBytes }, (line, lineNumber, from) => {
-            total++;
-            const item: Record<string, string | number> = { file: from, filename: from, line, line_number: lineNumber };
-            const cols = split(line);
-            for (let i = 0; i < MAX_COLUMNS; i++) item[`column${i + 1}`] = cols[i] ?? '';
-            if (call.accepts && !call.accepts(item)) return;
-            items.push(item);
-            if (items.length >= kept * 2) items.splice(0, items.length - kept);
-          });
+          const r = await readNewLines(
+            file,
+            positions.get(key),
+            { separator, maxLineBytes: s.maxLineBytes, maxReadBytes: s.maxReadBytes },
+            (line, lineNumber, from) => {
+              total++;
+              const item: Record<string, string | number> = {
+                file: from,
+                filename: from,
+                line,
+                line_number: lineNumber,
+              };
+              const cols = split(line);
+              for (let i = 0; i < MAX_COLUMNS; i++) item[`column${i + 1}`] = cols[i] ?? '';
+              if (call.accepts && !call.accepts(item)) return;
+              items.push(item);
+              if (items.length >= kept * 2) items.splice(0, items.length - kept);
+            },
+          );
           positions.set(key, r.position);
         });
       }

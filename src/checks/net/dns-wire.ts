@@ -4,7 +4,17 @@
  * bounds-checked; a malformed reply is a DnsWireError, never a crash.
  */
 
-export const TYPES: Readonly<Record<string, number>> = { A: 1, NS: 2, CNAME: 5, SOA: 6, PTR: 12, MX: 15, TXT: 16, AAAA: 28, SRV: 33 };
+export const TYPES: Readonly<Record<string, number>> = {
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  SOA: 6,
+  PTR: 12,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+  SRV: 33,
+};
 const TYPE_NAMES = new Map(Object.entries(TYPES).map(([k, v]) => [v, k]));
 
 export const RCODES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED'] as const;
@@ -29,7 +39,10 @@ export interface DnsReply {
 
 /** A query for `name` of `type` with the given id; recursion desired unless `norec`. */
 export function encodeQuery(id: number, name: string, type: number, norec = false): Buffer {
-  const labels = name.replace(/\.$/, '').split('.').filter((l) => l !== '');
+  const labels = name
+    .replace(/\.$/, '')
+    .split('.')
+    .filter((l) => l !== '');
   const parts: Buffer[] = [];
   const header = Buffer.alloc(12);
   header.writeUInt16BE(id, 0);
@@ -103,7 +116,14 @@ export function decodeReply(buf: Buffer): DnsReply {
     answers.push({ name, type: TYPE_NAMES.get(type) ?? `TYPE${type}`, ttl, data: rdata(type, rd, len, readName) });
     at = rd + len;
   }
-  return { id: buf.readUInt16BE(0), rcode: RCODES[flags & 0x0f] ?? `RCODE${flags & 0x0f}`, truncated: (flags & 0x0200) !== 0, authoritative: (flags & 0x0400) !== 0, question, answers };
+  return {
+    id: buf.readUInt16BE(0),
+    rcode: RCODES[flags & 0x0f] ?? `RCODE${flags & 0x0f}`,
+    truncated: (flags & 0x0200) !== 0,
+    authoritative: (flags & 0x0400) !== 0,
+    question,
+    answers,
+  };
 
   function rdata(type: number, at: number, len: number, name: (p: number) => [string, number]): string {
     switch (type) {
@@ -147,7 +167,7 @@ function compressV6(full: string): string {
   const groups = full.split(':');
   let best = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== '0') {
       i++;
       continue;

@@ -74,22 +74,34 @@ export const NET_MAX_QUEUED = 256;
 export const MAX_TIMEOUT_MS = 600_000;
 
 export function timeoutOption(defaultMs: number): OptionDef {
-  return { description: 'Milliseconds each probe may take in all (name lookup, connect, TLS, send, receive); the step running when it passes is named.', default: String(defaultMs) };
+  return {
+    description:
+      'Milliseconds each probe may take in all (name lookup, connect, TLS, send, receive); the step running when it passes is named.',
+    default: String(defaultMs),
+  };
 }
 
-export const HOST_OPTION: OptionDef = { description: 'Host name or IP address to probe; repeatable, or several separated by commas (hosts= is the same).', repeat: true };
+export const HOST_OPTION: OptionDef = {
+  description: 'Host name or IP address to probe; repeatable, or several separated by commas (hosts= is the same).',
+  repeat: true,
+};
 
 /** The hosts of host= and hosts= (comma lists allowed); an empty list is an error. */
 export function hostArguments(args: CheckArguments, what = 'host'): string[] {
-  const hosts = [...args.all('host'), ...args.all('hosts')].flatMap((h) => h.split(',')).map((h) => h.trim()).filter(Boolean);
+  const hosts = [...args.all('host'), ...args.all('hosts')]
+    .flatMap((h) => h.split(','))
+    .map((h) => h.trim())
+    .filter(Boolean);
   if (hosts.length === 0) throw new ArgumentError(`${what}= is required`);
-  for (const h of hosts) if (h.startsWith('-') || /[\s\0/\\]/.test(h)) throw new ArgumentError(`${what}=${h} is not a host name or address`);
+  for (const h of hosts)
+    if (h.startsWith('-') || /[\s\0/\\]/.test(h)) throw new ArgumentError(`${what}=${h} is not a host name or address`);
   return hosts;
 }
 
 export function timeoutArgument(args: CheckArguments, defaultMs: number, net: NetContext): number {
   const ms = numberArgument(args, 'timeout', Math.min(defaultMs, net.maxTimeoutMs), { min: 1, max: MAX_TIMEOUT_MS });
-  if (ms > net.maxTimeoutMs) throw new ArgumentError(`timeout=${ms} is more than ${net.maxTimeoutMs} ms ([/settings/net] max timeout)`);
+  if (ms > net.maxTimeoutMs)
+    throw new ArgumentError(`timeout=${ms} is more than ${net.maxTimeoutMs} ms ([/settings/net] max timeout)`);
   return ms;
 }
 

@@ -12,7 +12,17 @@ import { linearPattern, type TextPattern } from '../../formats/linear-pattern.js
 import { ArgumentError, numberArgument } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
-import { Deadline, HOST_OPTION, TlsError, hostArguments, probeAll, since, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
+import {
+  Deadline,
+  HOST_OPTION,
+  TlsError,
+  hostArguments,
+  probeAll,
+  since,
+  timeoutArgument,
+  timeoutOption,
+  type NetContext,
+} from './net-context.js';
 import { resolveHost, type Family } from './resolve.js';
 
 const DEFAULT_TIMEOUT = 5000;
@@ -32,14 +42,18 @@ export function tcpCheck(net: NetContext): CheckDefinition {
   return {
     name: 'check_tcp',
     title: 'TCP port',
-    description: 'Connects to host:port (optionally TLS), optionally sends a text and matches the reply; times in milliseconds.',
+    description:
+      'Connects to host:port (optionally TLS), optionally sends a text and matches the reply; times in milliseconds.',
     options: {
       host: HOST_OPTION,
       hosts: HOST_OPTION,
       port: { description: 'TCP port (1-65535); required.' },
       timeout: timeoutOption(DEFAULT_TIMEOUT),
       send: { description: 'Text to send after connecting (\\r \\n \\t \\\\ are decoded).' },
-      expect: { description: 'Regular expression the reply must match (read until it matches, max-bytes arrive or the peer closes).' },
+      expect: {
+        description:
+          'Regular expression the reply must match (read until it matches, max-bytes arrive or the peer closes).',
+      },
       'max-bytes': { description: 'Most bytes of the reply to read.', default: '4096' },
       tls: { description: 'Speak TLS after connecting (the certificate is verified unless insecure).', flag: true },
       insecure: { description: 'With tls: accept any certificate.', flag: true },
@@ -50,7 +64,11 @@ export function tcpCheck(net: NetContext): CheckDefinition {
       host: { kind: 'string', description: 'The host as given.' },
       port: { kind: 'number', description: 'The port.' },
       address: { kind: 'string', description: 'The address connected to (empty when the name did not resolve).' },
-      result: { kind: 'string', description: "'ok', or what went wrong: timeout, refused, reset, unreachable, unresolved, mismatch, tls, error." },
+      result: {
+        kind: 'string',
+        description:
+          "'ok', or what went wrong: timeout, refused, reset, unreachable, unresolved, mismatch, tls, error.",
+      },
       message: { kind: 'string', description: 'What happened, in words.' },
       time: { kind: 'ms', description: 'Milliseconds for the whole probe (time > 1000, time > 2s).' },
       connect_time: { kind: 'ms', description: 'Milliseconds until the connection (and TLS handshake) stood.' },
@@ -86,7 +104,15 @@ export function tcpCheck(net: NetContext): CheckDefinition {
       };
       if (send !== undefined) base.send = unescape(send);
       if (expect) base.expect = expect;
-      return probeAll(net, 'check_tcp', hosts, timeoutMs, call.signal, (host, d) => probeTcp({ ...base, host }, d), (host, f, d) => ({ host, port, address: '', ...f, time: d.elapsed(), response: '' }));
+      return probeAll(
+        net,
+        'check_tcp',
+        hosts,
+        timeoutMs,
+        call.signal,
+        (host, d) => probeTcp({ ...base, host }, d),
+        (host, f, d) => ({ host, port, address: '', ...f, time: d.elapsed(), response: '' }),
+      );
     },
     perf: (item) => [
       { object: `${item.host}:${item.port}`, key: 'time', alias: `${item.host}:${item.port} time`, minimum: 0 },
@@ -102,17 +128,26 @@ export function unescape(text: string): string {
 /** One probe; resolves an item, rejects only when the deadline passes or the socket fails. */
 export async function probeTcp(p: TcpProbe, d: Deadline): Promise<Values> {
   const t0 = performance.now();
-  const { address } = await d.run('resolving the name', (signal) => resolveHost(p.host, { family: p.family, signal, timeoutMs: d.ms }));
+  const { address } = await d.run('resolving the name', (signal) =>
+    resolveHost(p.host, { family: p.family, signal, timeoutMs: d.ms }),
+  );
   let socket: Socket | undefined;
   try {
-    socket = await d.run(p.tls ? 'connecting and negotiating TLS' : 'connecting', (signal) => openSocket(p, address, signal));
+    socket = await d.run(p.tls ? 'connecting and negotiating TLS' : 'connecting', (signal) =>
+      openSocket(p, address, signal),
+    );
     const connectTime = since(t0);
     let response = '';
     let result = 'ok';
     let message = 'connected';
     if (p.send !== undefined || p.expect) {
       const s = socket;
-      if (p.send !== undefined) await d.run('sending', () => new Promise<void>((resolve, reject) => s.write(p.send as string, (err) => (err ? reject(err) : resolve()))));
+      if (p.send !== undefined)
+        await d.run(
+          'sending',
+          () =>
+            new Promise<void>((resolve, reject) => s.write(p.send as string, (err) => (err ? reject(err) : resolve()))),
+        );
       const reply = await d.run('reading the reply', () => readReply(s, p.expect, p.maxBytes));
       response = (reply.split(/\r?\n/)[0] ?? '').slice(0, 200);
       if (p.expect && !p.expect.test(reply)) {
@@ -120,22 +155,53 @@ export async function probeTcp(p: TcpProbe, d: Deadline): Promise<Values> {
         message = `reply does not match ${p.expect.source}: ${JSON.stringify(response)}`;
       } else message = p.expect ? `reply matches ${p.expect.source}` : 'connected, reply read';
     }
-    return { host: p.host, port: p.port, address, result, message, time: since(t0), connect_time: connectTime, response };
+    return {
+      host: p.host,
+      port: p.port,
+      address,
+      result,
+      message,
+      time: since(t0),
+      connect_time: connectTime,
+      response,
+    };
   } finally {
     socket?.destroy();
   }
 }
 
-const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'EADDRNOTAVAIL']);
+const SOCKET_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EADDRNOTAVAIL',
+]);
 
 /** Connect (and handshake); the socket is destroyed if the deadline fires first. */
-export function openSocket(p: Pick<TcpProbe, 'host' | 'port' | 'tls' | 'insecure'>, address: string, signal: AbortSignal, ca?: string): Promise<Socket> {
+export function openSocket(
+  p: Pick<TcpProbe, 'host' | 'port' | 'tls' | 'insecure'>,
+  address: string,
+  signal: AbortSignal,
+  ca?: string,
+): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const sock = p.tls
-      ? tlsConnect({ host: address, port: p.port, servername: isIP(p.host) ? '' : p.host, rejectUnauthorized: !p.insecure, ...(ca ? { ca } : {}) }, () => {
-          signal.removeEventListener('abort', stop);
-          resolve(sock);
-        })
+      ? tlsConnect(
+          {
+            host: address,
+            port: p.port,
+            servername: isIP(p.host) ? '' : p.host,
+            rejectUnauthorized: !p.insecure,
+            ...(ca ? { ca } : {}),
+          },
+          () => {
+            signal.removeEventListener('abort', stop);
+            resolve(sock);
+          },
+        )
       : tcpConnect({ host: address, port: p.port }, () => {
           signal.removeEventListener('abort', stop);
           resolve(sock);

@@ -8,7 +8,14 @@
  */
 import { createSocket } from 'node:dgram';
 
-export function udpExchange<T>(address: string, family: 4 | 6, port: number, signal: AbortSignal, request: () => Buffer, accept: (msg: Buffer) => T | undefined): Promise<T> {
+export function udpExchange<T>(
+  address: string,
+  family: 4 | 6,
+  port: number,
+  signal: AbortSignal,
+  request: () => Buffer,
+  accept: (msg: Buffer) => T | undefined,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const sock = createSocket(family === 6 ? 'udp6' : 'udp4');
     const close = (): void => {

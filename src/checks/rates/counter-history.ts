@@ -80,7 +80,12 @@ export class CounterHistory {
    * and read again. Both readings are kept for later calls. Throws what
    * `read` throws, or the signal's reason.
    */
-  async window(series: string, read: CounterReader, lookbackSeconds: number, signal?: AbortSignal): Promise<RateWindow> {
+  async window(
+    series: string,
+    read: CounterReader,
+    lookbackSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<RateWindow> {
     let current = await this.read(read);
     let base = this.baseline(series, current.at, lookbackSeconds * 1000);
     let sampledNow = false;
@@ -133,7 +138,8 @@ export class CounterHistory {
     this.series.set(series, list);
     const last = list[list.length - 1];
     if (force || !last || sample.at - last.at >= this.o.spacingMs) list.push(sample);
-    while (list.length > 0 && ((list[0]).at < sample.at - this.o.maxAgeMs || list.length > this.o.maxSamples)) list.shift();
+    while (list.length > 0 && (list[0].at < sample.at - this.o.maxAgeMs || list.length > this.o.maxSamples))
+      list.shift();
     while (this.series.size > this.o.maxSeries) this.series.delete(this.series.keys().next().value as string);
   }
 }
@@ -163,7 +169,10 @@ export function counterDelta(w: RateWindow, key: string): number | undefined {
  * `<object>.<counter>`; objectNames() gives the objects back. Object names
  * may contain dots (eth0.100); counter names may not.
  */
-export function flattenCounters<T extends { name: string }>(list: readonly T[], keys: readonly (keyof T & string)[]): Map<string, number> {
+export function flattenCounters<T extends { name: string }>(
+  list: readonly T[],
+  keys: readonly (keyof T & string)[],
+): Map<string, number> {
   const m = new Map<string, number>();
   for (const o of list) for (const k of keys) if (typeof o[k] === 'number') m.set(`${o.name}.${k}`, o[k]);
   return m;

@@ -16,25 +16,40 @@ import { UNKNOWN, type QueryResult } from '../../core/result.js';
 import { CommandLineError, expandArguments } from '../../formats/script-command-line.js';
 import type { AliasDefinition } from '../../formats/alias-command.js';
 
-export type AliasQueryFn = (command: string, args: readonly string[], options: { signal: AbortSignal }) => Promise<QueryResult>;
+export type AliasQueryFn = (
+  command: string,
+  args: readonly string[],
+  options: { signal: AbortSignal },
+) => Promise<QueryResult>;
 
 /**
  * Run the alias: expand the caller's arguments into its words, run the
  * target query through the core, and answer its result under the alias's
  * name. Never throws.
  */
-export async function runAlias(alias: AliasDefinition, args: readonly string[], query: AliasQueryFn, signal: AbortSignal): Promise<QueryResult> {
+export async function runAlias(
+  alias: AliasDefinition,
+  args: readonly string[],
+  query: AliasQueryFn,
+  signal: AbortSignal,
+): Promise<QueryResult> {
   let words: string[];
   try {
     words = expandArguments(alias.words, args, alias.policy);
   } catch (err) {
-    if (err instanceof CommandLineError) return { command: alias.name, result: UNKNOWN, message: `${alias.name}: ${err.message}`, perf: [] };
+    if (err instanceof CommandLineError)
+      return { command: alias.name, result: UNKNOWN, message: `${alias.name}: ${err.message}`, perf: [] };
     throw err;
   }
   try {
     const result = await query(alias.target, words, { signal });
     return { ...result, command: alias.name };
   } catch (err) {
-    return { command: alias.name, result: UNKNOWN, message: `${alias.name}: ${alias.target} failed: ${err instanceof Error ? err.message : String(err)}`, perf: [] };
+    return {
+      command: alias.name,
+      result: UNKNOWN,
+      message: `${alias.name}: ${alias.target} failed: ${err instanceof Error ? err.message : String(err)}`,
+      perf: [],
+    };
   }
 }

@@ -27,8 +27,10 @@ export const DEFAULT_ALIASES: Readonly<Record<string, string>> = {
   alias_process: `check_process "process=$ARG1$" "crit=state != 'started'"`,
   alias_process_stopped: `check_process "process=$ARG1$" "crit=state != 'stopped'"`,
   alias_process_count: 'check_process "process=$ARG1$" "warn=count > $ARG2$" "crit=count > $ARG3$"',
-  alias_file_size: 'check_files "path=$ARG1$" "crit=size > $ARG2$" "top-syntax=${list}" "detail-syntax=${name} ${size}" max-depth=10',
-  alias_file_age: 'check_files "path=$ARG1$" "crit=written > $ARG2$" "top-syntax=${list}" "detail-syntax=${name} ${written}" max-depth=10',
+  alias_file_size:
+    'check_files "path=$ARG1$" "crit=size > $ARG2$" "top-syntax=${list}" "detail-syntax=${name} ${size}" max-depth=10',
+  alias_file_age:
+    'check_files "path=$ARG1$" "crit=written > $ARG2$" "top-syntax=${list}" "detail-syntax=${name} ${written}" max-depth=10',
 };
 
 /** NSClient++ defaults that are not defined here, with the reason. */

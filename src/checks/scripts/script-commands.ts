@@ -45,7 +45,12 @@ export async function scriptCommand(args: readonly string[], store: ScriptStore)
     const opts = parseOptions(rest);
     switch (verb) {
       case 'list':
-        return { result: 0, message: JSON.stringify(opts.flags.has('all') ? await listFiles(store.root()) : [...store.scripts().keys()].sort()) };
+        return {
+          result: 0,
+          message: JSON.stringify(
+            opts.flags.has('all') ? await listFiles(store.root()) : [...store.scripts().keys()].sort(),
+          ),
+        };
       case 'show':
         return await show(need(opts, 'script'), store);
       case 'add':
@@ -74,10 +79,12 @@ async function show(name: string, store: ScriptStore): Promise<ExecAnswer> {
 
 async function add(name: string, b64: string, store: ScriptStore): Promise<ExecAnswer> {
   const clean = b64.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) throw new RequestError('Invalid content: not base64');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1)
+    throw new RequestError('Invalid content: not base64');
   const path = await pathUnderRoot(store.root(), name);
   const stem = basename(path, extname(path));
-  if (stem === '' || stem.startsWith('.')) throw new RequestError(`Invalid script name: '${basename(path)}' has no name before its extension`);
+  if (stem === '' || stem.startsWith('.'))
+    throw new RequestError(`Invalid script name: '${basename(path)}' has no name before its extension`);
   const existing = await stat(path).catch(() => undefined);
   if (existing?.isDirectory()) throw new RequestError(`Invalid script name: ${name} is a folder`);
   await mkdir(dirname(path), { recursive: true });
@@ -91,7 +98,10 @@ async function remove(name: string, store: ScriptStore): Promise<ExecAnswer> {
   const configured = findConfigured(store, name);
   if (configured) {
     await store.removeEntry(configured[0]);
-    return { result: 0, message: `Script definition has been removed don't forget to delete any artifact for: ${configured[0]}` };
+    return {
+      result: 0,
+      message: `Script definition has been removed don't forget to delete any artifact for: ${configured[0]}`,
+    };
   }
   const path = await pathUnderRoot(store.root(), name);
   const st = await stat(path).catch(() => undefined);
@@ -143,7 +153,8 @@ async function writeNoFollow(path: string, data: Buffer, name: string): Promise<
   try {
     fh = await open(path, flags, 0o755);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RequestError(`Invalid script name: ${name} is a symbolic link`);
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new RequestError(`Invalid script name: ${name} is a symbolic link`);
     throw err;
   }
   try {

@@ -11,7 +11,13 @@ import { basename, isAbsolute } from 'node:path';
 import { relativeInside } from '../../path-inside.js';
 import { splitOutput, statusFromExitCode, UNKNOWN, type QueryResult } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
-import { CommandLineError, expandArguments, resolveProgram, splitCommandLine, type ArgumentPolicy } from '../../formats/script-command-line.js';
+import {
+  CommandLineError,
+  expandArguments,
+  resolveProgram,
+  splitCommandLine,
+  type ArgumentPolicy,
+} from '../../formats/script-command-line.js';
 import { countRefused, observeScript } from '../../core/work-counters.js';
 import { QueueFullError, type Limiter } from './limiter.js';
 import type { RunOptions, RunOutcome } from './run-types.js';
@@ -29,15 +35,28 @@ export interface ScriptSettings extends ArgumentPolicy {
  * wrapped script's template filled in). `run` starts the process: the
  * module's ScriptSpawner, else the agent's shared one.
  */
-export async function runConfiguredScript(name: string, commandLine: string | readonly string[], args: readonly string[], settings: ScriptSettings, limiter: Limiter, signal?: AbortSignal, run: (options: RunOptions) => Promise<RunOutcome> = runProgram): Promise<QueryResult> {
+export async function runConfiguredScript(
+  name: string,
+  commandLine: string | readonly string[],
+  args: readonly string[],
+  settings: ScriptSettings,
+  limiter: Limiter,
+  signal?: AbortSignal,
+  run: (options: RunOptions) => Promise<RunOutcome> = runProgram,
+): Promise<QueryResult> {
   let argv: string[];
   try {
-    argv = expandArguments(typeof commandLine === 'string' ? splitCommandLine(commandLine) : commandLine, args, settings);
+    argv = expandArguments(
+      typeof commandLine === 'string' ? splitCommandLine(commandLine) : commandLine,
+      args,
+      settings,
+    );
   } catch (err) {
     if (err instanceof CommandLineError) return { command: name, result: UNKNOWN, message: err.message, perf: [] };
     throw err;
   }
-  if (argv.length === 0) return { command: name, result: UNKNOWN, message: `Script ${name} has an empty command line`, perf: [] };
+  if (argv.length === 0)
+    return { command: name, result: UNKNOWN, message: `Script ${name} has an empty command line`, perf: [] };
   argv[0] = resolveProgram(argv[0], settings.root);
   let outcome;
   // The time spent waiting for a slot counts against the script's timeout: the caller waits for both.
@@ -46,25 +65,69 @@ export async function runConfiguredScript(name: string, commandLine: string | re
   const queueDeadline = AbortSignal.timeout(timeoutMs);
   const waiting = linkSignals(...(signal ? [signal, queueDeadline] : [queueDeadline]));
   try {
-    outcome = await limiter.run(() => run({ argv, cwd: existingDir(settings.root), timeoutMs: Math.max(1, timeoutMs - (performance.now() - started)), ...(signal ? { signal } : {}) }), waiting.signal);
+    outcome = await limiter.run(
+      () =>
+        run({
+          argv,
+          cwd: existingDir(settings.root),
+          timeoutMs: Math.max(1, timeoutMs - (performance.now() - started)),
+          ...(signal ? { signal } : {}),
+        }),
+      waiting.signal,
+    );
   } catch (err) {
     if (err instanceof QueueFullError) {
       countRefused('CheckExternalScripts');
-      return { command: name, result: UNKNOWN, message: `Script ${name} refused: ${err.message} ([/settings/external scripts] max queued)`, perf: [] };
+      return {
+        command: name,
+        result: UNKNOWN,
+        message: `Script ${name} refused: ${err.message} ([/settings/external scripts] max queued)`,
+        perf: [],
+      };
     }
-    if (queueDeadline.aborted && !signal?.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s (waiting for a free slot)`, perf: [] };
+    if (queueDeadline.aborted && !signal?.aborted)
+      return {
+        command: name,
+        result: UNKNOWN,
+        message: `Script ${name} timed out after ${settings.timeoutSeconds} s (waiting for a free slot)`,
+        perf: [],
+      };
     return { command: name, result: UNKNOWN, message: `Script ${name} did not run: ${errorMessage(err)}`, perf: [] };
   } finally {
     waiting.release();
   }
-  observeScript(name, outcome.durationMs / 1000, outcome.error !== undefined ? 'not started' : outcome.timedOut ? 'timeout' : outcome.aborted ? 'stopped' : 'exited');
-  if (outcome.error !== undefined) return { command: name, result: UNKNOWN, message: `Failed to run ${name} (${shownProgram(argv[0], settings.root)}): ${outcome.error}`, perf: [] };
-  if (outcome.timedOut) return { command: name, result: UNKNOWN, message: `Script ${name} timed out after ${settings.timeoutSeconds} s`, perf: [] };
+  observeScript(
+    name,
+    outcome.durationMs / 1000,
+    outcome.error !== undefined ? 'not started' : outcome.timedOut ? 'timeout' : outcome.aborted ? 'stopped' : 'exited',
+  );
+  if (outcome.error !== undefined)
+    return {
+      command: name,
+      result: UNKNOWN,
+      message: `Failed to run ${name} (${shownProgram(argv[0], settings.root)}): ${outcome.error}`,
+      perf: [],
+    };
+  if (outcome.timedOut)
+    return {
+      command: name,
+      result: UNKNOWN,
+      message: `Script ${name} timed out after ${settings.timeoutSeconds} s`,
+      perf: [],
+    };
   if (outcome.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} was stopped`, perf: [] };
   const text = outcome.stdout.trim() !== '' ? outcome.stdout : outcome.stderr;
-  const { message, perf } = text.trim() === '' ? { message: `No output available from command (${name}).`, perf: [] } : splitOutput(text.replace(/\s+$/, ''));
+  const { message, perf } =
+    text.trim() === ''
+      ? { message: `No output available from command (${name}).`, perf: [] }
+      : splitOutput(text.replace(/\s+$/, ''));
   const status = outcome.code === null ? UNKNOWN : statusFromExitCode(outcome.code);
-  const why = outcome.code === null ? ` (killed by ${outcome.signal})` : status === UNKNOWN && outcome.code > 3 ? ` (exit code ${outcome.code})` : '';
+  const why =
+    outcome.code === null
+      ? ` (killed by ${outcome.signal})`
+      : status === UNKNOWN && outcome.code > 3
+        ? ` (exit code ${outcome.code})`
+        : '';
   return { command: name, result: status, message: why ? `${message}${why}` : message, perf };
 }
 

@@ -29,7 +29,18 @@ import { constants } from 'node:os';
 
 export type Reply =
   | { kind: 'started'; id: number; pid: number }
-  | { kind: 'done'; id: number; code: number | null; signal: NodeJS.Signals | null; timedOut: boolean; aborted: boolean; truncated: boolean; errno?: string; stdout: Buffer; stderr: Buffer };
+  | {
+      kind: 'done';
+      id: number;
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      timedOut: boolean;
+      aborted: boolean;
+      truncated: boolean;
+      errno?: string;
+      stdout: Buffer;
+      stderr: Buffer;
+    };
 
 /** Largest reply accepted: two capped streams and the header. */
 export function maxReply(maxOutputBytes: number): number {
@@ -41,8 +52,23 @@ export function maxReply(maxOutputBytes: number): number {
  * the environment already encoded by envBlock. The strings must hold no
  * NUL (checked by the caller).
  */
-export function runRequest(id: number, timeoutMs: number, maxBytes: number, cwd: string, argv: readonly string[], env: Buffer): Buffer {
-  const head = ['R', String(id), String(Math.max(0, Math.ceil(timeoutMs))), String(maxBytes), cwd, String(argv.length), ...argv].join('\0');
+export function runRequest(
+  id: number,
+  timeoutMs: number,
+  maxBytes: number,
+  cwd: string,
+  argv: readonly string[],
+  env: Buffer,
+): Buffer {
+  const head = [
+    'R',
+    String(id),
+    String(Math.max(0, Math.ceil(timeoutMs))),
+    String(maxBytes),
+    cwd,
+    String(argv.length),
+    ...argv,
+  ].join('\0');
   const n = Buffer.byteLength(head);
   const out = Buffer.allocUnsafe(4 + n + env.length);
   out.writeUInt32BE(n + env.length, 0);

@@ -17,7 +17,9 @@ export const C_SPAWNER = join(PACKAGE_ROOT, 'dist/bin/script-spawner');
 export function spawnerProgram(program?: string): string | { none: string } {
   const file = program ?? C_SPAWNER;
   if (program !== undefined || executable(file)) return file;
-  return { none: `no script spawner at ${C_SPAWNER}: npm run build builds it (it needs a C compiler: apt-get install gcc); the package ships it` };
+  return {
+    none: `no script spawner at ${C_SPAWNER}: npm run build builds it (it needs a C compiler: apt-get install gcc); the package ships it`,
+  };
 }
 
 function executable(file: string): boolean {

@@ -90,7 +90,12 @@ export class ScriptSpawner {
     const started = Date.now();
     if (options.argv.length === 0) return Promise.resolve(failed('empty command line', started));
     const env = options.env === undefined || options.env === process.env ? this.ownEnv() : envBlock(options.env);
-    const bad = 'bad' in env ? `the environment variable ${env.bad} holds a NUL character` : [...options.argv, options.cwd ?? ''].some((w) => w.includes('\0')) ? 'a word of the command line holds a NUL character' : undefined;
+    const bad =
+      'bad' in env
+        ? `the environment variable ${env.bad} holds a NUL character`
+        : [...options.argv, options.cwd ?? ''].some((w) => w.includes('\0'))
+          ? 'a word of the command line holds a NUL character'
+          : undefined;
     if (bad !== undefined || 'bad' in env) return Promise.resolve(failed(bad ?? '', started));
     const helper = this.helper ?? this.start();
     if (!helper) return Promise.resolve(failed(this.missing ?? 'no script spawner', started));
@@ -163,7 +168,12 @@ export class ScriptSpawner {
     });
     proc.once('spawn', () => {
       this.missing = undefined;
-      this.log('info', this.announced ? `script spawner started again (pid ${proc.pid})` : `programs are started by the script spawner (${program}, pid ${proc.pid})`);
+      this.log(
+        'info',
+        this.announced
+          ? `script spawner started again (pid ${proc.pid})`
+          : `programs are started by the script spawner (${program}, pid ${proc.pid})`,
+      );
       this.announced = true;
     });
     // 'close', not 'exit': the replies it wrote before exiting are read first.
@@ -202,13 +212,25 @@ export class ScriptSpawner {
     const why = signal ? `killed by ${signal}` : `exit code ${code}`;
     const detail = helper.stderr.trim() === '' ? '' : `: ${helper.stderr.trim().split('\n')[0]}`;
     if (!helper.stopping) {
-      this.log('warning', `script spawner (pid ${helper.proc.pid}) exited (${why})${detail}; ${helper.pending.size} running script(s) answered with an error, the next run starts a new one`);
+      this.log(
+        'warning',
+        `script spawner (pid ${helper.proc.pid}) exited (${why})${detail}; ${helper.pending.size} running script(s) answered with an error, the next run starts a new one`,
+      );
     }
     for (const p of helper.pending.values()) {
       p.signal?.removeEventListener('abort', p.onAbort as () => void);
       if (p.pid !== undefined) killGroup(p.pid);
-      if (helper.stopping && p.signal?.aborted) p.resolve({ ...failed('', p.started), error: undefined, aborted: true, signal: 'SIGKILL' });
-      else p.resolve(failed(helper.stopping ? 'the script spawner was stopped; its process group was killed' : `the script spawner exited (${why}) while it ran; its process group was killed`, p.started));
+      if (helper.stopping && p.signal?.aborted)
+        p.resolve({ ...failed('', p.started), error: undefined, aborted: true, signal: 'SIGKILL' });
+      else
+        p.resolve(
+          failed(
+            helper.stopping
+              ? 'the script spawner was stopped; its process group was killed'
+              : `the script spawner exited (${why}) while it ran; its process group was killed`,
+            p.started,
+          ),
+        );
     }
     helper.pending.clear();
   }
@@ -223,7 +245,10 @@ export class ScriptSpawner {
   private setRef(helper: Helper, on: boolean): void {
     if (helper.refd === on) return;
     helper.refd = on;
-    const streams = [helper.proc.stdout, helper.proc.stderr, helper.proc.stdin] as unknown as { ref?(): void; unref?(): void }[];
+    const streams = [helper.proc.stdout, helper.proc.stderr, helper.proc.stdin] as unknown as {
+      ref?(): void;
+      unref?(): void;
+    }[];
     for (const s of streams) {
       if (on) s.ref?.();
       else s.unref?.();
@@ -234,7 +259,17 @@ export class ScriptSpawner {
 }
 
 function failed(error: string, started: number): RunOutcome {
-  return { code: null, signal: null, timedOut: false, aborted: false, stdout: '', stderr: '', truncated: false, error, durationMs: Date.now() - started };
+  return {
+    code: null,
+    signal: null,
+    timedOut: false,
+    aborted: false,
+    stdout: '',
+    stderr: '',
+    truncated: false,
+    error,
+    durationMs: Date.now() - started,
+  };
 }
 
 function killGroup(pid: number): void {

@@ -33,7 +33,7 @@ export function countSocketStates(text: string): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(STATE_NAMES.map((s) => [s, 0]));
   const lines = text.split('\n');
   for (let i = 1; i < lines.length; i++) {
-    const f = (lines[i]).trim().split(/\s+/);
+    const f = lines[i].trim().split(/\s+/);
     if (f.length < 4) continue;
     const name = TCP_STATES[Number.parseInt(f[3], 16)];
     if (name) out[name] = (out[name] ?? 0) + 1;
@@ -42,13 +42,22 @@ export function countSocketStates(text: string): Record<string, number> {
 }
 
 export function connectionsCheck(host: HostSources = realHost()): CheckDefinition {
-  const stateVars: Record<string, VarDef> = Object.fromEntries(STATE_NAMES.map((s) => [s, { kind: 'number', description: `Sockets in state ${s.toUpperCase()}${s === 'close' ? ' (for UDP: unconnected sockets)' : ''}.` } satisfies VarDef]));
+  const stateVars: Record<string, VarDef> = Object.fromEntries(
+    STATE_NAMES.map((s) => [
+      s,
+      {
+        kind: 'number',
+        description: `Sockets in state ${s.toUpperCase()}${s === 'close' ? ' (for UDP: unconnected sockets)' : ''}.`,
+      } satisfies VarDef,
+    ]),
+  );
   return {
     name: 'check_connections',
     title: 'Connections',
-    description: 'TCP and UDP sockets per state, per protocol and address family (rows tcp/udp × ipv4/ipv6, tcp and udp over both families, and the total), from /proc/net.',
+    description:
+      'TCP and UDP sockets per state, per protocol and address family (rows tcp/udp × ipv4/ipv6, tcp and udp over both families, and the total), from /proc/net.',
     vars: {
-      protocol: { kind: 'string', description: "tcp, udp or total (both)." },
+      protocol: { kind: 'string', description: 'tcp, udp or total (both).' },
       inet: { kind: 'string', description: 'ipv4, ipv6 or all.' },
       total: { kind: 'number', description: 'Sockets in the row.' },
       total_connections: { kind: 'number', description: 'Same as total (NSClient++ name).' },
@@ -59,20 +68,25 @@ export function connectionsCheck(host: HostSources = realHost()): CheckDefinitio
       warning: 'total > 1000',
       critical: 'total > 2000',
       topSyntax: '${status}: ${list}',
-      detailSyntax: '${protocol} ${inet}: ${total} (listen ${listen}, established ${established}, time_wait ${time_wait})',
+      detailSyntax:
+        '${protocol} ${inet}: ${total} (listen ${listen}, established ${established}, time_wait ${time_wait})',
       emptySyntax: '%(status): No connections found',
       emptyState: 'unknown',
     },
     async collect() {
       const rows: Values[] = [];
-      const sum = (list: Record<string, number>[]): Record<string, number> => Object.fromEntries(STATE_NAMES.map((s) => [s, list.reduce((a, r) => a + (r[s] ?? 0), 0)]));
+      const sum = (list: Record<string, number>[]): Record<string, number> =>
+        Object.fromEntries(STATE_NAMES.map((s) => [s, list.reduce((a, r) => a + (r[s] ?? 0), 0)]));
       const row = (protocol: string, inet: string, counts: Record<string, number>): Values => {
         const total = STATE_NAMES.reduce((a, s) => a + (counts[s] ?? 0), 0);
         return { protocol, inet, total, total_connections: total, ...counts };
       };
       const per: Record<string, Record<string, number>[]> = { tcp: [], udp: [] };
       for (const protocol of ['tcp', 'udp'] as const) {
-        for (const [inet, file] of [['ipv4', protocol], ['ipv6', `${protocol}6`]] as const) {
+        for (const [inet, file] of [
+          ['ipv4', protocol],
+          ['ipv6', `${protocol}6`],
+        ] as const) {
           const path = join(host.proc, 'net', file);
           const text = await readFile(path, 'utf8').catch((err: unknown) => {
             const e = err as NodeJS.ErrnoException;
@@ -90,7 +104,12 @@ export function connectionsCheck(host: HostSources = realHost()): CheckDefinitio
     },
     perf: (item) => {
       const prefix = item.protocol === 'total' ? '' : `${item.protocol}_${item.inet}_`;
-      return ['total', ...STATE_NAMES].map((k) => ({ object: `${item.protocol} ${item.inet}`, key: k, alias: `${prefix}${k}`, minimum: 0 }));
+      return ['total', ...STATE_NAMES].map((k) => ({
+        object: `${item.protocol} ${item.inet}`,
+        key: k,
+        alias: `${prefix}${k}`,
+        minimum: 0,
+      }));
     },
   };
 }

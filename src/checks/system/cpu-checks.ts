@@ -15,14 +15,23 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
   return {
     name: 'check_cpu',
     title: 'CPU utilisation',
-    description: 'CPU utilisation in percent over time windows (default 5s, 1m, 5m), per core and in total, from a background sampler of /proc/stat.',
+    description:
+      'CPU utilisation in percent over time windows (default 5s, 1m, 5m), per core and in total, from a background sampler of /proc/stat.',
     options: {
-      time: { description: `A window to report, such as 5s, 1m or 5m (at most ${maxWindowSeconds}s); may be repeated.`, default: '5s, 1m, 5m', repeat: true },
+      time: {
+        description: `A window to report, such as 5s, 1m or 5m (at most ${maxWindowSeconds}s); may be repeated.`,
+        default: '5s, 1m, 5m',
+        repeat: true,
+      },
     },
     vars: {
       core: { kind: 'string', description: "Core name: 'total' or core0, core1, ..." },
       core_id: { kind: 'number', description: 'Core number; -1 for the total.' },
-      time: { kind: 'string', description: "The window, as given: '5s', '1m', '5m'; '500ms' when the sampler had no history for it yet (a one-shot agent query) and one fresh 500 ms interval was measured instead." },
+      time: {
+        kind: 'string',
+        description:
+          "The window, as given: '5s', '1m', '5m'; '500ms' when the sampler had no history for it yet (a one-shot agent query) and one fresh 500 ms interval was measured instead.",
+      },
       load: { kind: 'percent', description: 'Busy share of the window in percent.' },
       user: { kind: 'percent', description: 'User (and nice) share in percent.' },
       kernel: { kind: 'percent', description: 'Kernel share (system, irq, softirq) in percent.' },
@@ -40,11 +49,16 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
       emptyState: 'unknown',
     },
     async collect(args) {
-      const times = args.all('time').flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+      const times = args
+        .all('time')
+        .flatMap((t) => t.split(','))
+        .map((t) => t.trim())
+        .filter(Boolean);
       const windows = (times.length > 0 ? times : ['5s', '1m', '5m']).map((t) => {
         const m = WINDOW_RE.exec(t);
-        const seconds = m ? Number(m[1]) * ((m[2]).toLowerCase() === 'm' ? 60 : 1) : NaN;
-        if (!(seconds >= 1 && seconds <= maxWindowSeconds)) throw new ArgumentError(`time=${t} is not a window between 1s and ${maxWindowSeconds}s (such as 5s, 1m, 5m)`);
+        const seconds = m ? Number(m[1]) * (m[2].toLowerCase() === 'm' ? 60 : 1) : NaN;
+        if (!(seconds >= 1 && seconds <= maxWindowSeconds))
+          throw new ArgumentError(`time=${t} is not a window between 1s and ${maxWindowSeconds}s (such as 5s, 1m, 5m)`);
         return { label: t, seconds };
       });
       const items = [];
@@ -59,7 +73,16 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
         if (labels.has(time)) continue;
         labels.add(time);
         for (const l of m.loads) {
-          items.push({ core: l.core, core_id: l.core === 'total' ? -1 : Number(l.core.slice(4)), time, load: l.load, user: l.user, kernel: l.system, iowait: l.iowait, idle: l.idle });
+          items.push({
+            core: l.core,
+            core_id: l.core === 'total' ? -1 : Number(l.core.slice(4)),
+            time,
+            load: l.load,
+            user: l.user,
+            kernel: l.system,
+            iowait: l.iowait,
+            idle: l.idle,
+          });
         }
         if (m.freshMs !== undefined) break;
       }
@@ -74,7 +97,8 @@ export function loadCheck(root?: string): CheckDefinition {
   return {
     name: 'check_load',
     title: 'Load average',
-    description: 'The load averages over 1, 5 and 15 minutes from /proc/loadavg, raw and scaled by the number of cores.',
+    description:
+      'The load averages over 1, 5 and 15 minutes from /proc/loadavg, raw and scaled by the number of cores.',
     vars: {
       time: { kind: 'string', description: "The window: '1m', '5m' or '15m'." },
       load: { kind: 'number', description: 'The load average.' },

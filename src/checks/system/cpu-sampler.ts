@@ -28,7 +28,13 @@ export class CpuSampler {
   private fresh: { at: number; loads: CpuLoad[] } | undefined;
 
   constructor(
-    private readonly options: { intervalMs?: number; keepMs?: number; root?: string; minSpanMs?: number; freshMs?: number } = {},
+    private readonly options: {
+      intervalMs?: number;
+      keepMs?: number;
+      root?: string;
+      minSpanMs?: number;
+      freshMs?: number;
+    } = {},
   ) {}
 
   /** Take a first sample now and one per interval after that. Idempotent. */
@@ -68,7 +74,8 @@ export class CpuSampler {
   async measure(windowSeconds: number): Promise<{ loads: CpuLoad[]; freshMs?: number }> {
     const started = Date.now();
     const base = this.baseFor(started - windowSeconds * 1000);
-    if (base && started - base.at >= (this.options.minSpanMs ?? 1000)) return { loads: between(base, await this.read()) };
+    if (base && started - base.at >= (this.options.minSpanMs ?? 1000))
+      return { loads: between(base, await this.read()) };
     const freshMs = this.options.freshMs ?? 500;
     if (!this.fresh || started - this.fresh.at > 1000) {
       const first = await this.read();
@@ -88,7 +95,7 @@ export class CpuSampler {
     const s = await this.read();
     this.samples.push(s);
     const keep = this.options.keepMs ?? 5 * 60 * 1000 + 5000;
-    while (this.samples.length > 1 && (this.samples[0]).at < s.at - keep) this.samples.shift();
+    while (this.samples.length > 1 && this.samples[0].at < s.at - keep) this.samples.shift();
   }
 
   private async read(): Promise<Sample> {

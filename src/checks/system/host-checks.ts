@@ -26,7 +26,13 @@ export function memoryCheck(root?: string): CheckDefinition {
     name: 'check_memory',
     title: 'Memory',
     description: 'Physical memory and swap: size, used and free (physical free is MemAvailable), in bytes and percent.',
-    options: { type: { description: 'Which memory to check: physical or swap; may be repeated.', default: 'physical, swap', repeat: true } },
+    options: {
+      type: {
+        description: 'Which memory to check: physical or swap; may be repeated.',
+        default: 'physical, swap',
+        repeat: true,
+      },
+    },
     vars: { type: { kind: 'string', description: "'physical' or 'swap'." }, ...SIZE_VARS },
     defaults: {
       warning: 'used > 80%',
@@ -37,8 +43,13 @@ export function memoryCheck(root?: string): CheckDefinition {
       emptyState: 'unknown',
     },
     async collect(args) {
-      const types = args.all('type').flatMap((t) => t.split(',')).map((t) => t.trim().toLowerCase()).filter(Boolean);
-      for (const t of types) if (t !== 'physical' && t !== 'swap') throw new ArgumentError(`type=${t} is not physical or swap`);
+      const types = args
+        .all('type')
+        .flatMap((t) => t.split(','))
+        .map((t) => t.trim().toLowerCase())
+        .filter(Boolean);
+      for (const t of types)
+        if (t !== 'physical' && t !== 'swap') throw new ArgumentError(`type=${t} is not physical or swap`);
       const m = await readMeminfo(root);
       const items = [];
       const total = m.MemTotal ?? 0;
@@ -61,7 +72,14 @@ export function memoryCheck(root?: string): CheckDefinition {
  */
 export function sizes(type: string, size: number, free: number): Record<string, string | number> {
   const used = Math.max(0, size - free);
-  return { type, size, used, free, used_pct: size > 0 ? (used / size) * 100 : 0, free_pct: size > 0 ? (free / size) * 100 : 100 };
+  return {
+    type,
+    size,
+    used,
+    free,
+    used_pct: size > 0 ? (used / size) * 100 : 0,
+    free_pct: size > 0 ? (free / size) * 100 : 100,
+  };
 }
 
 export function uptimeCheck(root?: string): CheckDefinition {
@@ -119,7 +137,20 @@ export function osVersionCheck(osReleaseFile?: string): CheckDefinition {
       const rel = await readOsRelease(osReleaseFile);
       const release = os.release();
       const [major = 0, minor = 0] = release.split(/[.-]/).map(Number);
-      return [{ name: os.type(), release, version: os.version(), machine: os.machine(), hostname: os.hostname(), os: rel.ID ?? '', os_version: rel.VERSION_ID ?? '', pretty: rel.PRETTY_NAME ?? os.type(), major, minor }];
+      return [
+        {
+          name: os.type(),
+          release,
+          version: os.version(),
+          machine: os.machine(),
+          hostname: os.hostname(),
+          os: rel.ID ?? '',
+          os_version: rel.VERSION_ID ?? '',
+          pretty: rel.PRETTY_NAME ?? os.type(),
+          major,
+          minor,
+        },
+      ];
     },
   };
 }

@@ -16,6 +16,19 @@ import { temperatureCheck } from './temperature-check.js';
 import { osUpdatesCheck } from './os-updates-check.js';
 import { mailqCheck } from './mailq-check.js';
 
-export function hostSystemChecks(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition[] {
-  return [serviceCheck(host), networkCheck(host, history), connectionsCheck(host), kernelStatsCheck(host, history), swapIoCheck(host, history), cpuUtilizationCheck(host, history), temperatureCheck(host), osUpdatesCheck(host), mailqCheck(host)];
+export function hostSystemChecks(
+  host: HostSources = realHost(),
+  history: CounterHistory = sharedCounterHistory(),
+): CheckDefinition[] {
+  return [
+    serviceCheck(host),
+    networkCheck(host, history),
+    connectionsCheck(host),
+    kernelStatsCheck(host, history),
+    swapIoCheck(host, history),
+    cpuUtilizationCheck(host, history),
+    temperatureCheck(host),
+    osUpdatesCheck(host),
+    mailqCheck(host),
+  ];
 }

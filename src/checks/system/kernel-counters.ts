@@ -27,9 +27,19 @@ export function parseNetDev(text: string): InterfaceCounters[] {
   for (const line of text.split('\n')) {
     const m = /^\s*([^:\s]+):\s*(.*)$/.exec(line);
     if (!m) continue;
-    const f = (m[2]).trim().split(/\s+/).map(Number);
+    const f = m[2].trim().split(/\s+/).map(Number);
     if (f.length < 16 || f.some((n) => !Number.isFinite(n))) continue;
-    out.push({ name: m[1], rxBytes: f[0], rxPackets: f[1], rxErrors: f[2], rxDrops: f[3], txBytes: f[8], txPackets: f[9], txErrors: f[10], txDrops: f[11] });
+    out.push({
+      name: m[1],
+      rxBytes: f[0],
+      rxPackets: f[1],
+      rxErrors: f[2],
+      rxDrops: f[3],
+      txBytes: f[8],
+      txPackets: f[9],
+      txErrors: f[10],
+      txDrops: f[11],
+    });
   }
   return out;
 }
@@ -65,13 +75,31 @@ export function parseKernelStat(text: string): KernelStat {
     const key = parts[0] ?? '';
     if (key === 'cpu') {
       const n = parts.slice(1).map(Number);
-      const at = (i: number): number => (Number.isFinite(n[i]) ? (n[i]) : 0);
-      cpu = { user: at(0), nice: at(1), system: at(2), idle: at(3), iowait: at(4), irq: at(5), softirq: at(6), steal: at(7), guest: at(8), guestNice: at(9) };
+      const at = (i: number): number => (Number.isFinite(n[i]) ? n[i] : 0);
+      cpu = {
+        user: at(0),
+        nice: at(1),
+        system: at(2),
+        idle: at(3),
+        iowait: at(4),
+        irq: at(5),
+        softirq: at(6),
+        steal: at(7),
+        guest: at(8),
+        guestNice: at(9),
+      };
     } else if (/^cpu\d+$/.test(key)) cores++;
     else if (parts.length === 2 && Number.isFinite(Number(parts[1]))) fields[key] = Number(parts[1]);
   }
   if (!cpu) throw new Error('no aggregate cpu line in /proc/stat');
-  return { cpu, cores: Math.max(cores, 1), ctxt: fields.ctxt ?? 0, processes: fields.processes ?? 0, procsRunning: fields.procs_running ?? 0, procsBlocked: fields.procs_blocked ?? 0 };
+  return {
+    cpu,
+    cores: Math.max(cores, 1),
+    ctxt: fields.ctxt ?? 0,
+    processes: fields.processes ?? 0,
+    procsRunning: fields.procs_running ?? 0,
+    procsBlocked: fields.procs_blocked ?? 0,
+  };
 }
 
 export async function readKernelStat(proc: string): Promise<KernelStat> {
@@ -108,7 +136,13 @@ export function parseSwaps(text: string): SwapDevice[] {
     .slice(1)
     .map((l) => l.trim().split(/\s+/))
     .filter((f) => f.length >= 5)
-    .map((f) => ({ name: (f[0]).replace(/\\040/g, ' '), type: f[1], size: Number(f[2]) * 1024, used: Number(f[3]) * 1024, priority: Number(f[4]) }));
+    .map((f) => ({
+      name: f[0].replace(/\\040/g, ' '),
+      type: f[1],
+      size: Number(f[2]) * 1024,
+      used: Number(f[3]) * 1024,
+      priority: Number(f[4]),
+    }));
 }
 
 export interface DiskCounters {
@@ -133,7 +167,20 @@ export function parseDiskstats(text: string): DiskCounters[] {
     const f = line.trim().split(/\s+/);
     if (f.length < 14) continue;
     const n = (i: number): number => Number(f[i]);
-    out.push({ major: n(0), minor: n(1), name: f[2], reads: n(3), readBytes: n(5) * 512, readMs: n(6), writes: n(7), writeBytes: n(9) * 512, writeMs: n(10), inProgress: n(11), ioMs: n(12), weightedMs: n(13) });
+    out.push({
+      major: n(0),
+      minor: n(1),
+      name: f[2],
+      reads: n(3),
+      readBytes: n(5) * 512,
+      readMs: n(6),
+      writes: n(7),
+      writeBytes: n(9) * 512,
+      writeMs: n(10),
+      inProgress: n(11),
+      ioMs: n(12),
+      weightedMs: n(13),
+    });
   }
   return out;
 }

@@ -16,14 +16,17 @@ const QUEUES = ['active', 'deferred', 'hold', 'incoming', 'maildrop'] as const;
 const MAX_FILES = 1_000_000;
 
 export function mailqCheck(host: HostSources = realHost()): CheckDefinition {
-  const queueVars = Object.fromEntries(QUEUES.flatMap((q): [string, VarDef][] => [
-    [q, { kind: 'number' as const, description: `Messages in the ${q} queue.` }],
-    [`${q}_size`, { kind: 'size' as const, description: `Bytes in the ${q} queue.` }],
-  ]));
+  const queueVars = Object.fromEntries(
+    QUEUES.flatMap((q): [string, VarDef][] => [
+      [q, { kind: 'number' as const, description: `Messages in the ${q} queue.` }],
+      [`${q}_size`, { kind: 'size' as const, description: `Bytes in the ${q} queue.` }],
+    ]),
+  );
   return {
     name: 'check_mailq',
     title: 'Mail queue',
-    description: 'Messages and bytes in the postfix queues (active, deferred, hold, incoming, maildrop), counted in the spool that postconf names; needs read access to the spool.',
+    description:
+      'Messages and bytes in the postfix queues (active, deferred, hold, incoming, maildrop), counted in the spool that postconf names; needs read access to the spool.',
     options: {
       mta: { description: 'Mail transfer agent: auto or postfix (the only one supported).', default: 'auto' },
     },
@@ -46,7 +49,8 @@ export function mailqCheck(host: HostSources = realHost()): CheckDefinition {
       if (mta !== 'auto' && mta !== 'postfix') throw new CheckError(`mta=${mta} is not supported (auto or postfix)`);
       const argv = ['postconf', '-h', 'queue_directory'];
       const r = await host.run(argv, { timeoutMs: 10000, signal: call.signal });
-      if (r.error !== undefined && /ENOENT/.test(r.error)) throw new CheckError('no mail queue on this host: postfix is not installed (no postconf)');
+      if (r.error !== undefined && /ENOENT/.test(r.error))
+        throw new CheckError('no mail queue on this host: postfix is not installed (no postconf)');
       if (r.code !== 0) throw new CheckError(`postconf failed: ${describeFailure(argv, r)}`);
       const folder = r.stdout.trim();
       if (folder === '') throw new CheckError('postconf printed no queue_directory');
@@ -59,10 +63,11 @@ export function mailqCheck(host: HostSources = realHost()): CheckDefinition {
       }
       return [item];
     },
-    perf: () => QUEUES.flatMap((q) => [
-      { object: q, key: q, alias: q, minimum: 0 },
-      { object: q, key: `${q}_size`, alias: `${q}_size`, minimum: 0 },
-    ]),
+    perf: () =>
+      QUEUES.flatMap((q) => [
+        { object: q, key: q, alias: q, minimum: 0 },
+        { object: q, key: `${q}_size`, alias: `${q}_size`, minimum: 0 },
+      ]),
   };
 }
 
@@ -77,7 +82,10 @@ async function countQueue(dir: string): Promise<{ files: number; bytes: number }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return;
-      if (code === 'EACCES' || code === 'EPERM') throw new CheckError(`cannot read the mail queue ${d}: permission denied (the spool belongs to postfix; run the agent as root)`);
+      if (code === 'EACCES' || code === 'EPERM')
+        throw new CheckError(
+          `cannot read the mail queue ${d}: permission denied (the spool belongs to postfix; run the agent as root)`,
+        );
       throw err;
     }
     for (const e of entries) {

@@ -14,10 +14,14 @@ export function osUpdatesCheck(host: HostSources = realHost()): CheckDefinition 
   return {
     name: 'check_os_updates',
     title: 'Pending OS updates',
-    description: 'Pending package updates (apt, dnf, yum), security updates marked, from a simulated upgrade; the answer is reused until the package database or repository metadata change.',
+    description:
+      'Pending package updates (apt, dnf, yum), security updates marked, from a simulated upgrade; the answer is reused until the package database or repository metadata change.',
     options: {
       system: { description: 'Package manager: auto (every one present), apt, dnf or yum.', default: 'auto' },
-      'max-metadata-age': { description: 'UNKNOWN when the repository metadata is older than this (such as 7d, 24h); 0 turns the test off.', default: '0' },
+      'max-metadata-age': {
+        description: 'UNKNOWN when the repository metadata is older than this (such as 7d, 24h); 0 turns the test off.',
+        default: '0',
+      },
     },
     vars: {
       package: { kind: 'string', description: 'Package name.' },
@@ -39,23 +43,43 @@ export function osUpdatesCheck(host: HostSources = realHost()): CheckDefinition 
     },
     async collect(args, call) {
       const system = (args.get('system') ?? 'auto').trim().toLowerCase();
-      if (!['auto', 'apt', 'dnf', 'yum'].includes(system)) throw new ArgumentError(`system=${system} is not one of auto, apt, dnf, yum`);
+      if (!['auto', 'apt', 'dnf', 'yum'].includes(system))
+        throw new ArgumentError(`system=${system} is not one of auto, apt, dnf, yum`);
       const maxAge = durationMaybeDays(args.get('max-metadata-age'));
       const backends = await presentBackends(host, system);
-      if (backends.length === 0) throw new CheckError(system === 'auto' ? 'no supported package manager on this host (looked for apt-get, dnf, yum)' : `${system} is not installed on this host`);
+      if (backends.length === 0)
+        throw new CheckError(
+          system === 'auto'
+            ? 'no supported package manager on this host (looked for apt-get, dnf, yum)'
+            : `${system} is not installed on this host`,
+        );
       const items: Values[] = [];
       for (const b of backends) {
         if (maxAge > 0) {
           const newest = await newestMtime(host, b.metadata);
           const age = newest === undefined ? Infinity : call.now - newest;
-          if (age > maxAge) throw new CheckError(`repository metadata in ${b.metadata} is ${newest === undefined ? 'missing' : `${Math.round(age / 3600)} h old`}, more than max-metadata-age (${Math.round(maxAge / 3600)} h)`);
+          if (age > maxAge)
+            throw new CheckError(
+              `repository metadata in ${b.metadata} is ${newest === undefined ? 'missing' : `${Math.round(age / 3600)} h old`}, more than max-metadata-age (${Math.round(maxAge / 3600)} h)`,
+            );
         }
         for (const u of await cachedUpdates(host, b, call.signal)) {
-          items.push({ package: u.package, version: u.version, old_version: u.oldVersion, repository: u.repository, arch: u.arch, manager: u.manager, security: u.security ? 1 : 0, prefix: u.security ? '[SECURITY] ' : '' });
+          items.push({
+            package: u.package,
+            version: u.version,
+            old_version: u.oldVersion,
+            repository: u.repository,
+            arch: u.arch,
+            manager: u.manager,
+            security: u.security ? 1 : 0,
+            prefix: u.security ? '[SECURITY] ' : '',
+          });
         }
       }
       // Security updates first, then by name.
-      return items.sort((a, b) => Number(b.security) - Number(a.security) || String(a.package).localeCompare(String(b.package)));
+      return items.sort(
+        (a, b) => Number(b.security) - Number(a.security) || String(a.package).localeCompare(String(b.package)),
+      );
     },
     summaryPerf: [
       { object: 'count', key: 'count', alias: 'updates', minimum: 0 },

@@ -39,7 +39,15 @@ export function parseAptSimulation(text: string): PackageUpdate[] {
     const m = /^Inst (\S+) \[([^\]]+)\] \((\S+) (.*?)(?: \[([^\]]+)\])?\)/.exec(line);
     if (!m) continue;
     const repos = m[4];
-    out.push({ manager: 'apt', package: m[1], oldVersion: m[2], version: m[3], repository: repos, arch: m[5] ?? '', security: /Debian-Security:|-security\b/.test(repos) });
+    out.push({
+      manager: 'apt',
+      package: m[1],
+      oldVersion: m[2],
+      version: m[3],
+      repository: repos,
+      arch: m[5] ?? '',
+      security: /Debian-Security:|-security\b/.test(repos),
+    });
   }
   return out;
 }
@@ -53,7 +61,15 @@ export function parseCheckUpdate(text: string, manager: 'dnf' | 'yum'): PackageU
     if (f.length !== 3 || !/\.[A-Za-z0-9_]+$/.test(f[0]) || !/\d/.test(f[1])) continue;
     const name = f[0];
     const dot = name.lastIndexOf('.');
-    out.push({ manager, package: name.slice(0, dot), arch: name.slice(dot + 1), version: f[1], oldVersion: '', repository: f[2], security: false });
+    out.push({
+      manager,
+      package: name.slice(0, dot),
+      arch: name.slice(dot + 1),
+      version: f[1],
+      oldVersion: '',
+      repository: f[2],
+      security: false,
+    });
   }
   return out;
 }

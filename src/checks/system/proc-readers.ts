@@ -28,9 +28,19 @@ export async function readCpuTimes(root = '/proc'): Promise<CpuTimes[]> {
   for (const line of text.split('\n')) {
     const m = /^cpu(\d*)\s+(.*)$/.exec(line);
     if (!m) continue;
-    const f = (m[2]).trim().split(/\s+/).map(Number);
-    const at = (i: number): number => (Number.isFinite(f[i]) ? (f[i]) : 0);
-    out.push({ core: m[1] === '' ? 'total' : `core${m[1]}`, user: at(0), nice: at(1), system: at(2), idle: at(3), iowait: at(4), irq: at(5), softirq: at(6), steal: at(7) });
+    const f = m[2].trim().split(/\s+/).map(Number);
+    const at = (i: number): number => (Number.isFinite(f[i]) ? f[i] : 0);
+    out.push({
+      core: m[1] === '' ? 'total' : `core${m[1]}`,
+      user: at(0),
+      nice: at(1),
+      system: at(2),
+      idle: at(3),
+      iowait: at(4),
+      irq: at(5),
+      softirq: at(6),
+      steal: at(7),
+    });
   }
   if (out.length === 0) throw new Error(`no cpu lines in ${join(root, 'stat')}`);
   return out;
@@ -52,7 +62,8 @@ export async function readMeminfo(root = '/proc'): Promise<Record<string, number
 export async function readLoadavg(root = '/proc'): Promise<{ m1: number; m5: number; m15: number }> {
   const text = await readFile(join(root, 'loadavg'), 'utf8');
   const [a, b, c] = text.trim().split(/\s+/).map(Number);
-  if (![a, b, c].every((n) => Number.isFinite(n))) throw new Error(`cannot parse ${join(root, 'loadavg')}: ${text.trim()}`);
+  if (![a, b, c].every((n) => Number.isFinite(n)))
+    throw new Error(`cannot parse ${join(root, 'loadavg')}: ${text.trim()}`);
   return { m1: a, m5: b, m15: c };
 }
 
@@ -75,7 +86,7 @@ export async function readOsRelease(file = '/etc/os-release'): Promise<Record<st
   const out: Record<string, string> = {};
   for (const line of text.split('\n')) {
     const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (m) out[m[1]] = (m[2]).replace(/^(["'])(.*)\1$/, '$2');
+    if (m) out[m[1]] = m[2].replace(/^(["'])(.*)\1$/, '$2');
   }
   return out;
 }

@@ -13,7 +13,12 @@ export function processCheck(root?: string): CheckDefinition {
     name: 'check_process',
     title: 'Processes',
     description: 'Processes by name: running or stopped, how many, their memory.',
-    options: { process: { description: 'A process name to check; may be repeated. Without it every process is an item.', repeat: true } },
+    options: {
+      process: {
+        description: 'A process name to check; may be repeated. Without it every process is an item.',
+        repeat: true,
+      },
+    },
     vars: {
       name: { kind: 'string', description: 'Process name (as asked for with process=).' },
       exe: { kind: 'string', description: 'Executable base name.' },
@@ -36,10 +41,20 @@ export function processCheck(root?: string): CheckDefinition {
       emptyState: 'unknown',
     },
     async collect(args) {
-      const wanted = args.all('process').flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
+      const wanted = args
+        .all('process')
+        .flatMap((p) => p.split(','))
+        .map((p) => p.trim())
+        .filter(Boolean);
       const procs = await listProcesses(root);
       if (wanted.length === 0) return procs.map((p) => aggregate(p.name, [p], false));
-      return wanted.map((name) => aggregate(name, procs.filter((p) => matches(p, name)), true));
+      return wanted.map((name) =>
+        aggregate(
+          name,
+          procs.filter((p) => matches(p, name)),
+          true,
+        ),
+      );
     },
     perf: (item) =>
       item.requested

@@ -30,27 +30,48 @@ export function serviceCheck(host: HostSources = realHost()): CheckDefinition {
   return {
     name: 'check_service',
     title: 'systemd services',
-    description: 'systemd service units: state, sub-state, enabled, preset, restarts, memory, CPU time and age, from systemctl show. UNKNOWN when systemd does not run the host.',
+    description:
+      'systemd service units: state, sub-state, enabled, preset, restarts, memory, CPU time and age, from systemctl show. UNKNOWN when systemd does not run the host.',
     options: {
-      service: { description: 'Unit name (with or without .service); comma list, may be repeated. Naming services drops the default filter and the preset clause of the default critical.', repeat: true },
-      exclude: { description: 'Unit names to leave out (with or without .service); comma list, may be repeated.', repeat: true },
+      service: {
+        description:
+          'Unit name (with or without .service); comma list, may be repeated. Naming services drops the default filter and the preset clause of the default critical.',
+        repeat: true,
+      },
+      exclude: {
+        description: 'Unit names to leave out (with or without .service); comma list, may be repeated.',
+        repeat: true,
+      },
     },
     vars: {
       name: { kind: 'string', description: 'Unit name without .service.' },
       service: { kind: 'string', description: 'Same as name.' },
       desc: { kind: 'string', description: 'Description of the unit.' },
       load: { kind: 'string', description: 'LoadState: loaded, not-found, masked, error.' },
-      active: { kind: 'string', description: 'ActiveState: active, inactive, failed, activating, deactivating, reloading.' },
+      active: {
+        kind: 'string',
+        description: 'ActiveState: active, inactive, failed, activating, deactivating, reloading.',
+      },
       sub_state: { kind: 'string', description: 'SubState: running, exited, dead, failed, auto-restart, ...' },
-      state: { kind: 'string', description: 'running, oneshot (active and exited), static, starting, stopping, stopped or unknown.' },
-      enabled: { kind: 'string', description: 'UnitFileState: enabled, disabled, static, masked, indirect, generated, ... (start_type is the same).' },
+      state: {
+        kind: 'string',
+        description: 'running, oneshot (active and exited), static, starting, stopping, stopped or unknown.',
+      },
+      enabled: {
+        kind: 'string',
+        description:
+          'UnitFileState: enabled, disabled, static, masked, indirect, generated, ... (start_type is the same).',
+      },
       start_type: { kind: 'string', description: 'Same as enabled (NSClient++ name).' },
       preset: { kind: 'string', description: 'UnitFilePreset: enabled or disabled.' },
       pid: { kind: 'number', description: 'Main PID; 0 when not running.' },
       restarts: { kind: 'number', description: 'Automatic restarts since the unit was loaded (NRestarts).' },
-      memory: { kind: 'size', description: 'Memory of the unit\'s cgroup; empty when accounting is off.' },
+      memory: { kind: 'size', description: "Memory of the unit's cgroup; empty when accounting is off." },
       cpu_time: { kind: 'time', description: 'CPU time the unit used; empty when accounting is off.' },
-      cpu: { kind: 'percent', description: 'CPU time divided by the time since start, in percent of one CPU (a lifetime average).' },
+      cpu: {
+        kind: 'percent',
+        description: 'CPU time divided by the time since start, in percent of one CPU (a lifetime average).',
+      },
       tasks: { kind: 'number', description: 'Tasks (processes and threads) of the unit.' },
       started: { kind: 'date', description: 'When the unit last became active.' },
       age: { kind: 'time', description: 'Seconds since the unit last became active.' },
@@ -71,7 +92,8 @@ export function serviceCheck(host: HostSources = realHost()): CheckDefinition {
       await requireSystemd(host);
       const named = listArgument(args, 'service');
       const exclude = new Set(listArgument(args, 'exclude').map(bare));
-      const units = named.length > 0 ? await showUnits(host, named, call.signal) : await listServices(host, call.signal);
+      const units =
+        named.length > 0 ? await showUnits(host, named, call.signal) : await listServices(host, call.signal);
       if (named.length > 0) {
         const missing = units.filter((u) => u.LoadState === 'not-found').map((u) => bare(u.Id ?? ''));
         if (missing.length > 0) throw new CheckError(`could not find service: ${missing.join(', ')}`);

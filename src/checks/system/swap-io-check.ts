@@ -11,12 +11,16 @@ import { realHost, type HostSources } from '../host/host-sources.js';
 import { durationArgument, lookbackOption } from '../host/options.js';
 import { parseSwaps, readVmstat } from './kernel-counters.js';
 
-export function swapIoCheck(host: HostSources = realHost(), history: CounterHistory = sharedCounterHistory()): CheckDefinition {
+export function swapIoCheck(
+  host: HostSources = realHost(),
+  history: CounterHistory = sharedCounterHistory(),
+): CheckDefinition {
   const maxLookback = history.maxLookbackSeconds;
   return {
     name: 'check_swap_io',
     title: 'Swap I/O',
-    description: 'Swap-in and swap-out rates between calls from /proc/vmstat (pswpin, pswpout), with the swap devices of /proc/swaps.',
+    description:
+      'Swap-in and swap-out rates between calls from /proc/vmstat (pswpin, pswpout), with the swap devices of /proc/swaps.',
     options: { lookback: lookbackOption(60, maxLookback) },
     vars: {
       swap_count: { kind: 'number', description: 'Swap devices and files in use.' },
@@ -38,27 +42,38 @@ export function swapIoCheck(host: HostSources = realHost(), history: CounterHist
     },
     async collect(args, call) {
       const lookback = durationArgument(args, 'lookback', 60, 1, maxLookback);
-      const w = await history.window(`swap:${host.proc}`, async () => {
-        const v = await readVmstat(host.proc);
-        if (!v.has('pswpin') || !v.has('pswpout')) throw new Error(`no pswpin/pswpout in ${join(host.proc, 'vmstat')}`);
-        return new Map([['in', v.get('pswpin') as number], ['out', v.get('pswpout') as number]]);
-      }, lookback, call.signal);
+      const w = await history.window(
+        `swap:${host.proc}`,
+        async () => {
+          const v = await readVmstat(host.proc);
+          if (!v.has('pswpin') || !v.has('pswpout'))
+            throw new Error(`no pswpin/pswpout in ${join(host.proc, 'vmstat')}`);
+          return new Map([
+            ['in', v.get('pswpin') as number],
+            ['out', v.get('pswpout') as number],
+          ]);
+        },
+        lookback,
+        call.signal,
+      );
       const page = await pageSize(host.proc);
       const swaps = parseSwaps(await readFile(join(host.proc, 'swaps'), 'utf8').catch(() => 'header\n'));
       const inPages = counterRate(w, 'in') ?? 0;
       const outPages = counterRate(w, 'out') ?? 0;
-      return [{
-        swap_count: swaps.length,
-        swap_in: inPages * page,
-        swap_out: outPages * page,
-        swap_in_pages: inPages,
-        swap_out_pages: outPages,
-        total_in: (w.current.values.get('in') ?? 0) * page,
-        total_out: (w.current.values.get('out') ?? 0) * page,
-        size: swaps.reduce((a, s) => a + s.size, 0),
-        used: swaps.reduce((a, s) => a + s.used, 0),
-        lookback: w.seconds,
-      }];
+      return [
+        {
+          swap_count: swaps.length,
+          swap_in: inPages * page,
+          swap_out: outPages * page,
+          swap_in_pages: inPages,
+          swap_out_pages: outPages,
+          total_in: (w.current.values.get('in') ?? 0) * page,
+          total_out: (w.current.values.get('out') ?? 0) * page,
+          size: swaps.reduce((a, s) => a + s.size, 0),
+          used: swaps.reduce((a, s) => a + s.used, 0),
+          lookback: w.seconds,
+        },
+      ];
     },
     perf: () => [
       { object: 'swap', key: 'swap_in', alias: 'swap_in', minimum: 0 },

@@ -9,7 +9,22 @@
 import { CheckError } from '../engine.js';
 import { describeFailure, hostPathExists, type HostSources } from '../host/host-sources.js';
 
-export const SHOW_PROPERTIES = ['Id', 'Description', 'LoadState', 'ActiveState', 'SubState', 'UnitFileState', 'UnitFilePreset', 'MainPID', 'TasksCurrent', 'MemoryCurrent', 'CPUUsageNSec', 'NRestarts', 'ActiveEnterTimestamp', 'ExecMainStartTimestamp'] as const;
+export const SHOW_PROPERTIES = [
+  'Id',
+  'Description',
+  'LoadState',
+  'ActiveState',
+  'SubState',
+  'UnitFileState',
+  'UnitFilePreset',
+  'MainPID',
+  'TasksCurrent',
+  'MemoryCurrent',
+  'CPUUsageNSec',
+  'NRestarts',
+  'ActiveEnterTimestamp',
+  'ExecMainStartTimestamp',
+] as const;
 
 export type UnitProperties = Partial<Record<(typeof SHOW_PROPERTIES)[number], string>>;
 
@@ -44,20 +59,28 @@ export function parseListUnits(text: string): string[] {
 /** Throws CheckError when systemd does not run this host (a container, another init). */
 export async function requireSystemd(host: HostSources): Promise<void> {
   if (!(await hostPathExists(host, '/run/systemd/system'))) {
-    throw new CheckError('systemd is not running on this host (no /run/systemd/system: not booted with systemd as PID 1, as in most containers); check_service needs systemd');
+    throw new CheckError(
+      'systemd is not running on this host (no /run/systemd/system: not booted with systemd as PID 1, as in most containers); check_service needs systemd',
+    );
   }
 }
 
 /** Every loaded service unit (`--all`: inactive ones too), with its properties. */
 export async function listServices(host: HostSources, signal?: AbortSignal): Promise<UnitProperties[]> {
-  const names = parseListUnits(await systemctl(host, ['list-units', '--type=service', '--all', '--plain', '--no-legend', '--no-pager'], signal));
+  const names = parseListUnits(
+    await systemctl(host, ['list-units', '--type=service', '--all', '--plain', '--no-legend', '--no-pager'], signal),
+  );
   const out: UnitProperties[] = [];
   for (let i = 0; i < names.length; i += BATCH) out.push(...(await showUnits(host, names.slice(i, i + BATCH), signal)));
   return out;
 }
 
 /** Properties of the named units (`.service` added when missing); a unit systemd does not know has LoadState=not-found. */
-export async function showUnits(host: HostSources, names: readonly string[], signal?: AbortSignal): Promise<UnitProperties[]> {
+export async function showUnits(
+  host: HostSources,
+  names: readonly string[],
+  signal?: AbortSignal,
+): Promise<UnitProperties[]> {
   if (names.length === 0) return [];
   const units = names.map((n) => (n.includes('.') ? n : `${n}.service`));
   const args = ['show', '--no-pager', `--property=${SHOW_PROPERTIES.join(',')}`, '--', ...units];
@@ -73,7 +96,8 @@ export async function showUnits(host: HostSources, names: readonly string[], sig
 async function systemctl(host: HostSources, args: string[], signal?: AbortSignal): Promise<string> {
   const argv = ['systemctl', ...args];
   const r = await host.run(argv, { timeoutMs: TIMEOUT_MS, ...(signal ? { signal } : {}) });
-  if (r.error !== undefined && /ENOENT/.test(r.error)) throw new CheckError('systemctl is not installed on this host; check_service needs systemd');
+  if (r.error !== undefined && /ENOENT/.test(r.error))
+    throw new CheckError('systemctl is not installed on this host; check_service needs systemd');
   if (r.code !== 0) throw new CheckError(`systemctl failed: ${describeFailure(argv, r)}`);
   return r.stdout;
 }
@@ -83,6 +107,11 @@ export function parseTimestamp(v: string | undefined): number | undefined {
   if (v === undefined || v.trim() === '' || v === 'n/a') return undefined;
   const unix = /^@(\d+)$/.exec(v.trim());
   if (unix) return Number(unix[1]);
-  const t = Date.parse(v.replace(/^[A-Za-z]{3} /, '').replace(/ UTC$/, 'Z').replace(' ', 'T'));
+  const t = Date.parse(
+    v
+      .replace(/^[A-Za-z]{3} /, '')
+      .replace(/ UTC$/, 'Z')
+      .replace(' ', 'T'),
+  );
   return Number.isFinite(t) ? t / 1000 : undefined;
 }

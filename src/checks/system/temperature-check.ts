@@ -30,12 +30,20 @@ export function temperatureCheck(host: HostSources = realHost()): CheckDefinitio
   return {
     name: 'check_temperature',
     title: 'Temperatures',
-    description: 'Temperatures of the hwmon sensors (or the thermal zones when there are none) in °C, with each sensor\'s own max, crit and min.',
+    description:
+      "Temperatures of the hwmon sensors (or the thermal zones when there are none) in °C, with each sensor's own max, crit and min.",
     options: {
-      sensor: { description: 'Sensor to check: its full name (coretemp_core_0), chip name (coretemp) or label (core 0); comma list, may be repeated; default all.', repeat: true },
+      sensor: {
+        description:
+          'Sensor to check: its full name (coretemp_core_0), chip name (coretemp) or label (core 0); comma list, may be repeated; default all.',
+        repeat: true,
+      },
     },
     vars: {
-      sensor: { kind: 'string', description: 'Full sensor name: chip name and label joined by _, lower case (coretemp_package_id_0).' },
+      sensor: {
+        kind: 'string',
+        description: 'Full sensor name: chip name and label joined by _, lower case (coretemp_package_id_0).',
+      },
       name: { kind: 'string', description: 'Chip (hwmon name) or thermal zone type.' },
       label: { kind: 'string', description: 'Sensor label (Core 0), else temp1, temp2, ...' },
       temperature: { kind: 'number', description: 'Temperature in °C.' },
@@ -56,16 +64,39 @@ export function temperatureCheck(host: HostSources = realHost()): CheckDefinitio
       const wanted = listArgument(args, 'sensor').map((s) => s.toLowerCase());
       let sensors = await readHwmon(host.sys);
       if (sensors.length === 0) sensors = await readThermalZones(host.sys);
-      if (sensors.length === 0) throw new CheckError(`no temperature sensors on this host (${join(host.sys, 'class', 'hwmon')} and ${join(host.sys, 'class', 'thermal')} have none; usual in containers and virtual machines)`);
-      const chosen = wanted.length === 0 ? sensors : sensors.filter((s) => wanted.some((w) => w === s.sensor || w === s.name.toLowerCase() || w === s.label.toLowerCase()));
+      if (sensors.length === 0)
+        throw new CheckError(
+          `no temperature sensors on this host (${join(host.sys, 'class', 'hwmon')} and ${join(host.sys, 'class', 'thermal')} have none; usual in containers and virtual machines)`,
+        );
+      const chosen =
+        wanted.length === 0
+          ? sensors
+          : sensors.filter((s) =>
+              wanted.some((w) => w === s.sensor || w === s.name.toLowerCase() || w === s.label.toLowerCase()),
+            );
       return chosen.map((s): Values => ({ ...s }));
     },
-    perf: (item) => [{ object: String(item.sensor), key: 'temperature', alias: String(item.sensor), ...(typeof item.min === 'number' ? { minimum: item.min } : {}), ...(typeof item.crit === 'number' ? { maximum: item.crit } : typeof item.max === 'number' ? { maximum: item.max } : {}) }],
+    perf: (item) => [
+      {
+        object: String(item.sensor),
+        key: 'temperature',
+        alias: String(item.sensor),
+        ...(typeof item.min === 'number' ? { minimum: item.min } : {}),
+        ...(typeof item.crit === 'number'
+          ? { maximum: item.crit }
+          : typeof item.max === 'number'
+            ? { maximum: item.max }
+            : {}),
+      },
+    ],
   };
 }
 
 async function readText(path: string): Promise<string | undefined> {
-  return readFile(path, 'utf8').then((t) => t.trim(), () => undefined);
+  return readFile(path, 'utf8').then(
+    (t) => t.trim(),
+    () => undefined,
+  );
 }
 
 /** Millidegrees to °C; undefined for missing or absurd values (unset limits read as huge numbers). */
@@ -107,7 +138,9 @@ export async function readHwmon(sys: string): Promise<Sensor[]> {
 
 export async function readThermalZones(sys: string): Promise<Sensor[]> {
   const base = join(sys, 'class', 'thermal');
-  const zones = (await readdir(base).catch(() => [] as string[])).filter((z) => z.startsWith('thermal_zone')).sort(byNumber);
+  const zones = (await readdir(base).catch(() => [] as string[]))
+    .filter((z) => z.startsWith('thermal_zone'))
+    .sort(byNumber);
   const out: Sensor[] = [];
   for (const z of zones) {
     const dir = join(base, z);

@@ -34,7 +34,13 @@ export function parseUtmp(bytes: Buffer): UtmpSession[] {
   };
   for (let at = 0; at + RECORD <= bytes.length; at += RECORD) {
     if (bytes.readInt32LE(at) !== USER_PROCESS) continue;
-    out.push({ pid: bytes.readInt32LE(at + 4), line: text(at + 8, 32), user: text(at + 44, 32), host: text(at + 76, 256), login: bytes.readInt32LE(at + 340) });
+    out.push({
+      pid: bytes.readInt32LE(at + 4),
+      line: text(at + 8, 32),
+      user: text(at + 44, 32),
+      host: text(at + 76, 256),
+      login: bytes.readInt32LE(at + 340),
+    });
   }
   return out;
 }

@@ -34,7 +34,10 @@ export const messageTypes = {
 export type MessageName = keyof typeof messageTypes;
 
 /** Encode a message; missing required fields are an AgentError, not a silent default. */
-export function encode<N extends MessageName>(name: N, message: Parameters<(typeof messageTypes)[N]['encode']>[0]): Uint8Array {
+export function encode<N extends MessageName>(
+  name: N,
+  message: Parameters<(typeof messageTypes)[N]['encode']>[0],
+): Uint8Array {
   const type = messageTypes[name] as unknown as Codec<unknown> & { verify(m: unknown): string | null };
   const problem = type.verify(message);
   if (problem) throw new AgentError('AGENT_ERR_PROTOBUF', [name, problem]);
@@ -42,7 +45,10 @@ export function encode<N extends MessageName>(name: N, message: Parameters<(type
 }
 
 /** Decode a message; truncated bytes, wrong wire types and missing required fields are AgentErrors. */
-export function decode<N extends MessageName>(name: N, bytes: Uint8Array): ReturnType<(typeof messageTypes)[N]['decode']> {
+export function decode<N extends MessageName>(
+  name: N,
+  bytes: Uint8Array,
+): ReturnType<(typeof messageTypes)[N]['decode']> {
   const type = messageTypes[name] as unknown as Codec<unknown>;
   try {
     return type.decode(bytes) as ReturnType<(typeof messageTypes)[N]['decode']>;
@@ -91,16 +97,23 @@ export function perfToMessage(p: PerfValue): Plugin.PerformanceData.$Properties 
     return { alias: p.alias, type: Plugin.DataType.STRING, string_value: { value: p.value } };
   }
   // A Nagios range `N:` (alert below N) travels as the number and a `_below` flag.
-  const below = (v: number | string | undefined): number | undefined => (typeof v === 'string' && /^-?[\d.]+(e[-+]?\d+)?:$/i.test(v) ? Number(v.slice(0, -1)) : undefined);
+  const below = (v: number | string | undefined): number | undefined =>
+    typeof v === 'string' && /^-?[\d.]+(e[-+]?\d+)?:$/i.test(v) ? Number(v.slice(0, -1)) : undefined;
   const warning = below(p.warning) ?? p.warning;
   const critical = below(p.critical) ?? p.critical;
   const nums = [p.value, warning, critical, p.minimum, p.maximum].filter((v) => typeof v === 'number');
-  const allInt = nums.every((n) => Number.isSafeInteger(n)) && typeof warning !== 'string' && typeof critical !== 'string';
+  const allInt =
+    nums.every((n) => Number.isSafeInteger(n)) && typeof warning !== 'string' && typeof critical !== 'string';
   const opt = (v: number | string | undefined): { v?: number } => (typeof v === 'number' ? { v } : {});
   const fields = (): Record<string, number | string | boolean> => {
     const o: Record<string, number | string | boolean> = { value: p.value };
     if (p.unit) o.unit = p.unit;
-    for (const [k, v] of [['warning', warning], ['critical', critical], ['minimum', p.minimum], ['maximum', p.maximum]] as const) {
+    for (const [k, v] of [
+      ['warning', warning],
+      ['critical', critical],
+      ['minimum', p.minimum],
+      ['maximum', p.maximum],
+    ] as const) {
       const x = opt(v);
       if (x.v !== undefined) o[k] = x.v;
     }
@@ -109,8 +122,16 @@ export function perfToMessage(p: PerfValue): Plugin.PerformanceData.$Properties 
     return o;
   };
   return allInt
-    ? { alias: p.alias, type: Plugin.DataType.INT, int_value: fields() as unknown as Plugin.PerformanceData.IntValue.$Properties }
-    : { alias: p.alias, type: Plugin.DataType.FLOAT, float_value: fields() as unknown as Plugin.PerformanceData.FloatValue.$Properties };
+    ? {
+        alias: p.alias,
+        type: Plugin.DataType.INT,
+        int_value: fields() as unknown as Plugin.PerformanceData.IntValue.$Properties,
+      }
+    : {
+        alias: p.alias,
+        type: Plugin.DataType.FLOAT,
+        float_value: fields() as unknown as Plugin.PerformanceData.FloatValue.$Properties,
+      };
 }
 
 /** An int64 field as the generated code types it: a number, or a Long (the generated module's own import of it). */
@@ -135,8 +156,10 @@ export function isSet<T extends object>(message: T, field: keyof T & string): bo
 export function perfFromMessage(p: Plugin.PerformanceData.$Properties): PerfValue {
   const alias = p.alias ?? '';
   if (p.string_value) return { alias, value: p.string_value.value ?? '' };
-  if (p.bool_value) return { alias, value: p.bool_value.value ? 1 : 0, ...(p.bool_value.unit ? { unit: p.bool_value.unit } : {}) };
-  const src: Plugin.PerformanceData.IntValue.$Properties | Plugin.PerformanceData.FloatValue.$Properties = p.int_value ?? p.float_value ?? { value: 0 };
+  if (p.bool_value)
+    return { alias, value: p.bool_value.value ? 1 : 0, ...(p.bool_value.unit ? { unit: p.bool_value.unit } : {}) };
+  const src: Plugin.PerformanceData.IntValue.$Properties | Plugin.PerformanceData.FloatValue.$Properties =
+    p.int_value ?? p.float_value ?? { value: 0 };
   const out: PerfValue = { alias, value: num(src.value) ?? 0 };
   if (src.unit) out.unit = src.unit;
   for (const k of ['warning', 'critical', 'minimum', 'maximum'] as const) {

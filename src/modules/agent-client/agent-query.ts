@@ -27,19 +27,50 @@ export { AGENT_PORT };
 export const TARGETS_PATH = '/settings/agent/client/targets';
 
 export const AGENT_QUERIES: readonly { name: string; kind: QueryKind; title: string; description: string }[] = [
-  { name: 'agent_query', kind: 'query', title: 'Query another agent', description: 'Runs --command with --arguments as a query on another agent (agent protocol) and returns its result.' },
-  { name: 'agent_exec', kind: 'exec', title: 'Execute on another agent', description: 'Runs --command with --arguments as an exec command on another agent and returns its status and message.' },
-  { name: 'agent_submit', kind: 'submit', title: 'Submit a passive result to another agent', description: 'Hands --alias, --result and --message to another agent, which keeps the latest result per command and source.' },
+  {
+    name: 'agent_query',
+    kind: 'query',
+    title: 'Query another agent',
+    description: 'Runs --command with --arguments as a query on another agent (agent protocol) and returns its result.',
+  },
+  {
+    name: 'agent_exec',
+    kind: 'exec',
+    title: 'Execute on another agent',
+    description:
+      'Runs --command with --arguments as an exec command on another agent and returns its status and message.',
+  },
+  {
+    name: 'agent_submit',
+    kind: 'submit',
+    title: 'Submit a passive result to another agent',
+    description:
+      'Hands --alias, --result and --message to another agent, which keeps the latest result per command and source.',
+  },
 ];
 
 /** Runs one agent_* query; never rejects. */
-export async function runAgentQuery(pool: AgentClientPool, name: string, kind: QueryKind, args: readonly string[], settings: Pick<SettingsOf<'AgentClient'>, 'targets'>, signal?: AbortSignal): Promise<QueryResult> {
-  const prepared = prepareClientQuery(name, kind, 'agent', args, { targets: settings.targets, container: TARGETS_PATH, defaultPort: AGENT_PORT });
+export async function runAgentQuery(
+  pool: AgentClientPool,
+  name: string,
+  kind: QueryKind,
+  args: readonly string[],
+  settings: Pick<SettingsOf<'AgentClient'>, 'targets'>,
+  signal?: AbortSignal,
+): Promise<QueryResult> {
+  const prepared = prepareClientQuery(name, kind, 'agent', args, {
+    targets: settings.targets,
+    container: TARGETS_PATH,
+    defaultPort: AGENT_PORT,
+  });
   if (!prepared.ok) return prepared.answer;
   const { options: o, settings: s } = prepared;
   const command = o.command ?? (kind === 'submit' ? s.alias : '');
   if (!command) {
-    return unknown(name, `${name}: ${kind === 'submit' ? 'a submission needs --alias (or --command) naming the service' : 'give --command naming what the peer runs'}`);
+    return unknown(
+      name,
+      `${name}: ${kind === 'submit' ? 'a submission needs --alias (or --command) naming the service' : 'give --command naming what the peer runs'}`,
+    );
   }
   const endpoint = endpointOf(s);
   const options = requestOptionsOf(s, signal);
@@ -53,10 +84,18 @@ export async function runAgentQuery(pool: AgentClientPool, name: string, kind: Q
     if (kind === 'submit') {
       const text = splitOutput(o.message ?? '');
       const result: QueryResult = { command, result: o.result ?? 0, message: text.message, perf: text.perf };
-      const ack = await pool.submit(endpoint, [resultToResponse(result)], { ...options, sender: s.alias || hostname() });
+      const ack = await pool.submit(endpoint, [resultToResponse(result)], {
+        ...options,
+        sender: s.alias || hostname(),
+      });
       const first = ack.payload[0];
       if (!first) return unknown(name, `${name}: ${s.host}:${s.port} acknowledged nothing`);
-      return { command: name, result: toStatus(first.result), message: `${s.host}:${s.port}: ${first.message}`, perf: [] };
+      return {
+        command: name,
+        result: toStatus(first.result),
+        message: `${s.host}:${s.port}: ${first.message}`,
+        perf: [],
+      };
     }
     const answer = await pool.query(endpoint, [{ command, arguments: o.arguments }], options);
     const first = answer.payload[0];
@@ -69,8 +108,17 @@ export async function runAgentQuery(pool: AgentClientPool, name: string, kind: Q
 }
 
 /** Sends results submitted on the channel to a merged connection; rejects with what went wrong. */
-export async function forwardResults(pool: AgentClientPool, s: ConnectionSettings, results: QueryResult[], signal?: AbortSignal): Promise<void> {
-  await pool.submit(endpointOf(s), results.map((r) => resultToResponse(r)), { ...requestOptionsOf(s, signal), sender: s.alias || hostname() });
+export async function forwardResults(
+  pool: AgentClientPool,
+  s: ConnectionSettings,
+  results: QueryResult[],
+  signal?: AbortSignal,
+): Promise<void> {
+  await pool.submit(
+    endpointOf(s),
+    results.map((r) => resultToResponse(r)),
+    { ...requestOptionsOf(s, signal), sender: s.alias || hostname() },
+  );
 }
 
 export function endpointOf(s: ConnectionSettings): AgentEndpoint {
@@ -89,4 +137,3 @@ export function endpointOf(s: ConnectionSettings): AgentEndpoint {
 function requestOptionsOf(s: ConnectionSettings, signal: AbortSignal | undefined): RequestOptions {
   return { timeoutMs: s.timeout * 1000, retry: s.retry, ...(signal ? { signal } : {}) };
 }
-

@@ -31,14 +31,22 @@ export function createModule(): AgentModule<Settings> {
     unsubscribe = ctx!.core.subscribe(channel, 'AgentClient', async (message) => {
       const current = snapshot!;
       const target = current.sections[SECTION].target;
-      const merged = mergeTarget({ targets: current.targets, container: TARGETS_PATH, defaultPort: AGENT_PORT }, { target, arguments: [], positional: [] });
+      const merged = mergeTarget(
+        { targets: current.targets, container: TARGETS_PATH, defaultPort: AGENT_PORT },
+        { target, arguments: [], positional: [] },
+      );
       if (!merged.ok) throw new Error(`cannot forward submissions on channel ${channel}: ${merged.problem}`);
       const results = decode('SubmitResponseMessage', message).payload.map(responseToResult);
       try {
         await forwardResults(pool, merged.settings, results, ctx!.signal);
-        ctx!.log.debug(`forwarded ${results.map((r) => r.command).join(', ')} to ${merged.settings.host}:${merged.settings.port}`);
+        ctx!.log.debug(
+          `forwarded ${results.map((r) => r.command).join(', ')} to ${merged.settings.host}:${merged.settings.port}`,
+        );
       } catch (err) {
-        throw new Error(`forwarding ${results.map((r) => r.command).join(', ')} to target ${target} failed: ${errorMessage(err)}`, { cause: err });
+        throw new Error(
+          `forwarding ${results.map((r) => r.command).join(', ')} to target ${target} failed: ${errorMessage(err)}`,
+          { cause: err },
+        );
       }
     });
   };
@@ -51,8 +59,12 @@ export function createModule(): AgentModule<Settings> {
       pool = new AgentClientPool();
       for (const q of AGENT_QUERIES) {
         cleanup.push(
-          context.core.registerSimpleQuery({ name: q.name, module: 'AgentClient', title: q.title, description: q.description }, (args, call) =>
-            withLinkedSignal([call.signal, context.signal], (signal) => runAgentQuery(pool, q.name, q.kind, args, snapshot!, signal)),
+          context.core.registerSimpleQuery(
+            { name: q.name, module: 'AgentClient', title: q.title, description: q.description },
+            (args, call) =>
+              withLinkedSignal([call.signal, context.signal], (signal) =>
+                runAgentQuery(pool, q.name, q.kind, args, snapshot!, signal),
+              ),
           ),
         );
       }

@@ -66,7 +66,8 @@ export function createModule(): AgentModule<Settings> {
     };
   };
 
-  const wantsOf = (view: Settings): ListenerWants<AgentPolicy> => listenerWants(view, 'AgentServer', tlsSpecOf(view), policyOf(view));
+  const wantsOf = (view: Settings): ListenerWants<AgentPolicy> =>
+    listenerWants(view, 'AgentServer', tlsSpecOf(view), policyOf(view));
 
   /** The allow-lists of these settings (compiled once per apply). */
   const allowOf = (view: Settings): GuardOptions => {
@@ -89,7 +90,13 @@ export function createModule(): AgentModule<Settings> {
       open: (a) => listen(a.policy, a.host, a.port, a.tls, a.guard),
     });
 
-  const listen = async (policy: AgentPolicy, host: string, port: number, tls: TlsOptions | undefined, guard: ConnectionGuard): Promise<AgentListener> => {
+  const listen = async (
+    policy: AgentPolicy,
+    host: string,
+    port: number,
+    tls: TlsOptions | undefined,
+    guard: ConnectionGuard,
+  ): Promise<AgentListener> => {
     const srv = await startAgentListener({
       ...policy,
       host,
@@ -101,7 +108,12 @@ export function createModule(): AgentModule<Settings> {
         // A query runs until its peer goes (signal) or the module stops (ctx.signal).
         query: (bytes, peer, signal) => {
           const allow = commandGuard(allowed, peer.address);
-          return withLinkedSignal([signal, ctx!.signal], (both) => ctx!.core.queryRaw(bytes, allow ? { allow, signal: both, channel: 'agent' } : { signal: both, channel: 'agent' }));
+          return withLinkedSignal([signal, ctx!.signal], (both) =>
+            ctx!.core.queryRaw(
+              bytes,
+              allow ? { allow, signal: both, channel: 'agent' } : { signal: both, channel: 'agent' },
+            ),
+          );
         },
         exec: (bytes, peer) => {
           const allow = commandGuard(allowed, peer.address);
@@ -111,7 +123,12 @@ export function createModule(): AgentModule<Settings> {
           // A message that does not decode throws AGENT_ERR_PROTOBUF (an Error frame to the client).
           const message = decode('SubmitResponseMessage', bytes);
           const source = message.header.sender || peer.certificate || peer.address;
-          for (const entry of store.keep(message.payload.map((p) => responseToResult(p)), source, peer.address)) ctx!.log.info(describeSubmission(entry));
+          for (const entry of store.keep(
+            message.payload.map((p) => responseToResult(p)),
+            source,
+            peer.address,
+          ))
+            ctx!.log.info(describeSubmission(entry));
         },
       },
     });
@@ -136,7 +153,8 @@ export function createModule(): AgentModule<Settings> {
             name: 'agent_submissions',
             module: 'AgentServer',
             title: 'Results submitted by other agents',
-            description: 'The latest result submitted over the agent protocol per command and source, as a JSON list in the message.',
+            description:
+              'The latest result submitted over the agent protocol per command and source, as a JSON list in the message.',
           },
           async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
         ),
@@ -148,7 +166,10 @@ export function createModule(): AgentModule<Settings> {
       const how = await listener.apply(wantsOf(next), () => {
         allowed = staged;
       });
-      if (how === 'swapped') ctx!.log.info(`new TLS settings (${describeTls(listener.tlsOptions())}); open connections close after their requests`);
+      if (how === 'swapped')
+        ctx!.log.info(
+          `new TLS settings (${describeTls(listener.tlsOptions())}); open connections close after their requests`,
+        );
       return true;
     },
     listening() {

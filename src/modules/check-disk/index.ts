@@ -26,7 +26,10 @@ export function createModule(): AgentModule<SettingsOf<'CheckDisk'>> {
     async start(ctx: ModuleContext<SettingsOf<'CheckDisk'>>) {
       allowed = allowedOf(ctx.settings);
       const defs = [drivesizeCheck(), filesCheck(() => allowed), mountCheck(), driveIoCheck()];
-      const undo = [registerChecks(ctx.core, 'CheckDisk', defs), registerLegacy(ctx.core, 'CheckDisk', DISK_LEGACY, defs)];
+      const undo = [
+        registerChecks(ctx.core, 'CheckDisk', defs),
+        registerLegacy(ctx.core, 'CheckDisk', DISK_LEGACY, defs),
+      ];
       unregister = () => undo.forEach((u) => u());
     },
     async apply(next: SettingsOf<'CheckDisk'>) {

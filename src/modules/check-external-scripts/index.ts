@@ -72,12 +72,24 @@ export function createModule(): AgentModule<Settings> {
   let unregisterExec: (() => void) | undefined;
 
   /** One run of the script, wrapped script or alias `name`. */
-  const answer = (core: Core, call: QueryCall, name: string, args: string[], signal: AbortSignal): Promise<SimpleAnswer> => {
+  const answer = (
+    core: Core,
+    call: QueryCall,
+    name: string,
+    args: string[],
+    signal: AbortSignal,
+  ): Promise<SimpleAnswer> => {
     const a = aliases.get(name);
     // The alias's target runs under the caller's allow-list (a peer's `allowed queries`), never around it.
-    if (a) return 'target' in a ? runAlias(a, args, (c, w, o) => core.query(c, w, call.allow ? { ...o, allow: call.allow } : o), signal) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
+    if (a)
+      return 'target' in a
+        ? runAlias(a, args, (c, w, o) => core.query(c, w, call.allow ? { ...o, allow: call.allow } : o), signal)
+        : Promise.resolve({ result: UNKNOWN, message: `${name}: ${a.problem}`, perf: [] });
     const w = wrapped.get(name);
-    if (w) return 'words' in w ? runConfiguredScript(name, w.words, args, settings, limiter, signal, run) : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
+    if (w)
+      return 'words' in w
+        ? runConfiguredScript(name, w.words, args, settings, limiter, signal, run)
+        : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
     const line = scripts.get(name);
     if (line === undefined) return Promise.resolve({ result: UNKNOWN, message: `Script not found: ${name}`, perf: [] });
     return runConfiguredScript(name, line, args, settings, limiter, signal, run);
@@ -87,20 +99,44 @@ export function createModule(): AgentModule<Settings> {
     if (!ctx) return;
     const alias = aliases.get(name);
     const info = alias
-      ? { name, module: MODULE, title: `Alias ${name}`, description: 'target' in alias ? `${defaults.has(name) ? 'Default alias (NSClient++) for' : 'Alias for'}: ${alias.target}` : `Alias (invalid: ${alias.problem})`, ...('target' in alias ? { aliasOf: alias.target } : {}) }
+      ? {
+          name,
+          module: MODULE,
+          title: `Alias ${name}`,
+          description:
+            'target' in alias
+              ? `${defaults.has(name) ? 'Default alias (NSClient++) for' : 'Alias for'}: ${alias.target}`
+              : `Alias (invalid: ${alias.problem})`,
+          ...('target' in alias ? { aliasOf: alias.target } : {}),
+        }
       : wrapped.has(name)
-        ? { name, module: MODULE, title: `Wrapped script ${name}`, description: `Runs the wrapped script: ${wrappedLines.get(name) ?? ''}` }
-        : { name, module: MODULE, title: `Script ${name}`, description: `Runs the external script: ${scripts.get(name) ?? ''}` };
+        ? {
+            name,
+            module: MODULE,
+            title: `Wrapped script ${name}`,
+            description: `Runs the wrapped script: ${wrappedLines.get(name) ?? ''}`,
+          }
+        : {
+            name,
+            module: MODULE,
+            title: `Script ${name}`,
+            description: `Runs the external script: ${scripts.get(name) ?? ''}`,
+          };
     const key = JSON.stringify(info);
     const current = registered.get(name);
     if (current?.key === key) return;
     current?.undo();
     const owner = ctx.core.getQuery(name);
-    if (!current && owner && owner.module !== MODULE) ctx.log.warning(`script ${name} replaces the query of the same name from ${owner.module}`);
+    if (!current && owner && owner.module !== MODULE)
+      ctx.log.warning(`script ${name} replaces the query of the same name from ${owner.module}`);
     const core = ctx.core;
     registered.set(name, {
       key,
-      undo: core.registerSimpleQuery(info, (args, call) => withLinkedSignal<SimpleAnswer>([call.signal, stopper.signal], (signal) => answer(core, call, name, args, signal))),
+      undo: core.registerSimpleQuery(info, (args, call) =>
+        withLinkedSignal<SimpleAnswer>([call.signal, stopper.signal], (signal) =>
+          answer(core, call, name, args, signal),
+        ),
+      ),
     });
   };
   const unregister = (name: string): void => {
@@ -112,7 +148,8 @@ export function createModule(): AgentModule<Settings> {
     settings = scriptSettingsOf(next);
     limiter.setMax(next.sections[SECTION]['max concurrent'], next.sections[SECTION]['max queued']);
     scripts.clear();
-    for (const [name, line] of Object.entries(next.sections[SCRIPTS_SECTION])) if (typeof line === 'string') scripts.set(name, line);
+    for (const [name, line] of Object.entries(next.sections[SCRIPTS_SECTION]))
+      if (typeof line === 'string') scripts.set(name, line);
     wrapped.clear();
     wrappedLines.clear();
     const wrappings = next.sections[WRAPPINGS_PATH];
@@ -136,8 +173,12 @@ export function createModule(): AgentModule<Settings> {
     for (const a of next.aliases.values()) {
       if (a.isTemplate) continue;
       const policy = {
-        allowArguments: typeof a.values['allow arguments'] === 'boolean' ? (a.values['allow arguments']) : settings.allowArguments,
-        allowNasty: typeof a.values['allow nasty characters'] === 'boolean' ? (a.values['allow nasty characters']) : settings.allowNasty,
+        allowArguments:
+          typeof a.values['allow arguments'] === 'boolean' ? a.values['allow arguments'] : settings.allowArguments,
+        allowNasty:
+          typeof a.values['allow nasty characters'] === 'boolean'
+            ? a.values['allow nasty characters']
+            : settings.allowNasty,
       };
       try {
         aliases.set(a.name, parseAlias(a.name, valueText(a.values.command), policy));
@@ -176,10 +217,18 @@ export function createModule(): AgentModule<Settings> {
       stopper = new AbortController();
       configure(context.settings);
       unregisterExec = context.core.registerSimpleExec(
-        { name: MODULE, module: MODULE, title: 'External scripts', description: 'list --json [--all] | show --script NAME | add --script NAME --content-base64 B64 | delete --script NAME' },
+        {
+          name: MODULE,
+          module: MODULE,
+          title: 'External scripts',
+          description:
+            'list --json [--all] | show --script NAME | add --script NAME --content-base64 B64 | delete --script NAME',
+        },
         (args) => scriptCommand(args, store),
       );
-      context.log.info(`${scripts.size} script(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`);
+      context.log.info(
+        `${scripts.size} script(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`,
+      );
     },
     async apply(next: Settings) {
       configure(next);

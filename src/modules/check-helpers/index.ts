@@ -22,9 +22,27 @@ const FIXED: readonly { name: string; status: Status; word: string }[] = [
 ];
 
 const WRAPPERS = [
-  { name: 'check_negate', title: 'Change the status of a query', description: 'Runs command=Q (arguments=A ..., or after --) and maps its status: ok=, warning=, critical=, unknown= name the status to answer instead (OK, WARNING, CRITICAL, UNKNOWN).', run: checkNegate },
-  { name: 'check_multi', title: 'Run several queries as one', description: 'Runs each command="Q args" in turn; answers the worst status (CRITICAL > WARNING > UNKNOWN > OK), the messages joined by separator= (default ", ") between prefix= and suffix=, and all perf data.', run: checkMulti },
-  { name: 'check_timeout', title: 'Run a query with a time limit', description: 'Runs command=Q (arguments=A ...) and answers return= (default UNKNOWN) when it takes longer than timeout= seconds (default 30).', run: checkTimeout },
+  {
+    name: 'check_negate',
+    title: 'Change the status of a query',
+    description:
+      'Runs command=Q (arguments=A ..., or after --) and maps its status: ok=, warning=, critical=, unknown= name the status to answer instead (OK, WARNING, CRITICAL, UNKNOWN).',
+    run: checkNegate,
+  },
+  {
+    name: 'check_multi',
+    title: 'Run several queries as one',
+    description:
+      'Runs each command="Q args" in turn; answers the worst status (CRITICAL > WARNING > UNKNOWN > OK), the messages joined by separator= (default ", ") between prefix= and suffix=, and all perf data.',
+    run: checkMulti,
+  },
+  {
+    name: 'check_timeout',
+    title: 'Run a query with a time limit',
+    description:
+      'Runs command=Q (arguments=A ...) and answers return= (default UNKNOWN) when it takes longer than timeout= seconds (default 30).',
+    run: checkTimeout,
+  },
 ] as const;
 
 export function createModule(): AgentModule<SettingsOf<'CheckHelpers'>> {
@@ -35,31 +53,57 @@ export function createModule(): AgentModule<SettingsOf<'CheckHelpers'>> {
       for (const f of FIXED) {
         unregister.push(
           ctx.core.registerSimpleQuery(
-            { name: f.name, module: 'CheckHelpers', title: `Always ${f.word}`, description: `Answers ${f.word} with the given message (default "${f.word}: check_${f.word.toLowerCase()}").` },
-            async (args) => ({ result: f.status, message: args.length > 0 ? args.join(' ') : `${f.word}: ${f.name}`, perf: [] }),
+            {
+              name: f.name,
+              module: 'CheckHelpers',
+              title: `Always ${f.word}`,
+              description: `Answers ${f.word} with the given message (default "${f.word}: check_${f.word.toLowerCase()}").`,
+            },
+            async (args) => ({
+              result: f.status,
+              message: args.length > 0 ? args.join(' ') : `${f.word}: ${f.name}`,
+              perf: [],
+            }),
           ),
         );
       }
       unregister.push(
         ctx.core.registerSimpleQuery(
-          { name: 'check_version', module: 'CheckHelpers', title: 'Agent version', description: 'Answers OK with the agent version (or the given message).' },
+          {
+            name: 'check_version',
+            module: 'CheckHelpers',
+            title: 'Agent version',
+            description: 'Answers OK with the agent version (or the given message).',
+          },
           async (args) => ({ result: 0, message: args.length > 0 ? args.join(' ') : `agent ${VERSION}`, perf: [] }),
         ),
       );
       unregister.push(registerChecks(ctx.core, 'CheckHelpers', [indexCheck(() => ctx.core.listQueries())]));
       unregister.push(
         ctx.core.registerSimpleQuery(
-          { name: 'check_dummy', module: 'CheckHelpers', title: 'Fixed state and text', description: 'check_dummy STATE [TEXT ...]: answers STATE (0-3 or OK/WARNING/CRITICAL/UNKNOWN) with TEXT (default "Dummy Check"); help lists the arguments.' },
+          {
+            name: 'check_dummy',
+            module: 'CheckHelpers',
+            title: 'Fixed state and text',
+            description:
+              'check_dummy STATE [TEXT ...]: answers STATE (0-3 or OK/WARNING/CRITICAL/UNKNOWN) with TEXT (default "Dummy Check"); help lists the arguments.',
+          },
           async (args) => checkDummy(args),
         ),
       );
       for (const w of WRAPPERS) {
         // The inner queries run under the caller's allow-list (a protocol peer cannot wrap a refused query).
         const run = (args: string[], call: QueryCall) => {
-          const query: QueryFn = (command, inner, options) => ctx.core.query(command, inner, call.allow ? { ...options, allow: call.allow } : options);
+          const query: QueryFn = (command, inner, options) =>
+            ctx.core.query(command, inner, call.allow ? { ...options, allow: call.allow } : options);
           return w.run(args, query, call.signal);
         };
-        unregister.push(ctx.core.registerSimpleQuery({ name: w.name, module: 'CheckHelpers', title: w.title, description: w.description }, run));
+        unregister.push(
+          ctx.core.registerSimpleQuery(
+            { name: w.name, module: 'CheckHelpers', title: w.title, description: w.description },
+            run,
+          ),
+        );
       }
     },
     async apply() {

@@ -19,7 +19,10 @@ type Settings = SettingsOf<'CheckLogFile'>;
 function settingsOf(view: Settings): LogfileSettings {
   const s = view.sections[SECTION];
   return {
-    allowedPaths: s['allowed paths'].split(',').map((p) => p.trim()).filter(Boolean),
+    allowedPaths: s['allowed paths']
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
     maxLines: s['max lines'],
     maxLineBytes: s['max line length'],
     maxReadBytes: s['max read'] * 1024 * 1024,
@@ -53,7 +56,10 @@ export function createModule(): AgentModule<Settings> {
           }
         },
       };
-      unregister = registerChecks(ctx.core, 'CheckLogFile', [def, { ...def, name: 'checklogfile', title: 'Log files (legacy name)' }]);
+      unregister = registerChecks(ctx.core, 'CheckLogFile', [
+        def,
+        { ...def, name: 'checklogfile', title: 'Log files (legacy name)' },
+      ]);
     },
     async apply(next: Settings) {
       configure(next);

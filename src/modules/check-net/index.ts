@@ -32,7 +32,13 @@ export function createModule(): AgentModule<Settings> {
     async start(ctx: ModuleContext<Settings>) {
       const net = new NetLimits(boundsOf(ctx.settings));
       limits = net;
-      unregister = registerChecks(ctx.core, 'CheckNet', [tcpCheck(net), httpCheck(net), dnsCheck(net), pingCheck(net), ntpCheck(net)]);
+      unregister = registerChecks(ctx.core, 'CheckNet', [
+        tcpCheck(net),
+        httpCheck(net),
+        dnsCheck(net),
+        pingCheck(net),
+        ntpCheck(net),
+      ]);
     },
     async apply(next: Settings) {
       limits?.setBounds(boundsOf(next));

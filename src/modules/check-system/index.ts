@@ -26,8 +26,20 @@ export function createModule(): AgentModule<SettingsOf<'CheckSystem'>> {
     async start(ctx: ModuleContext<SettingsOf<'CheckSystem'>>) {
       sampler = new CpuSampler({ intervalMs: 1000 });
       await sampler.start();
-      const defs = [cpuCheck(sampler), loadCheck(), memoryCheck(), uptimeCheck(), osVersionCheck(), processCheck(), usersCheck(), ...hostSystemChecks()];
-      const undo = [registerChecks(ctx.core, 'CheckSystem', defs), registerLegacy(ctx.core, 'CheckSystem', SYSTEM_LEGACY, defs)];
+      const defs = [
+        cpuCheck(sampler),
+        loadCheck(),
+        memoryCheck(),
+        uptimeCheck(),
+        osVersionCheck(),
+        processCheck(),
+        usersCheck(),
+        ...hostSystemChecks(),
+      ];
+      const undo = [
+        registerChecks(ctx.core, 'CheckSystem', defs),
+        registerLegacy(ctx.core, 'CheckSystem', SYSTEM_LEGACY, defs),
+      ];
       unregister = () => undo.forEach((u) => u());
     },
     async apply() {

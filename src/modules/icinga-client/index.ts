@@ -12,7 +12,12 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { AgentModule } from '../module.js';
 import { createPassiveChannelModule, HOST_CHECK } from '../passive-channel.js';
-import { closeIcingaConnections, ICINGA_PORT, processCheckResult, type IcingaEndpoint } from '../../protocols/icinga/client.js';
+import {
+  closeIcingaConnections,
+  ICINGA_PORT,
+  processCheckResult,
+  type IcingaEndpoint,
+} from '../../protocols/icinga/client.js';
 import { splitAddress } from '../../protocols/target-options.js';
 import { formatPerf, splitOutput, toNagios } from '../../core/result.js';
 import { valueText } from '../../settings/value-text.js';
@@ -25,7 +30,12 @@ export function createModule(): AgentModule {
     module: 'IcingaClient',
     section: '/settings/icinga/client',
     targetsSection: '/settings/icinga/client/targets',
-    queueQuery: { name: 'icinga_queue', title: 'Icinga 2 send queues', description: 'Per Icinga 2 target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.' },
+    queueQuery: {
+      name: 'icinga_queue',
+      title: 'Icinga 2 send queues',
+      description:
+        'Per Icinga 2 target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.',
+    },
     // One result per request, and a failed one must not re-send those before it: one per send (the connection is kept alive).
     batch: () => 1,
     send: async (target, items, signal, settings) => {
@@ -35,8 +45,20 @@ export function createModule(): AgentModule {
       for (const i of items) {
         // As NSClient++: the Nagios text split at its first |, so a message that carries perf data itself is split too.
         const { message, perf } = splitOutput(toNagios(i.result));
-        const r = { host: i.host, service: i.service === HOST_CHECK ? '' : i.service, exitStatus: i.result.result, output: message, performanceData: perf.map(formatPerf), checkSource: source };
-        await withRetries(() => processCheckResult(e, r, signal), { retries: Number(target.values.retries), policy: CONNECT_RETRY, retryable, signal });
+        const r = {
+          host: i.host,
+          service: i.service === HOST_CHECK ? '' : i.service,
+          exitStatus: i.result.result,
+          output: message,
+          performanceData: perf.map(formatPerf),
+          checkSource: source,
+        };
+        await withRetries(() => processCheckResult(e, r, signal), {
+          retries: Number(target.values.retries),
+          policy: CONNECT_RETRY,
+          retryable,
+          signal,
+        });
       }
     },
   });

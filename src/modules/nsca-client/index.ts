@@ -25,15 +25,31 @@ export function createModule(): AgentModule {
     module: 'NSCAClient',
     section: '/settings/NSCA/client',
     targetsSection: '/settings/NSCA/client/targets',
-    queueQuery: { name: 'nsca_queue', title: 'NSCA send queues', description: 'Per NSCA target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.' },
+    queueQuery: {
+      name: 'nsca_queue',
+      title: 'NSCA send queues',
+      description:
+        'Per NSCA target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.',
+    },
     // nsca 2.9+ takes several packets on one connection only at the 4096-byte payload (protocols/nsca/client.ts).
     batch: (t) => (Number(t.values['payload length']) === 4096 ? 100 : 1),
     // Results that come within 50 ms share a connection (a scheduler with many schedules sends in bursts).
     lingerMs: 50,
     send: async (target, items, signal) => {
       const o = connectionOf(target, signal);
-      const packets = items.map((i) => ({ host: i.host, service: i.service === HOST_CHECK ? '' : i.service, code: i.result.result, output: toNagios(i.result) }));
-      await withRetries(() => sendNsca(o, packets), { retries: Number(target.values.retries), policy: CONNECT_RETRY, retryable: () => true, signal, deadline: performance.now() + o.timeoutMs });
+      const packets = items.map((i) => ({
+        host: i.host,
+        service: i.service === HOST_CHECK ? '' : i.service,
+        code: i.result.result,
+        output: toNagios(i.result),
+      }));
+      await withRetries(() => sendNsca(o, packets), {
+        retries: Number(target.values.retries),
+        policy: CONNECT_RETRY,
+        retryable: () => true,
+        signal,
+        deadline: performance.now() + o.timeoutMs,
+      });
     },
   });
 }

@@ -43,9 +43,18 @@ export function createModule(): AgentModule<Settings> {
   const stateOf = (view: Settings): RequestState => {
     const s = view.sections[SECTION];
     const { allowed, unknown } = parseAllow(s.allow);
-    if (unknown.length > 0) ctx!.log.warning(`[${SECTION}] allow: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no check_nt command or group; ignored`);
+    if (unknown.length > 0)
+      ctx!.log.warning(
+        `[${SECTION}] allow: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no check_nt command or group; ignored`,
+      );
     if (allowed.size === 0) ctx!.log.warning(`[${SECTION}] allow enables no command: every request is refused`);
-    return { password: s.password, allowed, driveLetters: parseDriveLetters(s['drive letters']), maxCpuMinutes: MAX_CPU_MINUTES, now: () => Date.now() / 1000 };
+    return {
+      password: s.password,
+      allowed,
+      driveLetters: parseDriveLetters(s['drive letters']),
+      maxCpuMinutes: MAX_CPU_MINUTES,
+      now: () => Date.now() / 1000,
+    };
   };
 
   const policyOf = (view: Settings): NsClientServerPolicy => {
@@ -57,7 +66,8 @@ export function createModule(): AgentModule<Settings> {
     return { isAllowed: (address) => hosts.isAllowed(address), allowedHostsFrom: from, timeoutMs: s.timeout * 1000 };
   };
 
-  const wantsOf = (view: Settings): ListenerWants<NsClientServerPolicy> => listenerWants(view, 'NSClientServer', tlsSpecOf(view), policyOf(view));
+  const wantsOf = (view: Settings): ListenerWants<NsClientServerPolicy> =>
+    listenerWants(view, 'NSClientServer', tlsSpecOf(view), policyOf(view));
 
   const newListener = (context: ModuleContext<Settings>): ManagedListener<NsClientServerPolicy> =>
     new ManagedListener<NsClientServerPolicy>({
@@ -66,8 +76,17 @@ export function createModule(): AgentModule<Settings> {
       log: context.log,
       describe: (w) => `to ${w.host || '*'}:${w.port} (${w.tls ? 'TLS' : 'plain'})`,
       open: async (a) => {
-        const answer = (text: string, peer: string, gone: AbortSignal): Promise<string> => respond(text, peer, gone, state, { core: context.core, log: context.log, signal: context.signal });
-        const srv = await startNsClientServer({ host: a.host, port: a.port, tls: a.tls, policy: a.policy, guard: a.guard, answer, log: context.log });
+        const answer = (text: string, peer: string, gone: AbortSignal): Promise<string> =>
+          respond(text, peer, gone, state, { core: context.core, log: context.log, signal: context.signal });
+        const srv = await startNsClientServer({
+          host: a.host,
+          port: a.port,
+          tls: a.tls,
+          policy: a.policy,
+          guard: a.guard,
+          answer,
+          log: context.log,
+        });
         const at = srv.address();
         context.log.info(`listening on ${at.address}:${at.port} (${a.tls ? 'TLS' : 'plain'})`);
         return srv;

@@ -16,7 +16,14 @@ import { escapeForLog } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
 import { countRefusal } from '../../core/work-counters.js';
 import { moduleOfQuery } from '../../settings/module-table.js';
-import { BAD_REQUEST, NOT_ALLOWED, UNKNOWN_COMMAND, parseRequest, passwordMatches, type NsClientCommand } from '../../protocols/nsclient/request.js';
+import {
+  BAD_REQUEST,
+  NOT_ALLOWED,
+  UNKNOWN_COMMAND,
+  parseRequest,
+  passwordMatches,
+  type NsClientCommand,
+} from '../../protocols/nsclient/request.js';
 import { mapCommand, type MapOptions } from '../../protocols/nsclient/answers.js';
 
 /** What the requests read: switched with the listener's policy, only when a change was taken. */
@@ -32,11 +39,21 @@ export interface RespondContext {
   signal: AbortSignal;
 }
 
-export async function respond(text: string, peerAddress: string, gone: AbortSignal, state: RequestState, c: RespondContext): Promise<string> {
+export async function respond(
+  text: string,
+  peerAddress: string,
+  gone: AbortSignal,
+  state: RequestState,
+  c: RespondContext,
+): Promise<string> {
   const peer = escapeLog(peerAddress || '?');
   const request = parseRequest(text);
   if (!request || !passwordMatches(request.password, state.password)) {
-    const why = !request ? 'not a check_nt request' : state.password === '' ? 'no password is configured' : 'wrong password';
+    const why = !request
+      ? 'not a check_nt request'
+      : state.password === ''
+        ? 'no password is configured'
+        : 'wrong password';
     c.log.warning(`refused request from ${peer}: ${why}`);
     countRefusal('nsclient', request ? 'password' : 'bad request');
     return BAD_REQUEST;
@@ -61,6 +78,8 @@ export async function respond(text: string, peerAddress: string, gone: AbortSign
     return `ERROR: ${mapped.query} is not loaded on this agent (enable ${owner})`;
   }
   // Cancelled when the peer goes or the module stops.
-  const result = await withLinkedSignal([gone, c.signal], (signal) => c.core.query(mapped.query, mapped.args, { signal, channel: 'nsclient' }));
+  const result = await withLinkedSignal([gone, c.signal], (signal) =>
+    c.core.query(mapped.query, mapped.args, { signal, channel: 'nsclient' }),
+  );
   return mapped.answer(result);
 }

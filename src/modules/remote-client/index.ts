@@ -28,16 +28,23 @@ export function createModule(): AgentModule<Settings> {
       ctx!.core.subscribe(channel, 'RemoteClient', async (message) => {
         const current = snapshot!;
         const target = current.sections[SECTION].target;
-        const merged = mergeTarget({ targets: current.targets, container: TARGETS_PATH, defaultPort: REMOTE_PORT }, { target, arguments: [], positional: [] });
+        const merged = mergeTarget(
+          { targets: current.targets, container: TARGETS_PATH, defaultPort: REMOTE_PORT },
+          { target, arguments: [], positional: [] },
+        );
         if (!merged.ok) throw new Error(`cannot forward submissions on channel ${channel}: ${merged.problem}`);
         const decoded = decode('SubmitResponseMessage', message);
         for (const payload of decoded.payload) {
           const result = responseToResult(payload);
           try {
             const answer = await submitResult(merged.settings, result, ctx!.signal, current.hash);
-            ctx!.log.debug(`submitted ${result.command} to ${merged.settings.host}:${merged.settings.port}: ${answer.message}`);
+            ctx!.log.debug(
+              `submitted ${result.command} to ${merged.settings.host}:${merged.settings.port}: ${answer.message}`,
+            );
           } catch (err) {
-            throw new Error(`submitting ${result.command} to target ${target} failed: ${errorMessage(err)}`, { cause: err });
+            throw new Error(`submitting ${result.command} to target ${target} failed: ${errorMessage(err)}`, {
+              cause: err,
+            });
           }
         }
       }),
@@ -51,8 +58,12 @@ export function createModule(): AgentModule<Settings> {
       snapshot = context.settings;
       for (const q of REMOTE_QUERIES) {
         cleanup.push(
-          context.core.registerSimpleQuery({ name: q.name, module: 'RemoteClient', title: q.title, description: q.description }, (args, call) =>
-            withLinkedSignal([call.signal, context.signal], (signal) => runRemoteQuery(q.name, q.kind, args, snapshot!, signal)),
+          context.core.registerSimpleQuery(
+            { name: q.name, module: 'RemoteClient', title: q.title, description: q.description },
+            (args, call) =>
+              withLinkedSignal([call.signal, context.signal], (signal) =>
+                runRemoteQuery(q.name, q.kind, args, snapshot!, signal),
+              ),
           ),
         );
       }

@@ -30,15 +30,46 @@ export const TARGETS_PATH = '/settings/remote/client/targets';
 const SUBMIT_COMMAND = NRPE_SUBMIT_COMMAND;
 
 export const REMOTE_QUERIES: readonly { name: string; kind: QueryKind; title: string; description: string }[] = [
-  { name: 'remote_query', kind: 'query', title: 'Query a remote NRPE server', description: 'Runs --command with --arguments on an NRPE server (check_nrpe) and returns its result.' },
-  { name: 'remote_exec', kind: 'exec', title: 'Execute on a remote NRPE server', description: 'Runs --command on an NRPE server and returns its status and whole output.' },
-  { name: 'remote_submit', kind: 'submit', title: 'Submit a passive result', description: 'Sends --alias, --result and --message to an NRPE server that accepts submissions (_NRPE_SUBMIT).' },
-  { name: 'remote_forward', kind: 'forward', title: 'Forward a request as-is', description: 'Sends the arguments after the options (command then arguments) to an NRPE server and relays the answer.' },
+  {
+    name: 'remote_query',
+    kind: 'query',
+    title: 'Query a remote NRPE server',
+    description: 'Runs --command with --arguments on an NRPE server (check_nrpe) and returns its result.',
+  },
+  {
+    name: 'remote_exec',
+    kind: 'exec',
+    title: 'Execute on a remote NRPE server',
+    description: 'Runs --command on an NRPE server and returns its status and whole output.',
+  },
+  {
+    name: 'remote_submit',
+    kind: 'submit',
+    title: 'Submit a passive result',
+    description: 'Sends --alias, --result and --message to an NRPE server that accepts submissions (_NRPE_SUBMIT).',
+  },
+  {
+    name: 'remote_forward',
+    kind: 'forward',
+    title: 'Forward a request as-is',
+    description:
+      'Sends the arguments after the options (command then arguments) to an NRPE server and relays the answer.',
+  },
 ];
 
 /** Runs one remote_* query; never rejects. */
-export async function runRemoteQuery(name: string, kind: QueryKind, args: readonly string[], settings: Pick<SettingsOf<'RemoteClient'>, 'targets' | 'hash'>, signal?: AbortSignal): Promise<QueryResult> {
-  const prepared = prepareClientQuery(name, kind, 'remote', args, { targets: settings.targets, container: TARGETS_PATH, defaultPort: REMOTE_PORT });
+export async function runRemoteQuery(
+  name: string,
+  kind: QueryKind,
+  args: readonly string[],
+  settings: Pick<SettingsOf<'RemoteClient'>, 'targets' | 'hash'>,
+  signal?: AbortSignal,
+): Promise<QueryResult> {
+  const prepared = prepareClientQuery(name, kind, 'remote', args, {
+    targets: settings.targets,
+    container: TARGETS_PATH,
+    defaultPort: REMOTE_PORT,
+  });
   if (!prepared.ok) return prepared.answer;
   const request = requestText(kind, prepared.options, prepared.settings);
   if (typeof request !== 'string') return unknown(name, `${name}: ${request.problem}`);
@@ -53,7 +84,12 @@ export async function runRemoteQuery(name: string, kind: QueryKind, args: readon
 }
 
 /** Sends one passive result to a connection (used for channel submissions). */
-export async function submitResult(settings: ConnectionSettings, result: QueryResult, signal?: AbortSignal, version?: string): Promise<QueryResult> {
+export async function submitResult(
+  settings: ConnectionSettings,
+  result: QueryResult,
+  signal?: AbortSignal,
+  version?: string,
+): Promise<QueryResult> {
   const alias = settings.alias || result.command;
   const request = formatRequest(SUBMIT_COMMAND, [alias, String(result.result), toNagios(result)]);
   const answer = await nrpeRequest(clientOptionsOf(settings, signal, version), request);
@@ -66,7 +102,11 @@ export async function submitResult(settings: ConnectionSettings, result: QueryRe
  * settings hash) the TLS context is built once per TLS settings and
  * version and shared (client-tls-cache.ts); without it, per call.
  */
-export function clientOptionsOf(s: ConnectionSettings, signal?: AbortSignal, version?: string): Parameters<typeof nrpeRequest>[0] {
+export function clientOptionsOf(
+  s: ConnectionSettings,
+  signal?: AbortSignal,
+  version?: string,
+): Parameters<typeof nrpeRequest>[0] {
   const tls = {
     allowedCiphers: s.allowedCiphers,
     certificate: s.certificate,
@@ -81,7 +121,11 @@ export function clientOptionsOf(s: ConnectionSettings, signal?: AbortSignal, ver
     port: s.port,
     timeoutMs: s.timeout * 1000,
     retry: s.retry,
-    tls: s.ssl ? (key === undefined ? buildClientTls(tls) : cachedClientTls(key, () => buildClientTls(tls))) : undefined,
+    tls: s.ssl
+      ? key === undefined
+        ? buildClientTls(tls)
+        : cachedClientTls(key, () => buildClientTls(tls))
+      : undefined,
     version: s.version,
     payloadLength: s.payloadLength,
     signal,

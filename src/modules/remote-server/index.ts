@@ -83,7 +83,8 @@ export function createModule(): AgentModule<Settings> {
     };
   };
 
-  const wantsOf = (view: Settings): ListenerWants<NrpeServerPolicy> => listenerWants(view, 'RemoteServer', tlsSpecOf(view), policyOf(view));
+  const wantsOf = (view: Settings): ListenerWants<NrpeServerPolicy> =>
+    listenerWants(view, 'RemoteServer', tlsSpecOf(view), policyOf(view));
 
   const newListener = (context: ModuleContext<Settings>): ManagedListener<NrpeServerPolicy> =>
     new ManagedListener<NrpeServerPolicy>({
@@ -92,7 +93,16 @@ export function createModule(): AgentModule<Settings> {
       log: context.log,
       describe: (w) => `to ${w.host || '*'}:${w.port} (${w.tls ? 'TLS' : 'plain'})`,
       open: async (a) => {
-        const srv = await startNrpeServer({ ...a.policy, host: a.host, port: a.port, tls: a.tls, guard: a.guard, dataCommands: [SUBMIT_COMMAND], answer, log: context.log });
+        const srv = await startNrpeServer({
+          ...a.policy,
+          host: a.host,
+          port: a.port,
+          tls: a.tls,
+          guard: a.guard,
+          dataCommands: [SUBMIT_COMMAND],
+          answer,
+          log: context.log,
+        });
         const at = srv.address();
         context.log.info(`listening on ${at.address}:${at.port} (${a.tls ? 'TLS' : 'plain'})`);
         return srv;
@@ -100,25 +110,47 @@ export function createModule(): AgentModule<Settings> {
     });
 
   const answer = async (command: string, args: string[], peer: NrpePeer, gone: AbortSignal): Promise<QueryResult> => {
-    if (command === NRPE_CHECK) return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
+    if (command === NRPE_CHECK)
+      return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
     if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
     const allow = commandGuard(state.allowed, peer.address);
     // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
-    if (state.unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined)) return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
+    if (state.unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined))
+      return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
     // Runs until the peer goes or the module stops.
-    return withLinkedSignal([gone, ctx!.signal], (signal) => ctx!.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }));
+    return withLinkedSignal([gone, ctx!.signal], (signal) =>
+      ctx!.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }),
+    );
   };
 
   const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {
     const [alias = '', code = '', ...rest] = args;
     const status: Status | undefined = parseStatus(code);
     const submitChannel = state.submitChannel;
-    if (!submitChannel) return { command: SUBMIT_COMMAND, result: 3, message: 'This server does not accept submissions (submit channel is not set)', perf: [] };
-    if (!alias || status === undefined) return { command: SUBMIT_COMMAND, result: 3, message: 'A submission needs an alias and a result code: _NRPE_SUBMIT!<alias>!<code>!<message>', perf: [] };
+    if (!submitChannel)
+      return {
+        command: SUBMIT_COMMAND,
+        result: 3,
+        message: 'This server does not accept submissions (submit channel is not set)',
+        perf: [],
+      };
+    if (!alias || status === undefined)
+      return {
+        command: SUBMIT_COMMAND,
+        result: 3,
+        message: 'A submission needs an alias and a result code: _NRPE_SUBMIT!<alias>!<code>!<message>',
+        perf: [],
+      };
     const result: QueryResult = { command: alias, result: status, ...splitOutput(rest.join('!')) };
-    for (const entry of store.keep([result], peer.certificate || peer.address, peer.address)) ctx!.log.info(describeSubmission(entry));
+    for (const entry of store.keep([result], peer.certificate || peer.address, peer.address))
+      ctx!.log.info(describeSubmission(entry));
     const taken = await ctx!.core.submit(submitChannel, [result], 'RemoteServer');
-    return { command: SUBMIT_COMMAND, result: 0, message: `Submission of ${alias} accepted on channel ${submitChannel} (${taken} listener${taken === 1 ? '' : 's'})`, perf: [] };
+    return {
+      command: SUBMIT_COMMAND,
+      result: 0,
+      message: `Submission of ${alias} accepted on channel ${submitChannel} (${taken} listener${taken === 1 ? '' : 's'})`,
+      perf: [],
+    };
   };
 
   return {
@@ -139,7 +171,8 @@ export function createModule(): AgentModule<Settings> {
             name: 'remote_submissions',
             module: 'RemoteServer',
             title: 'Results submitted over NRPE',
-            description: 'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
+            description:
+              'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
           },
           async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
         ),

@@ -40,8 +40,13 @@ export function createModule(): AgentModule<Settings> {
     try {
       // A query no module has registered yet, just after start: its module may still be starting (modules
       // start side by side). This run is not sent as an UNKNOWN of our own making; the next one is.
-      if (performance.now() - startedAt < STARTING_MS && !ctx!.core.listQueries().some((q) => q.name.toLowerCase() === d.command.toLowerCase())) {
-        ctx!.log.debug(`schedule ${d.name}: ${d.command} is not registered yet (modules still starting); this run is skipped`);
+      if (
+        performance.now() - startedAt < STARTING_MS &&
+        !ctx!.core.listQueries().some((q) => q.name.toLowerCase() === d.command.toLowerCase())
+      ) {
+        ctx!.log.debug(
+          `schedule ${d.name}: ${d.command} is not registered yet (modules still starting); this run is skipped`,
+        );
         return;
       }
       const result = await ctx!.core.query(d.command, d.args, { signal });
@@ -59,7 +64,9 @@ export function createModule(): AgentModule<Settings> {
         warnedUnsent.delete(d.name);
       } else if (!warnedUnsent.has(d.name)) {
         warnedUnsent.add(d.name);
-        ctx!.log.warning(`schedule ${d.name}: nothing listens on channel ${d.channel} (is its module loaded?); results are not sent`);
+        ctx!.log.warning(
+          `schedule ${d.name}: nothing listens on channel ${d.channel} (is its module loaded?); results are not sent`,
+        );
       }
     } catch (err) {
       state.lastStatus = 3;
@@ -96,7 +103,12 @@ export function createModule(): AgentModule<Settings> {
       table = new ScheduleTable(runOne, context.settings.sections['/settings/scheduler'].threads);
       sync(context.settings);
       unregister = context.core.registerSimpleQuery(
-        { name: 'scheduler_list', module: 'Scheduler', title: 'Schedules', description: 'The schedules with their last and next run and counters, as a JSON list in the message.' },
+        {
+          name: 'scheduler_list',
+          module: 'Scheduler',
+          title: 'Schedules',
+          description: 'The schedules with their last and next run and counters, as a JSON list in the message.',
+        },
         async () => ({ result: 0, message: JSON.stringify(listJson(table!.list(), invalid)), perf: [] }),
       );
       context.log.info(`${table.names().length} schedule(s)`);
@@ -124,7 +136,8 @@ function listJson(states: readonly ScheduleState[], invalid: ReadonlyMap<string,
     target: s.def.target,
     report: [...s.def.report].map((r) => STATUS_NAMES[r as 0 | 1 | 2 | 3]),
     last_run: iso(s.lastStart),
-    last_duration_ms: s.lastStart !== undefined && s.lastEnd !== undefined && s.lastEnd >= s.lastStart ? s.lastEnd - s.lastStart : null,
+    last_duration_ms:
+      s.lastStart !== undefined && s.lastEnd !== undefined && s.lastEnd >= s.lastStart ? s.lastEnd - s.lastStart : null,
     last_status: s.lastStatus === undefined ? null : STATUS_NAMES[s.lastStatus as 0 | 1 | 2 | 3],
     last_message: s.lastMessage ?? null,
     next_run: iso(s.nextRun),

@@ -70,7 +70,14 @@ export class ScheduleTable {
   }
 
   add(def: ScheduleDefinition, now = Date.now()): void {
-    const state: ScheduleState = { def, nextRun: now + Math.floor(Math.random() * def.randomness * def.intervalMs), runs: 0, skipped: 0, submitted: 0, running: false };
+    const state: ScheduleState = {
+      def,
+      nextRun: now + Math.floor(Math.random() * def.randomness * def.intervalMs),
+      runs: 0,
+      skipped: 0,
+      submitted: 0,
+      running: false,
+    };
     this.states.set(def.name, state);
     this.arm(state);
   }
@@ -81,7 +88,10 @@ export class ScheduleTable {
     const before = state.def;
     state.def = def;
     if (before.intervalMs === def.intervalMs) return;
-    state.nextRun = state.lastStart === undefined ? Math.min(state.nextRun, now + def.intervalMs) : Math.max(now, state.lastStart + def.intervalMs);
+    state.nextRun =
+      state.lastStart === undefined
+        ? Math.min(state.nextRun, now + def.intervalMs)
+        : Math.max(now, state.lastStart + def.intervalMs);
     this.arm(state);
   }
 
@@ -155,7 +165,10 @@ export class ScheduleTable {
 }
 
 /** A schedule's resolved values as a definition, or the problem with them. */
-export function definitionOf(name: string, v: Readonly<Record<string, unknown>>): ScheduleDefinition | { problem: string } {
+export function definitionOf(
+  name: string,
+  v: Readonly<Record<string, unknown>>,
+): ScheduleDefinition | { problem: string } {
   const text = (k: string): string => (typeof v[k] === 'string' ? v[k].trim() : '');
   const alias = text('alias') || name;
   let words: string[];
@@ -168,21 +181,37 @@ export function definitionOf(name: string, v: Readonly<Record<string, unknown>>)
   const intervalMs = parseDuration(text('interval') || '5m');
   if (!(intervalMs >= 1)) return { problem: `interval ${text('interval')} is not a duration` };
   const randomness = Math.min(1, Number(text('randomness').replace('%', '') || '0') / 100);
-  return { name, command: words[0], args: words.slice(1), alias, intervalMs, randomness, channel: text('channel') || 'NSCA', report: parseReport(text('report') || 'all'), target: text('target'), source: text('source') };
+  return {
+    name,
+    command: words[0],
+    args: words.slice(1),
+    alias,
+    intervalMs,
+    randomness,
+    channel: text('channel') || 'NSCA',
+    report: parseReport(text('report') || 'all'),
+    target: text('target'),
+    source: text('source'),
+  };
 }
 
 /** `300`, `30s`, `5m`, `1.5h`, `250ms`: milliseconds (a bare number is seconds, as NSClient++ reads it). */
 export function parseDuration(text: string): number {
   const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|d|w)?\s*$/.exec(text);
   if (!m) return NaN;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h' | 'd' | 'w'];
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[
+    (m[2] ?? 's') as 'ms' | 's' | 'm' | 'h' | 'd' | 'w'
+  ];
   return Math.round(Number(m[1]) * unit);
 }
 
 /** `all` or a list of ok, warning, critical, unknown: the statuses that are submitted. */
 export function parseReport(text: string): ReadonlySet<number> {
   const out = new Set<number>();
-  for (const w of text.toLowerCase().split(',').map((x) => x.trim())) {
+  for (const w of text
+    .toLowerCase()
+    .split(',')
+    .map((x) => x.trim())) {
     if (w === 'all') [0, 1, 2, 3].forEach((s) => out.add(s));
     else if (w === 'ok') out.add(0);
     else if (w === 'warning' || w === 'warn') out.add(1);

@@ -48,7 +48,12 @@ import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 import { listenerWants } from '../listener-wants.js';
 import { closeGracefully } from '../../protocols/listener/graceful-close.js';
 import { listenOn } from '../../protocols/listener/listen.js';
-import { ManagedListener, type ListenerWants, type OpenArgs, type Transport } from '../../protocols/listener/managed-listener.js';
+import {
+  ManagedListener,
+  type ListenerWants,
+  type OpenArgs,
+  type Transport,
+} from '../../protocols/listener/managed-listener.js';
 
 type Server = HttpServer | HttpsServer;
 
@@ -91,7 +96,10 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
     if (stored === undefined || announced || !listener?.address()) return;
     announced = true;
     if (stored.file !== undefined) log?.info(`the password of web user root is in ${stored.file}`);
-    else log?.warning(`AGENT_WARN_STATE_FOLDER: ${formatMessage('AGENT_WARN_STATE_FOLDER', [PASSWORD_FILE_NAME, snapshot?.variables.state ?? '', stored.problem ?? ''])}: the generated password of web user root lasts only as long as this process`);
+    else
+      log?.warning(
+        `AGENT_WARN_STATE_FOLDER: ${formatMessage('AGENT_WARN_STATE_FOLDER', [PASSWORD_FILE_NAME, snapshot?.variables.state ?? '', stored.problem ?? ''])}: the generated password of web user root lasts only as long as this process`,
+      );
     if (!consoleIsJournal()) process.stdout.write(`web password for user root: ${stored.password}\n`);
   };
 
@@ -99,11 +107,14 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
     const handler = (web as WebApp).handler;
     // noDelay: small JSON answers must not wait for Nagle's algorithm.
     // SecureResponse: every head written carries the security headers (security-headers.ts).
-    const srv: Server = a.tls ? createHttpsServer({ ...a.tls, noDelay: true, ServerResponse: SecureResponse }, handler) : createHttpServer({ noDelay: true, ServerResponse: SecureResponse }, handler);
+    const srv: Server = a.tls
+      ? createHttpsServer({ ...a.tls, noDelay: true, ServerResponse: SecureResponse }, handler)
+      : createHttpServer({ noDelay: true, ServerResponse: SecureResponse }, handler);
     // Node's own 400/408/431 for a request it cannot parse, with the security headers.
     srv.on('clientError', answerClientError);
     // A failed handshake in words (plain HTTP to the HTTPS port, no common cipher, old TLS); others (a browser ending one over the self-signed certificate) at debug.
-    if (a.tls && log) srv.on('tlsClientError', logTlsClientError(log, WEB_TLS_WORDS, { level: 'info', otherAtDebug: true }));
+    if (a.tls && log)
+      srv.on('tlsClientError', logTlsClientError(log, WEB_TLS_WORDS, { level: 'info', otherAtDebug: true }));
     srv.headersTimeout = 20_000;
     srv.requestTimeout = 60_000;
     // Limits on the raw connection, before any TLS byte is read; the deadline ends with the first request.
@@ -146,12 +157,25 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
 
     async start(ctx) {
       const control = ctx.control;
-      if (control === undefined) throw new Error('WEBServer started without the control interface (its catalogue entry asks for it)');
+      if (control === undefined)
+        throw new Error('WEBServer started without the control interface (its catalogue entry asks for it)');
       log = ctx.log;
       snapshot = ctx.settings;
       ensurePassword(snapshot);
-      web = buildApp({ core: ctx.core, control, getSnapshot: () => snapshot as Settings, generatedPassword: () => stored?.password, log: ctx.log });
-      listener = new ManagedListener<null>({ what: 'the web server', counter: 'web', log: ctx.log, open, describe: describeTarget });
+      web = buildApp({
+        core: ctx.core,
+        control,
+        getSnapshot: () => snapshot as Settings,
+        generatedPassword: () => stored?.password,
+        log: ctx.log,
+      });
+      listener = new ManagedListener<null>({
+        what: 'the web server',
+        counter: 'web',
+        log: ctx.log,
+        open,
+        describe: describeTarget,
+      });
       // Given up (time limit, agent stopping) before it binds: opens nothing.
       await listener.start(wantsOf(snapshot), ctx.signal);
       announcePassword();
@@ -163,7 +187,8 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
         snapshot = next;
         ensurePassword(next);
       });
-      if (how === 'swapped') log?.info(`web server certificate replaced from ${listenerTlsFiles(next, 'WEBServer')?.pair?.cert ?? ''}`);
+      if (how === 'swapped')
+        log?.info(`web server certificate replaced from ${listenerTlsFiles(next, 'WEBServer')?.pair?.cert ?? ''}`);
       announcePassword();
       return true;
     },
@@ -183,7 +208,15 @@ export function createModule(): AgentModule<Settings, WebServerContext> {
 /** The listener these settings want: `port` with a trailing s is TLS (ALPN offers http/1.0 too: curl --http1.0 asks for it alone). */
 function wantsOf(s: Settings): ListenerWants<null> {
   const pair = listenerTlsFiles(s, 'WEBServer')?.pair;
-  const tls: ServerTlsSpec | undefined = pair ? { pair, verifyMode: 'none', verify: 'by-mode', alpn: ['http/1.1', 'http/1.0'], certificateError: 'AGENT_ERR_WEB_CERTIFICATE' } : undefined;
+  const tls: ServerTlsSpec | undefined = pair
+    ? {
+        pair,
+        verifyMode: 'none',
+        verify: 'by-mode',
+        alpn: ['http/1.1', 'http/1.0'],
+        certificateError: 'AGENT_ERR_WEB_CERTIFICATE',
+      }
+    : undefined;
   return listenerWants(s, 'WEBServer', tls, null);
 }
 
@@ -200,7 +233,8 @@ function urlOf(bindTo: string, tls: boolean, srv: Server): string {
 
 /** Failed handshakes on the HTTPS port, in words for the admin (protocols/listener/tls-peer.ts). */
 const WEB_TLS_WORDS: TlsFailureWords = {
-  'not-tls': 'the client spoke plain HTTP to this HTTPS port: use https://, or write [/settings/WEB/server] port without its trailing s to serve plain HTTP',
+  'not-tls':
+    'the client spoke plain HTTP to this HTTPS port: use https://, or write [/settings/WEB/server] port without its trailing s to serve plain HTTP',
   'no-shared-cipher': 'the client offered no cipher this server accepts (a very old client?): update the client',
   'old-protocol': 'the client speaks a TLS version below 1.2, which this server does not accept: update the client',
 };

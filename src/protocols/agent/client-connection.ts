@@ -85,10 +85,16 @@ export class ClientConnection {
     try {
       tls = endpoint.tls?.();
     } catch (err) {
-      setupError = err instanceof AgentError ? err : new AgentError('AGENT_ERR_AGENT_TLS', [this.name, errorMessage(err)]);
+      setupError =
+        err instanceof AgentError ? err : new AgentError('AGENT_ERR_AGENT_TLS', [this.name, errorMessage(err)]);
     }
     this.socket = tls
-      ? tlsConnect({ ...tls, host: endpoint.host, port: endpoint.port, servername: isIp(endpoint.host) ? '' : endpoint.host })
+      ? tlsConnect({
+          ...tls,
+          host: endpoint.host,
+          port: endpoint.port,
+          servername: isIp(endpoint.host) ? '' : endpoint.host,
+        })
       : netConnect({ host: endpoint.host, port: endpoint.port });
     if (setupError) this.socket.destroy();
     this.ready = new Promise<void>((resolve, reject) => {
@@ -99,13 +105,17 @@ export class ClientConnection {
         resolve();
       });
       this.socket.once('error', (err: NodeJS.ErrnoException) => reject(this.describe(err)));
-      this.socket.once('close', () => reject(new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, this.closeHint()]))));
+      this.socket.once('close', () =>
+        reject(new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, this.closeHint()]))),
+      );
     });
     this.ready.catch(() => undefined);
     this.socket.setNoDelay(true);
     this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('error', (err: NodeJS.ErrnoException) => this.fail(this.describe(err)));
-    this.socket.on('close', () => this.fail(new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, this.closeHint()]))));
+    this.socket.on('close', () =>
+      this.fail(new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, this.closeHint()]))),
+    );
   }
 
   async request(kind: RequestKind, payload: unknown[], options: RequestOptions): Promise<unknown> {
@@ -169,13 +179,20 @@ export class ClientConnection {
       if (kind === FrameKind.Error) {
         const text = errorText(frame.body);
         if (pending) this.settle(id!, new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
-        else if (this.inFlight.size === 1) this.settle([...this.inFlight.keys()][0], new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
-        if ((frame.flags & FLAG_CLOSE) !== 0) this.fail(new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
+        else if (this.inFlight.size === 1)
+          this.settle([...this.inFlight.keys()][0], new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
+        if ((frame.flags & FLAG_CLOSE) !== 0)
+          this.fail(new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
         continue;
       }
       if (!pending) continue;
       if (kind !== ANSWER[pending.kind]) {
-        this.settle(id!, new AgentError('AGENT_ERR_AGENT_FRAME', [`${this.name} answered a ${kindName(pending.kind)} with ${kindName(frame.kind)}`]));
+        this.settle(
+          id!,
+          new AgentError('AGENT_ERR_AGENT_FRAME', [
+            `${this.name} answered a ${kindName(pending.kind)} with ${kindName(frame.kind)}`,
+          ]),
+        );
         continue;
       }
       try {
@@ -224,16 +241,21 @@ export class ClientConnection {
 
   private describe(err: NodeJS.ErrnoException): Error {
     const code = err.code ?? '';
-    if (code === 'ECONNREFUSED') return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, 'connection refused']));
+    if (code === 'ECONNREFUSED')
+      return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, 'connection refused']));
     if (isTlsError(err)) return new AgentError('AGENT_ERR_AGENT_TLS', [this.name, tlsHint(err, HINT_WORDS)]);
-    if (code === 'ECONNRESET' || code === 'EPIPE') return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, `(${code}) ${this.closeHint()}`]));
+    if (code === 'ECONNRESET' || code === 'EPIPE')
+      return new ConnectionLost(new AgentError('AGENT_ERR_AGENT_CLOSED', [this.name, `(${code}) ${this.closeHint()}`]));
     return new AgentError('AGENT_ERR_AGENT_CONNECT', [this.name, describeSocketError(err)]);
   }
 
   private closeHint(): string {
-    if (this.endpoint.tls && !this.secure) return 'during the TLS handshake (is this address in its allowed hosts? does it use TLS?)';
-    if (this.secure && !this.answered) return 'before answering (it may have rejected our client certificate: is it signed by the peer\'s ca?)';
-    if (!this.endpoint.tls && !this.answered) return 'before answering (is this address in its allowed hosts? does it expect TLS?)';
+    if (this.endpoint.tls && !this.secure)
+      return 'during the TLS handshake (is this address in its allowed hosts? does it use TLS?)';
+    if (this.secure && !this.answered)
+      return "before answering (it may have rejected our client certificate: is it signed by the peer's ca?)";
+    if (!this.endpoint.tls && !this.answered)
+      return 'before answering (is this address in its allowed hosts? does it expect TLS?)';
     return 'before answering';
   }
 }
@@ -250,7 +272,12 @@ function errorText(body: Uint8Array): string {
 }
 
 /** The agent client's hint words: those of a target's settings. */
-const HINT_WORDS: TlsHintWords = { peer: 'the peer', certificate: 'certificate and certificate key', ca: 'ca and verify mode', plain: 'try --no-ssl or check use ssl on the peer' };
+const HINT_WORDS: TlsHintWords = {
+  peer: 'the peer',
+  certificate: 'certificate and certificate key',
+  ca: 'ca and verify mode',
+  plain: 'try --no-ssl or check use ssl on the peer',
+};
 
 function isIp(host: string): boolean {
   return /^[\d.]+$/.test(host) || host.includes(':');

@@ -18,7 +18,13 @@
  *   `idleMs`.
  */
 import { Plugin } from '../../core/plugin/codec.js';
-import { ClientConnection, ConnectionLost, type AgentEndpoint, type RequestKind, type RequestOptions } from './client-connection.js';
+import {
+  ClientConnection,
+  ConnectionLost,
+  type AgentEndpoint,
+  type RequestKind,
+  type RequestOptions,
+} from './client-connection.js';
 import { CLIENT_MAX_FRAME, FrameKind } from './framing.js';
 import { withRetries } from '../../retry-policy.js';
 import { CONNECT_RETRY } from '../connect-retry.js';
@@ -30,16 +36,28 @@ export class AgentClientPool {
 
   constructor(private readonly options: { maxFrame?: number; idleMs?: number; sender?: string } = {}) {}
 
-  query(endpoint: AgentEndpoint, payload: Plugin.QueryRequestMessage.Request.$Properties[], options: RequestOptions): Promise<Plugin.QueryResponseMessage> {
+  query(
+    endpoint: AgentEndpoint,
+    payload: Plugin.QueryRequestMessage.Request.$Properties[],
+    options: RequestOptions,
+  ): Promise<Plugin.QueryResponseMessage> {
     return this.request(endpoint, FrameKind.QueryRequest, payload, options) as Promise<Plugin.QueryResponseMessage>;
   }
 
-  exec(endpoint: AgentEndpoint, payload: Plugin.ExecuteRequestMessage.Request.$Properties[], options: RequestOptions): Promise<Plugin.ExecuteResponseMessage> {
+  exec(
+    endpoint: AgentEndpoint,
+    payload: Plugin.ExecuteRequestMessage.Request.$Properties[],
+    options: RequestOptions,
+  ): Promise<Plugin.ExecuteResponseMessage> {
     return this.request(endpoint, FrameKind.ExecRequest, payload, options) as Promise<Plugin.ExecuteResponseMessage>;
   }
 
   /** Resolves with the acknowledgement (a QueryResponseMessage with one entry per result). */
-  submit(endpoint: AgentEndpoint, payload: Plugin.QueryResponseMessage.Response.$Properties[], options: RequestOptions): Promise<Plugin.QueryResponseMessage> {
+  submit(
+    endpoint: AgentEndpoint,
+    payload: Plugin.QueryResponseMessage.Response.$Properties[],
+    options: RequestOptions,
+  ): Promise<Plugin.QueryResponseMessage> {
     return this.request(endpoint, FrameKind.Submit, payload, options) as Promise<Plugin.QueryResponseMessage>;
   }
 
@@ -55,14 +73,24 @@ export class AgentClientPool {
     await Promise.all(all.map((c) => c.close()));
   }
 
-  private async request(endpoint: AgentEndpoint, kind: RequestKind, payload: unknown[], options: RequestOptions): Promise<unknown> {
+  private async request(
+    endpoint: AgentEndpoint,
+    kind: RequestKind,
+    payload: unknown[],
+    options: RequestOptions,
+  ): Promise<unknown> {
     try {
       return await withRetries(
         async () => {
           options.signal?.throwIfAborted();
           return this.connection(endpoint).request(kind, payload, options);
         },
-        { retries: options.retry ?? 0, policy: CONNECT_RETRY, retryable: (err) => err instanceof ConnectionLost, signal: options.signal },
+        {
+          retries: options.retry ?? 0,
+          policy: CONNECT_RETRY,
+          retryable: (err) => err instanceof ConnectionLost,
+          signal: options.signal,
+        },
       );
     } catch (err) {
       throw err instanceof ConnectionLost ? err.cause : err;
@@ -73,9 +101,15 @@ export class AgentClientPool {
     const key = `${endpoint.host}:${endpoint.port}|${endpoint.tls ? (endpoint.tlsKey ?? 'tls') : 'plain'}`;
     const existing = this.pool.get(key);
     if (existing && !existing.dead) return existing;
-    const conn = new ClientConnection(endpoint, this.options.maxFrame ?? CLIENT_MAX_FRAME, this.options.idleMs ?? 60_000, this.options.sender, () => {
-      if (this.pool.get(key) === conn) this.pool.delete(key);
-    });
+    const conn = new ClientConnection(
+      endpoint,
+      this.options.maxFrame ?? CLIENT_MAX_FRAME,
+      this.options.idleMs ?? 60_000,
+      this.options.sender,
+      () => {
+        if (this.pool.get(key) === conn) this.pool.delete(key);
+      },
+    );
     this.pool.set(key, conn);
     return conn;
   }

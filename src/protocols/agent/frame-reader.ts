@@ -85,16 +85,24 @@ export class FrameReader {
    * starts and, once its header is known, its total size (`need`); or the
    * fatal problem. `copy`: bodies are copied out of buf.
    */
-  private parse(buf: Buffer, pos: number, end: number, frames: Frame[], copy: boolean): { pos: number; need?: number; fatal?: string } {
+  private parse(
+    buf: Buffer,
+    pos: number,
+    end: number,
+    frames: Frame[],
+    copy: boolean,
+  ): { pos: number; need?: number; fatal?: string } {
     // Each round either consumes a whole frame or leaves the loop.
     while (end - pos >= 2) {
       if (buf[pos] !== MAGIC_0 || buf[pos + 1] !== MAGIC_1) {
         return { pos, fatal: `bad magic 0x${hex(buf[pos])}${hex(buf[pos + 1])} (expected 0x4150, "AP")` };
       }
       if (end - pos < HEADER_SIZE) break;
-      if (buf[pos + 2] !== FRAME_VERSION) return { pos, fatal: `unsupported frame version ${buf[pos + 2]} (this agent reads ${FRAME_VERSION})` };
+      if (buf[pos + 2] !== FRAME_VERSION)
+        return { pos, fatal: `unsupported frame version ${buf[pos + 2]} (this agent reads ${FRAME_VERSION})` };
       const length = buf.readUInt32BE(pos + 8);
-      if (length > this.maxBody) return { pos, fatal: `frame of ${length} bytes exceeds the limit of ${this.maxBody} bytes` };
+      if (length > this.maxBody)
+        return { pos, fatal: `frame of ${length} bytes exceeds the limit of ${this.maxBody} bytes` };
       if (end - pos < HEADER_SIZE + length) return { pos, need: HEADER_SIZE + length };
       const body = buf.subarray(pos + HEADER_SIZE, pos + HEADER_SIZE + length);
       frames.push({ kind: buf[pos + 3], flags: buf[pos + 4], body: copy ? Buffer.from(body) : body });

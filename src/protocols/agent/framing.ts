@@ -22,7 +22,6 @@
  */
 import { encode, messageHeader, Plugin, type MessageName } from '../../core/plugin/codec.js';
 
-
 /** The agent protocol's default port (both the client and AgentServer). */
 export const AGENT_PORT = 5668;
 

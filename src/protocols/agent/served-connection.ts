@@ -129,7 +129,8 @@ export class ServedConnection {
     if (this.inFlight >= (this.policy().maxInFlight ?? 64)) this.socket.pause();
     void this.answer(kind, frame.body).then(
       ([answerKind, body]) => this.finish(answerKind, body),
-      (err: unknown) => this.finish(FrameKind.Error, errorBody(`internal error: ${errorMessage(err)}`, peekHeader(frame.body).id)),
+      (err: unknown) =>
+        this.finish(FrameKind.Error, errorBody(`internal error: ${errorMessage(err)}`, peekHeader(frame.body).id)),
     );
   }
 
@@ -145,11 +146,20 @@ export class ServedConnection {
 
   /** Reading goes on when fewer requests than the limit are in flight and the peer reads its answers. */
   private resumeIfFree(): void {
-    if (!this.draining && !this.writeBlocked && this.inFlight < (this.policy().maxInFlight ?? 64) && this.socket.isPaused()) this.socket.resume();
+    if (
+      !this.draining &&
+      !this.writeBlocked &&
+      this.inFlight < (this.policy().maxInFlight ?? 64) &&
+      this.socket.isPaused()
+    )
+      this.socket.resume();
   }
 
   /** The answer frame to one request frame; never rejects for bad input. */
-  private async answer(kind: FrameKind.QueryRequest | FrameKind.ExecRequest | FrameKind.Submit, body: Uint8Array): Promise<[FrameKind, Uint8Array]> {
+  private async answer(
+    kind: FrameKind.QueryRequest | FrameKind.ExecRequest | FrameKind.Submit,
+    body: Uint8Array,
+  ): Promise<[FrameKind, Uint8Array]> {
     const name = KIND_MESSAGE[kind];
     const peeked = peekHeader(body);
     const id = peeked.id;
@@ -157,7 +167,12 @@ export class ServedConnection {
     if (peeked.version !== undefined && peeked.version !== MESSAGE_VERSION) {
       const version = peeked.version;
       const max = Math.max(peeked.maxSupportedVersion ?? version, version);
-      const problem = new AgentError('AGENT_ERR_AGENT_VERSION', [version, version, max, `${MESSAGE_VERSION} to ${MESSAGE_VERSION}`]).message;
+      const problem = new AgentError('AGENT_ERR_AGENT_VERSION', [
+        version,
+        version,
+        max,
+        `${MESSAGE_VERSION} to ${MESSAGE_VERSION}`,
+      ]).message;
       return [FrameKind.Error, errorBody(problem, id)];
     }
     let message: { header: Plugin.Header.$Properties; payload: unknown[] };
@@ -173,15 +188,33 @@ export class ServedConnection {
     }
     try {
       if (kind === FrameKind.QueryRequest) {
-        return [FrameKind.QueryResponse, withHeader('QueryResponseMessage', await this.handlers.query(body, this.peer, this.gone), Plugin.Header.Type.QUERY_RESPONSE, id)];
+        return [
+          FrameKind.QueryResponse,
+          withHeader(
+            'QueryResponseMessage',
+            await this.handlers.query(body, this.peer, this.gone),
+            Plugin.Header.Type.QUERY_RESPONSE,
+            id,
+          ),
+        ];
       }
       if (kind === FrameKind.ExecRequest) {
-        return [FrameKind.ExecResponse, withHeader('ExecuteResponseMessage', await this.handlers.exec(body, this.peer), Plugin.Header.Type.EXEC_RESPONSE, id)];
+        return [
+          FrameKind.ExecResponse,
+          withHeader(
+            'ExecuteResponseMessage',
+            await this.handlers.exec(body, this.peer),
+            Plugin.Header.Type.EXEC_RESPONSE,
+            id,
+          ),
+        ];
       }
       await this.handlers.submit(body, this.peer);
       return [FrameKind.SubmitAck, ackBody(message.payload as Plugin.QueryResponseMessage.Response.$Properties[], id)];
     } catch (err) {
-      this.log.error(`${kindName(kind)} from ${escapeLog(this.peer.address)} failed: ${escapeForLog(errorMessage(err))}`);
+      this.log.error(
+        `${kindName(kind)} from ${escapeLog(this.peer.address)} failed: ${escapeForLog(errorMessage(err))}`,
+      );
       return [FrameKind.Error, errorBody(errorMessage(err), id)];
     }
   }
@@ -209,14 +242,24 @@ export class ServedConnection {
 function ackBody(payload: Plugin.QueryResponseMessage.Response.$Properties[], id: number | undefined): Uint8Array {
   return encode('QueryResponseMessage', {
     header: replyHeader(Plugin.Header.Type.QUERY_RESPONSE, id),
-    payload: payload.map((p) => ({ command: p.command ?? '', result: Plugin.ResultCode.OK, message: `accepted ${p.command ?? ''}`.trimEnd() })),
+    payload: payload.map((p) => ({
+      command: p.command ?? '',
+      result: Plugin.ResultCode.OK,
+      message: `accepted ${p.command ?? ''}`.trimEnd(),
+    })),
   });
 }
 
 /** The handler's answer with the request's id and our versions in its header (re-encoded only when needed). */
-function withHeader(name: MessageName, bytes: Uint8Array, type: Plugin.Header.Type, id: number | undefined): Uint8Array {
+function withHeader(
+  name: MessageName,
+  bytes: Uint8Array,
+  type: Plugin.Header.Type,
+  id: number | undefined,
+): Uint8Array {
   const peeked = peekHeader(bytes);
-  if (peeked.id === id && peeked.version === MESSAGE_VERSION && peeked.maxSupportedVersion === MESSAGE_VERSION) return bytes;
+  if (peeked.id === id && peeked.version === MESSAGE_VERSION && peeked.maxSupportedVersion === MESSAGE_VERSION)
+    return bytes;
   const message = decode(name, bytes) as unknown as { header: Plugin.Header.$Properties; payload: unknown[] };
   return encode(name, { ...message, header: { ...replyHeader(type, id) } } as never);
 }

@@ -32,7 +32,12 @@ import { createServer as createTlsServer, type Server as TlsServer, type TLSSock
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
-import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
+import {
+  ConnectionGuard,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_PER_ADDRESS,
+  type ConnectionLimits,
+} from '../connection-guard.js';
 import { closeGracefully, CLOSE_GRACE_MS } from '../listener/graceful-close.js';
 import { listenOn } from '../listener/listen.js';
 import { logTlsClientError, tlsPeer, type TlsFailureWords } from '../listener/tls-peer.js';
@@ -94,14 +99,23 @@ export async function startAgentListener(options: AgentListenerOptions): Promise
   tlsServer = makeTls(options.tls);
 
   const serve = (socket: Socket, peer: PeerInfo): void => {
-    const conn = new ServedConnection(socket, peer, () => policy, options.handlers, log, () => guard.served(socket));
+    const conn = new ServedConnection(
+      socket,
+      peer,
+      () => policy,
+      options.handlers,
+      log,
+      () => guard.served(socket),
+    );
     conns.add(conn);
     socket.once('close', () => conns.delete(conn));
   };
 
   const server: NetServer = createNetServer((socket) => {
     if (!guard.admit(socket, policy)) return;
-    socket.on('error', (err) => log.debug(`connection from ${escapeLog(socket.remoteAddress ?? '?')}: ${errorMessage(err)}`));
+    socket.on('error', (err) =>
+      log.debug(`connection from ${escapeLog(socket.remoteAddress ?? '?')}: ${errorMessage(err)}`),
+    );
     if (tlsServer) tlsServer.emit('connection', socket);
     else serve(socket, { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 });
   });
@@ -151,7 +165,10 @@ function limitsOf(policy: AgentPolicy): ConnectionLimits {
 
 /** Failed handshakes on the agent-protocol port, in words for the admin (listener/tls-peer.ts). */
 const AGENT_TLS_WORDS: TlsFailureWords = {
-  'not-tls': 'the client spoke plain text to this TLS port: set use ssl = true in the client target, or [/settings/agent/server] use ssl = false for plain clients',
-  'no-shared-cipher': 'the client offered no cipher this server accepts: compare [/settings/agent/server] allowed ciphers with the allowed ciphers of the client target',
-  'old-protocol': 'the client speaks a TLS version below what this server accepts (TLS 1.2 and later): update the client',
+  'not-tls':
+    'the client spoke plain text to this TLS port: set use ssl = true in the client target, or [/settings/agent/server] use ssl = false for plain clients',
+  'no-shared-cipher':
+    'the client offered no cipher this server accepts: compare [/settings/agent/server] allowed ciphers with the allowed ciphers of the client target',
+  'old-protocol':
+    'the client speaks a TLS version below what this server accepts (TLS 1.2 and later): update the client',
 };

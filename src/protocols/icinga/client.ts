@@ -59,7 +59,12 @@ export async function processCheckResult(e: IcingaEndpoint, r: IcingaCheckResult
         port: e.port,
         method: 'POST',
         path: '/v1/actions/process-check-result',
-        headers: { Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: `Basic ${Buffer.from(`${e.user}:${e.password}`).toString('base64')}` },
+        headers: {
+          Accept: 'application/json',
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+          Authorization: `Basic ${Buffer.from(`${e.user}:${e.password}`).toString('base64')}`,
+        },
         agent: agentFor(e),
         timeout: e.timeoutMs,
         signal,
@@ -86,9 +91,12 @@ export async function processCheckResult(e: IcingaEndpoint, r: IcingaCheckResult
   if (answer.status >= 200 && answer.status < 300 && detail.ok) return;
   // Icinga 2.13 answers a filter that matches no object with 500 and an empty result list.
   const noObject = detail.empty && answer.status === 500;
-  const text = noObject ? `no ${r.service === '' ? `host ${r.host}` : `service ${r.host}!${r.service}`} (HTTP 500, no object matched)` : `HTTP ${answer.status}: ${detail.text.slice(0, 300)}`;
+  const text = noObject
+    ? `no ${r.service === '' ? `host ${r.host}` : `service ${r.host}!${r.service}`} (HTTP 500, no object matched)`
+    : `HTTP ${answer.status}: ${detail.text.slice(0, 300)}`;
   const err = new AgentError('AGENT_ERR_ICINGA_SEND', [where, escapeForLog(text)]);
-  if (noObject || (answer.status >= 400 && answer.status < 500 && answer.status !== 408 && answer.status !== 429)) Object.assign(err, { permanent: true });
+  if (noObject || (answer.status >= 400 && answer.status < 500 && answer.status !== 408 && answer.status !== 429))
+    Object.assign(err, { permanent: true });
   throw err;
 }
 
@@ -118,7 +126,13 @@ function agentFor(e: IcingaEndpoint): https.Agent {
   if (!agent) {
     // The name checked against the certificate; SNI carries it only when it is a name (RFC 6066 forbids addresses there).
     const name = e.serverName || e.host;
-    agent = new https.Agent({ keepAlive: true, maxSockets: 4, rejectUnauthorized: true, ...(e.ca !== undefined ? { ca: e.ca } : {}), ...(isIP(name) === 0 ? { servername: name } : {}) });
+    agent = new https.Agent({
+      keepAlive: true,
+      maxSockets: 4,
+      rejectUnauthorized: true,
+      ...(e.ca !== undefined ? { ca: e.ca } : {}),
+      ...(isIP(name) === 0 ? { servername: name } : {}),
+    });
     agents.set(key, agent);
   }
   return agent;

@@ -11,7 +11,8 @@ import { AgentError, errorMessage, type ErrorCode } from '../../errors.js';
 
 export function listenOn(server: Server, host: string | undefined, port: number, code: ErrorCode): Promise<void> {
   return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => reject(new AgentError(code, [`${host || '*'}:${port}`, errorMessage(err)], { cause: err }));
+    const onError = (err: Error): void =>
+      reject(new AgentError(code, [`${host || '*'}:${port}`, errorMessage(err)], { cause: err }));
     server.once('error', onError);
     server.listen({ port, ...(host ? { host } : {}) }, () => {
       server.off('error', onError);

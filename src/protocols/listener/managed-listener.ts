@@ -168,7 +168,12 @@ export class ManagedListener<P> {
 
   // ---------------------------------------------------------------- helpers
 
-  private async stageAndCommit(old: Running<P>, current: Transport<P>, next: ListenerWants<P>, commit: () => void): Promise<ApplyOutcome> {
+  private async stageAndCommit(
+    old: Running<P>,
+    current: Transport<P>,
+    next: ListenerWants<P>,
+    commit: () => void,
+  ): Promise<ApplyOutcome> {
     // Port 0 took a port: asking for that port now is no move.
     const bound = { ...old.wants, port: current.address().port };
     const sameBind = bindKey(next) === bindKey(old.wants) || bindKey(next) === bindKey(bound);
@@ -223,7 +228,13 @@ export class ManagedListener<P> {
 
   private async open(r: Running<P>): Promise<Transport<P>> {
     try {
-      return await this.o.open({ host: r.wants.host, port: r.wants.port, tls: r.tls?.options, policy: r.wants.policy, guard: r.guard });
+      return await this.o.open({
+        host: r.wants.host,
+        port: r.wants.port,
+        tls: r.tls?.options,
+        policy: r.wants.policy,
+        guard: r.guard,
+      });
     } catch (err) {
       // The bind error names the system's reason; the module's advice names the setting to change.
       const cause = err instanceof Error ? ((err.cause as NodeJS.ErrnoException | undefined) ?? err) : undefined;
@@ -247,7 +258,11 @@ export class ManagedListener<P> {
   }
 
   private closeLater(t: Transport<P>): void {
-    const p = t.close().catch((err: unknown) => this.o.log.error(`closing the previous listener of ${this.o.what}: ${errorMessage(err)}`));
+    const p = t
+      .close()
+      .catch((err: unknown) =>
+        this.o.log.error(`closing the previous listener of ${this.o.what}: ${errorMessage(err)}`),
+      );
     this.closing.add(p);
     void p.finally(() => this.closing.delete(p));
   }
@@ -269,7 +284,10 @@ export class ManagedListener<P> {
     try {
       tls = await loadServerTls(spec, r.wants.tlsFail, false);
     } catch (err) {
-      if (this.running === r) this.o.log.warning(`AGENT_WARN_TLS_RELOAD: ${formatMessage('AGENT_WARN_TLS_RELOAD', [this.o.what, errorMessage(err)])}`);
+      if (this.running === r)
+        this.o.log.warning(
+          `AGENT_WARN_TLS_RELOAD: ${formatMessage('AGENT_WARN_TLS_RELOAD', [this.o.what, errorMessage(err)])}`,
+        );
       return;
     }
     // Closed, or another change began meanwhile (it looks again when it ends).

@@ -72,7 +72,11 @@ export function tlsKey(spec: ServerTlsSpec | undefined): string {
  * Reads and checks the files once and builds the options. Problems of the
  * files throw `fail(problems)`; a bad verify mode throws AGENT_ERR_AGENT_TLS_CONFIG.
  */
-export async function loadServerTls(spec: ServerTlsSpec, fail: (problems: TlsFileProblem[]) => Error, create: boolean): Promise<ServerTls> {
+export async function loadServerTls(
+  spec: ServerTlsSpec,
+  fail: (problems: TlsFileProblem[]) => Error,
+  create: boolean,
+): Promise<ServerTls> {
   const problems: TlsFileProblem[] = [];
   let cert: string | undefined;
   let key: string | undefined;
@@ -97,13 +101,26 @@ export async function loadServerTls(spec: ServerTlsSpec, fail: (problems: TlsFil
   if (problems.length > 0) throw fail(problems);
   const dh = spec.dh && existsSync(spec.dh) ? readDh(spec.dh) : undefined;
   const options = serverTlsOptions({ ...spec, cert, key, ca, dh });
-  const files = [spec.pair?.cert, spec.pair?.key, spec.ca, spec.dh].filter((f): f is string => f !== undefined && f !== '');
-  const digest = createHash('sha256').update(JSON.stringify([cert, key, ca, dh?.toString('base64')])).digest('hex');
+  const files = [spec.pair?.cert, spec.pair?.key, spec.ca, spec.dh].filter(
+    (f): f is string => f !== undefined && f !== '',
+  );
+  const digest = createHash('sha256')
+    .update(JSON.stringify([cert, key, ca, dh?.toString('base64')]))
+    .digest('hex');
   return { options, files: [...new Set(files)], digest, generated };
 }
 
 /** The server options from PEM text (the one builder; NRPE's and the agent protocol's helpers call it). */
-export function serverTlsOptions(s: { cert?: TlsOptions['cert']; key?: TlsOptions['key']; ca?: TlsOptions['ca']; dh?: Buffer | undefined; verifyMode: string; verify: 'by-mode' | 'by-ca'; ciphers?: string | undefined; alpn?: string[] | undefined }): TlsOptions {
+export function serverTlsOptions(s: {
+  cert?: TlsOptions['cert'];
+  key?: TlsOptions['key'];
+  ca?: TlsOptions['ca'];
+  dh?: Buffer | undefined;
+  verifyMode: string;
+  verify: 'by-mode' | 'by-ca';
+  ciphers?: string | undefined;
+  alpn?: string[] | undefined;
+}): TlsOptions {
   const options: TlsOptions = { minVersion: 'TLSv1.2', honorCipherOrder: true };
   if (s.cert !== undefined && s.key !== undefined) {
     options.cert = s.cert;
@@ -120,7 +137,10 @@ export function serverTlsOptions(s: { cert?: TlsOptions['cert']; key?: TlsOption
   const hasCa = s.ca !== undefined && s.ca !== '' && !(Array.isArray(s.ca) && s.ca.length === 0);
   if (s.verify === 'by-ca') {
     if (!hasCa) {
-      if (mode !== 'none') throw new AgentError('AGENT_ERR_AGENT_TLS_CONFIG', [`verify mode ${mode} needs a ca to check client certificates against`]);
+      if (mode !== 'none')
+        throw new AgentError('AGENT_ERR_AGENT_TLS_CONFIG', [
+          `verify mode ${mode} needs a ca to check client certificates against`,
+        ]);
     } else {
       options.requestCert = true;
       options.rejectUnauthorized = mode !== 'peer' && mode !== 'client-once';
@@ -148,6 +168,10 @@ function readDh(file: string): Buffer {
   try {
     return readRegularFileSync(file, TLS_FILE_LIMIT);
   } catch (err) {
-    throw new AgentError('AGENT_ERR_TLS_FILE', ['DH parameter', file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
+    throw new AgentError('AGENT_ERR_TLS_FILE', [
+      'DH parameter',
+      file,
+      (err as NodeJS.ErrnoException).code ?? (err as Error).message,
+    ]);
   }
 }

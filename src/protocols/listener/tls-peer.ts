@@ -19,9 +19,15 @@ import { escapeLog } from '../../log-escape.js';
 import type { Logger } from '../../log.js';
 
 /** The peer's verified certificate CN (`{}` without one), or undefined when it is refused (the socket is destroyed). */
-export function tlsPeer(socket: TLSSocket, requestCert: boolean | undefined, log: Logger): { certificate?: string } | undefined {
+export function tlsPeer(
+  socket: TLSSocket,
+  requestCert: boolean | undefined,
+  log: Logger,
+): { certificate?: string } | undefined {
   if (requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
-    log.warning(`refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`);
+    log.warning(
+      `refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`,
+    );
     socket.destroy();
     return undefined;
   }
@@ -41,7 +47,11 @@ const QUIET_MS = 10_000;
  * with self-signed certificates as a matter of course); other failures say
  * OpenSSL's text at that level too, or at debug with `otherAtDebug`.
  */
-export function logTlsClientError(log: Logger, words: TlsFailureWords, options: { level?: 'warning' | 'info'; otherAtDebug?: boolean } = {}): (err: NodeJS.ErrnoException, socket: TLSSocket) => void {
+export function logTlsClientError(
+  log: Logger,
+  words: TlsFailureWords,
+  options: { level?: 'warning' | 'info'; otherAtDebug?: boolean } = {},
+): (err: NodeJS.ErrnoException, socket: TLSSocket) => void {
   const level = options.level ?? 'warning';
   const last = new Map<ServerTlsFailure, { at: number; quiet: number }>();
   return (err, socket) => {
@@ -49,7 +59,11 @@ export function logTlsClientError(log: Logger, words: TlsFailureWords, options: 
     const raw = `TLS handshake with ${peer} failed: ${errorMessage(err)}`;
     socket.destroy();
     const kind = classifyServerTlsError(err);
-    if (err.code === 'ECONNRESET' || /socket hang up/.test(err.message) || (kind === 'other' && options.otherAtDebug === true)) {
+    if (
+      err.code === 'ECONNRESET' ||
+      /socket hang up/.test(err.message) ||
+      (kind === 'other' && options.otherAtDebug === true)
+    ) {
       log.debug(raw);
       return;
     }
@@ -60,7 +74,10 @@ export function logTlsClientError(log: Logger, words: TlsFailureWords, options: 
       seen.quiet++;
       return;
     }
-    const more = seen !== undefined && seen.quiet > 0 ? ` (and ${seen.quiet} more like it in the ${Math.round((now - seen.at) / 1000)} s before)` : '';
+    const more =
+      seen !== undefined && seen.quiet > 0
+        ? ` (and ${seen.quiet} more like it in the ${Math.round((now - seen.at) / 1000)} s before)`
+        : '';
     last.set(kind, { at: now, quiet: 0 });
     log[level](`${kind === 'other' ? raw : `TLS handshake with ${peer} failed: ${words[kind]}`}${more}`);
   };

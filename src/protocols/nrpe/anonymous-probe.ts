@@ -23,7 +23,14 @@ export interface ProbeTarget {
 /** Probes `o` within `deadline` (performance.now() ms, at most 2 s from now); closes at once after the answer. */
 export function probeAnonymous(o: ProbeTarget, deadline: number): Promise<AnonymousProbe> {
   return new Promise((resolve) => {
-    const socket = tls.connect({ host: o.host, port: o.port, ciphers: 'aNULL:@SECLEVEL=0', minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2', rejectUnauthorized: false });
+    const socket = tls.connect({
+      host: o.host,
+      port: o.port,
+      ciphers: 'aNULL:@SECLEVEL=0',
+      minVersion: 'TLSv1.2',
+      maxVersion: 'TLSv1.2',
+      rejectUnauthorized: false,
+    });
     const reader = new PacketReader({ payloadLength: 1024, maxBufferLength: 65536 });
     let secured = false;
     const done = (answer?: string): void => {
@@ -55,7 +62,8 @@ const ACCEPT_ANONYMOUS =
 
 /** The advice for a server that completes only an anonymous handshake, by what it answered to `_NRPE_CHECK`. */
 export function anonymousOnlyAdvice(answer: string | undefined): string {
-  const head = 'the server offers only anonymous DH (ADH/AECDH) ciphers, which our allowed ciphers exclude: it has no certificate';
+  const head =
+    'the server offers only anonymous DH (ADH/AECDH) ciphers, which our allowed ciphers exclude: it has no certificate';
   if (answer !== undefined && /^I \(agent /.test(answer)) {
     return `${head} (another agent: "${answer.slice(0, 60)}"). Give its RemoteServer one (certificate and certificate key in its [/settings/remote/server]), ${ACCEPT_ANONYMOUS}`;
   }

@@ -66,7 +66,8 @@ export async function nrpeRequest(options: NrpeClientOptions, request: string): 
   let attempts = 0;
   // A failure of the v2 fallback ends the call: it is neither retried nor counted as a connect failure.
   let fellBack = false;
-  const isConnectFailure = (err: unknown): boolean => !fellBack && err instanceof ExchangeFailure && err.stage === 'connect';
+  const isConnectFailure = (err: unknown): boolean =>
+    !fellBack && err instanceof ExchangeFailure && err.stage === 'connect';
   try {
     return await withRetries(
       async () => {
@@ -89,14 +90,22 @@ export async function nrpeRequest(options: NrpeClientOptions, request: string): 
     );
   } catch (err) {
     if (isConnectFailure(err) && attempts > 1) {
-      throw new AgentError('AGENT_ERR_NRPE_CONNECT', [where(options), `${lastCause((err as Error).message)} (${attempts} attempts)`]);
+      throw new AgentError('AGENT_ERR_NRPE_CONNECT', [
+        where(options),
+        `${lastCause((err as Error).message)} (${attempts} attempts)`,
+      ]);
     }
     throw err;
   }
 }
 
 /** One connection: connect, send one packet, read one (possibly multi-packet) answer. */
-function exchange(o: NrpeClientOptions, version: PacketVersion, request: string, deadline: number): Promise<NrpeAnswer> {
+function exchange(
+  o: NrpeClientOptions,
+  version: PacketVersion,
+  request: string,
+  deadline: number,
+): Promise<NrpeAnswer> {
   const peer = where(o);
   const packet = encodePacket({ version, type: QUERY_PACKET, text: request, payloadLength: o.payloadLength });
   return new Promise<NrpeAnswer>((resolve, reject) => {
@@ -121,8 +130,12 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
       if (err) reject(err);
       else resolve(answer!);
     };
-    const fail = (stage: Stage, code: ErrorCode, ...args: unknown[]): void => finish(new ExchangeFailure(stage, code, args));
-    const timer = setTimeout(() => fail('timeout', 'AGENT_ERR_NRPE_TIMEOUT', peer, (o.timeoutMs / 1000).toString()), Math.max(0, deadline - performance.now()));
+    const fail = (stage: Stage, code: ErrorCode, ...args: unknown[]): void =>
+      finish(new ExchangeFailure(stage, code, args));
+    const timer = setTimeout(
+      () => fail('timeout', 'AGENT_ERR_NRPE_TIMEOUT', peer, (o.timeoutMs / 1000).toString()),
+      Math.max(0, deadline - performance.now()),
+    );
     const onAbort = (): void => fail('timeout', 'AGENT_ERR_NRPE_CLOSED', 'the caller', 'before the answer (aborted)');
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
@@ -134,15 +147,24 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
     socket.on('data', (chunk: Buffer) => {
       received += chunk.length;
       if (received === chunk.length && (chunk[0] === 0x15 || chunk[0] === 0x16) && !o.tls) {
-        return fail('read', 'AGENT_ERR_NRPE_PACKET', `${peer} answered with TLS (the server uses SSL; leave out --no-ssl)`);
+        return fail(
+          'read',
+          'AGENT_ERR_NRPE_PACKET',
+          `${peer} answered with TLS (the server uses SSL; leave out --no-ssl)`,
+        );
       }
       reader.push(chunk);
       try {
         for (let p = reader.next(); p !== undefined; p = reader.next()) {
           if (p.version !== version) {
-            return fail('read', 'AGENT_ERR_NRPE_PACKET', `${peer} answered a version ${version} query with version ${p.version}`);
+            return fail(
+              'read',
+              'AGENT_ERR_NRPE_PACKET',
+              `${peer} answered a version ${version} query with version ${p.version}`,
+            );
           }
-          if (p.type === QUERY_PACKET) return fail('read', 'AGENT_ERR_NRPE_PACKET', `${peer} sent a query instead of a response`);
+          if (p.type === QUERY_PACKET)
+            return fail('read', 'AGENT_ERR_NRPE_PACKET', `${peer} sent a query instead of a response`);
           if (parts.length === 0) result = p.result;
           parts.push(p.text);
           if (p.type !== RESPONSE_MORE_PACKET || version !== 2) {
@@ -150,7 +172,11 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
           }
         }
       } catch (err) {
-        fail('read', 'AGENT_ERR_NRPE_PACKET', `${(err as Error).message.replace(/^invalid NRPE packet: /, '')} (from ${peer})`);
+        fail(
+          'read',
+          'AGENT_ERR_NRPE_PACKET',
+          `${(err as Error).message.replace(/^invalid NRPE packet: /, '')} (from ${peer})`,
+        );
       }
     });
     socket.on('end', () => onClosed());
@@ -163,7 +189,9 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
         // No suite in common: a server without a certificate (stock nrpe) has only anonymous ones to offer.
         probing = true;
         const hint = tlsHint(err, HINT_WORDS);
-        void probeAnonymous(o, deadline).then((p) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, p.anonymous ? `${hint}: ${anonymousOnlyAdvice(p.answer)}` : hint));
+        void probeAnonymous(o, deadline).then((p) =>
+          fail('tls', 'AGENT_ERR_NRPE_TLS', peer, p.anonymous ? `${hint}: ${anonymousOnlyAdvice(p.answer)}` : hint),
+        );
       } else if (o.tls && isTlsError(err)) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, tlsHint(err, HINT_WORDS));
       else if (!connected && o.tls && err.code === 'ECONNRESET') explainEarlyClose(reason);
       else if (!connected && o.tls) fail('tls', 'AGENT_ERR_NRPE_TLS', peer, reason);
@@ -179,26 +207,44 @@ function exchange(o: NrpeClientOptions, version: PacketVersion, request: string,
     function explainEarlyClose(reason: string): void {
       if (probing) return;
       probing = true;
-      void probeReset(o, deadline).then((why) => fail('tls', 'AGENT_ERR_NRPE_TLS', peer, `${reason} during the TLS handshake: ${why}`));
+      void probeReset(o, deadline).then((why) =>
+        fail('tls', 'AGENT_ERR_NRPE_TLS', peer, `${reason} during the TLS handshake: ${why}`),
+      );
     }
 
     function onClosed(reason?: string): void {
       if (settled || probing) return;
-      if (!connected && o.tls && received === 0 && reason === undefined) return explainEarlyClose('connection closed by peer');
+      if (!connected && o.tls && received === 0 && reason === undefined)
+        return explainEarlyClose('connection closed by peer');
       try {
         const last = reader.finish();
         if (last !== undefined && last.version === version && last.type !== QUERY_PACKET) {
           parts.push(last.text);
-          return finish(undefined, { result: parts.length === 1 ? last.result : result, text: Buffer.concat(parts).toString('utf8'), version });
+          return finish(undefined, {
+            result: parts.length === 1 ? last.result : result,
+            text: Buffer.concat(parts).toString('utf8'),
+            version,
+          });
         }
       } catch {
         // fall through to the closed message
       }
       const how = reason ? ` (${reason})` : '';
-      if (!connected) return fail(o.tls ? 'tls' : 'connect', o.tls ? 'AGENT_ERR_NRPE_TLS' : 'AGENT_ERR_NRPE_CONNECT', peer, `connection closed during set-up${how}`);
+      if (!connected)
+        return fail(
+          o.tls ? 'tls' : 'connect',
+          o.tls ? 'AGENT_ERR_NRPE_TLS' : 'AGENT_ERR_NRPE_CONNECT',
+          peer,
+          `connection closed during set-up${how}`,
+        );
       if (received === 0 && parts.length === 0) {
         const cert = o.tls?.cert ? ', our client certificate' : '';
-        return fail('read', 'AGENT_ERR_NRPE_CLOSED', peer, `without answering${how}: the server refused the request (arguments or characters it does not allow, a host it does not allow${cert}) or does not speak NRPE`);
+        return fail(
+          'read',
+          'AGENT_ERR_NRPE_CLOSED',
+          peer,
+          `without answering${how}: the server refused the request (arguments or characters it does not allow, a host it does not allow${cert}) or does not speak NRPE`,
+        );
       }
       fail('read', 'AGENT_ERR_NRPE_CLOSED', peer, `after ${reader.describePartial()} of an answer${how}`);
     }
@@ -220,10 +266,13 @@ function probeReset(o: NrpeClientOptions, deadline: number): Promise<string> {
     const socket = net.connect({ host: o.host, port: o.port });
     let connected = false;
     let waited = false;
-    const timer = setTimeout(() => {
-      waited = true;
-      socket.destroy();
-    }, Math.max(0, Math.min(300, deadline - performance.now() - 50)));
+    const timer = setTimeout(
+      () => {
+        waited = true;
+        socket.destroy();
+      },
+      Math.max(0, Math.min(300, deadline - performance.now() - 50)),
+    );
     socket.once('connect', () => (connected = true));
     socket.on('error', () => undefined);
     socket.once('close', () => {
@@ -238,11 +287,24 @@ function where(o: Pick<NrpeClientOptions, 'host' | 'port'>): string {
 }
 
 function isConnectError(err: NodeJS.ErrnoException): boolean {
-  return ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT'].includes(err.code ?? '');
+  return [
+    'ECONNREFUSED',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'EADDRNOTAVAIL',
+    'ETIMEDOUT',
+  ].includes(err.code ?? '');
 }
 
 /** The NRPE client's hint words: those of its command line. */
-const HINT_WORDS: TlsHintWords = { peer: 'the server', certificate: '--certificate and --certificate-key', ca: '--ca and --verify', plain: 'try --no-ssl' };
+const HINT_WORDS: TlsHintWords = {
+  peer: 'the server',
+  certificate: '--certificate and --certificate-key',
+  ca: '--ca and --verify',
+  plain: 'try --no-ssl',
+};
 
 function lastCause(message: string): string {
   const i = message.indexOf(': ');

@@ -11,7 +11,6 @@
  */
 import { crc32 } from 'node:zlib';
 
-
 /** NRPE's default port. */
 export const NRPE_PORT = 5666;
 
@@ -81,7 +80,12 @@ export function encodePacket(o: EncodeOptions): Buffer {
   return encodeV3V4(o, result, text.length, (buf, bufferLength) => text.copy(buf, 16, 0, bufferLength - 1));
 }
 
-function encodeV3V4(o: EncodeOptions, result: number, textLength: number, writeText: (buf: Buffer, bufferLength: number) => void): Buffer {
+function encodeV3V4(
+  o: EncodeOptions,
+  result: number,
+  textLength: number,
+  writeText: (buf: Buffer, bufferLength: number) => void,
+): Buffer {
   const header = o.version === 3 ? 19 : 16;
   let bufferLength = Math.min(textLength, NRPE_MAX_BUFFER - 1) + 1;
   if (o.type === QUERY_PACKET) bufferLength = Math.max(bufferLength, V2_PADDED_SIZE - header);
@@ -97,7 +101,10 @@ function encodeV3V4(o: EncodeOptions, result: number, textLength: number, writeT
 export function crcMatches(packet: Buffer): boolean {
   // The CRC of the packet with its crc32 (and v3/v4 alignment) field zeroed, computed piece by piece: no copy.
   let crc = crc32(ZEROS, crc32(packet.subarray(0, 4)));
-  crc = packet.readUInt16BE(0) === 2 ? crc32(packet.subarray(8), crc) : crc32(packet.subarray(12), crc32(ZEROS.subarray(0, 2), crc32(packet.subarray(8, 10), crc)));
+  crc =
+    packet.readUInt16BE(0) === 2
+      ? crc32(packet.subarray(8), crc)
+      : crc32(packet.subarray(12), crc32(ZEROS.subarray(0, 2), crc32(packet.subarray(8, 10), crc)));
   return crc === packet.readUInt32BE(4);
 }
 

@@ -18,13 +18,25 @@ import { escapeForLog, sink, type Logger } from '../../log.js';
 import { toNagios, type QueryResult } from '../../core/result.js';
 import { escapeLog } from '../../log-escape.js';
 import { countRefusal } from '../../core/work-counters.js';
-import { ConnectionGuard, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_ADDRESS, type ConnectionLimits } from '../connection-guard.js';
+import {
+  ConnectionGuard,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_PER_ADDRESS,
+  type ConnectionLimits,
+} from '../connection-guard.js';
 import { PacketReader } from './packet-reader.js';
 import { peerGone } from '../listener/peer-gone.js';
 import { closeGracefully } from '../listener/graceful-close.js';
 import { listenOn } from '../listener/listen.js';
 import { logTlsClientError, tlsPeer, type TlsFailureWords } from '../listener/tls-peer.js';
-import { encodePacket, NRPE_MAX_BUFFER, parseRequest, QUERY_PACKET, RESPONSE_PACKET, type NrpePacket } from './packet.js';
+import {
+  encodePacket,
+  NRPE_MAX_BUFFER,
+  parseRequest,
+  QUERY_PACKET,
+  RESPONSE_PACKET,
+  type NrpePacket,
+} from './packet.js';
 
 /** What may change while the server runs (applied to the next connection). */
 export interface NrpeServerPolicy {
@@ -86,7 +98,7 @@ export interface NrpeServer {
 }
 
 /** Characters refused in queries unless `allowNastyCharacters` (those of the NRPE daemon). */
-export const NASTY_CHARACTERS = '|`&><\'\\[]{};\r\n';
+export const NASTY_CHARACTERS = "|`&><'\\[]{};\r\n";
 const NASTY = /[|`&><'\\[\]{};\r\n]/;
 
 /** Starts listening; rejects with AGENT_ERR_NRPE_LISTEN when the address cannot be bound. */
@@ -166,7 +178,14 @@ export async function startNrpeServer(options: NrpeServerOptions): Promise<NrpeS
   };
 }
 
-function handleConnection(socket: net.Socket, from: NrpePeer, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, served: () => void): void {
+function handleConnection(
+  socket: net.Socket,
+  from: NrpePeer,
+  policy: NrpeServerPolicy,
+  options: NrpeServerOptions,
+  log: Logger,
+  served: () => void,
+): void {
   const peer = escapeLog(socket.remoteAddress ?? '?');
   const reader = new PacketReader({ payloadLength: policy.payloadLength, maxBufferLength: NRPE_MAX_BUFFER });
   let done = false;
@@ -202,7 +221,15 @@ function handleConnection(socket: net.Socket, from: NrpePeer, policy: NrpeServer
   socket.on('data', onData);
 }
 
-async function respond(socket: net.Socket, from: NrpePeer, packet: NrpePacket, policy: NrpeServerPolicy, options: NrpeServerOptions, log: Logger, signal: AbortSignal): Promise<void> {
+async function respond(
+  socket: net.Socket,
+  from: NrpePeer,
+  packet: NrpePacket,
+  policy: NrpeServerPolicy,
+  options: NrpeServerOptions,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<void> {
   const peer = escapeLog(socket.remoteAddress ?? '?');
   if (packet.type !== QUERY_PACKET) {
     log.warning(`dropped ${peer}: packet type ${packet.type} is not a query`);
@@ -222,10 +249,14 @@ async function respond(socket: net.Socket, from: NrpePeer, packet: NrpePacket, p
     countRefusal('nrpe', 'allow arguments');
     result = refusal(`Request contained arguments, which this server does not allow (allow arguments = false)`);
   } else if (!isData && !policy.allowNastyCharacters && NASTY.test(text)) {
-    log.warning(`refused query ${escapeForLog(command)} from ${peer}: it contains characters refused while allow nasty characters is off`);
+    log.warning(
+      `refused query ${escapeForLog(command)} from ${peer}: it contains characters refused while allow nasty characters is off`,
+    );
     countRefusal('nrpe', 'allow nasty characters');
     // Named without a literal `|`: check_nrpe and our client would read all after it as perf data.
-    result = refusal(`Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/[|\r\n]/g, '')}, the vertical bar or a line break); allow nasty characters = false`);
+    result = refusal(
+      `Request contained illegal characters (one of ${NASTY_CHARACTERS.replace(/[|\r\n]/g, '')}, the vertical bar or a line break); allow nasty characters = false`,
+    );
   } else {
     const started = performance.now();
     try {
@@ -235,7 +266,8 @@ async function respond(socket: net.Socket, from: NrpePeer, packet: NrpePacket, p
     }
     // One line per query only when debug output is asked for: otherwise a busy server would push
     // every other entry out of the log buffer (and each kept record costs the garbage collector).
-    if (sink.consoleLevel === 'debug') log.debug(`${peer} ${escapeForLog(command)}: status ${result.result} in ${performance.now() - started} ms`);
+    if (sink.consoleLevel === 'debug')
+      log.debug(`${peer} ${escapeForLog(command)}: status ${result.result} in ${performance.now() - started} ms`);
   }
   if (socket.destroyed) return;
   const response = encodePacket({
@@ -265,8 +297,10 @@ function refusal(message: string): Pick<QueryResult, 'result' | 'message' | 'per
 
 /** Failed handshakes on the NRPE port, in words for the admin (listener/tls-peer.ts). */
 const NRPE_TLS_WORDS: TlsFailureWords = {
-  'not-tls': 'the client sent a plain NRPE packet to this TLS port: the client needs TLS (check_nrpe without -n), or set [/settings/remote/server] use ssl = false for plain clients',
+  'not-tls':
+    'the client sent a plain NRPE packet to this TLS port: the client needs TLS (check_nrpe without -n), or set [/settings/remote/server] use ssl = false for plain clients',
   'no-shared-cipher':
     'the client offered no cipher this server accepts: a check_nrpe without a certificate offers only anonymous DH, which needs aNULL (or ADH) in [/settings/remote/server] allowed ciphers; with a certificate on this server, give the client a cipher list with certificate suites (check_nrpe -L), or compare the two lists',
-  'old-protocol': 'the client speaks a TLS version below what this server accepts (TLS 1.2 and later): update the client, or use its --ssl-version option',
+  'old-protocol':
+    'the client speaks a TLS version below what this server accepts (TLS 1.2 and later): update the client, or use its --ssl-version option',
 };

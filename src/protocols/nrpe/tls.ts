@@ -74,7 +74,12 @@ function certificateOptions(s: NrpeTlsSettings): Partial<ConnectionOptions & Tls
 }
 
 /** The content, or AGENT_ERR_TLS_FILE naming the file and what is wrong with it. */
-function checked<T extends string | Buffer>(content: T, what: string, file: string, problemOf: (text: T) => string | undefined): T {
+function checked<T extends string | Buffer>(
+  content: T,
+  what: string,
+  file: string,
+  problemOf: (text: T) => string | undefined,
+): T {
   const problem = problemOf(content);
   if (problem) throw new AgentError('AGENT_ERR_TLS_FILE', [what, file, problem]);
   return content;
@@ -84,13 +89,19 @@ function derCertToPem(raw: Buffer, file: string): string {
   try {
     return new X509Certificate(raw).toString();
   } catch (err) {
-    throw new AgentError('AGENT_ERR_TLS_FILE', ['certificate', file, `not a DER certificate (${(err as Error).message})`]);
+    throw new AgentError('AGENT_ERR_TLS_FILE', [
+      'certificate',
+      file,
+      `not a DER certificate (${(err as Error).message})`,
+    ]);
   }
 }
 
 function derKeyToPem(raw: Buffer, file: string): string {
   try {
-    return createPrivateKey({ key: raw, format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' }).toString();
+    return createPrivateKey({ key: raw, format: 'der', type: 'pkcs8' })
+      .export({ format: 'pem', type: 'pkcs8' })
+      .toString();
   } catch (err) {
     throw new AgentError('AGENT_ERR_TLS_FILE', ['certificate key', file, (err as Error).message]);
   }
@@ -100,6 +111,10 @@ function readFile(what: string, file: string): Buffer {
   try {
     return readRegularFileSync(file, TLS_FILE_LIMIT);
   } catch (err) {
-    throw new AgentError('AGENT_ERR_TLS_FILE', [what, file, (err as NodeJS.ErrnoException).code ?? (err as Error).message]);
+    throw new AgentError('AGENT_ERR_TLS_FILE', [
+      what,
+      file,
+      (err as NodeJS.ErrnoException).code ?? (err as Error).message,
+    ]);
   }
 }

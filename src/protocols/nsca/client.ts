@@ -39,7 +39,8 @@ export interface NscaClientOptions {
  * right after it; two of them on one connection are dropped as too short.
  */
 export async function sendNsca(o: NscaClientOptions, results: readonly NscaResult[]): Promise<void> {
-  if (packetSize(o.payloadLength) === packetSize(MAX_BATCHED_PAYLOAD) || results.length <= 1) return sendBatch(o, results);
+  if (packetSize(o.payloadLength) === packetSize(MAX_BATCHED_PAYLOAD) || results.length <= 1)
+    return sendBatch(o, results);
   for (const r of results) await sendBatch(o, [r]);
 }
 
@@ -67,10 +68,20 @@ async function sendBatch(o: NscaClientOptions, results: readonly NscaResult[]): 
     };
     const onAbort = (): void => finish(fail('cancelled'));
     o.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => finish(fail(`no ${stage === 'connect' ? 'connection' : stage === 'init' ? 'init packet' : 'end of the exchange'} within ${o.timeoutMs / 1000} s`)), o.timeoutMs);
+    const timer = setTimeout(
+      () =>
+        finish(
+          fail(
+            `no ${stage === 'connect' ? 'connection' : stage === 'init' ? 'init packet' : 'end of the exchange'} within ${o.timeoutMs / 1000} s`,
+          ),
+        ),
+      o.timeoutMs,
+    );
     socket.setNoDelay(true);
     socket.on('connect', () => (stage = 'init'));
-    socket.on('error', (err: NodeJS.ErrnoException) => finish(fail(stage === 'connect' ? `cannot connect: ${describeSocketError(err)}` : describeSocketError(err))));
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      finish(fail(stage === 'connect' ? `cannot connect: ${describeSocketError(err)}` : describeSocketError(err))),
+    );
     socket.on('data', (chunk: Buffer) => {
       if (stage !== 'init') return;
       chunks.push(chunk);
@@ -92,7 +103,8 @@ async function sendBatch(o: NscaClientOptions, results: readonly NscaResult[]): 
       }
     });
     socket.on('close', () => {
-      if (stage === 'init' || stage === 'connect') finish(fail(`closed the connection before the init packet (${received} of ${INIT_PACKET_SIZE} bytes)`));
+      if (stage === 'init' || stage === 'connect')
+        finish(fail(`closed the connection before the init packet (${received} of ${INIT_PACKET_SIZE} bytes)`));
     });
   });
 }

@@ -38,11 +38,15 @@ export class RijndaelEncryptor {
     for (let round = 1; round <= ROUNDS; round++) {
       const t = this.tmp;
       // SubBytes and ShiftRows together.
-      for (let c = 0; c < nb; c++) for (let r = 0; r < 4; r++) t[4 * c + r] = SBOX[block[4 * ((c + this.shifts[r]) % nb) + r]];
+      for (let c = 0; c < nb; c++)
+        for (let r = 0; r < 4; r++) t[4 * c + r] = SBOX[block[4 * ((c + this.shifts[r]) % nb) + r]];
       if (round !== ROUNDS) {
         for (let c = 0; c < nb; c++) {
           const o = 4 * c;
-          const a0 = t[o], a1 = t[o + 1], a2 = t[o + 2], a3 = t[o + 3];
+          const a0 = t[o],
+            a1 = t[o + 1],
+            a2 = t[o + 2],
+            a3 = t[o + 3];
           block[o] = xtime(a0) ^ xtime(a1) ^ a1 ^ a2 ^ a3;
           block[o + 1] = a0 ^ xtime(a1) ^ xtime(a2) ^ a2 ^ a3;
           block[o + 2] = a0 ^ a1 ^ xtime(a2) ^ xtime(a3) ^ a3;
@@ -66,7 +70,10 @@ function expandKey(key: Uint8Array, nb: number): Uint8Array {
   w.set(key);
   let rcon = 1;
   for (let i = NK; i < words; i++) {
-    let t0 = w[4 * i - 4], t1 = w[4 * i - 3], t2 = w[4 * i - 2], t3 = w[4 * i - 1];
+    let t0 = w[4 * i - 4],
+      t1 = w[4 * i - 3],
+      t2 = w[4 * i - 2],
+      t3 = w[4 * i - 1];
     if (i % NK === 0) {
       [t0, t1, t2, t3] = [SBOX[t1] ^ rcon, SBOX[t2], SBOX[t3], SBOX[t0]];
       rcon = xtime(rcon);

@@ -43,7 +43,16 @@ export function mapCommand(command: NsClientCommand, args: readonly string[], o:
     case 'cpuload':
       return cpuLoad(args, o);
     case 'uptime':
-      return { query: 'check_uptime', args: ['warn=none', 'crit=none'], answer: (r) => perfNumber(r, (q) => q.perf.find((p) => p.alias === 'uptime'), (v) => String(Math.floor(v))) };
+      return {
+        query: 'check_uptime',
+        args: ['warn=none', 'crit=none'],
+        answer: (r) =>
+          perfNumber(
+            r,
+            (q) => q.perf.find((p) => p.alias === 'uptime'),
+            (v) => String(Math.floor(v)),
+          ),
+      };
     case 'useddiskspace':
       return diskSpace(args, o);
     case 'memuse':
@@ -51,7 +60,9 @@ export function mapCommand(command: NsClientCommand, args: readonly string[], o:
         query: 'check_memory',
         args: ['type=physical', 'type=swap', 'perf-config=*(unit:B)', 'warn=none', 'crit=none'],
         answer: (r) => {
-          const mem = r.perf.filter((p) => (p.alias === 'physical' || p.alias === 'swap') && typeof p.value === 'number');
+          const mem = r.perf.filter(
+            (p) => (p.alias === 'physical' || p.alias === 'swap') && typeof p.value === 'number',
+          );
           if (mem.length === 0) return failure(r);
           const total = mem.reduce((n, p) => n + (p.maximum ?? 0), 0);
           const used = mem.reduce((n, p) => n + (p.value as number), 0);
@@ -79,13 +90,19 @@ function cpuLoad(args: readonly string[], o: MapOptions): Mapped | string {
   if (windows.length === 0) return 'ERROR: CPULOAD needs a number of minutes (check_nt -l MINUTES,WARN,CRIT)';
   for (const w of windows) {
     if (!/^\d{1,5}$/.test(w) || Number(w) < 1) return `ERROR: CPULOAD ${w.slice(0, 20)} is not a number of minutes`;
-    if (Number(w) > o.maxCpuMinutes) return `ERROR: CPU load is kept for ${o.maxCpuMinutes} minutes here; ask for at most ${o.maxCpuMinutes} (check_nt -l ${o.maxCpuMinutes},WARN,CRIT)`;
+    if (Number(w) > o.maxCpuMinutes)
+      return `ERROR: CPU load is kept for ${o.maxCpuMinutes} minutes here; ask for at most ${o.maxCpuMinutes} (check_nt -l ${o.maxCpuMinutes},WARN,CRIT)`;
   }
   // As NSClient++: every window is asked for, the first one answers. Just after the agent
   // started, check_cpu measures one fresh interval instead (`total 500ms`): that one answers.
   const first = `total ${windows[0]}m`;
-  const pick = (r: QueryResult): PerfValue | undefined => r.perf.find((p) => p.alias === first) ?? r.perf.find((p) => p.alias.startsWith('total '));
-  return { query: 'check_cpu', args: [...windows.map((w) => `time=${w}m`), 'warn=none', 'crit=none'], answer: (r) => perfNumber(r, pick, (v) => String(Math.round(v))) };
+  const pick = (r: QueryResult): PerfValue | undefined =>
+    r.perf.find((p) => p.alias === first) ?? r.perf.find((p) => p.alias.startsWith('total '));
+  return {
+    query: 'check_cpu',
+    args: [...windows.map((w) => `time=${w}m`), 'warn=none', 'crit=none'],
+    answer: (r) => perfNumber(r, pick, (v) => String(Math.round(v))),
+  };
 }
 
 function diskSpace(args: readonly string[], o: MapOptions): Mapped | string {
@@ -99,7 +116,9 @@ function diskSpace(args: readonly string[], o: MapOptions): Mapped | string {
     query: 'check_drivesize',
     args: [`drive=${mount}`, 'filter=none', 'perf-config=*(unit:B)', 'warn=none', 'crit=none'],
     answer: (r) => {
-      const used = r.perf.find((p) => p.alias.endsWith(' used') && typeof p.value === 'number' && p.maximum !== undefined);
+      const used = r.perf.find(
+        (p) => p.alias.endsWith(' used') && typeof p.value === 'number' && p.maximum !== undefined,
+      );
       if (!used) return failure(r);
       const total = used.maximum as number;
       return `${Math.round(total - (used.value as number))}&${Math.round(total)}`;
@@ -112,8 +131,11 @@ function stateList(query: string, key: string, args: readonly string[], allGood:
   // check_nt sends ShowAll (-d SHOWALL) or ShowFail before the names.
   const showAll = names[0] === 'ShowAll';
   if (showAll || names[0] === 'ShowFail') names = names.slice(1);
-  if (names.length === 0) return `ERROR: ${key === 'service' ? 'SERVICESTATE' : 'PROCSTATE'} needs the ${key}es to check (check_nt -l NAME,NAME)`;
-  const syntax = showAll ? ['top-syntax=${list}', 'ok-syntax=${list}'] : ['top-syntax=${status}: ${problem_list}', `ok-syntax=${allGood}`];
+  if (names.length === 0)
+    return `ERROR: ${key === 'service' ? 'SERVICESTATE' : 'PROCSTATE'} needs the ${key}es to check (check_nt -l NAME,NAME)`;
+  const syntax = showAll
+    ? ['top-syntax=${list}', 'ok-syntax=${list}']
+    : ['top-syntax=${status}: ${problem_list}', `ok-syntax=${allGood}`];
   return {
     query,
     args: [...names.map((n) => `${key}=${n}`), 'detail-syntax=${name}: ${state}', 'filter=none', ...syntax],
@@ -129,7 +151,16 @@ function fileAge(args: readonly string[], o: MapOptions): Mapped | string {
   return {
     query: 'check_files',
     // The file, found in its folder (check_files walks folders): its write time is the answer.
-    args: [`path=${dirname(path)}`, `pattern=${basename(path)}`, 'max-depth=1', 'top-syntax=${list}', 'ok-syntax=${list}', 'detail-syntax=${written}', 'warn=none', 'crit=none'],
+    args: [
+      `path=${dirname(path)}`,
+      `pattern=${basename(path)}`,
+      'max-depth=1',
+      'top-syntax=${list}',
+      'ok-syntax=${list}',
+      'detail-syntax=${written}',
+      'warn=none',
+      'crit=none',
+    ],
     answer: (r) => {
       const written = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$/.exec(r.message.trim())?.[1];
       if (!written) return failure(r);
@@ -140,7 +171,11 @@ function fileAge(args: readonly string[], o: MapOptions): Mapped | string {
 }
 
 /** The perf value `pick` chooses, as `format` writes it; the query's failure when there is none. */
-function perfNumber(r: QueryResult, pick: (r: QueryResult) => PerfValue | undefined, format: (v: number) => string): string {
+function perfNumber(
+  r: QueryResult,
+  pick: (r: QueryResult) => PerfValue | undefined,
+  format: (v: number) => string,
+): string {
   const p = pick(r);
   return p && typeof p.value === 'number' ? format(p.value) : failure(r);
 }

@@ -69,7 +69,10 @@ export function parseAllow(spec: string): { allowed: Set<NsClientCommand>; unkno
   for (const raw of spec.split(',')) {
     const word = raw.trim().toLowerCase();
     if (word === '') continue;
-    const group = word === 'any' || word === 'all' ? (Object.keys(NSCLIENT_CODES) as NsClientCommand[]) : GROUPS[word] ?? (word in NSCLIENT_CODES ? [word as NsClientCommand] : undefined);
+    const group =
+      word === 'any' || word === 'all'
+        ? (Object.keys(NSCLIENT_CODES) as NsClientCommand[])
+        : (GROUPS[word] ?? (word in NSCLIENT_CODES ? [word as NsClientCommand] : undefined));
     if (group) for (const c of group) allowed.add(c);
     else unknown.push(word);
   }
@@ -84,7 +87,9 @@ export function passwordMatches(sent: string, configured: string): boolean {
 
 // ---------------------------------------------------------------- helpers
 
-const COMMAND_BY_CODE = new Map<number, NsClientCommand>(Object.entries(NSCLIENT_CODES).map(([name, code]) => [code, name as NsClientCommand]));
+const COMMAND_BY_CODE = new Map<number, NsClientCommand>(
+  Object.entries(NSCLIENT_CODES).map(([name, code]) => [code, name as NsClientCommand]),
+);
 
 const GROUPS: Readonly<Record<string, readonly NsClientCommand[]>> = {
   metrics: ['cpuload', 'uptime', 'useddiskspace', 'memuse'],

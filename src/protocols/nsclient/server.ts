@@ -148,7 +148,10 @@ function handleConnection(socket: net.Socket, policy: NsClientServerPolicy, o: N
 
 /** Failed handshakes on the check_nt port, in words for the admin (listener/tls-peer.ts). */
 const NSCLIENT_TLS_WORDS: TlsFailureWords = {
-  'not-tls': 'the client spoke plain text to this TLS port (check_nt has no TLS): set [/settings/NSClient/server] use ssl = false',
-  'no-shared-cipher': 'the client offered no cipher this server accepts (OpenSSL\'s default list with the certificate of [/settings/NSClient/server]): update the client or its cipher list',
-  'old-protocol': 'the client speaks a TLS version below what this server accepts (TLS 1.2 and later): update the client',
+  'not-tls':
+    'the client spoke plain text to this TLS port (check_nt has no TLS): set [/settings/NSClient/server] use ssl = false',
+  'no-shared-cipher':
+    "the client offered no cipher this server accepts (OpenSSL's default list with the certificate of [/settings/NSClient/server]): update the client or its cipher list",
+  'old-protocol':
+    'the client speaks a TLS version below what this server accepts (TLS 1.2 and later): update the client',
 };

@@ -27,25 +27,51 @@ export interface GitFetchOptions {
 
 export type GitFetchResult = { changed: false } | { changed: true; body: Buffer; revision: string };
 
-const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_ASKPASS: '/bin/false', SSH_ASKPASS: '/bin/false', LC_ALL: 'C' };
+const GIT_ENV = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_PAGER: 'cat',
+  GIT_ASKPASS: '/bin/false',
+  SSH_ASKPASS: '/bin/false',
+  LC_ALL: 'C',
+};
 
 function git(args: string[], timeoutMs: number, maxBuffer = 1024 * 1024): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { timeout: timeoutMs, maxBuffer, encoding: 'buffer', env: { ...process.env, ...GIT_ENV } }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const said = stderr.toString('utf8').trim().split('\n').filter((l) => l !== '').slice(-2).join('; ');
-      const killed = (err as { killed?: boolean }).killed === true;
-      // The subcommand, past the options and their values (-C DIR, -c KEY=VALUE).
-      const name = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '-C' && args[i - 1] !== '-c') ?? '';
-      reject(new Error(killed ? `git ${name} took more than ${timeoutMs} ms` : `git ${name}: ${said || err.message}`));
-    });
+    execFile(
+      'git',
+      args,
+      { timeout: timeoutMs, maxBuffer, encoding: 'buffer', env: { ...process.env, ...GIT_ENV } },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout);
+        const said = stderr
+          .toString('utf8')
+          .trim()
+          .split('\n')
+          .filter((l) => l !== '')
+          .slice(-2)
+          .join('; ');
+        const killed = (err as { killed?: boolean }).killed === true;
+        // The subcommand, past the options and their values (-C DIR, -c KEY=VALUE).
+        const name = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '-C' && args[i - 1] !== '-c') ?? '';
+        reject(
+          new Error(killed ? `git ${name} took more than ${timeoutMs} ms` : `git ${name}: ${said || err.message}`),
+        );
+      },
+    );
   });
 }
 
 /** The commit `ref` names on the remote (a branch, a tag, or a full ref), from `git ls-remote`. */
-export async function remoteCommit(url: string, ref: string, timeoutMs: number): Promise<{ commit: string; ref: string }> {
+export async function remoteCommit(
+  url: string,
+  ref: string,
+  timeoutMs: number,
+): Promise<{ commit: string; ref: string }> {
   const out = (await git(['ls-remote', '--', url, ref], timeoutMs)).toString('utf8');
-  const lines = out.split('\n').filter((l) => l !== '').map((l) => l.split('\t') as [string, string]);
+  const lines = out
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t') as [string, string]);
   // An annotated tag's commit is the peeled line (^{}); otherwise the first exact match of the name.
   const wanted = [ref, `refs/heads/${ref}`, `refs/tags/${ref}`];
   for (const name of wanted) {
@@ -63,18 +89,43 @@ export async function fetchGit(o: GitFetchOptions): Promise<GitFetchResult> {
   const remote = await remoteCommit(o.url, o.ref, left());
   if (remote.commit === o.known) return { changed: false };
   if (!existsSync(o.repoDir)) await git(['init', '--quiet', '--bare', o.repoDir], left());
-  await git(['-C', o.repoDir, 'fetch', '--quiet', '--no-tags', '--depth=1', '--', o.url, `+${remote.ref}:refs/source/head`], left());
+  await git(
+    ['-C', o.repoDir, 'fetch', '--quiet', '--no-tags', '--depth=1', '--', o.url, `+${remote.ref}:refs/source/head`],
+    left(),
+  );
   // The ref may have moved since ls-remote: what was fetched is the revision.
-  const commit = (await git(['-C', o.repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], left())).toString('utf8').trim();
+  const commit = (await git(['-C', o.repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], left()))
+    .toString('utf8')
+    .trim();
   if (o.allowedSigners) {
-    await git(['-C', o.repoDir, '-c', 'gpg.format=ssh', '-c', `gpg.ssh.allowedSignersFile=${o.allowedSigners}`, 'verify-commit', commit], left()).catch((err: unknown) => {
-      throw new Error(`commit ${commit} is not signed by a key of ${o.allowedSigners} (${errorMessage(err)})`, { cause: err });
+    await git(
+      [
+        '-C',
+        o.repoDir,
+        '-c',
+        'gpg.format=ssh',
+        '-c',
+        `gpg.ssh.allowedSignersFile=${o.allowedSigners}`,
+        'verify-commit',
+        commit,
+      ],
+      left(),
+    ).catch((err: unknown) => {
+      throw new Error(`commit ${commit} is not signed by a key of ${o.allowedSigners} (${errorMessage(err)})`, {
+        cause: err,
+      });
     });
   }
   const spec = `${commit}:${o.path.replace(/^\/+/, '')}`;
-  const size = Number((await git(['-C', o.repoDir, 'cat-file', '-s', spec], left()).catch(() => {
-    throw new Error(`commit ${commit} has no file ${o.path}`);
-  })).toString('utf8').trim());
+  const size = Number(
+    (
+      await git(['-C', o.repoDir, 'cat-file', '-s', spec], left()).catch(() => {
+        throw new Error(`commit ${commit} has no file ${o.path}`);
+      })
+    )
+      .toString('utf8')
+      .trim(),
+  );
   if (size > o.maxBytes) throw new Error(`${o.path} is ${size} bytes at ${commit}, more than max size ${o.maxBytes}`);
   const body = await git(['-C', o.repoDir, 'cat-file', 'blob', spec], left(), o.maxBytes + 1);
   return { changed: true, body, revision: commit };

@@ -44,7 +44,8 @@ export async function fetchSettings(url: string, options: FetchOptions): Promise
     const r = await fetchOnce(current, options, deadline);
     if (!('location' in r)) return r;
     const next = new URL(r.location, current);
-    if (new URL(current).protocol === 'https:' && next.protocol !== 'https:') throw new Error(`redirected from https to ${next.protocol.replace(':', '')} (${next.href}); refused`);
+    if (new URL(current).protocol === 'https:' && next.protocol !== 'https:')
+      throw new Error(`redirected from https to ${next.protocol.replace(':', '')} (${next.href}); refused`);
     current = next.href;
   }
   throw new Error(`more than ${MAX_REDIRECTS} redirects`);
@@ -52,8 +53,12 @@ export async function fetchSettings(url: string, options: FetchOptions): Promise
 
 function fetchOnce(url: string, options: FetchOptions, deadline: number): Promise<FetchResult | { location: string }> {
   const target = new URL(url);
-  if (target.protocol !== 'https:' && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
-  const headers: Record<string, string> = { accept: 'text/plain, */*;q=0.5', 'user-agent': 'config-agent settings pull' };
+  if (target.protocol !== 'https:' && target.protocol !== 'http:')
+    return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
+  const headers: Record<string, string> = {
+    accept: 'text/plain, */*;q=0.5',
+    'user-agent': 'config-agent settings pull',
+  };
   if (options.etag) headers['if-none-match'] = options.etag;
   if (options.lastModified) headers['if-modified-since'] = options.lastModified;
   const remaining = Math.max(1, deadline - Date.now());
@@ -72,8 +77,15 @@ function fetchOnce(url: string, options: FetchOptions, deadline: number): Promis
       clearTimeout(timer);
       resolve(r);
     };
-    const tls = target.protocol === 'https:' ? { rejectUnauthorized: !options.insecure, ...(options.ca !== undefined ? { ca: options.ca } : {}) } : {};
-    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, { method: 'GET', headers, ...tls }, (res) => onResponse(res));
+    const tls =
+      target.protocol === 'https:'
+        ? { rejectUnauthorized: !options.insecure, ...(options.ca !== undefined ? { ca: options.ca } : {}) }
+        : {};
+    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
+      target,
+      { method: 'GET', headers, ...tls },
+      (res) => onResponse(res),
+    );
     const timer = setTimeout(() => fail(`no complete answer within ${options.timeoutMs} ms`), remaining);
     req.on('error', (err) => fail(err.message));
     req.end();
@@ -112,7 +124,8 @@ function fetchOnce(url: string, options: FetchOptions, deadline: number): Promis
       res.on('error', (err) => fail(`the body was cut off after ${size} bytes (${err.message})`));
       res.on('aborted', () => fail(`the body was cut off after ${size} bytes`));
       res.on('end', () => {
-        if (declared !== undefined && size !== declared) return fail(`the body was cut off after ${size} of ${declared} bytes`);
+        if (declared !== undefined && size !== declared)
+          return fail(`the body was cut off after ${size} of ${declared} bytes`);
         if (!res.complete) return fail(`the body was cut off after ${size} bytes`);
         const etag = res.headers.etag;
         const lastModified = res.headers['last-modified'];

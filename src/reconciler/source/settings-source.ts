@@ -99,7 +99,16 @@ export class SettingsSource {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private url = '';
-  private readonly state: Omit<SourceStatus, 'url' | 'nextPull'> = { revision: null, fromCache: false, lastPull: null, lastSuccess: null, lastChange: null, lastError: null, pulls: { changed: 0, unchanged: 0, failed: 0 }, failuresInARow: 0 };
+  private readonly state: Omit<SourceStatus, 'url' | 'nextPull'> = {
+    revision: null,
+    fromCache: false,
+    lastPull: null,
+    lastSuccess: null,
+    lastChange: null,
+    lastError: null,
+    pulls: { changed: 0, unchanged: 0, failed: 0 },
+    failuresInARow: 0,
+  };
   private next: number | null = null;
 
   constructor(private readonly host: SourceHost) {}
@@ -112,7 +121,9 @@ export class SettingsSource {
     if (cached) {
       this.state.revision = cached.revision;
       this.state.fromCache = true;
-      log.info(`settings source ${this.url}: starting on the cached pull, revision ${cached.revision} of ${cached.pulledAt}`);
+      log.info(
+        `settings source ${this.url}: starting on the cached pull, revision ${cached.revision} of ${cached.pulledAt}`,
+      );
       this.schedule(Math.floor(Math.random() * sourceConfig(this.host.settings()).intervalMs));
     } else this.schedule(0);
   }
@@ -140,7 +151,13 @@ export class SettingsSource {
   /** A cache written by another process (`agent settings pull`) and now applied: its revision is the one in force. */
   private adoptCache(): void {
     const cached = readCachedPull(this.cacheFile());
-    if (!cached || cached.revision === this.state.revision || cached.url !== sourceId(sourceConfig(this.host.settings())) || this.inFlight) return;
+    if (
+      !cached ||
+      cached.revision === this.state.revision ||
+      cached.url !== sourceId(sourceConfig(this.host.settings())) ||
+      this.inFlight
+    )
+      return;
     this.state.revision = cached.revision;
     this.state.lastChange = cached.pulledAt;
     this.state.fromCache = false;
@@ -149,12 +166,18 @@ export class SettingsSource {
 
   status(): SourceStatus | undefined {
     if (this.url === '') return undefined;
-    return { url: this.url, ...this.state, pulls: { ...this.state.pulls }, nextPull: this.next === null ? null : new Date(this.next).toISOString() };
+    return {
+      url: this.url,
+      ...this.state,
+      pulls: { ...this.state.pulls },
+      nextPull: this.next === null ? null : new Date(this.next).toISOString(),
+    };
   }
 
   /** Pull now (SIGHUP, the API, `agent settings pull`). Never rejects, except AGENT_ERR_SOURCE_NONE when no source is set. */
   pull(reason: string): Promise<SourceStatus> {
-    if (sourceConfig(this.host.settings()).url === '') return Promise.reject(new AgentError('AGENT_ERR_SOURCE_NONE', []));
+    if (sourceConfig(this.host.settings()).url === '')
+      return Promise.reject(new AgentError('AGENT_ERR_SOURCE_NONE', []));
     this.inFlight ??= this.pullOnce(reason).finally(() => {
       this.inFlight = undefined;
     });
@@ -189,13 +212,26 @@ export class SettingsSource {
       log.error(this.state.lastError);
       // The first pull of this run failed: say what the agent runs on meanwhile.
       if (this.state.lastSuccess === null && this.state.failuresInARow === 1) {
-        const why = err instanceof AgentError && err.code === 'AGENT_ERR_SOURCE_PULL' ? this.state.lastError.replace(/^.*? failed: /, '').replace(/; keeping the settings in force$/, '') : 'the pull was refused';
+        const why =
+          err instanceof AgentError && err.code === 'AGENT_ERR_SOURCE_PULL'
+            ? this.state.lastError.replace(/^.*? failed: /, '').replace(/; keeping the settings in force$/, '')
+            : 'the pull was refused';
         const cached = readCachedPull(this.cacheFile());
-        log.warning(cached ? formatMessage('AGENT_WARN_SOURCE_CACHED', [cfg.url, why, cached.revision, cached.pulledAt]) : formatMessage('AGENT_WARN_SOURCE_NO_CACHE', [cfg.url, why]));
+        log.warning(
+          cached
+            ? formatMessage('AGENT_WARN_SOURCE_CACHED', [cfg.url, why, cached.revision, cached.pulledAt])
+            : formatMessage('AGENT_WARN_SOURCE_NO_CACHE', [cfg.url, why]),
+        );
       }
     }
     const base = cfg.intervalMs;
-    const wait = this.state.failuresInARow === 0 ? base : backoffDelay({ firstMs: base, factor: 2, maxMs: Math.max(base, cfg.maxBackoffMs), jitter: 0 }, this.state.failuresInARow);
+    const wait =
+      this.state.failuresInARow === 0
+        ? base
+        : backoffDelay(
+            { firstMs: base, factor: 2, maxMs: Math.max(base, cfg.maxBackoffMs), jitter: 0 },
+            this.state.failuresInARow,
+          );
     this.schedule(Math.floor(wait * (0.9 + 0.2 * Math.random())));
     return this.status() as SourceStatus;
   }
@@ -209,15 +245,32 @@ export class SettingsSource {
     });
     if (!got.changed) {
       // A 304 (or the same commit) for the cached text: a pin that is not its hash still refuses it.
-      if (cfg.sha256 !== '' && same && same.sha256 !== cfg.sha256) throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, same.revision, `its SHA-256 is ${same.sha256}, not the pinned ${cfg.sha256}`]);
+      if (cfg.sha256 !== '' && same && same.sha256 !== cfg.sha256)
+        throw new AgentError('AGENT_ERR_SOURCE_INVALID', [
+          cfg.url,
+          same.revision,
+          `its SHA-256 is ${same.sha256}, not the pinned ${cfg.sha256}`,
+        ]);
       this.state.pulls.unchanged++;
       log.debug(`settings source ${cfg.url}: unchanged (${reason})`);
       return;
     }
     const sha256 = createHash('sha256').update(got.body).digest('hex');
     const revision = got.revision ?? got.etag ?? `sha256:${sha256}`;
-    if (cfg.sha256 !== '' && sha256 !== cfg.sha256) throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, revision, `its SHA-256 is ${sha256}, not the pinned ${cfg.sha256}`]);
-    const meta: CachedPull = { url: sourceId(cfg), revision, etag: got.etag, lastModified: got.lastModified, sha256, pulledAt: new Date().toISOString() };
+    if (cfg.sha256 !== '' && sha256 !== cfg.sha256)
+      throw new AgentError('AGENT_ERR_SOURCE_INVALID', [
+        cfg.url,
+        revision,
+        `its SHA-256 is ${sha256}, not the pinned ${cfg.sha256}`,
+      ]);
+    const meta: CachedPull = {
+      url: sourceId(cfg),
+      revision,
+      etag: got.etag,
+      lastModified: got.lastModified,
+      sha256,
+      pulledAt: new Date().toISOString(),
+    };
     if (same?.sha256 === sha256 && this.state.revision !== null) {
       // The same text under a new ETag (another server of a pool): remember the validators, apply nothing.
       writeCachedPull(file, got.body, meta);
@@ -227,7 +280,12 @@ export class SettingsSource {
     await this.validate(file, got.body, cfg.url, revision);
     writeCachedPull(file, got.body, meta);
     const status = await this.host.reload(`settings pulled from ${cfg.url}, revision ${revision} (${reason})`);
-    if (status.lastResult === 'invalid') throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, revision, 'the reload after the pull was refused (see the settings problems)']);
+    if (status.lastResult === 'invalid')
+      throw new AgentError('AGENT_ERR_SOURCE_INVALID', [
+        cfg.url,
+        revision,
+        'the reload after the pull was refused (see the settings problems)',
+      ]);
     this.state.pulls.changed++;
     this.state.revision = revision;
     this.state.fromCache = false;
@@ -243,7 +301,10 @@ export class SettingsSource {
     if (loaded.ok) return;
     const shown = loaded.problems.slice(0, 5).map((p) => describeProblem(p));
     const more = loaded.problems.length > 5 ? `; and ${loaded.problems.length - 5} more` : '';
-    throw new AgentError('AGENT_ERR_SOURCE_INVALID', [url, revision, `${loaded.problems.length} problem(s): ${shown.join('; ')}${more}`]);
+    throw new AgentError('AGENT_ERR_SOURCE_INVALID', [
+      url,
+      revision,
+      `${loaded.problems.length} problem(s): ${shown.join('; ')}${more}`,
+    ]);
   }
 }
-

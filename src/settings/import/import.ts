@@ -73,14 +73,34 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
     for (const [item, message] of refused) {
       if ('entries' in item) {
         t.sections = t.sections.filter((s) => s !== item);
-        t.changes.push({ line: item.entries[0]?.line ?? 0, section: item.path, action: 'dropped', detail: `not accepted here: ${message}` });
-        for (const e of item.entries) t.changes.push({ ...(e.file !== undefined ? { file: e.file } : {}), line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'dropped', detail: `with its section [${item.path}]` });
+        t.changes.push({
+          line: item.entries[0]?.line ?? 0,
+          section: item.path,
+          action: 'dropped',
+          detail: `not accepted here: ${message}`,
+        });
+        for (const e of item.entries)
+          t.changes.push({
+            ...(e.file !== undefined ? { file: e.file } : {}),
+            line: e.line,
+            section: e.sourceSection,
+            key: e.sourceKey,
+            action: 'dropped',
+            detail: `with its section [${item.path}]`,
+          });
         continue;
       }
       for (const s of t.sections) s.entries = s.entries.filter((e) => e !== item);
       // The line's fate is now this drop, not the kept it was reported as.
       t.changes = t.changes.filter((c) => !(c.action === 'kept' && c.line === item.line && c.file === item.file));
-      t.changes.push({ ...(item.file !== undefined ? { file: item.file } : {}), line: item.line, section: item.sourceSection, key: item.sourceKey, action: 'dropped', detail: `not accepted here: ${message}` });
+      t.changes.push({
+        ...(item.file !== undefined ? { file: item.file } : {}),
+        line: item.line,
+        section: item.sourceSection,
+        key: item.sourceKey,
+        action: 'dropped',
+        detail: `not accepted here: ${message}`,
+      });
     }
     rendered = render(t, sourceFile, label);
     loaded = loadSettingsText(rendered.text, outputFile);
@@ -98,7 +118,11 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
 }
 
 /** What the report says of a translation, valid or not: every change, the line totals, what was left out. */
-function reportOf(t: Translation, sourceFile: string, nrpe: boolean): Pick<ImportResult, 'changes' | 'unsupportedModules' | 'source' | 'totals' | 'windowsOnly'> {
+function reportOf(
+  t: Translation,
+  sourceFile: string,
+  nrpe: boolean,
+): Pick<ImportResult, 'changes' | 'unsupportedModules' | 'source' | 'totals' | 'windowsOnly'> {
   return {
     changes: nrpe ? t.changes : byFileAndLine(t.changes, t.counted ?? [], sourceFile),
     unsupportedModules: t.unsupportedModules,
@@ -109,43 +133,85 @@ function reportOf(t: Translation, sourceFile: string, nrpe: boolean): Pick<Impor
 }
 
 /** The result of a translation too large to be one settings file: nothing valid, nothing written, the report complete. */
-function tooLarge(t: Translation, text: string, size: number, sourceFile: string, outputFile: string, nrpe: boolean): ImportResult {
+function tooLarge(
+  t: Translation,
+  text: string,
+  size: number,
+  sourceFile: string,
+  outputFile: string,
+  nrpe: boolean,
+): ImportResult {
   const mib = `${(size / (1024 * 1024)).toFixed(1)} MiB`;
   return {
     text,
     valid: false,
     writable: false,
-    problems: [problem('AGENT_ERR_IMPORT_TOO_LARGE', [mib, byteSize(SETTINGS_FILE_LIMIT)], { file: outputFile, line: 1, col: 1 })],
+    problems: [
+      problem('AGENT_ERR_IMPORT_TOO_LARGE', [mib, byteSize(SETTINGS_FILE_LIMIT)], {
+        file: outputFile,
+        line: 1,
+        col: 1,
+      }),
+    ],
     warnings: [],
     ...reportOf(t, sourceFile, nrpe),
   };
 }
 
 /** Changes in the order of the files read (the main file first), then by line. */
-function byFileAndLine(changes: ImportChange[], counted: readonly { file: string }[], sourceFile: string): ImportChange[] {
+function byFileAndLine(
+  changes: ImportChange[],
+  counted: readonly { file: string }[],
+  sourceFile: string,
+): ImportChange[] {
   const order = new Map<string, number>([[sourceFile, 0]]);
   for (const c of counted) if (!order.has(c.file)) order.set(c.file, order.size);
-  return changes.sort((a, b) => (order.get(a.file ?? sourceFile) ?? 0) - (order.get(b.file ?? sourceFile) ?? 0) || a.line - b.line);
+  return changes.sort(
+    (a, b) => (order.get(a.file ?? sourceFile) ?? 0) - (order.get(b.file ?? sourceFile) ?? 0) || a.line - b.line,
+  );
 }
 
 /** The report as text lines: `file:line: [section] key: action: detail`. */
 export function formatChanges(result: ImportResult, sourceFile: string): string[] {
   // Everything that came from the file is escaped: a control character in it must not reach the terminal raw.
-  const lines = result.changes.filter((c) => c.action !== 'kept').map((c) => escapeLog(`${c.file ?? sourceFile}:${c.line}: ${c.section === '(nrpe.cfg)' ? '' : `[${c.section}]`}${c.key !== undefined ? `${c.section === '(nrpe.cfg)' ? '' : ' '}${c.key}` : ''}: ${c.action}: ${c.detail}`));
+  const lines = result.changes
+    .filter((c) => c.action !== 'kept')
+    .map((c) =>
+      escapeLog(
+        `${c.file ?? sourceFile}:${c.line}: ${c.section === '(nrpe.cfg)' ? '' : `[${c.section}]`}${c.key !== undefined ? `${c.section === '(nrpe.cfg)' ? '' : ' '}${c.key}` : ''}: ${c.action}: ${c.detail}`,
+      ),
+    );
   if (result.windowsOnly.length > 0) {
     const kinds = new Map<string, number>();
     for (const w of result.windowsOnly) kinds.set(w.kind, (kinds.get(w.kind) ?? 0) + 1);
-    lines.push(escapeLog(`Windows-only, not carried over (${result.windowsOnly.length}: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${result.windowsOnly.map((w) => `${w.name} (line ${w.line})`).join(', ')}`));
+    lines.push(
+      escapeLog(
+        `Windows-only, not carried over (${result.windowsOnly.length}: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${result.windowsOnly.map((w) => `${w.name} (line ${w.line})`).join(', ')}`,
+      ),
+    );
   }
   const n = result.totals;
-  if (n) lines.push(`${sourceFile}: ${n.lines} line(s) read (${n.files} file(s)): ${n.kept} kept, ${n.changed} changed, ${n.dropped} dropped, ${n.blank} blank or comment`);
-  if (result.unsupportedModules.length > 0) lines.push(escapeLog(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`));
+  if (n)
+    lines.push(
+      `${sourceFile}: ${n.lines} line(s) read (${n.files} file(s)): ${n.kept} kept, ${n.changed} changed, ${n.dropped} dropped, ${n.blank} blank or comment`,
+    );
+  if (result.unsupportedModules.length > 0)
+    lines.push(
+      escapeLog(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`),
+    );
   return lines;
 }
 
 /** Write the sections as INI; remember which output line holds which entry. */
-function render(t: Translation, sourceFile: string, label: string): { text: string; lines: Map<number, OutEntry | OutSection> } {
-  const out: string[] = [`; Translated from ${basename(sourceFile)} (${label}) by agent settings import.`, '; Every key left out or changed is listed in the import report.'];
+function render(
+  t: Translation,
+  sourceFile: string,
+  label: string,
+): { text: string; lines: Map<number, OutEntry | OutSection> } {
+  const out: string[] = [
+    `; Translated from ${basename(sourceFile)} (${label}) by agent settings import.`,
+    '; Every key left out or changed is listed in the import report.',
+  ];
   if (t.header.length > 0) out.push('', ...t.header);
   const lines = new Map<number, OutEntry | OutSection>();
   for (const s of t.sections.filter(keep)) {
@@ -169,6 +235,7 @@ function keep(s: OutSection): boolean {
 
 /** Values our reader would trim or unquote are written in double quotes. */
 function quoted(value: string): string {
-  if (value !== value.trim() || (value.length >= 2 && value.startsWith('"') && value.endsWith('"'))) return `"${value}"`;
+  if (value !== value.trim() || (value.length >= 2 && value.startsWith('"') && value.endsWith('"')))
+    return `"${value}"`;
   return value;
 }

@@ -25,7 +25,11 @@ export interface LineTotals {
 
 const RANK: Readonly<Record<string, number>> = { kept: 1, note: 0, renamed: 2, moved: 2, changed: 2, dropped: 3 };
 
-export function lineTotals(counted: readonly LineCount[], changes: readonly ImportChange[], sourceFile: string): LineTotals {
+export function lineTotals(
+  counted: readonly LineCount[],
+  changes: readonly ImportChange[],
+  sourceFile: string,
+): LineTotals {
   // The highest rank of each line, by file, then by line number (no string key per line: an import may read a million lines).
   const fate = new Map<string, Uint8Array>();
   const lastLine = new Map<string, number>();
@@ -41,7 +45,15 @@ export function lineTotals(counted: readonly LineCount[], changes: readonly Impo
     }
     if (rank > (ranks[c.line] ?? 0)) ranks[c.line] = rank;
   }
-  const t: LineTotals = { files: lastLine.size, lines: counted.length, kept: 0, changed: 0, dropped: 0, blank: 0, unaccounted: 0 };
+  const t: LineTotals = {
+    files: lastLine.size,
+    lines: counted.length,
+    kept: 0,
+    changed: 0,
+    dropped: 0,
+    blank: 0,
+    unaccounted: 0,
+  };
   for (const c of counted) {
     if (!c.setting) {
       t.blank++;

@@ -34,7 +34,12 @@ export function looksLikeNrpeCfg(text: string): boolean {
     const line = raw.trim();
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
     if (/^\[[^\]]*\]$/.test(line)) return false;
-    if (/^(command\[[^\]]*\]|server_port|server_address|allowed_hosts|dont_blame_nrpe|nrpe_user|nrpe_group|pid_file|command_timeout|connection_timeout|include_dir|include)\s*=/.test(line)) nrpeKeys++;
+    if (
+      /^(command\[[^\]]*\]|server_port|server_address|allowed_hosts|dont_blame_nrpe|nrpe_user|nrpe_group|pid_file|command_timeout|connection_timeout|include_dir|include)\s*=/.test(
+        line,
+      )
+    )
+      nrpeKeys++;
   }
   return nrpeKeys > 0;
 }
@@ -61,17 +66,25 @@ export function readNrpeCfg(text: string, file: string): CfgRead {
       out.lines.push(entry);
       const target = isAbsolute(entry.value) ? entry.value : join(dirname(name), entry.value);
       if (entry.name === 'include' || entry.name === 'include_file') follow(target, entry);
-      else if (entry.name === 'include_dir') for (const f of cfgFiles(target.replace(/\/$/, ''), entry)) follow(f, entry);
+      else if (entry.name === 'include_dir')
+        for (const f of cfgFiles(target.replace(/\/$/, ''), entry)) follow(f, entry);
     });
   };
   const follow = (path: string, from: CfgLine): void => {
-    if (seen.has(resolve(path))) return void out.missing.push({ file: from.file, line: from.line, path, why: 'already read (an include loop)' });
-    if (seen.size >= MAX_FILES) return void out.missing.push({ file: from.file, line: from.line, path, why: `more than ${MAX_FILES} files` });
+    if (seen.has(resolve(path)))
+      return void out.missing.push({ file: from.file, line: from.line, path, why: 'already read (an include loop)' });
+    if (seen.size >= MAX_FILES)
+      return void out.missing.push({ file: from.file, line: from.line, path, why: `more than ${MAX_FILES} files` });
     let body: string;
     try {
       body = readFileSync(path, 'utf8');
     } catch (err) {
-      return void out.missing.push({ file: from.file, line: from.line, path, why: (err as NodeJS.ErrnoException).code ?? String(err) });
+      return void out.missing.push({
+        file: from.file,
+        line: from.line,
+        path,
+        why: (err as NodeJS.ErrnoException).code ?? String(err),
+      });
     }
     readOne(body, path);
   };
@@ -80,7 +93,12 @@ export function readNrpeCfg(text: string, file: string): CfgRead {
     try {
       names = readdirSync(dir).sort();
     } catch (err) {
-      out.missing.push({ file: from.file, line: from.line, path: dir, why: (err as NodeJS.ErrnoException).code ?? String(err) });
+      out.missing.push({
+        file: from.file,
+        line: from.line,
+        path: dir,
+        why: (err as NodeJS.ErrnoException).code ?? String(err),
+      });
       return [];
     }
     const files: string[] = [];

@@ -20,7 +20,15 @@ export function mergeIncludes(main: Translation, sourceFile: string): void {
   while (queue.length > 0) {
     const inc = queue.shift()!;
     const path = includePath(inc.value, inc.from);
-    const note = (action: ImportChange['action'], detail: string): void => void main.changes.push({ ...(inc.from === sourceFile ? {} : { file: inc.from }), line: inc.line, section: '/includes', key: inc.value, action, detail });
+    const note = (action: ImportChange['action'], detail: string): void =>
+      void main.changes.push({
+        ...(inc.from === sourceFile ? {} : { file: inc.from }),
+        line: inc.line,
+        section: '/includes',
+        key: inc.value,
+        action,
+        detail,
+      });
     if (seen.has(resolve(path))) {
       note('note', `${path} is already imported (an include loop or a file named twice)`);
       continue;
@@ -34,7 +42,10 @@ export function mergeIncludes(main: Translation, sourceFile: string): void {
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      note('note', `${path} not imported: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (NSClient++ skips it too)`);
+      note(
+        'note',
+        `${path} not imported: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (NSClient++ skips it too)`,
+      );
       continue;
     }
     const t = translate(text, path);
@@ -49,7 +60,14 @@ export function mergeIncludes(main: Translation, sourceFile: string): void {
       const keys = new Set(into.entries.map((e) => e.key.toLowerCase()));
       for (const e of sec.entries) {
         if (keys.has(e.key.toLowerCase())) {
-          main.changes.push({ file: path, line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'dropped', detail: `[${sec.path}] ${e.key} is already set by ${sourceFile} or an earlier include, which wins` });
+          main.changes.push({
+            file: path,
+            line: e.line,
+            section: e.sourceSection,
+            key: e.sourceKey,
+            action: 'dropped',
+            detail: `[${sec.path}] ${e.key} is already set by ${sourceFile} or an earlier include, which wins`,
+          });
           continue;
         }
         into.entries.push({ ...e, file: path });

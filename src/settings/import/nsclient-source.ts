@@ -66,31 +66,78 @@ export function readSource(text: string, file: string): Source {
       if (!same) {
         sections.push(current);
         byPath.set(path.toLowerCase(), current);
-      } else voided.push({ action: 'moved', line, section: path, detail: `the section is opened again; its keys join [${same.path}] of line ${same.line}` });
+      } else
+        voided.push({
+          action: 'moved',
+          line,
+          section: path,
+          detail: `the section is opened again; its keys join [${same.path}] of line ${same.line}`,
+        });
       pending = [];
     } else if (scan.kind === LINE_ENTRY && current) {
-      const entry = { key: raw.slice(scan.nameStart, scan.nameEnd), value: raw.slice(scan.valueStart, scan.valueEnd), line, comments: pending };
+      const entry = {
+        key: raw.slice(scan.nameStart, scan.nameEnd),
+        value: raw.slice(scan.valueStart, scan.valueEnd),
+        line,
+        comments: pending,
+      };
       const keys = keysOf.get(current) ?? new Map<string, number>();
       keysOf.set(current, keys);
       const dup = keys.get(entry.key.toLowerCase());
       // NSClient++ keeps the last value of a key written twice.
       if (dup !== undefined) {
         const old = current.entries[dup];
-        voided.push({ action: 'dropped', line: old.line, section: current.path, key: old.key, detail: `duplicate: ${old.key} is set again at line ${line}, which wins (as in NSClient++)` });
+        voided.push({
+          action: 'dropped',
+          line: old.line,
+          section: current.path,
+          key: old.key,
+          detail: `duplicate: ${old.key} is set again at line ${line}, which wins (as in NSClient++)`,
+        });
         current.entries[dup] = entry;
       } else keys.set(entry.key.toLowerCase(), current.entries.push(entry) - 1);
       pending = [];
     } else if (scan.kind === LINE_ENTRY) {
-      voided.push({ action: 'dropped', line, section: '(none)', key: raw.slice(scan.nameStart, scan.nameEnd), detail: 'a key above the first section belongs to no section (NSClient++ ignores it too)' });
+      voided.push({
+        action: 'dropped',
+        line,
+        section: '(none)',
+        key: raw.slice(scan.nameStart, scan.nameEnd),
+        detail: 'a key above the first section belongs to no section (NSClient++ ignores it too)',
+      });
     } else if (scan.kind !== LINE_BLANK) {
-      voided.push({ action: 'dropped', line, section: current?.path ?? '(none)', detail: 'neither a section, a key, a comment nor blank' });
+      voided.push({
+        action: 'dropped',
+        line,
+        section: current?.path ?? '(none)',
+        detail: 'neither a section, a key, a comment nor blank',
+      });
     }
   });
   return { header, sections, voided, counted };
 }
 
 /** Section names of NSClient++ 0.3.x's NSC.ini (before the /settings/… paths of 0.4). */
-const NSC_INI_SECTIONS = new Set(['modules', 'settings', 'log', 'nrpe', 'nrpe handlers', 'nrpe client handlers', 'nsclient', 'nsca agent', 'nsca commands', 'external scripts', 'external alias', 'external script', 'script wrappings', 'wrapped scripts', 'check system', 'eventlog', 'includes', 'crash']);
+const NSC_INI_SECTIONS = new Set([
+  'modules',
+  'settings',
+  'log',
+  'nrpe',
+  'nrpe handlers',
+  'nrpe client handlers',
+  'nsclient',
+  'nsca agent',
+  'nsca commands',
+  'external scripts',
+  'external alias',
+  'external script',
+  'script wrappings',
+  'wrapped scripts',
+  'check system',
+  'eventlog',
+  'includes',
+  'crash',
+]);
 
 /** True for an NSClient++ 0.3.x NSC.ini: sections without a leading slash, named as 0.3.x names them. */
 export function looksLikeNscIni(text: string): boolean {

@@ -51,8 +51,11 @@ const SETTINGS_NAMES = new Set<string>([...VARIABLE_NAMES, ...PATH_VARIABLES]);
 export function checkPlaceholders(value: string, changed: Note): string {
   if (!value.includes('${')) return value;
   const settingsNames = SETTINGS_NAMES;
-  const out = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g, (m, name: string) => (settingsNames.has(name.toLowerCase()) ? m : `%(${name})`));
-  if (out !== value) changed('check placeholders ${…} became %(…), which checks read the same (here ${…} names a settings variable)');
+  const out = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g, (m, name: string) =>
+    settingsNames.has(name.toLowerCase()) ? m : `%(${name})`,
+  );
+  if (out !== value)
+    changed('check placeholders ${…} became %(…), which checks read the same (here ${…} names a settings variable)');
   return out;
 }
 
@@ -67,7 +70,9 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
  */
 export function allowedHosts(value: string, changed: Note): string {
   if (CONTROL.test(value)) {
-    changed('the list holds control characters (a damaged file?): written empty, which allows nobody; write the hosts again');
+    changed(
+      'the list holds control characters (a damaged file?): written empty, which allows nobody; write the hosts again',
+    );
     return '';
   }
   const kept: string[] = [];
@@ -75,7 +80,8 @@ export function allowedHosts(value: string, changed: Note): string {
     const entry = raw.trim();
     if (entry === '') continue;
     const p = parseAllowedHosts(entry);
-    if (p.problems.length > 0) changed(`entry ${entry} left out: ${p.problems[0].replace(/^allowed hosts entry "[^"]*": /, '')}`);
+    if (p.problems.length > 0)
+      changed(`entry ${entry} left out: ${p.problems[0].replace(/^allowed hosts entry "[^"]*": /, '')}`);
     else kept.push(entry);
   }
   return kept.join(',');

@@ -9,10 +9,29 @@
  */
 import { loadSchemaSet } from '../schema-set.js';
 import { moduleInfo } from '../module-table.js';
-import { DROPPED_KEYS, DROPPED_OBJECT_KEYS, DROPPED_SECTIONS, DROPPED_TARGET_KEYS, HOSTNAME_MACROS, NSCA_UNSUPPORTED_ENCRYPTION, LOG_LEVELS, MODULE_RENAMES, SCRIPT_OBJECT_KEYS, SECTION_RENAMES, WINDOWS_MODULES } from './nsclient-map.js';
+import {
+  DROPPED_KEYS,
+  DROPPED_OBJECT_KEYS,
+  DROPPED_SECTIONS,
+  DROPPED_TARGET_KEYS,
+  HOSTNAME_MACROS,
+  NSCA_UNSUPPORTED_ENCRYPTION,
+  LOG_LEVELS,
+  MODULE_RENAMES,
+  SCRIPT_OBJECT_KEYS,
+  SECTION_RENAMES,
+  WINDOWS_MODULES,
+} from './nsclient-map.js';
 import { readSource } from './nsclient-source.js';
 import { nscaMethod } from '../../formats/nsca-encryption.js';
-import { allowedHosts, checkPlaceholders, isWindowsPath, pathVariables, scriptLine, windowsScript } from './nsclient-values.js';
+import {
+  allowedHosts,
+  checkPlaceholders,
+  isWindowsPath,
+  pathVariables,
+  scriptLine,
+  windowsScript,
+} from './nsclient-values.js';
 import type { LineCount } from './line-totals.js';
 
 export type ChangeAction = 'kept' | 'dropped' | 'renamed' | 'changed' | 'moved' | 'note';
@@ -71,7 +90,13 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
   const { header, sections: source, voided, counted } = readSource(text, file);
   const set = loadSchemaSet();
   const out = new Map<string, OutSection>();
-  const changes: ImportChange[] = voided.map((v) => ({ line: v.line, section: v.section, ...(v.key !== undefined ? { key: v.key } : {}), action: v.action, detail: v.detail }));
+  const changes: ImportChange[] = voided.map((v) => ({
+    line: v.line,
+    section: v.section,
+    ...(v.key !== undefined ? { key: v.key } : {}),
+    action: v.action,
+    detail: v.detail,
+  }));
   const unsupported: string[] = [];
   const windowsOnly: { kind: string; name: string; line: number }[] = [];
   const includes: { value: string; line: number }[] = [];
@@ -87,20 +112,28 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
     index.set(s, keys);
     const i = keys.get(e.key.toLowerCase()) ?? -1;
     if (i >= 0) {
-      changes.push({ line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'dropped', detail: `[${path}] ${e.key} is already set at line ${s.entries[i].line}, which wins` });
+      changes.push({
+        line: e.line,
+        section: e.sourceSection,
+        key: e.sourceKey,
+        action: 'dropped',
+        detail: `[${path}] ${e.key} is already set at line ${s.entries[i].line}, which wins`,
+      });
       return;
     }
     keys.set(e.key.toLowerCase(), s.entries.push(e) - 1);
   };
 
   for (const sec of source) {
-    const note = (line: number, key: string | undefined, action: ChangeAction, detail: string): void => void changes.push({ line, section: sec.path, ...(key !== undefined ? { key } : {}), action, detail });
+    const note = (line: number, key: string | undefined, action: ChangeAction, detail: string): void =>
+      void changes.push({ line, section: sec.path, ...(key !== undefined ? { key } : {}), action, detail });
     const lower = sec.path.toLowerCase();
     // Long-form scripts become one-liners.
     if (lower.startsWith(`${SCRIPTS}/`)) {
       const name = sec.path.slice(SCRIPTS.length + 1);
       const cmd = sec.entries.find((e) => e.key.toLowerCase() === 'command');
-      for (const e of sec.entries) if (e !== cmd) note(e.line, e.key, 'dropped', SCRIPT_OBJECT_KEYS[e.key.toLowerCase()] ?? 'not supported here');
+      for (const e of sec.entries)
+        if (e !== cmd) note(e.line, e.key, 'dropped', SCRIPT_OBJECT_KEYS[e.key.toLowerCase()] ?? 'not supported here');
       if (!cmd) {
         note(sec.line, undefined, 'dropped', 'a script object without command runs nothing');
         continue;
@@ -113,12 +146,24 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
         continue;
       }
       note(sec.line, undefined, 'moved', `written as ${name} = … in [${SCRIPTS}]`);
-      put(SCRIPTS, { key: name, value: scriptLine(cmd.value, (d) => note(cmd.line, 'command', 'changed', d)), comments: [...sec.comments, ...cmd.comments], line: cmd.line, sourceSection: sec.path, sourceKey: 'command' });
+      put(SCRIPTS, {
+        key: name,
+        value: scriptLine(cmd.value, (d) => note(cmd.line, 'command', 'changed', d)),
+        comments: [...sec.comments, ...cmd.comments],
+        line: cmd.line,
+        sourceSection: sec.path,
+        sourceKey: 'command',
+      });
       continue;
     }
     // [/includes]: the files are read and merged into the result by import.ts (nsclient-includes.ts).
     if (lower === '/includes') {
-      note(sec.line, undefined, 'moved', 'the files it names are imported and merged into the result (this file\'s keys win)');
+      note(
+        sec.line,
+        undefined,
+        'moved',
+        "the files it names are imported and merged into the result (this file's keys win)",
+      );
       for (const e of sec.entries) {
         note(e.line, e.key, 'moved', `${e.value}: imported and merged into the result`);
         includes.push({ value: e.value, line: e.line });
@@ -127,7 +172,12 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
     }
     const dropped = DROPPED_SECTIONS.find(([prefix]) => lower === prefix || lower.startsWith(`${prefix}/`));
     if (dropped) {
-      note(sec.line, undefined, 'dropped', `${dropped[1]}${sec.entries.length > 0 ? ` (${sec.entries.length} key(s) dropped with it)` : ''}`);
+      note(
+        sec.line,
+        undefined,
+        'dropped',
+        `${dropped[1]}${sec.entries.length > 0 ? ` (${sec.entries.length} key(s) dropped with it)` : ''}`,
+      );
       for (const e of sec.entries) note(e.line, e.key, 'dropped', `with its section [${sec.path}]`);
       continue;
     }
@@ -140,7 +190,12 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
     }
     const found = set.find(path);
     if (!found) {
-      note(sec.line, undefined, 'dropped', `section not supported here${sec.entries.length > 0 ? ` (${sec.entries.length} key(s) dropped with it)` : ''}`);
+      note(
+        sec.line,
+        undefined,
+        'dropped',
+        `section not supported here${sec.entries.length > 0 ? ` (${sec.entries.length} key(s) dropped with it)` : ''}`,
+      );
       for (const e of sec.entries) note(e.line, e.key, 'dropped', `with its section [${sec.path}]`);
       continue;
     }
@@ -149,7 +204,9 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
     const outSec = target(canonical);
     outSec.comments.push(...sec.comments);
     const isTarget = /\/client\/targets\/[^/]+$/i.test(canonical);
-    const insecure = canonical === '/settings/remote/server' && sec.entries.some((e) => e.key.toLowerCase() === 'insecure' && /^(1|true|yes|on|enabled)$/i.test(e.value.trim()));
+    const insecure =
+      canonical === '/settings/remote/server' &&
+      sec.entries.some((e) => e.key.toLowerCase() === 'insecure' && /^(1|true|yes|on|enabled)$/i.test(e.value.trim()));
     for (const e of sec.entries) {
       const k = e.key.toLowerCase();
       const drop = (why: string): void => note(e.line, e.key, 'dropped', why);
@@ -163,7 +220,14 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
           continue;
         }
         if (mod.name !== e.key) note(e.line, e.key, 'renamed', `to ${mod.name}`);
-        put(canonical, { key: mod.name, value: e.value, comments: e.comments, line: e.line, sourceSection: sec.path, sourceKey: e.key });
+        put(canonical, {
+          key: mod.name,
+          value: e.value,
+          comments: e.comments,
+          line: e.line,
+          sourceSection: sec.path,
+          sourceKey: e.key,
+        });
         continue;
       }
       // A damaged line (a NUL, an escape sequence) is not carried into the file; allowed hosts is written empty instead (never wider).
@@ -172,17 +236,26 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
         continue;
       }
       const container = found.section.container;
-      const why = DROPPED_KEYS[canonical]?.[k] ?? (container !== undefined ? DROPPED_OBJECT_KEYS[container]?.[k] : undefined) ?? (isTarget && !found.section.keys.has(k) ? DROPPED_TARGET_KEYS[k] : undefined);
+      const why =
+        DROPPED_KEYS[canonical]?.[k] ??
+        (container !== undefined ? DROPPED_OBJECT_KEYS[container]?.[k] : undefined) ??
+        (isTarget && !found.section.keys.has(k) ? DROPPED_TARGET_KEYS[k] : undefined);
       if (why !== undefined) {
         drop(why);
         continue;
       }
       if (canonical === '/settings/remote/server' && k === 'insecure') {
         // NSClient++'s insecure only changes defaults (no certificate, anonymous DH allowed); values given are used all the same, so they are kept.
-        drop(insecure ? 'no key here: insecure = true changes NSClient++\'s defaults to no certificate with anonymous DH, which is what this server does when no certificate is set; a certificate or cipher list given is kept and used, as NSClient++ uses it' : 'no meaning here: insecure = false is the default behaviour with a certificate');
+        drop(
+          insecure
+            ? "no key here: insecure = true changes NSClient++'s defaults to no certificate with anonymous DH, which is what this server does when no certificate is set; a certificate or cipher list given is kept and used, as NSClient++ uses it"
+            : 'no meaning here: insecure = false is the default behaviour with a certificate',
+        );
         continue;
       }
-      const key = found.section.keys.get(k) ?? (typeof found.section.schema.additionalProperties === 'object' ? e.key : undefined);
+      const key =
+        found.section.keys.get(k) ??
+        (typeof found.section.schema.additionalProperties === 'object' ? e.key : undefined);
       if (key === undefined) {
         drop('not supported here');
         continue;
@@ -214,7 +287,13 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
       }
       if (canonical === SCRIPTS || canonical === WRAPPED) value = scriptLine(value, changed);
       // Published passive-check files write `address = 10.0.0.1 ;;; the Nagios server`: in NSClient++ (and here) that is all value.
-      if (/^\/settings\/(nsca|icinga)\/client/i.test(canonical) && /\s;/.test(value)) note(e.line, e.key, 'note', `kept as written: " ;…" is part of the value in NSClient++ and here, not a comment; remove it if it was meant as one`);
+      if (/^\/settings\/(nsca|icinga)\/client/i.test(canonical) && /\s;/.test(value))
+        note(
+          e.line,
+          e.key,
+          'note',
+          `kept as written: " ;…" is part of the value in NSClient++ and here, not a comment; remove it if it was meant as one`,
+        );
       const passive = passiveValue(canonical, container, k, value);
       if (passive !== undefined) {
         if ('drop' in passive) {
@@ -224,28 +303,76 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
         if (passive.value !== value) changed(`${value} became ${passive.value}`);
         value = passive.value;
       }
-      if (key !== e.key && typeof found.section.schema.additionalProperties !== 'object') note(e.line, e.key, 'renamed', `to ${key}`);
-      if (/^(certificate|certificate key|ca|dh)$/.test(k) && value.trim() !== '') note(e.line, e.key, 'note', `kept: copy ${value} from the NSClient++ installation, or the module cannot start (a missing web or agent server certificate is generated)`);
+      if (key !== e.key && typeof found.section.schema.additionalProperties !== 'object')
+        note(e.line, e.key, 'renamed', `to ${key}`);
+      if (/^(certificate|certificate key|ca|dh)$/.test(k) && value.trim() !== '')
+        note(
+          e.line,
+          e.key,
+          'note',
+          `kept: copy ${value} from the NSClient++ installation, or the module cannot start (a missing web or agent server certificate is generated)`,
+        );
       put(canonical, { key, value, comments: e.comments, line: e.line, sourceSection: sec.path, sourceKey: e.key });
     }
   }
   for (const [path, module, what] of DEFAULT_TIMEOUT_SERVERS) {
     const timeout = defaultTimeout(source, out, put, path, module);
-    if (timeout) changes.push({ line: timeout, section: '/settings/default', key: 'timeout', action: 'note', detail: `also written as [${path}] timeout: NSClient++'s ${what} takes it from [/settings/default], each server here has its own` });
+    if (timeout)
+      changes.push({
+        line: timeout,
+        section: '/settings/default',
+        key: 'timeout',
+        action: 'note',
+        detail: `also written as [${path}] timeout: NSClient++'s ${what} takes it from [/settings/default], each server here has its own`,
+      });
   }
   // Every line that no change accounts for was carried over as it is.
   const reported = new Set(changes.filter((c) => c.action !== 'note').map((c) => c.line));
-  for (const sec of out.values()) for (const e of sec.entries) if (e.line > 0 && !reported.has(e.line)) changes.push({ line: e.line, section: e.sourceSection, key: e.sourceKey, action: 'kept', detail: `[${sec.path}] ${e.key}` });
+  for (const sec of out.values())
+    for (const e of sec.entries)
+      if (e.line > 0 && !reported.has(e.line))
+        changes.push({
+          line: e.line,
+          section: e.sourceSection,
+          key: e.sourceKey,
+          action: 'kept',
+          detail: `[${sec.path}] ${e.key}`,
+        });
   for (const c of changes) if (c.action !== 'note') reported.add(c.line);
-  for (const src of source) if (!reported.has(src.line)) changes.push({ line: src.line, section: src.path, action: 'kept', detail: `[${src.path}]` });
-  return { header, sections: [...out.values()], changes: changes.sort((a, b) => a.line - b.line), unsupportedModules: unsupported, windowsOnly, counted, includes };
+  for (const src of source)
+    if (!reported.has(src.line))
+      changes.push({ line: src.line, section: src.path, action: 'kept', detail: `[${src.path}]` });
+  return {
+    header,
+    sections: [...out.values()],
+    changes: changes.sort((a, b) => a.line - b.line),
+    unsupportedModules: unsupported,
+    windowsOnly,
+    counted,
+    includes,
+  };
 }
 
 /** NSCA's encryption and the passive clients' hostname: kept, rewritten in our words, or dropped (undefined: not such a key). */
-function passiveValue(canonical: string, container: string | undefined, key: string, value: string): { value: string } | { drop: string } | undefined {
+function passiveValue(
+  canonical: string,
+  container: string | undefined,
+  key: string,
+  value: string,
+): { value: string } | { drop: string } | undefined {
   // NSClient++ takes a URL as address (nsca://host:port, https://host:port); here it is host:port.
   const scheme = /^\s*(nsca|https?|tcp):\/\//i;
-  if ((container === '/settings/NSCA/client/targets' || container === '/settings/icinga/client/targets') && key === 'address' && scheme.test(value)) return { value: value.replace(scheme, '').replace(/\/+\s*$/, '').trim() };
+  if (
+    (container === '/settings/NSCA/client/targets' || container === '/settings/icinga/client/targets') &&
+    key === 'address' &&
+    scheme.test(value)
+  )
+    return {
+      value: value
+        .replace(scheme, '')
+        .replace(/\/+\s*$/, '')
+        .trim(),
+    };
   if (container === '/settings/NSCA/client/targets' && key === 'encryption') {
     const v = value.trim().toLowerCase();
     return nscaMethod(v) === undefined ? { drop: `encryption ${value}: ${NSCA_UNSUPPORTED_ENCRYPTION}` } : { value: v };
@@ -254,7 +381,10 @@ function passiveValue(canonical: string, container: string | undefined, key: str
     const v = value.trim();
     const mapped = HOSTNAME_MACROS[v.toLowerCase()];
     if (mapped !== undefined) return { value: mapped };
-    if (v.includes('${')) return { drop: `${value}: only \${host}, \${host_lc} and \${host_uc} (auto, auto-lc, auto-uc here) or a literal name are supported; the default auto is this machine's name` };
+    if (v.includes('${'))
+      return {
+        drop: `${value}: only \${host}, \${host_lc} and \${host_uc} (auto, auto-lc, auto-uc here) or a literal name are supported; the default auto is this machine's name`,
+      };
   }
   return undefined;
 }
@@ -270,11 +400,26 @@ const DEFAULT_TIMEOUT_SERVERS = [
  * [/settings/default] when their own section has none; here each server
  * has its own key, so the value is written there.
  */
-function defaultTimeout(source: { path: string; entries: { key: string; value: string; line: number }[] }[], out: Map<string, OutSection>, put: (path: string, e: OutEntry) => void, path: string, module: string): number | undefined {
-  const def = source.find((s) => s.path.toLowerCase() === '/settings/default')?.entries.find((e) => e.key.toLowerCase() === 'timeout');
+function defaultTimeout(
+  source: { path: string; entries: { key: string; value: string; line: number }[] }[],
+  out: Map<string, OutSection>,
+  put: (path: string, e: OutEntry) => void,
+  path: string,
+  module: string,
+): number | undefined {
+  const def = source
+    .find((s) => s.path.toLowerCase() === '/settings/default')
+    ?.entries.find((e) => e.key.toLowerCase() === 'timeout');
   const server = out.get(path.toLowerCase());
   const enabled = out.get('/modules')?.entries.some((e) => e.key === module);
   if (!def || !enabled || server?.entries.some((e) => e.key === 'timeout')) return undefined;
-  put(path, { key: 'timeout', value: def.value, comments: [], line: 0, sourceSection: '/settings/default', sourceKey: 'timeout' });
+  put(path, {
+    key: 'timeout',
+    value: def.value,
+    comments: [],
+    line: 0,
+    sourceSection: '/settings/default',
+    sourceKey: 'timeout',
+  });
   return def.line;
 }

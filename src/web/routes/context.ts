@@ -48,13 +48,21 @@ export interface RouteContext {
   openRoute(method: Method, path: string, handler: Handler): void;
 }
 
-export function createRouteTable(app: Polka<WebRequest>, access: AccessControl): { routes: RouteInfo[]; route: RouteContext['route']; openRoute: RouteContext['openRoute'] } {
+export function createRouteTable(
+  app: Polka<WebRequest>,
+  access: AccessControl,
+): { routes: RouteInfo[]; route: RouteContext['route']; openRoute: RouteContext['openRoute'] } {
   const routes: RouteInfo[] = [];
   const route: RouteContext['route'] = (method, path, requirement, handler) => {
     // One Polka handler per route (guard and handler together): one step of the request loop, and no promise when
     // the connection's login is remembered and the handler is synchronous.
     app.add(method, path, access.guard(path, requirement, handler));
-    const privilege = typeof requirement === 'string' ? requirement : typeof requirement === 'function' ? ((requirement as { label?: string }).label ?? 'dynamic') : requirement.join('|');
+    const privilege =
+      typeof requirement === 'string'
+        ? requirement
+        : typeof requirement === 'function'
+          ? ((requirement as { label?: string }).label ?? 'dynamic')
+          : requirement.join('|');
     routes.push({ method, path, privilege });
   };
   const openRoute: RouteContext['openRoute'] = (method, path, handler) => {

@@ -59,12 +59,17 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
       answer = await ctx.core.queryRaw(request, { signal: gone.signal, channel: 'web' });
     } catch (err) {
       if (gone.signal.aborted) return;
-      if (err instanceof AgentError && err.code === 'AGENT_ERR_PROTOBUF') throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [err.message]);
+      if (err instanceof AgentError && err.code === 'AGENT_ERR_PROTOBUF')
+        throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [err.message]);
       throw err;
     } finally {
       res.off('close', onClose);
     }
-    res.writeHead(200, { 'Content-Type': 'application/x-protobuf', 'Content-Length': String(answer.length), 'Cache-Control': 'no-store' });
+    res.writeHead(200, {
+      'Content-Type': 'application/x-protobuf',
+      'Content-Length': String(answer.length),
+      'Cache-Control': 'no-store',
+    });
     res.end(answer);
   });
 
@@ -90,13 +95,22 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
   ctx.route('GET', '/log/messages', LEGACY, (req, res) => {
     const raw = req.query.pos;
     const text = raw === undefined ? '0' : raw;
-    if (typeof text !== 'string' || !/^\d{1,15}$/.test(text)) throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['pos must be a whole number of 0 or more, given once']);
+    if (typeof text !== 'string' || !/^\d{1,15}$/.test(text))
+      throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['pos must be a whole number of 0 or more, given once']);
     const pos = Number(text);
     const entries = control.logs();
     // Entries are in index order: find the first after pos, then take at most MAX_MESSAGES.
     let from = entries.length;
     while (from > 0 && entries[from - 1].index > pos) from--;
-    const data = entries.slice(from, from + MAX_MESSAGES).map((r) => ({ file: ctx.hidePaths(r.file ?? r.namespace), line: r.line ?? 0, type: r.level, date: r.date, message: ctx.hidePaths(r.message) }));
+    const data = entries
+      .slice(from, from + MAX_MESSAGES)
+      .map((r) => ({
+        file: ctx.hidePaths(r.file ?? r.namespace),
+        line: r.line ?? 0,
+        type: r.level,
+        date: r.date,
+        message: ctx.hidePaths(r.message),
+      }));
     const last = from + data.length - 1;
     sendJson(res, 200, { log: { data, pos: data.length > 0 ? entries[last].index : pos } });
   });

@@ -39,18 +39,24 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
     const count = all.length - from;
     const last = Math.max(1, Math.ceil(count / perPage));
     const items = all.slice(from + (page - 1) * perPage, Math.min(all.length, from + page * perPage));
-    const url = (p: number): string => `${baseUrl(req)}/api/v1/logs/since?${new URLSearchParams({ since: String(since), page: String(p), per_page: String(perPage) }).toString()}`;
+    const url = (p: number): string =>
+      `${baseUrl(req)}/api/v1/logs/since?${new URLSearchParams({ since: String(since), page: String(p), per_page: String(perPage) }).toString()}`;
     const links = [`<${url(1)}>; rel="first"`];
     if (page > 1) links.push(`<${url(Math.min(page - 1, last))}>; rel="prev"`);
     if (page < last) links.push(`<${url(page + 1)}>; rel="next"`);
     links.push(`<${url(last)}>; rel="last"`);
-    sendJson(res, 200, items.map((r) => logJson(r, ctx.hidePaths)), {
-      Link: links.join(', '),
-      'X-Log-Index': String(items.length > 0 ? items[items.length - 1].index : since),
-      'X-Pagination-Count': String(count),
-      'X-Pagination-Page': String(page),
-      'X-Pagination-Limit': String(perPage),
-    });
+    sendJson(
+      res,
+      200,
+      items.map((r) => logJson(r, ctx.hidePaths)),
+      {
+        Link: links.join(', '),
+        'X-Log-Index': String(items.length > 0 ? items[items.length - 1].index : since),
+        'X-Pagination-Count': String(count),
+        'X-Pagination-Page': String(page),
+        'X-Pagination-Limit': String(perPage),
+      },
+    );
   });
 
   ctx.route('GET', '/api/v1/logs/status', 'logs.list', (_req, res) => {

@@ -68,7 +68,8 @@ export function logJson(r: LogRecord, hide: (text: string) => string): Record<st
 
 export function single(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`${name} is given more than once`]);
+  if (typeof value !== 'string')
+    throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`${name} is given more than once`]);
   return value;
 }
 
@@ -76,7 +77,11 @@ export function intParam(value: unknown, name: string, fallback: number, min: nu
   const text = single(value, name);
   if (text === undefined || text === '') return fallback;
   if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [max === Number.MAX_SAFE_INTEGER ? `${name} must be a whole number of ${min} or more` : `${name} must be a whole number from ${min} to ${max}`]);
+    throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [
+      max === Number.MAX_SAFE_INTEGER
+        ? `${name} must be a whole number of ${min} or more`
+        : `${name} must be a whole number from ${min} to ${max}`,
+    ]);
   }
   return Number(text);
 }
@@ -87,7 +92,10 @@ function parseLevels(text: string | undefined): Set<LogLevel> {
   for (const raw of text.split(',')) {
     const l = raw.trim().toLowerCase();
     if (l === '') continue;
-    if (!isLogLevel(l)) throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`unknown level "${raw}" (debug, info, warning, error, critical)`]);
+    if (!isLogLevel(l))
+      throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [
+        `unknown level "${raw}" (debug, info, warning, error, critical)`,
+      ]);
     out.add(l);
   }
   return out;

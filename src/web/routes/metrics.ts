@@ -20,11 +20,25 @@ export function registerMetricsRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/metrics/checks', 'queries.execute', async (req, res) => {
-    const names = [...new Set(new URLSearchParams(req.search ?? '').getAll('query').map((n) => n.trim()).filter(Boolean))];
-    if (names.length === 0) throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['name the checks to export: ?query=check_cpu&query=check_memory (each runs with its default arguments)']);
-    if (names.length > MAX_CHECKS) throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [`at most ${MAX_CHECKS} queries per scrape (${names.length} given)`]);
+    const names = [
+      ...new Set(
+        new URLSearchParams(req.search ?? '')
+          .getAll('query')
+          .map((n) => n.trim())
+          .filter(Boolean),
+      ),
+    ];
+    if (names.length === 0)
+      throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [
+        'name the checks to export: ?query=check_cpu&query=check_memory (each runs with its default arguments)',
+      ]);
+    if (names.length > MAX_CHECKS)
+      throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [
+        `at most ${MAX_CHECKS} queries per scrape (${names.length} given)`,
+      ]);
     const results: QueryResult[] = [];
-    for (const name of names) results.push({ ...(await runQuery(ctx, name, [], res)), command: ctx.core.getQuery(name)?.name ?? name });
+    for (const name of names)
+      results.push({ ...(await runQuery(ctx, name, [], res)), command: ctx.core.getQuery(name)?.name ?? name });
     sendExposition(res, renderCheckMetrics(results));
   });
 }

@@ -28,7 +28,13 @@ const COMMANDS = ['load', 'unload', 'enable', 'disable'] as const;
 /** The module serving this API. */
 const SELF = 'WEBServer';
 const SELF_STOPPING = `${SELF} is stopping; this connection closes`;
-const SETTINGS_REFUSALS = new Set(['AGENT_ERR_SETTINGS_UNREADABLE', 'AGENT_ERR_SETTINGS_INVALID', 'AGENT_ERR_SETTINGS_CONFLICT', 'AGENT_ERR_SETTINGS_NOT_FOUND', 'AGENT_ERR_SETTINGS_LOCKED']);
+const SETTINGS_REFUSALS = new Set([
+  'AGENT_ERR_SETTINGS_UNREADABLE',
+  'AGENT_ERR_SETTINGS_INVALID',
+  'AGENT_ERR_SETTINGS_CONFLICT',
+  'AGENT_ERR_SETTINGS_NOT_FOUND',
+  'AGENT_ERR_SETTINGS_LOCKED',
+]);
 type Command = (typeof COMMANDS)[number];
 
 export function registerModuleRoutes(ctx: RouteContext): void {
@@ -36,7 +42,11 @@ export function registerModuleRoutes(ctx: RouteContext): void {
 
   ctx.route('GET', '/api/v1/modules', 'modules.list', (req, res) => {
     const base = baseUrl(req);
-    sendJson(res, 200, control.modules().map((m) => moduleJson(base, m)));
+    sendJson(
+      res,
+      200,
+      control.modules().map((m) => moduleJson(base, m)),
+    );
   });
 
   ctx.route('GET', '/api/v1/modules/:module', 'modules.get', (req, res) => {
@@ -62,7 +72,8 @@ export function registerModuleRoutes(ctx: RouteContext): void {
     ctx.route('GET', `/api/v1/modules/:module/commands/${command}`, `modules.${command}`, async (req, res) => {
       const current = find(ctx, req.params.module);
       const name = current.name;
-      if (name === SELF && (command === 'unload' || command === 'disable')) return answerThenStop(ctx, req, res, current, command);
+      if (name === SELF && (command === 'unload' || command === 'disable'))
+        return answerThenStop(ctx, req, res, current, command);
       const outcome = await runCommand(ctx, command, name);
       sendJson(res, 200, { ...outcome, module: moduleJson(baseUrl(req), outcome.status) });
     });
@@ -116,14 +127,31 @@ async function setLoaded(ctx: RouteContext, name: string, loaded: boolean): Prom
  * first: the request was made, so it is carried out either way); the
  * outcome of that call can only be logged.
  */
-function answerThenStop(ctx: RouteContext, req: WebRequest, res: ServerResponse, current: ModuleStatus, command: 'unload' | 'disable'): void {
+function answerThenStop(
+  ctx: RouteContext,
+  req: WebRequest,
+  res: ServerResponse,
+  current: ModuleStatus,
+  command: 'unload' | 'disable',
+): void {
   res.once('close', () => {
-    ctx.control[command](current.name).catch((err: unknown) => ctx.log.warning(`${command} ${current.name} failed: ${errorMessage(err)}`));
+    ctx.control[command](current.name).catch((err: unknown) =>
+      ctx.log.warning(`${command} ${current.name} failed: ${errorMessage(err)}`),
+    );
   });
-  sendJson(res, 202, { result: 0, message: SELF_STOPPING, module: moduleJson(baseUrl(req), current) }, { Connection: 'close' });
+  sendJson(
+    res,
+    202,
+    { result: 0, message: SELF_STOPPING, module: moduleJson(baseUrl(req), current) },
+    { Connection: 'close' },
+  );
 }
 
-async function runCommand(ctx: RouteContext, command: Command, name: string): Promise<{ result: 0 | 2; message: string; status: ModuleStatus }> {
+async function runCommand(
+  ctx: RouteContext,
+  command: Command,
+  name: string,
+): Promise<{ result: 0 | 2; message: string; status: ModuleStatus }> {
   const control = ctx.control;
   try {
     const status = await control[command](name);

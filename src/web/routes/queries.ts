@@ -23,14 +23,22 @@ import type { RouteContext } from './context.js';
 export function registerQueryRoutes(ctx: RouteContext): void {
   ctx.route('GET', '/api/v1/queries', 'queries.list', (req, res) => {
     const base = baseUrl(req);
-    sendJson(res, 200, ctx.core.listQueries().map((q) => ({ ...queryJson(base, q), query_url: queryUrl(base, q.name) })));
+    sendJson(
+      res,
+      200,
+      ctx.core.listQueries().map((q) => ({ ...queryJson(base, q), query_url: queryUrl(base, q.name) })),
+    );
   });
 
   // Query aliases ([/settings/external scripts/alias]) are queries too; this lists only them.
   ctx.route('GET', '/api/v1/aliases', 'aliases.list', (req, res) => {
     const base = baseUrl(req);
     const aliases = ctx.core.listQueries().filter((q) => q.aliasOf !== undefined);
-    sendJson(res, 200, aliases.map((q) => ({ ...queryJson(base, q), alias_of: q.aliasOf, query_url: queryUrl(base, q.name) })));
+    sendJson(
+      res,
+      200,
+      aliases.map((q) => ({ ...queryJson(base, q), alias_of: q.aliasOf, query_url: queryUrl(base, q.name) })),
+    );
   });
 
   ctx.route('GET', '/api/v1/queries/:query', 'queries.get', (req, res) => {
@@ -64,7 +72,12 @@ export function registerQueryRoutes(ctx: RouteContext): void {
  * Run a query for an HTTP client: aborted when the client goes away, counted
  * and timed on the channel web (core/work-counters.ts).
  */
-export async function runQuery(ctx: RouteContext, name: string, args: string[], res: ServerResponse): Promise<QueryResult> {
+export async function runQuery(
+  ctx: RouteContext,
+  name: string,
+  args: string[],
+  res: ServerResponse,
+): Promise<QueryResult> {
   const abort = new AbortController();
   const onClose = (): void => {
     if (!res.writableFinished) abort.abort();
@@ -120,7 +133,9 @@ function queryJson(base: string, q: QueryInfo): Record<string, unknown> {
  */
 function sendTextResult(ctx: RouteContext, res: ServerResponse, result: QueryResult): void {
   const nsclient = ctx.getSnapshot().sections[WEB_SECTION]['nsclient status codes'];
-  sendText(res, nsclient ? NSCLIENT_TEXT_STATUS[result.result] : 200, `${toNagios(result)}\n`, { 'X-Check-Result': STATUS_NAMES[result.result] });
+  sendText(res, nsclient ? NSCLIENT_TEXT_STATUS[result.result] : 200, `${toNagios(result)}\n`, {
+    'X-Check-Result': STATUS_NAMES[result.result],
+  });
 }
 
 function decode(s: string): string {

@@ -19,6 +19,16 @@ export function registerScheduleRoutes(ctx: RouteContext): void {
     const answer = await ctx.core.query(SCHEDULER_LIST_QUERY, []);
     const rows = answer.result === 0 ? (JSON.parse(answer.message) as Record<string, unknown>[]) : [];
     const base = baseUrl(req);
-    sendJson(res, 200, rows.map((r) => ({ ...r, query_url: typeof r.command === 'string' ? `${base}/api/v1/queries/${encodeURIComponent(r.command.split(' ')[0])}` : null })));
+    sendJson(
+      res,
+      200,
+      rows.map((r) => ({
+        ...r,
+        query_url:
+          typeof r.command === 'string'
+            ? `${base}/api/v1/queries/${encodeURIComponent(r.command.split(' ')[0])}`
+            : null,
+      })),
+    );
   });
 }

@@ -32,7 +32,10 @@ const RUNTIMES: readonly Runtime[] = [{ name: 'ext', module: 'CheckExternalScrip
 
 /** Our privilege, or NSClient++'s `<prefix>.<R>` for the runtime in the path (R: its module, else the name as given). */
 function perRuntime(ours: string, nsclient: string): Requirement {
-  return labelled(`${ours}|${nsclient}.<R>`, (req) => [ours, `${nsclient}.${RUNTIMES.find((r) => r.name === req.params.runtime)?.module ?? req.params.runtime ?? ''}`]);
+  return labelled(`${ours}|${nsclient}.<R>`, (req) => [
+    ours,
+    `${nsclient}.${RUNTIMES.find((r) => r.name === req.params.runtime)?.module ?? req.params.runtime ?? ''}`,
+  ]);
 }
 
 export function registerScriptRoutes(ctx: RouteContext): void {
@@ -63,7 +66,16 @@ export function registerScriptRoutes(ctx: RouteContext): void {
 
   ctx.route('GET', '/api/v1/scripts', ['scripts.list', 'scripts.list.runtimes'], (req, res) => {
     const base = baseUrl(req);
-    sendJson(res, 200, loaded().map((r) => ({ name: r.name, module: r.module, title: r.title, runtime_url: `${base}/api/v1/scripts/${seg(r.name)}` })));
+    sendJson(
+      res,
+      200,
+      loaded().map((r) => ({
+        name: r.name,
+        module: r.module,
+        title: r.title,
+        runtime_url: `${base}/api/v1/scripts/${seg(r.name)}`,
+      })),
+    );
   });
 
   ctx.route('GET', '/api/v1/scripts/:runtime', perRuntime('scripts.list', 'scripts.lists'), async (req, res) => {
@@ -92,15 +104,24 @@ export function registerScriptRoutes(ctx: RouteContext): void {
     if (/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
       const value = parseJson(raw.toString('utf8'));
       if (!validateScriptContent(value)) {
-        throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details: fieldsOf(validateScriptContent.errors ?? []) });
+        throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], {
+          details: fieldsOf(validateScriptContent.errors ?? []),
+        });
       }
       content = Buffer.from(value.content, 'utf8');
     }
-    sendJson(res, 200, { message: await exec(r, ['add', '--script', name, '--content-base64', content.toString('base64')]) });
+    sendJson(res, 200, {
+      message: await exec(r, ['add', '--script', name, '--content-base64', content.toString('base64')]),
+    });
   });
 
-  ctx.route('DELETE', '/api/v1/scripts/:runtime/*', perRuntime('scripts.delete', 'scripts.delete'), async (req, res) => {
-    const r = runtime(req.params.runtime);
-    sendJson(res, 200, { message: await exec(r, ['delete', '--script', scriptName(req.params['*'])]) });
-  });
+  ctx.route(
+    'DELETE',
+    '/api/v1/scripts/:runtime/*',
+    perRuntime('scripts.delete', 'scripts.delete'),
+    async (req, res) => {
+      const r = runtime(req.params.runtime);
+      sendJson(res, 200, { message: await exec(r, ['delete', '--script', scriptName(req.params['*'])]) });
+    },
+  );
 }

@@ -32,7 +32,12 @@ import type { SettingsEdit } from '../../core/control.js';
 import { effectiveEntries } from '../../settings/effective.js';
 import type { IniSection } from '../../settings/read-ini.js';
 import { parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
-import { validateSettingsCommand as validateCommand, validateSettingsDelete as validateDelete, validateSettingsPut as validatePut, type SettingsEntryBody as Entry } from '../bodies.js';
+import {
+  validateSettingsCommand as validateCommand,
+  validateSettingsDelete as validateDelete,
+  validateSettingsPut as validatePut,
+  type SettingsEntryBody as Entry,
+} from '../bodies.js';
 import { refuseSeededRoleRemoval, requireEditPrivileges } from '../edit-guard.js';
 import { sendJson, type WebRequest } from '../respond.js';
 import { queryFlag } from '../query-flag.js';
@@ -43,7 +48,9 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
 
   const list = (req: WebRequest, res: ServerResponse): void => {
     const path = urlPath(req);
-    const entries = effectiveEntries(ctx.control.settings(), { origins: queryFlag(req.query.origins, 'origins', false) }).filter((e) => path === undefined || under(e.path, path));
+    const entries = effectiveEntries(ctx.control.settings(), {
+      origins: queryFlag(req.query.origins, 'origins', false),
+    }).filter((e) => path === undefined || under(e.path, path));
     if (entries.length === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No settings under ${path}`]);
     sendJson(res, 200, entries);
   };
@@ -53,7 +60,8 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
   ctx.route('POST', '/api/v1/settings/command', 'settings.put', async (req, res) => {
     const body = await readJsonBody(req, ctx.maxBodySize(), validateCommand);
     if (body.command === 'save') return sendJson(res, 200, { status: 'success' });
-    if (body.command !== 'load' && body.command !== 'reload') throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Unknown command: ${body.command} (load, reload, save)`]);
+    if (body.command !== 'load' && body.command !== 'reload')
+      throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Unknown command: ${body.command} (load, reload, save)`]);
     const status = await control.reload();
     sendJson(res, 200, { status: 'success', result: status.lastResult });
   });
@@ -63,12 +71,21 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
     const fallback = urlPath(req);
     const edits: SettingsEdit[] = (Array.isArray(body) ? body : [body]).map((e, i) => {
       const section = e.path ?? fallback;
-      if (section === undefined) throw unprocessable(Array.isArray(body) ? `${i}.path` : 'path', 'is required when the URL names no path');
+      if (section === undefined)
+        throw unprocessable(Array.isArray(body) ? `${i}.path` : 'path', 'is required when the URL names no path');
       const key = e.key as string;
       const value = e.value === undefined ? '' : String(e.value);
       return value === '' ? { op: 'remove-key', section, key } : { op: 'set', section, key, value };
     });
-    requireEditPrivileges(req, 'put', edits.map((e) => ({ section: e.section, key: 'key' in e ? e.key : undefined, value: e.op === 'set' ? e.value : undefined })));
+    requireEditPrivileges(
+      req,
+      'put',
+      edits.map((e) => ({
+        section: e.section,
+        key: 'key' in e ? e.key : undefined,
+        value: e.op === 'set' ? e.value : undefined,
+      })),
+    );
     refuseSeededRoleRemoval(edits, () => []);
     const files = await control.editSettings(edits);
     sendJson(res, 200, { status: 'success', keys: edits.length, files });
@@ -79,20 +96,25 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
   const del = async (req: WebRequest, res: ServerResponse): Promise<void> => {
     const recursive = queryFlag(req.query.recursive, 'recursive', true);
     const key = req.query.key;
-    if (key !== undefined && typeof key !== 'string') throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['key is given more than once']);
+    if (key !== undefined && typeof key !== 'string')
+      throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['key is given more than once']);
     const raw = await readBody(req, ctx.maxBodySize());
     const fallback = urlPath(req);
     let targets: Entry[];
     if (raw.length > 0) {
       const value = parseJson(raw.toString('utf8'));
-      if (!validateDelete(value)) throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details: fieldsOf(validateDelete.errors ?? []) });
+      if (!validateDelete(value))
+        throw new AgentError('AGENT_ERR_HTTP_UNPROCESSABLE', [], { details: fieldsOf(validateDelete.errors ?? []) });
       targets = Array.isArray(value) ? value : [value];
     } else {
       targets = [{ ...(key !== undefined && key !== '' ? { key } : {}) }];
     }
     const wanted = targets.map((t) => {
       const path = t.path ?? fallback;
-      if (path === undefined) throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', ['a path is required: /api/v1/settings/<path>, or path in the body']);
+      if (path === undefined)
+        throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [
+          'a path is required: /api/v1/settings/<path>, or path in the body',
+        ]);
       return { path, key: t.key };
     });
     let removed = 0;
@@ -102,22 +124,39 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
       removed = 0;
       for (const w of wanted) {
         if (w.key !== undefined) {
-          const count = sections.filter((s) => same(s.path, w.path)).reduce((n, s) => n + s.entries.filter((e) => same(e.key, w.key as string)).length, 0);
-          if (count === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No key "${w.key}" in [${w.path}] of the settings file`]);
+          const count = sections
+            .filter((s) => same(s.path, w.path))
+            .reduce((n, s) => n + s.entries.filter((e) => same(e.key, w.key as string)).length, 0);
+          if (count === 0)
+            throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No key "${w.key}" in [${w.path}] of the settings file`]);
           edits.push({ op: 'remove-key', section: w.path, key: w.key });
           removed += count;
           continue;
         }
         const matched = sections.filter((s) => same(s.path, w.path) || (recursive && under(s.path, w.path)));
-        if (matched.length === 0) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`No section [${w.path}]${recursive ? ' or below it' : ''} in the settings file`]);
+        if (matched.length === 0)
+          throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [
+            `No section [${w.path}]${recursive ? ' or below it' : ''} in the settings file`,
+          ]);
         // Deepest first, as NSClient++ does.
         for (const s of deepestFirst(matched)) edits.push({ op: 'remove-section', section: s.path });
         removed += matched.reduce((n, s) => n + s.entries.length, 0);
       }
       // What goes: each removed key, and each key and the section itself of a removed section.
-      const gone = edits.flatMap((e) => (e.op === 'remove-key' ? [{ section: e.section, key: e.key }] : [{ section: e.section }, ...sections.filter((s) => same(s.path, e.section)).flatMap((s) => s.entries.map((x) => ({ section: e.section, key: x.key })))]));
+      const gone = edits.flatMap((e) =>
+        e.op === 'remove-key'
+          ? [{ section: e.section, key: e.key }]
+          : [
+              { section: e.section },
+              ...sections
+                .filter((s) => same(s.path, e.section))
+                .flatMap((s) => s.entries.map((x) => ({ section: e.section, key: x.key }))),
+            ],
+      );
       requireEditPrivileges(req, 'delete', gone);
-      refuseSeededRoleRemoval(edits, () => sections.filter((s) => same(s.path, '/settings/web/roles')).flatMap((s) => s.entries.map((x) => x.key)));
+      refuseSeededRoleRemoval(edits, () =>
+        sections.filter((s) => same(s.path, '/settings/web/roles')).flatMap((s) => s.entries.map((x) => x.key)),
+      );
       return edits;
     });
     sendJson(res, 200, { status: 'success', keys: removed, recursive, files });

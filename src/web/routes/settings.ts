@@ -14,12 +14,24 @@ import { sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
 
 export function registerSettingsRoutes(ctx: RouteContext): void {
-  const shownSource = (s: SourceStatus): SourceStatus => ({ ...s, lastError: s.lastError === null ? null : ctx.hidePaths(s.lastError) });
+  const shownSource = (s: SourceStatus): SourceStatus => ({
+    ...s,
+    lastError: s.lastError === null ? null : ctx.hidePaths(s.lastError),
+  });
   ctx.route('GET', '/api/v1/settings/status', 'settings.get', (_req, res) => {
     const status = ctx.control.status();
     // Problems name files and quote messages: no absolute path of the machine in them.
-    const shown = (p: SettingsProblem): SettingsProblem => ({ ...p, message: ctx.hidePaths(p.message), file: ctx.hidePaths(p.file) });
-    sendJson(res, 200, { ...status, problems: status.problems.map(shown), warnings: status.warnings.map(shown), ...(status.source ? { source: shownSource(status.source) } : {}) });
+    const shown = (p: SettingsProblem): SettingsProblem => ({
+      ...p,
+      message: ctx.hidePaths(p.message),
+      file: ctx.hidePaths(p.file),
+    });
+    sendJson(res, 200, {
+      ...status,
+      problems: status.problems.map(shown),
+      warnings: status.warnings.map(shown),
+      ...(status.source ? { source: shownSource(status.source) } : {}),
+    });
   });
   ctx.route('POST', '/api/v1/settings/pull', 'settings.put', async (_req, res) => {
     const source = await ctx.control.pullSettings();

@@ -78,9 +78,19 @@ export function createApi({ user, password }) {
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res;
     try {
-      res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+      res = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: 'no-store',
+        credentials: 'omit',
+      });
     } catch (err) {
-      throw new ApiError(0, 'network', `The agent did not answer (${err instanceof Error ? err.message : String(err)}).`);
+      throw new ApiError(
+        0,
+        'network',
+        `The agent did not answer (${err instanceof Error ? err.message : String(err)}).`,
+      );
     }
     if (!res.ok) throw await toError(res);
     return res;

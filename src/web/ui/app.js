@@ -34,7 +34,12 @@ const VIEWS = [
   { id: 'queries', label: 'Queries', mount: mountQueries, probes: (ix) => [ix.queries_url] },
   { id: 'schedules', label: 'Schedules', mount: mountSchedules, probes: (ix) => [ix.schedules_url] },
   { id: 'logs', label: 'Logs', mount: mountLogs, probes: (ix) => [withParams(ix.logs_url, { per_page: '1' })] },
-  { id: 'settings', label: 'Settings', mount: mountSettings, probes: (ix) => [ix.settings_url && `${ix.settings_url}/modules`] },
+  {
+    id: 'settings',
+    label: 'Settings',
+    mount: mountSettings,
+    probes: (ix) => [ix.settings_url && `${ix.settings_url}/modules`],
+  },
 ];
 const PRODUCT = 'Monitoring agent';
 
@@ -72,15 +77,39 @@ function showSignIn(message) {
   disposeView();
   nav.hidden = true;
   document.getElementById('session').hidden = true;
-  const error = h('p', { id: 'sign-in-error', class: 'notice notice-error', role: 'alert', hidden: !message, text: message ?? '' });
-  const user = h('input', { id: 'user', name: 'user', autocomplete: 'username', required: true, value: 'root', spellcheck: 'false', autocapitalize: 'none' });
-  const password = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+  const error = h('p', {
+    id: 'sign-in-error',
+    class: 'notice notice-error',
+    role: 'alert',
+    hidden: !message,
+    text: message ?? '',
+  });
+  const user = h('input', {
+    id: 'user',
+    name: 'user',
+    autocomplete: 'username',
+    required: true,
+    value: 'root',
+    spellcheck: 'false',
+    autocapitalize: 'none',
+  });
+  const password = h('input', {
+    id: 'password',
+    name: 'password',
+    type: 'password',
+    autocomplete: 'current-password',
+    required: true,
+  });
   const submit = h('button', { type: 'submit', text: 'Sign in' });
   const form = h(
     'form',
     { class: 'card sign-in', 'aria-describedby': 'sign-in-help' },
     h('h1', { text: 'Sign in' }),
-    h('p', { id: 'sign-in-help', class: 'hint', text: 'Use root with the web password of the agent, or a user from [/settings/web/users]. The password is kept for this browser tab only.' }),
+    h('p', {
+      id: 'sign-in-help',
+      class: 'hint',
+      text: 'Use root with the web password of the agent, or a user from [/settings/web/users]. The password is kept for this browser tab only.',
+    }),
     h('div', { class: 'field' }, h('label', { for: 'user', text: 'User' }), user),
     h('div', { class: 'field' }, h('label', { for: 'password', text: 'Password' }), password),
     error,
@@ -125,7 +154,12 @@ async function signIn(user, password) {
     }),
   );
   // A view is allowed unless every one of its calls answered 403 (other errors show inside the view).
-  access = new Map(results.map(({ view, outcomes }) => [view.id, !outcomes.every((o) => o.status === 'rejected' && o.reason instanceof ApiError && o.reason.forbidden)]));
+  access = new Map(
+    results.map(({ view, outcomes }) => [
+      view.id,
+      !outcomes.every((o) => o.status === 'rejected' && o.reason instanceof ApiError && o.reason.forbidden),
+    ]),
+  );
   api = candidate;
   can = privilegeChecker(index.privileges);
   const info = results.find((r) => r.view.id === 'status')?.outcomes[0];
@@ -159,7 +193,12 @@ function renderNav() {
         h(
           'li',
           {},
-          h('a', { href: `#${view.id}`, dataset: { view: view.id } }, view.label, access.get(view.id) ? null : h('span', { class: 'lock', text: ' (no access)' })),
+          h(
+            'a',
+            { href: `#${view.id}`, dataset: { view: view.id } },
+            view.label,
+            access.get(view.id) ? null : h('span', { class: 'lock', text: ' (no access)' }),
+          ),
         ),
       ),
     ),

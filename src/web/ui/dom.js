@@ -35,7 +35,11 @@ export function replace(el, ...children) {
 
 /** A definition list from [term, value] pairs; values may be nodes or text. */
 export function facts(pairs, className = 'facts') {
-  return h('dl', { class: className }, pairs.filter(Boolean).map(([term, value]) => [h('dt', { text: term }), h('dd', {}, value ?? '—')]));
+  return h(
+    'dl',
+    { class: className },
+    pairs.filter(Boolean).map(([term, value]) => [h('dt', { text: term }), h('dd', {}, value ?? '—')]),
+  );
 }
 
 /** Format an ISO date as local date and time; returns the input when it does not parse. */

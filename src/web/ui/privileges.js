@@ -10,5 +10,7 @@
 export function privilegeChecker(privileges) {
   const rules = Array.isArray(privileges) ? privileges.map((r) => String(r).trim()).filter(Boolean) : [];
   return (required) =>
-    rules.some((rule) => rule === '*' || rule === required || (rule.endsWith('*') && required.startsWith(rule.slice(0, -1))));
+    rules.some(
+      (rule) => rule === '*' || rule === required || (rule.endsWith('*') && required.startsWith(rule.slice(0, -1))),
+    );
 }

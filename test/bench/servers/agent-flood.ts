@@ -16,7 +16,10 @@ const [port, clients, size] = process.argv.slice(2).map(Number);
 if (!port || !clients || !size) throw new Error('usage: agent-flood PORT CLIENTS FRAME');
 const frame = encodeFrame(
   FrameKind.QueryRequest,
-  encode('QueryRequestMessage', { header: { type: 1, version: 1, max_supported_version: 1, id: 1 }, payload: Array.from({ length: size }, () => ({ command: 'check_ok' })) }),
+  encode('QueryRequestMessage', {
+    header: { type: 1, version: 1, max_supported_version: 1, id: 1 },
+    payload: Array.from({ length: size }, () => ({ command: 'check_ok' })),
+  }),
 );
 let answered = 0;
 let stopping = false;

@@ -17,14 +17,30 @@ import { SECURITY_HEADERS } from '../../../src/web/security-headers.js';
 const [certFile, keyFile] = process.argv.slice(2);
 if (!certFile || !keyFile) throw new Error('usage: bare-https.js CERT_FILE KEY_FILE');
 const started = new Date().toISOString();
-const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile), minVersion: 'TLSv1.2', noDelay: true }, (req, res) => {
-  const v1 = `https://${req.headers.host ?? '127.0.0.1'}/api/v1`;
-  const body = Buffer.from(
-    JSON.stringify({ name: 'config-agent', version: '0.1.0', started, pid: process.pid, settings: certFile, version_url: `${v1}/info/version`, status_url: `${v1}/settings/status` }),
-  );
-  res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length), 'Cache-Control': 'no-store' });
-  res.end(body);
-});
+const server = createServer(
+  { cert: readFileSync(certFile), key: readFileSync(keyFile), minVersion: 'TLSv1.2', noDelay: true },
+  (req, res) => {
+    const v1 = `https://${req.headers.host ?? '127.0.0.1'}/api/v1`;
+    const body = Buffer.from(
+      JSON.stringify({
+        name: 'config-agent',
+        version: '0.1.0',
+        started,
+        pid: process.pid,
+        settings: certFile,
+        version_url: `${v1}/info/version`,
+        status_url: `${v1}/settings/status`,
+      }),
+    );
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(body.length),
+      'Cache-Control': 'no-store',
+    });
+    res.end(body);
+  },
+);
 server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`));
 process.once('SIGTERM', () => {
   server.closeAllConnections();

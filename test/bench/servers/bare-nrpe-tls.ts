@@ -20,18 +20,21 @@ import { serverTlsOptions } from '../../../src/protocols/listener/server-tls.js'
 
 const answer = encodePacket({ version: 4, type: RESPONSE_PACKET, result: 0, text: 'OK: check_ok' });
 // The RemoteServer's defaults: [/settings/remote/server] allowed ciphers ALL:!MD5:@STRENGTH:@SECLEVEL=0, no certificate, dh empty.
-const server = createServer(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }), (socket) => {
-  socket.setNoDelay(true);
-  let got = 0;
-  let need = 16;
-  const chunks: Buffer[] = [];
-  socket.on('data', (d: Buffer) => {
-    chunks.push(d);
-    got += d.length;
-    if (need === 16 && got >= 16) need = 16 + Buffer.concat(chunks).readInt32BE(12);
-    if (got >= need) socket.end(answer);
-  });
-  socket.on('error', () => socket.destroy());
-});
+const server = createServer(
+  serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }),
+  (socket) => {
+    socket.setNoDelay(true);
+    let got = 0;
+    let need = 16;
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => {
+      chunks.push(d);
+      got += d.length;
+      if (need === 16 && got >= 16) need = 16 + Buffer.concat(chunks).readInt32BE(12);
+      if (got >= need) socket.end(answer);
+    });
+    socket.on('error', () => socket.destroy());
+  },
+);
 server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`));
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

@@ -13,7 +13,9 @@ export interface BaselineServer {
 }
 
 export function spawnServer(script: string, args: string[] = []): Promise<BaselineServer> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const stop = (): void => void child.kill('SIGTERM');
   return new Promise((resolve, reject) => {
     let out = '';

@@ -19,7 +19,10 @@ import { processCheck } from '../../../src/checks/system/process-check.js';
 
 const root = mkdtempSync(join(tmpdir(), 'answers-'));
 after(() => rmSync(root, { recursive: true, force: true }));
-writeFileSync(join(root, 'meminfo'), 'MemTotal:        8000000 kB\nMemFree:         1000000 kB\nMemAvailable:    6000000 kB\nSwapTotal:             0 kB\nSwapFree:              0 kB\n');
+writeFileSync(
+  join(root, 'meminfo'),
+  'MemTotal:        8000000 kB\nMemFree:         1000000 kB\nMemAvailable:    6000000 kB\nSwapTotal:             0 kB\nSwapFree:              0 kB\n',
+);
 
 void test('check_memory on a host without swap: no swap is neither used nor short of free space', async () => {
   const r = await runCheck(memoryCheck(root), ['crit=free < 5%', 'warn=none']);

@@ -30,14 +30,26 @@ function disks(items: Values[]): CheckDefinition {
       return items;
     },
     perf: (item) => [
-      { object: String(item.drive), key: 'used', alias: `${item.drive} used`, minimum: 0, maximum: item.size as number },
+      {
+        object: String(item.drive),
+        key: 'used',
+        alias: `${item.drive} used`,
+        minimum: 0,
+        maximum: item.size as number,
+      },
       { object: String(item.drive), key: 'used_pct', alias: `${item.drive} used %`, minimum: 0, maximum: 100 },
     ],
   };
 }
 
 const GB = 1024 ** 3;
-const disk = (drive: string, pct: number): Values => ({ drive, size: 100 * GB, used: pct * GB, used_pct: pct, load: pct });
+const disk = (drive: string, pct: number): Values => ({
+  drive,
+  size: 100 * GB,
+  used: pct * GB,
+  used_pct: pct,
+  load: pct,
+});
 
 void test('default thresholds: at, just under and just over the limits', async () => {
   const cases: [number, number][] = [
@@ -61,8 +73,19 @@ void test('messages: ok-syntax when OK, problem list otherwise, show-all lists e
   assert.equal(r.result, 2);
   assert.equal(r.message, 'CRITICAL: /var: 85%, /srv: 95%');
   assert.equal((await runCheck(disks([disk('/', 10)]), ['show-all'])).message, 'OK: /: 10%');
-  assert.equal((await runCheck(def, ['top-syntax=%(crit_count)/%(warn_count)/%(ok_count) of %(total): %(crit_list)', 'list-separator=; '])).message, '1/1/1 of 3: /srv: 95%');
-  assert.equal((await runCheck(def, ['detail-syntax=${drive}', 'top-syntax=${list}', 'list-separator=|'])).message, '/|/var|/srv');
+  assert.equal(
+    (
+      await runCheck(def, [
+        'top-syntax=%(crit_count)/%(warn_count)/%(ok_count) of %(total): %(crit_list)',
+        'list-separator=; ',
+      ])
+    ).message,
+    '1/1/1 of 3: /srv: 95%',
+  );
+  assert.equal(
+    (await runCheck(def, ['detail-syntax=${drive}', 'top-syntax=${list}', 'list-separator=|'])).message,
+    '/|/var|/srv',
+  );
 });
 
 void test('filter, warn/crit overrides, word operators, none and ok', async () => {
@@ -82,7 +105,11 @@ void test('empty results follow empty-state and empty-syntax', async () => {
   const none = disks([]);
   let r = await runCheck(none, []);
   assert.deepEqual([r.result, r.message], [3, 'UNKNOWN: nothing']);
-  r = await runCheck(disks([disk('/', 95)]), ["filter=drive = 'x'", 'empty-state=ok', 'empty-syntax=%(status): none here']);
+  r = await runCheck(disks([disk('/', 95)]), [
+    "filter=drive = 'x'",
+    'empty-state=ok',
+    'empty-syntax=%(status): none here',
+  ]);
   assert.deepEqual([r.result, r.message], [0, 'OK: none here']);
   r = await runCheck(none, ['empty-state=ignored']);
   assert.equal(r.result, 0);
@@ -91,9 +118,18 @@ void test('empty results follow empty-state and empty-syntax', async () => {
 void test('perf data carries thresholds in the unit of each metric, perf-config restyles it', async () => {
   const def = disks([disk('/', 50)]);
   assert.equal(toNagios(await runCheck(def, [])), "OK: All 1 ok|'/ used'=50GB;80;90;0;100 '/ used %'=50%;80;90;0;100");
-  assert.equal(toNagios(await runCheck(def, ['perf-config=used(unit:MB) used_pct(ignored:true)'])), "OK: All 1 ok|'/ used'=51200MB;81920;92160;0;102400");
-  assert.equal(toNagios(await runCheck(def, ['perf-config=*(unit:TB; prefix:disk_) /(suffix:!)'])).split('|')[1], "'disk_/ used!'=0.049TB;0.078;0.088;0;0.098 'disk_/ used %!'=50%;80;90;0;100");
-  assert.equal(toNagios(await runCheck(def, ['warn=used_pct > 70', 'crit=used > 95g'])).split('|')[1], "'/ used'=50GB;70;95;0;100 '/ used %'=50%;70;95;0;100");
+  assert.equal(
+    toNagios(await runCheck(def, ['perf-config=used(unit:MB) used_pct(ignored:true)'])),
+    "OK: All 1 ok|'/ used'=51200MB;81920;92160;0;102400",
+  );
+  assert.equal(
+    toNagios(await runCheck(def, ['perf-config=*(unit:TB; prefix:disk_) /(suffix:!)'])).split('|')[1],
+    "'disk_/ used!'=0.049TB;0.078;0.088;0;0.098 'disk_/ used %!'=50%;80;90;0;100",
+  );
+  assert.equal(
+    toNagios(await runCheck(def, ['warn=used_pct > 70', 'crit=used > 95g'])).split('|')[1],
+    "'/ used'=50GB;70;95;0;100 '/ used %'=50%;70;95;0;100",
+  );
 });
 
 void test('bad input answers UNKNOWN with the position, never throws', async () => {

@@ -23,7 +23,10 @@ function usage(argv: string[]): string {
 }
 
 void test('parseArgs: values, flags, repeats and positionals in any order', () => {
-  const r = parseArgs(['a.ini', '--format', 'json', '--strict', '--section=/a', 'b.ini', '--section', '/b', '--', '--not-an-option'], TABLE);
+  const r = parseArgs(
+    ['a.ini', '--format', 'json', '--strict', '--section=/a', 'b.ini', '--section', '/b', '--', '--not-an-option'],
+    TABLE,
+  );
   assert.deepEqual(r.options, { format: 'json', strict: true, section: ['/a', '/b'] });
   assert.deepEqual(r.positionals, ['a.ini', 'b.ini', '--not-an-option']);
   assert.deepEqual(parseArgs(['--format=-x', '-'], TABLE), { options: { format: '-x' }, positionals: ['-'] });
@@ -35,14 +38,26 @@ void test('parseArgs: unknown, missing and superfluous values are usage errors i
   assert.match(usage(['-x']), /^unknown option -x$/);
   assert.match(usage(['--constructor']), /^unknown option --constructor/);
   assert.match(usage(['--format']), /^option --format needs a value$/);
-  assert.match(usage(['--format', '--strict']), /^option --format needs a value \(for a value that starts with a dash write --format=--strict\)$/);
+  assert.match(
+    usage(['--format', '--strict']),
+    /^option --format needs a value \(for a value that starts with a dash write --format=--strict\)$/,
+  );
   assert.match(usage(['--strict=yes']), /^option --strict takes no value$/);
   // The first problem is the one reported.
   assert.match(usage(['--strict=1', '--bogus']), /^option --strict takes no value$/);
 });
 
 void test('takeSettingsOption: --settings anywhere, the other words as they stand', () => {
-  assert.deepEqual(takeSettingsOption(['remote_query', '-H', 'h', '--settings', 'x.ini', '-a', '1', '--', 'y']), { settings: 'x.ini', rest: ['remote_query', '-H', 'h', '-a', '1', '--', 'y'] });
-  assert.deepEqual(takeSettingsOption(['--settings=a.ini', 'check_ok', 'warn=1']), { settings: 'a.ini', rest: ['check_ok', 'warn=1'] });
-  assert.deepEqual(takeSettingsOption(['check_ok', '--settings']), { settings: undefined, rest: ['check_ok', '--settings'] });
+  assert.deepEqual(takeSettingsOption(['remote_query', '-H', 'h', '--settings', 'x.ini', '-a', '1', '--', 'y']), {
+    settings: 'x.ini',
+    rest: ['remote_query', '-H', 'h', '-a', '1', '--', 'y'],
+  });
+  assert.deepEqual(takeSettingsOption(['--settings=a.ini', 'check_ok', 'warn=1']), {
+    settings: 'a.ini',
+    rest: ['check_ok', 'warn=1'],
+  });
+  assert.deepEqual(takeSettingsOption(['check_ok', '--settings']), {
+    settings: undefined,
+    rest: ['check_ok', '--settings'],
+  });
 });

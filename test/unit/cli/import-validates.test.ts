@@ -16,7 +16,9 @@ const dir = mkdtempSync(join(tmpdir(), 'import-validates-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const fixtures = [
-  ...readdirSync(join(REPO, 'test/fixtures/nsclient')).filter((f) => f.endsWith('.ini')).map((f) => join(REPO, 'test/fixtures/nsclient', f)),
+  ...readdirSync(join(REPO, 'test/fixtures/nsclient'))
+    .filter((f) => f.endsWith('.ini'))
+    .map((f) => join(REPO, 'test/fixtures/nsclient', f)),
   join(REPO, 'test/fixtures/nsclient-includes/nsclient.ini'),
   ...readdirSync(join(REPO, 'test/fixtures/nrpe')).map((d) => join(REPO, 'test/fixtures/nrpe', d, 'nrpe.cfg')),
 ];

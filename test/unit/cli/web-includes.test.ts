@@ -56,7 +56,13 @@ void describe('agent web over [/includes]', () => {
     assert.match(r.stdout, new RegExp(`password for user root set in ${base.replace(/[.]/g, '\\.')};`));
     assert.equal(readFileSync(host, 'utf8'), HOST);
     // The password goes to the host's state folder; the base reads it by absolute path (a relative one would start at shared/).
-    assert.equal(readFileSync(base, 'utf8'), BASE.replace('password = old-base-password', `password = \${file:${join(dir, 'hosts', 'state', 'web-password')}}`));
+    assert.equal(
+      readFileSync(base, 'utf8'),
+      BASE.replace(
+        'password = old-base-password',
+        `password = \${file:${join(dir, 'hosts', 'state', 'web-password')}}`,
+      ),
+    );
     assert.equal(readFileSync(join(dir, 'hosts', 'state', 'web-password'), 'utf8'), 'new-root-password\n');
     const shown = await runAgentCli(['web', 'password', '--display', '--settings', host]);
     assert.match(shown.stdout, /web password for user root: new-root-password/);
@@ -64,11 +70,26 @@ void describe('agent web over [/includes]', () => {
 
   void it('add-user of a user defined in the base edits the base; add-role of a base role too', async () => {
     reset();
-    const r = await runAgentCli(['web', 'add-user', '--user', 'ann', '--password', 'new-ann-password', '--settings', host]);
+    const r = await runAgentCli([
+      'web',
+      'add-user',
+      '--user',
+      'ann',
+      '--password',
+      'new-ann-password',
+      '--settings',
+      host,
+    ]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /user ann written to \[\/settings\/web\/users\/ann\] in .*shared\/base\.ini \(password stored as a pbkdf2-sha256 hash, role ops\)/);
+    assert.match(
+      r.stdout,
+      /user ann written to \[\/settings\/web\/users\/ann\] in .*shared\/base\.ini \(password stored as a pbkdf2-sha256 hash, role ops\)/,
+    );
     assert.equal(readFileSync(host, 'utf8'), HOST);
-    assert.match(readFileSync(base, 'utf8'), /\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$[^\n]+\nrole = ops\n/);
+    assert.match(
+      readFileSync(base, 'utf8'),
+      /\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$[^\n]+\nrole = ops\n/,
+    );
     assert.doesNotMatch(r.stderr, /not defined/, 'the role defined in the base counts');
     const role = await runAgentCli(['web', 'add-role', '--role', 'ops', '--grant', 'logs.list', '--settings', host]);
     assert.equal(role.code, 0, role.stderr);
@@ -79,7 +100,16 @@ void describe('agent web over [/includes]', () => {
 
   void it('install writes keys the base holds to the base and new keys to the host file, naming both', async () => {
     reset();
-    const r = await runAgentCli(['web', 'install', '--port', '9443', '--allowed-hosts', '10.0.0.1', '--settings', host]);
+    const r = await runAgentCli([
+      'web',
+      'install',
+      '--port',
+      '9443',
+      '--allowed-hosts',
+      '10.0.0.1',
+      '--settings',
+      host,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /WEBServer enabled in .*shared\/base\.ini and .*hosts\/h1\.ini on port 9443/);
     assert.match(readFileSync(base, 'utf8'), /port = 9443s\npassword = old-base-password\n/);

@@ -16,7 +16,6 @@ import { loadSettingsFile } from '../../../src/settings/load.js';
 import { verifyPassword } from '../../../src/web/password-hash.js';
 import { certDir } from '../../helpers/agent-certs.js';
 
-
 const agent = (args: string[]) => runAgentCli(args);
 
 void describe('agent web with NSClient++ semantics', () => {
@@ -37,14 +36,41 @@ void describe('agent web with NSClient++ semantics', () => {
     const loaded = await loadSettingsFile(file);
     assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.problems));
     assert.equal(loaded.snapshot.users.get('bob')?.values.role, 'client');
-    assert.deepEqual(loaded.snapshot.roles.get('client'), ['public', 'info.get', 'queries.list', 'queries.get', 'queries.execute', 'aliases.list', 'modules.list']);
-    assert.deepEqual(loaded.warnings.filter((w) => w.code === 'AGENT_WARN_ROLE_UNKNOWN'), []);
+    assert.deepEqual(loaded.snapshot.roles.get('client'), [
+      'public',
+      'info.get',
+      'queries.list',
+      'queries.get',
+      'queries.execute',
+      'aliases.list',
+      'modules.list',
+    ]);
+    assert.deepEqual(
+      loaded.warnings.filter((w) => w.code === 'AGENT_WARN_ROLE_UNKNOWN'),
+      [],
+    );
   });
 
   void it('add-user with only --role keeps the existing password; without --role an existing role stays', async () => {
     const file = join(dir, 'b.ini');
     writeFileSync(file, '[/settings/web/roles]\nops = *\nclient = queries.list\n');
-    assert.equal((await agent(['web', 'add-user', '--settings', file, '--user', 'ann', '--password', 'ann-secret', '--role', 'client'])).code, 0);
+    assert.equal(
+      (
+        await agent([
+          'web',
+          'add-user',
+          '--settings',
+          file,
+          '--user',
+          'ann',
+          '--password',
+          'ann-secret',
+          '--role',
+          'client',
+        ])
+      ).code,
+      0,
+    );
     const before = readFileSync(file, 'utf8');
     const hash = /password = (\S+)/.exec(before)?.[1] as string;
     const r = await agent(['web', 'add-user', '--settings', file, '--user', 'ann', '--role', 'ops']);
@@ -55,7 +81,11 @@ void describe('agent web with NSClient++ semantics', () => {
     assert.equal(/password = (\S+)/.exec(text)?.[1], hash);
     assert.ok(await verifyPassword('ann-secret', hash));
     assert.match(text, /role = ops\n/);
-    assert.match(text, /\[\/settings\/web\/roles\]\nops = \*\nclient = queries\.list\n/, 'an existing client role is left alone');
+    assert.match(
+      text,
+      /\[\/settings\/web\/roles\]\nops = \*\nclient = queries\.list\n/,
+      'an existing client role is left alone',
+    );
     const again = await agent(['web', 'add-user', '--settings', file, '--user', 'ann', '--password', 'new-secret']);
     assert.equal(again.code, 0, again.stderr);
     assert.doesNotMatch(again.stderr, /no --role given/);
@@ -85,7 +115,19 @@ void describe('agent web with NSClient++ semantics', () => {
     const other = certs.issue(ca, 'other', 'server');
     const file = join(dir, 'd.ini');
     writeFileSync(file, '[/settings/WEB/server]\nport = 9443\n');
-    const r = await agent(['web', 'install', '--settings', file, '--https', '--certificate', server.cert, '--certificate-key', server.key, '--password', 'long-enough']);
+    const r = await agent([
+      'web',
+      'install',
+      '--settings',
+      file,
+      '--https',
+      '--certificate',
+      server.cert,
+      '--certificate-key',
+      server.key,
+      '--password',
+      'long-enough',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const loaded = await loadSettingsFile(file);
     assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.problems));
@@ -93,13 +135,25 @@ void describe('agent web with NSClient++ semantics', () => {
     assert.equal(web.port, '9443s', '--https gives the existing port its s');
     assert.equal(web.certificate, server.cert);
     assert.equal(web['certificate key'], server.key);
-    const mismatch = await agent(['web', 'install', '--settings', file, '--certificate', server.cert, '--certificate-key', other.key]);
+    const mismatch = await agent([
+      'web',
+      'install',
+      '--settings',
+      file,
+      '--certificate',
+      server.cert,
+      '--certificate-key',
+      other.key,
+    ]);
     assert.equal(mismatch.code, 2);
     assert.match(mismatch.stderr, /--certificate-key .*other/);
     const notPem = await agent(['web', 'install', '--settings', file, '--certificate', file]);
     assert.equal(notPem.code, 2);
     assert.match(notPem.stderr, /not a PEM certificate/);
     assert.equal((await agent(['web', 'install', '--settings', file, '--certificate-key', server.key])).code, 2);
-    assert.equal((await agent(['web', 'install', '--settings', file, '--certificate', join(dir, 'missing.pem')])).code, 2);
+    assert.equal(
+      (await agent(['web', 'install', '--settings', file, '--certificate', join(dir, 'missing.pem')])).code,
+      2,
+    );
   });
 });

@@ -18,10 +18,15 @@ const MAIN = fileURLToPath(new URL('../../../src/main.js', import.meta.url));
 // 60 s per run by default: runs in parallel, each with a 600,000-round PBKDF2, on a busy 2-core machine.
 function agent(args: string[], timeout = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { timeout, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : 99) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [MAIN, ...args],
+      { timeout, env: { ...process.env, AGENT_LOG_LEVEL: 'error' } },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 99) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -41,12 +46,24 @@ void describe('agent web', () => {
 
   void it('install enables WEBServer, proposes and prints a password, and keeps the rest of the file', async () => {
     writeFileSync(file, START);
-    const r = await agent(['web', 'install', '--settings', file, '--port', '9443', '--allowed-hosts', '127.0.0.1,10.0.*.*']);
+    const r = await agent([
+      'web',
+      'install',
+      '--settings',
+      file,
+      '--port',
+      '9443',
+      '--allowed-hosts',
+      '127.0.0.1,10.0.*.*',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const pw = /web password for user root: (\S+)/.exec(r.stdout)?.[1];
     assert.ok(pw && pw.length >= 20, r.stdout);
     const text = readFileSync(file, 'utf8');
-    assert.ok(text.startsWith(START.replace('CheckHelpers = enabled\n', 'CheckHelpers = enabled\nWEBServer = enabled\n')), text);
+    assert.ok(
+      text.startsWith(START.replace('CheckHelpers = enabled\n', 'CheckHelpers = enabled\nWEBServer = enabled\n')),
+      text,
+    );
     const loaded = await loadSettingsFile(file);
     assert.ok(loaded.ok);
     assert.equal(loaded.snapshot.modules.WEBServer, true);
@@ -57,12 +74,18 @@ void describe('agent web', () => {
   });
 
   void it('install without --password keeps an existing password', async () => {
-    const before = (await loadSettingsFile(file)) as { ok: true; snapshot: { sections: Record<string, Record<string, unknown>> } };
+    const before = (await loadSettingsFile(file)) as {
+      ok: true;
+      snapshot: { sections: Record<string, Record<string, unknown>> };
+    };
     const r = await agent(['web', 'install', '--settings', file]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /web password for user root:/);
     const afterLoad = (await loadSettingsFile(file)) as typeof before;
-    assert.equal(afterLoad.snapshot.sections['/settings/WEB/server']?.password, before.snapshot.sections['/settings/WEB/server']?.password);
+    assert.equal(
+      afterLoad.snapshot.sections['/settings/WEB/server']?.password,
+      before.snapshot.sections['/settings/WEB/server']?.password,
+    );
   });
 
   void it('password --set and --display', async () => {
@@ -75,7 +98,18 @@ void describe('agent web', () => {
   });
 
   void it('add-user stores a pbkdf2 hash and the role', async () => {
-    const r = await agent(['web', 'add-user', '--settings', file, '--user', 'ann', '--password', 'ann-pw', '--role', 'viewer']);
+    const r = await agent([
+      'web',
+      'add-user',
+      '--settings',
+      file,
+      '--user',
+      'ann',
+      '--password',
+      'ann-pw',
+      '--role',
+      'viewer',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(readFileSync(file, 'utf8'), /ann-pw/);
     const loaded = await loadSettingsFile(file);
@@ -90,19 +124,31 @@ void describe('agent web', () => {
   });
 
   void it('add-role appends privileges without repeating them', async () => {
-    assert.equal((await agent(['web', 'add-role', '--settings', file, '--role', 'viewer', '--grant', 'modules.*,info.get'])).code, 0);
-    assert.equal((await agent(['web', 'add-role', '--settings', file, '--role', 'ops', '--grant', 'logs.list'])).code, 0);
+    assert.equal(
+      (await agent(['web', 'add-role', '--settings', file, '--role', 'viewer', '--grant', 'modules.*,info.get'])).code,
+      0,
+    );
+    assert.equal(
+      (await agent(['web', 'add-role', '--settings', file, '--role', 'ops', '--grant', 'logs.list'])).code,
+      0,
+    );
     const loaded = await loadSettingsFile(file);
     assert.ok(loaded.ok);
     assert.deepEqual(loaded.snapshot.roles.get('viewer'), ['info.get', 'modules.*']);
     assert.deepEqual(loaded.snapshot.roles.get('ops'), ['logs.list']);
     assert.equal((await agent(['web', 'add-role', '--settings', file, '--role', 'ops'])).code, 2);
-    assert.equal((await agent(['web', 'add-role', '--settings', file, '--role', 'ops', '--grant', 'bad grant'])).code, 2);
+    assert.equal(
+      (await agent(['web', 'add-role', '--settings', file, '--role', 'ops', '--grant', 'bad grant'])).code,
+      2,
+    );
   });
 
   void it('finds existing keys whatever their case: install keeps PassWord, add-role extends a role written in another case', async () => {
     const other = join(dir, 'cased.ini');
-    writeFileSync(other, '[/modules]\nWEBServer = disabled\n\n[/settings/WEB/server]\nPassWord = old\n\n[/settings/web/roles]\nViewer = info.get\n');
+    writeFileSync(
+      other,
+      '[/modules]\nWEBServer = disabled\n\n[/settings/WEB/server]\nPassWord = old\n\n[/settings/web/roles]\nViewer = info.get\n',
+    );
     const r = await agent(['web', 'install', '--settings', other]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /web password for user root:/);
@@ -116,7 +162,10 @@ void describe('agent web', () => {
     assert.equal(d.code, 0, d.stderr);
     assert.doesNotMatch(d.stdout, /web password for user root:/);
     assert.doesNotMatch(readFileSync(fromDefault, 'utf8'), /\[\/settings\/WEB\/server\]\npassword/i);
-    assert.equal((await agent(['web', 'add-role', '--settings', other, '--role', 'viewer', '--grant', 'logs.list'])).code, 0);
+    assert.equal(
+      (await agent(['web', 'add-role', '--settings', other, '--role', 'viewer', '--grant', 'logs.list'])).code,
+      0,
+    );
     assert.match(readFileSync(other, 'utf8'), /^Viewer = info\.get, logs\.list$/im);
   });
 
@@ -125,20 +174,39 @@ void describe('agent web', () => {
     writeFileSync(shared, START);
     const names = Array.from({ length: 20 }, (_, i) => `user${i}`);
     // 20 processes at once on a busy 2-core machine: each may wait long for the CPU (not for the lock).
-    const runs = await Promise.all(names.map((u) => agent(['web', 'add-user', '--settings', shared, '--user', u, '--password', `${u}-pw`, '--role', 'viewer'], 120_000)));
+    const runs = await Promise.all(
+      names.map((u) =>
+        agent(
+          ['web', 'add-user', '--settings', shared, '--user', u, '--password', `${u}-pw`, '--role', 'viewer'],
+          120_000,
+        ),
+      ),
+    );
     for (const r of runs) assert.equal(r.code, 0, r.stderr);
     const loaded = await loadSettingsFile(shared);
     assert.ok(loaded.ok);
-    assert.deepEqual([...loaded.snapshot.users.values()].filter((u) => !u.isTemplate).map((u) => u.name).sort(), [...names].sort());
+    assert.deepEqual(
+      [...loaded.snapshot.users.values()]
+        .filter((u) => !u.isTemplate)
+        .map((u) => u.name)
+        .sort(),
+      [...names].sort(),
+    );
     assert.ok(readFileSync(shared, 'utf8').startsWith(START), 'the rest of the file stays');
-    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), [], 'no lock or temp file left');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.startsWith('.')),
+      [],
+      'no lock or temp file left',
+    );
   });
 
   void it('parallel add-role runs on one role keep every grant', async () => {
     const shared = join(dir, 'roles.ini');
     writeFileSync(shared, START);
     const grants = ['logs.list', 'modules.list', 'queries.list', 'scripts.list', 'metrics.list'];
-    const runs = await Promise.all(grants.map((g) => agent(['web', 'add-role', '--settings', shared, '--role', 'viewer', '--grant', g], 120_000)));
+    const runs = await Promise.all(
+      grants.map((g) => agent(['web', 'add-role', '--settings', shared, '--role', 'viewer', '--grant', g], 120_000)),
+    );
     for (const r of runs) assert.equal(r.code, 0, r.stderr);
     const loaded = await loadSettingsFile(shared);
     assert.ok(loaded.ok);
@@ -159,7 +227,19 @@ void describe('agent web', () => {
       assert.doesNotMatch(r.stdout + r.stderr, /\.tmp|\.lock/);
       assert.equal(existsSync(missing), false, `${args[0]} created the file`);
     }
-    const created = await agent(['web', 'add-user', '--settings', missing, '--create', '--user', 'ann', '--password', 'x', '--role', 'viewer']);
+    const created = await agent([
+      'web',
+      'add-user',
+      '--settings',
+      missing,
+      '--create',
+      '--user',
+      'ann',
+      '--password',
+      'x',
+      '--role',
+      'viewer',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     assert.match(readFileSync(missing, 'utf8'), /^\[\/settings\/web\/users\/ann\]\npassword = pbkdf2-sha256\$/);
     // It holds a password hash: readable by its owner only.

@@ -13,7 +13,10 @@ import { plainMessage } from '../../helpers/plain-message.js';
 
 sink.consoleLevel = 'silent';
 
-const loaded = loadSettingsText('[/modules]\nCheckHelpers = enabled\n\n[/settings/log]\nlevel = debug\n', '/tmp/x/agent.ini');
+const loaded = loadSettingsText(
+  '[/modules]\nCheckHelpers = enabled\n\n[/settings/log]\nlevel = debug\n',
+  '/tmp/x/agent.ini',
+);
 assert.ok(loaded.ok, 'the test settings are valid');
 const snapshot: Snapshot = loaded.snapshot;
 
@@ -24,7 +27,13 @@ const abort = new AbortController();
 before(async () => {
   core = createCore({ settings: () => snapshot });
   helpers = createModule();
-  await helpers.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('agent:module:CheckHelpers'), signal: abort.signal, core });
+  await helpers.start({
+    name: 'CheckHelpers',
+    settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot),
+    log: sink.logger('agent:module:CheckHelpers'),
+    signal: abort.signal,
+    core,
+  });
 });
 
 after(async () => {
@@ -40,7 +49,8 @@ void test('CheckHelpers queries answer through the core', async () => {
   assert.deepEqual(warn.arguments, ['disk', 'is', 'slow']);
   assert.equal((await core.query('check_critical')).result, 2);
   const names = core.listQueries().map((q) => q.name);
-  for (const n of ['check_critical', 'check_ok', 'check_version', 'check_warning']) assert.ok(names.includes(n), `${n} in ${names.join(', ')}`);
+  for (const n of ['check_critical', 'check_ok', 'check_version', 'check_warning'])
+    assert.ok(names.includes(n), `${n} in ${names.join(', ')}`);
   assert.deepEqual(names, [...names].sort(), 'listQueries is sorted');
   assert.equal(core.getQuery('Check_OK')?.module, 'CheckHelpers');
 });
@@ -54,12 +64,25 @@ void test('a query crosses the protobuf boundary: the handler gets a valid Query
     const p = request.payload[0];
     return encode('QueryResponseMessage', {
       header: { type: HeaderType.QUERY_RESPONSE, version: 1 },
-      payload: [{ ...(p.id != null ? { id: p.id } : {}), command: p.command, result: 1, message: `got ${(p.arguments ?? []).join('|')}`, perf: [{ alias: 'n', type: 1, int_value: { value: 3, warning: 5 } }] }],
+      payload: [
+        {
+          ...(p.id != null ? { id: p.id } : {}),
+          command: p.command,
+          result: 1,
+          message: `got ${(p.arguments ?? []).join('|')}`,
+          perf: [{ alias: 'n', type: 1, int_value: { value: 3, warning: 5 } }],
+        },
+      ],
     });
   });
   try {
     const r = await core.query('raw_probe', ['a b', 'c']);
-    assert.deepEqual(r, { command: 'raw_probe', result: 1, message: 'got a b|c', perf: [{ alias: 'n', value: 3, warning: 5 }] });
+    assert.deepEqual(r, {
+      command: 'raw_probe',
+      result: 1,
+      message: 'got a b|c',
+      perf: [{ alias: 'n', value: 3, warning: 5 }],
+    });
     assert.equal(seen.length, 1);
     const request = seen[0];
     assert.equal(request.header.type, Plugin.Header.Type.QUERY_REQUEST);
@@ -83,8 +106,12 @@ void test('a handler that throws, answers garbage or answers nothing gives UNKNO
     core.registerQuery(info('q_throws'), async () => {
       throw new Error('boom in handler');
     }),
-    core.registerQuery(info('q_garbage'), async () => Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff])),
-    core.registerQuery(info('q_empty'), async () => encode('QueryResponseMessage', { header: header(HeaderType.QUERY_RESPONSE), payload: [] })),
+    core.registerQuery(info('q_garbage'), async () =>
+      Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+    ),
+    core.registerQuery(info('q_empty'), async () =>
+      encode('QueryResponseMessage', { header: header(HeaderType.QUERY_RESPONSE), payload: [] }),
+    ),
     core.registerSimpleQuery(info('q_simple_throws'), async () => {
       throw new Error('simple boom');
     }),
@@ -134,7 +161,10 @@ void test('queryRaw answers every payload in order with its id, known and unknow
 });
 
 void test('queryRaw rejects bytes that are not a QueryRequestMessage with AGENT_ERR_PROTOBUF', async () => {
-  await assert.rejects(core.queryRaw(Uint8Array.from([1, 2, 3])), (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF');
+  await assert.rejects(
+    core.queryRaw(Uint8Array.from([1, 2, 3])),
+    (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF',
+  );
 });
 
 void test('exec and execRaw: known, unknown, failing commands; order and ids kept', async () => {
@@ -148,16 +178,30 @@ void test('exec and execRaw: known, unknown, failing commands; order and ids kep
   ];
   try {
     assert.deepEqual(await core.exec('echo', ['a', 'b']), { command: 'echo', result: 0, message: 'a,b' });
-    assert.deepEqual(await core.exec('missing'), { command: 'missing', result: 3, message: 'Unknown command(s): missing' });
+    assert.deepEqual(await core.exec('missing'), {
+      command: 'missing',
+      result: 3,
+      message: 'Unknown command(s): missing',
+    });
     assert.deepEqual(await core.exec('fail'), { command: 'fail', result: 3, message: 'fail failed: exec boom' });
     const g = await core.exec('raw_garbage');
     assert.equal(g.result, 3);
     assert.match(g.message, /^exec raw_garbage failed: invalid ExecuteResponseMessage message: /);
-    assert.deepEqual(core.listExecs().map((e) => e.name).sort(), ['echo', 'fail', 'raw_garbage']);
+    assert.deepEqual(
+      core
+        .listExecs()
+        .map((e) => e.name)
+        .sort(),
+      ['echo', 'fail', 'raw_garbage'],
+    );
 
     const request = encode('ExecuteRequestMessage', {
       header: { type: HeaderType.EXEC_REQUEST, version: 1, id: 5 },
-      payload: [{ id: 1, command: 'ECHO', arguments: ['x'] }, { id: 2, command: 'missing' }, { id: 3, command: 'echo', arguments: ['y'] }],
+      payload: [
+        { id: 1, command: 'ECHO', arguments: ['x'] },
+        { id: 2, command: 'missing' },
+        { id: 3, command: 'echo', arguments: ['y'] },
+      ],
     });
     const response = decode('ExecuteResponseMessage', await core.execRaw(request));
     assert.equal(response.header.type, Plugin.Header.Type.EXEC_RESPONSE);
@@ -186,7 +230,11 @@ void test('submit reaches every subscriber; one that throws does not stop the ot
   try {
     assert.deepEqual(core.listChannels(), [{ name: 'Passive', modules: ['ModA', 'ModB'] }]);
     const before = sink.entries().length;
-    const taken = await core.submit('PASSIVE', [{ command: 'svc', result: 2, message: 'CRITICAL: down', perf: [{ alias: 'x', value: 1.5 }] }], 'host1');
+    const taken = await core.submit(
+      'PASSIVE',
+      [{ command: 'svc', result: 2, message: 'CRITICAL: down', perf: [{ alias: 'x', value: 1.5 }] }],
+      'host1',
+    );
     assert.equal(taken, 1);
     assert.equal(got.length, 1);
     const message = got[0];
@@ -194,15 +242,24 @@ void test('submit reaches every subscriber; one that throws does not stop the ot
     assert.equal(message.payload[0]?.command, 'svc');
     assert.equal(message.payload[0]?.result, Plugin.ResultCode.CRITCAL);
     assert.equal(message.payload[0]?.perf?.[0]?.float_value?.value, 1.5);
-    const logged = sink.entries().slice(before).map((r) => r.message);
-    assert.ok(logged.some((m) => m.includes('ModA failed to take a submission: listener A broke')), logged.join('\n'));
+    const logged = sink
+      .entries()
+      .slice(before)
+      .map((r) => r.message);
+    assert.ok(
+      logged.some((m) => m.includes('ModA failed to take a submission: listener A broke')),
+      logged.join('\n'),
+    );
     assert.equal(await core.submit('nobody-listens', []), 0);
   } finally {
     offA();
     offB();
   }
   assert.equal(await core.submit('passive', []), 0, 'unsubscribed');
-  await assert.rejects(core.submitRaw('passive', Uint8Array.from([9, 9, 9])), (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF');
+  await assert.rejects(
+    core.submitRaw('passive', Uint8Array.from([9, 9, 9])),
+    (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF',
+  );
 });
 
 void test('logRaw writes every entry into the log sink with its level, sender and place', () => {
@@ -219,7 +276,10 @@ void test('logRaw writes every entry into the log sink with its level, sender an
       ],
     }),
   );
-  const added = sink.entries().slice(before).map((r) => ({ level: r.level, namespace: r.namespace, message: r.message, file: r.file, line: r.line }));
+  const added = sink
+    .entries()
+    .slice(before)
+    .map((r) => ({ level: r.level, namespace: r.namespace, message: r.message, file: r.file, line: r.line }));
   assert.deepEqual(added, [
     { level: 'debug', namespace: 'mod:x', message: 'dbg', file: undefined, line: undefined },
     { level: 'info', namespace: 'mod:x', message: 'inf', file: 'a.ts', line: 3 },
@@ -227,11 +287,16 @@ void test('logRaw writes every entry into the log sink with its level, sender an
     { level: 'error', namespace: 'agent:module', message: 'err', file: undefined, line: undefined },
     { level: 'critical', namespace: 'mod:y', message: 'crit', file: undefined, line: undefined },
   ]);
-  assert.throws(() => core.logRaw(Uint8Array.from([8])), (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF');
+  assert.throws(
+    () => core.logRaw(Uint8Array.from([8])),
+    (err: Error & { code?: string }) => err.code === 'AGENT_ERR_PROTOBUF',
+  );
 });
 
-void test('settingsRaw answers a value, a section\'s keys, and titles and descriptions from the schema', () => {
-  const path = (p: string, key?: string): Plugin.Settings.$Properties => ({ node: { path: { path: p, ...(key !== undefined ? { key } : {}) } } });
+void test("settingsRaw answers a value, a section's keys, and titles and descriptions from the schema", () => {
+  const path = (p: string, key?: string): Plugin.Settings.$Properties => ({
+    node: { path: { path: p, ...(key !== undefined ? { key } : {}) } },
+  });
   const request = encode('QuerySettingsRequestMessage', {
     header: { type: HeaderType.QUERY_REQUEST, version: 1, id: 9 },
     payload: [
@@ -245,7 +310,9 @@ void test('settingsRaw answers a value, a section\'s keys, and titles and descri
   });
   const response = decode('QuerySettingsResponseMessage', core.settingsRaw(request));
   assert.equal(Number(response.header.id), 9);
-  const [value, described, keys, section, fallback, moduleFlag] = response.payload.map((p) => plainMessage(p) as Record<string, unknown>);
+  const [value, described, keys, section, fallback, moduleFlag] = response.payload.map(
+    (p) => plainMessage(p) as Record<string, unknown>,
+  );
   assert.deepEqual(value, { id: 1, node: path('/settings/log', 'level'), value: { type: 1, string_data: 'debug' } });
   assert.deepEqual(described, {
     id: 2,
@@ -272,10 +339,21 @@ void test('after CheckHelpers stops, its queries are gone', async () => {
   const local = createCore({ settings: () => snapshot });
   const mod = createModule();
   const ac = new AbortController();
-  await mod.start({ name: 'CheckHelpers', settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot), log: sink.logger('t'), signal: ac.signal, core: local });
+  await mod.start({
+    name: 'CheckHelpers',
+    settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot),
+    log: sink.logger('t'),
+    signal: ac.signal,
+    core: local,
+  });
   assert.equal((await local.query('check_ok')).result, 0);
   ac.abort();
   await mod.stop();
-  assert.deepEqual(await local.query('check_ok'), { command: 'check_ok', result: 3, message: 'Unknown command(s): check_ok', perf: [] });
+  assert.deepEqual(await local.query('check_ok'), {
+    command: 'check_ok',
+    result: 3,
+    message: 'Unknown command(s): check_ok',
+    perf: [],
+  });
   assert.deepEqual(local.listQueries(), []);
 });

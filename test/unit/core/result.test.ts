@@ -41,7 +41,8 @@ void test('toStatus: 0..3 as is from numbers, numeric strings and int64 values; 
   assert.deepEqual([0, 1, 2, 3].map(toStatus), [0, 1, 2, 3]);
   assert.deepEqual(['0', '2'].map(toStatus), [0, 2]);
   assert.equal(toStatus({ toString: () => '1', valueOf: () => 1 }), 1);
-  for (const bad of [4, -1, 1.5, 255, 'x', '', null, undefined, Number.NaN]) assert.equal(toStatus(bad), 3, String(bad));
+  for (const bad of [4, -1, 1.5, 255, 'x', '', null, undefined, Number.NaN])
+    assert.equal(toStatus(bad), 3, String(bad));
 });
 
 void test('statusFromExitCode is the same clamp: a killed process (no code) is UNKNOWN', () => {

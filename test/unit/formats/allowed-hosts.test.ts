@@ -55,11 +55,27 @@ void test('an undefined peer address is refused', () => {
 void test('a host name is a name matcher: no problem, and it matches nothing until a server resolves it', () => {
   const parsed = parseAllowedHosts('127.0.0.1, poller.example.com');
   assert.deepEqual(parsed.problems, []);
-  assert.deepEqual(parsed.matchers.map((m) => [m.kind, m.text]), [['net', '127.0.0.1'], ['name', 'poller.example.com']]);
+  assert.deepEqual(
+    parsed.matchers.map((m) => [m.kind, m.text]),
+    [
+      ['net', '127.0.0.1'],
+      ['name', 'poller.example.com'],
+    ],
+  );
   assert.equal(isAllowed(parsed.matchers.slice(1), '93.184.216.34'), false);
 });
 
-const bad: string[] = ['exa_mple.com', '-bad-.example', '10.0.*', '10.0.1*.1', '300.1.1.1', '10.0.0.0/33', '::/129', '10.0.0.0/x', '*'];
+const bad: string[] = [
+  'exa_mple.com',
+  '-bad-.example',
+  '10.0.*',
+  '10.0.1*.1',
+  '300.1.1.1',
+  '10.0.0.0/33',
+  '::/129',
+  '10.0.0.0/x',
+  '*',
+];
 for (const entry of bad) {
   void test(`allowed hosts entry "${entry}" is reported as a problem`, () => {
     const parsed = parseAllowedHosts(`127.0.0.1,${entry}`);

@@ -28,11 +28,35 @@ void describe('command allow-lists', () => {
 
   void it('the guard answers undefined for allowed names, else a message naming the setting, and logs the refusal escaped', () => {
     const sink = new LogSink(100, 'silent');
-    const guard = commandGuard({ server: 'AgentServer', section: '/settings/agent/server', queries: parseAllowList('*'), execs: parseAllowList(''), log: sink.logger('t') }, '10.0.0.1');
+    const guard = commandGuard(
+      {
+        server: 'AgentServer',
+        section: '/settings/agent/server',
+        queries: parseAllowList('*'),
+        execs: parseAllowList(''),
+        log: sink.logger('t'),
+      },
+      '10.0.0.1',
+    );
     assert.ok(guard);
     assert.equal(guard('query', 'check_ok'), undefined);
-    assert.equal(guard('exec', 'Evil\nforged line'), 'exec command Evil\nforged line is not allowed over AgentServer: add it to allowed exec commands in [/settings/agent/server]');
-    assert.deepEqual(sink.entries().map((e) => e.message), ['refused exec command Evil\\nforged line from 10.0.0.1: not in allowed exec commands of [/settings/agent/server]']);
-    assert.equal(commandGuard({ server: 'X', section: '/x', queries: parseAllowList('*'), execs: parseAllowList('*'), log: sink.logger('t') }, 'a'), undefined, 'nothing to check');
+    assert.equal(
+      guard('exec', 'Evil\nforged line'),
+      'exec command Evil\nforged line is not allowed over AgentServer: add it to allowed exec commands in [/settings/agent/server]',
+    );
+    assert.deepEqual(
+      sink.entries().map((e) => e.message),
+      [
+        'refused exec command Evil\\nforged line from 10.0.0.1: not in allowed exec commands of [/settings/agent/server]',
+      ],
+    );
+    assert.equal(
+      commandGuard(
+        { server: 'X', section: '/x', queries: parseAllowList('*'), execs: parseAllowList('*'), log: sink.logger('t') },
+        'a',
+      ),
+      undefined,
+      'nothing to check',
+    );
   });
 });

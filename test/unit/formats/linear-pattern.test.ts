@@ -39,7 +39,8 @@ void test('globs: * ? classes braces extglobs, ** across folders, hidden files b
     ['a\\*b', 'axb', false],
     ['a.b', 'axb', false],
   ];
-  for (const [glob, name, want, dot] of cases) assert.equal(linearGlob(glob, { dot }).test(name), want, `${glob} ${name}`);
+  for (const [glob, name, want, dot] of cases)
+    assert.equal(linearGlob(glob, { dot }).test(name), want, `${glob} ${name}`);
   assert.ok(linearGlob('CHECK_*', { ignoreCase: true }).test('check_cpu'));
   assert.throws(() => linearGlob('!(remote_*)'), /negated pattern/);
   assert.throws(() => linearGlob('{a,b'), /unclosed/);

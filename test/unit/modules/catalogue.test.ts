@@ -40,7 +40,11 @@ bind to = 127.0.0.1
     const local = await startLocalCore(loaded.snapshot, { modules: [entry.name] });
     try {
       assert.deepEqual(local.failed, []);
-      const registered = local.core.listQueries().filter((q) => q.module === entry.name).map((q) => q.name).sort();
+      const registered = local.core
+        .listQueries()
+        .filter((q) => q.module === entry.name)
+        .map((q) => q.name)
+        .sort();
       assert.deepEqual(registered, [...entry.queries].sort());
     } finally {
       await local.stop();

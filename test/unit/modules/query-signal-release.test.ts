@@ -38,52 +38,102 @@ async function closingListener(): Promise<{ server: Server; port: number }> {
   return { server, port: (server.address() as { port: number }).port };
 }
 
-const MODULES: readonly ModuleName[] = ['CheckHelpers', 'CheckExternalScripts', 'CheckNet', 'RemoteClient', 'AgentClient'];
+const MODULES: readonly ModuleName[] = [
+  'CheckHelpers',
+  'CheckExternalScripts',
+  'CheckNet',
+  'RemoteClient',
+  'AgentClient',
+];
 
-void test('200,000 queries leave no listener on the modules\' signals and a flat heap', { timeout: 170_000 }, async () => {
-  const { server, port } = await closingListener();
-  const ini = `[/modules]
+void test(
+  "200,000 queries leave no listener on the modules' signals and a flat heap",
+  { timeout: 170_000 },
+  async () => {
+    const { server, port } = await closingListener();
+    const ini = `[/modules]
 ${MODULES.map((m) => `${m} = enabled`).join('\n')}
 [/settings/external scripts/alias]
 alias_ok = check_ok
 `;
-  const loaded = loadSettingsText(ini, '/tmp/query-signal/agent.ini');
-  assert.ok(loaded.ok, JSON.stringify(loaded.problems));
-  const snapshot = loaded.snapshot;
-  const core = createCore({ settings: () => snapshot });
-  const lifetimes = new Map<ModuleName, AbortController>();
-  const started: AgentModule[] = [];
-  try {
-    for (const name of MODULES) {
-      const entry = findModule(name);
-      assert.ok(entry);
-      const mod = (await entry.load()).createModule();
-      const life = new AbortController();
-      lifetimes.set(name, life);
-      const sections = MODULE_SECTIONS[name];
-      await mod.start({ name, settings: moduleView(sections, snapshot, name), log: sink.logger(`test:${name}`), signal: life.signal, core: core.forModule(sections) } as never);
-      started.push(mod);
+    const loaded = loadSettingsText(ini, '/tmp/query-signal/agent.ini');
+    assert.ok(loaded.ok, JSON.stringify(loaded.problems));
+    const snapshot = loaded.snapshot;
+    const core = createCore({ settings: () => snapshot });
+    const lifetimes = new Map<ModuleName, AbortController>();
+    const started: AgentModule[] = [];
+    try {
+      for (const name of MODULES) {
+        const entry = findModule(name);
+        assert.ok(entry);
+        const mod = (await entry.load()).createModule();
+        const life = new AbortController();
+        lifetimes.set(name, life);
+        const sections = MODULE_SECTIONS[name];
+        await mod.start({
+          name,
+          settings: moduleView(sections, snapshot, name),
+          log: sink.logger(`test:${name}`),
+          signal: life.signal,
+          core: core.forModule(sections),
+        } as never);
+        started.push(mod);
+      }
+      // Each round: the queries of every module, with a count that keeps the whole run to ~200,000.
+      const round = async (): Promise<void> => {
+        const answers = await Promise.all([
+          ...Array.from({ length: 40 }, () => core.query('alias_ok')),
+          ...Array.from({ length: 40 }, () => core.query('check_timeout', ['command=check_ok', 'timeout=5'])),
+          ...Array.from({ length: 8 }, () => core.query('check_tcp', ['host=127.0.0.1', `port=${port}`, 'timeout=5'])),
+          ...Array.from({ length: 6 }, () =>
+            core.query('remote_query', [
+              '--host',
+              '127.0.0.1',
+              '--port',
+              String(port),
+              '--command',
+              'check_ok',
+              '--timeout',
+              '5',
+              '--retries',
+              '0',
+            ]),
+          ),
+          ...Array.from({ length: 6 }, () =>
+            core.query('agent_query', [
+              '--host',
+              '127.0.0.1',
+              '--port',
+              String(port),
+              '--command',
+              'check_ok',
+              '--timeout',
+              '5',
+              '--retries',
+              '0',
+            ]),
+          ),
+        ]);
+        assert.equal(answers.length, 100);
+      };
+      const rounds = 2000;
+      for (let i = 0; i < rounds / 10; i++) await round();
+      const early = heapAfterGc();
+      for (let i = rounds / 10; i < rounds; i++) await round();
+      const late = heapAfterGc();
+      for (const [name, life] of lifetimes)
+        assert.equal(
+          getEventListeners(life.signal, 'abort').length,
+          0,
+          `${name}: no listener left on the module's signal`,
+        );
+      assert.ok(
+        late - early < 4 * 1024 * 1024,
+        `heap after GC grew by ${((late - early) / 1048576).toFixed(1)} MB over 180,000 queries (${early} -> ${late})`,
+      );
+    } finally {
+      for (const mod of started.reverse()) await mod.stop();
+      server.close();
     }
-    // Each round: the queries of every module, with a count that keeps the whole run to ~200,000.
-    const round = async (): Promise<void> => {
-      const answers = await Promise.all([
-        ...Array.from({ length: 40 }, () => core.query('alias_ok')),
-        ...Array.from({ length: 40 }, () => core.query('check_timeout', ['command=check_ok', 'timeout=5'])),
-        ...Array.from({ length: 8 }, () => core.query('check_tcp', ['host=127.0.0.1', `port=${port}`, 'timeout=5'])),
-        ...Array.from({ length: 6 }, () => core.query('remote_query', ['--host', '127.0.0.1', '--port', String(port), '--command', 'check_ok', '--timeout', '5', '--retries', '0'])),
-        ...Array.from({ length: 6 }, () => core.query('agent_query', ['--host', '127.0.0.1', '--port', String(port), '--command', 'check_ok', '--timeout', '5', '--retries', '0'])),
-      ]);
-      assert.equal(answers.length, 100);
-    };
-    const rounds = 2000;
-    for (let i = 0; i < rounds / 10; i++) await round();
-    const early = heapAfterGc();
-    for (let i = rounds / 10; i < rounds; i++) await round();
-    const late = heapAfterGc();
-    for (const [name, life] of lifetimes) assert.equal(getEventListeners(life.signal, 'abort').length, 0, `${name}: no listener left on the module's signal`);
-    assert.ok(late - early < 4 * 1024 * 1024, `heap after GC grew by ${((late - early) / 1048576).toFixed(1)} MB over 180,000 queries (${early} -> ${late})`);
-  } finally {
-    for (const mod of started.reverse()) await mod.stop();
-    server.close();
-  }
-});
+  },
+);

@@ -30,12 +30,21 @@ function listening(port: number): Promise<boolean> {
 
 /** Port 0: the system picks; the module says which (listening()). */
 function context(signal: AbortSignal): Parameters<ReturnType<typeof createModule>['start']>[0] {
-  const loaded = loadSettingsText(`[/modules]\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nuse ssl = false\n`, '/tmp/remote-abort/agent.ini');
+  const loaded = loadSettingsText(
+    `[/modules]\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nuse ssl = false\n`,
+    '/tmp/remote-abort/agent.ini',
+  );
   assert.ok(loaded.ok, JSON.stringify(loaded.problems));
   const snapshot = loaded.snapshot;
   const core = createCore({ settings: () => snapshot });
   const sections = MODULE_SECTIONS.RemoteServer;
-  return { name: 'RemoteServer', settings: moduleView(sections, snapshot, 'RemoteServer'), log: sink.logger('test:remote-server'), signal, core: core.forModule(sections) };
+  return {
+    name: 'RemoteServer',
+    settings: moduleView(sections, snapshot, 'RemoteServer'),
+    log: sink.logger('test:remote-server'),
+    signal,
+    core: core.forModule(sections),
+  };
 }
 
 void test('RemoteServer: a start whose signal is aborted opens no listener', async () => {

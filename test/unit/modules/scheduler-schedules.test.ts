@@ -27,7 +27,16 @@ void test('report: all, or a list of ok, warning (warn), critical (crit), unknow
 });
 
 void test('definition: command and arguments, alias defaulting to the name, an empty command running the alias', () => {
-  const d = definitionOf('cpu', { command: 'check_cpu "warn=load > 80"', interval: '1m', randomness: '10%', channel: 'NSCA', report: 'all', alias: '', target: '', source: '' });
+  const d = definitionOf('cpu', {
+    command: 'check_cpu "warn=load > 80"',
+    interval: '1m',
+    randomness: '10%',
+    channel: 'NSCA',
+    report: 'all',
+    alias: '',
+    target: '',
+    source: '',
+  });
   assert.ok(!('problem' in d));
   assert.equal(d.command, 'check_cpu');
   assert.deepEqual(d.args, ['warn=load > 80']);
@@ -36,7 +45,9 @@ void test('definition: command and arguments, alias defaulting to the name, an e
   assert.equal(d.randomness, 0.1);
   const byAlias = definitionOf('x', { command: '', alias: 'check_ok', interval: '5m' });
   assert.ok(!('problem' in byAlias) && byAlias.command === 'check_ok' && byAlias.alias === 'check_ok');
-  assert.deepEqual(definitionOf('bad', { command: 'check_ok "open', interval: '5m' }), { problem: 'unclosed " in: check_ok "open' });
+  assert.deepEqual(definitionOf('bad', { command: 'check_ok "open', interval: '5m' }), {
+    problem: 'unclosed " in: check_ok "open',
+  });
 });
 
 void test('an edited interval: last run + new interval, or now when that has passed; other edits keep the next run', () => {
@@ -76,7 +87,10 @@ void test('schedules follow the object model: one-liners, default, a template as
 });
 
 void test('a one-shot core (agent query, agent client) does not start the Scheduler, only the modules that answer queries', async () => {
-  const loaded = loadSettingsText('[/modules]\nCheckHelpers = enabled\nScheduler = enabled\n\n[/settings/scheduler/schedules]\nx = check_ok\n', 'one-shot.ini');
+  const loaded = loadSettingsText(
+    '[/modules]\nCheckHelpers = enabled\nScheduler = enabled\n\n[/settings/scheduler/schedules]\nx = check_ok\n',
+    'one-shot.ini',
+  );
   assert.ok(loaded.ok);
   const local = await startLocalCore(loaded.snapshot);
   try {

@@ -10,7 +10,7 @@ import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { allowedHosts } from '../../../src/protocols/allowed-host-names.js';
 
-void test('this host\'s name allows its addresses once resolved', async () => {
+void test("this host's name allows its addresses once resolved", async () => {
   const name = hostname();
   const addresses = (await lookup(name, { all: true })).map((a) => a.address);
   const warnings: string[] = [];
@@ -28,5 +28,8 @@ void test('a name that does not resolve allows nobody and is reported with its n
   await hosts.ready;
   assert.equal(hosts.isAllowed('127.0.0.1'), false);
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0], /^allowed hosts entry "no-such-host\.invalid" does not resolve \(\w+\): it allows nobody until a reload resolves it$/);
+  assert.match(
+    warnings[0],
+    /^allowed hosts entry "no-such-host\.invalid" does not resolve \(\w+\): it allows nobody until a reload resolves it$/,
+  );
 });

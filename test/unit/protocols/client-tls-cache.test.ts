@@ -37,7 +37,10 @@ void test('one context per key; a failed build is not cached', () => {
 });
 
 void test('a cached context connects over anonymous DH', async () => {
-  const server = createServer(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }), (s) => s.end('hello'));
+  const server = createServer(
+    serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }),
+    (s) => s.end('hello'),
+  );
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
   const port = (server.address() as AddressInfo).port;
   try {

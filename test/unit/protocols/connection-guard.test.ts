@@ -50,7 +50,12 @@ void test('per-address cap: the fourth connection from one address is refused, a
   const other = await open('127.0.0.3');
   assert.equal(await isClosed(other.closed, 100), false);
   assert.equal(guard.openFrom('127.0.0.2'), 3);
-  assert.ok(warnings().some((w) => w === 'refused connection from 127.0.0.2: 3 connections from this address open (max connections per address)'));
+  assert.ok(
+    warnings().some(
+      (w) =>
+        w === 'refused connection from 127.0.0.2: 3 connections from this address open (max connections per address)',
+    ),
+  );
   for (const c of [...mine, other]) c.socket.destroy();
   await Promise.all([...mine, other].map((c) => c.closed));
 });

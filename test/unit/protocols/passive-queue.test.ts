@@ -63,7 +63,13 @@ void test('a failed batch goes back to the front in order and is retried after t
 
 void test('lingerMs: results pushed within the wait share one batch', async () => {
   const batches: number[][] = [];
-  const q = new PassiveQueue<number>({ capacity: 100, batch: 10, lingerMs: 100, policy: FAST, send: async (items) => void batches.push([...items]) });
+  const q = new PassiveQueue<number>({
+    capacity: 100,
+    batch: 10,
+    lingerMs: 100,
+    policy: FAST,
+    send: async (items) => void batches.push([...items]),
+  });
   q.push([1]);
   q.push([2]);
   setTimeout(() => q.push([3]), 20);
@@ -74,7 +80,11 @@ void test('lingerMs: results pushed within the wait share one batch', async () =
 
 void test('close stops retrying and drops what is queued', async () => {
   let attempts = 0;
-  const q = new PassiveQueue<number>({ capacity: 10, batch: 1, policy: { firstMs: 60_000, factor: 1, maxMs: 60_000, jitter: 0 }, send: async () => {
+  const q = new PassiveQueue<number>({
+    capacity: 10,
+    batch: 1,
+    policy: { firstMs: 60_000, factor: 1, maxMs: 60_000, jitter: 0 },
+    send: async () => {
       attempts++;
       throw new Error('down');
     },

@@ -16,11 +16,16 @@ import { loadServerTls } from '../../../src/protocols/listener/server-tls.js';
 import { createCertificate } from '../../../src/protocols/server-certificate.js';
 import type { TlsFileProblem } from '../../../src/formats/tls-files.js';
 
-const fail = (problems: TlsFileProblem[]): Error => new Error(problems.map((p) => `${p.setting} ${p.file}: ${p.reason}`).join('; '));
+const fail = (problems: TlsFileProblem[]): Error =>
+  new Error(problems.map((p) => `${p.setting} ${p.file}: ${p.reason}`).join('; '));
 
 /** What a web or agent-protocol listener loads at start (creates a missing certificate). */
 async function load(files: { cert: string; key: string }): Promise<{ cert: string; key: string; generated: boolean }> {
-  const tls = await loadServerTls({ pair: { ...files, keyExplicit: false, createsMissing: true }, verifyMode: 'none', verify: 'by-mode' }, fail, true);
+  const tls = await loadServerTls(
+    { pair: { ...files, keyExplicit: false, createsMissing: true }, verifyMode: 'none', verify: 'by-mode' },
+    fail,
+    true,
+  );
   return { cert: tls.options.cert as string, key: tls.options.key as string, generated: tls.generated };
 }
 
@@ -66,7 +71,10 @@ void describe('a listener certificate', () => {
     const made = await load(files);
     unlinkSync(files.key);
     writeFileSync(files.cert, made.cert);
-    await assert.rejects(load(files), /certificate key .*d\.key: the key file is missing and the certificate file holds no private key/);
+    await assert.rejects(
+      load(files),
+      /certificate key .*d\.key: the key file is missing and the certificate file holds no private key/,
+    );
     assert.equal(readFileSync(files.cert, 'utf8'), made.cert);
   });
 
@@ -74,23 +82,35 @@ void describe('a listener certificate', () => {
     const files = { cert: join(dir, 'e.pem'), key: join(dir, 'e.key') };
     const made = await load(files);
     writeFileSync(files.cert, 'garbage\n');
-    await assert.rejects(load(files), { message: `certificate ${files.cert}: the file is not a PEM certificate (no start line)` });
+    await assert.rejects(load(files), {
+      message: `certificate ${files.cert}: the file is not a PEM certificate (no start line)`,
+    });
     writeFileSync(files.cert, made.cert);
     writeFileSync(files.key, 'not a key\n');
-    await assert.rejects(load(files), { message: `certificate key ${files.key}: the file holds no PEM private key (no start line)` });
+    await assert.rejects(load(files), {
+      message: `certificate key ${files.key}: the file holds no PEM private key (no start line)`,
+    });
     const other = await load({ cert: join(dir, 'f.pem'), key: join(dir, 'f.key') });
     writeFileSync(files.key, other.key);
-    await assert.rejects(load(files), { message: `certificate key ${files.key}: the private key does not belong to the certificate` });
+    await assert.rejects(load(files), {
+      message: `certificate key ${files.key}: the private key does not belong to the certificate`,
+    });
   });
 
   void it('a certificate that cannot be written: the error code of the listener, naming the file', async () => {
     const blocked = join(dir, 'not-a-folder');
     writeFileSync(blocked, 'a file where a folder should be\n');
     const cert = join(blocked, 'cert.pem');
-    await assert.rejects(createCertificate({ cert, key: join(blocked, 'cert.key') }, undefined, 'AGENT_ERR_AGENT_CERTIFICATE'), (err: Error & { code?: string }) => {
-      assert.equal(err.code, 'AGENT_ERR_AGENT_CERTIFICATE');
-      assert.match(err.message, /^cannot load or create the agent server certificate .*not-a-folder\/cert\.pem: EEXIST/);
-      return true;
-    });
+    await assert.rejects(
+      createCertificate({ cert, key: join(blocked, 'cert.key') }, undefined, 'AGENT_ERR_AGENT_CERTIFICATE'),
+      (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'AGENT_ERR_AGENT_CERTIFICATE');
+        assert.match(
+          err.message,
+          /^cannot load or create the agent server certificate .*not-a-folder\/cert\.pem: EEXIST/,
+        );
+        return true;
+      },
+    );
   });
 });

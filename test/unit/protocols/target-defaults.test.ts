@@ -40,7 +40,8 @@ const CLIENTS = [
 
 for (const client of CLIENTS) {
   void test(`${client.container}: a target that sets nothing connects with the schema's defaults`, () => {
-    const props: Record<string, JsonSchema> = loadSchemaSet().find(`${client.container}/default`)?.section.schema.properties ?? {};
+    const props: Record<string, JsonSchema> =
+      loadSchemaSet().find(`${client.container}/default`)?.section.schema.properties ?? {};
     assert.ok(Object.keys(props).length > 0);
     const loaded = loadSettingsText('', '/tmp/no-such-dir/agent.ini');
     assert.ok(loaded.ok);
@@ -49,7 +50,10 @@ for (const client of CLIENTS) {
       'settings from no file': loaded.snapshot.targets[client.resolved],
     };
     for (const [label, targets] of Object.entries(sources)) {
-      const merged = mergeTarget({ targets, container: client.container, defaultPort: client.port }, { host: 'h', arguments: [], positional: [] });
+      const merged = mergeTarget(
+        { targets, container: client.container, defaultPort: client.port },
+        { host: 'h', arguments: [], positional: [] },
+      );
       assert.ok(merged.ok, label);
       const got = merged.settings;
       assert.equal(got.port, client.port, `${label}: port 0 (the schema default) is the protocol's port`);
@@ -60,10 +64,12 @@ for (const client of CLIENTS) {
         assert.ok(field, `target key "${key}" is mapped to a connection setting (or listed in NOT_CONNECTION)`);
         let want: unknown = prop.default;
         // Loaded settings expand ${certificate-path} and the like; the schema alone leaves them as written.
-        if (label !== 'no targets' && typeof want === 'string') want = expandVariables(want, loaded.snapshot.variables).value;
+        if (label !== 'no targets' && typeof want === 'string')
+          want = expandVariables(want, loaded.snapshot.variables).value;
         assert.deepEqual(got[field], want, `${label}: ${key}`);
       }
-      if (!('payload length' in props)) assert.equal(got.payloadLength, 0, `${label}: no payload length for a target schema without one`);
+      if (!('payload length' in props))
+        assert.equal(got.payloadLength, 0, `${label}: no payload length for a target schema without one`);
     }
   });
 }

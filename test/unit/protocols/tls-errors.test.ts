@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyTlsError, isTlsError } from '../../../src/protocols/tls-errors.js';
 
-const err = (code: string, extra: Record<string, unknown> = {}): NodeJS.ErrnoException => Object.assign(new Error(code), { code, ...extra });
+const err = (code: string, extra: Record<string, unknown> = {}): NodeJS.ErrnoException =>
+  Object.assign(new Error(code), { code, ...extra });
 
 void test('OpenSSL and node codes are classified once for every client', () => {
   const cases: Array<[string, ReturnType<typeof classifyTlsError>]> = [
@@ -25,6 +26,7 @@ void test('OpenSSL and node codes are classified once for every client', () => {
 });
 
 void test('socket errors are not TLS errors', () => {
-  for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT']) assert.equal(isTlsError(err(code)), false, code);
+  for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT'])
+    assert.equal(isTlsError(err(code)), false, code);
   assert.equal(isTlsError(err('EPROTO', { library: 'SSL routines' })), true);
 });

@@ -26,9 +26,19 @@ assert.ok(loaded.ok);
 const snapshot = loaded.snapshot;
 const core: Core = createCore({ settings: () => snapshot });
 
-const entry = (name: string, load: () => Promise<unknown>): CatalogueEntry => ({ name, title: name, description: `fixture ${name}`, settings: [], queries: [], load: load as () => Promise<ModuleFactory> });
+const entry = (name: string, load: () => Promise<unknown>): CatalogueEntry => ({
+  name,
+  title: name,
+  description: `fixture ${name}`,
+  settings: [],
+  queries: [],
+  load: load as () => Promise<ModuleFactory>,
+});
 
-const good = new ModuleRunner(entry('Healthy', () => import('../../fixtures/modules/healthy/index.js')), core);
+const good = new ModuleRunner(
+  entry('Healthy', () => import('../../fixtures/modules/healthy/index.js')),
+  core,
+);
 
 before(async () => {
   assert.equal(MODULE_TIMEOUT_MS, TIMEOUT_MS);
@@ -51,19 +61,29 @@ function errorsOf(name: string, from: number): string[] {
 async function healthyStillRuns(): Promise<void> {
   assert.equal(good.state, 'running');
   assert.equal(good.loaded, true);
-  assert.deepEqual(await core.query('fixture_ok'), { command: 'fixture_ok', result: 0, message: 'OK: healthy', perf: [] });
+  assert.deepEqual(await core.query('fixture_ok'), {
+    command: 'fixture_ok',
+    result: 0,
+    message: 'OK: healthy',
+    perf: [],
+  });
 }
 
 void test('start() that throws: failed with AGENT_ERR_MODULE_START, the half-started module is stopped', async () => {
   const from = sink.entries().length;
-  const r = new ModuleRunner(entry('ThrowsInStart', () => import('../../fixtures/modules/throws-in-start/index.js')), core);
+  const r = new ModuleRunner(
+    entry('ThrowsInStart', () => import('../../fixtures/modules/throws-in-start/index.js')),
+    core,
+  );
   assert.equal(await r.start(snapshot), false);
   assert.equal(r.state, 'failed');
   assert.equal(r.outcome, 'failed');
   assert.equal(r.loaded, false);
   assert.equal(r.error, 'module ThrowsInStart failed to start: cannot open the thing');
   assert.equal(r.failures, 1);
-  assert.deepEqual(errorsOf('ThrowsInStart', from), ['AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing']);
+  assert.deepEqual(errorsOf('ThrowsInStart', from), [
+    'AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing',
+  ]);
   assert.deepEqual(throwsInStart.events, ['start', 'stop']);
   // A second attempt counts a second consecutive failure (for backoff).
   assert.equal(await r.start(snapshot), false);
@@ -73,13 +93,19 @@ void test('start() that throws: failed with AGENT_ERR_MODULE_START, the half-sta
 
 void test('start() that never settles: failed after the time limit with AGENT_ERR_MODULE_TIMEOUT inside AGENT_ERR_MODULE_START', async () => {
   const from = sink.entries().length;
-  const r = new ModuleRunner(entry('NeverStarts', () => import('../../fixtures/modules/never-starts/index.js')), core);
+  const r = new ModuleRunner(
+    entry('NeverStarts', () => import('../../fixtures/modules/never-starts/index.js')),
+    core,
+  );
   const t0 = Date.now();
   assert.equal(await r.start(snapshot), false);
   const took = Date.now() - t0;
   assert.ok(took >= TIMEOUT_MS - 5 && took < 5000, `gave up after ${took} ms`);
   assert.equal(r.state, 'failed');
-  assert.equal(r.error, `module NeverStarts failed to start: module NeverStarts did not finish start within ${TIMEOUT_MS} ms`);
+  assert.equal(
+    r.error,
+    `module NeverStarts failed to start: module NeverStarts did not finish start within ${TIMEOUT_MS} ms`,
+  );
   assert.deepEqual(errorsOf('NeverStarts', from), [`AGENT_ERR_MODULE_START: ${r.error}`]);
   assert.deepEqual(neverStarts.events, ['start', 'stop aborted=true']);
   await healthyStillRuns();
@@ -87,25 +113,40 @@ void test('start() that never settles: failed after the time limit with AGENT_ER
 
 void test('a module without stop(): failed with AGENT_ERR_MODULE_SHAPE inside AGENT_ERR_MODULE_START, never started', async () => {
   const from = sink.entries().length;
-  const r = new ModuleRunner(entry('NoStop', () => import('../../fixtures/modules/no-stop/index.js')), core);
+  const r = new ModuleRunner(
+    entry('NoStop', () => import('../../fixtures/modules/no-stop/index.js')),
+    core,
+  );
   assert.equal(await r.start(snapshot), false);
   assert.equal(r.state, 'failed');
-  assert.equal(r.error, 'module NoStop failed to start: module NoStop does not have the module shape: stop is not a function');
+  assert.equal(
+    r.error,
+    'module NoStop failed to start: module NoStop does not have the module shape: stop is not a function',
+  );
   assert.deepEqual(errorsOf('NoStop', from), [`AGENT_ERR_MODULE_START: ${r.error}`]);
   assert.deepEqual(noStop.events, [], 'start was never called');
   await healthyStillRuns();
 });
 
 void test('a module with the wrong name is a shape problem', async () => {
-  const r = new ModuleRunner(entry('WrongName', () => import('../../fixtures/modules/wrong-name/index.js')), core);
+  const r = new ModuleRunner(
+    entry('WrongName', () => import('../../fixtures/modules/wrong-name/index.js')),
+    core,
+  );
   assert.equal(await r.start(snapshot), false);
-  assert.equal(r.error, 'module WrongName failed to start: module WrongName does not have the module shape: name is "SomethingElse", expected "WrongName"');
+  assert.equal(
+    r.error,
+    'module WrongName failed to start: module WrongName does not have the module shape: name is "SomethingElse", expected "WrongName"',
+  );
   await healthyStillRuns();
 });
 
 void test('a module file that cannot be loaded fails the start', async () => {
   const missing = '../../fixtures/modules/does-not-exist/index.js';
-  const r = new ModuleRunner(entry('Missing', () => import(missing)), core);
+  const r = new ModuleRunner(
+    entry('Missing', () => import(missing)),
+    core,
+  );
   assert.equal(await r.start(snapshot), false);
   assert.equal(r.state, 'failed');
   assert.match(r.error ?? '', /^module Missing failed to start: .*does-not-exist/);
@@ -114,7 +155,10 @@ void test('a module file that cannot be loaded fails the start', async () => {
 
 void test('stop() that throws: failed with AGENT_ERR_MODULE_STOP', async () => {
   const from = sink.entries().length;
-  const r = new ModuleRunner(entry('StopThrows', () => import('../../fixtures/modules/stop-throws/index.js')), core);
+  const r = new ModuleRunner(
+    entry('StopThrows', () => import('../../fixtures/modules/stop-throws/index.js')),
+    core,
+  );
   assert.equal(await r.start(snapshot), true);
   assert.equal(r.state, 'running');
   await r.stop();
@@ -132,11 +176,16 @@ void test('stop() that throws: failed with AGENT_ERR_MODULE_STOP', async () => {
 
 void test('apply() that throws answers restart and logs AGENT_ERR_MODULE_APPLY; the module keeps running', async () => {
   const from = sink.entries().length;
-  const r = new ModuleRunner(entry('ApplyThrows', () => import('../../fixtures/modules/apply-throws/index.js')), core);
+  const r = new ModuleRunner(
+    entry('ApplyThrows', () => import('../../fixtures/modules/apply-throws/index.js')),
+    core,
+  );
   assert.equal(await r.start(snapshot), true);
   assert.equal(await r.apply(snapshot), 'restart');
   assert.equal(r.state, 'running');
-  assert.deepEqual(errorsOf('ApplyThrows', from), ['module ApplyThrows failed to apply new settings: bad new settings']);
+  assert.deepEqual(errorsOf('ApplyThrows', from), [
+    'module ApplyThrows failed to apply new settings: bad new settings',
+  ]);
   await r.stop();
   assert.equal(r.state, 'stopped');
   assert.deepEqual(applyThrows.events, ['start', 'apply', 'stop']);
@@ -146,7 +195,10 @@ void test('apply() that throws answers restart and logs AGENT_ERR_MODULE_APPLY; 
 void test('a healthy module applies in place; apply on a stopped module answers restart', async () => {
   assert.equal(await good.apply(snapshot), 'applied');
   assert.ok(healthy.events.includes('apply'));
-  const r = new ModuleRunner(entry('Healthy', () => import('../../fixtures/modules/healthy/index.js')), core);
+  const r = new ModuleRunner(
+    entry('Healthy', () => import('../../fixtures/modules/healthy/index.js')),
+    core,
+  );
   assert.equal(await r.apply(snapshot), 'restart');
   assert.equal(r.state, 'stopped');
   await r.stop();
@@ -155,7 +207,10 @@ void test('a healthy module applies in place; apply on a stopped module answers 
 });
 
 void test('apply() that throws ApplyKeptError answers kept: outcome failed, still running on the previous settings', async () => {
-  const r = new ModuleRunner(entry('ApplyKept', () => import('../../fixtures/modules/apply-kept/index.js')), core);
+  const r = new ModuleRunner(
+    entry('ApplyKept', () => import('../../fixtures/modules/apply-kept/index.js')),
+    core,
+  );
   assert.equal(await r.start(snapshot), true);
   const before = r.appliedSettings;
   assert.equal(await r.apply(snapshot), 'kept');
@@ -171,12 +226,19 @@ void test('apply() that throws ApplyKeptError answers kept: outcome failed, stil
 
 void test('a runner the reconciler retries names the next attempt in its one error line, later attempts wait longer', async () => {
   const from = sink.entries().length;
-  const r = new ModuleRunner(entry('ThrowsInStart', () => import('../../fixtures/modules/throws-in-start/index.js')), core, { retried: true });
+  const r = new ModuleRunner(
+    entry('ThrowsInStart', () => import('../../fixtures/modules/throws-in-start/index.js')),
+    core,
+    { retried: true },
+  );
   assert.equal(await r.start(snapshot), false);
   assert.equal(await r.start(snapshot), false);
   const lines = errorsOf('ThrowsInStart', from);
   assert.equal(lines.length, 2);
-  assert.match(lines[0], /^AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing; next retry in 1 s \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
+  assert.match(
+    lines[0],
+    /^AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing; next retry in 1 s \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
+  );
   assert.match(lines[1], /; next retry in 2 s \(/);
 });
 

@@ -58,7 +58,14 @@ function fixture(name: string, script: Script = {}): CatalogueEntry {
       },
     };
   };
-  return { name, title: name, description: `fixture ${name}`, settings: script.sections ?? [], queries: [], load: async () => ({ createModule }) };
+  return {
+    name,
+    title: name,
+    description: `fixture ${name}`,
+    settings: script.sections ?? [],
+    queries: [],
+    load: async () => ({ createModule }),
+  };
 }
 
 let fileNo = 0;
@@ -67,14 +74,25 @@ function modulesIni(enabled: readonly string[], extra = ''): string {
 }
 
 /** A reconciler over `modules`, on a settings file enabling `enabled`. */
-async function reconciler(modules: CatalogueEntry[], enabled: readonly string[], extra: Partial<ReconcilerOptions> = {}): Promise<{ r: Reconciler; file: string }> {
+async function reconciler(
+  modules: CatalogueEntry[],
+  enabled: readonly string[],
+  extra: Partial<ReconcilerOptions> = {},
+): Promise<{ r: Reconciler; file: string }> {
   const file = join(dir, `agent-${++fileNo}.ini`);
   writeFileSync(file, modulesIni(enabled));
   const loaded = await loadSettingsFile(file);
   assert.ok(loaded.ok);
   let r: Reconciler | undefined = undefined;
   const core = createCore({ settings: () => (r as Reconciler).settings() });
-  r = new Reconciler({ initial: loaded.snapshot, warnings: loaded.warnings, core, modules, backoff: () => 60_000, ...extra });
+  r = new Reconciler({
+    initial: loaded.snapshot,
+    warnings: loaded.warnings,
+    core,
+    modules,
+    backoff: () => 60_000,
+    ...extra,
+  });
   return { r, file };
 }
 
@@ -85,36 +103,71 @@ const state = (r: Reconciler, name: string): string | undefined => r.moduleStatu
 
 void test('modules start in catalogue order and stop in the reverse of their start order', async () => {
   events = [];
-  const { r } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')], ['CheckHelpers', 'CheckSystem', 'CheckDisk']);
+  const { r } = await reconciler(
+    [fixture('CheckHelpers'), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')],
+    ['CheckHelpers', 'CheckSystem', 'CheckDisk'],
+  );
   await r.start();
-  assert.deepEqual(events.filter((e) => e.startsWith('start ')), ['start CheckHelpers#1', 'start CheckSystem#1', 'start CheckDisk#1']);
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('start ')),
+    ['start CheckHelpers#1', 'start CheckSystem#1', 'start CheckDisk#1'],
+  );
   assert.equal(r.status().lastResult, 'ok');
-  assert.deepEqual(r.status().modules.map((m) => [m.name, m.state]), [['CheckHelpers', 'running'], ['CheckSystem', 'running'], ['CheckDisk', 'running'], ['CheckNet', 'stopped']]);
+  assert.deepEqual(
+    r.status().modules.map((m) => [m.name, m.state]),
+    [
+      ['CheckHelpers', 'running'],
+      ['CheckSystem', 'running'],
+      ['CheckDisk', 'running'],
+      ['CheckNet', 'stopped'],
+    ],
+  );
   events = [];
   await r.stop();
-  assert.deepEqual(events, ['stop CheckDisk#1 (aborted)', 'stop CheckSystem#1 (aborted)', 'stop CheckHelpers#1 (aborted)']);
+  assert.deepEqual(events, [
+    'stop CheckDisk#1 (aborted)',
+    'stop CheckSystem#1 (aborted)',
+    'stop CheckHelpers#1 (aborted)',
+  ]);
 });
 
 void test('the stop order follows the order starts finished in, a module loaded later stops first', async () => {
   events = [];
-  const { r } = await reconciler([fixture('CheckHelpers', { startMs: 120 }), fixture('CheckSystem', { startMs: 60 }), fixture('CheckDisk'), fixture('CheckNet')], ['CheckHelpers', 'CheckSystem', 'CheckDisk']);
+  const { r } = await reconciler(
+    [
+      fixture('CheckHelpers', { startMs: 120 }),
+      fixture('CheckSystem', { startMs: 60 }),
+      fixture('CheckDisk'),
+      fixture('CheckNet'),
+    ],
+    ['CheckHelpers', 'CheckSystem', 'CheckDisk'],
+  );
   await r.start();
-  const finished = events.filter((e) => e.startsWith('started ')).map((e) => e.slice('started '.length).replace(/#\d+$/, ''));
+  const finished = events
+    .filter((e) => e.startsWith('started '))
+    .map((e) => e.slice('started '.length).replace(/#\d+$/, ''));
   await r.setLoaded('CheckNet', true);
   events = [];
   await r.stop();
-  assert.deepEqual(events.map((e) => e.replace(/^stop (\w+)#\d+.*$/, '$1')), ['CheckNet', ...finished.reverse()]);
+  assert.deepEqual(
+    events.map((e) => e.replace(/^stop (\w+)#\d+.*$/, '$1')),
+    ['CheckNet', ...finished.reverse()],
+  );
 });
 
 void test('a failed start is retried with the backoff policy until it runs; the result is partial meanwhile', async () => {
   events = [];
   const asked: number[] = [];
-  const { r } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem', { failStarts: 2 })], ['CheckHelpers', 'CheckSystem'], {
-    backoff: (failures) => {
-      asked.push(failures);
-      return 20;
+  const { r } = await reconciler(
+    [fixture('CheckHelpers'), fixture('CheckSystem', { failStarts: 2 })],
+    ['CheckHelpers', 'CheckSystem'],
+    {
+      backoff: (failures) => {
+        asked.push(failures);
+        return 20;
+      },
     },
-  });
+  );
   await r.start();
   assert.equal(r.status().lastResult, 'partial', 'one module failed');
   assert.equal(state(r, 'CheckHelpers'), 'running', 'the other runs');
@@ -125,7 +178,17 @@ void test('a failed start is retried with the backoff policy until it runs; the 
   assert.equal(r.moduleStatus('CheckSystem')?.error, undefined);
   // Each failure asked the policy with its count of consecutive failures (the log line and the timer).
   assert.deepEqual([...new Set(asked)], [1, 2]);
-  assert.deepEqual(events.filter((e) => e.includes('CheckSystem')), ['start CheckSystem#1', 'stop CheckSystem#1 (aborted)', 'start CheckSystem#2', 'stop CheckSystem#2 (aborted)', 'start CheckSystem#3', 'started CheckSystem#3']);
+  assert.deepEqual(
+    events.filter((e) => e.includes('CheckSystem')),
+    [
+      'start CheckSystem#1',
+      'stop CheckSystem#1 (aborted)',
+      'start CheckSystem#2',
+      'stop CheckSystem#2 (aborted)',
+      'start CheckSystem#3',
+      'started CheckSystem#3',
+    ],
+  );
   await r.stop();
 });
 
@@ -140,7 +203,13 @@ void test('run-time unload and load show drift until the file changes that modul
   s = await r.setLoaded('CheckSystem', true);
   assert.equal(s.loaded, true);
   assert.equal(s.drift, true);
-  assert.deepEqual(r.status().drift.map((d) => d.module).sort(), ['CheckHelpers', 'CheckSystem']);
+  assert.deepEqual(
+    r
+      .status()
+      .drift.map((d) => d.module)
+      .sort(),
+    ['CheckHelpers', 'CheckSystem'],
+  );
   // A reload that leaves both modules' lines alone keeps the run-time state.
   writeFileSync(file, `${modulesIni(['CheckHelpers'])}; a comment\n`);
   await r.reload('test');
@@ -149,7 +218,12 @@ void test('run-time unload and load show drift until the file changes that modul
   // The file's own new value for CheckSystem wins over the run-time load.
   writeFileSync(file, modulesIni(['CheckHelpers', 'CheckSystem']));
   await r.reload('test');
-  assert.deepEqual(r.moduleStatus('CheckSystem'), { ...r.moduleStatus('CheckSystem'), loaded: true, enabled: true, drift: false });
+  assert.deepEqual(r.moduleStatus('CheckSystem'), {
+    ...r.moduleStatus('CheckSystem'),
+    loaded: true,
+    enabled: true,
+    drift: false,
+  });
   assert.equal(r.moduleStatus('CheckHelpers')?.drift, true);
   await r.stop();
 });
@@ -158,9 +232,16 @@ void test('a hung start holds up neither the other modules nor a reload; the sta
   events = [];
   let open: () => void = () => undefined;
   const gate = new Promise<void>((res) => (open = res));
-  const { r, file } = await reconciler([fixture('CheckHelpers', { gate }), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')], ['CheckHelpers', 'CheckSystem', 'CheckDisk'], { moduleTimeoutMs: 3000 });
+  const { r, file } = await reconciler(
+    [fixture('CheckHelpers', { gate }), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')],
+    ['CheckHelpers', 'CheckSystem', 'CheckDisk'],
+    { moduleTimeoutMs: 3000 },
+  );
   const starting = r.start();
-  await until('the other modules run', () => state(r, 'CheckSystem') === 'running' && state(r, 'CheckDisk') === 'running');
+  await until(
+    'the other modules run',
+    () => state(r, 'CheckSystem') === 'running' && state(r, 'CheckDisk') === 'running',
+  );
   assert.equal(state(r, 'CheckHelpers'), 'starting');
   // An edit (as the API makes) applies while CheckHelpers is still starting.
   writeFileSync(file, modulesIni(['CheckHelpers', 'CheckSystem', 'CheckNet']));
@@ -173,7 +254,10 @@ void test('a hung start holds up neither the other modules nor a reload; the sta
   await starting;
   // The start was given up at its time limit: the instance was told to stop, with its signal aborted.
   assert.ok(events.includes('stop CheckHelpers#1 (aborted)'));
-  assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: module CheckHelpers did not finish start within 3000 ms');
+  assert.equal(
+    r.moduleStatus('CheckHelpers')?.error,
+    'module CheckHelpers failed to start: module CheckHelpers did not finish start within 3000 ms',
+  );
   // The reload queued a run for CheckHelpers behind the hung one; its settings did not change, so
   // that run and the next reload leave it for its retry (the backoff here: 60 s), no second instance.
   writeFileSync(file, modulesIni(['CheckHelpers', 'CheckSystem']));
@@ -182,7 +266,10 @@ void test('a hung start holds up neither the other modules nor a reload; the sta
   assert.ok(!events.includes('start CheckHelpers#2'), 'not retried before its backoff');
   // The first start finishes after all: that instance is stopped again, so nothing it opened stays open.
   open();
-  await until('the late start is stopped', () => events.filter((e) => e === 'stop CheckHelpers#1 (aborted)').length === 2);
+  await until(
+    'the late start is stopped',
+    () => events.filter((e) => e === 'stop CheckHelpers#1 (aborted)').length === 2,
+  );
   assert.ok(events.indexOf('started CheckHelpers#1') < events.lastIndexOf('stop CheckHelpers#1 (aborted)'));
   // A load asked for by name tries it now (a second instance), not at its next retry.
   assert.equal((await r.setLoaded('CheckHelpers', true)).state, 'running');
@@ -195,21 +282,32 @@ void test('a hung start holds up neither the other modules nor a reload; the sta
 void test('stopping the agent gives up a start in progress at once', async () => {
   events = [];
   const gate = new Promise<void>(() => undefined);
-  const { r } = await reconciler([fixture('CheckHelpers', { gate }), fixture('CheckSystem')], ['CheckHelpers', 'CheckSystem'], { moduleTimeoutMs: 600_000 });
+  const { r } = await reconciler(
+    [fixture('CheckHelpers', { gate }), fixture('CheckSystem')],
+    ['CheckHelpers', 'CheckSystem'],
+    { moduleTimeoutMs: 600_000 },
+  );
   const starting = r.start();
   await until('CheckSystem runs', () => state(r, 'CheckSystem') === 'running');
   await r.stop();
   await starting;
   assert.equal(state(r, 'CheckHelpers'), 'failed');
   assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: the agent is stopping');
-  assert.deepEqual(events.filter((e) => e.startsWith('stop')), ['stop CheckHelpers#1 (aborted)', 'stop CheckSystem#1 (aborted)']);
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('stop')),
+    ['stop CheckHelpers#1 (aborted)', 'stop CheckSystem#1 (aborted)'],
+  );
 });
 
 void test('a reload that starts a hanging module holds up neither the next reload nor an API edit', async () => {
   events = [];
   let open: () => void = () => undefined;
   const gate = new Promise<void>((res) => (open = res));
-  const { r, file } = await reconciler([fixture('CheckHelpers', { gate }), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')], ['CheckSystem'], { moduleTimeoutMs: 10_000 });
+  const { r, file } = await reconciler(
+    [fixture('CheckHelpers', { gate }), fixture('CheckSystem'), fixture('CheckDisk'), fixture('CheckNet')],
+    ['CheckSystem'],
+    { moduleTimeoutMs: 10_000 },
+  );
   await r.start();
   // A file change enables CheckHelpers, whose start hangs: that reload waits for it (its own step).
   writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers']));
@@ -234,17 +332,31 @@ void test('a reload that starts a hanging module holds up neither the next reloa
   assert.equal(changed, 'written');
   assert.equal(state(r, 'CheckNet'), 'running');
   assert.equal(state(r, 'CheckHelpers'), 'starting', 'the edit did not wait for the hung start');
-  assert.deepEqual(events.filter((e) => e.startsWith('start CheckHelpers')), ['start CheckHelpers#1']);
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('start CheckHelpers')),
+    ['start CheckHelpers#1'],
+  );
   // The start finishes: the first reload answers with it running, and nothing tried it twice.
   open();
   assert.equal((await first).modules.find((m) => m.name === 'CheckHelpers')?.state, 'running');
-  assert.deepEqual(events.filter((e) => e.startsWith('start CheckHelpers')), ['start CheckHelpers#1']);
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('start CheckHelpers')),
+    ['start CheckHelpers#1'],
+  );
   await r.stop();
 });
 
 void test('an API edit waits once for a start it begins, not once per read of the file', async () => {
   events = [];
-  const { r, file } = await reconciler([fixture('CheckHelpers', { gate: new Promise<void>(() => undefined) }), fixture('CheckSystem'), fixture('CheckDisk')], ['CheckSystem'], { moduleTimeoutMs: 2000 });
+  const { r, file } = await reconciler(
+    [
+      fixture('CheckHelpers', { gate: new Promise<void>(() => undefined) }),
+      fixture('CheckSystem'),
+      fixture('CheckDisk'),
+    ],
+    ['CheckSystem'],
+    { moduleTimeoutMs: 2000 },
+  );
   await r.start();
   // The file enables the hanging CheckHelpers behind the agent's back (no reload yet); the edit's read applies it.
   writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers']));
@@ -253,8 +365,14 @@ void test('an API edit waits once for a start it begins, not once per read of th
   });
   assert.equal(state(r, 'CheckDisk'), 'running');
   // One start of CheckHelpers, given up at its time limit: the edit waited for one time limit, not two.
-  assert.deepEqual(events.filter((e) => e.startsWith('start CheckHelpers')), ['start CheckHelpers#1']);
-  assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: module CheckHelpers did not finish start within 2000 ms');
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('start CheckHelpers')),
+    ['start CheckHelpers#1'],
+  );
+  assert.equal(
+    r.moduleStatus('CheckHelpers')?.error,
+    'module CheckHelpers failed to start: module CheckHelpers did not finish start within 2000 ms',
+  );
   assert.equal(r.status().lastResult, 'partial');
   await r.stop();
 });
@@ -279,7 +397,10 @@ void test('an edit refused for an invalid file writes nothing and reports the pr
 
 void test('a failed module is retried on its backoff, not by an unrelated reload; a change of its own settings retries it at once', async () => {
   events = [];
-  const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckNet', { failStarts: 1, sections: ['/settings/net'] })], ['CheckNet']);
+  const { r, file } = await reconciler(
+    [fixture('CheckHelpers'), fixture('CheckNet', { failStarts: 1, sections: ['/settings/net'] })],
+    ['CheckNet'],
+  );
   await r.start();
   assert.equal(state(r, 'CheckNet'), 'failed');
   // Another module's change: the failed one waits for its retry (60 s here).
@@ -287,17 +408,26 @@ void test('a failed module is retried on its backoff, not by an unrelated reload
   await r.reload('file changed');
   assert.equal(state(r, 'CheckHelpers'), 'running');
   assert.equal(state(r, 'CheckNet'), 'failed');
-  assert.deepEqual(events.filter((e) => e.startsWith('start CheckNet')), ['start CheckNet#1']);
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('start CheckNet')),
+    ['start CheckNet#1'],
+  );
   // So does a reload of the unchanged file and an API edit of another module.
   await r.reload('requested');
   await r.edit('disable CheckHelpers', async () => writeFileSync(file, modulesIni(['CheckNet'])));
   assert.equal(state(r, 'CheckHelpers'), 'stopped');
-  assert.deepEqual(events.filter((e) => e.startsWith('start CheckNet')), ['start CheckNet#1']);
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('start CheckNet')),
+    ['start CheckNet#1'],
+  );
   // Its own settings changed: tried at once.
   writeFileSync(file, modulesIni(['CheckNet'], '[/settings/net]\nmax concurrent = 4\n'));
   const s = await r.reload('file changed');
   assert.equal(s.modules.find((m) => m.name === 'CheckNet')?.state, 'running');
-  assert.deepEqual(events.filter((e) => e.startsWith('start CheckNet')), ['start CheckNet#1', 'start CheckNet#2']);
+  assert.deepEqual(
+    events.filter((e) => e.startsWith('start CheckNet')),
+    ['start CheckNet#1', 'start CheckNet#2'],
+  );
   assert.equal(s.lastResult, 'ok');
   await r.stop();
 });

@@ -20,7 +20,11 @@ sink.consoleLevel = 'silent';
 const dir = mkdtempSync(join(tmpdir(), 'agent-reload-guard-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const errorsSince = (index: number): string[] => sink.entries(new Set(['error'])).filter((e) => e.index > index).map((e) => e.message);
+const errorsSince = (index: number): string[] =>
+  sink
+    .entries(new Set(['error']))
+    .filter((e) => e.index > index)
+    .map((e) => e.message);
 const lastIndex = (): number => sink.entries().at(-1)?.index ?? 0;
 
 async function reconciler(): Promise<{ r: Reconciler; file: string }> {
@@ -42,7 +46,10 @@ void test('an observer of reloads that throws is logged; the reload stands', asy
   const from = lastIndex();
   const status = await r.reload('test');
   assert.equal(status.lastResult, 'ok');
-  assert.ok(errorsSince(from).some((m) => m === 'after the reload: observer broke'), errorsSince(from).join('\n'));
+  assert.ok(
+    errorsSince(from).some((m) => m === 'after the reload: observer broke'),
+    errorsSince(from).join('\n'),
+  );
 });
 
 void test('an unexpected throw inside a reload is a rejected reload with an error line; the last good settings stay', async () => {
@@ -54,9 +61,15 @@ void test('an unexpected throw inside a reload is a rejected reload with an erro
   const status = await r.reload('test');
   assert.equal(status.lastResult, 'invalid');
   assert.equal(status.problems[0]?.code, 'AGENT_ERR_SETTINGS_RELOAD');
-  assert.match(status.problems[0]?.message ?? '', new RegExp(`reading settings file ${file} failed: a bug in the reload`));
+  assert.match(
+    status.problems[0]?.message ?? '',
+    new RegExp(`reading settings file ${file} failed: a bug in the reload`),
+  );
   assert.equal(r.settings().hash, good);
-  assert.ok(errorsSince(from).some((m) => m.startsWith('settings rejected: 1 problem(s); keeping the last good settings')), errorsSince(from).join('\n'));
+  assert.ok(
+    errorsSince(from).some((m) => m.startsWith('settings rejected: 1 problem(s); keeping the last good settings')),
+    errorsSince(from).join('\n'),
+  );
 });
 
 void test('a keyed-queue run that throws is logged, and the queue goes on', async () => {

@@ -56,7 +56,15 @@ void test('readStable waits for a writer that pauses 200 ms between two in-place
     void reading.then(() => (settled = true));
     // The reader saw the writer (its debug line), and took nothing meanwhile.
     const from = sink.entries().at(-1)?.index ?? 0;
-    const sawWriter = (): boolean => sink.entries().some((e) => e.index > from && e.message === `settings file ${file} is open for writing by process ${process.pid}; waiting for it to close`);
+    const sawWriter = (): boolean =>
+      sink
+        .entries()
+        .some(
+          (e) =>
+            e.index > from &&
+            e.message ===
+              `settings file ${file} is open for writing by process ${process.pid}; waiting for it to close`,
+        );
     await waitUntil(sawWriter, 10_000, 'readStable saw the writer');
     assert.equal(settled, false, 'the half-written file was not taken during the pause');
     writeSync(fd, second);

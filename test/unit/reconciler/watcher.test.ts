@@ -32,7 +32,10 @@ function watching(file: string): { reports: Report[]; next(): Promise<Report>; c
   let taken = 0;
   const next = (): Promise<Report> =>
     new Promise((res, rej) => {
-      const timer = setTimeout(() => rej(new Error(`no report within 5 s; seen ${reports.map((r) => r.kind).join(',')}`)), 5000);
+      const timer = setTimeout(
+        () => rej(new Error(`no report within 5 s; seen ${reports.map((r) => r.kind).join(',')}`)),
+        5000,
+      );
       const check = (): void => {
         if (reports.length <= taken) return;
         clearTimeout(timer);
@@ -46,7 +49,10 @@ function watching(file: string): { reports: Report[]; next(): Promise<Report>; c
 }
 
 /** A folder with agent.ini in it (made by `setup`, a plain file by default), watched while `body` runs; removed after. */
-async function withWatched(body: (w: ReturnType<typeof watching>, dir: string, file: string) => Promise<void>, setup?: (dir: string, file: string) => void): Promise<void> {
+async function withWatched(
+  body: (w: ReturnType<typeof watching>, dir: string, file: string) => Promise<void>,
+  setup?: (dir: string, file: string) => void,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'watcher-'));
   const file = join(dir, 'agent.ini');
   if (setup) setup(dir, file);
@@ -77,7 +83,11 @@ void test('a rename is reported once, as replaced, with a witness that saw no wr
     // next write's (events reach the watcher in order, so a report of theirs would come before it).
     writeFileSync(file, '[/modules]\nCheckHelpers = disabled\n');
     assert.equal((await w.next()).kind, 'modified');
-    assert.equal(w.reports.length, 2, `the rename, then the write: ${w.reports.map((r) => `${r.kind} (${r.event})`).join(', ')}`);
+    assert.equal(
+      w.reports.length,
+      2,
+      `the rename, then the write: ${w.reports.map((r) => `${r.kind} (${r.event})`).join(', ')}`,
+    );
     rmSync(file);
     assert.equal((await w.next()).kind, 'removed');
   }));
@@ -94,7 +104,11 @@ void test('the witness of a rename says touched once the file was written in pla
     // so the next report is the later write's (a report of the counted one would come before it).
     writeFileSync(file, '[/modules]\n; later\n');
     assert.equal((await w.next()).kind, 'modified');
-    assert.equal(w.reports.length, 2, `the rename, then the later write: ${w.reports.map((r) => `${r.kind} (${r.event})`).join(', ')}`);
+    assert.equal(
+      w.reports.length,
+      2,
+      `the rename, then the later write: ${w.reports.map((r) => `${r.kind} (${r.event})`).join(', ')}`,
+    );
   }));
 
 void test('a file renamed into place with another hard link gets no witness', () =>

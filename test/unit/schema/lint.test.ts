@@ -16,7 +16,8 @@ const set = loadSchemaSet();
 function walk(node: JsonSchema, path: string, visit: (n: JsonSchema, p: string) => void): void {
   visit(node, path);
   for (const [k, v] of Object.entries(node.properties ?? {})) walk(v, `${path}.properties["${k}"]`, visit);
-  if (typeof node.additionalProperties === 'object') walk(node.additionalProperties, `${path}.additionalProperties`, visit);
+  if (typeof node.additionalProperties === 'object')
+    walk(node.additionalProperties, `${path}.additionalProperties`, visit);
 }
 
 for (const [id, schema] of set.files) {
@@ -28,7 +29,12 @@ for (const [id, schema] of set.files) {
       if (n.properties) assert.ok('additionalProperties' in n, `${p}: additionalProperties stated`);
       if (p !== id) assert.match(n.description ?? '', /^[A-Z0-9$[(].{8,}[.?!)]$/s, `${p}: one-sentence description`);
       const hint = (n as Record<string, unknown>)['x-pattern-hint'];
-      if (n.pattern !== undefined) assert.match(typeof hint === 'string' ? hint : '', /^must .{8,}/, `${p}: a pattern needs an x-pattern-hint for its message`);
+      if (n.pattern !== undefined)
+        assert.match(
+          typeof hint === 'string' ? hint : '',
+          /^must .{8,}/,
+          `${p}: a pattern needs an x-pattern-hint for its message`,
+        );
       if (n.default !== undefined) {
         const t = n.type === 'integer' ? 'number' : n.type;
         assert.equal(typeof n.default, t, `${p}: default has the node's type`);

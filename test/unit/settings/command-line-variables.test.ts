@@ -18,15 +18,32 @@ const SCRIPTS = `${BASE}/scripts`;
 
 void test('quoteInCommandLine: the splitter reads the text back in every quoting context', () => {
   const text = `a b'c"d\\e ü`;
-  for (const [before, after] of [['', ''], ['x"', '"'], ["x'", "'"], ['pre/', '/post']] as const) {
+  for (const [before, after] of [
+    ['', ''],
+    ['x"', '"'],
+    ["x'", "'"],
+    ['pre/', '/post'],
+  ] as const) {
     const line = `prog ${before}${quoteInCommandLine(text, `prog ${before}`)}${after} tail`;
-    assert.deepEqual(splitCommandLine(line), ['prog', `${before.replace(/['"]/, '')}${text}${after.replace(/['"]/, '')}`, 'tail'], line);
+    assert.deepEqual(
+      splitCommandLine(line),
+      ['prog', `${before.replace(/['"]/, '')}${text}${after.replace(/['"]/, '')}`, 'tail'],
+      line,
+    );
   }
 });
 
 void test('quoteInAliasCommand: blanks outside double quotes are grouped, inside left alone', () => {
-  assert.deepEqual(splitAliasCommand(`check_files path=${quoteInAliasCommand('/a b/c', 'check_files path=')} x`), ['check_files', 'path=/a b/c', 'x']);
-  assert.deepEqual(splitAliasCommand(`check_files "path=${quoteInAliasCommand('/a b/c', 'check_files "path=')}" x`), ['check_files', 'path=/a b/c', 'x']);
+  assert.deepEqual(splitAliasCommand(`check_files path=${quoteInAliasCommand('/a b/c', 'check_files path=')} x`), [
+    'check_files',
+    'path=/a b/c',
+    'x',
+  ]);
+  assert.deepEqual(splitAliasCommand(`check_files "path=${quoteInAliasCommand('/a b/c', 'check_files "path=')}" x`), [
+    'check_files',
+    'path=/a b/c',
+    'x',
+  ]);
 });
 
 void test('settings from a folder with blanks and quotes: ${scripts} in script lines, wrappings stays one word', () => {
@@ -49,7 +66,12 @@ allowed paths = \${scripts}
   const s = loaded.snapshot;
   const scripts = s.sections['/settings/external scripts/scripts'] as Record<string, string>;
   assert.deepEqual(splitCommandLine(scripts.abs), [`${SCRIPTS}/hello.sh`]);
-  assert.deepEqual(splitCommandLine(scripts.args), [`${SCRIPTS}/hello.sh`, `in ${SCRIPTS}`, `and ${SCRIPTS}`, '$ARG1$']);
+  assert.deepEqual(splitCommandLine(scripts.args), [
+    `${SCRIPTS}/hello.sh`,
+    `in ${SCRIPTS}`,
+    `and ${SCRIPTS}`,
+    '$ARG1$',
+  ]);
   const wrappings = s.sections['/settings/external scripts/wrappings'] as Record<string, string>;
   assert.deepEqual(splitCommandLine(wrappings.sh), ['/bin/sh', `${SCRIPTS}/wrap.sh`, '%SCRIPT%', '%ARGS%']);
   // Not a command line: the path as it is.
@@ -69,5 +91,9 @@ alias_files = check_files path=\${scripts} "pattern=*.sh in \${scripts}"
   assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.problems));
   const alias = loaded.snapshot.aliases.get('alias_files');
   assert.ok(alias);
-  assert.deepEqual(splitAliasCommand(String(alias.values.command)), ['check_files', `path=${base}/scripts`, `pattern=*.sh in ${base}/scripts`]);
+  assert.deepEqual(splitAliasCommand(String(alias.values.command)), [
+    'check_files',
+    `path=${base}/scripts`,
+    `pattern=*.sh in ${base}/scripts`,
+  ]);
 });

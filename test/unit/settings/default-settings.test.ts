@@ -12,7 +12,14 @@ import { loadSettingsFile } from '../../../src/settings/load.js';
 const SETTINGS = fileURLToPath(new URL('../../../../settings', import.meta.url));
 
 // The fleet, web-users and passive-checks examples read their passwords from the environment, as a deployment would.
-for (const name of ['AGENT_WEB_PASSWORD', 'AGENT_ALICE_PASSWORD', 'AGENT_NAGIOS_PASSWORD', 'NSCA_PASSWORD', 'ICINGA_API_PASSWORD']) process.env[name] ??= 'example-password-from-the-environment';
+for (const name of [
+  'AGENT_WEB_PASSWORD',
+  'AGENT_ALICE_PASSWORD',
+  'AGENT_NAGIOS_PASSWORD',
+  'NSCA_PASSWORD',
+  'ICINGA_API_PASSWORD',
+])
+  process.env[name] ??= 'example-password-from-the-environment';
 
 const files = readdirSync(SETTINGS, { recursive: true })
   .map(String)

@@ -28,7 +28,9 @@ function changedIndexes(a: readonly string[], b: readonly string[]): number[] {
 function valuesOf(text: string): Record<string, Record<string, string>> {
   const doc = parseIni(text, 'x.ini');
   assert.deepEqual(doc.problems, []);
-  return Object.fromEntries(doc.sections.map((s) => [s.path, Object.fromEntries(s.entries.map((e) => [e.key, e.value]))]));
+  return Object.fromEntries(
+    doc.sections.map((s) => [s.path, Object.fromEntries(s.entries.map((e) => [e.key, e.value]))]),
+  );
 }
 
 /** The pid of a process that has exited (for leftovers of a killed writer). */
@@ -64,17 +66,25 @@ void describe('applyEdits', () => {
     const values = valuesOf(out);
     assert.equal(values['/modules']['RemoteClient'], 'enabled');
     assert.equal(values[TARGET]['verify mode'], 'none');
-    assert.deepEqual({ ...values, '/modules': undefined, [TARGET]: undefined }, { ...valuesOf(text), '/modules': undefined, [TARGET]: undefined });
+    assert.deepEqual(
+      { ...values, '/modules': undefined, [TARGET]: undefined },
+      { ...valuesOf(text), '/modules': undefined, [TARGET]: undefined },
+    );
   });
 
   void it('inserts a new key after the last key line of its section, with its indentation', () => {
     const text = fixture('comments.ini');
     const before = text.split('\n');
-    const inserted = applyEdits(text, [{ op: 'set', section: '/settings/default', key: 'timeout', value: '30' }]).split('\n');
+    const inserted = applyEdits(text, [{ op: 'set', section: '/settings/default', key: 'timeout', value: '30' }]).split(
+      '\n',
+    );
     assert.deepEqual(inserted, [...before.slice(0, 20), 'timeout = 30', ...before.slice(20)]);
     const indented = applyEdits(text, [{ op: 'set', section: TARGET, key: 'timeout', value: '5' }]).split('\n');
     assert.deepEqual(indented, [...before.slice(0, 15), '    timeout = 5', ...before.slice(15)]);
-    assert.equal(applyEdits('[/a]\n; no keys yet\n', [{ op: 'set', section: '/a', key: 'k', value: '1' }]), '[/a]\nk = 1\n; no keys yet\n');
+    assert.equal(
+      applyEdits('[/a]\n; no keys yet\n', [{ op: 'set', section: '/a', key: 'k', value: '1' }]),
+      '[/a]\nk = 1\n; no keys yet\n',
+    );
     assert.equal(applyEdits('[/a]\nk = 1', [{ op: 'set', section: '/a', key: 'j', value: '2' }]), '[/a]\nk = 1\nj = 2');
   });
 
@@ -92,7 +102,9 @@ void describe('applyEdits', () => {
   });
 
   void it('keeps a UTF-8 BOM', () => {
-    const out = applyEdits(fixture('bom.ini'), [{ op: 'set', section: '/settings/default', key: 'password', value: 'new' }]);
+    const out = applyEdits(fixture('bom.ini'), [
+      { op: 'set', section: '/settings/default', key: 'password', value: 'new' },
+    ]);
     assert.equal(out, '\ufeff[/settings/default]\npassword = new\n');
   });
 
@@ -107,10 +119,14 @@ void describe('applyEdits', () => {
   void it('edits the key where it lives when a section appears twice, and adds new keys to the first occurrence', () => {
     const text = fixture('duplicate-section.ini');
     const lines = text.split('\n');
-    const changed = applyEdits(text, [{ op: 'set', section: '/settings/web/users/admin', key: 'comment', value: 'x' }]).split('\n');
+    const changed = applyEdits(text, [
+      { op: 'set', section: '/settings/web/users/admin', key: 'comment', value: 'x' },
+    ]).split('\n');
     assert.deepEqual(changedIndexes(lines, changed), [6]);
     assert.equal(changed[6], 'comment = x');
-    const added = applyEdits(text, [{ op: 'set', section: '/settings/web/users/admin', key: 'parent', value: 'default' }]).split('\n');
+    const added = applyEdits(text, [
+      { op: 'set', section: '/settings/web/users/admin', key: 'parent', value: 'default' },
+    ]).split('\n');
     assert.deepEqual(added, [...lines.slice(0, 3), 'parent = default', ...lines.slice(3)]);
   });
 
@@ -125,10 +141,21 @@ void describe('applyEdits', () => {
       ]);
       assert.deepEqual(valuesOf(out)['/a'], { k: value, empty: value, new: value }, JSON.stringify(value));
     }
-    assert.equal(applyEdits(text, [{ op: 'set', section: '/a', key: 'k', value: ' x ' }]), '[/a]\nk = " x "\nempty =\n');
+    assert.equal(
+      applyEdits(text, [{ op: 'set', section: '/a', key: 'k', value: ' x ' }]),
+      '[/a]\nk = " x "\nempty =\n',
+    );
     assert.equal(applyEdits(text, [{ op: 'set', section: '/a', key: 'k', value: '' }]), '[/a]\nk =\nempty =\n');
-    assert.equal(applyEdits(text, [{ op: 'set', section: '/a', key: 'empty', value: 'v' }]), '[/a]\nk = old\nempty = v\n');
-    assert.equal(applyEdits(fixture('special-values.ini'), [{ op: 'set', section: '/settings/remote/server', key: 'spaced', value: 'plain' }]).split('\n')[3], 'spaced = plain');
+    assert.equal(
+      applyEdits(text, [{ op: 'set', section: '/a', key: 'empty', value: 'v' }]),
+      '[/a]\nk = old\nempty = v\n',
+    );
+    assert.equal(
+      applyEdits(fixture('special-values.ini'), [
+        { op: 'set', section: '/settings/remote/server', key: 'spaced', value: 'plain' },
+      ]).split('\n')[3],
+      'spaced = plain',
+    );
   });
 
   void it('removes every line of a key and leaves the rest alone', () => {
@@ -136,7 +163,10 @@ void describe('applyEdits', () => {
     const lines = text.split('\n');
     const out = applyEdits(text, [{ op: 'remove-key', section: '/modules', key: 'webserver' }]);
     assert.deepEqual(out.split('\n'), [...lines.slice(0, 5), ...lines.slice(6)]);
-    assert.equal(applyEdits(fixture('duplicate-key.ini'), [{ op: 'remove-key', section: '/modules', key: 'WEBSERVER' }]), '[/modules]\nRemoteClient = enabled\n');
+    assert.equal(
+      applyEdits(fixture('duplicate-key.ini'), [{ op: 'remove-key', section: '/modules', key: 'WEBSERVER' }]),
+      '[/modules]\nRemoteClient = enabled\n',
+    );
     assert.equal(applyEdits(text, [{ op: 'remove-key', section: '/modules', key: 'nothing' }]), text);
     assert.equal(applyEdits(text, [{ op: 'remove-key', section: '/nothing', key: 'x' }]), text);
   });
@@ -144,12 +174,27 @@ void describe('applyEdits', () => {
   void it('removes a section body but keeps the comments above it and the lines after its last key', () => {
     const text = fixture('comments.ini');
     const lines = text.split('\n');
-    assert.deepEqual(applyEdits(text, [{ op: 'remove-section', section: TARGET.toUpperCase() }]).split('\n'), [...lines.slice(0, 10), ...lines.slice(15)]);
+    assert.deepEqual(applyEdits(text, [{ op: 'remove-section', section: TARGET.toUpperCase() }]).split('\n'), [
+      ...lines.slice(0, 10),
+      ...lines.slice(15),
+    ]);
     const abc = '[/a]\nx = 1\n\n[/b]\n; inside b\ny = 2\n; about c\n\n[/c]\nz = 3\n';
-    assert.equal(applyEdits(abc, [{ op: 'remove-section', section: '/b' }]), '[/a]\nx = 1\n\n; about c\n\n[/c]\nz = 3\n');
-    assert.equal(applyEdits(abc, [{ op: 'remove-section', section: '/c' }]), '[/a]\nx = 1\n\n[/b]\n; inside b\ny = 2\n; about c\n');
-    assert.equal(applyEdits(abc, [{ op: 'remove-section', section: '/a' }]), '[/b]\n; inside b\ny = 2\n; about c\n\n[/c]\nz = 3\n');
-    assert.equal(applyEdits(fixture('duplicate-section.ini'), [{ op: 'remove-section', section: '/settings/web/users/ADMIN' }]), '');
+    assert.equal(
+      applyEdits(abc, [{ op: 'remove-section', section: '/b' }]),
+      '[/a]\nx = 1\n\n; about c\n\n[/c]\nz = 3\n',
+    );
+    assert.equal(
+      applyEdits(abc, [{ op: 'remove-section', section: '/c' }]),
+      '[/a]\nx = 1\n\n[/b]\n; inside b\ny = 2\n; about c\n',
+    );
+    assert.equal(
+      applyEdits(abc, [{ op: 'remove-section', section: '/a' }]),
+      '[/b]\n; inside b\ny = 2\n; about c\n\n[/c]\nz = 3\n',
+    );
+    assert.equal(
+      applyEdits(fixture('duplicate-section.ini'), [{ op: 'remove-section', section: '/settings/web/users/ADMIN' }]),
+      '',
+    );
     assert.equal(applyEdits(abc, [{ op: 'remove-section', section: '/nothing' }]), abc);
   });
 
@@ -165,7 +210,11 @@ void describe('applyEdits', () => {
       { op: 'rename', section: '/a' },
     ];
     for (const edit of cases) {
-      assert.throws(() => applyEdits('[/a]\nk = 1\n', [edit as never]), assertAgentError('AGENT_ERR_VALUE_INVALID'), JSON.stringify(edit));
+      assert.throws(
+        () => applyEdits('[/a]\nk = 1\n', [edit as never]),
+        assertAgentError('AGENT_ERR_VALUE_INVALID'),
+        JSON.stringify(edit),
+      );
     }
   });
 });
@@ -190,7 +239,11 @@ void describe('editSettingsFile', () => {
     const original = `\ufeff${fixture('crlf.ini')}`;
     const file = await newFile('basic', original);
     await chmod(file, 0o666); // wider than the usual umask allows
-    const result = await editSettingsFile(file, [{ op: 'set', section: '/settings/web/server', key: 'port', value: '9443' }], { expectedHash: hashText(original) });
+    const result = await editSettingsFile(
+      file,
+      [{ op: 'set', section: '/settings/web/server', key: 'port', value: '9443' }],
+      { expectedHash: hashText(original) },
+    );
     const bytes = await readFile(file);
     assert.deepEqual(result, { hash: hashText(bytes), changed: true });
     assert.equal(bytes.toString('utf8'), original.replace('port = 8443', 'port = 9443'));
@@ -202,7 +255,9 @@ void describe('editSettingsFile', () => {
     const text = fixture('comments.ini');
     const file = await newFile('same', text);
     const inode = (await stat(file)).ino;
-    const result = await editSettingsFile(file, [{ op: 'set', section: '/modules', key: 'WEBServer', value: 'enabled' }]);
+    const result = await editSettingsFile(file, [
+      { op: 'set', section: '/modules', key: 'WEBServer', value: 'enabled' },
+    ]);
     assert.deepEqual(result, { hash: hashText(text), changed: false });
     assert.equal((await stat(file)).ino, inode);
   });
@@ -210,7 +265,10 @@ void describe('editSettingsFile', () => {
   void it('refuses with AGENT_ERR_SETTINGS_CONFLICT when the file differs from expectedHash', async () => {
     const file = await newFile('expected', '[/a]\nk = 1\n');
     const stale = hashText('[/a]\nk = 0\n');
-    await assert.rejects(editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { expectedHash: stale }), assertAgentError('AGENT_ERR_SETTINGS_CONFLICT'));
+    await assert.rejects(
+      editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { expectedHash: stale }),
+      assertAgentError('AGENT_ERR_SETTINGS_CONFLICT'),
+    );
     assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 1\n');
   });
 
@@ -234,7 +292,10 @@ void describe('editSettingsFile', () => {
       calls++;
       await writeFile(file, `[/a]\nk = other ${calls}\n`);
     };
-    await assert.rejects(editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { beforeRename }), assertAgentError('AGENT_ERR_SETTINGS_CONFLICT'));
+    await assert.rejects(
+      editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { beforeRename }),
+      assertAgentError('AGENT_ERR_SETTINGS_CONFLICT'),
+    );
     assert.equal(calls, EDIT_ATTEMPTS);
     assert.equal(await readFile(file, 'utf8'), `[/a]\nk = other ${EDIT_ATTEMPTS}\n`);
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
@@ -242,15 +303,22 @@ void describe('editSettingsFile', () => {
 
   void it('computes read-modify-write edits from the content being edited', async () => {
     const file = await newFile('rmw', '[/r]\nops = a\n');
-    const append = (p: string) => (text: string) => [{ op: 'set' as const, section: '/r', key: 'ops', value: `${valuesOf(text)['/r']['ops']}, ${p}` }];
+    const append = (p: string) => (text: string) => [
+      { op: 'set' as const, section: '/r', key: 'ops', value: `${valuesOf(text)['/r']['ops']}, ${p}` },
+    ];
     await Promise.all(['b', 'c', 'd'].map((p) => editSettingsFile(file, append(p))));
     assert.equal(valuesOf(await readFile(file, 'utf8'))['/r']['ops'], 'a, b, c, d');
   });
 
   void it('serializes writers in different processes: 12 processes each adding a key leave 12 keys', async () => {
     const file = await newFile('processes', '[/a]\nk = 1\n');
-    const script = (i: number) => `import(${JSON.stringify(EDIT_INI_JS)}).then(m => m.editSettingsFile(${JSON.stringify(file)}, [{ op: 'set', section: '/a', key: 'p${i}', value: '${i}' }]))`;
-    await Promise.all(Array.from({ length: 12 }, (_, i) => run(process.execPath, ['--input-type=module', '-e', script(i)], { timeout: 30_000 })));
+    const script = (i: number) =>
+      `import(${JSON.stringify(EDIT_INI_JS)}).then(m => m.editSettingsFile(${JSON.stringify(file)}, [{ op: 'set', section: '/a', key: 'p${i}', value: '${i}' }]))`;
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        run(process.execPath, ['--input-type=module', '-e', script(i)], { timeout: 30_000 }),
+      ),
+    );
     const values = valuesOf(await readFile(file, 'utf8'))['/a'];
     assert.deepEqual(Object.keys(values).sort(), ['k', ...Array.from({ length: 12 }, (_, i) => `p${i}`)].sort());
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
@@ -266,18 +334,26 @@ void describe('editSettingsFile', () => {
     await writeFile(join(folder, `.agent.ini.${process.pid}.0123456789ab.tmp`), 'a live writer');
     await editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { lockTimeoutMs: 2000 });
     assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 2\n');
-    assert.deepEqual((await readdir(folder)).sort(), [`.agent.ini.${process.pid}.0123456789ab.tmp`, `.other.ini.${dead}.0123456789ab.tmp`, 'agent.ini'].sort());
+    assert.deepEqual(
+      (await readdir(folder)).sort(),
+      [`.agent.ini.${process.pid}.0123456789ab.tmp`, `.other.ini.${dead}.0123456789ab.tmp`, 'agent.ini'].sort(),
+    );
   });
 
   void it('waits for a live lock holder and then gives up with AGENT_ERR_SETTINGS_LOCKED, naming no helper file', async () => {
     const file = await newFile('locked', '[/a]\nk = 1\n');
     await writeFile(join(file, '..', '.agent.ini.lock'), `${process.pid}\n${hostname()}\nsomeone\n`);
-    const failure = await editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { lockTimeoutMs: 300 }).then(
+    const failure = await editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], {
+      lockTimeoutMs: 300,
+    }).then(
       () => assert.fail('the edit went through a held lock'),
       (e: unknown) => e,
     );
     assertAgentError('AGENT_ERR_SETTINGS_LOCKED')(failure);
-    assert.match((failure as Error).message, new RegExp(`agent\\.ini is being edited by another process \\(pid ${process.pid}\\)`));
+    assert.match(
+      (failure as Error).message,
+      new RegExp(`agent\\.ini is being edited by another process \\(pid ${process.pid}\\)`),
+    );
     assert.doesNotMatch((failure as Error).message, /\.lock|\.tmp/);
     assert.equal(await readFile(file, 'utf8'), '[/a]\nk = 1\n');
   });
@@ -288,7 +364,11 @@ void describe('editSettingsFile', () => {
     const file = await newFile('efbig', original);
     const script = `import(${JSON.stringify(EDIT_INI_JS)}).then(m => m.editSettingsFile(${JSON.stringify(file)}, [{ op: 'set', section: '/a', key: 'k', value: '2' }]))
       .then(() => console.log('{"code":"none"}'), (e) => console.log(JSON.stringify({ code: e.code, message: e.message })))`;
-    const { stdout } = await run('sh', ['-c', 'ulimit -f 8 && exec "$0" --input-type=module -e "$1"', process.execPath, script], { timeout: 20_000 });
+    const { stdout } = await run(
+      'sh',
+      ['-c', 'ulimit -f 8 && exec "$0" --input-type=module -e "$1"', process.execPath, script],
+      { timeout: 20_000 },
+    );
     const outcome = JSON.parse(stdout) as { code: string; message: string };
     assert.equal(outcome.code, 'AGENT_ERR_SETTINGS_WRITE');
     assert.match(outcome.message, /^cannot write settings file .*agent\.ini: .*EFBIG/);
@@ -299,11 +379,16 @@ void describe('editSettingsFile', () => {
 
   void it('lets two concurrent edits of the same file both land', async () => {
     const file = await newFile('concurrent', '[/a]\nk = 1\n');
-    const edits = Array.from({ length: 10 }, (_, i) => editSettingsFile(file, [{ op: 'set', section: '/a', key: `key${i}`, value: String(i) }]));
+    const edits = Array.from({ length: 10 }, (_, i) =>
+      editSettingsFile(file, [{ op: 'set', section: '/a', key: `key${i}`, value: String(i) }]),
+    );
     const results = await Promise.all(edits);
     assert.ok(results.every((r) => r.changed));
     const values = valuesOf(await readFile(file, 'utf8'))['/a'];
-    assert.deepEqual(values, { k: '1', ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`key${i}`, String(i)])) });
+    assert.deepEqual(values, {
+      k: '1',
+      ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`key${i}`, String(i)])),
+    });
     // Two callers that read the same version: the second is told, not silently overwritten.
     const hash = hashText(await readFile(file));
     const [first, second] = await Promise.allSettled([
@@ -312,7 +397,7 @@ void describe('editSettingsFile', () => {
     ]);
     assert.equal(first.status, 'fulfilled');
     assert.equal(second.status, 'rejected');
-    assertAgentError('AGENT_ERR_SETTINGS_CONFLICT')((second).reason);
+    assertAgentError('AGENT_ERR_SETTINGS_CONFLICT')(second.reason);
     assert.equal(valuesOf(await readFile(file, 'utf8'))['/a']['k'], 'first');
   });
 
@@ -321,7 +406,10 @@ void describe('editSettingsFile', () => {
     const file = join(folder, 'agent.ini');
     const set = { op: 'set', section: '/settings/web/server', key: 'password', value: 'p w' } as const;
     await assert.rejects(editSettingsFile(file, [set]), assertAgentError('AGENT_ERR_SETTINGS_NOT_FOUND'));
-    await assert.rejects(editSettingsFile(file, [{ op: 'remove-key', section: '/a', key: 'k' }], { create: true }), assertAgentError('AGENT_ERR_SETTINGS_UNREADABLE'));
+    await assert.rejects(
+      editSettingsFile(file, [{ op: 'remove-key', section: '/a', key: 'k' }], { create: true }),
+      assertAgentError('AGENT_ERR_SETTINGS_UNREADABLE'),
+    );
     assert.deepEqual(await readdir(folder), []);
     const result = await editSettingsFile(file, [set], { create: true });
     assert.equal(await readFile(file, 'utf8'), '[/settings/web/server]\npassword = p w\n');
@@ -343,7 +431,10 @@ void describe('editSettingsFile', () => {
     const file = join(folder, 'agent.ini');
     const bytes = Buffer.from('[/a]\nk = caf\xe9\n', 'latin1');
     await writeFile(file, bytes);
-    await assert.rejects(editSettingsFile(file, [{ op: 'set', section: '/a', key: 'j', value: '1' }]), assertAgentError('AGENT_ERR_SETTINGS_WRITE'));
+    await assert.rejects(
+      editSettingsFile(file, [{ op: 'set', section: '/a', key: 'j', value: '1' }]),
+      assertAgentError('AGENT_ERR_SETTINGS_WRITE'),
+    );
     assert.deepEqual(await readFile(file), bytes);
   });
 });

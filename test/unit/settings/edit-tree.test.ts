@@ -20,8 +20,14 @@ void describe('editSettings over includes', () => {
     mkdirSync(join(dir, 'shared'));
     base = join(dir, 'shared', 'base.ini');
     host = join(dir, 'host.ini');
-    writeFileSync(base, '[/settings/default]\ntimeout = 10\nallowed hosts = 10.0.0.1\n\n[/settings/web/roles]\nops = info.get\n\n[/settings/web/users/bob]\nrole = ops\n');
-    writeFileSync(host, '[/includes]\nbase = shared/base.ini\n\n[/settings/default]\ntimeout = 20\n\n[/settings/web/users/bob]\npassword = x\n');
+    writeFileSync(
+      base,
+      '[/settings/default]\ntimeout = 10\nallowed hosts = 10.0.0.1\n\n[/settings/web/roles]\nops = info.get\n\n[/settings/web/users/bob]\nrole = ops\n',
+    );
+    writeFileSync(
+      host,
+      '[/includes]\nbase = shared/base.ini\n\n[/settings/default]\ntimeout = 20\n\n[/settings/web/users/bob]\npassword = x\n',
+    );
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -38,7 +44,14 @@ void describe('editSettings over includes', () => {
   });
 
   void it('computes edits from the merged view and removes a section from every file that writes it', async () => {
-    const r = await editSettings(host, (view) => [{ op: 'set', section: '/settings/web/roles', key: 'ops', value: `${view.get('/settings/web/roles', 'OPS')}, logs.list` }]);
+    const r = await editSettings(host, (view) => [
+      {
+        op: 'set',
+        section: '/settings/web/roles',
+        key: 'ops',
+        value: `${view.get('/settings/web/roles', 'OPS')}, logs.list`,
+      },
+    ]);
     assert.deepEqual(changedFiles(r), [base]);
     assert.match(readFileSync(base, 'utf8'), /ops = info\.get, logs\.list/);
     await editSettings(host, [{ op: 'remove-section', section: '/settings/web/users/bob' }]);
@@ -46,6 +59,9 @@ void describe('editSettings over includes', () => {
   });
 
   void it('refuses a main file that does not exist', async () => {
-    await assert.rejects(editSettings(join(dir, 'missing.ini'), [{ op: 'set', section: '/a', key: 'k', value: 'v' }]), /does not exist/);
+    await assert.rejects(
+      editSettings(join(dir, 'missing.ini'), [{ op: 'set', section: '/a', key: 'k', value: 'v' }]),
+      /does not exist/,
+    );
   });
 });

@@ -10,13 +10,16 @@ import { formatIni } from '../../../src/settings/format-ini.js';
 import { applyEdits } from '../../../src/settings/edit-ini.js';
 import { parseIni } from '../../../src/settings/read-ini.js';
 
-const MESSY = '\n\n  ; head comment  \n  [ /modules ]  \nCheckHelpers=enabled   \n; about web\n[/settings/WEB/server]\n  port   =   9443s\n\n\n\nbind to =\npassword = "  spaced  "\n[/settings/log]\nlevel=debug\n\n';
-const CANONICAL = '; head comment\n[/modules]\nCheckHelpers = enabled\n\n; about web\n[/settings/WEB/server]\nport = 9443s\n\nbind to =\npassword = "  spaced  "\n\n[/settings/log]\nlevel = debug\n';
+const MESSY =
+  '\n\n  ; head comment  \n  [ /modules ]  \nCheckHelpers=enabled   \n; about web\n[/settings/WEB/server]\n  port   =   9443s\n\n\n\nbind to =\npassword = "  spaced  "\n[/settings/log]\nlevel=debug\n\n';
+const CANONICAL =
+  '; head comment\n[/modules]\nCheckHelpers = enabled\n\n; about web\n[/settings/WEB/server]\nport = 9443s\n\nbind to =\npassword = "  spaced  "\n\n[/settings/log]\nlevel = debug\n';
 
 void test('formats to the canonical layout, keeping comments, order and values', () => {
   const r = formatIni(MESSY);
   assert.equal(r.text, CANONICAL);
-  const values = (t: string) => parseIni(t, 'x.ini').sections.map((s) => [s.path, s.entries.map((e) => [e.key, e.value])]);
+  const values = (t: string) =>
+    parseIni(t, 'x.ini').sections.map((s) => [s.path, s.entries.map((e) => [e.key, e.value])]);
   assert.deepEqual(values(r.text), values(MESSY));
   assert.ok(r.changes.length > 0);
   assert.ok(r.changes.some((c) => c.before === 'CheckHelpers=enabled   ' && c.after === 'CheckHelpers = enabled'));
@@ -28,13 +31,19 @@ void test('is idempotent and reports nothing for a canonical file', () => {
 });
 
 void test('keeps CRLF and a BOM, adds the final line ending, leaves unparsable lines but their trailing blanks', () => {
-  assert.equal(formatIni('\ufeff[/a]\r\nk=1\r\nnot a line   \r\n[/b]\r\nj = 2').text, '\ufeff[/a]\r\nk = 1\r\nnot a line\r\n\r\n[/b]\r\nj = 2\r\n');
+  assert.equal(
+    formatIni('\ufeff[/a]\r\nk=1\r\nnot a line   \r\n[/b]\r\nj = 2').text,
+    '\ufeff[/a]\r\nk = 1\r\nnot a line\r\n\r\n[/b]\r\nj = 2\r\n',
+  );
   assert.deepEqual(formatIni('[/a]\nk = 1').changes.length, 1);
 });
 
 void test('what the minimal-edit writer does to a canonical file stays canonical', () => {
   const edits = [
-    [{ op: 'set', section: '/settings/web/users/ann', key: 'password', value: 'pbkdf2-sha256$1$aa$bb' }, { op: 'set', section: '/settings/web/users/ann', key: 'role', value: 'viewer' }],
+    [
+      { op: 'set', section: '/settings/web/users/ann', key: 'password', value: 'pbkdf2-sha256$1$aa$bb' },
+      { op: 'set', section: '/settings/web/users/ann', key: 'role', value: 'viewer' },
+    ],
     [{ op: 'set', section: '/settings/WEB/server', key: 'allowed hosts', value: '10.0.0.1' }],
     [{ op: 'set', section: '/modules', key: 'CheckHelpers', value: 'disabled' }],
     [{ op: 'remove-section', section: '/settings/WEB/server' }],

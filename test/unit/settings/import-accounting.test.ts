@@ -57,15 +57,43 @@ void test('Windows-only scripts and modules are left out and counted in a sectio
     'command = C:\\tools\\g.exe',
   ].join('\n');
   const r = run(text);
-  assert.deepEqual(r.windowsOnly.map((w) => w.kind).sort(), ['.bat', '.exe', '.ps1', 'cmd', 'cscript', 'module', 'module', 'powershell']);
+  assert.deepEqual(r.windowsOnly.map((w) => w.kind).sort(), [
+    '.bat',
+    '.exe',
+    '.ps1',
+    'cmd',
+    'cscript',
+    'module',
+    'module',
+    'powershell',
+  ]);
   assert.match(r.text, /^f = check_f\.sh$/m);
   assert.doesNotMatch(r.text, /^[abcdeg] = /m);
   const report = formatChanges(r, 'nsclient.ini');
-  assert.ok(report.some((l) => /^Windows-only, not carried over \(8: module 2, cmd 1, \.ps1 1, cscript 1, \.bat 1, powershell 1, \.exe 1\): /.test(l)), report.join('\n'));
+  assert.ok(
+    report.some((l) =>
+      /^Windows-only, not carried over \(8: module 2, cmd 1, \.ps1 1, cscript 1, \.bat 1, powershell 1, \.exe 1\): /.test(
+        l,
+      ),
+    ),
+    report.join('\n'),
+  );
 });
 
 void test('path variables with Windows separators, check placeholders and Windows paths', () => {
-  const r = run(['[/modules]', 'RemoteServer = enabled', 'CheckSystem = enabled', 'CheckExternalScripts = enabled', '[/settings/NRPE/server]', 'certificate = ${shared-path}\\security\\server.pem', 'ca = C:\\certs\\ca.pem', '[/settings/external scripts/alias]', 'alias_cpu_list = check_cpu "top-syntax=${status}: ${list}" show-all'].join('\n'));
+  const r = run(
+    [
+      '[/modules]',
+      'RemoteServer = enabled',
+      'CheckSystem = enabled',
+      'CheckExternalScripts = enabled',
+      '[/settings/NRPE/server]',
+      'certificate = ${shared-path}\\security\\server.pem',
+      'ca = C:\\certs\\ca.pem',
+      '[/settings/external scripts/alias]',
+      'alias_cpu_list = check_cpu "top-syntax=${status}: ${list}" show-all',
+    ].join('\n'),
+  );
   assert.match(r.text, /^certificate = \$\{base-path\}\/security\/server\.pem$/m);
   assert.match(r.text, /^alias_cpu_list = check_cpu "top-syntax=%\(status\): %\(list\)" show-all$/m);
   assert.doesNotMatch(r.text, /^ca = /m);
@@ -73,7 +101,17 @@ void test('path variables with Windows separators, check placeholders and Window
 });
 
 void test('insecure = true changes only defaults: given certificate and ciphers are kept; [/settings/default] timeout reaches the NRPE server', () => {
-  const r = run(['[/modules]', 'NRPEServer = enabled', '[/settings/default]', 'timeout = 45', '[/settings/NRPE/server]', 'insecure = true', 'allowed ciphers = ALL:!MD5:@SECLEVEL=0'].join('\n'));
+  const r = run(
+    [
+      '[/modules]',
+      'NRPEServer = enabled',
+      '[/settings/default]',
+      'timeout = 45',
+      '[/settings/NRPE/server]',
+      'insecure = true',
+      'allowed ciphers = ALL:!MD5:@SECLEVEL=0',
+    ].join('\n'),
+  );
   assert.match(r.text, /\[\/settings\/remote\/server\]\nallowed ciphers = ALL:!MD5:@SECLEVEL=0\ntimeout = 45\n/);
   assert.match(r.changes.find((c) => c.key === 'insecure')!.detail, /changes NSClient\+\+'s defaults/);
 });
@@ -110,7 +148,10 @@ void test('[/includes] files are imported and merged: their lines reported under
   const widened = r.changes.find((c) => c.file === nrpe && c.key === 'allowed hosts');
   assert.equal(widened?.action, 'dropped');
   assert.match(r.changes.find((c) => c.key === 'conf.d/not-there.ini')!.detail, /not imported: ENOENT/);
-  assert.deepEqual(r.windowsOnly.map((w) => w.kind), ['.ps1']);
+  assert.deepEqual(
+    r.windowsOnly.map((w) => w.kind),
+    ['.ps1'],
+  );
   const t = r.totals!;
   assert.equal(t.files, 3);
   assert.equal(t.unaccounted, 0);

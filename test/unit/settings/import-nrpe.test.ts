@@ -20,7 +20,12 @@ const linesOf = (file: string): number => {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 };
 /** The .cfg files nrpe's include_dir reads under a folder. */
-const cfgUnder = (dir: string): string[] => readdirSync(dir).sort().flatMap((n) => (statSync(join(dir, n)).isDirectory() ? cfgUnder(join(dir, n)) : n.endsWith('.cfg') ? [join(dir, n)] : []));
+const cfgUnder = (dir: string): string[] =>
+  readdirSync(dir)
+    .sort()
+    .flatMap((n) =>
+      statSync(join(dir, n)).isDirectory() ? cfgUnder(join(dir, n)) : n.endsWith('.cfg') ? [join(dir, n)] : [],
+    );
 
 function load(fixture: string) {
   const file = join(FIXTURES, fixture, 'nrpe.cfg');
@@ -33,9 +38,19 @@ for (const fixture of ['debian-default', 'ansible-role', 'ssl-options']) {
     assert.equal(r.source, 'nrpe');
     const t = r.totals!;
     const dir = join(FIXTURES, fixture);
-    const files = [join(dir, 'nrpe.cfg'), ...(fixture === 'debian-default' ? [join(dir, 'nrpe_local.cfg'), ...cfgUnder(join(dir, 'nrpe.d'))] : fixture === 'ansible-role' ? cfgUnder(join(dir, 'nrpe.d')) : [])];
+    const files = [
+      join(dir, 'nrpe.cfg'),
+      ...(fixture === 'debian-default'
+        ? [join(dir, 'nrpe_local.cfg'), ...cfgUnder(join(dir, 'nrpe.d'))]
+        : fixture === 'ansible-role'
+          ? cfgUnder(join(dir, 'nrpe.d'))
+          : []),
+    ];
     assert.equal(t.files, files.length);
-    assert.equal(t.lines, files.reduce((n, f) => n + linesOf(f), 0));
+    assert.equal(
+      t.lines,
+      files.reduce((n, f) => n + linesOf(f), 0),
+    );
     assert.equal(t.unaccounted, 0);
     assert.equal(t.kept + t.changed + t.dropped + t.blank, t.lines);
     const reported = new Set(r.changes.filter((c) => c.action !== 'note').map((c) => `${c.file ?? ''}:${c.line}`));
@@ -51,7 +66,10 @@ void test('debian-default: includes and include_dir read in place (only *.cfg), 
   assert.match(r.text, /^check_root = \/usr\/lib\/nagios\/plugins\/check_disk -w 10% -c 5% -p \/$/m);
   assert.match(r.text, /^check_dummy_warn = \/usr\/lib\/nagios\/plugins\/check_dummy 1 "swap drop-in present"$/m);
   assert.doesNotMatch(r.text, /never/, 'nrpe.d/README is not a .cfg file');
-  assert.match(r.text, /^allowed queries = check_users, check_load, check_hda1, check_zombie_procs, check_total_procs, check_root, check_swap, check_dummy_warn$/m);
+  assert.match(
+    r.text,
+    /^allowed queries = check_users, check_load, check_hda1, check_zombie_procs, check_total_procs, check_root, check_swap, check_dummy_warn$/m,
+  );
   assert.match(r.text, /^allow arguments = false$/m);
   const why = (key: string) => r.changes.find((c) => c.key === key);
   assert.equal(why('nrpe_user')?.action, 'dropped');
@@ -66,11 +84,22 @@ void test('ansible-role: arguments as dont_blame_nrpe says, a redefined command 
   assert.equal(r.valid, true, JSON.stringify(r.problems));
   assert.match(r.text, /\[\/settings\/remote\/server\][^[]*allow arguments = true/);
   assert.match(r.text, /\[\/settings\/external scripts\]\ntimeout = 30\nallow arguments = true\n/);
-  assert.match(r.text, /^check_load = \/usr\/lib\/nagios\/plugins\/check_load -r -w \$ARG1\$ -c \$ARG2\$$/m, 'the later definition wins, as in nrpe');
+  assert.match(
+    r.text,
+    /^check_load = \/usr\/lib\/nagios\/plugins\/check_load -r -w \$ARG1\$ -c \$ARG2\$$/m,
+    'the later definition wins, as in nrpe',
+  );
   const dup = r.changes.find((c) => c.key === 'command[check_load]' && c.action === 'dropped');
   assert.match(dup!.detail, /set again at .*nrpe\.cfg:\d+, which wins/);
-  assert.match(r.text, /^check_passwd_lines = \/bin\/sh -c "\/usr\/bin\/wc -l \/etc\/passwd \| \/usr\/bin\/head -n 1 > \/dev\/stdout"$/m);
-  assert.match(r.text, /^check_exit_9 = \/bin\/sh -c 'echo odd exit; exit 9'$/m, 'a command that is already sh -c is not wrapped again');
+  assert.match(
+    r.text,
+    /^check_passwd_lines = \/bin\/sh -c "\/usr\/bin\/wc -l \/etc\/passwd \| \/usr\/bin\/head -n 1 > \/dev\/stdout"$/m,
+  );
+  assert.match(
+    r.text,
+    /^check_exit_9 = \/bin\/sh -c 'echo odd exit; exit 9'$/m,
+    'a command that is already sh -c is not wrapped again',
+  );
   assert.match(r.changes.find((c) => c.key === 'allowed_hosts')!.detail, /icinga-master\.example\.com/);
   const site = r.changes.find((c) => c.key === 'command[check_critical_always]');
   assert.match(site!.file!, /nrpe\.d\/extra\/site\.cfg$/);
@@ -81,7 +110,10 @@ void test('ssl-options: certificates kept (valid only once the files exist), ssl
   const { r } = load('ssl-options');
   assert.equal(r.valid, false, 'agent settings validate would fail: the certificate files are not on this machine');
   assert.equal(r.writable, true);
-  assert.ok(r.problems.some((p) => /web01\.example\.com\.pem/.test(p.message)), JSON.stringify(r.problems));
+  assert.ok(
+    r.problems.some((p) => /web01\.example\.com\.pem/.test(p.message)),
+    JSON.stringify(r.problems),
+  );
   assert.match(r.text, /^allowed ciphers = ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:!ADH$/m);
   assert.match(r.text, /^verify mode = peer-cert$/m);
   assert.match(r.text, /^port = 15666$/m, 'the last server_port wins');
@@ -97,12 +129,17 @@ void test('detection by content: nsclient.ini files are not nrpe.cfg, nrpe.cfg f
   assert.equal(looksLikeNrpeCfg('# a comment\ncommand[x]=/bin/true\n'), true);
   assert.equal(looksLikeNrpeCfg('server_port=5666\n'), true);
   for (const f of readdirSync(join(REPO, 'test/fixtures/nsclient'))) {
-    if (f.endsWith('.ini')) assert.equal(looksLikeNrpeCfg(readFileSync(join(REPO, 'test/fixtures/nsclient', f), 'utf8')), false, f);
+    if (f.endsWith('.ini'))
+      assert.equal(looksLikeNrpeCfg(readFileSync(join(REPO, 'test/fixtures/nsclient', f), 'utf8')), false, f);
   }
 });
 
 void test('commands whose names differ only in case: the later one wins, reported as such', () => {
-  const r = importNsclient('command[check_A]=/bin/true\ncommand[check_a]=/bin/false\n', '/etc/nagios/nrpe.cfg', '/etc/agent/agent.ini');
+  const r = importNsclient(
+    'command[check_A]=/bin/true\ncommand[check_a]=/bin/false\n',
+    '/etc/nagios/nrpe.cfg',
+    '/etc/agent/agent.ini',
+  );
   assert.equal(r.valid, true, JSON.stringify(r.problems));
   assert.match(r.text, /^check_a = \/bin\/false$/m);
   assert.doesNotMatch(r.text, /^check_A = /m);

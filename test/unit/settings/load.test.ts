@@ -19,11 +19,22 @@ function codesAt(list: SettingsProblem[]): string[] {
 }
 
 const errorCases: { file: string; expect: string[]; mention?: RegExp }[] = [
-  { file: 'unknown-section.ini', expect: ['AGENT_ERR_SECTION_UNKNOWN@4:2'], mention: /did you mean "\/settings\/WEB\/server"/ },
+  {
+    file: 'unknown-section.ini',
+    expect: ['AGENT_ERR_SECTION_UNKNOWN@4:2'],
+    mention: /did you mean "\/settings\/WEB\/server"/,
+  },
   { file: 'unknown-key.ini', expect: ['AGENT_ERR_KEY_UNKNOWN@2:1'], mention: /did you mean "port"/ },
   { file: 'unknown-module.ini', expect: ['AGENT_ERR_MODULE_UNKNOWN@2:1'], mention: /did you mean "CheckHelpers"/ },
-  { file: 'bad-types.ini', expect: ['AGENT_ERR_VALUE_TYPE@2:16', 'AGENT_ERR_VALUE_TYPE@5:11', 'AGENT_ERR_VALUE_TYPE@6:11'] },
-  { file: 'bad-values.ini', expect: ['AGENT_ERR_VALUE_INVALID@2:8', 'AGENT_ERR_VALUE_INVALID@5:15', 'AGENT_ERR_VALUE_INVALID@6:18'], mention: /must be one of: none/ },
+  {
+    file: 'bad-types.ini',
+    expect: ['AGENT_ERR_VALUE_TYPE@2:16', 'AGENT_ERR_VALUE_TYPE@5:11', 'AGENT_ERR_VALUE_TYPE@6:11'],
+  },
+  {
+    file: 'bad-values.ini',
+    expect: ['AGENT_ERR_VALUE_INVALID@2:8', 'AGENT_ERR_VALUE_INVALID@5:15', 'AGENT_ERR_VALUE_INVALID@6:18'],
+    mention: /must be one of: none/,
+  },
   { file: 'unknown-variable.ini', expect: ['AGENT_ERR_VARIABLE_UNKNOWN@2:15', 'AGENT_ERR_VARIABLE_UNTERMINATED@3:19'] },
   { file: 'object-cycle.ini', expect: ['AGENT_ERR_OBJECT_CYCLE@8:10'], mention: /a -> b -> c -> a/ },
   { file: 'object-unknown-parent.ini', expect: ['AGENT_ERR_OBJECT_PARENT_UNKNOWN@2:10'], mention: /nowhere/ },
@@ -113,22 +124,41 @@ void test('insecure but legal choices are warnings with codes', async () => {
   const r = await loadSettingsFile(fixture('insecure.ini'));
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
   const codes = new Set(r.warnings.map((w) => w.code));
-  for (const code of ['AGENT_WARN_ADH_CIPHERS', 'AGENT_WARN_VERIFY_NONE', 'AGENT_WARN_EMPTY_PASSWORD', 'AGENT_WARN_ALLOWED_HOSTS_OPEN', 'AGENT_WARN_NO_CA', 'AGENT_WARN_PLAIN_PASSWORD', 'AGENT_WARN_ROLE_UNKNOWN']) {
+  for (const code of [
+    'AGENT_WARN_ADH_CIPHERS',
+    'AGENT_WARN_VERIFY_NONE',
+    'AGENT_WARN_EMPTY_PASSWORD',
+    'AGENT_WARN_ALLOWED_HOSTS_OPEN',
+    'AGENT_WARN_NO_CA',
+    'AGENT_WARN_PLAIN_PASSWORD',
+    'AGENT_WARN_ROLE_UNKNOWN',
+  ]) {
     assert.ok(codes.has(code), `missing ${code} in ${[...codes].join(', ')}`);
   }
   for (const w of r.warnings) assert.equal(w.severity, 'warning');
 });
 
 void test('NSClientServer without a password (own or [/settings/default]) warns at the line that enables it; with one it does not', () => {
-  const none = loadSettingsText('[/modules]\nNSClientServer = enabled\n[/settings/NSClient/server]\nallowed hosts = 0.0.0.0/0\n', '/tmp/x/agent.ini');
+  const none = loadSettingsText(
+    '[/modules]\nNSClientServer = enabled\n[/settings/NSClient/server]\nallowed hosts = 0.0.0.0/0\n',
+    '/tmp/x/agent.ini',
+  );
   assert.ok(none.ok, JSON.stringify(!none.ok && none.problems));
   const warning = none.warnings.find((w) => w.code === 'AGENT_WARN_NSCLIENT_NO_PASSWORD');
   assert.ok(warning, JSON.stringify(none.warnings));
   assert.equal(warning.line, 2);
-  assert.ok(none.warnings.some((w) => w.code === 'AGENT_WARN_ALLOWED_HOSTS_OPEN' && w.section === '/settings/NSClient/server'));
-  const fallback = loadSettingsText('[/modules]\nNSClientServer = enabled\n[/settings/default]\npassword = pw\n', '/tmp/x/agent.ini');
+  assert.ok(
+    none.warnings.some((w) => w.code === 'AGENT_WARN_ALLOWED_HOSTS_OPEN' && w.section === '/settings/NSClient/server'),
+  );
+  const fallback = loadSettingsText(
+    '[/modules]\nNSClientServer = enabled\n[/settings/default]\npassword = pw\n',
+    '/tmp/x/agent.ini',
+  );
   assert.ok(fallback.ok);
-  assert.equal(fallback.warnings.some((w) => w.code === 'AGENT_WARN_NSCLIENT_NO_PASSWORD'), false);
+  assert.equal(
+    fallback.warnings.some((w) => w.code === 'AGENT_WARN_NSCLIENT_NO_PASSWORD'),
+    false,
+  );
 });
 
 void test('variables expand with defaults relative to the settings folder and [/paths] overrides', async () => {
@@ -144,7 +174,10 @@ void test('variables expand with defaults relative to the settings folder and [/
 });
 
 void test('section paths and keys are case-insensitive; values keep their case', () => {
-  const r = loadSettingsText('[/SETTINGS/web/SERVER]\nPORT = 9443s\n[/Modules]\ncheckhelpers = ENABLED\n', '/tmp/x/agent.ini');
+  const r = loadSettingsText(
+    '[/SETTINGS/web/SERVER]\nPORT = 9443s\n[/Modules]\ncheckhelpers = ENABLED\n',
+    '/tmp/x/agent.ini',
+  );
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
   assert.equal(r.snapshot.sections['/settings/WEB/server']?.port, '9443s');
   assert.equal(r.snapshot.modules.CheckHelpers, true);
@@ -171,15 +204,24 @@ void test('cross-key rule: AgentServer verify mode other than none needs a ca', 
   assert.equal(bad.ok, false);
   assert.deepEqual(codesAt(bad.problems), ['AGENT_ERR_VALUE_INVALID@2:15']);
   assert.match(bad.problems[0]?.message ?? '', /needs a ca/);
-  const good = loadSettingsText('[/settings/agent/server]\nverify mode = peer-cert\nca = /etc/ca.pem\n', '/tmp/x/agent.ini');
+  const good = loadSettingsText(
+    '[/settings/agent/server]\nverify mode = peer-cert\nca = /etc/ca.pem\n',
+    '/tmp/x/agent.ini',
+  );
   assert.ok(good.ok);
-  const plain = loadSettingsText('[/modules]\nAgentServer = 1\n[/settings/agent/server]\nuse ssl = 0\nverify mode = peer-cert\n', '/tmp/x/agent.ini');
+  const plain = loadSettingsText(
+    '[/modules]\nAgentServer = 1\n[/settings/agent/server]\nuse ssl = 0\nverify mode = peer-cert\n',
+    '/tmp/x/agent.ini',
+  );
   assert.ok(plain.ok, 'without TLS the verify mode is moot');
   assert.ok(plain.warnings.some((w) => w.code === 'AGENT_WARN_NO_CA'));
 });
 
 void test('cross-key rules: web port range and allowed hosts entries; /0 masks warn as open', () => {
-  const bad = loadSettingsText('[/settings/WEB/server]\nport = 70000s\nallowed hosts = 127.0.0.1, 10.0.0.0/33, nagios box\n', '/tmp/x/agent.ini');
+  const bad = loadSettingsText(
+    '[/settings/WEB/server]\nport = 70000s\nallowed hosts = 127.0.0.1, 10.0.0.0/33, nagios box\n',
+    '/tmp/x/agent.ini',
+  );
   assert.equal(bad.ok, false);
   assert.deepEqual(codesAt(bad.problems), ['AGENT_ERR_VALUE_INVALID@2:8', 'AGENT_ERR_VALUE_INVALID@3:17']);
   assert.match(bad.problems[0]?.message ?? '', /to 65535/);
@@ -187,7 +229,12 @@ void test('cross-key rules: web port range and allowed hosts entries; /0 masks w
   const open = loadSettingsText('[/settings/default]\nallowed hosts = 127.0.0.1/0\n', '/tmp/x/agent.ini');
   assert.ok(open.ok);
   assert.ok(open.warnings.some((w) => w.code === 'AGENT_WARN_ALLOWED_HOSTS_OPEN'));
-  assert.ok(loadSettingsText('[/settings/default]\nallowed hosts = 127.0.0.1, ::1, 10.0.*.*, 192.168.0.0/16, localhost\n', '/tmp/x/agent.ini').ok);
+  assert.ok(
+    loadSettingsText(
+      '[/settings/default]\nallowed hosts = 127.0.0.1, ::1, 10.0.*.*, 192.168.0.0/16, localhost\n',
+      '/tmp/x/agent.ini',
+    ).ok,
+  );
 });
 
 void test("NSClient++'s roles full and client are seeded unless defined; a role holding the bare legacy grant warns", () => {
@@ -197,16 +244,26 @@ void test("NSClient++'s roles full and client are seeded unless defined; a role 
   assert.ok(seeded.snapshot.roles.get('client')?.includes('queries.execute'));
   assert.ok(!seeded.snapshot.roles.get('client')?.includes('legacy'));
   assert.equal(seeded.warnings.length, 0);
-  const own = loadSettingsText('[/settings/web/roles]\nClient = public\nold = legacy, login.get\nwide = legacy.*\n', '/tmp/x/agent.ini');
+  const own = loadSettingsText(
+    '[/settings/web/roles]\nClient = public\nold = legacy, login.get\nwide = legacy.*\n',
+    '/tmp/x/agent.ini',
+  );
   assert.ok(own.ok);
   assert.deepEqual(own.snapshot.roles.get('Client'), ['public'], "the operator's own role wins");
-  assert.equal(own.snapshot.roles.get('client'), undefined, 'not seeded next to a role of the same name in another case');
+  assert.equal(
+    own.snapshot.roles.get('client'),
+    undefined,
+    'not seeded next to a role of the same name in another case',
+  );
   assert.deepEqual(codesAt(own.warnings), ['AGENT_WARN_ROLE_LEGACY@3:7']);
   assert.match(own.warnings[0]?.message ?? '', /SECURITY: role "old" holds the legacy grant/);
 });
 
 void test('an allow-list pattern the linear-time matcher cannot run is a warning at its line', () => {
-  const r = loadSettingsText('[/modules]\nRemoteServer = enabled\n[/settings/remote/server]\nallowed queries = check_*, check_!(cpu)\n', '/tmp/t/agent.ini');
+  const r = loadSettingsText(
+    '[/modules]\nRemoteServer = enabled\n[/settings/remote/server]\nallowed queries = check_*, check_!(cpu)\n',
+    '/tmp/t/agent.ini',
+  );
   const w = r.warnings.filter((p) => p.code === 'AGENT_WARN_ALLOW_LIST_PATTERN');
   assert.equal(w.length, 1, JSON.stringify(r.warnings));
   assert.equal(w[0].line, 4);

@@ -49,14 +49,22 @@ void test('each module view holds exactly the sections its catalogue entry names
   const s = load(FULL);
   for (const entry of moduleTable()) {
     const view = moduleView(entry.settings, s);
-    assert.deepEqual(Object.keys(view.sections).sort(), [...MODULE_SECTIONS[entry.name as keyof typeof MODULE_SECTIONS]].sort(), entry.name);
+    assert.deepEqual(
+      Object.keys(view.sections).sort(),
+      [...MODULE_SECTIONS[entry.name as keyof typeof MODULE_SECTIONS]].sort(),
+      entry.name,
+    );
     assert.equal('/settings/default' in view.sections, false, `${entry.name} cannot read [/settings/default]`);
     // The users (and their password hashes) and roles reach WEBServer only.
     assert.equal(view.users.size > 0, entry.name === 'WEBServer', `${entry.name} users`);
     assert.equal(view.roles.size > 0, entry.name === 'WEBServer', `${entry.name} roles`);
     assert.equal(view.aliases.size > 0, entry.name === 'CheckExternalScripts', `${entry.name} aliases`);
     const targets = [...view.targets.keys()].filter((n) => n === 'peer' || n === 'nrpe');
-    assert.deepEqual(targets, entry.name === 'AgentClient' ? ['peer'] : entry.name === 'RemoteClient' ? ['nrpe'] : [], `${entry.name} targets`);
+    assert.deepEqual(
+      targets,
+      entry.name === 'AgentClient' ? ['peer'] : entry.name === 'RemoteClient' ? ['nrpe'] : [],
+      `${entry.name} targets`,
+    );
     assert.ok(Object.isFrozen(view) && Object.isFrozen(view.sections));
   }
   // A section a module does not name is not there at run time either, whatever the type says.
@@ -72,7 +80,8 @@ void test('every value comes from the schema: an empty file gives each section e
     const expected: Record<string, unknown> = {};
     for (const [key, prop] of Object.entries(section.schema.properties ?? {})) {
       if (prop.default === undefined) continue;
-      expected[key] = typeof prop.default === 'string' ? expandVariables(prop.default, s.variables).value : prop.default;
+      expected[key] =
+        typeof prop.default === 'string' ? expandVariables(prop.default, s.variables).value : prop.default;
     }
     assert.deepEqual({ ...s.sections[section.pattern] }, expected, section.pattern);
   }
@@ -88,7 +97,10 @@ void test('x-fallback: a key the file leaves out takes [/settings/default]; its 
   assert.equal(web.password, 'shared-secret-1');
   assert.equal(web['allowed hosts'], '10.0.0.1');
   assert.equal(web.timeout, 30);
-  assert.equal(moduleView(MODULE_SECTIONS.AgentServer, fallen).sections['/settings/agent/server']['allowed hosts'], '10.0.0.1');
+  assert.equal(
+    moduleView(MODULE_SECTIONS.AgentServer, fallen).sections['/settings/agent/server']['allowed hosts'],
+    '10.0.0.1',
+  );
   // The snapshot itself keeps what the file says (show and the API list the key as unset).
   assert.equal(fallen.sections['/settings/WEB/server']?.password, undefined);
   const own = load(`${FULL}\n[/settings/WEB/server]\npassword = web-only-1\ntimeout = 5\n`);
@@ -104,12 +116,23 @@ void test('x-fallback in the plan: a change of [/settings/default] reaches the m
   const step = planStep(web, { applied: a, desired: b, loaded: new Set(['WEBServer']) });
   assert.equal(step.action, 'apply');
   assert.equal(step.reason, 'changed: [/settings/default] allowed hosts (agent.ini:6)');
-  assert.equal(planStep(moduleInfo('RemoteServer') as ModuleInfo, { applied: a, desired: b, loaded: new Set(['RemoteServer']) }).action, 'apply');
-  assert.equal(planStep(moduleInfo('CheckNet') as ModuleInfo, { applied: a, desired: b, loaded: new Set(['CheckNet']) }).action, 'unchanged');
+  assert.equal(
+    planStep(moduleInfo('RemoteServer') as ModuleInfo, { applied: a, desired: b, loaded: new Set(['RemoteServer']) })
+      .action,
+    'apply',
+  );
+  assert.equal(
+    planStep(moduleInfo('CheckNet') as ModuleInfo, { applied: a, desired: b, loaded: new Set(['CheckNet']) }).action,
+    'unchanged',
+  );
   assert.equal(agentStep(a, b).action, 'unchanged');
   // A module with its own value does not see the default's change.
-  const ownA = load(`${enabled}[/settings/default]\nallowed hosts = 10.0.0.1\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`);
-  const ownB = load(`${enabled}[/settings/default]\nallowed hosts = 10.0.0.2\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`);
+  const ownA = load(
+    `${enabled}[/settings/default]\nallowed hosts = 10.0.0.1\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`,
+  );
+  const ownB = load(
+    `${enabled}[/settings/default]\nallowed hosts = 10.0.0.2\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`,
+  );
   assert.equal(planStep(web, { applied: ownA, desired: ownB, loaded: new Set(['WEBServer']) }).action, 'unchanged');
 });
 
@@ -130,16 +153,26 @@ void test('x-secret: values of marked keys are masked in the effective list, set
     ],
   });
   const answer = decode('QuerySettingsResponseMessage', core.settingsRaw(request));
-  assert.deepEqual(answer.payload.map((p) => p.value?.string_data), ['******', '10.0.0.1']);
+  assert.deepEqual(
+    answer.payload.map((p) => p.value?.string_data),
+    ['******', '10.0.0.1'],
+  );
 });
 
-void test('settings lookups through the core a module receives answer its own sections only, never another module\'s or the web users', async () => {
+void test("settings lookups through the core a module receives answer its own sections only, never another module's or the web users", async () => {
   const s = load(FULL);
   const core = createCore({ settings: () => s });
   let seen: Core | undefined;
   const peek: CatalogueEntry = {
     ...(moduleInfo('RemoteServer') as ModuleInfo),
-    load: () => Promise.resolve({ createModule: () => ({ name: 'RemoteServer', start: (ctx: { core: Core }) => Promise.resolve(void (seen = ctx.core)), stop: () => Promise.resolve() }) }),
+    load: () =>
+      Promise.resolve({
+        createModule: () => ({
+          name: 'RemoteServer',
+          start: (ctx: { core: Core }) => Promise.resolve(void (seen = ctx.core)),
+          stop: () => Promise.resolve(),
+        }),
+      }),
   };
   const runner = new ModuleRunner(peek, core);
   assert.equal(await runner.start(s), true);
@@ -169,11 +202,21 @@ void test('settings lookups through the core a module receives answer its own se
   assert.ok(typeof mine[2] === 'string' && mine[2].length > 0);
   assert.deepEqual(mine.slice(3), [undefined, [], undefined, undefined]);
   // Nor can the module widen its scope by asking its core for another module's.
-  const widened = ask(seen.forModule([...MODULE_SECTIONS.WEBServer]), ['/settings/WEB/server', 'port'], ['/settings/web/users/ann', 'password'], ['/paths', 'scripts']);
+  const widened = ask(
+    seen.forModule([...MODULE_SECTIONS.WEBServer]),
+    ['/settings/WEB/server', 'port'],
+    ['/settings/web/users/ann', 'password'],
+    ['/paths', 'scripts'],
+  );
   assert.deepEqual(widened.slice(0, 2), [undefined, undefined]);
   assert.equal(widened[2], mine[2], 'a section both share stays visible');
   // The whole core (the CLI, the web API with its privileges) still answers everything, secrets masked.
   const whole = ask(core, ...paths);
-  assert.deepEqual(whole.slice(3), ['******', ['password', 'role', 'parent', 'is template'], '127.0.0.1:5666', '10.0.0.1']);
+  assert.deepEqual(whole.slice(3), [
+    '******',
+    ['password', 'role', 'parent', 'is template'],
+    '127.0.0.1:5666',
+    '10.0.0.1',
+  ]);
   await runner.stop();
 });

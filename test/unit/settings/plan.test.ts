@@ -25,24 +25,39 @@ const DISABLED = '[/modules]\nCheckHelpers = disabled\n';
 
 void test('computePlan gives one step per catalogue module, in catalogue order', () => {
   const plan = computePlan({ applied: undefined, desired: load(ENABLED), loaded: new Set() });
-  assert.deepEqual(plan.map((s) => s.module), moduleTable().map((e) => e.name));
+  assert.deepEqual(
+    plan.map((s) => s.module),
+    moduleTable().map((e) => e.name),
+  );
   for (const s of plan) {
-    if (s.module === 'CheckHelpers') assert.deepEqual(s, { module: 'CheckHelpers', action: 'load', reason: 'enabled in [/modules]' });
+    if (s.module === 'CheckHelpers')
+      assert.deepEqual(s, { module: 'CheckHelpers', action: 'load', reason: 'enabled in [/modules]' });
     else assert.deepEqual(s, { module: s.module, action: 'unchanged', reason: 'not loaded' });
   }
 });
 
 void test('load: enabled in the file and not live', () => {
   const s = load(ENABLED);
-  assert.deepEqual(planStep(helpersEntry, { applied: s, desired: s, loaded: new Set() }), { module: 'CheckHelpers', action: 'load', reason: 'enabled in [/modules]' });
+  assert.deepEqual(planStep(helpersEntry, { applied: s, desired: s, loaded: new Set() }), {
+    module: 'CheckHelpers',
+    action: 'load',
+    reason: 'enabled in [/modules]',
+  });
 });
 
 void test('unload: disabled in the file and live', () => {
   const a = load(ENABLED);
   const b = load(DISABLED);
-  assert.deepEqual(planStep(helpersEntry, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unload', reason: 'disabled in [/modules]' });
+  assert.deepEqual(planStep(helpersEntry, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), {
+    module: 'CheckHelpers',
+    action: 'unload',
+    reason: 'disabled in [/modules]',
+  });
   const plan = computePlan({ applied: a, desired: b, loaded: new Set(['CheckHelpers']) });
-  assert.deepEqual(plan.filter((p) => p.action !== 'unchanged').map((p) => [p.module, p.action]), [['CheckHelpers', 'unload']]);
+  assert.deepEqual(
+    plan.filter((p) => p.action !== 'unchanged').map((p) => [p.module, p.action]),
+    [['CheckHelpers', 'unload']],
+  );
 });
 
 void test('apply: a changed key without x-restart goes to apply() and is named', () => {
@@ -65,7 +80,7 @@ function schemasWithRestartMark(): SchemaSet {
     cpSync(join(packageRoot(), 'schema'), join(root, 'schema'), { recursive: true });
     const file = join(root, 'schema/modules/log.schema.json');
     const schema = JSON.parse(readFileSync(file, 'utf8')) as { properties: Record<string, Record<string, unknown>> };
-    (schema.properties['buffer size'])['x-restart'] = true;
+    schema.properties['buffer size']['x-restart'] = true;
     writeFileSync(file, JSON.stringify(schema));
     const set = loadSchemaSet(root);
     loadSchemaSet(); // back to the real schemas for the loader
@@ -79,29 +94,61 @@ void test('restart: a changed key marked x-restart forces a restart, naming only
   const a = load(`${ENABLED}[/settings/log]\nlevel = info\nbuffer size = 5000\n`);
   const b = load(`${ENABLED}[/settings/log]\nlevel = debug\nbuffer size = 200\n`);
   assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }).action, 'apply');
-  assert.deepEqual(planStep(logReader, { applied: a, desired: b, loaded: new Set(['CheckHelpers']), schemas: schemasWithRestartMark() }), {
-    module: 'CheckHelpers',
-    action: 'restart',
-    reason: 'changed: [/settings/log] buffer size (agent.ini:5) (needs a restart)',
-  });
+  assert.deepEqual(
+    planStep(logReader, {
+      applied: a,
+      desired: b,
+      loaded: new Set(['CheckHelpers']),
+      schemas: schemasWithRestartMark(),
+    }),
+    {
+      module: 'CheckHelpers',
+      action: 'restart',
+      reason: 'changed: [/settings/log] buffer size (agent.ini:5) (needs a restart)',
+    },
+  );
   // Setting a key to its default value changes nothing.
   const c = load(`${ENABLED}[/settings/log]\nlevel = info\n`);
-  assert.equal(planStep(logReader, { applied: a, desired: c, loaded: new Set(['CheckHelpers']), schemas: schemasWithRestartMark() }).action, 'unchanged');
+  assert.equal(
+    planStep(logReader, {
+      applied: a,
+      desired: c,
+      loaded: new Set(['CheckHelpers']),
+      schemas: schemasWithRestartMark(),
+    }).action,
+    'unchanged',
+  );
 });
 
 void test('restart when there are no applied settings to compare with', () => {
   const s = load(ENABLED);
-  assert.deepEqual(planStep(helpersEntry, { applied: undefined, desired: s, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'restart', reason: 'no applied settings' });
+  assert.deepEqual(planStep(helpersEntry, { applied: undefined, desired: s, loaded: new Set(['CheckHelpers']) }), {
+    module: 'CheckHelpers',
+    action: 'restart',
+    reason: 'no applied settings',
+  });
 });
 
-void test('unchanged: identical settings, or changes outside the module\'s sections', () => {
+void test("unchanged: identical settings, or changes outside the module's sections", () => {
   const a = load(`${ENABLED}[/settings/log]\nlevel = info\n`);
   const b = load(`${ENABLED}[/settings/log]\nlevel = debug\nbuffer size = 200\n`);
-  assert.deepEqual(planStep(logReader, { applied: a, desired: a, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unchanged', reason: 'its settings did not change' });
+  assert.deepEqual(planStep(logReader, { applied: a, desired: a, loaded: new Set(['CheckHelpers']) }), {
+    module: 'CheckHelpers',
+    action: 'unchanged',
+    reason: 'its settings did not change',
+  });
   // The real CheckHelpers reads no section: a log change leaves it alone.
-  assert.deepEqual(planStep(helpersEntry, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), { module: 'CheckHelpers', action: 'unchanged', reason: 'its settings did not change' });
+  assert.deepEqual(planStep(helpersEntry, { applied: a, desired: b, loaded: new Set(['CheckHelpers']) }), {
+    module: 'CheckHelpers',
+    action: 'unchanged',
+    reason: 'its settings did not change',
+  });
   // A disabled module that is not live stays unchanged whatever changed.
-  assert.deepEqual(planStep(moduleInfo('CheckSystem') as ModuleInfo, { applied: a, desired: b, loaded: new Set() }), { module: 'CheckSystem', action: 'unchanged', reason: 'not loaded' });
+  assert.deepEqual(planStep(moduleInfo('CheckSystem') as ModuleInfo, { applied: a, desired: b, loaded: new Set() }), {
+    module: 'CheckSystem',
+    action: 'unchanged',
+    reason: 'not loaded',
+  });
 });
 
 void test('the slice of a module is its sections; [/paths] changes reach modules that read /paths', () => {
@@ -120,19 +167,51 @@ void test('the slice of a module is its sections; [/paths] changes reach modules
 void test('run-time overrides win over the file', () => {
   const off = load(DISABLED);
   const on = load(ENABLED);
-  assert.deepEqual(planStep(helpersEntry, { applied: off, desired: off, loaded: new Set(), overrides: new Map([['CheckHelpers', true]]) }), {
-    module: 'CheckHelpers',
-    action: 'load',
-    reason: 'loaded at run time',
-  });
-  assert.deepEqual(planStep(helpersEntry, { applied: on, desired: on, loaded: new Set(['CheckHelpers']), overrides: new Map([['CheckHelpers', false]]) }), {
-    module: 'CheckHelpers',
-    action: 'unload',
-    reason: 'unloaded at run time',
-  });
+  assert.deepEqual(
+    planStep(helpersEntry, {
+      applied: off,
+      desired: off,
+      loaded: new Set(),
+      overrides: new Map([['CheckHelpers', true]]),
+    }),
+    {
+      module: 'CheckHelpers',
+      action: 'load',
+      reason: 'loaded at run time',
+    },
+  );
+  assert.deepEqual(
+    planStep(helpersEntry, {
+      applied: on,
+      desired: on,
+      loaded: new Set(['CheckHelpers']),
+      overrides: new Map([['CheckHelpers', false]]),
+    }),
+    {
+      module: 'CheckHelpers',
+      action: 'unload',
+      reason: 'unloaded at run time',
+    },
+  );
   // An override that matches what is live changes nothing.
-  assert.equal(planStep(helpersEntry, { applied: on, desired: on, loaded: new Set(), overrides: new Map([['CheckHelpers', false]]) }).action, 'unchanged');
-  assert.equal(planStep(helpersEntry, { applied: off, desired: off, loaded: new Set(['CheckHelpers']), overrides: new Map([['CheckHelpers', true]]) }).action, 'unchanged');
+  assert.equal(
+    planStep(helpersEntry, {
+      applied: on,
+      desired: on,
+      loaded: new Set(),
+      overrides: new Map([['CheckHelpers', false]]),
+    }).action,
+    'unchanged',
+  );
+  assert.equal(
+    planStep(helpersEntry, {
+      applied: off,
+      desired: off,
+      loaded: new Set(['CheckHelpers']),
+      overrides: new Map([['CheckHelpers', true]]),
+    }).action,
+    'unchanged',
+  );
   assert.equal(wantsLoaded('CheckHelpers', off, new Map([['CheckHelpers', true]])), true);
   assert.equal(wantsLoaded('CheckHelpers', on, new Map([['CheckHelpers', false]])), false);
   assert.equal(wantsLoaded('CheckHelpers', on), true);
@@ -141,7 +220,8 @@ void test('run-time overrides win over the file', () => {
 
 void test('an edited parent target is named once, not again for each target that inherits the key', () => {
   const remote = moduleInfo('RemoteClient') as ModuleInfo;
-  const base = '[/modules]\nRemoteClient = enabled\n[/settings/remote/client/targets/default]\ntimeout = %T%\n[/settings/remote/client/targets/a]\naddress = 127.0.0.1:1\n[/settings/remote/client/targets/b]\naddress = 127.0.0.1:2\ntimeout = 9\n';
+  const base =
+    '[/modules]\nRemoteClient = enabled\n[/settings/remote/client/targets/default]\ntimeout = %T%\n[/settings/remote/client/targets/a]\naddress = 127.0.0.1:1\n[/settings/remote/client/targets/b]\naddress = 127.0.0.1:2\ntimeout = 9\n';
   const a = load(base.replace('%T%', '20'));
   const b = load(base.replace('%T%', '21'));
   assert.deepEqual(planStep(remote, { applied: a, desired: b, loaded: new Set(['RemoteClient']) }), {
@@ -154,13 +234,18 @@ void test('an edited parent target is named once, not again for each target that
 void test('a [/settings/default] key reaches only the modules that fall back to it', () => {
   const web = moduleInfo('WEBServer') as ModuleInfo;
   const remote = moduleInfo('RemoteServer') as ModuleInfo;
-  const text = (hosts: string) => `[/modules]\nWEBServer = enabled\nRemoteServer = enabled\n[/settings/default]\nallowed hosts = ${hosts}\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`;
+  const text = (hosts: string) =>
+    `[/modules]\nWEBServer = enabled\nRemoteServer = enabled\n[/settings/default]\nallowed hosts = ${hosts}\n[/settings/WEB/server]\nallowed hosts = 127.0.0.1\n`;
   const a = load(text('127.0.0.1'));
   const b = load(text('127.0.0.1, 10.0.0.1'));
   const loaded = new Set(['WEBServer', 'RemoteServer']);
   // WEBServer has its own allowed hosts: nothing changed for it.
   assert.equal(planStep(web, { applied: a, desired: b, loaded }).action, 'unchanged');
-  assert.deepEqual(planStep(remote, { applied: a, desired: b, loaded }), { module: 'RemoteServer', action: 'apply', reason: 'changed: [/settings/default] allowed hosts (agent.ini:5)' });
+  assert.deepEqual(planStep(remote, { applied: a, desired: b, loaded }), {
+    module: 'RemoteServer',
+    action: 'apply',
+    reason: 'changed: [/settings/default] allowed hosts (agent.ini:5)',
+  });
   // A [/settings/default] key that no section of the module falls back to (RemoteServer has no password).
   const pa = load('[/modules]\nRemoteServer = enabled\n[/settings/default]\npassword = one-password\n');
   const pb = load('[/modules]\nRemoteServer = enabled\n[/settings/default]\npassword = another-password\n');
@@ -173,5 +258,9 @@ void test('a [/paths] variable is named once, not again for each value that expa
   const b = load('[/modules]\nWEBServer = enabled\n[/paths]\ncertificate-path = /srv/b\n');
   // certificate and certificate key (defaults under ${certificate-path}) change with it: they count, unnamed.
   assert.notEqual(a.sections['/settings/WEB/server']?.certificate, b.sections['/settings/WEB/server']?.certificate);
-  assert.deepEqual(planStep(web, { applied: a, desired: b, loaded: new Set(['WEBServer']) }), { module: 'WEBServer', action: 'apply', reason: 'changed: [/paths] certificate-path (agent.ini:4)' });
+  assert.deepEqual(planStep(web, { applied: a, desired: b, loaded: new Set(['WEBServer']) }), {
+    module: 'WEBServer',
+    action: 'apply',
+    reason: 'changed: [/paths] certificate-path (agent.ini:4)',
+  });
 });

@@ -10,15 +10,21 @@ import { loadSettingsText } from '../../../src/settings/load.js';
 function warningsOf(text: string): string[] {
   const r = loadSettingsText(text, '/etc/agent/agent.ini');
   assert.ok(r.ok, JSON.stringify(r.problems));
-  return r.warnings.filter((w) => /TLS_NO_SHARED_CIPHER|UI_SIGN_IN/.test(w.code)).map((w) => `${w.code}@${w.line}:${w.col} ${w.message}`);
+  return r.warnings
+    .filter((w) => /TLS_NO_SHARED_CIPHER|UI_SIGN_IN/.test(w.code))
+    .map((w) => `${w.code}@${w.line}:${w.col} ${w.message}`);
 }
 
-const nrpe = (lines: string[]): string => ['[/modules]', 'RemoteServer = enabled', '[/settings/remote/server]', ...lines, ''].join('\n');
+const nrpe = (lines: string[]): string =>
+  ['[/modules]', 'RemoteServer = enabled', '[/settings/remote/server]', ...lines, ''].join('\n');
 
 void test('an NRPE server without a certificate whose ciphers exclude the anonymous suites', () => {
   const [w, ...rest] = warningsOf(nrpe(['allowed ciphers = ALL:!aNULL:!LOW:@STRENGTH']));
   assert.deepEqual(rest, []);
-  assert.match(w ?? '', /^AGENT_WARN_TLS_NO_SHARED_CIPHER@4:19 RemoteServer has TLS on and no certificate.*allowed ciphers = ALL:!aNULL:!LOW:@STRENGTH keeps them out: no client can connect/);
+  assert.match(
+    w ?? '',
+    /^AGENT_WARN_TLS_NO_SHARED_CIPHER@4:19 RemoteServer has TLS on and no certificate.*allowed ciphers = ALL:!aNULL:!LOW:@STRENGTH keeps them out: no client can connect/,
+  );
   // !ADH alone leaves anonymous ECDH in: reachable.
   assert.deepEqual(warningsOf(nrpe(['allowed ciphers = ALL:!ADH'])), []);
   assert.match(warningsOf(nrpe(['allowed ciphers = ALL:!ADH:!AECDH']))[0] ?? '', /TLS_NO_SHARED_CIPHER/);
@@ -56,7 +62,10 @@ void test('a role of web users without public warns at the role, naming its user
   ].join('\n');
   const warnings = warningsOf(text);
   assert.equal(warnings.length, 1, warnings.join('\n'));
-  assert.match(warnings[0] ?? '', /^AGENT_WARN_UI_SIGN_IN@6:12 role api-only lacks the privilege public.*its users \(a, b\) can use the API but the UI refuses them/);
+  assert.match(
+    warnings[0] ?? '',
+    /^AGENT_WARN_UI_SIGN_IN@6:12 role api-only lacks the privilege public.*its users \(a, b\) can use the API but the UI refuses them/,
+  );
   // Without WEBServer there is no UI to sign in to.
   assert.deepEqual(warningsOf(text.replace('WEBServer = enabled', 'WEBServer = disabled')), []);
 });

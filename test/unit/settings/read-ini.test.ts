@@ -146,7 +146,12 @@ void describe('parseIni', () => {
     const doc = fixture('bom.ini');
     assert.deepEqual(doc.problems, []);
     assert.deepEqual(doc.sections, [
-      { path: '/settings/default', line: 1, col: 2, entries: [{ key: 'password', value: 'secret', line: 2, keyCol: 1, valueCol: 12 }] },
+      {
+        path: '/settings/default',
+        line: 1,
+        col: 2,
+        entries: [{ key: 'password', value: 'secret', line: 2, keyCol: 1, valueCol: 12 }],
+      },
     ]);
   });
 
@@ -155,25 +160,50 @@ void describe('parseIni', () => {
     assert.deepEqual(
       doc.problems.map((p) => [p.code, p.line, p.col, p.message]),
       [
-        ['AGENT_ERR_INI_SYNTAX', 3, 1, 'cannot parse line: (content not shown: it may hold a secret) (expected [section], key = value, or a comment starting with ; or #)'],
+        [
+          'AGENT_ERR_INI_SYNTAX',
+          3,
+          1,
+          'cannot parse line: (content not shown: it may hold a secret) (expected [section], key = value, or a comment starting with ; or #)',
+        ],
         ['AGENT_ERR_INI_SYNTAX', 4, 1, 'cannot parse line: "[/settings/broken" (missing "]")'],
-        ['AGENT_ERR_INI_SYNTAX', 5, 1, 'cannot parse line: (content not shown: it may hold a secret) (missing key before "=")'],
+        [
+          'AGENT_ERR_INI_SYNTAX',
+          5,
+          1,
+          'cannot parse line: (content not shown: it may hold a secret) (missing key before "=")',
+        ],
         ['AGENT_ERR_INI_SYNTAX', 6, 3, 'cannot parse line: "[/settings/trailing] junk" (text after "]")'],
         ['AGENT_ERR_INI_SYNTAX', 7, 1, 'cannot parse line: "[]" (empty section name)'],
       ],
     );
     assert.deepEqual(doc.sections, [
-      { path: '/settings/default', line: 1, col: 2, entries: [{ key: 'password', value: 'ok', line: 2, keyCol: 1, valueCol: 12 }] },
+      {
+        path: '/settings/default',
+        line: 1,
+        col: 2,
+        entries: [{ key: 'password', value: 'ok', line: 2, keyCol: 1, valueCol: 12 }],
+      },
     ]);
   });
 
   void it('reports a key before any section and keeps reading', () => {
     const doc = fixture('key-outside-section.ini');
     assert.deepEqual(doc.problems, [
-      { code: 'AGENT_ERR_INI_KEY_OUTSIDE_SECTION', message: 'a key appears before any [section] (not shown: a file that is not INI may hold a secret there)', line: 2, col: 1 },
+      {
+        code: 'AGENT_ERR_INI_KEY_OUTSIDE_SECTION',
+        message: 'a key appears before any [section] (not shown: a file that is not INI may hold a secret there)',
+        line: 2,
+        col: 1,
+      },
     ]);
     assert.deepEqual(doc.sections, [
-      { path: '/settings/default', line: 4, col: 2, entries: [{ key: 'password', value: 'late', line: 5, keyCol: 1, valueCol: 12 }] },
+      {
+        path: '/settings/default',
+        line: 4,
+        col: 2,
+        entries: [{ key: 'password', value: 'late', line: 5, keyCol: 1, valueCol: 12 }],
+      },
     ]);
   });
 
@@ -183,13 +213,31 @@ void describe('parseIni', () => {
     assert.deepEqual(
       doc.sections.map((s) => [s.path, s.line, s.entries.map((e) => [e.key, e.value, e.line, e.keyCol])]),
       [
-        ['/modules', 4, [['WEBServer', 'enabled', 6, 1], ['RemoteClient', 'disabled', 8, 1]]],
+        [
+          '/modules',
+          4,
+          [
+            ['WEBServer', 'enabled', 6, 1],
+            ['RemoteClient', 'disabled', 8, 1],
+          ],
+        ],
         [
           '/settings/remote/client/targets/web.example.com',
           11,
-          [['address', 'web.example.com:5666', 12, 1], ['use ssl', 'true', 14, 1], ['verify mode', 'peer-cert', 15, 5]],
+          [
+            ['address', 'web.example.com:5666', 12, 1],
+            ['use ssl', 'true', 14, 1],
+            ['verify mode', 'peer-cert', 15, 5],
+          ],
         ],
-        ['/settings/default', 18, [['password', 's3cret;#', 19, 1], ['allowed hosts', '127.0.0.1', 20, 1]]],
+        [
+          '/settings/default',
+          18,
+          [
+            ['password', 's3cret;#', 19, 1],
+            ['allowed hosts', '127.0.0.1', 20, 1],
+          ],
+        ],
       ],
     );
   });
@@ -198,6 +246,8 @@ void describe('parseIni', () => {
     assert.deepEqual(parseIni('', 'empty.ini'), { file: 'empty.ini', sections: [], problems: [] });
     assert.deepEqual(parseIni('\ufeff', 'bom-only.ini').sections, []);
     const doc = parseIni('[/a]\r\nk = x=y', 'x.ini');
-    assert.deepEqual(doc.sections, [{ path: '/a', line: 1, col: 2, entries: [{ key: 'k', value: 'x=y', line: 2, keyCol: 1, valueCol: 5 }] }]);
+    assert.deepEqual(doc.sections, [
+      { path: '/a', line: 1, col: 2, entries: [{ key: 'k', value: 'x=y', line: 2, keyCol: 1, valueCol: 5 }] },
+    ]);
   });
 });

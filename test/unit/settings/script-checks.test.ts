@@ -42,9 +42,16 @@ is template = 1
     '/tmp/agent.ini',
   );
   assert.ok(r.ok, JSON.stringify(!r.ok && r.problems));
-  const real = [...r.snapshot.aliases.values()].filter((a) => !a.isTemplate).map((a) => a.name).sort();
+  const real = [...r.snapshot.aliases.values()]
+    .filter((a) => !a.isTemplate)
+    .map((a) => a.name)
+    .sort();
   assert.deepEqual(real, ['alias_foo', 'alias_long', 'alias_ok']);
-  assert.equal(r.snapshot.aliases.get('alias_long')?.values['allow arguments'], true, 'inherited from the default object');
+  assert.equal(
+    r.snapshot.aliases.get('alias_long')?.values['allow arguments'],
+    true,
+    'inherited from the default object',
+  );
   assert.equal(r.snapshot.aliases.get('alias_long')?.values.command, 'check_warning "warn=load > $ARG1$"');
 });
 
@@ -55,7 +62,10 @@ alias_ok = check_ok
 alias_typo = check_okk warn=1
 `);
   assert.equal(problems.length, 1, problems.join('\n'));
-  assert.match(problems[0], /^AGENT_ERR_ALIAS_INVALID@8:14 alias "alias_typo" runs check_okk, which is not a query here; did you mean "check_ok"\?/);
+  assert.match(
+    problems[0],
+    /^AGENT_ERR_ALIAS_INVALID@8:14 alias "alias_typo" runs check_okk, which is not a query here; did you mean "check_ok"\?/,
+  );
 });
 
 void test('other alias rules: another alias, a disabled module, a query name, a bad quote, no command', () => {
@@ -72,7 +82,10 @@ parent = default
 `);
   const text = problems.join('\n');
   assert.match(text, /@8:\d+ alias "alias_chain" runs alias_ok, which is another alias/);
-  assert.match(text, /@9:\d+ alias "alias_cpu" runs check_cpu, a query of CheckSystem, which is not enabled in \[\/modules\]/);
+  assert.match(
+    text,
+    /@9:\d+ alias "alias_cpu" runs check_cpu, a query of CheckSystem, which is not enabled in \[\/modules\]/,
+  );
   assert.match(text, /@10:\d+ alias "check_ok" has the name of a query of CheckHelpers/);
   assert.match(text, /@11:\d+ alias "alias_quote" has a command that does not parse: unclosed "/);
   assert.match(text, /@14:\d+ alias "alias_empty" has no command/);
@@ -103,7 +116,10 @@ check_a = a.sh
 noext = thing
 `);
   const text = problems.join('\n');
-  assert.match(text, /AGENT_ERR_WRAPPED_SCRIPT_INVALID@10:\d+ wrapped script "check_rb" no wrapping found for extension: rb \(add rb = /);
+  assert.match(
+    text,
+    /AGENT_ERR_WRAPPED_SCRIPT_INVALID@10:\d+ wrapped script "check_rb" no wrapping found for extension: rb \(add rb = /,
+  );
   assert.match(text, /@11:\d+ wrapped script "check_a" has the name of a script/);
   assert.match(text, /@12:\d+ wrapped script "noext" script thing has no extension/);
 });

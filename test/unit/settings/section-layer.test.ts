@@ -53,7 +53,8 @@ const HOSTS: Record<string, string> = {
   plain: '',
   'adds-target': '[/settings/remote/client/targets/local]\nparent = tpl\naddress = host.example.com:5666\n',
   'overrides-target': '[/settings/remote/client/targets/DB]\naddress = db2.example.com:5666\n',
-  'overrides-template': '[/settings/remote/client/targets/tpl]\ntimeout = 30\n\n[/settings/remote/client/targets/extra]\naddress = x.example.com:1\n',
+  'overrides-template':
+    '[/settings/remote/client/targets/tpl]\ntimeout = 30\n\n[/settings/remote/client/targets/extra]\naddress = x.example.com:1\n',
   'bad-plain': '',
   'bad-fixed': '[/settings/default]\ntimeout = 5\n',
   'adds-section': '[/settings/log]\nlevel = debug\n\n[/settings/default]\ntimeout = 7\n',
@@ -93,7 +94,11 @@ void describe('layered loading over a shared base', () => {
     writeFileSync(join(dir, 'shared', 'base.ini'), BASE);
     // The bad-* hosts include a second base with a problem that bad-fixed overrides.
     writeFileSync(join(dir, 'shared', 'bad.ini'), '[/settings/default]\ntimeout = soon\n');
-    for (const [name, text] of Object.entries(HOSTS)) writeFileSync(host(name), `[/includes]\nbase = ../shared/base.ini\n${name.startsWith('bad-') ? 'bad = ../shared/bad.ini\n' : ''}\n${text}`);
+    for (const [name, text] of Object.entries(HOSTS))
+      writeFileSync(
+        host(name),
+        `[/includes]\nbase = ../shared/base.ini\n${name.startsWith('bad-') ? 'bad = ../shared/bad.ini\n' : ''}\n${text}`,
+      );
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -122,11 +127,21 @@ void describe('layered loading over a shared base', () => {
     assert.equal(added.snapshot.targets.remote.get('db')?.values.timeout, 20);
     const template = await load('overrides-template');
     assert.ok(template.ok);
-    assert.equal(template.snapshot.targets.remote.get('db')?.values.timeout, 30, 'a host overriding the template changes the base object inheriting from it');
+    assert.equal(
+      template.snapshot.targets.remote.get('db')?.values.timeout,
+      30,
+      'a host overriding the template changes the base object inheriting from it',
+    );
     const users = await load('overrides-one-liners');
     assert.ok(users.ok);
-    assert.deepEqual([...users.snapshot.users.keys()].filter((u) => !['default', 'sample'].includes(u)).sort(), ['ann', 'bob', 'eve']);
+    assert.deepEqual([...users.snapshot.users.keys()].filter((u) => !['default', 'sample'].includes(u)).sort(), [
+      'ann',
+      'bob',
+      'eve',
+    ]);
     const lost = await load('unknown-parent');
-    assert.ok(lost.problems.some((p) => p.code === 'AGENT_ERR_OBJECT_PARENT_UNKNOWN' && p.file === host('unknown-parent')));
+    assert.ok(
+      lost.problems.some((p) => p.code === 'AGENT_ERR_OBJECT_PARENT_UNKNOWN' && p.file === host('unknown-parent')),
+    );
   });
 });

@@ -22,7 +22,8 @@ function write(name: string, text: string): string {
   return file;
 }
 
-const local = (source: string, more = ''): string => `[/paths]\nstate = ${join(dir, 'state')}\n\n[/settings/source]\n${source}\n${more}`;
+const local = (source: string, more = ''): string =>
+  `[/paths]\nstate = ${join(dir, 'state')}\n\n[/settings/source]\n${source}\n${more}`;
 
 void describe('settings/source-layer.ts', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,13 +31,22 @@ void describe('settings/source-layer.ts', () => {
   void it('puts the pulled file under the includes and the local file', async () => {
     writeFileSync(cache, '[/settings/log]\nlevel = error\nbuffer size = 1234\n\n[/settings/default]\ntimeout = 11\n');
     write('base.ini', '[/settings/default]\ntimeout = 22\n');
-    const main = write('agent.ini', local('url = https://example.invalid/a.ini', '\n[/includes]\nbase = base.ini\n\n[/settings/log]\nlevel = warning\n'));
+    const main = write(
+      'agent.ini',
+      local(
+        'url = https://example.invalid/a.ini',
+        '\n[/includes]\nbase = base.ini\n\n[/settings/log]\nlevel = warning\n',
+      ),
+    );
     const r = await loadSettingsFile(main);
     assert.ok(r.ok, JSON.stringify(r.problems));
     assert.equal(r.snapshot.sections['/settings/log']?.['buffer size'], 1234);
     assert.equal(r.snapshot.sections['/settings/log']?.level, 'warning', 'local over pulled');
     assert.equal(r.snapshot.sections['/settings/default']?.timeout, 22, 'an include over pulled');
-    assert.deepEqual(r.snapshot.sources.map((s) => s.file), [cache, join(dir, 'base.ini'), main]);
+    assert.deepEqual(
+      r.snapshot.sources.map((s) => s.file),
+      [cache, join(dir, 'base.ini'), main],
+    );
     assert.ok(r.watched.includes(cache));
   });
 
@@ -51,10 +61,16 @@ void describe('settings/source-layer.ts', () => {
   void it('refuses [/includes] and [/settings/source] in the pulled text', async () => {
     const main = write('agent2.ini', local('url = https://example.invalid/a.ini'));
     const reader = new SettingsReader();
-    await reader.source(cache, Buffer.from('[/includes]\nx = /etc/passwd\n\n[/settings/source]\nurl = https://evil.invalid/\n'));
+    await reader.source(
+      cache,
+      Buffer.from('[/includes]\nx = /etc/passwd\n\n[/settings/source]\nurl = https://evil.invalid/\n'),
+    );
     const r = await loadSettingsFile(main, { reader });
     assert.equal(r.ok, false);
-    assert.deepEqual(r.problems.filter((p) => p.code === 'AGENT_ERR_SOURCE_SECTION').map((p) => p.section), ['/includes', '/settings/source']);
+    assert.deepEqual(
+      r.problems.filter((p) => p.code === 'AGENT_ERR_SOURCE_SECTION').map((p) => p.section),
+      ['/includes', '/settings/source'],
+    );
   });
 
   void it('expands ${hostname} in the url, and warns about insecure and http://', async () => {
@@ -62,10 +78,21 @@ void describe('settings/source-layer.ts', () => {
     const saved = process.env.AGENT_HOSTNAME;
     process.env.AGENT_HOSTNAME = 'web01.example.org';
     try {
-      const r = await loadSettingsFile(write('agent3.ini', local('url = http://cfg.example.org/hosts/${host}/${hostname}.ini\ninsecure = true')));
+      const r = await loadSettingsFile(
+        write('agent3.ini', local('url = http://cfg.example.org/hosts/${host}/${hostname}.ini\ninsecure = true')),
+      );
       assert.ok(r.ok, JSON.stringify(r.problems));
-      assert.equal(r.snapshot.sections['/settings/source']?.url, 'http://cfg.example.org/hosts/web01/web01.example.org.ini');
-      assert.deepEqual(r.warnings.filter((w) => w.code === 'AGENT_WARN_SOURCE_INSECURE').map((w) => w.key).sort(), ['insecure', 'url']);
+      assert.equal(
+        r.snapshot.sections['/settings/source']?.url,
+        'http://cfg.example.org/hosts/web01/web01.example.org.ini',
+      );
+      assert.deepEqual(
+        r.warnings
+          .filter((w) => w.code === 'AGENT_WARN_SOURCE_INSECURE')
+          .map((w) => w.key)
+          .sort(),
+        ['insecure', 'url'],
+      );
     } finally {
       if (saved === undefined) delete process.env.AGENT_HOSTNAME;
       else process.env.AGENT_HOSTNAME = saved;

@@ -45,31 +45,47 @@ void describe('TLS files of the listeners in validation', () => {
     // The default key file (${certificate-path}/certificate.key) holds a's key; the certificate is b's.
     mkdirSync(join(certs.dir, 'security'), { recursive: true });
     writeFileSync(join(certs.dir, 'security', 'certificate.key'), readFileSync(a.key));
-    const file = settings(`[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = x\n\n[/settings/WEB/server]\nport = 0s\ncertificate = b.pem\n`);
+    const file = settings(
+      `[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = x\n\n[/settings/WEB/server]\nport = 0s\ncertificate = b.pem\n`,
+    );
     const r = await runAgentCli(['settings', 'validate', file]);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     const key = join(certs.dir, 'security', 'certificate.key');
     assert.ok(
-      r.stdout.includes(`${file}:9:15: error AGENT_ERR_TLS_KEY_MISMATCH [/settings/WEB/server] certificate: the private key in ${key} does not belong to the certificate ${b.cert}`),
+      r.stdout.includes(
+        `${file}:9:15: error AGENT_ERR_TLS_KEY_MISMATCH [/settings/WEB/server] certificate: the private key in ${key} does not belong to the certificate ${b.cert}`,
+      ),
       r.stdout,
     );
-    const json = JSON.parse((await runAgentCli(['settings', 'validate', file, '--format', 'json'])).stdout) as { files: { errors: { code: string; line: number; key: string }[] }[] };
-    assert.deepEqual(json.files[0]?.errors.map((e) => [e.code, e.line, e.key]), [['AGENT_ERR_TLS_KEY_MISMATCH', 9, 'certificate']]);
+    const json = JSON.parse((await runAgentCli(['settings', 'validate', file, '--format', 'json'])).stdout) as {
+      files: { errors: { code: string; line: number; key: string }[] }[];
+    };
+    assert.deepEqual(
+      json.files[0]?.errors.map((e) => [e.code, e.line, e.key]),
+      [['AGENT_ERR_TLS_KEY_MISMATCH', 9, 'certificate']],
+    );
   });
 
   void it("a combined certificate+key file with the default web key is NSClient++'s convention: valid", async () => {
     const combined = join(certs.dir, 'combined-b.pem');
     writeFileSync(combined, readFileSync(b.cert, 'utf8') + readFileSync(b.key, 'utf8'));
-    const file = settings(`[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = x\n\n[/settings/WEB/server]\nport = 0s\ncertificate = combined-b.pem\n`);
+    const file = settings(
+      `[/modules]\nWEBServer = enabled\n\n[/settings/default]\npassword = x\n\n[/settings/WEB/server]\nport = 0s\ncertificate = combined-b.pem\n`,
+    );
     const r = await runAgentCli(['settings', 'validate', file]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
   });
 
   void it('a written key of another certificate: the error is at the key line', () => {
-    const file = settings(`[/modules]\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 5666\ncertificate = ${b.cert}\ncertificate key = ${a.key}\n`);
+    const file = settings(
+      `[/modules]\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 5666\ncertificate = ${b.cert}\ncertificate key = ${a.key}\n`,
+    );
     const [p, ...rest] = problemsOf(file);
     assert.equal(rest.length, 0);
-    assert.deepEqual([p?.code, p?.line, p?.section, p?.key], ['AGENT_ERR_TLS_KEY_MISMATCH', 7, '/settings/remote/server', 'certificate key']);
+    assert.deepEqual(
+      [p?.code, p?.line, p?.section, p?.key],
+      ['AGENT_ERR_TLS_KEY_MISMATCH', 7, '/settings/remote/server', 'certificate key'],
+    );
     assert.equal(p?.message, `the private key in ${a.key} does not belong to the certificate ${b.cert}`);
   });
 
@@ -92,11 +108,16 @@ void describe('TLS files of the listeners in validation', () => {
     );
     assert.equal(got[0]?.[3], `cannot read certificate key file ${folder}: it is a folder, not a file`);
     assert.match(String(got[1]?.[3]), /^cannot read ca file .*not-a-ca\.pem: the certificate cannot be parsed/);
-    assert.equal(got[2]?.[3], `cannot read certificate file ${join(certs.dir, 'not-a-cert.pem')}: the file is not a PEM certificate (no start line)`);
+    assert.equal(
+      got[2]?.[3],
+      `cannot read certificate file ${join(certs.dir, 'not-a-cert.pem')}: the file is not a PEM certificate (no start line)`,
+    );
   });
 
   void it('missing files: a certificate the listener creates is fine, a missing CA or NRPE certificate is not', () => {
-    const file = settings(`[/modules]\nAgentServer = enabled\nRemoteServer = enabled\n\n[/settings/agent/server]\nport = 5668\nca = nowhere-ca.pem\n\n[/settings/remote/server]\nport = 5666\ncertificate = nowhere.pem\n`);
+    const file = settings(
+      `[/modules]\nAgentServer = enabled\nRemoteServer = enabled\n\n[/settings/agent/server]\nport = 5668\nca = nowhere-ca.pem\n\n[/settings/remote/server]\nport = 5666\ncertificate = nowhere.pem\n`,
+    );
     const got = problemsOf(file).map((p) => [p.key, p.line, p.message.replace(certs.dir, 'DIR')]);
     assert.deepEqual(got, [
       ['ca', 7, 'cannot read ca file DIR/nowhere-ca.pem: no such file'],
@@ -105,7 +126,9 @@ void describe('TLS files of the listeners in validation', () => {
   });
 
   void it('disabled listeners and listeners without TLS are not checked', () => {
-    const file = settings(`[/modules]\nRemoteServer = disabled\nWEBServer = enabled\n\n[/settings/default]\npassword = x\n\n[/settings/WEB/server]\nport = 0\ncertificate = missing-and-plain.pem\n\n[/settings/remote/server]\ncertificate = nowhere.pem\n`);
+    const file = settings(
+      `[/modules]\nRemoteServer = disabled\nWEBServer = enabled\n\n[/settings/default]\npassword = x\n\n[/settings/WEB/server]\nport = 0\ncertificate = missing-and-plain.pem\n\n[/settings/remote/server]\ncertificate = nowhere.pem\n`,
+    );
     assert.deepEqual(problemsOf(file), []);
   });
 });

@@ -40,7 +40,18 @@ function snapshotOf(text: string): Snapshot {
 
 /** A control whose info() throws a plain Error when asked to, to stand for a defect. */
 function testControl(state: { broken: boolean }, snapshot: Snapshot): AgentControl {
-  const status: ReconcilerStatus = { file: '/tmp/app-test.ini', fileHash: 'f', appliedHash: 'a', lastReload: null, lastResult: 'none', problems: [], warnings: [], reloads: { ok: 1, invalid: 0, partial: 0 }, modules: [], drift: [] };
+  const status: ReconcilerStatus = {
+    file: '/tmp/app-test.ini',
+    fileHash: 'f',
+    appliedHash: 'a',
+    lastReload: null,
+    lastResult: 'none',
+    problems: [],
+    warnings: [],
+    reloads: { ok: 1, invalid: 0, partial: 0 },
+    modules: [],
+    drift: [],
+  };
   const refuse = async (): Promise<never> => {
     throw new Error('not in this test');
   };
@@ -57,7 +68,7 @@ function testControl(state: { broken: boolean }, snapshot: Snapshot): AgentContr
     reload: async () => status,
     editSettings: refuse,
     logs: () => [],
-    logStatus: () => ({ errors: 0, lastError: "" }),
+    logStatus: () => ({ errors: 0, lastError: '' }),
     clearLogs: () => 0,
     info: () => {
       if (state.broken) throw new TypeError('secret internal detail');
@@ -72,7 +83,8 @@ void describe('buildApp over HTTPS', () => {
   let server: Server;
   let base: string;
   let uiDir: string;
-  const root = (path: string, opts: WebRequestOptions = {}) => webRequest(`${base}${path}`, { user: 'root', password: 'pw', ...opts });
+  const root = (path: string, opts: WebRequestOptions = {}) =>
+    webRequest(`${base}${path}`, { user: 'root', password: 'pw', ...opts });
 
   before(async () => {
     uiDir = mkdtempSync(join(tmpdir(), 'web-ui-'));
@@ -97,14 +109,23 @@ void describe('buildApp over HTTPS', () => {
   });
 
   void it('registers every API route through the guarded table, each with a privilege', async () => {
-    const polkaRoutes = (web.app as unknown as { routes: { method: string; handlers: unknown[] }[] }).routes.filter((r) => r.method !== '');
+    const polkaRoutes = (web.app as unknown as { routes: { method: string; handlers: unknown[] }[] }).routes.filter(
+      (r) => r.method !== '',
+    );
     assert.equal(polkaRoutes.length, web.routes.length, 'no route bypasses the table');
     const open = new Set(web.routes.filter((r) => r.privilege === 'none').map((r) => `${r.method} ${r.path}`));
     assert.deepEqual([...open], ['GET /core/isalive'], 'the only route without authentication');
-    for (const r of polkaRoutes) assert.equal(r.handlers.length, 1, 'one handler per route (the guard runs the route\'s own)');
-    assert.equal(polkaRoutes.filter((r) => !isGuarded(r.handlers[0])).length, open.size, 'only open routes lack a guard');
+    for (const r of polkaRoutes)
+      assert.equal(r.handlers.length, 1, "one handler per route (the guard runs the route's own)");
+    assert.equal(
+      polkaRoutes.filter((r) => !isGuarded(r.handlers[0])).length,
+      open.size,
+      'only open routes lack a guard',
+    );
     const one = '(public|legacy|[a-z]+(\\.([a-z]+|<[A-Z]>))+)';
-    for (const r of web.routes) if (r.privilege !== 'none') assert.match(r.privilege, new RegExp(`^${one}(\\|${one})*$`), `${r.method} ${r.path}`);
+    for (const r of web.routes)
+      if (r.privilege !== 'none')
+        assert.match(r.privilege, new RegExp(`^${one}(\\|${one})*$`), `${r.method} ${r.path}`);
     const table = new Set(web.routes.map((r) => `${r.method} ${r.path} ${r.privilege}`));
     for (const expected of [
       'GET /api public',
@@ -155,7 +176,13 @@ void describe('buildApp over HTTPS', () => {
     }
     // And every registered route refuses a request without credentials.
     for (const r of web.routes) {
-      const path = r.path.replace(':module', 'CheckHelpers').replace(':query', 'check_ok').replace(':runtime', 'ext').replace(':command', 'check_ok').replace('/api/v1/settings/*', '/api/v1/settings/modules').replace('*', 'a.sh');
+      const path = r.path
+        .replace(':module', 'CheckHelpers')
+        .replace(':query', 'check_ok')
+        .replace(':runtime', 'ext')
+        .replace(':command', 'check_ok')
+        .replace('/api/v1/settings/*', '/api/v1/settings/modules')
+        .replace('*', 'a.sh');
       const res = await webRequest(`${base}${path}`, { method: r.method });
       assert.equal(res.status, r.privilege === 'none' ? 200 : 403, `${r.method} ${path}`);
     }
@@ -167,9 +194,16 @@ void describe('buildApp over HTTPS', () => {
       const before = sink.entries().length;
       const res = await root('/api/v1/info');
       assert.equal(res.status, 500);
-      assert.deepEqual(res.json(), { status: 'error', code: 'AGENT_ERR_HTTP_INTERNAL', error: 'internal error; see the agent log' });
+      assert.deepEqual(res.json(), {
+        status: 'error',
+        code: 'AGENT_ERR_HTTP_INTERNAL',
+        error: 'internal error; see the agent log',
+      });
       assert.doesNotMatch(res.body, /secret internal detail/);
-      const logged = sink.entries().slice(before).find((e) => e.level === 'error' && e.message.includes('secret internal detail'));
+      const logged = sink
+        .entries()
+        .slice(before)
+        .find((e) => e.level === 'error' && e.message.includes('secret internal detail'));
       assert.ok(logged, 'the defect is logged');
       assert.match(logged.message, /at .*\(.*\.js:\d+:\d+\)/, 'with its stack');
     } finally {
@@ -179,10 +213,21 @@ void describe('buildApp over HTTPS', () => {
 
   void it('cuts a chunked body at max body size with 413', async () => {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${base}/api/v1/modules`, { method: 'PUT', rejectUnauthorized: false, headers: { authorization: `Basic ${Buffer.from('root:pw').toString('base64')}`, 'transfer-encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${base}/api/v1/modules`,
+        {
+          method: 'PUT',
+          rejectUnauthorized: false,
+          headers: {
+            authorization: `Basic ${Buffer.from('root:pw').toString('base64')}`,
+            'transfer-encoding': 'chunked',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < 4; i++) req.write('x'.repeat(512));
       req.end();
@@ -200,7 +245,13 @@ void describe('buildApp over HTTPS', () => {
     const etag = String(js.headers.etag);
     const again = await webRequest(`${base}/views/a.js`, { headers: { 'if-none-match': etag } });
     assert.equal(again.status, 304);
-    for (const bad of [`/../${uiDir.split('/').pop()}-secret.txt`, '/%2e%2e/etc/passwd', '/views/..%2f..%2fetc%2fpasswd', '/views', '/%00']) {
+    for (const bad of [
+      `/../${uiDir.split('/').pop()}-secret.txt`,
+      '/%2e%2e/etc/passwd',
+      '/views/..%2f..%2fetc%2fpasswd',
+      '/views',
+      '/%00',
+    ]) {
       const res = await webRequest(`${base}${bad}`);
       assert.equal(res.status, 404, bad);
     }
@@ -210,7 +261,14 @@ void describe('buildApp over HTTPS', () => {
   });
 
   void it('turns the query string into check arguments in order', () => {
-    assert.deepEqual(queryArguments('?warn=load%3E80&crit=load>90&show-all&time=5m&time=1m&msg=a+b%20c'), ['warn=load>80', 'crit=load>90', 'show-all', 'time=5m', 'time=1m', 'msg=a b c']);
+    assert.deepEqual(queryArguments('?warn=load%3E80&crit=load>90&show-all&time=5m&time=1m&msg=a+b%20c'), [
+      'warn=load>80',
+      'crit=load>90',
+      'show-all',
+      'time=5m',
+      'time=1m',
+      'msg=a b c',
+    ]);
     assert.deepEqual(queryArguments(''), []);
     assert.throws(() => queryArguments('?x=%E0%A4%A'), { code: 'AGENT_ERR_HTTP_BAD_REQUEST' });
   });

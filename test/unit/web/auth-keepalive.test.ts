@@ -24,7 +24,10 @@ import { webRequest } from '../../helpers/web-client.js';
 sink.consoleLevel = 'silent';
 
 const settings = (password: string): Snapshot => {
-  const loaded = loadSettingsText(`[/settings/WEB/server]\npassword = ${password}\n\n[/settings/web/roles]\nreader = info.get\n\n[/settings/web/users/ann]\npassword = ann-pw\nrole = reader\n`, '/tmp/auth-keepalive.ini');
+  const loaded = loadSettingsText(
+    `[/settings/WEB/server]\npassword = ${password}\n\n[/settings/web/roles]\nreader = info.get\n\n[/settings/web/users/ann]\npassword = ann-pw\nrole = reader\n`,
+    '/tmp/auth-keepalive.ini',
+  );
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
   return loaded.snapshot;
 };
@@ -36,7 +39,9 @@ const sockets = new Set<Socket>();
 const agent = new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
 
 before(async () => {
-  const control = { info: () => ({ name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/auth-keepalive.ini' }) } as unknown as AgentControl;
+  const control = {
+    info: () => ({ name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/auth-keepalive.ini' }),
+  } as unknown as AgentControl;
   const core = createCore({ settings: () => snapshot });
   // WEBServer's view of the current snapshot, rebuilt when the test replaces it (as the reconciler's apply does).
   let view = moduleView(MODULE_SECTIONS.WEBServer, snapshot);
@@ -67,7 +72,11 @@ void test('one connection: the same header passes again, a changed password refu
   assert.equal((await get('/api/v1/info', 'root', 'wrong')).status, 403, 'another header is checked in full');
   assert.equal((await get('/api/v1/info', 'root', 'first-pw')).status, 200);
   snapshot = settings('second-pw');
-  assert.equal((await get('/api/v1/info', 'root', 'first-pw')).status, 403, 'the old password no longer passes on the same connection');
+  assert.equal(
+    (await get('/api/v1/info', 'root', 'first-pw')).status,
+    403,
+    'the old password no longer passes on the same connection',
+  );
   assert.equal((await get('/api/v1/info', 'root', 'second-pw')).status, 200);
   assert.equal(sockets.size, 1, 'every request went over one connection');
 });

@@ -21,7 +21,10 @@ before(async () => {
     req.routeLabel = 'seen';
     void next();
   });
-  app.get('/items/:name', (req, res) => void res.end(`${req.routeLabel} ${req.params.name} ${JSON.stringify(req.query)} ${req.path}`));
+  app.get(
+    '/items/:name',
+    (req, res) => void res.end(`${req.routeLabel} ${req.params.name} ${JSON.stringify(req.query)} ${req.path}`),
+  );
   app.get('/throws', () => {
     throw new Error('sync throw');
   });
@@ -65,7 +68,10 @@ function get(path: string): Promise<{ status: number; body: string }> {
 
 void describe('createDispatch', () => {
   void it('runs the middleware, then the route with decoded params and the parsed query', async () => {
-    assert.deepEqual(await get('/items/a%20b?x=1&x=2&y=z'), { status: 200, body: 'seen a b {"x":["1","2"],"y":"z"} /items/a%20b' });
+    assert.deepEqual(await get('/items/a%20b?x=1&x=2&y=z'), {
+      status: 200,
+      body: 'seen a b {"x":["1","2"],"y":"z"} /items/a%20b',
+    });
     // Memoized lookups: the same path again, and another one, get their own params.
     assert.deepEqual(await get('/items/a%20b'), { status: 200, body: 'seen a b {} /items/a%20b' });
     assert.deepEqual(await get('/items/c'), { status: 200, body: 'seen c {} /items/c' });

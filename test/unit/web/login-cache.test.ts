@@ -17,7 +17,13 @@ import { WebMetrics } from '../../../src/web/metrics.js';
 
 sink.consoleLevel = 'silent';
 
-function view(extra: string, rootPw = 'root-pw', annRole = 'reader', readerGrants = 'info.get', writerGrants = 'info.get, logs.list') {
+function view(
+  extra: string,
+  rootPw = 'root-pw',
+  annRole = 'reader',
+  readerGrants = 'info.get',
+  writerGrants = 'info.get, logs.list',
+) {
   const text = `[/settings/WEB/server]\npassword = ${rootPw}\n\n[/settings/web/roles]\nreader = ${readerGrants}\nwriter = ${writerGrants}\n\n[/settings/web/users/ann]\npassword = ann-pw\nrole = ${annRole}\n${extra}`;
   const loaded = loadSettingsText(text, '/tmp/login-cache.ini');
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
@@ -40,7 +46,11 @@ function counted(login: string): Credential & { calls: number } {
 
 void test('another user added or changed keeps the cached logins; a change of the login itself checks it again', async () => {
   let current = view('');
-  const access = new AccessControl({ getSnapshot: () => current, metrics: new WebMetrics(), log: getLogger('test:login-cache') });
+  const access = new AccessControl({
+    getSnapshot: () => current,
+    metrics: new WebMetrics(),
+    log: getLogger('test:login-cache'),
+  });
   const root = counted('root');
   const ann = counted('ann');
   const ok = async (c: Credential) => assert.equal((await access.verifyGuess('127.0.0.1', c)).kind, 'ok');

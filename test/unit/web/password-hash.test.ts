@@ -27,7 +27,12 @@ void describe('password-hash', () => {
     assert.equal(await verifyPassword('x', ''), false);
     assert.equal(await verifyPassword('x', undefined), false);
     assert.equal(await verifyPassword('', undefined), false);
-    for (const bad of ['pbkdf2-sha256$', 'pbkdf2-sha256$0$00$00', 'pbkdf2-sha256$1000$zz$' + 'a'.repeat(64), 'pbkdf2-sha256$99999999999$00$' + 'a'.repeat(64)]) {
+    for (const bad of [
+      'pbkdf2-sha256$',
+      'pbkdf2-sha256$0$00$00',
+      'pbkdf2-sha256$1000$zz$' + 'a'.repeat(64),
+      'pbkdf2-sha256$99999999999$00$' + 'a'.repeat(64),
+    ]) {
       assert.equal(parseHash(bad), undefined, bad);
       assert.equal(await verifyPassword(bad, bad), false, 'a malformed hash is not compared as plain text');
     }

@@ -18,11 +18,15 @@ void test('lag gauges keep the last measured figures when no sample fell between
   // The first render starts the monitor and has no lag figures yet; it samples every 20 ms.
   renderProcessMetrics([]);
   let measured: string[] = [];
-  await waitUntil(() => {
-    measured = [];
-    renderProcessMetrics(measured);
-    return measured.some((l) => l.startsWith('nodejs_eventloop_lag_max_seconds '));
-  }, 10_000, 'a render with lag figures');
+  await waitUntil(
+    () => {
+      measured = [];
+      renderProcessMetrics(measured);
+      return measured.some((l) => l.startsWith('nodejs_eventloop_lag_max_seconds '));
+    },
+    10_000,
+    'a render with lag figures',
+  );
   assert.ok(lag(measured, 'nodejs_eventloop_lag_max_seconds') >= 0, 'a render with samples has figures');
   // No turn of the event loop: the monitor cannot have sampled in between.
   const next: string[] = [];

@@ -8,7 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SECURITY_HEADER_LIST, SECURITY_HEADERS, SecureResponse, writeSecureHead } from '../../../src/web/security-headers.js';
+import {
+  SECURITY_HEADER_LIST,
+  SECURITY_HEADERS,
+  SecureResponse,
+  writeSecureHead,
+} from '../../../src/web/security-headers.js';
 
 let server: Server;
 let port = 0;
@@ -38,7 +43,9 @@ const ANSWERS: Record<string, (res: SecureResponse) => void> = {
 };
 
 before(async () => {
-  server = createServer({ ServerResponse: SecureResponse }, (req, res) => ANSWERS[req.url ?? '']?.(res as SecureResponse));
+  server = createServer({ ServerResponse: SecureResponse }, (req, res) =>
+    ANSWERS[req.url ?? '']?.(res as SecureResponse),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });

@@ -19,7 +19,12 @@ export function statusOf(result) {
 
 /** The view's heading (focusable target) and a toolbar of controls. */
 export function viewHeader(title, ...tools) {
-  return h('div', { class: 'view-header' }, h('h1', { tabindex: '-1', text: title }), h('div', { class: 'toolbar' }, tools));
+  return h(
+    'div',
+    { class: 'view-header' },
+    h('h1', { tabindex: '-1', text: title }),
+    h('div', { class: 'toolbar' }, tools),
+  );
 }
 
 /** A notice saying that the signed-in role lacks `privilege` for `what`. */
@@ -39,7 +44,13 @@ export function errorNotice(err, what, privilege) {
   if (err && err.status === 403 && what) return forbiddenNotice(what, privilege);
   const message = err instanceof Error ? err.message : String(err);
   const code = err && err.code && !String(err.code).startsWith('HTTP_') && err.code !== 'network' ? err.code : null;
-  return h('p', { class: 'notice notice-error', role: 'alert' }, h('strong', { text: 'Error: ' }), message, code ? [' ', h('code', { text: code })] : null);
+  return h(
+    'p',
+    { class: 'notice notice-error', role: 'alert' },
+    h('strong', { text: 'Error: ' }),
+    message,
+    code ? [' ', h('code', { text: code })] : null,
+  );
 }
 
 /** A small yes/no badge. */

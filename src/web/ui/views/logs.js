@@ -13,10 +13,23 @@ export function mountLogs(root, { api, index, allowed }) {
   const checks = LEVELS.map((level) => {
     const id = uid(`level-${level}`);
     const input = h('input', { type: 'checkbox', id, value: level, checked: true, onchange: () => first() });
-    return { level, input, el: h('span', { class: 'check' }, input, h('label', { for: id }, h('span', { class: `level level-${level}`, text: level }))) };
+    return {
+      level,
+      input,
+      el: h(
+        'span',
+        { class: 'check' },
+        input,
+        h('label', { for: id }, h('span', { class: `level level-${level}`, text: level })),
+      ),
+    };
   });
   const sizeId = uid('per-page');
-  const size = h('select', { id: sizeId, onchange: () => first() }, SIZES.map((n) => h('option', { value: n, selected: n === '20', text: n })));
+  const size = h(
+    'select',
+    { id: sizeId, onchange: () => first() },
+    SIZES.map((n) => h('option', { value: n, selected: n === '20', text: n })),
+  );
   const pager = h('nav', { class: 'pager', 'aria-label': 'Log pages' });
   const table = h('div', { class: 'log-box' });
   const where = h('p', { class: 'pager-where', 'aria-live': 'polite' });
@@ -25,11 +38,19 @@ export function mountLogs(root, { api, index, allowed }) {
 
   replace(
     root,
-    viewHeader('Logs', refreshButton(() => load(currentUrl ?? firstUrl()))),
+    viewHeader(
+      'Logs',
+      refreshButton(() => load(currentUrl ?? firstUrl())),
+    ),
     h(
       'form',
       { class: 'log-filter', onsubmit: (e) => e.preventDefault() },
-      h('fieldset', {}, h('legend', { text: 'Levels' }), checks.map((c) => c.el)),
+      h(
+        'fieldset',
+        {},
+        h('legend', { text: 'Levels' }),
+        checks.map((c) => c.el),
+      ),
       h('div', { class: 'field field-inline' }, h('label', { for: sizeId, text: 'Entries per page' }), size),
     ),
     where,
@@ -78,7 +99,10 @@ export function mountLogs(root, { api, index, allowed }) {
   }
 
   function renderPage(page) {
-    const pages = Number.isFinite(page.count) && Number.isFinite(page.limit) && page.limit > 0 ? Math.max(1, Math.ceil(page.count / page.limit)) : NaN;
+    const pages =
+      Number.isFinite(page.count) && Number.isFinite(page.limit) && page.limit > 0
+        ? Math.max(1, Math.ceil(page.count / page.limit))
+        : NaN;
     where.textContent = Number.isFinite(page.page)
       ? `Page ${page.page}${Number.isFinite(pages) ? ` of ${pages}` : ''}${Number.isFinite(page.count) ? ` · ${page.count} entries` : ''}`
       : '';
@@ -91,7 +115,14 @@ export function mountLogs(root, { api, index, allowed }) {
         ['next', 'Next'],
         ['last', 'Last'],
       ].map(([rel, label]) =>
-        h('button', { type: 'button', class: 'secondary', dataset: { rel }, disabled: !page.links[rel] || (rel === 'first' && page.page === 1) || (rel === 'last' && page.page === pages), onclick: () => load(page.links[rel]), text: label }),
+        h('button', {
+          type: 'button',
+          class: 'secondary',
+          dataset: { rel },
+          disabled: !page.links[rel] || (rel === 'first' && page.page === 1) || (rel === 'last' && page.page === pages),
+          onclick: () => load(page.links[rel]),
+          text: label,
+        }),
       ),
     );
     // Keep the keyboard on the pager; fall back to a neighbour when the used button is now disabled.
@@ -107,7 +138,15 @@ export function mountLogs(root, { api, index, allowed }) {
         'table',
         { class: 'logs stack' },
         h('caption', { class: 'visually-hidden', text: 'Log entries, newest first' }),
-        h('thead', {}, h('tr', {}, ['#', 'Time', 'Level', 'Source', 'Message'].map((t) => h('th', { scope: 'col', text: t })))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['#', 'Time', 'Level', 'Source', 'Message'].map((t) => h('th', { scope: 'col', text: t })),
+          ),
+        ),
         h(
           'tbody',
           {},
@@ -117,8 +156,17 @@ export function mountLogs(root, { api, index, allowed }) {
               { class: `log-${e.level}` },
               h('td', { class: 'num', dataset: { label: '#' }, text: String(e.index) }),
               h('td', { class: 'log-time', dataset: { label: 'Time' } }, timeEl(e.date)),
-              h('td', { class: 'log-level', dataset: { label: 'Level' } }, h('span', { class: `level level-${e.level}`, text: e.level })),
-              h('td', { class: 'log-source', dataset: { label: 'Source' } }, h('code', { text: e.namespace }), e.file ? h('span', { class: 'hint', text: ` ${e.file}${e.line ? `:${e.line}` : ''}` }) : null),
+              h(
+                'td',
+                { class: 'log-level', dataset: { label: 'Level' } },
+                h('span', { class: `level level-${e.level}`, text: e.level }),
+              ),
+              h(
+                'td',
+                { class: 'log-source', dataset: { label: 'Source' } },
+                h('code', { text: e.namespace }),
+                e.file ? h('span', { class: 'hint', text: ` ${e.file}${e.line ? `:${e.line}` : ''}` }) : null,
+              ),
               h('td', { class: 'log-message', dataset: { label: 'Message' }, text: e.message }),
             ),
           ),

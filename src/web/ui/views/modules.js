@@ -23,8 +23,14 @@ export function mountModules(root, { api, index, announce, allowed, can }) {
 
   replace(
     root,
-    viewHeader('Modules', refreshButton(() => refresh())),
-    h('p', { class: 'hint', text: 'Load and Unload change the running agent only (the difference from the settings file shows as drift). Enable and Disable edit [/modules] in the settings file.' }),
+    viewHeader(
+      'Modules',
+      refreshButton(() => refresh()),
+    ),
+    h('p', {
+      class: 'hint',
+      text: 'Load and Unload change the running agent only (the difference from the settings file shows as drift). Enable and Disable edit [/modules] in the settings file.',
+    }),
     message,
     list,
   );
@@ -43,7 +49,11 @@ export function mountModules(root, { api, index, announce, allowed, can }) {
   }
 
   function card(m) {
-    const el = h('article', { class: `card module${m.drift ? ' module-drift' : ''}`, dataset: { module: m.name }, 'aria-labelledby': `module-${m.name}` });
+    const el = h('article', {
+      class: `card module${m.drift ? ' module-drift' : ''}`,
+      dataset: { module: m.name },
+      'aria-labelledby': `module-${m.name}`,
+    });
     fill(el, m);
     return el;
   }
@@ -52,16 +62,33 @@ export function mountModules(root, { api, index, announce, allowed, can }) {
     el.className = `card module${m.drift ? ' module-drift' : ''}${m.state === 'failed' ? ' module-failed' : ''}`;
     replace(
       el,
-      h('h2', { id: `module-${m.name}` }, m.name, m.title ? h('span', { class: 'subtitle', text: ` ${m.title}` }) : null),
+      h(
+        'h2',
+        { id: `module-${m.name}` },
+        m.name,
+        m.title ? h('span', { class: 'subtitle', text: ` ${m.title}` }) : null,
+      ),
       m.description ? h('p', { class: 'description', text: m.description }) : null,
       h(
         'dl',
         { class: 'module-facts' },
         h('div', {}, h('dt', { text: 'Loaded' }), h('dd', {}, flag(m.loaded))),
         h('div', {}, h('dt', { text: 'Enabled' }), h('dd', {}, flag(m.enabled))),
-        h('div', {}, h('dt', { text: 'State' }), h('dd', {}, h('span', { class: `state state-${m.state}`, text: m.state ?? '—' }))),
+        h(
+          'div',
+          {},
+          h('dt', { text: 'State' }),
+          h('dd', {}, h('span', { class: `state state-${m.state}`, text: m.state ?? '—' })),
+        ),
         h('div', {}, h('dt', { text: 'Last outcome' }), h('dd', { text: m.outcome ?? '—' })),
-        m.drift ? h('div', { class: 'drift-flag' }, h('dt', { text: 'Drift' }), h('dd', { text: m.loaded ? 'loaded but not enabled in the file' : 'enabled in the file but not loaded' })) : null,
+        m.drift
+          ? h(
+              'div',
+              { class: 'drift-flag' },
+              h('dt', { text: 'Drift' }),
+              h('dd', { text: m.loaded ? 'loaded but not enabled in the file' : 'enabled in the file but not loaded' }),
+            )
+          : null,
       ),
       m.error ? h('p', { class: 'notice notice-error module-error' }, h('strong', { text: 'Error: ' }), m.error) : null,
       h(
@@ -85,7 +112,8 @@ export function mountModules(root, { api, index, announce, allowed, can }) {
       text: spec.label,
       onclick: async (event) => {
         const selfStop = m.name === 'WEBServer' && (action === 'unload' || action === 'disable');
-        if (selfStop && !window.confirm(`${spec.label} WEBServer? This page is served by it and will stop working.`)) return;
+        if (selfStop && !window.confirm(`${spec.label} WEBServer? This page is served by it and will stop working.`))
+          return;
         const btn = event.currentTarget;
         btn.disabled = true;
         btn.textContent = `${spec.label}…`;
@@ -95,7 +123,10 @@ export function mountModules(root, { api, index, announce, allowed, can }) {
           const text = answer.message ?? `${m.name} ${spec.done}`;
           // A command that ran but failed (a module that does not start) answers 200 with result 2.
           const failed = typeof answer.result === 'number' && answer.result !== 0;
-          replace(message, h('p', { class: `notice ${failed ? 'notice-error' : 'notice-ok'}`, role: failed ? 'alert' : null, text }));
+          replace(
+            message,
+            h('p', { class: `notice ${failed ? 'notice-error' : 'notice-ok'}`, role: failed ? 'alert' : null, text }),
+          );
           announce(text);
           if (answer.module) {
             fill(el, answer.module);

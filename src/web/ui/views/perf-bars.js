@@ -28,7 +28,12 @@ function row(alias, p) {
   const min = num(p.minimum) ?? 0;
   const max = scaleMax(p, value, warn, crit);
   if (max === undefined) {
-    return h('li', { class: 'perf-row perf-unscaled' }, h('span', { class: 'perf-alias', text: alias }), h('span', { class: 'perf-text', text: describe(p) }));
+    return h(
+      'li',
+      { class: 'perf-row perf-unscaled' },
+      h('span', { class: 'perf-alias', text: alias }),
+      h('span', { class: 'perf-text', text: describe(p) }),
+    );
   }
   // A maximum at or below the minimum (swap of size 0: max 0) leaves no range to draw: an empty bar, no ticks.
   const given = num(p.maximum);
@@ -37,7 +42,10 @@ function row(alias, p) {
   const fill = h('span', { class: `perf-fill perf-${level(value, warn, crit)}` });
   fill.style.width = value === undefined || noRange ? '0%' : pos(value);
   const marks = [];
-  for (const [v, kind] of [[warn, 'warning'], [crit, 'critical']]) {
+  for (const [v, kind] of [
+    [warn, 'warning'],
+    [crit, 'critical'],
+  ]) {
     if (v === undefined || noRange) continue;
     const mark = h('span', { class: `perf-mark perf-mark-${kind}` });
     mark.style.left = pos(v);

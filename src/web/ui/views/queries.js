@@ -12,20 +12,38 @@ import { perfBars } from './perf-bars.js';
 
 export function mountQueries(root, { api, index, announce, param, allowed, can }) {
   const filterId = uid('filter');
-  const filter = h('input', { id: filterId, type: 'search', autocomplete: 'off', spellcheck: 'false', oninput: () => applyFilter() });
+  const filter = h('input', {
+    id: filterId,
+    type: 'search',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    oninput: () => applyFilter(),
+  });
   const list = h('ul', { class: 'query-list' });
   const listBox = h('div', { class: 'query-list-box' });
-  const runner = h('section', { class: 'card runner', 'aria-label': 'Run a query' }, h('p', { class: 'hint', text: 'Choose a query from the list.' }));
+  const runner = h(
+    'section',
+    { class: 'card runner', 'aria-label': 'Run a query' },
+    h('p', { class: 'hint', text: 'Choose a query from the list.' }),
+  );
   let queries = [];
   let disposed = false;
 
   replace(
     root,
-    viewHeader('Queries', refreshButton(() => refresh())),
+    viewHeader(
+      'Queries',
+      refreshButton(() => refresh()),
+    ),
     h(
       'div',
       { class: 'queries-layout' },
-      h('section', { class: 'card', 'aria-label': 'Query list' }, h('div', { class: 'field' }, h('label', { for: filterId, text: 'Filter queries' }), filter), listBox),
+      h(
+        'section',
+        { class: 'card', 'aria-label': 'Query list' },
+        h('div', { class: 'field' }, h('label', { for: filterId, text: 'Filter queries' }), filter),
+        listBox,
+      ),
       runner,
     ),
   );
@@ -44,12 +62,28 @@ export function mountQueries(root, { api, index, announce, param, allowed, can }
           h(
             'li',
             { dataset: { query: q.name } },
-            h('button', { type: 'button', class: 'query-pick', 'aria-describedby': `q-${q.name}-title`, onclick: () => choose(q, true) }, q.name),
-            h('span', { id: `q-${q.name}-title`, class: 'hint', text: [q.title, q.module].filter(Boolean).join(' · ') }),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'query-pick',
+                'aria-describedby': `q-${q.name}-title`,
+                onclick: () => choose(q, true),
+              },
+              q.name,
+            ),
+            h('span', {
+              id: `q-${q.name}-title`,
+              class: 'hint',
+              text: [q.title, q.module].filter(Boolean).join(' · '),
+            }),
           ),
         ),
       );
-      replace(listBox, queries.length ? list : h('p', { text: 'No queries: no module that provides queries is loaded.' }));
+      replace(
+        listBox,
+        queries.length ? list : h('p', { text: 'No queries: no module that provides queries is loaded.' }),
+      );
       applyFilter();
       const wanted = queries.find((q) => q.name === param);
       if (wanted) choose(wanted, false);
@@ -71,13 +105,30 @@ export function mountQueries(root, { api, index, announce, param, allowed, can }
     history.replaceState(null, '', `#queries/${encodeURIComponent(q.name)}`);
     for (const li of list.children) li.classList.toggle('chosen', li.dataset.query === q.name);
     const argsId = uid('args');
-    const args = h('textarea', { id: argsId, name: 'arguments', rows: '3', spellcheck: 'false', autocapitalize: 'none', 'aria-describedby': `${argsId}-hint` });
+    const args = h('textarea', {
+      id: argsId,
+      name: 'arguments',
+      rows: '3',
+      spellcheck: 'false',
+      autocapitalize: 'none',
+      'aria-describedby': `${argsId}-hint`,
+    });
     const run = h('button', { type: 'submit', text: 'Run' });
     const result = h('div', { class: 'result-box', 'aria-live': 'polite' });
     const form = h(
       'form',
       { class: 'run-form' },
-      h('div', { class: 'field' }, h('label', { for: argsId, text: 'Arguments' }), args, h('p', { id: `${argsId}-hint`, class: 'hint', text: 'One argument per line: key=value or a single word. Ctrl+Enter runs.' })),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { for: argsId, text: 'Arguments' }),
+        args,
+        h('p', {
+          id: `${argsId}-hint`,
+          class: 'hint',
+          text: 'One argument per line: key=value or a single word. Ctrl+Enter runs.',
+        }),
+      ),
       run,
     );
     args.addEventListener('keydown', (e) => {
@@ -109,7 +160,9 @@ export function mountQueries(root, { api, index, announce, param, allowed, can }
     replace(
       runner,
       h('h2', { id: 'runner-heading' }, h('code', { text: q.name })),
-      q.title || q.module ? h('p', { class: 'subtitle', text: [q.title, q.module && `(${q.module})`].filter(Boolean).join(' ') }) : null,
+      q.title || q.module
+        ? h('p', { class: 'subtitle', text: [q.title, q.module && `(${q.module})`].filter(Boolean).join(' ') })
+        : null,
       q.description ? h('p', { class: 'description', text: q.description }) : null,
       runnable ? [form, result] : forbiddenNotice('running queries', 'queries.execute'),
     );
@@ -138,6 +191,8 @@ function renderResult(answer, ms) {
       h('span', { class: 'hint', text: ` exit code ${answer.result} · ${ms} ms` }),
     ),
     lines.length === 0 ? h('p', { class: 'hint', text: 'No output.' }) : null,
-    lines.map((line) => h('div', { class: 'check-line' }, h('pre', { class: 'message', text: line.message ?? '' }), perfBars(line.perf))),
+    lines.map((line) =>
+      h('div', { class: 'check-line' }, h('pre', { class: 'message', text: line.message ?? '' }), perfBars(line.perf)),
+    ),
   );
 }

@@ -11,7 +11,13 @@ import { viewHeader, errorNotice, refreshButton } from './common.js';
 
 export function mountSettings(root, { api, index, allowed }) {
   const filterId = uid('settings-filter');
-  const filter = h('input', { id: filterId, type: 'search', spellcheck: 'false', autocapitalize: 'none', oninput: () => render() });
+  const filter = h('input', {
+    id: filterId,
+    type: 'search',
+    spellcheck: 'false',
+    autocapitalize: 'none',
+    oninput: () => render(),
+  });
   const box = h('div', { class: 'settings-box' });
   const where = h('p', { class: 'hint', 'aria-live': 'polite' });
   let entries = [];
@@ -19,8 +25,14 @@ export function mountSettings(root, { api, index, allowed }) {
 
   replace(
     root,
-    viewHeader('Settings', refreshButton(() => load())),
-    h('p', { class: 'hint', text: 'The settings in force, with the file and line each value comes from ("default": the schema default). Secrets show as ******. Edit the settings file (or use the API) to change them.' }),
+    viewHeader(
+      'Settings',
+      refreshButton(() => load()),
+    ),
+    h('p', {
+      class: 'hint',
+      text: 'The settings in force, with the file and line each value comes from ("default": the schema default). Secrets show as ******. Edit the settings file (or use the API) to change them.',
+    }),
     h('div', { class: 'field field-inline' }, h('label', { for: filterId, text: 'Filter settings' }), filter),
     where,
     box,
@@ -44,7 +56,9 @@ export function mountSettings(root, { api, index, allowed }) {
 
   function render() {
     const needle = filter.value.trim().toLowerCase();
-    const shown = entries.filter((e) => needle === '' || `${e.path} ${e.key} ${e.value}`.toLowerCase().includes(needle));
+    const shown = entries.filter(
+      (e) => needle === '' || `${e.path} ${e.key} ${e.value}`.toLowerCase().includes(needle),
+    );
     const sections = new Map();
     for (const e of shown) sections.set(e.path, [...(sections.get(e.path) ?? []), e]);
     where.textContent = `${shown.length} of ${entries.length} values in ${sections.size} sections`;
@@ -59,7 +73,15 @@ export function mountSettings(root, { api, index, allowed }) {
           h(
             'table',
             { class: 'settings stack' },
-            h('thead', {}, h('tr', {}, ['Key', 'Value', 'From'].map((t) => h('th', { scope: 'col', text: t })))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Key', 'Value', 'From'].map((t) => h('th', { scope: 'col', text: t })),
+              ),
+            ),
             h(
               'tbody',
               {},

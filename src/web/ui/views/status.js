@@ -14,7 +14,10 @@ const FORBIDDEN = { status: 403, message: '403 You are not allowed' };
 
 const RESULT_TEXT = {
   ok: ['Applied', 'The last reload was valid and is in force.'],
-  invalid: ['Rejected', 'The last edit of the settings file was rejected; the agent keeps running on the last good settings.'],
+  invalid: [
+    'Rejected',
+    'The last edit of the settings file was rejected; the agent keeps running on the last good settings.',
+  ],
   partial: ['Partly applied', 'The settings are valid but some modules failed to apply them.'],
   none: ['No reload yet', 'The settings file has not been reloaded since the agent started.'],
 };
@@ -36,14 +39,21 @@ export function mountStatus(root, { api, index }) {
 
   replace(
     root,
-    viewHeader('Status', refreshButton(() => refresh()), h('span', { class: 'check' }, auto, h('label', { for: autoId, text: 'Refresh every 5 s' }))),
+    viewHeader(
+      'Status',
+      refreshButton(() => refresh()),
+      h('span', { class: 'check' }, auto, h('label', { for: autoId, text: 'Refresh every 5 s' })),
+    ),
     updated,
     h('div', { class: 'grid' }, infoBox, statusBox),
   );
   refresh();
 
   async function refresh(manual = true) {
-    const [info, status] = await Promise.allSettled([ask('info', index.info_url, manual), ask('status', index.settings_status_url, manual)]);
+    const [info, status] = await Promise.allSettled([
+      ask('info', index.info_url, manual),
+      ask('status', index.settings_status_url, manual),
+    ]);
     if (disposed) return;
     forbidden.info = info.status === 'rejected' && info.reason?.status === 403;
     forbidden.status = status.status === 'rejected' && status.reason?.status === 403;
@@ -76,7 +86,8 @@ export function mountStatus(root, { api, index }) {
 
 function renderInfo(box, outcome) {
   const heading = h('h2', { id: 'info-heading', text: 'Agent' });
-  if (outcome.status === 'rejected') return replace(box, heading, errorNotice(outcome.reason, 'the agent information', 'info.get'));
+  if (outcome.status === 'rejected')
+    return replace(box, heading, errorNotice(outcome.reason, 'the agent information', 'info.get'));
   const info = outcome.value;
   replace(
     box,
@@ -94,7 +105,8 @@ function renderInfo(box, outcome) {
 
 function renderStatus(box, outcome) {
   const heading = h('h2', { id: 'reconciler-heading', text: 'Settings and reconciler' });
-  if (outcome.status === 'rejected') return replace(box, heading, errorNotice(outcome.reason, 'the settings status', 'settings.get'));
+  if (outcome.status === 'rejected')
+    return replace(box, heading, errorNotice(outcome.reason, 'the settings status', 'settings.get'));
   const s = outcome.value;
   // The header's dot shows the same answer at once, not at its own next poll.
   showHealth(s.lastResult);
@@ -112,8 +124,16 @@ function renderStatus(box, outcome) {
       ['Last result', s.lastResult],
       ['Settings file', h('code', { class: 'path', text: s.file ?? '—' })],
       ['File hash', shortHash(s.fileHash)],
-      ['Applied hash', [shortHash(s.appliedHash), inForce ? h('span', { class: 'hint', text: ' (differs: the file on disk is not in force)' }) : null]],
-      s.reloads ? ['Reloads', `${s.reloads.ok ?? 0} ok, ${s.reloads.invalid ?? 0} rejected, ${s.reloads.partial ?? 0} partial`] : null,
+      [
+        'Applied hash',
+        [
+          shortHash(s.appliedHash),
+          inForce ? h('span', { class: 'hint', text: ' (differs: the file on disk is not in force)' }) : null,
+        ],
+      ],
+      s.reloads
+        ? ['Reloads', `${s.reloads.ok ?? 0} ok, ${s.reloads.invalid ?? 0} rejected, ${s.reloads.partial ?? 0} partial`]
+        : null,
     ]),
     sourceFacts(s.source),
     problemList('Problems of the rejected edit', problems, 'problems'),
@@ -132,7 +152,13 @@ function sourceFacts(src) {
     h('h3', { text: 'Settings source' }),
     facts([
       ['Source', h('code', { class: 'path', text: src.url })],
-      ['Revision', [h('code', { text: src.revision ?? '— (nothing pulled yet)' }), src.fromCache ? h('span', { class: 'hint', text: ' (the cached pull of an earlier run)' }) : null]],
+      [
+        'Revision',
+        [
+          h('code', { text: src.revision ?? '— (nothing pulled yet)' }),
+          src.fromCache ? h('span', { class: 'hint', text: ' (the cached pull of an earlier run)' }) : null,
+        ],
+      ],
       ['Last pull', timeEl(src.lastPull)],
       ['Last success', timeEl(src.lastSuccess)],
       ['Last change', timeEl(src.lastChange)],
@@ -156,7 +182,12 @@ function problemList(title, items, kind) {
         h(
           'li',
           { class: `problem problem-${p.severity ?? 'error'}` },
-          h('span', { class: 'where' }, h('span', { class: 'line', text: p.line ? `Line ${p.line}${p.col ? `, col ${p.col}` : ''}` : 'File' }), p.section ? h('code', { text: ` [${p.section}]${p.key ? ` ${p.key}` : ''}` }) : null),
+          h(
+            'span',
+            { class: 'where' },
+            h('span', { class: 'line', text: p.line ? `Line ${p.line}${p.col ? `, col ${p.col}` : ''}` : 'File' }),
+            p.section ? h('code', { text: ` [${p.section}]${p.key ? ` ${p.key}` : ''}` }) : null,
+          ),
           h('span', { class: 'message', text: p.message }),
           p.code ? h('code', { class: 'code', text: p.code }) : null,
         ),
@@ -166,7 +197,11 @@ function problemList(title, items, kind) {
 }
 
 function driftList(drift) {
-  if (drift.length === 0) return h('p', { class: 'hint drift-none', text: 'No drift: every module is loaded exactly when the settings file enables it.' });
+  if (drift.length === 0)
+    return h('p', {
+      class: 'hint drift-none',
+      text: 'No drift: every module is loaded exactly when the settings file enables it.',
+    });
   return h(
     'section',
     { class: 'drift', 'aria-label': 'Drift' },
@@ -175,11 +210,20 @@ function driftList(drift) {
     h(
       'ul',
       {},
-      drift.map((d) => h('li', {}, h('strong', { text: d.module }), `: ${d.loaded ? 'loaded' : 'not loaded'}, but ${d.enabled ? 'enabled' : 'not enabled'} in the settings file`)),
+      drift.map((d) =>
+        h(
+          'li',
+          {},
+          h('strong', { text: d.module }),
+          `: ${d.loaded ? 'loaded' : 'not loaded'}, but ${d.enabled ? 'enabled' : 'not enabled'} in the settings file`,
+        ),
+      ),
     ),
   );
 }
 
 function keyOf(outcome) {
-  return outcome.status === 'fulfilled' ? JSON.stringify(outcome.value) : `error:${outcome.reason?.status}:${outcome.reason?.message}`;
+  return outcome.status === 'fulfilled'
+    ? JSON.stringify(outcome.value)
+    : `error:${outcome.reason?.status}:${outcome.reason?.message}`;
 }

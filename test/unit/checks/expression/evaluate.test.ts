@@ -33,8 +33,16 @@ void test('numbers compare at, just under and just over the limit', () => {
 });
 
 void test('word operators mean the same as the symbols', () => {
-  for (const [word, sym] of [['gt', '>'], ['lt', '<'], ['ge', '>='], ['le', '<='], ['eq', '='], ['ne', '!=']]) {
-    for (const v of [79, 80, 81]) assert.equal(check(`load ${word} 80`, { load: v }), check(`load ${sym} 80`, { load: v }), `${word} at ${v}`);
+  for (const [word, sym] of [
+    ['gt', '>'],
+    ['lt', '<'],
+    ['ge', '>='],
+    ['le', '<='],
+    ['eq', '='],
+    ['ne', '!='],
+  ]) {
+    for (const v of [79, 80, 81])
+      assert.equal(check(`load ${word} 80`, { load: v }), check(`load ${sym} 80`, { load: v }), `${word} at ${v}`);
   }
 });
 
@@ -95,9 +103,15 @@ void test('summary names compare and mark the expression as summary-only', () =>
 });
 
 void test('thresholds are recorded in the unit of the value', () => {
-  assert.deepEqual(compileExpression('used > 90%', VARS, SUMMARY).thresholds, [{ name: 'used', op: '>', value: 90, viaPercent: true }]);
-  assert.deepEqual(compileExpression('free < 1g', VARS, SUMMARY).thresholds, [{ name: 'free', op: '<', value: 1024 ** 3, viaPercent: false }]);
-  assert.deepEqual(compileExpression('80 < load', VARS, SUMMARY).thresholds, [{ name: 'load', op: '>', value: 80, viaPercent: false }]);
+  assert.deepEqual(compileExpression('used > 90%', VARS, SUMMARY).thresholds, [
+    { name: 'used', op: '>', value: 90, viaPercent: true },
+  ]);
+  assert.deepEqual(compileExpression('free < 1g', VARS, SUMMARY).thresholds, [
+    { name: 'free', op: '<', value: 1024 ** 3, viaPercent: false },
+  ]);
+  assert.deepEqual(compileExpression('80 < load', VARS, SUMMARY).thresholds, [
+    { name: 'load', op: '>', value: 80, viaPercent: false },
+  ]);
 });
 
 void test('wrong expressions throw ExpressionError with the column of the problem', () => {
@@ -110,7 +124,7 @@ void test('wrong expressions throw ExpressionError with the column of the proble
     ['(load > 80', 11, /expected '\)'/],
     ['load > 80x', 8, /suffix 'x'/],
     ['uptime < 1g', 10, /suffix 'g' does not fit a time/],
-    ["name > 5", 8, /cannot compare text/],
+    ['name > 5', 8, /cannot compare text/],
     ['load # 3', 6, /unexpected character '#'/],
     ['', 1, /empty/],
     ["name regexp '('", 13, /invalid regular expression/],
@@ -118,11 +132,14 @@ void test('wrong expressions throw ExpressionError with the column of the proble
     ['size > 5%', 8, /no percentage/],
   ];
   for (const [src, pos, re] of cases) {
-    assert.throws(() => compileExpression(src, VARS, SUMMARY), (err: unknown) => {
-      assert.ok(err instanceof ExpressionError, `${src}: ${String(err)}`);
-      assert.match(err.message, re, src);
-      assert.equal(err.pos, pos, `${src}: ${err.message}`);
-      return true;
-    });
+    assert.throws(
+      () => compileExpression(src, VARS, SUMMARY),
+      (err: unknown) => {
+        assert.ok(err instanceof ExpressionError, `${src}: ${String(err)}`);
+        assert.match(err.message, re, src);
+        assert.equal(err.pos, pos, `${src}: ${err.message}`);
+        return true;
+      },
+    );
   }
 });

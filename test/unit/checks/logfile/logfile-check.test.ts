@@ -5,7 +5,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCheck } from '../../../../src/checks/engine.js';
@@ -18,13 +29,18 @@ function setup(overrides: Partial<LogfileSettings> = {}) {
   const outside = join(dir, 'outside');
   mkdirSync(logs);
   mkdirSync(outside);
-  const settings: LogfileSettings = { allowedPaths: [logs], maxLines: 10000, maxLineBytes: 8192, maxReadBytes: 64 * 1024 * 1024, ...overrides };
+  const settings: LogfileSettings = {
+    allowedPaths: [logs],
+    maxLines: 10000,
+    maxLineBytes: 8192,
+    maxReadBytes: 64 * 1024 * 1024,
+    ...overrides,
+  };
   const positions = new LogPositions(100);
   const def = logfileCheck(() => settings, positions);
   const run = (...args: string[]) => runCheck(def, args);
   return { dir, logs, outside, run, positions, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
-
 
 void test('only lines written since the last call; line numbers and columns are one-based', async () => {
   const t = setup();
@@ -38,7 +54,13 @@ void test('only lines written since the last call; line numbers and columns are 
     const again = await t.run(`file=${f}`, "crit=column1 = 'ERROR'");
     assert.deepEqual([again.result, again.message], [0, 'OK: Nothing found (0 new line(s) read)']);
     appendFileSync(f, 'WARN\tslow\nERROR\tdisk full again\n');
-    const third = await t.run(`file=${f}`, "crit=column1 = 'ERROR'", "warn=line like 'slow'", 'detail-syntax=${line_number}:${column2}', 'show-all');
+    const third = await t.run(
+      `file=${f}`,
+      "crit=column1 = 'ERROR'",
+      "warn=line like 'slow'",
+      'detail-syntax=${line_number}:${column2}',
+      'show-all',
+    );
     assert.equal(third.result, 2);
     assert.equal(third.message, 'CRITICAL: 2/2 line(s) (3:slow, 4:disk full again)');
   } finally {
@@ -60,7 +82,7 @@ void test('an unterminated last line waits until it is complete', async () => {
   }
 });
 
-void test('rotation by rename: the old file\'s last lines, then the new file from its start', async () => {
+void test("rotation by rename: the old file's last lines, then the new file from its start", async () => {
   const t = setup();
   try {
     const f = join(t.logs, 'syslog');
@@ -69,7 +91,12 @@ void test('rotation by rename: the old file\'s last lines, then the new file fro
     appendFileSync(f, 'c\n');
     renameSync(f, `${f}.1`);
     writeFileSync(f, 'd\n');
-    const r = await t.run(`file=${f}`, "crit=line != ''", 'detail-syntax=${file}:${line_number}:${line}', 'list-separator=|');
+    const r = await t.run(
+      `file=${f}`,
+      "crit=line != ''",
+      'detail-syntax=${file}:${line_number}:${line}',
+      'list-separator=|',
+    );
     assert.equal(r.message, `CRITICAL: 2/2 line(s) (${f}.1:3:c|${f}:1:d)`);
   } finally {
     t.cleanup();
@@ -84,7 +111,10 @@ void test('truncation and copytruncate start again at the beginning', async () =
     await t.run(`file=${f}`);
     truncateSync(f, 0);
     appendFileSync(f, 'x\n');
-    assert.equal((await t.run(`file=${f}`, 'crit=line_number = 1', 'detail-syntax=${line}')).message, 'CRITICAL: 1/1 line(s) (x)');
+    assert.equal(
+      (await t.run(`file=${f}`, 'crit=line_number = 1', 'detail-syntax=${line}')).message,
+      'CRITICAL: 1/1 line(s) (x)',
+    );
     // copytruncate: copy away, truncate in place, then more is written than we had read before the next call.
     appendFileSync(f, 'y\n');
     await t.run(`file=${f}`);
@@ -105,7 +135,10 @@ void test('only files under the allowed paths; symlinks are followed before the 
     writeFileSync(secret, 'password\n');
     const r = await t.run(`file=${secret}`);
     assert.equal(r.result, 3);
-    assert.match(r.message, /secret\.log is not under an allowed path \(.*\/log\); see \[\/settings\/logfile\] allowed paths/);
+    assert.match(
+      r.message,
+      /secret\.log is not under an allowed path \(.*\/log\); see \[\/settings\/logfile\] allowed paths/,
+    );
     symlinkSync(secret, join(t.logs, 'link.log'));
     const viaLink = await t.run(`file=${join(t.logs, 'link.log')}`);
     assert.equal(viaLink.result, 3);
@@ -131,7 +164,10 @@ void test('globs, missing files, ignore-missing and bookmarks', async () => {
     assert.equal((await t.run(`file=${join(t.logs, 'nope.log')}`, 'ignore-missing')).result, 0);
     // A bookmark has its own positions: it sees every line once more; the shared positions see none.
     appendFileSync(join(t.logs, 'a.log'), 'a2\n');
-    assert.match((await t.run(`files=${join(t.logs, 'a.log')},${join(t.logs, 'c.txt')}`, 'bookmark=errors')).message, /^OK: 3\/3/);
+    assert.match(
+      (await t.run(`files=${join(t.logs, 'a.log')},${join(t.logs, 'c.txt')}`, 'bookmark=errors')).message,
+      /^OK: 3\/3/,
+    );
     assert.match((await t.run(`file=${join(t.logs, 'a.log')}`, 'bookmark=errors')).message, /Nothing found/);
     assert.match((await t.run(`file=${join(t.logs, 'a.log')}`, 'bookmark')).message, /^OK: 1\/1/);
   } finally {
@@ -145,7 +181,13 @@ void test('bounded: the newest max-lines matches are kept, long lines are cut, t
     const f = join(t.logs, 'big.log');
     const lines = Array.from({ length: 5000 }, (_, i) => `line ${i + 1}${i === 10 ? 'x'.repeat(1000) : ''}`);
     writeFileSync(f, lines.join('\n') + '\n');
-    const r = await t.run(`file=${f}`, "crit=line like 'line'", 'max-lines=3', 'detail-syntax=${line_number}', 'top-syntax=${crit_count} of ${total}: ${crit_list}');
+    const r = await t.run(
+      `file=${f}`,
+      "crit=line like 'line'",
+      'max-lines=3',
+      'detail-syntax=${line_number}',
+      'top-syntax=${crit_count} of ${total}: ${crit_list}',
+    );
     assert.equal(r.message, '3 of 5000: 4998, 4999, 5000');
     const cut = await t.run(`file=${f}`);
     assert.match(cut.message, /Nothing found/);

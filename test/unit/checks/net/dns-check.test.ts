@@ -20,7 +20,12 @@ import { dnsPeer, type DnsRecords, type Peer } from '../../../helpers/net-peers.
 
 const RECORDS: DnsRecords = {
   'www.test.example': { A: ['192.0.2.10', '192.0.2.11'], AAAA: ['2001:db8::10'] },
-  'mail.test.example': { MX: [[10, 'mx1.test.example'], [20, 'mx2.test.example']] },
+  'mail.test.example': {
+    MX: [
+      [10, 'mx1.test.example'],
+      [20, 'mx2.test.example'],
+    ],
+  },
   'txt.test.example': { TXT: ['v=spf1 -all'] },
 };
 
@@ -44,16 +49,28 @@ const at = (p: Peer): string[] => ['server=127.0.0.1', `port=${p.port}`];
 void test('an A lookup is OK with the answers; time in ms as perf data', async () => {
   const r = await runCheck(check, ['host=www.test.example', ...at(server)]);
   assert.equal(r.result, 0, r.message);
-  assert.match(r.message, /^OK: www\.test\.example A from 127\.0\.0\.1: returns 192\.0\.2\.10, 192\.0\.2\.11 in [\d.]+ms$/);
+  assert.match(
+    r.message,
+    /^OK: www\.test\.example A from 127\.0\.0\.1: returns 192\.0\.2\.10, 192\.0\.2\.11 in [\d.]+ms$/,
+  );
   assert.match(toNagios(r), /\|'www\.test\.example time'=[\d.]+ms;1000;;0$/);
   assert.ok(asked.includes('www.test.example'));
 });
 
 void test('AAAA, MX and TXT records', async () => {
   const detail = 'detail-syntax=${answers} (${answer_count}, first ${first})';
-  assert.equal((await runCheck(check, ['host=www.test.example', 'type=AAAA', ...at(server), detail])).message, 'OK: 2001:db8::10 (1, first 2001:db8::10)');
-  assert.equal((await runCheck(check, ['host=mail.test.example', 'type=mx', ...at(server), detail])).message, 'OK: 10 mx1.test.example,20 mx2.test.example (2, first 10 mx1.test.example)');
-  assert.equal((await runCheck(check, ['host=txt.test.example', 'type=TXT', ...at(server), detail])).message, 'OK: v=spf1 -all (1, first v=spf1 -all)');
+  assert.equal(
+    (await runCheck(check, ['host=www.test.example', 'type=AAAA', ...at(server), detail])).message,
+    'OK: 2001:db8::10 (1, first 2001:db8::10)',
+  );
+  assert.equal(
+    (await runCheck(check, ['host=mail.test.example', 'type=mx', ...at(server), detail])).message,
+    'OK: 10 mx1.test.example,20 mx2.test.example (2, first 10 mx1.test.example)',
+  );
+  assert.equal(
+    (await runCheck(check, ['host=txt.test.example', 'type=TXT', ...at(server), detail])).message,
+    'OK: v=spf1 -all (1, first v=spf1 -all)',
+  );
 });
 
 void test('NXDOMAIN and a name without records of the type are CRITICAL', async () => {
@@ -67,20 +84,36 @@ void test('NXDOMAIN and a name without records of the type are CRITICAL', async 
 void test('expect= must equal the answers in any order', async () => {
   const same = await runCheck(check, ['host=www.test.example', ...at(server), 'expect=192.0.2.11,192.0.2.10']);
   assert.equal(same.result, 0, same.message);
-  const other = await runCheck(check, ['host=www.test.example', ...at(server), 'expect=192.0.2.10', 'detail-syntax=${result}: ${message}']);
+  const other = await runCheck(check, [
+    'host=www.test.example',
+    ...at(server),
+    'expect=192.0.2.10',
+    'detail-syntax=${result}: ${message}',
+  ]);
   assert.equal(other.result, 2);
   assert.equal(other.message, 'CRITICAL: mismatch: returns 192.0.2.10, 192.0.2.11, expected 192.0.2.10');
 });
 
 void test('a silent server times out; a closed port is refused; a forged reply is ignored', async () => {
-  const quiet = await runCheck(check, ['host=www.test.example', ...at(silent), 'timeout=300', 'detail-syntax=${message}']);
+  const quiet = await runCheck(check, [
+    'host=www.test.example',
+    ...at(silent),
+    'timeout=300',
+    'detail-syntax=${message}',
+  ]);
   assert.equal(quiet.result, 2);
   assert.equal(quiet.message, 'CRITICAL: timed out after 300 ms while waiting for the reply');
   const sock = createSocket('udp4');
   await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
   const port = sock.address().port;
   await new Promise<void>((r) => sock.close(() => r()));
-  const refused = await runCheck(check, ['host=www.test.example', 'server=127.0.0.1', `port=${port}`, 'timeout=3000', 'detail-syntax=${result}']);
+  const refused = await runCheck(check, [
+    'host=www.test.example',
+    'server=127.0.0.1',
+    `port=${port}`,
+    'timeout=3000',
+    'detail-syntax=${result}',
+  ]);
   assert.equal(refused.message, 'CRITICAL: refused');
   const forged = await runCheck(check, ['host=www.test.example', ...at(forging), 'detail-syntax=${result} ${answers}']);
   assert.equal(forged.message, 'OK: ok 192.0.2.10,192.0.2.11');
@@ -91,7 +124,11 @@ void test('without server= the first nameserver of resolv.conf is asked', async 
   try {
     const conf = join(dir, 'resolv.conf');
     writeFileSync(conf, '# test\nsearch test.example\nnameserver 127.0.0.1\nnameserver 127.0.0.2\n');
-    const r = await runCheck(dnsCheck(new NetLimits({ maxConcurrent: 8 }), conf), ['host=www.test.example', `port=${server.port}`, 'detail-syntax=${server} ${result}']);
+    const r = await runCheck(dnsCheck(new NetLimits({ maxConcurrent: 8 }), conf), [
+      'host=www.test.example',
+      `port=${server.port}`,
+      'detail-syntax=${server} ${result}',
+    ]);
     assert.equal(r.message, 'OK: 127.0.0.1 ok');
     writeFileSync(conf, '# no servers\n');
     const none = await runCheck(dnsCheck(new NetLimits({ maxConcurrent: 8 }), conf), ['host=www.test.example']);
@@ -104,9 +141,22 @@ void test('without server= the first nameserver of resolv.conf is asked', async 
 
 void test('bad arguments answer UNKNOWN; help lists options and names', async () => {
   assert.equal((await runCheck(check, ['server=127.0.0.1'])).message, 'host= is required (the name to look up)');
-  assert.match((await runCheck(check, ['host=a', 'type=BOGUS', 'server=127.0.0.1'])).message, /^type=BOGUS is not one of A, NS, CNAME/);
+  assert.match(
+    (await runCheck(check, ['host=a', 'type=BOGUS', 'server=127.0.0.1'])).message,
+    /^type=BOGUS is not one of A, NS, CNAME/,
+  );
   const help = await runCheck(check, ['help']);
-  for (const word of ['host=', 'server=', 'port=', 'type=', 'expect=', 'norec', 'rcode (string)', "critical=result != 'ok'"]) assert.ok(help.message.includes(word), word);
+  for (const word of [
+    'host=',
+    'server=',
+    'port=',
+    'type=',
+    'expect=',
+    'norec',
+    'rcode (string)',
+    "critical=result != 'ok'",
+  ])
+    assert.ok(help.message.includes(word), word);
 });
 
 void test('the decoder refuses cut-short replies and compression loops', () => {

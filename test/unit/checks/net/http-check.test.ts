@@ -36,8 +36,14 @@ const url = (p: Peer, path = '/', scheme = 'http'): string => `url=${scheme}://1
 void test('200 with a body match is OK; perf has time in ms and size in bytes', async () => {
   const r = await runCheck(check, [url(http), 'match=hello from']);
   assert.equal(r.result, 0, r.message);
-  assert.match(r.message, new RegExp(`^OK: http://127\\.0\\.0\\.1:${http.port}/: HTTP 200 OK, 24 bytes, body matches in [\\d.]+ms$`));
-  assert.match(toNagios(r), /'http:\/\/127\.0\.0\.1:\d+\/ time'=[\d.]+ms;5000;;0 'http:\/\/127\.0\.0\.1:\d+\/ size'=24B;;;0$/);
+  assert.match(
+    r.message,
+    new RegExp(`^OK: http://127\\.0\\.0\\.1:${http.port}/: HTTP 200 OK, 24 bytes, body matches in [\\d.]+ms$`),
+  );
+  assert.match(
+    toNagios(r),
+    /'http:\/\/127\.0\.0\.1:\d+\/ time'=[\d.]+ms;5000;;0 'http:\/\/127\.0\.0\.1:\d+\/ size'=24B;;;0$/,
+  );
 });
 
 void test('a body that does not match is CRITICAL (result mismatch); match-regex too', async () => {
@@ -49,7 +55,12 @@ void test('a body that does not match is CRITICAL (result mismatch); match-regex
 });
 
 void test('status codes: 4xx and 5xx are CRITICAL, 3xx OK (redirects not followed); code is a filter name', async () => {
-  for (const [code, status] of [[404, 2], [500, 2], [301, 0], [204, 0]] as const) {
+  for (const [code, status] of [
+    [404, 2],
+    [500, 2],
+    [301, 0],
+    [204, 0],
+  ] as const) {
     const r = await runCheck(check, [url(http, `/status/${code}`), 'detail-syntax=${code}']);
     assert.equal(r.result, status, `${code}: ${r.message}`);
     assert.match(r.message, new RegExp(`: ${code}$`));
@@ -59,7 +70,11 @@ void test('status codes: 4xx and 5xx are CRITICAL, 3xx OK (redirects not followe
 });
 
 void test('a name in the URL goes to the Host header; the body is read up to max-size', async () => {
-  const host = await runCheck(check, [`url=http://localhost:${http.port}/host`, 'match=host header: localhost:', 'detail-syntax=${address} ${result}']);
+  const host = await runCheck(check, [
+    `url=http://localhost:${http.port}/host`,
+    'match=host header: localhost:',
+    'detail-syntax=${address} ${result}',
+  ]);
   assert.equal(host.message, 'OK: 127.0.0.1 ok');
   const big = await runCheck(check, [url(http, '/big'), 'max-size=1000', 'detail-syntax=${size}']);
   assert.equal(big.result, 0, big.message);
@@ -79,7 +94,11 @@ void test('https: an untrusted certificate is CRITICAL (result tls) unless insec
 });
 
 void test('https: days to certificate expiry, with the default thresholds 30 and 7 days', async () => {
-  const ok = await runCheck(check, [url(https60, '/', 'https'), 'insecure', 'detail-syntax=${cert_days} ${cert_subject}']);
+  const ok = await runCheck(check, [
+    url(https60, '/', 'https'),
+    'insecure',
+    'detail-syntax=${cert_days} ${cert_subject}',
+  ]);
   assert.equal(ok.result, 0, ok.message);
   assert.equal(ok.message, 'OK: 60 localhost');
   assert.match(toNagios(ok), /'https:\/\/127\.0\.0\.1:\d+\/ cert_days'=60;30:;7:$/);
@@ -95,10 +114,28 @@ void test('https: days to certificate expiry, with the default thresholds 30 and
 
 void test('bad arguments answer UNKNOWN', async () => {
   assert.equal((await runCheck(check, [])).message, 'url= is required (http://host[:port]/path or https://...)');
-  assert.equal((await runCheck(check, ['url=ftp://127.0.0.1/'])).message, 'url=ftp://127.0.0.1/: only http:// and https:// are supported');
+  assert.equal(
+    (await runCheck(check, ['url=ftp://127.0.0.1/'])).message,
+    'url=ftp://127.0.0.1/: only http:// and https:// are supported',
+  );
   assert.equal((await runCheck(check, ['url=nope'])).message, 'url=nope is not a URL');
-  assert.equal((await runCheck(check, [url(http), 'method=BREW'])).message, 'method=BREW is not one of GET, HEAD, POST, PUT, DELETE, OPTIONS');
-  assert.equal((await runCheck(check, [url(http), 'header=bad header'])).message, "header=bad header is not 'Name: value'");
+  assert.equal(
+    (await runCheck(check, [url(http), 'method=BREW'])).message,
+    'method=BREW is not one of GET, HEAD, POST, PUT, DELETE, OPTIONS',
+  );
+  assert.equal(
+    (await runCheck(check, [url(http), 'header=bad header'])).message,
+    "header=bad header is not 'Name: value'",
+  );
   const help = await runCheck(check, ['help']);
-  for (const word of ['url=', 'match=', 'match-regex=', 'insecure', 'cert_days (number)', 'cert_expiry (date)', 'warning=time > 5000 or cert_days < 30']) assert.ok(help.message.includes(word), word);
+  for (const word of [
+    'url=',
+    'match=',
+    'match-regex=',
+    'insecure',
+    'cert_days (number)',
+    'cert_expiry (date)',
+    'warning=time > 5000 or cert_days < 30',
+  ])
+    assert.ok(help.message.includes(word), word);
 });

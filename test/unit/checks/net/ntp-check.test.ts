@@ -37,7 +37,10 @@ void test('a server in step with us is OK with offset, stratum and delay as perf
   assert.equal(r.result, 0, r.message);
   assert.match(r.message, /^OK: 127\.0\.0\.1: offset -?[\d.]+ms, stratum 2, delay [\d.]+ms$/);
   assert.ok(Math.abs(offsetOf(r.message)) < 50, r.message);
-  assert.match(toNagios(r), /\|'127\.0\.0\.1 offset'=-?[\d.]+ms;50;100 '127\.0\.0\.1 stratum'=2;16;;0 '127\.0\.0\.1 delay'=[\d.]+ms;;;0$/);
+  assert.match(
+    toNagios(r),
+    /\|'127\.0\.0\.1 offset'=-?[\d.]+ms;50;100 '127\.0\.0\.1 stratum'=2;16;;0 '127\.0\.0\.1 delay'=[\d.]+ms;;;0$/,
+  );
 });
 
 void test('a server 500 ms ahead is CRITICAL with a positive offset; 70 ms behind is WARNING', async () => {
@@ -65,7 +68,15 @@ void test("kiss-o'-death, a silent peer and a closed port are CRITICAL with the 
 void test('server= is required; help lists options and names', async () => {
   assert.equal((await runCheck(check, [])).message, 'server= is required (the NTP server to ask)');
   const help = await runCheck(check, ['help']);
-  for (const word of ['server=', 'port=', 'timeout=', 'offset (ms)', 'stratum (number)', 'warning=offset > 50 or offset < -50 or stratum >= 16']) assert.ok(help.message.includes(word), word);
+  for (const word of [
+    'server=',
+    'port=',
+    'timeout=',
+    'offset (ms)',
+    'stratum (number)',
+    'warning=offset > 50 or offset < -50 or stratum >= 16',
+  ])
+    assert.ok(help.message.includes(word), word);
 });
 
 void test('NTP timestamps round-trip to within a microsecond', () => {

@@ -21,7 +21,10 @@ const signal = new AbortController().signal;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'resolve-'));
   hosts = join(dir, 'hosts');
-  writeFileSync(hosts, '# test hosts\n127.0.0.1\tlocalhost web.internal\n::1 localhost ip6-localhost\n127.0.0.5 only4 # comment\n');
+  writeFileSync(
+    hosts,
+    '# test hosts\n127.0.0.1\tlocalhost web.internal\n::1 localhost ip6-localhost\n127.0.0.5 only4 # comment\n',
+  );
   dns = await dnsPeer({ 'db.test.example': { A: ['127.0.0.9'], AAAA: ['::1'] } });
   silent = await dnsPeer({}, { mode: 'silent' });
 });
@@ -37,18 +40,40 @@ void test('IP literals are used as given; a family that does not fit is an error
 });
 
 void test('names come from the hosts file first, by family, case-insensitively', async () => {
-  assert.deepEqual(await resolveHost('WEB.internal', { signal, timeoutMs: 100, hostsPath: hosts }), { address: '127.0.0.1', family: 4 });
-  assert.deepEqual(await resolveHost('localhost', { family: 6, signal, timeoutMs: 100, hostsPath: hosts }), { address: '::1', family: 6 });
+  assert.deepEqual(await resolveHost('WEB.internal', { signal, timeoutMs: 100, hostsPath: hosts }), {
+    address: '127.0.0.1',
+    family: 4,
+  });
+  assert.deepEqual(await resolveHost('localhost', { family: 6, signal, timeoutMs: 100, hostsPath: hosts }), {
+    address: '::1',
+    family: 6,
+  });
   writeFileSync(hosts, '127.0.0.7 web.internal\n');
-  assert.deepEqual(await resolveHost('web.internal', { signal, timeoutMs: 100, hostsPath: hosts }), { address: '127.0.0.7', family: 4 }, 'reread after a change');
+  assert.deepEqual(
+    await resolveHost('web.internal', { signal, timeoutMs: 100, hostsPath: hosts }),
+    { address: '127.0.0.7', family: 4 },
+    'reread after a change',
+  );
 });
 
 void test('other names are asked of the DNS servers through c-ares, bounded by the timeout', async () => {
   const servers = [`127.0.0.1:${dns.port}`];
-  assert.deepEqual(await resolveHost('db.test.example', { signal, timeoutMs: 2000, hostsPath: hosts, servers }), { address: '127.0.0.9', family: 4 });
-  assert.deepEqual(await resolveHost('db.test.example', { family: 6, signal, timeoutMs: 2000, hostsPath: hosts, servers }), { address: '::1', family: 6 });
-  await assert.rejects(resolveHost('missing.test.example', { signal, timeoutMs: 2000, hostsPath: hosts, servers }), /cannot resolve missing\.test\.example \(ENOTFOUND\)/);
-  await assert.rejects(resolveHost('db.test.example', { signal, timeoutMs: 200, hostsPath: hosts, servers: [`127.0.0.1:${silent.port}`] }), /cannot resolve db\.test\.example \(ETIMEOUT\)/);
+  assert.deepEqual(await resolveHost('db.test.example', { signal, timeoutMs: 2000, hostsPath: hosts, servers }), {
+    address: '127.0.0.9',
+    family: 4,
+  });
+  assert.deepEqual(
+    await resolveHost('db.test.example', { family: 6, signal, timeoutMs: 2000, hostsPath: hosts, servers }),
+    { address: '::1', family: 6 },
+  );
+  await assert.rejects(
+    resolveHost('missing.test.example', { signal, timeoutMs: 2000, hostsPath: hosts, servers }),
+    /cannot resolve missing\.test\.example \(ENOTFOUND\)/,
+  );
+  await assert.rejects(
+    resolveHost('db.test.example', { signal, timeoutMs: 200, hostsPath: hosts, servers: [`127.0.0.1:${silent.port}`] }),
+    /cannot resolve db\.test\.example \(ETIMEOUT\)/,
+  );
 });
 
 void test('NetLimits: one limiter per check; setMax changes them all', () => {

@@ -49,18 +49,40 @@ void test('connects to a listening port: OK with the time in ms as perf data and
 
 void test('a refused port is CRITICAL with result refused', async () => {
   const port = await closedPort();
-  const r = await runCheck(check, ['host=127.0.0.1', `port=${port}`, 'show-all', 'detail-syntax=${host}:${port} ${result}']);
+  const r = await runCheck(check, [
+    'host=127.0.0.1',
+    `port=${port}`,
+    'show-all',
+    'detail-syntax=${host}:${port} ${result}',
+  ]);
   assert.equal(r.result, 2);
   assert.equal(r.message, `CRITICAL: 127.0.0.1:${port} refused`);
 });
 
 void test('send and expect: the reply must match the regular expression', async () => {
-  const ok = await runCheck(check, ['host=127.0.0.1', `port=${peer.port}`, 'send=PING\\r\\n', 'expect=echo: PING', 'detail-syntax=${message} / ${response}']);
+  const ok = await runCheck(check, [
+    'host=127.0.0.1',
+    `port=${peer.port}`,
+    'send=PING\\r\\n',
+    'expect=echo: PING',
+    'detail-syntax=${message} / ${response}',
+  ]);
   assert.equal(ok.result, 0, ok.message);
   assert.equal(ok.message, 'OK: reply matches echo: PING / HELLO test-peer');
-  const banner = await runCheck(check, ['host=127.0.0.1', `port=${peer.port}`, 'expect=^HELLO', 'detail-syntax=${result}']);
+  const banner = await runCheck(check, [
+    'host=127.0.0.1',
+    `port=${peer.port}`,
+    'expect=^HELLO',
+    'detail-syntax=${result}',
+  ]);
   assert.equal(banner.message, 'OK: ok');
-  const bad = await runCheck(check, ['host=127.0.0.1', `port=${peer.port}`, 'expect=^SSH-', 'timeout=2000', 'detail-syntax=${result}']);
+  const bad = await runCheck(check, [
+    'host=127.0.0.1',
+    `port=${peer.port}`,
+    'expect=^SSH-',
+    'timeout=2000',
+    'detail-syntax=${result}',
+  ]);
   assert.equal(bad.result, 2, bad.message);
   assert.match(bad.message, /^CRITICAL: (mismatch|timeout)$/);
 });
@@ -68,7 +90,12 @@ void test('send and expect: the reply must match the regular expression', async 
 void test('a peer that never answers times out at timeout= and names the step', async () => {
   const r = await runCheck(check, ['host=127.0.0.1', `port=${silent.port}`, 'expect=anything', 'timeout=300']);
   assert.equal(r.result, 2);
-  assert.match(r.message, new RegExp(`^CRITICAL: 127\\.0\\.0\\.1:${silent.port} timed out after 300 ms while reading the reply in [\\d.]+ms$`));
+  assert.match(
+    r.message,
+    new RegExp(
+      `^CRITICAL: 127\\.0\\.0\\.1:${silent.port} timed out after 300 ms while reading the reply in [\\d.]+ms$`,
+    ),
+  );
 });
 
 void test('IPv6 loopback and a name from /etc/hosts', async () => {
@@ -80,7 +107,13 @@ void test('IPv6 loopback and a name from /etc/hosts', async () => {
 
 void test('several hosts are items; warn/crit/filter work on them', async () => {
   const port = await closedPort();
-  const r = await runCheck(check, [`host=127.0.0.1,localhost`, `port=${peer.port}`, 'warn=time >= 0', 'crit=none', 'detail-syntax=${host}']);
+  const r = await runCheck(check, [
+    `host=127.0.0.1,localhost`,
+    `port=${peer.port}`,
+    'warn=time >= 0',
+    'crit=none',
+    'detail-syntax=${host}',
+  ]);
   assert.equal(r.result, 1);
   assert.equal(r.message, 'WARNING: 127.0.0.1, localhost');
   const filtered = await runCheck(check, ['host=127.0.0.1', `port=${port}`, "filter=result = 'ok'", 'empty-state=ok']);
@@ -89,13 +122,35 @@ void test('several hosts are items; warn/crit/filter work on them', async () => 
 });
 
 void test('bad arguments answer UNKNOWN with what is wrong; help lists options and names', async () => {
-  assert.deepEqual(await runCheck(check, ['host=127.0.0.1']), { command: 'check_tcp', result: 3, message: 'port= is required (1-65535)', perf: [] });
+  assert.deepEqual(await runCheck(check, ['host=127.0.0.1']), {
+    command: 'check_tcp',
+    result: 3,
+    message: 'port= is required (1-65535)',
+    perf: [],
+  });
   assert.equal((await runCheck(check, [`port=${peer.port}`])).message, 'host= is required');
   assert.match((await runCheck(check, ['host=-oProxy', 'port=1'])).message, /not a host name/);
-  assert.match((await runCheck(check, ['host=127.0.0.1', 'port=1', 'expect=('])).message, /^expect=\( is not a regular expression/);
-  assert.match((await runCheck(check, ['host=127.0.0.1', 'port=1', 'timeout=0'])).message, /^timeout=0 is not a number at least 1/);
+  assert.match(
+    (await runCheck(check, ['host=127.0.0.1', 'port=1', 'expect=('])).message,
+    /^expect=\( is not a regular expression/,
+  );
+  assert.match(
+    (await runCheck(check, ['host=127.0.0.1', 'port=1', 'timeout=0'])).message,
+    /^timeout=0 is not a number at least 1/,
+  );
   const help = await runCheck(check, ['help']);
-  for (const word of ['host=', 'port=', 'timeout=', 'send=', 'expect=', 'tls', 'connect_time (ms)', 'result (string)', "critical=time > 5000 or result != 'ok'"]) assert.ok(help.message.includes(word), word);
+  for (const word of [
+    'host=',
+    'port=',
+    'timeout=',
+    'send=',
+    'expect=',
+    'tls',
+    'connect_time (ms)',
+    'result (string)',
+    "critical=time > 5000 or result != 'ok'",
+  ])
+    assert.ok(help.message.includes(word), word);
 });
 
 void test('at most max concurrent probes of one check are in flight at once', async () => {
@@ -123,14 +178,26 @@ void test('at most max concurrent probes of one check are in flight at once', as
   try {
     const limited = tcpCheck(new NetLimits({ maxConcurrent: 2 }));
     const hosts = Array.from({ length: 6 }, () => 'host=127.0.0.1');
-    const r = await runCheck(limited, [...hosts, `port=${port}`, 'expect=never', 'timeout=10000', 'show-all', 'detail-syntax=${result}']);
+    const r = await runCheck(limited, [
+      ...hosts,
+      `port=${port}`,
+      'expect=never',
+      'timeout=10000',
+      'show-all',
+      'detail-syntax=${result}',
+    ]);
     assert.equal(r.result, 2);
     assert.equal(r.message, `CRITICAL: ${Array(6).fill('mismatch').join(', ')}`);
     assert.equal(accepted, 6);
     assert.equal(peak, 2);
     // The same six probes without the limit are all held at once.
     peak = 0;
-    await runCheck(tcpCheck(new NetLimits({ maxConcurrent: 100 })), [...hosts, `port=${port}`, 'expect=never', 'timeout=10000']);
+    await runCheck(tcpCheck(new NetLimits({ maxConcurrent: 100 })), [
+      ...hosts,
+      `port=${port}`,
+      'expect=never',
+      'timeout=10000',
+    ]);
     assert.equal(peak, 6);
   } finally {
     for (const s of sockets) s.destroy();
@@ -146,9 +213,22 @@ void test('the Nagios text has ms units', async () => {
 void test('tls: the handshake is part of connecting; an untrusted certificate is result tls unless insecure', async () => {
   const tls = await httpsPeer(new Date(Date.now() - 86_400_000), new Date(Date.now() + 30 * 86_400_000));
   try {
-    const ok = await runCheck(check, ['host=127.0.0.1', `port=${tls.port}`, 'tls', 'insecure', 'send=GET / HTTP/1.0\\r\\n\\r\\n', 'expect=^HTTP/1\\.1 200', 'detail-syntax=${result}']);
+    const ok = await runCheck(check, [
+      'host=127.0.0.1',
+      `port=${tls.port}`,
+      'tls',
+      'insecure',
+      'send=GET / HTTP/1.0\\r\\n\\r\\n',
+      'expect=^HTTP/1\\.1 200',
+      'detail-syntax=${result}',
+    ]);
     assert.equal(ok.message, 'OK: ok');
-    const strict = await runCheck(check, ['host=127.0.0.1', `port=${tls.port}`, 'tls', 'detail-syntax=${result}: ${message}']);
+    const strict = await runCheck(check, [
+      'host=127.0.0.1',
+      `port=${tls.port}`,
+      'tls',
+      'detail-syntax=${result}: ${message}',
+    ]);
     assert.equal(strict.result, 2);
     assert.match(strict.message, /^CRITICAL: tls: TLS: self[- ]signed certificate/);
   } finally {

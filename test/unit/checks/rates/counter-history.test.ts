@@ -46,8 +46,25 @@ void test('a lookback with no usable reading samples again; readings outside it 
 });
 
 void test('the history is bounded in series, samples and values', async () => {
-  const h = new CounterHistory({ firstIntervalMs: 1, minBaseMs: 0, spacingMs: 0, maxSeries: 3, maxSamples: 4, maxValues: 2 });
-  for (let i = 0; i < 10; i++) await h.window(`s${i}`, async () => new Map([['a', 1], ['b', 2], ['c', 3]]), 60);
+  const h = new CounterHistory({
+    firstIntervalMs: 1,
+    minBaseMs: 0,
+    spacingMs: 0,
+    maxSeries: 3,
+    maxSamples: 4,
+    maxValues: 2,
+  });
+  for (let i = 0; i < 10; i++)
+    await h.window(
+      `s${i}`,
+      async () =>
+        new Map([
+          ['a', 1],
+          ['b', 2],
+          ['c', 3],
+        ]),
+      60,
+    );
   assert.equal(h.seriesCount, 3);
   assert.deepEqual([...h.samples('s9')[0].values.keys()], ['a', 'b']);
   for (let i = 0; i < 10; i++) await h.window('s9', async () => new Map([['a', i]]), 0.0001);

@@ -12,8 +12,18 @@ import { runAlias } from '../../../../src/checks/scripts/alias.js';
 import { parseAlias, splitAliasCommand } from '../../../../src/formats/alias-command.js';
 
 void test('splitAliasCommand: double quotes group, nothing else is special', () => {
-  assert.deepEqual(splitAliasCommand(`check_cpu "warn=load > $ARG1$"  crit=load>90 time=5m`), ['check_cpu', 'warn=load > $ARG1$', 'crit=load>90', 'time=5m']);
-  assert.deepEqual(splitAliasCommand(`check_process "crit=state != 'started'" drive=C:\\ x""y`), ['check_process', "crit=state != 'started'", 'drive=C:\\', 'xy']);
+  assert.deepEqual(splitAliasCommand(`check_cpu "warn=load > $ARG1$"  crit=load>90 time=5m`), [
+    'check_cpu',
+    'warn=load > $ARG1$',
+    'crit=load>90',
+    'time=5m',
+  ]);
+  assert.deepEqual(splitAliasCommand(`check_process "crit=state != 'started'" drive=C:\\ x""y`), [
+    'check_process',
+    "crit=state != 'started'",
+    'drive=C:\\',
+    'xy',
+  ]);
   assert.throws(() => splitAliasCommand('check_ok "open'), /unclosed "/);
 });
 
@@ -31,14 +41,22 @@ void test('arguments fill $ARGn$, %ARGn% and $ARGS$; the result carries the alia
   const { core, seen } = coreWithEcho();
   const q = (c: string, w: readonly string[], o: { signal: AbortSignal }) => core.query(c, w, o);
   const signal = new AbortController().signal;
-  const alias = parseAlias('alias_x', 'check_echo "warn=load > $ARG1$" crit=%ARG2% $ARGS$ $ARG9$', { allowArguments: true, allowNasty: false });
+  const alias = parseAlias('alias_x', 'check_echo "warn=load > $ARG1$" crit=%ARG2% $ARGS$ $ARG9$', {
+    allowArguments: true,
+    allowNasty: false,
+  });
   const r = await runAlias(alias, ['80', '90'], q, signal);
   assert.deepEqual(seen.at(-1), ['warn=load > 80', 'crit=90', '80', '90']);
   assert.equal(r.command, 'alias_x');
   assert.equal(r.result, 1);
   assert.equal(r.message, 'got warn=load > 80|crit=90|80|90');
   assert.equal(r.perf[0]?.value, 4);
-  const none = await runAlias(parseAlias('alias_y', 'check_echo fixed', { allowArguments: false, allowNasty: false }), [], q, signal);
+  const none = await runAlias(
+    parseAlias('alias_y', 'check_echo fixed', { allowArguments: false, allowNasty: false }),
+    [],
+    q,
+    signal,
+  );
   assert.equal(none.message, 'got fixed');
 });
 
@@ -55,6 +73,11 @@ void test('arguments refused when not allowed, nasty characters refused unless a
   assert.equal(nasty.result, 3);
   assert.match(nasty.message, /refused character ";"/);
   assert.equal(seen.length, 0);
-  const allowed = await runAlias(parseAlias('alias_n', 'check_echo $ARG1$', { allowArguments: true, allowNasty: true }), ['a;b'], q, signal);
+  const allowed = await runAlias(
+    parseAlias('alias_n', 'check_echo $ARG1$', { allowArguments: true, allowNasty: true }),
+    ['a;b'],
+    q,
+    signal,
+  );
   assert.equal(allowed.message, 'got a;b');
 });

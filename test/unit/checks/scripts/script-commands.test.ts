@@ -1,6 +1,15 @@
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, statSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import {
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+  readFileSync,
+  statSync,
+  existsSync,
+  mkdirSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scriptCommand, SCRIPTS_SECTION, type ScriptStore } from '../../../../src/checks/scripts/script-commands.js';
@@ -24,7 +33,10 @@ beforeEach(() => {
   writeFileSync(join(root, 'lib', 'helper.sh'), '# helper\n');
   writeFileSync(join(dir, 'secret.txt'), 'secret\n');
   ini = join(dir, 'agent.ini');
-  writeFileSync(ini, `; my settings\n[/modules]\nCheckExternalScripts = enabled\n\n[${SCRIPTS_SECTION}]\n; keep this comment\ncheck_a = check_a.sh --flag\n`);
+  writeFileSync(
+    ini,
+    `; my settings\n[/modules]\nCheckExternalScripts = enabled\n\n[${SCRIPTS_SECTION}]\n; keep this comment\ncheck_a = check_a.sh --flag\n`,
+  );
   scripts = new Map([['check_a', 'check_a.sh --flag']]);
   store = {
     root: () => root,
@@ -44,15 +56,40 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 void test('list: configured names, or every file under the root without lib folders', async () => {
   assert.deepEqual(await scriptCommand(['list', '--json'], store), { result: 0, message: '["check_a"]' });
-  assert.deepEqual(await scriptCommand(['list', '--json', '--all'], store), { result: 0, message: '["check_a.sh","sub/check_b.sh"]' });
+  assert.deepEqual(await scriptCommand(['list', '--json', '--all'], store), {
+    result: 0,
+    message: '["check_a.sh","sub/check_b.sh"]',
+  });
 });
 
 void test('show: a command line, a file, not found, refused names', async () => {
-  assert.deepEqual(await scriptCommand(['show', '--script', 'CHECK_A'], store), { result: 0, message: 'check_a.sh --flag' });
-  assert.deepEqual(await scriptCommand(['show', '--script', 'sub/check_b.sh'], store), { result: 0, message: '#!/bin/sh\necho b\n' });
-  assert.deepEqual(await scriptCommand(['show', '--script', 'sub\\check_b.sh'], store), { result: 0, message: '#!/bin/sh\necho b\n' });
-  assert.deepEqual(await scriptCommand(['show', '--script', 'nope.sh'], store), { result: 1, message: 'Script not found: nope.sh' });
-  for (const bad of ['../secret.txt', '/etc/passwd', 'C:/x', 'sub/../../secret.txt', 'a//b', 'sub/', '.', 'a b.sh', '']) {
+  assert.deepEqual(await scriptCommand(['show', '--script', 'CHECK_A'], store), {
+    result: 0,
+    message: 'check_a.sh --flag',
+  });
+  assert.deepEqual(await scriptCommand(['show', '--script', 'sub/check_b.sh'], store), {
+    result: 0,
+    message: '#!/bin/sh\necho b\n',
+  });
+  assert.deepEqual(await scriptCommand(['show', '--script', 'sub\\check_b.sh'], store), {
+    result: 0,
+    message: '#!/bin/sh\necho b\n',
+  });
+  assert.deepEqual(await scriptCommand(['show', '--script', 'nope.sh'], store), {
+    result: 1,
+    message: 'Script not found: nope.sh',
+  });
+  for (const bad of [
+    '../secret.txt',
+    '/etc/passwd',
+    'C:/x',
+    'sub/../../secret.txt',
+    'a//b',
+    'sub/',
+    '.',
+    'a b.sh',
+    '',
+  ]) {
     const r = await scriptCommand(['show', '--script', bad], store);
     assert.equal(r.result, 2, bad);
     assert.match(r.message, /^Invalid script name: /, bad);
@@ -64,16 +101,25 @@ void test('show: a command line, a file, not found, refused names', async () => 
 
 void test('add writes the file 0755 and the entry with a minimal edit', async () => {
   const content = '#!/bin/sh\necho "new"\n';
-  const r = await scriptCommand(['add', '--script', 'tools/check_new.sh', '--content-base64', Buffer.from(content).toString('base64')], store);
+  const r = await scriptCommand(
+    ['add', '--script', 'tools/check_new.sh', '--content-base64', Buffer.from(content).toString('base64')],
+    store,
+  );
   assert.deepEqual(r, { result: 0, message: 'Added check_new as tools/check_new.sh' });
   const file = join(root, 'tools', 'check_new.sh');
   assert.equal(readFileSync(file, 'utf8'), content);
   assert.equal(statSync(file).mode & 0o777, 0o755);
-  assert.equal(readFileSync(ini, 'utf8'), `; my settings\n[/modules]\nCheckExternalScripts = enabled\n\n[${SCRIPTS_SECTION}]\n; keep this comment\ncheck_a = check_a.sh --flag\ncheck_new = tools/check_new.sh\n`);
+  assert.equal(
+    readFileSync(ini, 'utf8'),
+    `; my settings\n[/modules]\nCheckExternalScripts = enabled\n\n[${SCRIPTS_SECTION}]\n; keep this comment\ncheck_a = check_a.sh --flag\ncheck_new = tools/check_new.sh\n`,
+  );
   assert.equal(scripts.get('check_new'), 'tools/check_new.sh');
   assert.equal((await scriptCommand(['add', '--script', '../evil.sh', '--content-base64', 'AA=='], store)).result, 2);
   assert.equal(existsSync(join(dir, 'evil.sh')), false);
-  assert.deepEqual(await scriptCommand(['add', '--script', 'x.sh', '--content-base64', 'not base64!'], store), { result: 2, message: 'Invalid content: not base64' });
+  assert.deepEqual(await scriptCommand(['add', '--script', 'x.sh', '--content-base64', 'not base64!'], store), {
+    result: 2,
+    message: 'Invalid content: not base64',
+  });
   assert.equal((await scriptCommand(['add', '--script', 'x.sh'], store)).result, 2);
 });
 
@@ -91,14 +137,23 @@ void test('add refuses symlinks leading outside the root, dangling ones too, and
   assert.equal((await scriptCommand(['add', '--script', 'sub/rel.sh', '--content-base64', 'eA=='], store)).result, 2);
   assert.equal(existsSync(join(dir, 'outside')), false);
   symlinkSync('check_a.sh', join(root, 'inner.sh'));
-  assert.deepEqual(await scriptCommand(['add', '--script', 'inner.sh', '--content-base64', 'eA=='], store), { result: 2, message: 'Invalid script name: inner.sh is a symbolic link' });
+  assert.deepEqual(await scriptCommand(['add', '--script', 'inner.sh', '--content-base64', 'eA=='], store), {
+    result: 2,
+    message: 'Invalid script name: inner.sh is a symbolic link',
+  });
   assert.equal(readFileSync(join(root, 'check_a.sh'), 'utf8'), '#!/bin/sh\necho a\n');
 });
 
 void test('delete: an entry, a file with the entries that run it, not found', async () => {
-  await scriptCommand(['add', '--script', 'check_c.sh', '--content-base64', Buffer.from('#!/bin/sh\n').toString('base64')], store);
+  await scriptCommand(
+    ['add', '--script', 'check_c.sh', '--content-base64', Buffer.from('#!/bin/sh\n').toString('base64')],
+    store,
+  );
   let r = await scriptCommand(['delete', '--script', 'check_a'], store);
-  assert.deepEqual(r, { result: 0, message: "Script definition has been removed don't forget to delete any artifact for: check_a" });
+  assert.deepEqual(r, {
+    result: 0,
+    message: "Script definition has been removed don't forget to delete any artifact for: check_a",
+  });
   assert.equal(existsSync(join(root, 'check_a.sh')), true, 'removing a definition keeps the file');
   r = await scriptCommand(['delete', '--script', 'check_c.sh'], store);
   assert.deepEqual(r, { result: 0, message: 'Script file was removed' });
@@ -106,7 +161,10 @@ void test('delete: an entry, a file with the entries that run it, not found', as
   assert.equal(scripts.has('check_c'), false);
   assert.doesNotMatch(readFileSync(ini, 'utf8'), /check_[ac] =/);
   assert.match(readFileSync(ini, 'utf8'), /; keep this comment/);
-  assert.deepEqual(await scriptCommand(['delete', '--script', 'gone'], store), { result: 1, message: 'Script not found: gone' });
+  assert.deepEqual(await scriptCommand(['delete', '--script', 'gone'], store), {
+    result: 1,
+    message: 'Script not found: gone',
+  });
   assert.equal((await scriptCommand(['delete', '--script', '../secret.txt'], store)).result, 2);
   assert.equal(existsSync(join(dir, 'secret.txt')), true);
 });

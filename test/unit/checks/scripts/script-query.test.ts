@@ -18,11 +18,15 @@ let settings: ScriptSettings;
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'scripts-run-'));
-  const sh = (name: string, body: string): void => writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  const sh = (name: string, body: string): void =>
+    writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   for (const code of [0, 1, 2, 3, 4, 255]) sh(`exit${code}.sh`, `echo "status ${code}|'v'=${code};1;2"\nexit ${code}`);
   sh('silent.sh', 'exit 0');
   sh('stderr.sh', 'echo "only on stderr" >&2\nexit 2');
-  sh('many.sh', 'echo "first line|a=1"\ni=2\nwhile [ $i -le 200 ]; do echo "line $i"; i=$((i+1)); done\necho "tail|b=2 c=3"');
+  sh(
+    'many.sh',
+    'echo "first line|a=1"\ni=2\nwhile [ $i -le 200 ]; do echo "line $i"; i=$((i+1)); done\necho "tail|b=2 c=3"',
+  );
   sh('sleepy.sh', 'sleep 30 &\necho $! > "$1"\nwait');
   sh('orphan.sh', 'sleep 30 &\necho $! > "$1"\necho left a child behind');
   sh('args.sh', 'echo "got [$1] [$2] [$#]"');
@@ -69,13 +73,26 @@ void test('no output, stderr only, many lines', async () => {
   assert.equal(lines[0], 'first line');
   assert.equal(lines[199], 'line 200');
   assert.equal(lines[200], 'tail');
-  assert.deepEqual(r.perf.map((p) => [p.alias, p.value]), [['a', 1], ['b', 2], ['c', 3]]);
+  assert.deepEqual(
+    r.perf.map((p) => [p.alias, p.value]),
+    [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ],
+  );
 });
 
 void test('a timeout kills the whole process group and answers UNKNOWN', async () => {
   const pidFile = join(dir, 'sleepy.pid');
   const started = Date.now();
-  const r = await runConfiguredScript('sleepy', `sleepy.sh ${pidFile}`, [], { ...settings, timeoutSeconds: 0.5 }, new Limiter(1));
+  const r = await runConfiguredScript(
+    'sleepy',
+    `sleepy.sh ${pidFile}`,
+    [],
+    { ...settings, timeoutSeconds: 0.5 },
+    new Limiter(1),
+  );
   assert.deepEqual([r.result, r.message], [3, 'Script sleepy timed out after 0.5 s']);
   assert.ok(Date.now() - started < 5000);
   const child = Number(readFileSync(pidFile, 'utf8'));
@@ -152,7 +169,10 @@ void test('time waiting for a slot counts against the timeout; a full queue refu
   const waiting = runConfiguredScript('args', 'args.sh a b', [], quick, limiter);
   const refused = await runConfiguredScript('args', 'args.sh a b', [], quick, limiter);
   assert.equal(refused.result, 3);
-  assert.equal(refused.message, 'Script args refused: 1 already waiting for a free slot ([/settings/external scripts] max queued)');
+  assert.equal(
+    refused.message,
+    'Script args refused: 1 already waiting for a free slot ([/settings/external scripts] max queued)',
+  );
   assert.equal(limiter.refused, 1);
   const timedOut = await waiting;
   assert.equal(timedOut.message, 'Script args timed out after 0.3 s (waiting for a free slot)');

@@ -8,7 +8,8 @@ import { cpuCheck } from '../../../../src/checks/system/cpu-checks.js';
 import { runCheck } from '../../../../src/checks/engine.js';
 
 // A /proc root of our own: the test moves the counters between readings.
-const statFile = (busy: number, idle: number): string => `cpu  ${busy} 0 0 ${idle} 0 0 0 0 0 0\ncpu0 ${busy} 0 0 ${idle} 0 0 0 0 0 0\n`;
+const statFile = (busy: number, idle: number): string =>
+  `cpu  ${busy} 0 0 ${idle} 0 0 0 0 0 0\ncpu0 ${busy} 0 0 ${idle} 0 0 0 0 0 0\n`;
 
 void test('a sampler started a moment ago measures a fresh interval, not the burst since its start', async () => {
   const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
@@ -62,7 +63,10 @@ void test('check_cpu labels a fresh interval as what it measured (total 20ms her
     writeFileSync(join(root, 'stat'), statFile(1000, 1000));
     // Never started, as in a one-shot `agent query check_cpu`: no history for 5s, 1m or 5m.
     const r = await runCheck(cpuCheck(new CpuSampler({ root, freshMs: 20 })), ['show-all']);
-    assert.deepEqual(r.perf.map((p) => p.alias), ['total 20ms']);
+    assert.deepEqual(
+      r.perf.map((p) => p.alias),
+      ['total 20ms'],
+    );
     assert.match(r.message, /20ms/);
     assert.doesNotMatch(r.message, /5s|1m|5m/);
     // With history the windows keep their names.
@@ -70,7 +74,10 @@ void test('check_cpu labels a fresh interval as what it measured (total 20ms her
     await started.start();
     const w = await runCheck(cpuCheck(started), ['show-all']);
     started.stop();
-    assert.deepEqual(w.perf.map((p) => p.alias), ['total 5s', 'total 1m', 'total 5m']);
+    assert.deepEqual(
+      w.perf.map((p) => p.alias),
+      ['total 5s', 'total 1m', 'total 5m'],
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -20,12 +20,14 @@ const NAMED = 'service=flappy,web-sleeper,broken,setup-once,nagios-nrpe-server.s
 
 void test('real systemctl show output: property order as systemd prints it, [not set] and empty values', () => {
   const units = parseShow(readFileSync(join(FIXTURES, 'systemd-captured', 'show-all.txt'), 'utf8'));
-  const listed = readFileSync(join(FIXTURES, 'systemd-captured', 'list-units.txt'), 'utf8').trim().split('\n');
+  const listed = readFileSync(join(FIXTURES, 'systemd-captured', 'list-units.txt'), 'utf8')
+    .trim()
+    .split('\n');
   assert.equal(units.length, listed.length, 'one block per listed unit');
   const prometheus = units.find((u) => u.Id === 'prometheus.service');
   assert.equal(prometheus?.ActiveState, 'active');
   assert.match(prometheus?.MemoryCurrent ?? '', /^\d+$/);
-  assert.equal(prometheus?.CPUUsageNSec, '[not set]', "Debian 12 has CPU accounting off by default");
+  assert.equal(prometheus?.CPUUsageNSec, '[not set]', 'Debian 12 has CPU accounting off by default');
   const auditd = units.find((u) => u.Id === 'auditd.service');
   assert.deepEqual([auditd?.LoadState, auditd?.ExecMainStartTimestamp], ['not-found', '']);
 });
@@ -36,11 +38,20 @@ void test('all services: the failed units and the one between two restarts are c
   assert.equal(r.result, 2, r.message);
   assert.equal(r.message, 'CRITICAL: broken=stopped, flappy=starting, nagios-nrpe-server=stopped');
   // 14 units are not inactive: 3 critical above, the rest running, one-shots or static.
-  assert.deepEqual(r.perf, [{ alias: 'count', value: 14, minimum: 0 }, { alias: 'failed', value: 3, minimum: 0 }]);
-  const statics = await runCheck(serviceCheck(host), ['filter=state = \'static\'', 'crit=none', 'show-all', 'detail-syntax=${name}']);
+  assert.deepEqual(r.perf, [
+    { alias: 'count', value: 14, minimum: 0 },
+    { alias: 'failed', value: 3, minimum: 0 },
+  ]);
+  const statics = await runCheck(serviceCheck(host), [
+    "filter=state = 'static'",
+    'crit=none',
+    'show-all',
+    'detail-syntax=${name}',
+  ]);
   assert.equal(statics.result, 0);
   const names = statics.message.replace(/^OK: /, '').split(', ');
-  for (const name of ['systemd-journald', 'systemd-sysctl', 'dbus']) assert.ok(names.includes(name), `${name} is static: ${statics.message}`);
+  for (const name of ['systemd-journald', 'systemd-sysctl', 'dbus'])
+    assert.ok(names.includes(name), `${name} is static: ${statics.message}`);
   assert.equal(names.includes('prometheus'), false);
 });
 
@@ -54,13 +65,25 @@ void test('named services: restarts, memory in bytes, no CPU perf when systemd d
   assert.deepEqual(perf['web-sleeper memory'], { alias: 'web-sleeper memory', value: 180224, unit: 'B', minimum: 0 });
   assert.equal(perf['prometheus memory']?.unit, 'B', 'one unit per label: bytes when there is no maximum to scale by');
   assert.equal(perf['prometheus tasks']?.value, 8);
-  assert.equal(Object.keys(perf).some((k) => k.endsWith(' cpu')), false, 'CPUUsageNSec was [not set]');
+  assert.equal(
+    Object.keys(perf).some((k) => k.endsWith(' cpu')),
+    false,
+    'CPUUsageNSec was [not set]',
+  );
   assert.equal(perf['broken memory'], undefined, 'a stopped unit has no memory figure');
 
   const restarts = await runCheck(serviceCheck(host), [NAMED, 'crit=none', 'warn=restarts > 3']);
   assert.deepEqual([restarts.result, restarts.message], [1, 'WARNING: flappy=running']);
-  const enabled = await runCheck(serviceCheck(host), [NAMED, 'crit=none', 'warn=enabled != \'enabled\'', 'detail-syntax=${name}:${enabled}']);
-  assert.equal(enabled.message, 'WARNING: flappy:enabled-runtime, web-sleeper:enabled-runtime, broken:enabled-runtime, setup-once:enabled-runtime');
+  const enabled = await runCheck(serviceCheck(host), [
+    NAMED,
+    'crit=none',
+    "warn=enabled != 'enabled'",
+    'detail-syntax=${name}:${enabled}',
+  ]);
+  assert.equal(
+    enabled.message,
+    'WARNING: flappy:enabled-runtime, web-sleeper:enabled-runtime, broken:enabled-runtime, setup-once:enabled-runtime',
+  );
 });
 
 void test('a unit systemd does not know is UNKNOWN by name', async () => {

@@ -34,10 +34,16 @@ void test('a peer that does not read its answers: the listener stops reading its
   while (written < CAP && !stalled) {
     written++;
     if (socket.write(queryFrame(written, 'check_ok', [PAD]))) continue;
-    const drained = await Promise.race([once(socket, 'drain').then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref())]);
+    const drained = await Promise.race([
+      once(socket, 'drain').then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref()),
+    ]);
     stalled = !drained;
   }
-  assert.ok(stalled, `the listener read all ${written} requests (${(written * PAD.length) / 2 ** 20} MiB) while their answers were not read`);
+  assert.ok(
+    stalled,
+    `the listener read all ${written} requests (${(written * PAD.length) / 2 ** 20} MiB) while their answers were not read`,
+  );
   // Now read: the listener takes the rest of the requests and answers every one.
   const reader = new FrameReader(1 << 20);
   let answers = 0;

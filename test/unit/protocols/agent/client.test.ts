@@ -36,8 +36,19 @@ function plain(port: number): AgentEndpoint {
   return { host: '127.0.0.1', port };
 }
 
-function tlsEndpoint(port: number, s: Partial<{ certificate: string; certificateKey: string; ca: string; verifyMode: string }> = {}): AgentEndpoint {
-  const t = agentClientTls({ allowedCiphers: 'ADH', certificate: '', certificateKey: '', certificateFormat: 'PEM', ca: '', verifyMode: 'none', ...s });
+function tlsEndpoint(
+  port: number,
+  s: Partial<{ certificate: string; certificateKey: string; ca: string; verifyMode: string }> = {},
+): AgentEndpoint {
+  const t = agentClientTls({
+    allowedCiphers: 'ADH',
+    certificate: '',
+    certificateKey: '',
+    certificateFormat: 'PEM',
+    ca: '',
+    verifyMode: 'none',
+    ...s,
+  });
   return { host: '127.0.0.1', port, tls: t.build, tlsKey: t.key };
 }
 
@@ -71,7 +82,13 @@ void test('200 requests at once on one connection each get their own answer', as
   const peer = await peerWith();
   const client = pool();
   const answers = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => client.query(plain(peer.port), [{ command: 'sleep', arguments: [String((200 - i) % 7)] }, { command: `n${i}` }], OPTS)),
+    Array.from({ length: 200 }, (_, i) =>
+      client.query(
+        plain(peer.port),
+        [{ command: 'sleep', arguments: [String((200 - i) % 7)] }, { command: `n${i}` }],
+        OPTS,
+      ),
+    ),
   );
   answers.forEach((a, i) => assert.equal(a.payload[1].command, `n${i}`));
   assert.equal(peer.listener.connections(), 1);
@@ -91,15 +108,21 @@ void test('refused: an error naming the address, after the retries', async () =>
 void test('a timeout fails that request only; the connection keeps serving', async () => {
   const peer = await peerWith();
   const client = pool();
-  await assert.rejects(client.query(plain(peer.port), [{ command: 'sleep', arguments: ['400'] }], { timeoutMs: 100 }), /no answer from 127\.0\.0\.1:\d+ within 0\.1 s/);
+  await assert.rejects(
+    client.query(plain(peer.port), [{ command: 'sleep', arguments: ['400'] }], { timeoutMs: 100 }),
+    /no answer from 127\.0\.0\.1:\d+ within 0\.1 s/,
+  );
   const q = await client.query(plain(peer.port), [{ command: 'check_ok' }], OPTS);
   assert.equal(q.payload[0].result, 0);
   assert.equal(peer.listener.connections(), 1);
 });
 
-void test('an Error answer from the peer is the request\'s error', async () => {
+void test("an Error answer from the peer is the request's error", async () => {
   const peer = await peerWith();
-  await assert.rejects(pool().query(plain(peer.port), [{ command: 'fail' }], OPTS), /answered with an error: handler broke/);
+  await assert.rejects(
+    pool().query(plain(peer.port), [{ command: 'fail' }], OPTS),
+    /answered with an error: handler broke/,
+  );
 });
 
 void test('a peer that closes mid-stream, one that answers garbage, one that stalls', async () => {
@@ -112,14 +135,23 @@ void test('a peer that closes mid-stream, one that answers garbage, one that sta
   };
   try {
     const closer = await start((s) => s.destroy());
-    await assert.rejects(pool().query(plain(closer), [{ command: 'x' }], { ...OPTS, retry: 1 }), /closed the connection/);
+    await assert.rejects(
+      pool().query(plain(closer), [{ command: 'x' }], { ...OPTS, retry: 1 }),
+      /closed the connection/,
+    );
     const garbage = await start((s) => s.write('HTTP/1.1 400 Bad Request\r\n\r\n'));
-    await assert.rejects(pool().query(plain(garbage), [{ command: 'x' }], OPTS), /invalid agent-protocol frame: from 127\.0\.0\.1:\d+: bad magic/);
+    await assert.rejects(
+      pool().query(plain(garbage), [{ command: 'x' }], OPTS),
+      /invalid agent-protocol frame: from 127\.0\.0\.1:\d+: bad magic/,
+    );
     const wrongKind = await start((s) => s.write(encodeFrame(FrameKind.QueryResponse, Buffer.from([0x0a, 0x00]))));
     // The body has an empty header, so no id: the lone request in flight cannot be matched and times out.
     await assert.rejects(pool().query(plain(wrongKind), [{ command: 'x' }], { timeoutMs: 200 }), /no answer/);
     const staller = await start(() => undefined);
-    await assert.rejects(pool().query(plain(staller), [{ command: 'x' }], { timeoutMs: 150 }), /no answer from .* within 0\.2 s|within 0\.1 s/);
+    await assert.rejects(
+      pool().query(plain(staller), [{ command: 'x' }], { timeoutMs: 150 }),
+      /no answer from .* within 0\.2 s|within 0\.1 s/,
+    );
   } finally {
     for (const s of servers) s.close();
   }
@@ -127,33 +159,86 @@ void test('a peer that closes mid-stream, one that answers garbage, one that sta
 
 void test('TLS with a required client certificate: accepted, missing, from another CA', async () => {
   const peer = await peerWith({
-    tls: serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: readFileSync(ca.cert), verifyMode: 'peer-cert', verify: 'by-ca', ciphers: 'ALL:!ADH' }),
+    tls: serverTlsOptions({
+      cert: readFileSync(serverCert.cert, 'utf8'),
+      key: readFileSync(serverCert.key, 'utf8'),
+      ca: readFileSync(ca.cert),
+      verifyMode: 'peer-cert',
+      verify: 'by-ca',
+      ciphers: 'ALL:!ADH',
+    }),
   });
-  const good = await pool().query(tlsEndpoint(peer.port, { certificate: clientCert.cert, certificateKey: clientCert.key, ca: ca.cert, verifyMode: 'peer-cert' }), [{ command: 'check_ok' }], OPTS);
+  const good = await pool().query(
+    tlsEndpoint(peer.port, {
+      certificate: clientCert.cert,
+      certificateKey: clientCert.key,
+      ca: ca.cert,
+      verifyMode: 'peer-cert',
+    }),
+    [{ command: 'check_ok' }],
+    OPTS,
+  );
   assert.equal(good.payload[0].result, 0);
   assert.equal(peer.submitted.length, 0);
-  await assert.rejects(pool().query(tlsEndpoint(peer.port), [{ command: 'check_ok' }], OPTS), /TLS with 127\.0\.0\.1:\d+ failed: the peer requires a client certificate/);
   await assert.rejects(
-    pool().query(tlsEndpoint(peer.port, { certificate: strangerCert.cert, certificateKey: strangerCert.key }), [{ command: 'check_ok' }], OPTS),
+    pool().query(tlsEndpoint(peer.port), [{ command: 'check_ok' }], OPTS),
+    /TLS with 127\.0\.0\.1:\d+ failed: the peer requires a client certificate/,
+  );
+  await assert.rejects(
+    pool().query(
+      tlsEndpoint(peer.port, { certificate: strangerCert.cert, certificateKey: strangerCert.key }),
+      [{ command: 'check_ok' }],
+      OPTS,
+    ),
     /rejected our client certificate|may have rejected our client certificate/,
   );
   // The server's certificate checked against the wrong CA.
   await assert.rejects(
-    pool().query(tlsEndpoint(peer.port, { certificate: clientCert.cert, certificateKey: clientCert.key, ca: otherCa.cert, verifyMode: 'peer-cert' }), [{ command: 'check_ok' }], OPTS),
+    pool().query(
+      tlsEndpoint(peer.port, {
+        certificate: clientCert.cert,
+        certificateKey: clientCert.key,
+        ca: otherCa.cert,
+        verifyMode: 'peer-cert',
+      }),
+      [{ command: 'check_ok' }],
+      OPTS,
+    ),
     /the peer's certificate is not trusted/,
   );
 });
 
 void test('plain to a TLS peer and TLS to a plain peer say so', async () => {
-  const tlsPeer = await peerWith({ tls: serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), verifyMode: 'none', verify: 'by-ca', ciphers: '' }) });
-  await assert.rejects(pool().query(plain(tlsPeer.port), [{ command: 'x' }], OPTS), /closed the connection|does it expect TLS|bad magic/);
+  const tlsPeer = await peerWith({
+    tls: serverTlsOptions({
+      cert: readFileSync(serverCert.cert, 'utf8'),
+      key: readFileSync(serverCert.key, 'utf8'),
+      verifyMode: 'none',
+      verify: 'by-ca',
+      ciphers: '',
+    }),
+  });
+  await assert.rejects(
+    pool().query(plain(tlsPeer.port), [{ command: 'x' }], OPTS),
+    /closed the connection|does it expect TLS|bad magic/,
+  );
   const plainPeer = await peerWith();
-  await assert.rejects(pool().query(tlsEndpoint(plainPeer.port), [{ command: 'x' }], OPTS), /TLS with 127\.0\.0\.1:\d+ failed|does it use TLS/);
+  await assert.rejects(
+    pool().query(tlsEndpoint(plainPeer.port), [{ command: 'x' }], OPTS),
+    /TLS with 127\.0\.0\.1:\d+ failed|does it use TLS/,
+  );
 });
 
 void test('new TLS settings on the listener: open connections finish, the client reconnects', async () => {
   const serverTls = (caFile: string) =>
-    serverTlsOptions({ cert: readFileSync(serverCert.cert, 'utf8'), key: readFileSync(serverCert.key, 'utf8'), ca: readFileSync(caFile), verifyMode: 'peer-cert', verify: 'by-ca', ciphers: '' });
+    serverTlsOptions({
+      cert: readFileSync(serverCert.cert, 'utf8'),
+      key: readFileSync(serverCert.key, 'utf8'),
+      ca: readFileSync(caFile),
+      verifyMode: 'peer-cert',
+      verify: 'by-ca',
+      ciphers: '',
+    });
   const peer = await peerWith({ tls: serverTls(ca.cert) });
   const client = pool();
   const endpoint = tlsEndpoint(peer.port, { certificate: clientCert.cert, certificateKey: clientCert.key });
@@ -169,5 +254,8 @@ void test('new TLS settings on the listener: open connections finish, the client
 
 void test('an unreadable client certificate file is a TLS error naming the file', async () => {
   const peer = await peerWith();
-  await assert.rejects(pool().query(tlsEndpoint(peer.port, { certificate: '/nonexistent/cert.pem' }), [{ command: 'x' }], OPTS), /cannot read certificate file \/nonexistent\/cert\.pem: ENOENT/);
+  await assert.rejects(
+    pool().query(tlsEndpoint(peer.port, { certificate: '/nonexistent/cert.pem' }), [{ command: 'x' }], OPTS),
+    /cannot read certificate file \/nonexistent\/cert\.pem: ENOENT/,
+  );
 });

@@ -12,11 +12,14 @@ void test('frames split across chunks byte by byte come out whole and in order',
   const all = Buffer.concat([f1, f2, empty]);
   const out = [];
   for (const byte of all) out.push(...reader.push(Uint8Array.of(byte)).frames);
-  assert.deepEqual(out.map((f) => [f.kind, f.flags, Buffer.from(f.body).toString()]), [
-    [1, 0, 'first'],
-    [5, 1, 'second body'],
-    [3, 0, ''],
-  ]);
+  assert.deepEqual(
+    out.map((f) => [f.kind, f.flags, Buffer.from(f.body).toString()]),
+    [
+      [1, 0, 'first'],
+      [5, 1, 'second body'],
+      [3, 0, ''],
+    ],
+  );
   assert.equal(reader.buffered, 0);
 });
 
@@ -60,7 +63,7 @@ void test('an unknown frame version is fatal', () => {
   assert.match(reader.push(frame).fatal ?? '', /unsupported frame version 2/);
 });
 
-void test('an unknown kind is not the reader\'s business: the frame comes out', () => {
+void test("an unknown kind is not the reader's business: the frame comes out", () => {
   const reader = new FrameReader(100);
   const frame = Buffer.from(f1);
   frame[3] = 99;
@@ -85,6 +88,10 @@ void test('a frame assembled from chunks keeps its bytes while the next frame is
   const a = encodeFrame(FrameKind.QueryRequest, Buffer.from('A'.repeat(300)));
   const b = encodeFrame(FrameKind.QueryRequest, Buffer.from('B'.repeat(300)));
   const out = [];
-  for (const part of [a.subarray(0, 100), Buffer.concat([a.subarray(100), b.subarray(0, 50)]), b.subarray(50)]) out.push(...reader.push(part).frames);
-  assert.deepEqual(out.map((f) => Buffer.from(f.body).toString()), ['A'.repeat(300), 'B'.repeat(300)]);
+  for (const part of [a.subarray(0, 100), Buffer.concat([a.subarray(100), b.subarray(0, 50)]), b.subarray(50)])
+    out.push(...reader.push(part).frames);
+  assert.deepEqual(
+    out.map((f) => Buffer.from(f.body).toString()),
+    ['A'.repeat(300), 'B'.repeat(300)],
+  );
 });

@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeFrame, errorBody, FLAG_CLOSE, FrameKind, HEADER_SIZE, kindName, peekHeader } from '../../../../src/protocols/agent/framing.js';
+import {
+  encodeFrame,
+  errorBody,
+  FLAG_CLOSE,
+  FrameKind,
+  HEADER_SIZE,
+  kindName,
+  peekHeader,
+} from '../../../../src/protocols/agent/framing.js';
 import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
 
 const request = (id: number): Uint8Array =>
@@ -21,7 +29,15 @@ void test('a frame is magic AP, frame version 1, kind, flags, 3 reserved bytes, 
 
 void test('kinds are numbered as documented and named', () => {
   assert.deepEqual(
-    [FrameKind.QueryRequest, FrameKind.QueryResponse, FrameKind.ExecRequest, FrameKind.ExecResponse, FrameKind.Submit, FrameKind.SubmitAck, FrameKind.Error],
+    [
+      FrameKind.QueryRequest,
+      FrameKind.QueryResponse,
+      FrameKind.ExecRequest,
+      FrameKind.ExecResponse,
+      FrameKind.Submit,
+      FrameKind.SubmitAck,
+      FrameKind.Error,
+    ],
     [1, 2, 3, 4, 5, 6, 7],
   );
   assert.equal(kindName(6), 'SubmitAck');

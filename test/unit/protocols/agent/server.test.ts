@@ -7,7 +7,9 @@ import { encodeFrame, FLAG_CLOSE, FrameKind, peekHeader, type Frame } from '../.
 import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
 
 /** A raw connection that collects answer frames; every wait is bounded. */
-async function raw(port: number): Promise<{ socket: Socket; frames: Frame[]; closed: Promise<void>; next(n: number, ms?: number): Promise<Frame[]> }> {
+async function raw(
+  port: number,
+): Promise<{ socket: Socket; frames: Frame[]; closed: Promise<void>; next(n: number, ms?: number): Promise<Frame[]> }> {
   const socket = connect({ host: '127.0.0.1', port });
   await new Promise<void>((res, rej) => socket.once('connect', res).once('error', rej));
   const reader = new FrameReader(1 << 20);
@@ -25,7 +27,10 @@ async function raw(port: number): Promise<{ socket: Socket; frames: Frame[]; clo
 }
 
 const queryBody = (id: number, command = 'check_ok', args: string[] = []): Uint8Array =>
-  encode('QueryRequestMessage', { header: { type: 1, version: 1, max_supported_version: 1, id }, payload: [{ command, arguments: args }] });
+  encode('QueryRequestMessage', {
+    header: { type: 1, version: 1, max_supported_version: 1, id },
+    payload: [{ command, arguments: args }],
+  });
 
 let peer: TestPeer;
 after(async () => peer?.listener.close());
@@ -37,8 +42,24 @@ void test('setup', async () => {
 void test('each request kind gets its answer kind with the request id, versions 1', async () => {
   const c = await raw(peer.port);
   c.socket.write(encodeFrame(FrameKind.QueryRequest, queryBody(11, 'check_ok', ['x'])));
-  c.socket.write(encodeFrame(FrameKind.ExecRequest, encode('ExecuteRequestMessage', { header: { type: 3, version: 1, id: 12 }, payload: [{ command: 'run', arguments: ['a', 'b'] }] })));
-  c.socket.write(encodeFrame(FrameKind.Submit, encode('SubmitResponseMessage', { header: { type: 2, version: 1, id: 13 }, payload: [{ command: 'svc', result: 1, message: 'passive' }] })));
+  c.socket.write(
+    encodeFrame(
+      FrameKind.ExecRequest,
+      encode('ExecuteRequestMessage', {
+        header: { type: 3, version: 1, id: 12 },
+        payload: [{ command: 'run', arguments: ['a', 'b'] }],
+      }),
+    ),
+  );
+  c.socket.write(
+    encodeFrame(
+      FrameKind.Submit,
+      encode('SubmitResponseMessage', {
+        header: { type: 2, version: 1, id: 13 },
+        payload: [{ command: 'svc', result: 1, message: 'passive' }],
+      }),
+    ),
+  );
   const got = await c.next(3);
   const byId = new Map(got.map((f) => [peekHeader(f.body).id, f]));
   const q = byId.get(11)!;
@@ -50,16 +71,27 @@ void test('each request kind gets its answer kind with the request id, versions 
   assert.equal(decode('ExecuteResponseMessage', byId.get(12)!.body).payload[0].message, 'ran a,b');
   const ack = byId.get(13)!;
   assert.equal(ack.kind, FrameKind.SubmitAck);
-  assert.deepEqual(decode('QueryResponseMessage', ack.body).payload.map((p) => [p.command, p.result, p.message]), [['svc', 0, 'accepted svc']]);
+  assert.deepEqual(
+    decode('QueryResponseMessage', ack.body).payload.map((p) => [p.command, p.result, p.message]),
+    [['svc', 0, 'accepted svc']],
+  );
   assert.equal(peer.submitted.at(-1)!.message, 'passive');
   c.socket.destroy();
 });
 
 void test('requests in flight at once are answered as they finish, matched by id', async () => {
   const c = await raw(peer.port);
-  c.socket.write(Buffer.concat([encodeFrame(FrameKind.QueryRequest, queryBody(1, 'sleep', ['150'])), encodeFrame(FrameKind.QueryRequest, queryBody(2, 'sleep', ['0']))]));
+  c.socket.write(
+    Buffer.concat([
+      encodeFrame(FrameKind.QueryRequest, queryBody(1, 'sleep', ['150'])),
+      encodeFrame(FrameKind.QueryRequest, queryBody(2, 'sleep', ['0'])),
+    ]),
+  );
   const got = await c.next(2);
-  assert.deepEqual(got.map((f) => peekHeader(f.body).id), [2, 1]);
+  assert.deepEqual(
+    got.map((f) => peekHeader(f.body).id),
+    [2, 1],
+  );
   c.socket.destroy();
 });
 
@@ -82,7 +114,10 @@ void test('an oversized frame is refused on its header and the connection closes
   const big = encodeFrame(FrameKind.QueryRequest, new Uint8Array(4097));
   c.socket.write(big.subarray(0, 12));
   const [err] = await c.next(1);
-  assert.match(decode('QueryResponseMessage', err.body).payload[0].message, /frame of 4097 bytes exceeds the limit of 4096 bytes/);
+  assert.match(
+    decode('QueryResponseMessage', err.body).payload[0].message,
+    /frame of 4097 bytes exceeds the limit of 4096 bytes/,
+  );
   await c.closed;
 });
 
@@ -128,13 +163,27 @@ void test('a message with a required field missing gets an Error carrying its id
 void test('a version this agent does not speak gets an Error naming the versions', async () => {
   const c = await raw(peer.port);
   // Encoded without the codec's check, which only knows version 1.
-  const body = Plugin.QueryRequestMessage.encode({ header: { type: 1, version: 2 as Plugin.Version, max_supported_version: 3 as Plugin.Version, id: 51 }, payload: [{ command: 'check_ok' }] }).finish();
+  const body = Plugin.QueryRequestMessage.encode({
+    header: { type: 1, version: 2 as Plugin.Version, max_supported_version: 3 as Plugin.Version, id: 51 },
+    payload: [{ command: 'check_ok' }],
+  }).finish();
   c.socket.write(encodeFrame(FrameKind.QueryRequest, body));
   const [err] = await c.next(1);
   assert.equal(err.kind, FrameKind.Error);
-  assert.match(decode('QueryResponseMessage', err.body).payload[0].message, /message version 2 is not supported \(peer speaks 2 to 3, this agent speaks 1 to 1\)/);
+  assert.match(
+    decode('QueryResponseMessage', err.body).payload[0].message,
+    /message version 2 is not supported \(peer speaks 2 to 3, this agent speaks 1 to 1\)/,
+  );
   // A peer that writes version 1 and could speak more gets an answer in version 1.
-  c.socket.write(encodeFrame(FrameKind.QueryRequest, Plugin.QueryRequestMessage.encode({ header: { type: 1, version: 1, max_supported_version: 5 as Plugin.Version, id: 52 }, payload: [{ command: 'check_ok' }] }).finish()));
+  c.socket.write(
+    encodeFrame(
+      FrameKind.QueryRequest,
+      Plugin.QueryRequestMessage.encode({
+        header: { type: 1, version: 1, max_supported_version: 5 as Plugin.Version, id: 52 },
+        payload: [{ command: 'check_ok' }],
+      }).finish(),
+    ),
+  );
   const [ok] = await c.next(1);
   assert.equal(ok.kind, FrameKind.QueryResponse);
   assert.deepEqual(peekHeader(ok.body), { id: 52, version: 1, maxSupportedVersion: 1 });

@@ -12,7 +12,12 @@ import { connect, createServer, type Server } from 'node:net';
 import { ApplyKeptError } from '../../../../src/errors.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
 import { getLogger } from '../../../../src/log.js';
-import { ManagedListener, type ListenerWants, type OpenArgs, type Transport } from '../../../../src/protocols/listener/managed-listener.js';
+import {
+  ManagedListener,
+  type ListenerWants,
+  type OpenArgs,
+  type Transport,
+} from '../../../../src/protocols/listener/managed-listener.js';
 
 const log = getLogger('test:managed-listener');
 const LIMITS = { maxConnections: 10, maxPerAddress: 10, firstRequestMs: 5000 };
@@ -53,13 +58,25 @@ void describe('managed listener: stage, then commit', () => {
   const wants = (policy: string, port = 0, tlsProblem?: string): ListenerWants<string> => ({
     host: '127.0.0.1',
     port,
-    tls: tlsProblem ? { pair: { cert: `/nonexistent/${tlsProblem}.pem`, key: '', keyExplicit: false, createsMissing: false }, verifyMode: 'none', verify: 'by-mode' } : undefined,
+    tls: tlsProblem
+      ? {
+          pair: { cert: `/nonexistent/${tlsProblem}.pem`, key: '', keyExplicit: false, createsMissing: false },
+          verifyMode: 'none',
+          verify: 'by-mode',
+        }
+      : undefined,
     limits: LIMITS,
     policy,
     tlsFail: (problems) => new Error(problems.map((p) => `${p.file}: ${p.reason}`).join('; ')),
   });
   const started = async (policy: string): Promise<ManagedListener<string>> => {
-    const l = new ManagedListener<string>({ what: 'the test server', counter: 'test', log, open, describe: (w) => `to 127.0.0.1:${w.port}` });
+    const l = new ManagedListener<string>({
+      what: 'the test server',
+      counter: 'test',
+      log,
+      open,
+      describe: (w) => `to 127.0.0.1:${w.port}`,
+    });
     listeners.push(l);
     await l.start(wants(policy));
     return l;
@@ -90,11 +107,17 @@ void describe('managed listener: stage, then commit', () => {
     const l = await started('old');
     const port = l.address()?.port ?? 0;
     let state = 'old';
-    await assert.rejects(l.apply(wants('new', 0, 'missing'), () => (state = 'new')), (err: Error) => {
-      assert.ok(err instanceof ApplyKeptError);
-      assert.match(err.message, /^cannot move the test server to 127\.0\.0\.1:0: \/nonexistent\/missing\.pem: no such file; kept previous settings$/);
-      return true;
-    });
+    await assert.rejects(
+      l.apply(wants('new', 0, 'missing'), () => (state = 'new')),
+      (err: Error) => {
+        assert.ok(err instanceof ApplyKeptError);
+        assert.match(
+          err.message,
+          /^cannot move the test server to 127\.0\.0\.1:0: \/nonexistent\/missing\.pem: no such file; kept previous settings$/,
+        );
+        return true;
+      },
+    );
     assert.deepEqual([state, l.address()?.port, await answer(port)], ['old', port, 'old']);
   });
 
@@ -102,10 +125,15 @@ void describe('managed listener: stage, then commit', () => {
     const l = await started('old');
     const port = l.address()?.port ?? 0;
     const blocker = createServer();
-    const busy = await new Promise<number>((res) => blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)));
+    const busy = await new Promise<number>((res) =>
+      blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)),
+    );
     let state = 'old';
     try {
-      await assert.rejects(l.apply(wants('new', busy), () => (state = 'new')), /EADDRINUSE.*kept previous settings$/);
+      await assert.rejects(
+        l.apply(wants('new', busy), () => (state = 'new')),
+        /EADDRINUSE.*kept previous settings$/,
+      );
       assert.deepEqual([state, l.address()?.port, await answer(port)], ['old', port, 'old']);
     } finally {
       await new Promise<void>((res) => blocker.close(() => res()));
@@ -119,7 +147,10 @@ void describe('managed listener: stage, then commit', () => {
     let state = 'old';
     refuseOpen = 'new';
     try {
-      await assert.rejects(l.apply({ ...wants('new', port), host: '' }, () => (state = 'new')), /no cipher match; kept previous settings$/);
+      await assert.rejects(
+        l.apply({ ...wants('new', port), host: '' }, () => (state = 'new')),
+        /no cipher match; kept previous settings$/,
+      );
     } finally {
       refuseOpen = undefined;
     }

@@ -71,7 +71,11 @@ void describe('rebind (real TLS files and listeners)', () => {
   const opened: Server[] = [];
 
   /** The plan a listener module builds: the new port, or the same one. */
-  const plan = (files: Files, nextPort: number, extra: Partial<RebindPlan<Server, Material>> = {}): RebindPlan<Server, Material> => ({
+  const plan = (
+    files: Files,
+    nextPort: number,
+    extra: Partial<RebindPlan<Server, Material>> = {},
+  ): RebindPlan<Server, Material> => ({
     target: `the test server to 127.0.0.1:${nextPort}`,
     load: () => load(files),
     samePort: nextPort === port,
@@ -127,7 +131,10 @@ void describe('rebind (real TLS files and listeners)', () => {
     const before = opened.length;
     await assert.rejects(rebind(old, plan({ cert: newFiles.cert, key: oldFiles.key }, 0)), (err: Error) => {
       assert.ok(err instanceof ApplyKeptError);
-      assert.match(err.message, /^cannot move the test server to 127\.0\.0\.1:\d+: certificate key .*old-server\.key: the private key does not belong to the certificate; kept previous settings$/);
+      assert.match(
+        err.message,
+        /^cannot move the test server to 127\.0\.0\.1:\d+: certificate key .*old-server\.key: the private key does not belong to the certificate; kept previous settings$/,
+      );
       return true;
     });
     assert.equal(opened.length, before, 'no listener was started');
@@ -139,7 +146,10 @@ void describe('rebind (real TLS files and listeners)', () => {
     const old = await startOld();
     const folder = join(certs.dir, 'key-is-a-folder');
     mkdirSync(folder, { recursive: true });
-    await assert.rejects(rebind(old, plan({ cert: newFiles.cert, key: folder }, 0)), /certificate key .*key-is-a-folder: it is a folder, not a file; kept previous settings$/);
+    await assert.rejects(
+      rebind(old, plan({ cert: newFiles.cert, key: folder }, 0)),
+      /certificate key .*key-is-a-folder: it is a folder, not a file; kept previous settings$/,
+    );
     assert.equal(await presented(port), 'old-server');
   });
 
@@ -147,12 +157,18 @@ void describe('rebind (real TLS files and listeners)', () => {
     const old = await startOld();
     const garbage = join(certs.dir, 'garbage-ca.pem');
     writeFileSync(garbage, 'this is no certificate\n');
-    await assert.rejects(rebind(old, plan({ ...newFiles, ca: garbage }, 0)), /ca .*garbage-ca\.pem: the file holds no PEM certificate \(no start line\); kept previous settings$/);
+    await assert.rejects(
+      rebind(old, plan({ ...newFiles, ca: garbage }, 0)),
+      /ca .*garbage-ca\.pem: the file holds no PEM certificate \(no start line\); kept previous settings$/,
+    );
     const broken = join(certs.dir, 'broken-ca.pem');
     const pem = readFileSync(ca.cert, 'utf8');
     // Keep the PEM frame, break the DER inside it.
     writeFileSync(broken, pem.replace(/\n([A-Za-z0-9+/]{20})/, '\nAAAAAAAAAAAAAAAAAAAA'));
-    await assert.rejects(rebind(old, plan({ ...newFiles, ca: broken }, 0)), /ca .*broken-ca\.pem: the certificate cannot be parsed .*; kept previous settings$/);
+    await assert.rejects(
+      rebind(old, plan({ ...newFiles, ca: broken }, 0)),
+      /ca .*broken-ca\.pem: the certificate cannot be parsed .*; kept previous settings$/,
+    );
     assert.equal(current, old);
     assert.equal(await presented(port), 'old-server');
   });
@@ -169,7 +185,9 @@ void describe('rebind (real TLS files and listeners)', () => {
   void it('a new port that another program holds: kept previous settings, the old listener answers', async () => {
     const old = await startOld();
     const blocker: NetServer = createNetServer();
-    const taken = await new Promise<number>((res) => blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)));
+    const taken = await new Promise<number>((res) =>
+      blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)),
+    );
     try {
       await assert.rejects(rebind(old, plan(newFiles, taken)), /EADDRINUSE.*; kept previous settings$/);
       assert.equal(current, old);

@@ -16,14 +16,27 @@ import type { TlsFileProblem } from '../../../../src/formats/tls-files.js';
 import { certDir, type CertDir, type CertFiles } from '../../../helpers/agent-certs.js';
 
 /** `fail` for the loader: the problems as one error (what the modules turn into the validate lines). */
-const fail = (problems: TlsFileProblem[]): Error => new Error(problems.map((p) => `${p.setting} ${p.file}: ${p.reason}`).join('; '));
+const fail = (problems: TlsFileProblem[]): Error =>
+  new Error(problems.map((p) => `${p.setting} ${p.file}: ${p.reason}`).join('; '));
 
 void describe('server TLS: one builder', () => {
   void it('a configured cipher list gets @SECLEVEL=0 unless it sets a level; no list: Node default', () => {
-    assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-ca', ciphers: 'ALL:!ADH:!LOW' }).ciphers, 'ALL:!ADH:!LOW:@SECLEVEL=0:+kDHE');
-    assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }).ciphers, 'ALL:!MD5:@STRENGTH:@SECLEVEL=0:+kDHE');
-    assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'HIGH:@SECLEVEL=2' }).ciphers, 'HIGH:@SECLEVEL=2:+kDHE');
-    assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: '' }).ciphers, 'DEFAULT:@SECLEVEL=0:+kDHE');
+    assert.equal(
+      serverTlsOptions({ verifyMode: '', verify: 'by-ca', ciphers: 'ALL:!ADH:!LOW' }).ciphers,
+      'ALL:!ADH:!LOW:@SECLEVEL=0:+kDHE',
+    );
+    assert.equal(
+      serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }).ciphers,
+      'ALL:!MD5:@STRENGTH:@SECLEVEL=0:+kDHE',
+    );
+    assert.equal(
+      serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: 'HIGH:@SECLEVEL=2' }).ciphers,
+      'HIGH:@SECLEVEL=2:+kDHE',
+    );
+    assert.equal(
+      serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: '' }).ciphers,
+      'DEFAULT:@SECLEVEL=0:+kDHE',
+    );
     const web = serverTlsOptions({ cert: 'c', key: 'k', verifyMode: 'none', verify: 'by-mode', alpn: ['http/1.1'] });
     assert.equal(web.ciphers, undefined);
     assert.equal(web.dhparam, undefined);
@@ -32,18 +45,29 @@ void describe('server TLS: one builder', () => {
 
   void it('no certificate: TLS 1.2 at most (anonymous suites); a certificate: no cap', () => {
     assert.equal(serverTlsOptions({ verifyMode: '', verify: 'by-mode', ciphers: '' }).maxVersion, 'TLSv1.2');
-    assert.equal(serverTlsOptions({ cert: 'c', key: 'k', verifyMode: '', verify: 'by-mode', ciphers: '' }).maxVersion, undefined);
+    assert.equal(
+      serverTlsOptions({ cert: 'c', key: 'k', verifyMode: '', verify: 'by-mode', ciphers: '' }).maxVersion,
+      undefined,
+    );
   });
 
   void it('client certificates by verify mode (NRPE) and by ca (agent protocol); no trust store when none is asked', () => {
-    const byMode = (verifyMode: string, ca?: string) => serverTlsOptions({ verifyMode, verify: 'by-mode', ...(ca ? { ca } : {}) });
-    assert.deepEqual([byMode('peer-cert', 'CA').requestCert, byMode('peer-cert', 'CA').rejectUnauthorized], [true, true]);
+    const byMode = (verifyMode: string, ca?: string) =>
+      serverTlsOptions({ verifyMode, verify: 'by-mode', ...(ca ? { ca } : {}) });
+    assert.deepEqual(
+      [byMode('peer-cert', 'CA').requestCert, byMode('peer-cert', 'CA').rejectUnauthorized],
+      [true, true],
+    );
     assert.deepEqual([byMode('peer', 'CA').requestCert, byMode('peer', 'CA').rejectUnauthorized], [true, false]);
     assert.equal(byMode('none', 'CA').requestCert, undefined);
     assert.deepEqual(byMode('none').ca, []);
-    const byCa = (verifyMode: string, ca?: string) => serverTlsOptions({ verifyMode, verify: 'by-ca', ...(ca ? { ca } : {}) });
+    const byCa = (verifyMode: string, ca?: string) =>
+      serverTlsOptions({ verifyMode, verify: 'by-ca', ...(ca ? { ca } : {}) });
     assert.deepEqual([byCa('none', 'CA').requestCert, byCa('none', 'CA').rejectUnauthorized], [true, true]);
-    assert.deepEqual([byCa('client-once', 'CA').requestCert, byCa('client-once', 'CA').rejectUnauthorized], [true, false]);
+    assert.deepEqual(
+      [byCa('client-once', 'CA').requestCert, byCa('client-once', 'CA').rejectUnauthorized],
+      [true, false],
+    );
     assert.deepEqual(byCa('none').ca, []);
     assert.throws(() => byCa('peer-cert'), { code: 'AGENT_ERR_AGENT_TLS_CONFIG' });
   });
@@ -86,10 +110,16 @@ void describe('server TLS: the loader', () => {
   void it('every problem at once: a key of another certificate and a ca that is no certificate', async () => {
     const garbage = join(certs.dir, 'garbage-ca.pem');
     writeFileSync(garbage, 'no certificate\n');
-    await assert.rejects(loadServerTls(spec({ cert: first.cert, key: second.key }, { ca: garbage }), fail, true), (err: Error) => {
-      assert.match(err.message, /^certificate key .*second\.key: the private key does not belong to the certificate; ca .*garbage-ca\.pem: the file holds no PEM certificate/);
-      return true;
-    });
+    await assert.rejects(
+      loadServerTls(spec({ cert: first.cert, key: second.key }, { ca: garbage }), fail, true),
+      (err: Error) => {
+        assert.match(
+          err.message,
+          /^certificate key .*second\.key: the private key does not belong to the certificate; ca .*garbage-ca\.pem: the file holds no PEM certificate/,
+        );
+        return true;
+      },
+    );
   });
 
   void it('a missing certificate is created at a start, never on a reload from disk', async () => {

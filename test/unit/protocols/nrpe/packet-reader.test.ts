@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PacketReader } from '../../../../src/protocols/nrpe/packet-reader.js';
-import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, RESPONSE_PACKET } from '../../../../src/protocols/nrpe/packet.js';
+import {
+  encodePacket,
+  QUERY_PACKET,
+  RESPONSE_MORE_PACKET,
+  RESPONSE_PACKET,
+} from '../../../../src/protocols/nrpe/packet.js';
 
 const reader = (): PacketReader => new PacketReader({ payloadLength: 1024, maxBufferLength: 65536 });
 

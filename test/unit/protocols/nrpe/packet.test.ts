@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crc32 } from 'node:zlib';
-import { crcMatches, encodePacket, formatRequest, parseRequest, QUERY_PACKET, RESPONSE_PACKET } from '../../../../src/protocols/nrpe/packet.js';
+import {
+  crcMatches,
+  encodePacket,
+  formatRequest,
+  parseRequest,
+  QUERY_PACKET,
+  RESPONSE_PACKET,
+} from '../../../../src/protocols/nrpe/packet.js';
 
 void test('zlib.crc32 is the CRC-32 NRPE uses (standard check value)', () => {
   assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
@@ -13,7 +20,12 @@ const vectors: Array<[string, Buffer, number, number]> = [
   ['v3 query check_ok', encodePacket({ version: 3, type: QUERY_PACKET, text: 'check_ok' }), 1036, 0xf07150a8],
   ['v4 query _NRPE_CHECK', encodePacket({ version: 4, type: QUERY_PACKET, text: '_NRPE_CHECK' }), 1036, 0x5bd51854],
   ['v2 query check_ok', encodePacket({ version: 2, type: QUERY_PACKET, text: 'check_ok' }), 1036, 0x1cd850cb],
-  ['v4 response', encodePacket({ version: 4, type: RESPONSE_PACKET, result: 0, text: 'OK: fine|x=1;2;3' }), 33, 0x2adc7ea5],
+  [
+    'v4 response',
+    encodePacket({ version: 4, type: RESPONSE_PACKET, result: 0, text: 'OK: fine|x=1;2;3' }),
+    33,
+    0x2adc7ea5,
+  ],
 ];
 for (const [name, packet, length, crc] of vectors) {
   void test(`encodes ${name} as the reference implementation does`, () => {

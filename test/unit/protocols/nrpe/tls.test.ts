@@ -44,12 +44,21 @@ void describe('remote protocol TLS files', () => {
     assert.throws(() => buildClientTls({ allowedCiphers: '', ca: garbage, verifyMode: 'peer-cert' }), {
       message: `cannot read ca file ${garbage}: the file holds no PEM certificate (no start line)`,
     });
-    const ok = buildClientTls({ allowedCiphers: '', certificate: cert, certificateKey: key, ca: cert, verifyMode: 'peer-cert' });
+    const ok = buildClientTls({
+      allowedCiphers: '',
+      certificate: cert,
+      certificateKey: key,
+      ca: cert,
+      verifyMode: 'peer-cert',
+    });
     assert.ok(ok.cert && ok.key && ok.ca);
   });
 
-  void it('an empty cipher list means OpenSSL\'s default list; a set list is kept', () => {
+  void it("an empty cipher list means OpenSSL's default list; a set list is kept", () => {
     assert.equal(buildClientTls({ allowedCiphers: '' }).ciphers, 'DEFAULT:@SECLEVEL=0');
-    assert.equal(buildClientTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }).ciphers, 'ALL:!MD5:@STRENGTH:@SECLEVEL=0');
+    assert.equal(
+      buildClientTls({ allowedCiphers: 'ALL:!MD5:@STRENGTH:@SECLEVEL=0' }).ciphers,
+      'ALL:!MD5:@STRENGTH:@SECLEVEL=0',
+    );
   });
 });

@@ -34,7 +34,11 @@ void test('a data packet: version 3, timestamp, status, NUL-terminated fields at
 });
 
 void test('texts are cut to their field less one byte, never inside a UTF-8 character', () => {
-  const p = encodeDataPacket({ host: 'x'.repeat(100), service: 'é'.repeat(100), code: 0, output: 'y'.repeat(600) }, 1, 512);
+  const p = encodeDataPacket(
+    { host: 'x'.repeat(100), service: 'é'.repeat(100), code: 0, output: 'y'.repeat(600) },
+    1,
+    512,
+  );
   assert.equal(p.toString('latin1', 14, 14 + 64), `${'x'.repeat(63)}\0`);
   const service = p.subarray(78, 78 + 128);
   const end = service.indexOf(0);
@@ -95,5 +99,6 @@ void test('method names: NSClient++ aes/aes256 and rijndael128 are 14; aes128, b
   for (const n of ['aes', 'AES256', ' rijndael128 ', '14']) assert.equal(nscaMethod(n), 14, n);
   assert.equal(nscaMethod('rijndael256'), 16);
   assert.equal(nscaMethod('3des'), 3);
-  for (const n of ['aes128', 'aes192', 'blowfish', 'constructor', 'toString', '']) assert.equal(nscaMethod(n), undefined, n);
+  for (const n of ['aes128', 'aes192', 'blowfish', 'constructor', 'toString', ''])
+    assert.equal(nscaMethod(n), undefined, n);
 });

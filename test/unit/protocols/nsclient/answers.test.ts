@@ -8,8 +8,20 @@ import assert from 'node:assert/strict';
 import { mapCommand, type Mapped, type MapOptions } from '../../../../src/protocols/nsclient/answers.js';
 import type { PerfValue, QueryResult } from '../../../../src/core/result.js';
 
-const options: MapOptions = { driveLetters: new Map([['C', '/'], ['D', '/var']]), maxCpuMinutes: 5, now: () => Date.parse('2026-11-26T12:00:00Z') / 1000 };
-const result = (command: string, perf: PerfValue[], message = 'OK', status: 0 | 1 | 2 | 3 = 0): QueryResult => ({ command, result: status, message, perf });
+const options: MapOptions = {
+  driveLetters: new Map([
+    ['C', '/'],
+    ['D', '/var'],
+  ]),
+  maxCpuMinutes: 5,
+  now: () => Date.parse('2026-11-26T12:00:00Z') / 1000,
+};
+const result = (command: string, perf: PerfValue[], message = 'OK', status: 0 | 1 | 2 | 3 = 0): QueryResult => ({
+  command,
+  result: status,
+  message,
+  perf,
+});
 const mapped = (m: Mapped | string): Mapped => {
   if (typeof m === 'string') assert.fail(m);
   return m;
@@ -19,14 +31,28 @@ void test('CPULOAD asks check_cpu for every window; the first one answers, round
   const m = mapped(mapCommand('cpuload', ['1', '5'], options));
   assert.equal(m.query, 'check_cpu');
   assert.deepEqual(m.args, ['time=1m', 'time=5m', 'warn=none', 'crit=none']);
-  assert.equal(m.answer(result('check_cpu', [{ alias: 'total 5m', value: 10 }, { alias: 'total 1m', value: 42.6 }])), '43');
+  assert.equal(
+    m.answer(
+      result('check_cpu', [
+        { alias: 'total 5m', value: 10 },
+        { alias: 'total 1m', value: 42.6 },
+      ]),
+    ),
+    '43',
+  );
   // Just after start check_cpu measures one fresh interval: that answers.
   assert.equal(m.answer(result('check_cpu', [{ alias: 'total 500ms', value: 7.2 }])), '7');
-  assert.equal(m.answer(result('check_cpu', [], 'check_cpu failed: no /proc/stat', 3)), 'ERROR: check_cpu failed: no /proc/stat');
+  assert.equal(
+    m.answer(result('check_cpu', [], 'check_cpu failed: no /proc/stat', 3)),
+    'ERROR: check_cpu failed: no /proc/stat',
+  );
 });
 
 void test('CPULOAD refuses windows it cannot answer', () => {
-  assert.equal(mapCommand('cpuload', [], options), 'ERROR: CPULOAD needs a number of minutes (check_nt -l MINUTES,WARN,CRIT)');
+  assert.equal(
+    mapCommand('cpuload', [], options),
+    'ERROR: CPULOAD needs a number of minutes (check_nt -l MINUTES,WARN,CRIT)',
+  );
   assert.equal(mapCommand('cpuload', ['x'], options), 'ERROR: CPULOAD x is not a number of minutes');
   assert.equal(mapCommand('cpuload', ['0'], options), 'ERROR: CPULOAD 0 is not a number of minutes');
   assert.match(mapCommand('cpuload', ['60'], options) as string, /^ERROR: CPU load is kept for 5 minutes here/);
@@ -40,7 +66,15 @@ void test('UPTIME answers whole seconds', () => {
 void test('USEDDISKSPACE maps a drive letter (or takes a path) and answers FREE&TOTAL bytes', () => {
   const m = mapped(mapCommand('useddiskspace', ['d'], options));
   assert.deepEqual(m.args, ['drive=/var', 'filter=none', 'perf-config=*(unit:B)', 'warn=none', 'crit=none']);
-  assert.equal(m.answer(result('check_drivesize', [{ alias: '/var used', value: 300, unit: 'B', maximum: 1000 }, { alias: '/var used %', value: 30, maximum: 100 }])), '700&1000');
+  assert.equal(
+    m.answer(
+      result('check_drivesize', [
+        { alias: '/var used', value: 300, unit: 'B', maximum: 1000 },
+        { alias: '/var used %', value: 30, maximum: 100 },
+      ]),
+    ),
+    '700&1000',
+  );
   assert.deepEqual(mapped(mapCommand('useddiskspace', ['/srv'], options)).args[0], 'drive=/srv');
   assert.equal(mapCommand('useddiskspace', ['Q'], options), 'ERROR: drive Q is not in drive letters (C=/, D=/var)');
 });
@@ -62,8 +96,17 @@ void test('SERVICESTATE and PROCSTATE answer STATUS& TEXT; ShowAll lists every i
   assert.ok(fail.args.includes('ok-syntax=OK: All services are in their appropriate state.'));
   assert.equal(fail.answer(result('check_service', [], 'CRITICAL: ssh: stopped', 2)), '2& CRITICAL: ssh: stopped');
   const all = mapped(mapCommand('procstate', ['ShowAll', 'sshd'], options));
-  assert.deepEqual(all.args, ['process=sshd', 'detail-syntax=${name}: ${state}', 'filter=none', 'top-syntax=${list}', 'ok-syntax=${list}']);
-  assert.equal(mapCommand('procstate', ['ShowAll'], options), 'ERROR: PROCSTATE needs the processes to check (check_nt -l NAME,NAME)');
+  assert.deepEqual(all.args, [
+    'process=sshd',
+    'detail-syntax=${name}: ${state}',
+    'filter=none',
+    'top-syntax=${list}',
+    'ok-syntax=${list}',
+  ]);
+  assert.equal(
+    mapCommand('procstate', ['ShowAll'], options),
+    'ERROR: PROCSTATE needs the processes to check (check_nt -l NAME,NAME)',
+  );
 });
 
 void test('FILEAGE answers MINUTES&PATH WRITTEN for one file', () => {
@@ -71,10 +114,17 @@ void test('FILEAGE answers MINUTES&PATH WRITTEN for one file', () => {
   assert.deepEqual(m.args.slice(0, 3), ['path=/var/log', 'pattern=app.log', 'max-depth=1']);
   assert.equal(m.answer(result('check_files', [], '2026-11-26 11:49:30')), '10&/var/log/app.log 2026-11-26 11:49:30');
   assert.equal(m.answer(result('check_files', [], 'UNKNOWN: No files found', 3)), 'ERROR: UNKNOWN: No files found');
-  assert.equal(mapCommand('fileage', ['app.log'], options), 'ERROR: FILEAGE needs the absolute path of a file (check_nt -l PATH)');
+  assert.equal(
+    mapCommand('fileage', ['app.log'], options),
+    'ERROR: FILEAGE needs the absolute path of a file (check_nt -l PATH)',
+  );
   assert.equal(mapCommand('fileage', ['/var/log/*.log'], options), 'ERROR: FILEAGE takes one file, not a pattern');
 });
 
 void test('COUNTER and INSTANCES answer that Linux has no Windows performance counters', () => {
-  for (const c of ['counter', 'instances'] as const) assert.match(mapCommand(c, ['x'], options) as string, /^ERROR: (COUNTER|INSTANCES) reads Windows performance counters/);
+  for (const c of ['counter', 'instances'] as const)
+    assert.match(
+      mapCommand(c, ['x'], options) as string,
+      /^ERROR: (COUNTER|INSTANCES) reads Windows performance counters/,
+    );
 });

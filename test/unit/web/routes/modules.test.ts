@@ -21,11 +21,25 @@ import { webRequest, type WebRequestOptions, type WebResponse } from '../../../h
 const pems = generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', algorithm: 'sha256' });
 
 function status(name: string, loaded: boolean): ModuleStatus {
-  return { name, title: name, description: '', loaded, enabled: true, state: loaded ? 'running' : 'stopped', outcome: 'none', drift: !loaded };
+  return {
+    name,
+    title: name,
+    description: '',
+    loaded,
+    enabled: true,
+    state: loaded ? 'running' : 'stopped',
+    outcome: 'none',
+    drift: !loaded,
+  };
 }
 
 /** One app on its own https server; the control records its calls and closes the server when WEBServer goes. */
-async function serve(): Promise<{ calls: string[]; closed: Promise<void>; request: (path: string, opts?: WebRequestOptions) => Promise<WebResponse>; stop: () => Promise<void> }> {
+async function serve(): Promise<{
+  calls: string[];
+  closed: Promise<void>;
+  request: (path: string, opts?: WebRequestOptions) => Promise<WebResponse>;
+  stop: () => Promise<void>;
+}> {
   const loaded = snapshotOf('[/settings/WEB/server]\npassword = pw\n');
   const calls: string[] = [];
   let server: Server | undefined;
@@ -38,17 +52,33 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
     await done;
     markClosed();
   };
-  const act = (verb: string) => async (name: string): Promise<ModuleStatus> => {
-    calls.push(`${verb} ${name}`);
-    if (name === 'WEBServer' && (verb === 'unload' || verb === 'disable')) await stopSelf();
-    return status(name, verb === 'load' || verb === 'enable');
+  const act =
+    (verb: string) =>
+    async (name: string): Promise<ModuleStatus> => {
+      calls.push(`${verb} ${name}`);
+      if (name === 'WEBServer' && (verb === 'unload' || verb === 'disable')) await stopSelf();
+      return status(name, verb === 'load' || verb === 'enable');
+    };
+  const reconciler: ReconcilerStatus = {
+    file: '/tmp/m.ini',
+    fileHash: 'f',
+    appliedHash: 'a',
+    lastReload: null,
+    lastResult: 'none',
+    problems: [],
+    warnings: [],
+    reloads: { ok: 1, invalid: 0, partial: 0 },
+    modules: [],
+    drift: [],
   };
-  const reconciler: ReconcilerStatus = { file: '/tmp/m.ini', fileHash: 'f', appliedHash: 'a', lastReload: null, lastResult: 'none', problems: [], warnings: [], reloads: { ok: 1, invalid: 0, partial: 0 }, modules: [], drift: [] };
   const known = ['WEBServer', 'CheckHelpers'];
   const control: AgentControl = {
     settings: () => loaded,
     modules: () => known.map((n) => status(n, true)),
-    module: (n) => (known.find((k) => k.toLowerCase() === n.toLowerCase()) ? status(known.find((k) => k.toLowerCase() === n.toLowerCase()) as string, true) : undefined),
+    module: (n) =>
+      known.find((k) => k.toLowerCase() === n.toLowerCase())
+        ? status(known.find((k) => k.toLowerCase() === n.toLowerCase()) as string, true)
+        : undefined,
     load: act('load'),
     unload: act('unload'),
     enable: act('enable'),
@@ -60,7 +90,7 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
       throw new Error('not in this test');
     },
     logs: () => [],
-    logStatus: () => ({ errors: 0, lastError: "" }),
+    logStatus: () => ({ errors: 0, lastError: '' }),
     clearLogs: () => 0,
     info: () => ({ name: 'agent', version: '1', started: 'now', pid: 1, settings: '/tmp/m.ini' }),
   };
@@ -69,16 +99,17 @@ async function serve(): Promise<{ calls: string[]; closed: Promise<void>; reques
   const web = buildApp({ core, control, getSnapshot: () => view });
   const certs = await pems;
   server = createServer({ cert: certs.cert, key: certs.private }, web.handler);
-  await new Promise<void>((r) => (server).listen(0, '127.0.0.1', r));
-  const base = `https://127.0.0.1:${((server).address() as AddressInfo).port}`;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     calls,
     closed,
-    request: (path, opts = {}) => webRequest(`${base}${path}`, { user: 'root', password: 'pw', timeoutMs: 5000, ...opts }),
+    request: (path, opts = {}) =>
+      webRequest(`${base}${path}`, { user: 'root', password: 'pw', timeoutMs: 5000, ...opts }),
     stop: async () => {
       if (!server?.listening) return;
       server.closeAllConnections();
-      await new Promise<void>((r) => (server).close(() => r()));
+      await new Promise<void>((r) => server.close(() => r()));
     },
   };
 }
@@ -91,8 +122,18 @@ function snapshotOf(text: string) {
 
 const json = { 'content-type': 'application/json' };
 const CASES: [string, string, WebRequestOptions, string][] = [
-  ['PUT /api/v1/modules loaded=false', '/api/v1/modules', { method: 'PUT', headers: json, body: '{"name":"WEBServer","loaded":false}' }, 'unload WEBServer'],
-  ['PUT /api/v1/modules/webserver loaded=false', '/api/v1/modules/webserver', { method: 'PUT', headers: json, body: '{"loaded":false}' }, 'unload WEBServer'],
+  [
+    'PUT /api/v1/modules loaded=false',
+    '/api/v1/modules',
+    { method: 'PUT', headers: json, body: '{"name":"WEBServer","loaded":false}' },
+    'unload WEBServer',
+  ],
+  [
+    'PUT /api/v1/modules/webserver loaded=false',
+    '/api/v1/modules/webserver',
+    { method: 'PUT', headers: json, body: '{"loaded":false}' },
+    'unload WEBServer',
+  ],
   ['GET .../commands/unload', '/api/v1/modules/WEBServer/commands/unload', {}, 'unload WEBServer'],
   ['GET .../commands/disable', '/api/v1/modules/WEBServer/commands/disable', {}, 'disable WEBServer'],
 ];
@@ -109,7 +150,10 @@ void describe('stopping WEBServer through its own API', () => {
         assert.equal(body.message, 'WEBServer is stopping; this connection closes');
         assert.equal(body.module.name, 'WEBServer');
         assert.equal(r.headers.connection, 'close');
-        await Promise.race([app.closed, new Promise((_, reject) => setTimeout(() => reject(new Error('the server was not stopped')), 5000).unref())]);
+        await Promise.race([
+          app.closed,
+          new Promise((_, reject) => setTimeout(() => reject(new Error('the server was not stopped')), 5000).unref()),
+        ]);
         assert.deepEqual(app.calls, [call]);
       } finally {
         await app.stop();
@@ -123,7 +167,11 @@ void describe('stopping WEBServer through its own API', () => {
       const r = await app.request('/api/v1/modules/CheckHelpers/commands/unload');
       assert.equal(r.status, 200, r.body);
       assert.equal(r.json<{ message: string }>().message, 'Success unload CheckHelpers');
-      const put = await app.request('/api/v1/modules', { method: 'PUT', headers: json, body: '{"name":"CheckHelpers","loaded":false}' });
+      const put = await app.request('/api/v1/modules', {
+        method: 'PUT',
+        headers: json,
+        body: '{"name":"CheckHelpers","loaded":false}',
+      });
       assert.equal(put.status, 200, put.body);
       assert.equal(put.json<{ loaded: boolean }>().loaded, false);
       assert.deepEqual(app.calls, ['unload CheckHelpers', 'unload CheckHelpers']);

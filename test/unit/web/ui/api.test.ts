@@ -39,7 +39,10 @@ void describe('web UI api.js helpers', () => {
   });
 
   void it('turns arguments into query-string pairs: k=v stays, a bare word has no "="', () => {
-    assert.equal(api.argumentsQuery(['warn=load > 80', 'show all', '', 'crit=90', 'x=a=b']), 'warn=load%20%3E%2080&show%20all&crit=90&x=a%3Db');
+    assert.equal(
+      api.argumentsQuery(['warn=load > 80', 'show all', '', 'crit=90', 'x=a=b']),
+      'warn=load%20%3E%2080&show%20all&crit=90&x=a%3Db',
+    );
     assert.equal(api.argumentsQuery([]), '');
     assert.equal(api.argumentsQuery(['=lead']), '%3Dlead');
   });
