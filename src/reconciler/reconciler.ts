@@ -19,7 +19,6 @@ import { errorMessage } from '../errors.js';
 import { backoffMs } from './backoff.js';
 import type { CatalogueEntry } from '../modules/catalogue.js';
 import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
-import { describeProblem } from '../settings/problem.js';
 import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { KeyedQueue } from './keyed-queue.js';
@@ -27,7 +26,8 @@ import { carryOutStep, moduleStatusOf, StartOrder, waitsForRetry } from './modul
 import { ModuleRunner } from './module-runner.js';
 import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
-import { newWarnings, readSettingsTree, reloadFailure } from './read-settings.js';
+import { readSettingsTree, reloadFailure } from './read-settings.js';
+import { ReloadRecord, type ReloadResult } from './reload-record.js';
 import type { RenameWitness } from './watcher.js';
 
 const log = sink.logger('agent:reconciler');
@@ -46,22 +46,14 @@ export class Reconciler {
   private readonly backoff: (failures: number) => number;
   private readonly retries = new RetryTimers();
   private stopped = false;
-  private fileHash: string;
-  private watchedFiles: readonly string[];
-  private lastReload: string | null = null;
-  private lastResult: ReconcilerStatus['lastResult'] = 'none';
-  private problems: SettingsProblem[] = [];
-  private warnings: SettingsProblem[];
-  private readonly counts = { ok: 0, invalid: 0, partial: 0 };
+  private readonly record: ReloadRecord;
   /** Called after every reload attempt, for metrics and tests. */
   onReload: ((status: ReconcilerStatus) => void) | undefined;
 
   constructor(options: ReconcilerOptions) {
     const { initial, warnings, core } = options;
     this.applied = initial;
-    this.fileHash = initial.hash;
-    this.watchedFiles = options.watched ?? initial.sources.map((src) => src.file);
-    this.warnings = warnings;
+    this.record = new ReloadRecord(initial.hash, options.watched ?? initial.sources.map((src) => src.file), warnings);
     this.modules = options.modules;
     this.backoff = options.backoff ?? backoffMs;
     const runnerOptions = {
@@ -79,7 +71,7 @@ export class Reconciler {
 
   /** Every file (and pattern folder) the last read of the settings touched: the main file and what it includes, good or bad. */
   watched(): readonly string[] {
-    return this.watchedFiles;
+    return this.record.watchedFiles;
   }
 
   /**
@@ -107,7 +99,7 @@ export class Reconciler {
       if (queued) await this.settle(queued.runs);
     } catch (err) {
       // The one catch of every reload (the watcher's, SIGHUP, the API's): never rejects, so never an unhandled rejection.
-      this.reject([reloadFailure(this.applied.file, err)], this.warnings, '');
+      this.reject([reloadFailure(this.applied.file, err)], this.record.warnings, '');
     }
     return this.status();
   }
@@ -127,7 +119,7 @@ export class Reconciler {
       const valid = await this.readSettings(`before: ${why}`);
       let result: T;
       try {
-        result = await change(valid ? [] : this.problems);
+        result = await change(valid ? [] : this.record.problems);
       } catch (err) {
         if (valid) void this.settle(this.queueAll());
         throw err;
@@ -149,10 +141,7 @@ export class Reconciler {
   private async readSettings(reason: string, replaced = false, untouched?: RenameWitness): Promise<boolean> {
     if (this.stopped) return false;
     const result = await readSettingsTree(this.applied.file, replaced, untouched);
-    if (result.hash) {
-      this.fileHash = result.hash;
-      this.watchedFiles = result.watched;
-    }
+    if (result.hash) this.record.read(result.hash, result.watched);
     if (!result.ok) {
       this.reject(result.problems, result.warnings, result.hash);
       return false;
@@ -162,10 +151,7 @@ export class Reconciler {
       if (previous.modules[m] !== result.snapshot.modules[m]) this.overrides.delete(m);
     }
     this.applied = result.snapshot;
-    this.problems = [];
-    for (const w of newWarnings(this.warnings, result.warnings))
-      log.warning(describeProblem(w), { file: w.file, line: w.line });
-    this.warnings = result.warnings;
+    this.record.accepted(result.warnings);
     log.info(`settings ${previous.hash === result.hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
     return true;
   }
@@ -204,13 +190,8 @@ export class Reconciler {
     const modules = this.modules.map((e) => this.moduleStatus(e.name) as ModuleStatus);
     return {
       file: this.applied.file,
-      fileHash: this.fileHash,
       appliedHash: this.applied.hash,
-      lastReload: this.lastReload,
-      lastResult: this.lastResult,
-      problems: this.problems,
-      warnings: this.warnings,
-      reloads: { ...this.counts },
+      ...this.record.fields(),
       modules,
       drift: modules.filter((m) => m.drift).map((m) => ({ module: m.name, loaded: m.loaded, enabled: m.enabled })),
     };
@@ -287,20 +268,12 @@ export class Reconciler {
   }
 
   private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string): void {
-    this.problems = problems;
-    this.warnings = warnings;
-    if (hash) this.fileHash = hash;
-    log.error(
-      `settings rejected: ${problems.length} problem(s); keeping the last good settings (${this.applied.hash.slice(0, 12)})`,
-    );
-    for (const p of problems) log.error(describeProblem(p), { file: p.file, line: p.line });
+    this.record.rejected(problems, warnings, hash, this.applied.hash);
     this.finish('invalid');
   }
 
-  private finish(result: 'ok' | 'invalid' | 'partial'): void {
-    this.lastReload = new Date().toISOString();
-    this.lastResult = result;
-    this.counts[result]++;
+  private finish(result: ReloadResult): void {
+    this.record.finished(result);
     try {
       this.onReload?.(this.status());
     } catch (err) {
