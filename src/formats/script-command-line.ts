@@ -27,7 +27,7 @@ export function splitCommandLine(line: string): string[] {
   let inWord = false;
   let i = 0;
   while (i < line.length) {
-    const c = line[i];
+    const c = line.charAt(i);
     if (c === "'") {
       const end = line.indexOf("'", i + 1);
       if (end < 0) throw new CommandLineError(`unclosed ' in: ${line}`);

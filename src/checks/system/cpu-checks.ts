@@ -7,6 +7,7 @@ import { ArgumentError } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
 import type { CpuSampler } from './cpu-sampler.js';
 import { readLoadavg } from './proc-readers.js';
+import { inRange } from '../../in-range.js';
 
 const WINDOW_RE = /^(\d+)\s*(s|m)$/i;
 
@@ -56,7 +57,7 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
         .filter(Boolean);
       const windows = (times.length > 0 ? times : ['5s', '1m', '5m']).map((t) => {
         const m = WINDOW_RE.exec(t);
-        const seconds = m ? Number(m[1]) * (m[2].toLowerCase() === 'm' ? 60 : 1) : NaN;
+        const seconds = m ? Number(m[1]) * (inRange(m, 2).toLowerCase() === 'm' ? 60 : 1) : NaN;
         if (!(seconds >= 1 && seconds <= maxWindowSeconds))
           throw new ArgumentError(`time=${t} is not a window between 1s and ${maxWindowSeconds}s (such as 5s, 1m, 5m)`);
         return { label: t, seconds };

@@ -95,7 +95,7 @@ export class CpuSampler {
     const s = await this.read();
     this.samples.push(s);
     const keep = this.options.keepMs ?? 5 * 60 * 1000 + 5000;
-    while (this.samples.length > 1 && this.samples[0].at < s.at - keep) this.samples.shift();
+    while (this.samples.length > 1 && (this.samples[0]?.at ?? Infinity) < s.at - keep) this.samples.shift();
   }
 
   private async read(): Promise<Sample> {
