@@ -38,14 +38,14 @@ export function splitCommandLine(line: string): string[] {
       i++;
       while (i < line.length && line[i] !== '"') {
         if (line[i] === '\\' && (line[i + 1] === '"' || line[i + 1] === '\\')) i++;
-        word += line[i];
+        word += line.charAt(i);
         i++;
       }
       if (i >= line.length) throw new CommandLineError(`unclosed " in: ${line}`);
       inWord = true;
       i++;
     } else if (c === '\\' && i + 1 < line.length) {
-      word += line[i + 1];
+      word += line.charAt(i + 1);
       inWord = true;
       i += 2;
     } else if (/\s/.test(c)) {

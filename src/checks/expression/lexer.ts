@@ -130,11 +130,11 @@ export function tokenize(source: string): Token[] {
 
 /** Read a quoted string starting at `start`; a doubled quote stands for one quote. */
 function readQuoted(source: string, start: number): { value: string; next: number } {
-  const quote = source[start];
+  const quote = source.charAt(start);
   let value = '';
   let i = start + 1;
   while (i < source.length) {
-    const c = source[i];
+    const c = source.charAt(i);
     if (c === quote) {
       if (source[i + 1] === quote) {
         value += quote;
