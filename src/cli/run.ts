@@ -112,6 +112,6 @@ export async function runCommand(argv: string[]): Promise<number> {
       `READY=1\nSTATUS=running: ${loaded.length} module(s) loaded${failed.length > 0 ? `, failed: ${failed.join(', ')}` : ''}`,
     );
     stopWatchdog = startWatchdog();
-    if (hupDuringStart) reload?.();
+    if (hupDuringStart) reload();
   });
 }

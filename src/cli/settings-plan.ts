@@ -57,9 +57,9 @@ export async function planCommand(argv: string[]): Promise<number> {
     const [oldFile = '', newFile = ''] = positionals;
     [a, b] = await Promise.all([loadSettingsFile(oldFile), loadSettingsFile(newFile, { locatedAt: oldFile })]);
   }
-  const problems = [a, b].flatMap((r) => (r && !r.ok ? r.problems : []));
+  const problems = [a, b].flatMap((r) => (r.ok ? [] : r.problems));
   for (const p of problems) err(formatProblem(p));
-  if (!a?.ok || !b?.ok) return settingsExitCode(problems);
+  if (!a.ok || !b.ok) return settingsExitCode(problems);
   const loaded = new Set(
     Object.entries(a.snapshot.modules)
       .filter(([, on]) => on)

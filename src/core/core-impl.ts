@@ -77,7 +77,7 @@ export function createCore(options: CoreOptions): Core {
   const core: Core = {
     registerQuery: (info, handler) => register(queries, info, handler),
     registerSimpleQuery(info, fn: SimpleQuery) {
-      return register(queries, info, simpleQueryHandler(info.name, fn));
+      return register(queries, info, simpleQueryHandler(fn));
     },
     listQueries: () => [...queries.values()].map((q) => q.info).sort((a, b) => a.name.localeCompare(b.name)),
     getQuery: (name) => queries.get(name.toLowerCase())?.info,
@@ -230,7 +230,7 @@ export function createCore(options: CoreOptions): Core {
       if (!c) channels.set(key, (c = { name: channel, listeners: new Set() }));
       const entry = { module, handler };
       c.listeners.add(entry);
-      return () => void c?.listeners.delete(entry);
+      return () => void c.listeners.delete(entry);
     },
     async submit(channel, results, sender) {
       const message = encode('SubmitResponseMessage', {

@@ -18,8 +18,9 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
   const set = loadSchemaSet();
   const payload: Plugin.QuerySettingsResponseMessage.Response.$Properties[] = [];
   for (const p of request.payload) {
-    const path = p.node?.node?.path?.path ?? '';
-    const key = p.node?.node?.path?.key ?? undefined;
+    // node is required (decode throws without it); what it holds is optional.
+    const path = p.node.node?.path?.path ?? '';
+    const key = p.node.node?.path?.key ?? undefined;
     const found = set.find(path);
     const canonical = found?.canonical ?? path;
     const visible = scope === undefined || inScope(scope, canonical);

@@ -29,13 +29,13 @@ export function simpleRunOf(handler: RawQueryHandler): SimpleRun | undefined {
 }
 
 /** Wrap a function of the arguments as a raw query handler (decode, run, encode). */
-export function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
+export function simpleQueryHandler(fn: SimpleQuery): RawQueryHandler {
   const run: SimpleRun = async (p, call) => {
     const signal = call.signal ?? NEVER_ABORTED;
     let r: QueryResult;
     try {
       const out = await fn([...(p.arguments ?? [])], call.allow ? { signal, allow: call.allow } : { signal });
-      r = { ...out, command: out.command ?? p.command ?? name };
+      r = { ...out, command: out.command ?? p.command };
     } catch (err) {
       r = {
         command: p.command,

@@ -143,9 +143,7 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
       const targetName = decoded.header.recipient || 'default';
       if (!findTarget(targetName)) throw new Error(`target "${targetName}" is not defined in [${spec.targetsSection}]`);
       const host = decoded.header.sender || ownHostName(section().hostname);
-      queueOf(targetName).push(
-        decoded.payload.map((p) => ({ host, service: p.command ?? '', result: responseToResult(p) })),
-      );
+      queueOf(targetName).push(decoded.payload.map((p) => ({ host, service: p.command, result: responseToResult(p) })));
     });
   };
 

@@ -103,6 +103,7 @@ export class PassiveQueue<T> {
     while (this.items.length > 0 && !signal.aborted) {
       const linger = this.options.lingerMs ?? 0;
       if (linger > 0 && this.items.length < this.options.batch) await this.sleep(linger);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- aborted may have turned true during the sleep; TypeScript keeps the narrowing of the loop condition
       if (signal.aborted) return;
       const batch = this.items.splice(0, Math.max(1, this.options.batch));
       try {
@@ -111,6 +112,7 @@ export class PassiveQueue<T> {
         if (this.failures > 0) this.options.onRecovered?.(batch.length);
         this.failures = 0;
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the send may have failed because of the abort; TypeScript keeps the narrowing of the loop condition
         if (signal.aborted) return;
         this.items.unshift(...batch);
         this.trim();

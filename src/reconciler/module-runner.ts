@@ -113,6 +113,7 @@ export class ModuleRunner {
       this.fail(new AgentError('AGENT_ERR_MODULE_START', [name, errorMessage(err)], { cause: err }));
       // Release whatever a half-started module holds.
       await this.stopInstance();
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- settled is set by the start's own callback, which TypeScript does not see
       if (late && pending && !settled) this.stopWhenSettled(late, pending);
       return false;
     }

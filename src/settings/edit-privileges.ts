@@ -23,7 +23,7 @@ export function editClasses(section: string, key: string | undefined, value?: st
   const own = schema?.['x-privilege'];
   if (isClass(own)) out.add(own);
   if (schema && key !== undefined) {
-    const canonical = found?.section.keys.get(key.toLowerCase());
+    const canonical = found.section.keys.get(key.toLowerCase());
     const prop =
       canonical !== undefined
         ? schema.properties?.[canonical]

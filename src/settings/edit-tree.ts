@@ -154,14 +154,18 @@ function fileOptions(file: string, options: TreeEditOptions): EditFileOptions {
   };
 }
 
+/** An edit as a caller outside the type system may send it (an API body): an object with a section name. */
+function looksLikeEdit(edit: unknown): boolean {
+  return typeof edit === 'object' && edit !== null && typeof (edit as { section?: unknown }).section === 'string';
+}
+
 /** Each edit with the file it goes to (remove-section: one entry per file that writes the section). */
 function route(sources: readonly SourceFile[], edits: readonly SettingsEdit[]): { file: string; edit: SettingsEdit }[] {
   const main = sources.at(-1);
   if (main === undefined) throw new Error('no settings file to edit');
   const out: { file: string; edit: SettingsEdit }[] = [];
   for (const edit of edits) {
-    if (typeof edit !== 'object' || edit === null || typeof edit.section !== 'string')
-      throw new AgentError('AGENT_ERR_VALUE_INVALID', ['invalid settings edit']);
+    if (!looksLikeEdit(edit)) throw new AgentError('AGENT_ERR_VALUE_INVALID', ['invalid settings edit']);
     const section = edit.section.trim().toLowerCase();
     if (edit.op === 'remove-section') {
       const holders = sources.filter((s) => s.doc.sections.some((x) => x.path.toLowerCase() === section));

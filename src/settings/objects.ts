@@ -141,8 +141,8 @@ export function resolveObjects(
   /** The values objects of the chain from `name` up, or undefined for a broken chain (reported by resolveOne). */
   const chainValues = (name: string): object[] | undefined => {
     const seen: object[] = [];
-    let current: string | undefined = name;
-    while (current !== undefined) {
+    let current = name;
+    for (;;) {
       const def = defs.get(current) as ObjectDefinition;
       if (seen.includes(def.values) || seen.length > 100) return undefined;
       seen.push(def.values);

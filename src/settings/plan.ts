@@ -18,6 +18,7 @@ import {
   viewOrigin,
   type SectionPath,
 } from './module-view.js';
+import { jsonText } from './value-text.js';
 
 export type PlanAction = 'load' | 'unload' | 'apply' | 'restart' | 'unchanged';
 
@@ -170,8 +171,8 @@ function changedKeys(
     for (const key of new Set([...Object.keys(va), ...Object.keys(vb)])) {
       if (JSON.stringify(va[key]) !== JSON.stringify(vb[key])) {
         const o = originsB.get(path)?.[key] ?? originsA.get(path)?.[key];
-        const before = JSON.stringify(va[key]) ?? '';
-        const after = JSON.stringify(vb[key]) ?? '';
+        const before = jsonText(va[key]) ?? '';
+        const after = jsonText(vb[key]) ?? '';
         // A value that falls back (x-fallback) is named where it is written: `[/settings/default] password`.
         const shownPath = o !== undefined && fallbackOf(path, key) === o.section ? o.section : path;
         raw.push({

@@ -11,7 +11,12 @@ export function valueText(value: unknown, fallback = ''): string {
   if (value === undefined || value === null) return fallback;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value) ?? fallback;
+  return jsonText(value) ?? fallback;
+}
+
+/** JSON.stringify as it behaves: undefined for undefined, a function or a symbol (lib.d.ts says it always gives a string). */
+export function jsonText(value: unknown): string | undefined {
+  return JSON.stringify(value);
 }
 
 /**

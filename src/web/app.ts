@@ -88,6 +88,7 @@ export function buildApp(opts: WebAppOptions): WebApp {
         await access.authenticate(req, res, () => {
           admitted = true;
         });
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the callback above, which TypeScript does not see run
         if (!admitted) return;
       }
       sendError(res, 404, new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Not found: ${req.method} ${req.path}`]));

@@ -41,7 +41,7 @@ export function createDispatch(
     const info = app.parse(req);
     const path = info.pathname;
     req.path = path;
-    const found = find(req.method ?? '', path);
+    const found = find(req.method, path);
     req.url = path + info.search;
     req.originalUrl = req.originalUrl || req.url;
     // Polka's own typing of req.query says string values; the parser gives arrays for repeated keys (as Polka does).
@@ -71,7 +71,7 @@ export function createDispatch(
       } catch (thrown) {
         return next(thrown ?? new Error('a handler threw nothing'));
       }
-      if (result !== undefined && typeof (result as Promise<unknown>)?.then === 'function') {
+      if (result !== undefined && result !== null && typeof (result as { then?: unknown }).then === 'function') {
         (result as Promise<unknown>).then(undefined, (reason: unknown) =>
           next(reason ?? new Error('a handler rejected with nothing')),
         );

@@ -134,7 +134,7 @@ const SAN_MEMO = new WeakMap<TLSSocket, string[]>();
 function certificateNames(socket: TLSSocket): string[] {
   let names = SAN_MEMO.get(socket);
   if (names === undefined) {
-    const cert = socket.getCertificate?.() as { subjectaltname?: string } | null | undefined;
+    const cert = socket.getCertificate() as { subjectaltname?: string } | null | undefined;
     const san = cert?.subjectaltname ?? '';
     names =
       typeof san === 'string'

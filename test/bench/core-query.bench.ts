@@ -90,7 +90,7 @@ for (let s = 0; s < SLICES; s++) {
 const protobuf = median(protobufRates);
 const plainJson = median(jsonRates);
 console.log(
-  `core-query: QueryResponseMessage (1 payload, ${response.payload[0]?.message?.length} char message, 3 perf values): protobuf ${bytes.length} bytes, JSON ${json.length} bytes`,
+  `core-query: QueryResponseMessage (1 payload, ${response.payload[0]?.message.length} char message, 3 perf values): protobuf ${bytes.length} bytes, JSON ${json.length} bytes`,
 );
 console.log(
   `core-query: protobuf encode+decode (with verify): ${fmt(protobuf)} round trips/s (median of ${SLICES} slices)`,

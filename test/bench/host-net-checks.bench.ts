@@ -114,7 +114,7 @@ try {
   }
 } finally {
   await local.stop();
-  peers.stdin?.end();
+  peers.stdin.end();
   peers.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { FrameReader } from '../../src/protocols/agent/frame-reader.js';
 import { encodeFrame, FrameKind } from '../../src/protocols/agent/framing.js';
 import { decode, encode } from '../../src/core/plugin/codec.js';
@@ -134,7 +134,9 @@ export function presentedName(port: number): Promise<string> {
     }, 3000);
     s.once('secureConnect', () => {
       clearTimeout(timer);
-      const cn = String(s.getPeerCertificate().subject?.CN ?? '');
+      // {} when the peer sent no certificate, though typed PeerCertificate.
+      const cert: Partial<PeerCertificate> = s.getPeerCertificate();
+      const cn = String(cert.subject?.CN ?? '');
       s.destroy();
       res(cn);
     });

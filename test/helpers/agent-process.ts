@@ -71,8 +71,8 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
     output += chunk.toString('utf8');
     for (const w of [...waiters]) w();
   };
-  proc.stdout?.on('data', onData);
-  proc.stderr?.on('data', onData);
+  proc.stdout.on('data', onData);
+  proc.stderr.on('data', onData);
   const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));
   let ended = false;
   void exited.then(() => {

@@ -32,7 +32,7 @@ export function foregroundDaemon(options: {
       let output = '';
       const p = spawn(options.command, options.args, { stdio: ['ignore', 'ignore', 'pipe'] });
       proc = p;
-      p.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+      p.stderr.on('data', (c: Buffer) => (output += c.toString()));
       await waitUntil(
         async () => {
           if (p.exitCode !== null) throw new Error(`${options.name} exited ${p.exitCode}: ${output}`);

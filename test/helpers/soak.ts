@@ -102,6 +102,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     });
     const samples: Sample[] = [];
     // Bounded: the abuser ends after durationMs (and is killed 60 s later at the latest).
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- done is set by the callback above, which TypeScript does not see run
     for (let i = 0; i < 10_000 && !done; i++) {
       samples.push(...(await sampleAll(ports, (Date.now() - begun) / 1000)));
       const wait = (options.sampleEveryMs ?? 3000) - ((Date.now() - begun) % (options.sampleEveryMs ?? 3000));

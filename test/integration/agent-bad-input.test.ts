@@ -81,6 +81,7 @@ max frame size = 4096
     port = await listenerPort(agent, 'AgentServer');
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

@@ -170,6 +170,7 @@ void describe('agent protocol between two agent processes', () => {
 
   after(async () => {
     await Promise.all([agentA?.stop(), agentB?.stop()]);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     certs?.remove();
   });
 

@@ -98,6 +98,7 @@ check_hold = hold.sh $ARG1$
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   assert.equal(await agent?.stop(), 0);
 });
 

@@ -58,6 +58,7 @@ check_here = ok.sh
     port = Number(new URL(base).port);
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

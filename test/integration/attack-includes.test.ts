@@ -68,6 +68,7 @@ void describe('reloads of a tree of 1,000 includes (agent process)', () => {
     }));
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     assert.equal(await agent?.stop(), 0, 'SIGTERM stops the agent');
   });
 

@@ -63,6 +63,7 @@ password = root-pw
     agentPort = await listenerPort(agent, 'AgentServer');
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

@@ -76,6 +76,7 @@ check_hello = /bin/echo hello from a script
     remotePort = await listenerPort(agent, 'RemoteServer');
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
     rmSync(dirname(CLIENT_INI), { recursive: true, force: true });
   });

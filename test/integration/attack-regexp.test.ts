@@ -36,6 +36,7 @@ allow nasty characters = true
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   assert.equal(await agent?.stop(), 0, 'SIGTERM stops the agent');
 });
 

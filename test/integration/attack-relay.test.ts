@@ -59,8 +59,11 @@ before(async () => {
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await internal?.close();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await web?.close();
 });
 

@@ -53,6 +53,7 @@ void describe('no secret in any message (agent process)', () => {
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

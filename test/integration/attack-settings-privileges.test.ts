@@ -48,6 +48,7 @@ void describe('settings edits split by what they can do (agent process)', () => 
     ({ agent, base, ca } = await startWebAgent({ ini: INI }));
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

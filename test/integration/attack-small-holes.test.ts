@@ -69,6 +69,7 @@ check_env = env.sh
     chmodSync(join(agent.dir, 'scripts', 'env.sh'), 0o755);
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

@@ -120,6 +120,7 @@ password = root-secret
     execFileSync('mkfifo', [join(agent.dir, 'fifo')]);
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

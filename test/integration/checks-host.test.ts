@@ -34,6 +34,7 @@ before(async () => {
 
 after(async () => {
   for (const c of children) c.kill('SIGKILL');
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await local?.stop();
   rmSync(dir, { recursive: true, force: true });
 });

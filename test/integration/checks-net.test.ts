@@ -87,8 +87,11 @@ before(async () => {
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   certs?.remove();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await Promise.all([tcp, http, dns, ntp].map((p) => p?.close()));
 });
 

@@ -51,6 +51,7 @@ check_long = long.sh $ARG1$
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
 });
 

@@ -60,6 +60,7 @@ check_inline = /bin/sh -c "echo inline; exit 1"
     });
 
     after(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
       await local?.stop();
       rmSync(dir, { recursive: true, force: true });
     });

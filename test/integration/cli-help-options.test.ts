@@ -121,16 +121,13 @@ void test('every client query lists its client options in --help, help-csv and h
   queries.forEach(([q, protocol], i) => {
     const [full, bare, csv, short] = runs.slice(i * 4, i * 4 + 4);
     assert.equal(full?.code, 0, `${q} --help: ${full?.stdout}${full?.stderr}`);
-    assert.equal(bare?.stdout, full?.stdout, `${q} help`);
+    assert.equal(bare?.stdout, full.stdout, `${q} help`);
     const kind = queryKindOf(q);
     assert.ok(kind, q);
     for (const o of optionsFor(kind, protocol)) {
       for (const alias of [o.name, ...(o.aliases ?? [])]) {
         const spelled = alias.length === 1 ? `-${alias}` : `--${alias}`;
-        assert.ok(
-          new RegExp(`(^|[\\s,])${spelled}([\\s,<]|$)`, 'm').test(full?.stdout ?? ''),
-          `${q} --help lists ${spelled}`,
-        );
+        assert.ok(new RegExp(`(^|[\\s,])${spelled}([\\s,<]|$)`, 'm').test(full.stdout), `${q} --help lists ${spelled}`);
       }
       assert.match(csv?.stdout ?? '', new RegExp(`^${o.name},`, 'm'), `${q} help-csv: ${o.name}`);
       assert.match(short?.stdout ?? '', new RegExp(`--${o.name}( |$)`, 'm'), `${q} --help-short: ${o.name}`);

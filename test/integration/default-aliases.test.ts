@@ -52,6 +52,7 @@ before(async () => {
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
 });
 
@@ -62,7 +63,7 @@ void test("an empty alias section gets NSClient++'s defaults: listed by /api/v1/
   assert.deepEqual(items.map((i) => i.name).sort(), Object.keys(DEFAULT_ALIASES).sort());
   const cpu = items.find((i) => i.name === 'alias_cpu_ex');
   assert.equal(cpu?.alias_of, 'check_cpu');
-  assert.equal(cpu?.description, 'Default alias (NSClient++) for: check_cpu');
+  assert.equal(cpu.description, 'Default alias (NSClient++) for: check_cpu');
   for (const omitted of Object.keys(OMITTED_DEFAULT_ALIASES))
     assert.ok(!items.some((i) => i.name === omitted), omitted);
   const index = await checkNrpe(nrpePort, ['-c', 'check_index']);

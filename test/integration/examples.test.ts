@@ -58,6 +58,7 @@ void describe('settings/examples/nrpe-server.ini', () => {
     agent = await startAgent({ ini: moveListener(example('nrpe-server.ini'), '/settings/remote/server', '0') });
     port = await listenerPort(agent, 'RemoteServer');
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   after(() => agent?.stop());
 
   void it('check_nrpe runs its scripts, arguments included', async () => {
@@ -88,6 +89,7 @@ void describe('settings/examples/web-users.ini', () => {
     const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
     [, base = '', port = ''] = m;
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   after(() => agent?.stop());
 
   void it('each user reaches what its role grants over HTTPS', async () => {
@@ -206,7 +208,9 @@ void describe('settings/examples/agent-pair.ini', () => {
     port = await listenerPort(agent, 'AgentServer');
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     certs?.remove();
   });
 

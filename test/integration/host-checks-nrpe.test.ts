@@ -42,6 +42,7 @@ before(async () => {
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
 });
 

@@ -83,6 +83,7 @@ max connections per address = 20
     startFds = openFds(pid);
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

@@ -51,7 +51,9 @@ void describe('bind failures name the setting and the command', () => {
     agent = await startAgent({ ini });
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     holder?.close();
   });
 
@@ -97,6 +99,7 @@ void describe('failed handshakes on the NRPE port, in words', () => {
     agent = await startAgent({ ini });
     port = Number((await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:(\d+)/))[1]);
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   after(() => agent?.stop());
 
   void it('check_nrpe -n on the TLS port: one warning naming -n and use ssl, OpenSSL text at debug only', async () => {
@@ -168,6 +171,7 @@ void describe('plain HTTP to the HTTPS port, in words', () => {
       ].join('\n'),
     });
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   after(() => agent?.stop());
 
   void it('one info line naming https:// and the trailing s; a burst is one line', async () => {

@@ -72,6 +72,7 @@ timeout = 120
     agentPort = await listenerPort(agent, 'AgentServer');
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -93,7 +93,9 @@ certificate key = ${first.key}
     };
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     certs?.remove();
   });
 
@@ -159,8 +161,8 @@ certificate key = ${first.key}
       assert.equal(status.lastResult, 'partial');
       const mod = status.modules.find((x) => x.name === module);
       assert.equal(mod?.loaded, true);
-      assert.equal(mod?.outcome, 'failed');
-      assert.match(mod?.error ?? '', /AGENT_ERR_TLS_KEY_MISMATCH.*kept previous settings/);
+      assert.equal(mod.outcome, 'failed');
+      assert.match(mod.error ?? '', /AGENT_ERR_TLS_KEY_MISMATCH.*kept previous settings/);
       await allServing();
     });
   }

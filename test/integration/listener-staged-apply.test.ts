@@ -109,7 +109,9 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
     ports.agent = await listenerPort(agent, 'AgentServer');
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     certs?.remove();
   });
 

@@ -132,6 +132,7 @@ ${PERF_SCRIPT_ENTRIES}`,
       await nagiosExit;
       clearTimeout(killer);
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

@@ -172,7 +172,9 @@ for (const fixture of ['debian-default', 'ansible-role']) {
     });
 
     after(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
       await agent?.stop();
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
       await daemon?.stop();
       if (dir) rmSync(dir, { recursive: true, force: true });
     });

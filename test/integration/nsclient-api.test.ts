@@ -55,6 +55,7 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
     ({ agent, base, ca } = await startWebAgent({ ini: INI }));
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 
@@ -135,10 +136,10 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
     const items =
       since.json<{ index: number; message: string; level: string; file: string; line: number; namespace: string }[]>();
     assert.equal(items[0]?.index, index);
-    assert.equal(items[0]?.message, 'first\\nforged line', 'control characters are escaped');
-    assert.equal(items[0]?.level, 'error');
-    assert.equal(items[0]?.file, 'monitor.ps1');
-    assert.equal(items[0]?.line, 12);
+    assert.equal(items[0].message, 'first\\nforged line', 'control characters are escaped');
+    assert.equal(items[0].level, 'error');
+    assert.equal(items[0].file, 'monitor.ps1');
+    assert.equal(items[0].line, 12);
     assert.equal(Number(since.headers['x-log-index']), items[items.length - 1]?.index);
     const none = await root(`/api/v1/logs/since?since=${Number(since.headers['x-log-index']) + 1000}`);
     assert.deepEqual(none.json(), []);

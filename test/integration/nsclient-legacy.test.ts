@@ -51,6 +51,7 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
     ({ agent, base, port, ca } = await startWebAgent({ ini: INI, files: PERF_SCRIPTS }));
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 
@@ -235,6 +236,7 @@ void describe('the password header under the failed-login limit and the 8 KiB ca
     }));
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

@@ -112,6 +112,7 @@ report = critical
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
   for (const d of daemons.values()) await d.close();
 });

@@ -23,6 +23,7 @@ before(async () => {
   await agent.waitForLog(/module CheckHelpers started/);
 });
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
 });
 

@@ -22,6 +22,7 @@ before(async () => {
   agent = await startAgent({ ini: BASE(true) });
 });
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
 });
 

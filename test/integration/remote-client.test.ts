@@ -33,6 +33,7 @@ before(async () => {
 });
 
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await Promise.all([tlsDaemon?.stop(), plainDaemon?.stop()]);
   rmSync(dir, { recursive: true, force: true });
 });

@@ -50,6 +50,7 @@ before(() => {
   snapshot = loaded.snapshot;
 });
 
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
 after(() => certs?.remove());
 
 /** remote_query through the library, against 127.0.0.1:port. */
@@ -88,6 +89,7 @@ void describe('our client against the Debian daemon with certificates', () => {
   });
 
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await Promise.all([withCert?.stop(), needsClientCert?.stop()]);
   });
 
@@ -199,6 +201,7 @@ void describe('our NRPE server with verify mode peer', () => {
   });
 
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await srv?.close();
   });
 
@@ -262,6 +265,7 @@ timeout = 5
   });
 
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await Promise.all([a?.stop(), b?.stop()]);
   });
 

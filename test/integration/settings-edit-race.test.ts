@@ -54,6 +54,7 @@ void test('hand edits saved during a stream of API edits are all kept', async ()
 
   const statuses = new Map<number, number>();
   // Bounded: the editor ends after HAND_EDITS saves; the cap keeps the loop finite whatever happens.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- editing is cleared by the callback above, which TypeScript does not see run
   for (let i = 0; editing && i < 5000; i++) {
     const r = await webRequest(`${base}/settings`, {
       method: 'PUT',

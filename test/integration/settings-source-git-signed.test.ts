@@ -51,7 +51,9 @@ void describe('[/settings/source] allowed signers (signed commits, git daemon, a
   });
 
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await repo?.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -45,6 +45,7 @@ void describe('[/settings/source] from a git repository (git daemon, agent as a 
   });
 
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
     await repo.close();
     rmSync(state, { recursive: true, force: true });

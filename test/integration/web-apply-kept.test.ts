@@ -39,6 +39,7 @@ before(async () => {
   oldPort = await webPort(agent);
 });
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
   await new Promise<void>((res) => blocker.close(() => res()));
 });
@@ -58,8 +59,8 @@ void test('a busy new port: partial reload, outcome failed, old listener serves;
   assert.equal(body.lastResult, 'partial');
   const web = body.modules.find((x) => x.name === 'WEBServer');
   assert.equal(web?.loaded, true);
-  assert.equal(web?.outcome, 'failed');
-  assert.match(web?.error ?? '', /still running on the previous settings/);
+  assert.equal(web.outcome, 'failed');
+  assert.match(web.error ?? '', /still running on the previous settings/);
   assert.match(
     readFileSync(agent.settingsFile, 'utf8'),
     new RegExp(`port = ${busyPort}s`),

@@ -54,6 +54,7 @@ void describe('settings API over [/includes] (agent process)', () => {
     baseFile = join(agent.dir, 'shared', 'base.ini');
   });
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 

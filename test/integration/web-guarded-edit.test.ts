@@ -31,6 +31,7 @@ bind to = 127.0.0.1
   base = `https://127.0.0.1:${await webPort(agent)}/api/v1`;
 });
 after(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   await agent?.stop();
 });
 

@@ -85,7 +85,9 @@ void describe('web UI in firefox (agent process)', () => {
   });
 
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await firefox?.close();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await agent?.stop();
   });
 
@@ -210,6 +212,7 @@ void describe('web UI in firefox (agent process)', () => {
     await js("setTimeout(() => { throw new Error('listener probe'); }, 0)");
     for (let i = 0; i < 40 && firefox.pageErrors.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
     assert.equal(firefox.pageErrors.length, 1);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the deepEqual above narrowed pageErrors to [], and the page has added to it since
     assert.match(firefox.pageErrors[0] ?? '', /listener probe/);
   });
 });

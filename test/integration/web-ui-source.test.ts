@@ -43,7 +43,9 @@ void describe('web UI: the settings source in the Status view', () => {
   });
 
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await Promise.all([browser?.close(), agent?.stop()]);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
     await nginx?.close();
     rmSync(state, { recursive: true, force: true });
   });

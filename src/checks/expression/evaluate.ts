@@ -165,7 +165,7 @@ class Compiler {
   private side(v: ValueNode, other: ValueNode): { kind: VarKind; get: Getter } {
     if (v.type === 'var') {
       const def = this.lookup(v);
-      if (v.type === 'var' && other.type === 'num' && other.suffix === '%' && def.kind === 'size') {
+      if (other.type === 'num' && other.suffix === '%' && def.kind === 'size') {
         if (!def.pct) throw new ExpressionError(`'${v.name}' has no percentage; compare it with a size`, other.pos);
         const pctName = def.pct;
         return { kind: 'percent', get: this.getter({ type: 'var', name: pctName, pos: v.pos }) };
@@ -196,7 +196,8 @@ class Compiler {
         : r.type === 'var' && l.type === 'num'
           ? [r, l, true]
           : [undefined, undefined, false];
-    if (!name || !num) return;
+    // num is set whenever name is (one tuple or the other).
+    if (!name) return;
     const def = this.lookup(name);
     if (def.kind === 'date' || def.kind === 'string') return;
     const viaPercent = num.suffix === '%' && def.kind === 'size';

@@ -237,7 +237,7 @@ export async function probeHttp(p: HttpProbe, d: Deadline, now: number): Promise
       const expiry = Date.parse(cert.valid_to) / 1000;
       item.cert_expiry = Math.round(expiry);
       item.cert_days = Math.floor((expiry - now) / 86400);
-      item.cert_subject = String(cert.subject?.CN ?? '');
+      item.cert_subject = String(cert.subject.CN ?? '');
       words.push(
         item.cert_days < 0
           ? `certificate expired ${-item.cert_days} days ago`

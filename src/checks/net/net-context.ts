@@ -173,7 +173,8 @@ export function since(t0: number): number {
 /** The short result word and message for a failed probe. */
 export function failureResult(err: unknown): { result: string; message: string } {
   if (err instanceof ProbeTimeout) return { result: 'timeout', message: err.message };
-  const e = err as NodeJS.ErrnoException;
+  // Anything may be thrown, null and undefined included.
+  const e = err as NodeJS.ErrnoException | null | undefined;
   const code = typeof e?.code === 'string' ? e.code : '';
   const message = e instanceof Error ? e.message : String(err);
   if (code === 'ECONNREFUSED') return { result: 'refused', message: 'connection refused' };

@@ -149,7 +149,7 @@ export async function listFiles(root: string): Promise<string[]> {
  * its final segment: a symlink there is refused as an invalid request.
  */
 async function writeNoFollow(path: string, data: Buffer, name: string): Promise<void> {
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
   let fh;
   try {
     fh = await open(path, flags, 0o755);

@@ -154,8 +154,8 @@ export function isSet<T extends object>(message: T, field: keyof T & string): bo
 }
 
 export function perfFromMessage(p: Plugin.PerformanceData.$Properties): PerfValue {
-  const alias = p.alias ?? '';
-  if (p.string_value) return { alias, value: p.string_value.value ?? '' };
+  const alias = p.alias;
+  if (p.string_value) return { alias, value: p.string_value.value };
   if (p.bool_value)
     return { alias, value: p.bool_value.value ? 1 : 0, ...(p.bool_value.unit ? { unit: p.bool_value.unit } : {}) };
   const src: Plugin.PerformanceData.IntValue.$Properties | Plugin.PerformanceData.FloatValue.$Properties =
@@ -183,10 +183,10 @@ export function resultToResponse(r: QueryResult, id?: number): Plugin.QueryRespo
 
 export function responseToResult(r: Plugin.QueryResponseMessage.Response.$Properties): QueryResult {
   return {
-    command: r.command ?? '',
+    command: r.command,
     // The one clamp (core/result.ts): 0..3 as is, anything else and no result at all UNKNOWN.
     result: toStatus(r.result),
-    message: r.message ?? '',
+    message: r.message,
     perf: (r.perf ?? []).map(perfFromMessage),
     ...(r.arguments && r.arguments.length > 0 ? { arguments: [...r.arguments] } : {}),
   };

@@ -110,7 +110,7 @@ export class ScheduleTable {
   private arm(state: ScheduleState): void {
     clearTimeout(state.timer);
     state.timer = setTimeout(() => this.due(state), Math.max(0, state.nextRun - Date.now()));
-    state.timer.unref?.();
+    state.timer.unref();
   }
 
   private due(state: ScheduleState): void {

@@ -243,9 +243,9 @@ function ackBody(payload: Plugin.QueryResponseMessage.Response.$Properties[], id
   return encode('QueryResponseMessage', {
     header: replyHeader(Plugin.Header.Type.QUERY_RESPONSE, id),
     payload: payload.map((p) => ({
-      command: p.command ?? '',
+      command: p.command,
       result: Plugin.ResultCode.OK,
-      message: `accepted ${p.command ?? ''}`.trimEnd(),
+      message: `accepted ${p.command}`.trimEnd(),
     })),
   });
 }

@@ -222,6 +222,7 @@ export class ManagedListener<P> {
       return;
     }
     // Closed, or another change began meanwhile (it looks again when it ends).
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- applying may have turned true during the await above; TypeScript keeps the narrowing of the check before it
     if (this.running !== r || !this.transport || this.applying) {
       this.diskChanged ||= this.applying;
       return;

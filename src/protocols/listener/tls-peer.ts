@@ -12,7 +12,7 @@
  *   a peer that just went away (or that the connection guard closed, which
  *   logs that itself) gets a debug line only.
  */
-import type { TLSSocket } from 'node:tls';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { errorMessage } from '../../errors.js';
 import { classifyServerTlsError, type ServerTlsFailure } from '../tls-errors.js';
 import { escapeLog } from '../../log-escape.js';
@@ -24,15 +24,21 @@ export function tlsPeer(
   requestCert: boolean | undefined,
   log: Logger,
 ): { certificate?: string } | undefined {
-  if (requestCert && !socket.authorized && Object.keys(socket.getPeerCertificate() ?? {}).length > 0) {
+  const peer = peerCertificate(socket);
+  if (requestCert && !socket.authorized && Object.keys(peer ?? {}).length > 0) {
     log.warning(
       `refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`,
     );
     socket.destroy();
     return undefined;
   }
-  const cn: unknown = socket.authorized ? socket.getPeerCertificate()?.subject?.CN : undefined;
+  const cn: unknown = socket.authorized ? peer?.subject?.CN : undefined;
   return typeof cn === 'string' && cn !== '' ? { certificate: cn } : {};
+}
+
+/** The peer's certificate: typed PeerCertificate, but {} when the peer sent none and null once the socket is destroyed (node's documentation). */
+function peerCertificate(socket: TLSSocket): Partial<PeerCertificate> | null {
+  return socket.getPeerCertificate();
 }
 
 /** What a server says to the admin for each kind of failed handshake (the `other` kind keeps OpenSSL's text). */

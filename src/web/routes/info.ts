@@ -1,6 +1,5 @@
 /** GET /api/v1/info and /api/v1/info/version, privilege `info.get` (the version also NSClient++'s `info.get.version`). */
 import { hostname } from 'node:os';
-import { VERSION } from '../../version.js';
 import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
 
@@ -20,6 +19,6 @@ export function registerInfoRoutes(ctx: RouteContext): void {
     });
   });
   ctx.route('GET', '/api/v1/info/version', ['info.get', 'info.get.version'], (_req, res) => {
-    sendJson(res, 200, { version: ctx.control.info().version ?? VERSION });
+    sendJson(res, 200, { version: ctx.control.info().version });
   });
 }

@@ -42,7 +42,7 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
 
   ctx.route('GET', '/query/:command', LEGACY, async (req, res) => {
     const name = routeParam(req, 'command');
-    const result = await runQuery(ctx, name, queryArguments(req.search ?? ''), res);
+    const result = await runQuery(ctx, name, queryArguments(req.search), res);
     sendJson(res, 200, legacyQueryJson(result));
   });
 

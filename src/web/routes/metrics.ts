@@ -22,7 +22,7 @@ export function registerMetricsRoutes(ctx: RouteContext): void {
   ctx.route('GET', '/api/v1/metrics/checks', 'queries.execute', async (req, res) => {
     const names = [
       ...new Set(
-        new URLSearchParams(req.search ?? '')
+        new URLSearchParams(req.search)
           .getAll('query')
           .map((n) => n.trim())
           .filter(Boolean),

@@ -48,7 +48,7 @@ export function registerQueryRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/queries/:query/commands/execute', 'queries.execute', async (req, res) => {
-    const result = await runQuery(ctx, routeParam(req, 'query'), queryArguments(req.search ?? ''), res);
+    const result = await runQuery(ctx, routeParam(req, 'query'), queryArguments(req.search), res);
     if (wantsText(req.headers.accept)) return sendTextResult(ctx, res, result);
     sendJson(res, 200, {
       command: result.command,
@@ -58,7 +58,7 @@ export function registerQueryRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/queries/:query/commands/execute_nagios', 'queries.execute', async (req, res) => {
-    const result = await runQuery(ctx, routeParam(req, 'query'), queryArguments(req.search ?? ''), res);
+    const result = await runQuery(ctx, routeParam(req, 'query'), queryArguments(req.search), res);
     if (wantsText(req.headers.accept)) return sendTextResult(ctx, res, result);
     sendJson(res, 200, {
       command: result.command,

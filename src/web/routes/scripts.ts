@@ -34,7 +34,7 @@ const RUNTIMES: readonly Runtime[] = [{ name: 'ext', module: 'CheckExternalScrip
 function perRuntime(ours: string, nsclient: string): Requirement {
   return labelled(`${ours}|${nsclient}.<R>`, (req) => [
     ours,
-    `${nsclient}.${RUNTIMES.find((r) => r.name === routeParam(req, 'runtime'))?.module ?? routeParam(req, 'runtime') ?? ''}`,
+    `${nsclient}.${RUNTIMES.find((r) => r.name === routeParam(req, 'runtime'))?.module ?? routeParam(req, 'runtime')}`,
   ]);
 }
 

@@ -116,8 +116,8 @@ void describe('agent web', () => {
     assert.ok(loaded.ok);
     const ann = loaded.snapshot.users.get('ann');
     assert.equal(ann?.values.role, 'viewer');
-    assert.match(String(ann?.values.password), /^pbkdf2-sha256\$600000\$/);
-    assert.equal(await verifyPassword('ann-pw', String(ann?.values.password)), true);
+    assert.match(String(ann.values.password), /^pbkdf2-sha256\$600000\$/);
+    assert.equal(await verifyPassword('ann-pw', String(ann.values.password)), true);
     const rootUser = await agent(['web', 'add-user', '--settings', file, '--user', 'root', '--password', 'x']);
     assert.equal(rootUser.code, 2, 'root is built in');
     assert.equal((await agent(['web', 'add-user', '--settings', file, '--password', 'x'])).code, 2);

@@ -90,7 +90,7 @@ void test('a query crosses the protobuf boundary: the handler gets a valid Query
     assert.equal(request.header.version, Plugin.Version.VERSION_1);
     assert.equal(request.payload.length, 1);
     assert.equal(request.payload[0]?.command, 'raw_probe');
-    assert.deepEqual(request.payload[0]?.arguments, ['a b', 'c']);
+    assert.deepEqual(request.payload[0].arguments, ['a b', 'c']);
   } finally {
     off();
   }
@@ -241,8 +241,8 @@ void test('submit reaches every subscriber; one that throws does not stop the ot
     const message = inRange(got, 0);
     assert.equal(message.header.sender, 'host1');
     assert.equal(message.payload[0]?.command, 'svc');
-    assert.equal(message.payload[0]?.result, Plugin.ResultCode.CRITCAL);
-    assert.equal(message.payload[0]?.perf?.[0]?.float_value?.value, 1.5);
+    assert.equal(message.payload[0].result, Plugin.ResultCode.CRITCAL);
+    assert.equal(message.payload[0].perf?.[0]?.float_value?.value, 1.5);
     const logged = sink
       .entries()
       .slice(before)
@@ -323,9 +323,9 @@ void test("settingsRaw answers a value, a section's keys, and titles and descrip
     description: 'How many log entries the agent keeps in memory for the API.',
   });
   assert.deepEqual(keys?.keys, { key: ['level', 'buffer size'] });
-  assert.equal(keys?.title, undefined);
+  assert.equal(keys.title, undefined);
   assert.equal(section?.title, 'LogSection');
-  assert.equal(section?.description, 'Logging of the agent process.');
+  assert.equal(section.description, 'Logging of the agent process.');
   assert.deepEqual(fallback?.value, { type: 1, string_data: 'fallback' });
   // [/modules] values are coerced to booleans in the snapshot.
   assert.deepEqual(moduleFlag?.value, { type: 1, string_data: 'true' });

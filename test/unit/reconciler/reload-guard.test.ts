@@ -61,10 +61,7 @@ void test('an unexpected throw inside a reload is a rejected reload with an erro
   const status = await r.reload('test');
   assert.equal(status.lastResult, 'invalid');
   assert.equal(status.problems[0]?.code, 'AGENT_ERR_SETTINGS_RELOAD');
-  assert.match(
-    status.problems[0]?.message ?? '',
-    new RegExp(`reading settings file ${file} failed: a bug in the reload`),
-  );
+  assert.match(status.problems[0].message, new RegExp(`reading settings file ${file} failed: a bug in the reload`));
   assert.equal(r.settings().hash, good);
   assert.ok(
     errorsSince(from).some((m) => m.startsWith('settings rejected: 1 problem(s); keeping the last good settings')),

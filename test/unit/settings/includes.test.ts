@@ -45,7 +45,7 @@ void describe('[/includes]', () => {
     );
     const s = await ok(host);
     assert.equal(s.sections['/settings/default']?.timeout, 20);
-    assert.equal(s.sections['/settings/default']?.['allowed hosts'], '10.0.0.1');
+    assert.equal(s.sections['/settings/default']['allowed hosts'], '10.0.0.1');
     assert.deepEqual(
       [s.origins['/settings/default']?.timeout?.file, s.origins['/settings/default']?.timeout?.line],
       [host, 5],
@@ -59,8 +59,8 @@ void describe('[/includes]', () => {
     );
     const t = s.targets.remote.get('nagios');
     assert.equal(t?.values.timeout, 7);
-    assert.equal(t?.values.address, '10.0.0.9:5666');
-    assert.equal(t?.origins.address?.file, join(dir, 'shared/base.ini'));
+    assert.equal(t.values.address, '10.0.0.9:5666');
+    assert.equal(t.origins.address?.file, join(dir, 'shared/base.ini'));
     assert.deepEqual(
       s.sources.map((f) => f.file),
       [join(dir, 'shared/base.ini'), host],
@@ -76,7 +76,7 @@ void describe('[/includes]', () => {
     const main = put('nested.ini', '[/includes]\nglob = extra/x*.ini\n');
     const s = await ok(main);
     assert.equal(s.sections['/settings/log']?.level, 'warning', '20-b comes after 10-a');
-    assert.equal(s.sections['/settings/log']?.['buffer size'], 100);
+    assert.equal(s.sections['/settings/log']['buffer size'], 100);
     assert.equal(s.sections['/settings/default']?.timeout, 3);
     assert.deepEqual(
       s.sources.map((f) => f.file.slice(dir.length + 1)),

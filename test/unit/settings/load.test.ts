@@ -116,7 +116,7 @@ void test('users, roles, fallback and the built-in legacy role', async () => {
   assert.deepEqual(s.roles.get('ops'), ['modules.*', 'info.get']);
   assert.deepEqual(s.roles.get('legacy'), ['*']);
   assert.equal(s.sections['/settings/WEB/server']?.['allowed hosts'], '127.0.0.1, 10.0.*.*');
-  assert.equal(s.sections['/settings/WEB/server']?.password, undefined, 'no own password: falls back');
+  assert.equal(s.sections['/settings/WEB/server'].password, undefined, 'no own password: falls back');
   assert.equal(s.sections['/settings/default']?.password, 'rootpw');
   assert.ok(r.warnings.some((w) => w.code === 'AGENT_WARN_PLAIN_PASSWORD'));
 });

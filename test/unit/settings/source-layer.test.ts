@@ -41,7 +41,7 @@ void describe('settings/source-layer.ts', () => {
     const r = await loadSettingsFile(main);
     assert.ok(r.ok, JSON.stringify(r.problems));
     assert.equal(r.snapshot.sections['/settings/log']?.['buffer size'], 1234);
-    assert.equal(r.snapshot.sections['/settings/log']?.level, 'warning', 'local over pulled');
+    assert.equal(r.snapshot.sections['/settings/log'].level, 'warning', 'local over pulled');
     assert.equal(r.snapshot.sections['/settings/default']?.timeout, 22, 'an include over pulled');
     assert.deepEqual(
       r.snapshot.sources.map((s) => s.file),

@@ -42,9 +42,9 @@ void test('connects to a listening port: OK with the time in ms as perf data and
   assert.match(r.message, new RegExp(`^OK: 127\\.0\\.0\\.1:${peer.port} connected in [\\d.]+ms$`));
   assert.equal(r.perf.length, 1);
   assert.equal(r.perf[0]?.alias, `127.0.0.1:${peer.port} time`);
-  assert.equal(r.perf[0]?.unit, 'ms');
-  assert.equal(r.perf[0]?.warning, 1000);
-  assert.equal(r.perf[0]?.critical, 5000);
+  assert.equal(r.perf[0].unit, 'ms');
+  assert.equal(r.perf[0].warning, 1000);
+  assert.equal(r.perf[0].critical, 5000);
 });
 
 void test('a refused port is CRITICAL with result refused', async () => {

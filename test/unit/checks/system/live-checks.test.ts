@@ -216,7 +216,7 @@ void test('check_drive_io: a file the test writes and syncs shows in the written
   const after = await items(check);
   const grew = after.some(
     (a) =>
-      (a.write_bytes as number) - ((before.find((b) => b.drive === a.drive)?.write_bytes as number) ?? 0) >=
+      (a.write_bytes as number) - ((before.find((b) => b.drive === a.drive)?.write_bytes ?? 0) as number) >=
       2 * 1024 * 1024,
   );
   assert.ok(grew, 'some disk wrote our 2 MiB');

@@ -26,8 +26,8 @@ void test('real systemctl show output: property order as systemd prints it, [not
   assert.equal(units.length, listed.length, 'one block per listed unit');
   const prometheus = units.find((u) => u.Id === 'prometheus.service');
   assert.equal(prometheus?.ActiveState, 'active');
-  assert.match(prometheus?.MemoryCurrent ?? '', /^\d+$/);
-  assert.equal(prometheus?.CPUUsageNSec, '[not set]', 'Debian 12 has CPU accounting off by default');
+  assert.match(prometheus.MemoryCurrent ?? '', /^\d+$/);
+  assert.equal(prometheus.CPUUsageNSec, '[not set]', 'Debian 12 has CPU accounting off by default');
   const auditd = units.find((u) => u.Id === 'auditd.service');
   assert.deepEqual([auditd?.LoadState, auditd?.ExecMainStartTimestamp], ['not-found', '']);
 });

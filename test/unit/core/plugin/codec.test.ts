@@ -428,12 +428,12 @@ void test('resultToResponse: integers as IntValue, fractions as FloatValue, stri
     type: 1,
     int_value: { value: 5, unit: 'B', warning: 10, critical: 20, minimum: 0, maximum: 100 },
   });
-  assert.deepEqual(r.perf?.[1], {
+  assert.deepEqual(r.perf[1], {
     alias: 'f',
     type: 1,
     float_value: { value: 0.5, unit: '%', warning: 1, critical: 2 },
   });
-  assert.deepEqual(r.perf?.[2], { alias: 's', type: 1, string_value: { value: 'up' } });
+  assert.deepEqual(r.perf[2], { alias: 's', type: 1, string_value: { value: 'up' } });
 });
 
 void test('resultToResponse and responseToResult round trip through bytes', () => {

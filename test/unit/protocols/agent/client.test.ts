@@ -30,6 +30,7 @@ before(() => {
 });
 after(async () => {
   for (const c of cleanup.reverse()) await c();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
   certs?.remove();
 });
 

@@ -34,6 +34,7 @@ const queryBody = (id: number, command = 'check_ok', args: string[] = []): Uint8
   });
 
 let peer: TestPeer;
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
 after(async () => peer?.listener.close());
 
 void test('setup', async () => {

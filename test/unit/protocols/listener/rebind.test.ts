@@ -258,7 +258,7 @@ void describe('rebind (real TLS files and listeners)', () => {
     });
     assert.equal(how, 'swapped');
     assert.equal(current, old);
-    assert.equal(String(open.getPeerCertificate().subject?.CN), 'old-server');
+    assert.equal(String(open.getPeerCertificate().subject.CN), 'old-server');
     assert.equal(open.destroyed, false);
     open.destroy();
     assert.equal(await presented(port), 'new-server');

@@ -20,7 +20,7 @@ void test('reads a packet delivered one byte at a time', () => {
   r.push(p.subarray(p.length - 1));
   const got = r.next();
   assert.equal(got?.result, 1);
-  assert.equal(got?.text.toString(), 'WARNING: x');
+  assert.equal(got.text.toString(), 'WARNING: x');
   assert.equal(r.buffered, 0);
 });
 

@@ -107,7 +107,7 @@ async function serve(): Promise<{
     request: (path, opts = {}) =>
       webRequest(`${base}${path}`, { user: 'root', password: 'pw', timeoutMs: 5000, ...opts }),
     stop: async () => {
-      if (!server?.listening) return;
+      if (!server.listening) return;
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
