@@ -6,6 +6,7 @@
  * enabled. Each module file exports `createModule(): AgentModule`; its shape
  * is checked on load.
  */
+import type { AgentControl } from '../core/control.js';
 import type { AgentModule, ModuleFactory } from './module.js';
 import { moduleInfo, moduleTable, type ModuleInfo, type ModuleName } from '../settings/module-table.js';
 
@@ -59,4 +60,13 @@ export function shapeProblem(mod: unknown, expectedName: string): string | undef
   if (typeof m.stop !== 'function') return 'stop is not a function';
   if (m.apply !== undefined && typeof m.apply !== 'function') return 'apply is not a function';
   return undefined;
+}
+
+/**
+ * The extras of module contexts (the reconciler's `contextFor`): the
+ * control interface, for the modules whose row says `control` (WEBServer)
+ * and none other.
+ */
+export function controlFor(control: AgentControl): (entry: CatalogueEntry) => { control: AgentControl } | undefined {
+  return (entry) => (entry.control === true ? { control } : undefined);
 }

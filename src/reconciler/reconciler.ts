@@ -29,10 +29,28 @@ import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
 import { newWarnings, readSettingsTree, reloadFailure } from './read-settings.js';
 import type { RenameWitness } from './watcher.js';
+import { filesAsApplied } from './files-as-applied.js';
+import type { LoadResult } from '../settings/load.js';
 
 const log = sink.logger('agent:reconciler');
 
 export type { ReconcilerOptions } from './options.js';
+
+/** How a reload reads the files: see Reconciler.reload. */
+export interface ReloadHow {
+  fileEvent?: boolean;
+  replaced?: boolean;
+  untouched?: RenameWitness;
+}
+
+/** A load of the settings tree that validated. */
+export type ValidLoad = Extract<LoadResult, { ok: true }>;
+
+/** What an edit's change gives back: its value, and the tree it checked and wrote (none when nothing was written). */
+export interface EditOutcome<T> {
+  value: T;
+  written?: ValidLoad;
+}
 
 export class Reconciler {
   private applied: Snapshot;
@@ -68,7 +86,7 @@ export class Reconciler {
       retried: true,
       backoff: this.backoff,
       ...(options.moduleTimeoutMs !== undefined ? { timeoutMs: options.moduleTimeoutMs } : {}),
-      ...(options.control ? { control: options.control } : {}),
+      ...(options.contextFor ? { contextFor: options.contextFor } : {}),
     };
     for (const e of this.modules) this.runners.set(e.name, new ModuleRunner(e, core, runnerOptions));
   }
@@ -92,17 +110,19 @@ export class Reconciler {
   }
 
   /**
-   * Re-read the file, validate, and apply it if valid. `replaced`: the
-   * watcher saw the file replaced by rename, so it is complete and is read
-   * at once, and `untouched` (the watcher's rename witness) says whether
-   * anyone wrote it since; otherwise it is read once settled
-   * (stable-read.ts).
+   * Re-read the file, validate, and apply it if valid. `how.fileEvent`:
+   * the watcher reported a change, and files byte-identical to the applied
+   * tree are not loaded again (files-as-applied.ts; SIGHUP and the API
+   * always load). `how.replaced`: the file was replaced by rename, so it is
+   * complete and is read at once, and `how.untouched` (the watcher's rename
+   * witness) says whether anyone wrote it since; otherwise it is read once
+   * settled (stable-read.ts).
    */
-  async reload(reason: string, replaced = false, untouched?: RenameWitness): Promise<ReconcilerStatus> {
+  async reload(reason: string, how: ReloadHow = {}): Promise<ReconcilerStatus> {
     try {
       // The runs' promise is wrapped: returned bare, it would hold the chain until they are done.
       const queued = await this.serial(async () =>
-        (await this.readSettings(reason, replaced, untouched)) ? { runs: this.queueAll() } : undefined,
+        (await this.readSettings(reason, how)) ? { runs: this.queueAll() } : undefined,
       );
       if (queued) await this.settle(queued.runs);
     } catch (err) {
@@ -113,29 +133,33 @@ export class Reconciler {
   }
 
   /**
-   * An edit of the settings files (the API's), applied as one reload: the
-   * file is re-read and validated first, and applied when it changed;
-   * `change` gets its problems (none when it is valid) and writes; the
-   * result is read and its module steps queued, then waited for once, as
-   * a reload waits. Other reloads wait meanwhile, so the watcher's reload
-   * of the edit's own write finds it applied. What `change` throws is
-   * thrown (settings the first read applied are reconciled all the same).
+   * An edit of the settings files (the API's): validate, write, reconcile
+   * once. The files are edited as applied; only when they moved since (a
+   * save the watcher has not reported yet) are they read and applied
+   * first. `change` gets the problems of the files (none when they are
+   * valid), checks the tree as it will be written (one load) and writes
+   * it; the tree it checked (`written`) becomes the desired state with no
+   * further read, and its module steps are waited for once, as a reload's
+   * are. Other reloads wait meanwhile, so the watcher's report of the
+   * edit's own write finds the files as applied and loads nothing. What
+   * `change` throws is thrown (settings the first read applied are
+   * reconciled all the same).
    */
-  async edit<T>(why: string, change: (problems: readonly SettingsProblem[]) => Promise<T>): Promise<T> {
+  async edit<T>(why: string, change: (problems: readonly SettingsProblem[]) => Promise<EditOutcome<T>>): Promise<T> {
     const { value, runs } = await this.serial(async () => {
       if (this.stopped) throw new Error('the agent is stopping');
-      const valid = await this.readSettings(`before: ${why}`);
-      let result: T;
+      const current = await filesAsApplied(this.applied, this.watchedFiles);
+      const valid = current || (await this.readSettings(`before: ${why}`));
+      const reread = !current && valid;
+      let outcome: EditOutcome<T>;
       try {
-        result = await change(valid ? [] : this.problems);
+        outcome = await change(valid ? [] : this.problems);
       } catch (err) {
-        if (valid) void this.settle(this.queueAll());
+        if (reread) void this.settle(this.queueAll());
         throw err;
       }
-      const applied = await this.readSettings(why);
-      // Even a rejected result leaves the settings the first read applied to reconcile.
-      const queued = this.queueAll();
-      return { value: result, runs: applied ? queued : undefined };
+      if (outcome.written) this.adopt(outcome.written, why);
+      return { value: outcome.value, runs: outcome.written || reread ? this.queueAll() : undefined };
     });
     if (runs) await this.settle(runs);
     return value;
@@ -146,9 +170,14 @@ export class Reconciler {
    * state when valid. False when it was not applied (unreadable or invalid:
    * recorded and logged; or the agent is stopping). Runs in the reload chain.
    */
-  private async readSettings(reason: string, replaced = false, untouched?: RenameWitness): Promise<boolean> {
+  private async readSettings(reason: string, how: ReloadHow = {}): Promise<boolean> {
     if (this.stopped) return false;
-    const result = await readSettingsTree(this.applied.file, replaced, untouched);
+    const asApplied = how.fileEvent ? { snapshot: this.applied, watched: this.watchedFiles } : undefined;
+    const result = await readSettingsTree(this.applied.file, how.replaced === true, how.untouched, asApplied);
+    if (result === 'unchanged') {
+      log.info(`settings unchanged (${reason}); reconciling`);
+      return true;
+    }
     if (result.hash) {
       this.fileHash = result.hash;
       this.watchedFiles = result.watched;
@@ -157,6 +186,14 @@ export class Reconciler {
       this.reject(result.problems, result.warnings, result.hash);
       return false;
     }
+    this.adopt(result, reason);
+    return true;
+  }
+
+  /** Make a valid load the desired state (the reconcile that follows carries it out). */
+  private adopt(result: ValidLoad, reason: string): void {
+    this.fileHash = result.hash;
+    this.watchedFiles = result.watched;
     const previous = this.applied;
     for (const m of Object.keys(result.snapshot.modules)) {
       if (previous.modules[m] !== result.snapshot.modules[m]) this.overrides.delete(m);
@@ -167,7 +204,6 @@ export class Reconciler {
       log.warning(describeProblem(w), { file: w.file, line: w.line });
     this.warnings = result.warnings;
     log.info(`settings ${previous.hash === result.hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
-    return true;
   }
 
   /**

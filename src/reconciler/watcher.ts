@@ -28,7 +28,8 @@
  * write event reached the file since it took the name, counting every event
  * the kernel queued before the call, so a reader that calls it after
  * reading knows no writer touched what it read: the file is complete as
- * renamed, with no scan for writers (open-writers.ts). A truncating in-place
+ * renamed, with no scan for writers (open-writers.ts). The witness only
+ * reads the count; it changes nothing in the watcher. A truncating in-place
  * save queues its event when it opens the file, before it writes anything,
  * so a half-written file never passes. What passes undetected: a writer that
  * renames a file before it finished writing it and writes the rest later
@@ -44,10 +45,10 @@ export type ChangeKind = 'replaced' | 'modified' | 'removed';
 
 /**
  * Resolves true when no write reached the file since it was renamed into
- * place; every event queued before the call is counted. A caller told
- * false reads the file again after the answer (stable-read.ts): the writes
- * counted so far need no in-place report of their own, and the watcher
- * drops the one pending for them.
+ * place; every event queued before the call is counted. It only reads the
+ * watcher's count of write events: the writes it saw are reported as
+ * usual (an in-place report follows), so a reader told false settles the
+ * file on its own (stable-read.ts) and the next report reads it again.
  */
 export type RenameWitness = () => Promise<boolean>;
 
@@ -91,16 +92,7 @@ export function watchSettings(
     (since: number): RenameWitness =>
     async () => {
       await eventsQueuedBefore();
-      if (closed) return false;
-      if (writes === since) return true;
-      // The caller reads the file again after a false answer, so it sees every write counted so far (a file
-      // created and then written, as git checkout does): an in-place report pending for them would only read it once more.
-      if (timer && pendingKind === 'modified' && inode(identity(statOf(abs))) === inode(reported)) {
-        clearTimeout(timer);
-        timer = undefined;
-        events = [];
-      }
-      return false;
+      return !closed && writes === since;
     };
 
   /** `write`: content or attributes of the inode holding the name changed; otherwise the name changed hands. */
