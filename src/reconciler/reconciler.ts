@@ -172,7 +172,9 @@ export class Reconciler {
    */
   private async readSettings(reason: string, how: ReloadHow = {}): Promise<boolean> {
     if (this.stopped) return false;
-    const asApplied = how.fileEvent ? { snapshot: this.applied, watched: this.watchedFiles } : undefined;
+    // After a rejected read the files' problems are in the status: the next read loads, to clear or renew them.
+    const asApplied =
+      how.fileEvent && this.problems.length === 0 ? { snapshot: this.applied, watched: this.watchedFiles } : undefined;
     const result = await readSettingsTree(this.applied.file, how.replaced === true, how.untouched, asApplied);
     if (result === 'unchanged') {
       log.info(`settings unchanged (${reason}); reconciling`);
