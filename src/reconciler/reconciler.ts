@@ -19,7 +19,6 @@ import { errorMessage } from '../errors.js';
 import { backoffMs } from './backoff.js';
 import type { CatalogueEntry } from '../modules/catalogue.js';
 import type { ModuleStatus, ReconcilerStatus, SettingsProblem } from '../core/control.js';
-import { describeProblem } from '../settings/problem.js';
 import { planStep, wantsLoaded, type PlanStep } from '../settings/plan.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { KeyedQueue } from './keyed-queue.js';
@@ -27,30 +26,15 @@ import { carryOutStep, moduleStatusOf, StartOrder, waitsForRetry } from './modul
 import { ModuleRunner } from './module-runner.js';
 import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
-import { newWarnings, readSettingsTree, reloadFailure } from './read-settings.js';
-import type { RenameWitness } from './watcher.js';
+import { readSettingsTree, reloadFailure } from './read-settings.js';
+import { ReloadRecord, type ReloadResult } from './reload-record.js';
 import { filesAsApplied } from './files-as-applied.js';
-import type { LoadResult } from '../settings/load.js';
+import type { EditOutcome, ReloadHow, ValidLoad } from './requests.js';
 
 const log = sink.logger('agent:reconciler');
 
 export type { ReconcilerOptions } from './options.js';
-
-/** How a reload reads the files: see Reconciler.reload. */
-export interface ReloadHow {
-  fileEvent?: boolean;
-  replaced?: boolean;
-  untouched?: RenameWitness;
-}
-
-/** A load of the settings tree that validated. */
-export type ValidLoad = Extract<LoadResult, { ok: true }>;
-
-/** What an edit's change gives back: its value, and the tree it checked and wrote (none when nothing was written). */
-export interface EditOutcome<T> {
-  value: T;
-  written?: ValidLoad;
-}
+export type { EditOutcome, ReloadHow, ValidLoad } from './requests.js';
 
 export class Reconciler {
   private applied: Snapshot;
@@ -64,22 +48,14 @@ export class Reconciler {
   private readonly backoff: (failures: number) => number;
   private readonly retries = new RetryTimers();
   private stopped = false;
-  private fileHash: string;
-  private watchedFiles: readonly string[];
-  private lastReload: string | null = null;
-  private lastResult: ReconcilerStatus['lastResult'] = 'none';
-  private problems: SettingsProblem[] = [];
-  private warnings: SettingsProblem[];
-  private readonly counts = { ok: 0, invalid: 0, partial: 0 };
+  private readonly record: ReloadRecord;
   /** Called after every reload attempt, for metrics and tests. */
   onReload: ((status: ReconcilerStatus) => void) | undefined;
 
   constructor(options: ReconcilerOptions) {
     const { initial, warnings, core } = options;
     this.applied = initial;
-    this.fileHash = initial.hash;
-    this.watchedFiles = options.watched ?? initial.sources.map((src) => src.file);
-    this.warnings = warnings;
+    this.record = new ReloadRecord(initial.hash, options.watched ?? initial.sources.map((src) => src.file), warnings);
     this.modules = options.modules;
     this.backoff = options.backoff ?? backoffMs;
     const runnerOptions = {
@@ -97,7 +73,7 @@ export class Reconciler {
 
   /** Every file (and pattern folder) the last read of the settings touched: the main file and what it includes, good or bad. */
   watched(): readonly string[] {
-    return this.watchedFiles;
+    return this.record.watchedFiles;
   }
 
   /**
@@ -109,15 +85,7 @@ export class Reconciler {
     await this.settle(this.queueAll());
   }
 
-  /**
-   * Re-read the file, validate, and apply it if valid. `how.fileEvent`:
-   * the watcher reported a change, and files byte-identical to the applied
-   * tree are not loaded again (files-as-applied.ts; SIGHUP and the API
-   * always load). `how.replaced`: the file was replaced by rename, so it is
-   * complete and is read at once, and `how.untouched` (the watcher's rename
-   * witness) says whether anyone wrote it since; otherwise it is read once
-   * settled (stable-read.ts).
-   */
+  /** Re-read the files, validate, and apply them if valid; `how`: requests.ts. Never rejects. */
   async reload(reason: string, how: ReloadHow = {}): Promise<ReconcilerStatus> {
     try {
       // The runs' promise is wrapped: returned bare, it would hold the chain until they are done.
@@ -127,33 +95,25 @@ export class Reconciler {
       if (queued) await this.settle(queued.runs);
     } catch (err) {
       // The one catch of every reload (the watcher's, SIGHUP, the API's): never rejects, so never an unhandled rejection.
-      this.reject([reloadFailure(this.applied.file, err)], this.warnings, '');
+      this.reject([reloadFailure(this.applied.file, err)], this.record.warnings, '');
     }
     return this.status();
   }
 
   /**
-   * An edit of the settings files (the API's): validate, write, reconcile
-   * once. The files are edited as applied; only when they moved since (a
-   * save the watcher has not reported yet) are they read and applied
-   * first. `change` gets the problems of the files (none when they are
-   * valid), checks the tree as it will be written (one load) and writes
-   * it; the tree it checked (`written`) becomes the desired state with no
-   * further read, and its module steps are waited for once, as a reload's
-   * are. Other reloads wait meanwhile, so the watcher's report of the
-   * edit's own write finds the files as applied and loads nothing. What
-   * `change` throws is thrown (settings the first read applied are
-   * reconciled all the same).
+   * An edit (the API's): the files are read first only when they moved since they were applied; `change` gets
+   * their problems, checks and writes; the tree it checked (`written`) is applied with no further read, and its
+   * steps waited for once. Other reloads wait meanwhile. What `change` throws is thrown.
    */
   async edit<T>(why: string, change: (problems: readonly SettingsProblem[]) => Promise<EditOutcome<T>>): Promise<T> {
     const { value, runs } = await this.serial(async () => {
       if (this.stopped) throw new Error('the agent is stopping');
-      const current = await filesAsApplied(this.applied, this.watchedFiles);
+      const current = await filesAsApplied(this.applied, this.record.watchedFiles);
       const valid = current || (await this.readSettings(`before: ${why}`));
       const reread = !current && valid;
       let outcome: EditOutcome<T>;
       try {
-        outcome = await change(valid ? [] : this.problems);
+        outcome = await change(valid ? [] : this.record.problems);
       } catch (err) {
         if (reread) void this.settle(this.queueAll());
         throw err;
@@ -174,16 +134,15 @@ export class Reconciler {
     if (this.stopped) return false;
     // After a rejected read the files' problems are in the status: the next read loads, to clear or renew them.
     const asApplied =
-      how.fileEvent && this.problems.length === 0 ? { snapshot: this.applied, watched: this.watchedFiles } : undefined;
+      how.fileEvent && this.record.problems.length === 0
+        ? { snapshot: this.applied, watched: this.record.watchedFiles }
+        : undefined;
     const result = await readSettingsTree(this.applied.file, how.replaced === true, how.untouched, asApplied);
     if (result === 'unchanged') {
       log.info(`settings unchanged (${reason}); reconciling`);
       return true;
     }
-    if (result.hash) {
-      this.fileHash = result.hash;
-      this.watchedFiles = result.watched;
-    }
+    if (result.hash) this.record.read(result.hash, result.watched);
     if (!result.ok) {
       this.reject(result.problems, result.warnings, result.hash);
       return false;
@@ -194,17 +153,13 @@ export class Reconciler {
 
   /** Make a valid load the desired state (the reconcile that follows carries it out). */
   private adopt(result: ValidLoad, reason: string): void {
-    this.fileHash = result.hash;
-    this.watchedFiles = result.watched;
+    this.record.read(result.hash, result.watched);
     const previous = this.applied;
     for (const m of Object.keys(result.snapshot.modules)) {
       if (previous.modules[m] !== result.snapshot.modules[m]) this.overrides.delete(m);
     }
     this.applied = result.snapshot;
-    this.problems = [];
-    for (const w of newWarnings(this.warnings, result.warnings))
-      log.warning(describeProblem(w), { file: w.file, line: w.line });
-    this.warnings = result.warnings;
+    this.record.accepted(result.warnings);
     log.info(`settings ${previous.hash === result.hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
   }
 
@@ -242,13 +197,8 @@ export class Reconciler {
     const modules = this.modules.map((e) => this.moduleStatus(e.name) as ModuleStatus);
     return {
       file: this.applied.file,
-      fileHash: this.fileHash,
       appliedHash: this.applied.hash,
-      lastReload: this.lastReload,
-      lastResult: this.lastResult,
-      problems: this.problems,
-      warnings: this.warnings,
-      reloads: { ...this.counts },
+      ...this.record.fields(),
       modules,
       drift: modules.filter((m) => m.drift).map((m) => ({ module: m.name, loaded: m.loaded, enabled: m.enabled })),
     };
@@ -325,20 +275,12 @@ export class Reconciler {
   }
 
   private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string): void {
-    this.problems = problems;
-    this.warnings = warnings;
-    if (hash) this.fileHash = hash;
-    log.error(
-      `settings rejected: ${problems.length} problem(s); keeping the last good settings (${this.applied.hash.slice(0, 12)})`,
-    );
-    for (const p of problems) log.error(describeProblem(p), { file: p.file, line: p.line });
+    this.record.rejected(problems, warnings, hash, this.applied.hash);
     this.finish('invalid');
   }
 
-  private finish(result: 'ok' | 'invalid' | 'partial'): void {
-    this.lastReload = new Date().toISOString();
-    this.lastResult = result;
-    this.counts[result]++;
+  private finish(result: ReloadResult): void {
+    this.record.finished(result);
     try {
       this.onReload?.(this.status());
     } catch (err) {

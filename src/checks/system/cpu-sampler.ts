@@ -69,7 +69,8 @@ export class CpuSampler {
 
   /** Readings held: every one of the last minutes, and the sparse ones for the longer windows. */
   get sampleCount(): number {
-    return this.samples.length + this.coarse.length;
+    const first = this.samples.at(0)?.at ?? Infinity;
+    return this.samples.length + this.coarse.filter((c) => c.at < first).length;
   }
 
   /**
