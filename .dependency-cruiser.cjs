@@ -72,9 +72,9 @@ module.exports = {
     {
       name: 'modules-isolated',
       comment:
-        'a module folder does not import another module folder (shared code goes to modules/*.ts or lower layers)',
+        'a module folder does not import another module folder (shared code goes to modules/*.ts or lower layers); generated/loaders.ts, made by npm run gen, imports each module lazily',
       severity: 'error',
-      from: { path: '^src/modules/([^/]+)/' },
+      from: { path: '^src/modules/([^/]+)/', pathNot: '^src/modules/generated/' },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/$1/' },
     },
     {
