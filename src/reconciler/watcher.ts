@@ -5,9 +5,11 @@
  * name (a rename over it, its removal, its creation, writes through it),
  * and the file itself, for writes that reach it by another way (the path
  * is a symlink, or a hard link elsewhere); it follows the file as new
- * inodes take the name. Not chokidar: it stats the file before passing an
- * event on, throttles repeated changes of a path (50 ms) and does not say
- * which kind of event came, and the rename witness below needs to know.
+ * inodes take the name. node:fs, not chokidar, for this and for the
+ * folders of includes (tree-watcher.ts), one watcher for both: chokidar
+ * stats the file before passing an event on, throttles repeated changes of
+ * a path (50 ms) and does not say which kind of event came, and the rename
+ * witness below needs to know.
  *
  * Each event is classified, in its callback and in order, by a stat of the
  * path:
@@ -165,7 +167,11 @@ async function eventsQueuedBefore(): Promise<void> {
   for (let i = 0; i < 2; i++) await new Promise<void>((res) => setImmediate(res));
 }
 
-function watchPath(path: string, listener: (event: string, filename: string | null) => void): FSWatcher | undefined {
+/** node:fs's watch of `path`, its errors logged; undefined when it cannot be watched (a missing folder is said at debug level). */
+export function watchPath(
+  path: string,
+  listener: (event: string, filename: string | null) => void,
+): FSWatcher | undefined {
   try {
     const w = watch(path, listener);
     w.on('error', (err) => log.error(`watching ${path} failed: ${String(err)}`));
