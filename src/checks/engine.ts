@@ -17,6 +17,7 @@ import { STATUS_NAMES, UNKNOWN, type QueryResult, type Status } from '../core/re
 import { errorMessage } from '../errors.js';
 import { COMMON_OPTIONS, SUMMARY_VARS, SUMMARY_TEXTS, helpText } from './engine-help.js';
 import { capped, type ListCap } from './list-cap.js';
+import { inRange } from '../in-range.js';
 
 export type EmptyState = 'ok' | 'warning' | 'critical' | 'unknown' | 'ignored';
 
@@ -156,7 +157,8 @@ function prepare(def: CheckDefinition, args: CheckArguments): Plan {
       if (!(err instanceof ExpressionError)) throw err;
       // Report the column within what the user wrote when there is one expression.
       const pos = given.length === 1 ? err.pos - 1 : err.pos;
-      const shown = given.length === 1 ? given[0].trim() : source;
+      const [only] = given;
+      const shown = given.length === 1 && only !== undefined ? only.trim() : source;
       throw new PlanError(`invalid ${key} expression "${shown}" at column ${Math.max(pos, 1)}: ${err.message}`);
     }
   };
@@ -206,15 +208,16 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
     if (itemLevel(plan.warning)?.test(scope)) return 1;
     return 0;
   });
-  const counts = [0, 0, 0, 0];
-  for (const s of statuses) counts[s] = counts[s] + 1;
+  const counts: [number, number, number, number] = [0, 0, 0, 0];
+  for (const s of statuses) counts[s] += 1;
+  const [okCount, warnCount, critCount] = counts;
   const summary: Record<string, number | string> = {
     count: kept.length,
     total: seen,
-    ok_count: counts[0],
-    warn_count: counts[1],
-    crit_count: counts[2],
-    problem_count: counts[1] + counts[2],
+    ok_count: okCount,
+    warn_count: warnCount,
+    crit_count: critCount,
+    problem_count: warnCount + critCount,
   };
   const itemStatus = statuses.reduce<Status>((a, b) => (b > a ? b : a), 0);
   let status: Status = itemStatus;
@@ -225,10 +228,13 @@ function judge(def: CheckDefinition, plan: Plan, all: readonly Values[], now: nu
   else if (plan.warning && !plan.warning.usesItem && plan.warning.test(summaryScope) && status < 1) status = 1;
 
   const details = kept.map((item) =>
-    renderTemplate(plan.detailSyntax, (n) => (n in def.vars ? formatValue(item[n], def.vars[n].kind) : undefined)),
+    renderTemplate(plan.detailSyntax, (n) => {
+      const v = def.vars[n];
+      return v ? formatValue(item[n], v.kind) : undefined;
+    }),
   );
   const join = (parts: string[]): string => capped(parts, plan.separator, def.defaults.listCap);
-  const pick = (want: (s: Status) => boolean): string => join(details.filter((_, i) => want(statuses[i])));
+  const pick = (want: (s: Status) => boolean): string => join(details.filter((_, i) => want(inRange(statuses, i))));
   const list = join(details);
   summary.list = list;
   summary.detail_list = list;

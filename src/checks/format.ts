@@ -4,12 +4,14 @@
  * dates in UTC, percentages rounded).
  */
 import type { Scalar, VarKind } from './expression/evaluate.js';
+import { inRange } from '../in-range.js';
 
 const PLACEHOLDER = /%\(([A-Za-z0-9_.]+)\)|\$\{([A-Za-z0-9_.]+)\}/g;
 
 /** The placeholder names a template uses, in order of appearance. */
 export function templateNames(template: string): string[] {
-  return [...template.matchAll(PLACEHOLDER)].map((m) => m[1] ?? m[2]);
+  // One of the two alternatives took part.
+  return [...template.matchAll(PLACEHOLDER)].map((m) => m[1] ?? inRange(m, 2));
 }
 
 /** Fill placeholders; names that `lookup` does not know are left as written. */

@@ -11,6 +11,7 @@
 import { ArgumentError } from './arguments.js';
 import type { VarKind } from './expression/evaluate.js';
 import type { PerfValue } from '../core/result.js';
+import { inRange } from '../in-range.js';
 
 export interface PerfStyle {
   unit?: string;
@@ -55,7 +56,7 @@ export function parsePerfConfig(text: string): PerfRule[] {
     const m = re.exec(text);
     if (!m) throw new ArgumentError(`perf-config: expected selector(key:value; ...) at position ${at + 1}`);
     const style: PerfStyle = {};
-    for (const part of m[2].split(';')) {
+    for (const part of inRange(m, 2).split(';')) {
       if (part.trim() === '') continue;
       const colon = part.indexOf(':');
       if (colon < 0) throw new ArgumentError(`perf-config: '${part.trim()}' is not key:value`);
@@ -65,7 +66,7 @@ export function parsePerfConfig(text: string): PerfRule[] {
       if (key === 'ignored') style.ignored = /^(true|1|yes)$/i.test(value);
       else style[key as 'unit' | 'prefix' | 'suffix'] = value;
     }
-    rules.push({ selector: m[1].trim(), style });
+    rules.push({ selector: inRange(m, 1).trim(), style });
     at = re.lastIndex;
   }
   return rules;

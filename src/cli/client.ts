@@ -51,7 +51,7 @@ export async function runClientCommand(allArgs: string[]): Promise<number> {
   const argv = taken.rest;
   const settingsFile: string | undefined = taken.settings;
   let i = 0;
-  while (i < argv.length && (argv[i].startsWith('--') || argv[i] === '-h')) i++;
+  for (let a = argv[i]; a !== undefined && (a.startsWith('--') || a === '-h'); a = argv[i]) i++;
   // -h is check_nrpe's spelling of --help.
   const head = argv.slice(0, i).map((a) => (a === '-h' ? '--help' : a));
   const { options } = parseArgs(head, CLIENT_CLI_OPTIONS);

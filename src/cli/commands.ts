@@ -104,7 +104,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     },
   },
   { words: ['settings'], load: async () => ({ run: settingsGroup, options: [HELP_OPTION] }) },
-  ...['install', 'password', 'add-user', 'add-role'].map((sub) => ({
+  ...(['install', 'password', 'add-user', 'add-role'] as const).map((sub) => ({
     words: ['web', sub],
     load: async (): Promise<Command> => {
       const [m, o] = await Promise.all([import('./web.js'), import('./web-options.js')]);

@@ -1,3 +1,4 @@
+import { inRange } from '../in-range.js';
 /**
  * NSClient++'s help forms beside --help: `help` (the same text),
  * `help-short` (the usage line) and `help-csv` (one row per option:
@@ -32,7 +33,7 @@ export function reshapeHelp(help: string, form: HelpForm): string {
   for (const line of lines) {
     const m = /^\s{2,}(--[\w-]+)(?:[ =]([A-Z][\w|.…,[\]]*|[a-z]+(?:\|[a-z]+)*))?\s{2,}(\S.*)$/.exec(line);
     if (!m) continue;
-    const [name, arg, description] = [m[1], balanced(m[2] ?? ''), m[3].trim()];
+    const [name, arg, description] = [inRange(m, 1), balanced(m[2] ?? ''), inRange(m, 3).trim()];
     const row = rows.get(name);
     if (!row) rows.set(name, { arg, description });
     else {
@@ -42,7 +43,8 @@ export function reshapeHelp(help: string, form: HelpForm): string {
   }
   // Options only named in the usage line.
   for (const m of usage.matchAll(/(--[\w-]+)(?:[ =]([A-Z][\w|.…,[\]]*|[a-z]+(?:\|[a-z]+)+))?/g)) {
-    if (!rows.has(m[1])) rows.set(m[1], { arg: balanced(m[2] ?? ''), description: '' });
+    const name = inRange(m, 1);
+    if (!rows.has(name)) rows.set(name, { arg: balanced(m[2] ?? ''), description: '' });
   }
   const cell = (s: string): string => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   return [

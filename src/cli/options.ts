@@ -39,9 +39,9 @@ export function parseArgsOptions(options: readonly CliOption[]): NonNullable<Par
 
 /** The `Options:` block of a --help text, one aligned line per option (help-forms.ts reads it back for help-csv). */
 export function optionLines(options: readonly CliOption[]): string {
-  const heads = options.map((o) => `--${o.name}${o.arg ? ` ${o.arg}` : ''}`);
-  const width = Math.max(...heads.map((h) => h.length));
-  return ['Options:', ...options.map((o, i) => `  ${heads[i].padEnd(width)}  ${o.help}`)].join('\n');
+  const rows = options.map((o) => ({ head: `--${o.name}${o.arg ? ` ${o.arg}` : ''}`, help: o.help }));
+  const width = Math.max(...rows.map((r) => r.head.length));
+  return ['Options:', ...rows.map((r) => `  ${r.head.padEnd(width)}  ${r.help}`)].join('\n');
 }
 
 /** A command's whole --help: its text, then the options block. */

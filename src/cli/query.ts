@@ -43,7 +43,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
   const taken = takeSettingsOption(argv);
   const head: string[] = taken.settings !== undefined ? ['--settings', taken.settings] : [];
   let i = 0;
-  while (i < taken.rest.length && taken.rest[i].startsWith('--')) head.push(taken.rest[i++]);
+  for (let a = taken.rest[i]; a?.startsWith('--'); a = taken.rest[++i]) head.push(a);
   const rest = taken.rest.slice(i);
   const { options } = parseArgs(head, QUERY_OPTIONS);
   if (options.list === true && !options.help)

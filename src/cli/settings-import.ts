@@ -58,11 +58,11 @@ export async function importCommand(argv: string[]): Promise<number> {
     err(`agent settings import: unknown format "${format}" (text or json)`);
     return 2;
   }
-  if (positionals.length !== 1) {
+  const [source] = positionals;
+  if (source === undefined || positionals.length !== 1) {
     err(`agent settings import: give exactly one NSClient++ settings file\n\n${IMPORT_HELP}`);
     return 2;
   }
-  const source = positionals[0];
   const output = typeof options.output === 'string' ? resolve(options.output) : undefined;
   let text: string;
   try {

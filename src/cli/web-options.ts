@@ -25,7 +25,15 @@ const PASSWORD_STDIN: CliOption = {
   help: 'read the password from standard input (one line), so it appears neither in the process list nor in the shell history',
 };
 
-export const WEB_OPTIONS: Readonly<Record<string, readonly CliOption[]>> = {
+/** The subcommands of `agent web`, in help order. */
+export const WEB_SUBCOMMANDS = ['install', 'password', 'add-user', 'add-role'] as const;
+export type WebSubcommand = (typeof WEB_SUBCOMMANDS)[number];
+
+export function isWebSubcommand(name: string): name is WebSubcommand {
+  return (WEB_SUBCOMMANDS as readonly string[]).includes(name);
+}
+
+export const WEB_OPTIONS: Readonly<Record<WebSubcommand, readonly CliOption[]>> = {
   install: [
     {
       name: 'password',
@@ -74,9 +82,7 @@ export const WEB_OPTIONS: Readonly<Record<string, readonly CliOption[]>> = {
   ],
 };
 
-export const WEB_SUBCOMMANDS = Object.keys(WEB_OPTIONS);
-
-export const HELP: Readonly<Record<string, string>> = {
+export const HELP: Readonly<Record<WebSubcommand | 'web', string>> = {
   web: helpText(
     `Usage: agent web <install|password|add-user|add-role> [options]
 

@@ -25,7 +25,7 @@ import { AgentError, errorMessage } from '../errors.js';
 import { loadSettingsFile } from '../settings/load.js';
 import { sectionWithFallbacks } from '../settings/module-view.js';
 import { err, out, parseArgs, settingsExitCode, settingsPath } from './args.js';
-import { HELP, WEB_OPTIONS } from './web-options.js';
+import { HELP, isWebSubcommand, WEB_OPTIONS } from './web-options.js';
 import { formatProblem } from './format-problem.js';
 import { edit, notFound, readPasswordFromStdin, usage, WEB, type WebTarget } from './web-edit.js';
 import { install } from './web-install.js';
@@ -40,8 +40,8 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     (sub === undefined ? err : out)(HELP.web);
     return sub === undefined ? 2 : 0;
   }
+  if (!isWebSubcommand(sub)) return usage(`unknown web subcommand "${sub}"\n\n${HELP.web}`);
   const table = WEB_OPTIONS[sub];
-  if (!table) return usage(`unknown web subcommand "${sub}"\n\n${HELP.web}`);
   let file = '';
   try {
     const { options, positionals } = parseArgs(rest, table);

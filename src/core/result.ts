@@ -1,3 +1,4 @@
+import { inRange } from '../in-range.js';
 /**
  * The neutral shape of a check result, used by check code and protocol code
  * that does not want to touch protobuf directly. The plugin codec converts it
@@ -139,7 +140,8 @@ export function cutUtf8(text: string, maxBytes: number): string {
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= maxBytes) return text;
   let end = Math.max(0, maxBytes);
-  while (end > 0 && (buf[end] & 0xc0) === 0x80) end--;
+  // end < buf.length here (the text is longer than maxBytes).
+  while (end > 0 && (buf.readUInt8(end) & 0xc0) === 0x80) end--;
   return buf.subarray(0, end).toString('utf8');
 }
 
@@ -152,14 +154,15 @@ export function parsePerf(text: string): PerfValue[] {
   const re = /\s*(?:'((?:[^']|'')*)'|([^=\s]+))=(\S*)/g;
   let m: RegExpExecArray | null;
   while ((m = re.exec(text)) !== null) {
-    const alias = m[1] !== undefined ? m[1].replace(/''/g, "'") : m[2];
-    const [rawValue = '', warn, crit, min, max] = m[3].split(';');
+    // One of the two label alternatives took part; the value group always does.
+    const alias = m[1] !== undefined ? m[1].replace(/''/g, "'") : inRange(m, 2);
+    const [rawValue = '', warn, crit, min, max] = inRange(m, 3).split(';');
     const vm = /^(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(.*)$/.exec(rawValue);
     if (!vm) {
       out.push({ alias, value: rawValue });
       continue;
     }
-    const item: PerfValue = { alias, value: Number(vm[1]) };
+    const item: PerfValue = { alias, value: Number(inRange(vm, 1)) };
     if (vm[2]) item.unit = vm[2];
     const num = (s: string | undefined): number | string | undefined => {
       if (s === undefined || s === '') return undefined;

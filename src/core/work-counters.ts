@@ -101,7 +101,7 @@ function newHistogram(): Histogram {
 }
 
 function observe(h: Histogram, seconds: number): void {
-  for (let i = 0; i < DURATION_BUCKETS.length; i++) if (seconds <= DURATION_BUCKETS[i]) h.counts[i]++;
+  for (const [i, b] of DURATION_BUCKETS.entries()) if (seconds <= b) h.counts[i] = (h.counts[i] ?? 0) + 1;
   h.sum += seconds;
   h.count++;
 }

@@ -188,12 +188,14 @@ function ipv6Bytes(text: string): Uint8Array | undefined {
     const v4 = ipv4Bytes(head.slice(lastColon + 1));
     if (v4 === undefined) return undefined;
     const hex = (a: number, b: number): string => ((a << 8) | b).toString(16);
-    head = `${head.slice(0, lastColon + 1)}${hex(v4[0], v4[1])}:${hex(v4[2], v4[3])}`;
+    const [a = 0, b = 0, c = 0, d = 0] = v4; // ipv4Bytes gives 4 bytes
+    head = `${head.slice(0, lastColon + 1)}${hex(a, b)}:${hex(c, d)}`;
   }
   const halves = head.split('::');
   if (halves.length > 2) return undefined;
-  const left = hexGroups(halves[0]);
-  const right = halves.length === 2 ? hexGroups(halves[1]) : [];
+  const [leftText = '', rightText] = halves;
+  const left = hexGroups(leftText);
+  const right = rightText !== undefined ? hexGroups(rightText) : [];
   if (left === undefined || right === undefined) return undefined;
   let groups = left;
   if (halves.length === 2) {

@@ -41,7 +41,7 @@ class Translator {
   /** Until one of `stops` (not consumed) or the end. */
   private sequence(stops: string): string {
     let out = '';
-    while (this.i < this.g.length && !stops.includes(this.g[this.i])) out += this.atom();
+    while (this.i < this.g.length && !stops.includes(this.g.charAt(this.i))) out += this.atom();
     return out;
   }
 
@@ -49,10 +49,11 @@ class Translator {
     return this.i === 0 || this.g[this.i - 1] === '/';
   }
 
+  /** Called with `i` inside the glob. */
   private atom(): string {
     const g = this.g;
-    const c = g[this.i];
-    const next = g[this.i + 1];
+    const c = g.charAt(this.i);
+    const next = g.charAt(this.i + 1);
     const noDot = !this.dot && this.atStart() ? '(?:[^./]' : undefined;
     if ('@?*+!'.includes(c) && next === '(') return this.extglob(c);
     if (c === '*') {
@@ -67,7 +68,7 @@ class Translator {
     if (c === '?') return noDot ? '[^./]' : '[^/]';
     if (c === '\\') {
       if (this.i >= g.length) throw new GlobSyntaxError(`${g} ends with a backslash`);
-      return escape(g[this.i++]);
+      return escape(g.charAt(this.i++));
     }
     if (c === '[') return this.charClass();
     if (c === '{') return this.braces();

@@ -14,9 +14,9 @@ const KEY_BLOCK = /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----[\s\S]*?-----END \1---
 /** Why `text` holds no usable PEM certificate (the first one is checked). */
 export function certificateProblem(text: string | Buffer): string | undefined {
   return remembered('certificate', text, () => {
-    const blocks = certificateBlocks(text);
-    if (blocks.length === 0) return 'the file is not a PEM certificate (no start line)';
-    return parseProblem(blocks[0]);
+    const [first] = certificateBlocks(text);
+    if (first === undefined) return 'the file is not a PEM certificate (no start line)';
+    return parseProblem(first);
   });
 }
 

@@ -27,7 +27,7 @@ export function splitCommandLine(line: string): string[] {
   let inWord = false;
   let i = 0;
   while (i < line.length) {
-    const c = line[i];
+    const c = line.charAt(i);
     if (c === "'") {
       const end = line.indexOf("'", i + 1);
       if (end < 0) throw new CommandLineError(`unclosed ' in: ${line}`);
@@ -38,14 +38,14 @@ export function splitCommandLine(line: string): string[] {
       i++;
       while (i < line.length && line[i] !== '"') {
         if (line[i] === '\\' && (line[i + 1] === '"' || line[i + 1] === '\\')) i++;
-        word += line[i];
+        word += line.charAt(i);
         i++;
       }
       if (i >= line.length) throw new CommandLineError(`unclosed " in: ${line}`);
       inWord = true;
       i++;
     } else if (c === '\\' && i + 1 < line.length) {
-      word += line[i + 1];
+      word += line.charAt(i + 1);
       inWord = true;
       i += 2;
     } else if (/\s/.test(c)) {

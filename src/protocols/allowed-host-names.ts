@@ -11,6 +11,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIPv4 } from 'node:net';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../formats/allowed-hosts.js';
+import { inRange } from '../in-range.js';
 
 export type Lookup = (name: string) => Promise<string[]>;
 
@@ -58,7 +59,7 @@ export function allowedHosts(
     names.length === 0
       ? Promise.resolve()
       : Promise.all(names.map(resolveOne)).then((done) => {
-          const byText = new Map<HostMatcher, HostMatcher>(names.map((n, i) => [n, done[i]]));
+          const byText = new Map<HostMatcher, HostMatcher>(names.map((n, i) => [n, inRange(done, i)]));
           // A new list (not the same array changed): answers remembered for the old one do not carry over.
           current = matchers.map((m) => byText.get(m) ?? m);
         });

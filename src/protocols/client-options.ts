@@ -23,6 +23,7 @@ import {
   type ParsedClientOptions,
   type QueryKind,
 } from './client-option-table.js';
+import { inRange } from '../in-range.js';
 
 /** Parses a client query's arguments; see the file comment for the forms accepted. */
 export function parseClientOptions(
@@ -36,7 +37,7 @@ export function parseClientOptions(
   const options: ClientOptions = { arguments: [], positional: [] };
   let collecting = false;
   for (let i = 0; i < args.length; i++) {
-    const token = args[i];
+    const token = inRange(args, i);
     if (collecting && !token.startsWith('--')) {
       options.arguments.push(token);
       continue;
@@ -67,7 +68,7 @@ export function parseClientOptions(
     let value = named.value;
     if (value === undefined && (spec.kind === 'value' || spec.kind === 'int' || spec.kind === 'status')) {
       if (i + 1 >= args.length) return { ok: false, problem: `option --${spec.name} needs a value` };
-      value = args[++i]!;
+      value = inRange(args, ++i);
     }
     const problem = assign(options, spec, value);
     if (problem) return { ok: false, problem };
@@ -86,17 +87,17 @@ function splitToken(
     value === undefined ? { spec } : { spec, value };
   const long = /^--([A-Za-z0-9][\w-]*)(?:=(.*))?$/s.exec(token);
   if (long) {
-    const spec = lookup.get(long[1]);
+    const spec = lookup.get(inRange(long, 1));
     return spec ? found(spec, long[2]) : { spec: undefined };
   }
   const short = /^-([A-Za-z0-9][\w-]*)(?:=(.*))?$/s.exec(token);
   if (short) {
-    const spec = lookup.get(short[1]);
+    const spec = lookup.get(inRange(short, 1));
     return spec ? found(spec, short[2]) : undefined;
   }
   const bare = /^([A-Za-z][\w-]+)=(.*)$/s.exec(token);
-  const spec = bare ? lookup.get(bare[1]) : undefined;
-  return spec ? found(spec, bare![2]) : undefined;
+  const spec = bare ? lookup.get(inRange(bare, 1)) : undefined;
+  return bare && spec ? found(spec, inRange(bare, 2)) : undefined;
 }
 
 function assign(o: ClientOptions, spec: OptionSpec, value: string | undefined): string | undefined {

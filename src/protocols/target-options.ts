@@ -19,6 +19,7 @@ import type { ResolvedObject } from '../settings/snapshot.js';
 import { clientHelp } from './client-help.js';
 import type { ClientOptions, ClientProtocol, QueryKind } from './client-option-table.js';
 import { parseClientOptions } from './client-options.js';
+import { inRange } from '../in-range.js';
 
 /** Connection retries of a query without `--retry` (not a target key: NSClient++'s `retry` option, default 2). */
 export const DEFAULT_QUERY_RETRY = 2;
@@ -162,10 +163,10 @@ function knownTargets(targets: ReadonlyMap<string, ResolvedObject>): string {
 export function splitAddress(address: string): { host: string; port: number } {
   const a = address.trim();
   const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(a);
-  if (bracket) return { host: bracket[1], port: Number(bracket[2] ?? 0) };
+  if (bracket) return { host: inRange(bracket, 1), port: Number(bracket[2] ?? 0) };
   const colons = a.split(':').length - 1;
   if (colons === 1) {
-    const [h, p] = a.split(':');
+    const [h = '', p = ''] = a.split(':');
     if (/^\d+$/.test(p)) return { host: h, port: Number(p) };
   }
   return { host: a, port: 0 };

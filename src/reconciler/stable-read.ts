@@ -28,6 +28,7 @@ import { sink } from '../log.js';
 import { readRegularFile, readRegularFileSync, SETTINGS_FILE_LIMIT } from '../formats/regular-file.js';
 import { heldForWritingAsync, identityKey, openWritersAsync } from './open-writers.js';
 import type { RenameWitness } from './watcher.js';
+import { inRange } from '../in-range.js';
 
 export const STABLE_INTERVAL_MS = Number(process.env.AGENT_RELOAD_STABLE_MS ?? 15);
 /** How long an open writer is waited for. */
@@ -118,7 +119,8 @@ export async function readStableMany(
   const second = await readAll(files);
   const unsettled: string[] = [];
   files.forEach((f, i) => {
-    const [a, b, id] = [first[i], second[i], ids[i]];
+    // readAll answers for every file.
+    const [a, b, id] = [inRange(first, i), inRange(second, i), ids[i]];
     if (b instanceof Error) out.set(f, b);
     else if (!(a instanceof Error) && a.equals(b) && id && !held.has(identityKey(id))) out.set(f, b);
     else unsettled.push(f);
@@ -137,7 +139,9 @@ async function readAll(files: readonly string[]): Promise<(Buffer | Error)[]> {
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < files.length; i = next++)
-      out[i] = await readFile(files[i]).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+      out[i] = await readFile(inRange(files, i)).catch((err: unknown) =>
+        err instanceof Error ? err : new Error(String(err)),
+      );
   };
   await Promise.all(Array.from({ length: Math.min(64, files.length) }, worker));
   return out;

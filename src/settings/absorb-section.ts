@@ -129,6 +129,8 @@ function addOneLiners(
 ): void {
   for (const [name, value] of Object.entries(values)) {
     const o = origins[name];
+    // A value without an origin is not written in the file (a default): no object of it.
+    if (o === undefined) continue;
     if (defs.has(name)) {
       problems.push(
         problem('AGENT_ERR_VALUE_INVALID', [`object "${name}" is defined both as a one-liner and as a section`], {

@@ -1,3 +1,4 @@
+import { inRange } from '../in-range.js';
 /**
  * "Did you mean" suggestions for unknown sections, keys and modules:
  * the closest candidate by edit distance (case-insensitive), if close enough.
@@ -33,9 +34,9 @@ function distance(a: string, b: string): number {
     cur[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      cur[j] = Math.min(inRange(prev, j) + 1, inRange(cur, j - 1) + 1, inRange(prev, j - 1) + cost);
     }
     [prev, cur] = [cur, prev];
   }
-  return prev[b.length];
+  return inRange(prev, b.length);
 }

@@ -156,7 +156,8 @@ function fileOptions(file: string, options: TreeEditOptions): EditFileOptions {
 
 /** Each edit with the file it goes to (remove-section: one entry per file that writes the section). */
 function route(sources: readonly SourceFile[], edits: readonly SettingsEdit[]): { file: string; edit: SettingsEdit }[] {
-  const main = sources[sources.length - 1];
+  const main = sources.at(-1);
+  if (main === undefined) throw new Error('no settings file to edit');
   const out: { file: string; edit: SettingsEdit }[] = [];
   for (const edit of edits) {
     if (typeof edit !== 'object' || edit === null || typeof edit.section !== 'string')

@@ -14,6 +14,7 @@
  * writer (edit-ini.ts) writes into a canonical file stays canonical.
  */
 import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from './ini-line-scan.js';
+import { inRange } from '../in-range.js';
 
 /** One line of the input that formatting changed: removed (`after` undefined), rewritten, or added (`before` undefined). */
 export interface FormatChange {
@@ -33,7 +34,7 @@ export function formatIni(input: string): Formatted {
   const body = bom === '' ? input : input.slice(1);
   const raw = body.split('\n');
   if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop(); // the final line ending
-  const eol = raw.length > 0 && raw[0].endsWith('\r') ? '\r\n' : '\n';
+  const eol = raw[0]?.endsWith('\r') ? '\r\n' : '\n';
   const lines = raw.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
 
   // 1. Each line on its own.
@@ -79,8 +80,10 @@ export function formatIni(input: string): Formatted {
       changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] });
     }
     pendingBlank = undefined;
-    out.push(shaped[i]);
-    if (shaped[i] !== lines[i]) changes.push({ line: i + 1, before: lines[i], after: shaped[i] });
+    // One shaped line per input line (step 1).
+    const shapedLine = inRange(shaped, i);
+    out.push(shapedLine);
+    if (shapedLine !== lines[i]) changes.push({ line: i + 1, before: lines[i], after: shapedLine });
   }
   if (pendingBlank !== undefined) changes.push({ line: pendingBlank + 1, before: lines[pendingBlank] });
   const text = bom + (out.length > 0 ? out.join(eol) + eol : '');

@@ -229,7 +229,8 @@ export class SettingsReader {
 
 /** One hash for a tree: the main file's own hash when it includes nothing, else a hash over every file's path and hash. */
 export function treeHash(sources: readonly SourceFile[]): string {
-  if (sources.length === 1) return sources[0].hash;
+  const [only] = sources;
+  if (sources.length === 1 && only) return only.hash;
   const h = createHash('sha256');
   for (const s of sources) h.update(`${s.file}\0${s.hash}\n`);
   return h.digest('hex');

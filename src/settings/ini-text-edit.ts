@@ -37,6 +37,7 @@ export type SettingsEdit =
   | { op: 'remove-key'; section: string; key: string }
   | { op: 'remove-section'; section: string };
 import { LINE_BLANK, LINE_ENTRY, LINE_INVALID, LINE_SECTION, newLineScan, scanLine } from './ini-line-scan.js';
+import { inRange } from '../in-range.js';
 
 /**
  * Apply `edits` in order to INI `text` and return the new text. Pure. Throws
@@ -100,8 +101,7 @@ function blocksOf(lines: readonly Line[], section: string): Block[] {
   const scan = newLineScan();
   const blocks: Block[] = [];
   let current: Block | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const t = lines[i].text;
+  for (const [i, { text: t }] of lines.entries()) {
     scanLine(t, 0, t.length, scan);
     if (scan.kind === LINE_SECTION) {
       const lower = t.slice(scan.nameStart, scan.nameEnd).toLowerCase();
@@ -140,7 +140,7 @@ function setKey(lines: Line[], section: string, key: string, value: string, eol:
     .filter((k) => k.lower === lower)
     .pop();
   if (hit !== undefined) {
-    const line = lines[hit.index];
+    const line = inRange(lines, hit.index);
     if (written === '') line.text = line.text.slice(0, hit.eq + 1);
     else {
       const before = line.text.slice(0, hit.rawStart);
@@ -149,9 +149,10 @@ function setKey(lines: Line[], section: string, key: string, value: string, eol:
     }
     return;
   }
-  const first = blocks[0];
-  const after = first.keys.length > 0 ? first.keys[first.keys.length - 1].index : first.header;
-  const indent = first.keys.length > 0 ? /^[ \t]*/.exec(lines[after].text)![0] : '';
+  const first = inRange(blocks, 0);
+  const lastKey = first.keys.at(-1);
+  const after = lastKey ? lastKey.index : first.header;
+  const indent = lastKey ? (/^[ \t]*/.exec(inRange(lines, after).text)?.[0] ?? '') : '';
   insertLine(lines, after + 1, keyLine(indent, key, written), eol);
 }
 
@@ -161,17 +162,18 @@ function removeKey(lines: Line[], section: string, key: string): void {
     .flatMap((b) => b.keys)
     .filter((k) => k.lower === lower)
     .map((k) => k.index);
-  for (let i = doomed.length - 1; i >= 0; i--) lines.splice(doomed[i], 1);
+  for (const index of doomed.reverse()) lines.splice(index, 1);
 }
 
 function removeSection(lines: Line[], section: string): void {
   const blocks = blocksOf(lines, section);
-  for (let b = blocks.length - 1; b >= 0; b--) {
-    const block = blocks[b];
+  for (const block of blocks.reverse()) {
     let start = block.header;
-    let end = block.keys.length > 0 ? block.keys[block.keys.length - 1].index : block.header; // inclusive
-    const blankBefore = start === 0 || isBlankLine(lines[start - 1].text);
-    if (blankBefore && end + 1 < lines.length && isBlankLine(lines[end + 1].text)) end++;
+    let end = block.keys.at(-1)?.index ?? block.header; // inclusive
+    const lineBefore = lines[start - 1];
+    const lineAfter = lines[end + 1];
+    const blankBefore = lineBefore === undefined || isBlankLine(lineBefore.text);
+    if (blankBefore && lineAfter !== undefined && isBlankLine(lineAfter.text)) end++;
     else if (start > 0 && blankBefore && end + 1 === lines.length) start--;
     lines.splice(start, end - start + 1);
   }

@@ -5,6 +5,7 @@
  */
 import type { IniSection } from './read-ini.js';
 import { INCLUDES_SECTION, type SourceFile } from './includes.js';
+import { inRange } from '../in-range.js';
 
 /** A section of the merged view and the file that writes it (its header; entries of merged sections carry their own file). */
 export interface MergedSection {
@@ -42,7 +43,7 @@ export function mergeLayers(sources: readonly SourceFile[]): {
   find(path: string): MergedSection | undefined;
 } {
   const prefix = sources.length > 1 ? mergeOf(sources.slice(0, -1)) : EMPTY_MERGE;
-  const top = overlay(prefix, [sources[sources.length - 1]]);
+  const top = overlay(prefix, sources.slice(-1));
   return {
     list: top.list,
     below: prefix.list,
@@ -50,9 +51,7 @@ export function mergeLayers(sources: readonly SourceFile[]): {
       const lower = path.toLowerCase();
       const at = prefix.index.get(lower);
       if (at !== undefined) return top.list[at];
-      for (let i = prefix.list.length; i < top.list.length; i++)
-        if (top.list[i].section.path.toLowerCase() === lower) return top.list[i];
-      return undefined;
+      return top.list.slice(prefix.list.length).find((m) => m.section.path.toLowerCase() === lower);
     },
   };
 }
@@ -79,8 +78,7 @@ const steps = new WeakMap<Merge, WeakMap<SourceFile, Merge>>();
 function mergeOf(sources: readonly SourceFile[]): Merge {
   let m = EMPTY_MERGE;
   const head = Math.min(sources.length, CHAINED);
-  for (let i = 0; i < head; i++) {
-    const src = sources[i];
+  for (const src of sources.slice(0, head)) {
     let byFile = steps.get(m);
     let next = byFile?.get(src);
     if (!next) {
@@ -112,13 +110,14 @@ function overlay(below: Merge, sources: readonly SourceFile[]): Merge {
       // A section written by a lower file too: a new merged copy (entries tagged with their file), then overlay.
       let keys = own.get(at);
       if (!keys) {
-        const prev = list[at];
+        const prev = inRange(list, at);
         const entries = prev.section.entries.map((e) => (e.file === undefined ? { ...e, file: prev.file } : e));
         keys = new Map(entries.map((e, i) => [e.key.toLowerCase(), i]));
         own.set(at, keys);
         list[at] = { section: { ...prev.section, entries }, file: prev.file };
       }
-      const entries = list[at].section.entries;
+      const merged = inRange(list, at);
+      const entries = merged.section.entries;
       for (const e of s.entries) {
         const tagged = { ...e, file: src.file };
         const i = keys.get(e.key.toLowerCase());
@@ -130,7 +129,7 @@ function overlay(below: Merge, sources: readonly SourceFile[]): Merge {
         }
       }
       // The header of the highest-precedence file that writes the section.
-      list[at] = { section: { ...list[at].section, line: s.line, col: s.col, entries }, file: src.file };
+      list[at] = { section: { ...merged.section, line: s.line, col: s.col, entries }, file: src.file };
     }
   }
   return { list, index };

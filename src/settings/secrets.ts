@@ -77,7 +77,11 @@ export function secretKeyTest(schema: JsonSchema | undefined): ((key: string) =>
   let test = secretTests.get(schema);
   if (test === undefined) {
     const props = schema.properties ?? {};
-    const named = new Set(Object.keys(props).filter((k) => props[k]['x-secret'] === true));
+    const named = new Set(
+      Object.entries(props)
+        .filter(([, s]) => s['x-secret'] === true)
+        .map(([k]) => k),
+    );
     const others = typeof schema.additionalProperties === 'object' && schema.additionalProperties['x-secret'] === true;
     test = named.size === 0 && !others ? null : (key) => named.has(key) || (others && !(key in props));
     secretTests.set(schema, test);

@@ -155,7 +155,7 @@ export function sectionDefaults(_set: SchemaSet, schema: SectionSchema): Record<
 function keyOf(err: ErrorObject): string | undefined {
   const path = err.instancePath;
   if (path.startsWith('/')) {
-    const seg = path.slice(1).split('/')[0];
+    const seg = path.slice(1).split('/', 1).join('');
     return seg.replace(/~1/g, '/').replace(/~0/g, '~');
   }
   const missing = (err.params as { missingProperty?: string }).missingProperty;

@@ -68,8 +68,7 @@ export function absorbSections(
   }
   // Per container: the object names the main file adds, or null when it overrides one of the layer's.
   const added = new Map<string, string[] | null>();
-  for (let i = 0; i < list.length; i++) {
-    const m = list[i];
+  for (const [i, m] of list.entries()) {
     if (i < below.length && m === below[i]) continue;
     const found = ctx.set.find(m.section.path);
     const container = found?.objectName !== undefined ? found.section.container : undefined;
@@ -121,17 +120,18 @@ function copyState(s: SectionState, keys: readonly string[]): SectionState {
   // Copied key by key, not spread: a spread copy turns slow as the load adds the remaining sections.
   const sections: SectionState['sections'] = {};
   const origins: SectionState['origins'] = {};
+  // `keys` are those of s.sections and s.origins (layerOf).
   for (const k of keys) {
-    sections[k] = s.sections[k];
-    origins[k] = s.origins[k];
+    sections[k] = s.sections[k] ?? {};
+    origins[k] = s.origins[k] ?? {};
   }
   return { sections, origins, defs, secret: s.secret };
 }
 
 /** False when the main file overrides a section of one-liner objects that the files below write (computed in full then). */
 function layeredApplies(list: readonly MergedSection[], below: readonly MergedSection[], set: SchemaSet): boolean {
-  for (let i = 0; i < below.length; i++) {
-    const m = list[i];
+  // `list` starts with `below` (mergeLayers): each of its first below.length sections is one of ours or the main file's.
+  for (const [i, m] of list.slice(0, below.length).entries()) {
     if (m === below[i]) continue;
     if (oneLinerKey(set, m.section.path) !== undefined) return false;
   }

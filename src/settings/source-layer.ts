@@ -17,6 +17,7 @@ import type { IniDocument } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { resolveVariables, expandVariables } from './variables.js';
 import type { Origin } from './snapshot.js';
+import { inRange } from '../in-range.js';
 
 export const SOURCE_SECTION = '/settings/source';
 /** The sections a pulled text may not hold. */
@@ -69,6 +70,8 @@ export function sourceWarnings(
   if (s.insecure === true) out.push(problem('AGENT_WARN_SOURCE_INSECURE', ['insecure = true'], at('insecure')));
   const plain = /^(http|git):\/\//i.exec(url);
   if (plain)
-    out.push(problem('AGENT_WARN_SOURCE_INSECURE', [`url ${url} is plain ${plain[1].toLowerCase()}`], at('url')));
+    out.push(
+      problem('AGENT_WARN_SOURCE_INSECURE', [`url ${url} is plain ${inRange(plain, 1).toLowerCase()}`], at('url')),
+    );
   return out;
 }

@@ -47,7 +47,10 @@ export interface ExpandContext {
 export const VARIABLE_NAMES = ['base-path', 'certificate-path', 'scripts', 'state', 'temp'] as const;
 
 /** The built-in variable values for a settings file, before [/paths] overrides. */
-export function defaultVariables(settingsFile: string): Record<string, string> {
+/** The path variables every settings file has, by name. */
+export type PathVariables = Record<'base-path' | 'certificate-path' | 'scripts' | 'state' | 'temp', string>;
+
+export function defaultVariables(settingsFile: string): PathVariables {
   const base = dirname(resolve(settingsFile));
   return {
     'base-path': base,
@@ -147,25 +150,28 @@ export function resolveVariables(
   overrides: Readonly<Record<string, string>>,
   /** The folder each override is written in (for `${file:}`), by key. */
   dirs: Readonly<Record<string, string>> = {},
-): { vars: Record<string, string>; problems: { key: string; problem: VariableProblem }[]; secrets: Set<string> } {
+): { vars: PathVariables; problems: { key: string; problem: VariableProblem }[]; secrets: Set<string> } {
   const defaults = defaultVariables(settingsFile);
   const base = defaults['base-path'];
   const vars: Record<string, string> = {};
   const problems: { key: string; problem: VariableProblem }[] = [];
   const secrets = new Set<string>();
-  const pick = (key: string, fallback: string): void => {
+  const pick = (key: string, fallback: string): string => {
     const raw = overrides[key] ?? fallback;
     const r = expandVariables(raw, vars, { dir: dirs[key] ?? base });
     for (const p of r.problems) problems.push({ key, problem: p });
     if (r.secret) secrets.add(key);
-    vars[key] = resolve(base, r.value);
+    return (vars[key] = resolve(base, r.value));
   };
-  pick('base-path', base);
-  pick('state', serviceStateDirectory() ?? '${base-path}/state');
-  pick('certificate-path', '${base-path}/security');
-  pick('scripts', '${base-path}/scripts');
-  pick('temp', defaults.temp);
-  return { vars, problems, secrets };
+  // In this order: each may use those before it.
+  const resolved: PathVariables = {
+    'base-path': pick('base-path', base),
+    state: pick('state', serviceStateDirectory() ?? '${base-path}/state'),
+    'certificate-path': pick('certificate-path', '${base-path}/security'),
+    scripts: pick('scripts', '${base-path}/scripts'),
+    temp: pick('temp', defaults.temp),
+  };
+  return { vars: resolved, problems, secrets };
 }
 
 // ---------------------------------------------------------------------------

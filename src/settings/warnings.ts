@@ -222,6 +222,8 @@ function perOriginUncached(...[code, client, key, targets, at]: PerOriginArgs): 
   const groups = new Map<string, { origin: Origin; section: string; owner: string; users: string[] }>();
   for (const t of targets) {
     const o = t.origins[key];
+    // The callers pass only targets with an origin for `key` (they filter on it).
+    if (o === undefined) continue;
     const owner = o.object ?? t.name;
     const id = `${o.file}:${o.line}:${owner}`;
     const g = groups.get(id) ?? { origin: o, section: owner === t.name ? t.path : o.section, owner, users: [] };

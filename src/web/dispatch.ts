@@ -49,9 +49,9 @@ export function createDispatch(
     req.search = info.search;
     const params = found.withParams ? { ...found.params } : {};
     if (found.withParams && path.length > 1 && path.indexOf('%', 1) !== -1) {
-      for (const k in params) {
+      for (const [k, v] of Object.entries(params)) {
         try {
-          params[k] = decodeURIComponent(params[k]);
+          params[k] = decodeURIComponent(v);
         } catch {
           // A malformed segment stays as sent (as in Polka).
         }
@@ -63,7 +63,7 @@ export function createDispatch(
     const next = (err?: unknown): void => {
       if (err) return onError(err, req, res);
       if (res.writableEnded || i > handlers.length) return;
-      const step = i < handlers.length ? handlers[i] : onNoMatch;
+      const step = handlers[i] ?? onNoMatch;
       i++;
       let result: unknown;
       try {

@@ -51,7 +51,7 @@ function startMonitors(): void {
       if (!h) gc.set(kind, (h = { counts: GC_BUCKETS.map(() => 0), sum: 0, count: 0 }));
       const seconds = entry.duration / 1000;
       GC_BUCKETS.forEach((b, i) => {
-        if (seconds <= b) h.counts[i]++;
+        if (seconds <= b) h.counts[i] = (h.counts[i] ?? 0) + 1;
       });
       h.sum += seconds;
       h.count++;
@@ -98,7 +98,8 @@ export function renderProcessMetrics(out: string[]): void {
   }
   // Nothing measured yet (the first scrape, before its first turn of the loop): no lag figures rather than zeros.
   if (lastLag) {
-    const [min, max, mean, p50, p99] = lastLag.map((ns) => ns / 1e9);
+    const [minNs, maxNs, meanNs, p50Ns, p99Ns] = lastLag;
+    const [min, max, mean, p50, p99] = [minNs / 1e9, maxNs / 1e9, meanNs / 1e9, p50Ns / 1e9, p99Ns / 1e9];
     gauge(
       out,
       'nodejs_eventloop_lag_min_seconds',

@@ -61,6 +61,13 @@ export function seg(value: string): string {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
 
+/** The path parameter `name` of the route that matched (`/modules/:module`): there for every route that declares it. */
+export function routeParam(req: WebRequest, name: string): string {
+  const v = req.params[name];
+  if (v === undefined) throw new Error(`the route has no :${name} parameter`);
+  return v;
+}
+
 /** The head of an answer as one flat list: security headers, Content-Type, Content-Length, Cache-Control, then `extra` (which replaces a header of the same name). */
 function headList(type: string, length: number, extra: Record<string, string> | undefined): string[] {
   const list = [
@@ -73,12 +80,12 @@ function headList(type: string, length: number, extra: Record<string, string> | 
     'no-store',
   ];
   if (extra !== undefined) {
-    for (const name in extra) {
+    for (const [name, value] of Object.entries(extra)) {
       const lower = name.toLowerCase();
       let i = 0;
-      while (i < list.length && list[i].toLowerCase() !== lower) i += 2;
+      while (i < list.length && list[i]?.toLowerCase() !== lower) i += 2;
       list[i] = name;
-      list[i + 1] = extra[name];
+      list[i + 1] = value;
     }
   }
   return list;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { importNsclient } from '../../src/settings/import/import.js';
 import { runAgentCli } from '../helpers/run-cli.js';
+import { inRange } from '../../src/in-range.js';
 
 const file = (n: number): string =>
   `[/modules]\nCheckSystem = enabled\n[/settings/external scripts/alias]\n${Array.from({ length: n }, (_, i) => `alias_${i} = check_cpu warn=load>${i % 100}`).join('\n')}\n`;
@@ -36,7 +37,7 @@ sizes.forEach((n, i) =>
     `import: ${n} lines in ${times[i]?.toFixed(0)} ms (${(((times[i] ?? 0) * 1000) / n).toFixed(1)} µs per line)`,
   ),
 );
-const ratio = (times[2] ?? 0) / sizes[2] / ((times[0] ?? 0) / sizes[0]);
+const ratio = (times[2] ?? 0) / inRange(sizes, 2) / ((times[0] ?? 0) / inRange(sizes, 0));
 console.log(
   `import: per-line cost at 160,000 lines against 10,000: ${ratio.toFixed(2)}x (goal <= 2x: ${ratio <= 2 ? 'PASS' : 'MISS'})`,
 );

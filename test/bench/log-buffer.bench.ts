@@ -10,6 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { LogSink } from '../../src/log.js';
+import { inRange } from '../../src/in-range.js';
 
 const ROUNDS = 5;
 const WRITES = 200_000;
@@ -37,7 +38,11 @@ for (let r = 0; r < ROUNDS; r++) {
   smallRates.push(rate(small));
   largeRates.push(rate(large));
 }
-const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const med = (xs: number[]): number =>
+  inRange(
+    [...xs].sort((a, b) => a - b),
+    Math.floor(xs.length / 2),
+  );
 const ratio = med(largeRates) / med(smallRates);
 console.log(
   `log-buffer: writes into a full buffer: 1,000,000 entries ${med(largeRates).toFixed(0)}/s, 1,000 entries ${med(smallRates).toFixed(0)}/s (baseline), ${ROUNDS} alternating rounds of ${WRITES.toLocaleString('en')}`,

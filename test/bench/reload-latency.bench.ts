@@ -31,6 +31,7 @@ import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { DEBOUNCE_MS } from '../../src/reconciler/watcher.js';
 import { STABLE_INTERVAL_MS } from '../../src/reconciler/stable-read.js';
 import { processCpuMs } from '../helpers/proc-cpu.js';
+import { inRange } from '../../src/in-range.js';
 
 const EDITS = 60; // per kind
 const RENAME_GOAL_MS = 15;
@@ -44,7 +45,7 @@ const settings = (enabled: boolean, i: number): string =>
 const agent = await startAgent({ ini: settings(true, 0), env: { AGENT_LOG_LEVEL: 'info' } });
 const times = { rename: [] as number[], inPlace: [] as number[], sighup: [] as number[] };
 const cpu = { rename: 0, inPlace: 0 };
-const loadBefore = loadavg()[0];
+const loadBefore = inRange(loadavg(), 0);
 try {
   await agent.waitForLog(/CheckHelpers: load/, 10_000);
   await sleep(300);
@@ -63,7 +64,7 @@ try {
   }
   const rejected = agent.logs().match(/settings rejected/g)?.length ?? 0;
   console.log(
-    `reload-latency: ${EDITS} renames and ${EDITS} in-place saves, interleaved, CheckHelpers disabled/enabled alternately; ${rejected} rejected; load average ${loadBefore.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after`,
+    `reload-latency: ${EDITS} renames and ${EDITS} in-place saves, interleaved, CheckHelpers disabled/enabled alternately; ${rejected} rejected; load average ${loadBefore.toFixed(1)} before, ${inRange(loadavg(), 0).toFixed(1)} after`,
   );
   console.log(
     `reload-latency: baseline, SIGHUP -> its log line on the agent's stdout: median ${pct(times.sighup, 50).toFixed(1)} ms`,
@@ -116,7 +117,7 @@ function line(name: string, xs: number[], goal: number): void {
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+  return inRange(s, Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1));
 }
 
 /** User + system CPU time of the agent process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */

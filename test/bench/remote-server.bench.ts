@@ -44,6 +44,7 @@ import { buildClientTls } from '../../src/protocols/nrpe/tls.js';
 import { cachedClientTls } from '../../src/protocols/client-tls-cache.js';
 import { spawnServer, type BaselineServer } from './servers/spawn-server.js';
 import { processCpuMs } from '../helpers/proc-cpu.js';
+import { inRange } from '../../src/in-range.js';
 
 const CLIENTS = 20;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -128,37 +129,44 @@ async function load(port: number, command: string): Promise<{ rate: number; done
   return { rate: (done * 1000) / (Date.now() - started), done };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]): number =>
+  inRange(
+    [...xs].sort((a, b) => a - b),
+    Math.floor(xs.length / 2),
+  );
 
 async function compare(label: string, sides: Side[], goal?: { ratio: number; of: [number, number] }): Promise<void> {
   for (const s of sides) await load(s.port, s.command); // warm-up
-  const rates = sides.map(() => [] as number[]);
-  const cpu = sides.map(() => [] as number[]);
-  const own = sides.map(() => [] as number[]);
-  const client = sides.map(() => [] as number[]);
+  const per = sides.map((side) => ({
+    side,
+    rates: [] as number[],
+    cpu: [] as number[],
+    own: [] as number[],
+    client: [] as number[],
+  }));
   const ratios: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    for (const [i, s] of sides.entries()) {
-      const m = await measure(s);
-      rates[i].push(m.rate);
-      cpu[i].push(m.cpuUs);
-      own[i].push(m.ownUs);
-      client[i].push(m.clientUs);
+    for (const p of per) {
+      const m = await measure(p.side);
+      p.rates.push(m.rate);
+      p.cpu.push(m.cpuUs);
+      p.own.push(m.ownUs);
+      p.client.push(m.clientUs);
     }
-    if (goal) ratios.push(rates[goal.of[0]][r] / rates[goal.of[1]][r]);
+    if (goal) ratios.push(inRange(inRange(per, goal.of[0]).rates, r) / inRange(inRange(per, goal.of[1]).rates, r));
   }
-  const meds = rates.map(median);
-  for (const [i, s] of sides.entries()) {
+  for (const p of per) {
     console.log(
-      `remote-server ${label}: ${s.name.padEnd(44)} ${meds[i].toFixed(0).padStart(6)} q/s median (rounds ${rates[i].map((x) => x.toFixed(0)).join(', ')}), CPU ${median(cpu[i]).toFixed(0)} µs/query, of which the server process itself ${median(own[i]).toFixed(0)} µs (load generator ${median(client[i]).toFixed(0)} µs)`,
+      `remote-server ${label}: ${p.side.name.padEnd(44)} ${median(p.rates).toFixed(0).padStart(6)} q/s median (rounds ${p.rates.map((x) => x.toFixed(0)).join(', ')}), CPU ${median(p.cpu).toFixed(0)} µs/query, of which the server process itself ${median(p.own).toFixed(0)} µs (load generator ${median(p.client).toFixed(0)} µs)`,
     );
   }
   if (goal) {
     const ratio = median(ratios);
-    const [a, b] = goal.of;
-    const cpuRatio = median(cpu[a]) / median(cpu[b]);
+    const a = inRange(per, goal.of[0]);
+    const b = inRange(per, goal.of[1]);
+    const cpuRatio = median(a.cpu) / median(b.cpu);
     console.log(
-      `remote-server ${label}: ratio ${sides[a].name} / ${sides[b].name} = ${ratio.toFixed(2)}x (median of the rounds' ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}); CPU per query ${cpuRatio.toFixed(2)}x theirs (goal >= ${goal.ratio}x: ${ratio >= goal.ratio ? 'PASS' : 'MISS'}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+      `remote-server ${label}: ratio ${a.side.name} / ${b.side.name} = ${ratio.toFixed(2)}x (median of the rounds' ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}); CPU per query ${cpuRatio.toFixed(2)}x theirs (goal >= ${goal.ratio}x: ${ratio >= goal.ratio ? 'PASS' : 'MISS'}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
   }
 }

@@ -27,6 +27,7 @@ import { startGitDaemon } from '../helpers/git-daemon.js';
 import { processCpuMs } from '../helpers/proc-cpu.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { inRange } from '../../src/in-range.js';
 
 const N = 40;
 const PASSWORD = 'bench-pw';
@@ -106,7 +107,7 @@ const report = (what: string, r: { op: number; base: number }): void => {
 };
 
 try {
-  const load = loadavg()[0].toFixed(1);
+  const load = inRange(loadavg(), 0).toFixed(1);
   const http = await agentOn(`url = ${nginx.base}/agent.ini\ninterval = 3600`);
   report(
     'https file, unchanged (304)',

@@ -11,10 +11,11 @@ import { decode } from 'ini';
 import { performance } from 'node:perf_hooks';
 import { loadSettingsText } from '../../src/settings/load.js';
 import { generateSettings } from './settings-file.js';
+import { inRange } from '../../src/in-range.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  return inRange(s, Math.floor(s.length / 2));
 }
 
 function time(fn: () => void, runs: number): number {
@@ -54,7 +55,7 @@ for (const n of [1_000, 10_000, 50_000]) {
   );
 }
 const perTarget = growth.map((g) => g.ms / g.n);
-const spread = perTarget[2] / perTarget[1];
+const spread = inRange(perTarget, 2) / inRange(perTarget, 1);
 console.log(
   `settings: time per target at 10,000 vs 50,000: ${spread.toFixed(2)}x (linear growth ~1.0: ${spread < 1.5 ? 'PASS' : 'MISS'})`,
 );

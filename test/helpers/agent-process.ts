@@ -54,10 +54,13 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
   }
-  const command = [process.execPath, MAIN, 'run', '--settings', settingsFile];
+  const args = [MAIN, 'run', '--settings', settingsFile];
   // prlimit execs the command: the child's pid is the agent's.
-  if (options.nofile !== undefined) command.unshift('/usr/bin/prlimit', `--nofile=${options.nofile}`);
-  const proc = spawn(command[0], command.slice(1), {
+  const [program, ...programArgs] =
+    options.nofile !== undefined
+      ? ['/usr/bin/prlimit', `--nofile=${options.nofile}`, process.execPath, ...args]
+      : [process.execPath, ...args];
+  const proc = spawn(program, programArgs, {
     cwd: dir,
     env: { ...process.env, AGENT_LOG_LEVEL: 'debug', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -150,7 +150,7 @@ export async function dnsPeer(records: DnsRecords, options: DnsPeerOptions = {})
     const labels: string[] = [];
     let at = 12;
     while (at < msg.length && msg[at] !== 0) {
-      const len = msg[at];
+      const len = msg.readUInt8(at);
       labels.push(msg.toString('utf8', at + 1, at + 1 + len));
       at += 1 + len;
     }
@@ -221,7 +221,7 @@ export async function ntpPeer(offsetMs: number, stratum = 2): Promise<Peer> {
     buf.writeUInt32BE(Math.floor(((unixMs - secs * 1000) / 1000) * 2 ** 32), at + 4);
   };
   sock.on('message', (msg, rinfo) => {
-    if (msg.length < 48 || (msg[0] & 7) !== 3) return;
+    if (msg.length < 48 || (msg.readUInt8(0) & 7) !== 3) return;
     const now = performance.timeOrigin + performance.now() + offsetMs;
     const reply = Buffer.alloc(48);
     reply[0] = (0 << 6) | (4 << 3) | 4; // LI 0, version 4, mode 4 (server)

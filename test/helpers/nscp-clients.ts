@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess, type StartOptions } from './agent-process.js';
+import { inRange } from '../../src/in-range.js';
 
 export const CHECK_NSCP_API = '/usr/lib/nagios/plugins/check_nscp_api';
 
@@ -38,7 +39,12 @@ export interface WebAgent {
 export async function startWebAgent(options: StartOptions): Promise<WebAgent> {
   const agent = await startAgent(options);
   const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
-  return { agent, base: m[1], port: m[2], ca: readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8') };
+  return {
+    agent,
+    base: inRange(m, 1),
+    port: inRange(m, 2),
+    ca: readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8'),
+  };
 }
 
 export { waitUntil } from './wait-until.js';

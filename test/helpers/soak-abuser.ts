@@ -26,6 +26,7 @@ import { encodePacket, QUERY_PACKET } from '../../src/protocols/nrpe/packet.js';
 import { MAIN } from './agent-process.js';
 import { queryFrame } from './abuse-peers.js';
 import { webRequest } from './web-client.js';
+import { inRange } from '../../src/in-range.js';
 
 export interface AbuserConfig {
   ports: { web: number; nrpe: number; agent: number };
@@ -47,8 +48,8 @@ const count = (what: string): void => {
 const config = JSON.parse(process.argv[2] ?? '{}') as AbuserConfig;
 const end = Date.now() + config.durationMs;
 const live = (): boolean => Date.now() < end;
-const attacker = (): string => ATTACKERS[randomInt(ATTACKERS.length)];
-const anyPort = (): number => [config.ports.web, config.ports.nrpe, config.ports.agent][randomInt(3)];
+const attacker = (): string => inRange(ATTACKERS, randomInt(ATTACKERS.length));
+const anyPort = (): number => inRange([config.ports.web, config.ports.nrpe, config.ports.agent], randomInt(3));
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** TLS options per port: NRPE speaks anonymous DH, as check_nrpe does. */
@@ -134,7 +135,7 @@ async function idle(): Promise<void> {
 
 async function trickled(): Promise<void> {
   for (let i = 0; i < MAX_ROUNDS && live(); i++) {
-    const port = [config.ports.agent, config.ports.web][i % 2];
+    const port = i % 2 === 0 ? config.ports.agent : config.ports.web;
     const s = await tlsOpen(port);
     if (!s) continue;
     await trickle(s, validRequest(port), 5);
@@ -146,7 +147,7 @@ async function trickled(): Promise<void> {
 async function oversized(): Promise<void> {
   for (let i = 0; i < MAX_ROUNDS && live(); i++) {
     const which = i % 3;
-    const port = [config.ports.agent, config.ports.nrpe, config.ports.web][which];
+    const port = inRange([config.ports.agent, config.ports.nrpe, config.ports.web], which);
     const s = await tlsOpen(port);
     if (!s) continue;
     if (which === 0) {

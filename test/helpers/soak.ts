@@ -20,6 +20,7 @@ import { listenerPort, startAgent, webPort } from './agent-process.js';
 import { agentQuery, nrpeQuery, openFds, sleep } from './abuse-peers.js';
 import type { AbuserConfig } from './soak-abuser.js';
 import { webRequest } from './web-client.js';
+import { inRange } from '../../src/in-range.js';
 
 const ABUSER = fileURLToPath(new URL('./soak-abuser.js', import.meta.url));
 const PROBE = fileURLToPath(new URL('./gc-probe.js', import.meta.url));
@@ -74,7 +75,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       agent: await listenerPort(agent, 'AgentServer'),
     };
     const pid = agent.proc.pid as number;
-    const inspector = (await agent.waitForLog(/Debugger listening on (ws:\/\/\S+)/, 10_000))[1];
+    const inspector = inRange(await agent.waitForLog(/Debugger listening on (ws:\/\/\S+)/, 10_000), 1);
     const abuserConfig = (durationMs: number): AbuserConfig => ({
       ports,
       password: PASSWORD,

@@ -6,6 +6,7 @@
 import { request as httpsRequest, Agent } from 'node:https';
 import type { OutgoingHttpHeaders, IncomingHttpHeaders } from 'node:http';
 import { connect as tlsConnect } from 'node:tls';
+import { inRange } from '../../src/in-range.js';
 
 export interface WebResponse {
   status: number;
@@ -85,7 +86,7 @@ export function parseLinks(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (header ?? '').split(',')) {
     const m = /<([^>]*)>\s*;\s*rel="([^"]+)"/.exec(part);
-    if (m) out[m[2]] = m[1];
+    if (m) out[inRange(m, 2)] = inRange(m, 1);
   }
   return out;
 }

@@ -13,6 +13,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { freePort, listenerPort, MAIN, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { webRequest } from '../helpers/web-client.js';
+import { inRange } from '../../src/in-range.js';
 
 interface Side {
   serverCert: CertFiles;
@@ -94,7 +95,7 @@ function cli(args: string[]): Promise<{ code: number; out: string }> {
 }
 
 async function webBase(agent: AgentProcess): Promise<string> {
-  return (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+  return inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
 }
 
 /** Run a query in a running agent through its web API. */
@@ -113,7 +114,7 @@ async function run(
   });
   assert.equal(res.status, 200, res.body);
   const body = res.json<{ result: number; lines: { message: string }[] }>();
-  return { result: body.result, message: body.lines[0].message };
+  return { result: body.result, message: inRange(body.lines, 0).message };
 }
 
 /** Poll until probe is true; bounded by count and time. */

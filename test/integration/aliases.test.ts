@@ -16,6 +16,7 @@ import { listenerPort, MAIN, replaceFile, startAgent, type AgentProcess } from '
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { inRange } from '../../src/in-range.js';
 
 let agent: AgentProcess;
 let nrpePort: number;
@@ -77,7 +78,7 @@ allow arguments = false
 before(async () => {
   agent = await startAgent({ ini: ini(), files: { 'scripts/hello.sh': 'echo "hello $1 $2|\'n\'=1"\nexit 1\n' } });
   chmodSync(join(agent.dir, 'scripts', 'hello.sh'), 0o755);
-  base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+  base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   nrpePort = await listenerPort(agent, 'RemoteServer');
   agentPort = await listenerPort(agent, 'AgentServer');
 });

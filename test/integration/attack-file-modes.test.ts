@@ -12,6 +12,7 @@ import { chmodSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
+import { inRange } from '../../src/in-range.js';
 
 /** `agent web …` under `umask 000`, the password on stdin; bounded by 30 s. */
 function webCli(args: string[], password: string): Promise<{ code: number; out: string }> {
@@ -47,7 +48,7 @@ allowed hosts = 127.0.0.1
 viewer = info.get
 `,
     });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   });
   after(async () => {
     await agent?.stop();

@@ -20,6 +20,8 @@ import { encode } from '../../src/core/plugin/codec.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { rawHttps, webRequest, type WebResponse } from '../helpers/web-client.js';
+import { inRange } from '../../src/in-range.js';
+import { defined } from '../helpers/defined.js';
 
 const PW = 'root-pw';
 const CSP = "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
@@ -52,7 +54,7 @@ check_here = ok.sh
       files: { 'scripts/ok.sh': '#!/bin/sh\necho fine\n' },
     });
     chmodSync(join(agent.dir, 'scripts', 'ok.sh'), 0o755);
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     port = Number(new URL(base).port);
   });
   after(async () => {
@@ -123,7 +125,7 @@ check_here = ok.sh
 
   void it('keeps a forged Host out of the _url links and uses the names it answers to', async () => {
     const links = async (host: string): Promise<string> =>
-      (await root('/api/v1', { headers: { host } })).json<Record<string, string>>().queries_url;
+      defined((await root('/api/v1', { headers: { host } })).json<Record<string, string>>().queries_url);
     assert.equal(
       await links('evil.example:1'),
       `${base}/api/v1/queries`,

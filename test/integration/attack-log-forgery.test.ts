@@ -17,6 +17,7 @@ import { encode } from '../../src/core/plugin/codec.js';
 import { agentTls } from '../helpers/abuse-peers.js';
 import { listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { rawHttps, webRequest } from '../helpers/web-client.js';
+import { inRange } from '../../src/in-range.js';
 
 const FORGED = '2026-01-01 ERROR forged';
 /** `FORGED` after a line break, for peer value `what`. */
@@ -57,7 +58,7 @@ bind to = 127.0.0.1
 password = root-pw
 `,
     });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     nrpePort = await listenerPort(agent, 'RemoteServer');
     agentPort = await listenerPort(agent, 'AgentServer');
   });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Agent } from 'node:https';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
+import { inRange } from '../../src/in-range.js';
 
 const MAX = 10;
 const INI = `[/modules]
@@ -38,7 +39,7 @@ void describe('failed-login limit under parallel guesses (agent process)', () =>
 
   before(async () => {
     agent = await startAgent({ ini: INI });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
   });
   after(async () => {

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { webRequest } from '../helpers/web-client.js';
 import { hashPassword } from '../../src/web/password-hash.js';
+import { inRange } from '../../src/in-range.js';
 
 /** Run `agent web ...` with `input` on stdin; bounded by 60 s (600,000 PBKDF2 rounds on a loaded machine). */
 function web(args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -50,7 +51,7 @@ password = ${oldHash}
 role = legacy
 `,
     });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   });
   after(async () => {
     await agent?.stop();

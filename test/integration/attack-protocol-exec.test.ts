@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
+import { inRange } from '../../src/in-range.js';
 
 /** Run `agent <args>` as a process; bounded by 20 s. */
 function agentCli(args: string[]): Promise<{ code: number; out: string }> {
@@ -280,11 +281,14 @@ check_hello = /bin/echo hello from a script
   void it('validation warns when peers without authentication may run exec commands or scripts with arguments', async () => {
     const r = await agentCli(['settings', 'validate', agent.settingsFile, '--format', 'json']);
     assert.equal(r.code, 0, r.out);
-    const warnings = (
-      JSON.parse(r.out) as {
-        files: { warnings: { code: string; key?: string; section?: string; message: string }[] }[];
-      }
-    ).files[0].warnings;
+    const warnings = inRange(
+      (
+        JSON.parse(r.out) as {
+          files: { warnings: { code: string; key?: string; section?: string; message: string }[] }[];
+        }
+      ).files,
+      0,
+    ).warnings;
     const exec = warnings.find((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_EXEC');
     assert.ok(exec, JSON.stringify(warnings));
     assert.equal(exec.key, 'allowed exec commands');
@@ -301,11 +305,14 @@ check_hello = /bin/echo hello from a script
       { op: 'set', section: '/settings/external scripts', key: 'allow arguments', value: '1' },
     ]);
     const again = await agentCli(['settings', 'validate', agent.settingsFile, '--format', 'json']);
-    const args = (
-      JSON.parse(again.out) as {
-        files: { warnings: { code: string; section?: string; key?: string; message: string }[] }[];
-      }
-    ).files[0].warnings.filter((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS');
+    const args = inRange(
+      (
+        JSON.parse(again.out) as {
+          files: { warnings: { code: string; section?: string; key?: string; message: string }[] }[];
+        }
+      ).files,
+      0,
+    ).warnings.filter((w) => w.code === 'AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS');
     // Each at the allow arguments line that causes it: RemoteServer's own, the scripts' one for AgentServer.
     assert.deepEqual(args.map((w) => `${w.section} ${w.key}`).sort(), [
       '/settings/external scripts allow arguments',
@@ -315,6 +322,6 @@ check_hello = /bin/echo hello from a script
       args.find((w) => w.section === '/settings/external scripts')?.message ?? '',
       /^\[\/settings\/agent\/server\] lets peers/,
     );
-    assert.match(args[0].message, /run scripts with arguments \(check_hello\)/);
+    assert.match(inRange(args, 0).message, /run scripts with arguments \(check_hello\)/);
   });
 });

@@ -15,6 +15,7 @@ import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { webRequest } from '../helpers/web-client.js';
 import { dnsPeer, httpPeer, ntpPeer, tcpPeer, type Peer } from '../helpers/net-peers.js';
+import { inRange } from '../../src/in-range.js';
 
 const PASSWORD = 'pw';
 let agent: AgentProcess;
@@ -80,7 +81,7 @@ before(async () => {
   serverCert = certs.issue(caCert, 'server', 'server');
   client = certs.issue(caCert, 'client', 'client');
   agent = await startAgent({ ini: ini(4, serverCert, caCert.cert) });
-  base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+  base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   nrpePort = await listenerPort(agent, 'RemoteServer');
   agentPort = await listenerPort(agent, 'AgentServer');
 });

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN } from '../helpers/agent-process.js';
+import { inRange } from '../../src/in-range.js';
 
 function agent(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
@@ -66,7 +67,7 @@ void test('help, help-short and help-csv answer wherever --help does, from the s
     const rows = csv.out.trim().split('\n');
     assert.equal(rows[0], 'option,argument,description');
     // Every option the usage line names has its row.
-    for (const option of full.out.split('\n')[0].match(/--[\w-]+/g) ?? []) {
+    for (const option of inRange(full.out.split('\n'), 0).match(/--[\w-]+/g) ?? []) {
       assert.ok(
         rows.some((r) => r.startsWith(`${option},`)),
         `${command.join(' ')}: ${option} in help-csv`,

@@ -13,6 +13,7 @@ import { COMMANDS } from '../../src/cli/commands.js';
 import { optionsFor, queryKindOf, type ClientProtocol } from '../../src/protocols/client-option-table.js';
 import { REMOTE_QUERIES } from '../../src/modules/remote-client/remote-query.js';
 import { runAgentCli } from '../helpers/run-cli.js';
+import { inRange } from '../../src/in-range.js';
 
 /** Runs the jobs two at a time (a 2-core machine shared with others), in order of the results. */
 async function pooled<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
@@ -21,7 +22,7 @@ async function pooled<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {
       const i = next++;
-      results[i] = await jobs[i]();
+      results[i] = await inRange(jobs, i)();
     }
   };
   await Promise.all([worker(), worker()]);
@@ -52,7 +53,7 @@ void test('every command is dispatched from the table, and its --help lists ever
   );
   const helps = await pooled(tables.map((t) => () => runAgentCli([...t.words, '--help'])));
   tables.forEach((t, i) => {
-    const help = helps[i];
+    const help = inRange(helps, i);
     const name = t.words.join(' ');
     assert.equal(help.code, 0, `${name} --help: ${help.stderr}`);
     assert.ok(

@@ -11,6 +11,7 @@ import { listenerPort, replaceFile, startAgent, type AgentProcess } from '../hel
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
 import { DEFAULT_ALIASES, OMITTED_DEFAULT_ALIASES } from '../../src/checks/scripts/default-aliases.js';
+import { inRange } from '../../src/in-range.js';
 
 let agent: AgentProcess;
 let nrpePort: number;
@@ -45,7 +46,7 @@ ${aliases}`;
 
 before(async () => {
   agent = await startAgent({ ini: ini() });
-  base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+  base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   nrpePort = await listenerPort(agent, 'RemoteServer');
   await agent.waitForLog(/CheckExternalScripts: .*\d+ alias\(es\)/);
 });

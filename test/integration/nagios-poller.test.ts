@@ -22,6 +22,7 @@ import { parsePerf } from '../../src/core/result.js';
 import { listenerPort, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS } from '../helpers/nscp-clients.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { inRange } from '../../src/in-range.js';
 
 const NAGIOS = '/usr/sbin/nagios4';
 const PLUGINS = '/usr/lib/nagios/plugins';
@@ -194,7 +195,7 @@ function readServices(file: string): Map<string, Record<string, string>> {
   }
   for (const m of text.matchAll(/servicestatus \{\n([\s\S]*?)\n\s*\}/g)) {
     const fields: Record<string, string> = {};
-    for (const line of m[1].split('\n')) {
+    for (const line of inRange(m, 1).split('\n')) {
       const eq = line.indexOf('=');
       if (eq > 0) fields[line.slice(0, eq).trim()] = line.slice(eq + 1);
     }

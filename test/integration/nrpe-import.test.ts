@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN, REPO, freePort, listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NRPE, NRPE_DAEMON, checkNrpe } from '../helpers/nrpe-daemon.js';
+import { inRange } from '../../src/in-range.js';
 
 /**
  * Where the agent answers differently from Debian's nrpe 4.1.0, on purpose:
@@ -163,8 +164,8 @@ for (const fixture of ['debian-default', 'ansible-role']) {
       assert.equal(imported.json.totals.unaccounted, 0);
       const ini = readFileSync(join(dir, 'agent.ini'), 'utf8').replace(/^port = \d+$/m, 'port = 0');
       const scripts = ini.slice(ini.indexOf('[/settings/external scripts/scripts]'));
-      commands = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*)$/gm)].map((m) => m[1]);
-      withArguments = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*\$ARG\d+\$.*)$/gm)].map((m) => m[1]);
+      commands = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*)$/gm)].map((m) => inRange(m, 1));
+      withArguments = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*\$ARG\d+\$.*)$/gm)].map((m) => inRange(m, 1));
       argumentsAllowed = /^allow arguments = true$/m.test(ini);
       agent = await startAgent({ ini });
       agentPort = await listenerPort(agent, 'RemoteServer');
@@ -211,7 +212,7 @@ for (const fixture of ['debian-default', 'ansible-role']) {
     });
 
     void test(`deliberate differences (${DELIBERATE.join(', ')}) are what the test says they are`, async () => {
-      const target = withArguments[0] ?? commands[0];
+      const target = withArguments[0] ?? inRange(commands, 0);
       const theirs = await checkNrpe(daemon.port, ['-c', target, '-a', '1', '2', '/']);
       assert.equal(theirs.code, 3);
       assert.match(theirs.out, DROPPED, "Debian's nrpe drops every request with arguments");

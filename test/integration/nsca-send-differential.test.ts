@@ -23,6 +23,8 @@ import { crc32 } from 'node:zlib';
 import { sendNsca } from '../../src/protocols/nsca/client.js';
 import { RijndaelEncryptor } from '../../src/protocols/nsca/rijndael.js';
 import { SEND_NSCA } from '../helpers/nsca-daemon.js';
+import { inRange } from '../../src/in-range.js';
+import { defined } from '../helpers/defined.js';
 
 const IV = Buffer.from(Array.from({ length: 128 }, (_, i) => (i * 37 + 11) & 0xff));
 const TIMESTAMP = 1_800_000_000;
@@ -61,7 +63,7 @@ async function capture(send: () => Promise<unknown>): Promise<Buffer> {
   const got = new Promise<void>((r) => (onCapture = r));
   await send();
   await got;
-  return captures[captures.length - 1];
+  return defined(captures.at(-1));
 }
 
 function sendNscaProgram(method: number): Promise<number | null> {
@@ -89,7 +91,7 @@ function decrypt(method: number, packet: Buffer): Buffer {
     return createDecipheriv('des-ede3-cfb8', Buffer.concat([key(8), key(8), key(8)]), IV.subarray(0, 8)).update(packet);
   if (method === 1) {
     const out = Buffer.from(packet);
-    for (let i = 0; i < out.length; i++) out[i] ^= IV[i % 128] ^ PASSWORD.charCodeAt(i % PASSWORD.length);
+    for (const [i, b] of out.entries()) out[i] = b ^ inRange(IV, i % 128) ^ PASSWORD.charCodeAt(i % PASSWORD.length);
     return out;
   }
   if (method === 3) return createDecipheriv('des-ede3-cfb8', key(24), IV.subarray(0, 8)).update(packet);
@@ -102,9 +104,9 @@ function decrypt(method: number, packet: Buffer): Buffer {
   for (let i = 0; i < packet.length; i++) {
     block.set(register);
     cipher.encryptBlock(block);
-    out[i] = packet[i] ^ block[0];
+    out[i] = inRange(packet, i) ^ inRange(block, 0);
     register.copyWithin(0, 1);
-    register[size - 1] = packet[i];
+    register[size - 1] = inRange(packet, i);
   }
   return out;
 }
@@ -112,10 +114,13 @@ function decrypt(method: number, packet: Buffer): Buffer {
 /** The bytes of a plaintext packet that are not random fill, and whether its CRC holds. */
 function meaning(p: Buffer): { fields: string; crcOk: boolean } {
   const text = (from: number, size: number): string =>
-    p
-      .subarray(from, from + size)
-      .toString('latin1')
-      .split('\0')[0];
+    inRange(
+      p
+        .subarray(from, from + size)
+        .toString('latin1')
+        .split('\0'),
+      0,
+    );
   const zeroed = Buffer.from(p);
   zeroed.writeUInt32BE(0, 4);
   return {

@@ -16,6 +16,7 @@ import { REPO, listenerPort, startAgent, type AgentProcess } from '../helpers/ag
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { DEFAULT_ALIASES } from '../../src/checks/scripts/default-aliases.js';
+import { inRange } from '../../src/in-range.js';
 
 const BROKEN = /Unknown command|is not a query|unknown argument|invalid \w+ expression|needs a value|unknown name/;
 
@@ -46,11 +47,13 @@ for (const fixture of ['ansible-legacy-aliases', 'icinga-default-aliases', 'cent
       agent = await startAgent({ ini });
       const port = await listenerPort(agent, 'RemoteServer');
       const section = ini.includes('[/settings/external scripts/alias]\n')
-        ? ini.slice(ini.indexOf('[/settings/external scripts/alias]\n')).split(/\n\[/)[0]
+        ? (ini.slice(ini.indexOf('[/settings/external scripts/alias]\n')).split(/\n\[/)[0] ?? '')
         : '';
-      const defined = [...section.matchAll(/^([A-Za-z][\w-]*) = /gm)].map((m) => m[1]);
-      const objects = [...ini.matchAll(/^\[\/settings\/external scripts\/alias\/([^\]]+)\]$/gm)].map((m) => m[1]);
-      const aliases = defined.length + objects.length > 0 ? [...defined, ...objects] : Object.keys(DEFAULT_ALIASES);
+      const oneLiners = [...section.matchAll(/^([A-Za-z][\w-]*) = /gm)].map((m) => inRange(m, 1));
+      const objects = [...ini.matchAll(/^\[\/settings\/external scripts\/alias\/([^\]]+)\]$/gm)].map((m) =>
+        inRange(m, 1),
+      );
+      const aliases = oneLiners.length + objects.length > 0 ? [...oneLiners, ...objects] : Object.keys(DEFAULT_ALIASES);
       assert.ok(aliases.length >= 5, aliases.join(', '));
       for (const alias of aliases) {
         const r = await checkNrpe(port, ['-c', alias, '-a', '80', '90', '95']);

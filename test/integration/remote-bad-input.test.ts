@@ -52,7 +52,7 @@ const answersCheckNrpe = async (): Promise<void> => {
 void test('random bytes, wrong versions, bad CRCs, bad sizes and truncated packets are dropped without an answer', async () => {
   const good = encodePacket({ version: 4, type: QUERY_PACKET, text: 'check_ok' });
   const badCrc = Buffer.from(good);
-  badCrc[30] ^= 0xff;
+  badCrc.writeUInt8(badCrc.readUInt8(30) ^ 0xff, 30);
   const v7 = Buffer.from(good);
   v7.writeInt16BE(7, 0);
   const huge = Buffer.from(good);
@@ -133,7 +133,7 @@ void test('client: garbage from the server is UNKNOWN naming the packet problem'
     (s) =>
       s.once('data', () => {
         const r = encodePacket({ version: 4, type: RESPONSE_PACKET, text: 'OK' });
-        r[17] ^= 1;
+        r.writeUInt8(r.readUInt8(17) ^ 1, 17);
         s.end(r);
       }),
     async (p) => await assert.rejects(ask(p), /CRC mismatch/),

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
+import { inRange } from '../../src/in-range.js';
 
 const INI = `; web API access test
 [/modules]
@@ -83,7 +84,7 @@ void describe('web API access over HTTPS (agent process)', () => {
   before(async () => {
     agent = await startAgent({ ini: INI });
     const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/);
-    base = m[1];
+    base = inRange(m, 1);
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
   });
   after(async () => {

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
+import { inRange } from '../../src/in-range.js';
 
 const INI = `[/modules]
 WEBServer = enabled
@@ -32,7 +33,7 @@ void describe('web API errors (agent process)', () => {
 
   before(async () => {
     agent = await startAgent({ ini: INI });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
   });
   after(async () => {

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { openFirefox, type FirefoxSession } from '../helpers/firefox.js';
+import { inRange } from '../../src/in-range.js';
 
 const OUT = join(REPO, 'test-output', 'web-ui-firefox');
 const PASSWORD = 'ui-test-secret';
@@ -78,7 +79,7 @@ void describe('web UI in firefox (agent process)', () => {
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
     agent = await startAgent({ ini: iniFor() });
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     firefox = await openFirefox({ origin: base });
     page = firefox.page;
   });

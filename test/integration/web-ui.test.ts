@@ -20,6 +20,7 @@ import { REPO, replaceFile, startAgent, type AgentProcess } from '../helpers/age
 import { openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { inRange } from '../../src/in-range.js';
 
 const OUT = join(REPO, 'test-output', 'web-ui');
 const PASSWORD = 'ui-test-secret';
@@ -95,7 +96,7 @@ void describe('web UI in chromium (agent process)', () => {
       files: { 'scripts/zero.sh': "#!/bin/sh\necho \"OK: no swap|'swap'=0B;80;90;0;0 'used'=5;8;9;0;10\"\n" },
     });
     chmodSync(join(agent.dir, 'scripts', 'zero.sh'), 0o755);
-    base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
+    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     browser = await openBrowser({ origin: base });
     page = browser.page;
   });

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { firstN } from '../../in-range.js';
 
 export interface MountEntry {
   mountPoint: string;
@@ -22,19 +23,20 @@ export function parseMountinfo(text: string): MountEntry[] {
   for (const line of text.split('\n')) {
     const dash = line.indexOf(' - ');
     if (dash < 0) continue;
-    const a = line.slice(0, dash).split(' ');
-    const b = line.slice(dash + 3).split(' ');
-    if (a.length < 6 || b.length < 2) continue;
-    const options = new Set(a[5].split(','));
-    for (const o of (b[2] ?? '').split(',')) if (o !== '' && o !== 'rw' && o !== 'ro') options.add(o);
-    const root = unescape(a[3]);
+    const a = firstN(line.slice(0, dash).split(' '), 6);
+    const [fsType, device, superOptions = ''] = line.slice(dash + 3).split(' ');
+    if (!a || fsType === undefined || device === undefined) continue;
+    const [, , devId, rawRoot, mountPoint, mountOptions] = a;
+    const options = new Set(mountOptions.split(','));
+    for (const o of superOptions.split(',')) if (o !== '' && o !== 'rw' && o !== 'ro') options.add(o);
+    const root = unescape(rawRoot);
     if (root !== '/') options.add('bind');
     out.push({
-      mountPoint: unescape(a[4]),
-      devId: a[2],
+      mountPoint: unescape(mountPoint),
+      devId,
       root,
-      fsType: b[0],
-      device: unescape(b[1]),
+      fsType,
+      device: unescape(device),
       options: [...options],
     });
   }

@@ -5,6 +5,7 @@
  * no permission) is reported with `error` set instead of failing the list.
  */
 import { readFile, statfs } from 'node:fs/promises';
+import { firstN } from '../../in-range.js';
 
 export interface Mount {
   device: string;
@@ -79,9 +80,15 @@ export function classify(fsType: string): MountUsage['kind'] {
 export function parseMounts(text: string): Mount[] {
   const byPoint = new Map<string, Mount>();
   for (const line of text.split('\n')) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 4) continue;
-    const m: Mount = { device: unescape(f[0]), mountPoint: unescape(f[1]), fsType: f[2], options: f[3].split(',') };
+    const f = firstN(line.trim().split(/\s+/), 4);
+    if (!f) continue;
+    const [device, mountPoint, fsType, options] = f;
+    const m: Mount = {
+      device: unescape(device),
+      mountPoint: unescape(mountPoint),
+      fsType,
+      options: options.split(','),
+    };
     byPoint.delete(m.mountPoint);
     byPoint.set(m.mountPoint, m);
   }

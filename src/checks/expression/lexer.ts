@@ -1,3 +1,4 @@
+import { inRange } from '../../in-range.js';
 /**
  * Tokens of the check expression language (`load > 80`, `used gt 90%`,
  * `name in ('sda1', 'sdb1')`). Every token carries its 1-based column so
@@ -64,7 +65,7 @@ export function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < source.length) {
-    const ch = source[i];
+    const ch = source.charAt(i);
     const pos = i + 1;
     if (/\s/.test(ch)) {
       i++;
@@ -95,7 +96,7 @@ export function tokenize(source: string): Token[] {
       // A leading minus is a sign (there is no subtraction): `written > -1h`.
       const m = /^(-?(?:\d+(?:\.\d+)?|\.\d+))([a-zA-Z%]*)/.exec(source.slice(i));
       if (!m) throw new ExpressionError(`unexpected character '${ch}'`, pos);
-      tokens.push({ kind: 'number', text: m[0], pos, value: Number(m[1]), suffix: m[2].toLowerCase() });
+      tokens.push({ kind: 'number', text: m[0], pos, value: Number(m[1]), suffix: inRange(m, 2).toLowerCase() });
       i += m[0].length;
       continue;
     }
@@ -129,11 +130,11 @@ export function tokenize(source: string): Token[] {
 
 /** Read a quoted string starting at `start`; a doubled quote stands for one quote. */
 function readQuoted(source: string, start: number): { value: string; next: number } {
-  const quote = source[start];
+  const quote = source.charAt(start);
   let value = '';
   let i = start + 1;
   while (i < source.length) {
-    const c = source[i];
+    const c = source.charAt(i);
     if (c === quote) {
       if (source[i + 1] === quote) {
         value += quote;

@@ -12,6 +12,7 @@
  * types. Every error is an ExpressionError with the column of the problem.
  */
 import { ExpressionError, tokenize, type Token } from './lexer.js';
+import { inRange } from '../../in-range.js';
 
 export type CompareOp = '=' | '!=' | '>' | '<' | '>=' | '<=';
 
@@ -44,12 +45,13 @@ class Parser {
   private i = 0;
   constructor(private readonly tokens: Token[]) {}
 
+  // The last token is `end` (tokenize), which next() never moves past: `i` stays in range.
   peek(): Token {
-    return this.tokens[this.i];
+    return inRange(this.tokens, this.i);
   }
 
   private next(): Token {
-    const t = this.tokens[this.i];
+    const t = inRange(this.tokens, this.i);
     if (t.kind !== 'end') this.i++;
     return t;
   }

@@ -17,9 +17,10 @@ export const DUMMY_HELP = [
 ].join('\n');
 
 export function checkDummy(args: readonly string[]): Omit<QueryResult, 'command'> {
-  if (args.length === 1 && /^(--)?help$/i.test(args[0])) return { result: 0, message: DUMMY_HELP, perf: [] };
-  if (args.length === 0) return { result: 0, message: 'Dummy Check', perf: [] };
-  const status = parseStatus(args[0]);
+  const [first] = args;
+  if (first === undefined) return { result: 0, message: 'Dummy Check', perf: [] };
+  if (args.length === 1 && /^(--)?help$/i.test(first)) return { result: 0, message: DUMMY_HELP, perf: [] };
+  const status = parseStatus(first);
   if (status === undefined)
     return {
       result: UNKNOWN,

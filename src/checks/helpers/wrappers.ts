@@ -82,6 +82,7 @@ export async function checkMulti(
         throw new ArgumentError(`command=${line}: ${(err as CommandLineError).message}`);
       }
       const [cmd, ...rest] = words;
+      if (cmd === undefined) throw new ArgumentError(`command=${line}: the command line is empty`);
       results.push(await query(cmd, rest, signal ? { signal } : {}));
     }
     const status = results.reduce<Status>((a, r) => worst(a, r.result), 0);
@@ -135,9 +136,11 @@ export async function checkTimeout(
   });
 }
 
+const RANK: Readonly<Record<Status, number>> = { 0: 0, 1: 2, 2: 3, 3: 1 };
+
 /** Order of badness for combining: CRITICAL > WARNING > UNKNOWN > OK. */
 export function worst(a: Status, b: Status): Status {
-  const rank = (s: Status): number => [0, 2, 3, 1][s];
+  const rank = (s: Status): number => RANK[s];
   return rank(b) > rank(a) ? b : a;
 }
 

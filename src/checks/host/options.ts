@@ -27,7 +27,7 @@ export function durationArgument(
   const raw = args.get(key);
   if (raw === undefined || raw.trim() === '') return fallbackSeconds;
   const m = DURATION.exec(raw.trim());
-  const seconds = m ? Number(m[1]) * FACTOR[(m[2] ?? 's').toLowerCase()] : NaN;
+  const seconds = m ? Number(m[1]) * (FACTOR[(m[2] ?? 's').toLowerCase()] ?? NaN) : NaN;
   if (!(seconds >= min && seconds <= max))
     throw new ArgumentError(`${key}=${raw} is not a duration between ${min}s and ${max}s (such as 30s, 5m)`);
   return seconds;

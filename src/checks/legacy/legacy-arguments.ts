@@ -57,7 +57,7 @@ export function readLegacyTokens(
 }
 
 /** The keys of the bound keywords for a suffix: maxwarn, maxcrit, minwarn, mincrit (+ suffix). */
-export function boundKeys(suffix = ''): string[] {
+export function boundKeys(suffix = ''): [string, string, string, string] {
   const s = suffix.toLowerCase();
   return [`maxwarn${s}`, `maxcrit${s}`, `minwarn${s}`, `mincrit${s}`];
 }
@@ -137,7 +137,8 @@ export function hasBounds(t: LegacyTokens, suffix = ''): boolean {
 export function showAll(t: LegacyTokens): string | undefined {
   const v = t.values.get('showall');
   if (v === undefined) return undefined;
-  const last = v[v.length - 1];
+  const last = v.at(-1);
+  if (last === undefined) return undefined;
   return last === '' ? 'short' : last.toLowerCase();
 }
 

@@ -15,6 +15,7 @@ import {
   showAll,
   type Bounds,
 } from './legacy-arguments.js';
+import { inRange } from '../../in-range.js';
 
 /** NSClient++'s drive types as ours (FilterType=FIXED). */
 const DRIVE_TYPES: Readonly<Record<string, string>> = { fixed: 'fixed', remote: 'remote', ramdisk: 'ram', ram: 'ram' };
@@ -141,10 +142,10 @@ export function translateCheckFile2(tokens: readonly string[]): string[] {
       rest.push(raw);
       continue;
     }
-    const figure = FILE2_FIGURES[m[2].toLowerCase()];
+    const figure = FILE2_FIGURES[inRange(m, 2).toLowerCase()];
     if (!figure)
       throw new ArgumentError(`checkFile2: filter${m[1]}${m[2]} is not supported here (size and written are)`);
-    const value = m[3].trim();
+    const value = inRange(m, 3).trim();
     const op = /^(>=|<=|!=|=|>|<)/.exec(value)?.[1] ?? '=';
     const expr = `${figure} ${op} ${value.slice(op === '=' && !value.startsWith('=') ? 0 : op.length).trim()}`;
     filters.push(m[1] === '-' ? `not ( ${expr} )` : `( ${expr} )`);

@@ -23,6 +23,8 @@ export interface DnsProbe {
   server: string;
   port: number;
   type: string;
+  /** The number of `type` on the wire. */
+  qtype: number;
   norec: boolean;
   expect: string[];
 }
@@ -110,7 +112,8 @@ async function dnsProbes(args: CheckArguments, resolvConf: string): Promise<DnsP
   const hosts = list([...args.all('host'), ...args.all('hosts')]);
   if (hosts.length === 0) throw new ArgumentError('host= is required (the name to look up)');
   const type = (args.get('type') ?? 'A').toUpperCase();
-  if (TYPES[type] === undefined) throw new ArgumentError(`type=${type} is not one of ${Object.keys(TYPES).join(', ')}`);
+  const qtype = TYPES[type];
+  if (qtype === undefined) throw new ArgumentError(`type=${type} is not one of ${Object.keys(TYPES).join(', ')}`);
   const port = numberArgument(args, 'port', 53, { min: 1, max: 65535 });
   let servers = list(args.all('server'));
   if (servers.length === 0) {
@@ -121,7 +124,7 @@ async function dnsProbes(args: CheckArguments, resolvConf: string): Promise<DnsP
   }
   const expect = list(args.all('expect'));
   return hosts.flatMap((host) =>
-    servers.map((server) => ({ host, server, port, type, norec: args.flag('norec'), expect })),
+    servers.map((server) => ({ host, server, port, type, qtype, norec: args.flag('norec'), expect })),
   );
 }
 
@@ -131,7 +134,7 @@ export async function probeDns(p: DnsProbe, d: Deadline): Promise<Values> {
   const server = await d.run('resolving the server name', (signal) =>
     resolveHost(p.server, { signal, timeoutMs: d.ms }),
   );
-  const qtype = TYPES[p.type];
+  const qtype = p.qtype;
   const id = randomInt(0, 65536);
   const query = encodeQuery(id, p.host, qtype, p.norec);
   const name = p.host.replace(/\.$/, '').toLowerCase();

@@ -81,7 +81,7 @@ export function decodeReply(buf: Buffer): DnsReply {
     let end = -1;
     for (let hops = 0; hops < 64; hops++) {
       need(pos, 1);
-      const len = buf[pos];
+      const len = buf.readUInt8(pos);
       if (len === 0) {
         return [labels.join('.'), end >= 0 ? end : pos + 1];
       }
@@ -147,7 +147,8 @@ export function decodeReply(buf: Buffer): DnsReply {
         const texts: string[] = [];
         let p = at;
         while (p < at + len) {
-          const l = buf[p];
+          need(p, 1);
+          const l = buf.readUInt8(p);
           need(p + 1, l);
           texts.push(buf.toString('utf8', p + 1, p + 1 + l));
           p += 1 + l;

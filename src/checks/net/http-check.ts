@@ -16,6 +16,7 @@ import type { CheckDefinition } from '../engine.js';
 import type { Values } from '../expression/evaluate.js';
 import { Deadline, TlsError, probeAll, since, timeoutArgument, timeoutOption, type NetContext } from './net-context.js';
 import { resolveHost } from './resolve.js';
+import { inRange } from '../../in-range.js';
 
 const DEFAULT_TIMEOUT = 10_000;
 const TLS_CODES = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO|HOSTNAME|ALTNAME|ERR_TLS/;
@@ -141,7 +142,7 @@ function httpProbes(args: CheckArguments, net: NetContext): HttpProbe[] {
   for (const h of args.all('header')) {
     const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*([^\r\n]*)$/.exec(h.trim());
     if (!m) throw new ArgumentError(`header=${h} is not 'Name: value'`);
-    headers[m[1].toLowerCase()] = m[2];
+    headers[inRange(m, 1).toLowerCase()] = inRange(m, 2);
   }
   const base: Omit<HttpProbe, 'url'> = {
     method,

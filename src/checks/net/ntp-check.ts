@@ -110,8 +110,8 @@ export async function probeNtp(server: string, port: number, d: Deadline): Promi
   const { reply, t1, t4 } = await d.run('waiting for the reply', (signal) => exchange(address, family, port, signal));
   const t2 = readNtpTime(reply, 32);
   const t3 = readNtpTime(reply, 40);
-  const stratum = reply[1];
-  const leap = reply[0] >> 6;
+  const stratum = reply.readUInt8(1);
+  const leap = reply.readUInt8(0) >> 6;
   const refid =
     stratum <= 1 ? reply.toString('ascii', 12, 16).replace(/\0+$/, '') : [...reply.subarray(12, 16)].join('.');
   const offset = Number(((t2 - t1 + (t3 - t4)) / 2).toFixed(3));
@@ -140,7 +140,7 @@ function exchange(
   // Ours: server mode (4), and our transmit time echoed as originate time.
   const accept = (msg: Buffer): { reply: Buffer; t1: number; t4: number } | undefined => {
     const t4 = clockMs();
-    if (msg.length < 48 || (msg[0] & 7) !== 4 || !msg.subarray(24, 32).equals(packet.subarray(40, 48)))
+    if (msg.length < 48 || (msg.readUInt8(0) & 7) !== 4 || !msg.subarray(24, 32).equals(packet.subarray(40, 48)))
       return undefined;
     return { reply: msg, t1, t4 };
   };

@@ -138,8 +138,8 @@ export class CounterHistory {
     this.series.set(series, list);
     const last = list[list.length - 1];
     if (force || !last || sample.at - last.at >= this.o.spacingMs) list.push(sample);
-    while (list.length > 0 && (list[0].at < sample.at - this.o.maxAgeMs || list.length > this.o.maxSamples))
-      list.shift();
+    const cutoff = sample.at - this.o.maxAgeMs;
+    while (list.length > this.o.maxSamples || (list[0]?.at ?? Infinity) < cutoff) list.shift();
     while (this.series.size > this.o.maxSeries) this.series.delete(this.series.keys().next().value as string);
   }
 }

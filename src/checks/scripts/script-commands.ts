@@ -18,6 +18,7 @@ import type { Status } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { OutsideRootError, pathUnderRoot, relativeToRoot } from './script-root.js';
 import { splitCommandLine, resolveProgram } from '../../formats/script-command-line.js';
+import { inRange } from '../../in-range.js';
 
 export const SCRIPTS_SECTION = '/settings/external scripts/scripts';
 
@@ -182,7 +183,7 @@ function parseOptions(tokens: readonly string[]): Options {
   const values = new Map<string, string>();
   const flags = new Set<string>();
   for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i];
+    const t = inRange(tokens, i);
     if (!t.startsWith('--')) throw new RequestError(`Unexpected argument: ${t}`);
     const eq = t.indexOf('=');
     if (eq > 0) {

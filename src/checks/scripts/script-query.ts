@@ -55,9 +55,10 @@ export async function runConfiguredScript(
     if (err instanceof CommandLineError) return { command: name, result: UNKNOWN, message: err.message, perf: [] };
     throw err;
   }
-  if (argv.length === 0)
+  const [program] = argv;
+  if (program === undefined)
     return { command: name, result: UNKNOWN, message: `Script ${name} has an empty command line`, perf: [] };
-  argv[0] = resolveProgram(argv[0], settings.root);
+  argv[0] = resolveProgram(program, settings.root);
   let outcome;
   // The time spent waiting for a slot counts against the script's timeout: the caller waits for both.
   const timeoutMs = settings.timeoutSeconds * 1000;

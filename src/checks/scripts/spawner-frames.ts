@@ -112,11 +112,12 @@ export class ReplyReader {
     this.held += chunk.length;
     const replies: Reply[] = [];
     while (this.held >= 4) {
-      const head = this.chunks[0].length >= 4 ? this.chunks[0] : this.join();
+      const first = this.chunks[0];
+      const head = first && first.length >= 4 ? first : this.join();
       const length = head.readUInt32BE(0);
       if (length > this.maxBody) throw new Error(`reply of ${length} bytes exceeds ${this.maxBody}`);
       if (this.held < 4 + length) break;
-      const buf = this.chunks.length === 1 ? this.chunks[0] : this.join();
+      const buf = this.chunks.length === 1 && first ? first : this.join();
       replies.push(decode(buf.subarray(4, 4 + length)));
       const rest = buf.subarray(4 + length);
       this.chunks = rest.length > 0 ? [rest] : [];
@@ -160,7 +161,8 @@ function decode(body: Buffer): Reply {
   }
   if (body[0] !== 0x44) throw new Error(`unknown reply type ${body[0]}`);
   const { words, rest } = fields(body, 7);
-  const [, id, code, signal, flags, errno, outLength] = words;
+  // fields() gives 7 words or throws: the default is never used.
+  const [, id, code, signal, flags = '', errno, outLength] = words;
   const outLen = Number(outLength);
   if (!(outLen <= rest.length)) throw new Error('reply output length out of range');
   const reply: Reply = {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { CheckDefinition } from '../engine.js';
 import type { VarDef, Values } from '../expression/evaluate.js';
 import { realHost, type HostSources } from '../host/host-sources.js';
+import { firstN } from '../../in-range.js';
 
 /** Kernel TCP states by their hex code (include/net/tcp_states.h). */
 export const TCP_STATES: Readonly<Record<number, string>> = {
@@ -32,9 +33,9 @@ const STATE_NAMES = Object.values(TCP_STATES);
 export function countSocketStates(text: string): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(STATE_NAMES.map((s) => [s, 0]));
   const lines = text.split('\n');
-  for (let i = 1; i < lines.length; i++) {
-    const f = lines[i].trim().split(/\s+/);
-    if (f.length < 4) continue;
+  for (const line of lines.slice(1)) {
+    const f = firstN(line.trim().split(/\s+/), 4);
+    if (!f) continue;
     const name = TCP_STATES[Number.parseInt(f[3], 16)];
     if (name) out[name] = (out[name] ?? 0) + 1;
   }

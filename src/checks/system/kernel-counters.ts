@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CpuTimes } from './proc-readers.js';
+import { firstN, inRange } from '../../in-range.js';
 
 export interface InterfaceCounters {
   name: string;
@@ -27,10 +28,10 @@ export function parseNetDev(text: string): InterfaceCounters[] {
   for (const line of text.split('\n')) {
     const m = /^\s*([^:\s]+):\s*(.*)$/.exec(line);
     if (!m) continue;
-    const f = m[2].trim().split(/\s+/).map(Number);
-    if (f.length < 16 || f.some((n) => !Number.isFinite(n))) continue;
+    const f = firstN(inRange(m, 2).trim().split(/\s+/).map(Number), 16);
+    if (!f || f.some((n) => !Number.isFinite(n))) continue;
     out.push({
-      name: m[1],
+      name: inRange(m, 1),
       rxBytes: f[0],
       rxPackets: f[1],
       rxErrors: f[2],
@@ -75,7 +76,10 @@ export function parseKernelStat(text: string): KernelStat {
     const key = parts[0] ?? '';
     if (key === 'cpu') {
       const n = parts.slice(1).map(Number);
-      const at = (i: number): number => (Number.isFinite(n[i]) ? n[i] : 0);
+      const at = (i: number): number => {
+        const v = n[i];
+        return v !== undefined && Number.isFinite(v) ? v : 0;
+      };
       cpu = {
         user: at(0),
         nice: at(1),
@@ -134,8 +138,8 @@ export function parseSwaps(text: string): SwapDevice[] {
   return text
     .split('\n')
     .slice(1)
-    .map((l) => l.trim().split(/\s+/))
-    .filter((f) => f.length >= 5)
+    .map((l) => firstN(l.trim().split(/\s+/), 5))
+    .filter((f) => f !== undefined)
     .map((f) => ({
       name: f[0].replace(/\\040/g, ' '),
       type: f[1],
@@ -164,8 +168,8 @@ export interface DiskCounters {
 export function parseDiskstats(text: string): DiskCounters[] {
   const out: DiskCounters[] = [];
   for (const line of text.split('\n')) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 14) continue;
+    const f = firstN(line.trim().split(/\s+/), 14);
+    if (!f) continue;
     const n = (i: number): number => Number(f[i]);
     out.push({
       major: n(0),

@@ -9,6 +9,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { CheckError } from '../engine.js';
 import { describeFailure, hostPath, hostPathExists, type HostSources } from '../host/host-sources.js';
+import { inRange } from '../../in-range.js';
 
 export interface PackageUpdate {
   manager: 'apt' | 'dnf' | 'yum';
@@ -38,12 +39,12 @@ export function parseAptSimulation(text: string): PackageUpdate[] {
   for (const line of text.split('\n')) {
     const m = /^Inst (\S+) \[([^\]]+)\] \((\S+) (.*?)(?: \[([^\]]+)\])?\)/.exec(line);
     if (!m) continue;
-    const repos = m[4];
+    const repos = inRange(m, 4);
     out.push({
       manager: 'apt',
-      package: m[1],
-      oldVersion: m[2],
-      version: m[3],
+      package: inRange(m, 1),
+      oldVersion: inRange(m, 2),
+      version: inRange(m, 3),
       repository: repos,
       arch: m[5] ?? '',
       security: /Debian-Security:|-security\b/.test(repos),
@@ -58,16 +59,17 @@ export function parseCheckUpdate(text: string, manager: 'dnf' | 'yum'): PackageU
   for (const line of text.split('\n')) {
     if (/^Obsoleting Packages/i.test(line)) break;
     const f = line.trim().split(/\s+/);
-    if (f.length !== 3 || !/\.[A-Za-z0-9_]+$/.test(f[0]) || !/\d/.test(f[1])) continue;
-    const name = f[0];
+    const [name, version, repository] = f;
+    if (f.length !== 3 || name === undefined || version === undefined || repository === undefined) continue;
+    if (!/\.[A-Za-z0-9_]+$/.test(name) || !/\d/.test(version)) continue;
     const dot = name.lastIndexOf('.');
     out.push({
       manager,
       package: name.slice(0, dot),
       arch: name.slice(dot + 1),
-      version: f[1],
+      version,
       oldVersion: '',
-      repository: f[2],
+      repository,
       security: false,
     });
   }

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { inRange } from '../../in-range.js';
 
 /** Cumulative CPU time of one line of /proc/stat, in clock ticks. */
 export interface CpuTimes {
@@ -28,8 +29,11 @@ export async function readCpuTimes(root = '/proc'): Promise<CpuTimes[]> {
   for (const line of text.split('\n')) {
     const m = /^cpu(\d*)\s+(.*)$/.exec(line);
     if (!m) continue;
-    const f = m[2].trim().split(/\s+/).map(Number);
-    const at = (i: number): number => (Number.isFinite(f[i]) ? f[i] : 0);
+    const f = inRange(m, 2).trim().split(/\s+/).map(Number);
+    const at = (i: number): number => {
+      const v = f[i];
+      return v !== undefined && Number.isFinite(v) ? v : 0;
+    };
     out.push({
       core: m[1] === '' ? 'total' : `core${m[1]}`,
       user: at(0),
@@ -52,7 +56,7 @@ export async function readMeminfo(root = '/proc'): Promise<Record<string, number
   const out: Record<string, number> = {};
   for (const line of text.split('\n')) {
     const m = /^([A-Za-z0-9_()]+):\s+(\d+)(?:\s+kB)?/.exec(line);
-    if (m) out[m[1]] = Number(m[2]) * (line.includes('kB') ? 1024 : 1);
+    if (m) out[inRange(m, 1)] = Number(m[2]) * (line.includes('kB') ? 1024 : 1);
   }
   if (out.MemTotal === undefined) throw new Error(`no MemTotal in ${join(root, 'meminfo')}`);
   return out;
@@ -62,7 +66,7 @@ export async function readMeminfo(root = '/proc'): Promise<Record<string, number
 export async function readLoadavg(root = '/proc'): Promise<{ m1: number; m5: number; m15: number }> {
   const text = await readFile(join(root, 'loadavg'), 'utf8');
   const [a, b, c] = text.trim().split(/\s+/).map(Number);
-  if (![a, b, c].every((n) => Number.isFinite(n)))
+  if (a === undefined || b === undefined || c === undefined || ![a, b, c].every((n) => Number.isFinite(n)))
     throw new Error(`cannot parse ${join(root, 'loadavg')}: ${text.trim()}`);
   return { m1: a, m5: b, m15: c };
 }
@@ -86,7 +90,7 @@ export async function readOsRelease(file = '/etc/os-release'): Promise<Record<st
   const out: Record<string, string> = {};
   for (const line of text.split('\n')) {
     const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (m) out[m[1]] = m[2].replace(/^(["'])(.*)\1$/, '$2');
+    if (m) out[inRange(m, 1)] = inRange(m, 2).replace(/^(["'])(.*)\1$/, '$2');
   }
   return out;
 }

@@ -54,7 +54,7 @@ export async function readProcess(root: string, pid: number): Promise<ProcessInf
   try {
     exe = basename(await readlink(join(dir, 'exe')));
   } catch {
-    exe = commandLine ? basename(commandLine.split(' ')[0]) : '';
+    exe = commandLine ? basename(commandLine.split(' ')[0] ?? '') : '';
   }
   const name = field('Name') ?? String(pid);
   const stateWord = /\(([^)]+)\)/.exec(field('State') ?? '')?.[1] ?? 'unknown';

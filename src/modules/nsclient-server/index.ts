@@ -29,6 +29,7 @@ import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 import { listenerWants } from '../listener-wants.js';
 import { respond, type RequestState } from './respond.js';
 import { CPU_HISTORY_SECONDS } from '../../checks/system/cpu-sampler.js';
+import { inRange } from '../../in-range.js';
 
 const SECTION = '/settings/NSClient/server';
 /** The longest window of check_cpu (CheckSystem's sampler keeps an hour). */
@@ -129,7 +130,7 @@ function parseDriveLetters(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const pair of text.split(',')) {
     const m = /^\s*([A-Za-z]):?\s*=\s*(\/\S*)\s*$/.exec(pair);
-    if (m) out.set(m[1].toUpperCase(), m[2]);
+    if (m) out.set(inRange(m, 1).toUpperCase(), inRange(m, 2));
   }
   return out;
 }

@@ -177,14 +177,15 @@ export function definitionOf(
   } catch (err) {
     return { problem: err instanceof Error ? err.message : String(err) };
   }
-  if (words.length === 0 || words[0] === '') return { problem: 'has no command' };
+  const [command, ...args] = words;
+  if (command === undefined || command === '') return { problem: 'has no command' };
   const intervalMs = parseDuration(text('interval') || '5m');
   if (!(intervalMs >= 1)) return { problem: `interval ${text('interval')} is not a duration` };
   const randomness = Math.min(1, Number(text('randomness').replace('%', '') || '0') / 100);
   return {
     name,
-    command: words[0],
-    args: words.slice(1),
+    command,
+    args,
     alias,
     intervalMs,
     randomness,

@@ -179,8 +179,10 @@ export class ClientConnection {
       if (kind === FrameKind.Error) {
         const text = errorText(frame.body);
         if (pending) this.settle(id!, new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
-        else if (this.inFlight.size === 1)
-          this.settle([...this.inFlight.keys()][0], new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
+        else if (this.inFlight.size === 1) {
+          const only = this.inFlight.keys().next().value;
+          if (only !== undefined) this.settle(only, new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
+        }
         if ((frame.flags & FLAG_CLOSE) !== 0)
           this.fail(new AgentError('AGENT_ERR_AGENT_PEER_ERROR', [this.name, text]));
         continue;

@@ -95,7 +95,10 @@ export class FrameReader {
     // Each round either consumes a whole frame or leaves the loop.
     while (end - pos >= 2) {
       if (buf[pos] !== MAGIC_0 || buf[pos + 1] !== MAGIC_1) {
-        return { pos, fatal: `bad magic 0x${hex(buf[pos])}${hex(buf[pos + 1])} (expected 0x4150, "AP")` };
+        return {
+          pos,
+          fatal: `bad magic 0x${hex(buf.readUInt8(pos))}${hex(buf.readUInt8(pos + 1))} (expected 0x4150, "AP")`,
+        };
       }
       if (end - pos < HEADER_SIZE) break;
       if (buf[pos + 2] !== FRAME_VERSION)
@@ -105,7 +108,11 @@ export class FrameReader {
         return { pos, fatal: `frame of ${length} bytes exceeds the limit of ${this.maxBody} bytes` };
       if (end - pos < HEADER_SIZE + length) return { pos, need: HEADER_SIZE + length };
       const body = buf.subarray(pos + HEADER_SIZE, pos + HEADER_SIZE + length);
-      frames.push({ kind: buf[pos + 3], flags: buf[pos + 4], body: copy ? Buffer.from(body) : body });
+      frames.push({
+        kind: buf.readUInt8(pos + 3),
+        flags: buf.readUInt8(pos + 4),
+        body: copy ? Buffer.from(body) : body,
+      });
       pos += HEADER_SIZE + length;
     }
     return { pos };

@@ -189,6 +189,7 @@ function readVarint(buf: Uint8Array, start: number, end: number): { value: numbe
   let scale = 1;
   for (let pos = start; pos < end && pos < start + 10; pos++) {
     const byte = buf[pos];
+    if (byte === undefined) return undefined;
     value += (byte & 0x7f) * scale;
     scale *= 128;
     if ((byte & 0x80) === 0) return { value, next: pos + 1 };

@@ -91,7 +91,7 @@ export class PacketReader {
     const bytes = this.peek(total);
     const rest = this.size - total;
     const [first, ...others] = this.chunks;
-    this.chunks = rest > 0 ? (first.length > total ? [first.subarray(total), ...others] : others) : [];
+    this.chunks = rest > 0 ? (first && first.length > total ? [first.subarray(total), ...others] : others) : [];
     this.size = rest;
     const version = bytes.readInt16BE(0) as PacketVersion;
     const type = bytes.readInt16BE(2);
@@ -103,7 +103,11 @@ export class PacketReader {
 
   /** The first `n` buffered bytes as one buffer (joins chunks, keeps them joined). */
   private peek(n: number): Buffer {
-    if (this.chunks[0].length < n) this.chunks = [Buffer.concat(this.chunks, this.size)];
-    return this.chunks[0].subarray(0, n);
+    let head = this.chunks[0];
+    if (head === undefined || head.length < n) {
+      head = Buffer.concat(this.chunks, this.size);
+      this.chunks = [head];
+    }
+    return head.subarray(0, n);
   }
 }

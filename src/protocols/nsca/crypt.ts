@@ -31,6 +31,7 @@
  */
 import { createCipheriv } from 'node:crypto';
 import { RijndaelEncryptor } from './rijndael.js';
+import { inRange } from '../../in-range.js';
 
 export const TRANSMITTED_IV_SIZE = 128;
 
@@ -45,8 +46,9 @@ export function packetEncryptor(method: number, password: string, iv: Buffer): P
       return () => {};
     case 1:
       return (packet) => {
-        for (let i = 0; i < packet.length; i++) packet[i] ^= iv[i % TRANSMITTED_IV_SIZE];
-        if (pass.length > 0) for (let i = 0; i < packet.length; i++) packet[i] ^= pass[i % pass.length];
+        // iv has TRANSMITTED_IV_SIZE bytes (packet.ts reads exactly that many).
+        for (const [i, b] of packet.entries()) packet[i] = b ^ inRange(iv, i % TRANSMITTED_IV_SIZE);
+        if (pass.length > 0) for (const [i, b] of packet.entries()) packet[i] = b ^ inRange(pass, i % pass.length);
       };
     case 2: {
       const k = keyOf(pass, 8);
@@ -91,10 +93,10 @@ function rijndaelCfb8(blockBytes: 24 | 32, key: Buffer, iv: Buffer): PacketEncry
   const register = Uint8Array.from(iv.subarray(0, blockBytes));
   const out = new Uint8Array(blockBytes);
   return (packet) => {
-    for (let i = 0; i < packet.length; i++) {
+    for (const [i, b] of packet.entries()) {
       out.set(register);
       cipher.encryptBlock(out);
-      const c = packet[i] ^ out[0];
+      const c = b ^ inRange(out, 0);
       packet[i] = c;
       register.copyWithin(0, 1);
       register[blockBytes - 1] = c;

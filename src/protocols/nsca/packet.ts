@@ -70,7 +70,7 @@ function writeText(buf: Buffer, offset: number, size: number, text: string): voi
   const bytes = Buffer.from(text, 'utf8');
   let n = Math.min(bytes.length, size - 1);
   // Do not leave half a UTF-8 sequence: back off over continuation bytes.
-  if (n < bytes.length) while (n > 0 && (bytes[n] & 0xc0) === 0x80) n--;
+  if (n < bytes.length) while (n > 0 && (bytes.readUInt8(n) & 0xc0) === 0x80) n--;
   bytes.copy(buf, offset, 0, n);
   buf[offset + n] = 0;
 }

@@ -34,19 +34,20 @@ export class RijndaelEncryptor {
     const nb = this.nb;
     const size = nb * 4;
     const rk = this.roundKeys;
-    for (let i = 0; i < size; i++) block[i] ^= rk[i];
+    addRoundKey(block, rk, 0, size);
     for (let round = 1; round <= ROUNDS; round++) {
       const t = this.tmp;
       // SubBytes and ShiftRows together.
       for (let c = 0; c < nb; c++)
-        for (let r = 0; r < 4; r++) t[4 * c + r] = SBOX[block[4 * ((c + this.shifts[r]) % nb) + r]];
+        for (const [r, shift] of this.shifts.entries())
+          t[4 * c + r] = byte(SBOX, byte(block, 4 * ((c + shift) % nb) + r));
       if (round !== ROUNDS) {
         for (let c = 0; c < nb; c++) {
           const o = 4 * c;
-          const a0 = t[o],
-            a1 = t[o + 1],
-            a2 = t[o + 2],
-            a3 = t[o + 3];
+          const a0 = byte(t, o),
+            a1 = byte(t, o + 1),
+            a2 = byte(t, o + 2),
+            a3 = byte(t, o + 3);
           block[o] = xtime(a0) ^ xtime(a1) ^ a1 ^ a2 ^ a3;
           block[o + 1] = a0 ^ xtime(a1) ^ xtime(a2) ^ a2 ^ a3;
           block[o + 2] = a0 ^ a1 ^ xtime(a2) ^ xtime(a3) ^ a3;
@@ -55,8 +56,7 @@ export class RijndaelEncryptor {
       } else {
         block.set(t);
       }
-      const k = round * size;
-      for (let i = 0; i < size; i++) block[i] ^= rk[k + i];
+      addRoundKey(block, rk, round * size, size);
     }
   }
 }
@@ -70,23 +70,40 @@ function expandKey(key: Uint8Array, nb: number): Uint8Array {
   w.set(key);
   let rcon = 1;
   for (let i = NK; i < words; i++) {
-    let t0 = w[4 * i - 4],
-      t1 = w[4 * i - 3],
-      t2 = w[4 * i - 2],
-      t3 = w[4 * i - 1];
+    let t0 = byte(w, 4 * i - 4),
+      t1 = byte(w, 4 * i - 3),
+      t2 = byte(w, 4 * i - 2),
+      t3 = byte(w, 4 * i - 1);
     if (i % NK === 0) {
-      [t0, t1, t2, t3] = [SBOX[t1] ^ rcon, SBOX[t2], SBOX[t3], SBOX[t0]];
+      [t0, t1, t2, t3] = [byte(SBOX, t1) ^ rcon, byte(SBOX, t2), byte(SBOX, t3), byte(SBOX, t0)];
       rcon = xtime(rcon);
     } else if (i % NK === 4) {
-      [t0, t1, t2, t3] = [SBOX[t0], SBOX[t1], SBOX[t2], SBOX[t3]];
+      [t0, t1, t2, t3] = [byte(SBOX, t0), byte(SBOX, t1), byte(SBOX, t2), byte(SBOX, t3)];
     }
     const p = 4 * (i - NK);
-    w[4 * i] = w[p] ^ t0;
-    w[4 * i + 1] = w[p + 1] ^ t1;
-    w[4 * i + 2] = w[p + 2] ^ t2;
-    w[4 * i + 3] = w[p + 3] ^ t3;
+    w[4 * i] = byte(w, p) ^ t0;
+    w[4 * i + 1] = byte(w, p + 1) ^ t1;
+    w[4 * i + 2] = byte(w, p + 2) ^ t2;
+    w[4 * i + 3] = byte(w, p + 3) ^ t3;
   }
   return w;
+}
+
+/** XORs the round key at `k` into the block. */
+function addRoundKey(block: Uint8Array, rk: Uint8Array, k: number, size: number): void {
+  for (let i = 0; i < size; i++) block[i] = byte(block, i) ^ byte(rk, k + i);
+}
+
+/**
+ * `a[i]` for the indexes of this file, all in range by construction (fixed
+ * block, key and table sizes); a RangeError would be a bug here. Its own
+ * function, not in-range.ts's: it sees Uint8Arrays only, so the hot loop
+ * stays monomorphic.
+ */
+function byte(a: Uint8Array, i: number): number {
+  const v = a[i];
+  if (v === undefined) throw new RangeError(`byte ${i} is outside 0..${a.length - 1}`);
+  return v;
 }
 
 function xtime(a: number): number {

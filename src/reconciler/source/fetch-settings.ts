@@ -32,7 +32,7 @@ export type FetchResult =
 /** Content types a settings file may come with: text (text/plain, text/x-ini…) except HTML, or bytes. */
 export function acceptableType(type: string | undefined): boolean {
   if (type === undefined || type === '') return true;
-  const base = type.split(';')[0].trim().toLowerCase();
+  const base = (type.split(';')[0] ?? '').trim().toLowerCase();
   if (base === 'text/html' || base === 'application/xhtml+xml') return false;
   return base.startsWith('text/') || base === 'application/octet-stream' || base === 'application/x-ini';
 }

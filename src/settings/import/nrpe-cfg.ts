@@ -10,6 +10,7 @@ import { readNrpeCfg, type CfgLine } from './nrpe-cfg-read.js';
 import type { ChangeAction, ImportChange, OutEntry, OutSection, Translation } from './translation.js';
 import { allowedHosts } from './nsclient-values.js';
 import type { LineCount } from './line-totals.js';
+import { inRange } from '../../in-range.js';
 
 const SERVER = '/settings/remote/server';
 const SCRIPTS = '/settings/external scripts';
@@ -75,7 +76,7 @@ export function translateNrpeCfg(text: string, file: string): Translation & { co
       sourceKey: l.name,
     };
     if (i >= 0) {
-      const old = s.entries[i];
+      const old = inRange(s.entries, i);
       const at = `${l.file}:${l.line}`;
       changes.push({
         ...(old.file !== undefined ? { file: old.file } : {}),

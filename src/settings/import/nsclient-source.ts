@@ -9,6 +9,7 @@
  */
 import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from '../ini-line-scan.js';
 import type { LineCount } from './line-totals.js';
+import { inRange } from '../../in-range.js';
 
 export interface SourceEntry {
   key: string;
@@ -86,7 +87,7 @@ export function readSource(text: string, file: string): Source {
       const dup = keys.get(entry.key.toLowerCase());
       // NSClient++ keeps the last value of a key written twice.
       if (dup !== undefined) {
-        const old = current.entries[dup];
+        const old = inRange(current.entries, dup);
         voided.push({
           action: 'dropped',
           line: old.line,
@@ -144,7 +145,7 @@ export function looksLikeNscIni(text: string): boolean {
   let old = 0;
   let modern = 0;
   for (const m of text.matchAll(/^\s*\[([^\]\r\n]*)\]\s*$/gm)) {
-    const name = m[1].trim();
+    const name = inRange(m, 1).trim();
     if (name.startsWith('/')) modern++;
     else if (NSC_INI_SECTIONS.has(name.toLowerCase())) old++;
   }

@@ -10,6 +10,7 @@ import { parseAllowedHosts } from '../../formats/allowed-hosts.js';
 import { VARIABLE_NAMES } from '../variables.js';
 import { nscaMethod } from '../../formats/nsca-encryption.js';
 import { HOSTNAME_MACROS, NSCA_UNSUPPORTED_ENCRYPTION, PATH_VARIABLES } from './nsclient-map.js';
+import { inRange } from '../../in-range.js';
 
 type Note = (detail: string) => void;
 
@@ -82,8 +83,9 @@ export function allowedHosts(value: string, changed: Note): string {
     const entry = raw.trim();
     if (entry === '') continue;
     const p = parseAllowedHosts(entry);
-    if (p.problems.length > 0)
-      changed(`entry ${entry} left out: ${p.problems[0].replace(/^allowed hosts entry "[^"]*": /, '')}`);
+    const [problem] = p.problems;
+    if (problem !== undefined)
+      changed(`entry ${entry} left out: ${problem.replace(/^allowed hosts entry "[^"]*": /, '')}`);
     else kept.push(entry);
   }
   return kept.join(',');
@@ -106,14 +108,15 @@ export function windowsScript(value: string): string | undefined {
 export function scriptLine(value: string, changed: Note): string {
   const m = /^(\s*)(\S+)(.*)$/s.exec(value);
   if (!m) return value;
-  let program = m[2];
+  const written = inRange(m, 2);
+  let program = written;
   if (program.startsWith('"')) return value;
   if (program.includes('\\')) program = program.replace(/\\+/g, '/');
   const rel = /^(?:\.\/)?scripts\/(.+)$/i.exec(program);
-  if (rel) program = rel[1];
-  if (program === m[2]) return value;
-  changed(`program ${m[2]} became ${program} (relative to the script root, / as separator)`);
-  return `${m[1]}${program}${m[3]}`;
+  if (rel) program = inRange(rel, 1);
+  if (program === written) return value;
+  changed(`program ${written} became ${program} (relative to the script root, / as separator)`);
+  return `${inRange(m, 1)}${program}${inRange(m, 3)}`;
 }
 
 /** NSCA's encryption and the passive clients' hostname: kept, rewritten in our words, or dropped (undefined: not such a key). */

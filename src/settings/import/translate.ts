@@ -32,6 +32,7 @@ import {
 } from './nsclient-values.js';
 import { copyDefaultTimeouts } from './default-timeout.js';
 import type { ChangeAction, ImportChange, OutEntry, OutSection, Translation } from './translation.js';
+import { inRange } from '../../in-range.js';
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
@@ -70,7 +71,7 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
         section: e.sourceSection,
         key: e.sourceKey,
         action: 'dropped',
-        detail: `[${path}] ${e.key} is already set at line ${s.entries[i].line}, which wins`,
+        detail: `[${path}] ${e.key} is already set at line ${inRange(s.entries, i).line}, which wins`,
       });
       return;
     }
@@ -233,8 +234,8 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
         value = `${value.trim()}s`;
         changed(`${e.value} became ${value}: NSClient++ serves the web on TLS, and a trailing s means TLS here`);
       }
-      if (canonical === '/settings/log' && k === 'level' && LOG_LEVELS[value.trim().toLowerCase()]) {
-        const to = LOG_LEVELS[value.trim().toLowerCase()];
+      const to = canonical === '/settings/log' && k === 'level' ? LOG_LEVELS[value.trim().toLowerCase()] : undefined;
+      if (to) {
         changed(`level ${value} became ${to}`);
         value = to;
       }

@@ -28,7 +28,7 @@
 import { STATUS_NAMES, type PerfValue, type QueryResult } from '../../core/result.js';
 import { AgentError } from '../../errors.js';
 import { readBody } from '../body.js';
-import { sendJson } from '../respond.js';
+import { routeParam, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
 import { perfFields, queryArguments, runQuery } from './queries.js';
 
@@ -41,7 +41,7 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
   let reloading = 0;
 
   ctx.route('GET', '/query/:command', LEGACY, async (req, res) => {
-    const name = req.params.command;
+    const name = routeParam(req, 'command');
     const result = await runQuery(ctx, name, queryArguments(req.search ?? ''), res);
     sendJson(res, 200, legacyQueryJson(result));
   });
@@ -101,16 +101,16 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
     const entries = control.logs();
     // Entries are in index order: find the first after pos, then take at most MAX_MESSAGES.
     let from = entries.length;
-    while (from > 0 && entries[from - 1].index > pos) from--;
-    const data = entries.slice(from, from + MAX_MESSAGES).map((r) => ({
+    while ((entries[from - 1]?.index ?? -Infinity) > pos) from--;
+    const taken = entries.slice(from, from + MAX_MESSAGES);
+    const data = taken.map((r) => ({
       file: ctx.hidePaths(r.file ?? r.namespace),
       line: r.line ?? 0,
       type: r.level,
       date: r.date,
       message: ctx.hidePaths(r.message),
     }));
-    const last = from + data.length - 1;
-    sendJson(res, 200, { log: { data, pos: data.length > 0 ? entries[last].index : pos } });
+    sendJson(res, 200, { log: { data, pos: taken.at(-1)?.index ?? pos } });
   });
 
   ctx.route('POST', '/log/reset', LEGACY, (_req, res) => {

@@ -35,7 +35,7 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
     const perPage = intParam(req.query.per_page, 'per_page', DEFAULT_PER_PAGE, 1, MAX_PER_PAGE);
     const all = control.logs();
     let from = all.length;
-    while (from > 0 && all[from - 1].index > since) from--;
+    while ((all[from - 1]?.index ?? -Infinity) > since) from--;
     const count = all.length - from;
     const last = Math.max(1, Math.ceil(count / perPage));
     const items = all.slice(from + (page - 1) * perPage, Math.min(all.length, from + page * perPage));
@@ -51,7 +51,7 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
       items.map((r) => logJson(r, ctx.hidePaths)),
       {
         Link: links.join(', '),
-        'X-Log-Index': String(items.length > 0 ? items[items.length - 1].index : since),
+        'X-Log-Index': String(items.at(-1)?.index ?? since),
         'X-Pagination-Count': String(count),
         'X-Pagination-Page': String(page),
         'X-Pagination-Limit': String(perPage),
@@ -71,7 +71,7 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
     const message = escapeForLog(body.message ?? 'no message', POSTED_MESSAGE_MAX);
     rest[level](message, { file: escapeForLog(body.file ?? 'REST'), line: body.line ?? 0 });
     const entries = control.logs();
-    sendJson(res, 200, { index: entries.length > 0 ? entries[entries.length - 1].index : 0 });
+    sendJson(res, 200, { index: entries.at(-1)?.index ?? 0 });
   });
 
   ctx.route('DELETE', '/api/v1/logs', 'logs.delete', (_req, res) => {

@@ -21,7 +21,7 @@ import type { ModuleStatus } from '../../core/control.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import { validateModuleLoaded, validateModuleUpdate } from '../bodies.js';
 import { readJsonBody } from '../body.js';
-import { baseUrl, seg, sendJson, type WebRequest } from '../respond.js';
+import { baseUrl, routeParam, seg, sendJson, type WebRequest } from '../respond.js';
 import type { RouteContext } from './context.js';
 
 const COMMANDS = ['load', 'unload', 'enable', 'disable'] as const;
@@ -50,7 +50,7 @@ export function registerModuleRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/modules/:module', 'modules.get', (req, res) => {
-    sendJson(res, 200, moduleJson(baseUrl(req), find(ctx, req.params.module)));
+    sendJson(res, 200, moduleJson(baseUrl(req), find(ctx, routeParam(req, 'module'))));
   });
 
   ctx.route('PUT', '/api/v1/modules', ['modules.load', 'modules.unload'], async (req, res) => {
@@ -61,7 +61,7 @@ export function registerModuleRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('PUT', '/api/v1/modules/:module', ['modules.load', 'modules.unload'], async (req, res) => {
-    const name = find(ctx, req.params.module).name;
+    const name = find(ctx, routeParam(req, 'module')).name;
     const body = await readJsonBody(req, ctx.maxBodySize(), validateModuleLoaded);
     const current = allowedTarget(ctx, req, name, body.loaded);
     if (!body.loaded && current.name === SELF) return answerThenStop(ctx, req, res, current, 'unload');
@@ -70,7 +70,7 @@ export function registerModuleRoutes(ctx: RouteContext): void {
 
   for (const command of COMMANDS) {
     ctx.route('GET', `/api/v1/modules/:module/commands/${command}`, `modules.${command}`, async (req, res) => {
-      const current = find(ctx, req.params.module);
+      const current = find(ctx, routeParam(req, 'module'));
       const name = current.name;
       if (name === SELF && (command === 'unload' || command === 'disable'))
         return answerThenStop(ctx, req, res, current, command);

@@ -17,7 +17,7 @@ import type { QueryInfo } from '../../core/core.js';
 import { formatPerfList, STATUS_NAMES, toNagios, type PerfValue, type QueryResult } from '../../core/result.js';
 import { AgentError } from '../../errors.js';
 import { WEB_SECTION } from '../access.js';
-import { baseUrl, seg, sendJson, sendText } from '../respond.js';
+import { baseUrl, routeParam, seg, sendJson, sendText } from '../respond.js';
 import type { RouteContext } from './context.js';
 
 export function registerQueryRoutes(ctx: RouteContext): void {
@@ -42,13 +42,13 @@ export function registerQueryRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/queries/:query', 'queries.get', (req, res) => {
-    const q = ctx.core.getQuery(req.params.query);
-    if (!q) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Query not found: ${req.params.query}`]);
+    const q = ctx.core.getQuery(routeParam(req, 'query'));
+    if (!q) throw new AgentError('AGENT_ERR_HTTP_NOT_FOUND', [`Query not found: ${routeParam(req, 'query')}`]);
     sendJson(res, 200, queryJson(baseUrl(req), q));
   });
 
   ctx.route('GET', '/api/v1/queries/:query/commands/execute', 'queries.execute', async (req, res) => {
-    const result = await runQuery(ctx, req.params.query, queryArguments(req.search ?? ''), res);
+    const result = await runQuery(ctx, routeParam(req, 'query'), queryArguments(req.search ?? ''), res);
     if (wantsText(req.headers.accept)) return sendTextResult(ctx, res, result);
     sendJson(res, 200, {
       command: result.command,
@@ -58,7 +58,7 @@ export function registerQueryRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/queries/:query/commands/execute_nagios', 'queries.execute', async (req, res) => {
-    const result = await runQuery(ctx, req.params.query, queryArguments(req.search ?? ''), res);
+    const result = await runQuery(ctx, routeParam(req, 'query'), queryArguments(req.search ?? ''), res);
     if (wantsText(req.headers.accept)) return sendTextResult(ctx, res, result);
     sendJson(res, 200, {
       command: result.command,
@@ -148,7 +148,8 @@ function decode(s: string): string {
 
 function wantsText(accept: string | undefined): boolean {
   if (!accept) return false;
-  const first = accept.split(',')[0].split(';')[0].trim().toLowerCase();
+  // split gives at least one part.
+  const first = (accept.split(',')[0] ?? '').split(';')[0]?.trim().toLowerCase();
   return first === 'text/plain';
 }
 

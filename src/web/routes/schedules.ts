@@ -26,7 +26,7 @@ export function registerScheduleRoutes(ctx: RouteContext): void {
         ...r,
         query_url:
           typeof r.command === 'string'
-            ? `${base}/api/v1/queries/${encodeURIComponent(r.command.split(' ')[0])}`
+            ? `${base}/api/v1/queries/${encodeURIComponent(r.command.split(' ')[0] ?? '')}`
             : null,
       })),
     );

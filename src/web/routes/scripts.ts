@@ -17,7 +17,7 @@
 import { AgentError } from '../../errors.js';
 import { validateScriptContent } from '../bodies.js';
 import { parseJson, readBody, fieldsOf } from '../body.js';
-import { baseUrl, seg, sendJson } from '../respond.js';
+import { baseUrl, routeParam, seg, sendJson } from '../respond.js';
 import { queryFlag } from '../query-flag.js';
 import { labelled, type RouteContext } from './context.js';
 import type { Requirement } from '../requirement.js';
@@ -34,7 +34,7 @@ const RUNTIMES: readonly Runtime[] = [{ name: 'ext', module: 'CheckExternalScrip
 function perRuntime(ours: string, nsclient: string): Requirement {
   return labelled(`${ours}|${nsclient}.<R>`, (req) => [
     ours,
-    `${nsclient}.${RUNTIMES.find((r) => r.name === req.params.runtime)?.module ?? req.params.runtime ?? ''}`,
+    `${nsclient}.${RUNTIMES.find((r) => r.name === routeParam(req, 'runtime'))?.module ?? routeParam(req, 'runtime') ?? ''}`,
   ]);
 }
 
@@ -79,7 +79,7 @@ export function registerScriptRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/scripts/:runtime', perRuntime('scripts.list', 'scripts.lists'), async (req, res) => {
-    const r = runtime(req.params.runtime);
+    const r = runtime(routeParam(req, 'runtime'));
     const all = queryFlag(req.query.all, 'all', false);
     const text = await exec(r, ['list', '--json', ...(all ? ['--all'] : [])]);
     let names: unknown;
@@ -92,12 +92,12 @@ export function registerScriptRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('GET', '/api/v1/scripts/:runtime/*', perRuntime('scripts.get', 'scripts.get'), async (req, res) => {
-    const r = runtime(req.params.runtime);
+    const r = runtime(routeParam(req, 'runtime'));
     sendJson(res, 200, { message: await exec(r, ['show', '--script', scriptName(req.params['*'])]) });
   });
 
   ctx.route('PUT', '/api/v1/scripts/:runtime/*', perRuntime('scripts.add', 'scripts.add'), async (req, res) => {
-    const r = runtime(req.params.runtime);
+    const r = runtime(routeParam(req, 'runtime'));
     const name = scriptName(req.params['*']);
     const raw = await readBody(req, ctx.maxBodySize());
     let content: Buffer = raw;
@@ -120,7 +120,7 @@ export function registerScriptRoutes(ctx: RouteContext): void {
     '/api/v1/scripts/:runtime/*',
     perRuntime('scripts.delete', 'scripts.delete'),
     async (req, res) => {
-      const r = runtime(req.params.runtime);
+      const r = runtime(routeParam(req, 'runtime'));
       sendJson(res, 200, { message: await exec(r, ['delete', '--script', scriptName(req.params['*'])]) });
     },
   );

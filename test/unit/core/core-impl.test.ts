@@ -10,6 +10,7 @@ import { moduleView } from '../../../src/settings/module-view.js';
 import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
 import { plainMessage } from '../../helpers/plain-message.js';
+import { inRange } from '../../../src/in-range.js';
 
 sink.consoleLevel = 'silent';
 
@@ -61,7 +62,7 @@ void test('a query crosses the protobuf boundary: the handler gets a valid Query
     assert.ok(bytes instanceof Uint8Array);
     const request = decode('QueryRequestMessage', bytes);
     seen.push(request);
-    const p = request.payload[0];
+    const p = inRange(request.payload, 0);
     return encode('QueryResponseMessage', {
       header: { type: HeaderType.QUERY_RESPONSE, version: 1 },
       payload: [
@@ -84,7 +85,7 @@ void test('a query crosses the protobuf boundary: the handler gets a valid Query
       perf: [{ alias: 'n', value: 3, warning: 5 }],
     });
     assert.equal(seen.length, 1);
-    const request = seen[0];
+    const request = inRange(seen, 0);
     assert.equal(request.header.type, Plugin.Header.Type.QUERY_REQUEST);
     assert.equal(request.header.version, Plugin.Version.VERSION_1);
     assert.equal(request.payload.length, 1);
@@ -237,7 +238,7 @@ void test('submit reaches every subscriber; one that throws does not stop the ot
     );
     assert.equal(taken, 1);
     assert.equal(got.length, 1);
-    const message = got[0];
+    const message = inRange(got, 0);
     assert.equal(message.header.sender, 'host1');
     assert.equal(message.payload[0]?.command, 'svc');
     assert.equal(message.payload[0]?.result, Plugin.ResultCode.CRITCAL);

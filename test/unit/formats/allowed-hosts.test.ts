@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isAllowed, parseAllowedHosts } from '../../../src/formats/allowed-hosts.js';
+import { inRange } from '../../../src/in-range.js';
 
 /** [list, peer address, expected] */
 const cases: Array<[string, string, boolean]> = [
@@ -81,6 +82,6 @@ for (const entry of bad) {
     const parsed = parseAllowedHosts(`127.0.0.1,${entry}`);
     assert.equal(parsed.matchers.length, 1);
     assert.equal(parsed.problems.length, 1);
-    assert.match(parsed.problems[0], new RegExp(`"${entry.replace(/[.*/]/g, '\\$&')}"`));
+    assert.match(inRange(parsed.problems, 0), new RegExp(`"${entry.replace(/[.*/]/g, '\\$&')}"`));
   });
 }

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { definitionOf, parseDuration, parseReport, ScheduleTable } from '../../../src/modules/scheduler/schedules.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { startLocalCore } from '../../../src/cli/local-core.js';
+import { inRange } from '../../../src/in-range.js';
 
 void test('durations: a bare number is seconds; ms, s, m, h, d, w', () => {
   assert.equal(parseDuration('300'), 300_000);
@@ -56,7 +57,7 @@ void test('an edited interval: last run + new interval, or now when that has pas
   assert.ok(!('problem' in base));
   const now = Date.now();
   table.add(base, now);
-  const state = table.list()[0];
+  const state = inRange(table.list(), 0);
   state.lastStart = now - 10_000;
   table.update({ ...base, intervalMs: 120_000 }, now);
   assert.equal(state.nextRun, now - 10_000 + 120_000, 'longer: last run + new interval');

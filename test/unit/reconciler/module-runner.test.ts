@@ -13,6 +13,7 @@ import * as noStop from '../../fixtures/modules/no-stop/index.js';
 import * as stopThrows from '../../fixtures/modules/stop-throws/index.js';
 import * as applyThrows from '../../fixtures/modules/apply-throws/index.js';
 import * as healthy from '../../fixtures/modules/healthy/index.js';
+import { inRange } from '../../../src/in-range.js';
 
 // The runner reads its time limit when its file loads: set it first, then import.
 const TIMEOUT_MS = 150;
@@ -236,10 +237,10 @@ void test('a runner the reconciler retries names the next attempt in its one err
   const lines = errorsOf('ThrowsInStart', from);
   assert.equal(lines.length, 2);
   assert.match(
-    lines[0],
+    inRange(lines, 0),
     /^AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing; next retry in 1 s \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
   );
-  assert.match(lines[1], /; next retry in 2 s \(/);
+  assert.match(inRange(lines, 1), /; next retry in 2 s \(/);
 });
 
 void test('only a module whose catalogue entry asks for it (WEBServer) finds the control interface in its context', async () => {

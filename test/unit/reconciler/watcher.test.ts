@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../../../src/log.js';
 import { watchSettings, type ChangeKind, type RenameWitness } from '../../../src/reconciler/watcher.js';
+import { inRange } from '../../../src/in-range.js';
 
 sink.consoleLevel = 'silent';
 
@@ -40,7 +41,7 @@ function watching(file: string): { reports: Report[]; next(): Promise<Report>; c
         if (reports.length <= taken) return;
         clearTimeout(timer);
         wake = undefined;
-        res(reports[taken++]);
+        res(inRange(reports, taken++));
       };
       wake = check;
       check();

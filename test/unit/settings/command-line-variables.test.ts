@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { quoteInCommandLine, splitCommandLine } from '../../../src/formats/script-command-line.js';
 import { quoteInAliasCommand, splitAliasCommand } from '../../../src/formats/alias-command.js';
+import { defined } from '../../helpers/defined.js';
 
 const BASE = `/tmp/x/in'st "ü" 監\\視`;
 const SCRIPTS = `${BASE}/scripts`;
@@ -65,15 +66,15 @@ allowed paths = \${scripts}
   assert.ok(loaded.ok, JSON.stringify(!loaded.ok && loaded.problems));
   const s = loaded.snapshot;
   const scripts = s.sections['/settings/external scripts/scripts'] as Record<string, string>;
-  assert.deepEqual(splitCommandLine(scripts.abs), [`${SCRIPTS}/hello.sh`]);
-  assert.deepEqual(splitCommandLine(scripts.args), [
+  assert.deepEqual(splitCommandLine(defined(scripts.abs)), [`${SCRIPTS}/hello.sh`]);
+  assert.deepEqual(splitCommandLine(defined(scripts.args)), [
     `${SCRIPTS}/hello.sh`,
     `in ${SCRIPTS}`,
     `and ${SCRIPTS}`,
     '$ARG1$',
   ]);
   const wrappings = s.sections['/settings/external scripts/wrappings'] as Record<string, string>;
-  assert.deepEqual(splitCommandLine(wrappings.sh), ['/bin/sh', `${SCRIPTS}/wrap.sh`, '%SCRIPT%', '%ARGS%']);
+  assert.deepEqual(splitCommandLine(defined(wrappings.sh)), ['/bin/sh', `${SCRIPTS}/wrap.sh`, '%SCRIPT%', '%ARGS%']);
   // Not a command line: the path as it is.
   assert.equal((s.sections['/settings/logfile'] as Record<string, string>)['allowed paths'], SCRIPTS);
 });

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { AgentError } from '../../../src/errors.js';
 import { applyEdits, editSettingsFile, EDIT_ATTEMPTS, hashText } from '../../../src/settings/edit-ini.js';
 import { parseIni } from '../../../src/settings/read-ini.js';
+import { defined } from '../../helpers/defined.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/settings/', import.meta.url));
 const EDIT_INI_JS = fileURLToPath(new URL('../../../src/settings/edit-ini.js', import.meta.url));
@@ -64,8 +65,8 @@ void describe('applyEdits', () => {
     assert.equal(afterLines[7], 'RemoteClient = enabled');
     assert.equal(afterLines[14], '    verify mode = none');
     const values = valuesOf(out);
-    assert.equal(values['/modules']['RemoteClient'], 'enabled');
-    assert.equal(values[TARGET]['verify mode'], 'none');
+    assert.equal(defined(values['/modules'])['RemoteClient'], 'enabled');
+    assert.equal(defined(values[TARGET])['verify mode'], 'none');
     assert.deepEqual(
       { ...values, '/modules': undefined, [TARGET]: undefined },
       { ...valuesOf(text), '/modules': undefined, [TARGET]: undefined },
@@ -304,10 +305,10 @@ void describe('editSettingsFile', () => {
   void it('computes read-modify-write edits from the content being edited', async () => {
     const file = await newFile('rmw', '[/r]\nops = a\n');
     const append = (p: string) => (text: string) => [
-      { op: 'set' as const, section: '/r', key: 'ops', value: `${valuesOf(text)['/r']['ops']}, ${p}` },
+      { op: 'set' as const, section: '/r', key: 'ops', value: `${defined(valuesOf(text)['/r'])['ops']}, ${p}` },
     ];
     await Promise.all(['b', 'c', 'd'].map((p) => editSettingsFile(file, append(p))));
-    assert.equal(valuesOf(await readFile(file, 'utf8'))['/r']['ops'], 'a, b, c, d');
+    assert.equal(defined(valuesOf(await readFile(file, 'utf8'))['/r'])['ops'], 'a, b, c, d');
   });
 
   void it('serializes writers in different processes: 12 processes each adding a key leave 12 keys', async () => {
@@ -319,7 +320,7 @@ void describe('editSettingsFile', () => {
         run(process.execPath, ['--input-type=module', '-e', script(i)], { timeout: 30_000 }),
       ),
     );
-    const values = valuesOf(await readFile(file, 'utf8'))['/a'];
+    const values = defined(valuesOf(await readFile(file, 'utf8'))['/a']);
     assert.deepEqual(Object.keys(values).sort(), ['k', ...Array.from({ length: 12 }, (_, i) => `p${i}`)].sort());
     assert.deepEqual(await readdir(join(file, '..')), ['agent.ini']);
   });
@@ -384,7 +385,7 @@ void describe('editSettingsFile', () => {
     );
     const results = await Promise.all(edits);
     assert.ok(results.every((r) => r.changed));
-    const values = valuesOf(await readFile(file, 'utf8'))['/a'];
+    const values = defined(valuesOf(await readFile(file, 'utf8'))['/a']);
     assert.deepEqual(values, {
       k: '1',
       ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`key${i}`, String(i)])),
@@ -398,7 +399,7 @@ void describe('editSettingsFile', () => {
     assert.equal(first.status, 'fulfilled');
     assert.equal(second.status, 'rejected');
     assertAgentError('AGENT_ERR_SETTINGS_CONFLICT')(second.reason);
-    assert.equal(valuesOf(await readFile(file, 'utf8'))['/a']['k'], 'first');
+    assert.equal(defined(valuesOf(await readFile(file, 'utf8'))['/a'])['k'], 'first');
   });
 
   void it('refuses a missing file with AGENT_ERR_SETTINGS_NOT_FOUND; creates one only with create and set edits', async () => {

@@ -8,6 +8,7 @@ import { loadSchemaSet, packageRoot, type SchemaSet } from '../../../src/setting
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defined } from '../../helpers/defined.js';
 
 /** Load settings text (relative to a fixed folder) or fail the test with the problems. */
 function load(text: string): Snapshot {
@@ -80,7 +81,7 @@ function schemasWithRestartMark(): SchemaSet {
     cpSync(join(packageRoot(), 'schema'), join(root, 'schema'), { recursive: true });
     const file = join(root, 'schema/modules/log.schema.json');
     const schema = JSON.parse(readFileSync(file, 'utf8')) as { properties: Record<string, Record<string, unknown>> };
-    schema.properties['buffer size']['x-restart'] = true;
+    defined(schema.properties['buffer size'])['x-restart'] = true;
     writeFileSync(file, JSON.stringify(schema));
     const set = loadSchemaSet(root);
     loadSchemaSet(); // back to the real schemas for the loader

@@ -47,7 +47,7 @@ void describe('request-body validators', () => {
       const generated = byName[name];
       assert.ok(generated, name);
       for (const v of values) {
-        const ok = generated(v);
+        const ok: boolean = generated(v);
         assert.equal(ok, compiled(v), `${name} ${JSON.stringify(v)}`);
         assert.deepEqual(generated.errors ?? null, compiled.errors ?? null, `${name} ${JSON.stringify(v)}`);
         if (!ok) refused++;

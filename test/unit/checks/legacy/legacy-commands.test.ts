@@ -33,6 +33,7 @@ import { createCore } from '../../../../src/core/core-impl.js';
 import { moduleOfQuery } from '../../../../src/settings/module-table.js';
 import type { QueryResult } from '../../../../src/core/result.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
+import { inRange } from '../../../../src/in-range.js';
 
 const sampler = new CpuSampler({ intervalMs: 1000 });
 await sampler.start();
@@ -69,9 +70,8 @@ function same(a: QueryResult, b: QueryResult): string | undefined {
   if (a.result !== b.result) return `state ${a.result} vs ${b.result}: ${a.message} | ${b.message}`;
   if (digits(a.message) !== digits(b.message)) return `message ${a.message} | ${b.message}`;
   if (a.perf.length !== b.perf.length) return `perf ${JSON.stringify(a.perf)} | ${JSON.stringify(b.perf)}`;
-  for (let i = 0; i < a.perf.length; i++) {
-    const p = a.perf[i];
-    const q = b.perf[i];
+  for (const [i, p] of a.perf.entries()) {
+    const q = inRange(b.perf, i); // the lengths are equal (above)
     const { value: pv, ...prest } = p;
     const { value: qv, ...qrest } = q;
     if (JSON.stringify(prest) !== JSON.stringify(qrest)) return `perf ${JSON.stringify(p)} | ${JSON.stringify(q)}`;

@@ -16,6 +16,7 @@ import {
 } from '../../../../src/core/plugin/codec.js';
 import type { QueryResult } from '../../../../src/core/result.js';
 import { plainMessage } from '../../../helpers/plain-message.js';
+import { inRange } from '../../../../src/in-range.js';
 
 /** Encode, decode, and compare the plain object form (int64 as numbers, enums as numbers). */
 function roundTrip(name: MessageName, message: object): void {
@@ -455,7 +456,7 @@ void test('resultToResponse and responseToResult round trip through bytes', () =
   ];
   for (const r of results) {
     const bytes = encode('QueryResponseMessage', { header: hdr(2), payload: [resultToResponse(r, 1)] });
-    const back = responseToResult(decode('QueryResponseMessage', bytes).payload[0]);
+    const back = responseToResult(inRange(decode('QueryResponseMessage', bytes).payload, 0));
     assert.deepEqual(back, r);
   }
 });
@@ -467,7 +468,7 @@ void test('a result code outside the enumeration on the wire is a missing requir
 
 void test('responseToResult maps unknown result codes to UNKNOWN and bool perf to 0/1', () => {
   const bytes = build(HEADER, m(2, s(2, 'c'), v(3, 0), s(4, 'm'), m(5, s(1, 'b'), v(2, 1), m(6, v(1, 1), s(2, 'u')))));
-  const r = responseToResult(decode('QueryResponseMessage', bytes).payload[0]);
+  const r = responseToResult(inRange(decode('QueryResponseMessage', bytes).payload, 0));
   assert.equal(r.result, 0);
   assert.deepEqual(r.perf, [{ alias: 'b', value: 1, unit: 'u' }]);
   assert.equal(responseToResult({ command: 'c', result: 7 as Plugin.ResultCode, message: 'm' }).result, 3);

@@ -10,6 +10,7 @@ import {
   peekHeader,
 } from '../../../../src/protocols/agent/framing.js';
 import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
+import { inRange } from '../../../../src/in-range.js';
 
 const request = (id: number): Uint8Array =>
   encode('QueryRequestMessage', {
@@ -75,8 +76,8 @@ void test('peekHeader never throws on garbage and finds nothing there', () => {
 void test('an Error body is a QueryResponseMessage with UNKNOWN, the message and the id when known', () => {
   const withId = decode('QueryResponseMessage', errorBody('bad thing', 12));
   assert.equal(Number(withId.header.id), 12);
-  assert.equal(withId.payload[0].result, Plugin.ResultCode.UNKNOWN);
-  assert.equal(withId.payload[0].message, 'bad thing');
+  assert.equal(inRange(withId.payload, 0).result, Plugin.ResultCode.UNKNOWN);
+  assert.equal(inRange(withId.payload, 0).message, 'bad thing');
   assert.equal(peekHeader(errorBody('no id')).id, undefined);
-  assert.equal(decode('QueryResponseMessage', errorBody('no id')).payload[0].message, 'no id');
+  assert.equal(inRange(decode('QueryResponseMessage', errorBody('no id')).payload, 0).message, 'no id');
 });

@@ -5,6 +5,7 @@ import { startTestPeer, type TestPeer } from '../../../helpers/agent-test-peer.j
 import { FrameReader } from '../../../../src/protocols/agent/frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, peekHeader, type Frame } from '../../../../src/protocols/agent/framing.js';
 import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
+import { inRange } from '../../../../src/in-range.js';
 
 /** A raw connection that collects answer frames; every wait is bounded. */
 async function raw(
@@ -65,10 +66,10 @@ void test('each request kind gets its answer kind with the request id, versions 
   const q = byId.get(11)!;
   assert.equal(q.kind, FrameKind.QueryResponse);
   const qm = decode('QueryResponseMessage', q.body);
-  assert.equal(qm.payload[0].message, 'echo check_ok x');
+  assert.equal(inRange(qm.payload, 0).message, 'echo check_ok x');
   assert.deepEqual([qm.header.version, qm.header.max_supported_version], [1, 1]);
   assert.equal(byId.get(12)!.kind, FrameKind.ExecResponse);
-  assert.equal(decode('ExecuteResponseMessage', byId.get(12)!.body).payload[0].message, 'ran a,b');
+  assert.equal(inRange(decode('ExecuteResponseMessage', byId.get(12)!.body).payload, 0).message, 'ran a,b');
   const ack = byId.get(13)!;
   assert.equal(ack.kind, FrameKind.SubmitAck);
   assert.deepEqual(
@@ -98,14 +99,14 @@ void test('requests in flight at once are answered as they finish, matched by id
 void test('random bytes: one Error frame with the close flag, then the connection closes; the server keeps serving', async () => {
   const c = await raw(peer.port);
   c.socket.write(Buffer.from([0x13, 0x37, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8]));
-  const [err] = await c.next(1);
+  const err = inRange(await c.next(1), 0);
   assert.equal(err.kind, FrameKind.Error);
   assert.equal(err.flags & FLAG_CLOSE, FLAG_CLOSE);
-  assert.match(decode('QueryResponseMessage', err.body).payload[0].message, /bad magic 0x1337/);
+  assert.match(inRange(decode('QueryResponseMessage', err.body).payload, 0).message, /bad magic 0x1337/);
   await c.closed;
   const d = await raw(peer.port);
   d.socket.write(encodeFrame(FrameKind.QueryRequest, queryBody(5)));
-  assert.equal((await d.next(1))[0].kind, FrameKind.QueryResponse);
+  assert.equal(inRange(await d.next(1), 0).kind, FrameKind.QueryResponse);
   d.socket.destroy();
 });
 
@@ -113,9 +114,9 @@ void test('an oversized frame is refused on its header and the connection closes
   const c = await raw(peer.port);
   const big = encodeFrame(FrameKind.QueryRequest, new Uint8Array(4097));
   c.socket.write(big.subarray(0, 12));
-  const [err] = await c.next(1);
+  const err = inRange(await c.next(1), 0);
   assert.match(
-    decode('QueryResponseMessage', err.body).payload[0].message,
+    inRange(decode('QueryResponseMessage', err.body).payload, 0).message,
     /frame of 4097 bytes exceeds the limit of 4096 bytes/,
   );
   await c.closed;
@@ -129,7 +130,7 @@ void test('valid frames holding garbage get an Error each and the connection sta
   c.socket.write(encodeFrame(FrameKind.QueryResponse, queryBody(32)));
   const errors = await c.next(4);
   for (const e of errors) assert.equal(e.kind, FrameKind.Error);
-  const texts = errors.map((e) => decode('QueryResponseMessage', e.body).payload[0].message);
+  const texts = errors.map((e) => inRange(decode('QueryResponseMessage', e.body).payload, 0).message);
   // Frame-level errors are answered at once, body errors after decoding: match by content.
   const find = (re: RegExp): number => {
     const i = texts.findIndex((t) => re.test(t));
@@ -138,10 +139,10 @@ void test('valid frames holding garbage get an Error each and the connection sta
   };
   find(/invalid QueryRequestMessage/);
   find(/invalid ExecuteRequestMessage.*header/);
-  assert.equal(peekHeader(errors[find(/frame kind 99 \(unknown kind 99\) is not a request/)].body).id, 31);
-  assert.equal(peekHeader(errors[find(/frame kind 2 \(QueryResponse\) is not a request/)].body).id, 32);
+  assert.equal(peekHeader(inRange(errors, find(/frame kind 99 \(unknown kind 99\) is not a request/)).body).id, 31);
+  assert.equal(peekHeader(inRange(errors, find(/frame kind 2 \(QueryResponse\) is not a request/)).body).id, 32);
   c.socket.write(encodeFrame(FrameKind.QueryRequest, queryBody(33)));
-  const [ok] = await c.next(1);
+  const ok = inRange(await c.next(1), 0);
   assert.equal(ok.kind, FrameKind.QueryResponse);
   assert.equal(peekHeader(ok.body).id, 33);
   c.socket.destroy();
@@ -153,10 +154,10 @@ void test('a message with a required field missing gets an Error carrying its id
   // payload { arguments: ["x"] } without the required command.
   const body = Uint8Array.from([0x0a, header.length, ...header, 0x12, 0x03, 0x1a, 0x01, 0x78]);
   c.socket.write(encodeFrame(FrameKind.QueryRequest, body));
-  const [err] = await c.next(1);
+  const err = inRange(await c.next(1), 0);
   assert.equal(err.kind, FrameKind.Error);
   assert.equal(peekHeader(err.body).id, 41);
-  assert.match(decode('QueryResponseMessage', err.body).payload[0].message, /missing required 'command'/);
+  assert.match(inRange(decode('QueryResponseMessage', err.body).payload, 0).message, /missing required 'command'/);
   c.socket.destroy();
 });
 
@@ -168,10 +169,10 @@ void test('a version this agent does not speak gets an Error naming the versions
     payload: [{ command: 'check_ok' }],
   }).finish();
   c.socket.write(encodeFrame(FrameKind.QueryRequest, body));
-  const [err] = await c.next(1);
+  const err = inRange(await c.next(1), 0);
   assert.equal(err.kind, FrameKind.Error);
   assert.match(
-    decode('QueryResponseMessage', err.body).payload[0].message,
+    inRange(decode('QueryResponseMessage', err.body).payload, 0).message,
     /message version 2 is not supported \(peer speaks 2 to 3, this agent speaks 1 to 1\)/,
   );
   // A peer that writes version 1 and could speak more gets an answer in version 1.
@@ -184,7 +185,7 @@ void test('a version this agent does not speak gets an Error naming the versions
       }).finish(),
     ),
   );
-  const [ok] = await c.next(1);
+  const ok = inRange(await c.next(1), 0);
   assert.equal(ok.kind, FrameKind.QueryResponse);
   assert.deepEqual(peekHeader(ok.body), { id: 52, version: 1, maxSupportedVersion: 1 });
   c.socket.destroy();
@@ -197,7 +198,7 @@ void test('a handler that throws gives an Error for that request only', async ()
   const got = await c.next(2);
   const e = got.find((f) => peekHeader(f.body).id === 61)!;
   assert.equal(e.kind, FrameKind.Error);
-  assert.match(decode('QueryResponseMessage', e.body).payload[0].message, /handler broke/);
+  assert.match(inRange(decode('QueryResponseMessage', e.body).payload, 0).message, /handler broke/);
   assert.equal(got.find((f) => peekHeader(f.body).id === 62)!.kind, FrameKind.QueryResponse);
   c.socket.destroy();
 });

@@ -46,7 +46,7 @@ void test('rejects wrong versions, bad CRCs, bad types and oversized buffers at 
   bad(Buffer.from([0x00, 0x07]), /unsupported packet version 7/);
   bad(Buffer.from([0x16, 0x03, 0x01]), /unsupported packet version 5635/);
   const p = encodePacket({ version: 4, type: QUERY_PACKET, text: 'check_ok' });
-  p[20] ^= 1;
+  p.writeUInt8(p.readUInt8(20) ^ 1, 20);
   bad(p, /CRC mismatch/);
   const huge = Buffer.alloc(16);
   huge.writeInt16BE(4, 0);
