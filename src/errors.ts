@@ -219,6 +219,10 @@ export const CODES = {
   // Settings source ([/settings/source]): pulled settings
   AGENT_ERR_SOURCE_PULL: { message: 'pulling the settings from %s failed: %s; keeping the settings in force' },
   AGENT_ERR_SOURCE_INVALID: { message: 'the settings pulled from %s (revision %s) are not applied: %s' },
+  AGENT_ERR_SOURCE_SIGNATURE: {
+    message:
+      'the settings pulled from %s are refused, their signature does not hold: %s; keeping the settings in force',
+  },
   AGENT_ERR_SOURCE_SECTION: {
     message:
       'pulled settings cannot hold [%s]: only the local settings file names where settings come from and what it includes',

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { errorMessage, formatMessage } from '../errors.js';
 import { SettingsReader } from '../settings/includes.js';
 import { loadSettingsFile, type LoadResult } from '../settings/load.js';
-import { cacheFileOf, sourceConfig } from '../reconciler/source/settings-source.js';
+import { cacheFileOf, sourceConfig } from '../reconciler/source/source-config.js';
 import { fetchSource } from '../reconciler/source/fetch-source.js';
 import { readCachedPull } from '../reconciler/source/source-cache.js';
 

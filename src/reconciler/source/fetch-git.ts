@@ -5,11 +5,13 @@
  * ref into a bare cache repository in the state folder, and
  * `git show COMMIT:PATH`. The revision is the commit id. Every git run has
  * the pull's time limit, no terminal prompt and no pager; what git says on
- * failure is the error.
+ * failure is the error. A required signature is checked (verify-git.ts)
+ * before any file of the commit is read.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { errorMessage } from '../../errors.js';
+import { signaturesRequired, type Trust } from './trust.js';
+import { verifyGitObject } from './verify-git.js';
 
 export interface GitFetchOptions {
   url: string;
@@ -21,8 +23,8 @@ export interface GitFetchOptions {
   repoDir: string;
   /** The commit in force: the same commit at the ref is no change. */
   known?: string | undefined;
-  /** An ssh allowed-signers file: the commit must verify against it (git verify-commit). */
-  allowedSigners?: string | undefined;
+  /** Keys the commit (or the tag the ref names) must be signed by (verify-git.ts). */
+  trust?: Trust | undefined;
 }
 
 export type GitFetchResult = { changed: false } | { changed: true; body: Buffer; revision: string };
@@ -97,25 +99,8 @@ export async function fetchGit(o: GitFetchOptions): Promise<GitFetchResult> {
   const commit = (await git(['-C', o.repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], left()))
     .toString('utf8')
     .trim();
-  if (o.allowedSigners) {
-    await git(
-      [
-        '-C',
-        o.repoDir,
-        '-c',
-        'gpg.format=ssh',
-        '-c',
-        `gpg.ssh.allowedSignersFile=${o.allowedSigners}`,
-        'verify-commit',
-        commit,
-      ],
-      left(),
-    ).catch((err: unknown) => {
-      throw new Error(`commit ${commit} is not signed by a key of ${o.allowedSigners} (${errorMessage(err)})`, {
-        cause: err,
-      });
-    });
-  }
+  // What the ref names (a signed tag, else the commit) must carry a trusted signature.
+  if (o.trust && signaturesRequired(o.trust)) await verifyGitObject(o.repoDir, 'refs/source/head', o.trust, left());
   const spec = `${commit}:${o.path.replace(/^\/+/, '')}`;
   const size = Number(
     (

@@ -20,6 +20,10 @@ export interface CachedPull {
   sha256: string;
   /** ISO time of the pull that fetched this text. */
   pulledAt: string;
+  /** The keys its signature was verified against (trust.ts trustId), when one was required. */
+  verifiedWith?: string | undefined;
+  /** Who signed it (an https file's allowed signer), when known. */
+  signedBy?: string | undefined;
 }
 
 export function metaFile(cacheFile: string): string {
