@@ -23,6 +23,10 @@ export interface GitFetchOptions {
   repoDir: string;
   /** The commit in force: the same commit at the ref is no change. */
   known?: string | undefined;
+  /** A PEM file of the CAs an https:// repository's certificate may be signed by (else git's own settings). */
+  ca?: string | undefined;
+  /** No verification of an https:// repository's certificate. */
+  insecure?: boolean | undefined;
   /** Keys the commit (or the tag the ref names) must be signed by (verify-git.ts). */
   trust?: Trust | undefined;
 }
@@ -37,12 +41,17 @@ const GIT_ENV = {
   LC_ALL: 'C',
 };
 
-function git(args: string[], timeoutMs: number, maxBuffer = 1024 * 1024): Promise<Buffer> {
+function git(
+  args: string[],
+  timeoutMs: number,
+  maxBuffer = 1024 * 1024,
+  env: Record<string, string> = {},
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     execFile(
       'git',
       args,
-      { timeout: timeoutMs, maxBuffer, encoding: 'buffer', env: { ...process.env, ...GIT_ENV } },
+      { timeout: timeoutMs, maxBuffer, encoding: 'buffer', env: { ...process.env, ...GIT_ENV, ...env } },
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
         const said = stderr
@@ -68,8 +77,9 @@ export async function remoteCommit(
   url: string,
   ref: string,
   timeoutMs: number,
+  tls: Record<string, string> = {},
 ): Promise<{ commit: string; ref: string }> {
-  const out = (await git(['ls-remote', '--', url, ref], timeoutMs)).toString('utf8');
+  const out = (await git(['ls-remote', '--', url, ref], timeoutMs, undefined, tls)).toString('utf8');
   const lines = out
     .split('\n')
     .filter((l) => l !== '')
@@ -88,12 +98,19 @@ export async function remoteCommit(
 export async function fetchGit(o: GitFetchOptions): Promise<GitFetchResult> {
   const deadline = Date.now() + o.timeoutMs;
   const left = (): number => Math.max(1, deadline - Date.now());
-  const remote = await remoteCommit(o.url, o.ref, left());
+  // `ca` and `insecure` for an https:// repository, as git's environment (which wins over any git config).
+  const tls: Record<string, string> = {
+    ...(o.ca ? { GIT_SSL_CAINFO: o.ca } : {}),
+    ...(o.insecure === true ? { GIT_SSL_NO_VERIFY: '1' } : {}),
+  };
+  const remote = await remoteCommit(o.url, o.ref, left(), tls);
   if (remote.commit === o.known) return { changed: false };
   if (!existsSync(o.repoDir)) await git(['init', '--quiet', '--bare', o.repoDir], left());
   await git(
     ['-C', o.repoDir, 'fetch', '--quiet', '--no-tags', '--depth=1', '--', o.url, `+${remote.ref}:refs/source/head`],
     left(),
+    undefined,
+    tls,
   );
   // The ref may have moved since ls-remote: what was fetched is the revision.
   const commit = (await git(['-C', o.repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], left()))

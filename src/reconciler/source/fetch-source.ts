@@ -54,6 +54,8 @@ export async function fetchSource(
       maxBytes: cfg.maxBytes,
       repoDir,
       known: same?.revision,
+      ca: cfg.ca || undefined,
+      insecure: cfg.insecure,
       trust: cfg,
     });
   let ca: string | undefined;

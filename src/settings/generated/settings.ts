@@ -150,11 +150,11 @@ timeout: number
  */
 "max backoff": number
 /**
- * PEM file of the certificate authorities that may sign the server's certificate; empty uses the system's.
+ * PEM file of the certificate authorities that may sign the server's certificate (an https file, or an https:// git repository: GIT_SSL_CAINFO for git's pull); empty uses the system's (git's own settings for a repository).
  */
 ca: string
 /**
- * Accept any server certificate (no verification at all); warned about at every load. For tests only.
+ * Accept any server certificate (no verification at all; GIT_SSL_NO_VERIFY for a repository); warned about at every load. For tests only.
  */
 insecure: boolean
 /**
