@@ -35,6 +35,10 @@ export const CODES = {
   AGENT_ERR_INCLUDE_MISSING: { message: 'cannot include %s: %s' },
   AGENT_ERR_INCLUDE_CYCLE: { message: 'include cycle: %s' },
   AGENT_ERR_INCLUDE_DEPTH: { message: 'includes nest deeper than %s levels: %s' },
+  AGENT_WARN_INCLUDE_NOT_PULLED: {
+    message: 'the remote include %s is not pulled yet: it includes nothing until its first good pull',
+    severity: 'warning',
+  },
   AGENT_ERR_SECTION_UNKNOWN: { message: 'unknown section [%s]' },
   AGENT_ERR_KEY_UNKNOWN: { message: 'unknown key (not in the schema of this section)' },
   AGENT_ERR_VALUE_TYPE: { message: '%s' },

@@ -67,3 +67,21 @@ export function nrpeAliasSettings(answer: string): string {
     '',
   ].join('\n');
 }
+
+/** A local settings file for the source tests: the web server on 127.0.0.1, port 0 (the API, root with `password`), the state folder, then `lines`. */
+export function bootIni(state: string, password: string, lines: readonly string[]): string {
+  return [
+    '[/modules]',
+    'WEBServer = enabled',
+    '[/paths]',
+    `state = ${state}`,
+    '[/settings/default]',
+    `password = ${password}`,
+    'allowed hosts = 127.0.0.1',
+    '[/settings/WEB/server]',
+    'port = 0s',
+    'bind to = 127.0.0.1',
+    ...lines,
+    '',
+  ].join('\n');
+}

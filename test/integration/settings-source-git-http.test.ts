@@ -21,7 +21,7 @@ import { certDir, type CertDir } from '../helpers/agent-certs.js';
 import { startGitHttp, type GitHttp } from '../helpers/git-http.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { allowedSigners, sshKey } from '../helpers/signing-keys.js';
-import { nrpeAliasSettings, sourceClient, type SourceClient } from '../helpers/source-client.js';
+import { bootIni, nrpeAliasSettings, sourceClient, type SourceClient } from '../helpers/source-client.js';
 
 const PASSWORD = 'source-git-http-password';
 const HOST = 'db01.example.org';
@@ -57,17 +57,7 @@ void describe('[/settings/source] git over https: git http-backend behind nginx 
     first = git.commit(hostFile('one'), 'one', key);
     agent = await startAgent({
       env: { AGENT_HOSTNAME: HOST },
-      ini: [
-        '[/modules]',
-        'WEBServer = enabled',
-        '[/paths]',
-        `state = ${join(dir, 'state')}`,
-        '[/settings/default]',
-        `password = ${PASSWORD}`,
-        'allowed hosts = 127.0.0.1',
-        '[/settings/WEB/server]',
-        'port = 0s',
-        'bind to = 127.0.0.1',
+      ini: bootIni(join(dir, 'state'), PASSWORD, [
         '[/settings/source]',
         `url = ${git.url}`,
         'ref = main',
@@ -76,8 +66,7 @@ void describe('[/settings/source] git over https: git http-backend behind nginx 
         `allowed signers = ${signers}`,
         'interval = 3600',
         'timeout = 10',
-        '',
-      ].join('\n'),
+      ]),
     });
     client = sourceClient(await webPort(agent), PASSWORD);
   });

@@ -1,15 +1,16 @@
 /**
- * Pulls `[/settings/source] url` and applies what it gets through the
- * reconciler, as a save of a local file is applied: this file keeps the
- * schedule and the status; one pull is apply-pull.ts. One pull at a time
- * (callers during a pull share it). A failure keeps the settings in force
- * and is logged with its code, counted and shown.
+ * Pulls `[/settings/source] url`, and the remote files `[/includes]` names
+ * (remote-includes.ts), and applies what it gets through the reconciler,
+ * as a save of a local file is applied: this file keeps the schedule and
+ * the status; one pull is apply-pull.ts. One poll at a time (callers during
+ * a poll share it). A failure keeps the settings in force and is logged
+ * with its code, counted and shown.
  *
- * Polling: the first pull at once when nothing is cached (an agent just
- * installed wants its settings), else at a random time within one interval
- * (10,000 agents started together do not poll together); then every
- * interval, each wait drawn between 90% and 110% of it; after failures the
- * wait doubles from the interval up to `max backoff`.
+ * Polling: the first poll at once when something is not cached (an agent
+ * just installed wants its settings), else at a random time within one
+ * interval (10,000 agents started together do not poll together); then
+ * every interval, each wait drawn between 90% and 110% of it; after failed
+ * polls the wait doubles from the interval up to `max backoff`.
  */
 import { sink } from '../../log.js';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
@@ -19,22 +20,19 @@ import { sourceId } from './fetch-source.js';
 import { readCachedPull } from './source-cache.js';
 import { cacheFileOf, sourceConfig, type SourceConfig } from './source-config.js';
 import { pullAndApply, type SourceHost } from './apply-pull.js';
+import { RemoteIncludes, why } from './remote-includes.js';
 
 const log = sink.logger('agent:settings-source');
-
-/** What a pull fetches and checks: a change of any of it is a new source, pulled at once. */
-function sourceWhat(cfg: SourceConfig): string {
-  return cfg.url === '' ? '' : JSON.stringify([sourceId(cfg), cfg.allowedSigners, cfg.gpgKeyring, cfg.signatureUrl]);
-}
 
 export class SettingsSource {
   private inFlight: Promise<SourceStatus> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private url = '';
-  /** What is pulled and how it is checked (sourceWhat), as of the last start or reload. */
-  private what = '';
-  private readonly state: Omit<SourceStatus, 'url' | 'nextPull'> = {
+  /** What is pulled and how it is checked (what()), as of the last start or reload. */
+  private pulling = '';
+  private readonly includes: RemoteIncludes;
+  private readonly state: Omit<SourceStatus, 'url' | 'nextPull' | 'includes'> = {
     revision: null,
     fromCache: false,
     lastPull: null,
@@ -44,25 +42,30 @@ export class SettingsSource {
     pulls: { changed: 0, unchanged: 0, failed: 0 },
     failuresInARow: 0,
   };
+  /** The source's own pull has succeeded in this run (its first failure before that is warned about). */
+  private mainOk = false;
   private next: number | null = null;
 
-  constructor(private readonly host: SourceHost) {}
+  constructor(private readonly host: SourceHost) {
+    this.includes = new RemoteIncludes(host);
+  }
 
-  /** Start polling when the settings name a source; the cached pull (if any) is in the settings already. */
+  /** Start polling when the settings name a source or a remote include; the cached pulls are in the settings already. */
   start(): void {
     const cfg = sourceConfig(this.host.settings());
     this.url = cfg.url;
-    this.what = sourceWhat(cfg);
-    if (this.url === '') return;
-    const cached = readCachedPull(this.cacheFile());
+    this.pulling = this.what(cfg);
+    if (this.pulling === '') return;
+    const cached = cfg.url === '' ? undefined : readCachedPull(this.cacheFile());
     if (cached) {
       this.state.revision = cached.revision;
       this.state.fromCache = true;
       log.info(
         `settings source ${this.url}: starting on the cached pull, revision ${cached.revision} of ${cached.pulledAt}`,
       );
-      this.schedule(Math.floor(Math.random() * sourceConfig(this.host.settings()).intervalMs));
-    } else this.schedule(0);
+    }
+    if ((cfg.url !== '' && !cached) || this.includes.anyUncached()) this.schedule(0);
+    else this.schedule(Math.floor(Math.random() * cfg.intervalMs));
   }
 
   stop(): void {
@@ -71,20 +74,28 @@ export class SettingsSource {
     this.timer = undefined;
   }
 
-  /** After a reload: a new or removed source (url, ref, path or the keys it is checked against) is pulled (or dropped) at once. */
+  /** After a reload: a new or removed source (url, ref, path, keys, remote includes) is pulled (or dropped) at once. */
   settingsChanged(): void {
     const cfg = sourceConfig(this.host.settings());
-    const what = sourceWhat(cfg);
-    if (cfg.url !== '' && what === this.what) this.adoptCache();
-    if (what === this.what || this.stopped) return;
-    this.what = what;
+    const what = this.what(cfg);
+    if (cfg.url !== '' && what === this.pulling) this.adoptCache();
+    if (what === this.pulling || this.stopped) return;
+    this.pulling = what;
     this.url = cfg.url;
-    if (cfg.url === '') {
+    if (what === '') {
       if (this.timer) clearTimeout(this.timer);
       this.next = null;
       return;
     }
     this.schedule(0);
+  }
+
+  /** What a poll fetches and checks ('' when nothing): a change of any of it is pulled at once. */
+  private what(cfg: SourceConfig): string {
+    const remote = this.includes.list().map((i) => i.url);
+    if (cfg.url === '' && remote.length === 0) return '';
+    const main = cfg.url === '' ? '' : sourceId(cfg);
+    return JSON.stringify([main, remote, cfg.allowedSigners, cfg.gpgKeyring, cfg.signatureUrl]);
   }
 
   /** A cache written by another process (`agent settings pull`) and now applied: its revision is the one in force. */
@@ -104,18 +115,20 @@ export class SettingsSource {
   }
 
   status(): SourceStatus | undefined {
-    if (this.url === '') return undefined;
+    if (this.pulling === '') return undefined;
+    const includes = this.includes.status();
     return {
       url: this.url,
       ...this.state,
       pulls: { ...this.state.pulls },
       nextPull: this.next === null ? null : new Date(this.next).toISOString(),
+      ...(includes.length > 0 ? { includes } : {}),
     };
   }
 
-  /** Pull now (SIGHUP, the API, `agent settings pull`). Never rejects, except AGENT_ERR_SOURCE_NONE when no source is set. */
+  /** Pull now (SIGHUP, the API, `agent settings pull`). Never rejects, except AGENT_ERR_SOURCE_NONE when nothing is to pull. */
   pull(reason: string): Promise<SourceStatus> {
-    if (sourceConfig(this.host.settings()).url === '')
+    if (this.what(sourceConfig(this.host.settings())) === '')
       return Promise.reject(new AgentError('AGENT_ERR_SOURCE_NONE', []));
     this.inFlight ??= this.pullOnce(reason).finally(() => {
       this.inFlight = undefined;
@@ -135,33 +148,25 @@ export class SettingsSource {
     return cacheFileOf(this.host.settings().file);
   }
 
+  /** One poll: the source's file, then each remote include; the poll fails when any of them does. */
   private async pullOnce(reason: string): Promise<SourceStatus> {
     const cfg = sourceConfig(this.host.settings());
     this.url = cfg.url;
+    this.pulling = this.what(cfg);
     this.state.lastPull = new Date().toISOString();
-    try {
-      await this.fetchAndApply(cfg, reason);
+    const failures: string[] = [];
+    if (cfg.url !== '') {
+      const failed = await this.pullMain(cfg, reason);
+      if (failed !== null) failures.push(failed);
+    }
+    failures.push(...(await this.includes.pullAll(cfg, reason, this.state.pulls)));
+    if (failures.length === 0) {
       this.state.lastSuccess = new Date().toISOString();
       this.state.lastError = null;
       this.state.failuresInARow = 0;
-    } catch (err) {
+    } else {
       this.state.failuresInARow++;
-      this.state.pulls.failed++;
-      this.state.lastError = errorMessage(err);
-      log.error(err instanceof AgentError ? `${err.code}: ${this.state.lastError}` : this.state.lastError);
-      // The first pull of this run failed: say what the agent runs on meanwhile.
-      if (this.state.lastSuccess === null && this.state.failuresInARow === 1) {
-        const why =
-          err instanceof AgentError && err.code === 'AGENT_ERR_SOURCE_PULL'
-            ? this.state.lastError.replace(/^.*? failed: /, '').replace(/; keeping the settings in force$/, '')
-            : 'the pull was refused';
-        const cached = readCachedPull(this.cacheFile());
-        log.warning(
-          cached
-            ? formatMessage('AGENT_WARN_SOURCE_CACHED', [cfg.url, why, cached.revision, cached.pulledAt])
-            : formatMessage('AGENT_WARN_SOURCE_NO_CACHE', [cfg.url, why]),
-        );
-      }
+      this.state.lastError = failures.join(' | ');
     }
     const base = cfg.intervalMs;
     const wait =
@@ -175,15 +180,37 @@ export class SettingsSource {
     return this.status() as SourceStatus;
   }
 
-  private async fetchAndApply(cfg: SourceConfig, reason: string): Promise<void> {
-    const got = await pullAndApply(this.host, cfg, this.cacheFile(), this.state.revision, reason);
-    if (!got.changed) {
-      this.state.pulls.unchanged++;
-      return;
+  /** Pull the source's own file; null when good, else the failure's message (logged, counted, warned about). */
+  private async pullMain(cfg: SourceConfig, reason: string): Promise<string | null> {
+    try {
+      const got = await pullAndApply(this.host, cfg, this.cacheFile(), this.state.revision, reason);
+      this.mainOk = true;
+      if (!got.changed) {
+        this.state.pulls.unchanged++;
+        return null;
+      }
+      this.state.pulls.changed++;
+      this.state.revision = got.revision;
+      this.state.fromCache = false;
+      this.state.lastChange = got.at;
+      return null;
+    } catch (err) {
+      this.state.pulls.failed++;
+      const message = errorMessage(err);
+      log.error(err instanceof AgentError ? `${err.code}: ${message}` : message);
+      // The first pull of this run failed: say what the agent runs on meanwhile.
+      if (!this.mainOk && !this.warnedMain) {
+        this.warnedMain = true;
+        const cached = readCachedPull(this.cacheFile());
+        log.warning(
+          cached
+            ? formatMessage('AGENT_WARN_SOURCE_CACHED', [cfg.url, why(err), cached.revision, cached.pulledAt])
+            : formatMessage('AGENT_WARN_SOURCE_NO_CACHE', [cfg.url, why(err)]),
+        );
+      }
+      return message;
     }
-    this.state.pulls.changed++;
-    this.state.revision = got.revision;
-    this.state.fromCache = false;
-    this.state.lastChange = got.at;
   }
+
+  private warnedMain = false;
 }

@@ -8,7 +8,7 @@
  * hash, never a half file.
  */
 import { chownSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export interface CachedPull {
@@ -26,8 +26,9 @@ export interface CachedPull {
   signedBy?: string | undefined;
 }
 
+/** The description beside a cached text: `pulled.ini` -> `pulled.json` (a remote include's `<hash>.ini` -> `<hash>.json`). */
 export function metaFile(cacheFile: string): string {
-  return join(dirname(cacheFile), 'pulled.json');
+  return join(dirname(cacheFile), `${basename(cacheFile, '.ini')}.json`);
 }
 
 /** What the cache says about its text, or undefined when there is none (or it cannot be read). */

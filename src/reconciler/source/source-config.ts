@@ -57,14 +57,16 @@ export function cacheFileOf(main: string): string {
 }
 
 /**
- * Make the cache's folder (0700) before the settings watcher starts, so the
- * watcher can watch the cache file from the first pull on. Never throws:
+ * Make the cache's folders (0700; the remote includes' too) before the
+ * settings watcher starts, so the watcher can watch the cache files from
+ * the first pull on. Never throws:
  * a folder that cannot be made is the first pull's error to report.
  */
 export function prepareSourceFolder(settings: Snapshot): void {
-  if (sourceConfig(settings).url === '') return;
+  const folders = (settings.remoteIncludes ?? []).map((i) => dirname(i.cache));
   try {
-    mkdirSync(dirname(cacheFileOf(settings.file)), { recursive: true, mode: 0o700 });
+    if (sourceConfig(settings).url !== '') folders.push(dirname(cacheFileOf(settings.file)));
+    for (const folder of folders) mkdirSync(folder, { recursive: true, mode: 0o700 });
   } catch {
     // reported by the pull that needs it
   }
