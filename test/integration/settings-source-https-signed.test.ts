@@ -8,7 +8,8 @@
  * for another namespace are refused (AGENT_ERR_SOURCE_SIGNATURE in the
  * status, the log and the failures metric), the settings in force kept;
  * `signature url` names another place; a cached pull made before
- * signatures were required is fetched and checked again.
+ * signatures were required is fetched and checked again; a remote include
+ * needs its own signature.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -146,5 +147,23 @@ void describe('[/settings/source] detached ssh signature over https (nginx, agen
     );
     await agent.waitForLog(/applied revision \S+, signed by fleet@example\.invalid/, 15_000, from);
     assert.equal(await size(), '1600');
+  });
+
+  void it('a remote include needs its own signature (its URL + .sig) too', async () => {
+    const extra = `${nginx.httpsBase}/extra.ini`;
+    serve(nginx, 'extra.ini', text(1700));
+    const from = agent.mark();
+    replaceFile(
+      agent.settingsFile,
+      ini(
+        `allowed signers = ${signers}\nsignature url = ${nginx.httpsBase}/sigs/agent.sig\n\n[/includes]\nextra = ${extra}\n`,
+      ),
+    );
+    await agent.waitForLog(/AGENT_ERR_SOURCE_SIGNATURE: .*extra\.ini\.sig \(HTTP 404/, 15_000, from);
+    assert.equal(await size(), '1600');
+    serve(nginx, 'extra.ini.sig', sshSign(good, text(1700), NAMESPACE));
+    const s = await client.pull();
+    assert.equal(s.lastError, null);
+    assert.equal(await size(), '1700', 'the signed include, over the source file');
   });
 });
