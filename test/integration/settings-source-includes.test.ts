@@ -126,6 +126,7 @@ void describe('[/includes] naming a remote file (nginx over TLS, agent as a proc
     await agent.stop();
     await nginx.stop();
     await start();
+    await agent.waitForLog(/remote include \S+\/shared\/base\.ini: starting on the cached pull, revision "/, 5_000);
     assert.equal(await size(), '2100', 'the cached include, at start');
     const from = agent.mark();
     const s = await pull();

@@ -34,6 +34,17 @@ export class RemoteIncludes {
     return this.list().some((i) => readCachedPull(i.cache) === undefined);
   }
 
+  /** At start: say which remote includes start on their cached pull. */
+  announceCached(): void {
+    for (const { url, cache } of this.list()) {
+      const cached = readCachedPull(cache);
+      if (cached)
+        log.info(
+          `remote include ${url}: starting on the cached pull, revision ${cached.revision} of ${cached.pulledAt}`,
+        );
+    }
+  }
+
   status(): IncludeStatus[] {
     return this.list().map((i) => ({ ...this.entry(i.url, i.cache) }));
   }

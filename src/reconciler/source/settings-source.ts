@@ -64,6 +64,7 @@ export class SettingsSource {
         `settings source ${this.url}: starting on the cached pull, revision ${cached.revision} of ${cached.pulledAt}`,
       );
     }
+    this.includes.announceCached();
     if ((cfg.url !== '' && !cached) || this.includes.anyUncached()) this.schedule(0);
     else this.schedule(Math.floor(Math.random() * cfg.intervalMs));
   }
