@@ -9,16 +9,10 @@
  */
 import { ArgumentError, parseArguments, type CheckArguments, type OptionDef } from './arguments.js';
 import { ExpressionError } from './expression/lexer.js';
-import {
-  compileExpression,
-  type Compiled,
-  type Scope,
-  type VarDef,
-  type Values,
-  type Threshold,
-} from './expression/evaluate.js';
+import { compileExpression, type Compiled, type Scope, type VarDef, type Values } from './expression/evaluate.js';
 import { formatValue, renderTemplate, templateNames } from './format.js';
 import { applyPerfConfig, parsePerfConfig, type RawMetric } from './perf-config.js';
+import { pushMetric } from './perf-thresholds.js';
 import { STATUS_NAMES, UNKNOWN, type QueryResult, type Status } from '../core/result.js';
 import { errorMessage } from '../errors.js';
 import { COMMON_OPTIONS, SUMMARY_VARS, SUMMARY_TEXTS, helpText } from './engine-help.js';
@@ -273,72 +267,4 @@ function checkNames(what: string, template: string, known: ReadonlySet<string>):
   for (const n of templateNames(template)) {
     if (!known.has(n)) throw new PlanError(`unknown name '${n}' in ${what} (known: ${[...known].join(', ')})`);
   }
-}
-
-function pushMetric(
-  out: RawMetric[],
-  spec: PerfSpec,
-  values: Values,
-  vars: Readonly<Record<string, VarDef>>,
-  plan: Plan,
-): void {
-  const def = vars[spec.key];
-  const value = values[spec.key];
-  if (!def || typeof value !== 'number') return;
-  const m: RawMetric = { object: spec.object, key: spec.key, alias: spec.alias, kind: def.kind, value };
-  const w = thresholdFor(plan.warning, spec.key, values, vars);
-  const c = thresholdFor(plan.critical, spec.key, values, vars);
-  if (w !== undefined) m.warning = w.value;
-  if (c !== undefined) m.critical = c.value;
-  if (w?.below) m.warningBelow = true;
-  if (c?.below) m.criticalBelow = true;
-  if (spec.minimum !== undefined) m.minimum = spec.minimum;
-  if (spec.maximum !== undefined) m.maximum = spec.maximum;
-  out.push(m);
-}
-
-/**
- * The threshold an expression sets for a value, in the value's unit: `used >
- * 80%` gives 80 for `used_pct` and 80% of `size` for `used`; `used_pct > 80`
- * does the same the other way round. `below` when it alerts under the value
- * (a "low is bad" figure such as uptime or days left).
- */
-function thresholdFor(
-  expr: Compiled | undefined,
-  key: string,
-  values: Values,
-  vars: Readonly<Record<string, VarDef>>,
-): { value: number; below: boolean } | undefined {
-  if (!expr) return undefined;
-  const def = vars[key];
-  if (!def) return undefined;
-  const sizeOwner = Object.entries(vars).find(([, d]) => d.pct === key)?.[0];
-  const total = (owner: string): number | undefined => {
-    const of = vars[owner]?.of;
-    const t = of ? values[of] : undefined;
-    return typeof t === 'number' ? t : undefined;
-  };
-  const match = (t: Threshold): number | undefined => {
-    if (t.name === key && !t.viaPercent) return t.value;
-    if (t.name === key && t.viaPercent) {
-      const size = total(key);
-      return size === undefined ? undefined : (t.value / 100) * size;
-    }
-    if (sizeOwner !== undefined && t.name === sizeOwner && t.viaPercent) return t.value;
-    if (sizeOwner !== undefined && t.name === sizeOwner) {
-      const size = total(sizeOwner);
-      return size ? (t.value / size) * 100 : undefined;
-    }
-    if (def.pct !== undefined && t.name === def.pct) {
-      const size = total(key);
-      return size === undefined ? undefined : (t.value / 100) * size;
-    }
-    return undefined;
-  };
-  for (const t of expr.thresholds) {
-    const v = match(t);
-    // `uptime < 180s` alerts below the value: Nagios writes that range 180: (a plain 180 means above).
-    if (v !== undefined) return { value: v, below: t.op === '<' || t.op === '<=' };
-  }
-  return undefined;
 }

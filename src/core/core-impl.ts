@@ -9,7 +9,7 @@
  */
 import { sliceSpent } from './work-slice.js';
 import { countRefusal, observeQuery } from './work-counters.js';
-import { AgentError, errorMessage, formatMessage } from '../errors.js';
+import { errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink } from '../log.js';
 import { levelOf } from './log-level.js';
 import {
@@ -22,9 +22,8 @@ import {
   resultToResponse,
   responseToResult,
 } from './plugin/codec.js';
-import { toStatus, type QueryResult, type Status } from './result.js';
+import { toStatus, type Status } from './result.js';
 import type {
-  CallOptions,
   Core,
   QueryInfo,
   RawChannelHandler,
@@ -36,9 +35,7 @@ import type {
 import type { Snapshot } from '../settings/snapshot.js';
 import { answerSettingsQuery } from './settings-query.js';
 import { unknownQueryMessage } from './unknown-query.js';
-
-/** The signal of a call whose caller cannot give up; shared, so the hot path allocates none. */
-const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+import { simpleExecHandler, simpleQueryHandler, simpleRunOf, verified } from './simple-handlers.js';
 
 interface Registered<H> {
   info: QueryInfo;
@@ -128,7 +125,7 @@ export function createCore(options: CoreOptions): Core {
         const started = opts.channel ? performance.now() : 0;
         try {
           // A simple query (registerSimpleQuery) runs on the request decoded here; its answer is encoded with the others below.
-          const simple = simpleRuns.get(entry.handler);
+          const simple = simpleRunOf(entry.handler);
           if (simple) {
             payload.push(verified(await simple(p, opts)));
             continue;
@@ -287,82 +284,4 @@ export function createCore(options: CoreOptions): Core {
   }
 
   return core;
-}
-
-type SimpleRun = (
-  p: Plugin.QueryRequestMessage.Request.$Properties,
-  call: CallOptions,
-) => Promise<Plugin.QueryResponseMessage.Response.$Properties>;
-
-/**
- * The run of one request payload behind each simple query's raw handler. queryRaw, which has
- * decoded the request already, calls it directly and encodes its answer into the response it
- * sends anyway: the request and the response cross as bytes once each, not twice.
- */
-const simpleRuns = new WeakMap<RawQueryHandler, SimpleRun>();
-
-/** Wrap a function of the arguments as a raw query handler (decode, run, encode). */
-function simpleQueryHandler(name: string, fn: SimpleQuery): RawQueryHandler {
-  const run: SimpleRun = async (p, call) => {
-    const signal = call.signal ?? NEVER_ABORTED;
-    let r: QueryResult;
-    try {
-      const out = await fn([...(p.arguments ?? [])], call.allow ? { signal, allow: call.allow } : { signal });
-      r = { ...out, command: out.command ?? p.command ?? name };
-    } catch (err) {
-      r = {
-        command: p.command,
-        result: 3,
-        message: err instanceof AgentError ? err.message : `${p.command} failed: ${errorMessage(err)}`,
-        perf: [],
-      };
-    }
-    return resultToResponse({ ...r, arguments: [...(p.arguments ?? [])] }, p.id ?? undefined);
-  };
-  const handler: RawQueryHandler = async (bytes, call = {}) => {
-    const request = decode('QueryRequestMessage', bytes);
-    const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
-    for (const p of request.payload) payload.push(await run(p, call));
-    return encode('QueryResponseMessage', { header: answerHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
-  };
-  simpleRuns.set(handler, run);
-  return handler;
-}
-
-/** A simple query's answer as encode would take it, else the AGENT_ERR_PROTOBUF encoding it in its own message would have thrown. */
-function verified(
-  response: Plugin.QueryResponseMessage.Response.$Properties,
-): Plugin.QueryResponseMessage.Response.$Properties {
-  const problem = Plugin.QueryResponseMessage.Response.verify(response);
-  if (problem) throw new AgentError('AGENT_ERR_PROTOBUF', ['QueryResponseMessage', `payload.${problem}`]);
-  return response;
-}
-
-function simpleExecHandler(fn: SimpleExec): RawExecHandler {
-  return async (bytes) => {
-    const request = decode('ExecuteRequestMessage', bytes);
-    const payload: Plugin.ExecuteResponseMessage.Response.$Properties[] = [];
-    for (const p of request.payload) {
-      let result: Status = 3;
-      let message: string;
-      try {
-        const out = await fn([...(p.arguments ?? [])], { signal: NEVER_ABORTED });
-        result = out.result;
-        message = out.message;
-      } catch (err) {
-        message = `${p.command} failed: ${errorMessage(err)}`;
-      }
-      payload.push({
-        ...(p.id != null ? { id: p.id } : {}),
-        command: p.command,
-        arguments: p.arguments,
-        result: result,
-        message,
-      });
-    }
-    return encode('ExecuteResponseMessage', {
-      header: answerHeader(request.header, HeaderType.EXEC_RESPONSE),
-      payload,
-    });
-  };
 }

@@ -4,7 +4,7 @@
  * trailing s for TLS), `max connections`, `max connections per address` and `timeout` (the
  * first-request deadline). The module adds its TLS spec and its protocol's policy.
  */
-import type { ListenerWants } from '../protocols/listener/managed-listener.js';
+import type { ListenerWants } from '../protocols/listener/listener-contract.js';
 import type { ServerTlsSpec } from '../protocols/listener/server-tls.js';
 import { LISTENER_SECTIONS, tlsFilesError, type ListenerModule, type TlsSettings } from '../settings/tls-checks.js';
 import { bindAdvice } from '../settings/bind-advice.js';

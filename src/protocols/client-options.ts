@@ -10,134 +10,19 @@
  * `--arguments -w 80 x=1 --host h` gives the arguments `-w`, `80`, `x=1`). Other bare
  * tokens are positional: arguments for query and exec, the request itself
  * for forward. Parsing never throws: a bad option yields `{ok: false}` with
- * a message naming it.
+ * a message naming it. The options themselves are the table in
+ * client-option-table.ts; their help, client-help.ts.
  */
-import { parseStatus, type Status } from '../core/result.js';
+import { parseStatus } from '../core/result.js';
 import { parseBoolean } from '../formats/boolean.js';
-
-export type QueryKind = 'query' | 'exec' | 'submit' | 'forward';
-export type ClientProtocol = 'remote' | 'agent';
-type OptionKind = 'flag' | 'value' | 'int' | 'list' | 'status' | 'help';
-
-export interface OptionSpec {
-  readonly name: string;
-  readonly aliases?: readonly string[];
-  readonly kind: OptionKind;
-  readonly help: string;
-  /** Queries that take the option; all when absent. */
-  readonly kinds?: readonly QueryKind[];
-  /** Only the remote-protocol client takes it. */
-  readonly remoteOnly?: boolean;
-}
-
-/** The specification's option table (plus `version`), in help order. */
-export const CLIENT_OPTIONS: readonly OptionSpec[] = [
-  { name: 'help', kind: 'help', help: 'show help screen' },
-  { name: 'help-csv', kind: 'help', help: 'help as a comma-separated list' },
-  { name: 'help-short', kind: 'help', help: 'short help' },
-  { name: 'host', aliases: ['H'], kind: 'value', help: 'host running the server' },
-  { name: 'port', aliases: ['p'], kind: 'int', help: 'port of the server' },
-  { name: 'address', kind: 'value', help: 'host:port of the server' },
-  { name: 'timeout', aliases: ['t'], kind: 'int', help: 'seconds before the connection times out (default 10)' },
-  { name: 'target', kind: 'value', help: 'target whose connection info is looked up in the settings' },
-  { name: 'retry', aliases: ['retries'], kind: 'int', help: 'connection retry count (default 2)' },
-  {
-    name: 'command',
-    aliases: ['c'],
-    kind: 'value',
-    help: 'name of the command (exec, submit) or query (query) that the remote side runs',
-  },
-  { name: 'arguments', aliases: ['argument', 'a'], kind: 'list', help: 'list of arguments', kinds: ['query', 'exec'] },
-  { name: 'query-command', kind: 'value', help: 'same meaning as command for queries', kinds: ['query'] },
-  { name: 'query-arguments', kind: 'list', help: 'list of arguments', kinds: ['query'] },
-  { name: 'alias', kind: 'value', help: 'same as command', kinds: ['submit'] },
-  { name: 'message', aliases: ['m'], kind: 'value', help: 'message text', kinds: ['submit'] },
-  {
-    name: 'result',
-    aliases: ['r'],
-    kind: 'status',
-    help: 'result code: a number, or one of OK, WARN, CRIT, UNKNOWN',
-    kinds: ['submit'],
-  },
-  { name: 'no-ssl', aliases: ['n'], kind: 'flag', help: 'do not do an SSL handshake, talk plain text' },
-  { name: 'ssl', kind: 'flag', help: 'do an SSL handshake' },
-  { name: 'certificate', kind: 'value', help: 'client certificate file' },
-  { name: 'dh', kind: 'value', help: 'pre-generated DH key (with ADH it serves as the key but is not secret)' },
-  { name: 'certificate-key', kind: 'value', help: 'client certificate key to use' },
-  { name: 'certificate-format', kind: 'value', help: 'client certificate format (default PEM)' },
-  { name: 'ca', kind: 'value', help: 'file with the certificate authority used to validate peers' },
-  {
-    name: 'verify',
-    kind: 'value',
-    help: 'verification mode: none, peer, peer-cert, remote-peer, fail-if-no-peer-cert',
-  },
-  {
-    name: 'allowed-ciphers',
-    kind: 'value',
-    help: 'allowed ciphers, OpenSSL syntax (default: allowed ciphers of the default target in the settings in use, ALL:!aNULL:!LOW:!EXP:!MD5:@STRENGTH in the shipped settings/agent.ini; ADH where no settings name one, which a stock nrpe without a certificate needs)',
-  },
-  {
-    name: 'payload-length',
-    aliases: ['P', 'l'],
-    kind: 'int',
-    help: 'payload length, same as on the server',
-    remoteOnly: true,
-  },
-  { name: 'buffer-length', kind: 'int', help: 'same as payload-length (legacy)', remoteOnly: true },
-  {
-    name: 'version',
-    kind: 'value',
-    help: 'packet version: 2, 3, 4 or auto (default auto: 4, falling back to 2)',
-    remoteOnly: true,
-  },
-];
-
-export interface ClientOptions {
-  help?: 'full' | 'csv' | 'short';
-  host?: string;
-  port?: number;
-  address?: string;
-  timeout?: number;
-  target?: string;
-  retry?: number;
-  /** command, query-command or alias. */
-  command?: string;
-  /** arguments, query-arguments and positional tokens (query, exec). */
-  arguments: string[];
-  message?: string;
-  result?: Status;
-  /** true for --ssl, false for --no-ssl; absent when neither was given. */
-  ssl?: boolean;
-  certificate?: string;
-  dh?: string;
-  certificateKey?: string;
-  certificateFormat?: string;
-  ca?: string;
-  verify?: string;
-  allowedCiphers?: string;
-  /** payload-length or buffer-length. */
-  payloadLength?: number;
-  version?: 'auto' | 2 | 3 | 4;
-  /** Bare tokens of a forward query: the request as-is. */
-  positional: string[];
-}
-
-export type ParsedClientOptions = { ok: true; options: ClientOptions } | { ok: false; problem: string };
-
-/** The kind of a client query from its name, following NSClient++ (`*_query`, `check_*`, `exec_*`, ...). */
-export function queryKindOf(name: string): QueryKind | undefined {
-  const n = name.toLowerCase();
-  if (n.startsWith('forward_') || n.endsWith('_forward')) return 'forward';
-  if (n.startsWith('check_') || n.endsWith('_query')) return 'query';
-  if (n.startsWith('exec_') || n.endsWith('_exec')) return 'exec';
-  if (n.startsWith('submit_') || n.endsWith('_submit')) return 'submit';
-  return undefined;
-}
-
-/** The options a query of this kind and protocol takes. */
-export function optionsFor(kind: QueryKind, protocol: ClientProtocol): OptionSpec[] {
-  return CLIENT_OPTIONS.filter((o) => (!o.kinds || o.kinds.includes(kind)) && (!o.remoteOnly || protocol === 'remote'));
-}
+import {
+  optionsFor,
+  type ClientOptions,
+  type ClientProtocol,
+  type OptionSpec,
+  type ParsedClientOptions,
+  type QueryKind,
+} from './client-option-table.js';
 
 /** Parses a client query's arguments; see the file comment for the forms accepted. */
 export function parseClientOptions(
@@ -188,32 +73,6 @@ export function parseClientOptions(
     if (problem) return { ok: false, problem };
   }
   return { ok: true, options };
-}
-
-/** Help text for a query in one of the three forms, generated from the option table. */
-export function clientHelp(
-  query: string,
-  kind: QueryKind,
-  protocol: ClientProtocol,
-  form: 'full' | 'csv' | 'short',
-): string {
-  const specs = optionsFor(kind, protocol);
-  if (form === 'short') return `${query} options: ${specs.map((s) => `--${s.name}`).join(' ')}`;
-  if (form === 'csv') {
-    return [
-      'option,aliases,takes,description',
-      ...specs.map((s) => [s.name, (s.aliases ?? []).join(' '), takes(s), csv(s.help)].join(',')),
-    ].join('\n');
-  }
-  const left = (s: OptionSpec): string =>
-    [`--${s.name}`, ...(s.aliases ?? []).map((a) => (a.length === 1 ? `-${a}` : `--${a}`))].join(', ') +
-    (takes(s) ? ` <${takes(s)}>` : '');
-  const width = Math.max(...specs.map((s) => left(s).length)) + 2;
-  return [
-    `Usage: ${query} [options]${kind === 'forward' ? ' <command> [<argument>...]' : ''}`,
-    'Options take the forms --name=value, --name value or name=value.',
-    ...specs.map((s) => `  ${left(s).padEnd(width)}${s.help}`),
-  ].join('\n');
 }
 
 // ---------------------------------------------------------------- helpers
@@ -331,18 +190,4 @@ function assignValue(o: ClientOptions, name: string, v: string): string | undefi
       break;
   }
   return undefined;
-}
-
-function takes(s: OptionSpec): string {
-  return s.kind === 'flag' || s.kind === 'help'
-    ? ''
-    : s.kind === 'int'
-      ? 'number'
-      : s.kind === 'status'
-        ? 'status'
-        : 'value';
-}
-
-function csv(text: string): string {
-  return /[",]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

@@ -16,13 +16,9 @@ import { unknown, type QueryResult } from '../core/result.js';
 import { AgentError, formatMessage } from '../errors.js';
 import { schemaDefaults } from '../settings/schema-set.js';
 import type { ResolvedObject } from '../settings/snapshot.js';
-import {
-  clientHelp,
-  parseClientOptions,
-  type ClientOptions,
-  type ClientProtocol,
-  type QueryKind,
-} from './client-options.js';
+import { clientHelp } from './client-help.js';
+import type { ClientOptions, ClientProtocol, QueryKind } from './client-option-table.js';
+import { parseClientOptions } from './client-options.js';
 
 /** Connection retries of a query without `--retry` (not a target key: NSClient++'s `retry` option, default 2). */
 export const DEFAULT_QUERY_RETRY = 2;

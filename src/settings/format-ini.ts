@@ -13,7 +13,7 @@
  * of everything is kept. Formatting is idempotent, and what the minimal-edit
  * writer (edit-ini.ts) writes into a canonical file stays canonical.
  */
-import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from './read-ini.js';
+import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from './ini-line-scan.js';
 
 /** One line of the input that formatting changed: removed (`after` undefined), rewritten, or added (`before` undefined). */
 export interface FormatChange {

@@ -36,7 +36,7 @@ export type SettingsEdit =
   | { op: 'set'; section: string; key: string; value: string }
   | { op: 'remove-key'; section: string; key: string }
   | { op: 'remove-section'; section: string };
-import { LINE_BLANK, LINE_ENTRY, LINE_INVALID, LINE_SECTION, newLineScan, scanLine } from './read-ini.js';
+import { LINE_BLANK, LINE_ENTRY, LINE_INVALID, LINE_SECTION, newLineScan, scanLine } from './ini-line-scan.js';
 
 /**
  * Apply `edits` in order to INI `text` and return the new text. Pure. Throws

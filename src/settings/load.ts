@@ -9,7 +9,8 @@ import { dirname, resolve } from 'node:path';
 import { parseIni } from './read-ini.js';
 import { INCLUDES_SECTION, SettingsReader, treeHash, type SettingsTree } from './includes.js';
 import { mergeLayers } from './merge-sections.js';
-import { absorbSections, expandDefaults } from './section-layer.js';
+import { absorbSections } from './section-layer.js';
+import { expandDefaults } from './absorb-section.js';
 import { CheckCache } from './check-cache.js';
 import { collectSecrets, maskSecrets, schemaSecrets, secretKeyTest } from './secrets.js';
 import { loadSchemaSet, type SectionSchema } from './schema-set.js';
@@ -22,11 +23,9 @@ import { passwordInGitWarnings } from './password-in-git.js';
 import { crossChecks } from './cross-checks.js';
 import { scriptChecks } from './script-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
-import { parsePrivilegeList, LEGACY_GRANT, LEGACY_ROLE, SEEDED_ROLES } from './privileges.js';
-import { rootEquivalentGrants } from './edit-privileges.js';
-import { objectMaps, type Origin, type ResolvedObject, type Snapshot } from './snapshot.js';
+import { resolveRoles, unknownRoleWarnings } from './roles.js';
+import { freezeSnapshot, type Origin, type ResolvedObject, type Snapshot } from './snapshot.js';
 import { hashBytes } from './file-hash.js';
-import { valueText } from './value-text.js';
 import { sourceWarnings } from './source-layer.js';
 
 /**
@@ -226,24 +225,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   const users = resolveContainer(OBJECT_CONTAINERS.users);
   const aliases = resolveContainer(OBJECT_CONTAINERS.aliases);
 
-  const roles = new Map<string, readonly string[]>([[LEGACY_ROLE, ['*']]]);
-  for (const [role, value] of Object.entries(sections['/settings/web/roles'] ?? {})) {
-    const privileges = parsePrivilegeList(String(value));
-    roles.set(role, privileges);
-    const o = origins['/settings/web/roles']?.[role];
-    const at = {
-      file: o?.file ?? abs,
-      line: o?.line ?? 0,
-      col: o?.col ?? 0,
-      section: '/settings/web/roles',
-      key: role,
-    };
-    if (privileges.includes(LEGACY_GRANT)) problems.push(problem('AGENT_WARN_ROLE_LEGACY', [role], at));
-    const rootLike = rootEquivalentGrants(privileges);
-    if (rootLike.length > 0) problems.push(problem('AGENT_WARN_ROLE_ROOT_EQUIVALENT', [role, rootLike.join(', ')], at));
-  }
-  const defined = new Set([...roles.keys()].map((r) => r.toLowerCase()));
-  for (const [role, privileges] of SEEDED_ROLES) if (!defined.has(role)) roles.set(role, privileges);
+  const roles = resolveRoles(sections, origins, abs, problems);
 
   const warnings = [
     ...insecureWarnings({ file: abs, sections, origins, modules, targets, users }),
@@ -260,21 +242,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   );
   problems.push(...crossChecks(abs, sections, origins));
   problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));
-  for (const u of users.values()) {
-    const role = valueText(u.values.role);
-    if (!u.isTemplate && role !== '' && !roles.has(role)) {
-      const o = u.origins.role;
-      warnings.push(
-        problem('AGENT_WARN_ROLE_UNKNOWN', [u.name, role], {
-          file: o?.file ?? abs,
-          line: o?.line ?? 0,
-          col: o?.col ?? 0,
-          section: u.path,
-          key: 'role',
-        }),
-      );
-    }
-  }
+  warnings.push(...unknownRoleWarnings(users, roles, abs));
   // Values from ${env:} and ${file:} are secrets: no message may show them.
   // So are the values of keys the schema marks x-secret (passwords, hashes): masked in problems and log lines too.
   const fromOutside = !anySecret
@@ -326,31 +294,3 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
 
 /** The origins of a section the files do not write. */
 const NO_ORIGINS: Record<string, Origin> = Object.freeze({});
-
-/**
- * Freeze what modules read: the snapshot, its sections and their values,
- * the maps' objects and their values. Origins of objects are left alone:
- * freezing every origin of 10,000 targets costs more than the rest of the
- * load, and nothing writes to them after resolution.
- */
-function freezeSnapshot(s: Snapshot): Snapshot {
-  for (const v of Object.values(s.sections)) if (!Object.isFrozen(v)) Object.freeze(v);
-  for (const v of Object.values(s.origins)) {
-    if (Object.isFrozen(v)) continue; // shared with an earlier load of the same reader
-    for (const o of Object.values(v)) Object.freeze(o);
-    Object.freeze(v);
-  }
-  for (const map of objectMaps(s)) {
-    for (const o of map.values()) {
-      if (Object.isFrozen(o)) continue; // memoized by an earlier load of the same reader (objects.ts)
-      Object.freeze(o.values);
-      Object.freeze(o);
-    }
-  }
-  Object.freeze(s.sections);
-  Object.freeze(s.origins);
-  Object.freeze(s.variables);
-  Object.freeze(s.modules);
-  Object.freeze(s.targets);
-  return Object.freeze(s);
-}

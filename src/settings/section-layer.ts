@@ -16,21 +16,9 @@ import type { MergedSection } from './merge-sections.js';
 import type { CheckCache } from './check-cache.js';
 import type { SchemaSet } from './schema-set.js';
 import type { ObjectDefinition } from './objects.js';
-import type { Origin, ResolvedObject } from './snapshot.js';
-import { problem, type SettingsProblem } from './problem.js';
-import { suggestion } from './did-you-mean.js';
-import { expandVariables } from './variables.js';
-
-export interface SectionState {
-  sections: Record<string, Record<string, unknown>>;
-  origins: Record<string, Record<string, Origin>>;
-  /** Object definitions by container, then name (in the order of the merged sections). */
-  defs: Map<string, Map<string, ObjectDefinition>>;
-  /** Some value came from ${env:} or ${file:} (may over-approximate: then secrets are looked for and none found). */
-  secret: boolean;
-  /** For a state copied from a layer: the objects of `container` as the layer has them, and the names the main file added. */
-  below?: (container: string) => BelowObjects | undefined;
-}
+import type { ResolvedObject } from './snapshot.js';
+import type { SettingsProblem } from './problem.js';
+import { absorbOne, emptyState, oneLinerKey, type LayerContext, type SectionState } from './absorb-section.js';
 
 /** The objects of one container in the files below the main file, for resolving only what the main file adds. */
 export interface BelowObjects {
@@ -40,13 +28,6 @@ export interface BelowObjects {
   resolved(
     resolve: (defs: Map<string, ObjectDefinition>) => { map: Map<string, ResolvedObject>; clean: boolean },
   ): Map<string, ResolvedObject> | undefined;
-}
-
-export interface LayerContext {
-  set: SchemaSet;
-  cache: CheckCache;
-  vars: Readonly<Record<string, string>>;
-  varsKey: string;
 }
 
 /** A remembered contribution of the sections below the main file, with the problems of each position. */
@@ -120,26 +101,8 @@ export function absorbSections(
   return state;
 }
 
-/** Schema defaults may use variables (`${certificate-path}/…`); values from the file were expanded already. */
-export function expandDefaults(
-  values: Record<string, unknown>,
-  origins: Record<string, Origin>,
-  vars: Readonly<Record<string, string>>,
-): Record<string, unknown> {
-  for (const [k, v] of Object.entries(values)) {
-    if (typeof v === 'string' && origins[k] === undefined && v.includes('${'))
-      values[k] = expandVariables(v, vars).value;
-  }
-  return values;
-}
-
 // ---------------------------------------------------------------------------
 // Helpers
-
-/** Object definitions by the checked section they come from (settings/check-cache.ts keeps those per section, file and variables). */
-const objectDefs = new WeakMap<object, ObjectDefinition>();
-/** Section values with expanded defaults, by the checked section they come from. */
-const expandedValues = new WeakMap<object, Record<string, unknown>>();
 
 /** The lower-cased object names of a container in the layer (made once per layer and container). */
 function namesOf(layer: Layer, container: string): ReadonlySet<string> {
@@ -150,10 +113,6 @@ function namesOf(layer: Layer, container: string): ReadonlySet<string> {
       (names = new Set([...(layer.state.defs.get(container)?.keys() ?? [])].map((k) => k.toLowerCase()))),
     );
   return names;
-}
-
-function emptyState(): SectionState {
-  return { sections: {}, origins: {}, defs: new Map(), secret: false };
 }
 
 function copyState(s: SectionState, keys: readonly string[]): SectionState {
@@ -205,101 +164,4 @@ function layerOf(below: readonly MergedSection[], ctx: LayerContext): Layer {
     byList.set(below, known);
   }
   return layer;
-}
-
-function absorbOne(state: SectionState, m: MergedSection, ctx: LayerContext, problems: SettingsProblem[]): void {
-  const { set, cache, vars, varsKey } = ctx;
-  const { section: s, file: sfile } = m;
-  const found = set.find(s.path);
-  if (!found) {
-    problems.push(
-      problem(
-        'AGENT_ERR_SECTION_UNKNOWN',
-        [s.path],
-        { file: sfile, line: s.line, col: s.col, section: s.path },
-        suggestion(
-          s.path,
-          set.sections.map((x) => x.pattern),
-        ),
-      ),
-    );
-    return;
-  }
-  const { section, canonical, objectName } = found;
-  if (section.container !== undefined && objectName !== undefined) {
-    const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, false, problems);
-    if (checked.secret) state.secret = true;
-    // One definition per checked section: a base's objects are the same objects for every host.
-    let def = objectDefs.get(checked);
-    if (!def)
-      objectDefs.set(
-        checked,
-        (def = {
-          name: objectName,
-          path: canonical,
-          values: checked.values,
-          origins: checked.origins,
-          at: { file: sfile, line: s.line, col: s.col },
-          inFile: true,
-        }),
-      );
-    defsOf(state, section.container).set(objectName, def);
-    return;
-  }
-  const checked = cache.check(set, section, canonical, s, sfile, vars, varsKey, true, problems);
-  if (checked.secret) state.secret = true;
-  // Checked values are shared by every load of the same reader: expanded once into a new object
-  // (frozen with the first snapshot that holds it), never changed afterwards.
-  let values = expandedValues.get(checked);
-  if (!values) expandedValues.set(checked, (values = expandDefaults({ ...checked.values }, checked.origins, vars)));
-  state.sections[canonical] = values;
-  state.origins[canonical] = checked.origins;
-  const oneLiner = oneLinerKey(set, s.path);
-  if (oneLiner) addOneLiners(defsOf(state, canonical), canonical, oneLiner, values, checked.origins, sfile, problems);
-}
-
-function defsOf(state: SectionState, container: string): Map<string, ObjectDefinition> {
-  let m = state.defs.get(container);
-  if (!m) state.defs.set(container, (m = new Map<string, ObjectDefinition>()));
-  return m;
-}
-
-/** The key a one-liner object's value goes to, for a section of one-liner objects (`[/settings/web/users] name = …`). */
-function oneLinerKey(set: SchemaSet, path: string): string | undefined {
-  const found = set.find(path);
-  return (found?.section.schema['x-object-container'] as { 'one-liner'?: string } | undefined)?.['one-liner'];
-}
-
-function addOneLiners(
-  defs: Map<string, ObjectDefinition>,
-  container: string,
-  key: string,
-  values: Record<string, unknown>,
-  origins: Record<string, Origin>,
-  file: string,
-  problems: SettingsProblem[],
-): void {
-  for (const [name, value] of Object.entries(values)) {
-    const o = origins[name];
-    if (defs.has(name)) {
-      problems.push(
-        problem('AGENT_ERR_VALUE_INVALID', [`object "${name}" is defined both as a one-liner and as a section`], {
-          file,
-          line: o.line,
-          col: o.col,
-          section: container,
-          key: name,
-        }),
-      );
-      continue;
-    }
-    defs.set(name, {
-      name,
-      path: container,
-      values: { [key]: value, parent: 'default' },
-      origins: { [key]: { ...o, key } },
-      at: { file, line: o.line, col: o.col },
-      inFile: true,
-    });
-  }
 }

@@ -83,3 +83,31 @@ export function objectMaps(
 export function objectSectionPath(o: ResolvedObject): string {
   return o.path.endsWith(`/${o.name}`) ? o.path : `${o.path}/${o.name}`;
 }
+
+/**
+ * Freeze what modules read: the snapshot, its sections and their values,
+ * the maps' objects and their values. Origins of objects are left alone:
+ * freezing every origin of 10,000 targets costs more than the rest of the
+ * load, and nothing writes to them after resolution.
+ */
+export function freezeSnapshot(s: Snapshot): Snapshot {
+  for (const v of Object.values(s.sections)) if (!Object.isFrozen(v)) Object.freeze(v);
+  for (const v of Object.values(s.origins)) {
+    if (Object.isFrozen(v)) continue; // shared with an earlier load of the same reader
+    for (const o of Object.values(v)) Object.freeze(o);
+    Object.freeze(v);
+  }
+  for (const map of objectMaps(s)) {
+    for (const o of map.values()) {
+      if (Object.isFrozen(o)) continue; // memoized by an earlier load of the same reader (objects.ts)
+      Object.freeze(o.values);
+      Object.freeze(o);
+    }
+  }
+  Object.freeze(s.sections);
+  Object.freeze(s.origins);
+  Object.freeze(s.variables);
+  Object.freeze(s.modules);
+  Object.freeze(s.targets);
+  return Object.freeze(s);
+}

@@ -23,7 +23,6 @@
  * Settings are read per request through `getSnapshot()`, so password, user,
  * role and allowed-hosts edits apply to the next request.
  */
-import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Middleware } from 'polka';
 import { AgentError } from '../errors.js';
@@ -36,10 +35,12 @@ import type { WebMetrics } from './metrics.js';
 import { AuthRateLimiter } from './rate-limit.js';
 import { loginFingerprint, rootPassword, WEB_SECTION, type WebSettings } from './login-fingerprint.js';
 import { confirmedFor, rememberedLogin, rememberLogin, stillValid, type LoginMemo } from './login-memo.js';
+import { GuessChecker, type GuessOutcome } from './guess-check.js';
+import { markGuarded, requiredPrivileges, type Requirement } from './requirement.js';
 
 export { rootPassword, WEB_SECTION, type WebSettings, type Credential };
 import { envelope } from './on-error.js';
-import type { Principal, WebRequest } from './respond.js';
+import type { WebRequest } from './respond.js';
 
 const CACHE_LIMIT = 1000;
 
@@ -51,19 +52,6 @@ export interface AccessOptions {
   log: Logger;
   now?: () => number;
 }
-
-/**
- * What a route requires: one privilege, or any one of several (the handler
- * then checks the exact one), or a function of the request giving the
- * privileges any one of which admits it (for privileges that name a path
- * parameter, such as NSClient++'s `scripts.lists.<runtime>`).
- */
-export type Requirement = string | readonly string[] | ((req: WebRequest) => readonly string[]);
-
-export type GuessOutcome =
-  | { kind: 'ok'; principal: Principal; fingerprint: string }
-  | { kind: 'failed'; blockStarted: boolean }
-  | { kind: 'blocked' };
 
 interface Derived {
   snapshot: WebSettings;
@@ -77,14 +65,12 @@ interface Derived {
 export class AccessControl {
   private derived: Derived | undefined;
   private readonly limiter: AuthRateLimiter;
-  /** Successful checks by credential, each valid while its login's fingerprint (login-fingerprint.ts) is unchanged. */
-  private readonly cache = new Map<string, { principal: Principal; fingerprint: string }>();
-  /** Checks running now, by address and credential: identical parallel guesses share one. */
-  private readonly inFlight = new Map<string, Promise<GuessOutcome>>();
+  private readonly guesses: GuessChecker;
   private readonly forbiddenBody = Buffer.from(JSON.stringify(envelope(new AgentError('AGENT_ERR_HTTP_FORBIDDEN'))));
 
   constructor(private readonly opts: AccessOptions) {
     this.limiter = new AuthRateLimiter({ maxFailures: 0, blockSeconds: 60 }, opts.now);
+    this.guesses = new GuessChecker(this.limiter);
   }
 
   /** Middleware: allowed hosts, rate limit and credentials; sets `req.principal`. */
@@ -108,7 +94,7 @@ export class AccessControl {
       if (!this.allows(req, requirement)) {
         this.opts.metrics.authFailure('privilege');
         this.opts.log.warning(
-          `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: user ${escapeForLog(req.principal?.user)} lacks ${listOf(req, requirement).join(' or ')}`,
+          `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: user ${escapeForLog(req.principal?.user)} lacks ${requiredPrivileges(req, requirement).join(' or ')}`,
         );
         this.forbid(res);
         return;
@@ -122,8 +108,7 @@ export class AccessControl {
       if (admitted === false) return;
       return admitted.then((ok) => (ok ? permitted(req, res) : undefined));
     };
-    GUARDS.add(guarded);
-    return guarded;
+    return markGuarded(guarded);
   }
 
   /** Step 1 alone, for what needs no login (the static UI, /core/isalive): false after answering 403. */
@@ -145,7 +130,7 @@ export class AccessControl {
     const p = req.principal;
     if (!p) return false;
     if (typeof requirement === 'string') return hasPrivilege(p.privileges, requirement);
-    return listOf(req, requirement).some((r) => hasPrivilege(p.privileges, r));
+    return requiredPrivileges(req, requirement).some((r) => hasPrivilege(p.privileges, r));
   }
 
   /** Answer the one 403 body. */
@@ -243,53 +228,9 @@ export class AccessControl {
     return true;
   }
 
-  /**
-   * Check one credential from `address` under the failed-login limit.
-   * Contract: an identical credential already being checked from the same
-   * address shares that check (one guess, one pbkdf2 run); any other guess
-   * takes a slot of the limiter first, then a cached success (same
-   * credential, its login unchanged in the settings) answers at once, else the check
-   * runs; so at most
-   * `auth rate limit max failures` guesses per address and window are ever
-   * checked, however many arrive at once (`blocked`: refused unchecked).
-   */
-  async verifyGuess(address: string, credential: Credential): Promise<GuessOutcome> {
-    const fingerprint = this.fingerprint(this.current(), credential.login);
-    const key = createHash('sha256').update(credential.cacheKey).digest('base64');
-    const flightKey = `${address}\n${key}`;
-    const shared = this.inFlight.get(flightKey);
-    if (shared) return shared;
-    // The slot comes before the cache: a cached (right) guess among a burst
-    // of wrong ones must not get past the limit either.
-    const attempt = this.limiter.acquire(address);
-    if (!attempt) return { kind: 'blocked' };
-    const cached = this.cache.get(key);
-    if (cached?.fingerprint === fingerprint) {
-      attempt.succeed();
-      return { kind: 'ok', principal: cached.principal, fingerprint };
-    }
-    const run = (async (): Promise<GuessOutcome> => {
-      let principal: Principal | undefined;
-      try {
-        principal = await credential.verify();
-      } catch (err) {
-        attempt.fail();
-        throw err;
-      }
-      if (!principal) return { kind: 'failed', blockStarted: attempt.fail() };
-      attempt.succeed();
-      // Checked against the settings of `fingerprint`: a later change of this login fails the comparison above.
-      if (!this.cache.has(key) && this.cache.size >= CACHE_LIMIT)
-        this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(key, { principal, fingerprint });
-      return { kind: 'ok', principal, fingerprint };
-    })();
-    this.inFlight.set(flightKey, run);
-    try {
-      return await run;
-    } finally {
-      this.inFlight.delete(flightKey);
-    }
+  /** Check one credential from `address` under the failed-login limit (guess-check.ts has the contract). */
+  verifyGuess(address: string, credential: Credential): Promise<GuessOutcome> {
+    return this.guesses.check(address, credential, this.fingerprint(this.current(), credential.login));
   }
 
   /** Settings-derived state, rebuilt when the snapshot changes. */
@@ -342,17 +283,4 @@ export class AccessControl {
     }
     return this.refuse(res, reason, message);
   }
-}
-
-/** Every handler `guard()` made, so a test can tell guarded routes from open ones. */
-const GUARDS = new WeakSet<object>();
-
-/** True when `handler` is a route handler made by `AccessControl.guard`. */
-export function isGuarded(handler: unknown): boolean {
-  return typeof handler === 'function' && GUARDS.has(handler);
-}
-
-function listOf(req: WebRequest, requirement: Requirement): readonly string[] {
-  if (typeof requirement === 'string') return [requirement];
-  return typeof requirement === 'function' ? requirement(req) : requirement;
 }

@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { optionsFor, queryKindOf, type ClientProtocol } from '../../src/protocols/client-options.js';
+import { optionsFor, queryKindOf, type ClientProtocol } from '../../src/protocols/client-option-table.js';
 import { REMOTE_QUERIES } from '../../src/modules/remote-client/remote-query.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 

@@ -34,7 +34,8 @@ import { decode, responseToResult } from '../../core/plugin/codec.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
 import { withLinkedSignal } from '../../abort-link.js';
-import { ManagedListener, type ListenerWants } from '../../protocols/listener/managed-listener.js';
+import type { ListenerWants } from '../../protocols/listener/listener-contract.js';
+import { ManagedListener } from '../../protocols/listener/managed-listener.js';
 import { listenerWants } from '../listener-wants.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 

@@ -35,7 +35,8 @@ import { describeSubmission, SubmissionStore } from '../../core/submission-store
 import { ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
 import { withLinkedSignal } from '../../abort-link.js';
-import { ManagedListener, type ListenerWants } from '../../protocols/listener/managed-listener.js';
+import type { ListenerWants } from '../../protocols/listener/listener-contract.js';
+import { ManagedListener } from '../../protocols/listener/managed-listener.js';
 import { listenerWants } from '../listener-wants.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 

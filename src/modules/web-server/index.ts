@@ -48,12 +48,8 @@ import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 import { listenerWants } from '../listener-wants.js';
 import { closeGracefully } from '../../protocols/listener/graceful-close.js';
 import { listenOn } from '../../protocols/listener/listen.js';
-import {
-  ManagedListener,
-  type ListenerWants,
-  type OpenArgs,
-  type Transport,
-} from '../../protocols/listener/managed-listener.js';
+import type { ListenerWants, OpenArgs, Transport } from '../../protocols/listener/listener-contract.js';
+import { ManagedListener } from '../../protocols/listener/managed-listener.js';
 
 type Server = HttpServer | HttpsServer;
 

@@ -15,6 +15,7 @@ import * as tls from 'node:tls';
 import { AgentError, type ErrorCode } from '../../errors.js';
 import { PacketReader } from './packet-reader.js';
 import { anonymousOnlyAdvice, probeAnonymous } from './anonymous-probe.js';
+import { probeReset } from './reset-probe.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_MORE_PACKET, type PacketVersion } from './packet.js';
 import { isTlsError } from '../tls-errors.js';
 import { describeSocketError, tlsHint, type TlsHintWords } from '../client-errors.js';
@@ -248,37 +249,6 @@ function exchange(
       }
       fail('read', 'AGENT_ERR_NRPE_CLOSED', peer, `after ${reader.describePartial()} of an answer${how}`);
     }
-  });
-}
-
-/**
- * Why a server reset our TLS handshake. A server that refuses our address
- * (NRPE's allowed_hosts, our allowed hosts) closes a new connection at once
- * without reading; a server in plain mode keeps it open, waiting for a
- * packet. A plain connection that sends nothing, open for at most 300 ms,
- * tells which; it never sends a byte.
- */
-function probeReset(o: NrpeClientOptions, deadline: number): Promise<string> {
-  const refused = 'the server closes connections from our address at once (is our address in its allowed hosts?)';
-  const plain = 'the server waits for a plain NRPE packet (is it in plain mode? try --no-ssl)';
-  const either = 'our address is not in its allowed hosts, or the server is in plain mode (then try --no-ssl)';
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: o.host, port: o.port });
-    let connected = false;
-    let waited = false;
-    const timer = setTimeout(
-      () => {
-        waited = true;
-        socket.destroy();
-      },
-      Math.max(0, Math.min(300, deadline - performance.now() - 50)),
-    );
-    socket.once('connect', () => (connected = true));
-    socket.on('error', () => undefined);
-    socket.once('close', () => {
-      clearTimeout(timer);
-      resolve(!connected ? either : waited ? plain : refused);
-    });
   });
 }
 

@@ -3,7 +3,7 @@
  * kept, changed, dropped, or blank or comment. A line reported several
  * times counts once, by its final fate (dropped over changed over kept).
  */
-import type { ImportChange } from './translate.js';
+import type { ImportChange } from './translation.js';
 
 /** One physical line read (the given file and its includes); `setting` is false for blank and comment lines. */
 export interface LineCount {

@@ -7,7 +7,7 @@
  * Rendering and validation are import.ts's.
  */
 import { readNrpeCfg, type CfgLine } from './nrpe-cfg-read.js';
-import type { ChangeAction, ImportChange, OutEntry, OutSection, Translation } from './translate.js';
+import type { ChangeAction, ImportChange, OutEntry, OutSection, Translation } from './translation.js';
 import { allowedHosts } from './nsclient-values.js';
 import type { LineCount } from './line-totals.js';
 

@@ -9,7 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { translate, type ImportChange, type Translation } from './translate.js';
+import { translate } from './translate.js';
+import type { ImportChange, Translation } from './translation.js';
 import { PATH_VARIABLES } from './nsclient-map.js';
 
 const MAX_FILES = 100;

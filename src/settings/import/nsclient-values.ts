@@ -3,11 +3,13 @@
  * variables and Windows separators, `${name}` placeholders of check
  * syntaxes (which would read as settings variables here), allowed hosts
  * (a damaged list never turns into a wider one), and script command lines
- * (Windows-only ones are recognised so that the report lists them apart).
+ * (Windows-only ones are recognised so that the report lists them apart),
+ * and the passive clients' addresses, NSCA encryption and hostnames.
  */
 import { parseAllowedHosts } from '../../formats/allowed-hosts.js';
 import { VARIABLE_NAMES } from '../variables.js';
-import { PATH_VARIABLES } from './nsclient-map.js';
+import { nscaMethod } from '../../formats/nsca-encryption.js';
+import { HOSTNAME_MACROS, NSCA_UNSUPPORTED_ENCRYPTION, PATH_VARIABLES } from './nsclient-map.js';
 
 type Note = (detail: string) => void;
 
@@ -112,4 +114,40 @@ export function scriptLine(value: string, changed: Note): string {
   if (program === m[2]) return value;
   changed(`program ${m[2]} became ${program} (relative to the script root, / as separator)`);
   return `${m[1]}${program}${m[3]}`;
+}
+
+/** NSCA's encryption and the passive clients' hostname: kept, rewritten in our words, or dropped (undefined: not such a key). */
+export function passiveValue(
+  canonical: string,
+  container: string | undefined,
+  key: string,
+  value: string,
+): { value: string } | { drop: string } | undefined {
+  // NSClient++ takes a URL as address (nsca://host:port, https://host:port); here it is host:port.
+  const scheme = /^\s*(nsca|https?|tcp):\/\//i;
+  if (
+    (container === '/settings/NSCA/client/targets' || container === '/settings/icinga/client/targets') &&
+    key === 'address' &&
+    scheme.test(value)
+  )
+    return {
+      value: value
+        .replace(scheme, '')
+        .replace(/\/+\s*$/, '')
+        .trim(),
+    };
+  if (container === '/settings/NSCA/client/targets' && key === 'encryption') {
+    const v = value.trim().toLowerCase();
+    return nscaMethod(v) === undefined ? { drop: `encryption ${value}: ${NSCA_UNSUPPORTED_ENCRYPTION}` } : { value: v };
+  }
+  if ((canonical === '/settings/NSCA/client' || canonical === '/settings/icinga/client') && key === 'hostname') {
+    const v = value.trim();
+    const mapped = HOSTNAME_MACROS[v.toLowerCase()];
+    if (mapped !== undefined) return { value: mapped };
+    if (v.includes('${'))
+      return {
+        drop: `${value}: only \${host}, \${host_lc} and \${host_uc} (auto, auto-lc, auto-uc here) or a literal name are supported; the default auto is this machine's name`,
+      };
+  }
+  return undefined;
 }

@@ -14,8 +14,6 @@ import {
   DROPPED_OBJECT_KEYS,
   DROPPED_SECTIONS,
   DROPPED_TARGET_KEYS,
-  HOSTNAME_MACROS,
-  NSCA_UNSUPPORTED_ENCRYPTION,
   LOG_LEVELS,
   MODULE_RENAMES,
   SCRIPT_OBJECT_KEYS,
@@ -23,62 +21,17 @@ import {
   WINDOWS_MODULES,
 } from './nsclient-map.js';
 import { readSource } from './nsclient-source.js';
-import { nscaMethod } from '../../formats/nsca-encryption.js';
 import {
   allowedHosts,
   checkPlaceholders,
   isWindowsPath,
+  passiveValue,
   pathVariables,
   scriptLine,
   windowsScript,
 } from './nsclient-values.js';
-import type { LineCount } from './line-totals.js';
-
-export type ChangeAction = 'kept' | 'dropped' | 'renamed' | 'changed' | 'moved' | 'note';
-
-/** One line of the report: what happened to a section or key of the source file, and why. */
-export interface ImportChange {
-  /** The file the line is in, when not the file given to the import (an included file). */
-  file?: string;
-  line: number;
-  /** Section as written in the source. */
-  section: string;
-  key?: string;
-  action: ChangeAction;
-  detail: string;
-}
-
-export interface OutEntry {
-  key: string;
-  value: string;
-  comments: string[];
-  /** Source line, for the report. */
-  line: number;
-  /** Source file, when not the file given to the import. */
-  file?: string;
-  sourceSection: string;
-  sourceKey: string;
-}
-
-export interface OutSection {
-  path: string;
-  comments: string[];
-  entries: OutEntry[];
-}
-
-export interface Translation {
-  header: string[];
-  sections: OutSection[];
-  changes: ImportChange[];
-  /** NSClient++ modules of [/modules] that have no counterpart here. */
-  unsupportedModules: string[];
-  /** Windows-only items left out (scripts run through cmd, powershell, cscript, .bat, .ps1, .vbs; Windows modules), by kind. */
-  windowsOnly?: { kind: string; name: string; line: number }[];
-  /** Every line read, for the report's totals. */
-  counted?: LineCount[];
-  /** The files [/includes] names (values as written), for import.ts to merge. */
-  includes?: { value: string; line: number }[];
-}
+import { copyDefaultTimeouts } from './default-timeout.js';
+import type { ChangeAction, ImportChange, OutEntry, OutSection, Translation } from './translation.js';
 
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
@@ -315,17 +268,7 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
       put(canonical, { key, value, comments: e.comments, line: e.line, sourceSection: sec.path, sourceKey: e.key });
     }
   }
-  for (const [path, module, what] of DEFAULT_TIMEOUT_SERVERS) {
-    const timeout = defaultTimeout(source, out, put, path, module);
-    if (timeout)
-      changes.push({
-        line: timeout,
-        section: '/settings/default',
-        key: 'timeout',
-        action: 'note',
-        detail: `also written as [${path}] timeout: NSClient++'s ${what} takes it from [/settings/default], each server here has its own`,
-      });
-  }
+  copyDefaultTimeouts(source, out, put, changes);
   // Every line that no change accounts for was carried over as it is.
   const reported = new Set(changes.filter((c) => c.action !== 'note').map((c) => c.line));
   for (const sec of out.values())
@@ -351,75 +294,4 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
     counted,
     includes,
   };
-}
-
-/** NSCA's encryption and the passive clients' hostname: kept, rewritten in our words, or dropped (undefined: not such a key). */
-function passiveValue(
-  canonical: string,
-  container: string | undefined,
-  key: string,
-  value: string,
-): { value: string } | { drop: string } | undefined {
-  // NSClient++ takes a URL as address (nsca://host:port, https://host:port); here it is host:port.
-  const scheme = /^\s*(nsca|https?|tcp):\/\//i;
-  if (
-    (container === '/settings/NSCA/client/targets' || container === '/settings/icinga/client/targets') &&
-    key === 'address' &&
-    scheme.test(value)
-  )
-    return {
-      value: value
-        .replace(scheme, '')
-        .replace(/\/+\s*$/, '')
-        .trim(),
-    };
-  if (container === '/settings/NSCA/client/targets' && key === 'encryption') {
-    const v = value.trim().toLowerCase();
-    return nscaMethod(v) === undefined ? { drop: `encryption ${value}: ${NSCA_UNSUPPORTED_ENCRYPTION}` } : { value: v };
-  }
-  if ((canonical === '/settings/NSCA/client' || canonical === '/settings/icinga/client') && key === 'hostname') {
-    const v = value.trim();
-    const mapped = HOSTNAME_MACROS[v.toLowerCase()];
-    if (mapped !== undefined) return { value: mapped };
-    if (v.includes('${'))
-      return {
-        drop: `${value}: only \${host}, \${host_lc} and \${host_uc} (auto, auto-lc, auto-uc here) or a literal name are supported; the default auto is this machine's name`,
-      };
-  }
-  return undefined;
-}
-
-/** The servers whose NSClient++ counterpart reads timeout from [/settings/default]: section, module, what it is there. */
-const DEFAULT_TIMEOUT_SERVERS = [
-  ['/settings/remote/server', 'RemoteServer', 'NRPE server'],
-  ['/settings/NSClient/server', 'NSClientServer', 'check_nt server'],
-] as const;
-
-/**
- * NSClient++'s NRPE and check_nt servers take their timeout from
- * [/settings/default] when their own section has none; here each server
- * has its own key, so the value is written there.
- */
-function defaultTimeout(
-  source: { path: string; entries: { key: string; value: string; line: number }[] }[],
-  out: Map<string, OutSection>,
-  put: (path: string, e: OutEntry) => void,
-  path: string,
-  module: string,
-): number | undefined {
-  const def = source
-    .find((s) => s.path.toLowerCase() === '/settings/default')
-    ?.entries.find((e) => e.key.toLowerCase() === 'timeout');
-  const server = out.get(path.toLowerCase());
-  const enabled = out.get('/modules')?.entries.some((e) => e.key === module);
-  if (!def || !enabled || server?.entries.some((e) => e.key === 'timeout')) return undefined;
-  put(path, {
-    key: 'timeout',
-    value: def.value,
-    comments: [],
-    line: 0,
-    sourceSection: '/settings/default',
-    sourceKey: 'timeout',
-  });
-  return def.line;
 }

@@ -11,7 +11,8 @@ import type { Core } from '../../core/core.js';
 import type { AgentControl } from '../../core/control.js';
 import type { Logger } from '../../log.js';
 import type { WebSettings } from '../access.js';
-import type { AccessControl, Requirement } from '../access.js';
+import type { AccessControl } from '../access.js';
+import type { Requirement } from '../requirement.js';
 import type { WebMetrics } from '../metrics.js';
 import type { WebRequest } from '../respond.js';
 

@@ -102,15 +102,13 @@ export function registerLegacyRoutes(ctx: RouteContext): void {
     // Entries are in index order: find the first after pos, then take at most MAX_MESSAGES.
     let from = entries.length;
     while (from > 0 && entries[from - 1].index > pos) from--;
-    const data = entries
-      .slice(from, from + MAX_MESSAGES)
-      .map((r) => ({
-        file: ctx.hidePaths(r.file ?? r.namespace),
-        line: r.line ?? 0,
-        type: r.level,
-        date: r.date,
-        message: ctx.hidePaths(r.message),
-      }));
+    const data = entries.slice(from, from + MAX_MESSAGES).map((r) => ({
+      file: ctx.hidePaths(r.file ?? r.namespace),
+      line: r.line ?? 0,
+      type: r.level,
+      date: r.date,
+      message: ctx.hidePaths(r.message),
+    }));
     const last = from + data.length - 1;
     sendJson(res, 200, { log: { data, pos: data.length > 0 ? entries[last].index : pos } });
   });

@@ -20,7 +20,7 @@ import { parseJson, readBody, fieldsOf } from '../body.js';
 import { baseUrl, seg, sendJson } from '../respond.js';
 import { queryFlag } from '../query-flag.js';
 import { labelled, type RouteContext } from './context.js';
-import type { Requirement } from '../access.js';
+import type { Requirement } from '../requirement.js';
 
 interface Runtime {
   name: string;

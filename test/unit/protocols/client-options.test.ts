@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clientHelp, parseClientOptions, queryKindOf } from '../../../src/protocols/client-options.js';
+import { clientHelp } from '../../../src/protocols/client-help.js';
+import { queryKindOf } from '../../../src/protocols/client-option-table.js';
+import { parseClientOptions } from '../../../src/protocols/client-options.js';
 import { mergeTarget, splitAddress } from '../../../src/protocols/target-options.js';
 import type { ResolvedObject } from '../../../src/settings/snapshot.js';
 

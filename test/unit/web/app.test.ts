@@ -21,7 +21,7 @@ import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView } from '../../../src/settings/module-view.js';
 import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
 import type { Snapshot } from '../../../src/settings/snapshot.js';
-import { isGuarded } from '../../../src/web/access.js';
+import { isGuarded } from '../../../src/web/requirement.js';
 import { buildApp, type WebApp } from '../../../src/web/app.js';
 import { queryArguments } from '../../../src/web/routes/queries.js';
 import { safePath } from '../../../src/web/static.js';

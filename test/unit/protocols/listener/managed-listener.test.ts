@@ -12,12 +12,8 @@ import { connect, createServer, type Server } from 'node:net';
 import { ApplyKeptError } from '../../../../src/errors.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
 import { getLogger } from '../../../../src/log.js';
-import {
-  ManagedListener,
-  type ListenerWants,
-  type OpenArgs,
-  type Transport,
-} from '../../../../src/protocols/listener/managed-listener.js';
+import type { ListenerWants, OpenArgs, Transport } from '../../../../src/protocols/listener/listener-contract.js';
+import { ManagedListener } from '../../../../src/protocols/listener/managed-listener.js';
 
 const log = getLogger('test:managed-listener');
 const LIMITS = { maxConnections: 10, maxPerAddress: 10, firstRequestMs: 5000 };

@@ -1,0 +1,75 @@
+/**
+ * What the reloads found, for the reconciler's status: the hash and the
+ * files of the last read of the settings, the time and result of the last
+ * reload, its problems and warnings (each warning logged once, when it
+ * first appears), and how many reloads ended each way. The reconciler
+ * (reconciler.ts) records into it; it applies nothing.
+ */
+import { sink } from '../log.js';
+import type { ReconcilerStatus, SettingsProblem } from '../core/control.js';
+import { describeProblem } from '../settings/problem.js';
+import { newWarnings } from './read-settings.js';
+
+const log = sink.logger('agent:reconciler');
+
+export type ReloadResult = 'ok' | 'invalid' | 'partial';
+
+export class ReloadRecord {
+  fileHash: string;
+  watchedFiles: readonly string[];
+  private lastReload: string | null = null;
+  private lastResult: ReconcilerStatus['lastResult'] = 'none';
+  problems: SettingsProblem[] = [];
+  warnings: SettingsProblem[];
+  private readonly counts = { ok: 0, invalid: 0, partial: 0 };
+
+  constructor(fileHash: string, watchedFiles: readonly string[], warnings: SettingsProblem[]) {
+    this.fileHash = fileHash;
+    this.watchedFiles = watchedFiles;
+    this.warnings = warnings;
+  }
+
+  /** A read of the settings files got this far: their hash and every file it touched. */
+  read(hash: string, watched: readonly string[]): void {
+    this.fileHash = hash;
+    this.watchedFiles = watched;
+  }
+
+  /** Valid settings were applied: no problems, and the warnings new since the last read are logged. */
+  accepted(warnings: SettingsProblem[]): void {
+    this.problems = [];
+    for (const w of newWarnings(this.warnings, warnings))
+      log.warning(describeProblem(w), { file: w.file, line: w.line });
+    this.warnings = warnings;
+  }
+
+  /** Settings were rejected (every problem logged); `appliedHash` names the last good settings kept. */
+  rejected(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string, appliedHash: string): void {
+    this.problems = problems;
+    this.warnings = warnings;
+    if (hash) this.fileHash = hash;
+    log.error(
+      `settings rejected: ${problems.length} problem(s); keeping the last good settings (${appliedHash.slice(0, 12)})`,
+    );
+    for (const p of problems) log.error(describeProblem(p), { file: p.file, line: p.line });
+  }
+
+  /** A reload ended this way, now. */
+  finished(result: ReloadResult): void {
+    this.lastReload = new Date().toISOString();
+    this.lastResult = result;
+    this.counts[result]++;
+  }
+
+  /** The part of the reconciler's status this record holds. */
+  fields(): Pick<ReconcilerStatus, 'fileHash' | 'lastReload' | 'lastResult' | 'problems' | 'warnings' | 'reloads'> {
+    return {
+      fileHash: this.fileHash,
+      lastReload: this.lastReload,
+      lastResult: this.lastResult,
+      problems: this.problems,
+      warnings: this.warnings,
+      reloads: { ...this.counts },
+    };
+  }
+}
