@@ -64,17 +64,20 @@ module.exports = {
     {
       name: 'control-only-for-webserver',
       comment:
-        'the control interface (load, unload, edit settings, the whole snapshot: core/control.ts) reaches WEBServer alone, through its context (modules/catalogue.ts); no other module, check or protocol imports it',
+        'the control interface (load, unload, edit settings, the whole snapshot: core/control.ts) reaches WEBServer alone, through its context (modules/catalogue.ts controlFor hands it over; agent.ts builds it on the reconciler); no other module, check or protocol imports it',
       severity: 'error',
-      from: { path: '^src/(core|protocols|checks|modules)/', pathNot: '^src/(core/control\\.ts$|modules/web-server/)' },
+      from: {
+        path: '^src/(core|protocols|checks|modules)/',
+        pathNot: '^src/(core/control\\.ts$|modules/web-server/|modules/catalogue\\.ts$)',
+      },
       to: { path: '^src/core/control\\.ts$' },
     },
     {
       name: 'modules-isolated',
       comment:
-        'a module folder does not import another module folder (shared code goes to modules/*.ts or lower layers)',
+        'a module folder does not import another module folder (shared code goes to modules/*.ts or lower layers); generated/loaders.ts, made by npm run gen, imports each module lazily',
       severity: 'error',
-      from: { path: '^src/modules/([^/]+)/' },
+      from: { path: '^src/modules/([^/]+)/', pathNot: '^src/modules/generated/' },
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/$1/' },
     },
     {

@@ -11,13 +11,14 @@ import { sink, isLogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
 import type { AgentControl, ModuleStatus, SettingsEdits, SourceStatus } from './core/control.js';
-import { prepareSourceFolder, SettingsSource } from './reconciler/source/settings-source.js';
+import { SettingsSource } from './reconciler/source/settings-source.js';
+import { prepareSourceFolder } from './reconciler/source/source-config.js';
 import { loadSettingsFile } from './settings/load.js';
 import { SettingsReader } from './settings/includes.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
 import type { Snapshot } from './settings/snapshot.js';
-import { catalogue, findModule } from './modules/catalogue.js';
-import { Reconciler } from './reconciler/reconciler.js';
+import { catalogue, controlFor, findModule } from './modules/catalogue.js';
+import { Reconciler, type ValidLoad } from './reconciler/reconciler.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './reconciler/tree-watcher.js';
 import { PRODUCT, VERSION } from './version.js';
 import { valueText } from './settings/value-text.js';
@@ -91,8 +92,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     }
     // The editor loads on the first edit, not at start.
     const { changedFiles, editSettings } = await import('./settings/edit-tree.js');
-    // One reload: the file is read and validated before the edit (and applied if it changed), the
-    // edit written, the result applied; the module steps are waited for once (reconciler.ts edit).
+    // Validate, write, reconcile once (reconciler.ts edit): the tree as it will be written is loaded
+    // once, by the check, and that load is what the reconciler applies after the write.
     return r.edit(why, async (problems) => {
       if (problems.length > 0) {
         throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [
@@ -103,11 +104,15 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
       // Each edit goes to the file of the tree that holds its key ([/includes]; one file without them),
       // written only over the content just validated, and only when the whole tree as it would be
       // (every include followed) still validates: an edit never leaves a file broken.
+      let checked: ValidLoad | undefined;
       const results = await editSettings(file, edits, {
         expected: r.settings().sources,
-        check: (planned) => refuseInvalid(file, planned, r.settings()),
+        check: async (planned) => {
+          checked = await refuseInvalid(file, planned, r.settings());
+        },
       });
-      return changedFiles(results);
+      const changed = changedFiles(results);
+      return changed.length > 0 && checked ? { value: changed, written: checked } : { value: changed };
     });
   }
   const source = new SettingsSource({ settings: () => need().settings(), reload: (why) => need().reload(why) });
@@ -122,7 +127,8 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     warnings: loaded.warnings,
     watched: loaded.watched,
     core,
-    control,
+    // The control interface is the agent's, built on the reconciler; the module table says which module gets it.
+    contextFor: controlFor(control),
     modules: catalogue(),
   });
   const r0 = reconciler;
@@ -146,7 +152,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     prepareSourceFolder(snapshot);
     const r = reconciler;
     watcher = watchSettingsTree(snapshot.file, loaded.watched, (event, kind, untouched) => {
-      void r.reload(`file ${event}`, kind === 'replaced', untouched);
+      void r.reload(`file ${event}`, { fileEvent: true, replaced: kind === 'replaced', untouched });
     });
   }
   await Promise.all([reconciler.start(), watcher?.ready]);
@@ -169,18 +175,23 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
 }
 
 /**
- * Throw AGENT_ERR_HTTP_UNPROCESSABLE listing the problems when the tree of
+ * The load of the tree of `main` with the `planned` texts in place of
+ * those files, when it is valid. Throw AGENT_ERR_HTTP_UNPROCESSABLE listing the problems when the tree of
  * `main`, with the `planned` texts in place of those files, would not load,
  * or would give a listener TLS files that the running settings did not have
  * a problem with (a key of another certificate, a file that cannot be read
  * or parsed: settings/tls-checks.ts).
  */
-async function refuseInvalid(main: string, planned: ReadonlyMap<string, string>, current: Snapshot): Promise<void> {
+async function refuseInvalid(
+  main: string,
+  planned: ReadonlyMap<string, string>,
+  current: Snapshot,
+): Promise<ValidLoad> {
   const reader = new SettingsReader();
   for (const [file, text] of planned) await reader.source(file, Buffer.from(text, 'utf8'));
   const check = await loadSettingsFile(main, { reader });
   const problems = check.ok ? await newTlsProblems(check.snapshot, current) : check.problems;
-  if (problems.length === 0) return;
+  if (check.ok && problems.length === 0) return check;
   const where = (p: SettingsProblem): string =>
     p.file === main ? `line ${p.line}` : `${basename(p.file)} line ${p.line}`;
   const details = problems.map((p) => ({

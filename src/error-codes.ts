@@ -36,6 +36,10 @@ export const CODES = {
   AGENT_ERR_INCLUDE_MISSING: { message: 'cannot include %s: %s' },
   AGENT_ERR_INCLUDE_CYCLE: { message: 'include cycle: %s' },
   AGENT_ERR_INCLUDE_DEPTH: { message: 'includes nest deeper than %s levels: %s' },
+  AGENT_WARN_INCLUDE_NOT_PULLED: {
+    message: 'the remote include %s is not pulled yet: it includes nothing until its first good pull',
+    severity: 'warning',
+  },
   AGENT_ERR_SECTION_UNKNOWN: { message: 'unknown section [%s]' },
   AGENT_ERR_KEY_UNKNOWN: { message: 'unknown key (not in the schema of this section)' },
   AGENT_ERR_VALUE_TYPE: { message: '%s' },
@@ -220,6 +224,10 @@ export const CODES = {
   // Settings source ([/settings/source]): pulled settings
   AGENT_ERR_SOURCE_PULL: { message: 'pulling the settings from %s failed: %s; keeping the settings in force' },
   AGENT_ERR_SOURCE_INVALID: { message: 'the settings pulled from %s (revision %s) are not applied: %s' },
+  AGENT_ERR_SOURCE_SIGNATURE: {
+    message:
+      'the settings pulled from %s are refused, their signature does not hold: %s; keeping the settings in force',
+  },
   AGENT_ERR_SOURCE_SECTION: {
     message:
       'pulled settings cannot hold [%s]: only the local settings file names where settings come from and what it includes',

@@ -9,10 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { errorMessage, formatMessage } from '../errors.js';
+import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { SettingsReader } from '../settings/includes.js';
 import { loadSettingsFile, type LoadResult } from '../settings/load.js';
-import { cacheFileOf, sourceConfig } from '../reconciler/source/settings-source.js';
+import { cacheFileOf, sourceConfig } from '../reconciler/source/source-config.js';
 import { fetchSource } from '../reconciler/source/fetch-source.js';
 import { readCachedPull } from '../reconciler/source/source-cache.js';
 
@@ -37,7 +37,10 @@ export async function sourcePlanInput(file: string): Promise<SourcePlanInput> {
     const inForce = readCachedPull(cache)?.revision ?? 'nothing pulled yet';
     return { ok: true, now, next, line: `source ${cfg.url}: revision ${revision} (in the settings now: ${inForce})` };
   } catch (err) {
-    return { ok: false, code: 1, message: formatMessage('AGENT_ERR_SOURCE_PULL', [cfg.url, errorMessage(err)]) };
+    // A refused signature says so under its own code; any other failure is a failed pull.
+    const message =
+      err instanceof AgentError ? err.message : formatMessage('AGENT_ERR_SOURCE_PULL', [cfg.url, errorMessage(err)]);
+    return { ok: false, code: 1, message };
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 /**
  * `agent settings pull [--settings FILE]`: pull `[/settings/source] url`
- * once, now, from the shell, exactly as the agent's poll does
+ * (and the remote includes) once, now, from the shell, exactly as the agent's poll does
  * (reconciler/source/settings-source.ts): conditional request, size cap,
  * pinned hash, the whole tree validated with the pulled text in place.
  * A good pull is written to the cache in the state folder; a running agent
@@ -20,7 +20,8 @@ export const PULL_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION]
 export const PULL_HELP = helpText(
   `Usage: agent settings pull [--settings FILE]
 
-Pulls the settings source ([/settings/source] url) of the settings file now
+Pulls the settings source ([/settings/source] url) and the remote files
+[/includes] names of the settings file now
 (default: $AGENT_SETTINGS, else settings/agent.ini), validates the whole
 settings with the pulled text, and keeps a good pull in the state folder,
 where a running agent picks it up at once. Run it as the agent's user (as
@@ -61,9 +62,9 @@ export async function pullCommand(argv: string[]): Promise<number> {
     }
     const what =
       status.pulls.changed > 0
-        ? `revision ${status.revision ?? ''} pulled and cached; a running agent applies it now`
+        ? `${status.revision === null ? 'pulled' : `revision ${status.revision} pulled`} and cached; a running agent applies it now`
         : 'unchanged';
-    out(`${status.url}: ${what}`);
+    out(`${status.url || 'remote includes'}: ${what}`);
     return 0;
   } catch {
     err(`agent: ${formatMessage('AGENT_ERR_SOURCE_NONE', [])} in ${file}`);

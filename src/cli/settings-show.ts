@@ -20,7 +20,7 @@ import {
 import { formatProblem } from './format-problem.js';
 import { keySchema, originFile, originText } from '../settings/effective.js';
 import { suggestion } from '../settings/did-you-mean.js';
-import { cacheFileOf, sourceConfig } from '../reconciler/source/settings-source.js';
+import { cacheFileOf, sourceConfig } from '../reconciler/source/source-config.js';
 import { readCachedPull } from '../reconciler/source/source-cache.js';
 
 export const SHOW_OPTIONS: readonly CliOption[] = [

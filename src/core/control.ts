@@ -69,6 +69,17 @@ export interface SourceStatus {
   /** Failures in a row (the backoff's count). */
   failuresInARow: number;
   nextPull: string | null;
+  /** The remote files [/includes] names (reconciler/source/remote-includes.ts), when there are any. */
+  includes?: IncludeStatus[];
+}
+
+/** Where one remote include stands: its revision in force, from the cache or pulled in this run, its last success and error. */
+export interface IncludeStatus {
+  url: string;
+  revision: string | null;
+  fromCache: boolean;
+  lastSuccess: string | null;
+  lastError: string | null;
 }
 
 export interface AgentControl {

@@ -1,13 +1,15 @@
 /**
  * The static module catalogue: each module of the table the settings layer
- * owns (settings/module-table.ts: names, sections, queries, listener,
- * control, background) with a lazy
- * import of its code, so a module's code loads only when the module is
- * enabled. Each module file exports `createModule(): AgentModule`; its shape
- * is checked on load.
+ * reads (settings/module-table.ts, made from each module's descriptor.ts)
+ * with the lazy import of its code (generated/loaders.ts, made with it), so
+ * a module's code loads only when the module is enabled. Each module's
+ * index.ts exports `createModule(): AgentModule`; its shape is checked on
+ * load.
  */
+import type { AgentControl } from '../core/control.js';
 import type { AgentModule, ModuleFactory } from './module.js';
 import { moduleInfo, moduleTable, type ModuleInfo, type ModuleName } from '../settings/module-table.js';
+import { LOADERS } from './generated/loaders.js';
 
 /**
  * A row of the module table with its loader. A row's `control` says the
@@ -18,24 +20,6 @@ import { moduleInfo, moduleTable, type ModuleInfo, type ModuleName } from '../se
 export interface CatalogueEntry extends ModuleInfo {
   readonly load: () => Promise<ModuleFactory>;
 }
-
-const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFactory> } = {
-  CheckHelpers: () => import('./check-helpers/index.js'),
-  CheckSystem: () => import('./check-system/index.js'),
-  CheckDisk: () => import('./check-disk/index.js'),
-  CheckLogFile: () => import('./check-logfile/index.js'),
-  CheckNet: () => import('./check-net/index.js'),
-  CheckExternalScripts: () => import('./check-external-scripts/index.js'),
-  WEBServer: () => import('./web-server/index.js'),
-  RemoteClient: () => import('./remote-client/index.js'),
-  RemoteServer: () => import('./remote-server/index.js'),
-  NSClientServer: () => import('./nsclient-server/index.js'),
-  AgentClient: () => import('./agent-client/index.js'),
-  AgentServer: () => import('./agent-server/index.js'),
-  NSCAClient: () => import('./nsca-client/index.js'),
-  IcingaClient: () => import('./icinga-client/index.js'),
-  Scheduler: () => import('./scheduler/index.js'),
-};
 
 const entries: readonly CatalogueEntry[] = moduleTable().map((m) => ({ ...m, load: LOADERS[m.name as ModuleName] }));
 const byName = new Map(entries.map((e) => [e.name, e]));
@@ -59,4 +43,13 @@ export function shapeProblem(mod: unknown, expectedName: string): string | undef
   if (typeof m.stop !== 'function') return 'stop is not a function';
   if (m.apply !== undefined && typeof m.apply !== 'function') return 'apply is not a function';
   return undefined;
+}
+
+/**
+ * The extras of module contexts (the reconciler's `contextFor`): the
+ * control interface, for the modules whose row says `control` (WEBServer)
+ * and none other.
+ */
+export function controlFor(control: AgentControl): (entry: CatalogueEntry) => { control: AgentControl } | undefined {
+  return (entry) => (entry.control === true ? { control } : undefined);
 }

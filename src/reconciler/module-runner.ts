@@ -10,7 +10,8 @@ import { backoffMs, describeRetry } from './backoff.js';
 import { shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
 import { ApplyKeptError, type AgentModule, type ListeningAt } from '../modules/module.js';
 import type { Core } from '../core/core.js';
-import type { AgentControl, ModuleOutcome, ModuleState } from '../core/control.js';
+import type { ModuleOutcome, ModuleState } from '../core/control.js';
+import type { ContextExtras } from './options.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { moduleView, type ModuleSettings } from '../settings/module-view.js';
 import { withTimeout } from './with-timeout.js';
@@ -36,9 +37,8 @@ export class ModuleRunner {
   /**
    * `retried`: the reconciler retries this runner's failures, so their log
    * lines name the next attempt (after `backoff(failures)` ms);
-   * `timeoutMs`: the time limit of start, apply and stop; `control`: the
-   * control interface, put in the module's context only when its catalogue
-   * entry asks for it (`control: true`, WEBServer alone).
+   * `timeoutMs`: the time limit of start, apply and stop; `contextFor`:
+   * what the module's context carries beyond the runner's own members.
    */
   constructor(
     readonly entry: CatalogueEntry,
@@ -47,7 +47,7 @@ export class ModuleRunner {
       retried?: boolean;
       timeoutMs?: number;
       backoff?: (failures: number) => number;
-      control?: AgentControl;
+      contextFor?: ContextExtras;
     } = {},
   ) {
     this.log = sink.logger(`agent:module:${entry.name}`);
@@ -89,8 +89,7 @@ export class ModuleRunner {
         signal: abort.signal,
         core: this.core.forModule(this.entry.settings),
       };
-      const ctx =
-        this.entry.control === true && this.options.control ? { ...base, control: this.options.control } : base;
+      const ctx = { ...this.options.contextFor?.(this.entry), ...base };
       const running = Promise.resolve().then(() => mod.start(ctx));
       pending = running.then(
         () => 'finished',

@@ -1,8 +1,11 @@
 /** What a Reconciler is made with (reconciler.ts). */
-import type { AgentControl, SettingsProblem } from '../core/control.js';
+import type { SettingsProblem } from '../core/control.js';
 import type { Core } from '../core/core.js';
 import type { CatalogueEntry } from '../modules/catalogue.js';
 import type { Snapshot } from '../settings/snapshot.js';
+
+/** Extra members of a module's context, by catalogue entry (see ReconcilerOptions.contextFor). */
+export type ContextExtras = (entry: CatalogueEntry) => Readonly<Record<string, unknown>> | undefined;
 
 export interface ReconcilerOptions {
   /** The settings loaded at start (valid). */
@@ -13,11 +16,12 @@ export interface ReconcilerOptions {
   watched?: readonly string[];
   core: Core;
   /**
-   * The control interface (load, unload, edit settings), handed only to the
-   * modules whose catalogue entry asks for it (WEBServer); absent, no module
-   * gets one.
+   * What a module's context carries beyond the reconciler's own (name,
+   * settings, log, signal, core), by catalogue entry: the agent puts its
+   * control interface there for WEBServer (agent.ts), built on top of the
+   * reconciler, which knows nothing of it. Absent: nothing more.
    */
-  control?: AgentControl;
+  contextFor?: ContextExtras;
   /** The modules it manages, in start order (the agent: catalogue()). */
   modules: readonly CatalogueEntry[];
   /** Wait before retrying a module after `failures` consecutive failures (default: backoff.ts). */

@@ -2,7 +2,9 @@
  * A reload's read of the settings tree: the main file once complete
  * (`replaced`: the watcher saw it replaced by rename, so it is read at
  * once; otherwise once settled, stable-read.ts), included files once
- * settled, then loaded and validated. A main file that cannot be read is a
+ * settled, then loaded and validated; for a file event, not loaded when
+ * the files are byte-identical to the applied tree (files-as-applied.ts).
+ * A main file that cannot be read is a
  * failed load with one problem (AGENT_ERR_SETTINGS_UNREADABLE) and no hash.
  *
  * Included files are read only when they changed since the last reload
@@ -16,6 +18,8 @@ import { errorMessage, formatMessage, fsReason } from '../errors.js';
 import { SettingsReader } from '../settings/includes.js';
 import { loadSettingsFile, type LoadResult } from '../settings/load.js';
 import type { SettingsProblem } from '../settings/problem.js';
+import type { Snapshot } from '../settings/snapshot.js';
+import { filesAsApplied } from './files-as-applied.js';
 import { readReplaced, readStable, readStableMany } from './stable-read.js';
 import type { RenameWitness } from './watcher.js';
 
@@ -23,7 +27,8 @@ export async function readSettingsTree(
   file: string,
   replaced: boolean,
   untouched?: RenameWitness,
-): Promise<LoadResult> {
+  applied?: { snapshot: Snapshot; watched: readonly string[] },
+): Promise<LoadResult | 'unchanged'> {
   let bytes: Buffer;
   try {
     bytes = replaced ? await readReplaced(file, untouched) : await readStable(file);
@@ -38,6 +43,8 @@ export async function readSettingsTree(
     };
     return { ok: false, problems: [problem], warnings: [], hash: '', watched: [] };
   }
+  // `applied` (a file event): files byte-identical to the applied tree load to the applied settings.
+  if (applied && (await filesAsApplied(applied.snapshot, applied.watched, { file, bytes }))) return 'unchanged';
   // Each reload reads the tree afresh. A failure of the reading itself (not a problem of the file) is a
   // failed reload like any other: logged, in the status and the metrics, and the next change is read again.
   try {

@@ -28,11 +28,13 @@ import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
 import { readSettingsTree, reloadFailure } from './read-settings.js';
 import { ReloadRecord, type ReloadResult } from './reload-record.js';
-import type { RenameWitness } from './watcher.js';
+import { filesAsApplied } from './files-as-applied.js';
+import type { EditOutcome, ReloadHow, ValidLoad } from './requests.js';
 
 const log = sink.logger('agent:reconciler');
 
 export type { ReconcilerOptions } from './options.js';
+export type { EditOutcome, ReloadHow, ValidLoad } from './requests.js';
 
 export class Reconciler {
   private applied: Snapshot;
@@ -60,7 +62,7 @@ export class Reconciler {
       retried: true,
       backoff: this.backoff,
       ...(options.moduleTimeoutMs !== undefined ? { timeoutMs: options.moduleTimeoutMs } : {}),
-      ...(options.control ? { control: options.control } : {}),
+      ...(options.contextFor ? { contextFor: options.contextFor } : {}),
     };
     for (const e of this.modules) this.runners.set(e.name, new ModuleRunner(e, core, runnerOptions));
   }
@@ -83,18 +85,12 @@ export class Reconciler {
     await this.settle(this.queueAll());
   }
 
-  /**
-   * Re-read the file, validate, and apply it if valid. `replaced`: the
-   * watcher saw the file replaced by rename, so it is complete and is read
-   * at once, and `untouched` (the watcher's rename witness) says whether
-   * anyone wrote it since; otherwise it is read once settled
-   * (stable-read.ts).
-   */
-  async reload(reason: string, replaced = false, untouched?: RenameWitness): Promise<ReconcilerStatus> {
+  /** Re-read the files, validate, and apply them if valid; `how`: requests.ts. Never rejects. */
+  async reload(reason: string, how: ReloadHow = {}): Promise<ReconcilerStatus> {
     try {
       // The runs' promise is wrapped: returned bare, it would hold the chain until they are done.
       const queued = await this.serial(async () =>
-        (await this.readSettings(reason, replaced, untouched)) ? { runs: this.queueAll() } : undefined,
+        (await this.readSettings(reason, how)) ? { runs: this.queueAll() } : undefined,
       );
       if (queued) await this.settle(queued.runs);
     } catch (err) {
@@ -105,29 +101,25 @@ export class Reconciler {
   }
 
   /**
-   * An edit of the settings files (the API's), applied as one reload: the
-   * file is re-read and validated first, and applied when it changed;
-   * `change` gets its problems (none when it is valid) and writes; the
-   * result is read and its module steps queued, then waited for once, as
-   * a reload waits. Other reloads wait meanwhile, so the watcher's reload
-   * of the edit's own write finds it applied. What `change` throws is
-   * thrown (settings the first read applied are reconciled all the same).
+   * An edit (the API's): the files are read first only when they moved since they were applied; `change` gets
+   * their problems, checks and writes; the tree it checked (`written`) is applied with no further read, and its
+   * steps waited for once. Other reloads wait meanwhile. What `change` throws is thrown.
    */
-  async edit<T>(why: string, change: (problems: readonly SettingsProblem[]) => Promise<T>): Promise<T> {
+  async edit<T>(why: string, change: (problems: readonly SettingsProblem[]) => Promise<EditOutcome<T>>): Promise<T> {
     const { value, runs } = await this.serial(async () => {
       if (this.stopped) throw new Error('the agent is stopping');
-      const valid = await this.readSettings(`before: ${why}`);
-      let result: T;
+      const current = await filesAsApplied(this.applied, this.record.watchedFiles);
+      const valid = current || (await this.readSettings(`before: ${why}`));
+      const reread = !current && valid;
+      let outcome: EditOutcome<T>;
       try {
-        result = await change(valid ? [] : this.record.problems);
+        outcome = await change(valid ? [] : this.record.problems);
       } catch (err) {
-        if (valid) void this.settle(this.queueAll());
+        if (reread) void this.settle(this.queueAll());
         throw err;
       }
-      const applied = await this.readSettings(why);
-      // Even a rejected result leaves the settings the first read applied to reconcile.
-      const queued = this.queueAll();
-      return { value: result, runs: applied ? queued : undefined };
+      if (outcome.written) this.adopt(outcome.written, why);
+      return { value: outcome.value, runs: outcome.written || reread ? this.queueAll() : undefined };
     });
     if (runs) await this.settle(runs);
     return value;
@@ -138,14 +130,30 @@ export class Reconciler {
    * state when valid. False when it was not applied (unreadable or invalid:
    * recorded and logged; or the agent is stopping). Runs in the reload chain.
    */
-  private async readSettings(reason: string, replaced = false, untouched?: RenameWitness): Promise<boolean> {
+  private async readSettings(reason: string, how: ReloadHow = {}): Promise<boolean> {
     if (this.stopped) return false;
-    const result = await readSettingsTree(this.applied.file, replaced, untouched);
+    // After a rejected read the files' problems are in the status: the next read loads, to clear or renew them.
+    const asApplied =
+      how.fileEvent && this.record.problems.length === 0
+        ? { snapshot: this.applied, watched: this.record.watchedFiles }
+        : undefined;
+    const result = await readSettingsTree(this.applied.file, how.replaced === true, how.untouched, asApplied);
+    if (result === 'unchanged') {
+      log.info(`settings unchanged (${reason}); reconciling`);
+      return true;
+    }
     if (result.hash) this.record.read(result.hash, result.watched);
     if (!result.ok) {
       this.reject(result.problems, result.warnings, result.hash);
       return false;
     }
+    this.adopt(result, reason);
+    return true;
+  }
+
+  /** Make a valid load the desired state (the reconcile that follows carries it out). */
+  private adopt(result: ValidLoad, reason: string): void {
+    this.record.read(result.hash, result.watched);
     const previous = this.applied;
     for (const m of Object.keys(result.snapshot.modules)) {
       if (previous.modules[m] !== result.snapshot.modules[m]) this.overrides.delete(m);
@@ -153,7 +161,6 @@ export class Reconciler {
     this.applied = result.snapshot;
     this.record.accepted(result.warnings);
     log.info(`settings ${previous.hash === result.hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
-    return true;
   }
 
   /**

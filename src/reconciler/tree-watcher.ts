@@ -9,11 +9,17 @@
  * base that gets fixed is seen). A change of an included file is reported
  * as `modified`: the main file is then read once settled, like the rest.
  */
-import { watch, type FSWatcher } from 'chokidar';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sink } from '../log.js';
-import { DEBOUNCE_MS, watchSettings, type ChangeKind, type RenameWitness, type SettingsWatcher } from './watcher.js';
+import {
+  DEBOUNCE_MS,
+  watchPath,
+  watchSettings,
+  type ChangeKind,
+  type RenameWitness,
+  type SettingsWatcher,
+} from './watcher.js';
 
 const log = sink.logger('agent:reconciler:tree-watcher');
 
@@ -94,30 +100,23 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** `.ini` files of one folder appearing, changing or going. */
+/**
+ * `.ini` files of one folder appearing, changing or going: node:fs's watch
+ * of the folder (inotify), as the files themselves are watched (watcher.ts),
+ * so the agent has one file watcher. An event without a name (the kernel's
+ * queue overflowed) counts as a change; a missing folder is not watched
+ * (its include is reported missing, and the reload that follows its
+ * creation through the parent's include watches it).
+ */
 function watchFolder(folder: string, onChange: (event: string) => void): SettingsWatcher {
-  const watcher: FSWatcher = watch(folder, {
-    depth: 0,
-    ignoreInitial: true,
-    ignored: (path: string, stats?: { isFile(): boolean }) =>
-      path !== folder && stats?.isFile() === true && !path.toLowerCase().endsWith('.ini'),
-  });
-  watcher.on('all', (event, path) => {
-    if (path !== folder && path.toLowerCase().endsWith('.ini')) onChange(event);
-  });
-  watcher.on('error', (err) => log.error(`watching ${folder} failed: ${String(err)}`));
-  // Ready also once closed: a watcher closed before its scan ended never says ready (chokidar 6), and an
-  // update waiting for it would wait for good (the agent never got ready with a folder in [/includes]).
-  let settle = (): void => undefined;
-  const ready = new Promise<void>((res) => {
-    settle = res;
-    watcher.once('ready', () => res());
+  const watcher = watchPath(folder, (event, name) => {
+    if (name === null || name.toLowerCase().endsWith('.ini')) onChange(event);
   });
   return {
-    ready,
-    close: async () => {
-      await watcher.close();
-      settle();
+    ready: Promise.resolve(),
+    close: () => {
+      watcher?.close();
+      return Promise.resolve();
     },
   };
 }

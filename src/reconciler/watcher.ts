@@ -5,9 +5,11 @@
  * name (a rename over it, its removal, its creation, writes through it),
  * and the file itself, for writes that reach it by another way (the path
  * is a symlink, or a hard link elsewhere); it follows the file as new
- * inodes take the name. Not chokidar: it stats the file before passing an
- * event on, throttles repeated changes of a path (50 ms) and does not say
- * which kind of event came, and the rename witness below needs to know.
+ * inodes take the name. node:fs, not chokidar, for this and for the
+ * folders of includes (tree-watcher.ts), one watcher for both: chokidar
+ * stats the file before passing an event on, throttles repeated changes of
+ * a path (50 ms) and does not say which kind of event came, and the rename
+ * witness below needs to know.
  *
  * Each event is classified, in its callback and in order, by a stat of the
  * path:
@@ -28,7 +30,8 @@
  * write event reached the file since it took the name, counting every event
  * the kernel queued before the call, so a reader that calls it after
  * reading knows no writer touched what it read: the file is complete as
- * renamed, with no scan for writers (open-writers.ts). A truncating in-place
+ * renamed, with no scan for writers (open-writers.ts). The witness only
+ * reads the count; it changes nothing in the watcher. A truncating in-place
  * save queues its event when it opens the file, before it writes anything,
  * so a half-written file never passes. What passes undetected: a writer that
  * renames a file before it finished writing it and writes the rest later
@@ -44,10 +47,10 @@ export type ChangeKind = 'replaced' | 'modified' | 'removed';
 
 /**
  * Resolves true when no write reached the file since it was renamed into
- * place; every event queued before the call is counted. A caller told
- * false reads the file again after the answer (stable-read.ts): the writes
- * counted so far need no in-place report of their own, and the watcher
- * drops the one pending for them.
+ * place; every event queued before the call is counted. It only reads the
+ * watcher's count of write events: the writes it saw are reported as
+ * usual (an in-place report follows), so a reader told false settles the
+ * file on its own (stable-read.ts) and the next report reads it again.
  */
 export type RenameWitness = () => Promise<boolean>;
 
@@ -91,16 +94,7 @@ export function watchSettings(
     (since: number): RenameWitness =>
     async () => {
       await eventsQueuedBefore();
-      if (closed) return false;
-      if (writes === since) return true;
-      // The caller reads the file again after a false answer, so it sees every write counted so far (a file
-      // created and then written, as git checkout does): an in-place report pending for them would only read it once more.
-      if (timer && pendingKind === 'modified' && inode(identity(statOf(abs))) === inode(reported)) {
-        clearTimeout(timer);
-        timer = undefined;
-        events = [];
-      }
-      return false;
+      return !closed && writes === since;
     };
 
   /** `write`: content or attributes of the inode holding the name changed; otherwise the name changed hands. */
@@ -173,7 +167,11 @@ async function eventsQueuedBefore(): Promise<void> {
   for (let i = 0; i < 2; i++) await new Promise<void>((res) => setImmediate(res));
 }
 
-function watchPath(path: string, listener: (event: string, filename: string | null) => void): FSWatcher | undefined {
+/** node:fs's watch of `path`, its errors logged; undefined when it cannot be watched (a missing folder is said at debug level). */
+export function watchPath(
+  path: string,
+  listener: (event: string, filename: string | null) => void,
+): FSWatcher | undefined {
   try {
     const w = watch(path, listener);
     w.on('error', (err) => log.error(`watching ${path} failed: ${String(err)}`));

@@ -12,6 +12,8 @@
  *   works too.
  * - Included files may include others. A missing file, an unreadable one or
  *   a cycle is an error at the include's line and column.
+ * - An `https://` (or `http://`) value is a remote include: its last good
+ *   pull in the state folder stands at its place (source-layer.ts).
  * - Precedence: the including file overrides everything it includes; of two
  *   includes, the later one (in file order, then name order) overrides the
  *   earlier. Duplicates within one file stay errors (read-ini.ts).
@@ -34,7 +36,7 @@ import { hashBytes } from './file-hash.js';
 import { hostPlaceholders } from './host-placeholders.js';
 
 export { hostPlaceholders };
-import { pulledProblems, sourceCacheFile, sourceUrl } from './source-layer.js';
+import { isRemoteInclude, pulledProblems, remoteIncludeCache, sourceCacheFile, sourceUrl } from './source-layer.js';
 
 export const INCLUDES_SECTION = '/includes';
 /** Files may include files that include files… this deep at most (a chain deeper is an error, not a stack overflow). */
@@ -56,6 +58,13 @@ export interface SettingsTree {
   problems: SettingsProblem[];
   /** Files and folders that could change the tree (for the watcher): every file read plus the folders of patterns. */
   watched: string[];
+  /** The remote includes the local files name, each with the file its last good pull is kept in. */
+  remote?: RemoteInclude[];
+}
+
+export interface RemoteInclude {
+  url: string;
+  cache: string;
 }
 
 /**
@@ -104,6 +113,17 @@ export class SettingsReader {
     const sources = new Set<SourceFile>();
     const problems: SettingsProblem[] = [];
     const watched = new Set<string>([mainSource.file]);
+    const remote = new Map<string, RemoteInclude>();
+    /** A remote include: its cached pull at this place, or nothing (and a warning) before its first pull. */
+    const includeRemote = async (url: string, at: Parameters<typeof problem>[2]): Promise<void> => {
+      const cache = remoteIncludeCache(mainSource.file, mainSource.doc, url);
+      remote.set(url, { url, cache });
+      watched.add(cache);
+      const pulled = await this.source(cache);
+      if ('error' in pulled) return void problems.push(problem('AGENT_WARN_INCLUDE_NOT_PULLED', [url], at));
+      problems.push(...pulledProblems(pulled.doc, pulled.file));
+      sources.add(pulled);
+    };
     const visit = async (src: SourceFile, stack: string[]): Promise<void> => {
       const section = src.doc.sections.find((s) => s.path.toLowerCase() === INCLUDES_SECTION);
       if (section && stack.length >= MAX_INCLUDE_DEPTH) {
@@ -125,7 +145,7 @@ export class SettingsReader {
         // Every file this section names is read at once (concurrently; the reader batches them), then visited in order.
         for (const entry of section.entries) {
           const expanded = expandVariables(entry.value, this.hostVars, { dir: dirname(src.file) });
-          if (expanded.problems.length === 0 && expanded.value.trim() !== '') {
+          if (expanded.problems.length === 0 && expanded.value.trim() !== '' && !isRemoteInclude(expanded.value)) {
             void this.expand(resolve(dirname(src.file), expanded.value), new Set()).then((found) => {
               if (!('error' in found)) for (const file of found.files) void this.source(file);
             });
@@ -147,6 +167,10 @@ export class SettingsReader {
           }
           if (expanded.value.trim() === '') {
             problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [entry.value, 'the path is empty'], at));
+            continue;
+          }
+          if (isRemoteInclude(expanded.value)) {
+            await includeRemote(expanded.value.trim(), at);
             continue;
           }
           const found = await this.expand(resolve(dirname(src.file), expanded.value), watched);
@@ -189,7 +213,13 @@ export class SettingsReader {
       }
     }
     await visit(mainSource, []);
-    return { main: mainSource.file, sources: [...sources], problems, watched: [...watched] };
+    return {
+      main: mainSource.file,
+      sources: [...sources],
+      problems,
+      watched: [...watched],
+      remote: [...remote.values()],
+    };
   }
 
   /** A file, a folder (its *.ini) or a pattern in the last segment (matching .ini files), as a sorted list. */

@@ -270,6 +270,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
     file: abs,
     hash,
     sources: tree.sources.map((src) => ({ file: src.file, hash: src.hash })),
+    ...(tree.remote?.length ? { remoteIncludes: tree.remote } : {}),
     secretValues,
     variables: vars,
     modules,

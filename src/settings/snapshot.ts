@@ -38,6 +38,8 @@ export interface Snapshot {
   readonly hash: string;
   /** Every file the settings were read from (the main file last, after what it includes), each with the sha256 of its bytes. */
   readonly sources: readonly { readonly file: string; readonly hash: string }[];
+  /** The remote includes the local files name (`https://` values of [/includes]), each with its cache file. */
+  readonly remoteIncludes?: readonly { readonly url: string; readonly cache: string }[];
   /** Values read from `${env:}` / `${file:}`, longest first: what maskSecrets hides in messages and logs. */
   readonly secretValues: readonly string[];
   /** Path variables after [/paths] overrides: base-path, state, certificate-path, scripts, temp. */

@@ -7,12 +7,20 @@
  * The pulled text goes through the same load and validation as a local
  * file; `${env:}` and `${file:}` in it resolve on this host.
  *
+ * `[/includes]` may name remote files (`https://…`, `http://…`): a local
+ * file's include of a URL reads that URL's last good pull, kept beside the
+ * source's (`${state}/settings-source/includes/<hash of the URL>.ini`), at
+ * the include's place in the precedence; the puller
+ * (reconciler/source/remote-includes.ts) fetches and validates it. Not
+ * pulled yet, it includes nothing (AGENT_WARN_INCLUDE_NOT_PULLED).
+ *
  * Only the local file decides where settings come from: a pulled text that
  * holds `[/includes]` or `[/settings/source]` is refused
  * (AGENT_ERR_SOURCE_SECTION), so a server cannot point the agent at files
  * of its disk or move it to another server.
  */
 import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
 import type { IniDocument } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { resolveVariables, expandVariables } from './variables.js';
@@ -44,6 +52,17 @@ export function stateFolderOf(mainFile: string, doc: IniDocument): string {
 /** Where the last good pull of a settings file is kept. */
 export function sourceCacheFile(mainFile: string, doc: IniDocument): string {
   return join(stateFolderOf(mainFile, doc), 'settings-source', 'pulled.ini');
+}
+
+/** An include value that names a remote file (http:// or https://) rather than a path. */
+export function isRemoteInclude(value: string): boolean {
+  return /^https?:\/\//i.test(value.trim());
+}
+
+/** Where the last good pull of a remote include of a settings file is kept. */
+export function remoteIncludeCache(mainFile: string, doc: IniDocument, url: string): string {
+  const name = createHash('sha256').update(url).digest('hex').slice(0, 24);
+  return join(stateFolderOf(mainFile, doc), 'settings-source', 'includes', `${name}.ini`);
 }
 
 /** AGENT_ERR_SOURCE_SECTION for each section a pulled text may not hold. */

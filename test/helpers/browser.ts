@@ -97,3 +97,12 @@ export async function openBrowser(options: BrowserOptions): Promise<BrowserSessi
     },
   };
 }
+
+/** Sign in on the sign-in form the page shows, and wait for the Status view that follows. */
+export async function signInAs(page: Page, user: string, password: string): Promise<void> {
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('User').fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Status' }).waitFor();
+}

@@ -20,7 +20,8 @@ export function foregroundDaemon(options: {
   name: string;
   command: string;
   args: string[];
-  port: number;
+  /** The loopback TCP port it listens on, or the path of its unix socket. */
+  port: number | string;
   dir: string;
   stopSignal: NodeJS.Signals;
 }): ForegroundDaemon {
@@ -61,10 +62,10 @@ export function foregroundDaemon(options: {
   return daemon;
 }
 
-/** True when a TCP connection to the port opens (closed at once). */
-export function accepts(port: number): Promise<boolean> {
+/** True when a connection to the loopback TCP port (or the unix socket at that path) opens (closed at once). */
+export function accepts(port: number | string): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
+    const s = typeof port === 'number' ? connect({ host: '127.0.0.1', port }) : connect({ path: port });
     s.once('connect', () => {
       s.destroy();
       resolve(true);

@@ -65,7 +65,7 @@ void test('CLIENTVERSION names the agent; -l with another version is a WARNING',
   });
 });
 
-void test('CPULOAD: one entry per window of the -l list, status from its thresholds; a window over 5 minutes is UNKNOWN', async () => {
+void test('CPULOAD: one entry per window of the -l list, status from its thresholds; 15 minutes answers, a window over an hour is UNKNOWN', async () => {
   const r = await nt('-v', 'CPULOAD', '-l', '1,99,100,5,99,100');
   const m =
     /^CPU Load (\d+)% \(1 min average\) (\d+)% \(5 min average\) \| +'1 min avg Load'=\d+%;99;100;0;100 '5 min avg Load'=\d+%;99;100;0;100$/.exec(
@@ -78,9 +78,12 @@ void test('CPULOAD: one entry per window of the -l list, status from its thresho
   assert.equal(r.code, loads.some((v) => v >= 100) ? 2 : loads.some((v) => v >= 99) ? 1 : 0, r.out);
   const low = await nt('-v', 'CPULOAD', '-l', '5,1,1');
   assert.equal(low.code, /^CPU Load 0%/.test(low.out) ? 0 : 2, low.out);
-  assert.deepEqual(await nt('-v', 'CPULOAD', '-l', '15,80,90'), {
+  // The common 5 and 15 minute pair: the sampler keeps an hour (sparse beyond 5 minutes).
+  const pair = await nt('-v', 'CPULOAD', '-l', '5,99,100,15,99,100');
+  assert.match(pair.out, /^CPU Load \d+% \(5 min average\) \d+% \(15 min average\) \| /, pair.out);
+  assert.deepEqual(await nt('-v', 'CPULOAD', '-l', '61,80,90'), {
     code: 3,
-    out: 'NSClient - ERROR: CPU load is kept for 5 minutes here; ask for at most 5 (check_nt -l 5,WARN,CRIT)',
+    out: 'NSClient - ERROR: CPU load is kept for 60 minutes here; ask for at most 60 (check_nt -l 60,WARN,CRIT)',
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 
@@ -63,4 +64,34 @@ void test('a broken base keeps the last good settings and names the base file an
 
 void test('the secret from ${env:} appears in no log line', () => {
   assert.doesNotMatch(agent.logs(), new RegExp(SECRET));
+});
+
+void test('a folder in [/includes]: a file dropped into it, edited in place and removed hot-applies each time', async () => {
+  const folder = await startAgent({
+    ini: '[/includes]\nparts = conf.d\n\n[/modules]\nCheckExternalScripts = disabled\n',
+    files: { 'conf.d/00-log.ini': '[/settings/log]\nlevel = debug\n' },
+  });
+  try {
+    await folder.waitForLog(/agent ready/);
+    let m = folder.mark();
+    writeFileSync(join(folder.dir, 'conf.d', '10-helpers.ini'), '[/modules]\nCheckHelpers = enabled\n');
+    await folder.waitForLog(/CheckHelpers: load \(enabled in \[\/modules\]\)/, 15_000, m);
+    m = folder.mark();
+    writeFileSync(join(folder.dir, 'conf.d', '10-helpers.ini'), '[/modules]\nCheckHelpers = disabled\n');
+    await folder.waitForLog(/CheckHelpers: unload \(disabled in \[\/modules\]\)/, 15_000, m);
+    m = folder.mark();
+    writeFileSync(join(folder.dir, 'conf.d', '10-helpers.ini'), '[/modules]\nCheckHelpers = enabled\n');
+    await folder.waitForLog(/CheckHelpers: load/, 15_000, m);
+    m = folder.mark();
+    rmSync(join(folder.dir, 'conf.d', '10-helpers.ini'));
+    await folder.waitForLog(/CheckHelpers: unload/, 15_000, m);
+    // A file that is not .ini changes nothing: the folder's watch passes it by (the debug line would say a reload).
+    m = folder.mark();
+    writeFileSync(join(folder.dir, 'conf.d', 'notes.txt'), 'CheckHelpers = enabled\n');
+    writeFileSync(join(folder.dir, 'conf.d', '20-marker.ini'), '; nothing\n');
+    await folder.waitForLog(/settings (changed|unchanged) \(/, 15_000, m);
+    assert.doesNotMatch(folder.logs().slice(m), /CheckHelpers: load/);
+  } finally {
+    await folder.stop();
+  }
 });

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
+import { nrpeAliasSettings } from '../helpers/source-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 let nginx: Nginx | undefined;
@@ -21,20 +22,7 @@ let agent: AgentProcess | undefined;
 const state = mkdtempSync(join(tmpdir(), 'source-nrpe-state-'));
 
 /** The settings the server hands out: RemoteServer on a port the system picks, and one alias whose answer says which revision ran. */
-const served = (revision: string): string =>
-  [
-    '[/modules]',
-    'CheckHelpers = enabled',
-    'CheckExternalScripts = enabled',
-    'RemoteServer = enabled',
-    '[/settings/remote/server]',
-    'port = 0',
-    'bind to = 127.0.0.1',
-    'allowed hosts = 127.0.0.1',
-    '[/settings/external scripts/alias]',
-    `check_pulled = check_ok "from the server, ${revision}"`,
-    '',
-  ].join('\n');
+const served = (revision: string): string => nrpeAliasSettings(`from the server, ${revision}`);
 
 before(async () => {
   nginx = await startNginx();

@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
-import { openBrowser, type BrowserSession } from '../helpers/browser.js';
+import { openBrowser, signInAs, type BrowserSession } from '../helpers/browser.js';
 import { basic, webRequest } from '../helpers/web-client.js';
 
 const ROOT_PW = 'roles-root-pw';
@@ -48,13 +48,7 @@ void describe('web UI by role (chromium, agent process)', () => {
   let base: string;
 
   /** Signs in on the sign-in form the page shows. */
-  const signIn = async (user: string, password: string): Promise<void> => {
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await page.getByLabel('User').fill(user);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Status' }).waitFor();
-  };
+  const signIn = (user: string, password: string): Promise<void> => signInAs(page, user, password);
   const openView = async (label: string): Promise<void> => {
     await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: label }).click();
     await page.getByRole('heading', { level: 1, name: label }).waitFor();

@@ -5,14 +5,13 @@
 import { cpus } from 'node:os';
 import { ArgumentError } from '../arguments.js';
 import type { CheckDefinition } from '../engine.js';
-import type { CpuSampler } from './cpu-sampler.js';
+import { CPU_HISTORY_SECONDS, type CpuSampler } from './cpu-sampler.js';
 import { readLoadavg } from './proc-readers.js';
-import { inRange } from '../../in-range.js';
 
-const WINDOW_RE = /^(\d+)\s*(s|m)$/i;
+const WINDOW_RE = /^(\d+)\s*(s|m|h)$/i;
 
 /** check_cpu over the given sampler (whose start/stop the module owns). */
-export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefinition {
+export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = CPU_HISTORY_SECONDS): CheckDefinition {
   return {
     name: 'check_cpu',
     title: 'CPU utilisation',
@@ -20,7 +19,7 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
       'CPU utilisation in percent over time windows (default 5s, 1m, 5m), per core and in total, from a background sampler of /proc/stat.',
     options: {
       time: {
-        description: `A window to report, such as 5s, 1m or 5m (at most ${maxWindowSeconds}s); may be repeated.`,
+        description: `A window to report, such as 5s, 1m, 15m or 1h (at most ${maxWindowSeconds}s; to the second up to 5m, to 30 s beyond); may be repeated.`,
         default: '5s, 1m, 5m',
         repeat: true,
       },
@@ -57,9 +56,12 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = 300): CheckDefi
         .filter(Boolean);
       const windows = (times.length > 0 ? times : ['5s', '1m', '5m']).map((t) => {
         const m = WINDOW_RE.exec(t);
-        const seconds = m ? Number(m[1]) * (inRange(m, 2).toLowerCase() === 'm' ? 60 : 1) : NaN;
+        const unit = m?.[2]?.toLowerCase();
+        const seconds = m ? Number(m[1]) * (unit === 'h' ? 3600 : unit === 'm' ? 60 : 1) : NaN;
         if (!(seconds >= 1 && seconds <= maxWindowSeconds))
-          throw new ArgumentError(`time=${t} is not a window between 1s and ${maxWindowSeconds}s (such as 5s, 1m, 5m)`);
+          throw new ArgumentError(
+            `time=${t} is not a window between 1s and ${maxWindowSeconds}s (such as 5s, 1m, 15m, 1h)`,
+          );
         return { label: t, seconds };
       });
       const items = [];

@@ -1,9 +1,13 @@
 /**
  * Background sampler of /proc/stat for check_cpu: one reading per interval
- * kept in a ring long enough for the longest window (5 minutes by default).
- * Utilisation over a window compares a fresh reading with the oldest sample
- * inside the window (or the oldest one there is, just after start). The
- * timer is unref()ed, so it never keeps the process alive; stop() ends it.
+ * (1 s), kept for 5 minutes, and one of them every 30 s kept for an hour,
+ * so `check_cpu time=15m` and check_nt's `CPULOAD -l 15,…` (NSClient++
+ * keeps an hour) have a base without an hour of per-second readings:
+ * 300 + 120 readings, not 3,600. Utilisation over a window compares a
+ * fresh reading with the oldest sample inside the window (or the oldest one
+ * there is, just after start): within a second of the window's start up to
+ * 5 minutes, within 30 s beyond. The timer is unref()ed, so it never keeps
+ * the process alive; stop() ends it.
  */
 import { readCpuTimes, type CpuTimes } from './proc-readers.js';
 
@@ -22,14 +26,25 @@ interface Sample {
   times: Map<string, CpuTimes>;
 }
 
+/** The longest window the sampler answers, in seconds (an hour, as NSClient++'s default buffer). */
+export const CPU_HISTORY_SECONDS = 3600;
+
 export class CpuSampler {
+  /** Every reading of the last `fineMs`. */
   private samples: Sample[] = [];
+  /** One reading per `coarseEveryMs`, older ones first, for the last `keepMs`. */
+  private coarse: Sample[] = [];
   private timer: NodeJS.Timeout | undefined;
   private fresh: { at: number; loads: CpuLoad[] } | undefined;
 
   constructor(
     private readonly options: {
       intervalMs?: number;
+      /** How long every reading is kept (default 5 min). */
+      fineMs?: number;
+      /** How often a reading is also kept for longer windows (default 30 s). */
+      coarseEveryMs?: number;
+      /** How long those are kept (default CPU_HISTORY_SECONDS). */
       keepMs?: number;
       root?: string;
       minSpanMs?: number;
@@ -49,10 +64,13 @@ export class CpuSampler {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.samples = [];
+    this.coarse = [];
   }
 
+  /** Readings held: every one of the last minutes, and the sparse ones for the longer windows. */
   get sampleCount(): number {
-    return this.samples.length;
+    const first = this.samples.at(0)?.at ?? Infinity;
+    return this.samples.length + this.coarse.filter((c) => c.at < first).length;
   }
 
   /**
@@ -87,21 +105,36 @@ export class CpuSampler {
   }
 
   private baseFor(since: number): Sample | undefined {
-    // The oldest sample not older than the window; else the oldest there is.
-    return this.samples.find((s) => s.at >= since) ?? this.samples[0];
+    // The oldest sample not older than the window (the sparse ones are all older than the others);
+    // else the oldest there is.
+    const first = this.samples.at(0);
+    const sparse = this.coarse.find((s) => s.at >= since && (first === undefined || s.at < first.at));
+    return sparse ?? this.samples.find((s) => s.at >= since) ?? this.coarse.at(0) ?? first;
   }
 
   private async sample(): Promise<void> {
     const s = await this.read();
     this.samples.push(s);
-    const keep = this.options.keepMs ?? 5 * 60 * 1000 + 5000;
-    while (this.samples.length > 1 && (this.samples[0]?.at ?? Infinity) < s.at - keep) this.samples.shift();
+    const lastSparse = this.coarse.at(-1);
+    if (lastSparse === undefined || s.at - lastSparse.at >= (this.options.coarseEveryMs ?? 30_000)) this.coarse.push(s);
+    // The defaults keep a little more than the longest window each serves: its base is the oldest reading inside.
+    const fine = this.options.fineMs ?? 5 * 60 * 1000 + 5000;
+    const keep = this.options.keepMs ?? CPU_HISTORY_SECONDS * 1000 + 30_000;
+    dropOlder(this.samples, s.at - fine);
+    dropOlder(this.coarse, s.at - keep);
   }
 
   private async read(): Promise<Sample> {
     const times = await readCpuTimes(this.options.root);
     return { at: Date.now(), times: new Map(times.map((t) => [t.core, t])) };
   }
+}
+
+/** Drop the samples taken before `since`, keeping at least the last one. */
+function dropOlder(samples: Sample[], since: number): void {
+  let n = 0;
+  while (n < samples.length - 1 && (samples[n]?.at ?? since) < since) n++;
+  if (n > 0) samples.splice(0, n);
 }
 
 function between(base: Sample, now: Sample): CpuLoad[] {

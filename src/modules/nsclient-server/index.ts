@@ -28,11 +28,12 @@ import { ManagedListener } from '../../protocols/listener/managed-listener.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 import { listenerWants } from '../listener-wants.js';
 import { respond, type RequestState } from './respond.js';
+import { CPU_HISTORY_SECONDS } from '../../checks/system/cpu-sampler.js';
 import { inRange } from '../../in-range.js';
 
 const SECTION = '/settings/NSClient/server';
-/** The longest window of check_cpu (CheckSystem's sampler keeps 5 minutes). */
-const MAX_CPU_MINUTES = 5;
+/** The longest window of check_cpu (CheckSystem's sampler keeps an hour). */
+const MAX_CPU_MINUTES = CPU_HISTORY_SECONDS / 60;
 
 type Settings = SettingsOf<'NSClientServer'>;
 

@@ -5,11 +5,13 @@
  * ref into a bare cache repository in the state folder, and
  * `git show COMMIT:PATH`. The revision is the commit id. Every git run has
  * the pull's time limit, no terminal prompt and no pager; what git says on
- * failure is the error.
+ * failure is the error. A required signature is checked (verify-git.ts)
+ * before any file of the commit is read.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { errorMessage } from '../../errors.js';
+import { signaturesRequired, type Trust } from './trust.js';
+import { verifyGitObject } from './verify-git.js';
 
 export interface GitFetchOptions {
   url: string;
@@ -21,8 +23,12 @@ export interface GitFetchOptions {
   repoDir: string;
   /** The commit in force: the same commit at the ref is no change. */
   known?: string | undefined;
-  /** An ssh allowed-signers file: the commit must verify against it (git verify-commit). */
-  allowedSigners?: string | undefined;
+  /** A PEM file of the CAs an https:// repository's certificate may be signed by (else git's own settings). */
+  ca?: string | undefined;
+  /** No verification of an https:// repository's certificate. */
+  insecure?: boolean | undefined;
+  /** Keys the commit (or the tag the ref names) must be signed by (verify-git.ts). */
+  trust?: Trust | undefined;
 }
 
 export type GitFetchResult = { changed: false } | { changed: true; body: Buffer; revision: string };
@@ -35,12 +41,17 @@ const GIT_ENV = {
   LC_ALL: 'C',
 };
 
-function git(args: string[], timeoutMs: number, maxBuffer = 1024 * 1024): Promise<Buffer> {
+function git(
+  args: string[],
+  timeoutMs: number,
+  maxBuffer = 1024 * 1024,
+  env: Record<string, string> = {},
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     execFile(
       'git',
       args,
-      { timeout: timeoutMs, maxBuffer, encoding: 'buffer', env: { ...process.env, ...GIT_ENV } },
+      { timeout: timeoutMs, maxBuffer, encoding: 'buffer', env: { ...process.env, ...GIT_ENV, ...env } },
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
         const said = stderr
@@ -66,8 +77,9 @@ export async function remoteCommit(
   url: string,
   ref: string,
   timeoutMs: number,
+  tls: Record<string, string> = {},
 ): Promise<{ commit: string; ref: string }> {
-  const out = (await git(['ls-remote', '--', url, ref], timeoutMs)).toString('utf8');
+  const out = (await git(['ls-remote', '--', url, ref], timeoutMs, undefined, tls)).toString('utf8');
   const lines = out
     .split('\n')
     .filter((l) => l !== '')
@@ -86,36 +98,26 @@ export async function remoteCommit(
 export async function fetchGit(o: GitFetchOptions): Promise<GitFetchResult> {
   const deadline = Date.now() + o.timeoutMs;
   const left = (): number => Math.max(1, deadline - Date.now());
-  const remote = await remoteCommit(o.url, o.ref, left());
+  // `ca` and `insecure` for an https:// repository, as git's environment (which wins over any git config).
+  const tls: Record<string, string> = {
+    ...(o.ca ? { GIT_SSL_CAINFO: o.ca } : {}),
+    ...(o.insecure === true ? { GIT_SSL_NO_VERIFY: '1' } : {}),
+  };
+  const remote = await remoteCommit(o.url, o.ref, left(), tls);
   if (remote.commit === o.known) return { changed: false };
   if (!existsSync(o.repoDir)) await git(['init', '--quiet', '--bare', o.repoDir], left());
   await git(
     ['-C', o.repoDir, 'fetch', '--quiet', '--no-tags', '--depth=1', '--', o.url, `+${remote.ref}:refs/source/head`],
     left(),
+    undefined,
+    tls,
   );
   // The ref may have moved since ls-remote: what was fetched is the revision.
   const commit = (await git(['-C', o.repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], left()))
     .toString('utf8')
     .trim();
-  if (o.allowedSigners) {
-    await git(
-      [
-        '-C',
-        o.repoDir,
-        '-c',
-        'gpg.format=ssh',
-        '-c',
-        `gpg.ssh.allowedSignersFile=${o.allowedSigners}`,
-        'verify-commit',
-        commit,
-      ],
-      left(),
-    ).catch((err: unknown) => {
-      throw new Error(`commit ${commit} is not signed by a key of ${o.allowedSigners} (${errorMessage(err)})`, {
-        cause: err,
-      });
-    });
-  }
+  // What the ref names (a signed tag, else the commit) must carry a trusted signature.
+  if (o.trust && signaturesRequired(o.trust)) await verifyGitObject(o.repoDir, 'refs/source/head', o.trust, left());
   const spec = `${commit}:${o.path.replace(/^\/+/, '')}`;
   const size = Number(
     (

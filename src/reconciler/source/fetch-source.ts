@@ -1,16 +1,23 @@
 /**
  * One pull of the configured source, whichever kind it is: a file over
  * http(s) (fetch-settings.ts: conditional on the cached ETag and
- * Last-Modified) or a file in a git repository (fetch-git.ts: conditional
- * on the cached commit). `sourceId` names what the cache holds, so a
- * changed url, ref or path is never answered from the old cache.
+ * Last-Modified; its detached signature checked when signatures are
+ * required: verify-detached.ts) or a file in a git repository
+ * (fetch-git.ts: conditional on the cached commit; the commit's or tag's
+ * signature checked: verify-git.ts). `sourceId` names what the cache
+ * holds, so a changed url, ref or path is never answered from the old
+ * cache. A refused signature is AGENT_ERR_SOURCE_SIGNATURE; any other
+ * failure a plain Error saying why.
  */
 import { readFileSync } from 'node:fs';
-import { errorMessage } from '../../errors.js';
+import { createHash } from 'node:crypto';
+import { AgentError, errorMessage } from '../../errors.js';
 import { fetchSettings } from './fetch-settings.js';
 import { fetchGit } from './fetch-git.js';
 import type { CachedPull } from './source-cache.js';
-import type { SourceConfig } from './settings-source.js';
+import type { SourceConfig } from './source-config.js';
+import { signaturesRequired } from './trust.js';
+import { verifyDetached } from './verify-detached.js';
 
 export type SourceFetch =
   | { changed: false }
@@ -20,10 +27,17 @@ export type SourceFetch =
       revision?: string | undefined;
       etag?: string | undefined;
       lastModified?: string | undefined;
+      /** The allowed signer whose key signed an https file. */
+      signedBy?: string | undefined;
     };
 
 export function sourceId(cfg: Pick<SourceConfig, 'url' | 'path' | 'ref'>): string {
   return cfg.path === '' ? cfg.url : `${cfg.url} ${cfg.ref}:${cfg.path}`;
+}
+
+/** The revision a fetched body is known by: the commit, else the ETag, else its hash. */
+export function revisionOf(got: { body: Buffer; revision?: string | undefined; etag?: string | undefined }): string {
+  return got.revision ?? got.etag ?? `sha256:${createHash('sha256').update(got.body).digest('hex')}`;
 }
 
 export async function fetchSource(
@@ -40,7 +54,9 @@ export async function fetchSource(
       maxBytes: cfg.maxBytes,
       repoDir,
       known: same?.revision,
-      allowedSigners: cfg.allowedSigners || undefined,
+      ca: cfg.ca || undefined,
+      insecure: cfg.insecure,
+      trust: cfg,
     });
   let ca: string | undefined;
   try {
@@ -48,12 +64,25 @@ export async function fetchSource(
   } catch (err) {
     throw new Error(`cannot read the ca file ${cfg.ca}: ${errorMessage(err)}`, { cause: err });
   }
-  return fetchSettings(cfg.url, {
-    timeoutMs: cfg.timeoutMs,
+  const fetch = { timeoutMs: cfg.timeoutMs, ca, insecure: cfg.insecure };
+  const got = await fetchSettings(cfg.url, {
+    ...fetch,
     maxBytes: cfg.maxBytes,
-    ca,
-    insecure: cfg.insecure,
     etag: same?.etag,
     lastModified: same?.lastModified,
   });
+  if (!got.changed || !signaturesRequired(cfg)) return got;
+  if (cfg.allowedSigners === '')
+    throw new AgentError('AGENT_ERR_SOURCE_SIGNATURE', [
+      cfg.url,
+      'a file pulled over http(s) is checked against allowed signers (ssh); gpg keyring applies to git sources only',
+    ]);
+  const signedBy = await verifyDetached(got.body, {
+    url: cfg.url,
+    signatureUrl: cfg.signatureUrl,
+    allowedSigners: cfg.allowedSigners,
+    revision: revisionOf(got),
+    fetch,
+  });
+  return { ...got, signedBy };
 }

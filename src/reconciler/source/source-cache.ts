@@ -8,7 +8,7 @@
  * hash, never a half file.
  */
 import { chownSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export interface CachedPull {
@@ -20,10 +20,15 @@ export interface CachedPull {
   sha256: string;
   /** ISO time of the pull that fetched this text. */
   pulledAt: string;
+  /** The keys its signature was verified against (trust.ts trustId), when one was required. */
+  verifiedWith?: string | undefined;
+  /** Who signed it (an https file's allowed signer), when known. */
+  signedBy?: string | undefined;
 }
 
+/** The description beside a cached text: `pulled.ini` -> `pulled.json` (a remote include's `<hash>.ini` -> `<hash>.json`). */
 export function metaFile(cacheFile: string): string {
-  return join(dirname(cacheFile), 'pulled.json');
+  return join(dirname(cacheFile), `${basename(cacheFile, '.ini')}.json`);
 }
 
 /** What the cache says about its text, or undefined when there is none (or it cannot be read). */

@@ -122,9 +122,17 @@ path: string
  */
 ref: string
 /**
- * With path: an ssh allowed-signers file (as ssh-keygen -Y verify reads it); when set, a commit is applied only when git verify-commit finds it signed by one of these keys.
+ * An ssh allowed-signers file (as ssh-keygen -Y verify reads it); when set, signatures are required: a git source's commit (or the tag its ref names) must be signed by one of these keys (git verify-commit / verify-tag, namespace git), an https file must come with a detached signature by one of them (ssh-keygen -Y sign -n agent-settings) at signature url.
  */
 "allowed signers": string
+/**
+ * With path: an OpenPGP public keyring file (binary or armored, as gpg --export writes it); when set, signatures are required and an OpenPGP-signed commit (or tag) is checked by gpg against these keys only, in a private temporary GNUPGHOME.
+ */
+"gpg keyring": string
+/**
+ * Without path, with allowed signers: the URL of the file's detached ssh signature; ${hostname} and the other host placeholders work in it. Empty: url followed by .sig.
+ */
+"signature url": string
 /**
  * Seconds between two polls; each wait is drawn at random between 90% and 110% of it, and the first within one interval of the start, so agents started together do not poll together.
  */
@@ -142,11 +150,11 @@ timeout: number
  */
 "max backoff": number
 /**
- * PEM file of the certificate authorities that may sign the server's certificate; empty uses the system's.
+ * PEM file of the certificate authorities that may sign the server's certificate (an https file, or an https:// git repository: GIT_SSL_CAINFO for git's pull); empty uses the system's (git's own settings for a repository).
  */
 ca: string
 /**
- * Accept any server certificate (no verification at all); warned about at every load. For tests only.
+ * Accept any server certificate (no verification at all; GIT_SSL_NO_VERIFY for a repository); warned about at every load. For tests only.
  */
 insecure: boolean
 /**

@@ -31,6 +31,7 @@ export function registerRootRoutes(ctx: RouteContext): void {
       logs_url: `${v1}/logs`,
       info_url: `${v1}/info`,
       settings_status_url: `${v1}/settings/status`,
+      settings_pull_url: `${v1}/settings/pull`,
       settings_url: `${v1}/settings`,
       metrics_url: `${v1}/metrics`,
       // Who asked and what they may do: the UI offers only the actions these grant.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createCore } from '../../../src/core/core-impl.js';
 import type { Core } from '../../../src/core/core.js';
 import { sink } from '../../../src/log.js';
-import { catalogue, type CatalogueEntry } from '../../../src/modules/catalogue.js';
+import { catalogue, controlFor, type CatalogueEntry } from '../../../src/modules/catalogue.js';
 import type { AgentControl } from '../../../src/core/control.js';
 import type { ModuleFactory } from '../../../src/modules/module.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
@@ -255,7 +255,7 @@ void test('only a module whose catalogue entry asks for it (WEBServer) finds the
         stop: async () => undefined,
       }),
     };
-    const r = new ModuleRunner({ ...from, load: async () => factory }, core, { control });
+    const r = new ModuleRunner({ ...from, load: async () => factory }, core, { contextFor: controlFor(control) });
     assert.equal(await r.start(snapshot), true);
     await r.stop();
     assert.ok(seen);

@@ -14,7 +14,7 @@ import { createCore } from '../../../src/core/core-impl.js';
 import { sink } from '../../../src/log.js';
 import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
 import type { AgentModule, ModuleContext } from '../../../src/modules/module.js';
-import { Reconciler, type ReconcilerOptions } from '../../../src/reconciler/reconciler.js';
+import { Reconciler, type ReconcilerOptions, type ValidLoad } from '../../../src/reconciler/reconciler.js';
 import { loadSettingsFile } from '../../../src/settings/load.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
@@ -69,6 +69,14 @@ function fixture(name: string, script: Script = {}): CatalogueEntry {
 }
 
 let fileNo = 0;
+/** An edit's write as the agent's does it: the file written, and the load of it that the edit hands the reconciler. */
+async function write(file: string, text: string): Promise<ValidLoad> {
+  writeFileSync(file, text);
+  const loaded = await loadSettingsFile(file);
+  assert.ok(loaded.ok, 'the edited file is valid');
+  return loaded;
+}
+
 function modulesIni(enabled: readonly string[], extra = ''): string {
   return `[/modules]\n${['CheckHelpers', 'CheckSystem', 'CheckDisk', 'CheckNet'].map((m) => `${m} = ${enabled.includes(m) ? 'enabled' : 'disabled'}`).join('\n')}\n${extra}`;
 }
@@ -326,8 +334,10 @@ void test('a reload that starts a hanging module holds up neither the next reloa
   // So does an API edit: one reload, whose steps it waits for once.
   const changed = await r.edit('edited through the API', async (problems) => {
     assert.deepEqual(problems, []);
-    writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers', 'CheckDisk', 'CheckNet']));
-    return 'written';
+    return {
+      value: 'written',
+      written: await write(file, modulesIni(['CheckSystem', 'CheckHelpers', 'CheckDisk', 'CheckNet'])),
+    };
   });
   assert.equal(changed, 'written');
   assert.equal(state(r, 'CheckNet'), 'running');
@@ -360,9 +370,10 @@ void test('an API edit waits once for a start it begins, not once per read of th
   await r.start();
   // The file enables the hanging CheckHelpers behind the agent's back (no reload yet); the edit's read applies it.
   writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers']));
-  await r.edit('enable CheckDisk', async () => {
-    writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers', 'CheckDisk']));
-  });
+  await r.edit('enable CheckDisk', async () => ({
+    value: undefined,
+    written: await write(file, modulesIni(['CheckSystem', 'CheckHelpers', 'CheckDisk'])),
+  }));
   assert.equal(state(r, 'CheckDisk'), 'running');
   // One start of CheckHelpers, given up at its time limit: the edit waited for one time limit, not two.
   assert.deepEqual(
@@ -414,7 +425,10 @@ void test('a failed module is retried on its backoff, not by an unrelated reload
   );
   // So does a reload of the unchanged file and an API edit of another module.
   await r.reload('requested');
-  await r.edit('disable CheckHelpers', async () => writeFileSync(file, modulesIni(['CheckNet'])));
+  await r.edit('disable CheckHelpers', async () => ({
+    value: undefined,
+    written: await write(file, modulesIni(['CheckNet'])),
+  }));
   assert.equal(state(r, 'CheckHelpers'), 'stopped');
   assert.deepEqual(
     events.filter((e) => e.startsWith('start CheckNet')),
@@ -429,5 +443,29 @@ void test('a failed module is retried on its backoff, not by an unrelated reload
     ['start CheckNet#1', 'start CheckNet#2'],
   );
   assert.equal(s.lastResult, 'ok');
+  await r.stop();
+});
+
+void test('a file event on files byte-identical to the applied tree loads nothing (an edit is applied from its own check); SIGHUP loads', async () => {
+  const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem')], ['CheckSystem']);
+  await r.start();
+  // A ${file:} secret: the files do not hold its value, so only a load sees it change.
+  const secret = join(dir, `secret-${fileNo}`);
+  writeFileSync(secret, 'first-secret-value');
+  const withSecret = modulesIni(
+    ['CheckSystem', 'CheckHelpers'],
+    `[/settings/default]\npassword = \${file:${secret}}\n`,
+  );
+  await r.edit('enable CheckHelpers', async () => ({ value: undefined, written: await write(file, withSecret) }));
+  assert.equal(state(r, 'CheckHelpers'), 'running');
+  assert.ok(r.settings().secretValues.includes('first-secret-value'));
+  writeFileSync(secret, 'second-secret-value');
+  // The watcher's report of the edit's own write (or a touch): the files are as applied, nothing is loaded.
+  const echo = await r.reload('file change', { fileEvent: true });
+  assert.equal(echo.lastResult, 'ok');
+  assert.ok(r.settings().secretValues.includes('first-secret-value'), 'not loaded: the old secret is still in force');
+  // A change of the file itself is loaded, as is every SIGHUP.
+  await r.reload('SIGHUP');
+  assert.ok(r.settings().secretValues.includes('second-secret-value'), 'SIGHUP loads and reads the secret again');
   await r.stop();
 });

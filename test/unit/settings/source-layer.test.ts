@@ -2,15 +2,18 @@
  * The pulled settings as the lowest layer of the tree (settings/source-layer.ts):
  * under the local file and its includes, only when the local file names a
  * source, never holding [/includes] or [/settings/source]; `${hostname}` in
- * the url; the insecure warnings.
+ * the url; the insecure warnings; remote includes (their cached pull at
+ * their place, a warning before the first pull).
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadSettingsFile } from '../../../src/settings/load.js';
 import { SettingsReader } from '../../../src/settings/includes.js';
+import { parseIni } from '../../../src/settings/read-ini.js';
+import { remoteIncludeCache } from '../../../src/settings/source-layer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'source-layer-'));
 const cache = join(dir, 'state', 'settings-source', 'pulled.ini');
@@ -97,5 +100,46 @@ void describe('settings/source-layer.ts', () => {
       if (saved === undefined) delete process.env.AGENT_HOSTNAME;
       else process.env.AGENT_HOSTNAME = saved;
     }
+  });
+
+  void it('a remote include: nothing but a warning before its first pull, then its cached pull at its place', async () => {
+    const url = 'https://example.invalid/shared/base.ini';
+    write('local-over.ini', '[/settings/default]\ntimeout = 33\n');
+    const main = write(
+      'remote.ini',
+      `[/paths]\nstate = ${join(dir, 'state')}\n\n[/includes]\nshared = ${url}\nover = local-over.ini\n`,
+    );
+    const first = await loadSettingsFile(main);
+    assert.ok(first.ok);
+    assert.deepEqual(
+      first.warnings.map((w) => [w.code, w.line]),
+      [['AGENT_WARN_INCLUDE_NOT_PULLED', 5]],
+    );
+    const cacheFile = remoteIncludeCache(main, parseIni(readFileSync(main, 'utf8'), main), url);
+    assert.equal(cacheFile, first.snapshot.remoteIncludes?.[0]?.cache);
+    assert.equal(first.snapshot.remoteIncludes?.[0]?.url, url);
+    assert.match(cacheFile, /settings-source\/includes\/[0-9a-f]{24}\.ini$/);
+    mkdirSync(dirname(cacheFile), { recursive: true });
+    writeFileSync(cacheFile, '[/settings/default]\ntimeout = 44\nallowed hosts = 10.1.2.3\n');
+    const second = await loadSettingsFile(main);
+    assert.ok(second.ok);
+    assert.deepEqual(second.warnings, []);
+    // The later local include overrides the remote one; what only the remote one sets comes from it.
+    assert.equal(second.snapshot.sections['/settings/default']?.timeout, 33);
+    assert.equal(second.snapshot.origins['/settings/default']?.['allowed hosts']?.file, cacheFile);
+  });
+
+  void it('a remote include holding [/includes] is refused', async () => {
+    const url = 'https://example.invalid/evil.ini';
+    const main = write('evil.ini', `[/paths]\nstate = ${join(dir, 'state')}\n\n[/includes]\nx = ${url}\n`);
+    const cacheFile = remoteIncludeCache(main, parseIni(readFileSync(main, 'utf8'), main), url);
+    mkdirSync(dirname(cacheFile), { recursive: true });
+    writeFileSync(cacheFile, '[/includes]\ny = /etc/passwd\n');
+    const r = await loadSettingsFile(main);
+    assert.ok(!r.ok);
+    assert.deepEqual(
+      r.problems.map((p) => p.code),
+      ['AGENT_ERR_SOURCE_SECTION'],
+    );
   });
 });

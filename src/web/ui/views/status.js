@@ -1,7 +1,10 @@
 /**
  * Status view: the agent's info (info.get) and the reconciler's status
  * (settings.get): settings hashes, last reload and its result, the
- * problems of a rejected edit with their lines, warnings and drift.
+ * problems of a rejected edit with their lines, warnings and drift; with
+ * a settings source, where it stands and, for a user whose role grants
+ * the pull route's privilege (settings.put), a "Pull now" button
+ * (POST /api/v1/settings/pull) that shows the pull's result.
  * Refreshes every 5 s while shown (can be switched off); the page is only
  * redrawn when an answer changed, so reading and focus are not disturbed.
  */
@@ -22,7 +25,10 @@ const RESULT_TEXT = {
   none: ['No reload yet', 'The settings file has not been reloaded since the agent started.'],
 };
 
-export function mountStatus(root, { api, index }) {
+/** The privilege of POST /api/v1/settings/pull (src/web/routes/settings.ts). */
+const PULL_PRIVILEGE = 'settings.put';
+
+export function mountStatus(root, { api, index, can, announce }) {
   const infoBox = h('section', { class: 'card', 'aria-labelledby': 'info-heading' });
   const statusBox = h('section', { class: 'card', 'aria-labelledby': 'reconciler-heading' });
   const autoId = uid('auto');
@@ -36,6 +42,11 @@ export function mountStatus(root, { api, index }) {
   // agent's log); the Refresh button asks again.
   const forbidden = { info: false, status: false };
   const ask = (part, url, manual) => (forbidden[part] && !manual ? Promise.reject(FORBIDDEN) : api.json(url));
+  // Made once and kept across redraws, so the last pull's result stays in sight until the next one.
+  const pullControl =
+    index.settings_pull_url && can?.(PULL_PRIVILEGE)
+      ? makePullControl(api, index.settings_pull_url, announce, () => refresh())
+      : null;
 
   replace(
     root,
@@ -65,7 +76,10 @@ export function mountStatus(root, { api, index }) {
     const statusKey = keyOf(status);
     if (statusKey !== lastStatus) {
       lastStatus = statusKey;
-      renderStatus(statusBox, status);
+      const hadFocus = pullControl?.contains(document.activeElement);
+      renderStatus(statusBox, status, pullControl);
+      // Redrawing moved the pull control: keep the keyboard where it was.
+      if (hadFocus) pullControl.querySelector('button')?.focus();
     }
     updated.textContent = `Updated ${new Date().toLocaleTimeString()}.`;
     schedule();
@@ -103,7 +117,7 @@ function renderInfo(box, outcome) {
   );
 }
 
-function renderStatus(box, outcome) {
+function renderStatus(box, outcome, pullControl) {
   const heading = h('h2', { id: 'reconciler-heading', text: 'Settings and reconciler' });
   if (outcome.status === 'rejected')
     return replace(box, heading, errorNotice(outcome.reason, 'the settings status', 'settings.get'));
@@ -135,15 +149,53 @@ function renderStatus(box, outcome) {
         ? ['Reloads', `${s.reloads.ok ?? 0} ok, ${s.reloads.invalid ?? 0} rejected, ${s.reloads.partial ?? 0} partial`]
         : null,
     ]),
-    sourceFacts(s.source),
+    sourceFacts(s.source, pullControl),
     problemList('Problems of the rejected edit', problems, 'problems'),
     problemList('Warnings', warnings, 'warnings'),
     driftList(drift),
   );
 }
 
-/** `[/settings/source]`: where pulled settings stand (the revision in force, the last pull and error). */
-function sourceFacts(src) {
+/**
+ * The "Pull now" button and the line that shows what the last press did:
+ * applied (the new revision), unchanged, or the error (the settings in
+ * force kept). `done` refreshes the view once the pull has answered.
+ */
+function makePullControl(api, url, announce, done) {
+  const message = h('p', { class: 'pull-result', 'aria-live': 'polite' });
+  const button = h('button', {
+    type: 'button',
+    class: 'pull-now',
+    text: 'Pull now',
+    onclick: async () => {
+      button.disabled = true;
+      button.textContent = 'Pulling…';
+      replace(message);
+      try {
+        const { source } = await api.json(url, { method: 'POST' });
+        const failed = source.lastError !== null;
+        const text = failed
+          ? `Pull failed; the settings in force are kept: ${source.lastError}`
+          : `Pulled: revision ${source.revision ?? '—'} is in force.`;
+        replace(
+          message,
+          h('span', { class: `notice ${failed ? 'notice-error' : 'notice-ok'}`, role: failed ? 'alert' : null, text }),
+        );
+        announce?.(text);
+      } catch (err) {
+        replace(message, errorNotice(err, 'the pull', PULL_PRIVILEGE));
+      } finally {
+        button.disabled = false;
+        button.textContent = 'Pull now';
+        done();
+      }
+    },
+  });
+  return h('div', { class: 'actions pull' }, button, message);
+}
+
+/** `[/settings/source]`: where pulled settings stand (the revision in force, the last pull and error, the remote includes). */
+function sourceFacts(src, pullControl) {
   if (!src) return null;
   const pulls = src.pulls ?? {};
   return h(
@@ -165,7 +217,16 @@ function sourceFacts(src) {
       ['Next pull', timeEl(src.nextPull)],
       ['Pulls', `${pulls.changed ?? 0} applied, ${pulls.unchanged ?? 0} unchanged, ${pulls.failed ?? 0} failed`],
       src.lastError ? ['Last error', h('span', { class: 'message source-error', text: src.lastError })] : null,
+      ...(src.includes ?? []).map((i) => [
+        'Remote include',
+        [
+          h('code', { class: 'path', text: i.url }),
+          ` ${i.revision ?? '— (not pulled yet)'}${i.fromCache ? ' (cached)' : ''}`,
+          i.lastError ? h('span', { class: 'message source-error', text: ` ${i.lastError}` }) : null,
+        ],
+      ]),
     ]),
+    pullControl,
   );
 }
 

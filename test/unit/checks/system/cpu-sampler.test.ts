@@ -82,3 +82,30 @@ void test('check_cpu labels a fresh interval as what it measured (total 20ms her
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+void test('windows past the per-second history use the sparse readings: each window compares with the oldest reading inside it', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
+  try {
+    // Scaled down: a reading every 10 ms, only the last one kept as such, one per 40 ms kept 1 s.
+    writeFileSync(join(root, 'stat'), statFile(0, 0));
+    const sampler = new CpuSampler({ root, intervalMs: 10, fineMs: 0, coarseEveryMs: 40, keepMs: 1000, minSpanMs: 1 });
+    await sampler.start();
+    // 1000 idle ticks at once, 200 ms of nothing, then 1000 busy ticks, then 200 ms of nothing.
+    writeFileSync(join(root, 'stat'), statFile(0, 1000));
+    await new Promise((r) => setTimeout(r, 200));
+    const busyAt = Date.now();
+    writeFileSync(join(root, 'stat'), statFile(1000, 1000));
+    await new Promise((r) => setTimeout(r, 200));
+    const total = async (seconds: number): Promise<number | undefined> =>
+      (await sampler.utilisation(seconds)).find((l) => l.core === 'total')?.load;
+    // The whole history: the first reading is the base, half the ticks were busy.
+    assert.equal(await total(10), 50);
+    // From 120 ms before the busy ticks: a sparse reading taken after the idle ticks is the base, all busy.
+    assert.equal(await total((Date.now() - busyAt + 120) / 1000), 100);
+    // Held: the latest reading and one per 40 ms, not all 40 readings.
+    assert.ok(sampler.sampleCount < 20, `${sampler.sampleCount} readings held`);
+    sampler.stop();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
