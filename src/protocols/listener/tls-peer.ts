@@ -24,15 +24,14 @@ export function tlsPeer(
   requestCert: boolean | undefined,
   log: Logger,
 ): { certificate?: string } | undefined {
-  const peer = peerCertificate(socket);
-  if (requestCert && !socket.authorized && Object.keys(peer ?? {}).length > 0) {
+  if (requestCert && !socket.authorized && Object.keys(peerCertificate(socket) ?? {}).length > 0) {
     log.warning(
       `refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`,
     );
     socket.destroy();
     return undefined;
   }
-  const cn: unknown = socket.authorized ? peer?.subject?.CN : undefined;
+  const cn: unknown = socket.authorized ? peerCertificate(socket)?.subject?.CN : undefined;
   return typeof cn === 'string' && cn !== '' ? { certificate: cn } : {};
 }
 
