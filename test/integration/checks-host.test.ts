@@ -205,8 +205,13 @@ void test('check_cpu, check_load and check_os_version', async () => {
   assert.equal(total.critical, 90);
   assert.equal((await q('check_cpu', 'crit=load ge 0')).result, 2);
   assert.equal((await q('check_cpu', 'warn=load gt 100', 'crit=load gt 100')).result, 0);
-  const bad = await q('check_cpu', 'time=1h');
-  assert.equal(bad.result, 3);
+  // Windows up to an hour (NSClient++'s buffer); longer is a clear error.
+  assert.equal((await q('check_cpu', 'time=15m', 'time=1h', 'warn=none', 'crit=none')).result, 0);
+  const bad = await q('check_cpu', 'time=61m');
+  assert.deepEqual(
+    [bad.result, bad.message],
+    [3, 'time=61m is not a window between 1s and 3600s (such as 5s, 1m, 15m, 1h)'],
+  );
   r = await q('check_load', 'warn=none', 'crit=none');
   const [m1] = readFileSync('/proc/loadavg', 'utf8').split(' ').map(Number);
   assert.ok(Math.abs((perf(r, 'load 1m').value as number) - defined(m1)) < 2);
