@@ -26,7 +26,7 @@ import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../log.js';
 import { readRegularFile, readRegularFileSync, SETTINGS_FILE_LIMIT } from '../formats/regular-file.js';
-import { heldForWritingAsync, identityKey, openWritersAsync } from './open-writers.js';
+import { heldForWritingAsync, identityKey, openWritersAsync } from '../open-writers.js';
 import type { RenameWitness } from './watcher.js';
 import { inRange } from '../in-range.js';
 

@@ -6,13 +6,14 @@
  * rewrite does to the text is the caller's transform (settings/edit-ini.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import { renameSync, statSync, type BigIntStats } from 'node:fs';
-import { chmod, chown, open, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { renameSync, statSync } from 'node:fs';
+import { chmod, chown, open, readFile, realpath, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
 import { getLogger } from '../log.js';
 import { removeLeftovers, tempPathFor, withFileLock } from './file-lock.js';
 import { hashBytes } from './file-hash.js';
+import { contentIdentityOf, identityOf, writtenAfterRead } from './replaced-copy.js';
 
 const log = getLogger('agent:settings:edit-ini');
 
@@ -99,6 +100,21 @@ async function rewriteOnce(
   options: EditFileOptions,
 ): Promise<{ hash: string; changed: boolean } | 'conflict'> {
   const current = await readCurrent(file, target, options.create === true);
+  try {
+    return await rewriteRead(file, target, current, transform, options);
+  } finally {
+    await current.handle?.close();
+  }
+}
+
+/** rewriteOnce on the file as read (`current`, whose descriptor stays open until the rename is checked). */
+async function rewriteRead(
+  file: string,
+  target: string,
+  current: Current,
+  transform: (text: string) => string,
+  options: EditFileOptions,
+): Promise<{ hash: string; changed: boolean } | 'conflict'> {
   const hash = current.bytes === null ? hashText('') : hashText(current.bytes);
   if (options.expectedHash !== undefined && options.expectedHash !== hash)
     throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
@@ -123,9 +139,38 @@ async function rewriteOnce(
     if (err instanceof AgentError) throw err;
     throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, withoutPath(err, temp)], { cause: err });
   }
+  const ours = statSync(target, { bigint: true, throwIfNoEntry: false });
   await syncFolder(dirname(target));
+  // A writer that opened the file before the rename may have written to the copy it replaced (replaced-copy.ts).
+  const lost = current.handle && current.content ? await writtenAfterRead(current.handle, current.content) : undefined;
+  if (lost !== undefined) {
+    await putBack(file, target, lost, ours ? identityOf(ours) : null, current);
+    return 'conflict';
+  }
   log.debug(`rewrote ${file}`);
   return { hash: hashText(next), changed: true };
+}
+
+/**
+ * Put the replaced copy (`bytes`, with another writer's change) back when the file still is what the edit
+ * wrote (`ours`); the edit is then read again. Else the copy is kept beside it, named in an error line.
+ */
+async function putBack(file: string, target: string, bytes: Buffer, ours: string | null, current: Current) {
+  const temp = tempPathFor(target);
+  await writeTemp(temp, bytes, current.mode, current.owner);
+  if (sameIdentity(target, ours)) {
+    renameSync(temp, target);
+    await syncFolder(dirname(target));
+    log.warning(
+      `${file}: another process wrote to the file while this edit replaced it; its text is put back and the edit is read again`,
+    );
+    return;
+  }
+  const kept = `${target}.replaced-${Date.now()}`;
+  renameSync(temp, kept);
+  log.error(
+    `${file}: another process wrote to the file while this edit replaced it, and it changed again since; that write is kept in ${kept}`,
+  );
 }
 
 /** The real path to replace (symlinks followed); a missing file only with `create` and set edits. */
@@ -160,13 +205,21 @@ interface Current {
   /** Permission bits to keep; null for a new file (the umask decides). */
   mode: number | null;
   owner: { uid: number; gid: number } | null;
-  /** identityOf the file as read; null when there was none. */
+  /** identityOf the file as read (taken before the read); null when there was none. */
   identity: string | null;
+  /** contentIdentityOf the file as read, for the check after the rename (replaced-copy.ts). */
+  content: string | null;
+  /** The descriptor it was read through, open until the rename is checked (replaced-copy.ts); null for a new file. */
+  handle: FileHandle | null;
 }
 
 async function readCurrent(file: string, target: string, create: boolean): Promise<Current> {
+  let handle: FileHandle | undefined;
   try {
-    const [bytes, info] = await Promise.all([readFile(target), stat(target, { bigint: true })]);
+    handle = await open(target, 'r');
+    // The identity before the bytes: a write between the two makes them disagree, which is seen as a change.
+    const info = await handle.stat({ bigint: true });
+    const bytes = await handle.readFile();
     if (!isUtf8(bytes))
       throw new AgentError('AGENT_ERR_SETTINGS_WRITE', [file, 'the file is not valid UTF-8; refusing to rewrite it']);
     return {
@@ -175,17 +228,26 @@ async function readCurrent(file: string, target: string, create: boolean): Promi
       mode: Number(info.mode) & 0o7777,
       owner: { uid: Number(info.uid), gid: Number(info.gid) },
       identity: identityOf(info),
+      content: contentIdentityOf(info),
+      handle,
     };
   } catch (err) {
+    await handle?.close();
     if (err instanceof AgentError) throw err;
-    if (isNotFound(err) && create) return { target, bytes: null, mode: null, owner: null, identity: null };
+    if (isNotFound(err) && create)
+      return { target, bytes: null, mode: null, owner: null, identity: null, content: null, handle: null };
     if (isNotFound(err)) throw new AgentError('AGENT_ERR_SETTINGS_NOT_FOUND', [file], { cause: err });
     throw new AgentError('AGENT_ERR_SETTINGS_UNREADABLE', [file, errorMessage(err)], { cause: err });
   }
 }
 
 /** Write, fsync and close the temp file with the original's mode (and owner when running as root). */
-async function writeTemp(temp: string, text: string, mode: number | null, owner: Current['owner']): Promise<void> {
+async function writeTemp(
+  temp: string,
+  text: string | Buffer,
+  mode: number | null,
+  owner: Current['owner'],
+): Promise<void> {
   const handle = await open(temp, 'wx', mode ?? 0o600);
   try {
     await handle.writeFile(text, 'utf8');
@@ -198,10 +260,6 @@ async function writeTemp(temp: string, text: string, mode: number | null, owner:
 }
 
 /** True when the target still holds `bytes` (or still does not exist, for null). */
-/** Device, inode, size and change times: another file, or the same file written since, differs. */
-function identityOf(s: BigIntStats): string {
-  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-}
 
 /** The file at `target` is still the one read (`identity`; null: there was none, and there is none). */
 function sameIdentity(target: string, identity: string | null): boolean {

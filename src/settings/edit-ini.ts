@@ -32,8 +32,10 @@ export type EditsOf = readonly SettingsEdit[] | ((currentText: string) => readon
  * serialized across processes by a lock file next to it (settings/file-lock.ts)
  * and within this process by a queue, so a call that resolves has its change
  * in the file: none is lost. A writer that ignores the lock (a text editor,
- * `git checkout`) is detected just before the rename; the edit is then
- * re-applied on the new content, up to EDIT_ATTEMPTS times. Temp files left
+ * `git checkout`) is detected just before the rename, and one that wrote to
+ * the copy the rename replaced just after it (replaced-copy.ts: the copy is
+ * put back); the edit is then re-applied on the new content, up to
+ * EDIT_ATTEMPTS times. Temp files left
  * by a killed writer of the same file are removed. An edit that changes
  * nothing writes nothing (`changed: false`). A symlink is followed: its
  * target is replaced, the link stays. No message names a temp or lock file.

@@ -7,13 +7,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   chmodSync,
+  closeSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,4 +89,35 @@ void test('a hand edit saved by rename before ours, even with the same bytes, is
   });
   assert.equal(rounds, 2, 'read again after the editor');
   assert.match(readFileSync(file, 'utf8'), /^timeout = 40$/m);
+});
+
+void test('a write through a descriptor opened before our rename and landing after it is put back, and the edit applied on top', async () => {
+  const file = join(dir, 'appended.ini');
+  writeFileSync(file, '[/settings/external scripts/alias]\nfirst = check_ok\n');
+  // `echo >> file` that opened the file before our rename and writes after it: its text goes to the replaced copy.
+  const late = openSync(file, 'a');
+  let rounds = 0;
+  let renamed: () => void = () => undefined;
+  const atRename = new Promise<void>((res) => (renamed = res));
+  const editing = editSettingsFile(
+    file,
+    [{ op: 'set', section: '/settings/external scripts/alias', key: 'api', value: 'check_ok' }],
+    {
+      beforeRename: async () => {
+        if (rounds++ === 0) renamed();
+      },
+    },
+  );
+  await atRename;
+  // The edit renames right after its hook, then waits for this descriptor (open for writing) to close.
+  setTimeout(() => {
+    writeSync(late, 'hand = check_ok\n');
+    closeSync(late);
+  }, 50);
+  await editing;
+  const text = readFileSync(file, 'utf8');
+  assert.match(text, /^hand = check_ok$/m, 'the late write is kept');
+  assert.match(text, /^api = check_ok$/m, 'the edit is applied on top of it');
+  assert.equal(rounds, 2, 'read again after the late write');
+  assert.deepEqual(tempModes(), [], 'no temp file left');
 });
