@@ -15,6 +15,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { errorMessage, formatMessage, fsReason } from '../errors.js';
+import { identityOf } from '../settings/file-identity.js';
 import { SettingsReader } from '../settings/includes.js';
 import { loadSettingsFile, type LoadResult } from '../settings/load.js';
 import type { SettingsProblem } from '../settings/problem.js';
@@ -98,12 +99,7 @@ function includedReader(): (file: string) => Promise<Buffer> {
 
 async function readBatch(requests: ReadRequest[]): Promise<void> {
   const signatures = await Promise.all(
-    requests.map((r) =>
-      stat(r.file, { bigint: true }).then(
-        (s) => `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
-        () => undefined,
-      ),
-    ),
+    requests.map((r) => stat(r.file, { bigint: true }).then(identityOf, () => undefined)),
   );
   const changed: typeof requests = [];
   const changedSignatures: (string | undefined)[] = [];

@@ -13,7 +13,8 @@ import { AgentError, errorMessage } from '../errors.js';
 import { getLogger } from '../log.js';
 import { removeLeftovers, tempPathFor, withFileLock } from './file-lock.js';
 import { hashBytes } from './file-hash.js';
-import { contentIdentityOf, identityOf, writtenAfterRead } from './replaced-copy.js';
+import { contentIdentityOf, identityOf } from './file-identity.js';
+import { writtenAfterRead } from './replaced-copy.js';
 
 const log = getLogger('agent:settings:edit-ini');
 

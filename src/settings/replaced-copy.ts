@@ -13,26 +13,12 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BigIntStats } from 'node:fs';
 import { openWritersAsync } from '../open-writers.js';
+import { contentIdentityOf } from './file-identity.js';
 
 /** How long writers still holding the replaced copy are waited for. */
 const WRITER_WAIT_MS = 2000;
 const WRITER_POLL_MS = 10;
-
-/** Device, inode, size and change times: another file, or the same file written since, differs. */
-export function identityOf(s: BigIntStats): string {
-  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-}
-
-/**
- * What a write changes of an inode: its size and modification time. Not
- * its change time, which the rename moves too (the replaced inode loses
- * its link).
- */
-export function contentIdentityOf(s: BigIntStats): string {
-  return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`;
-}
 
 /**
  * The replaced copy's bytes when something wrote to it after it was read
