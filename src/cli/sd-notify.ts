@@ -8,6 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { loadAddon } from '../native-addon.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 
 interface NotifyAddon {
@@ -16,19 +17,9 @@ interface NotifyAddon {
 
 export const SD_NOTIFY_ADDON = join(PACKAGE_ROOT, 'dist/bin/sd-notify.node');
 
-let addon: NotifyAddon | null | undefined;
-
 /** The addon, loaded at the first notification; null when it is not there or does not load. */
-function loadAddon(): NotifyAddon | null {
-  if (addon !== undefined) return addon;
-  try {
-    const module = { exports: {} as Partial<NotifyAddon> };
-    process.dlopen(module, SD_NOTIFY_ADDON);
-    addon = typeof module.exports.send === 'function' ? (module.exports as NotifyAddon) : null;
-  } catch {
-    addon = null;
-  }
-  return addon;
+function loadNotifyAddon(): NotifyAddon | null {
+  return loadAddon<NotifyAddon>(SD_NOTIFY_ADDON, 'send');
 }
 
 /** How the last notification went: 'addon', 'systemd-notify', or an errno text. For tests and the debug log. */
@@ -38,7 +29,7 @@ export let lastNotifyRoute = '';
 export function notifySystemd(state: string): void {
   const socket = process.env.NOTIFY_SOCKET;
   if (socket === undefined || socket === '') return;
-  const own = loadAddon();
+  const own = loadNotifyAddon();
   if (own) {
     const errno = own.send(socket, state);
     lastNotifyRoute = errno === 0 ? 'addon' : `errno ${errno}`;

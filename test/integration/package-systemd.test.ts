@@ -127,6 +127,21 @@ void test(
         assert.equal(await mainPid(s), pid, 'no restart for the edit');
       });
 
+      await t.test('config-agent settings set edits agent.ini and keeps its mode, owner and group', async () => {
+        const file = '/etc/config-agent/agent.ini';
+        const before = (await s.sh(`stat -c '%a %U %G' ${file}`)).stdout.trim();
+        assert.equal(before, '640 root config-agent');
+        // The checked replace of a settings edit (renameat2 RENAME_EXCHANGE) ships as an addon.
+        assert.equal((await s.sh('test -f /usr/lib/config-agent/dist/bin/rename-exchange.node')).code, 0);
+        const r = await s.sh(
+          `config-agent settings set --settings ${file} --path /settings/default --key "allowed hosts" --value "127.0.0.1, ::1, 127.0.0.2"`,
+        );
+        assert.equal(r.code, 0, r.stdout + r.stderr);
+        assert.match((await s.sh(`cat ${file}`)).stdout, /^allowed hosts = 127\.0\.0\.1, ::1, 127\.0\.0\.2$/m);
+        assert.equal((await s.sh(`stat -c '%a %U %G' ${file}`)).stdout.trim(), before);
+        assert.equal((await s.sh('ls -A /etc/config-agent | grep -c "\\.tmp$"')).stdout.trim(), '0');
+      });
+
       await t.test('systemctl reload reloads the settings', async () => {
         const r = await s.sh('systemctl reload config-agent');
         assert.equal(r.code, 0, r.stderr);
