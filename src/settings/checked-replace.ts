@@ -28,8 +28,11 @@ export const RENAME_EXCHANGE_ADDON = join(PACKAGE_ROOT, 'dist/bin/rename-exchang
 const RENAME_NOREPLACE = 1;
 const RENAME_EXCHANGE = 2;
 const EEXIST = 17;
-/** What a kernel or filesystem without the flags answers: the plain rename is used then. */
-const UNSUPPORTED = new Set([22 /* EINVAL */, 38 /* ENOSYS */, 95 /* EOPNOTSUPP */]);
+/**
+ * What a kernel or filesystem without the flags answers, or a seccomp filter that does not know
+ * renameat2 (EPERM, ENOSYS): the plain rename is used then, and says so itself if it is refused too.
+ */
+const UNSUPPORTED = new Set([1 /* EPERM */, 22 /* EINVAL */, 38 /* ENOSYS */, 95 /* EOPNOTSUPP */]);
 
 /** The addon, loaded at the first replace; null when it is not there or does not load. */
 function loadRenameAddon(): RenameAddon | null {
