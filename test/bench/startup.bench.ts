@@ -17,10 +17,18 @@
  * /proc at the ready line), against the baseline's own (`node -e` printing
  * process.cpuUsage() as it ends: node -e 0 plus one line). The agent runs
  * as installed: `node dist/agent.cjs` (the bundle, test/helpers/agent-process.ts).
+ * A third process in each round is the floor under both goals: a bare node
+ * `https` server of the same runtime doing the TLS work the agent's web
+ * server does (its certificate and key, `ca: []` as the agent passes when it
+ * asks for no client certificate, so neither loads node's root
+ * certificates), listening on 127.0.0.1 (port 0), timed from spawn to its
+ * "ready" line and its RSS read 1 s later; it shows how much of the agent's
+ * figures is the runtime's TLS server before any agent code runs.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,6 +57,13 @@ const files = {
 };
 const modules = warm.logs().match(/agent ready: .*modules: (.*)/)?.[1] ?? '?';
 await warm.stop();
+const floorDir = mkdtempSync(join(tmpdir(), 'startup-floor-'));
+const floorCert = join(floorDir, 'certificate.pem');
+const floorKey = join(floorDir, 'certificate.key');
+writeFileSync(floorCert, files['security/certificate.pem']);
+writeFileSync(floorKey, files['security/certificate.key']);
+const floorMs: number[] = [];
+const floorRssMb: number[] = [];
 
 const readyMs: number[] = [];
 const baseline: number[] = [];
@@ -60,6 +75,9 @@ const nodeRssMb: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   const base = await timeNodeE0();
   nodeRssMb.push(await idleNodeRss());
+  const floor = await httpsFloor();
+  floorMs.push(floor.ms);
+  floorRssMb.push(floor.rssMb);
   const t0 = performance.now();
   const agent: AgentProcess = await startAgent({ ini, files, env });
   const ms = performance.now() - t0;
@@ -77,6 +95,7 @@ for (let i = 0; i < ROUNDS; i++) {
     await agent.stop();
   }
 }
+rmSync(floorDir, { recursive: true, force: true });
 
 const ready = median(readyMs);
 const rss = median(rssMb);
@@ -108,6 +127,14 @@ const nodeRss = median(nodeRssMb);
 console.log(
   `startup: idle node of the same runtime 1 s after start: median ${nodeRss.toFixed(1)} MB; the agent ${(rss - nodeRss).toFixed(1)} MB above it (goal < ${RSS_OVER_NODE_GOAL_MB} MB: ${rss - nodeRss < RSS_OVER_NODE_GOAL_MB ? 'PASS' : 'MISS'})`,
 );
+const floorReady = median(floorMs);
+const floorRss = median(floorRssMb);
+console.log(
+  `startup: floor, a bare https server of the same runtime (same certificate, ca: [], 127.0.0.1): listening in median ${floorReady.toFixed(0)} ms, ${(floorReady / base).toFixed(2)}x node -e 0; RSS 1 s later ${floorRss.toFixed(1)} MB, ${(floorRss - nodeRss).toFixed(1)} MB above an idle node`,
+);
+console.log(
+  `startup: the agent above that floor: ${(ready - floorReady).toFixed(0)} ms (${((ready - floorReady) / base).toFixed(2)}x node -e 0), ${(rss - floorRss).toFixed(1)} MB`,
+);
 
 async function rssOf(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -128,6 +155,42 @@ async function idleNodeRss(): Promise<number> {
   try {
     await sleep(1000);
     return await rssOf(child.pid as number);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+/**
+ * The floor: a bare https server (the agent's certificate and key) listening on 127.0.0.1, port 0.
+ * Wall time from spawn to its "ready" line, and its RSS 1 s after that.
+ */
+async function httpsFloor(): Promise<{ ms: number; rssMb: number }> {
+  const script = [
+    "const https = require('node:https');",
+    "const fs = require('node:fs');",
+    'const tls = { cert: fs.readFileSync(process.argv[1]), key: fs.readFileSync(process.argv[2]), ca: [] };',
+    'const server = https.createServer(tls, (q, r) => r.end());',
+    "server.listen(0, '127.0.0.1', () => process.stdout.write('ready\\n'));",
+  ].join('\n');
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['-e', script, floorCert, floorKey], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the https floor server was not ready within 30 s')), 30_000);
+      child.stdout.on('data', (d: Buffer) => {
+        if (d.toString().includes('ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`the https floor server exited (${code}) before it listened`));
+      });
+    });
+    const ms = performance.now() - t0;
+    await sleep(1000);
+    return { ms, rssMb: await rssOf(child.pid as number) };
   } finally {
     child.kill('SIGKILL');
   }

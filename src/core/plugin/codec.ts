@@ -5,12 +5,19 @@
  * garbage frame never escapes as a raw exception. Also converts between the
  * neutral QueryResult shape and QueryResponseMessage.Response.
  */
+import $protobuf from 'protobufjs/minimal.js';
 import { Plugin } from './generated/plugin.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { PerfValue, QueryResult } from '../result.js';
 import { toStatus } from '../result.js';
 
 export { Plugin };
+
+// int64 fields (ids, integer performance data) decode as numbers, exact up to 2^53, which is all
+// the agent keeps of them (num() below); not as long.js objects. The bundle leaves long.js out
+// (src/tools/bundle.mjs); this makes the unbundled code (the unit tests) decode the same way.
+$protobuf.util.Long = null as unknown as typeof $protobuf.util.Long;
+$protobuf.configure();
 
 export type HeaderType = Plugin.Header.Type;
 export const HeaderType = Plugin.Header.Type;
@@ -134,13 +141,13 @@ export function perfToMessage(p: PerfValue): Plugin.PerformanceData.$Properties 
       };
 }
 
-/** An int64 field as the generated code types it: a number, or a Long (the generated module's own import of it). */
+/** An int64 field as the generated code types it: a number (as configured above), or a Long. */
 type WireInt = Plugin.PerformanceData.IntValue.$Properties['value'];
 
 function num(v: WireInt | null | undefined): number | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v === 'number') return v;
-  // int64 fields may decode as Long objects.
+  // A Long built by a caller (the generated types allow it).
   return Number(v.toString());
 }
 

@@ -23,9 +23,9 @@ import { SettingsReader } from '../../settings/includes.js';
 import { loadSettingsFile } from '../../settings/load.js';
 import { describeProblem } from '../../settings/problem.js';
 import type { Snapshot } from '../../settings/snapshot.js';
-import { fetchSource, revisionOf, sourceId } from './fetch-source.js';
+import { fetchSource, revisionOf } from './fetch-source.js';
 import { readCachedPull, writeCachedPull, type CachedPull } from './source-cache.js';
-import type { SourceConfig } from './source-config.js';
+import { sourceId, type SourceConfig } from './source-config.js';
 import { trustId } from './trust.js';
 
 const log = sink.logger('agent:settings-source');

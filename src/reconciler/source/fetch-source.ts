@@ -4,9 +4,7 @@
  * Last-Modified; its detached signature checked when signatures are
  * required: verify-detached.ts) or a file in a git repository
  * (fetch-git.ts: conditional on the cached commit; the commit's or tag's
- * signature checked: verify-git.ts). `sourceId` names what the cache
- * holds, so a changed url, ref or path is never answered from the old
- * cache. A refused signature is AGENT_ERR_SOURCE_SIGNATURE; any other
+ * signature checked: verify-git.ts). A refused signature is AGENT_ERR_SOURCE_SIGNATURE; any other
  * failure a plain Error saying why.
  */
 import { readFileSync } from 'node:fs';
@@ -30,10 +28,6 @@ export type SourceFetch =
       /** The allowed signer whose key signed an https file. */
       signedBy?: string | undefined;
     };
-
-export function sourceId(cfg: Pick<SourceConfig, 'url' | 'path' | 'ref'>): string {
-  return cfg.path === '' ? cfg.url : `${cfg.url} ${cfg.ref}:${cfg.path}`;
-}
 
 /** The revision a fetched body is known by: the commit, else the ETag, else its hash. */
 export function revisionOf(got: { body: Buffer; revision?: string | undefined; etag?: string | undefined }): string {

@@ -13,7 +13,7 @@
 import { sink } from '../../log.js';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
 import type { IncludeStatus, SourceStatus } from '../../core/control.js';
-import { pullAndApply, type SourceHost } from './apply-pull.js';
+import type { SourceHost } from './apply-pull.js';
 import { readCachedPull } from './source-cache.js';
 import type { SourceConfig } from './source-config.js';
 
@@ -57,6 +57,7 @@ export class RemoteIncludes {
       // The source's guards and keys; its pin, signature url, ref and path are its own file's.
       const own: SourceConfig = { ...cfg, url, path: '', ref: 'HEAD', sha256: '', signatureUrl: '' };
       try {
+        const { pullAndApply } = await import('./apply-pull.js');
         const got = await pullAndApply(this.host, own, cache, st.revision, reason);
         st.lastSuccess = new Date().toISOString();
         st.lastError = null;

@@ -11,15 +11,18 @@
  * interval (10,000 agents started together do not poll together); then
  * every interval, each wait drawn between 90% and 110% of it; after failed
  * polls the wait doubles from the interval up to `max backoff`.
+ *
+ * The code of a pull (apply-pull.ts, the http(s) and git fetchers, the
+ * signature checks) is loaded at the first pull: an agent with no source
+ * and no remote include never loads it.
  */
 import { sink } from '../../log.js';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
 import { backoffDelay } from '../../retry-policy.js';
 import type { SourceStatus } from '../../core/control.js';
-import { sourceId } from './fetch-source.js';
 import { readCachedPull } from './source-cache.js';
-import { cacheFileOf, sourceConfig, type SourceConfig } from './source-config.js';
-import { pullAndApply, type SourceHost } from './apply-pull.js';
+import { cacheFileOf, sourceConfig, sourceId, type SourceConfig } from './source-config.js';
+import type { SourceHost } from './apply-pull.js';
 import { RemoteIncludes, why } from './remote-includes.js';
 
 const log = sink.logger('agent:settings-source');
@@ -184,6 +187,7 @@ export class SettingsSource {
   /** Pull the source's own file; null when good, else the failure's message (logged, counted, warned about). */
   private async pullMain(cfg: SourceConfig, reason: string): Promise<string | null> {
     try {
+      const { pullAndApply } = await import('./apply-pull.js');
       const got = await pullAndApply(this.host, cfg, this.cacheFile(), this.state.revision, reason);
       this.mainOk = true;
       if (!got.changed) {

@@ -31,6 +31,11 @@ export interface SourceConfig {
   sha256: string;
 }
 
+/** What the cache of a pull holds, by name: a changed url, ref or path is never answered from the old cache. */
+export function sourceId(cfg: Pick<SourceConfig, 'url' | 'path' | 'ref'>): string {
+  return cfg.path === '' ? cfg.url : `${cfg.url} ${cfg.ref}:${cfg.path}`;
+}
+
 export function sourceConfig(s: Snapshot): SourceConfig {
   const v = s.sections[SOURCE_SECTION] ?? {};
   const num = (key: string, fallback: number): number => (typeof v[key] === 'number' ? v[key] : fallback);
