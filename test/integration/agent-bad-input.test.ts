@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { FrameReader } from '../../src/protocols/agent/frame-reader.js';
 import {
   encodeFrame,
@@ -62,10 +63,12 @@ const text = (f: Frame): string =>
 void describe('AgentServer under bad input (agent process)', () => {
   let agent: AgentProcess;
   let port: number;
+  const made = new Teardown();
 
   before(async () => {
-    agent = await startAgent({
-      ini: `[/modules]
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]
 CheckHelpers = enabled
 AgentServer = enabled
 
@@ -76,14 +79,13 @@ allowed hosts = 127.0.0.1
 use ssl = 0
 max frame size = 4096
 `,
-    });
+      }),
+      (a) => a.stop(),
+    );
     await agent.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+ \(plain\)/);
     port = await listenerPort(agent, 'AgentServer');
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   const stillServes = async (): Promise<void> => {
     const c = await open(port);

@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { connect as tlsConnect } from 'node:tls';
 import { freePort, listenerPort, MAIN, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -135,13 +136,14 @@ void describe('agent protocol between two agent processes', () => {
   let stranger: CertFiles;
   let a: Side;
   let b: Side;
-  let agentA: AgentProcess | undefined;
-  let agentB: AgentProcess | undefined;
+  let agentA: AgentProcess;
+  let agentB: AgentProcess;
   let baseA: string;
   let baseB: string;
+  const made = new Teardown();
 
   before(async () => {
-    certs = certDir();
+    certs = made.add(certDir(), (c) => c.remove());
     ca = certs.ca('ca');
     ca2 = certs.ca('ca2');
     otherCa = certs.ca('other-ca');
@@ -159,20 +161,17 @@ void describe('agent protocol between two agent processes', () => {
       agentPort: await freePort(),
       alias: 'agent-b',
     };
+    // Each agent is registered as it is up, so one that started is stopped even when the other failed to.
     [agentA, agentB] = await Promise.all([
-      startAgent({ ini: ini(a, b.agentPort, ca.cert) }),
-      startAgent({ ini: ini(b, a.agentPort, ca.cert) }),
+      startAgent({ ini: ini(a, b.agentPort, ca.cert) }).then((p) => made.add(p, (x) => x.stop())),
+      startAgent({ ini: ini(b, a.agentPort, ca.cert) }).then((p) => made.add(p, (x) => x.stop())),
     ]);
     [baseA, baseB] = await Promise.all([webBase(agentA), webBase(agentB)]);
     await agentA.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+ \(TLS, client certificates required\)/);
     await agentB.waitForLog(/AgentServer: listening on 127\.0\.0\.1:\d+ \(TLS, client certificates required\)/);
   });
 
-  after(async () => {
-    await Promise.all([agentA?.stop(), agentB?.stop()]);
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    certs?.remove();
-  });
+  after(() => made.close());
 
   void it('agent_query runs a query on the peer, both ways, with the target from the settings', async () => {
     assert.deepEqual(
@@ -207,9 +206,9 @@ void describe('agent protocol between two agent processes', () => {
     });
     assert.equal(sent.result, 0, sent.message);
     assert.match(sent.message, /accepted backup/);
-    await agentB!.waitForLog(/submission from agent-a: backup WARNING: late\|'age'=5h/);
+    await agentB.waitForLog(/submission from agent-a: backup WARNING: late\|'age'=5h/);
     await run(baseB, 'agent_submit', { target: 'peer', alias: 'db', result: 'OK', message: 'fine' });
-    await agentA!.waitForLog(/submission from agent-b: db OK: fine/);
+    await agentA.waitForLog(/submission from agent-b: db OK: fine/);
     // A second submission of the same command from the same source replaces the first.
     await run(baseA, 'agent_submit', { target: 'peer', alias: 'backup', result: '0', message: 'done' });
     const list = JSON.parse((await run(baseB, 'agent_submissions', {})).message) as {
@@ -234,7 +233,7 @@ void describe('agent protocol between two agent processes', () => {
       '--host',
       '127.0.0.1',
       '--port',
-      String(await listenerPort(agentA!, 'RemoteServer')),
+      String(await listenerPort(agentA, 'RemoteServer')),
       '--alias',
       'forwarded',
       '--result',
@@ -243,7 +242,7 @@ void describe('agent protocol between two agent processes', () => {
       'via channel',
     ]);
     assert.equal(r.code, 0, r.out);
-    await agentB!.waitForLog(/submission from agent-a: forwarded CRITICAL: via channel/);
+    await agentB.waitForLog(/submission from agent-a: forwarded CRITICAL: via channel/);
   });
 
   void it('the command line prints the Nagios form and exits with the status', async () => {
@@ -300,7 +299,7 @@ void describe('agent protocol between two agent processes', () => {
       foreign.out,
       /^agent_query: 127\.0\.0\.1:\d+ closed the connection before answering \(it may have rejected our client certificate/,
     );
-    await agentB!.waitForLog(/TLS handshake with 127\.0\.0\.1 failed|client certificate rejected|certificate/);
+    await agentB.waitForLog(/TLS handshake with 127\.0\.0\.1 failed|client certificate rejected|certificate/);
   });
 
   void it('random bytes at the port close that connection only', async () => {
@@ -321,15 +320,16 @@ void describe('agent protocol between two agent processes', () => {
     const pending = run(baseA, 'agent_query', { target: 'peer', command: 'check_sleep' });
     // Long enough for the request to reach B and the script to start.
     await new Promise((r) => setTimeout(r, 700));
-    agentB!.proc.kill('SIGKILL');
+    agentB.proc.kill('SIGKILL');
     const answer = await pending;
     assert.equal(answer.result, 3);
     assert.match(
       answer.message,
       /^agent_query: (cannot connect to 127\.0\.0\.1:\d+: connection refused|127\.0\.0\.1:\d+ closed the connection)/,
     );
-    await agentB!.stop();
-    agentB = await startAgent({ ini: ini(b, a.agentPort, ca.cert) });
+    await agentB.stop();
+    // The stopped one stays registered: a second stop() of it does nothing.
+    agentB = made.add(await startAgent({ ini: ini(b, a.agentPort, ca.cert) }), (x) => x.stop());
     baseB = await webBase(agentB);
     assert.deepEqual(await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' }), {
       result: 0,
@@ -341,14 +341,14 @@ void describe('agent protocol between two agent processes', () => {
     const clientA2 = certs.issue(ca2, 'client-a2', 'client');
     // B: new port, client certificates now from ca2. A: the new address and a ca2 client certificate.
     const b2: Side = { ...b, agentPort: 0 };
-    const markB = agentB!.mark();
-    replaceFile(agentB!.settingsFile, ini(b2, a.agentPort, ca2.cert));
-    const newPort = await listenerPort(agentB!, 'AgentServer', markB);
+    const markB = agentB.mark();
+    replaceFile(agentB.settingsFile, ini(b2, a.agentPort, ca2.cert));
+    const newPort = await listenerPort(agentB, 'AgentServer', markB);
     const aSettings = ini(a, newPort, ca.cert).replace(
       `certificate = ${a.clientCert.cert}\ncertificate key = ${a.clientCert.key}`,
       `certificate = ${clientA2.cert}\ncertificate key = ${clientA2.key}`,
     );
-    replaceFile(agentA!.settingsFile, aSettings);
+    replaceFile(agentA.settingsFile, aSettings);
     await eventually(
       'A to reach B on the new port with the new certificate',
       async () => (await run(baseA, 'agent_query', { target: 'peer', command: 'check_ok' })).result === 0,

@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listenerPort, MAIN, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -22,6 +23,7 @@ let agent: AgentProcess;
 let nrpePort: number;
 let agentPort: number;
 let base: string;
+const made = new Teardown();
 
 const ini = (extraAliases = ''): string => `[/modules]
 CheckHelpers = enabled
@@ -76,17 +78,17 @@ allow arguments = false
 `;
 
 before(async () => {
-  agent = await startAgent({ ini: ini(), files: { 'scripts/hello.sh': 'echo "hello $1 $2|\'n\'=1"\nexit 1\n' } });
+  agent = made.add(
+    await startAgent({ ini: ini(), files: { 'scripts/hello.sh': 'echo "hello $1 $2|\'n\'=1"\nexit 1\n' } }),
+    (a) => a.stop(),
+  );
   chmodSync(join(agent.dir, 'scripts', 'hello.sh'), 0o755);
   base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   nrpePort = await listenerPort(agent, 'RemoteServer');
   agentPort = await listenerPort(agent, 'AgentServer');
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-});
+after(() => made.close());
 
 function agentQuery(command: string, args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {

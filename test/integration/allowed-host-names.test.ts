@@ -9,24 +9,23 @@ import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { listenerPort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
 let port: number;
+const made = new Teardown();
 const ini = (hosts: string): string =>
   `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nallowed hosts = ${hosts}\n`;
 
 before(async () => {
   const loopback = (await lookup(hostname(), { all: true })).some((a) => a.address === '127.0.0.1');
   assert.ok(loopback, `this test needs ${hostname()} to resolve to 127.0.0.1 (/etc/hosts)`);
-  agent = await startAgent({ ini: ini(hostname()) });
+  agent = made.add(await startAgent({ ini: ini(hostname()) }), (a) => a.stop());
   port = await listenerPort(agent, 'RemoteServer');
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-});
+after(() => made.close());
 
 void test('a host name in allowed hosts admits the address it resolves to', async () => {
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });

@@ -14,6 +14,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { listenerPort, type AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { CHECK_NRPE } from '../helpers/nrpe-daemon.js';
 import { waitFor } from '../helpers/abuse-peers.js';
 import { webRequest } from '../helpers/web-client.js';
@@ -26,6 +27,7 @@ let base: string;
 let ca: string;
 let nrpePort: number;
 let agentPort: number;
+const made = new Teardown();
 
 /** check_nrpe as a child process (killed to make its peer leave); resolves with its output. */
 function nrpe(args: string[], timeoutSeconds = 60): { child: ChildProcess; done: Promise<string> } {
@@ -54,8 +56,9 @@ const started = (name: string): Promise<boolean> =>
   waitFor(() => existsSync(pidFile(name)) && readFileSync(pidFile(name), 'utf8').endsWith('\n'), 10_000);
 
 before(async () => {
-  ({ agent, base, ca } = await startWebAgent({
-    ini: `[/modules]
+  ({ agent, base, ca } = made.add(
+    await startWebAgent({
+      ini: `[/modules]
 CheckHelpers = enabled
 CheckExternalScripts = enabled
 RemoteServer = enabled
@@ -90,17 +93,16 @@ allow arguments = true
 [/settings/external scripts/scripts]
 check_hold = hold.sh $ARG1$
 `,
-    files: { 'scripts/hold.sh': '#!/bin/sh\necho $$ > "$1.tmp" && mv "$1.tmp" "$1"\nexec sleep 100\n' },
-  }));
+      files: { 'scripts/hold.sh': '#!/bin/sh\necho $$ > "$1.tmp" && mv "$1.tmp" "$1"\nexec sleep 100\n' },
+    }),
+    async (w) => assert.equal(await w.agent.stop(), 0),
+  ));
   chmodSync(join(agent.dir, 'scripts', 'hold.sh'), 0o755);
   nrpePort = await listenerPort(agent, 'RemoteServer');
   agentPort = await listenerPort(agent, 'AgentServer');
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  assert.equal(await agent?.stop(), 0);
-});
+after(() => made.close());
 
 void describe('work whose requester has gone, and full queues (agent process)', () => {
   void it('an NRPE peer that gives up gets its script killed', async () => {

@@ -11,6 +11,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -32,10 +33,12 @@ function webCli(args: string[], password: string): Promise<{ code: number; out: 
 void describe('files that hold passwords keep a private mode (agent process)', () => {
   let agent: AgentProcess;
   let base = '';
+  const made = new Teardown();
 
   before(async () => {
-    agent = await startAgent({
-      ini: `[/modules]
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]
 WEBServer = enabled
 
 [/settings/WEB/server]
@@ -47,13 +50,12 @@ allowed hosts = 127.0.0.1
 [/settings/web/roles]
 viewer = info.get
 `,
-    });
+      }),
+      (a) => a.stop(),
+    );
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   void it('add-user on a 0640 settings file keeps 0640, and the running agent takes the user', async () => {
     chmodSync(agent.settingsFile, 0o640);

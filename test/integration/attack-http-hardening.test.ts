@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { encode } from '../../src/core/plugin/codec.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { rawHttps, webRequest, type WebResponse } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 import { defined } from '../helpers/defined.js';
@@ -30,10 +31,12 @@ void describe('HTTP hardening (agent process)', () => {
   let agent: AgentProcess;
   let base = '';
   let port = 0;
+  const made = new Teardown();
 
   before(async () => {
-    agent = await startAgent({
-      ini: `[/modules]
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]
 WEBServer = enabled
 CheckHelpers = enabled
 CheckExternalScripts = enabled
@@ -51,16 +54,15 @@ allow arguments = 1
 check_missing = missing.sh
 check_here = ok.sh
 `,
-      files: { 'scripts/ok.sh': '#!/bin/sh\necho fine\n' },
-    });
+        files: { 'scripts/ok.sh': '#!/bin/sh\necho fine\n' },
+      }),
+      (a) => a.stop(),
+    );
     chmodSync(join(agent.dir, 'scripts', 'ok.sh'), 0o755);
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     port = Number(new URL(base).port);
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   const root = (path: string, init: Parameters<typeof webRequest>[1] = {}): Promise<WebResponse> =>
     webRequest(`${base}${path}`, { user: 'root', password: PW, ...init });

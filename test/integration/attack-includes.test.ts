@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest } from '../helpers/web-client.js';
 
@@ -57,20 +58,21 @@ void describe('reloads of a tree of 1,000 includes (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
+  const made = new Teardown();
   const get = async (path: string): Promise<string> =>
     (await webRequest(`${base}${path}`, { ca, user: 'root', password: 'root-secret' })).body;
 
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({
-      ini: MAIN(),
-      files: includedFiles(INCLUDED),
-      readyTimeoutMs: 60_000,
-    }));
+    ({ agent, base, ca } = made.add(
+      await startWebAgent({
+        ini: MAIN(),
+        files: includedFiles(INCLUDED),
+        readyTimeoutMs: 60_000,
+      }),
+      async (w) => assert.equal(await w.agent.stop(), 0, 'SIGTERM stops the agent'),
+    ));
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    assert.equal(await agent?.stop(), 0, 'SIGTERM stops the agent');
-  });
+  after(() => made.close());
 
   void it('an edit of one included file is applied', async () => {
     const m = agent.mark();

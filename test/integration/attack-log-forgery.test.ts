@@ -16,6 +16,7 @@ import { encodePacket, QUERY_PACKET } from '../../src/protocols/nrpe/packet.js';
 import { encode } from '../../src/core/plugin/codec.js';
 import { agentTls } from '../helpers/abuse-peers.js';
 import { listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { rawHttps, webRequest } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -30,10 +31,12 @@ void describe('log lines cannot be forged from the network (agent process)', () 
   let nrpePort = 0;
   let agentPort = 0;
   let base = '';
+  const made = new Teardown();
 
   before(async () => {
-    agent = await startAgent({
-      ini: `[/modules]
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]
 RemoteServer = enabled
 AgentServer = enabled
 WEBServer = enabled
@@ -57,15 +60,14 @@ port = 0s
 bind to = 127.0.0.1
 password = root-pw
 `,
-    });
+      }),
+      (a) => a.stop(),
+    );
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     nrpePort = await listenerPort(agent, 'RemoteServer');
     agentPort = await listenerPort(agent, 'AgentServer');
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   /** Lines of the process output and of /api/v1/logs that start with the forged text (after any indent). */
   async function forgedLines(): Promise<string[]> {

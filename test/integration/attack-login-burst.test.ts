@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent } from 'node:https';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -36,16 +37,14 @@ void describe('failed-login limit under parallel guesses (agent process)', () =>
   let agent: AgentProcess;
   let base: string;
   let ca: string;
+  const made = new Teardown();
 
   before(async () => {
-    agent = await startAgent({ ini: INI });
+    agent = made.add(await startAgent({ ini: INI }), (a) => a.stop());
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   /** Failed credential checks so far, from the agent's metrics (asked from 127.0.0.1, never blocked here). */
   async function checkedFailures(): Promise<number> {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { hashPassword } from '../../src/web/password-hash.js';
 import { inRange } from '../../src/in-range.js';
@@ -33,11 +34,13 @@ function web(args: string[], input: string): Promise<{ code: number; stdout: str
 void describe('passwords: kept out of the process list, stored with 600,000 iterations, old hashes still work (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
+  const made = new Teardown();
 
   before(async () => {
     const oldHash = await hashPassword('old-pw', 100_000);
-    agent = await startAgent({
-      ini: `[/modules]
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]
 WEBServer = enabled
 
 [/settings/WEB/server]
@@ -50,13 +53,12 @@ allowed hosts = 127.0.0.1
 password = ${oldHash}
 role = legacy
 `,
-    });
+      }),
+      (a) => a.stop(),
+    );
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   async function status(user: string, password: string): Promise<number> {
     return (await webRequest(`${base}/api/v1/info`, { user, password })).status;

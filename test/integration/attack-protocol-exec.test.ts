@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -43,10 +44,14 @@ void describe('protocol servers run only what the settings allow (agent process)
   let agent: AgentProcess;
   let agentPort = 0;
   let remotePort = 0;
+  const made = new Teardown();
+  // The client's folder was made when the file loaded; it goes last, after the agent.
+  made.defer(() => rmSync(dirname(CLIENT_INI), { recursive: true, force: true }));
 
   before(async () => {
-    agent = await startAgent({
-      ini: `[/modules]
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]
 AgentServer = enabled
 RemoteServer = enabled
 AgentClient = enabled
@@ -70,16 +75,14 @@ allow arguments = 1
 [/settings/external scripts/scripts]
 check_hello = /bin/echo hello from a script
 `,
-      files: { 'scripts/.keep': '' },
-    });
+        files: { 'scripts/.keep': '' },
+      }),
+      (a) => a.stop(),
+    );
     agentPort = await listenerPort(agent, 'AgentServer');
     remotePort = await listenerPort(agent, 'RemoteServer');
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    rmSync(dirname(CLIENT_INI), { recursive: true, force: true });
-  });
+  after(() => made.close());
 
   void it('refuses the exploit of the issue: agent_exec CheckExternalScripts add, then agent_query pwn', async () => {
     const payload = Buffer.from('#!/bin/sh\necho "OK: pwned as $(id -un)"\n').toString('base64');

@@ -7,14 +7,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAgent, listenerPort, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
 let port: number;
+const made = new Teardown();
 
 before(async () => {
-  agent = await startAgent({
-    ini: `[/modules]
+  agent = made.add(
+    await startAgent({
+      ini: `[/modules]
 CheckSystem = enabled
 CheckHelpers = enabled
 CheckDisk = enabled
@@ -30,15 +33,14 @@ allow arguments = 1
 allowed queries = check_*
 allow nasty characters = true
 `,
-  });
+    }),
+    async (a) => assert.equal(await a.stop(), 0, 'SIGTERM stops the agent'),
+  );
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
   port = await listenerPort(agent, 'RemoteServer');
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  assert.equal(await agent?.stop(), 0, 'SIGTERM stops the agent');
-});
+after(() => made.close());
 
 void test('filter regexp bombs on check_os_version and check_index answer, and check_ok is answered meanwhile', async () => {
   const bombs = [

@@ -14,11 +14,13 @@ import { join } from 'node:path';
 import { startAgent, freePort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { httpPeer, tcpPeer, type Peer } from '../helpers/net-peers.js';
+import { Teardown } from '../helpers/teardown.js';
 
 let agent: AgentProcess;
 let port: number;
 let internal: Peer;
 let web: Peer;
+const made = new Teardown();
 
 const ini = (allowed: string): string => `[/modules]
 Scheduler = enabled
@@ -51,21 +53,17 @@ alias_relay = remote_query host=127.0.0.1 port=${port} command=check_ok
 
 before(async () => {
   port = await freePort(); // needed twice before start: the listener and alias_relay, which points back at it
-  internal = await tcpPeer('INTERNAL-BANNER');
-  web = await httpPeer();
-  agent = await startAgent({ ini: ini(''), files: { 'scripts/args.sh': '#!/bin/sh\necho "ran with $1"\n' } });
+  internal = made.add(await tcpPeer('INTERNAL-BANNER'), (p) => p.close());
+  web = made.add(await httpPeer(), (p) => p.close());
+  agent = made.add(
+    await startAgent({ ini: ini(''), files: { 'scripts/args.sh': '#!/bin/sh\necho "ran with $1"\n' } }),
+    (a) => a.stop(),
+  );
   chmodSync(join(agent.dir, 'scripts', 'args.sh'), 0o755);
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await internal?.close();
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await web?.close();
-});
+after(() => made.close());
 
 const refusedOver = (query: string): RegExp => new RegExp(`^query ${query} is not allowed over RemoteServer`);
 

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -47,15 +48,13 @@ password = ${SECRET_UNKNOWN}
 void describe('no secret in any message (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
+  const made = new Teardown();
 
   before(async () => {
-    agent = await startAgent({ ini: GOOD });
+    agent = made.add(await startAgent({ ini: GOOD }), (a) => a.stop());
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   const leaks = (text: string): string[] =>
     [SECRET_LINE, SECRET_VAR, 'Pa55', SECRET_UNKNOWN, 'secretpart'].filter((s) => text.includes(s));

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest, type WebResponse } from '../helpers/web-client.js';
 
 const INI = `[/modules]
@@ -43,14 +44,12 @@ void describe('settings edits split by what they can do (agent process)', () => 
   let agent: AgentProcess;
   let base: string;
   let ca: string;
+  const made = new Teardown();
 
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({ ini: INI }));
+    ({ agent, base, ca } = made.add(await startWebAgent({ ini: INI }), (w) => w.agent.stop()));
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   const send = (user: string, method: string, path: string, body?: unknown): Promise<WebResponse> =>
     webRequest(`${base}${path}`, {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest, type WebResponse } from '../helpers/web-client.js';
 
@@ -23,6 +24,7 @@ void describe('smaller holes (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
+  const made = new Teardown();
   const root = (path: string, method = 'GET', body?: unknown): Promise<WebResponse> =>
     webRequest(`${base}${path}`, {
       ca,
@@ -41,8 +43,9 @@ void describe('smaller holes (agent process)', () => {
   };
 
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({
-      ini: `[/modules]
+    ({ agent, base, ca } = made.add(
+      await startWebAgent({
+        ini: `[/modules]
 CheckHelpers = enabled
 CheckDisk = enabled
 CheckLogFile = enabled
@@ -63,15 +66,14 @@ allowed paths = \${temp}/logs
 [/settings/external scripts/scripts]
 check_env = env.sh
 `,
-      env: { AGENT_TEST_VAULT: VAULT },
-      files: { 'scripts/env.sh': '#!/bin/sh\necho "environment:"\nenv\n' },
-    }));
+        env: { AGENT_TEST_VAULT: VAULT },
+        files: { 'scripts/env.sh': '#!/bin/sh\necho "environment:"\nenv\n' },
+      }),
+      (w) => w.agent.stop(),
+    ));
     chmodSync(join(agent.dir, 'scripts', 'env.sh'), 0o755);
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   void it('a PUT with a line break in a value, = in a key or ] in a path answers 422 with the reason', async () => {
     for (const body of [

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest, type WebResponse } from '../helpers/web-client.js';
 
@@ -92,6 +93,7 @@ void describe('special files (a running agent)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
+  const made = new Teardown();
   const root = (path: string, method = 'GET', body?: unknown): Promise<WebResponse> =>
     webRequest(`${base}${path}`, {
       ca,
@@ -116,13 +118,10 @@ password = root-secret
   };
 
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({ ini }));
+    ({ agent, base, ca } = made.add(await startWebAgent({ ini }), (w) => w.agent.stop()));
     execFileSync('mkfifo', [join(agent.dir, 'fifo')]);
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   void it('PUT of a ${file:} secret that is a FIFO or /dev/zero answers 422 and the agent keeps answering', async () => {
     for (const path of ['fifo', '/dev/zero']) {

@@ -16,28 +16,26 @@ import { drivesizeCheck } from '../../src/checks/disk/drivesize-check.js';
 import { CheckArguments } from '../../src/checks/arguments.js';
 import { inRange } from '../../src/in-range.js';
 import { defined } from '../helpers/defined.js';
+import { Teardown } from '../helpers/teardown.js';
 
 let dir = '';
 let local: LocalCore;
 const children: ChildProcess[] = [];
+const made = new Teardown();
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'checks-host-'));
+  made.defer(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'agent.ini');
   const text = '[/modules]\nCheckSystem = enabled\nCheckDisk = enabled\nCheckHelpers = enabled\n';
   writeFileSync(file, text);
   const loaded = loadSettingsText(text, file);
   assert.ok(loaded.ok, JSON.stringify(loaded.problems));
-  local = await startLocalCore(loaded.snapshot);
+  local = made.add(await startLocalCore(loaded.snapshot), (l) => l.stop());
   assert.deepEqual(local.failed, []);
 });
 
-after(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await local?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => made.close());
 
 const q = (cmd: string, ...args: string[]): Promise<QueryResult> => local.core.query(cmd, args);
 const perf = (r: QueryResult, alias: string): PerfValue => {
@@ -162,7 +160,8 @@ void test('check_process sees processes this test starts and stops', async () =>
   const exe = join(dir, 'agtsleeper');
   copyFileSync('/bin/sleep', exe);
   execFileSync('chmod', ['755', exe]);
-  for (let i = 0; i < 2; i++) children.push(spawn(exe, ['30'], { stdio: 'ignore' }));
+  for (let i = 0; i < 2; i++)
+    children.push(made.add(spawn(exe, ['30'], { stdio: 'ignore' }), (c) => c.kill('SIGKILL')));
   await new Promise((r) => setTimeout(r, 100));
   const rss = children
     .map((c) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${c.pid}/status`, 'utf8'))?.[1]) * 1024)

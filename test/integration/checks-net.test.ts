@@ -15,6 +15,7 @@ import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { webRequest } from '../helpers/web-client.js';
 import { dnsPeer, httpPeer, ntpPeer, tcpPeer, type Peer } from '../helpers/net-peers.js';
+import { Teardown } from '../helpers/teardown.js';
 import { inRange } from '../../src/in-range.js';
 
 const PASSWORD = 'pw';
@@ -28,6 +29,7 @@ let tcp: Peer;
 let http: Peer;
 let dns: Peer;
 let ntp: Peer;
+const made = new Teardown();
 
 function ini(maxConcurrent: number, server: CertFiles, ca: string): string {
   return `[/modules]
@@ -70,30 +72,25 @@ let serverCert: CertFiles;
 let caCert: CertFiles;
 
 before(async () => {
+  // Each peer is registered as it is up, so those that started are closed even when another failed to.
+  const keep = (p: Peer): Peer => made.add(p, (q) => q.close());
   [tcp, http, dns, ntp] = await Promise.all([
-    tcpPeer(),
-    httpPeer(),
-    dnsPeer({ 'svc.test.example': { A: ['192.0.2.7'] } }),
-    ntpPeer(0),
+    tcpPeer().then(keep),
+    httpPeer().then(keep),
+    dnsPeer({ 'svc.test.example': { A: ['192.0.2.7'] } }).then(keep),
+    ntpPeer(0).then(keep),
   ]);
-  certs = certDir();
+  certs = made.add(certDir(), (c) => c.remove());
   caCert = certs.ca('ca');
   serverCert = certs.issue(caCert, 'server', 'server');
   client = certs.issue(caCert, 'client', 'client');
-  agent = await startAgent({ ini: ini(4, serverCert, caCert.cert) });
+  agent = made.add(await startAgent({ ini: ini(4, serverCert, caCert.cert) }), (a) => a.stop());
   base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   nrpePort = await listenerPort(agent, 'RemoteServer');
   agentPort = await listenerPort(agent, 'AgentServer');
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  certs?.remove();
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await Promise.all([tcp, http, dns, ntp].map((p) => p?.close()));
-});
+after(() => made.close());
 
 /** `agent client agent_query` as a process; bounded by 20 s. */
 function agentQuery(command: string, args: string[]): Promise<{ code: number; out: string }> {

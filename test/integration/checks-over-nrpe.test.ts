@@ -8,14 +8,17 @@ import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, listenerPort, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
 let port: number;
+const made = new Teardown();
 
 before(async () => {
-  agent = await startAgent({
-    ini: `[/modules]
+  agent = made.add(
+    await startAgent({
+      ini: `[/modules]
 CheckSystem = enabled
 CheckExternalScripts = enabled
 RemoteServer = enabled
@@ -37,23 +40,22 @@ check_said = said.sh $ARG1$ $ARG2$
 check_hang = /bin/sleep 30
 check_long = long.sh $ARG1$
 `,
-    files: {
-      'scripts/said.sh': '#!/bin/sh\necho "said $1|\'n\'=$2;5;10"\nexit $2\n',
-      // A plugin with perf data on its first line and $1 bytes of long text after it.
-      'scripts/long.sh':
-        '#!/bin/sh\necho "OK: long output|len=$1;;;0"\nhead -c "$1" /dev/zero | tr "\\\\0" x | fold -w 99\necho\n',
-    },
-  });
+      files: {
+        'scripts/said.sh': '#!/bin/sh\necho "said $1|\'n\'=$2;5;10"\nexit $2\n',
+        // A plugin with perf data on its first line and $1 bytes of long text after it.
+        'scripts/long.sh':
+          '#!/bin/sh\necho "OK: long output|len=$1;;;0"\nhead -c "$1" /dev/zero | tr "\\\\0" x | fold -w 99\necho\n',
+      },
+    }),
+    (a) => a.stop(),
+  );
   chmodSync(join(agent.dir, 'scripts', 'said.sh'), 0o755);
   chmodSync(join(agent.dir, 'scripts', 'long.sh'), 0o755);
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(TLS\)/);
   port = await listenerPort(agent, 'RemoteServer');
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-});
+after(() => made.close());
 
 void test('check_nrpe runs check_cpu with its default thresholds and perf data', async () => {
   const r = await checkNrpe(port, ['-c', 'check_cpu']);

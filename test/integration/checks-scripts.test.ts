@@ -17,18 +17,21 @@ import { startLocalCore, type LocalCore } from '../../src/cli/local-core.js';
 import { createCore } from '../../src/core/core-impl.js';
 import { sink } from '../../src/log.js';
 import { createModule } from '../../src/modules/check-external-scripts/index.js';
+import { Teardown } from '../helpers/teardown.js';
 
 {
   void describe('scripts started by the script spawner', () => {
     let dir = '';
     let ini = '';
     let local: LocalCore;
+    const made = new Teardown();
 
     const sh = (name: string, body: string): void =>
       writeFileSync(join(dir, 'scripts', name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
 
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'checks-scripts-'));
+      made.defer(() => rmSync(dir, { recursive: true, force: true }));
       mkdirSync(join(dir, 'scripts'));
       sh('ok.sh', 'echo "fine|t=1s"');
       sh('code.sh', 'echo "code $1"; exit $1');
@@ -55,15 +58,11 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       );
       const loaded = await loadSettingsFile(ini);
       assert.ok(loaded.ok, JSON.stringify(loaded.problems));
-      local = await startLocalCore(loaded.snapshot);
+      local = made.add(await startLocalCore(loaded.snapshot), (l) => l.stop());
       assert.deepEqual(local.failed, []);
     });
 
-    after(async () => {
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-      await local?.stop();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    after(() => made.close());
 
     void test(`configured scripts are queries with status, message and perf`, async () => {
       const r = await local.core.query('check_fine');

@@ -8,6 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listenerPort, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
 import { DEFAULT_ALIASES, OMITTED_DEFAULT_ALIASES } from '../../src/checks/scripts/default-aliases.js';
@@ -16,6 +17,7 @@ import { inRange } from '../../src/in-range.js';
 let agent: AgentProcess;
 let nrpePort: number;
 let base: string;
+const made = new Teardown();
 
 const ini = (aliases = ''): string => `[/modules]
 CheckHelpers = enabled
@@ -45,16 +47,13 @@ allow arguments = true
 ${aliases}`;
 
 before(async () => {
-  agent = await startAgent({ ini: ini() });
+  agent = made.add(await startAgent({ ini: ini() }), (a) => a.stop());
   base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
   nrpePort = await listenerPort(agent, 'RemoteServer');
   await agent.waitForLog(/CheckExternalScripts: .*\d+ alias\(es\)/);
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-});
+after(() => made.close());
 
 void test("an empty alias section gets NSClient++'s defaults: listed by /api/v1/aliases and check_index", async () => {
   const list = await webRequest(`${base}/api/v1/aliases`, { user: 'root', password: 'root-pw' });

@@ -20,6 +20,7 @@ import { openBrowser } from '../helpers/browser.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { CHECK_NSCP_API, runPlugin } from '../helpers/nscp-clients.js';
 import { basic, webRequest } from '../helpers/web-client.js';
+import { Teardown } from '../helpers/teardown.js';
 
 const EXAMPLES = join(REPO, 'settings', 'examples');
 const example = (rel: string): string => readFileSync(join(EXAMPLES, rel), 'utf8');
@@ -54,12 +55,15 @@ async function nscpApi(port: string, password: string, query: string): Promise<s
 void describe('settings/examples/nrpe-server.ini', () => {
   let agent: AgentProcess;
   let port: number;
+  const made = new Teardown();
   before(async () => {
-    agent = await startAgent({ ini: moveListener(example('nrpe-server.ini'), '/settings/remote/server', '0') });
+    agent = made.add(
+      await startAgent({ ini: moveListener(example('nrpe-server.ini'), '/settings/remote/server', '0') }),
+      (a) => a.stop(),
+    );
     port = await listenerPort(agent, 'RemoteServer');
   });
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  after(() => agent?.stop());
+  after(() => made.close());
 
   void it('check_nrpe runs its scripts, arguments included', async () => {
     const hello = await checkNrpe(port, ['-c', 'check_hello', '-a', 'world']);
@@ -84,13 +88,16 @@ void describe('settings/examples/web-users.ini', () => {
   let agent: AgentProcess;
   let base: string;
   let port: string;
+  const made = new Teardown();
   before(async () => {
-    agent = await startAgent({ ini: moveListener(example('web-users.ini'), '/settings/WEB/server', '0s'), env });
+    agent = made.add(
+      await startAgent({ ini: moveListener(example('web-users.ini'), '/settings/WEB/server', '0s'), env }),
+      (a) => a.stop(),
+    );
     const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
     [, base = '', port = ''] = m;
   });
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  after(() => agent?.stop());
+  after(() => made.close());
 
   void it('each user reaches what its role grants over HTTPS', async () => {
     const info = async (user: keyof typeof passwords): Promise<number> =>
@@ -190,29 +197,28 @@ void describe('settings/examples/agent-pair.ini', () => {
   let port: number;
   let client: { cert: string; key: string };
   let ca: string;
+  const made = new Teardown();
   before(async () => {
-    certs = certDir();
+    certs = made.add(certDir(), (c) => c.remove());
     const authority = certs.ca('site-ca');
     const site = certs.issue(authority, 'site', 'server');
     client = certs.issue(authority, 'poller', 'client');
     ca = authority.cert;
     // The files the example names, where it names them (${certificate-path} is security/ beside the settings).
-    agent = await startAgent({
-      ini: moveListener(example('agent-pair.ini'), '/settings/agent/server', '0'),
-      files: {
-        'security/site.pem': readFileSync(site.cert, 'utf8'),
-        'security/site.key': readFileSync(site.key, 'utf8'),
-        'security/ca.pem': readFileSync(ca, 'utf8'),
-      },
-    });
+    agent = made.add(
+      await startAgent({
+        ini: moveListener(example('agent-pair.ini'), '/settings/agent/server', '0'),
+        files: {
+          'security/site.pem': readFileSync(site.cert, 'utf8'),
+          'security/site.key': readFileSync(site.key, 'utf8'),
+          'security/ca.pem': readFileSync(ca, 'utf8'),
+        },
+      }),
+      (a) => a.stop(),
+    );
     port = await listenerPort(agent, 'AgentServer');
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    certs?.remove();
-  });
+  after(() => made.close());
 
   void it('the agent client with a certificate of the same CA runs a query on it', async () => {
     const out = await new Promise<string>((resolve) => {

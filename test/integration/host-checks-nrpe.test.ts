@@ -9,11 +9,13 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, listenerPort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 let agent: AgentProcess;
 let port: number;
 let log: string;
+const made = new Teardown();
 
 const ini = (systemEnabled: boolean, maxLines: number): string => `[/modules]
 CheckSystem = ${systemEnabled ? 'enabled' : 'disabled'}
@@ -35,16 +37,13 @@ max lines = ${maxLines}
 `;
 
 before(async () => {
-  agent = await startAgent({ ini: ini(true, 100) });
+  agent = made.add(await startAgent({ ini: ini(true, 100) }), (a) => a.stop());
   port = await listenerPort(agent, 'RemoteServer');
   mkdirSync(join(agent.dir, 'logs'), { recursive: true });
   log = join(agent.dir, 'logs', 'app.log');
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-});
+after(() => made.close());
 
 void test('check_logfile over check_nrpe: new lines only, across a settings reload and a module restart', async () => {
   writeFileSync(log, 'INFO\tup\nERROR\tdisk full\n');

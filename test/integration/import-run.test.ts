@@ -11,11 +11,13 @@ import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/nsclient/nrpe-scripts-aliases.ini', import.meta.url));
 let agent: AgentProcess;
 let port: number;
+const made = new Teardown();
 
 before(async () => {
   const imported = execFileSync(process.execPath, [MAIN, 'settings', 'import', FIXTURE], {
@@ -25,15 +27,15 @@ before(async () => {
   });
   assert.match(imported, /^port = 5666$/m);
   const ini = imported.replace(/^port = 5666$/m, `port = 0\nbind to = 127.0.0.1`);
-  agent = await startAgent({ ini, files: { 'scripts/check_mailq.sh': '#!/bin/sh\necho "mailq $1 $2"\nexit $2\n' } });
+  agent = made.add(
+    await startAgent({ ini, files: { 'scripts/check_mailq.sh': '#!/bin/sh\necho "mailq $1 $2"\nexit $2\n' } }),
+    (a) => a.stop(),
+  );
   chmodSync(join(agent.dir, 'scripts', 'check_mailq.sh'), 0o755);
   port = await listenerPort(agent, 'RemoteServer');
 });
 
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-});
+after(() => made.close());
 
 void test('check_nrpe runs the imported aliases and scripts', async () => {
   const cpu = await checkNrpe(port, ['-c', 'alias_cpu', '-a', '101', '102']);

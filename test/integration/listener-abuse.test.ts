@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { listenerPort, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import {
   agentQuery,
   agentTls,
@@ -40,11 +41,13 @@ void describe('listeners under abuse (agent process)', () => {
   let nrpe: number;
   let ap: number;
   let startFds: number;
+  const made = new Teardown();
 
   before(async () => {
-    agent = await startAgent({
-      nofile: AGENT_FD_LIMIT,
-      ini: `[/modules]
+    agent = made.add(
+      await startAgent({
+        nofile: AGENT_FD_LIMIT,
+        ini: `[/modules]
 CheckHelpers = enabled
 WEBServer = enabled
 RemoteServer = enabled
@@ -75,17 +78,16 @@ timeout = 2
 max connections = 100
 max connections per address = 20
 `,
-    });
+      }),
+      (a) => a.stop(),
+    );
     pid = agent.proc.pid as number;
     ap = await listenerPort(agent, 'AgentServer');
     nrpe = await listenerPort(agent, 'RemoteServer');
     web = await webPort(agent);
     startFds = openFds(pid);
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   void it('1,000 idle connections to AgentServer: fds stay bounded, web and NRPE answer, the idle ones are closed after the timeout', async () => {
     // This process needs a descriptor per connection too.

@@ -15,6 +15,7 @@ import { get } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 
 const lineOf = (ini: string, text: string): number => ini.split('\n').indexOf(text) + 1;
@@ -30,8 +31,9 @@ void describe('bind failures name the setting and the command', () => {
   let held = 0;
   let agent: AgentProcess;
   let ini = '';
+  const made = new Teardown();
   before(async () => {
-    holder = createServer();
+    holder = made.add(createServer(), (h) => h.close());
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
     held = (holder.address() as AddressInfo).port;
     ini = [
@@ -48,14 +50,9 @@ void describe('bind failures name the setting and the command', () => {
       'use ssl = 0',
       '',
     ].join('\n');
-    agent = await startAgent({ ini });
+    agent = made.add(await startAgent({ ini }), (a) => a.stop());
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    holder?.close();
-  });
+  after(() => made.close());
 
   void it('a port in use: the port key, its line, who holds it, the command', async () => {
     const m = await agent.waitForLog(/module RemoteServer failed to start: .*/);
@@ -84,6 +81,7 @@ void describe('failed handshakes on the NRPE port, in words', () => {
   let agent: AgentProcess;
   let port = 0;
   let ini = '';
+  const made = new Teardown();
   const nrpeSection = (lines: string[]): string =>
     [
       '[/modules]',
@@ -96,11 +94,10 @@ void describe('failed handshakes on the NRPE port, in words', () => {
     ].join('\n');
   before(async () => {
     ini = nrpeSection(['bind to = 127.0.0.1']);
-    agent = await startAgent({ ini });
+    agent = made.add(await startAgent({ ini }), (a) => a.stop());
     port = Number((await agent.waitForLog(/RemoteServer: listening on 127\.0\.0\.1:(\d+)/))[1]);
   });
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  after(() => agent?.stop());
+  after(() => made.close());
 
   void it('check_nrpe -n on the TLS port: one warning naming -n and use ssl, OpenSSL text at debug only', async () => {
     const from = agent.mark();
@@ -157,22 +154,25 @@ void describe('failed handshakes on the NRPE port, in words', () => {
 
 void describe('plain HTTP to the HTTPS port, in words', () => {
   let agent: AgentProcess;
+  const made = new Teardown();
   before(async () => {
-    agent = await startAgent({
-      ini: [
-        '[/modules]',
-        'WEBServer = enabled',
-        '[/settings/default]',
-        'password = messages-pw',
-        '[/settings/WEB/server]',
-        'port = 0s',
-        'bind to = 127.0.0.1',
-        '',
-      ].join('\n'),
-    });
+    agent = made.add(
+      await startAgent({
+        ini: [
+          '[/modules]',
+          'WEBServer = enabled',
+          '[/settings/default]',
+          'password = messages-pw',
+          '[/settings/WEB/server]',
+          'port = 0s',
+          'bind to = 127.0.0.1',
+          '',
+        ].join('\n'),
+      }),
+      (a) => a.stop(),
+    );
   });
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  after(() => agent?.stop());
+  after(() => made.close());
 
   void it('one info line naming https:// and the trailing s; a burst is one line', async () => {
     const port = Number((await agent.waitForLog(/web server listening on https:\/\/127\.0\.0\.1:(\d+)/))[1]);

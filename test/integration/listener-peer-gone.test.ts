@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { agentTls, queryFrame } from '../helpers/abuse-peers.js';
 import { CHECK_NRPE } from '../helpers/nrpe-daemon.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -34,13 +35,16 @@ void describe('a query whose peer went away is cancelled (process)', () => {
   let agent: AgentProcess;
   let nrpePort: number;
   let agentPort: number;
+  const made = new Teardown();
   const pidFile = (who: string): string => join(dir, `${who}.pid`);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'peer-gone-'));
+    made.defer(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, 'slow.sh'), '#!/bin/sh\nsleep 60 &\necho $! > "$1"\nwait\n', { mode: 0o755 });
-    agent = await startAgent({
-      ini: `[/modules]
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]
 CheckExternalScripts = enabled
 RemoteServer = enabled
 AgentServer = enabled
@@ -67,15 +71,13 @@ port = 0
 bind to = 127.0.0.1
 timeout = 120
 `,
-    });
+      }),
+      (a) => a.stop(),
+    );
     nrpePort = await listenerPort(agent, 'RemoteServer');
     agentPort = await listenerPort(agent, 'AgentServer');
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => made.close());
 
   /** Waits for the script's sleep to start, lets the peer go, and waits (bounded) for the sleep to end. */
   const cancelledWhenGone = async (who: string, leave: () => void): Promise<void> => {

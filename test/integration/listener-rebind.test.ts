@@ -15,6 +15,7 @@ import { basename, join } from 'node:path';
 import { listenerPort, replaceFile, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { agentQuery, nrpeQuery, presentedName as presented } from '../helpers/abuse-peers.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
+import { Teardown } from '../helpers/teardown.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -31,6 +32,7 @@ void describe('certificate = other.pem on a running agent (process)', () => {
   let ports: Record<Listener, number>;
   /** Which listeners have `certificate = other.pem` in the file so far. */
   const edited = new Set<Listener>();
+  const made = new Teardown();
 
   const ini = (): string => `[/modules]
 CheckHelpers = enabled
@@ -80,24 +82,19 @@ certificate key = ${first.key}
   };
 
   before(async () => {
-    certs = certDir();
+    certs = made.add(certDir(), (c) => c.remove());
     const ca = certs.ca('rebind-ca');
     first = certs.issue(ca, 'first', 'server');
     other = certs.issue(ca, 'other', 'server');
     // Port 0 in the file: the system picks, the log says which (the edits below keep port 0, so the listeners stay).
-    agent = await startAgent({ ini: ini() });
+    agent = made.add(await startAgent({ ini: ini() }), (a) => a.stop());
     ports = {
       web: await webPort(agent),
       remote: await listenerPort(agent, 'RemoteServer'),
       agent: await listenerPort(agent, 'AgentServer'),
     };
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    certs?.remove();
-  });
+  after(() => made.close());
 
   void it('serves on all three ports with the certificates of the file', async () => {
     await allServing();

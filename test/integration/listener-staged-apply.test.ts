@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { listenerPort, replaceFile, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { agentQuery, openIdle, presentedName as presented } from '../helpers/abuse-peers.js';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
+import { Teardown } from '../helpers/teardown.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { webRequest } from '../helpers/web-client.js';
 
@@ -72,6 +73,7 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
   let live: { cert: string; key: string };
   let old: Wanted;
   const ports = { web: 0, remote: 0, agent: 0 };
+  const made = new Teardown();
 
   /** Writes the PEM files of `from` over the live files, each by rename, one right after the other. */
   const renew = (from: { cert: string; key: string }): void => {
@@ -85,7 +87,7 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
   ];
 
   before(async () => {
-    certs = certDir();
+    certs = made.add(certDir(), (c) => c.remove());
     const ca = certs.ca('staged-ca');
     first = certs.issue(ca, 'first', 'server');
     second = certs.issue(ca, 'second', 'server');
@@ -103,17 +105,12 @@ void describe('managed listeners: certificates renewed on disk, failed moves kee
       cert: live.cert,
       key: live.key,
     };
-    agent = await startAgent({ ini: ini(old) });
+    agent = made.add(await startAgent({ ini: ini(old) }), (a) => a.stop());
     ports.web = await webPort(agent);
     ports.remote = await listenerPort(agent, 'RemoteServer');
     ports.agent = await listenerPort(agent, 'AgentServer');
   });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    certs?.remove();
-  });
+  after(() => made.close());
 
   void it('port 0: each listener logs the port the system gave it, serves there, and the API reports it', async () => {
     assert.equal(new Set([ports.web, ports.remote, ports.agent]).size, 3);

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { parsePerf } from '../../src/core/result.js';
 import { listenerPort, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NSCP_API, PERF_SCRIPT_ENTRIES, PERF_SCRIPTS } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -76,14 +77,14 @@ const EXPECTED: Expected[] = [
 
 void describe('Nagios 4 polls the agent through check_nrpe and check_nscp_api', () => {
   let agent: AgentProcess;
-  let nagios: ChildProcess | undefined;
-  let nagiosExit: Promise<void> = Promise.resolve();
   let dir: string;
+  const made = new Teardown();
 
   before(async () => {
-    agent = await startAgent({
-      files: PERF_SCRIPTS,
-      ini: `; polled by Nagios 4
+    agent = made.add(
+      await startAgent({
+        files: PERF_SCRIPTS,
+        ini: `; polled by Nagios 4
 [/modules]
 WEBServer = enabled
 RemoteServer = enabled
@@ -103,18 +104,32 @@ port = 0
 bind to = 127.0.0.1
 
 ${PERF_SCRIPT_ENTRIES}`,
-    });
+      }),
+      (a) => a.stop(),
+    );
     const ports = { web: await webPort(agent), nrpe: await listenerPort(agent, 'RemoteServer') };
     dir = join(agent.dir, 'nagios');
     mkdirSync(join(dir, 'spool'), { recursive: true });
     writeFileSync(join(dir, 'nagios.cfg'), nagiosCfg(dir));
     writeFileSync(join(dir, 'objects.cfg'), objectsCfg(ports.nrpe, ports.web));
-    nagios = spawn(NAGIOS, [join(dir, 'nagios.cfg')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const nagios: ChildProcess = spawn(NAGIOS, [join(dir, 'nagios.cfg')], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const nagiosExit = new Promise<void>((resolve) => nagios.once('exit', () => resolve()));
+    // Registered after the agent, Nagios stops first: it runs in a folder of the agent's.
+    made.defer(async () => {
+      if (nagios.pid !== undefined && nagios.exitCode === null) {
+        process.kill(-nagios.pid, 'SIGTERM');
+        const killer = setTimeout(() => nagios.pid !== undefined && process.kill(-nagios.pid, 'SIGKILL'), 10_000);
+        await nagiosExit;
+        clearTimeout(killer);
+      }
+    });
     let output = '';
     nagios.stdout?.on('data', (c: Buffer) => (output += c.toString('utf8')));
     nagios.stderr?.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    const proc = nagios;
-    nagiosExit = new Promise((resolve) => proc.once('exit', () => resolve()));
     // The command file (a FIFO) exists once Nagios runs; then ask for every check now.
     await waitFor(
       () => existsSync(join(dir, 'nagios.cmd')),
@@ -125,16 +140,7 @@ ${PERF_SCRIPT_ENTRIES}`,
     writeFileSync(join(dir, 'nagios.cmd'), `[${now}] SCHEDULE_FORCED_HOST_SVC_CHECKS;agent;${now}\n`);
   });
 
-  after(async () => {
-    if (nagios?.pid !== undefined && nagios.exitCode === null) {
-      process.kill(-nagios.pid, 'SIGTERM');
-      const killer = setTimeout(() => nagios?.pid !== undefined && process.kill(-nagios.pid, 'SIGKILL'), 10_000);
-      await nagiosExit;
-      clearTimeout(killer);
-    }
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-  });
+  after(() => made.close());
 
   void it("records each service's state, output and performance data in status.dat, and keeps polling", async () => {
     const statusFile = join(dir, 'status.dat');
