@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN, REPO, freePort, listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NRPE, NRPE_DAEMON, checkNrpe } from '../helpers/nrpe-daemon.js';
+import { Teardown } from '../helpers/teardown.js';
 import { inRange } from '../../src/in-range.js';
 
 /**
@@ -154,10 +155,15 @@ for (const fixture of ['debian-default', 'ansible-role']) {
     let withArguments: string[];
     let argumentsAllowed: boolean;
 
+    const made = new Teardown();
+    after(() => made.close());
+
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), `nrpe-import-${fixture}-`));
+      made.defer(() => rmSync(dir, { recursive: true, force: true }));
       cpSync(join(FIXTURES, fixture), dir, { recursive: true });
-      daemon = await startDaemon(dir, await freePort()); // Debian's nrpe is told its port before it starts
+      // Debian's nrpe is told its port before it starts.
+      daemon = made.add(await startDaemon(dir, await freePort()), (d) => d.stop());
       const imported = await importCfg(join(dir, 'nrpe.cfg'), join(dir, 'agent.ini'));
       assert.equal(imported.code, 0, JSON.stringify(imported.json));
       assert.equal(imported.json.valid, true);
@@ -167,16 +173,8 @@ for (const fixture of ['debian-default', 'ansible-role']) {
       commands = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*)$/gm)].map((m) => inRange(m, 1));
       withArguments = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*\$ARG\d+\$.*)$/gm)].map((m) => inRange(m, 1));
       argumentsAllowed = /^allow arguments = true$/m.test(ini);
-      agent = await startAgent({ ini });
+      agent = made.add(await startAgent({ ini }), (a) => a.stop());
       agentPort = await listenerPort(agent, 'RemoteServer');
-    });
-
-    after(async () => {
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-      await agent?.stop();
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-      await daemon?.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
     void test('every command: the same exit code and first line over v4 and v2', async () => {

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent, waitUntil } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
 
 const INI = `; NSClient++ API test
@@ -51,12 +52,11 @@ void describe('NSClient++ REST clients against the agent (agent process)', () =>
   let base: string;
   let ca: string;
 
+  const made = new Teardown();
+  after(() => made.close());
+
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({ ini: INI }));
-  });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
+    ({ agent, base, ca } = made.add(await startWebAgent({ ini: INI }), (w) => w.agent.stop()));
   });
 
   const root = (path: string, opts: WebRequestOptions = {}) =>

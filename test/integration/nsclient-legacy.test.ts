@@ -21,6 +21,7 @@ import {
   startWebAgent,
   waitUntil,
 } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -47,12 +48,13 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
   let port: string;
   let ca: string;
 
+  const made = new Teardown();
+  after(() => made.close());
+
   before(async () => {
-    ({ agent, base, port, ca } = await startWebAgent({ ini: INI, files: PERF_SCRIPTS }));
-  });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
+    ({ agent, base, port, ca } = made.add(await startWebAgent({ ini: INI, files: PERF_SCRIPTS }), (w) =>
+      w.agent.stop(),
+    ));
   });
 
   const nscp = (query: string, args: string[] = [], password = 'nscp-secret') =>
@@ -230,14 +232,16 @@ void describe('the password header under the failed-login limit and the 8 KiB ca
   let base: string;
   let ca: string;
 
+  const made = new Teardown();
+  after(() => made.close());
+
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({
-      ini: INI.replace('auth rate limit max failures = 0', 'auth rate limit max failures = 3'),
-    }));
-  });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
+    ({ agent, base, ca } = made.add(
+      await startWebAgent({
+        ini: INI.replace('auth rate limit max failures = 0', 'auth rate limit max failures = 3'),
+      }),
+      (w) => w.agent.stop(),
+    ));
   });
 
   void it('refuses a header over 8 KiB, counts it and wrong passwords as failures, then blocks the right one', async () => {

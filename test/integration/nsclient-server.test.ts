@@ -13,11 +13,14 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startAgent, listenerPort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNt, rawRequest } from '../helpers/check-nt.js';
+import { Teardown } from '../helpers/teardown.js';
 import { VERSION } from '../../src/version.js';
 
 let agent: AgentProcess;
 let port: number;
 let files: string;
+const made = new Teardown();
+after(() => made.close());
 
 const ini = (extra = ''): string => `[/modules]
 CheckSystem = enabled
@@ -40,7 +43,7 @@ ${extra}
 const nt = (...args: string[]) => checkNt(port, ['-s', 's3cret', ...args]);
 
 before(async () => {
-  agent = await startAgent({ ini: '[/modules]\n' });
+  agent = made.add(await startAgent({ ini: '[/modules]\n' }), (a) => a.stop());
   files = join(agent.dir, 'files');
   mkdirSync(files);
   const old = join(files, 'old.log');
@@ -50,11 +53,6 @@ before(async () => {
   const mark = agent.mark();
   replaceFile(agent.settingsFile, ini());
   port = await listenerPort(agent, 'NSClientServer', mark);
-});
-
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
 });
 
 void test('CLIENTVERSION names the agent; -l with another version is a WARNING', async () => {

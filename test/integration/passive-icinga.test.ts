@@ -12,19 +12,25 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { API_PASSWORD, API_USER, startIcingaDaemon, type IcingaDaemon } from '../helpers/icinga-daemon.js';
+import { Teardown } from '../helpers/teardown.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 let icinga: IcingaDaemon;
 let agent: AgentProcess;
+const made = new Teardown();
+after(() => made.close());
 
 before(async () => {
-  icinga = await startIcingaDaemon({
-    hosts: ['testhost'],
-    services: [
-      ['testhost', 'passive'],
-      ['testhost', 'untrusted'],
-    ],
-  });
+  icinga = made.add(
+    await startIcingaDaemon({
+      hosts: ['testhost'],
+      services: [
+        ['testhost', 'passive'],
+        ['testhost', 'untrusted'],
+      ],
+    }),
+    (d) => d.stop(),
+  );
   agent = await startAgent({
     ini: `[/settings/icinga/client/targets/default]
 address = localhost:${icinga.port}
@@ -63,13 +69,7 @@ Scheduler = enabled
 IcingaClient = enabled
 `,
   });
-});
-
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await icinga?.stop();
+  made.add(agent, (a) => a.stop());
 });
 
 const lastResult = async (path: string): Promise<Record<string, unknown> | undefined> => {

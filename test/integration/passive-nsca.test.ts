@@ -14,6 +14,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { startNscaDaemon, type NscaDaemon } from '../helpers/nsca-daemon.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -31,11 +32,19 @@ const METHODS: readonly [string, number][] = [
 const PASSWORD = 'pass word!';
 const daemons = new Map<string, NscaDaemon>();
 let agent: AgentProcess;
+const made = new Teardown();
+after(() => made.close());
 
 const LONG = 'y'.repeat(5000);
 
 before(async () => {
-  for (const [name, method] of METHODS) daemons.set(name, await startNscaDaemon({ method, password: PASSWORD }));
+  for (const [name, method] of METHODS) {
+    const daemon = await startNscaDaemon({ method, password: PASSWORD });
+    daemons.set(
+      name,
+      made.add(daemon, (d) => d.close()),
+    );
+  }
   // A port nothing listens on (free a moment ago).
   const closedPort = await freePort();
   const targets = METHODS.map(
@@ -109,12 +118,7 @@ interval = 2s
 report = critical
 `,
   });
-});
-
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-  for (const d of daemons.values()) await d.close();
+  made.add(agent, (a) => a.stop());
 });
 
 const serviceLines = (d: NscaDaemon, service: string): string[] => d.lines().filter((l) => l.includes(`;${service};`));

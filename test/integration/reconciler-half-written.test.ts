@@ -11,20 +11,19 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 
 const ROUNDS = 5;
 const FIRST = '[/modules]\nCheckExternalScripts = disabled\n';
 const whole = (round: number): string => `${FIRST}CheckHelpers = enabled\n; round ${round}\n`;
 
 let agent: AgentProcess;
+const made = new Teardown();
+after(() => made.close());
 
 before(async () => {
-  agent = await startAgent({ ini: whole(0) });
+  agent = made.add(await startAgent({ ini: whole(0) }), (a) => a.stop());
   await agent.waitForLog(/module CheckHelpers started/);
-});
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
 });
 
 void test('an in-place save that pauses 200 ms between two writes is applied only whole', async () => {

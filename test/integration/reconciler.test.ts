@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { startAgent, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { inRange } from '../../src/in-range.js';
 
 const BASE = (helpers: boolean, extra = ''): string => `; test settings
@@ -17,13 +18,11 @@ CheckExternalScripts = disabled
 ${extra}`;
 
 let agent: AgentProcess;
+const made = new Teardown();
+after(() => made.close());
 
 before(async () => {
-  agent = await startAgent({ ini: BASE(true) });
-});
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
+  agent = made.add(await startAgent({ ini: BASE(true) }), (a) => a.stop());
 });
 
 void test('starts with the modules the file enables', async () => {

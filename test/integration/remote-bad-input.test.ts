@@ -10,23 +10,24 @@ import { randomBytes } from 'node:crypto';
 import * as net from 'node:net';
 import { startAgent, freePort, listenerPort, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
+import { Teardown } from '../helpers/teardown.js';
 import { encodePacket, QUERY_PACKET, RESPONSE_PACKET } from '../../src/protocols/nrpe/packet.js';
 import { nrpeRequest } from '../../src/protocols/nrpe/client.js';
 
 let agent: AgentProcess;
 let port: number;
+const made = new Teardown();
+after(() => made.close());
 
 before(async () => {
-  agent = await startAgent({
-    ini: `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/default]\nallowed hosts = 127.0.0.1\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nuse ssl = 0\ntimeout = 2\n`,
-  });
+  agent = made.add(
+    await startAgent({
+      ini: `[/modules]\nCheckHelpers = enabled\nRemoteServer = enabled\n\n[/settings/default]\nallowed hosts = 127.0.0.1\n\n[/settings/remote/server]\nport = 0\nbind to = 127.0.0.1\nuse ssl = 0\ntimeout = 2\n`,
+    }),
+    (a) => a.stop(),
+  );
   await agent.waitForLog(/listening on 127\.0\.0\.1:\d+ \(plain\)/);
   port = await listenerPort(agent, 'RemoteServer');
-});
-
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
 });
 
 /** Sends `chunks` on one connection; resolves with what came back when the server closes (5 s cap). */

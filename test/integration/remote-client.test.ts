@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startNrpeDaemon, type NrpeDaemon } from '../helpers/nrpe-daemon.js';
 import { MAIN } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
 import { moduleView } from '../../src/settings/module-view.js';
@@ -20,22 +21,23 @@ import type { Snapshot } from '../../src/settings/snapshot.js';
 let tlsDaemon: NrpeDaemon;
 let plainDaemon: NrpeDaemon;
 let snapshot: Snapshot;
+const made = new Teardown();
+after(() => made.close());
 const dir = mkdtempSync(join(tmpdir(), 'remote-client-'));
+made.defer(() => rmSync(dir, { recursive: true, force: true }));
 
 before(async () => {
-  [tlsDaemon, plainDaemon] = await Promise.all([startNrpeDaemon(), startNrpeDaemon({ plain: true })]);
+  const register = (d: NrpeDaemon) => made.add(d, (started) => started.stop());
+  [tlsDaemon, plainDaemon] = await Promise.all([
+    startNrpeDaemon().then(register),
+    startNrpeDaemon({ plain: true }).then(register),
+  ]);
   const loaded = loadSettingsText(
     `[/settings/remote/client/targets/debian]\naddress = 127.0.0.1:${tlsDaemon.port}\ntimeout = 5\n\n[/settings/remote/client/targets/debian-plain]\nparent = debian\naddress = 127.0.0.1:${plainDaemon.port}\nuse ssl = 0\n`,
     join(dir, 'agent.ini'),
   );
   assert.ok(loaded.ok, JSON.stringify(loaded.problems));
   snapshot = loaded.snapshot;
-});
-
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await Promise.all([tlsDaemon?.stop(), plainDaemon?.stop()]);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const query = (...args: string[]) =>

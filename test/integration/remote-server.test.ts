@@ -7,9 +7,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startAgent, listenerPort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
+import { Teardown } from '../helpers/teardown.js';
 
 let agent: AgentProcess;
 let port: number;
+const made = new Teardown();
+after(() => made.close());
 
 const ini = (extra = ''): string => `[/modules]
 CheckHelpers = enabled
@@ -26,13 +29,8 @@ ${extra}
 `;
 
 before(async () => {
-  agent = await startAgent({ ini: ini() });
+  agent = made.add(await startAgent({ ini: ini() }), (a) => a.stop());
   port = await listenerPort(agent, 'RemoteServer');
-});
-
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
 });
 
 void test('check_nrpe with default options (v4, TLS) gets _NRPE_CHECK', async () => {

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { certDir, type CertDir, type CertFiles } from '../helpers/agent-certs.js';
 import { checkNrpe, startNrpeDaemon, type NrpeDaemon } from '../helpers/nrpe-daemon.js';
 import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
 import { loadSettingsText } from '../../src/settings/load.js';
@@ -37,9 +38,11 @@ let server: CertFiles;
 let client: CertFiles;
 let stranger: CertFiles;
 let snapshot: Snapshot;
+const made = new Teardown();
+after(() => made.close());
 
 before(() => {
-  certs = certDir();
+  certs = made.add(certDir(), (c) => c.remove());
   ca = certs.ca('ca');
   otherCa = certs.ca('other-ca');
   server = certs.issue(ca, 'server', 'server');
@@ -49,9 +52,6 @@ before(() => {
   assert.ok(loaded.ok, JSON.stringify(loaded.problems));
   snapshot = loaded.snapshot;
 });
-
-// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-after(() => certs?.remove());
 
 /** remote_query through the library, against 127.0.0.1:port. */
 const query = (port: number, ...args: string[]) =>
@@ -79,18 +79,16 @@ function cli(args: string[]): Promise<{ code: number; out: string }> {
 void describe('our client against the Debian daemon with certificates', () => {
   let withCert: NrpeDaemon;
   let needsClientCert: NrpeDaemon;
+  const made = new Teardown();
+  after(() => made.close());
 
   before(async () => {
     const cert = `ssl_cert_file=${server.cert}\nssl_privatekey_file=${server.key}\nssl_logging=0x0f`;
+    const register = (d: NrpeDaemon) => made.add(d, (started) => started.stop());
     [withCert, needsClientCert] = await Promise.all([
-      startNrpeDaemon({ extra: cert }),
-      startNrpeDaemon({ extra: `${cert}\nssl_cacert_file=${ca.cert}\nssl_client_certs=2` }),
+      startNrpeDaemon({ extra: cert }).then(register),
+      startNrpeDaemon({ extra: `${cert}\nssl_cacert_file=${ca.cert}\nssl_client_certs=2` }).then(register),
     ]);
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await Promise.all([withCert?.stop(), needsClientCert?.stop()]);
   });
 
   void it('--ca with --verify peer-cert succeeds over TLS 1.3 (agent client as check_nrpe)', async () => {
@@ -171,6 +169,8 @@ void describe('our client against the Debian daemon with certificates', () => {
 
 void describe('our NRPE server with verify mode peer', () => {
   let srv: NrpeServer;
+  const made = new Teardown();
+  after(() => made.close());
 
   before(async () => {
     srv = await startNrpeServer({
@@ -198,11 +198,7 @@ void describe('our NRPE server with verify mode peer', () => {
         perf: [],
       }),
     });
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await srv?.close();
+    made.add(srv, (s) => s.close());
   });
 
   void it('serves clients without a certificate and names a verified one; refuses one from another CA', async () => {
@@ -236,6 +232,8 @@ void describe('check_nrpe against our RemoteServer with certificates, and remote
   let bPort: number;
   let baseA: string;
   let baseB: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   before(async () => {
     // B: clients need a certificate signed by the CA; submissions go to PASSIVE. B starts first: A's settings name the port it took.
@@ -246,6 +244,7 @@ verify mode = peer-cert
 submit channel = PASSIVE
 `,
     });
+    made.add(b, (agent) => agent.stop());
     bPort = await listenerPort(b, 'RemoteServer');
     // A: a certificate, no client verification; its own submissions go to REMOTE, which RemoteClient forwards to B.
     const iniA = `${common()}
@@ -259,14 +258,9 @@ ca = ${ca.cert}
 verify mode = peer-cert
 timeout = 5
 `;
-    a = await startAgent({ ini: iniA });
+    a = made.add(await startAgent({ ini: iniA }), (agent) => agent.stop());
     aPort = await listenerPort(a, 'RemoteServer');
     [baseA, baseB] = await Promise.all([webBase(a), webBase(b)]);
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await Promise.all([a?.stop(), b?.stop()]);
   });
 
   void it('check_nrpe -A ca verifies our certificate; another CA fails the handshake', async () => {

@@ -20,6 +20,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replaceFile, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -35,7 +36,10 @@ interface Row {
   running: boolean;
 }
 
+const made = new Teardown();
+after(() => made.close());
 const marks = mkdtempSync(join(tmpdir(), 'scheduler-marks-'));
+made.defer(() => rmSync(marks, { recursive: true, force: true }));
 const lines = (name: string): number =>
   existsSync(join(marks, name))
     ? readFileSync(join(marks, name), 'utf8')
@@ -105,14 +109,10 @@ let started = 0;
 
 before(async () => {
   started = Date.now();
-  agent = await startAgent({ ini: settings({ editInterval: '4s', shrinkInterval: '6s', gone: true }) });
+  agent = made.add(await startAgent({ ini: settings({ editInterval: '4s', shrinkInterval: '6s', gone: true }) }), (a) =>
+    a.stop(),
+  );
   base = `https://127.0.0.1:${await webPort(agent)}`;
-});
-
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-  rmSync(marks, { recursive: true, force: true });
 });
 
 const schedules = async (): Promise<Map<string, Row>> => {

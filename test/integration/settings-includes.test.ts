@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 
 const SECRET = 'fleet-secret-from-env-7731';
 const BASE = (helpers: boolean, extra = ''): string => `; shared base
@@ -21,20 +22,21 @@ password = \${env:FLEET_TEST_PASSWORD}
 ${extra}`;
 
 let agent: AgentProcess;
+const made = new Teardown();
+after(() => made.close());
 
 before(async () => {
-  agent = await startAgent({
-    ini: '[/includes]\nhost = hosts/${host_lc}.ini\n',
-    files: {
-      'hosts/web01.ini': '[/includes]\nbase = ../shared/base.ini\n\n[/settings/log]\nlevel = debug\n',
-      'shared/base.ini': BASE(true),
-    },
-    env: { AGENT_HOSTNAME: 'WEB01.example.com', FLEET_TEST_PASSWORD: SECRET },
-  });
-});
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
+  agent = made.add(
+    await startAgent({
+      ini: '[/includes]\nhost = hosts/${host_lc}.ini\n',
+      files: {
+        'hosts/web01.ini': '[/includes]\nbase = ../shared/base.ini\n\n[/settings/log]\nlevel = debug\n',
+        'shared/base.ini': BASE(true),
+      },
+      env: { AGENT_HOSTNAME: 'WEB01.example.com', FLEET_TEST_PASSWORD: SECRET },
+    }),
+    (a) => a.stop(),
+  );
 });
 
 void test('starts from the tree: boot file, host file by ${host_lc}, shared base', async () => {

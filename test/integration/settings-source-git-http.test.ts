@@ -22,6 +22,7 @@ import { startGitHttp, type GitHttp } from '../helpers/git-http.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { allowedSigners, sshKey } from '../helpers/signing-keys.js';
 import { bootIni, nrpeAliasSettings, sourceClient, type SourceClient } from '../helpers/source-client.js';
+import { Teardown } from '../helpers/teardown.js';
 
 const PASSWORD = 'source-git-http-password';
 const HOST = 'db01.example.org';
@@ -40,6 +41,8 @@ void describe('[/settings/source] git over https: git http-backend behind nginx 
   let nrpePort: number;
   let key: string;
   let first: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   const answer = async (): Promise<string> => {
     const r = await checkNrpe(nrpePort, ['-c', 'check_pulled']);
@@ -49,9 +52,10 @@ void describe('[/settings/source] git over https: git http-backend behind nginx 
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'source-git-http-'));
-    certs = certDir();
+    made.defer(() => rmSync(dir, { recursive: true, force: true }));
+    certs = made.add(certDir(), (c) => c.remove());
     const authority = certs.ca('git-http-ca');
-    git = await startGitHttp(certs.issue(authority, 'git-http-server', 'server'));
+    git = made.add(await startGitHttp(certs.issue(authority, 'git-http-server', 'server')), (g) => g.close());
     key = sshKey(dir, 'fleet');
     const signers = allowedSigners(join(dir, 'allowed_signers'), { 'fleet@example.invalid': key });
     first = git.commit(hostFile('one'), 'one', key);
@@ -68,17 +72,8 @@ void describe('[/settings/source] git over https: git http-backend behind nginx 
         'timeout = 10',
       ]),
     });
+    made.add(agent, (a) => a.stop());
     client = sourceClient(await webPort(agent), PASSWORD);
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await git?.close();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    certs?.remove();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   void it('applies the signed commit at start: the API shows its id, check_nrpe answers from it', async () => {

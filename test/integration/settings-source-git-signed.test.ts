@@ -18,6 +18,7 @@ import { replaceFile, startAgent, webPort, type AgentProcess } from '../helpers/
 import { startGitDaemon, type GitDaemon } from '../helpers/git-daemon.js';
 import { sourceClient, type SourceClient } from '../helpers/source-client.js';
 import { allowedSigners, closeGpg, gpgKey, sshKey, type GpgKey } from '../helpers/signing-keys.js';
+import { Teardown } from '../helpers/teardown.js';
 
 const PASSWORD = 'source-signed-password';
 const file = (n: number): Record<string, string> => ({ 'agent.ini': `[/settings/log]\nbuffer size = ${n}\n` });
@@ -41,24 +42,21 @@ void describe('[/settings/source] allowed signers (ssh-signed commits and tags, 
   let good: string;
   let other: string;
   let signed: string;
+  const made = new Teardown();
+  after(() => made.close());
   const size = (): Promise<string | undefined> => client.value('/settings/log', 'buffer size');
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'source-signed-'));
+    made.defer(() => rmSync(dir, { recursive: true, force: true }));
     good = sshKey(dir, 'good');
     other = sshKey(dir, 'other');
     const signers = allowedSigners(join(dir, 'allowed_signers'), { 'fleet@example.invalid': good });
-    repo = await startGitDaemon();
+    repo = made.add(await startGitDaemon(), (r) => r.close());
     signed = repo.commit(file(1111), 'signed', good);
-    ({ agent, client } = await agentOn(dir, repo.url, `ref = main\nallowed signers = ${signers}\n`));
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await repo?.close();
-    rmSync(dir, { recursive: true, force: true });
+    ({ agent, client } = made.add(await agentOn(dir, repo.url, `ref = main\nallowed signers = ${signers}\n`), (a) =>
+      a.agent.stop(),
+    ));
   });
 
   void it('applies a commit signed by an allowed key', async () => {
@@ -110,29 +108,23 @@ void describe('[/settings/source] allowed signers (ssh-signed commits and tags, 
 void describe('[/settings/source] gpg keyring (OpenPGP-signed commits, git daemon, agent as a process)', () => {
   let repo: GitDaemon;
   let dir: string;
-  let agent: AgentProcess;
   let client: SourceClient;
   let fleet: GpgKey;
   let stranger: GpgKey;
   let signed: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'source-gpg-'));
-    fleet = gpgKey(dir, 'fleet');
-    stranger = gpgKey(dir, 'stranger');
-    repo = await startGitDaemon();
+    made.defer(() => rmSync(dir, { recursive: true, force: true }));
+    fleet = made.add(gpgKey(dir, 'fleet'), closeGpg);
+    stranger = made.add(gpgKey(dir, 'stranger'), closeGpg);
+    repo = made.add(await startGitDaemon(), (r) => r.close());
     signed = repo.commit(file(6666), 'gpg-signed', fleet);
-    ({ agent, client } = await agentOn(dir, repo.url, `ref = main\ngpg keyring = ${fleet.publicKeyring}\n`));
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await repo?.close();
-    closeGpg(fleet);
-    closeGpg(stranger);
-    rmSync(dir, { recursive: true, force: true });
+    ({ client } = made.add(await agentOn(dir, repo.url, `ref = main\ngpg keyring = ${fleet.publicKeyring}\n`), (a) =>
+      a.agent.stop(),
+    ));
   });
 
   void it('applies a commit signed by a key of the keyring, refuses unsigned and unknown-key commits', async () => {

@@ -18,6 +18,7 @@ import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process
 import { startGitDaemon, type GitDaemon } from '../helpers/git-daemon.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { sourceClient, type SourceClient, type SourceState } from '../helpers/source-client.js';
+import { Teardown } from '../helpers/teardown.js';
 
 const PASSWORD = 'source-git-password';
 
@@ -28,27 +29,26 @@ void describe('[/settings/source] from a git repository (git daemon, agent as a 
   let state: string;
   let agent: AgentProcess;
   let first: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   let client: SourceClient;
   const pull = (): Promise<SourceState> => client.pull();
   const size = (): Promise<string | undefined> => client.value('/settings/log', 'buffer size');
 
   before(async () => {
-    repo = await startGitDaemon();
+    repo = made.add(await startGitDaemon(), (r) => r.close());
     first = repo.commit({ 'hosts/web01.ini': hostFile(1111), 'hosts/db01.ini': hostFile(2222) }, 'first');
     state = mkdtempSync(join(tmpdir(), 'source-git-state-'));
-    agent = await startAgent({
-      ini: `[/modules]\nWEBServer = enabled\n\n[/paths]\nstate = ${state}\n\n[/settings/default]\npassword = ${PASSWORD}\nallowed hosts = 127.0.0.1\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n\n[/settings/source]\nurl = ${repo.url}\nref = main\npath = hosts/\${host}.ini\ninterval = 3600\ntimeout = 10\n`,
-      env: { AGENT_HOSTNAME: 'web01.example.org' },
-    });
+    made.defer(() => rmSync(state, { recursive: true, force: true }));
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]\nWEBServer = enabled\n\n[/paths]\nstate = ${state}\n\n[/settings/default]\npassword = ${PASSWORD}\nallowed hosts = 127.0.0.1\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n\n[/settings/source]\nurl = ${repo.url}\nref = main\npath = hosts/\${host}.ini\ninterval = 3600\ntimeout = 10\n`,
+        env: { AGENT_HOSTNAME: 'web01.example.org' },
+      }),
+      (a) => a.stop(),
+    );
     client = sourceClient(await webPort(agent), PASSWORD);
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    await repo.close();
-    rmSync(state, { recursive: true, force: true });
   });
 
   void it('applies the host file at the commit of main, the commit id as the revision', async () => {

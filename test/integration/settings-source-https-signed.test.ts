@@ -21,6 +21,7 @@ import { certDir, type CertDir } from '../helpers/agent-certs.js';
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
 import { sourceClient, type SourceClient, type SourceState } from '../helpers/source-client.js';
 import { allowedSigners, sshKey, sshSign } from '../helpers/signing-keys.js';
+import { Teardown } from '../helpers/teardown.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const PASSWORD = 'source-sig-password';
@@ -38,6 +39,8 @@ void describe('[/settings/source] detached ssh signature over https (nginx, agen
   let other: string;
   let signers: string;
   let ca: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   const ini = (source: string): string =>
     `[/modules]\nWEBServer = enabled\n\n[/paths]\nstate = ${join(dir, 'state')}\n\n[/settings/default]\npassword = ${PASSWORD}\nallowed hosts = 127.0.0.1\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n\n[/settings/source]\nurl = ${nginx.httpsBase}/agent.ini\nca = ${ca}\ninterval = 3600\ntimeout = 5\n${source}`;
@@ -66,29 +69,22 @@ void describe('[/settings/source] detached ssh signature over https (nginx, agen
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'source-sig-'));
-    certs = certDir();
+    made.defer(() => rmSync(dir, { recursive: true, force: true }));
+    certs = made.add(certDir(), (c) => c.remove());
     const authority = certs.ca('source-sig-ca');
     ca = authority.cert;
-    nginx = await startNginx({ tls: certs.issue(authority, 'source-sig-server', 'server') });
+    nginx = made.add(await startNginx({ tls: certs.issue(authority, 'source-sig-server', 'server') }), (n) =>
+      n.close(),
+    );
     good = sshKey(dir, 'good');
     other = sshKey(dir, 'other');
     signers = allowedSigners(join(dir, 'allowed_signers'), { 'fleet@example.invalid': good });
     // First unsigned, pulled and cached before signatures are required.
     publish(1000, null);
-    agent = await startAgent({ ini: ini('') });
+    agent = made.add(await startAgent({ ini: ini('') }), (a) => a.stop());
     client = sourceClient(await webPort(agent), PASSWORD);
     assert.equal((await client.firstPull()).lastError, null);
     assert.equal(await size(), '1000');
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await nginx?.close();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    certs?.remove();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   void it('signatures now required: the cached unsigned pull is fetched again and refused without its .sig', async () => {

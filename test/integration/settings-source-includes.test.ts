@@ -19,6 +19,7 @@ import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process
 import { certDir, type CertDir } from '../helpers/agent-certs.js';
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
 import { bootIni, sourceClient, type SourceClient, type SourceState } from '../helpers/source-client.js';
+import { Teardown } from '../helpers/teardown.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const PASSWORD = 'source-includes-password';
@@ -36,6 +37,8 @@ void describe('[/includes] naming a remote file (nginx over TLS, agent as a proc
   let state: string;
   let agent: AgentProcess;
   let client: SourceClient;
+  const made = new Teardown();
+  after(() => made.close());
 
   const ini = (): string =>
     bootIni(state, PASSWORD, [
@@ -53,30 +56,23 @@ void describe('[/includes] naming a remote file (nginx over TLS, agent as a proc
   const pull = async (): Promise<WithIncludes> =>
     (await client.api('/api/v1/settings/pull', 'POST')).json<{ source: WithIncludes }>().source;
   const size = (): Promise<string | undefined> => client.value('/settings/log', 'buffer size');
+  // Every agent started is registered: the test that starts a second one stopped the first, and
+  // stopping an agent that has exited again is harmless.
   const start = async (): Promise<void> => {
-    agent = await startAgent({ ini: ini() });
+    agent = made.add(await startAgent({ ini: ini() }), (a) => a.stop());
     client = sourceClient(await webPort(agent), PASSWORD);
   };
 
   before(async () => {
-    certs = certDir();
+    certs = made.add(certDir(), (c) => c.remove());
     const authority = certs.ca('includes-ca');
     ca = authority.cert;
-    nginx = await startNginx({ tls: certs.issue(authority, 'includes-server', 'server') });
+    nginx = made.add(await startNginx({ tls: certs.issue(authority, 'includes-server', 'server') }), (n) => n.close());
     serve(nginx, 'hosts/web01.ini', '[/settings/log]\nbuffer size = 1000\n');
     serve(nginx, 'shared/base.ini', shared(2000));
     state = mkdtempSync(join(tmpdir(), 'source-includes-'));
+    made.defer(() => rmSync(state, { recursive: true, force: true }));
     await start();
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await nginx?.close();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    certs?.remove();
-    rmSync(state, { recursive: true, force: true });
   });
 
   void it('nothing cached: said at start, pulled at once, over the source file, cached 0600 beside it', async () => {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -80,16 +81,14 @@ void describe('web API access over HTTPS (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   before(async () => {
-    agent = await startAgent({ ini: INI });
+    agent = made.add(await startAgent({ ini: INI }), (a) => a.stop());
     const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/);
     base = inRange(m, 1);
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
-  });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
   });
 
   const call = (c: Case, opts: WebRequestOptions) =>

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { startAgent, replaceFile, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { basic, webRequest } from '../helpers/web-client.js';
 
 let agent: AgentProcess;
@@ -16,6 +17,10 @@ let oldPort: number;
 let busyPort: number;
 let blocker: Server;
 const auth = basic('root', 'kept-secret');
+const made = new Teardown();
+after(() => made.close());
+/** Resolves when the server is closed, also when it was closed already (the test frees the port itself). */
+const closeServer = (server: Server): Promise<void> => new Promise<void>((res) => server.close(() => res()));
 
 const ini = (port: number): string => `[/modules]
 WEBServer = enabled
@@ -31,17 +36,12 @@ bind to = 127.0.0.1
 
 before(async () => {
   // Both ports picked by the system: the agent's (port 0s, read from its log) and the blocker's.
-  blocker = createServer();
+  blocker = made.add(createServer(), closeServer);
   busyPort = await new Promise<number>((res) =>
     blocker.listen(0, '127.0.0.1', () => res((blocker.address() as { port: number }).port)),
   );
-  agent = await startAgent({ ini: ini(0) });
+  agent = made.add(await startAgent({ ini: ini(0) }), (a) => a.stop());
   oldPort = await webPort(agent);
-});
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
-  await new Promise<void>((res) => blocker.close(() => res()));
 });
 
 void test('a busy new port: partial reload, outcome failed, old listener serves; freed port: applied', async () => {
@@ -68,7 +68,7 @@ void test('a busy new port: partial reload, outcome failed, old listener serves;
   );
   // Free the port: the backoff retry moves the listener.
   const m2 = agent.mark();
-  await new Promise<void>((res) => blocker.close(() => res()));
+  await closeServer(blocker);
   await agent.waitForLog(new RegExp(`web server listening on https://127\\.0\\.0\\.1:${busyPort}`), 15_000, m2);
   const moved = await webRequest(`https://127.0.0.1:${busyPort}/api/v1/settings/status`, {
     headers: { authorization: auth },
@@ -76,6 +76,6 @@ void test('a busy new port: partial reload, outcome failed, old listener serves;
   assert.equal(moved.status, 200);
   const after2 = JSON.parse(moved.body) as { modules: { name: string; outcome: string }[] };
   assert.equal(after2.modules.find((x) => x.name === 'WEBServer')?.outcome, 'applied');
-  blocker = createServer();
+  blocker = made.add(createServer(), closeServer);
   await new Promise<void>((res) => blocker.listen(0, '127.0.0.1', () => res()));
 });

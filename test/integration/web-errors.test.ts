@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest, type WebRequestOptions } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
@@ -31,14 +32,13 @@ void describe('web API errors (agent process)', () => {
   const root = (path: string, opts: WebRequestOptions = {}) =>
     webRequest(`${base}${path}`, { ca, user: 'root', password: 'pw', ...opts });
 
+  const made = new Teardown();
+  after(() => made.close());
+
   before(async () => {
-    agent = await startAgent({ ini: INI });
+    agent = made.add(await startAgent({ ini: INI }), (a) => a.stop());
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
-  });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
   });
 
   void it('answers 400 with a short text naming the JSON problem and a correct Content-Length', async () => {

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 
 const MAIN = `[/includes]
@@ -40,6 +41,8 @@ void describe('settings API over [/includes] (agent process)', () => {
   let base: string;
   let ca: string;
   let baseFile = '';
+  const made = new Teardown();
+  after(() => made.close());
   const request = (method: string, path: string, body?: unknown) =>
     webRequest(`${base}${path}`, {
       ca,
@@ -50,12 +53,10 @@ void describe('settings API over [/includes] (agent process)', () => {
     });
 
   before(async () => {
-    ({ agent, base, ca } = await startWebAgent({ ini: MAIN, files: { 'shared/base.ini': BASE } }));
+    ({ agent, base, ca } = made.add(await startWebAgent({ ini: MAIN, files: { 'shared/base.ini': BASE } }), (w) =>
+      w.agent.stop(),
+    ));
     baseFile = join(agent.dir, 'shared', 'base.ini');
-  });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
   });
 
   void it('an invalid value for a key of the base: 422 naming the base line, nothing written', async () => {

@@ -7,12 +7,15 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { basic, webRequest } from '../helpers/web-client.js';
 
 let agent: AgentProcess;
 let base: string;
 const auth = { authorization: basic('root', 'guard-secret') };
 let ini = '';
+const made = new Teardown();
+after(() => made.close());
 
 before(async () => {
   ini = `[/modules]
@@ -27,12 +30,8 @@ password = guard-secret
 port = 0s
 bind to = 127.0.0.1
 `;
-  agent = await startAgent({ ini });
+  agent = made.add(await startAgent({ ini }), (a) => a.stop());
   base = `https://127.0.0.1:${await webPort(agent)}/api/v1`;
-});
-after(async () => {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  await agent?.stop();
 });
 
 const modules = async (): Promise<Record<string, boolean>> => {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { Teardown } from '../helpers/teardown.js';
 import { parseLinks, webRequest, type WebRequestOptions, type WebResponse } from '../helpers/web-client.js';
 import { runWebCommand } from '../../src/cli/web.js';
 import { editSettingsFile } from '../../src/settings/edit-ini.js';
@@ -47,17 +48,15 @@ void describe('web server live changes (agent process)', () => {
   let agent: AgentProcess;
   let base: string;
   let ca: string;
+  const made = new Teardown();
+  after(() => made.close());
   const get = (path: string, opts: WebRequestOptions = {}): Promise<WebResponse> =>
     webRequest(path.startsWith('https:') ? path : `${base}${path}`, { ca, ...opts });
 
   before(async () => {
-    agent = await startAgent({ ini: INI });
+    agent = made.add(await startAgent({ ini: INI }), (a) => a.stop());
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
     ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
-  });
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
   });
 
   void it('pages the log newest first, following only the Link URLs', async () => {
@@ -209,15 +208,16 @@ void describe('web server live changes (agent process)', () => {
 });
 
 void describe('web server without a password (agent process)', () => {
-  let agent: AgentProcess | undefined;
-  after(async () => {
-    await agent?.stop();
-  });
+  const made = new Teardown();
+  after(() => made.close());
 
   void it('generates a root password, prints it once, and accepts it', async () => {
-    agent = await startAgent({
-      ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n',
-    });
+    const agent = made.add(
+      await startAgent({
+        ini: '[/modules]\nWEBServer = enabled\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\n',
+      }),
+      (a) => a.stop(),
+    );
     const base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1];
     const pw = inRange(await agent.waitForLog(/web password for user root: (\S+)/), 1);
     assert.ok(pw.length >= 20);

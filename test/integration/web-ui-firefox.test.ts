@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { openFirefox, type FirefoxSession } from '../helpers/firefox.js';
+import { Teardown } from '../helpers/teardown.js';
 import { inRange } from '../../src/in-range.js';
 
 const OUT = join(REPO, 'test-output', 'web-ui-firefox');
@@ -43,6 +44,8 @@ void describe('web UI in firefox (agent process)', () => {
   let firefox: FirefoxSession;
   let page: Page;
   let base: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   const shot = async (name: string): Promise<void> => {
     await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
@@ -78,17 +81,10 @@ void describe('web UI in firefox (agent process)', () => {
   before(async () => {
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
-    agent = await startAgent({ ini: iniFor() });
+    agent = made.add(await startAgent({ ini: iniFor() }), (a) => a.stop());
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
-    firefox = await openFirefox({ origin: base });
+    firefox = made.add(await openFirefox({ origin: base }), (f) => f.close());
     page = firefox.page;
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await firefox?.close();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
   });
 
   void it('refuses a wrong password with a clear message, typed with the keyboard only', async () => {

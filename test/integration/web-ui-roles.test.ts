@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { openBrowser, signInAs, type BrowserSession } from '../helpers/browser.js';
+import { Teardown } from '../helpers/teardown.js';
 import { basic, webRequest } from '../helpers/web-client.js';
 
 const ROOT_PW = 'roles-root-pw';
@@ -46,6 +47,8 @@ void describe('web UI by role (chromium, agent process)', () => {
   let browser: BrowserSession;
   let page: Page;
   let base: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   /** Signs in on the sign-in form the page shows. */
   const signIn = (user: string, password: string): Promise<void> => signInAs(page, user, password);
@@ -60,17 +63,11 @@ void describe('web UI by role (chromium, agent process)', () => {
       ini: INI,
       files: { 'scripts/plain.sh': "#!/bin/sh\necho \"OK: two values|'count'=5 'load'=2.98;3;5\"\n" },
     });
+    made.add(agent, (a) => a.stop());
     chmodSync(join(agent.dir, 'scripts', 'plain.sh'), 0o755);
     base = (await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/))[1] ?? '';
-    browser = await openBrowser({ origin: base });
+    browser = made.add(await openBrowser({ origin: base }), (b) => b.close());
     page = browser.page;
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await browser?.close();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
   });
 
   void it('the API index names the caller and its privileges; the settings list carries origins', async () => {

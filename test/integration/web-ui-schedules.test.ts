@@ -11,11 +11,14 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { openBrowser, type BrowserSession } from '../helpers/browser.js';
+import { Teardown } from '../helpers/teardown.js';
 
 void describe('web UI: Schedules view', () => {
   let agent: AgentProcess;
   let browser: BrowserSession;
   let page: Page;
+  const made = new Teardown();
+  after(() => made.close());
 
   before(async () => {
     agent = await startAgent({
@@ -49,17 +52,11 @@ CheckHelpers = enabled
 Scheduler = enabled
 `,
     });
+    made.add(agent, (a) => a.stop());
     const origin = `https://127.0.0.1:${await webPort(agent)}`;
-    browser = await openBrowser({ origin });
+    browser = made.add(await openBrowser({ origin }), (b) => b.close());
     page = browser.page;
     await page.goto(`${origin}/`);
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await browser?.close();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
   });
 
   const signIn = async (user: string, password: string): Promise<void> => {

@@ -15,6 +15,7 @@ import type { Page } from 'playwright-core';
 import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { openBrowser, signInAs, type BrowserSession } from '../helpers/browser.js';
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
@@ -25,18 +26,24 @@ void describe('web UI: the settings source in the Status view', () => {
   let browser: BrowserSession;
   let page: Page;
   let origin: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   const signIn = (user: string, password: string): Promise<void> => signInAs(page, user, password);
   const sectionText = async (): Promise<string> =>
     (await page.getByRole('region', { name: 'Settings source' }).textContent()) ?? '';
 
   before(async () => {
-    nginx = await startNginx();
+    nginx = made.add(await startNginx(), (n) => n.close());
     serve(nginx, 'agent.ini', '[/settings/log]\nbuffer size = 1234\n');
     state = mkdtempSync(join(tmpdir(), 'ui-source-state-'));
-    agent = await startAgent({
-      ini: `[/modules]\nWEBServer = enabled\n\n[/paths]\nstate = ${state}\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\npassword = ui-pw\n\n[/settings/web/roles]\nviewer = public, info.get, settings.get\n\n[/settings/web/users/viewer]\npassword = viewer-pw\nrole = viewer\n\n[/settings/source]\nurl = ${nginx.base}/agent.ini\ninterval = 3600\n`,
-    });
+    made.defer(() => rmSync(state, { recursive: true, force: true }));
+    agent = made.add(
+      await startAgent({
+        ini: `[/modules]\nWEBServer = enabled\n\n[/paths]\nstate = ${state}\n\n[/settings/WEB/server]\nport = 0s\nbind to = 127.0.0.1\npassword = ui-pw\n\n[/settings/web/roles]\nviewer = public, info.get, settings.get\n\n[/settings/web/users/viewer]\npassword = viewer-pw\nrole = viewer\n\n[/settings/source]\nurl = ${nginx.base}/agent.ini\ninterval = 3600\n`,
+      }),
+      (a) => a.stop(),
+    );
     origin = `https://127.0.0.1:${await webPort(agent)}`;
     await waitUntil(
       async () =>
@@ -48,16 +55,8 @@ void describe('web UI: the settings source in the Status view', () => {
     );
   });
 
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await Promise.all([browser?.close(), agent?.stop()]);
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await nginx?.close();
-    rmSync(state, { recursive: true, force: true });
-  });
-
   void it('shows the source and its revision; Pull now applies a new file, then shows a refused pull', async () => {
-    browser = await openBrowser({ origin });
+    browser = made.add(await openBrowser({ origin }), (b) => b.close());
     page = browser.page;
     await page.goto(`${origin}/`);
     await signIn('root', 'ui-pw');

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { REPO, replaceFile, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { openBrowser, type BrowserSession } from '../helpers/browser.js';
+import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { inRange } from '../../src/in-range.js';
@@ -62,6 +63,8 @@ void describe('web UI in chromium (agent process)', () => {
   let page: Page;
   let base: string;
   let ini: string;
+  const made = new Teardown();
+  after(() => made.close());
 
   const shot = (name: string): Promise<Buffer> => page.screenshot({ path: join(OUT, `${name}.png`), fullPage: true });
   const text = async (selector: string): Promise<string> => (await page.locator(selector).first().textContent()) ?? '';
@@ -91,21 +94,17 @@ void describe('web UI in chromium (agent process)', () => {
     mkdirSync(OUT, { recursive: true });
     ini = iniFor();
     // A check whose perf data has no range (max 0, as swap on a host without swap).
-    agent = await startAgent({
-      ini,
-      files: { 'scripts/zero.sh': "#!/bin/sh\necho \"OK: no swap|'swap'=0B;80;90;0;0 'used'=5;8;9;0;10\"\n" },
-    });
+    agent = made.add(
+      await startAgent({
+        ini,
+        files: { 'scripts/zero.sh': "#!/bin/sh\necho \"OK: no swap|'swap'=0B;80;90;0;0 'used'=5;8;9;0;10\"\n" },
+      }),
+      (a) => a.stop(),
+    );
     chmodSync(join(agent.dir, 'scripts', 'zero.sh'), 0o755);
     base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
-    browser = await openBrowser({ origin: base });
+    browser = made.add(await openBrowser({ origin: base }), (b) => b.close());
     page = browser.page;
-  });
-
-  after(async () => {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await browser?.close();
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-    await agent?.stop();
   });
 
   void it('refuses a wrong password with a clear message, typed with the keyboard only', async () => {

@@ -9,6 +9,7 @@ import { serverTlsOptions } from '../../../../src/protocols/listener/server-tls.
 import { encodeFrame, FrameKind } from '../../../../src/protocols/agent/framing.js';
 import { startTestPeer, type TestPeer } from '../../../helpers/agent-test-peer.js';
 import { certDir, type CertDir, type CertFiles } from '../../../helpers/agent-certs.js';
+import { Teardown } from '../../../helpers/teardown.js';
 import { inRange } from '../../../../src/in-range.js';
 
 const OPTS = { timeoutMs: 3000 };
@@ -18,20 +19,16 @@ let otherCa: CertFiles;
 let serverCert: CertFiles;
 let clientCert: CertFiles;
 let strangerCert: CertFiles;
-const cleanup: (() => Promise<unknown>)[] = [];
+const made = new Teardown();
+after(() => made.close());
 
 before(() => {
-  certs = certDir();
+  certs = made.add(certDir(), (c) => c.remove());
   ca = certs.ca('ca');
   otherCa = certs.ca('other-ca');
   serverCert = certs.issue(ca, 'server', 'server');
   clientCert = certs.issue(ca, 'client', 'client');
   strangerCert = certs.issue(otherCa, 'stranger', 'client');
-});
-after(async () => {
-  for (const c of cleanup.reverse()) await c();
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-  certs?.remove();
 });
 
 function plain(port: number): AgentEndpoint {
@@ -55,15 +52,11 @@ function tlsEndpoint(
 }
 
 async function peerWith(options: Parameters<typeof startTestPeer>[0] = {}): Promise<TestPeer> {
-  const p = await startTestPeer(options);
-  cleanup.push(() => p.listener.close());
-  return p;
+  return made.add(await startTestPeer(options), (p) => p.listener.close());
 }
 
 function pool(): AgentClientPool {
-  const p = new AgentClientPool();
-  cleanup.push(() => p.close());
-  return p;
+  return made.add(new AgentClientPool(), (p) => p.close());
 }
 
 void test('query, exec and submit over one pooled connection', async () => {

@@ -2,6 +2,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { startTestPeer, type TestPeer } from '../../../helpers/agent-test-peer.js';
+import { Teardown } from '../../../helpers/teardown.js';
 import { FrameReader } from '../../../../src/protocols/agent/frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, peekHeader, type Frame } from '../../../../src/protocols/agent/framing.js';
 import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
@@ -34,11 +35,11 @@ const queryBody = (id: number, command = 'check_ok', args: string[] = []): Uint8
   });
 
 let peer: TestPeer;
-// eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when before() failed
-after(async () => peer?.listener.close());
+const made = new Teardown();
+after(() => made.close());
 
 void test('setup', async () => {
-  peer = await startTestPeer({ maxFrame: 4096 });
+  peer = made.add(await startTestPeer({ maxFrame: 4096 }), (p) => p.listener.close());
 });
 
 void test('each request kind gets its answer kind with the request id, versions 1', async () => {
