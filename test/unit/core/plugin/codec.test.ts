@@ -567,3 +567,24 @@ void test('one header builder: absent or empty fields are left out; an answer ke
     },
   );
 });
+
+void test('int64 fields decode as plain numbers (no long.js): ids and integer performance data', () => {
+  const bytes = encode('QueryResponseMessage', {
+    header: { ...hdr(HeaderType.QUERY_RESPONSE), id: 2 ** 40 + 7 },
+    payload: [
+      resultToResponse({
+        command: 'check_big',
+        result: 0,
+        message: 'fine',
+        perf: [{ alias: 'bytes', value: 2 ** 50 + 3 }],
+      }),
+    ],
+  });
+  const decoded = decode('QueryResponseMessage', bytes);
+  assert.equal(decoded.header.id, 2 ** 40 + 7);
+  const response = inRange(decoded.payload, 0);
+  const value = inRange(response.perf ?? [], 0).int_value?.value;
+  assert.equal(typeof value, 'number');
+  assert.equal(value, 2 ** 50 + 3);
+  assert.deepEqual(responseToResult(response).perf, [{ alias: 'bytes', value: 2 ** 50 + 3 }]);
+});
