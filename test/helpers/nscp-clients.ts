@@ -38,13 +38,19 @@ export interface WebAgent {
 
 export async function startWebAgent(options: StartOptions): Promise<WebAgent> {
   const agent = await startAgent(options);
-  const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
-  return {
-    agent,
-    base: inRange(m, 1),
-    port: inRange(m, 2),
-    ca: readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8'),
-  };
+  try {
+    const m = await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:(\d+))/);
+    return {
+      agent,
+      base: inRange(m, 1),
+      port: inRange(m, 2),
+      ca: readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8'),
+    };
+  } catch (err) {
+    // Not handed to the caller, so not registered with its teardown: stopped here.
+    await agent.stop();
+    throw err;
+  }
 }
 
 export { waitUntil } from './wait-until.js';
