@@ -4,8 +4,8 @@
  * Last-Modified; its detached signature checked when signatures are
  * required: verify-detached.ts) or a file in a git repository
  * (fetch-git.ts: conditional on the cached commit; the commit's or tag's
- * signature checked: verify-git.ts). A refused signature is AGENT_ERR_SOURCE_SIGNATURE; any other
- * failure a plain Error saying why.
+ * signature checked: verify-git.ts). A refused signature is
+ * AGENT_ERR_SOURCE_SIGNATURE; any other failure a plain Error saying why.
  */
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
