@@ -201,6 +201,10 @@ export const CODES = {
       'removing role "%s" from the file would bring back its seeded definition (%s); set the privileges it should have instead',
     status: 422,
   },
+  AGENT_ERR_SETTINGS_NOT_CANONICAL: {
+    message: 'settings %s %s is not in canonical form: %s; nothing was written',
+    status: 422,
+  },
   AGENT_WARN_NET_RELAY: {
     message:
       'allowed queries lets peers run %s: they reach any address the agent can, its own loopback and network included (a relay; bound max timeout and max body size in [/settings/net])',

@@ -7,7 +7,7 @@
  */
 import { AgentError } from '../errors.js';
 import type { SettingsEdit } from '../core/control.js';
-import { editClasses, editPrivilege } from '../settings/edit-privileges.js';
+import { editClasses, editPrivilege, refersToSecret } from '../settings/edit-privileges.js';
 import { hasPrivilege, SEEDED_ROLES } from '../settings/privileges.js';
 import type { WebRequest } from './respond.js';
 
@@ -19,17 +19,23 @@ export interface EditTarget {
 }
 
 /** Throws AGENT_ERR_SETTINGS_PRIVILEGE (403) for the first target the principal may not edit. */
-export function requireEditPrivileges(req: WebRequest, op: 'put' | 'delete', targets: readonly EditTarget[]): void {
+export function requireEditPrivileges(
+  req: WebRequest,
+  op: 'put' | 'delete',
+  targets: readonly (EditTarget | SettingsEdit)[],
+): void {
   const granted = req.principal?.privileges ?? [];
   for (const t of targets) {
-    for (const cls of editClasses(t.section, t.key, t.value)) {
+    const key = 'key' in t ? t.key : undefined;
+    const value = 'value' in t ? t.value : undefined;
+    for (const cls of editClasses(t.section, key, value)) {
       const needed = editPrivilege(op, cls);
       if (hasPrivilege(granted, needed)) continue;
       const what =
-        cls === 'secrets'
-          ? `a \${file:} or \${env:} reference in [${t.section}] ${t.key ?? ''}`.trimEnd()
-          : t.key !== undefined
-            ? `[${t.section}] ${t.key}`
+        cls === 'secrets' && value !== undefined && refersToSecret(value)
+          ? `a \${file:} or \${env:} reference in [${t.section}] ${key ?? ''}`.trimEnd()
+          : key !== undefined
+            ? `[${t.section}] ${key}`
             : `[${t.section}]`;
       throw new AgentError('AGENT_ERR_SETTINGS_PRIVILEGE', [
         `${op === 'put' ? 'writing' : 'removing'} ${what}`,

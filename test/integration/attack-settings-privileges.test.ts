@@ -83,8 +83,16 @@ void describe('settings edits split by what they can do (agent process)', () => 
       ['/settings/external scripts', 'script root', '/tmp', 'settings.put.exec'],
       ['/includes', 'evil', '/tmp/evil.ini', 'settings.put.exec'],
       ['/paths', 'scripts', '/tmp', 'settings.put.exec'],
-      ['/settings/WEB/server', 'timeout', '${file:/etc/hostname}', 'settings.put.secrets'],
-      ['/settings/WEB/server', 'max body size', '${env:HOME}', 'settings.put.secrets'],
+      ['/settings/log', 'level', '${file:/etc/hostname}', 'settings.put.secrets'],
+      ['/settings/WEB/server', 'nsclient status codes', '${env:HOME}', 'settings.put.secrets'],
+      ['/settings/WEB/server', 'auth rate limit max failures', '0', 'settings.put.access'],
+      ['/settings/WEB/server', 'max body size', '2000000', 'settings.put.access'],
+      ['/settings/log', 'buffer size', '1000000', 'settings.put.access'],
+      ['/settings/NSCA/client/targets/default', 'address', '127.0.0.1:5667', 'settings.put.secrets'],
+      ['/settings/NSCA/client/targets/default', 'encryption', 'xor', 'settings.put.secrets'],
+      ['/settings/icinga/client/targets/default', 'server name', 'evil.example', 'settings.put.secrets'],
+      ['/settings/remote/server', 'submit channel', 'NSCA', 'settings.put.secrets'],
+      ['/settings/no/such/section', 'key', 'x', 'settings.put.access'],
     ];
     for (const [path, key, value, privilege] of attacks) {
       const res = await put('sam', path, key, value);
@@ -99,9 +107,9 @@ void describe('settings edits split by what they can do (agent process)', () => 
   });
 
   void it('lets the same user make an ordinary edit', async () => {
-    const res = await put('sam', '/settings/WEB/server', 'max body size', '2000000');
+    const res = await put('sam', '/settings/log', 'level', 'debug');
     assert.equal(res.status, 200, res.body);
-    assert.match(file(), /^max body size = 2000000$/m);
+    assert.match(file(), /^level = debug$/m);
   });
 
   void it('never brings back a seeded role by removing its definition, even for a holder of settings.delete.access', async () => {

@@ -29,6 +29,7 @@
 import type { ServerResponse } from 'node:http';
 import { AgentError } from '../../errors.js';
 import type { SettingsEdit } from '../../core/control.js';
+import { requireCanonicalKey, requireCanonicalPath } from '../../settings/canonical-name.js';
 import { effectiveEntries } from '../../settings/effective.js';
 import type { IniSection } from '../../settings/read-ini.js';
 import { parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
@@ -70,22 +71,16 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
     const body = await readJsonBody(req, ctx.maxBodySize(), validatePut);
     const fallback = urlPath(req);
     const edits: SettingsEdit[] = (Array.isArray(body) ? body : [body]).map((e, i) => {
-      const section = e.path ?? fallback;
-      if (section === undefined)
+      const raw = e.path ?? fallback;
+      if (raw === undefined)
         throw unprocessable(Array.isArray(body) ? `${i}.path` : 'path', 'is required when the URL names no path');
-      const key = e.key as string;
+      // The canonical form, once: the privilege check and the writer get these same objects.
+      const section = requireCanonicalPath(raw);
+      const key = requireCanonicalKey(section, e.key as string);
       const value = e.value === undefined ? '' : String(e.value);
-      return value === '' ? { op: 'remove-key', section, key } : { op: 'set', section, key, value };
+      return Object.freeze(value === '' ? { op: 'remove-key', section, key } : { op: 'set', section, key, value });
     });
-    requireEditPrivileges(
-      req,
-      'put',
-      edits.map((e) => ({
-        section: e.section,
-        key: 'key' in e ? e.key : undefined,
-        value: e.op === 'set' ? e.value : undefined,
-      })),
-    );
+    requireEditPrivileges(req, 'put', edits);
     refuseSeededRoleRemoval(edits, () => []);
     const files = await control.editSettings(edits);
     sendJson(res, 200, { status: 'success', keys: edits.length, files });
@@ -110,12 +105,13 @@ export function registerSettingsApiRoutes(ctx: RouteContext): void {
       targets = [{ ...(key !== undefined && key !== '' ? { key } : {}) }];
     }
     const wanted = targets.map((t) => {
-      const path = t.path ?? fallback;
-      if (path === undefined)
+      const raw = t.path ?? fallback;
+      if (raw === undefined)
         throw new AgentError('AGENT_ERR_HTTP_BAD_REQUEST', [
           'a path is required: /api/v1/settings/<path>, or path in the body',
         ]);
-      return { path, key: t.key };
+      const path = requireCanonicalPath(raw);
+      return Object.freeze({ path, key: t.key === undefined ? undefined : requireCanonicalKey(path, t.key) });
     });
     let removed = 0;
     const files = await control.editSettings((view) => {
