@@ -250,6 +250,13 @@ export const CODES = {
       'the settings source %s cannot be reached (%s) and nothing was pulled before: running on the local settings file alone',
     severity: 'warning',
   },
+  AGENT_ERR_SOURCE_ROLLBACK: {
+    message:
+      'the settings pulled from %s (revision %s) are refused as a rollback: %s; keeping the settings in force (set [/settings/source] allow rollback = 1 to go back on purpose)',
+  },
+  AGENT_ERR_SOURCE_CACHE_UNVERIFIED: {
+    message: 'the cached pull of %s is not used: %s; starting without it and pulling at once (the file is kept as %s)',
+  },
   AGENT_ERR_SOURCE_NONE: { message: 'no settings source: [/settings/source] url is empty', status: 409 },
 } as const satisfies Record<string, CodeInfo>;
 

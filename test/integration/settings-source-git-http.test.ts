@@ -7,7 +7,7 @@
  * server for the API), the pulled host file (`hosts/${hostname}.ini`)
  * enables RemoteServer and an alias whose answer Debian's check_nrpe reads.
  * Signed commits apply, an unsigned one is refused, a force-push back to
- * an older commit applies it, the server going away keeps the last good
+ * an older commit is refused as a rollback until `allow rollback = 1`, the server going away keeps the last good
  * settings (and the agent says so), and the next commit is picked up once
  * it is back.
  */
@@ -16,13 +16,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listenerPort, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { listenerPort, replaceFile, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
 import { certDir, type CertDir } from '../helpers/agent-certs.js';
 import { startGitHttp, type GitHttp } from '../helpers/git-http.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { allowedSigners, sshKey } from '../helpers/signing-keys.js';
 import { bootIni, nrpeAliasSettings, sourceClient, type SourceClient } from '../helpers/source-client.js';
 import { Teardown } from '../helpers/teardown.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const PASSWORD = 'source-git-http-password';
 const HOST = 'db01.example.org';
@@ -41,6 +42,7 @@ void describe('[/settings/source] git over https: git http-backend behind nginx 
   let nrpePort: number;
   let key: string;
   let first: string;
+  let sourceLines: string[];
   const made = new Teardown();
   after(() => made.close());
 
@@ -59,18 +61,19 @@ void describe('[/settings/source] git over https: git http-backend behind nginx 
     key = sshKey(dir, 'fleet');
     const signers = allowedSigners(join(dir, 'allowed_signers'), { 'fleet@example.invalid': key });
     first = git.commit(hostFile('one'), 'one', key);
+    sourceLines = [
+      '[/settings/source]',
+      `url = ${git.url}`,
+      'ref = main',
+      'path = hosts/${hostname}.ini',
+      `ca = ${authority.cert}`,
+      `allowed signers = ${signers}`,
+      'interval = 3600',
+      'timeout = 10',
+    ];
     agent = await startAgent({
       env: { AGENT_HOSTNAME: HOST },
-      ini: bootIni(join(dir, 'state'), PASSWORD, [
-        '[/settings/source]',
-        `url = ${git.url}`,
-        'ref = main',
-        'path = hosts/${hostname}.ini',
-        `ca = ${authority.cert}`,
-        `allowed signers = ${signers}`,
-        'interval = 3600',
-        'timeout = 10',
-      ]),
+      ini: bootIni(join(dir, 'state'), PASSWORD, sourceLines),
     });
     made.add(agent, (a) => a.stop());
     client = sourceClient(await webPort(agent), PASSWORD);
@@ -103,11 +106,15 @@ void describe('[/settings/source] git over https: git http-backend behind nginx 
     assert.equal(await answer(), 'from git, two');
   });
 
-  void it('a force-push back to the first commit applies it', async () => {
+  void it('a force-push back to the first commit is refused as a rollback; with allow rollback it applies', async () => {
+    const inForce = (await client.status()).revision;
     git.forcePush(first);
-    const s = await client.pull();
+    let s = await client.pull();
+    assert.match(s.lastError ?? '', /are refused as a rollback: commit \S+ does not descend from/);
+    assert.equal(s.revision, inForce);
+    replaceFile(agent.settingsFile, bootIni(join(dir, 'state'), PASSWORD, [...sourceLines, 'allow rollback = 1']));
+    await waitUntil(async () => (s = await client.pull()).revision === first, 10_000, 'the rollback, allowed');
     assert.equal(s.lastError, null);
-    assert.equal(s.revision, first);
     assert.equal(await answer(), 'from git, one');
   });
 

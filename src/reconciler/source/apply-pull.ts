@@ -24,7 +24,7 @@ import { loadSettingsFile } from '../../settings/load.js';
 import { describeProblem } from '../../settings/problem.js';
 import type { Snapshot } from '../../settings/snapshot.js';
 import { fetchSource, revisionOf } from './fetch-source.js';
-import { readCachedPull, writeCachedPull, type CachedPull } from './source-cache.js';
+import { HISTORY_SIZE, readCachedPull, writeCachedPull, type CachedPull } from './source-cache.js';
 import { sourceId, type SourceConfig } from './source-config.js';
 import { trustId } from './trust.js';
 
@@ -51,7 +51,8 @@ export async function pullAndApply(
   const trust = trustId(cfg);
   // A cached pull not verified against these keys is no basis for "unchanged".
   const basis = same && (trust === '' || same.verifiedWith === trust) ? same : undefined;
-  const got = await fetchSource(cfg, basis, join(dirname(file), 'repo.git')).catch((err: unknown) => {
+  const repoDir = join(dirname(file), 'repo.git');
+  const got = await fetchSource(cfg, basis, repoDir).catch((err: unknown) => {
     if (err instanceof AgentError) throw err;
     throw new AgentError('AGENT_ERR_SOURCE_PULL', [cfg.url, errorMessage(err)]);
   });
@@ -74,6 +75,7 @@ export async function pullAndApply(
       revision,
       `its SHA-256 is ${sha256}, not the pinned ${cfg.sha256}`,
     ]);
+  if (basis && trust !== '' && !cfg.allowRollback) await refuseRollback(cfg, basis, { revision, sha256 }, repoDir);
   const meta: CachedPull = {
     url: sourceId(cfg),
     revision,
@@ -81,7 +83,8 @@ export async function pullAndApply(
     lastModified: got.lastModified,
     sha256,
     pulledAt: new Date().toISOString(),
-    ...(trust === '' ? {} : { verifiedWith: trust, signedBy: got.signedBy }),
+    ...(trust === '' ? {} : { verifiedWith: trust, signedBy: got.signedBy, signature: got.signature }),
+    history: historyAfter(same, sha256),
   };
   if (same?.sha256 === sha256 && inForce !== null) {
     // The same text under a new ETag (another server of a pool), or verified again: remember it, apply nothing.
@@ -115,4 +118,37 @@ async function validate(host: SourceHost, file: string, body: Buffer, url: strin
     revision,
     `${loaded.problems.length} problem(s): ${shown.join('; ')}${more}`,
   ]);
+}
+
+/**
+ * AGENT_ERR_SOURCE_ROLLBACK when a signed pull is older than the verified
+ * revision in force: a git commit that does not descend from it (a
+ * force-push back to an older signed commit), or an https file this agent
+ * applied before and has since replaced (an old file served again with its
+ * old `.sig`: an ssh signature carries no time, so the cache remembers the
+ * hashes of the revisions it replaced). `allow rollback` lifts it.
+ */
+async function refuseRollback(
+  cfg: SourceConfig,
+  inForce: CachedPull,
+  next: { revision: string; sha256: string },
+  repoDir: string,
+): Promise<void> {
+  if (next.sha256 === inForce.sha256) return;
+  let why: string | undefined;
+  if (cfg.path !== '') {
+    const { isAncestor } = await import('./fetch-git.js');
+    if (!(await isAncestor(repoDir, inForce.revision, next.revision, cfg.timeoutMs)))
+      why = `commit ${next.revision} does not descend from ${inForce.revision}, the commit in force`;
+  } else if (inForce.history?.includes(next.sha256) === true) {
+    why = 'this agent applied the same file before and has since replaced it';
+  }
+  if (why !== undefined) throw new AgentError('AGENT_ERR_SOURCE_ROLLBACK', [cfg.url, next.revision, why]);
+}
+
+/** The hashes a cache remembers after `next` replaces `same`'s text (none may come back). */
+function historyAfter(same: CachedPull | undefined, next: string): string[] {
+  const before = same?.history ?? [];
+  if (!same || same.sha256 === next) return before;
+  return [...before.filter((h) => h !== next && h !== same.sha256), same.sha256].slice(-HISTORY_SIZE);
 }

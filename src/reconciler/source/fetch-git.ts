@@ -1,15 +1,19 @@
 /**
  * One pull of a file from a git repository, with Debian's `git` (never a
  * home-made git client): `git ls-remote URL REF` first, so an unchanged
- * ref costs one round trip and no fetch; otherwise a shallow fetch of that
- * ref into a bare cache repository in the state folder, and
- * `git show COMMIT:PATH`. The revision is the commit id. Every git run has
+ * ref costs one round trip and no fetch; otherwise a fetch of that ref
+ * into a bare cache repository in the state folder (with its history, so
+ * that a signed source can tell a descendant of the applied commit from
+ * an older one: isAncestor; after the first pull a fetch brings only the
+ * new objects; a repository an older agent fetched shallow is deepened
+ * once), and `git cat-file blob COMMIT:PATH`. The revision is the commit id. Every git run has
  * the pull's time limit, no terminal prompt and no pager; what git says on
  * failure is the error. A required signature is checked (verify-git.ts)
  * before any file of the commit is read.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { signaturesRequired, type Trust } from './trust.js';
 import { verifyGitObject } from './verify-git.js';
 
@@ -106,8 +110,9 @@ export async function fetchGit(o: GitFetchOptions): Promise<GitFetchResult> {
   const remote = await remoteCommit(o.url, o.ref, left(), tls);
   if (remote.commit === o.known) return { changed: false };
   if (!existsSync(o.repoDir)) await git(['init', '--quiet', '--bare', o.repoDir], left());
+  const deepen = existsSync(join(o.repoDir, 'shallow')) ? ['--unshallow'] : [];
   await git(
-    ['-C', o.repoDir, 'fetch', '--quiet', '--no-tags', '--depth=1', '--', o.url, `+${remote.ref}:refs/source/head`],
+    ['-C', o.repoDir, 'fetch', '--quiet', '--no-tags', ...deepen, '--', o.url, `+${remote.ref}:refs/source/head`],
     left(),
     undefined,
     tls,
@@ -131,4 +136,38 @@ export async function fetchGit(o: GitFetchOptions): Promise<GitFetchResult> {
   if (size > o.maxBytes) throw new Error(`${o.path} is ${size} bytes at ${commit}, more than max size ${o.maxBytes}`);
   const body = await git(['-C', o.repoDir, 'cat-file', 'blob', spec], left(), o.maxBytes + 1);
   return { changed: true, body, revision: commit };
+}
+
+/**
+ * Whether `older` is `newer` or one of its ancestors in the cache
+ * repository (`git merge-base --is-ancestor`). A commit the repository
+ * does not hold is no ancestor: after fetching `newer` with its history,
+ * every ancestor of it is there.
+ */
+export async function isAncestor(repoDir: string, older: string, newer: string, timeoutMs: number): Promise<boolean> {
+  if (!/^[0-9a-f]{40,64}$/.test(older)) return false;
+  try {
+    await git(['-C', repoDir, 'merge-base', '--is-ancestor', older, newer], timeoutMs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The commit the cache repository's `refs/source/head` (what the last pull fetched and verified) names. */
+export async function fetchedCommit(repoDir: string, timeoutMs: number): Promise<string> {
+  return (await git(['-C', repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], timeoutMs))
+    .toString('utf8')
+    .trim();
+}
+
+/** The file `path` of `commit` in the cache repository. */
+export async function committedFile(
+  repoDir: string,
+  commit: string,
+  path: string,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<Buffer> {
+  return git(['-C', repoDir, 'cat-file', 'blob', `${commit}:${path.replace(/^\/+/, '')}`], timeoutMs, maxBytes + 1);
 }

@@ -27,6 +27,8 @@ export type SourceFetch =
       lastModified?: string | undefined;
       /** The allowed signer whose key signed an https file. */
       signedBy?: string | undefined;
+      /** That file's detached signature, kept with the cache to verify it again at start. */
+      signature?: string | undefined;
     };
 
 /** The revision a fetched body is known by: the commit, else the ETag, else its hash. */
@@ -71,12 +73,12 @@ export async function fetchSource(
       cfg.url,
       'a file pulled over http(s) is checked against allowed signers (ssh); gpg keyring applies to git sources only',
     ]);
-  const signedBy = await verifyDetached(got.body, {
+  const { signedBy, signature } = await verifyDetached(got.body, {
     url: cfg.url,
     signatureUrl: cfg.signatureUrl,
     allowedSigners: cfg.allowedSigners,
     revision: revisionOf(got),
     fetch,
   });
-  return { ...got, signedBy };
+  return { ...got, signedBy, signature };
 }

@@ -24,7 +24,14 @@ export interface CachedPull {
   verifiedWith?: string | undefined;
   /** Who signed it (an https file's allowed signer), when known. */
   signedBy?: string | undefined;
+  /** An https file's detached signature, verified again at start (verify-cache.ts). */
+  signature?: string | undefined;
+  /** The SHA-256 of the revisions applied before this one, oldest first (at most HISTORY_SIZE): none may come back. */
+  history?: string[] | undefined;
 }
+
+/** How many replaced revisions a cache remembers to refuse them again. */
+export const HISTORY_SIZE = 1000;
 
 /** The description beside a cached text: `pulled.ini` -> `pulled.json` (a remote include's `<hash>.ini` -> `<hash>.json`). */
 export function metaFile(cacheFile: string): string {

@@ -29,6 +29,8 @@ export interface SourceConfig {
   ca: string;
   insecure: boolean;
   sha256: string;
+  /** Apply a signed revision older than the one in force (apply-pull.ts refuses it otherwise). */
+  allowRollback: boolean;
 }
 
 /** What the cache of a pull holds, by name: a changed url, ref or path is never answered from the old cache. */
@@ -53,6 +55,7 @@ export function sourceConfig(s: Snapshot): SourceConfig {
     ca: valueText(v.ca),
     insecure: v.insecure === true,
     sha256: valueText(v.sha256).toLowerCase(),
+    allowRollback: v['allow rollback'] === true,
   };
 }
 

@@ -28,8 +28,14 @@ export interface DetachedOptions {
   fetch: Pick<FetchOptions, 'timeoutMs' | 'ca' | 'insecure'>;
 }
 
-/** Throws AGENT_ERR_SOURCE_SIGNATURE unless `body` carries a good signature by a key of allowed signers; resolves with who signed it. */
-export async function verifyDetached(body: Buffer, o: DetachedOptions): Promise<string> {
+/** A detached signature that verified, with who made it; the cache keeps the text to check it again at start. */
+export interface DetachedSignature {
+  signedBy: string;
+  signature: string;
+}
+
+/** Throws AGENT_ERR_SOURCE_SIGNATURE unless `body` carries a good signature by a key of allowed signers. */
+export async function verifyDetached(body: Buffer, o: DetachedOptions): Promise<DetachedSignature> {
   const sigUrl = o.signatureUrl || `${o.url}.sig`;
   const refuse = (why: string): AgentError =>
     new AgentError('AGENT_ERR_SOURCE_SIGNATURE', [o.url, `revision ${o.revision}: ${why}`]);
@@ -37,20 +43,39 @@ export async function verifyDetached(body: Buffer, o: DetachedOptions): Promise<
     throw refuse(`no signature at ${sigUrl} (${errorMessage(err)})`);
   });
   if (!got.changed) throw refuse(`no signature at ${sigUrl} (HTTP 304 to an unconditional request)`);
-  if (!got.body.toString('latin1').trimStart().startsWith('-----BEGIN SSH SIGNATURE-----'))
-    throw refuse(`${sigUrl} is not an ssh signature (ssh-keygen -Y sign -n ${SIGNATURE_NAMESPACE})`);
+  const signature = got.body.toString('latin1');
+  const signedBy = await checkSignature(body, signature, o.allowedSigners, o.fetch.timeoutMs, (why) =>
+    refuse(`${sigUrl} ${why}`),
+  );
+  return { signedBy, signature };
+}
+
+/**
+ * Resolves with the allowed signer whose key made `signature` (an armored
+ * ssh signature, namespace SIGNATURE_NAMESPACE) of `body`; throws what
+ * `refuse` makes of the reason otherwise.
+ */
+export async function checkSignature(
+  body: Buffer,
+  signature: string,
+  allowedSigners: string,
+  timeoutMs: number,
+  refuse: (why: string) => Error,
+): Promise<string> {
+  if (!signature.trimStart().startsWith('-----BEGIN SSH SIGNATURE-----'))
+    throw refuse(`is not an ssh signature (ssh-keygen -Y sign -n ${SIGNATURE_NAMESPACE})`);
   const dir = mkdtempSync(join(tmpdir(), 'agent-signature-'));
   try {
     const sig = join(dir, 'settings.sig');
-    writeFileSync(sig, got.body, { mode: 0o600 });
-    const run = { timeoutMs: o.fetch.timeoutMs };
-    const who = await runVerifier('ssh-keygen', ['-Y', 'find-principals', '-s', sig, '-f', o.allowedSigners], run);
+    writeFileSync(sig, signature, { mode: 0o600, encoding: 'latin1' });
+    const run = { timeoutMs };
+    const who = await runVerifier('ssh-keygen', ['-Y', 'find-principals', '-s', sig, '-f', allowedSigners], run);
     const principal = who.stdout.split('\n')[0]?.trim() ?? '';
     if (!who.ok || principal === '')
-      throw refuse(`${sigUrl} is made by a key that is not in ${o.allowedSigners} (${who.said || 'no principal'})`);
-    const args = ['-Y', 'verify', '-f', o.allowedSigners, '-I', principal, '-n', SIGNATURE_NAMESPACE, '-s', sig];
+      throw refuse(`is made by a key that is not in ${allowedSigners} (${who.said || 'no principal'})`);
+    const args = ['-Y', 'verify', '-f', allowedSigners, '-I', principal, '-n', SIGNATURE_NAMESPACE, '-s', sig];
     const check = await runVerifier('ssh-keygen', args, { ...run, input: body });
-    if (!check.ok) throw refuse(`${sigUrl} does not verify (${check.said || 'bad signature'})`);
+    if (!check.ok) throw refuse(`does not verify (${check.said || 'bad signature'})`);
     return principal;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -158,6 +158,10 @@ ca: string
  */
 insecure: boolean
 /**
+ * With signatures required: apply a signed revision older than the one in force (git: a commit that does not descend from the applied one, as after a force-push; https: a file this agent applied before and has since replaced). Off, such a pull is refused (AGENT_ERR_SOURCE_ROLLBACK) so that a replayed old signed revision cannot undo a fix; turn it on for one deliberate rollback.
+ */
+"allow rollback": boolean
+/**
  * When set, only a body whose SHA-256 (hex) is this one is applied (a pinned revision).
  */
 sha256: string

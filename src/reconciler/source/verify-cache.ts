@@ -1,0 +1,84 @@
+/**
+ * The cached pulls checked again at start, with the keys the settings name
+ * now, before the agent runs on them: a file in the state folder is no
+ * more trusted than a server. For a source that requires signatures, each
+ * cached text (the source's and each remote include's) must:
+ * - have been verified with these keys (trust.ts trustId in its description);
+ * - still be the text that was verified (its SHA-256);
+ * - verify again: an https file against the detached signature kept with
+ *   it, a git file as the file at its commit in the cache repository, that
+ *   commit (or the tag the ref names) signed by a trusted key.
+ * A cache that fails is moved aside (`pulled.ini.unverified`), logged
+ * (AGENT_ERR_SOURCE_CACHE_UNVERIFIED) and the agent starts without it, so
+ * the first poll pulls at once. Loaded only when signatures are required.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { AgentError, errorMessage, formatMessage } from '../../errors.js';
+import { sink } from '../../log.js';
+import type { Snapshot } from '../../settings/snapshot.js';
+import { committedFile, fetchedCommit } from './fetch-git.js';
+import { metaFile, readCachedPull } from './source-cache.js';
+import { cacheFileOf, sourceConfig, sourceId, type SourceConfig } from './source-config.js';
+import { signaturesRequired, trustId } from './trust.js';
+import { checkSignature } from './verify-detached.js';
+import { verifyGitObject } from './verify-git.js';
+
+const log = sink.logger('agent:settings-source');
+
+/** Check every cached pull of `settings`; resolves true when one was moved aside (the settings must be read again). */
+export async function verifyCachedPulls(settings: Snapshot): Promise<boolean> {
+  const cfg = sourceConfig(settings);
+  if (!signaturesRequired(cfg)) return false;
+  const caches: [SourceConfig, string][] = (settings.remoteIncludes ?? []).map((i) => [
+    { ...cfg, url: i.url, path: '', ref: 'HEAD', sha256: '', signatureUrl: '' },
+    i.cache,
+  ]);
+  if (cfg.url !== '') caches.unshift([cfg, cacheFileOf(settings.file)]);
+  let moved = false;
+  for (const [own, file] of caches) {
+    if (!existsSync(file)) continue;
+    const why = await problemOf(own, file).catch((err: unknown) => errorMessage(err));
+    if (why === undefined) continue;
+    const aside = `${file}.unverified`;
+    renameSync(file, aside);
+    if (existsSync(metaFile(file))) renameSync(metaFile(file), `${metaFile(file)}.unverified`);
+    log.error(
+      `AGENT_ERR_SOURCE_CACHE_UNVERIFIED: ${formatMessage('AGENT_ERR_SOURCE_CACHE_UNVERIFIED', [own.url, why, aside])}`,
+    );
+    moved = true;
+  }
+  return moved;
+}
+
+/** Why the cached text `file` of `cfg` cannot be trusted, or undefined when it verifies. */
+async function problemOf(cfg: SourceConfig, file: string): Promise<string | undefined> {
+  const meta = readCachedPull(file);
+  if (!meta) return 'it has no readable description beside it';
+  if (meta.url !== sourceId(cfg)) return `it was pulled from ${meta.url}`;
+  if (meta.verifiedWith !== trustId(cfg)) return 'it was not verified with the keys the settings name now';
+  const body = readFileSync(file);
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  if (sha256 !== meta.sha256) return `its text is not the one that was verified (SHA-256 ${sha256})`;
+  if (cfg.path === '') {
+    if (meta.signature === undefined) return 'no signature was kept with it';
+    await checkSignature(
+      body,
+      meta.signature,
+      cfg.allowedSigners,
+      cfg.timeoutMs,
+      (why) => new Error(`its signature ${why}`),
+    );
+    return undefined;
+  }
+  const repoDir = join(dirname(file), 'repo.git');
+  const commit = await fetchedCommit(repoDir, cfg.timeoutMs);
+  if (commit !== meta.revision) return `the cache repository holds commit ${commit}, not ${meta.revision}`;
+  await verifyGitObject(repoDir, 'refs/source/head', cfg, cfg.timeoutMs).catch((err: unknown) => {
+    throw err instanceof AgentError ? new Error(err.message) : err;
+  });
+  const committed = await committedFile(repoDir, commit, cfg.path, cfg.timeoutMs, cfg.maxBytes);
+  if (!committed.equals(body)) return `it is not ${cfg.path} of commit ${commit}`;
+  return undefined;
+}
