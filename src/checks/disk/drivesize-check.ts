@@ -17,12 +17,17 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
     name: 'check_drivesize',
     title: 'Disk space',
     description:
-      'Space on each mounted file system (fixed and remote ones by default), from /proc/self/mounts and statfs.',
+      'Space on each mounted file system (fixed and remote ones by default, each once: bind mounts left out), from /proc/self/mountinfo and statfs.',
     options: {
       drive: {
         description:
           'A mount point (such as / or /var) or any path (the file system holding it); may be repeated. Without it every mount passes to the filter. drive=* means all.',
         repeat: true,
+      },
+      'bind-mounts': {
+        description:
+          'Also list bind mounts: a folder of a file system mounted elsewhere (as systemd units do), or a file system mounted a second time. Left out by default, so each file system counts once.',
+        flag: true,
       },
     },
     vars: {
@@ -60,6 +65,11 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
         description: 'Used inodes in percent (0 when the file system has no inode count).',
       },
       readonly: { kind: 'bool', description: 'True when mounted read-only.' },
+      bind: {
+        kind: 'bool',
+        description:
+          'True for a bind mount (a folder of a file system, or one mounted again); listed with bind-mounts only.',
+      },
       error: { kind: 'string', description: 'Why the size could not be read; empty when it could.' },
     },
     defaults: {
@@ -79,21 +89,25 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
         .map((d) => d.trim())
         .filter(Boolean);
       const all = drives.length === 0 || drives.includes('*') || drives.includes('all-drives');
-      const points = new Set((await readMounts(mountsFile)).map((m) => m.mountPoint));
+      const binds = args.flag('bind-mounts');
+      const mounts = await readMounts(mountsFile);
+      const points = new Set(mounts.map((m) => m.mountPoint));
+      // A path's holder is a file system of its own, as on the command line, not a bind mount above it.
+      const holders = new Set(mounts.filter((m) => binds || !m.bind).map((m) => m.mountPoint));
       // A path that is not a mount point: the file system that holds it (the longest mount point above its real path).
       const holder = new Map<string, string>();
       for (const d of all ? [] : drives) {
         if (points.has(d)) continue;
         const real = await realpath(d).catch(() => undefined);
         if (real === undefined) throw new Error(`not a mount point or an existing path: ${d}`);
-        const above = [...points]
+        const above = [...holders]
           .filter((p) => p === '/' || real === p || real.startsWith(`${p}/`))
           .sort((a, b) => b.length - a.length)[0];
         if (above === undefined) throw new Error(`no mounted file system holds ${d}`);
         holder.set(d, above);
       }
       const wanted = new Set([...drives, ...holder.values()]);
-      const usage = await mountUsage((m) => all || wanted.has(m.mountPoint), mountsFile);
+      const usage = await mountUsage((m) => (all ? binds || !m.bind : wanted.has(m.mountPoint)), mountsFile);
       const byPoint = new Map(usage.map((u) => [u.mountPoint, u]));
       if (all) return usage.map((u) => item(u.mountPoint, u));
       return drives.flatMap((d) => {
@@ -132,6 +146,7 @@ function item(drive: string, u: MountUsage): Record<string, string | number | bo
     user_free_pct: pct(u.available),
     inodes_used_pct: u.inodes > 0 ? ((u.inodes - u.inodesFree) / u.inodes) * 100 : 0,
     readonly: u.options.includes('ro'),
+    bind: u.bind,
     error: u.error ?? '',
   };
 }

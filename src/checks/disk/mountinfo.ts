@@ -2,7 +2,8 @@
  * The mount table as the kernel keeps it: /proc/1/mountinfo (the host's
  * view when the agent may read it), else /proc/self/mountinfo. Octal
  * escapes are decoded; `options` joins the per-mount and the super-block
- * options, and `bind` is added when the mount shows a sub-tree.
+ * options, and `bind` is added when the mount shows a sub-tree of its file
+ * system (its root is not `/`, nor the btrfs subvolume it names).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,7 +31,12 @@ export function parseMountinfo(text: string): MountEntry[] {
     const options = new Set(mountOptions.split(','));
     for (const o of superOptions.split(',')) if (o !== '' && o !== 'rw' && o !== 'ro') options.add(o);
     const root = unescape(rawRoot);
-    if (root !== '/') options.add('bind');
+    // A btrfs subvolume's root is its own path (subvol=/@home): mounted whole, not a sub-tree.
+    const subvol = superOptions
+      .split(',')
+      .find((o) => o.startsWith('subvol='))
+      ?.slice('subvol='.length);
+    if (root !== '/' && root !== subvol) options.add('bind');
     out.push({
       mountPoint: unescape(mountPoint),
       devId,

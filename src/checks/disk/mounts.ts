@@ -1,17 +1,25 @@
 /**
- * Mounted file systems from /proc/self/mounts with their sizes from
- * statfs(2). A mount point listed twice counts once (the last mount wins,
- * as it hides the earlier one). A file system that cannot be stat'ed (gone,
- * no permission) is reported with `error` set instead of failing the list.
+ * Mounted file systems from /proc/self/mountinfo (the agent's own view:
+ * statfs runs in it) with their sizes from statfs(2). A mount point listed
+ * twice counts once (the last mount wins, as it hides the earlier one). A
+ * file system is counted once: a mount that shows a sub-tree of its file
+ * system (a bind mount of a folder, as systemd's BindPaths= and
+ * PrivateTmp= make) or that shows again a file system already mounted
+ * elsewhere (the same device and root) is marked `bind`, and left out
+ * unless asked for, so the agent under its hardened unit counts the disks
+ * the command line counts. A file system that cannot be stat'ed (gone, no
+ * permission) is reported with `error` set instead of failing the list.
  */
 import { readFile, statfs } from 'node:fs/promises';
-import { firstN } from '../../in-range.js';
+import { parseMountinfo } from './mountinfo.js';
 
 export interface Mount {
   device: string;
   mountPoint: string;
   fsType: string;
   options: string[];
+  /** A sub-tree of a file system, or one mounted again elsewhere: not a disk of its own. */
+  bind: boolean;
 }
 
 export interface MountUsage extends Mount {
@@ -76,26 +84,30 @@ export function classify(fsType: string): MountUsage['kind'] {
   return 'fixed';
 }
 
-/** Parse the mounts file; octal escapes (`\040` for a space) are decoded. */
+/** The mounts of a mountinfo text, each mount point once, with `bind` set on those that add no file system. */
 export function parseMounts(text: string): Mount[] {
-  const byPoint = new Map<string, Mount>();
-  for (const line of text.split('\n')) {
-    const f = firstN(line.trim().split(/\s+/), 4);
-    if (!f) continue;
-    const [device, mountPoint, fsType, options] = f;
-    const m: Mount = {
-      device: unescape(device),
-      mountPoint: unescape(mountPoint),
-      fsType,
-      options: options.split(','),
-    };
-    byPoint.delete(m.mountPoint);
-    byPoint.set(m.mountPoint, m);
+  const byPoint = new Map<string, Mount & { id: string }>();
+  for (const e of parseMountinfo(text)) {
+    byPoint.delete(e.mountPoint);
+    byPoint.set(e.mountPoint, {
+      device: e.device,
+      mountPoint: e.mountPoint,
+      fsType: e.fsType,
+      options: e.options,
+      bind: e.options.includes('bind'),
+      id: `${e.devId} ${e.root}`,
+    });
   }
-  return [...byPoint.values()];
+  // The same file system shown again at another place: the first place it is mounted keeps it.
+  const seen = new Set<string>();
+  return [...byPoint.values()].map(({ id, ...m }) => {
+    const again = seen.has(id);
+    seen.add(id);
+    return again ? { ...m, bind: true } : m;
+  });
 }
 
-export async function readMounts(file = '/proc/self/mounts'): Promise<Mount[]> {
+export async function readMounts(file = '/proc/self/mountinfo'): Promise<Mount[]> {
   return parseMounts(await readFile(file, 'utf8'));
 }
 
@@ -128,8 +140,4 @@ export async function mountUsage(want: (m: Mount) => boolean = () => true, file?
       }
     }),
   );
-}
-
-function unescape(s: string): string {
-  return s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
 }
