@@ -77,6 +77,7 @@ export function buildApp(opts: WebAppOptions): WebApp {
     generatedPassword: opts.generatedPassword,
     metrics,
     log,
+    logins: opts.core.logins,
   });
   // What leaves in an answer: no absolute path of the machine, no secret (URL userinfo, ${env:} / ${file:} values).
   const hide = (text: string): string => maskSecrets(hidePaths(text, dirname(opts.getSnapshot().file)), sink.secrets);

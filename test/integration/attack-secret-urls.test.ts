@@ -8,14 +8,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { freePort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { freePort, type AgentProcess } from '../helpers/agent-process.js';
+import { startWebAgent } from '../helpers/nscp-clients.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { waitUntil } from '../helpers/wait-until.js';
-import { inRange } from '../../src/in-range.js';
 
 const LITERAL = 'literal-pw-3141';
 const ENV_SECRET = 'env-token-2718';
@@ -34,8 +32,8 @@ void describe('secrets in source and include URLs stay masked at every exit (age
     process.env.INCLUDE_TOKEN = ENV_SECRET;
     // Nothing listens there: every pull fails at once.
     const port = await freePort();
-    agent = made.add(
-      await startAgent({
+    ({ agent, base, ca } = made.add(
+      await startWebAgent({
         ini: `[/modules]
 WEBServer = enabled
 
@@ -61,10 +59,8 @@ interval = 3600
 timeout = 2
 `,
       }),
-      (a) => a.stop(),
-    );
-    base = inRange(await agent.waitForLog(/web server listening on (https:\/\/127\.0\.0\.1:\d+)/), 1);
-    ca = readFileSync(join(agent.dir, 'security', 'certificate.pem'), 'utf8');
+      (w) => w.agent.stop(),
+    ));
   });
   after(() => made.close());
 
