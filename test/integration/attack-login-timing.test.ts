@@ -8,7 +8,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
 import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
@@ -22,13 +21,12 @@ function median(values: number[]): number {
 }
 
 void describe('a right password without the privilege costs what a wrong one costs (agent process)', () => {
-  let agent: AgentProcess;
   let base: string;
   let ca: string;
   const made = new Teardown();
 
   before(async () => {
-    ({ agent, base, ca } = made.add(
+    ({ base, ca } = made.add(
       await startWebAgent({
         // The limit is raised: this test times guesses, it does not count them.
         ini: `[/modules]
