@@ -3,7 +3,7 @@
  * lower one, never up (docs/development.md "Layers"). `npm run check:layers` runs this
  * in .ci/run. Type-only imports count too (tsPreCompilationDeps).
  *
- *   base       errors.ts, error-codes.ts, in-range.ts, log.ts, log-escape.ts, retry-policy.ts, version.ts, package-root.ts, hide-paths.ts, path-inside.ts, open-writers.ts
+ *   base       errors.ts, error-codes.ts, in-range.ts, log.ts, log-escape.ts, log-throttle.ts, retry-policy.ts, version.ts, package-root.ts, hide-paths.ts, path-inside.ts, open-writers.ts
  *   formats    src/formats/    value and file formats that settings validation
  *                              checks and the code above runs: allowed hosts,
  *                              command allow-lists, script command lines,
@@ -22,7 +22,7 @@
 const layers = [
   [
     'base',
-    '^src/(errors|error-codes|in-range|log|log-escape|retry-policy|version|package-root|hide-paths|path-inside|open-writers)\\.ts$',
+    '^src/(errors|error-codes|in-range|log|log-escape|log-throttle|retry-policy|version|package-root|hide-paths|path-inside|open-writers)\\.ts$',
   ],
   ['formats', '^src/formats/'],
   ['settings', '^src/settings/'],

@@ -179,7 +179,8 @@ export const CODES = {
   AGENT_ERR_WEB_LISTEN: { message: 'web server cannot listen on %s: %s' },
   AGENT_ERR_WEB_CERTIFICATE: { message: 'cannot load or create the web server certificate %s: %s' },
   AGENT_WARN_WEB_AUTH_BLOCKED: {
-    message: '%s is refused for %s s after %s failed authentications',
+    message:
+      '%s is refused for %s s after %s failed authentications (the last on %s), on every channel that checks a password',
     severity: 'warning',
   },
   AGENT_WARN_TLS_RELOAD: {

@@ -46,9 +46,19 @@ export const SECRET_MASK = '******';
 /** Shorter values are not masked inside longer texts (a secret "1" would mask every digit); they are still hidden where shown by key. */
 export const MIN_MASKED_LENGTH = 4;
 
-/** `text` with every occurrence of each secret value replaced by ******. */
+/** The userinfo of a URL (`scheme://user:password@`): up to the last `@` before the path, query or fragment. */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>\\]*@/gi;
+
+/**
+ * `text` as it may leave the agent: the userinfo of every URL in it
+ * (`https://user:password@host/` → `https://******@host/`) and every
+ * occurrence of each secret value (settings/secrets.ts: values read with
+ * `${env:}` / `${file:}`, x-secret keys) replaced by ******. The one mask of
+ * every exit: the log, the API's status, metrics and errors, `settings show`.
+ */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
+  // The values first: a secret value that is a whole URL no longer matches once its userinfo is masked.
   let out = text;
   for (const s of secrets) if (s.length >= MIN_MASKED_LENGTH && out.includes(s)) out = out.split(s).join(SECRET_MASK);
-  return out;
+  return out.includes('@') ? out.replace(USERINFO, `$1${SECRET_MASK}@`) : out;
 }

@@ -57,7 +57,7 @@ export class LogSink {
   private readonly listeners = new Set<LogListener>();
   errors = 0;
   lastError = '';
-  /** Values read from ${env:}/${file:} in the settings: masked as ****** in every entry (settings/secrets.ts). */
+  /** Values read from ${env:}/${file:} in the settings: masked as ****** in every entry, with URL userinfo (log-escape.ts). */
   secrets: readonly string[] = [];
 
   constructor(
@@ -90,7 +90,7 @@ export class LogSink {
   }
 
   write(level: LogLevel, namespace: string, text: string, where?: Where): LogRecord {
-    const message = this.secrets.length > 0 ? maskSecrets(text, this.secrets) : text;
+    const message = maskSecrets(text, this.secrets);
     const record: LogRecord = {
       index: this.next++,
       level,

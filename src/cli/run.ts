@@ -14,6 +14,7 @@ import { sink } from '../log.js';
 import { formatProblem } from './format-problem.js';
 import { installTestStall, notifySystemd, startWatchdog } from './sd-notify.js';
 import { onCrash } from './crash.js';
+import { markNonDumpable } from './no-dump.js';
 
 export const RUN_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
 
@@ -34,6 +35,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const file = settingsPath(options);
   const log = sink.logger('agent:run');
+  // Before any secret is read: scripts of the agent's user must not read its /proc files (no-dump.ts).
+  markNonDumpable(log);
   // SIGHUP's default action ends the process: the handler is there from the start, and a SIGHUP
   // that arrives while the modules start is kept and carried out once they have started.
   let reload: (() => void) | undefined;

@@ -52,7 +52,9 @@ function sourceOf(s: Snapshot): { source?: { url: string; revision: string | nul
   const url = sourceConfig(s).url;
   if (url === '') return {};
   const cached = readCachedPull(cacheFileOf(s.file));
-  return { source: { url, revision: cached?.revision ?? null, pulledAt: cached?.pulledAt ?? null } };
+  // Shown masked: userinfo and what ${env:} / ${file:} put into it.
+  const shown = maskSecrets(url, s.secretValues);
+  return { source: { url: shown, revision: cached?.revision ?? null, pulledAt: cached?.pulledAt ?? null } };
 }
 
 interface ShownValue {

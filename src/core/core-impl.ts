@@ -34,6 +34,7 @@ import type {
 } from './core.js';
 import type { Snapshot } from '../settings/snapshot.js';
 import { answerSettingsQuery } from './settings-query.js';
+import { AuthRateLimiter, limitsReader } from './login-limit.js';
 import { unknownQueryMessage } from './unknown-query.js';
 import { simpleExecHandler, simpleQueryHandler, simpleRunOf, verified } from './simple-handlers.js';
 
@@ -74,7 +75,11 @@ export function createCore(options: CoreOptions): Core {
     };
   };
 
+  // Its figures are the settings' in force (before the first settings: the schema's defaults).
+  const logins = new AuthRateLimiter(limitsReader(options.settings));
+
   const core: Core = {
+    logins,
     registerQuery: (info, handler) => register(queries, info, handler),
     registerSimpleQuery(info, fn: SimpleQuery) {
       return register(queries, info, simpleQueryHandler(fn));

@@ -7,6 +7,7 @@
  */
 import type { QueryResult } from './result.js';
 import type { Channel } from './work-counters.js';
+import type { AuthRateLimiter } from './login-limit.js';
 
 /**
  * Encoded QueryRequestMessage in, encoded QueryResponseMessage out. The
@@ -96,6 +97,14 @@ export interface Core {
   submit(channel: string, results: readonly QueryResult[], sender?: string): Promise<number>;
   submitRaw(channel: string, message: Uint8Array): Promise<number>;
   listChannels(): { name: string; modules: string[] }[];
+
+  /**
+   * The one failed-login limit of the agent (login-limit.ts): every password
+   * check of every module (web, check_nt) takes its slot here, so failures
+   * from one address count on all of them. The same object on every
+   * `forModule` core.
+   */
+  readonly logins: AuthRateLimiter;
 
   /** Deliver an encoded LogEntry to the agent log. */
   logRaw(entry: Uint8Array): void;

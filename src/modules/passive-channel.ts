@@ -27,6 +27,7 @@ import type { BackoffPolicy } from '../retry-policy.js';
 import { errorMessage } from '../errors.js';
 import { valueText } from '../settings/value-text.js';
 import { countQueue, watchQueue } from '../core/passive-counters.js';
+import { WarningThrottle } from '../log-throttle.js';
 
 /** The alias that makes a result a host check result (NSClient++'s NSCAClient and IcingaClient). */
 export const HOST_CHECK = 'host_check';
@@ -73,6 +74,7 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
   let unsubscribe: (() => void) | undefined;
   let unregister: (() => void) | undefined;
   const queues = new Map<string, { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void }>();
+  const drops = new WarningThrottle();
   const section = (): Section =>
     settings!.sections[spec.section as keyof ModuleSettings['sections']] as unknown as Section;
 
@@ -121,7 +123,11 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     },
     onDrop: (now, total) => {
       countQueue(spec.module, targetName, 'dropped', now);
-      ctx!.log.warning(
+      // One line a minute per target, with the count of the others (log-throttle.ts): a flood of results must not flood the log.
+      drops.warn(
+        ctx!.log,
+        'dropped',
+        targetName,
         `AGENT_WARN_PASSIVE_DROPPED: target ${targetName}: the queue of unsent results is full (${section()['queue size']}); dropped the oldest (${total} dropped so far, ${now} now)`,
       );
     },

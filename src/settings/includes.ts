@@ -63,6 +63,8 @@ export interface SettingsTree {
 }
 
 export interface RemoteInclude {
+  /** Part of it read with `${env:}` / `${file:}`: a secret, masked wherever it is shown (settings/secrets.ts). */
+  secret?: true;
   url: string;
   cache: string;
 }
@@ -115,9 +117,9 @@ export class SettingsReader {
     const watched = new Set<string>([mainSource.file]);
     const remote = new Map<string, RemoteInclude>();
     /** A remote include: its cached pull at this place, or nothing (and a warning) before its first pull. */
-    const includeRemote = async (url: string, at: Parameters<typeof problem>[2]): Promise<void> => {
+    const includeRemote = async (url: string, at: Parameters<typeof problem>[2], secret: boolean): Promise<void> => {
       const cache = remoteIncludeCache(mainSource.file, mainSource.doc, url);
-      remote.set(url, { url, cache });
+      remote.set(url, { url, cache, ...(secret ? { secret: true as const } : {}) });
       watched.add(cache);
       const pulled = await this.source(cache);
       if ('error' in pulled) return void problems.push(problem('AGENT_WARN_INCLUDE_NOT_PULLED', [url], at));
@@ -170,7 +172,7 @@ export class SettingsReader {
             continue;
           }
           if (isRemoteInclude(expanded.value)) {
-            await includeRemote(expanded.value.trim(), at);
+            await includeRemote(expanded.value.trim(), at, expanded.secret);
             continue;
           }
           const found = await this.expand(resolve(dirname(src.file), expanded.value), watched);

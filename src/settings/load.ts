@@ -257,10 +257,13 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   const marked = schemaSecrets(sections, [users, targets.nsca, targets.icinga], (path) =>
     secretKeyTest(set.find(path)?.section.schema),
   );
+  // A remote include's URL read in part with ${env:} / ${file:} is one of them (settings/includes.ts).
+  const urls = (tree.remote ?? []).filter((r) => r.secret).map((r) => r.url);
   const secretValues =
-    marked.length === 0 ? fromOutside : [...new Set([...fromOutside, ...marked])].sort((x, y) => y.length - x.length);
-  if (secretValues.length > 0)
-    for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
+    marked.length + urls.length === 0
+      ? fromOutside
+      : [...new Set([...fromOutside, ...marked, ...urls])].sort((x, y) => y.length - x.length);
+  for (const p of [...problems, ...warnings]) p.message = maskSecrets(p.message, secretValues);
   const errors = problems.filter((p) => p.severity === 'error');
   warnings.push(...problems.filter((p) => p.severity === 'warning'));
   if (errors.length > 0)

@@ -5,6 +5,8 @@
 // their final names and renamed, like the spawner.
 //   sd-notify.node (src/cli/sd-notify-c/): tells systemd the agent's state from the agent's own
 //     process; without it, `systemd-notify`, which a unit accepts only with NotifyAccess=all.
+//   no-dump.node (src/cli/no-dump-c/): marks the agent non-dumpable, so that scripts of its own
+//     user cannot read /proc/<agent>/environ; without it, they can (the agent says so at start).
 //   rename-exchange.node (src/settings/rename-exchange-c/): the settings writer's checked
 //     replace; without it, a plain rename, which can overwrite a hand save that lands in the
 //     moment between the writer's last check and its rename.
@@ -19,6 +21,11 @@ const addons = [
     name: 'sd-notify',
     source: 'src/cli/sd-notify-c/sd-notify.c',
     fallback: 'under systemd the agent falls back to systemd-notify',
+  },
+  {
+    name: 'no-dump',
+    source: 'src/cli/no-dump-c/no-dump.c',
+    fallback: 'the agent stays dumpable: scripts of its user can read /proc/<agent>/environ',
   },
   {
     name: 'rename-exchange',

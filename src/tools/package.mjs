@@ -65,6 +65,7 @@ for (const file of [
   'dist/agent/main.cjs.cache',
   'dist/bin/script-spawner',
   'dist/bin/sd-notify.node',
+  'dist/bin/no-dump.node',
   'dist/bin/rename-exchange.node',
 ]) {
   if (!existsSync(join(root, file)))
@@ -96,6 +97,7 @@ put(join(root, 'dist/agent/main.cjs'), join(lib, 'dist/agent/main.cjs'));
 put(join(root, 'dist/agent/main.cjs.cache'), join(lib, 'dist/agent/main.cjs.cache'));
 put(join(root, 'dist/bin/script-spawner'), join(lib, 'dist/bin/script-spawner'), 0o755);
 put(join(root, 'dist/bin/sd-notify.node'), join(lib, 'dist/bin/sd-notify.node'));
+put(join(root, 'dist/bin/no-dump.node'), join(lib, 'dist/bin/no-dump.node'));
 put(join(root, 'dist/bin/rename-exchange.node'), join(lib, 'dist/bin/rename-exchange.node'));
 cpSync(join(root, 'src/web/ui'), join(lib, 'src/web/ui'), { recursive: true });
 cpSync(join(root, 'schema'), join(lib, 'schema'), { recursive: true });
@@ -105,6 +107,7 @@ for (const binary of [
   'bin/node',
   'dist/bin/script-spawner',
   'dist/bin/sd-notify.node',
+  'dist/bin/no-dump.node',
   'dist/bin/rename-exchange.node',
 ])
   execFileSync('strip', ['--strip-unneeded', '--remove-section=.comment', '--remove-section=.note', join(lib, binary)]);

@@ -3,7 +3,7 @@
  * 1. allowed hosts: the peer address against `allowed hosts` of
  *    [/settings/WEB/server], else [/settings/default] (fail closed);
  * 2. the per-address limit on failed authentications, counted in flight
- *    (rate-limit.ts): a guess takes its slot before its check starts;
+ *    (core/login-limit.ts, the agent's one limit, shared with check_nt): a guess takes its slot first;
  * 3. HTTP Basic credentials (read and checked in credentials.ts): user `root` with the web password (the file's,
  *    else the one generated at start), or a user of [/settings/web/users/...]
  *    (templates cannot sign in); without Basic, NSClient++'s `password`
@@ -12,7 +12,9 @@
  * 4. the route's privilege through the user's role ([/settings/web/roles]);
  *    `root` holds every privilege.
  * Every failure is the same 403 body. Credential checks cost one pbkdf2 run
- * whatever the outcome (password-hash.ts); successful checks are cached by
+ * whatever the outcome (password-hash.ts), and a 403 for a missing privilege
+ * after a remembered success waits what its check took (WebRequest.uncheckedCost),
+ * so a right password answers no faster than a wrong one; successful checks are cached by
  * the exact header, each valid while what its login depends on is unchanged
  * (login-fingerprint.ts: root's password, or the user's hash and role), so a
  * client pays pbkdf2 once per credential, and an edit of another user costs
@@ -24,6 +26,7 @@
  * role and allowed-hosts edits apply to the next request.
  */
 import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Middleware } from 'polka';
 import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
@@ -32,7 +35,8 @@ import { hasPrivilege } from '../settings/privileges.js';
 import { fallbackSource } from '../settings/module-view.js';
 import { readCredential, verifyLogin, type Credential } from './credentials.js';
 import type { WebMetrics } from './metrics.js';
-import { AuthRateLimiter } from './rate-limit.js';
+import { AuthRateLimiter, limitsOf } from '../core/login-limit.js';
+import { WarningThrottle } from '../log-throttle.js';
 import { loginFingerprint, rootPassword, WEB_SECTION, type WebSettings } from './login-fingerprint.js';
 import { confirmedFor, rememberedLogin, rememberLogin, stillValid, type LoginMemo } from './login-memo.js';
 import { GuessChecker, type GuessOutcome } from './guess-check.js';
@@ -43,6 +47,8 @@ import { envelope } from './on-error.js';
 import type { WebRequest } from './respond.js';
 
 const CACHE_LIMIT = 1000;
+/** This channel, in the shared limit's log lines. */
+const WEB = 'the web server';
 
 export interface AccessOptions {
   getSnapshot: () => WebSettings;
@@ -51,6 +57,8 @@ export interface AccessOptions {
   metrics: WebMetrics;
   log: Logger;
   now?: () => number;
+  /** The agent's one failed-login limit (Core.logins), shared with every password check; else one of its own. */
+  logins?: AuthRateLimiter;
 }
 
 interface Derived {
@@ -66,10 +74,12 @@ export class AccessControl {
   private derived: Derived | undefined;
   private readonly limiter: AuthRateLimiter;
   private readonly guesses: GuessChecker;
+  /** Per-event warnings (bad credentials, refused hosts, missing privileges): a line a minute per subject. */
+  private readonly notices = new WarningThrottle();
   private readonly forbiddenBody = Buffer.from(JSON.stringify(envelope(new AgentError('AGENT_ERR_HTTP_FORBIDDEN'))));
 
   constructor(private readonly opts: AccessOptions) {
-    this.limiter = new AuthRateLimiter({ maxFailures: 0, blockSeconds: 60 }, opts.now);
+    this.limiter = opts.logins ?? new AuthRateLimiter(() => limitsOf(opts.getSnapshot().sections), opts.now);
     this.guesses = new GuessChecker(this.limiter);
   }
 
@@ -93,11 +103,16 @@ export class AccessControl {
     const permitted = (req: WebRequest, res: ServerResponse): void | Promise<void> => {
       if (!this.allows(req, requirement)) {
         this.opts.metrics.authFailure('privilege');
-        this.opts.log.warning(
+        this.notices.warn(
+          this.opts.log,
+          'privilege',
+          req.principal?.user ?? '',
           `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: user ${escapeForLog(req.principal?.user)} lacks ${requiredPrivileges(req, requirement).join(' or ')}`,
         );
-        this.forbid(res);
-        return;
+        // A remembered success skipped the check a wrong guess pays: a 403 at once would say the password was right.
+        const owed = req.uncheckedCost ?? 0;
+        if (owed <= 0) return this.forbid(res);
+        return sleep(owed).then(() => this.forbid(res));
       }
       return handler(req, res);
     };
@@ -120,6 +135,7 @@ export class AccessControl {
       this.refuse(
         res,
         'host',
+        address,
         `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`,
       )
     );
@@ -166,17 +182,19 @@ export class AccessControl {
       return this.refuse(
         res,
         'host',
+        address,
         `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)}: ${escapeForLog(address)} is not in allowed hosts ${d.hostsFrom}`,
       );
-    if (this.limiter.isBlocked(address)) return this.refuse(res, 'blocked', undefined);
+    if (this.limiter.isBlocked(address)) return this.blocked(res, address);
     // The settings changed since: still the same principal while its login is unchanged in them.
     if (memo !== undefined && stillValid(memo, d, d.snapshot, generated)) return this.admitRemembered(req, res, memo);
     return this.admitChecked(req, res, d, address, header);
   }
 
   private admitRemembered(req: WebRequest, res: ServerResponse, memo: LoginMemo): boolean {
-    if (!this.limiter.wouldAdmit(memo.address)) return this.refuse(res, 'blocked', undefined);
+    if (!this.limiter.wouldAdmit(memo.address)) return this.blocked(res, memo.address);
     req.principal = memo.principal;
+    req.uncheckedCost = memo.cost;
     return true;
   }
 
@@ -190,11 +208,11 @@ export class AccessControl {
   ): Promise<boolean> {
     const generated = this.opts.generatedPassword?.();
     const credential = readCredential(req, (user, password) => verifyLogin(d.snapshot, user, password, generated));
-    if (credential.kind === 'none') return this.refuse(res, 'missing', undefined);
+    if (credential.kind === 'none') return this.refuse(res, 'missing', address, undefined);
     if (credential.kind === 'invalid') {
       // A malformed header is a guess too: it takes a slot and fails at once.
       const attempt = this.limiter.acquire(address);
-      if (!attempt) return this.refuse(res, 'blocked', undefined);
+      if (!attempt) return this.blocked(res, address);
       return this.fail(
         res,
         address,
@@ -204,7 +222,7 @@ export class AccessControl {
       );
     }
     const outcome = await this.verifyGuess(address, credential);
-    if (outcome.kind === 'blocked') return this.refuse(res, 'blocked', undefined);
+    if (outcome.kind === 'blocked') return this.blocked(res, address);
     if (outcome.kind === 'failed')
       return this.fail(
         res,
@@ -214,11 +232,13 @@ export class AccessControl {
         `403 ${escapeForLog(req.method)} ${escapeForLog(req.path)} from ${escapeForLog(address)}: bad credentials for ${escapeForLog(credential.who)}`,
       );
     req.principal = outcome.principal;
+    req.uncheckedCost = outcome.checked ? 0 : outcome.cost;
     if (header !== undefined && req.headers.authorization === header) {
       rememberLogin(req.socket, {
         header,
         login: credential.login,
         fingerprint: outcome.fingerprint,
+        cost: outcome.cost,
         principal: outcome.principal,
         address,
         confirmed: d,
@@ -241,10 +261,6 @@ export class AccessControl {
     const parsed = parseAllowedHosts(web['allowed hosts']);
     const hostsFrom = fallbackSource(snapshot, WEB_SECTION, 'allowed hosts');
     for (const p of parsed.problems) this.opts.log.warning(`${hostsFrom}: ${p}`);
-    this.limiter.configure({
-      maxFailures: web['auth rate limit max failures'],
-      blockSeconds: web['auth rate limit block seconds'],
-    });
     this.derived = { snapshot, matchers: parsed.matchers, hostsFrom, hostVerdicts: new Map() };
     return this.derived;
   }
@@ -263,24 +279,21 @@ export class AccessControl {
     return loginFingerprint(d.snapshot, login, this.opts.generatedPassword?.());
   }
 
-  private refuse(res: ServerResponse, reason: string, message: string | undefined): false {
+  private refuse(res: ServerResponse, reason: string, subject: string, message: string | undefined): false {
     this.opts.metrics.authFailure(reason);
-    if (message !== undefined) this.opts.log.warning(message);
+    if (message !== undefined) this.notices.warn(this.opts.log, reason, subject, message);
     this.forbid(res);
     return false;
   }
 
+  /** A guess from a blocked address, answered unchecked (one line per address and minute: login-limit.ts). */
+  private blocked(res: ServerResponse, address: string): false {
+    this.limiter.noteBlocked(this.opts.log, address, false, WEB);
+    return this.refuse(res, 'blocked', address, undefined);
+  }
+
   private fail(res: ServerResponse, address: string, blockStarted: boolean, reason: string, message: string): false {
-    if (blockStarted) {
-      const web = (this.derived ?? this.current()).snapshot.sections[WEB_SECTION];
-      this.opts.log.warning(
-        new AgentError('AGENT_WARN_WEB_AUTH_BLOCKED', [
-          escapeForLog(address),
-          web['auth rate limit block seconds'],
-          web['auth rate limit max failures'],
-        ]).message,
-      );
-    }
-    return this.refuse(res, reason, message);
+    if (blockStarted) this.limiter.noteBlocked(this.opts.log, address, true, WEB);
+    return this.refuse(res, reason, address, message);
   }
 }

@@ -18,7 +18,8 @@ import type { AgentControl } from '../core/control.js';
 import { dirname } from 'node:path';
 import { AgentError } from '../errors.js';
 import { hidePaths } from '../hide-paths.js';
-import { getLogger, type Logger } from '../log.js';
+import { maskSecrets } from '../log-escape.js';
+import { getLogger, sink, type Logger } from '../log.js';
 import { AccessControl, WEB_SECTION, type WebSettings } from './access.js';
 import { applyCompat } from './compat.js';
 import { createDispatch } from './dispatch.js';
@@ -76,8 +77,10 @@ export function buildApp(opts: WebAppOptions): WebApp {
     generatedPassword: opts.generatedPassword,
     metrics,
     log,
+    logins: opts.core.logins,
   });
-  const hide = (text: string): string => hidePaths(text, dirname(opts.getSnapshot().file));
+  // What leaves in an answer: no absolute path of the machine, no secret (URL userinfo, ${env:} / ${file:} values).
+  const hide = (text: string): string => maskSecrets(hidePaths(text, dirname(opts.getSnapshot().file)), sink.secrets);
   const onError = createOnError(log, hide);
   const app = polka<WebRequest>({
     onError: (err, req, res) => onError(err, req, res),

@@ -1,24 +1,25 @@
 /**
- * The check of one credential under the failed-login limit (rate-limit.ts),
+ * The check of one credential under the failed-login limit (core/login-limit.ts, shared by every password check of the agent),
  * for AccessControl (access.ts): successes are cached by credential while
  * their login's fingerprint is unchanged, identical guesses in flight from
  * one address share one check, failures are never cached.
  */
 import { createHash } from 'node:crypto';
 import type { Credential } from './credentials.js';
-import type { AuthRateLimiter } from './rate-limit.js';
+import type { AuthRateLimiter } from '../core/login-limit.js';
 import type { Principal } from './respond.js';
 
 const CACHE_LIMIT = 1000;
 
 export type GuessOutcome =
-  | { kind: 'ok'; principal: Principal; fingerprint: string }
+  /** `cost`: milliseconds the check of this credential took; `checked`: it ran for this guess (no cached success). */
+  | { kind: 'ok'; principal: Principal; fingerprint: string; cost: number; checked: boolean }
   | { kind: 'failed'; blockStarted: boolean }
   | { kind: 'blocked' };
 
 export class GuessChecker {
   /** Successful checks by credential, each valid while its login's fingerprint (login-fingerprint.ts) is unchanged. */
-  private readonly cache = new Map<string, { principal: Principal; fingerprint: string }>();
+  private readonly cache = new Map<string, { principal: Principal; fingerprint: string; cost: number }>();
   /** Checks running now, by address and credential: identical parallel guesses share one. */
   private readonly inFlight = new Map<string, Promise<GuessOutcome>>();
 
@@ -47,10 +48,11 @@ export class GuessChecker {
     const cached = this.cache.get(key);
     if (cached?.fingerprint === fingerprint) {
       attempt.succeed();
-      return { kind: 'ok', principal: cached.principal, fingerprint };
+      return { kind: 'ok', principal: cached.principal, fingerprint, cost: cached.cost, checked: false };
     }
     const run = (async (): Promise<GuessOutcome> => {
       let principal: Principal | undefined;
+      const started = performance.now();
       try {
         principal = await credential.verify();
       } catch (err) {
@@ -59,11 +61,12 @@ export class GuessChecker {
       }
       if (!principal) return { kind: 'failed', blockStarted: attempt.fail() };
       attempt.succeed();
+      const cost = performance.now() - started;
       // Checked against the settings of `fingerprint`: a later change of this login fails the comparison above.
       if (!this.cache.has(key) && this.cache.size >= CACHE_LIMIT)
         this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(key, { principal, fingerprint });
-      return { kind: 'ok', principal, fingerprint };
+      this.cache.set(key, { principal, fingerprint, cost });
+      return { kind: 'ok', principal, fingerprint, cost, checked: true };
     })();
     this.inFlight.set(flightKey, run);
     try {

@@ -23,6 +23,8 @@ export interface LoginMemo {
   login: string;
   fingerprint: string;
   principal: Principal;
+  /** Milliseconds its credential check took (what a refusal of a route waits: WebRequest.uncheckedCost). */
+  cost: number;
   /** The peer address the login passed the allowed hosts with. */
   address: string;
   /** The settings view (as the access layer's object for it) of the last confirmation. */

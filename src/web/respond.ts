@@ -17,6 +17,12 @@ export interface Principal {
 /** What our middleware adds to Polka's request. */
 export interface WebRequest extends Request {
   principal?: Principal;
+  /**
+   * Milliseconds of the credential check this request skipped (its login was
+   * a remembered success): a refusal of the route waits as long, so a right
+   * password without the route's privilege costs what a wrong one costs.
+   */
+  uncheckedCost?: number;
   /** Route pattern for metrics (`/api/v1/modules/:module`), or `static` / `unmatched`. */
   routeLabel?: string;
   /** The `public hosts` of the settings in force, set by the app for baseUrl. */

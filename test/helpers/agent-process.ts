@@ -5,7 +5,7 @@
  * removes the folder.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -43,6 +43,11 @@ export interface StartOptions {
   nofile?: number;
   /** Where the settings file goes, relative to the temp folder (default agent.ini). */
   settingsPath?: string;
+  /**
+   * Run the agent as this user and group id (setpriv, no supplementary groups) instead of the
+   * test's root, the temp folder given to it: to see what a process of the agent's own user may do.
+   */
+  asUser?: number;
 }
 
 export async function startAgent(options: StartOptions): Promise<AgentProcess> {
@@ -55,11 +60,14 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
     writeFileSync(join(dir, rel), text);
   }
   const args = [MAIN, 'run', '--settings', settingsFile];
-  // prlimit execs the command: the child's pid is the agent's.
-  const [program, ...programArgs] =
-    options.nofile !== undefined
-      ? ['/usr/bin/prlimit', `--nofile=${options.nofile}`, process.execPath, ...args]
-      : [process.execPath, ...args];
+  const user = options.asUser;
+  if (user !== undefined) for (const path of [dir, ...walk(dir)]) chownSync(path, user, user);
+  // prlimit and setpriv exec the command: the child's pid is the agent's.
+  const wrappers = [
+    ...(options.nofile !== undefined ? ['/usr/bin/prlimit', `--nofile=${options.nofile}`] : []),
+    ...(user !== undefined ? ['/usr/bin/setpriv', `--reuid=${user}`, `--regid=${user}`, '--clear-groups'] : []),
+  ];
+  const [program, ...programArgs] = [...wrappers, process.execPath, ...args] as [string, ...string[]];
   const proc = spawn(program, programArgs, {
     cwd: dir,
     env: { ...process.env, AGENT_LOG_LEVEL: 'debug', ...options.env },
@@ -153,6 +161,11 @@ export async function listenerPort(
 ): Promise<number> {
   const m = await agent.waitForLog(new RegExp(`${module}: listening on \\S+:(\\d+) `), 20_000, from);
   return Number(m[1]);
+}
+
+/** Every path under `dir`. */
+function walk(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((rel) => join(dir, rel));
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1 (racy: prefer port 0 and webPort or listenerPort). */

@@ -17,6 +17,7 @@
  * and no remote include never loads it.
  */
 import { sink } from '../../log.js';
+import { maskSecrets } from '../../log-escape.js';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
 import { backoffDelay } from '../../retry-policy.js';
 import type { SourceStatus } from '../../core/control.js';
@@ -118,16 +119,27 @@ export class SettingsSource {
     log.info(`settings source ${this.url}: revision ${cached.revision} applied (pulled by another process)`);
   }
 
+  /**
+   * Where the pulls stand, as it leaves the agent (API status, metrics): every URL and error in
+   * masked form (maskSecrets: URL userinfo, values read with ${env:} / ${file:}).
+   */
   status(): SourceStatus | undefined {
     if (this.pulling === '') return undefined;
-    const includes = this.includes.status();
-    return {
+    const secrets = this.host.settings().secretValues;
+    const mask = (text: string): string => maskSecrets(text, secrets);
+    const masked = <T extends { url: string; lastError: string | null }>(o: T): T => ({
+      ...o,
+      url: mask(o.url),
+      lastError: o.lastError === null ? null : mask(o.lastError),
+    });
+    const includes = this.includes.status().map(masked);
+    return masked({
       url: this.url,
       ...this.state,
       pulls: { ...this.state.pulls },
       nextPull: this.next === null ? null : new Date(this.next).toISOString(),
       ...(includes.length > 0 ? { includes } : {}),
-    };
+    });
   }
 
   /** Pull now (SIGHUP, the API, `agent settings pull`). Never rejects, except AGENT_ERR_SOURCE_NONE when nothing is to pull. */

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AuthRateLimiter } from '../../../src/web/rate-limit.js';
+import { AuthRateLimiter, addressKey, limitsOf } from '../../../src/core/login-limit.js';
 
 void describe('AuthRateLimiter', () => {
   void it('blocks an address after max failures for block seconds, then lets it try again', () => {
@@ -100,5 +100,23 @@ void describe('AuthRateLimiter', () => {
     assert.equal(off.wouldAdmit('a'), true, 'the limit turned off');
     for (let i = 0; i < 5; i++) assert.equal(rl.wouldAdmit(`10.0.0.${i}`), true);
     assert.equal(rl.blockedCount(), 0);
+  });
+
+  void it('counts an IPv4-mapped IPv6 peer as its IPv4 address (one peer, one entry, whichever listener it reached)', () => {
+    const rl = new AuthRateLimiter({ maxFailures: 2, blockSeconds: 10 });
+    assert.equal(rl.acquire('::ffff:10.0.0.9')?.fail(), false);
+    assert.equal(rl.acquire('10.0.0.9')?.fail(), true, 'the second failure of the same peer starts the block');
+    assert.equal(rl.isBlocked('::FFFF:10.0.0.9'), true);
+    assert.equal(addressKey('::ffff:10.0.0.9'), '10.0.0.9');
+    assert.equal(addressKey('FE80::1'), 'fe80::1');
+  });
+
+  void it('reads its figures at each use from a function (the settings in force)', () => {
+    let limits = { maxFailures: 1, blockSeconds: 10 };
+    const rl = new AuthRateLimiter(() => limits);
+    assert.equal(rl.acquire('10.0.0.10')?.fail(), true);
+    limits = { maxFailures: 0, blockSeconds: 10 };
+    assert.equal(rl.isBlocked('10.0.0.10'), false, 'a limit turned off refuses nobody');
+    assert.deepEqual(limitsOf({}), { maxFailures: 10, blockSeconds: 60 });
   });
 });
