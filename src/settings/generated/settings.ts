@@ -235,11 +235,11 @@ password: string
  */
 "nsclient status codes": boolean
 /**
- * Failed authentications from one address before it is refused for a while; 0 turns the limit off.
+ * Failed authentications from one address before it is refused for a while, on every password the agent checks (web Basic, the legacy password header, check_nt): one count per address, shared; 0 turns the limit off.
  */
 "auth rate limit max failures": number
 /**
- * Seconds an address stays refused after too many failed authentications.
+ * Seconds an address stays refused, on every password the agent checks, after too many failed authentications.
  */
 "auth rate limit block seconds": number
 /**
