@@ -8,6 +8,7 @@
  * problem; it never takes the caller down.
  */
 import { sliceSpent } from './work-slice.js';
+import { withPatternScope } from '../formats/pattern-cost.js';
 import { refusedAs } from './command-names.js';
 import { countRefusal, observeQuery } from './work-counters.js';
 import { errorMessage, formatMessage } from '../errors.js';
@@ -95,7 +96,7 @@ export function createCore(options: CoreOptions): Core {
       return responseToResult(first);
     },
 
-    queryRaw: (bytes, opts = {}) => queryAll(bytes, opts),
+    queryRaw: (bytes, opts = {}) => withPatternScope(() => queryAll(bytes, opts)),
 
     registerExec: (info, handler) => register(execs, info, handler),
     registerSimpleExec(info, fn: SimpleExec) {
