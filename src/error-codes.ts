@@ -216,6 +216,11 @@ export const CODES = {
     message: '%s %s: %s; the pattern matches no name (a negated one refuses every name)',
     severity: 'warning',
   },
+  AGENT_WARN_CLIENT_RELAY: {
+    message:
+      'allowed queries lets peers run the client queries %s: a peer makes this agent connect to other agents in its own name (a relay); leave them out (!remote_*, !agent_*, the default) unless relaying is the point',
+    severity: 'warning',
+  },
   // Secrets kept out of the settings files that git tracks
   AGENT_ERR_PASSWORD_FILE: {
     message:

@@ -18,6 +18,7 @@ import { errorMessage } from '../errors.js';
 import { COMMON_OPTIONS, SUMMARY_VARS, SUMMARY_TEXTS, helpText } from './engine-help.js';
 import { capped, type ListCap } from './list-cap.js';
 import { inRange } from '../in-range.js';
+import { PatternCostError } from '../formats/linear-pattern.js';
 
 export type EmptyState = 'ok' | 'warning' | 'critical' | 'unknown' | 'ignored';
 
@@ -111,7 +112,13 @@ export async function runCheck(
     const items = await def.collect(args, { signal, now, accepts, seen: (n) => (seen = n) });
     return judge(def, plan, items, now, seen ?? items.length);
   } catch (err) {
-    if (err instanceof ArgumentError || err instanceof PlanError || err instanceof CheckError)
+    // A pattern whose matching would cost more than its budget (formats/pattern-cost.ts) says so in words.
+    if (
+      err instanceof ArgumentError ||
+      err instanceof PlanError ||
+      err instanceof CheckError ||
+      err instanceof PatternCostError
+    )
       return { command, result: UNKNOWN, message: err.message, perf: [] };
     return { command, result: UNKNOWN, message: `${command} failed: ${errorMessage(err)}`, perf: [] };
   }

@@ -8,6 +8,8 @@
  * problem; it never takes the caller down.
  */
 import { sliceSpent } from './work-slice.js';
+import { withPatternScope } from '../formats/pattern-cost.js';
+import { refusedAs } from './command-names.js';
 import { countRefusal, observeQuery } from './work-counters.js';
 import { errorMessage, formatMessage } from '../errors.js';
 import { escapeForLog, sink } from '../log.js';
@@ -24,6 +26,7 @@ import {
 } from './plugin/codec.js';
 import { toStatus, type Status } from './result.js';
 import type {
+  CallOptions,
   Core,
   QueryInfo,
   RawChannelHandler,
@@ -98,71 +101,7 @@ export function createCore(options: CoreOptions): Core {
       return responseToResult(first);
     },
 
-    async queryRaw(bytes, opts = {}) {
-      const request = decode('QueryRequestMessage', bytes);
-      const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
-      for (const p of request.payload) {
-        // Many quick queries would otherwise run as one chain of microtasks, holding every socket of
-        // the agent until the last: let I/O in once the slice is spent (and stop once nobody waits).
-        if (request.payload.length > 1 && sliceSpent()) {
-          await new Promise((resolve) => setImmediate(resolve));
-          opts.signal?.throwIfAborted();
-        }
-        const refused = opts.allow?.('query', p.command);
-        if (refused !== undefined) {
-          if (opts.channel) countRefusal(opts.channel, 'allowed queries');
-          payload.push(
-            resultToResponse({ command: p.command, result: 3, message: refused, perf: [] }, p.id ?? undefined),
-          );
-          continue;
-        }
-        const entry = queries.get(p.command.toLowerCase());
-        if (!entry) {
-          if (opts.channel) observeQuery(opts.channel, 'unknown', 0, 3);
-          payload.push(
-            resultToResponse(
-              { command: p.command, result: 3, message: unknownQuery(p.command), perf: [] },
-              p.id ?? undefined,
-            ),
-          );
-          continue;
-        }
-        const started = opts.channel ? performance.now() : 0;
-        try {
-          // A simple query (registerSimpleQuery) runs on the request decoded here; its answer is encoded with the others below.
-          const simple = simpleRunOf(entry.handler);
-          if (simple) {
-            payload.push(verified(await simple(p, opts)));
-            continue;
-          }
-          // Each handler sees a request holding only its payload; a one-payload request already is one.
-          const single =
-            request.payload.length === 1
-              ? bytes
-              : encode('QueryRequestMessage', { header: request.header, payload: [p] });
-          const answer = decode('QueryResponseMessage', await entry.handler(single, opts));
-          if (answer.payload.length === 0) throw new Error('the handler answered no payload');
-          payload.push(...answer.payload);
-        } catch (err) {
-          const message = formatMessage('AGENT_ERR_QUERY_FAILED', [p.command, errorMessage(err)]);
-          // The command and the handler's error may hold what a peer sent.
-          log.error(escapeForLog(message));
-          payload.push(resultToResponse({ command: p.command, result: 3, message, perf: [] }, p.id ?? undefined));
-        } finally {
-          if (opts.channel)
-            observeQuery(
-              opts.channel,
-              entry.info.name,
-              (performance.now() - started) / 1000,
-              toStatus(payload.at(-1)?.result ?? 3),
-            );
-        }
-      }
-      return encode('QueryResponseMessage', {
-        header: answerHeader(request.header, HeaderType.QUERY_RESPONSE),
-        payload,
-      });
-    },
+    queryRaw: (bytes, opts = {}) => withPatternScope(() => queryAll(bytes, opts)),
 
     registerExec: (info, handler) => register(execs, info, handler),
     registerSimpleExec(info, fn: SimpleExec) {
@@ -185,7 +124,8 @@ export function createCore(options: CoreOptions): Core {
       const request = decode('ExecuteRequestMessage', bytes);
       const payload: Plugin.ExecuteResponseMessage.Response.$Properties[] = [];
       for (const p of request.payload) {
-        const refused = opts.allow?.('exec', p.command);
+        const entry = execs.get(p.command.toLowerCase());
+        const refused = refusedAs(opts.allow, 'exec', p.command, entry?.info);
         if (refused !== undefined) {
           payload.push({
             ...(p.id != null ? { id: p.id } : {}),
@@ -196,7 +136,6 @@ export function createCore(options: CoreOptions): Core {
           });
           continue;
         }
-        const entry = execs.get(p.command.toLowerCase());
         if (!entry) {
           payload.push({
             ...(p.id != null ? { id: p.id } : {}),
@@ -278,6 +217,72 @@ export function createCore(options: CoreOptions): Core {
     },
     forModule: (sections) => confined(sections),
   };
+  async function queryAll(bytes: Uint8Array, opts: CallOptions): Promise<Uint8Array> {
+    const request = decode('QueryRequestMessage', bytes);
+    const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
+    for (const p of request.payload) {
+      // Many quick queries would otherwise run as one chain of microtasks, holding every socket of
+      // the agent until the last: let I/O in once the slice is spent (and stop once nobody waits).
+      if (request.payload.length > 1 && sliceSpent()) {
+        await new Promise((resolve) => setImmediate(resolve));
+        opts.signal?.throwIfAborted();
+      }
+      const entry = queries.get(p.command.toLowerCase());
+      const refused = refusedAs(opts.allow, 'query', p.command, entry?.info);
+      if (refused !== undefined) {
+        if (opts.channel) countRefusal(opts.channel, 'allowed queries');
+        payload.push(
+          resultToResponse({ command: p.command, result: 3, message: refused, perf: [] }, p.id ?? undefined),
+        );
+        continue;
+      }
+      if (!entry) {
+        if (opts.channel) observeQuery(opts.channel, 'unknown', 0, 3);
+        payload.push(
+          resultToResponse(
+            { command: p.command, result: 3, message: unknownQuery(p.command), perf: [] },
+            p.id ?? undefined,
+          ),
+        );
+        continue;
+      }
+      const started = opts.channel ? performance.now() : 0;
+      try {
+        // A simple query (registerSimpleQuery) runs on the request decoded here; its answer is encoded with the others below.
+        const simple = simpleRunOf(entry.handler);
+        if (simple) {
+          payload.push(verified(await simple(p, opts)));
+          continue;
+        }
+        // Each handler sees a request holding only its payload; a one-payload request already is one.
+        const single =
+          request.payload.length === 1
+            ? bytes
+            : encode('QueryRequestMessage', { header: request.header, payload: [p] });
+        const answer = decode('QueryResponseMessage', await entry.handler(single, opts));
+        if (answer.payload.length === 0) throw new Error('the handler answered no payload');
+        payload.push(...answer.payload);
+      } catch (err) {
+        const message = formatMessage('AGENT_ERR_QUERY_FAILED', [p.command, errorMessage(err)]);
+        // The command and the handler's error may hold what a peer sent.
+        log.error(escapeForLog(message));
+        payload.push(resultToResponse({ command: p.command, result: 3, message, perf: [] }, p.id ?? undefined));
+      } finally {
+        if (opts.channel)
+          observeQuery(
+            opts.channel,
+            entry.info.name,
+            (performance.now() - started) / 1000,
+            toStatus(payload.at(-1)?.result ?? 3),
+          );
+      }
+    }
+    return encode('QueryResponseMessage', {
+      header: answerHeader(request.header, HeaderType.QUERY_RESPONSE),
+      payload,
+    });
+  }
+
   /** The core with settings lookups confined to `scope`; narrowing it again only ever narrows. */
   function confined(scope: readonly string[]): Core {
     const own = new Set(scope.map((s) => s.toLowerCase()));

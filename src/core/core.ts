@@ -21,8 +21,10 @@ export type CommandKind = 'query' | 'exec';
  * What a caller may run: undefined for an allowed name, else the message of
  * the refusal. The protocol servers pass one per request
  * (src/protocols/command-guard.ts); the core checks it before every
- * query and exec command and hands it on to handlers, so queries that run
- * other queries (check_negate, check_multi, aliases) are checked too.
+ * query and exec command, under every name the command goes by (as
+ * written, as registered, the query an alias or a legacy name runs), and
+ * hands it on to handlers, so queries that run other queries (check_negate,
+ * check_multi, check_timeout, aliases) are checked too.
  */
 export type CommandFilter = (kind: CommandKind, name: string) => string | undefined;
 
@@ -51,6 +53,11 @@ export interface QueryInfo {
   description: string;
   /** For a query alias ([/settings/external scripts/alias]): the query it runs. */
   aliasOf?: string;
+  /**
+   * For another name of a check (NSClient++'s legacy `checkProcState`): the
+   * check it runs (`check_process`). The allow-lists see this name too.
+   */
+  runs?: string;
 }
 
 /** Context passed to simple query functions. */

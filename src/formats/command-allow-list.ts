@@ -11,7 +11,7 @@
  * negated one (`!remote_*`); an empty list allows nothing. So
  * `*, !remote_*, !agent_*` is every query but the client queries.
  */
-import { linearGlob, PatternError } from './linear-pattern.js';
+import { linearGlob, PatternCostError, PatternError } from './linear-pattern.js';
 import { wildcardPattern } from './wildcard.js';
 
 export interface AllowList {
@@ -69,7 +69,15 @@ function compile(pattern: string, refused: string[], onRefused: boolean): Matche
   }
   try {
     const glob = linearGlob(pattern, { ignoreCase: true, dot: true });
-    return (name) => glob.test(name);
+    // A name too long to match within the pattern budget fails closed, as a pattern that cannot run.
+    return (name) => {
+      try {
+        return glob.test(name);
+      } catch (err) {
+        if (!(err instanceof PatternCostError)) throw err;
+        return onRefused;
+      }
+    };
   } catch (err) {
     if (!(err instanceof PatternError)) throw err;
     refused.push(err.message);

@@ -8,11 +8,16 @@
  * holding the event loop for ever. docs/checks.md "Checks and scripts" lists the
  * syntax; "Dependencies and why" says why re2js.
  *
+ * Linear is not cheap: every pattern also has a bounded cost
+ * (pattern-cost.ts): repetition counts and program size at compile time,
+ * and program size × text length before each match.
+ *
  * re2js is loaded on the first pattern, not at start (the bundle keeps it
  * external, like selfsigned).
  */
 import { createRequire } from 'node:module';
 import { globToRe2 } from './glob-syntax.js';
+import { chargeMatch, largestRepeat, MAX_PROGRAM_SIZE, MAX_REPEAT, refuseMatch } from './pattern-cost.js';
 
 /** Longest pattern accepted, in characters (the work of a match grows with pattern times text). */
 export const MAX_PATTERN_LENGTH = 512;
@@ -23,8 +28,11 @@ export interface TextPattern {
   test(text: string): boolean;
 }
 
-/** A pattern that is too long or not RE2 syntax; the message says why, for the requester. */
+/** A pattern that is too long, too costly or not RE2 syntax; the message says why, for the requester. */
 export class PatternError extends Error {}
+
+/** A match refused before it runs, its cost being over the budget (pattern-cost.ts); thrown by `test`. */
+export class PatternCostError extends PatternError {}
 
 export interface PatternOptions {
   ignoreCase?: boolean;
@@ -69,7 +77,29 @@ function compile(pattern: string, options: PatternOptions): TextPattern {
     // re2js says "error parsing regexp: invalid or unsupported Perl syntax: `(?=`" and the like.
     throw new PatternError(`${(err as Error).message} (RE2 syntax: no backreferences or lookaround)`);
   }
-  return { source: pattern, test: (text) => compiled.matcher(text).find() };
+  const repeat = largestRepeat(pattern);
+  if (repeat > MAX_REPEAT)
+    throw new PatternError(
+      `the pattern repeats ${repeat} times; a repetition count above ${MAX_REPEAT} is not allowed`,
+    );
+  const size = compiled.programSize();
+  if (size > MAX_PROGRAM_SIZE)
+    throw new PatternError(
+      `the pattern compiles to ${size} instructions; at most ${MAX_PROGRAM_SIZE} are allowed (repetitions multiply it)`,
+    );
+  return {
+    source: pattern,
+    test: (text) => {
+      const refused = refuseMatch(size, text.length);
+      if (refused !== undefined) throw new PatternCostError(refused);
+      const started = performance.now();
+      try {
+        return compiled.matcher(text).find();
+      } finally {
+        chargeMatch(performance.now() - started);
+      }
+    },
+  };
 }
 
 /**

@@ -12,12 +12,16 @@
  * - AGENT_WARN_NET_RELAY: CheckNet enabled and a server's `allowed queries`
  *   lets a peer run a network check (any peer, authenticated or not: the
  *   agent would probe its own network for it);
+ * - AGENT_WARN_CLIENT_RELAY: RemoteClient or AgentClient enabled and a
+ *   server's `allowed queries` lets a peer run their client queries
+ *   (remote_*, agent_*: the agent would connect elsewhere for the peer);
  * - AGENT_WARN_ALLOW_LIST_PATTERN: a pattern the linear-time matcher cannot run.
  * An NRPE peer counts as authenticated only when TLS is on with a `ca` and
  * a verify mode that requires a client certificate.
  */
 import { parseAllowList, ALLOWED_EXECS, ALLOWED_QUERIES } from '../formats/command-allow-list.js';
 import type { Origin } from './snapshot.js';
+import { moduleInfo } from './module-table.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { keyText, valueText } from './value-text.js';
 
@@ -36,6 +40,8 @@ const SERVERS = [
 const SCRIPTS = '/settings/external scripts';
 /** The network checks (CheckNet): a peer that may run them probes any address the agent reaches. */
 const NET_QUERIES = ['check_tcp', 'check_http', 'check_dns', 'check_ping', 'check_ntp_offset'];
+/** The modules whose queries connect to other agents for the caller. */
+const CLIENTS = ['RemoteClient', 'AgentClient'];
 
 export function allowListWarnings(input: Input): SettingsProblem[] {
   const out: SettingsProblem[] = [];
@@ -57,10 +63,15 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
       for (const reason of parseAllowList(keyText(s, server.section, key)).refused)
         out.push(problem('AGENT_WARN_ALLOW_LIST_PATTERN', [`[${server.section}]`, key, reason], at(key)));
     }
+    const queries = parseAllowList(keyText(s, server.section, ALLOWED_QUERIES));
     if (input.modules.CheckNet === true) {
-      const open = NET_QUERIES.filter((q) => parseAllowList(keyText(s, server.section, ALLOWED_QUERIES)).allows(q));
+      const open = NET_QUERIES.filter((q) => queries.allows(q));
       if (open.length > 0) out.push(problem('AGENT_WARN_NET_RELAY', [open.join(', ')], at(ALLOWED_QUERIES)));
     }
+    const relay = CLIENTS.filter((m) => input.modules[m] === true)
+      .flatMap((m) => moduleInfo(m)?.queries ?? [])
+      .filter((q) => queries.allows(q));
+    if (relay.length > 0) out.push(problem('AGENT_WARN_CLIENT_RELAY', [relay.join(', ')], at(ALLOWED_QUERIES)));
     const why = unauthenticated(s, server.section);
     if (why === undefined) continue;
     const execs = server.execs ? valueText(s[ALLOWED_EXECS]) : '';
@@ -75,7 +86,6 @@ export function allowListWarnings(input: Input): SettingsProblem[] {
     }
     const serverTakesArguments = server.module !== 'RemoteServer' || s['allow arguments'] === true;
     if (scriptArguments && serverTakesArguments) {
-      const queries = parseAllowList(keyText(s, server.section, ALLOWED_QUERIES));
       const reachable = scriptNames.filter((n) => queries.allows(n));
       if (reachable.length > 0) {
         const shown = reachable.slice(0, 5).join(', ') + (reachable.length > 5 ? ', …' : '');

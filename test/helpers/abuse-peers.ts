@@ -93,11 +93,16 @@ export function answerOf(socket: Socket, frame: Buffer | undefined, timeoutMs = 
   return withTimeout(answer, timeoutMs, 'agent-protocol answer');
 }
 
-/** One valid agent_query over TLS; resolves with the answer's message. */
-export async function agentQuery(port: number, command = 'check_ok', timeoutMs = 5000): Promise<string> {
+/** One valid agent_query over TLS (with `args`); resolves with the answer's message. */
+export async function agentQuery(
+  port: number,
+  command = 'check_ok',
+  timeoutMs = 5000,
+  args: string[] = [],
+): Promise<string> {
   const s = await agentTls(port, timeoutMs);
   try {
-    return await answerOf(s, queryFrame(1, command), timeoutMs);
+    return await answerOf(s, queryFrame(1, command, args), timeoutMs);
   } finally {
     s.destroy();
   }

@@ -62,6 +62,8 @@ ca = ${caFile}
 verify mode = peer-cert
 ; peers are authenticated by their certificates: they may run exec commands
 allowed exec commands = *
+; and read what was submitted here (agent_submissions), which the default (!agent_*) refuses; still no relay
+allowed queries = *, !remote_*, !agent_query, !agent_exec, !agent_submit
 
 [/settings/agent/client]
 target = peer

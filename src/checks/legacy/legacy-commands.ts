@@ -74,6 +74,8 @@ export function registerLegacy(
       module,
       title: `${l.name} (NSClient++ legacy)`,
       description: `NSClient++'s legacy ${l.name} with its old arguments, translated to ${l.target} as NSClient++ does.`,
+      // The allow-lists see the check it runs: `!check_process` refuses checkProcState too.
+      runs: l.target,
     };
     undo.push(core.registerSimpleQuery(info, (args, call) => runLegacy(l, def, args, call.signal)));
   }

@@ -9,6 +9,7 @@
  * resolution, connecting, the TLS handshake, sending and reading each stop
  * when it fires, and the step that was running is named in the result.
  */
+import { PatternCostError } from '../../formats/linear-pattern.js';
 import { performance } from 'node:perf_hooks';
 import { countRefused } from '../../core/work-counters.js';
 import { Limiter, QueueFullError } from '../scripts/limiter.js';
@@ -215,7 +216,8 @@ export function probeAll<T>(
       return limiter
         .run(() => probe(t, d), d.signal)
         .catch((err: unknown) => {
-          if (err instanceof Unavailable) throw err;
+          // A match-regex= or expect= too costly for what came back is the request's fault: UNKNOWN, in words.
+          if (err instanceof Unavailable || err instanceof PatternCostError) throw err;
           if (err instanceof QueueFullError) {
             countRefused('CheckNet');
             throw new Unavailable(`${check} is busy: ${err.message} (${NET_MAX_QUEUED} at most); try again later`);

@@ -338,7 +338,7 @@ port: number
  */
 "allowed hosts": string
 /**
- * Queries a peer may run, as comma-separated glob patterns matched case-insensitively against the query name; a name must match one pattern and no negated one (!remote_*); empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too. The default refuses the network checks of CheckNet (check_tcp, check_http, check_dns, check_ping, check_ntp_offset), so the agent is no relay into its own network, and the passive-check listings (scheduler_list, nsca_queue, icinga_queue), which show schedule commands and target addresses.
+ * Queries a peer may run, as comma-separated glob patterns matched case-insensitively against the query name and every other name the query goes by (a legacy name's check, an alias's target); a name must match one pattern and no negated one (!remote_*); empty allows none. Nested queries (check_negate, check_multi, check_timeout, aliases) are checked too. The default is RemoteServer's: it refuses the client queries (remote_*, agent_*), which would make the agent a relay into other agents, the network checks of CheckNet (check_tcp, check_http, check_dns, check_ping, check_ntp_offset), so the agent is no relay into its own network, and the passive-check listings (scheduler_list, nsca_queue, icinga_queue), which show schedule commands and target addresses.
  */
 "allowed queries": string
 /**
@@ -424,7 +424,7 @@ port: number
  */
 "allowed hosts": string
 /**
- * Queries an NRPE peer may run, as comma-separated glob patterns matched case-insensitively against the command name; a name must match one pattern and no negated one; empty allows none. Nested queries (check_negate, check_multi, aliases) are checked too. The default refuses the client queries (remote_*, agent_*) and the network checks of CheckNet (check_tcp, check_http, check_dns, check_ping, check_ntp_offset), so the agent is no relay into its own network, and the passive-check listings (scheduler_list, nsca_queue, icinga_queue), which show schedule commands and target addresses. NRPE carries no exec commands.
+ * Queries an NRPE peer may run, as comma-separated glob patterns matched case-insensitively against the command name and every other name the query goes by (a legacy name's check, an alias's target); a name must match one pattern and no negated one; empty allows none. Nested queries (check_negate, check_multi, check_timeout, aliases) are checked too. The default refuses the client queries (remote_*, agent_*) and the network checks of CheckNet (check_tcp, check_http, check_dns, check_ping, check_ntp_offset), so the agent is no relay into its own network, and the passive-check listings (scheduler_list, nsca_queue, icinga_queue), which show schedule commands and target addresses. NRPE carries no exec commands.
  */
 "allowed queries": string
 /**
