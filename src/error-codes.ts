@@ -256,6 +256,11 @@ export const CODES = {
       'the settings source %s cannot be reached (%s) and nothing was pulled before: running on the local settings file alone',
     severity: 'warning',
   },
+  AGENT_WARN_PULLED_OVERRIDDEN: {
+    message:
+      '[%s] %s is set here and in the pulled settings (line %s there): the value here wins, so the pull does not change it; remove it here to let the pull decide',
+    severity: 'warning',
+  },
   AGENT_ERR_SOURCE_ROLLBACK: {
     message:
       'the settings pulled from %s (revision %s) are refused as a rollback: %s; keeping the settings in force (set [/settings/source] allow rollback = 1 to go back on purpose)',

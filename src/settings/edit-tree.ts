@@ -12,6 +12,10 @@
  * - `remove-section` removes the section from every file of the tree that
  *   writes it.
  * A file without includes is a tree of one file: everything goes to it.
+ * The drop-ins of `conf.d/` (drop-ins.ts) are files of the tree like the
+ * includes: a key a drop-in holds is changed there. Pulled text (the
+ * source's cache, the remote includes' caches) is never written: the edit
+ * goes to the main file, where it overrides the pulled value.
  *
  * Stable API for the CLI and the web API routes: `editSettings(main, edits,
  * options)` resolves with one entry per file written or left unchanged, so
@@ -74,7 +78,16 @@ export async function editSettings(
   const abs = resolve(main);
   const reader = new SettingsReader();
   const root = await reader.source(abs);
-  const sources: SourceFile[] = 'error' in root ? [] : (await reader.tree(root)).sources;
+  const tree = 'error' in root ? undefined : await reader.tree(root);
+  const sources: SourceFile[] = tree?.sources ?? [];
+  // Pulled text (the source's cache, remote includes) is never written: an edit goes to a local file.
+  const pulled = new Set(tree?.pulled ?? []);
+  const route = (from: readonly SourceFile[], list: readonly SettingsEdit[]): ReturnType<typeof routeEdits> =>
+    routeEdits(
+      from.filter((s) => !pulled.has(s.file)),
+      list,
+      abs,
+    );
   if (sources.length === 0) {
     // No main file yet (editSettingsFile refuses it unless create): everything goes to it.
     const list =
@@ -160,8 +173,13 @@ function looksLikeEdit(edit: unknown): boolean {
 }
 
 /** Each edit with the file it goes to (remove-section: one entry per file that writes the section). */
-function route(sources: readonly SourceFile[], edits: readonly SettingsEdit[]): { file: string; edit: SettingsEdit }[] {
-  const main = sources.at(-1);
+function routeEdits(
+  sources: readonly SourceFile[],
+  edits: readonly SettingsEdit[],
+  mainFile: string,
+): { file: string; edit: SettingsEdit }[] {
+  // A new key goes to the main file; the drop-ins above it (conf.d) only take the keys they hold.
+  const main = sources.find((s) => s.file === mainFile) ?? sources.at(-1);
   if (main === undefined) throw new Error('no settings file to edit');
   const out: { file: string; edit: SettingsEdit }[] = [];
   for (const edit of edits) {

@@ -16,7 +16,9 @@
  *   pull in the state folder stands at its place (source-layer.ts).
  * - Precedence: the including file overrides everything it includes; of two
  *   includes, the later one (in file order, then name order) overrides the
- *   earlier. Duplicates within one file stay errors (read-ini.ts).
+ *   earlier. Duplicates within one file stay errors (read-ini.ts). The
+ *   drop-ins beside the main file (`conf.d/*.ini`, drop-ins.ts) override
+ *   the main file; the pulled settings are below everything.
  *
  * Every file is read and parsed at most once per SettingsReader, so a CLI run
  * over 10,000 host files that all include one base parses the base once.
@@ -34,6 +36,7 @@ import { expandVariables } from './variables.js';
 import { CheckCache } from './check-cache.js';
 import { hashBytes } from './file-hash.js';
 import { hostPlaceholders } from './host-placeholders.js';
+import { readDropIns } from './drop-ins.js';
 
 export { hostPlaceholders };
 import { isRemoteInclude, pulledProblems, remoteIncludeCache, sourceCacheFile, sourceUrl } from './source-layer.js';
@@ -60,6 +63,10 @@ export interface SettingsTree {
   watched: string[];
   /** The remote includes the local files name, each with the file its last good pull is kept in. */
   remote?: RemoteInclude[];
+  /** The files of the tree that hold pulled text (the source's cache, remote includes' caches): never edited. */
+  pulled?: string[];
+  /** The source's own pulled file, when one is in the tree (the layer a local key may override, with a warning). */
+  sourcePull?: string;
 }
 
 export interface RemoteInclude {
@@ -204,24 +211,36 @@ export class SettingsReader {
       // A file reached twice (two hosts' includes of one base, or a diamond) counts once, at its first place.
       sources.add(src);
     };
-    // A pulled settings file ([/settings/source]): the lowest layer, below every include (source-layer.ts).
-    if (sourceUrl(mainSource.doc, this.hostVars) !== undefined) {
+    // The drop-ins beside the main file (conf.d/*.ini, drop-ins.ts): above the main file, a later one above an earlier.
+    const dropIns = await readDropIns(this, mainSource.file, watched, problems);
+    // A pulled settings file ([/settings/source], in the main file or a drop-in): the lowest layer (source-layer.ts).
+    let sourcePull: string | undefined;
+    if ([mainSource, ...dropIns].some((d) => sourceUrl(d.doc, this.hostVars) !== undefined)) {
       const cache = sourceCacheFile(mainSource.file, mainSource.doc);
       watched.add(cache);
       const pulled = await this.source(cache);
       if (!('error' in pulled)) {
         problems.push(...pulledProblems(pulled.doc, pulled.file));
         sources.add(pulled);
+        sourcePull = pulled.file;
       }
     }
     await visit(mainSource, []);
+    for (const d of dropIns) await visit(d, [mainSource.file]);
     return {
       main: mainSource.file,
       sources: [...sources],
       problems,
       watched: [...watched],
       remote: [...remote.values()],
+      pulled: [...(sourcePull === undefined ? [] : [sourcePull]), ...[...remote.values()].map((r) => r.cache)],
+      ...(sourcePull === undefined ? {} : { sourcePull }),
     };
+  }
+
+  /** The `.ini` files of a folder in name order ([] when it does not exist), the folder watched. */
+  async folderFiles(folder: string, watched: Set<string>): Promise<{ files: string[] } | { error: string }> {
+    return this.expand(folder, watched);
   }
 
   /** A file, a folder (its *.ini) or a pattern in the last segment (matching .ini files), as a sorted list. */

@@ -26,7 +26,7 @@ import { problem, sortProblems, type SettingsProblem } from './problem.js';
 import { resolveRoles, unknownRoleWarnings } from './roles.js';
 import { freezeSnapshot, type Origin, type ResolvedObject, type Snapshot } from './snapshot.js';
 import { hashBytes } from './file-hash.js';
-import { sourceWarnings } from './source-layer.js';
+import { pulledOverrides, sourceWarnings } from './source-layer.js';
 
 /**
  * `hash`: the main file's sha256 when it includes nothing, else one hash over
@@ -231,7 +231,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
     ...insecureWarnings({ file: abs, sections, origins, modules, targets, users }),
     ...reachWarnings({ file: abs, sections, origins, modules, users }),
   ];
-  warnings.push(...sourceWarnings(abs, sections, origins));
+  warnings.push(...sourceWarnings(abs, sections, origins), ...pulledOverrides(tree, merged.list));
   warnings.push(
     ...passwordInGitWarnings({
       sections,

@@ -21,7 +21,7 @@
  */
 import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { IniDocument } from './read-ini.js';
+import type { IniDocument, IniSection } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { resolveVariables, expandVariables } from './variables.js';
 import type { Origin } from './snapshot.js';
@@ -92,5 +92,42 @@ export function sourceWarnings(
     out.push(
       problem('AGENT_WARN_SOURCE_INSECURE', [`url ${url} is plain ${inRange(plain, 1).toLowerCase()}`], at('url')),
     );
+  return out;
+}
+
+/**
+ * AGENT_WARN_PULLED_OVERRIDDEN for each key the pulled settings set that a
+ * local file (the main file, an include, a drop-in) sets to another value:
+ * the local value wins, so the pull seems to do nothing. Named at the
+ * local line, with the pull's line; values are not shown (they may be
+ * secrets). `list` is the merged view (merge-sections.ts).
+ */
+export function pulledOverrides(
+  tree: { sources: readonly { file: string; doc: IniDocument }[]; sourcePull?: string },
+  list: readonly { section: IniSection; file: string }[],
+): SettingsProblem[] {
+  const pulled = tree.sources.find((s) => s.file === tree.sourcePull);
+  if (!pulled) return [];
+  const out: SettingsProblem[] = [];
+  for (const section of pulled.doc.sections) {
+    const lower = section.path.toLowerCase();
+    const merged = list.find((m) => m.section.path.toLowerCase() === lower);
+    if (!merged) continue;
+    for (const e of section.entries) {
+      const key = e.key.toLowerCase();
+      const wins = merged.section.entries.find((x) => x.key.toLowerCase() === key);
+      const file = wins?.file ?? merged.file;
+      if (!wins || file === pulled.file || wins.value === e.value) continue;
+      out.push(
+        problem('AGENT_WARN_PULLED_OVERRIDDEN', [section.path, e.key, e.line], {
+          file,
+          line: wins.line,
+          col: wins.keyCol,
+          section: section.path,
+          key: e.key,
+        }),
+      );
+    }
+  }
   return out;
 }
