@@ -8,6 +8,7 @@
 import { escapeLog } from './log-escape.js';
 import { maskSecrets } from './log-escape.js';
 import { consoleIsJournal, SYSLOG_PRIORITY } from './log-journal.js';
+import { inRange } from './in-range.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 
@@ -45,12 +46,31 @@ export interface Where {
 
 export type LogListener = (record: LogRecord) => void;
 
+/**
+ * Characters of one entry's message kept; the rest is cut and the cut said
+ * at its end (a whole settings problem list fits, a flood of long entries does not).
+ */
+export const LOG_ENTRY_MAX_CHARS = 65_536;
+
+/**
+ * What the buffer may hold in all, besides its count of entries: each
+ * entry costs the characters of its message, namespace and file plus
+ * LOG_ENTRY_OVERHEAD; beyond it the oldest go first. 32 Mi such units are
+ * about 64 MiB of memory at most (two bytes a character when a text is not
+ * Latin-1), whatever `buffer size` says.
+ */
+export const LOG_BUFFER_BUDGET = 32 * 1024 * 1024;
+/** The cost of an entry beside its text (the record object, its date and fields). */
+export const LOG_ENTRY_OVERHEAD = 128;
+
 /** Process-wide log sink: the buffer, the console threshold and listeners. */
 export class LogSink {
-  /** A ring: `ring[head]` is the oldest entry once the ring is full; dropping it is O(1). */
-  private ring: LogRecord[] = [];
+  /** Entries oldest first from `head` on; dropping the oldest is O(1) (the array is compacted now and then). */
+  private list: LogRecord[] = [];
   private head = 0;
   private cap: number;
+  /** The cost of the entries kept (LOG_BUFFER_BUDGET). */
+  private used = 0;
   /** Entries oldest first, built on demand and kept until the next write. */
   private ordered: LogRecord[] | undefined;
   private next = 1;
@@ -65,6 +85,8 @@ export class LogSink {
     capacity = 5000,
     /** Lowest level written to the console; `silent` writes nothing. */
     public consoleLevel: LogLevel | 'silent' = 'info',
+    /** Maximum cost of the entries kept (see LOG_BUFFER_BUDGET). */
+    private readonly budget = LOG_BUFFER_BUDGET,
   ) {
     this.cap = Math.max(1, Math.floor(capacity));
   }
@@ -77,20 +99,21 @@ export class LogSink {
   set capacity(value: number) {
     const cap = Math.max(1, Math.floor(value));
     if (cap === this.cap) return;
-    const kept = this.entries().slice(-cap);
-    this.ring = kept;
-    this.head = 0;
     this.cap = cap;
-    this.ordered = undefined;
+    this.trim(0);
   }
 
   /** Number of entries kept now. */
   get size(): number {
-    return this.ring.length;
+    return this.list.length - this.head;
   }
 
   write(level: LogLevel, namespace: string, text: string, where?: Where): LogRecord {
-    const message = maskSecrets(text, this.secrets);
+    const masked = maskSecrets(text, this.secrets);
+    const message =
+      masked.length > LOG_ENTRY_MAX_CHARS
+        ? `${masked.slice(0, LOG_ENTRY_MAX_CHARS)}… (${masked.length - LOG_ENTRY_MAX_CHARS} more characters cut)`
+        : masked;
     const record: LogRecord = {
       index: this.next++,
       level,
@@ -100,12 +123,10 @@ export class LogSink {
       ...(where?.file !== undefined ? { file: where.file } : {}),
       ...(where?.line !== undefined ? { line: where.line } : {}),
     };
-    if (this.ring.length < this.cap) {
-      this.ring.push(record);
-    } else {
-      this.ring[this.head] = record;
-      this.head = this.head + 1 === this.cap ? 0 : this.head + 1;
-    }
+    const cost = costOf(record);
+    this.trim(cost);
+    this.list.push(record);
+    this.used += cost;
     this.ordered = undefined;
     if (RANK[level] >= RANK.error) {
       this.errors++;
@@ -130,21 +151,36 @@ export class LogSink {
 
   /** Entries, oldest first, optionally filtered by level. */
   entries(levels?: ReadonlySet<LogLevel>): readonly LogRecord[] {
-    if (!this.ordered)
-      this.ordered =
-        this.head === 0 ? this.ring.slice() : this.ring.slice(this.head).concat(this.ring.slice(0, this.head));
+    this.ordered ??= this.list.slice(this.head);
     return levels && levels.size > 0 ? this.ordered.filter((r) => levels.has(r.level)) : this.ordered;
   }
 
   /** Drop every entry and reset the error counters; indexes keep counting. Returns how many were dropped. */
   clear(): number {
-    const n = this.ring.length;
-    this.ring = [];
+    const n = this.size;
+    this.list = [];
     this.head = 0;
+    this.used = 0;
     this.ordered = undefined;
     this.errors = 0;
     this.lastError = '';
     return n;
+  }
+
+  /** Drops the oldest entries until one more of `cost` fits the count and the budget. */
+  private trim(cost: number): void {
+    const room = cost > 0 ? 1 : 0;
+    while (this.size > 0 && (this.size + room > this.cap || this.used + cost > this.budget)) {
+      this.used -= costOf(inRange(this.list, this.head));
+      // Let go of the dropped entry now, not at the next compaction.
+      this.list[this.head++] = DROPPED;
+      this.ordered = undefined;
+    }
+    // Compact once the dropped part is the larger half: each entry is copied O(1) times on average.
+    if (this.head > 1024 && this.head * 2 > this.list.length) {
+      this.list = this.list.slice(this.head);
+      this.head = 0;
+    }
   }
 
   onRecord(listener: LogListener): () => void {
@@ -164,6 +200,13 @@ export class LogSink {
     });
     return make(namespace);
   }
+}
+
+/** What a dropped slot holds until the array is compacted. */
+const DROPPED: LogRecord = Object.freeze({ index: 0, level: 'debug', namespace: '', message: '', date: '' });
+
+function costOf(r: LogRecord): number {
+  return r.message.length + r.namespace.length + (r.file?.length ?? 0) + LOG_ENTRY_OVERHEAD;
 }
 
 /** The sink of this process. Tests and CLI commands may lower its console level. */

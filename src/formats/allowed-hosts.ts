@@ -43,15 +43,24 @@ export interface ParsedAllowedHosts {
 export function parseAllowedHosts(list: string): ParsedAllowedHosts {
   const matchers: HostMatcher[] = [];
   const problems: string[] = [];
+  let unread = 0;
+  // One BlockList for every address and mask of the list, built at the first match: validating a
+  // list (the settings, a pulled file of 400,000 entries) builds none, matching builds one, not one each.
+  const nets = sharedList();
   for (const raw of list.split(',')) {
     const entry = raw.trim();
     if (entry === '') continue;
-    const parsed = parseEntry(entry);
-    if (typeof parsed === 'string') problems.push(`allowed hosts entry "${entry}": ${parsed}`);
-    else matchers.push(parsed);
+    const parsed = parseEntry(entry, nets);
+    if (typeof parsed !== 'string') matchers.push(parsed);
+    else if (problems.length < MAX_PROBLEMS) problems.push(`allowed hosts entry "${excerpt(entry)}": ${parsed}`);
+    else unread++;
   }
+  if (unread > 0) problems.push(`${unread} more allowed hosts entries could not be read`);
   return { matchers, problems };
 }
+
+/** Entries described one by one; the rest of the bad ones are counted. */
+const MAX_PROBLEMS = 20;
 
 /**
  * True when `remoteAddress` (as reported by `socket.remoteAddress`) matches
@@ -66,7 +75,7 @@ export function isAllowed(matchers: readonly HostMatcher[], remoteAddress: strin
   const known = memo.get(remoteAddress);
   if (known !== undefined) return known;
   const forms = addressForms(remoteAddress);
-  const allowed = forms.length > 0 && matchers.some((m) => forms.some((f) => matchOne(m, f)));
+  const allowed = forms.length > 0 && anyMatches(matchers, forms);
   if (memo.size >= MEMO_LIMIT) memo.clear();
   memo.set(remoteAddress, allowed);
   return allowed;
@@ -88,12 +97,11 @@ interface AddressForm {
 const HOST_NAME =
   /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
-function parseEntry(entry: string): HostMatcher | string {
+function parseEntry(entry: string, nets: SharedList): HostMatcher | string {
   if (entry.toLowerCase() === 'localhost') {
-    const list = new BlockList();
-    list.addAddress('127.0.0.1', 'ipv4');
-    list.addAddress('::1', 'ipv6');
-    return { kind: 'net', text: entry, list };
+    nets.add('127.0.0.1', 32, 'ipv4');
+    nets.add('::1', 128, 'ipv6');
+    return nets.matcher(entry);
   }
   if (entry.includes('*')) {
     const parts = entry.split('.');
@@ -102,7 +110,7 @@ function parseEntry(entry: string): HostMatcher | string {
     for (const p of parts) {
       if (p === '*') octets.push(null);
       else if (/^\d{1,3}$/.test(p) && Number(p) <= 255) octets.push(Number(p));
-      else return `"${p}" is neither an octet (0-255) nor *`;
+      else return `"${excerpt(p)}" is neither an octet (0-255) nor *`;
     }
     return { kind: 'wildcard', text: entry, octets };
   }
@@ -113,22 +121,80 @@ function parseEntry(entry: string): HostMatcher | string {
   if (family === undefined) {
     // A DNS name (RFC 1123 labels): resolved by the servers; it matches nothing until then.
     if (maskText === undefined && HOST_NAME.test(entry) && !/^[\d.]+$/.test(entry))
-      return { kind: 'name', text: entry, list: new BlockList() };
+      return { kind: 'name', text: entry, list: NOBODY };
     return 'not a numeric IPv4/IPv6 address, netmask, * range, localhost or host name';
   }
   const max = family === 'ipv4' ? 32 : 128;
   let prefix = max;
   if (maskText !== undefined) {
-    if (!/^\d{1,3}$/.test(maskText) || Number(maskText) > max) return `netmask "/${maskText}" must be 0-${max}`;
+    if (!/^\d{1,3}$/.test(maskText) || Number(maskText) > max)
+      return `netmask "/${excerpt(maskText)}" must be 0-${max}`;
     prefix = Number(maskText);
   }
-  const list = new BlockList();
-  try {
-    list.addSubnet(address, prefix, family);
-  } catch {
-    return 'cannot parse the address';
+  nets.add(address, prefix, family);
+  return nets.matcher(entry);
+}
+
+/** The list of a name not resolved yet: empty, shared, never added to (a resolved name gets a list of its own). */
+const NOBODY = new BlockList();
+
+interface SharedList {
+  add(address: string, prefix: number, family: 'ipv4' | 'ipv6'): void;
+  /** A `net` matcher whose list is the shared one (built at the first use). */
+  matcher(text: string): HostMatcher;
+}
+
+function sharedList(): SharedList {
+  const pending: [string, number, 'ipv4' | 'ipv6'][] = [];
+  let built: BlockList | undefined;
+  const list = (): BlockList => {
+    if (built) return built;
+    built = new BlockList();
+    for (const [address, prefix, family] of pending) {
+      try {
+        built.addSubnet(address, prefix, family);
+      } catch {
+        // Checked by our own parsers above; one BlockList refuses after all matches nothing.
+      }
+    }
+    pending.length = 0;
+    return built;
+  };
+  return {
+    add: (address, prefix, family) => void pending.push([address, prefix, family]),
+    matcher: (text) => new SharedNet(text, list),
+  };
+}
+
+/** A `net` matcher of an address or mask: a small object whose list, shared by the whole parsed list, is built when first asked for. */
+class SharedNet {
+  readonly kind = 'net';
+  constructor(
+    readonly text: string,
+    private readonly shared: () => BlockList,
+  ) {}
+
+  get list(): BlockList {
+    return this.shared();
   }
-  return { kind: 'net', text: entry, list };
+}
+
+/** Whether a matcher takes one of the forms; a list shared by many matchers is asked once. */
+function anyMatches(matchers: readonly HostMatcher[], forms: readonly AddressForm[]): boolean {
+  const asked = new Set<BlockList>();
+  for (const m of matchers) {
+    if (m.kind !== 'wildcard') {
+      if (asked.has(m.list)) continue;
+      asked.add(m.list);
+    }
+    if (forms.some((f) => matchOne(m, f))) return true;
+  }
+  return false;
+}
+
+/** An entry as a problem shows it: a long one cut. */
+function excerpt(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
 function matchOne(m: HostMatcher, a: AddressForm): boolean {

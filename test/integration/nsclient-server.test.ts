@@ -112,7 +112,7 @@ void test('USEDDISKSPACE: drive C is / (drive letters), sizes as statfs says; -w
   assert.equal((await nt('-v', 'USEDDISKSPACE', '-l', 'C', '-w', '0', '-c', '0')).code, 2);
   assert.deepEqual(await nt('-v', 'USEDDISKSPACE', '-l', 'D'), {
     code: 3,
-    out: 'NSClient - ERROR: drive D is not in drive letters (C=/)',
+    out: 'NSClient - ERROR: drive D is neither in drive letters (C=/) nor a mount point',
   });
 });
 

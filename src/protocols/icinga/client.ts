@@ -10,7 +10,10 @@
  * or the system's CAs) and must name the server.
  *
  * Connections are kept alive per endpoint (one https.Agent each), so a
- * batch costs one handshake. A 2xx answer whose result code is 200 counts
+ * batch costs one handshake. `timeoutMs` bounds the whole request, from
+ * asking for a connection to the last byte of the answer: a server that
+ * trickles its answer a byte at a time is cut off at the deadline, not
+ * only one that goes quiet. A 2xx answer whose result code is 200 counts
  * as taken. A 4xx other than 408 and 429 (no permission, bad request) and
  * a 500 with no result at all (Icinga 2.13's answer when the filter
  * matches no object) reject with `permanent: true`: retrying cannot help. Everything else
@@ -81,6 +84,12 @@ export async function processCheckResult(e: IcingaEndpoint, r: IcingaCheckResult
       },
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${e.timeoutMs / 1000} s`)));
+    // The socket's timeout above measures silence only; this one the whole request.
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`no complete answer within ${e.timeoutMs / 1000} s`)),
+      e.timeoutMs,
+    );
+    req.on('close', () => clearTimeout(deadline));
     req.on('error', reject);
     req.end(body);
   }).catch((err: unknown) => {

@@ -4,7 +4,8 @@
  *
  *   CPULOAD N      check_cpu time=Nm          busy percent of the total over N minutes
  *   UPTIME         check_uptime               seconds since boot
- *   USEDDISKSPACE  check_drivesize drive=…    FREE&TOTAL bytes
+ *   USEDDISKSPACE  check_drivesize drive=…    FREE&TOTAL bytes (a letter of `drive letters`, or a mount point;
+ *                                             any other path, existing or not, answers as an unknown letter)
  *   MEMUSE         check_memory physical+swap TOTAL&USED bytes (RAM and swap: Windows' commit limit and charge)
  *   SERVICESTATE   check_service service=…    STATUS& TEXT (systemd units)
  *   PROCSTATE      check_process process=…    STATUS& TEXT
@@ -16,7 +17,7 @@
  * (through the core, so the checks' own limits apply: FILEAGE reads only
  * under [/settings/disk] allowed paths).
  */
-import { basename, dirname, isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute, normalize } from 'node:path';
 import type { PerfValue, QueryResult } from '../../core/result.js';
 import type { NsClientCommand } from './request.js';
 
@@ -107,15 +108,27 @@ function cpuLoad(args: readonly string[], o: MapOptions): Mapped | string {
 
 function diskSpace(args: readonly string[], o: MapOptions): Mapped | string {
   const drive = args[0] ?? '';
-  const mount = isAbsolute(drive) ? drive : o.driveLetters.get(drive.replace(/:\\?$/, '').toUpperCase());
-  if (mount === undefined) {
-    const known = [...o.driveLetters].map(([l, m]) => `${l}=${m}`).join(', ') || 'none';
-    return `ERROR: drive ${drive.slice(0, 20) || '(none)'} is not in drive letters (${known})`;
-  }
+  const path = isAbsolute(drive) ? withoutTrailingSlash(normalize(drive)) : undefined;
+  const mount = path ?? o.driveLetters.get(drive.replace(/:\\?$/, '').toUpperCase());
+  const known = [...o.driveLetters].map(([l, m]) => `${l}=${m}`).join(', ') || 'none';
+  // One answer for a letter not configured and for a path that is not a mount point, whether it exists or not.
+  const refused = `ERROR: drive ${drive.slice(0, 20) || '(none)'} is neither in drive letters (${known}) nor a mount point`;
+  if (mount === undefined) return refused;
   return {
     query: 'check_drivesize',
-    args: [`drive=${mount}`, 'filter=none', 'perf-config=*(unit:B)', 'warn=none', 'crit=none'],
+    // The message names the mount point that holds the drive (%(mount)): a path is answered only when it is one.
+    args: [
+      `drive=${mount}`,
+      'filter=none',
+      'perf-config=*(unit:B)',
+      'warn=none',
+      'crit=none',
+      'top-syntax=%(list)',
+      'ok-syntax=%(list)',
+      'detail-syntax=%(mount)',
+    ],
     answer: (r) => {
+      if (path !== undefined && r.message.trim() !== path) return refused;
       const used = r.perf.find(
         (p) => p.alias.endsWith(' used') && typeof p.value === 'number' && p.maximum !== undefined,
       );
@@ -124,6 +137,10 @@ function diskSpace(args: readonly string[], o: MapOptions): Mapped | string {
       return `${Math.round(total - (used.value as number))}&${Math.round(total)}`;
     },
   };
+}
+
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 function stateList(query: string, key: string, args: readonly string[], allGood: string): Mapped | string {

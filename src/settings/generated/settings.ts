@@ -177,7 +177,7 @@ export interface LogSection {
  */
 level: ("debug" | "info" | "warning" | "error" | "critical")
 /**
- * How many log entries the agent keeps in memory for the API.
+ * How many log entries the agent keeps in memory for the API; at most 32 Mi characters of them whatever this says, the oldest going first.
  */
 "buffer size": number
 }
@@ -515,7 +515,7 @@ password: string
  */
 allow: string
 /**
- * What the drive letter of USEDDISKSPACE (check_nt -l C) means here: comma-separated LETTER=MOUNT POINT pairs; an absolute path sent instead of a letter is checked as it is.
+ * What the drive letter of USEDDISKSPACE (check_nt -l C) means here: comma-separated LETTER=MOUNT POINT pairs; an absolute path sent instead of a letter is answered only when it is a mount point (any other path, existing or not, answers as an unknown letter).
  */
 "drive letters": string
 /**
@@ -1021,7 +1021,7 @@ password: string
  */
 "payload length": (512 | 4096)
 /**
- * Seconds one send may take, from connecting to the last byte written.
+ * Seconds one send may take, from connecting to the close; a server that keeps the connection open longer has it closed by the agent then.
  */
 timeout: number
 /**
@@ -1076,7 +1076,7 @@ ca: string
  */
 "server name": string
 /**
- * Seconds one request may take.
+ * Seconds one request may take, from connecting to the last byte of the answer.
  */
 timeout: number
 /**

@@ -11,7 +11,10 @@
  *   (defaults: `REST`, 0, `error`, `no message`) adds an entry under the
  *   namespace `agent:web:rest`, message and file escaped by escapeForLog
  *   (log.ts: one line, cut at 64 Ki characters);
- *   answers `{index}`.
+ *   answers `{index}`. One entry a request, in a body of at most
+ *   LOG_POST_MAX_BYTES (or `max body size` when smaller): a larger one is
+ *   413 before it is read; the buffer's own byte budget (log.ts) bounds
+ *   what many of them keep.
  * - `DELETE /api/v1/logs` (`logs.delete`): empties the in-memory log and its
  *   counters; answers `{count: 0}`.
  */
@@ -24,6 +27,9 @@ import { DEFAULT_PER_PAGE, intParam, logJson, MAX_PER_PAGE } from './logs.js';
 
 /** Characters of a posted message kept in the entry (the rest is cut, marked with …). */
 const POSTED_MESSAGE_MAX = 65_536;
+
+/** Bytes of a POST /api/v1/logs body: room for a message of POSTED_MESSAGE_MAX characters in any script, JSON-escaped. */
+export const LOG_POST_MAX_BYTES = 256 * 1024;
 
 export function registerLogAdminRoutes(ctx: RouteContext): void {
   const control = ctx.control;
@@ -65,7 +71,7 @@ export function registerLogAdminRoutes(ctx: RouteContext): void {
   });
 
   ctx.route('POST', '/api/v1/logs', 'logs.put', async (req, res) => {
-    const body = await readJsonBody(req, ctx.maxBodySize(), validateLogPost);
+    const body = await readJsonBody(req, Math.min(LOG_POST_MAX_BYTES, ctx.maxBodySize()), validateLogPost);
     const level = body.level ?? 'error';
     // The one log escaper (log-escape.ts): a posted message stays one log line.
     const message = escapeForLog(body.message ?? 'no message', POSTED_MESSAGE_MAX);

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mapCommand, type Mapped, type MapOptions } from '../../../../src/protocols/nsclient/answers.js';
 import type { PerfValue, QueryResult } from '../../../../src/core/result.js';
+import { inRange } from '../../../../src/in-range.js';
 
 const options: MapOptions = {
   driveLetters: new Map([
@@ -63,20 +64,35 @@ void test('UPTIME answers whole seconds', () => {
   assert.equal(m.answer(result('check_uptime', [{ alias: 'uptime', value: 13640.9, unit: 's' }])), '13640');
 });
 
-void test('USEDDISKSPACE maps a drive letter (or takes a path) and answers FREE&TOTAL bytes', () => {
+void test('USEDDISKSPACE maps a drive letter (or takes a mount point) and answers FREE&TOTAL bytes', () => {
   const m = mapped(mapCommand('useddiskspace', ['d'], options));
-  assert.deepEqual(m.args, ['drive=/var', 'filter=none', 'perf-config=*(unit:B)', 'warn=none', 'crit=none']);
-  assert.equal(
-    m.answer(
-      result('check_drivesize', [
-        { alias: '/var used', value: 300, unit: 'B', maximum: 1000 },
-        { alias: '/var used %', value: 30, maximum: 100 },
-      ]),
-    ),
-    '700&1000',
-  );
-  assert.deepEqual(mapped(mapCommand('useddiskspace', ['/srv'], options)).args[0], 'drive=/srv');
-  assert.equal(mapCommand('useddiskspace', ['Q'], options), 'ERROR: drive Q is not in drive letters (C=/, D=/var)');
+  assert.deepEqual(m.args, [
+    'drive=/var',
+    'filter=none',
+    'perf-config=*(unit:B)',
+    'warn=none',
+    'crit=none',
+    'top-syntax=%(list)',
+    'ok-syntax=%(list)',
+    'detail-syntax=%(mount)',
+  ]);
+  const perf = [
+    { alias: '/var used', value: 300, unit: 'B', maximum: 1000 },
+    { alias: '/var used %', value: 30, maximum: 100 },
+  ];
+  assert.equal(m.answer(result('check_drivesize', perf, '/')), '700&1000', 'a letter may name any folder');
+  const refused = 'ERROR: drive Q is neither in drive letters (C=/, D=/var) nor a mount point';
+  assert.equal(mapCommand('useddiskspace', ['Q'], options), refused);
+  // A path: answered when it is a mount point (the message names the mount that holds it), else refused as a letter is.
+  const srv = mapped(mapCommand('useddiskspace', ['/srv/'], options));
+  assert.equal(srv.args[0], 'drive=/srv');
+  const srvPerf = [{ alias: '/srv used', value: 300, unit: 'B', maximum: 1000 }];
+  assert.equal(srv.answer(result('check_drivesize', srvPerf, '/srv')), '700&1000');
+  const etc = mapped(mapCommand('useddiskspace', ['/etc'], options));
+  const notMount = 'ERROR: drive /etc is neither in drive letters (C=/, D=/var) nor a mount point';
+  assert.equal(etc.answer(result('check_drivesize', [{ ...inRange(srvPerf, 0), alias: '/etc used' }], '/')), notMount);
+  const failed = 'check_drivesize failed: not a mount point or an existing path: /etc';
+  assert.equal(etc.answer(result('check_drivesize', [], failed, 3)), notMount, 'missing: the same answer');
 });
 
 void test('MEMUSE answers TOTAL&USED of RAM and swap together', () => {
