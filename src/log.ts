@@ -55,11 +55,12 @@ export const LOG_ENTRY_MAX_CHARS = 65_536;
 /**
  * What the buffer may hold in all, besides its count of entries: each
  * entry costs the characters of its message, namespace and file plus
- * LOG_ENTRY_OVERHEAD; beyond it the oldest go first. 32 Mi such units are
- * about 64 MiB of memory at most (two bytes a character when a text is not
- * Latin-1), whatever `buffer size` says.
+ * LOG_ENTRY_OVERHEAD; beyond it the oldest go first. 16 Mi such units are
+ * about 32 MiB of memory at most (two bytes a character when a text is not
+ * Latin-1), whatever `buffer size` says: some 80,000 ordinary lines, or
+ * 100,000 short ones.
  */
-export const LOG_BUFFER_BUDGET = 32 * 1024 * 1024;
+export const LOG_BUFFER_BUDGET = 16 * 1024 * 1024;
 /** The cost of an entry beside its text (the record object, its date and fields). */
 export const LOG_ENTRY_OVERHEAD = 128;
 

@@ -60,8 +60,10 @@ void describe('web server live changes (agent process)', () => {
   });
 
   void it('pages the log newest first, following only the Link URLs', async () => {
-    // Refusals from a disallowed address log one warning each and do not count as failed logins.
-    for (let i = 0; i < 7; i++) assert.equal((await get('/api/v1/info', { localAddress: '127.0.0.2' })).status, 403);
+    // Refusals from disallowed addresses log one warning per address (a minute's repeats are counted) and do not
+    // count as failed logins.
+    for (let i = 0; i < 7; i++)
+      assert.equal((await get('/api/v1/info', { localAddress: `127.0.0.${2 + i}` })).status, 403);
     let url: string | undefined = `${base}/api/v1/logs?per_page=3&level=warning`;
     const seen: number[] = [];
     let total = -1;

@@ -177,7 +177,7 @@ export interface LogSection {
  */
 level: ("debug" | "info" | "warning" | "error" | "critical")
 /**
- * How many log entries the agent keeps in memory for the API; at most 32 Mi characters of them whatever this says, the oldest going first.
+ * How many log entries the agent keeps in memory for the API; at most 16 Mi characters of them whatever this says, the oldest going first.
  */
 "buffer size": number
 }

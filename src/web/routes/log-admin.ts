@@ -10,7 +10,7 @@
  * - `POST /api/v1/logs` (`logs.put`): body `{file?, line?, level?, message?}`
  *   (defaults: `REST`, 0, `error`, `no message`) adds an entry under the
  *   namespace `agent:web:rest`, message and file escaped by escapeForLog
- *   (log.ts: one line, cut at 64 Ki characters);
+ *   (log.ts: one line, cut at 4,096 characters);
  *   answers `{index}`. One entry a request, in a body of at most
  *   LOG_POST_MAX_BYTES (or `max body size` when smaller): a larger one is
  *   413 before it is read; the buffer's own byte budget (log.ts) bounds
@@ -25,11 +25,15 @@ import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
 import { DEFAULT_PER_PAGE, intParam, logJson, MAX_PER_PAGE } from './logs.js';
 
-/** Characters of a posted message kept in the entry (the rest is cut, marked with …). */
-const POSTED_MESSAGE_MAX = 65_536;
+/** Characters of a posted message kept in the entry (the rest is cut, marked with …): a log line, not a document. */
+const POSTED_MESSAGE_MAX = 4096;
 
-/** Bytes of a POST /api/v1/logs body: room for a message of POSTED_MESSAGE_MAX characters in any script, JSON-escaped. */
-export const LOG_POST_MAX_BYTES = 256 * 1024;
+/**
+ * Bytes of a POST /api/v1/logs body: room for a message of POSTED_MESSAGE_MAX characters in any script (UTF-8). Small,
+ * so a flood of posts makes little garbage: each request's body is copied a few times (bytes, text, parsed message)
+ * before the collector takes it back, and V8 lets the heap grow a long way before it does.
+ */
+export const LOG_POST_MAX_BYTES = 16 * 1024;
 
 export function registerLogAdminRoutes(ctx: RouteContext): void {
   const control = ctx.control;
