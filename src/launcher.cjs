@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 'use strict';
-// The `agent` command as `npm run build` makes it: copied to dist/agent.cjs, it runs the bundled
+// The `config-agent` command as `npm run build` makes it: copied to dist/agent.cjs, it runs the bundled
 // agent dist/agent/main.cjs (src/tools/bundle.mjs) with the V8 code cache the build wrote beside
 // it (main.cjs.cache), so a start neither resolves ~170 files nor parses a megabyte of code.
 // A cache that does not fit the node binary running it (another Node version, other V8 flags) is
 // rejected by V8 and the bundle is compiled as usual: slower, same behaviour. Plain CommonJS, not
 // TypeScript: it must run as is, before anything else is loaded, and bundle.mjs requires
 // compile() from it to write the cache, so both compile the very same text.
+// The process is named by its command, not Node 24's `MainThread`: `pgrep config-agent` and
+// `check_procs -C config-agent` find it (the kernel's comm, which libuv sets with the title).
+process.title = 'config-agent';
 const { readFileSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Process entry of the `agent` command: dispatches to the commands in
+ * Process entry of the `config-agent` command: dispatches to the commands in
  * cli/, maps failures to exit codes (0 ok, 1 invalid settings or a failed
  * command, 2 usage, 0-3 check status for `query` and `client`, 70 crash).
  */
@@ -10,7 +10,7 @@ import { VERSION } from './version.js';
 import { helpFormOf, runHelpForm, type HelpForm } from './cli/help-forms.js';
 import { findCommand } from './cli/commands.js';
 
-export const HELP = `Usage: agent <command> [options]
+export const HELP = `Usage: config-agent <command> [options]
 
 Commands:
   run [--settings FILE]                  run the agent in the foreground
@@ -18,15 +18,20 @@ Commands:
   client <query> [options]               run a client query (remote_query, agent_query, …)
   settings validate [FILE…]              validate settings files (--format text|json|github, --strict)
   settings show [FILE]                   effective settings with origins (--resolved, --section, --json)
+  settings defaults                      every key with its default and meaning (a commented INI)
   settings schema                        print the combined JSON Schema
   settings plan OLD NEW                  what a reconcile from OLD to NEW would do
-  settings import NSCLIENT.INI           translate an NSClient++ settings file (--output FILE, --format json)
+  settings import NSCLIENT.INI|NRPE.CFG  translate an NSClient++ or nrpe settings file (--output FILE)
   settings fmt [FILE…]                   rewrite files in the canonical layout (--check, --diff)
+  settings set --path S --key K ...      set (--value V) or remove (--remove) one key
+  settings pull                          pull [/settings/source] now and apply it
   web install|password|add-user|add-role configure the web server
   --version                              print the version
 
 Every command that reads settings takes --settings FILE (default: $AGENT_SETTINGS,
-else settings/agent.ini). Run "agent <command> --help" for details.`;
+which the package sets to /etc/config-agent/agent.ini, else settings/agent.ini);
+the *.ini files of conf.d/ beside it are read after it. Run
+"config-agent <command> --help" for details.`;
 
 async function dispatch(argv: string[]): Promise<number> {
   const [cmd] = argv;
@@ -46,7 +51,7 @@ async function dispatch(argv: string[]): Promise<number> {
       return 0;
   }
   const found = findCommand(argv);
-  if (!found) throw new AgentError('AGENT_ERR_USAGE', [`unknown command "${cmd}"; run agent --help`]);
+  if (!found) throw new AgentError('AGENT_ERR_USAGE', [`unknown command "${cmd}"; run config-agent --help`]);
   const command = await found.entry.load();
   // NSClient++'s help forms of a command (`agent run help-short`, `agent web add-user help-csv`),
   // not of a query's arguments: `agent query help` and `agent client help` are the command's own help.
@@ -72,12 +77,12 @@ dispatch(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof AgentError && err.code === 'AGENT_ERR_USAGE') {
-      process.stderr.write(`agent: ${err.message}\n`);
+      process.stderr.write(`config-agent: ${err.message}\n`);
       process.exitCode = 2;
       return;
     }
     process.stderr.write(
-      `agent: ${err instanceof Error && !(err instanceof AgentError) ? (err.stack ?? err.message) : errorMessage(err)}\n`,
+      `config-agent: ${err instanceof Error && !(err instanceof AgentError) ? (err.stack ?? err.message) : errorMessage(err)}\n`,
     );
     process.exitCode = err instanceof AgentError ? 1 : 70;
   },

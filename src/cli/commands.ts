@@ -21,7 +21,7 @@ export interface CommandEntry {
 
 /** `agent settings` alone: the list of its subcommands. */
 export const SETTINGS_GROUP_HELP = helpText(
-  'Usage: agent settings validate|show|schema|plan|import|fmt|set|pull [options]\nRun "agent settings <sub> --help" for details.',
+  'Usage: config-agent settings validate|show|schema|defaults|plan|import|fmt|set|pull [options]\nRun "config-agent settings <sub> --help" for details.',
   [HELP_OPTION],
 );
 
@@ -103,6 +103,13 @@ export const COMMANDS: readonly CommandEntry[] = [
       return { run: m.setCommand, options: m.SET_OPTIONS };
     },
   },
+  {
+    words: ['settings', 'defaults'],
+    load: async () => {
+      const m = await import('./settings-defaults.js');
+      return { run: m.defaultsCommand, options: m.DEFAULTS_OPTIONS };
+    },
+  },
   { words: ['settings'], load: async () => ({ run: settingsGroup, options: [HELP_OPTION] }) },
   ...(['install', 'password', 'add-user', 'add-role'] as const).map((sub) => ({
     words: ['web', sub],
@@ -137,6 +144,6 @@ async function settingsGroup(argv: string[]): Promise<number> {
   }
   const { AgentError } = await import('../errors.js');
   throw new AgentError('AGENT_ERR_USAGE', [
-    `unknown settings command "${sub}" (validate, show, schema, plan, import, fmt, set, pull)`,
+    `unknown settings command "${sub}" (validate, show, schema, defaults, plan, import, fmt, set, pull)`,
   ]);
 }

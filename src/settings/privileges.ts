@@ -35,9 +35,12 @@ export const LEGACY_ROLE = 'legacy';
 export const LEGACY_GRANT = 'legacy';
 
 /**
- * Roles NSClient++ seeds, present here too unless the file defines a role of
- * that name (an operator's own role always wins): `full` holds everything,
- * `client` may read info and run queries.
+ * Roles present unless the settings define a role of that name (an
+ * operator's own role always wins, whichever layer writes it): NSClient++'s
+ * `full` (everything) and `client` (read info, run queries), and ours,
+ * `monitoring` (a poller: run queries) and `viewer` (read everything but
+ * secrets: modules, logs, settings, metrics). Seeded here rather than
+ * written in the packaged settings file, so a pulled file can define them.
  */
 export const SEEDED_ROLES: ReadonlyMap<string, readonly string[]> = new Map([
   ['full', ['*']],
@@ -53,6 +56,21 @@ export const SEEDED_ROLES: ReadonlyMap<string, readonly string[]> = new Map([
       'aliases.list',
       'login.get',
       'modules.list',
+    ],
+  ],
+  ['monitoring', ['public', 'info.get', 'queries.list', 'queries.get', 'queries.execute']],
+  [
+    'viewer',
+    [
+      'public',
+      'info.get',
+      'modules.list',
+      'modules.get',
+      'queries.list',
+      'queries.get',
+      'logs.list',
+      'settings.get',
+      'metrics.list',
     ],
   ],
 ]);

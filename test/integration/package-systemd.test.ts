@@ -58,7 +58,7 @@ void test(
       const [deb, upgradeDeb] = await Promise.all([
         buildPackage(join(work, 'v1'), VERSION),
         buildPackage(join(work, 'v2'), UPGRADE),
-        makeRoot(rootDir, ['nagios-nrpe-plugin', 'icinga2-bin']),
+        makeRoot(rootDir, ['nagios-nrpe-plugin', 'icinga2-bin', 'monitoring-plugins-basic', 'procps']),
       ]);
       copyFileSync(deb, join(rootDir, 'root/config-agent.deb'));
       copyFileSync(upgradeDeb, join(rootDir, 'root/config-agent-upgrade.deb'));
@@ -112,9 +112,13 @@ void test(
         assert.match(r.stdout, /OK/);
       });
 
-      await t.test('an edit of /etc/config-agent/agent.ini is applied while it runs: check_nrpe answers', async () => {
+      await t.test('a drop-in in /etc/config-agent/conf.d is applied while it runs: check_nrpe answers', async () => {
         const pid = await mainPid(s);
-        await s.sh('sed -i "s/^RemoteServer = disabled/RemoteServer = enabled/" /etc/config-agent/agent.ini');
+        assert.equal(
+          (await s.sh("stat -c '%a %U %G' /etc/config-agent/conf.d")).stdout.trim(),
+          '750 root config-agent',
+        );
+        await s.sh("printf '[/modules]\\nRemoteServer = enabled\\n' > /etc/config-agent/conf.d/50-nrpe.ini");
         await waitUntil(
           async () => (await s.sh(`${NRPE} -H 127.0.0.1 -c check_ok`)).code === 0,
           30_000,
@@ -140,6 +144,21 @@ void test(
         assert.match((await s.sh(`cat ${file}`)).stdout, /^allowed hosts = 127\.0\.0\.1, ::1, 127\.0\.0\.2$/m);
         assert.equal((await s.sh(`stat -c '%a %U %G' ${file}`)).stdout.trim(), before);
         assert.equal((await s.sh('ls -A /etc/config-agent | grep -c "\\.tmp$"')).stdout.trim(), '0');
+      });
+
+      await t.test('the process is named config-agent: pgrep and check_procs -C find it', async () => {
+        const pid = await mainPid(s);
+        assert.equal((await s.sh('pgrep -x config-agent')).stdout.trim(), String(pid));
+        const procs = await s.sh('/usr/lib/nagios/plugins/check_procs -C config-agent -c 1:1');
+        assert.equal(procs.code, 0, procs.stdout + procs.stderr);
+      });
+
+      await t.test('check_drivesize under the service counts the drives the command line counts', async () => {
+        const drives = (out: string): string => /All (\d+) drive\(s\)|No drives found|\d+ drive/.exec(out)?.[0] ?? out;
+        const cli = await s.sh('config-agent query check_drivesize');
+        const service = await s.sh(`${NRPE} -H 127.0.0.1 -c check_drivesize`);
+        assert.equal(drives(service.stdout), drives(cli.stdout), `${cli.stdout}\n${service.stdout}`);
+        assert.doesNotMatch(service.stdout, /\/etc\/config-agent|\/var\/lib\/config-agent|\/var\/tmp/);
       });
 
       await t.test('systemctl reload reloads the settings', async () => {
@@ -213,9 +232,10 @@ void test(
         );
         assert.match(
           (await s.sh('cat /etc/config-agent/agent.ini')).stdout,
-          /^RemoteServer = enabled$/m,
+          /^allowed hosts = 127\.0\.0\.1, ::1, 127\.0\.0\.2$/m,
           'the edit is kept',
         );
+        assert.match((await s.sh('cat /etc/config-agent/conf.d/50-nrpe.ini')).stdout, /^RemoteServer = enabled$/m);
         await waitUntil(
           async () => (await s.sh(`${NRPE} -H 127.0.0.1 -c check_ok`)).code === 0,
           30_000,

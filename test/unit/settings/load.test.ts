@@ -238,12 +238,20 @@ void test('cross-key rules: web port range and allowed hosts entries; /0 masks w
   );
 });
 
-void test("NSClient++'s roles full and client are seeded unless defined; a role holding the bare legacy grant warns", () => {
+void test('the roles full, client, monitoring and viewer are seeded unless defined; a role holding the bare legacy grant warns', () => {
   const seeded = loadSettingsText('[/settings/web/roles]\nops = info.get\n', '/tmp/x/agent.ini');
   assert.ok(seeded.ok);
   assert.deepEqual(seeded.snapshot.roles.get('full'), ['*']);
   assert.ok(seeded.snapshot.roles.get('client')?.includes('queries.execute'));
   assert.ok(!seeded.snapshot.roles.get('client')?.includes('legacy'));
+  assert.deepEqual(seeded.snapshot.roles.get('monitoring'), [
+    'public',
+    'info.get',
+    'queries.list',
+    'queries.get',
+    'queries.execute',
+  ]);
+  assert.ok(seeded.snapshot.roles.get('viewer')?.includes('settings.get'));
   assert.equal(seeded.warnings.length, 0);
   const own = loadSettingsText(
     '[/settings/web/roles]\nClient = public\nold = legacy, login.get\nwide = legacy.*\n',
