@@ -90,7 +90,7 @@ export const CODES = {
     severity: 'warning',
   },
   AGENT_WARN_PLAIN_PASSWORD: {
-    message: 'password of %s is stored in plain text; agent web add-user stores a hash',
+    message: 'password of %s is stored in plain text; config-agent web add-user stores a hash',
     severity: 'warning',
   },
   AGENT_WARN_UNAUTHENTICATED_EXEC: {

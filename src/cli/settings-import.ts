@@ -1,5 +1,5 @@
 /**
- * `agent settings import NSCLIENT.INI [--output FILE] [--force] [--format
+ * `config-agent settings import NSCLIENT.INI [--output FILE] [--force] [--format
  * text|json]`: translate an NSClient++ settings file into one of ours (see
  * src/settings/import/). The result is validated before anything is
  * written. Exit 0 translated (valid), 1 the translation does not validate
@@ -30,7 +30,7 @@ export const IMPORT_OPTIONS: readonly CliOption[] = [
 ];
 
 export const IMPORT_HELP = helpText(
-  `Usage: agent settings import NSCLIENT.INI|NRPE.CFG [--output FILE] [--force] [--format text|json]
+  `Usage: config-agent settings import NSCLIENT.INI|NRPE.CFG [--output FILE] [--force] [--format text|json]
 
 Translates an NSClient++ settings file, or an NRPE daemon's nrpe.cfg (told
 apart by content; its include and include_dir files are read in place),
@@ -40,7 +40,7 @@ section paths (/settings/NRPE/... -> /settings/remote/..., /settings/WEB/server/
 -> /settings/web/users, ...) and the keys whose meaning carries over, with the
 comments that stand above them. Every key dropped or changed is reported as
 file:line: [section] key: action: reason. The result is validated as
-agent settings validate does before it is written.
+config-agent settings validate does before it is written.
 Exit: 0 translated and valid, 1 the result does not validate (nothing written;
 or, when only certificate files it names are missing here, written all the same),
 2 usage, unreadable file, or an NSClient++ 0.3.x NSC.ini.`,
@@ -55,12 +55,12 @@ export async function importCommand(argv: string[]): Promise<number> {
   }
   const format = String(options.format ?? 'text');
   if (!['text', 'json'].includes(format)) {
-    err(`agent settings import: unknown format "${format}" (text or json)`);
+    err(`config-agent settings import: unknown format "${format}" (text or json)`);
     return 2;
   }
   const [source] = positionals;
   if (source === undefined || positionals.length !== 1) {
-    err(`agent settings import: give exactly one NSClient++ settings file\n\n${IMPORT_HELP}`);
+    err(`config-agent settings import: give exactly one NSClient++ settings file\n\n${IMPORT_HELP}`);
     return 2;
   }
   const output = typeof options.output === 'string' ? resolve(options.output) : undefined;
@@ -68,17 +68,17 @@ export async function importCommand(argv: string[]): Promise<number> {
   try {
     text = await readFile(source, 'utf8');
   } catch (e) {
-    err(`agent settings import: cannot read ${source}: ${errorMessage(e)}`);
+    err(`config-agent settings import: cannot read ${source}: ${errorMessage(e)}`);
     return 2;
   }
   if (looksLikeNscIni(text)) {
     err(
-      `agent settings import: ${source} is an NSClient++ 0.3.x NSC.ini ([modules], [Settings], [NRPE], … without the /settings/ paths of 0.4 and later); it is not translated: convert it with NSClient++ 0.4 or later first (nscp settings --migrate-to ini), then import the nsclient.ini it writes`,
+      `config-agent settings import: ${source} is an NSClient++ 0.3.x NSC.ini ([modules], [Settings], [NRPE], … without the /settings/ paths of 0.4 and later); it is not translated: convert it with NSClient++ 0.4 or later first (nscp settings --migrate-to ini), then import the nsclient.ini it writes`,
     );
     return 2;
   }
   if (output !== undefined && existsSync(output) && options.force !== true) {
-    err(`agent settings import: ${output} exists; give --force to replace it`);
+    err(`config-agent settings import: ${output} exists; give --force to replace it`);
     return 2;
   }
   const result = importNsclient(text, source, output ?? join(resolve(dirname(source)), 'agent.ini'));
@@ -89,7 +89,7 @@ export async function importCommand(argv: string[]): Promise<number> {
       await rename(tmp, output);
     } catch (e) {
       await rm(tmp, { force: true });
-      err(`agent settings import: cannot write ${output}: ${errorMessage(e)}`);
+      err(`config-agent settings import: cannot write ${output}: ${errorMessage(e)}`);
       return 1;
     }
   }
@@ -115,18 +115,18 @@ export async function importCommand(argv: string[]): Promise<number> {
   if (!result.valid) {
     for (const p of result.problems) err(formatProblem(p));
     if (!result.writable) {
-      err(`agent settings import: the translation of ${source} does not validate; nothing written`);
+      err(`config-agent settings import: the translation of ${source} does not validate; nothing written`);
       return 1;
     }
     if (output === undefined) out(result.text);
     err(
-      `agent settings import: ${output ?? 'the result'} ${output ? 'is written but does' : 'does'} not validate on this machine until the files named above exist (copy them over, then agent settings validate${output ? ` ${output}` : ''})`,
+      `config-agent settings import: ${output ?? 'the result'} ${output ? 'is written but does' : 'does'} not validate on this machine until the files named above exist (copy them over, then config-agent settings validate${output ? ` ${output}` : ''})`,
     );
     return 1;
   }
   if (output === undefined) out(result.text);
   err(
-    `${source}: ${result.changes.filter((c) => c.action !== 'note' && c.action !== 'kept').length} key(s) or section(s) dropped or changed; ${output ?? 'the result'} validates${output ? ` (agent settings validate ${output})` : ''}`,
+    `${source}: ${result.changes.filter((c) => c.action !== 'note' && c.action !== 'kept').length} key(s) or section(s) dropped or changed; ${output ?? 'the result'} validates${output ? ` (config-agent settings validate ${output})` : ''}`,
   );
   return 0;
 }

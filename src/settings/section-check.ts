@@ -181,7 +181,9 @@ function describe(
       // A regular expression is no message: the schema says in words what fits.
       const hint = (prop as { 'x-pattern-hint'?: unknown } | undefined)?.['x-pattern-hint'];
       what =
-        typeof hint === 'string' ? hint : 'does not have the form this key takes (see agent settings show --describe)';
+        typeof hint === 'string'
+          ? hint
+          : 'does not have the form this key takes (see config-agent settings show --describe)';
       break;
     }
     case 'minimum':

@@ -1,6 +1,6 @@
 /**
  * `[/settings/source]` naming a file in a git repository served by Debian's
- * `git daemon` on loopback, the agent run as a process and asked through
+ * `git daemon` on loopback, the config-agent run as a process and asked through
  * its API: the first pull applies the host's file (path with `${host}`) at
  * the commit of `main`; an unchanged ref is one `git ls-remote` and no
  * fetch (unchanged); a new commit and a force-push back to an older one
@@ -101,7 +101,7 @@ void describe('[/settings/source] from a git repository (git daemon, agent as a 
     assert.equal(await size(), '4444');
   });
 
-  void it('agent settings plan --source shows what the next pull would change, and applies nothing', async () => {
+  void it('config-agent settings plan --source shows what the next pull would change, and applies nothing', async () => {
     const inForce = (await pull()).revision;
     const next = repo.commit(
       { 'hosts/web01.ini': `${hostFile(6666)}\n[/modules]\nCheckHelpers = enabled\n` },

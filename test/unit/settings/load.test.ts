@@ -100,7 +100,7 @@ void test('inheritance: child wins, chains are followed, defaults last, template
   assert.equal(t.get('quick')?.values.address, '192.0.2.1:5666');
   assert.equal(t.get('quick')?.values.timeout, 20);
   assert.equal(t.get('web.example.com')?.values.address, '192.0.2.2');
-  // The agent client's targets are separate and have no payload length.
+  // The config-agent client's targets are separate and have no payload length.
   assert.equal(r.snapshot.targets.agent.get('default')?.values['payload length'], undefined);
   assert.equal(r.snapshot.targets.remote.get('default')?.values['payload length'], 1024);
 });
