@@ -10,6 +10,7 @@
  * settings stay, and once it is back the next pull succeeds.
  */
 import { after, before, describe, it } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -120,5 +121,17 @@ void describe('[/settings/source] from a git repository (git daemon, agent as a 
     assert.match(r.stdout, /^CheckHelpers\s+load\b/m);
     assert.match(r.stdout, /^agent\s+apply\b.*\[\/settings\/log\]/m);
     assert.equal(await size(), '4444', 'nothing applied');
+  });
+  void it('config-agent settings pull as root works on a cache repository the agent user owns (safe.directory)', async () => {
+    // As on a packaged host: the cache belongs to config-agent, an admin runs `sudo config-agent settings pull`.
+    execFileSync('chown', ['-R', '65534:65534', join(state, 'settings-source')]);
+    const next = repo.commit({ 'hosts/web01.ini': hostFile(5555) }, 'pulled by root');
+    process.env.AGENT_HOSTNAME = 'web01.example.org';
+    const r = await runAgentCli(['settings', 'pull', '--settings', agent.settingsFile]).finally(
+      () => delete process.env.AGENT_HOSTNAME,
+    );
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.doesNotMatch(r.stderr, /dubious ownership/);
+    assert.ok(r.stdout.includes(next), r.stdout);
   });
 });
