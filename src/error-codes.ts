@@ -74,6 +74,11 @@ export const CODES = {
     message: 'WEBServer is enabled and no password is set: a random one is generated and kept in ${state}/web-password',
     severity: 'warning',
   },
+  AGENT_WARN_WEAK_PASSWORD: {
+    message:
+      'the password of web user root has %s characters, fewer than %s: set a strong one with config-agent web password --set (or set none: the agent then generates one and keeps it in ${state}/web-password)',
+    severity: 'warning',
+  },
   AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: 'allowed hosts lets every address connect%s', severity: 'warning' },
   AGENT_WARN_NO_CA: {
     message: '%s has no ca configured: anyone allowed by allowed hosts may query',

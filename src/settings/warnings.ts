@@ -66,6 +66,9 @@ export function allowsEveryone(list: string): boolean {
     .some((e) => ['*', '*.*.*.*', '0.0.0.0', '::'].includes(e) || /\/0$/.test(e));
 }
 
+/** Characters a web password needs not to be warned about (AGENT_WARN_WEAK_PASSWORD). */
+export const STRONG_PASSWORD = 12;
+
 export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   const out: SettingsProblem[] = [];
   const at = (o: Origin | undefined, section: string, key: string) => ({
@@ -124,6 +127,12 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
       const fallback = input.origins['/settings/default']?.password;
       const section = own || !fallback ? '/settings/WEB/server' : '/settings/default';
       out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], at(own ?? fallback, section, 'password')));
+    } else if (typeof pw === 'string' && [...pw].length < STRONG_PASSWORD && !pw.startsWith('pbkdf2-sha256$')) {
+      // A short password (an imported nsclient.ini's `password = test`): named, never shown.
+      const own = input.origins['/settings/WEB/server']?.password;
+      const section = own ? '/settings/WEB/server' : '/settings/default';
+      const o = own ?? input.origins['/settings/default']?.password;
+      out.push(problem('AGENT_WARN_WEAK_PASSWORD', [[...pw].length, STRONG_PASSWORD], at(o, section, 'password')));
     }
   }
 

@@ -278,3 +278,27 @@ void test('an allow-list pattern the linear-time matcher cannot run is a warning
   assert.equal(inRange(w, 0).line, 4);
   assert.match(inRange(w, 0).message, /allowed queries: !\(…\) in check_!\(cpu\) is not supported/);
 });
+
+void test('a web password shorter than 12 characters is warned about at its line, never shown', () => {
+  const weak = loadSettingsText(
+    '[/modules]\nWEBServer = enabled\n[/settings/default]\npassword = test\n',
+    '/tmp/x/agent.ini',
+  );
+  assert.ok(weak.ok);
+  const w = weak.warnings.filter((p) => p.code === 'AGENT_WARN_WEAK_PASSWORD');
+  assert.deepEqual(codesAt(w), ['AGENT_WARN_WEAK_PASSWORD@4:12']);
+  assert.match(
+    inRange(w, 0).message,
+    /has 4 characters, fewer than 12: set a strong one with config-agent web password/,
+  );
+  assert.doesNotMatch(inRange(w, 0).message, /test/);
+  const strong = loadSettingsText(
+    '[/modules]\nWEBServer = enabled\n[/settings/WEB/server]\npassword = correct-horse-battery\n',
+    '/tmp/x/agent.ini',
+  );
+  assert.ok(strong.ok);
+  assert.deepEqual(
+    strong.warnings.filter((p) => p.code === 'AGENT_WARN_WEAK_PASSWORD'),
+    [],
+  );
+});
