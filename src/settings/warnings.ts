@@ -69,6 +69,11 @@ export function allowsEveryone(list: string): boolean {
 /** Characters a web password needs not to be warned about (AGENT_WARN_WEAK_PASSWORD). */
 export const STRONG_PASSWORD = 12;
 
+/** Characters of a text as a person counts them (a surrogate pair is one). */
+function codePoints(text: string): number {
+  return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '_').length;
+}
+
 export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   const out: SettingsProblem[] = [];
   const at = (o: Origin | undefined, section: string, key: string) => ({
@@ -127,12 +132,12 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
       const fallback = input.origins['/settings/default']?.password;
       const section = own || !fallback ? '/settings/WEB/server' : '/settings/default';
       out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], at(own ?? fallback, section, 'password')));
-    } else if (typeof pw === 'string' && [...pw].length < STRONG_PASSWORD && !pw.startsWith('pbkdf2-sha256$')) {
+    } else if (typeof pw === 'string' && codePoints(pw) < STRONG_PASSWORD && !pw.startsWith('pbkdf2-sha256$')) {
       // A short password (an imported nsclient.ini's `password = test`): named, never shown.
       const own = input.origins['/settings/WEB/server']?.password;
       const section = own ? '/settings/WEB/server' : '/settings/default';
       const o = own ?? input.origins['/settings/default']?.password;
-      out.push(problem('AGENT_WARN_WEAK_PASSWORD', [[...pw].length, STRONG_PASSWORD], at(o, section, 'password')));
+      out.push(problem('AGENT_WARN_WEAK_PASSWORD', [codePoints(pw), STRONG_PASSWORD], at(o, section, 'password')));
     }
   }
 
