@@ -22,7 +22,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN, REPO, freePort, listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
@@ -296,4 +306,34 @@ for (const fixture of ['debian-default', 'ansible-role', 'chef-cookbook']) {
 
 void test('check_nrpe is the Debian client', () => {
   assert.ok(statSync(CHECK_NRPE).isFile());
+});
+
+void test('--output onto an existing file keeps its mode, owner, group and [/paths]; --drop-in writes conf.d/ 0640', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nrpe-import-output-'));
+  try {
+    const main = join(dir, 'agent.ini');
+    writeFileSync(main, '[/paths]\nstate = /var/lib/config-agent\n\n[/modules]\nWEBServer = enabled\n', {
+      mode: 0o640,
+    });
+    const { gid } = nagios();
+    chownSync(main, 0, gid);
+    const cfg = join(FIXTURES, 'debian-default', 'nrpe.cfg');
+    const run = (args: string[]): Promise<void> =>
+      new Promise((resolve, reject) =>
+        execFile(process.execPath, [MAIN, 'settings', 'import', cfg, ...args], { timeout: 30_000 }, (err) =>
+          err ? reject(new Error(err.message)) : resolve(),
+        ),
+      );
+    await run(['--output', main, '--force']);
+    const st = statSync(main);
+    assert.deepEqual([st.mode & 0o7777, st.uid, st.gid], [0o640, 0, gid]);
+    assert.match(readFileSync(main, 'utf8'), /^\[\/paths\]\nstate = \/var\/lib\/config-agent$/m);
+    assert.match(readFileSync(main, 'utf8'), /^\[\/settings\/external scripts\/nrpe commands\]$/m);
+    await run(['--drop-in', '--settings', main]);
+    const dropIn = join(dir, 'conf.d', '50-nrpe-import.ini');
+    assert.equal(statSync(dropIn).mode & 0o7777, 0o640);
+    assert.doesNotMatch(readFileSync(dropIn, 'utf8'), /\[\/paths\]/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
