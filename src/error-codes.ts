@@ -94,6 +94,11 @@ export const CODES = {
       'role %s lacks the privilege public, which the web UI needs to sign in: its users (%s) can use the API but the UI refuses them (403); add public to the role',
     severity: 'warning',
   },
+  AGENT_WARN_SUDO_NO_NEW_PRIVILEGES: {
+    message:
+      '%s runs sudo (%s), which cannot work here: %s, and sudo, a set-uid program, refuses to run under no_new_privs, so the check answers UNKNOWN; %s',
+    severity: 'warning',
+  },
   AGENT_WARN_PLAIN_PASSWORD: {
     message: 'password of %s is stored in plain text; config-agent web add-user stores a hash',
     severity: 'warning',

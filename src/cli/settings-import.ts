@@ -6,20 +6,26 @@
  * (nothing written), 2 usage, unreadable input or an existing --output
  * without --force.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { errorMessage } from '../errors.js';
 import { formatChanges, importNsclient } from '../settings/import/import.js';
 import { looksLikeNscIni } from '../settings/import/nsclient-source.js';
-import { err, out, parseArgs } from './args.js';
+import { err, out, parseArgs, settingsPath } from './args.js';
+import { writeImportFile } from './import-write.js';
+import { dropInFolder } from '../settings/drop-ins.js';
+import { looksLikeNrpeCfg } from '../settings/import/nrpe-cfg-read.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
 
 export const IMPORT_OPTIONS: readonly CliOption[] = [
   { name: 'output', arg: 'FILE', help: 'write the result there (default: print it on stdout, the report on stderr)' },
   { name: 'force', help: 'replace an existing --output file' },
+  {
+    name: 'drop-in',
+    help: 'write the result to conf.d/50-nrpe-import.ini (50-nsclient-import.ini) beside the settings file: a layer above it that leaves it as it is',
+  },
   {
     name: 'format',
     arg: 'text|json',
@@ -63,7 +69,6 @@ export async function importCommand(argv: string[]): Promise<number> {
     err(`config-agent settings import: give exactly one NSClient++ settings file\n\n${IMPORT_HELP}`);
     return 2;
   }
-  const output = typeof options.output === 'string' ? resolve(options.output) : undefined;
   let text: string;
   try {
     text = await readFile(source, 'utf8');
@@ -77,18 +82,22 @@ export async function importCommand(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  // --drop-in: a layer above the settings file (settings/drop-ins.ts), named by what is imported.
+  const dropIn = join(
+    dropInFolder(resolve(settingsPath(options))),
+    looksLikeNrpeCfg(text) ? '50-nrpe-import.ini' : '50-nsclient-import.ini',
+  );
+  const output =
+    typeof options.output === 'string' ? resolve(options.output) : options['drop-in'] === true ? dropIn : undefined;
   if (output !== undefined && existsSync(output) && options.force !== true) {
     err(`config-agent settings import: ${output} exists; give --force to replace it`);
     return 2;
   }
   const result = importNsclient(text, source, output ?? join(resolve(dirname(source)), 'agent.ini'));
   if (result.writable && output !== undefined) {
-    const tmp = `${output}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      await writeFile(tmp, result.text, { mode: 0o600 });
-      await rename(tmp, output);
+      await writeImportFile(output, result.text);
     } catch (e) {
-      await rm(tmp, { force: true });
       err(`config-agent settings import: cannot write ${output}: ${errorMessage(e)}`);
       return 1;
     }
@@ -106,6 +115,7 @@ export async function importCommand(argv: string[]): Promise<number> {
         unsupportedModules: result.unsupportedModules,
         problems: result.problems,
         warnings: result.warnings,
+        sudoers: result.sudoers,
       }),
     );
     return result.valid ? 0 : 1;

@@ -11,7 +11,8 @@
  *   a verify mode that makes the client certificate optional;
  * - AGENT_WARN_PLAIN_PASSWORD: a web user whose password is stored in plain text;
  * - AGENT_WARN_UNAUTHENTICATED_EXEC, AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS:
- *   see allow-list-warnings.ts.
+ *   see allow-list-warnings.ts;
+ * - AGENT_WARN_SUDO_NO_NEW_PRIVILEGES: see sudo-warnings.ts.
  * Defaults alone never warn (an untouched file stays quiet), except where the
  * result is insecure whatever the defaults are (empty password, no CA).
  */
@@ -20,6 +21,7 @@ import { sectionWithFallbacks } from './module-view.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 import { allowListWarnings } from './allow-list-warnings.js';
+import { sudoWarnings } from './sudo-warnings.js';
 
 interface WarnInput {
   file: string;
@@ -167,6 +169,7 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   }
 
   out.push(...allowListWarnings(input));
+  out.push(...sudoWarnings(input));
 
   for (const u of input.users.values()) {
     const pw = u.values.password;
