@@ -12,7 +12,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
@@ -90,6 +90,11 @@ void describe('[/includes] naming a remote file (nginx over TLS, agent as a proc
   });
 
   void it('refreshed at each poll: a 304 when unchanged, a change applied', async () => {
+    // Validators are sent back only once a file is a second older than the answer (RFC 9110 8.8.2.2): old files.
+    const past = Date.now() / 1000 - 60;
+    for (const f of readdirSync(nginx.www, { recursive: true, encoding: 'utf8' }))
+      if (f.endsWith('.ini')) utimesSync(join(nginx.www, f), past, past);
+    await pull();
     const before = (await status()).pulls;
     const s = await pull();
     assert.equal(s.pulls.unchanged, before.unchanged + 2, 'the source file and the include, both 304');

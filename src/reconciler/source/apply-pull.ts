@@ -79,8 +79,9 @@ export async function pullAndApply(
   const meta: CachedPull = {
     url: sourceId(cfg),
     revision,
-    etag: got.etag,
-    lastModified: got.lastModified,
+    // Kept for the next conditional request only when RFC 9110 calls them strong (fetch-settings.ts).
+    etag: got.validators?.etag,
+    lastModified: got.validators?.lastModified,
     sha256,
     pulledAt: new Date().toISOString(),
     ...(trust === '' ? {} : { verifiedWith: trust, signedBy: got.signedBy, signature: got.signature }),

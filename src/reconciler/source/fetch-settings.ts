@@ -27,7 +27,16 @@ export interface FetchOptions {
 
 export type FetchResult =
   | { changed: false; status: 304 }
-  | { changed: true; body: Buffer; etag: string | undefined; lastModified: string | undefined; url: string };
+  | {
+      changed: true;
+      body: Buffer;
+      /** The entity tag as sent: the revision's name. */
+      etag: string | undefined;
+      lastModified: string | undefined;
+      /** The validators that may be sent back in the next conditional request (strongValidators). */
+      validators: { etag: string | undefined; lastModified: string | undefined };
+      url: string;
+    };
 
 /** Content types a settings file may come with: text (text/plain, text/x-ini…) except HTML, or bytes. */
 export function acceptableType(type: string | undefined): boolean {
@@ -127,10 +136,30 @@ function fetchOnce(url: string, options: FetchOptions, deadline: number): Promis
         if (declared !== undefined && size !== declared)
           return fail(`the body was cut off after ${size} of ${declared} bytes`);
         if (!res.complete) return fail(`the body was cut off after ${size} bytes`);
-        const etag = res.headers.etag;
-        const lastModified = res.headers['last-modified'];
-        done({ changed: true, body: Buffer.concat(chunks, size), etag, lastModified, url });
+        const { etag, 'last-modified': lastModified } = res.headers;
+        const validators = strongValidators(res.headers);
+        done({ changed: true, body: Buffer.concat(chunks, size), etag, lastModified, validators, url });
       });
     };
   });
+}
+
+/**
+ * The validators of an answer that may be sent back in a conditional request, none when RFC 9110
+ * calls them weak: a `W/` entity tag; and a Last-Modified that is not at least one second earlier
+ * than the answer's Date (8.8.2.2), which also makes an entity tag derived from the file's time and
+ * size unsafe (nginx's: a same-size edit within that second keeps it). Without them the next request
+ * is unconditional and the body's SHA-256 tells a change (apply-pull.ts).
+ */
+export function strongValidators(headers: {
+  etag?: string | undefined;
+  'last-modified'?: string | undefined;
+  date?: string | undefined;
+}): { etag: string | undefined; lastModified: string | undefined } {
+  const modified = Date.parse(headers['last-modified'] ?? '');
+  const date = Date.parse(headers.date ?? '');
+  const settled = !Number.isNaN(modified) && !Number.isNaN(date) && date - modified >= 1000;
+  if (!settled && headers['last-modified'] !== undefined) return { etag: undefined, lastModified: undefined };
+  const etag = headers.etag?.startsWith('W/') === true ? undefined : headers.etag;
+  return { etag, lastModified: settled ? headers['last-modified'] : undefined };
 }

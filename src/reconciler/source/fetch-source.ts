@@ -25,6 +25,8 @@ export type SourceFetch =
       revision?: string | undefined;
       etag?: string | undefined;
       lastModified?: string | undefined;
+      /** What the next conditional request may send back (fetch-settings.ts strongValidators); none: unconditional. */
+      validators?: { etag: string | undefined; lastModified: string | undefined } | undefined;
       /** The allowed signer whose key signed an https file. */
       signedBy?: string | undefined;
       /** That file's detached signature, kept with the cache to verify it again at start. */

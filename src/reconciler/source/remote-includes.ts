@@ -49,9 +49,9 @@ export class RemoteIncludes {
     return this.list().map((i) => ({ ...this.entry(i.url, i.cache) }));
   }
 
-  /** Pull every remote include; resolves with the message of each failure (each logged with its code). */
-  async pullAll(cfg: SourceConfig, reason: string, pulls: SourceStatus['pulls']): Promise<string[]> {
-    const failures: string[] = [];
+  /** Pull every remote include; resolves with each failure (each logged with its code). */
+  async pullAll(cfg: SourceConfig, reason: string, pulls: SourceStatus['pulls']): Promise<PullFailure[]> {
+    const failures: PullFailure[] = [];
     for (const { url, cache } of this.list()) {
       const st = this.entry(url, cache);
       // The source's guards and keys; its pin, signature url, ref and path are its own file's.
@@ -70,7 +70,7 @@ export class RemoteIncludes {
       } catch (err) {
         pulls.failed++;
         st.lastError = errorMessage(err);
-        failures.push(st.lastError);
+        failures.push({ message: st.lastError, refused: isRefusal(err) });
         log.error(err instanceof AgentError ? `${err.code}: ${st.lastError}` : st.lastError);
         const cached = st.fromCache && st.lastSuccess === null ? readCachedPull(cache) : undefined;
         if (cached && !this.warned.has(url)) {
@@ -106,4 +106,25 @@ export function why(err: unknown): string {
   return err instanceof AgentError && err.code === 'AGENT_ERR_SOURCE_PULL'
     ? err.message.replace(/^.*? failed: /, '').replace(/; keeping the settings in force$/, '')
     : 'the pull was refused';
+}
+
+/** A failed pull: its message, and whether the server answered with something refused (no reason to back off). */
+export interface PullFailure {
+  message: string;
+  refused: boolean;
+}
+
+/**
+ * The server answered, and what it served was refused for its content (invalid settings, a section a
+ * pulled file may not hold, a bad signature, a rollback): the fix is a push away, so the next poll comes
+ * at the normal interval. Anything else (unreachable, an HTTP error, a timeout) backs off.
+ */
+export function isRefusal(err: unknown): boolean {
+  return (
+    err instanceof AgentError &&
+    (err.code === 'AGENT_ERR_SOURCE_INVALID' ||
+      err.code === 'AGENT_ERR_SOURCE_SIGNATURE' ||
+      err.code === 'AGENT_ERR_SOURCE_ROLLBACK' ||
+      err.code === 'AGENT_ERR_SOURCE_SECTION')
+  );
 }

@@ -9,8 +9,10 @@
  * Polling: the first poll at once when something is not cached (an agent
  * just installed wants its settings), else at a random time within one
  * interval (10,000 agents started together do not poll together); then
- * every interval, each wait drawn between 90% and 110% of it; after failed
- * polls the wait doubles from the interval up to `max backoff`.
+ * every interval, each wait drawn between 90% and 110% of it; after polls
+ * whose server failed (unreachable, an HTTP error) the wait doubles from the
+ * interval up to `max backoff`; a file refused for its content (invalid, a
+ * bad signature, a rollback) is polled again at the interval: the fix lands.
  *
  * The code of a pull (apply-pull.ts, the http(s) and git fetchers, the
  * signature checks) is loaded at the first pull: an agent with no source
@@ -24,7 +26,7 @@ import type { SourceStatus } from '../../core/control.js';
 import { readCachedPull } from './source-cache.js';
 import { cacheFileOf, sourceConfig, sourceId, type SourceConfig } from './source-config.js';
 import type { SourceHost } from './apply-pull.js';
-import { RemoteIncludes, why } from './remote-includes.js';
+import { isRefusal, RemoteIncludes, why, type PullFailure } from './remote-includes.js';
 
 const log = sink.logger('agent:settings-source');
 
@@ -170,7 +172,7 @@ export class SettingsSource {
     this.url = cfg.url;
     this.pulling = this.what(cfg);
     this.state.lastPull = new Date().toISOString();
-    const failures: string[] = [];
+    const failures: PullFailure[] = [];
     if (cfg.url !== '') {
       const failed = await this.pullMain(cfg, reason);
       if (failed !== null) failures.push(failed);
@@ -182,22 +184,24 @@ export class SettingsSource {
       this.state.failuresInARow = 0;
     } else {
       this.state.failuresInARow++;
-      this.state.lastError = failures.join(' | ');
+      this.state.lastError = failures.map((f) => f.message).join(' | ');
     }
+    // Only a server that fails backs off; a refused file is polled again at the interval, so a pushed fix lands.
+    this.serverFailuresInARow = failures.some((f) => !f.refused) ? this.serverFailuresInARow + 1 : 0;
     const base = cfg.intervalMs;
     const wait =
-      this.state.failuresInARow === 0
+      this.serverFailuresInARow === 0
         ? base
         : backoffDelay(
             { firstMs: base, factor: 2, maxMs: Math.max(base, cfg.maxBackoffMs), jitter: 0 },
-            this.state.failuresInARow,
+            this.serverFailuresInARow,
           );
     this.schedule(Math.floor(wait * (0.9 + 0.2 * Math.random())));
     return this.status() as SourceStatus;
   }
 
-  /** Pull the source's own file; null when good, else the failure's message (logged, counted, warned about). */
-  private async pullMain(cfg: SourceConfig, reason: string): Promise<string | null> {
+  /** Pull the source's own file; null when good, else the failure (logged, counted, warned about). */
+  private async pullMain(cfg: SourceConfig, reason: string): Promise<PullFailure | null> {
     try {
       const { pullAndApply } = await import('./apply-pull.js');
       const got = await pullAndApply(this.host, cfg, this.cacheFile(), this.state.revision, reason);
@@ -225,9 +229,11 @@ export class SettingsSource {
             : formatMessage('AGENT_WARN_SOURCE_NO_CACHE', [cfg.url, why(err)]),
         );
       }
-      return message;
+      return { message, refused: isRefusal(err) };
     }
   }
 
   private warnedMain = false;
+  /** Polls in a row in which a server failed (not answered, an HTTP error): what the wait backs off on. */
+  private serverFailuresInARow = 0;
 }
