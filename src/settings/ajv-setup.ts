@@ -19,6 +19,7 @@ export const ANNOTATIONS = [
   'x-pattern-hint',
   'x-command-line',
   'x-privilege',
+  'x-duration',
   'x-host-placeholders',
 ];
 

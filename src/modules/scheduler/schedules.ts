@@ -14,6 +14,7 @@
  */
 import { splitAliasCommand } from '../../formats/alias-command.js';
 import { countSchedule } from '../../core/passive-counters.js';
+import { parseDurationMs } from '../../formats/duration.js';
 
 export interface ScheduleDefinition {
   name: string;
@@ -196,15 +197,8 @@ export function definitionOf(
   };
 }
 
-/** `300`, `30s`, `5m`, `1.5h`, `250ms`: milliseconds (a bare number is seconds, as NSClient++ reads it). */
-export function parseDuration(text: string): number {
-  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|d|w)?\s*$/.exec(text);
-  if (!m) return NaN;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[
-    (m[2] ?? 's') as 'ms' | 's' | 'm' | 'h' | 'd' | 'w'
-  ];
-  return Math.round(Number(m[1]) * unit);
-}
+/** `300`, `30s`, `5m`, `1.5h`, `250ms`: milliseconds (formats/duration.ts, the one duration parser). */
+export const parseDuration = parseDurationMs;
 
 /** `all` or a list of ok, warning, critical, unknown: the statuses that are submitted. */
 export function parseReport(text: string): ReadonlySet<number> {
