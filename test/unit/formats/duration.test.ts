@@ -55,8 +55,9 @@ void test('a duration key takes 5m and refuses a word with the one hint', () => 
   );
   assert.ok(ok.ok, JSON.stringify(ok.problems));
   const source = ok.snapshot.sections['/settings/source'];
-  assert.equal(source?.interval, 300);
-  assert.equal(source?.['max backoff'], 3600);
+  assert.ok(source);
+  assert.equal(source.interval, 300);
+  assert.equal(source['max backoff'], 3600);
   const bad = loadSettingsText('[/settings/WEB/server]\ntimeout = soon\n', '/tmp/d/agent.ini');
   assert.ok(!bad.ok);
   assert.match(bad.problems[0]?.message ?? '', /a duration: whole seconds \(300\) or a number with a unit/);
