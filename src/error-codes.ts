@@ -74,6 +74,11 @@ export const CODES = {
     message: 'WEBServer is enabled and no password is set: a random one is generated and kept in ${state}/web-password',
     severity: 'warning',
   },
+  AGENT_WARN_WEAK_PASSWORD: {
+    message:
+      'the password of web user root has %s characters, fewer than %s: set a strong one with config-agent web password --set (or set none: the agent then generates one and keeps it in ${state}/web-password)',
+    severity: 'warning',
+  },
   AGENT_WARN_ALLOWED_HOSTS_OPEN: { message: 'allowed hosts lets every address connect%s', severity: 'warning' },
   AGENT_WARN_NO_CA: {
     message: '%s has no ca configured: anyone allowed by allowed hosts may query',
@@ -89,8 +94,13 @@ export const CODES = {
       'role %s lacks the privilege public, which the web UI needs to sign in: its users (%s) can use the API but the UI refuses them (403); add public to the role',
     severity: 'warning',
   },
+  AGENT_WARN_SUDO_NO_NEW_PRIVILEGES: {
+    message:
+      '%s runs sudo (%s), which cannot work here: %s, and sudo, a set-uid program, refuses to run under no_new_privs, so the check answers UNKNOWN; %s',
+    severity: 'warning',
+  },
   AGENT_WARN_PLAIN_PASSWORD: {
-    message: 'password of %s is stored in plain text; agent web add-user stores a hash',
+    message: 'password of %s is stored in plain text; config-agent web add-user stores a hash',
     severity: 'warning',
   },
   AGENT_WARN_UNAUTHENTICATED_EXEC: {

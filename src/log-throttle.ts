@@ -72,3 +72,9 @@ export class WarningThrottle {
     return this.windowMs === 60_000 ? 'minute' : `${this.windowMs / 1000} s`;
   }
 }
+
+/**
+ * The one throttle of what network peers make the listeners say (a dropped packet, a refused
+ * query, a rejected certificate): a line a minute per kind and peer address, with the count.
+ */
+export const PEER_EVENTS = new WarningThrottle();

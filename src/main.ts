@@ -53,14 +53,14 @@ async function dispatch(argv: string[]): Promise<number> {
   const found = findCommand(argv);
   if (!found) throw new AgentError('AGENT_ERR_USAGE', [`unknown command "${cmd}"; run config-agent --help`]);
   const command = await found.entry.load();
-  // NSClient++'s help forms of a command (`agent run help-short`, `agent web add-user help-csv`),
-  // not of a query's arguments: `agent query help` and `agent client help` are the command's own help.
+  // NSClient++'s help forms of a command (`config-agent run help-short`, `config-agent web add-user help-csv`),
+  // not of a query's arguments: `config-agent query help` and `config-agent client help` are the command's own help.
   const form = helpFormOf(found.rest[0]);
   if (form) return runHelpForm((a) => command.run(a), form);
   return command.run(found.rest);
 }
 
-// `agent settings show | head` closes the pipe early: that is not an error.
+// `config-agent settings show | head` closes the pipe early: that is not an error.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);

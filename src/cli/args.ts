@@ -64,7 +64,7 @@ function isParseArgsError(err: unknown): err is Error {
 /**
  * Take `--settings FILE` (or `--settings=FILE`) out of an argument list
  * wherever it stands, for the commands whose remaining arguments belong to a
- * query (`agent query`, `agent client`): no query has an option of that name.
+ * query (`config-agent query`, `config-agent client`): no query has an option of that name.
  */
 export function takeSettingsOption(argv: readonly string[]): { settings: string | undefined; rest: string[] } {
   // Lenient: every other word is left as it stands, for the query's own parser.

@@ -1,5 +1,5 @@
 /**
- * `agent client <query> [options]`: runs one client query (remote_query,
+ * `config-agent client <query> [options]`: runs one client query (remote_query,
  * remote_exec, remote_submit, remote_forward, agent_query, …) from the
  * shell, prints the result in the Nagios form and exits with its status, so
  * it can stand in for check_nrpe. Settings come from `--settings FILE`
@@ -19,25 +19,25 @@ import { toNagios } from '../core/result.js';
 import { sink } from '../log.js';
 
 /**
- * Options of `agent client` itself, before the query's name (--settings may
+ * Options of `config-agent client` itself, before the query's name (--settings may
  * stand anywhere). The query's own options, NSClient++'s client syntax, are
- * in protocols/client-options.ts and listed by `agent client <query> --help`.
+ * in protocols/client-options.ts and listed by `config-agent client <query> --help`.
  */
 export const CLIENT_CLI_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
 
 export const CLIENT_HELP = helpText(
-  `Usage: agent client [--settings FILE] <query> [options]
+  `Usage: config-agent client [--settings FILE] <query> [options]
 
 Runs a client query and prints its result in the Nagios form; the exit
 status is the check status (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 Queries: remote_query, remote_exec, remote_submit, remote_forward (NRPE),
          agent_query, agent_exec, agent_submit (agent protocol).
-Example: agent client remote_query --host 127.0.0.1 --port 5666 --command check_load --arguments -w 5 -c 10
-         agent client remote_query --help      (the options of a query; help-short, help-csv too)`,
+Example: config-agent client remote_query --host 127.0.0.1 --port 5666 --command check_load --arguments -w 5 -c 10
+         config-agent client remote_query --help      (the options of a query; help-short, help-csv too)`,
   CLIENT_CLI_OPTIONS,
 );
 
-/** `agent client remote_query help-csv`: NSClient++'s bare help forms as the query's only argument. */
+/** `config-agent client remote_query help-csv`: NSClient++'s bare help forms as the query's only argument. */
 const QUERY_HELP_FORMS = { full: '--help', short: '--help-short', csv: '--help-csv' } as const;
 
 /** Owning module by query-name prefix. */
@@ -68,7 +68,7 @@ export async function runClientCommand(allArgs: string[]): Promise<number> {
   const args = form ? [QUERY_HELP_FORMS[form]] : given;
   const owner = OWNERS.find(([prefix]) => query.toLowerCase().startsWith(prefix))?.[1];
   if (owner === undefined) {
-    err(`agent client: "${query}" is not a client query\n${CLIENT_HELP}`);
+    err(`config-agent client: "${query}" is not a client query\n${CLIENT_HELP}`);
     return 2;
   }
   sink.consoleLevel = process.env.AGENT_LOG_LEVEL === undefined ? 'error' : sink.consoleLevel;

@@ -3,7 +3,7 @@
  * option table: main.ts dispatches from this list, and a test runs each
  * command's --help (and NSClient++'s help, help-short, help-csv) as a
  * process and checks that every option of the table is listed. Commands
- * load lazily, so `agent run` never loads the web CLI and the reverse.
+ * load lazily, so `config-agent run` never loads the web CLI and the reverse.
  */
 import { HELP_OPTION, helpText, type CliOption } from './options.js';
 
@@ -19,7 +19,7 @@ export interface CommandEntry {
   load(): Promise<Command>;
 }
 
-/** `agent settings` alone: the list of its subcommands. */
+/** `config-agent settings` alone: the list of its subcommands. */
 export const SETTINGS_GROUP_HELP = helpText(
   'Usage: config-agent settings validate|show|schema|defaults|plan|import|fmt|set|pull [options]\nRun "config-agent settings <sub> --help" for details.',
   [HELP_OPTION],

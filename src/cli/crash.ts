@@ -1,7 +1,7 @@
 /**
  * A crash is a crash: an `uncaughtException` or `unhandledRejection`
  * anywhere in the process is logged as critical with its stack, the
- * registered clean-up runs (for `agent run`: the modules stop in reverse
+ * registered clean-up runs (for `config-agent run`: the modules stop in reverse
  * start order, each within its own time limit), and the process exits 70
  * (EX_SOFTWARE), as the README promises. The clean-up gets at most
  * CRASH_STOP_MS; a second crash while it runs is logged and does not start

@@ -1,6 +1,6 @@
 /**
  * A core with the enabled modules started, for one-shot commands (`agent
- * query`, `agent client`). Modules that listen on ports (WEBServer,
+ * query`, `config-agent client`). Modules that listen on ports (WEBServer,
  * RemoteServer, AgentServer, NSClientServer) are left out unless asked for, so a one-shot
  * command never fights a running agent for its ports; nor does the
  * Scheduler (BACKGROUND_MODULES), so that it never sends passive results

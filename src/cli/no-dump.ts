@@ -1,5 +1,5 @@
 /**
- * `agent run` marks its process non-dumpable (prctl(PR_SET_DUMPABLE, 0), by the addon
+ * `config-agent run` marks its process non-dumpable (prctl(PR_SET_DUMPABLE, 0), by the addon
  * dist/bin/no-dump.node, src/cli/no-dump-c/): the kernel then gives the agent's /proc/<pid>
  * files to root, so the scripts and checks the agent runs, as its own user, cannot read
  * /proc/<agent>/environ, the environment the agent was started with (where `${env:}` secrets

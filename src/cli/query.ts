@@ -1,5 +1,5 @@
 /**
- * `agent query <command> [args…]`: start the modules the settings enable
+ * `config-agent query <command> [args…]`: start the modules the settings enable
  * (except listeners), run one query, print it in the Nagios form and exit
  * with its status (0-3), as a Nagios plugin does.
  */
@@ -12,7 +12,7 @@ import { formatProblem } from './format-problem.js';
 import { startLocalCore } from './local-core.js';
 import { queryIndex } from '../checks/helpers/index-check.js';
 
-/** Options of `agent query` itself, before the query's name (--settings may stand anywhere). */
+/** Options of `config-agent query` itself, before the query's name (--settings may stand anywhere). */
 export const QUERY_OPTIONS: readonly CliOption[] = [
   {
     name: 'list',
@@ -23,14 +23,14 @@ export const QUERY_OPTIONS: readonly CliOption[] = [
 ];
 
 export const QUERY_HELP = helpText(
-  `Usage: agent query [--settings FILE] <command> [arguments…]
-       agent query --list [--settings FILE]
+  `Usage: config-agent query [--settings FILE] <command> [arguments…]
+       config-agent query --list [--settings FILE]
 
 Runs one query with the modules that the settings enable (listeners such as
 WEBServer are not started) and prints the result in the Nagios form
     message|'label'=value[unit];warn;crit;min;max
 Exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
-Example: agent query check_ok "all good"
+Example: config-agent query check_ok "all good"
 
 --list prints one line per query: its name, its module, and enabled or
 disabled (disabled: enable the module in [/modules] to answer it).`,
@@ -38,7 +38,7 @@ disabled (disabled: enable the module in [/modules] to answer it).`,
 );
 
 export async function queryCommand(argv: string[]): Promise<number> {
-  // `--settings FILE` may stand anywhere; other options of `agent query` come
+  // `--settings FILE` may stand anywhere; other options of `config-agent query` come
   // before the command, and everything after the command belongs to the query.
   const taken = takeSettingsOption(argv);
   const head: string[] = taken.settings !== undefined ? ['--settings', taken.settings] : [];
@@ -70,13 +70,13 @@ export async function queryCommand(argv: string[]): Promise<number> {
   }
 }
 
-/** `agent query --list`: every query with its module and whether it is enabled, aligned; exit 0 (3 on invalid settings). */
+/** `config-agent query --list`: every query with its module and whether it is enabled, aligned; exit 0 (3 on invalid settings). */
 async function listQueries(file: string): Promise<number> {
   sink.consoleLevel = process.env.AGENT_LOG_LEVEL === undefined ? 'error' : sink.consoleLevel;
   const loaded = await loadSettingsFile(file);
   if (!loaded.ok) {
     for (const p of loaded.problems) err(formatProblem(p));
-    err(`agent query --list: settings ${file} are invalid`);
+    err(`config-agent query --list: settings ${file} are invalid`);
     return 3;
   }
   const local = await startLocalCore(loaded.snapshot);
@@ -92,6 +92,6 @@ async function listQueries(file: string): Promise<number> {
 }
 
 function usageError(text: string): number {
-  err(`agent query: ${text}\n\n${QUERY_HELP}`);
+  err(`config-agent query: ${text}\n\n${QUERY_HELP}`);
   return 2;
 }

@@ -1,5 +1,5 @@
 /**
- * `agent run [--settings FILE]`: run in the foreground, log to stdout,
+ * `config-agent run [--settings FILE]`: run in the foreground, log to stdout,
  * reload on SIGHUP and on every change of the file; on SIGTERM or SIGINT
  * stop the modules in reverse order and exit 0. Invalid settings at start:
  * every problem printed, exit 1. An uncaught exception or unhandled
@@ -19,7 +19,7 @@ import { markNonDumpable } from './no-dump.js';
 export const RUN_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
 
 export const RUN_HELP = helpText(
-  `Usage: agent run [--settings FILE]
+  `Usage: config-agent run [--settings FILE]
 
 Runs the agent in the foreground on the settings file (default: $AGENT_SETTINGS,
 else settings/agent.ini). Edits of the file apply while it runs; SIGHUP reloads;

@@ -1,5 +1,5 @@
 /**
- * `agent settings fmt [FILE…] [--check] [--diff]`: rewrite settings files in
+ * `config-agent settings fmt [FILE…] [--check] [--diff]`: rewrite settings files in
  * the canonical layout (settings/format-ini.ts) through the settings writer
  * (locked, atomic, mode kept; a file already canonical is not touched).
  * `--check` writes nothing: it prints each file that is not canonical (and
@@ -22,7 +22,7 @@ export const FMT_OPTIONS: readonly CliOption[] = [
 ];
 
 export const FMT_HELP = helpText(
-  `Usage: agent settings fmt [FILE…] [--check] [--diff] [--settings FILE]
+  `Usage: config-agent settings fmt [FILE…] [--check] [--diff] [--settings FILE]
 
 Rewrites settings files in place in one canonical layout: "key = value",
 one blank line before each section, no trailing blanks, a final line
@@ -51,7 +51,7 @@ export async function fmtCommand(argv: string[]): Promise<number> {
       text = await readFile(file, 'utf8');
     } catch (e) {
       err(
-        `agent settings fmt: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(e)}`,
+        `config-agent settings fmt: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errorMessage(e)}`,
       );
       unreadable = true;
       continue;
@@ -60,7 +60,9 @@ export async function fmtCommand(argv: string[]): Promise<number> {
     if (formatted.text === text) continue;
     differ++;
     if (check)
-      out(`${file}: not in the canonical layout (${formatted.changes.length} line(s); run agent settings fmt ${file})`);
+      out(
+        `${file}: not in the canonical layout (${formatted.changes.length} line(s); run config-agent settings fmt ${file})`,
+      );
     if (options.diff) for (const c of formatted.changes) printChange(file, c);
     if (check) continue;
     try {
@@ -69,7 +71,7 @@ export async function fmtCommand(argv: string[]): Promise<number> {
       out(`${file}: formatted`);
     } catch (e) {
       failed = true;
-      err(`agent settings fmt: ${e instanceof AgentError ? e.message : errorMessage(e)}`);
+      err(`config-agent settings fmt: ${e instanceof AgentError ? e.message : errorMessage(e)}`);
     }
   }
   if (unreadable) return 2;

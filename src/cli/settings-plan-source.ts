@@ -1,5 +1,5 @@
 /**
- * `agent settings plan --source`: the settings as they are (the local
+ * `config-agent settings plan --source`: the settings as they are (the local
  * files with the cached pull) and as the next pull would make them (the
  * source fetched now, unconditionally, in the cached pull's place). The
  * fetch goes to a temp repository for a git source, so the agent's own

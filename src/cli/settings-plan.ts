@@ -1,5 +1,5 @@
 /**
- * `agent settings plan OLD NEW`: what a reconcile from OLD to NEW would do,
+ * `config-agent settings plan OLD NEW`: what a reconcile from OLD to NEW would do,
  * module by module (load, unload, apply in place, restart, unchanged),
  * assuming the modules enabled in OLD are running. Applies nothing.
  */
@@ -18,8 +18,8 @@ export const PLAN_OPTIONS: readonly CliOption[] = [
 ];
 
 export const PLAN_HELP = helpText(
-  `Usage: agent settings plan OLD NEW [--json]
-       agent settings plan --source [--settings FILE] [--json]
+  `Usage: config-agent settings plan OLD NEW [--json]
+       config-agent settings plan --source [--settings FILE] [--json]
 
 Prints what a reconcile from settings file OLD to NEW would do, module by
 module: load, unload, apply (in place), restart, or unchanged. NEW is read

@@ -1,5 +1,5 @@
 /**
- * `agent settings pull [--settings FILE]`: pull `[/settings/source] url`
+ * `config-agent settings pull [--settings FILE]`: pull `[/settings/source] url`
  * (and the remote includes) once, now, from the shell, exactly as the agent's poll does
  * (reconciler/source/settings-source.ts): conditional request, size cap,
  * pinned hash, the whole tree validated with the pulled text in place.
@@ -18,7 +18,7 @@ import { SettingsSource } from '../reconciler/source/settings-source.js';
 export const PULL_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
 
 export const PULL_HELP = helpText(
-  `Usage: agent settings pull [--settings FILE]
+  `Usage: config-agent settings pull [--settings FILE]
 
 Pulls the settings source ([/settings/source] url) and the remote files
 [/includes] names of the settings file now
@@ -54,7 +54,7 @@ export async function pullCommand(argv: string[]): Promise<number> {
     },
   });
   try {
-    const status = await source.pull('agent settings pull');
+    const status = await source.pull('config-agent settings pull');
     source.stop();
     if (status.lastError !== null) {
       err(`agent: ${status.lastError}`);

@@ -1,5 +1,5 @@
 /**
- * `agent settings schema`: one combined JSON Schema (draft-07) of the whole
+ * `config-agent settings schema`: one combined JSON Schema (draft-07) of the whole
  * settings file, for editors and other validators: the root schema with
  * every section schema inlined under `definitions`.
  */
@@ -11,7 +11,7 @@ import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
 export const SCHEMA_OPTIONS: readonly CliOption[] = [HELP_OPTION];
 
 export const SCHEMA_HELP = helpText(
-  `Usage: agent settings schema
+  `Usage: config-agent settings schema
 
 Prints one combined JSON Schema of the settings file (section path -> keys),
 with every section schema inlined, for editors and other validators.`,
@@ -50,7 +50,9 @@ export async function schemaCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0)
-    throw new AgentError('AGENT_ERR_USAGE', [`agent settings schema takes no arguments (got "${positionals[0]}")`]);
+    throw new AgentError('AGENT_ERR_USAGE', [
+      `config-agent settings schema takes no arguments (got "${positionals[0]}")`,
+    ]);
   out(JSON.stringify(combinedSchema(), null, 2));
   return 0;
 }

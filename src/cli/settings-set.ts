@@ -1,5 +1,5 @@
 /**
- * `agent settings set --path SECTION --key KEY (--value V | --remove)`: one
+ * `config-agent settings set --path SECTION --key KEY (--value V | --remove)`: one
  * key of the settings file, written through the settings writer (minimal
  * edit: comments, order and the rest of the file kept; locked, atomic, mode
  * kept; with [/includes], in the file that holds the key), and only when
@@ -30,13 +30,13 @@ export const SET_OPTIONS: readonly CliOption[] = [
 ];
 
 export const SET_HELP = helpText(
-  `Usage: agent settings set --path SECTION --key KEY (--value V | --remove) [--settings FILE]
+  `Usage: config-agent settings set --path SECTION --key KEY (--value V | --remove) [--settings FILE]
 
 Writes one key of the settings file with the smallest edit (comments,
 order and the rest of the file kept), only when the whole settings tree
 still validates afterwards; with [/includes], the key is written in the
 file that holds it. A running agent applies it as it applies every save.
-Example: agent settings set --path /settings/remote/server --key port --value 5667
+Example: config-agent settings set --path /settings/remote/server --key port --value 5667
 Exit: 0 written, 1 the result would not validate or cannot be written
 (nothing written), 2 usage.`,
   SET_OPTIONS,
@@ -54,11 +54,11 @@ export async function setCommand(argv: string[]): Promise<number> {
     typeof options.value === 'string' ? options.value : typeof options.set === 'string' ? options.set : undefined;
   const remove = options.remove === true;
   if (positionals.length > 0 || section === '' || key === '' || (value === undefined) === !remove) {
-    err(`agent settings set: give --path, --key and one of --value or --remove\n\n${SET_HELP}`);
+    err(`config-agent settings set: give --path, --key and one of --value or --remove\n\n${SET_HELP}`);
     return 2;
   }
   if (/[\r\n]/.test(`${section}${key}${value ?? ''}`) || key.includes('=')) {
-    err('agent settings set: a path, key or value must not hold a line break, nor a key an =');
+    err('config-agent settings set: a path, key or value must not hold a line break, nor a key an =');
     return 2;
   }
   const file = settingsPath(options);
@@ -88,7 +88,7 @@ export async function setCommand(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     for (const p of problems) err(p);
-    err(`agent settings set: ${errorMessage(e)}; nothing written`);
+    err(`config-agent settings set: ${errorMessage(e)}; nothing written`);
     return e instanceof AgentError && e.code === 'AGENT_ERR_USAGE' ? 2 : 1;
   }
 }

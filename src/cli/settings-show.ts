@@ -1,5 +1,5 @@
 /**
- * `agent settings show [FILE] [--resolved] [--section PATH] [--json]`: the
+ * `config-agent settings show [FILE] [--resolved] [--section PATH] [--json]`: the
  * effective settings (defaults applied, variables expanded) with each
  * value's origin; `--resolved` adds client targets and web users after
  * inheritance, naming the object each value came from. Secrets (keys marked
@@ -32,7 +32,7 @@ export const SHOW_OPTIONS: readonly CliOption[] = [
   HELP_OPTION,
 ];
 
-const SHOW_TEXT = `Usage: agent settings show [FILE] [--resolved] [--section PATH] [--describe] [--json] [--settings FILE]
+const SHOW_TEXT = `Usage: config-agent settings show [FILE] [--resolved] [--section PATH] [--describe] [--json] [--settings FILE]
 
 Prints the effective settings: every section with defaults applied and
 variables expanded, each value with its origin (file:line, or "default").
@@ -102,7 +102,7 @@ export async function showCommand(argv: string[]): Promise<number> {
   if (filter !== undefined && Object.keys(sections).length === 0 && Object.keys(objects).length === 0) {
     const known = [...Object.keys(s.sections), ...objectMaps(s).flatMap((m) => [...m.values()].map(objectSectionPath))];
     err(
-      `agent settings show: no section matches "${String(options.section)}"${suggestion(String(options.section), known)}${options.resolved ? '' : ' (objects need --resolved)'}`,
+      `config-agent settings show: no section matches "${String(options.section)}"${suggestion(String(options.section), known)}${options.resolved ? '' : ' (objects need --resolved)'}`,
     );
     return 2;
   }

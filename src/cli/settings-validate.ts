@@ -1,5 +1,5 @@
 /**
- * `agent settings validate [FILE…] [--format text|json|github] [--strict]`:
+ * `config-agent settings validate [FILE…] [--format text|json|github] [--strict]`:
  * print every problem of each file. Exit 0 valid, 1 invalid (or warnings
  * with --strict), 2 usage error or unreadable file.
  */
@@ -26,7 +26,7 @@ export const VALIDATE_OPTIONS: readonly CliOption[] = [
 ];
 
 export const VALIDATE_HELP = helpText(
-  `Usage: agent settings validate [FILE…] [--format text|json|github] [--strict] [--settings FILE]
+  `Usage: config-agent settings validate [FILE…] [--format text|json|github] [--strict] [--settings FILE]
 
 Validates settings files against the schemas (default file: $AGENT_SETTINGS,
 else settings/agent.ini) and prints every problem with file:line:col, section,
@@ -51,7 +51,7 @@ export async function validateCommand(argv: string[]): Promise<number> {
   }
   const format = String(options.format ?? 'text');
   if (!['text', 'json', 'github'].includes(format)) {
-    err(`agent settings validate: unknown format "${format}" (text, json or github)`);
+    err(`config-agent settings validate: unknown format "${format}" (text, json or github)`);
     return 2;
   }
   const files = positionals.length > 0 ? positionals : [settingsPath(options)];

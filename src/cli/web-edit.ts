@@ -1,5 +1,5 @@
 /**
- * What the `agent web` subcommands share: the sections they write, the
+ * What the `config-agent web` subcommands share: the sections they write, the
  * edit of the settings tree with the line that says where it went, the
  * usage-error answer, generated passwords and `--password-stdin`.
  */
@@ -20,7 +20,7 @@ export interface WebTarget {
 }
 
 export function notFound(sub: string, file: string): string {
-  return `agent web ${sub}: settings file ${file} does not exist (check the path, or pass --create to make a new file)`;
+  return `config-agent web ${sub}: settings file ${file} does not exist (check the path, or pass --create to make a new file)`;
 }
 
 export function usage(text: string): number {

@@ -1,5 +1,5 @@
 /**
- * `agent web install`: enable WEBServer and write [/settings/WEB/server]
+ * `config-agent web install`: enable WEBServer and write [/settings/WEB/server]
  * (root's password, port, allowed hosts, NSClient++'s --https and the
  * certificate pair, each checked before anything is written). The password
  * is kept in ${state}/web-password, referenced with ${file:}, unless
@@ -94,7 +94,7 @@ export async function install(
   );
   if (pw !== undefined) out('web password for user root set.');
   else if (chosen !== undefined) out(`web password for user root: ${chosen}`);
-  else out('the existing web password stays (agent web password --display shows it).');
+  else out('the existing web password stays (config-agent web password --display shows it).');
   if (kept !== undefined && chosen === kept.password) tellPasswordFile(kept);
   out(
     kept !== undefined && pw !== undefined

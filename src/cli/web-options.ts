@@ -1,5 +1,5 @@
 /**
- * The option tables and --help texts of `agent web` and its subcommands:
+ * The option tables and --help texts of `config-agent web` and its subcommands:
  * the parser of each subcommand (web.ts) takes its spec from the table, and
  * the help lists the same table, so every accepted option is documented.
  */
@@ -25,7 +25,7 @@ const PASSWORD_STDIN: CliOption = {
   help: 'read the password from standard input (one line), so it appears neither in the process list nor in the shell history',
 };
 
-/** The subcommands of `agent web`, in help order. */
+/** The subcommands of `config-agent web`, in help order. */
 export const WEB_SUBCOMMANDS = ['install', 'password', 'add-user', 'add-role'] as const;
 export type WebSubcommand = (typeof WEB_SUBCOMMANDS)[number];
 
@@ -84,20 +84,20 @@ export const WEB_OPTIONS: Readonly<Record<WebSubcommand, readonly CliOption[]>> 
 
 export const HELP: Readonly<Record<WebSubcommand | 'web', string>> = {
   web: helpText(
-    `Usage: agent web <install|password|add-user|add-role> [options]
+    `Usage: config-agent web <install|password|add-user|add-role> [options]
 
   install   enable WEBServer and set the root password
   password  set or show the web password (user root)
   add-user  add or update a web user (password stored as a pbkdf2 hash)
   add-role  grant a privilege to a role
 
-Run "agent web <subcommand> --help" for the options. Every subcommand takes
+Run "config-agent web <subcommand> --help" for the options. Every subcommand takes
 --settings FILE and --create (make FILE when it does not exist; without it a
 path that does not exist is refused with exit 2).`,
     [HELP_OPTION],
   ),
   install: helpText(
-    `Usage: agent web install [--password P | --password-stdin] [--port N] [--allowed-hosts LIST] [--https]
+    `Usage: config-agent web install [--password P | --password-stdin] [--port N] [--allowed-hosts LIST] [--https]
                          [--certificate FILE] [--certificate-key FILE] [--allow-weak-password] [--write-password]
                          [--settings FILE]
 
@@ -108,7 +108,7 @@ into the settings file instead.`,
     WEB_OPTIONS.install,
   ),
   password: helpText(
-    `Usage: agent web password (--set P | --password-stdin | --display) [--write-password] [--settings FILE]
+    `Usage: config-agent web password (--set P | --password-stdin | --display) [--write-password] [--settings FILE]
 
 --set keeps the password in \${state}/web-password (mode 0600, outside the
 repository) and the settings read it with \${file:}; --write-password writes it
@@ -116,7 +116,7 @@ into the settings file instead.`,
     WEB_OPTIONS.password,
   ),
   'add-user': helpText(
-    `Usage: agent web add-user --user U [--password P | --password-stdin] [--role R] [--settings FILE]
+    `Usage: config-agent web add-user --user U [--password P | --password-stdin] [--role R] [--settings FILE]
 
 Writes [/settings/web/users/U] with the password as a pbkdf2-sha256 hash and
 the role, as NSClient++ does: an existing user given only --role keeps its
@@ -128,7 +128,7 @@ the file does not define it).`,
     WEB_OPTIONS['add-user'],
   ),
   'add-role': helpText(
-    `Usage: agent web add-role --role R --grant PRIVILEGE[,PRIVILEGE...] [--settings FILE]
+    `Usage: config-agent web add-role --role R --grant PRIVILEGE[,PRIVILEGE...] [--settings FILE]
 
 Appends the privileges to the role's list in [/settings/web/roles] (ones it
 already has are not repeated). A privilege is dot-separated; a trailing *

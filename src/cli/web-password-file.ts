@@ -1,5 +1,5 @@
 /**
- * Where `agent web install` and `agent web password --set` keep root's password unless
+ * Where `config-agent web install` and `config-agent web password --set` keep root's password unless
  * `--write-password`: in the state folder as `web-password` (the file WEBServer already keeps
  * a generated password in, modules/web-server/stored-password.ts; mode 0600, outside the
  * repository: `${base-path}/state` is git-ignored, systemd's StateDirectory is /var/lib), with

@@ -1,5 +1,5 @@
 /**
- * `agent web add-user` and `agent web add-role`: a user with its password
+ * `config-agent web add-user` and `config-agent web add-role`: a user with its password
  * as a pbkdf2-sha256 hash and a role, and privileges appended to a role,
  * each decided under the writer's lock on the content being edited.
  */
@@ -20,7 +20,8 @@ export async function addUser(
 ): Promise<number> {
   if (user === undefined || user.trim() === '') return usage(`--user is required\n\n${HELP['add-user']}`);
   const name = user.trim();
-  if (name === ROOT_USER) return usage('root is the built-in user; set its password with agent web password --set');
+  if (name === ROOT_USER)
+    return usage('root is the built-in user; set its password with config-agent web password --set');
   if (/[/[\]\r\n]/.test(name)) return usage(`user name "${name}" must not contain /, [, ] or line breaks`);
   if (pw === '') return usage('--password must not be empty (leave it out to get a generated one)');
   if (role !== undefined && role.trim() === '')
@@ -67,7 +68,7 @@ export async function addUser(
     err(`note: role ${CLIENT_ROLE} was not defined; added to [${ROLES}] with NSClient++'s client privileges`);
   const after = await readSettingsView(target.file);
   if (outcome.role !== 'legacy' && outcome.role !== CLIENT_ROLE && after.get(ROLES, outcome.role) === undefined)
-    err(`warning: role ${outcome.role} is not defined in [${ROLES}]; add it with agent web add-role`);
+    err(`warning: role ${outcome.role} is not defined in [${ROLES}]; add it with config-agent web add-role`);
   return 0;
 }
 

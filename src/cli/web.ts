@@ -1,5 +1,5 @@
 /**
- * `agent web install|password|add-user|add-role`: configure the web server
+ * `config-agent web install|password|add-user|add-role`: configure the web server
  * by editing the settings file through the minimal-edit writer (comments,
  * order and every other line stay; the write is atomic), so a running agent
  * picks the change up without a restart.
@@ -35,7 +35,7 @@ import { appliedWhen, keepPasswordInStateFolder, tellPasswordFile } from './web-
 import { addRole, addUser } from './web-users.js';
 import { valueText } from '../settings/value-text.js';
 
-/** Entry point of `agent web` (argv after `web`). */
+/** Entry point of `config-agent web` (argv after `web`). */
 export async function runWebCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === 'help') {
@@ -86,11 +86,11 @@ export async function runWebCommand(argv: string[]): Promise<number> {
     if (e instanceof AgentError && e.code === 'AGENT_ERR_SETTINGS_NOT_FOUND') return usage(notFound(sub, file));
     if (e instanceof AgentError && e.code === 'AGENT_ERR_SETTINGS_CONFLICT') {
       err(
-        `agent web ${sub}: settings file ${file} kept changing while this command wrote it (another program is saving it); nothing was written, run the command again`,
+        `config-agent web ${sub}: settings file ${file} kept changing while this command wrote it (another program is saving it); nothing was written, run the command again`,
       );
       return 1;
     }
-    err(`agent web ${sub}: ${errorMessage(e)}`);
+    err(`config-agent web ${sub}: ${errorMessage(e)}`);
     return 1;
   }
 }
@@ -122,7 +122,7 @@ async function password(
   if (!loaded.ok) {
     for (const p of loaded.problems) err(formatProblem(p));
     const code = settingsExitCode(loaded.problems);
-    if (code === 1) err(`agent web password: ${file} is invalid (${loaded.problems.length} problems)`);
+    if (code === 1) err(`config-agent web password: ${file} is invalid (${loaded.problems.length} problems)`);
     return code;
   }
   const value = valueText(sectionWithFallbacks(loaded.snapshot, WEB).password);

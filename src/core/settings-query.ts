@@ -4,7 +4,7 @@
  * the section's keys; `fetch_descriptions` adds the schema's title and
  * description. Unknown paths or keys answer with no value. Values the
  * schema marks x-secret (and values from ${env:} / ${file:}) answer as
- * `******`, as in `agent settings show` and the API. With `scope` (a
+ * `******`, as in `config-agent settings show` and the API. With `scope` (a
  * module's sections), a path outside them answers as an unknown one: a
  * module reads its own sections only, never another's or the web users.
  */

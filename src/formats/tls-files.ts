@@ -1,6 +1,6 @@
 /**
  * Read-only checks of a listener's TLS files, done exactly as the listener
- * will load them, so that `agent settings validate`, the settings API and a
+ * will load them, so that `config-agent settings validate`, the settings API and a
  * reload (src/protocols/listener/server-tls.ts) agree on what is wrong and where.
  *
  * Rules (the union of NSClient++'s and ours):

@@ -12,6 +12,7 @@ import { formatMessage } from '../errors.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, type AllowList } from '../formats/command-allow-list.js';
 import type { Logger } from '../log.js';
 import { escapeForLog } from '../log.js';
+import { PEER_EVENTS } from '../log-throttle.js';
 
 export interface GuardOptions {
   /** Module name, for messages: `AgentServer`. */
@@ -37,7 +38,10 @@ export function commandGuard(options: GuardOptions, peer: string): CommandFilter
     if (list?.allows(name)) return undefined;
     const what = kind === 'query' ? 'query' : 'exec command';
     const key = kind === 'query' ? ALLOWED_QUERIES : ALLOWED_EXECS;
-    options.log.warning(
+    PEER_EVENTS.warn(
+      options.log,
+      `refused ${what}`,
+      peer,
       `refused ${what} ${escapeForLog(name)} from ${escapeForLog(peer)}: not in ${list ? key : 'any allow-list'} of [${options.section}]`,
     );
     if (!list) return `${what} ${name} cannot run over ${options.server}`;

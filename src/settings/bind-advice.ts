@@ -5,7 +5,7 @@
  * modules/listener-wants.ts) to complete the bind error the listener
  * throws: `listen EADDRINUSE …; port 5666 is in use by another program
  * (ss -ltnp 'sport = :5666' names it): set [/settings/remote/server] port
- * (agent.ini:12) to a free port: agent settings set --path
+ * (agent.ini:12) to a free port: config-agent settings set --path
  * /settings/remote/server --key port --value N`. A busy port names its
  * holder where /proc tells it (port-holder.ts); when that is Debian's nrpe
  * daemon, the advice is to take over from it (docs/migration.md).
@@ -35,7 +35,7 @@ export function bindAdvice(
   const code = err.code ?? /\b(EADDRINUSE|EACCES|EADDRNOTAVAIL|EPERM)\b/.exec(err.message)?.[1];
   const key = (name: string, o: Origin | undefined): string => `[${s.section}] ${name} (${originText(o, s.file)})`;
   const set = (name: string, value: string): string =>
-    `agent settings set --path ${s.section} --key '${name}' --value ${value}`;
+    `config-agent settings set --path ${s.section} --key '${name}' --value ${value}`;
   const port = `N${s.tlsSuffix ? 's' : ''}`;
   switch (code) {
     case 'EADDRINUSE': {

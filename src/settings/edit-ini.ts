@@ -64,7 +64,7 @@ export function editSettingsFile(
  * Replace the file's text by `transform(text)` with every guarantee of
  * editSettingsFile (lock, atomic rename, retries over writers that ignore
  * the lock, mode kept, nothing written when the text stays the same). For
- * whole-file rewrites that keep meaning, such as `agent settings fmt`.
+ * whole-file rewrites that keep meaning, such as `config-agent settings fmt`.
  */
 export function rewriteSettingsFile(
   file: string,

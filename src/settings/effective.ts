@@ -24,7 +24,7 @@ export interface EffectiveEntry {
   origin?: string;
 }
 
-/** Where a value comes from, as `agent settings show` writes it. */
+/** Where a value comes from, as `config-agent settings show` writes it. */
 export function originText(o: Origin | undefined, mainFile: string): string {
   return o ? `${o.object ? `object ${o.object}, ` : ''}${originFile(o.file, mainFile)}:${o.line}` : 'default';
 }

@@ -1,6 +1,6 @@
 /**
  * A lock file next to a settings file, so that editors in different
- * processes (the CLI, the agent's API, several `agent web add-user` at once)
+ * processes (the CLI, the agent's API, several `config-agent web add-user` at once)
  * take turns: `.<name>.lock` in the same folder, created with O_EXCL and
  * holding the owner's pid and a random token.
  *

@@ -1,5 +1,5 @@
 /**
- * The canonical layout of a settings file (`agent settings fmt`):
+ * The canonical layout of a settings file (`config-agent settings fmt`):
  * - `[path]` headers and `key = value` entries start at the first column,
  *   with one space on each side of `=` (`key =` for an empty value); the
  *   value is kept exactly as written, quotes included;

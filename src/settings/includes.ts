@@ -6,6 +6,8 @@
  *   file's folder. A folder includes every `*.ini` in it, and a path whose
  *   last segment holds `*` or `?` includes every matching `.ini`, both in
  *   name order; a folder or pattern that matches nothing includes nothing.
+ * - A path ending in `.cfg` (a file, or a `*.cfg` pattern) is an nrpe.cfg
+ *   file or folder: its command lines are read at each load (nrpe-include.ts).
  * - Host placeholders work in include paths: `${hostname}` (the machine's
  *   name, or $AGENT_HOSTNAME), `${host}` (up to the first dot), `${domain}`
  *   (after it), each also as `_lc` / `_uc` (lower / upper case); `${env:NAME}`
@@ -37,6 +39,7 @@ import { CheckCache } from './check-cache.js';
 import { hashBytes } from './file-hash.js';
 import { hostPlaceholders } from './host-placeholders.js';
 import { readDropIns } from './drop-ins.js';
+import { isNrpeInclude, nrpeCfgDocument, nrpeIncludeFiles } from './nrpe-include.js';
 
 export { hostPlaceholders };
 import { isRemoteInclude, pulledProblems, remoteIncludeCache, sourceCacheFile, sourceUrl } from './source-layer.js';
@@ -105,7 +108,12 @@ export class SettingsReader {
       p = (bytes ? Promise.resolve(bytes) : this.read(abs)).then(
         (b) => {
           this.parsed++;
-          return { file: abs, hash: hashBytes(b), doc: parseIni(b.toString('utf8'), abs) };
+          const text = b.toString('utf8');
+          return {
+            file: abs,
+            hash: hashBytes(b),
+            doc: isNrpeInclude(abs) ? nrpeCfgDocument(text, abs) : parseIni(text, abs),
+          };
         },
         (err: unknown) => ({ file: abs, error: fsReason(err) }),
       );
@@ -257,6 +265,7 @@ export class SettingsReader {
 
   private async expandUncached(path: string): Promise<{ files: string[]; folder?: string } | { error: string }> {
     const name = basename(path);
+    if (/[*?]/.test(name) && isNrpeInclude(name)) return nrpeIncludeFiles(path);
     if (/[*?]/.test(name)) {
       const folder = dirname(path);
       const re = wildcardPattern(name);

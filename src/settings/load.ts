@@ -59,7 +59,7 @@ export interface LoadOptions {
   /**
    * Load the file as if it lived at this path (its includes still read where
    * they are): `${base-path}` and the paths built on it are those of that
-   * place. `agent settings plan OLD NEW` loads NEW at OLD's path, so a copy
+   * place. `config-agent settings plan OLD NEW` loads NEW at OLD's path, so a copy
    * from a git checkout compares by what it will mean once it replaces OLD.
    */
   locatedAt?: string;

@@ -25,6 +25,7 @@ import { valueText } from './value-text.js';
 
 export const SCRIPTS_PATH = '/settings/external scripts/scripts';
 export const WRAPPED_PATH = '/settings/external scripts/wrapped scripts';
+export const NRPE_COMMANDS_PATH = '/settings/external scripts/nrpe commands';
 export const WRAPPINGS_PATH = '/settings/external scripts/wrappings';
 export const ALIASES_PATH = '/settings/external scripts/alias';
 
@@ -39,7 +40,8 @@ export interface ScriptCheckInput {
 export function scriptChecks(input: ScriptCheckInput): SettingsProblem[] {
   const out: SettingsProblem[] = [];
   const { file } = input;
-  const scripts = namesOf(input.sections[SCRIPTS_PATH]);
+  // NRPE commands are scripts to the rules below (an alias may run one; names are shared).
+  const scripts = new Set([...namesOf(input.sections[SCRIPTS_PATH]), ...namesOf(input.sections[NRPE_COMMANDS_PATH])]);
   const wrapped = namesOf(input.sections[WRAPPED_PATH]);
   const wrappings = input.sections[WRAPPINGS_PATH] ?? {};
 

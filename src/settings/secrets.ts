@@ -3,7 +3,7 @@
  * secret when its key is marked `x-secret` in the schema (passwords) or when
  * it was read from outside the file with `${env:NAME}` or `${file:PATH}`
  * (its Origin has `secret: true`). Secrets are shown as `******` by
- * `agent settings show` and the API, and are masked in every settings
+ * `config-agent settings show` and the API, and are masked in every settings
  * problem and (once the agent runs) in every log line.
  */
 import type { JsonSchema } from './schema-set.js';

@@ -75,9 +75,11 @@ export function checkSection(
     const secretKey = keySchema?.['x-secret'] === true;
     // A key marked x-host-placeholders (the source's url) also knows ${hostname}, ${host}, ${domain}, as include paths do.
     const keyVars = keySchema?.['x-host-placeholders'] === true ? { ...hostPlaceholders(), ...vars } : vars;
-    const expanded = e.value.includes('${')
-      ? expandVariables(e.value, keyVars, { dir: dirOfFile(efile), ...quoteOf(keySchema) })
-      : plain(e.value);
+    // An NRPE command line is the shell's: ${HOME} there is a shell variable, not one of ours.
+    const expanded =
+      e.value.includes('${') && keySchema?.['x-command-line'] !== 'nrpe'
+        ? expandVariables(e.value, keyVars, { dir: dirOfFile(efile), ...quoteOf(keySchema) })
+        : plain(e.value);
     for (const p of expanded.problems) {
       // In a secret value even a bad reference's text may be part of the secret: show neither.
       const args =
@@ -181,7 +183,9 @@ function describe(
       // A regular expression is no message: the schema says in words what fits.
       const hint = (prop as { 'x-pattern-hint'?: unknown } | undefined)?.['x-pattern-hint'];
       what =
-        typeof hint === 'string' ? hint : 'does not have the form this key takes (see agent settings show --describe)';
+        typeof hint === 'string'
+          ? hint
+          : 'does not have the form this key takes (see config-agent settings show --describe)';
       break;
     }
     case 'minimum':

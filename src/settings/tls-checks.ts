@@ -2,7 +2,7 @@
  * The TLS files of the listeners (WEBServer, RemoteServer, AgentServer,
  * NSClientServer), named from the settings the one way every user of them
  * shares: the modules load them from here (src/protocols/listener/server-tls.ts checks
- * them before a listener moves), `agent settings validate` and the
+ * them before a listener moves), `config-agent settings validate` and the
  * settings API report their problems.
  *
  * A problem is reported at the line of the setting it belongs to: a key
@@ -80,7 +80,7 @@ export function listenerTlsFiles(s: TlsSettings, module: ListenerModule): Listen
 
 /**
  * Problems of the TLS files of the enabled listeners (or of `only`, enabled
- * or not). `cache` (one per run of `agent settings validate`) keeps each
+ * or not). `cache` (one per run of `config-agent settings validate`) keeps each
  * set of files' check, so 10,000 host files naming the same certificate
  * read and parse it once.
  */
@@ -113,7 +113,7 @@ export function tlsFileProblems(
   return sortProblems(out);
 }
 
-/** Thrown by a listener's TLS load (tlsFilesError): the same lines `agent settings validate` prints, one per problem. */
+/** Thrown by a listener's TLS load (tlsFilesError): the same lines `config-agent settings validate` prints, one per problem. */
 export class TlsFilesError extends Error {
   override readonly name = 'TlsFilesError';
   constructor(readonly problems: SettingsProblem[]) {

@@ -11,7 +11,8 @@
  *   a verify mode that makes the client certificate optional;
  * - AGENT_WARN_PLAIN_PASSWORD: a web user whose password is stored in plain text;
  * - AGENT_WARN_UNAUTHENTICATED_EXEC, AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS:
- *   see allow-list-warnings.ts.
+ *   see allow-list-warnings.ts;
+ * - AGENT_WARN_SUDO_NO_NEW_PRIVILEGES: see sudo-warnings.ts.
  * Defaults alone never warn (an untouched file stays quiet), except where the
  * result is insecure whatever the defaults are (empty password, no CA).
  */
@@ -20,6 +21,7 @@ import { sectionWithFallbacks } from './module-view.js';
 import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 import { allowListWarnings } from './allow-list-warnings.js';
+import { sudoWarnings } from './sudo-warnings.js';
 
 interface WarnInput {
   file: string;
@@ -64,6 +66,14 @@ export function allowsEveryone(list: string): boolean {
     .split(',')
     .map((s) => s.trim())
     .some((e) => ['*', '*.*.*.*', '0.0.0.0', '::'].includes(e) || /\/0$/.test(e));
+}
+
+/** Characters a web password needs not to be warned about (AGENT_WARN_WEAK_PASSWORD). */
+export const STRONG_PASSWORD = 12;
+
+/** Characters of a text as a person counts them (a surrogate pair is one). */
+function codePoints(text: string): number {
+  return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '_').length;
 }
 
 export function insecureWarnings(input: WarnInput): SettingsProblem[] {
@@ -124,6 +134,12 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
       const fallback = input.origins['/settings/default']?.password;
       const section = own || !fallback ? '/settings/WEB/server' : '/settings/default';
       out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], at(own ?? fallback, section, 'password')));
+    } else if (typeof pw === 'string' && codePoints(pw) < STRONG_PASSWORD && !pw.startsWith('pbkdf2-sha256$')) {
+      // A short password (an imported nsclient.ini's `password = test`): named, never shown.
+      const own = input.origins['/settings/WEB/server']?.password;
+      const section = own ? '/settings/WEB/server' : '/settings/default';
+      const o = own ?? input.origins['/settings/default']?.password;
+      out.push(problem('AGENT_WARN_WEAK_PASSWORD', [codePoints(pw), STRONG_PASSWORD], at(o, section, 'password')));
     }
   }
 
@@ -153,6 +169,7 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   }
 
   out.push(...allowListWarnings(input));
+  out.push(...sudoWarnings(input));
 
   for (const u of input.users.values()) {
     const pw = u.values.password;

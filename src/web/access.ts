@@ -294,6 +294,7 @@ export class AccessControl {
 
   private fail(res: ServerResponse, address: string, blockStarted: boolean, reason: string, message: string): false {
     if (blockStarted) this.limiter.noteBlocked(this.opts.log, address, true, WEB);
-    return this.refuse(res, reason, address, message);
+    // Bad credentials: one line a minute per address and user name (each name said, a flood at one counted).
+    return this.refuse(res, reason, reason === 'credentials' ? `${address} ${message}` : address, message);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Stored web passwords: plain text or `pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>`
- * (the form `agent web add-user` writes), and their verification.
+ * (the form `config-agent web add-user` writes), and their verification.
  *
  * Contract of `verifyPassword`:
  * - every call costs one pbkdf2 run: with the stored hash's iterations for a

@@ -2,7 +2,7 @@
  * Benchmark: a fleet kept in git. 10,000 host files that each include one
  * shared base (100 remote targets, 10 users, roles, modules) and add their
  * own port and target, validated the way CI does:
- * `agent settings validate --format github hosts/*.ini` as its own process.
+ * `config-agent settings validate --format github hosts/*.ini` as its own process.
  * Baseline in the same run: the same command on one host file (process
  * start, schema load and one base parse included), so the figure is the
  * per-file cost of a fleet run against validating one file. Both sides run
@@ -122,7 +122,7 @@ try {
   const perFileCpu = (fc - oc) / (HOSTS - 1);
   const load = inRange(loadavg(), 0);
   console.log(
-    `fleet: agent settings validate --format github on ${HOSTS.toLocaleString('en')} host files: ${(f / 1000).toFixed(2)} s wall, ${(fc / 1000).toFixed(2)} s CPU (goal < 10 s: ${f < 10_000 ? 'PASS' : 'MISS'} wall, ${fc < 10_000 ? 'PASS' : 'MISS'} CPU; load average ${load.toFixed(1)} on ${availableParallelism()} cores); ${annotations} annotation(s)`,
+    `fleet: config-agent settings validate --format github on ${HOSTS.toLocaleString('en')} host files: ${(f / 1000).toFixed(2)} s wall, ${(fc / 1000).toFixed(2)} s CPU (goal < 10 s: ${f < 10_000 ? 'PASS' : 'MISS'} wall, ${fc < 10_000 ? 'PASS' : 'MISS'} CPU; load average ${load.toFixed(1)} on ${availableParallelism()} cores); ${annotations} annotation(s)`,
   );
   console.log(
     `fleet: one host file (process included): ${o.toFixed(0)} ms wall, ${oc.toFixed(0)} ms CPU; each further file of a fleet run: ${(perFile * 1000).toFixed(0)} µs wall, ${(perFileCpu * 1000).toFixed(0)} µs CPU = ${(perFileCpu / oc).toFixed(4)}x the one-file run's CPU (${(oc / perFileCpu).toFixed(0)} files for the cost of one run)`,

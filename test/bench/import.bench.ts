@@ -1,5 +1,5 @@
 /**
- * Benchmark: `agent settings import` (the translation and its report, in this process) on
+ * Benchmark: `config-agent settings import` (the translation and its report, in this process) on
  * nsclient.ini files of 10,000, 40,000 and 160,000 alias lines, each the median of 3 runs; the
  * baseline is the smallest file in the same run: time per line at 160,000 against 10,000 (1.0
  * is linear; the check before this was quadratic). Then the whole command as a user runs it on
@@ -22,7 +22,7 @@ function timeOf(n: number): number {
   const runs: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
-    const r = importNsclient(text, '/etc/nsclient/nsclient.ini', '/etc/agent/agent.ini');
+    const r = importNsclient(text, '/etc/nsclient/nsclient.ini', '/etc/config-agent/agent.ini');
     runs.push(performance.now() - t0);
     if (r.totals?.unaccounted !== 0) throw new Error(`${n} lines: ${r.totals?.unaccounted} lines unaccounted`);
   }
@@ -52,14 +52,14 @@ try {
   const r = await runAgentCli(['settings', 'import', big, '--output', join(dir, 'agent.ini')], 600_000);
   const refused = /AGENT_ERR_IMPORT_TOO_LARGE/.test(r.stderr);
   console.log(
-    `import: agent settings import of 1,000,000 lines as a process: ${((performance.now() - t0) / 1000).toFixed(1)} s, exit ${r.code}${refused ? ' (refused: larger than one settings file may be)' : ''}`,
+    `import: config-agent settings import of 1,000,000 lines as a process: ${((performance.now() - t0) / 1000).toFixed(1)} s, exit ${r.code}${refused ? ' (refused: larger than one settings file may be)' : ''}`,
   );
   // The largest file that still fits: 400,000 aliases (about 15 MiB), validated as the agent loads it.
   writeFileSync(big, file(400_000));
   const t1 = performance.now();
   const r2 = await runAgentCli(['settings', 'import', big, '--output', join(dir, 'agent.ini'), '--force'], 600_000);
   console.log(
-    `import: agent settings import of 400,000 lines as a process (validation of the result included): ${((performance.now() - t1) / 1000).toFixed(1)} s, exit ${r2.code}`,
+    `import: config-agent settings import of 400,000 lines as a process (validation of the result included): ${((performance.now() - t1) / 1000).toFixed(1)} s, exit ${r2.code}`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * The remote client against check_nrpe, both talking to Debian's NRPE
  * daemon, over plain TCP (-n) and over TLS (anonymous DH), at most 10 in
  * flight, 1,000 queries each:
- * - processes: 1,000 `agent client remote_query` processes against 1,000
+ * - processes: 1,000 `config-agent client remote_query` processes against 1,000
  *   `check_nrpe` processes (the same work: start a program, one query, exit);
  * - in process (labelled so, not comparable with a process per query):
  *   1,000 remote_query calls in this one process (options, target merge,
@@ -89,7 +89,7 @@ for (const plain of [true, false]) {
     const theirsProcesses = await pool(PROCESS_CALLS, CONCURRENCY, () => checkNrpe(daemon.port, plain));
     const mode = plain ? 'plain (-n)' : 'TLS (ADH)';
     console.log(
-      `remote-client ${mode}, processes: ${PROCESS_CALLS} \`agent client remote_query\` in ${oursProcesses.ms.toFixed(0)} ms (${oursProcesses.failed} failed); ${PROCESS_CALLS} check_nrpe in ${theirsProcesses.ms.toFixed(0)} ms (${theirsProcesses.failed} failed); concurrency ${CONCURRENCY}; ratio check_nrpe/ours = ${(theirsProcesses.ms / oursProcesses.ms).toFixed(2)}x`,
+      `remote-client ${mode}, processes: ${PROCESS_CALLS} \`config-agent client remote_query\` in ${oursProcesses.ms.toFixed(0)} ms (${oursProcesses.failed} failed); ${PROCESS_CALLS} check_nrpe in ${theirsProcesses.ms.toFixed(0)} ms (${theirsProcesses.failed} failed); concurrency ${CONCURRENCY}; ratio check_nrpe/ours = ${(theirsProcesses.ms / oursProcesses.ms).toFixed(2)}x`,
     );
     console.log(
       `remote-client ${mode}, in process: ${CALLS} remote_query calls in one process in ${ours.ms.toFixed(0)} ms (${ours.failed} failed); against ${CALLS} check_nrpe processes in ${theirs.ms.toFixed(0)} ms: ${(theirs.ms / ours.ms).toFixed(2)}x (not the same work: no program start on our side)`,

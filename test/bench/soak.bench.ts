@@ -4,7 +4,7 @@
  * under mixed abuse on all three ports by a generator in its own process
  * (test/helpers/soak-abuser.ts: random and truncated input, idle
  * connections, requests trickled one byte per TLS record, oversized frames
- * and headers, parallel settings edits through the API and `agent web
+ * and headers, parallel settings edits through the API and `config-agent web
  * add-user`). Meanwhile this process sends one valid query per port every
  * 3 s (check_nrpe, agent_query over TLS, an authenticated GET of check_ok's
  * execute route). Baseline in the same run: the same queries on the same

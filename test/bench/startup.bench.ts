@@ -1,5 +1,5 @@
 /**
- * Benchmark: time from spawning `agent run` to its `agent ready` line and
+ * Benchmark: time from spawning `config-agent run` to its `agent ready` line and
  * the idle RSS one second after ready, on the default settings/agent.ini
  * (CheckHelpers, CheckSystem, CheckDisk and WEBServer over TLS; only the
  * port is 0, the system's choice). The web certificate is created once by a

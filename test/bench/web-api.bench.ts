@@ -3,7 +3,7 @@
  * bare node:https server, measured from outside.
  *
  * - Load generator: Debian's `wrk -t1 -c50` (its own process, written in C).
- * - Agent: `agent run` as a process with WEBServer on a free loopback port
+ * - Agent: `config-agent run` as a process with WEBServer on a free loopback port
  *   (TLS), a user `bench` with a pbkdf2 password and a role holding
  *   `info.get`; every request passes allowed hosts, Basic auth (cached
  *   after the first check per connection header), the privilege, routing,

@@ -48,6 +48,10 @@ export interface StartOptions {
    * test's root, the temp folder given to it: to see what a process of the agent's own user may do.
    */
   asUser?: number;
+  /** With asUser: the group id (default the same number as the user id). */
+  asGroup?: number;
+  /** Start the agent with no_new_privs set (setpriv --no-new-privs), as the packaged unit's NoNewPrivileges=yes does. */
+  noNewPrivs?: boolean;
 }
 
 export async function startAgent(options: StartOptions): Promise<AgentProcess> {
@@ -61,11 +65,18 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
   }
   const args = [MAIN, 'run', '--settings', settingsFile];
   const user = options.asUser;
-  if (user !== undefined) for (const path of [dir, ...walk(dir)]) chownSync(path, user, user);
+  const group = options.asGroup ?? user;
+  if (user !== undefined && group !== undefined) for (const path of [dir, ...walk(dir)]) chownSync(path, user, group);
   // prlimit and setpriv exec the command: the child's pid is the agent's.
   const wrappers = [
     ...(options.nofile !== undefined ? ['/usr/bin/prlimit', `--nofile=${options.nofile}`] : []),
-    ...(user !== undefined ? ['/usr/bin/setpriv', `--reuid=${user}`, `--regid=${user}`, '--clear-groups'] : []),
+    ...(user !== undefined || options.noNewPrivs === true
+      ? [
+          '/usr/bin/setpriv',
+          ...(user !== undefined ? [`--reuid=${user}`, `--regid=${group ?? user}`, '--clear-groups'] : []),
+          ...(options.noNewPrivs === true ? ['--no-new-privs'] : []),
+        ]
+      : []),
   ];
   const [program, ...programArgs] = [...wrappers, process.execPath, ...args] as [string, ...string[]];
   const proc = spawn(program, programArgs, {

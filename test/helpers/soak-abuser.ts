@@ -4,7 +4,7 @@
  * abuse on the three ports of one agent, from loopback addresses
  * 127.0.0.2-11 (so the honest clients on 127.0.0.1 are never the ones
  * refused), plus parallel settings edits from 127.0.0.1 through the API and
- * through `agent web add-user` processes:
+ * through `config-agent web add-user` processes:
  * - random bytes, plain TCP, to every port;
  * - truncated input: the first half of a valid NRPE packet, agent frame or
  *   HTTP request over TLS, then the end of the stream;

@@ -3,7 +3,7 @@
  * certificates made here with openssl: query, exec and submit both ways
  * (through each agent's running AgentClient, driven by its web API), channel
  * forwarding, refusals of clients without a certificate or with one from
- * another CA (agent client CLI), random bytes at the port, the peer killed
+ * another CA (config-agent client CLI), random bytes at the port, the peer killed
  * mid-request and restarted, and a hot-applied port and CA change.
  */
 import { after, before, describe, it } from 'node:test';
@@ -82,7 +82,7 @@ timeout = 5
 ${extra}`;
 }
 
-/** Run `agent client ...` as a process; bounded by 20 s. */
+/** Run `config-agent client ...` as a process; bounded by 20 s. */
 function cli(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(

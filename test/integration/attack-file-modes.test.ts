@@ -1,6 +1,6 @@
 /**
  * Black box (issue 11, item 3, file modes): files that hold a password hash
- * are not readable by other local users. `agent web add-user` runs as a
+ * are not readable by other local users. `config-agent web add-user` runs as a
  * process with the loosest umask (000) against the settings file of a
  * running agent: a 0640 file stays 0640 (and the agent takes the new user),
  * a file made with --create is 0600, and no temporary file is left behind.
@@ -15,7 +15,7 @@ import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { inRange } from '../../src/in-range.js';
 
-/** `agent web …` under `umask 000`, the password on stdin; bounded by 30 s. */
+/** `config-agent web …` under `umask 000`, the password on stdin; bounded by 30 s. */
 function webCli(args: string[], password: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     const child = execFile(

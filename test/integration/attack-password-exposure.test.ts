@@ -1,7 +1,7 @@
 /**
  * Black box (issue 11, item 4): a local attacker reading the process list
  * while an admin sets passwords, and stored hashes of two generations. The
- * `agent web` commands run as processes with `--password-stdin`: the
+ * `config-agent web` commands run as processes with `--password-stdin`: the
  * password never appears in their command line (read from /proc while the
  * command waits for it); new hashes use 600,000 PBKDF2 iterations; a user
  * with an old 100,000-iteration hash still signs in to the running agent.
@@ -16,7 +16,7 @@ import { webRequest } from '../helpers/web-client.js';
 import { hashPassword } from '../../src/web/password-hash.js';
 import { inRange } from '../../src/in-range.js';
 
-/** Run `agent web ...` with `input` on stdin; bounded by 60 s (600,000 PBKDF2 rounds on a loaded machine). */
+/** Run `config-agent web ...` with `input` on stdin; bounded by 60 s (600,000 PBKDF2 rounds on a loaded machine). */
 function web(args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(

@@ -35,7 +35,7 @@ function agentCli(args: string[]): Promise<{ code: number; out: string }> {
     );
   });
 }
-/** `agent client` with an empty settings file of its own (built-in defaults). */
+/** `config-agent client` with an empty settings file of its own (built-in defaults). */
 const client = (args: string[]) => agentCli(['client', '--settings', CLIENT_INI, ...args]);
 const CLIENT_INI = join(mkdtempSync(join(tmpdir(), 'attack-client-')), 'client.ini');
 writeFileSync(CLIENT_INI, '');

@@ -4,7 +4,7 @@
  * attacker with read access to logs or to a low privilege (logs.list,
  * settings.get) must not learn it. The agent runs as a process; the bad file
  * is rejected, and neither its stdout/stderr, /api/v1/logs,
- * /api/v1/settings/status nor `agent settings validate` shows the values.
+ * /api/v1/settings/status nor `config-agent settings validate` shows the values.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -2,7 +2,7 @@
  * Black box (issue 37, item 5): secrets written into the URL of the
  * settings source and of a remote include, as userinfo (`user:password@`)
  * or read with `${env:…}`. A user of the shipped `viewer` role reads the
- * settings status, the metrics and the log; an admin runs `agent settings
+ * settings status, the metrics and the log; an admin runs `config-agent settings
  * show`; a pull fails and its error is answered. None of them may show a
  * secret: every exit shows the URL in its masked form.
  */
@@ -28,7 +28,7 @@ void describe('secrets in source and include URLs stay masked at every exit (age
   const made = new Teardown();
 
   before(async () => {
-    // The agent and `agent settings show` read the include's token from their environment.
+    // The agent and `config-agent settings show` read the include's token from their environment.
     process.env.INCLUDE_TOKEN = ENV_SECRET;
     // Nothing listens there: every pull fails at once.
     const port = await freePort();
@@ -111,10 +111,10 @@ timeout = 2
     assertMasked('POST /api/v1/settings/pull', res.body);
   });
 
-  void it('agent settings show masks the URLs', async () => {
+  void it('config-agent settings show masks the URLs', async () => {
     const r = await runAgentCli(['settings', 'show', '--settings', agent.settingsFile]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /source https:\/\/\*{6}@127\.0\.0\.1/);
-    assertMasked('agent settings show', r.stdout + r.stderr);
+    assertMasked('config-agent settings show', r.stdout + r.stderr);
   });
 });

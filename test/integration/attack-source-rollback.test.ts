@@ -1,5 +1,5 @@
 /**
- * No rollback, a verified cache (issue 37, item 8), the agent run as a
+ * No rollback, a verified cache (issue 37, item 8), the config-agent run as a
  * process against real servers on loopback, keys made by ssh-keygen:
  * - git (git daemon, ssh-signed commits): a force-push back to an older
  *   signed commit is refused (AGENT_ERR_SOURCE_ROLLBACK), the settings in

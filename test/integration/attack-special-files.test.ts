@@ -3,7 +3,7 @@
  * `${file:}` secret, an included file, the settings file itself and a TLS
  * file that is a FIFO (reading it would wait for a writer forever) or
  * `/dev/zero` (reading it would fill the memory), and a secret over 64 KiB.
- * `agent settings validate` reports each at its line and column and ends;
+ * `config-agent settings validate` reports each at its line and column and ends;
  * a running agent refuses them from the settings API and from a file edit,
  * and keeps answering.
  */
@@ -19,7 +19,7 @@ import { Teardown } from '../helpers/teardown.js';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { webRequest, type WebResponse } from '../helpers/web-client.js';
 
-void describe('special files (agent settings validate)', () => {
+void describe('special files (config-agent settings validate)', () => {
   let dir: string;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'agent-special-'));

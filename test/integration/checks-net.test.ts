@@ -1,7 +1,7 @@
 /**
  * The network checks and check_index/check_dummy reached the three ways a
  * monitoring server reaches the agent: Debian's check_nrpe against our
- * RemoteServer, `agent client agent_query` against our AgentServer (TLS with
+ * RemoteServer, `config-agent client agent_query` against our AgentServer (TLS with
  * client certificates), and the web API (which the web UI's query list
  * uses). The agent runs as a process; the peers it probes are loopback
  * listeners in this test process. A change of [/settings/net] applies in
@@ -92,7 +92,7 @@ before(async () => {
 
 after(() => made.close());
 
-/** `agent client agent_query` as a process; bounded by 20 s. */
+/** `config-agent client agent_query` as a process; bounded by 20 s. */
 function agentQuery(command: string, args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     const argv = [

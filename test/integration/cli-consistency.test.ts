@@ -74,7 +74,7 @@ void test('help, help-short and help-csv answer wherever --help does, from the s
       );
     }
   }
-  // Every agent web subcommand lists the options all of them take.
+  // Every config-agent web subcommand lists the options all of them take.
   for (const sub of ['install', 'password', 'add-user', 'add-role']) {
     const csv = (await agent(['web', sub, 'help-csv'])).out;
     assert.match(csv, /^--settings,FILE,"?the settings file/m, sub);

@@ -5,7 +5,7 @@
  * run as a process; NSClient++'s bare forms help, help-short and help-csv
  * answer wherever --help does. The client queries (remote_*, agent_*) take
  * NSClient++'s client options (protocols/client-options.ts), checked the
- * same way against `agent client <query> --help`.
+ * same way against `config-agent client <query> --help`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

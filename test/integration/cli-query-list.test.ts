@@ -1,7 +1,7 @@
 /**
- * Issue 29, item 6, as processes: `agent query --list` names every query
+ * Issue 29, item 6, as processes: `config-agent query --list` names every query
  * with its module and whether it is enabled (a configured script too);
- * check_index says the same; a one-shot `agent query check_cpu` labels the
+ * check_index says the same; a one-shot `config-agent query check_cpu` labels the
  * one fresh interval it measured (`total 500ms`), not 5s/1m/5m.
  */
 import { after, describe, it } from 'node:test';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { runAgentCli } from '../helpers/run-cli.js';
 import { inRange } from '../../src/in-range.js';
 
-void describe('agent query --list and a one-shot check_cpu (processes)', () => {
+void describe('config-agent query --list and a one-shot check_cpu (processes)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'query-list-'));
   const file = join(dir, 'agent.ini');
   writeFileSync(

@@ -1,7 +1,7 @@
 /**
- * The settings commands as a user runs them: `agent settings validate`
+ * The settings commands as a user runs them: `config-agent settings validate`
  * (formats, exit codes, --strict), `show` (origins, redaction, --resolved),
- * `schema`, `plan`, and `agent query`, each as a real process.
+ * `schema`, `plan`, and `config-agent query`, each as a real process.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -273,7 +273,7 @@ void test('--help works everywhere and bad commands are usage errors', () => {
   ]) {
     const r = agent(args);
     assert.equal(r.code, 0, args.join(' '));
-    assert.match(r.out, /Usage: agent/);
+    assert.match(r.out, /Usage: config-agent/);
   }
   assert.equal(agent(['frobnicate']).code, 2);
   assert.equal(agent(['settings', 'frobnicate']).code, 2);

@@ -220,7 +220,7 @@ void describe('settings/examples/agent-pair.ini', () => {
   });
   after(() => made.close());
 
-  void it('the agent client with a certificate of the same CA runs a query on it', async () => {
+  void it('the config-agent client with a certificate of the same CA runs a query on it', async () => {
     const out = await new Promise<string>((resolve) => {
       const args = [
         'client',

@@ -1,5 +1,5 @@
 /**
- * An imported NSClient++ file runs: `agent settings import` on the NRPE
+ * An imported NSClient++ file runs: `config-agent settings import` on the NRPE
  * fixture, then the agent started on the result (its NRPE port moved to a
  * free one) answers Debian's check_nrpe with the imported aliases and
  * scripts, arguments included.

@@ -1,5 +1,5 @@
 /**
- * `agent settings import` of a file whose translation is larger than the
+ * `config-agent settings import` of a file whose translation is larger than the
  * agent reads as one settings file (16 MiB): the command reads and
  * translates all of it, then refuses with the size and the way out, writes
  * nothing and still reports every line it read.

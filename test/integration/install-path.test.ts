@@ -9,7 +9,7 @@
  * cache does not keep. Scripts are not run (`--ignore-scripts`: `prepare`
  * would rebuild, and dist/ is already in the package).
  *
- * From there, as processes: `agent settings validate`; `agent run` with
+ * From there, as processes: `config-agent settings validate`; `config-agent run` with
  * WEBServer over TLS (the certificate created under the spaced path and
  * served), /api/v1/info answering, and external scripts under `${scripts}`
  * run by name and by `${scripts}/…` path; then SIGTERM. Paths read at run
@@ -106,7 +106,7 @@ void test('installed with npm ci from the packed package: the agent and its depe
   assert.ok(!existsSync(join(root, 'node_modules', 'typescript')), 'no dev dependencies');
 });
 
-void test('agent settings validate runs from a folder with a space and non-ASCII characters', async () => {
+void test('config-agent settings validate runs from a folder with a space and non-ASCII characters', async () => {
   const ok = await run(['settings', 'validate', '--settings', ini]);
   assert.equal(ok.code, 0, ok.out);
   // The schema really was read from there: a problem is found and explained.
@@ -117,7 +117,7 @@ void test('agent settings validate runs from a folder with a space and non-ASCII
   assert.match(bad.out, /AGENT_ERR_VALUE_INVALID/);
 });
 
-void test('agent run from there: WEBServer over TLS with its certificate made there, /api/v1/info, scripts under ${scripts}; SIGTERM exits 0', async () => {
+void test('config-agent run from there: WEBServer over TLS with its certificate made there, /api/v1/info, scripts under ${scripts}; SIGTERM exits 0', async () => {
   const proc = spawn(process.execPath, [main, 'run', '--settings', ini], {
     cwd: base,
     env: { ...process.env, AGENT_LOG_LEVEL: 'info' },

@@ -1,7 +1,7 @@
 /**
  * Listener failures in words that name the fix, with the agent as a
  * process: a busy port and an address that is not local name the key, the
- * file and line that set it and the `agent settings set` command that
+ * file and line that set it and the `config-agent settings set` command that
  * changes it; a failed TLS handshake on the NRPE port (Debian's check_nrpe
  * sending plain packets with -n, or offering no cipher the server accepts)
  * is one warning in words with OpenSSL's text at debug only; a move to a
@@ -59,7 +59,7 @@ void describe('bind failures name the setting and the command', () => {
     assert.match(
       m[0],
       new RegExp(
-        `EADDRINUSE.*port ${held} is in use by \\S+ \\(pid ${process.pid}, user \\S+\\): set \\[/settings/remote/server\\] port \\(agent\\.ini:${lineOf(ini, `port = ${held}`)}\\) to a free port: agent settings set --path /settings/remote/server --key 'port' --value N`,
+        `EADDRINUSE.*port ${held} is in use by \\S+ \\(pid ${process.pid}, user \\S+\\): set \\[/settings/remote/server\\] port \\(agent\\.ini:${lineOf(ini, `port = ${held}`)}\\) to a free port: config-agent settings set --path /settings/remote/server --key 'port' --value N`,
       ),
     );
   });
@@ -69,7 +69,7 @@ void describe('bind failures name the setting and the command', () => {
     assert.match(
       m[0],
       new RegExp(
-        `EADDRNOTAVAIL.*192\\.0\\.2\\.77 is not an address of this host .*: set \\[/settings/agent/server\\] bind to \\(agent\\.ini:${lineOf(ini, 'bind to = 192.0.2.77')}\\) .*agent settings set --path /settings/agent/server --key 'bind to' --value ADDRESS`,
+        `EADDRNOTAVAIL.*192\\.0\\.2\\.77 is not an address of this host .*: set \\[/settings/agent/server\\] bind to \\(agent\\.ini:${lineOf(ini, 'bind to = 192.0.2.77')}\\) .*config-agent settings set --path /settings/agent/server --key 'bind to' --value ADDRESS`,
       ),
     );
     // Said once per try: the NRPE listener's own error handler does not repeat the bind failure.

@@ -5,7 +5,7 @@
  * file itself is not applied by the listener: it keeps serving with its
  * previous certificate, valid queries keep answering on every port, and the
  * status says "kept previous settings" with the same problem line that
- * `agent settings validate` prints (src/protocols/listener/managed-listener.ts,
+ * `config-agent settings validate` prints (src/protocols/listener/managed-listener.ts,
  * src/settings/tls-checks.ts). The agent runs as a process; loopback only.
  */
 import { after, before, describe, it } from 'node:test';
@@ -133,7 +133,7 @@ certificate key = ${first.key}
         20_000,
         m,
       );
-      // The log names the same line `agent settings validate` prints.
+      // The log names the same line `config-agent settings validate` prints.
       const validate = await runAgentCli(['settings', 'validate', agent.settingsFile]);
       assert.equal(validate.code, 1);
       const line = validate.stdout

@@ -1,5 +1,5 @@
 /**
- * check_logfile across agent restarts: each `agent query` below is a
+ * check_logfile across agent restarts: each `config-agent query` below is a
  * process of its own (start, answer, stop), so the second one must find
  * the positions the first left in the [/paths] state folder and answer only
  * the lines written in between. A first read of a long log is capped:

@@ -1,8 +1,11 @@
 /**
- * The differential test of `agent settings import nrpe.cfg`. For each
+ * The differential test of `config-agent settings import nrpe.cfg`. For each
  * nrpe.cfg fixture (with its include and include_dir files), Debian's NRPE
- * daemon and the agent run the same configuration. The agent runs what
- * `agent settings import` wrote from it. Debian's check_nrpe then asks both
+ * daemon and the config-agent run the same configuration, both as the user
+ * `nagios` (nrpe switches to it; the agent is started as it, as nrpe runs
+ * its commands). The agent runs what `config-agent settings import` wrote from it
+ * (the include_dir followed at each load through [/includes]). A sudoers
+ * file written for nagios (removed after) lets the sudo commands run. Debian's check_nrpe then asks both
  * for every command, over v4 packets (check_nrpe's default) and v2 (-2). It
  * also sends an undefined command, arguments and a nasty character. Exit
  * code and first line must be the same, with digits normalised (load,
@@ -19,12 +22,23 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN, REPO, freePort, listenerPort, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { CHECK_NRPE, NRPE_DAEMON, checkNrpe } from '../helpers/nrpe-daemon.js';
 import { Teardown } from '../helpers/teardown.js';
+import { defined } from '../helpers/defined.js';
 import { inRange } from '../../src/in-range.js';
 
 /**
@@ -41,16 +55,21 @@ import { inRange } from '../../src/in-range.js';
  *   agent parses it and writes it again (labels in single quotes, no blank
  *   before the |), which Nagios reads the same. `normal` compares the
  *   message and the perf entries, not their spacing and quotes.
- * - an exit code outside 0-3: UNKNOWN on both, and the agent adds
- *   " (exit code N)" to the message (`ours` takes it off before comparing).
+ * Everything else of an imported command is nrpe's (checks/scripts/nrpe-command.ts):
+ * stdout only, `NRPE: Unable to read output`, `NRPE: Command timed out after N
+ * seconds`, $ARGn$ empty when not given, exit codes outside 0-3 and signals.
  */
-const DELIBERATE = [
-  'arguments',
-  'nasty character',
-  '_NRPE_CHECK version',
-  'perf data spelling',
-  'exit code outside 0-3 named',
-] as const;
+const DELIBERATE = ['arguments', 'nasty character', '_NRPE_CHECK version', 'perf data spelling'] as const;
+
+/** The user nrpe runs its commands as (nagios-nrpe-server makes it). */
+function nagios(): { uid: number; gid: number; env: Record<string, string> } {
+  const row = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('nagios:'));
+  const [, , uid, gid, , home] = defined(row, 'the user nagios (nagios-nrpe-server)').split(':');
+  // The environment a service of that user has (systemd's User= sets HOME, USER and LOGNAME).
+  return { uid: Number(uid), gid: Number(gid), env: { HOME: home ?? '/', USER: 'nagios', LOGNAME: 'nagios' } };
+}
 
 const FIXTURES = join(REPO, 'test/fixtures/nrpe');
 const DROPPED = /^CHECK_NRPE: (Receive header underflow|Error receiving data)/;
@@ -126,6 +145,8 @@ async function startDaemon(dir: string, port: number): Promise<Side> {
 
 interface ImportJson {
   valid: boolean;
+  sudoers: string[];
+  warnings: { code: string; file: string; line: number }[];
   totals: { unaccounted: number; lines: number; kept: number; changed: number; dropped: number; blank: number };
 }
 
@@ -145,7 +166,7 @@ function importCfg(cfg: string, output: string): Promise<{ code: number; json: I
   });
 }
 
-for (const fixture of ['debian-default', 'ansible-role']) {
+for (const fixture of ['debian-default', 'ansible-role', 'chef-cookbook']) {
   void describe(`nrpe.cfg ${fixture}: Debian's nrpe and the agent on the same configuration`, () => {
     let dir: string;
     let daemon: Side;
@@ -154,6 +175,8 @@ for (const fixture of ['debian-default', 'ansible-role']) {
     let commands: string[];
     let withArguments: string[];
     let argumentsAllowed: boolean;
+    let ini: string;
+    let imported: { code: number; json: ImportJson };
 
     const made = new Teardown();
     after(() => made.close());
@@ -162,18 +185,27 @@ for (const fixture of ['debian-default', 'ansible-role']) {
       dir = mkdtempSync(join(tmpdir(), `nrpe-import-${fixture}-`));
       made.defer(() => rmSync(dir, { recursive: true, force: true }));
       cpSync(join(FIXTURES, fixture), dir, { recursive: true });
+      // The sudo commands' sudoers line, as the host had it for nrpe's user (a name without a dot: sudo reads it).
+      const sudoers = `/etc/sudoers.d/config-agent-test-${process.pid}`;
+      writeFileSync(sudoers, 'nagios ALL=(root) NOPASSWD: /usr/lib/nagios/plugins/check_procs\n', { mode: 0o440 });
+      made.defer(() => rmSync(sudoers, { force: true }));
       // Debian's nrpe is told its port before it starts.
       daemon = made.add(await startDaemon(dir, await freePort()), (d) => d.stop());
-      const imported = await importCfg(join(dir, 'nrpe.cfg'), join(dir, 'agent.ini'));
+      imported = await importCfg(join(dir, 'nrpe.cfg'), join(dir, 'agent.ini'));
       assert.equal(imported.code, 0, JSON.stringify(imported.json));
       assert.equal(imported.json.valid, true);
       assert.equal(imported.json.totals.unaccounted, 0);
-      const ini = readFileSync(join(dir, 'agent.ini'), 'utf8').replace(/^port = \d+$/m, 'port = 0');
-      const scripts = ini.slice(ini.indexOf('[/settings/external scripts/scripts]'));
-      commands = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*)$/gm)].map((m) => inRange(m, 1));
-      withArguments = [...scripts.matchAll(/^([^;[\s][^=]*?) = (.*\$ARG\d+\$.*)$/gm)].map((m) => inRange(m, 1));
+      ini = readFileSync(join(dir, 'agent.ini'), 'utf8').replace(/^port = \d+$/m, 'port = 0');
+      // Every command nrpe defines is answered: the import lists them all in allowed queries (include_dir's too).
+      commands = defined(/^allowed queries = (.*)$/m.exec(ini)?.[1], 'allowed queries').split(', ');
+      const lines = [...readdirSync(dir, { recursive: true, encoding: 'utf8' })]
+        .filter((f) => f.endsWith('.cfg'))
+        .map((f) => readFileSync(join(dir, f), 'utf8'))
+        .join('\n');
+      withArguments = commands.filter((c) => new RegExp(`command\\[${c}\\] ?=.*\\$ARG\\d+\\$`).test(lines));
       argumentsAllowed = /^allow arguments = true$/m.test(ini);
-      agent = made.add(await startAgent({ ini }), (a) => a.stop());
+      const user = nagios();
+      agent = made.add(await startAgent({ ini, asUser: user.uid, asGroup: user.gid, env: user.env }), (a) => a.stop());
       agentPort = await listenerPort(agent, 'RemoteServer');
     });
 
@@ -191,7 +223,6 @@ for (const fixture of ['debian-default', 'ansible-role']) {
           ) {
             theirs = await checkNrpe(daemon.port, [...version, '-c', c]);
             ours = await checkNrpe(agentPort, [...version, '-c', c]);
-            if (ours.code === 3) ours.out = ours.out.replace(/ \(exit code \d+\)$/m, '');
           }
           assert.deepEqual(
             [ours.code, normal(ours.out)],
@@ -230,9 +261,79 @@ for (const fixture of ['debian-default', 'ansible-role']) {
       assert.match(hello.out, /^NRPE v\d/);
       assert.equal((await checkNrpe(agentPort, [])).code, 0);
     });
+
+    if (fixture === 'chef-cookbook') {
+      void test('chef-cookbook: no command lost (blanks around =, include_dir with a folder below it), sudoers lines reported', () => {
+        const names = new Set<string>();
+        for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((n) => n.endsWith('.cfg')))
+          for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/^\s*command\[([^\]]+)\]/gm))
+            names.add(inRange(m, 1));
+        assert.deepEqual([...commands].sort(), [...names].sort());
+        assert.ok(commands.length >= 15, commands.join(', '));
+        assert.match(ini, /^\[\/includes\]\nnrpe nrpe\.d = .*\/nrpe\.d\/\*\.cfg$/m);
+        assert.deepEqual(imported.json.sudoers, [
+          'config-agent ALL=(root) NOPASSWD: /usr/lib/nagios/plugins/check_procs, /usr/lib/nagios/plugins/check_users',
+        ]);
+      });
+
+      void test('chef-cookbook: under no_new_privs a sudo command warns at start and answers UNKNOWN naming the fix', async () => {
+        const user = nagios();
+        const locked = made.add(
+          await startAgent({ ini, asUser: user.uid, asGroup: user.gid, env: user.env, noNewPrivs: true }),
+          (a) => a.stop(),
+        );
+        await locked.waitForLog(/AGENT_WARN_SUDO_NO_NEW_PRIVILEGES.*check_sudo_procs/);
+        const theirs = await checkNrpe(daemon.port, ['-c', 'check_sudo_procs']);
+        assert.equal(theirs.code, 0, theirs.out);
+        const ours = await checkNrpe(await listenerPort(locked, 'RemoteServer'), ['-c', 'check_sudo_procs']);
+        assert.equal(ours.code, 3, ours.out);
+        assert.match(ours.out, /^NRPE: Unable to read output: sudo cannot run under no_new_privs.*allow-sudo\.conf/);
+      });
+
+      void test('chef-cookbook: a changed nrpe.d file is read again, as nrpe reads it at its next load', async () => {
+        const site = join(dir, 'nrpe.d/extra/site.cfg');
+        writeFileSync(site, 'command[check_site] = /usr/lib/nagios/plugins/check_dummy 1 "site changed"\n');
+        let ours = { code: -1, out: '' };
+        for (const until = Date.now() + 15_000; Date.now() < until && ours.code !== 1;) {
+          await new Promise((r) => setTimeout(r, 250));
+          ours = await checkNrpe(agentPort, ['-c', 'check_site']);
+        }
+        assert.deepEqual(ours, { code: 1, out: 'WARNING: site changed' });
+      });
+    }
   });
 }
 
 void test('check_nrpe is the Debian client', () => {
   assert.ok(statSync(CHECK_NRPE).isFile());
+});
+
+void test('--output onto an existing file keeps its mode, owner, group and [/paths]; --drop-in writes conf.d/ 0640', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'nrpe-import-output-'));
+  try {
+    const main = join(dir, 'agent.ini');
+    writeFileSync(main, '[/paths]\nstate = /var/lib/config-agent\n\n[/modules]\nWEBServer = enabled\n', {
+      mode: 0o640,
+    });
+    const { gid } = nagios();
+    chownSync(main, 0, gid);
+    const cfg = join(FIXTURES, 'debian-default', 'nrpe.cfg');
+    const run = (args: string[]): Promise<void> =>
+      new Promise((resolve, reject) =>
+        execFile(process.execPath, [MAIN, 'settings', 'import', cfg, ...args], { timeout: 30_000 }, (err) =>
+          err ? reject(new Error(err.message)) : resolve(),
+        ),
+      );
+    await run(['--output', main, '--force']);
+    const st = statSync(main);
+    assert.deepEqual([st.mode & 0o7777, st.uid, st.gid], [0o640, 0, gid]);
+    assert.match(readFileSync(main, 'utf8'), /^\[\/paths\]\nstate = \/var\/lib\/config-agent$/m);
+    assert.match(readFileSync(main, 'utf8'), /^\[\/settings\/external scripts\/nrpe commands\]$/m);
+    await run(['--drop-in', '--settings', main]);
+    const dropIn = join(dir, 'conf.d', '50-nrpe-import.ini');
+    assert.equal(statSync(dropIn).mode & 0o7777, 0o640);
+    assert.doesNotMatch(readFileSync(dropIn, 'utf8'), /\[\/paths\]/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -2,7 +2,7 @@
  * Real-looking nsclient.ini files (test/fixtures/nsclient/: an Ansible role
  * with NSClient++'s legacy command names, an Icinga setup relying on the
  * default aliases, a Centreon plugin pack with modern checks) go through
- * `agent settings import`. The agent then runs on the result, and Debian's
+ * `config-agent settings import`. The agent then runs on the result, and Debian's
  * check_nrpe runs every alias the file defines, or the default ones when it
  * defines none. None may answer that its query is unknown, or that its
  * arguments or expressions are wrong: what the file meant must run.

@@ -1,5 +1,5 @@
 /**
- * `agent settings import` of an nsclient.ini that serves check_nt
+ * `config-agent settings import` of an nsclient.ini that serves check_nt
  * (test/fixtures/nsclient/check-nt-server.ini): [/settings/NSClient/server]
  * carried over with NSClient++'s keys (the timeout of [/settings/default]
  * written into it, the keys without meaning here reported), the result

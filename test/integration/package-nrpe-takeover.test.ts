@@ -108,6 +108,8 @@ void test(
         .split('\n')
         .filter((c) => c !== '');
       const before = new Map<string, Answer>();
+      // The sudoers line the import prints for config-agent (step 4 of the docs).
+      let sudoers = '';
 
       await t.test("nrpe answers every command of the host's files", async () => {
         await waitUntil(async () => /^NRPE v/.test(await server(s)), 30_000, 'nrpe on 5666');
@@ -123,17 +125,16 @@ void test(
         assert.equal(i.code, 0, i.stdout + i.stderr);
         assert.equal((await s.sh('test -f /usr/share/config-agent/allow-sudo.conf')).code, 0, 'the drop-in is shipped');
         assert.match((await s.sh(`grep NoNewPrivs /proc/${await mainPid(s)}/status`)).stdout, /NoNewPrivs:\s+1/);
-        const r = await s.sh(
-          'config-agent settings import /etc/nagios/nrpe.cfg --output /etc/config-agent/conf.d/50-nrpe.ini',
-        );
+        const r = await s.sh('config-agent settings import /etc/nagios/nrpe.cfg --drop-in');
         assert.equal(r.code, 0, r.stdout + r.stderr);
         assert.equal(
-          (await s.sh("stat -c '%a %U %G' /etc/config-agent/conf.d/50-nrpe.ini")).stdout.trim(),
+          (await s.sh("stat -c '%a %U %G' /etc/config-agent/conf.d/50-nrpe-import.ini")).stdout.trim(),
           '640 root config-agent',
         );
         // The report names both ways out of sudo under NoNewPrivileges: the drop-in and the sudoers line.
         assert.match(r.stdout + r.stderr, /\/usr\/share\/config-agent\/allow-sudo\.conf/);
-        assert.match(r.stdout + r.stderr, /^config-agent ALL=.*check_procs/m);
+        sudoers = /^\s*(config-agent ALL=.*check_procs)$/m.exec(r.stdout + r.stderr)?.[1] ?? '';
+        assert.notEqual(sudoers, '', 'the import prints the sudoers line for config-agent');
       });
 
       await t.test('while nrpe holds 5666 the journal names it and points at the docs', async () => {
@@ -169,7 +170,7 @@ void test(
         async () => {
           const without = await exposure(s);
           const r = await s.sh(
-            `mkdir -p ${DROP_IN} && cp /usr/share/config-agent/allow-sudo.conf ${DROP_IN}/ && printf 'config-agent ALL=(root) NOPASSWD: ${PLUGINS}/check_procs\\n' > /etc/sudoers.d/config-agent && chmod 0440 /etc/sudoers.d/config-agent && visudo -c && systemctl daemon-reload && systemctl restart config-agent`,
+            `mkdir -p ${DROP_IN} && cp /usr/share/config-agent/allow-sudo.conf ${DROP_IN}/ && printf '%s\\n' '${sudoers}' > /etc/sudoers.d/config-agent && chmod 0440 /etc/sudoers.d/config-agent && visudo -c && systemctl daemon-reload && systemctl restart config-agent`,
           );
           assert.equal(r.code, 0, r.stdout + r.stderr);
           const status = (await s.sh(`cat /proc/${await mainPid(s)}/status`)).stdout;
@@ -188,7 +189,7 @@ void test(
       );
 
       await t.test('switching back: the agent leaves 5666 and nrpe answers as before', async () => {
-        const r = await s.sh('mv /etc/config-agent/conf.d/50-nrpe.ini /root/50-nrpe.ini.off');
+        const r = await s.sh('mv /etc/config-agent/conf.d/50-nrpe-import.ini /root/50-nrpe-import.ini.off');
         assert.equal(r.code, 0, r.stderr);
         await waitUntil(async () => (await server(s)) === '', 30_000, 'the agent to leave 5666');
         assert.equal((await s.sh('systemctl enable --now nagios-nrpe-server')).code, 0);

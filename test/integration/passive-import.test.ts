@@ -2,7 +2,7 @@
  * An nsclient.ini that pushes passive checks over NSCA
  * (test/fixtures/nsclient/passive-nsca.ini: one-liner schedules under a
  * default, host_check, an nsca:// address, aes256, ${host_lc}) goes
- * through `agent settings import`; the agent runs on the result, with the
+ * through `config-agent settings import`; the agent runs on the result, with the
  * address pointed at Debian's nsca daemon configured as NSClient++'s
  * documentation says for aes256 (decryption_method 14), and the daemon
  * receives the host check and the service results under this machine's

@@ -1,6 +1,6 @@
 /**
  * Our remote client against Debian's NRPE daemon, over TLS (anonymous DH)
- * and plain TCP, v2, v4 and auto; and `agent client remote_query` standing
+ * and plain TCP, v2, v4 and auto; and `config-agent client remote_query` standing
  * in for check_nrpe.
  */
 import { after, before, test } from 'node:test';
@@ -125,7 +125,7 @@ void test('an explicit target that does not exist is UNKNOWN naming it', async (
   assert.match(r.message, /target "nope" is not defined/);
 });
 
-void test('agent client remote_query stands in for check_nrpe: Nagios output and exit status', async () => {
+void test('config-agent client remote_query stands in for check_nrpe: Nagios output and exit status', async () => {
   const run = (args: string[]) =>
     new Promise<{ code: number; out: string }>((resolve) => {
       execFile(

@@ -39,7 +39,7 @@ void test('check_nrpe with default options (v4, TLS) gets _NRPE_CHECK', async ()
   assert.match(r.out, /^I \(agent [\d.]+\) seem to be doing fine\.\.\.$/);
 });
 
-void test('check_nrpe -c runs an agent query with its status', async () => {
+void test('check_nrpe -c runs an config-agent query with its status', async () => {
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_ok']), { code: 0, out: 'OK: check_ok' });
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_warning']), { code: 1, out: 'WARNING: check_warning' });
   assert.deepEqual(await checkNrpe(port, ['-c', 'check_critical']), { code: 2, out: 'CRITICAL: check_critical' });

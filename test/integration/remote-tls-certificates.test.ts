@@ -62,7 +62,7 @@ const query = (port: number, ...args: string[]) =>
     moduleView(MODULE_SECTIONS.RemoteClient, snapshot),
   );
 
-/** `agent client <args>` as a process; bounded by 20 s. */
+/** `config-agent client <args>` as a process; bounded by 20 s. */
 function cli(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
     execFile(
@@ -91,7 +91,7 @@ void describe('our client against the Debian daemon with certificates', () => {
     ]);
   });
 
-  void it('--ca with --verify peer-cert succeeds over TLS 1.3 (agent client as check_nrpe)', async () => {
+  void it('--ca with --verify peer-cert succeeds over TLS 1.3 (config-agent client as check_nrpe)', async () => {
     const r = await cli([
       'remote_query',
       '-H',

@@ -1,5 +1,5 @@
 /**
- * One layout of settings files on a host (issue 38, item 1), the agent run
+ * One layout of settings files on a host (issue 38, item 1), the config-agent run
  * as a process: the schemas' defaults < the pulled settings (served by
  * Debian's nginx on loopback) < the main file < `conf.d/*.ini` beside it,
  * in name order. A drop-in added while the agent runs applies by itself; a

@@ -1,6 +1,6 @@
 /**
  * Settings fallbacks are visible (issue 18, item 6), with the CLI and the
- * agent run as processes: a warning about a value read from
+ * config-agent run as processes: a warning about a value read from
  * [/settings/default] names that section and its line; `settings show`
  * lists each server's effective password (******) and allowed hosts with
  * their origin; the shipped agent.ini plus one target raises no warning of

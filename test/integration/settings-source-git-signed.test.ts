@@ -1,5 +1,5 @@
 /**
- * Signed git sources, served by `git daemon` on loopback, the agent run as
+ * Signed git sources, served by `git daemon` on loopback, the config-agent run as
  * a process, keys made in the test by ssh-keygen and gpg:
  * - `allowed signers` (ssh): a commit signed by an allowed key is applied;
  *   an unsigned one and one signed by another key are refused

@@ -1,6 +1,6 @@
 /**
  * `[/settings/source]` naming a file in a git repository served by Debian's
- * `git daemon` on loopback, the agent run as a process and asked through
+ * `git daemon` on loopback, the config-agent run as a process and asked through
  * its API: the first pull applies the host's file (path with `${host}`) at
  * the commit of `main`; an unchanged ref is one `git ls-remote` and no
  * fetch (unchanged); a new commit and a force-push back to an older one
@@ -10,6 +10,7 @@
  * settings stay, and once it is back the next pull succeeds.
  */
 import { after, before, describe, it } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,7 +102,7 @@ void describe('[/settings/source] from a git repository (git daemon, agent as a 
     assert.equal(await size(), '4444');
   });
 
-  void it('agent settings plan --source shows what the next pull would change, and applies nothing', async () => {
+  void it('config-agent settings plan --source shows what the next pull would change, and applies nothing', async () => {
     const inForce = (await pull()).revision;
     const next = repo.commit(
       { 'hosts/web01.ini': `${hostFile(6666)}\n[/modules]\nCheckHelpers = enabled\n` },
@@ -120,5 +121,17 @@ void describe('[/settings/source] from a git repository (git daemon, agent as a 
     assert.match(r.stdout, /^CheckHelpers\s+load\b/m);
     assert.match(r.stdout, /^agent\s+apply\b.*\[\/settings\/log\]/m);
     assert.equal(await size(), '4444', 'nothing applied');
+  });
+  void it('config-agent settings pull as root works on a cache repository the agent user owns (safe.directory)', async () => {
+    // As on a packaged host: the cache belongs to config-agent, an admin runs `sudo config-agent settings pull`.
+    execFileSync('chown', ['-R', '65534:65534', join(state, 'settings-source')]);
+    const next = repo.commit({ 'hosts/web01.ini': hostFile(5555) }, 'pulled by root');
+    process.env.AGENT_HOSTNAME = 'web01.example.org';
+    const r = await runAgentCli(['settings', 'pull', '--settings', agent.settingsFile]).finally(
+      () => delete process.env.AGENT_HOSTNAME,
+    );
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.doesNotMatch(r.stderr, /dubious ownership/);
+    assert.ok(r.stdout.includes(next), r.stdout);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * `[/settings/source] allowed signers` for a file pulled over https from
- * Debian's nginx (TLS, a private CA) on loopback, the agent run as a
+ * Debian's nginx (TLS, a private CA) on loopback, the config-agent run as a
  * process, keys made in the test by ssh-keygen: the file's detached
  * signature (`ssh-keygen -Y sign -n agent-settings`, served at URL.sig) is
  * checked with `ssh-keygen -Y verify`. A good signature applies the file;

@@ -1,8 +1,8 @@
 /**
- * `[/settings/source]` against Debian's nginx on loopback, the agent run as
+ * `[/settings/source]` against Debian's nginx on loopback, the config-agent run as
  * a process and asked through its API: the pulled file is a layer under
  * the local file (local keys win), found by `${hostname}`; a change is
- * pulled on `POST /api/v1/settings/pull`, SIGHUP and `agent settings pull`;
+ * pulled on `POST /api/v1/settings/pull`, SIGHUP and `config-agent settings pull`;
  * an unchanged file costs a 304 (nginx's access log says so); a 404, a
  * 500, an HTML page, a 50 MB body, a slow body, a body cut off mid-way
  * (nginx relaying an upstream that closes early) and an invalid file are
@@ -190,7 +190,7 @@ ${extra}`;
     assert.equal(await value('/settings/log', 'buffer size'), '1700');
   });
 
-  void it('agent settings pull (the CLI) writes the cache, and the running agent applies it', async () => {
+  void it('config-agent settings pull (the CLI) writes the cache, and the running agent applies it', async () => {
     serve(nginx, `hosts/${HOST}.ini`, pulled(1800));
     const r = await runAgentCli(['settings', 'pull', '--settings', agent.settingsFile]);
     assert.equal(r.code, 0, r.stderr);

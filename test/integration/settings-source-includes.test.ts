@@ -1,6 +1,6 @@
 /**
  * `[/includes]` naming a remote file (https://, Debian's nginx with TLS
- * and a private CA on loopback), the agent run as a process and asked
+ * and a private CA on loopback), the config-agent run as a process and asked
  * through its API: the include is pulled with the source's guarded puller
  * and settings (ca, max size, timeout), at once when nothing is cached;
  * it stands at its place in the precedence (over the source's pulled file,

@@ -1,7 +1,7 @@
 /**
  * Black box: live behaviour of the web server while the agent process runs.
  * Paging the log through Link URLs only; a password change and a new user
- * (through `agent web`, editing the file) applied with no restart; the
+ * (through `config-agent web`, editing the file) applied with no restart; the
  * failed-authentication limit; allowed hosts edited live; a port change
  * rebinding; disabling WEBServer closing the listener; a generated root
  * password printed once. Every wait is a bounded poll.
@@ -97,7 +97,7 @@ void describe('web server live changes (agent process)', () => {
     assert.equal(new Set(seen).size, seen.length, 'no entry twice');
   });
 
-  void it('applies a password change made with agent web password, without a restart', async () => {
+  void it('applies a password change made with config-agent web password, without a restart', async () => {
     const rc = await runWebCommand(['password', '--settings', agent.settingsFile, '--set', 'second-pw']);
     assert.equal(rc, 0);
     await eventually(
@@ -107,7 +107,7 @@ void describe('web server live changes (agent process)', () => {
     assert.equal((await get('/api/v1/info', { user: 'root', password: 'first-pw' })).status, 403);
   });
 
-  void it('applies a user added with agent web add-user, without a restart', async () => {
+  void it('applies a user added with config-agent web add-user, without a restart', async () => {
     const rc = await runWebCommand([
       'add-user',
       '--settings',

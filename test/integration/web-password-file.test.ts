@@ -1,6 +1,6 @@
 /**
- * Issue 29, item 3: no secret written into the git file by a command. `agent web install` and
- * `agent web password --set` run as processes keep root's password in ${state}/web-password
+ * Issue 29, item 3: no secret written into the git file by a command. `config-agent web install` and
+ * `config-agent web password --set` run as processes keep root's password in ${state}/web-password
  * (mode 0600) and write `${file:state/web-password}` into the settings, unless
  * --write-password; validation warns AGENT_WARN_PASSWORD_IN_GIT about a plain-text password
  * in a file that git tracks (a real `git init` and `git add`), and says nothing outside a work
@@ -26,7 +26,7 @@ import { runAgentCli } from '../helpers/run-cli.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { webRequest } from '../helpers/web-client.js';
 
-void describe('agent web keeps the password out of the settings file (processes, a real git work tree)', () => {
+void describe('config-agent web keeps the password out of the settings file (processes, a real git work tree)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-password-file-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 

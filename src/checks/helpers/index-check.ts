@@ -4,7 +4,7 @@
  * module table whose module does not run), through the engine
  * (filter=module = 'CheckNet', filter=enabled = 'disabled', detail-syntax=...).
  * The list comes from the core at call time, so scripts and modules loaded
- * later appear as enabled, and unloaded ones as disabled. `agent query
+ * later appear as enabled, and unloaded ones as disabled. `config-agent query
  * --list` prints the same list (queryIndex).
  */
 import type { CheckDefinition } from '../engine.js';

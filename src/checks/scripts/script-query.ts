@@ -59,7 +59,53 @@ export async function runConfiguredScript(
   if (program === undefined)
     return { command: name, result: UNKNOWN, message: `Script ${name} has an empty command line`, perf: [] };
   argv[0] = resolveProgram(program, settings.root);
-  let outcome;
+  const ran = await runScriptArgv(name, argv, settings, limiter, signal, run);
+  if ('result' in ran) return ran;
+  const { outcome } = ran;
+  if (outcome.error !== undefined)
+    return {
+      command: name,
+      result: UNKNOWN,
+      message: `Failed to run ${name} (${shownProgram(argv[0], settings.root)}): ${outcome.error}`,
+      perf: [],
+    };
+  if (outcome.timedOut)
+    return {
+      command: name,
+      result: UNKNOWN,
+      message: `Script ${name} timed out after ${settings.timeoutSeconds} s`,
+      perf: [],
+    };
+  if (outcome.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} was stopped`, perf: [] };
+  const text = outcome.stdout.trim() !== '' ? outcome.stdout : outcome.stderr;
+  const { message, perf } =
+    text.trim() === ''
+      ? { message: `No output available from command (${name}).`, perf: [] }
+      : splitOutput(text.replace(/\s+$/, ''));
+  const status = outcome.code === null ? UNKNOWN : statusFromExitCode(outcome.code);
+  const why =
+    outcome.code === null
+      ? ` (killed by ${outcome.signal})`
+      : status === UNKNOWN && outcome.code > 3
+        ? ` (exit code ${outcome.code})`
+        : '';
+  return { command: name, result: status, message: why ? `${message}${why}` : message, perf };
+}
+
+/**
+ * Run `argv` (the program already resolved) under the limiter and the
+ * script timeout (the wait for a slot counts against it): the outcome, or
+ * the UNKNOWN result when it never ran (queue full, timed out waiting).
+ */
+export async function runScriptArgv(
+  name: string,
+  argv: readonly string[],
+  settings: ScriptSettings,
+  limiter: Limiter,
+  signal: AbortSignal | undefined,
+  run: (options: RunOptions) => Promise<RunOutcome>,
+): Promise<{ outcome: RunOutcome } | QueryResult> {
+  let outcome: RunOutcome;
   // The time spent waiting for a slot counts against the script's timeout: the caller waits for both.
   const timeoutMs = settings.timeoutSeconds * 1000;
   const started = performance.now();
@@ -102,34 +148,7 @@ export async function runConfiguredScript(
     outcome.durationMs / 1000,
     outcome.error !== undefined ? 'not started' : outcome.timedOut ? 'timeout' : outcome.aborted ? 'stopped' : 'exited',
   );
-  if (outcome.error !== undefined)
-    return {
-      command: name,
-      result: UNKNOWN,
-      message: `Failed to run ${name} (${shownProgram(argv[0], settings.root)}): ${outcome.error}`,
-      perf: [],
-    };
-  if (outcome.timedOut)
-    return {
-      command: name,
-      result: UNKNOWN,
-      message: `Script ${name} timed out after ${settings.timeoutSeconds} s`,
-      perf: [],
-    };
-  if (outcome.aborted) return { command: name, result: UNKNOWN, message: `Script ${name} was stopped`, perf: [] };
-  const text = outcome.stdout.trim() !== '' ? outcome.stdout : outcome.stderr;
-  const { message, perf } =
-    text.trim() === ''
-      ? { message: `No output available from command (${name}).`, perf: [] }
-      : splitOutput(text.replace(/\s+$/, ''));
-  const status = outcome.code === null ? UNKNOWN : statusFromExitCode(outcome.code);
-  const why =
-    outcome.code === null
-      ? ` (killed by ${outcome.signal})`
-      : status === UNKNOWN && outcome.code > 3
-        ? ` (exit code ${outcome.code})`
-        : '';
-  return { command: name, result: status, message: why ? `${message}${why}` : message, perf };
+  return { outcome };
 }
 
 /** The program as a result may show it: relative to the script root, else its bare name (no absolute path of the machine). */

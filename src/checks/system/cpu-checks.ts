@@ -30,7 +30,7 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = CPU_HISTORY_SEC
       time: {
         kind: 'string',
         description:
-          "The window, as given: '5s', '1m', '5m'; '500ms' when the sampler had no history for it yet (a one-shot agent query) and one fresh 500 ms interval was measured instead.",
+          "The window, as given: '5s', '1m', '5m'; '500ms' when the sampler had no history for it yet (a one-shot config-agent query) and one fresh 500 ms interval was measured instead.",
       },
       load: { kind: 'percent', description: 'Busy share of the window in percent.' },
       user: { kind: 'percent', description: 'User (and nice) share in percent.' },
@@ -65,7 +65,7 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = CPU_HISTORY_SEC
         return { label: t, seconds };
       });
       const items = [];
-      // A window the sampler has no history for (a one-shot `agent query check_cpu`) is answered by
+      // A window the sampler has no history for (a one-shot `config-agent query check_cpu`) is answered by
       // one fresh interval, labelled as what it is (`total 500ms`), once for all the windows: the
       // history the sampler gathers while that interval is measured does not make later windows of
       // the same check look measured over their span.

@@ -76,7 +76,7 @@ export class CpuSampler {
   /**
    * Load of every core and the total over the last `windowSeconds`. When no
    * sample is at least `minSpanMs` (1 s) old — the sampler was not started,
-   * or it started a moment ago, as in a one-shot `agent query check_cpu` —
+   * or it started a moment ago, as in a one-shot `config-agent query check_cpu` —
    * it measures a fresh interval of `freshMs` (500 ms) instead, so the answer
    * is the host's load now and not the start-up burst of our own process.
    * One fresh interval serves every window asked for within a second.

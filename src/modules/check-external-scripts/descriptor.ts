@@ -15,6 +15,7 @@ export const descriptor = {
     '/settings/external scripts/alias',
     '/settings/external scripts/wrappings',
     '/settings/external scripts/wrapped scripts',
+    '/settings/external scripts/nrpe commands',
     '/paths',
   ],
   queries: [],

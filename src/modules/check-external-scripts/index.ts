@@ -20,12 +20,13 @@ import { editSettings } from '../../settings/edit-tree.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
 import { ScriptSpawner } from '../../checks/scripts/spawner.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';
+import { runNrpeCommand } from '../../checks/scripts/nrpe-command.js';
 import { scriptCommand, SCRIPTS_SECTION, type ScriptStore } from '../../checks/scripts/script-commands.js';
 import { wrappedWords } from '../../formats/wrapped-script.js';
 import { runAlias } from '../../checks/scripts/alias.js';
 import { parseAlias, type AliasDefinition } from '../../formats/alias-command.js';
 import { UNKNOWN } from '../../core/result.js';
-import { WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
+import { NRPE_COMMANDS_PATH, WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
 import { valueText } from '../../settings/value-text.js';
 import { withLinkedSignal } from '../../abort-link.js';
 import type { Core, QueryCall, SimpleQuery } from '../../core/core.js';
@@ -55,6 +56,8 @@ export function createModule(): AgentModule<Settings> {
   /** Set by configure() before any query is registered. */
   let settings: ScriptSettings = { root: '', timeoutSeconds: 0, allowArguments: false, allowNasty: false };
   const scripts = new Map<string, string>();
+  /** NRPE commands: name -> the shell line, run as nrpe runs it (checks/scripts/nrpe-command.ts). */
+  const nrpeCommands = new Map<string, string>();
   /** Wrapped scripts: name -> the command words (template filled in), or why they cannot run. */
   const wrapped = new Map<string, { words: string[] } | { problem: string }>();
   /** Wrapped scripts: name -> the line as written (for the query's description). */
@@ -90,6 +93,8 @@ export function createModule(): AgentModule<Settings> {
       return 'words' in w
         ? runConfiguredScript(name, w.words, args, settings, limiter, signal, run)
         : Promise.resolve({ result: UNKNOWN, message: `${name}: ${w.problem}`, perf: [] });
+    const shell = nrpeCommands.get(name);
+    if (shell !== undefined) return runNrpeCommand(name, shell, args, settings, limiter, signal, run);
     const line = scripts.get(name);
     if (line === undefined) return Promise.resolve({ result: UNKNOWN, message: `Script not found: ${name}`, perf: [] });
     return runConfiguredScript(name, line, args, settings, limiter, signal, run);
@@ -109,19 +114,26 @@ export function createModule(): AgentModule<Settings> {
               : `Alias (invalid: ${alias.problem})`,
           ...('target' in alias ? { aliasOf: alias.target } : {}),
         }
-      : wrapped.has(name)
+      : nrpeCommands.has(name)
         ? {
             name,
             module: MODULE,
-            title: `Wrapped script ${name}`,
-            description: `Runs the wrapped script: ${wrappedLines.get(name) ?? ''}`,
+            title: `NRPE command ${name}`,
+            description: `Runs as nrpe ran it (/bin/sh -c, stdout only): ${nrpeCommands.get(name) ?? ''}`,
           }
-        : {
-            name,
-            module: MODULE,
-            title: `Script ${name}`,
-            description: `Runs the external script: ${scripts.get(name) ?? ''}`,
-          };
+        : wrapped.has(name)
+          ? {
+              name,
+              module: MODULE,
+              title: `Wrapped script ${name}`,
+              description: `Runs the wrapped script: ${wrappedLines.get(name) ?? ''}`,
+            }
+          : {
+              name,
+              module: MODULE,
+              title: `Script ${name}`,
+              description: `Runs the external script: ${scripts.get(name) ?? ''}`,
+            };
     const key = JSON.stringify(info);
     const current = registered.get(name);
     if (current?.key === key) return;
@@ -150,6 +162,9 @@ export function createModule(): AgentModule<Settings> {
     scripts.clear();
     for (const [name, line] of Object.entries(next.sections[SCRIPTS_SECTION]))
       if (typeof line === 'string') scripts.set(name, line);
+    nrpeCommands.clear();
+    for (const [name, line] of Object.entries(next.sections[NRPE_COMMANDS_PATH]))
+      if (typeof line === 'string' && !scripts.has(name)) nrpeCommands.set(name, line);
     wrapped.clear();
     wrappedLines.clear();
     const wrappings = next.sections[WRAPPINGS_PATH];
@@ -165,7 +180,7 @@ export function createModule(): AgentModule<Settings> {
     if ([...next.aliases.values()].every((a) => a.isTemplate)) {
       const policy = { allowArguments: settings.allowArguments, allowNasty: settings.allowNasty };
       for (const [name, command] of Object.entries(DEFAULT_ALIASES)) {
-        if (scripts.has(name) || wrapped.has(name)) continue;
+        if (scripts.has(name) || wrapped.has(name) || nrpeCommands.has(name)) continue;
         aliases.set(name, parseAlias(name, command, policy));
         defaults.add(name);
       }
@@ -186,7 +201,7 @@ export function createModule(): AgentModule<Settings> {
         aliases.set(a.name, { problem: err instanceof Error ? err.message : String(err) });
       }
     }
-    const wanted = new Set([...scripts.keys(), ...wrapped.keys(), ...aliases.keys()]);
+    const wanted = new Set([...scripts.keys(), ...nrpeCommands.keys(), ...wrapped.keys(), ...aliases.keys()]);
     for (const name of [...registered.keys()]) if (!wanted.has(name)) unregister(name);
     for (const name of wanted) register(name);
   };
@@ -227,7 +242,7 @@ export function createModule(): AgentModule<Settings> {
         (args) => scriptCommand(args, store),
       );
       context.log.info(
-        `${scripts.size} script(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`,
+        `${scripts.size} script(s), ${nrpeCommands.size} NRPE command(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`,
       );
     },
     async apply(next: Settings) {

@@ -80,12 +80,17 @@ export async function respond(
   attempt.succeed();
   const command = request.command;
   if (command === undefined) {
-    c.log.warning(`refused request from ${peer}: unknown command code ${escapeForLog(request.code.slice(0, 20))}`);
+    NOTICES.warn(
+      c.log,
+      'unknown command',
+      peer,
+      `refused request from ${peer}: unknown command code ${escapeForLog(request.code.slice(0, 20))}`,
+    );
     countRefusal('nsclient', 'unknown command');
     return UNKNOWN_COMMAND;
   }
   if (!state.allowed.has(command)) {
-    c.log.warning(`refused request from ${peer}: ${command.toUpperCase()} is not in allow`);
+    NOTICES.warn(c.log, 'not in allow', peer, `refused request from ${peer}: ${command.toUpperCase()} is not in allow`);
     countRefusal('nsclient', 'allow');
     return NOT_ALLOWED;
   }

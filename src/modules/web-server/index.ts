@@ -4,7 +4,8 @@
  *
  * start: builds the app (src/web/app.ts), loads or creates the certificate,
  * listens on `bind to` (empty = every address) and the port, and logs
- * `web server listening on https://127.0.0.1:PORT`. When the effective web
+ * `web server listening on https://127.0.0.1:PORT` (with `bind to` empty:
+ * `https://[::]:PORT (every address; …)`). When the effective web
  * password is empty, a strong one is generated once and kept in
  * `${state}/web-password` (0600: stored-password.ts), told as
  * `web password for user root: <pw>` on stdout unless stdout is the journal.
@@ -220,11 +221,15 @@ function describeTarget(w: ListenerWants<null>): string {
   return `to ${w.tls ? 'https' : 'http'}://${w.host || '*'}:${w.port}${w.tls?.pair ? ` (certificate ${w.tls.pair.cert})` : ''}`;
 }
 
+/** Where the server listens, as bound: every address says so (and how this host reaches it), never just 127.0.0.1. */
 function urlOf(bindTo: string, tls: boolean, srv: Server): string {
-  const port = (srv.address() as AddressInfo).port;
+  const { port, address } = srv.address() as AddressInfo;
+  const scheme = tls ? 'https' : 'http';
   const any = bindTo === '' || bindTo === '0.0.0.0' || bindTo === '::';
-  const host = any ? '127.0.0.1' : bindTo.includes(':') ? `[${bindTo}]` : bindTo;
-  return `${tls ? 'https' : 'http'}://${host}:${port}`;
+  const bracket = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+  if (any)
+    return `${scheme}://${bracket(address)}:${port} (every address; from this host ${scheme}://127.0.0.1:${port})`;
+  return `${scheme}://${bracket(bindTo)}:${port}`;
 }
 
 /** Failed handshakes on the HTTPS port, in words for the admin (protocols/listener/tls-peer.ts). */

@@ -44,7 +44,7 @@ export function readStoredPassword(stateDir: string): string | undefined {
 
 /**
  * Write `password` as the stored password of `stateDir` (replacing one that is there), the
- * same way: mode 0600, atomically. `agent web install|password` keep the password they set
+ * same way: mode 0600, atomically. `config-agent web install|password` keep the password they set
  * here and point the settings at it with `${file:}`, so the settings file (kept in git) holds
  * no secret and the agent and the command read one file.
  */

@@ -27,6 +27,7 @@ import {
   replyHeader,
   type Frame,
 } from './framing.js';
+import { PEER_EVENTS } from '../../log-throttle.js';
 
 export interface PeerInfo {
   address: string;
@@ -108,7 +109,13 @@ export class ServedConnection {
     }
     for (const frame of frames) this.dispatch(frame);
     if (fatal !== undefined) {
-      this.log.warning(`closing connection from ${escapeLog(this.peer.address)}: ${escapeForLog(fatal)}`);
+      PEER_EVENTS.warn(
+        this.log,
+        // Per kind of fault (its words without figures): each reason is said, a flood of one is counted.
+        `agent-closed ${fatal.replace(/\d+/g, 'N').slice(0, 60)}`,
+        this.peer.address,
+        `closing connection from ${escapeLog(this.peer.address)}: ${escapeForLog(fatal)}`,
+      );
       this.send(FrameKind.Error, errorBody(new AgentError('AGENT_ERR_AGENT_FRAME', [fatal]).message), FLAG_CLOSE);
       this.draining = true;
       this.socket.end();

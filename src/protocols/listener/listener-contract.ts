@@ -30,7 +30,7 @@
  *   transport; protocols/nrpe/server.ts a complete one. A module builds its
  *   wants with modules/listener-wants.ts (its section joins
  *   LISTENER_SECTIONS in settings/tls-checks.ts, which also gives
- *   `agent settings validate` its TLS file checks).
+ *   `config-agent settings validate` its TLS file checks).
  */
 import type { AddressInfo } from 'node:net';
 import type { TlsOptions } from 'node:tls';
@@ -47,7 +47,7 @@ export interface ListenerWants<P> {
   tls: ServerTlsSpec | undefined;
   limits: ConnectionLimits;
   policy: P;
-  /** Turns problems of the TLS files into the error reported (the lines `agent settings validate` prints). */
+  /** Turns problems of the TLS files into the error reported (the lines `config-agent settings validate` prints). */
   tlsFail: (problems: TlsFileProblem[]) => Error;
   /** What to change when binding fails with this error (the key, where it is set, the command): added to the error's message. */
   bindAdvice?: (err: NodeJS.ErrnoException) => string | undefined;

@@ -22,7 +22,7 @@
  *   the mode is peer or client-once;
  * - a listener that asks no client certificate gets an empty CA list, so
  *   Node does not load its ~140 root certificates into the context.
- * Files: the certificate and key are checked as `agent settings validate`
+ * Files: the certificate and key are checked as `config-agent settings validate`
  * checks them (formats/tls-files.ts); a missing certificate is created
  * self-signed when the listener does that (`createsMissing`) and `create`
  * allows it (a reload after a change on disk never creates one). Problems of

@@ -17,6 +17,7 @@ import { errorMessage } from '../../errors.js';
 import { classifyServerTlsError, type ServerTlsFailure } from '../tls-errors.js';
 import { escapeLog } from '../../log-escape.js';
 import type { Logger } from '../../log.js';
+import { PEER_EVENTS } from '../../log-throttle.js';
 
 /** The peer's verified certificate CN (`{}` without one), or undefined when it is refused (the socket is destroyed). */
 export function tlsPeer(
@@ -25,8 +26,12 @@ export function tlsPeer(
   log: Logger,
 ): { certificate?: string } | undefined {
   if (requestCert && !socket.authorized && Object.keys(peerCertificate(socket) ?? {}).length > 0) {
-    log.warning(
-      `refused connection from ${escapeLog(socket.remoteAddress ?? '?')}: client certificate rejected (${String(socket.authorizationError)})`,
+    const peer = socket.remoteAddress ?? '?';
+    PEER_EVENTS.warn(
+      log,
+      'certificate rejected',
+      peer,
+      `refused connection from ${escapeLog(peer)}: client certificate rejected (${String(socket.authorizationError)})`,
     );
     socket.destroy();
     return undefined;

@@ -22,6 +22,7 @@ import {
   type NrpePacket,
 } from './packet.js';
 import type { NrpePeer, NrpeServerOptions, NrpeServerPolicy } from './server.js';
+import { PEER_EVENTS } from '../../log-throttle.js';
 
 /** Characters refused in queries unless `allowNastyCharacters` (those of the NRPE daemon). */
 export const NASTY_CHARACTERS = "|`&><'\\[]{};\r\n";
@@ -48,7 +49,13 @@ export function handleConnection(
       packet = reader.next();
     } catch (err) {
       done = true;
-      log.warning(`dropped ${peer}: ${escapeForLog(errorMessage(err))}`);
+      const why = errorMessage(err);
+      PEER_EVENTS.warn(
+        log,
+        `nrpe-dropped ${why.replace(/\d+/g, 'N').slice(0, 60)}`,
+        peer,
+        `dropped ${peer}: ${escapeForLog(why)}`,
+      );
       socket.destroy();
       return;
     }
@@ -81,7 +88,7 @@ async function respond(
 ): Promise<void> {
   const peer = escapeLog(socket.remoteAddress ?? '?');
   if (packet.type !== QUERY_PACKET) {
-    log.warning(`dropped ${peer}: packet type ${packet.type} is not a query`);
+    PEER_EVENTS.warn(log, 'nrpe-dropped', peer, `dropped ${peer}: packet type ${packet.type} is not a query`);
     socket.destroy();
     return;
   }
@@ -90,15 +97,23 @@ async function respond(
   let result: Pick<QueryResult, 'result' | 'message' | 'perf'>;
   const isData = options.dataCommands?.includes(command) === true;
   if (command === '') {
-    log.warning(`dropped ${peer}: empty query`);
+    PEER_EVENTS.warn(log, 'nrpe-dropped', peer, `dropped ${peer}: empty query`);
     socket.destroy();
     return;
   } else if (!isData && args.length > 0 && !policy.allowArguments) {
-    log.warning(`refused query ${escapeForLog(command)} from ${peer}: it has arguments and allow arguments is off`);
+    PEER_EVENTS.warn(
+      log,
+      'nrpe-refused',
+      peer,
+      `refused query ${escapeForLog(command)} from ${peer}: it has arguments and allow arguments is off`,
+    );
     countRefusal('nrpe', 'allow arguments');
     result = refusal(`Request contained arguments, which this server does not allow (allow arguments = false)`);
   } else if (!isData && !policy.allowNastyCharacters && NASTY.test(text)) {
-    log.warning(
+    PEER_EVENTS.warn(
+      log,
+      'nrpe-refused',
+      peer,
       `refused query ${escapeForLog(command)} from ${peer}: it contains characters refused while allow nasty characters is off`,
     );
     countRefusal('nrpe', 'allow nasty characters');

@@ -27,6 +27,7 @@ import { closeGracefully } from '../listener/graceful-close.js';
 import { listenOn } from '../listener/listen.js';
 import { logTlsClientError, tlsPeer, type TlsFailureWords } from '../listener/tls-peer.js';
 import { NSCLIENT_MAX_REQUEST } from './request.js';
+import { PEER_EVENTS } from '../../log-throttle.js';
 
 /** What may change while the server runs (applied to the next connection). */
 export interface NsClientServerPolicy extends HostFilter {
@@ -126,7 +127,12 @@ function handleConnection(socket: net.Socket, policy: NsClientServerPolicy, o: N
     socket.on('data', () => undefined);
     socket.setTimeout(policy.timeoutMs, () => socket.destroy());
     if (chunk.length > NSCLIENT_MAX_REQUEST) {
-      o.log.warning(`refused request from ${peer}: ${chunk.length} bytes, more than ${NSCLIENT_MAX_REQUEST}`);
+      PEER_EVENTS.warn(
+        o.log,
+        'nsclient-oversize',
+        peer,
+        `refused request from ${peer}: ${chunk.length} bytes, more than ${NSCLIENT_MAX_REQUEST}`,
+      );
       countRefusal('nsclient', 'request size');
       socket.end('ERROR: Request too long.');
       return;

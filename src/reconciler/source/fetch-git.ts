@@ -15,7 +15,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { signaturesRequired, type Trust } from './trust.js';
-import { verifyGitObject } from './verify-git.js';
+import { TRUST_OWN_REPOSITORY, verifyGitObject } from './verify-git.js';
 
 export interface GitFetchOptions {
   url: string;
@@ -43,6 +43,7 @@ const GIT_ENV = {
   GIT_ASKPASS: '/bin/false',
   SSH_ASKPASS: '/bin/false',
   LC_ALL: 'C',
+  ...TRUST_OWN_REPOSITORY,
 };
 
 function git(
@@ -58,13 +59,14 @@ function git(
       { timeout: timeoutMs, maxBuffer, encoding: 'buffer', env: { ...process.env, ...GIT_ENV, ...env } },
       (err, stdout, stderr) => {
         if (!err) return resolve(stdout);
-        const said = stderr
+        const lines = stderr
           .toString('utf8')
           .trim()
           .split('\n')
-          .filter((l) => l !== '')
-          .slice(-2)
-          .join('; ');
+          .filter((l) => l !== '');
+        // git's own verdict (fatal:, error:) is the cause: kept whole, whatever hints follow it.
+        const verdict = lines.filter((l) => /^(fatal|error): /.test(l));
+        const said = (verdict.length > 0 ? verdict : lines.slice(-2)).join('; ');
         const killed = (err as { killed?: boolean }).killed === true;
         // The subcommand, past the options and their values (-C DIR, -c KEY=VALUE).
         const name = args.find((a, i) => !a.startsWith('-') && args[i - 1] !== '-C' && args[i - 1] !== '-c') ?? '';

@@ -103,7 +103,7 @@ export class SettingsSource {
     return JSON.stringify([main, remote, cfg.allowedSigners, cfg.gpgKeyring, cfg.signatureUrl]);
   }
 
-  /** A cache written by another process (`agent settings pull`) and now applied: its revision is the one in force. */
+  /** A cache written by another process (`config-agent settings pull`) and now applied: its revision is the one in force. */
   private adoptCache(): void {
     const cached = readCachedPull(this.cacheFile());
     if (
@@ -142,7 +142,7 @@ export class SettingsSource {
     });
   }
 
-  /** Pull now (SIGHUP, the API, `agent settings pull`). Never rejects, except AGENT_ERR_SOURCE_NONE when nothing is to pull. */
+  /** Pull now (SIGHUP, the API, `config-agent settings pull`). Never rejects, except AGENT_ERR_SOURCE_NONE when nothing is to pull. */
   pull(reason: string): Promise<SourceStatus> {
     if (this.what(sourceConfig(this.host.settings())) === '')
       return Promise.reject(new AgentError('AGENT_ERR_SOURCE_NONE', []));

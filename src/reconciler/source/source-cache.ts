@@ -58,7 +58,7 @@ export function writeCachedPull(cacheFile: string, body: Buffer, meta: CachedPul
 function replaceFile(file: string, bytes: Buffer): void {
   const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(tmp, bytes, { mode: 0o600, flag: 'wx' });
-  // Root (`sudo agent settings pull`) writes for the agent: the files belong to the state folder's owner.
+  // Root (`sudo config-agent settings pull`) writes for the agent: the files belong to the state folder's owner.
   if (process.getuid?.() === 0) {
     const owner = statSync(dirname(file));
     chownSync(tmp, owner.uid, owner.gid);

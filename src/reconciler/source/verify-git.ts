@@ -17,7 +17,19 @@ import { join } from 'node:path';
 import { AgentError } from '../../errors.js';
 import { runVerifier, type Trust } from './trust.js';
 
-const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat' };
+/**
+ * The cache repository belongs to the agent's user; `sudo config-agent settings pull` runs git as
+ * root on it, which git refuses ("detected dubious ownership") unless the folder is a safe.directory.
+ * Every git run of a pull only ever works on that repository (or asks a remote): trusted, as
+ * command-line configuration (GIT_CONFIG_COUNT), which git honours for safe.directory.
+ */
+export const TRUST_OWN_REPOSITORY = {
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'safe.directory',
+  GIT_CONFIG_VALUE_0: '*',
+};
+
+const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', ...TRUST_OWN_REPOSITORY };
 
 /** Throws AGENT_ERR_SOURCE_SIGNATURE unless `object` (in repoDir) is signed by a trusted key. */
 export async function verifyGitObject(repoDir: string, object: string, trust: Trust, timeoutMs: number): Promise<void> {

@@ -15,7 +15,7 @@ export const ROWS = {
   // src/modules/check-net/descriptor.ts
   CheckNet: {"name":"CheckNet","startRank":50,"title":"Network checks","description":"check_tcp, check_http, check_dns, check_ping, check_ntp_offset.","sections":["/settings/net"],"queries":["check_tcp","check_http","check_dns","check_ping","check_ntp_offset"]},
   // src/modules/check-external-scripts/descriptor.ts
-  CheckExternalScripts: {"name":"CheckExternalScripts","startRank":60,"title":"External scripts","description":"Runs configured scripts as queries.","sections":["/settings/external scripts","/settings/external scripts/scripts","/settings/external scripts/alias","/settings/external scripts/wrappings","/settings/external scripts/wrapped scripts","/paths"],"queries":[]},
+  CheckExternalScripts: {"name":"CheckExternalScripts","startRank":60,"title":"External scripts","description":"Runs configured scripts as queries.","sections":["/settings/external scripts","/settings/external scripts/scripts","/settings/external scripts/alias","/settings/external scripts/wrappings","/settings/external scripts/wrapped scripts","/settings/external scripts/nrpe commands","/paths"],"queries":[]},
   // src/modules/web-server/descriptor.ts
   WEBServer: {"name":"WEBServer","startRank":100,"title":"Web server","description":"JSON API and web UI over HTTP(S).","sections":["/settings/WEB/server","/settings/web/users","/settings/web/roles","/paths"],"queries":[],"listener":"/settings/WEB/server","control":true},
   // src/modules/remote-client/descriptor.ts

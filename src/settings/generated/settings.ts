@@ -688,6 +688,17 @@ export interface ExternalScriptsWrappedSection {
 [k: string]: string | undefined
 }
 
+/** Section /settings/external scripts/nrpe commands */
+/**
+ * NRPE commands: name = command line, as nrpe.cfg's command[name]=line (settings import writes them). Each name becomes a query that runs as Debian's nrpe 4.1 runs it: $ARGn$ macros replaced as nrpe does (an argument not given becomes empty text), the line run by /bin/sh -c, stdout alone is the answer (empty stdout: UNKNOWN NRPE: Unable to read output), a timeout answers UNKNOWN NRPE: Command timed out after N seconds, death by a signal CRITICAL. ${...} in the line is the shell's, not a variable of these settings.
+ */
+export interface ExternalScriptsNrpeSection {
+/**
+ * The shell command line, as nrpe.cfg writes it after command[name]=.
+ */
+[k: string]: string | undefined
+}
+
 /** Section /settings/scheduler */
 /**
  * The Scheduler module: runs the queries of [/settings/scheduler/schedules] at their interval and submits the results on each schedule's channel.
@@ -1117,6 +1128,7 @@ export interface SettingsSections {
   "/settings/external scripts/alias": ExternalScriptsAliasesSection;
   "/settings/external scripts/wrappings": ExternalScriptsWrappingsSection;
   "/settings/external scripts/wrapped scripts": ExternalScriptsWrappedSection;
+  "/settings/external scripts/nrpe commands": ExternalScriptsNrpeSection;
   "/settings/scheduler": SchedulerSection;
   "/settings/scheduler/schedules": SchedulerSchedulesSection;
   "/settings/NSCA/client": NscaClientSection;

@@ -1,5 +1,5 @@
 /**
- * `agent settings import`: an NSClient++ nsclient.ini in, a settings file of
+ * `config-agent settings import`: an NSClient++ nsclient.ini in, a settings file of
  * ours out, which validates. The translation (translate.ts) maps what it
  * can; then the result is validated with the loader the agent uses, and any
  * key the loader still refuses (an alias that names a Windows check, a value
@@ -17,6 +17,7 @@ import { translateNrpeCfg } from './nrpe-cfg.js';
 import { mergeIncludes } from './nsclient-includes.js';
 import { lineTotals, type LineTotals } from './line-totals.js';
 import { tlsFileProblems } from '../tls-checks.js';
+import { SERVICE_USER } from '../../formats/sudo-command.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are what is escaped
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
@@ -31,7 +32,7 @@ function escapeLog(text: string): string {
 export interface ImportResult {
   /** The settings file of ours, as text. */
   text: string;
-  /** True only when agent settings validate on the written file would say so (certificate files included). */
+  /** True only when config-agent settings validate on the written file would say so (certificate files included). */
   valid: boolean;
   /** The text loads; only files it names (certificates) are missing or broken on this machine: it is written all the same. */
   writable: boolean;
@@ -44,6 +45,8 @@ export interface ImportResult {
   source: 'nsclient' | 'nrpe';
   /** Lines of the input (and its includes) by what became of them. */
   totals?: LineTotals;
+  /** The sudoers lines the agent's user needs for the commands that run sudo (nrpe.cfg sources). */
+  sudoers: string[];
   /** Windows-only items left out (scripts through cmd, powershell, cscript, .bat, .ps1, .vbs; Windows modules; Windows paths). */
   windowsOnly: { kind: string; name: string; line: number }[];
 }
@@ -59,7 +62,8 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
   const t = nrpe ? translateNrpeCfg(text, sourceFile) : translate(text, sourceFile);
   if (!nrpe) mergeIncludes(t, sourceFile);
   const label = nrpe ? 'NRPE' : 'NSClient++';
-  let rendered = render(t, sourceFile, label);
+  // Validated with every command in place of the includes that bring some at load (a text has no includes to follow).
+  let rendered = render(t, sourceFile, label, 'check');
   // The agent does not read a settings file over its size limit: say so before validating what it would refuse.
   const size = Buffer.byteLength(rendered.text);
   if (size > SETTINGS_FILE_LIMIT) return tooLarge(t, rendered.text, size, sourceFile, outputFile, nrpe);
@@ -103,17 +107,21 @@ export function importNsclient(text: string, sourceFile: string, outputFile: str
         detail: `not accepted here: ${message}`,
       });
     }
-    rendered = render(t, sourceFile, label);
+    rendered = render(t, sourceFile, label, 'check');
     loaded = loadSettingsText(rendered.text, outputFile);
   }
-  // As agent settings validate: the listeners' certificate, key and ca files as they would load here.
+  // As config-agent settings validate: the listeners' certificate, key and ca files as they would load here.
   const tls = loaded.ok ? tlsFileProblems(loaded.snapshot) : [];
   return {
-    text: rendered.text,
+    text: render(t, sourceFile, label, 'write').text,
     valid: loaded.ok && tls.length === 0,
     writable: loaded.ok,
     problems: loaded.ok ? tls : loaded.problems,
-    warnings: loaded.warnings,
+    // A warning about a translated line names the line it came from (file and line of the nrpe.cfg or nsclient.ini).
+    warnings: loaded.warnings.map((w) => {
+      const e = rendered.lines.get(w.line);
+      return e && 'key' in e && e.line > 0 ? { ...w, file: e.file ?? sourceFile, line: e.line, col: 1 } : w;
+    }),
     ...reportOf(t, sourceFile, nrpe),
   };
 }
@@ -123,13 +131,14 @@ function reportOf(
   t: Translation,
   sourceFile: string,
   nrpe: boolean,
-): Pick<ImportResult, 'changes' | 'unsupportedModules' | 'source' | 'totals' | 'windowsOnly'> {
+): Pick<ImportResult, 'changes' | 'unsupportedModules' | 'source' | 'totals' | 'windowsOnly' | 'sudoers'> {
   return {
     changes: nrpe ? t.changes : byFileAndLine(t.changes, t.counted ?? [], sourceFile),
     unsupportedModules: t.unsupportedModules,
     source: nrpe ? 'nrpe' : 'nsclient',
     ...(t.counted ? { totals: lineTotals(t.counted, t.changes, sourceFile) } : {}),
     windowsOnly: t.windowsOnly ?? [],
+    sudoers: t.sudoers ?? [],
   };
 }
 
@@ -196,6 +205,11 @@ export function formatChanges(result: ImportResult, sourceFile: string): string[
     lines.push(
       `${sourceFile}: ${n.lines} line(s) read (${n.files} file(s)): ${n.kept} kept, ${n.changed} changed, ${n.dropped} dropped, ${n.blank} blank or comment`,
     );
+  if (result.sudoers.length > 0)
+    lines.push(
+      `sudo: commands here ran sudo as nagios; the agent runs as ${SERVICE_USER}, which needs its own sudoers lines (visudo -f /etc/sudoers.d/config-agent), and sudo needs the unit's NoNewPrivileges lifted (docs/migration.md, "sudo"):`,
+      ...result.sudoers.map((l) => `  ${escapeLog(l)}`),
+    );
   if (result.unsupportedModules.length > 0)
     lines.push(
       escapeLog(`NSClient++ modules not carried over (not supported here): ${result.unsupportedModules.join(', ')}`),
@@ -208,14 +222,19 @@ function render(
   t: Translation,
   sourceFile: string,
   label: string,
+  mode: 'check' | 'write',
 ): { text: string; lines: Map<number, OutEntry | OutSection> } {
   const out: string[] = [
-    `; Translated from ${basename(sourceFile)} (${label}) by agent settings import.`,
+    `; Translated from ${basename(sourceFile)} (${label}) by config-agent settings import.`,
     '; Every key left out or changed is listed in the import report.',
   ];
   if (t.header.length > 0) out.push('', ...t.header);
   const lines = new Map<number, OutEntry | OutSection>();
-  for (const s of t.sections.filter(keep)) {
+  // 'check': the commands an include brings at load in place, no [/includes]; 'write': the includes instead.
+  const shown = t.sections
+    .filter((s) => mode === 'write' || s.path !== '/includes')
+    .map((s) => (mode === 'write' ? { ...s, entries: s.entries.filter((e) => e.loadedFrom === undefined) } : s));
+  for (const s of shown.filter(keep)) {
     out.push('', ...s.comments, `[${s.path}]`);
     lines.set(out.length, s);
     s.entries.forEach((e, i) => {

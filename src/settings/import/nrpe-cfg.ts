@@ -1,50 +1,31 @@
 /**
  * Translate an NRPE daemon configuration (nrpe.cfg, with its include and
- * include_dir files inlined) into sections of ours: RemoteServer answers
- * check_nrpe, and each `command[name]=line` becomes a script of
- * CheckExternalScripts. Every line is accounted for in the changes: kept,
+ * include_dir files: nrpe-cfg-includes.ts) into sections of ours:
+ * RemoteServer answers check_nrpe, and each `command[name]=line` becomes an
+ * NRPE command of CheckExternalScripts, run as nrpe ran it
+ * (checks/scripts/nrpe-command.ts). Every line is accounted for in the changes: kept,
  * changed or dropped with the reason (README: "Moving from NRPE").
  * Rendering and validation are import.ts's.
  */
+import { resolve } from 'node:path';
 import { readNrpeCfg, type CfgLine } from './nrpe-cfg-read.js';
+import { followedIncludes } from './nrpe-cfg-includes.js';
+import { DROPPED, OPTIONS } from './nrpe-cfg-options.js';
+import { sudoersLine, sudoUses, type SudoUse } from '../../formats/sudo-command.js';
 import type { ChangeAction, ImportChange, OutEntry, OutSection, Translation } from './translation.js';
 import { allowedHosts } from './nsclient-values.js';
 import type { LineCount } from './line-totals.js';
 import { inRange } from '../../in-range.js';
 
 const SERVER = '/settings/remote/server';
+const INCLUDES = '/includes';
 const SCRIPTS = '/settings/external scripts';
-const SCRIPT_LIST = '/settings/external scripts/scripts';
+const NRPE_COMMANDS = '/settings/external scripts/nrpe commands';
 
-/** Options that have no counterpart, with the reason given in the report. */
-const DROPPED: Readonly<Record<string, string>> = {
-  nrpe_user:
-    'the agent and its scripts run as the user of its service (User= of the systemd unit), not as a user it switches to',
-  nrpe_group: 'the agent and its scripts run as the group of its service (Group= of the systemd unit)',
-  pid_file: 'no pid file: systemd tracks the agent (Type=notify)',
-  log_file: 'the agent logs to stdout (the journal under systemd); [/settings/log] level sets how much',
-  disable_syslog: 'the agent logs to stdout (the journal under systemd), never to syslog directly',
-  log_facility: 'the agent logs to stdout (the journal under systemd), never to syslog directly',
-  nasty_metachars:
-    'the refused characters are fixed here: | ` & > < \' \\ [ ] { } ; and line breaks in requests, and $ and " too in script arguments ([/settings/remote/server] and [/settings/external scripts] allow nasty characters)',
-  allow_bash_command_substitution:
-    '$( is always refused in script arguments here: $ is a refused character unless [/settings/external scripts] allow nasty characters = true',
-  ssl_version: 'no key here: the server takes TLS 1.2 and 1.3 (1.2 at most without a certificate, as nrpe)',
-  ssl_logging: 'no key here: TLS failures are logged at debug level',
-  ssl_shutdown_timeout: 'no key here: the server closes right after its answer',
-  listen_queue_size:
-    "no key here: the listen backlog is Node's (511); [/settings/remote/server] max connections limits open connections",
-  allow_weak_random_seed: 'no meaning here: Node seeds its random numbers from the operating system',
-  keep_env_vars: "no key here: scripts get the agent's environment",
-  address_family: 'no key here: bind to decides (an IPv6 address, an IPv4 address, or empty for both)',
-  max_commands:
-    'no key here as a limit of connections; [/settings/external scripts] max concurrent (8) limits scripts running at once',
-};
-
-/** Characters that make nrpe's /bin/sh do something our word splitting would not. */
-const SHELL_SYNTAX = /[|&;<>()`*?~]|\$(?!ARG\d+\$|ARGS\$)[A-Za-z_{(?]/;
-
-export function translateNrpeCfg(text: string, file: string): Translation & { counted: LineCount[] } {
+export function translateNrpeCfg(
+  text: string,
+  file: string,
+): Translation & { counted: LineCount[]; sudoers: string[] } {
   const read = readNrpeCfg(text, file);
   const changes: ImportChange[] = [];
   const sections = new Map<string, OutSection>();
@@ -97,6 +78,8 @@ export function translateNrpeCfg(text: string, file: string): Translation & { co
       s.entries[i] = entry;
     } else keys.set(key.toLowerCase(), s.entries.push(entry) - 1);
   };
+  const followed = followedIncludes(read);
+  for (const e of followed.entries) put(INCLUDES, e.key, e.value, e.line);
   const settings = new Map<string, CfgLine>();
   const commentsOf = new Map<CfgLine, string[]>();
   let pending: string[] = [];
@@ -110,21 +93,37 @@ export function translateNrpeCfg(text: string, file: string): Translation & { co
       continue;
     }
     if (l.kind === 'bad') {
-      record(l, 'dropped', 'not a name=value line (nrpe refuses the file at this line)');
+      record(
+        l,
+        'dropped',
+        `nrpe refuses this line (no name=value, nothing after =, or command[] without a name) and stops reading ${l.file === file ? 'the file: it does not start with this nrpe.cfg' : 'this file here'}`,
+      );
+      continue;
+    }
+    if (l.kind === 'unread') {
+      record(l, 'dropped', 'not read: nrpe stopped reading this file at a line above that it refuses');
       continue;
     }
     commentsOf.set(l, pending);
     pending = [];
     if (['include', 'include_file', 'include_dir'].includes(l.name)) {
+      const f = followed.entries.find((e) => e.line === l);
       record(
         l,
         'kept',
-        `followed: the lines of ${l.value} are imported in place (inlined), each reported with its own file and line`,
+        f
+          ? `[/includes] ${f.key} = ${f.value}: its command lines are read at each load, as nrpe reads them; its other options are imported here, each reported with its own file and line`
+          : `inlined: the lines of ${l.value} are imported in place, each reported with its own file and line`,
       );
       continue;
     }
-    const command = /^command\[([^\]]+)\]$/.exec(l.name);
-    const key = command ? `command:${command[1]}` : l.name;
+    // nrpe takes any name holding "debug" for the debug option (strstr).
+    const key =
+      l.command !== undefined
+        ? `command:${l.command}`
+        : !OPTIONS.has(l.name) && l.name.includes('debug')
+          ? 'debug'
+          : l.name;
     const prior = settings.get(key);
     if (prior)
       record(prior, 'dropped', `duplicate: ${l.name} is set again at ${l.file}:${l.line}, which wins (as in nrpe)`);
@@ -145,9 +144,10 @@ export function translateNrpeCfg(text: string, file: string): Translation & { co
   const get = (name: string): CfgLine | undefined => settings.get(name);
   const bool = (l: CfgLine | undefined): boolean => l !== undefined && Number.parseInt(l.value, 10) === 1;
 
-  put('/modules', 'RemoteServer', 'enabled', { file, line: 0, kind: 'entry', text: '', name: '', value: '' });
-  put('/modules', 'CheckExternalScripts', 'enabled', { file, line: 0, kind: 'entry', text: '', name: '', value: '' });
-  put(SERVER, 'unknown command', 'nrpe', { file, line: 0, kind: 'entry', text: '', name: '', value: '' });
+  const none: CfgLine = { file, line: 0, kind: 'entry', text: '', name: '', value: '' };
+  put('/modules', 'RemoteServer', 'enabled', none);
+  put('/modules', 'CheckExternalScripts', 'enabled', none);
+  put(SERVER, 'unknown command', 'nrpe', none);
 
   const scalar = (
     name: string,
@@ -227,40 +227,49 @@ export function translateNrpeCfg(text: string, file: string): Translation & { co
   if (prefix) record(prefix, 'changed', `written in front of every command line below`);
 
   const names: string[] = [];
+  const sudo: SudoUse[] = [];
   for (const [k, l] of settings) {
     if (!k.startsWith('command:')) continue;
     const name = k.slice('command:'.length);
     names.push(name);
-    let line = prefix ? `${prefix.value} ${l.value}` : l.value;
-    const why: string[] = [];
-    if (prefix) why.push(`prefixed with ${prefix.value}`);
-    if (SHELL_SYNTAX.test(line) && !/^\s*(\/usr)?(\/bin\/)?(ba|da)?sh\s+-c\s/.test(line)) {
-      line = `/bin/sh -c "${line.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-      why.push('runs through /bin/sh -c, as nrpe runs every command line (it holds shell syntax)');
+    // nrpe's sh ignores the blanks a line starts with (command[x] = /bin/…); the written line does without them.
+    const line = prefix ? `${prefix.value} ${l.value}` : l.value.trimStart();
+    sudo.push(...sudoUses(line));
+    if (followed.files.has(resolve(l.file))) {
+      // Validated with the rest, written only as the include that brings it at each load.
+      put(NRPE_COMMANDS, name, line, l, commentsOf.get(l));
+      const e = sections.get(NRPE_COMMANDS)?.entries.find((x) => x.key === name);
+      if (e) e.loadedFrom = l.file;
+      record(l, 'kept', `NRPE command ${name}: read from ${l.file} at each load ([/includes])`);
+      continue;
     }
-    put(SCRIPT_LIST, name, line, l, commentsOf.get(l));
+    put(NRPE_COMMANDS, name, line, l, commentsOf.get(l));
     record(
       l,
-      why.length > 0 ? 'changed' : 'kept',
-      why.length > 0 ? `script ${name}: ${why.join('; ')}` : `script ${name}`,
+      prefix ? 'changed' : 'kept',
+      `NRPE command ${name}${prefix ? `: prefixed with ${prefix.value}` : ''} (runs as nrpe ran it: /bin/sh -c, stdout only)`,
     );
   }
   // nrpe answers only its commands: so does the server here.
-  if (names.length > 0)
-    put(SERVER, 'allowed queries', names.join(', '), { file, line: 0, kind: 'entry', text: '', name: '', value: '' });
+  if (names.length > 0) put(SERVER, 'allowed queries', names.join(', '), none);
   for (const [k, l] of settings) {
     if (k.startsWith('command:') || l.kind !== 'entry') continue;
     if (accounted.has(`${l.file}\n${l.line}`)) continue;
     const reason = DROPPED[l.name];
-    record(l, 'dropped', reason ?? 'not an nrpe option (nrpe warns "Unknown option" and ignores it)');
+    const spaced = OPTIONS.has(l.name.trim()) && l.name !== l.name.trim();
+    record(
+      l,
+      'dropped',
+      reason ??
+        (spaced
+          ? `nrpe ignores it too: with blanks around = its name is "${l.name}", which nrpe does not know ("Unknown option"); write ${l.name.trim()}=${l.value.trim()} for nrpe to read it`
+          : 'not an nrpe option (nrpe warns "Unknown option" and ignores it)'),
+    );
   }
   const order = new Map<string, number>();
   for (const l of read.lines) if (!order.has(l.file)) order.set(l.file, order.size);
   changes.sort((a, b) => (order.get(a.file ?? file) ?? 0) - (order.get(b.file ?? file) ?? 0) || a.line - b.line);
-  const counted = read.lines.map((l) => ({
-    file: l.file,
-    line: l.line,
-    setting: l.kind === 'entry' || l.kind === 'bad',
-  }));
-  return { header: [], sections: [...sections.values()], changes, unsupportedModules: [], counted };
+  const counted = read.lines.map((l) => ({ file: l.file, line: l.line, setting: !/^(blank|comment)$/.test(l.kind) }));
+  const sudoers = sudoersLine(sudo);
+  return { header: [], sections: [...sections.values()], changes, unsupportedModules: [], counted, sudoers };
 }

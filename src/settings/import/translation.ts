@@ -29,6 +29,8 @@ export interface OutEntry {
   file?: string;
   sourceSection: string;
   sourceKey: string;
+  /** An NRPE command the written file does not hold: the agent reads it from this nrpe.cfg file at each load ([/includes]). */
+  loadedFrom?: string;
 }
 
 export interface OutSection {
@@ -47,6 +49,8 @@ export interface Translation {
   windowsOnly?: { kind: string; name: string; line: number }[];
   /** Every line read, for the report's totals. */
   counted?: LineCount[];
+  /** nrpe.cfg: the sudoers lines for the agent's user (formats/sudo-command.ts). */
+  sudoers?: string[];
   /** The files [/includes] names (values as written), for import.ts to merge. */
   includes?: { value: string; line: number }[];
 }

@@ -6,7 +6,7 @@
  *   `[{path, key, value}]`, secrets as `******`; with a path, the sections
  *   at and under it (case-insensitive); nothing there is a 404.
  *   `?origins=true` adds each value's `origin` (`agent.ini:27`, `object
- *   default, agent.ini:40`, `default`), as `agent settings show` prints it.
+ *   default, agent.ini:40`, `default`), as `config-agent settings show` prints it.
  * - `PUT /api/v1/settings{/path}` (`settings.put`): body `{path?, key,
  *   value?}` or an array of them; `path` defaults to the URL's; a value sets
  *   the key, an empty or missing value removes it. `{status: "success",

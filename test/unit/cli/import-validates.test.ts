@@ -1,5 +1,5 @@
 /**
- * "validates" in the import report means what `agent settings validate`
+ * "validates" in the import report means what `config-agent settings validate`
  * says on the written file, for every fixture: nsclient.ini files (with
  * and without includes) and nrpe.cfg files (with and without certificate
  * files that exist here).
@@ -24,7 +24,7 @@ const fixtures = [
 ];
 
 for (const [i, source] of fixtures.entries()) {
-  void test(`${source.slice(REPO.length + 1)}: the report's valid is agent settings validate's answer`, async () => {
+  void test(`${source.slice(REPO.length + 1)}: the report's valid is config-agent settings validate's answer`, async () => {
     const out = join(dir, `${i}.ini`);
     const r = await runAgentCli(['settings', 'import', source, '--output', out, '--format', 'json']);
     const report = JSON.parse(r.stdout) as { valid: boolean; output: string | null };

@@ -1,8 +1,8 @@
 /**
- * `agent settings import` run as the real command on nsclient.ini files
+ * `config-agent settings import` run as the real command on nsclient.ini files
  * modelled on real ones (test/fixtures/nsclient/): the file `nscp settings
  * --generate` writes, an NRPE server with scripts and aliases, web users and
- * roles, client targets and templates. Each result passes `agent settings
+ * roles, client targets and templates. Each result passes `config-agent settings
  * validate` (run as a process too); the report names file:line, key and why;
  * comments stay above what they described; unknown modules are listed.
  */
@@ -19,12 +19,12 @@ const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/nsclient/', im
 
 const agent = (args: string[]) => runAgentCli(args);
 
-void describe('agent settings import', () => {
+void describe('config-agent settings import', () => {
   const dir = mkdtempSync(join(tmpdir(), 'import-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   for (const name of ['generated', 'nrpe-scripts-aliases', 'web-users-roles', 'targets-templates']) {
-    void it(`${name}.ini translates into a file that agent settings validate accepts`, async () => {
+    void it(`${name}.ini translates into a file that config-agent settings validate accepts`, async () => {
       const out = join(dir, `${name}.ini`);
       const r = await agent(['settings', 'import', join(FIXTURES, `${name}.ini`), '--output', out]);
       if (name === 'generated') {
@@ -43,7 +43,7 @@ void describe('agent settings import', () => {
         certs.remove();
       } else {
         assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stderr, /validates \(agent settings validate /);
+        assert.match(r.stderr, /validates \(config-agent settings validate /);
       }
       const v = await agent(['settings', 'validate', out]);
       assert.equal(v.code, 0, v.stdout + v.stderr);

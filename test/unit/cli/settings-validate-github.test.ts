@@ -1,5 +1,5 @@
 /**
- * `agent settings validate --format github hosts/*.ini` as CI runs it (a
+ * `config-agent settings validate --format github hosts/*.ini` as CI runs it (a
  * process, in the checkout): 200 host files including one shared base. A
  * problem of the base is annotated once, at the base's line; each host's own
  * problem once, naming that host file; paths are relative to the working

@@ -1,5 +1,5 @@
 /**
- * `agent web …` on a host file whose web settings live in an included
+ * `config-agent web …` on a host file whose web settings live in an included
  * shared base, as processes: each key is written to the file that holds it
  * (the base), the host file stays as it was, a new key goes to the host
  * file, and the output names the file written.
@@ -32,7 +32,7 @@ base = ../shared/base.ini
 allowed hosts = 127.0.0.1
 `;
 
-void describe('agent web over [/includes]', () => {
+void describe('config-agent web over [/includes]', () => {
   let dir = '';
   let base = '';
   let host = '';

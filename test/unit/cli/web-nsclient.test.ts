@@ -1,5 +1,5 @@
 /**
- * `agent web add-user` and `agent web install` with NSClient++'s semantics,
+ * `config-agent web add-user` and `config-agent web install` with NSClient++'s semantics,
  * run as the real command: add-user keeps an existing user's password when
  * only --role is given and writes the role client (defined when missing)
  * with a warning when no role is given; install takes --https,
@@ -18,7 +18,7 @@ import { certDir } from '../../helpers/agent-certs.js';
 
 const agent = (args: string[]) => runAgentCli(args);
 
-void describe('agent web with NSClient++ semantics', () => {
+void describe('config-agent web with NSClient++ semantics', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-nsclient-'));
   const certs = certDir();
   after(() => {

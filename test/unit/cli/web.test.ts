@@ -1,5 +1,5 @@
 /**
- * `agent web ...` run as the real command (node dist/src/main.js) on a
+ * `config-agent web ...` run as the real command (node dist/src/main.js) on a
  * settings file in a temp folder: minimal edits that keep comments, hashed
  * user passwords, role lists that grow, usage errors with exit 2.
  */
@@ -39,7 +39,7 @@ CheckHelpers = enabled
 viewer = info.get
 `;
 
-void describe('agent web', () => {
+void describe('config-agent web', () => {
   const dir = mkdtempSync(join(tmpdir(), 'web-cli-'));
   const file = join(dir, 'agent.ini');
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -255,7 +255,7 @@ void describe('agent web', () => {
     for (const sub of ['install', 'password', 'add-user', 'add-role']) {
       const h = await agent(['web', sub, '--help']);
       assert.equal(h.code, 0);
-      assert.match(h.stdout, new RegExp(`Usage: agent web ${sub}`));
+      assert.match(h.stdout, new RegExp(`Usage: config-agent web ${sub}`));
     }
   });
 });

@@ -320,7 +320,8 @@ void test("settingsRaw answers a value, a section's keys, and titles and descrip
     node: path('/settings/log', 'buffer size'),
     value: { type: 1, string_data: '5000' },
     title: 'buffer size',
-    description: 'How many log entries the agent keeps in memory for the API.',
+    description:
+      'How many log entries the agent keeps in memory for the API; at most 16 Mi characters of them whatever this says, the oldest going first.',
   });
   assert.deepEqual(keys?.keys, { key: ['level', 'buffer size'] });
   assert.equal(keys.title, undefined);

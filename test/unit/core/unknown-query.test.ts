@@ -37,7 +37,7 @@ void test('a near or well-known name gets "did you mean"; a far one only the unk
   assert.equal(unknownQueryMessage('no_such_check', {}, ['check_ok']), 'Unknown command(s): no_such_check');
 });
 
-void test('agent query on a file without CheckSystem says so', async () => {
+void test('config-agent query on a file without CheckSystem says so', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'unknown-query-'));
   try {
     writeFileSync(join(dir, 'agent.ini'), '[/modules]\nCheckHelpers = enabled\n');

@@ -87,7 +87,7 @@ void test('schedules follow the object model: one-liners, default, a template as
   assert.equal(s.get('disk')?.values.channel, 'ICINGA');
 });
 
-void test('a one-shot core (agent query, agent client) does not start the Scheduler, only the modules that answer queries', async () => {
+void test('a one-shot core (config-agent query, config-agent client) does not start the Scheduler, only the modules that answer queries', async () => {
   const loaded = loadSettingsText(
     '[/modules]\nCheckHelpers = enabled\nScheduler = enabled\n\n[/settings/scheduler/schedules]\nx = check_ok\n',
     'one-shot.ini',

@@ -86,7 +86,7 @@ void test('prepareClientQuery: the merged target to send to, else the answer wit
   );
 });
 
-void test('agent client remote_query --target naming a template answers UNKNOWN with the targets', async () => {
+void test('config-agent client remote_query --target naming a template answers UNKNOWN with the targets', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'targets-'));
   try {
     writeFileSync(join(dir, 'agent.ini'), INI);

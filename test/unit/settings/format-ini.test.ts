@@ -1,7 +1,7 @@
 /**
- * The canonical layout of `agent settings fmt`: what it changes, what it
+ * The canonical layout of `config-agent settings fmt`: what it changes, what it
  * keeps, that it is idempotent, and that the minimal-edit writer's output
- * on a canonical file stays canonical (so `agent web add-user` never makes
+ * on a canonical file stays canonical (so `config-agent web add-user` never makes
  * `fmt --check` fail).
  */
 import { test } from 'node:test';

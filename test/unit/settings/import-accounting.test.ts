@@ -1,5 +1,5 @@
 /**
- * `agent settings import` of nsclient.ini files: every line accounted for
+ * `config-agent settings import` of nsclient.ini files: every line accounted for
  * (totals counted against the file), duplicates and Windows-only items
  * reported, values that would change meaning translated, a damaged allowed
  * hosts list never wider, control characters escaped in the report, a
@@ -14,7 +14,7 @@ import { REPO } from '../../helpers/agent-process.js';
 import { runAgentCli } from '../../helpers/run-cli.js';
 
 const NSCLIENT = join(REPO, 'test/fixtures/nsclient');
-const run = (text: string) => importNsclient(text, '/etc/nsclient/nsclient.ini', '/etc/agent/agent.ini');
+const run = (text: string) => importNsclient(text, '/etc/nsclient/nsclient.ini', '/etc/config-agent/agent.ini');
 
 for (const name of readdirSync(NSCLIENT).filter((f) => f.endsWith('.ini'))) {
   void test(`${name}: the totals match the file and every setting line has one fate`, () => {

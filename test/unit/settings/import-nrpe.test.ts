@@ -1,5 +1,5 @@
 /**
- * `agent settings import` of nrpe.cfg files (test/fixtures/nrpe/): told
+ * `config-agent settings import` of nrpe.cfg files (test/fixtures/nrpe/): told
  * apart from nsclient.ini by content, includes followed, and every line of
  * every file read accounted for (kept, changed, dropped, blank or comment),
  * counted against the files themselves.
@@ -58,13 +58,18 @@ for (const fixture of ['debian-default', 'ansible-role', 'ssl-options']) {
   });
 }
 
-void test('debian-default: includes and include_dir read in place (only *.cfg), commands become scripts answered as nrpe words unknown ones', () => {
+void test('debian-default: include and include_dir followed at each load through [/includes] (only *.cfg), commands become NRPE commands', () => {
   const { r } = load('debian-default');
   assert.equal(r.valid, true, JSON.stringify(r.problems));
   assert.match(r.text, /\[\/modules\]\nRemoteServer = enabled\nCheckExternalScripts = enabled\n/);
   assert.match(r.text, /^unknown command = nrpe$/m);
-  assert.match(r.text, /^check_root = \/usr\/lib\/nagios\/plugins\/check_disk -w 10% -c 5% -p \/$/m);
-  assert.match(r.text, /^check_dummy_warn = \/usr\/lib\/nagios\/plugins\/check_dummy 1 "swap drop-in present"$/m);
+  assert.match(
+    r.text,
+    /\[\/includes\]\nnrpe nrpe_local\.cfg = \/.*\/nrpe_local\.cfg\nnrpe nrpe\.d = \/.*\/nrpe\.d\/\*\.cfg\n/,
+  );
+  assert.match(r.text, /\[\/settings\/external scripts\/nrpe commands\]\n/);
+  assert.match(r.text, /^check_users = \/usr\/lib\/nagios\/plugins\/check_users -w 5 -c 10$/m);
+  assert.doesNotMatch(r.text, /^check_root = /m, 'read from nrpe_local.cfg at each load, not copied');
   assert.doesNotMatch(r.text, /never/, 'nrpe.d/README is not a .cfg file');
   assert.match(
     r.text,
@@ -76,7 +81,8 @@ void test('debian-default: includes and include_dir read in place (only *.cfg), 
   assert.match(why('pid_file')!.detail, /systemd/);
   assert.equal(why('allow_bash_command_substitution')?.action, 'kept');
   assert.equal(why('include_dir')?.action, 'kept');
-  assert.match(why('include_dir')!.detail, /inlined/);
+  assert.match(why('include_dir')!.detail, /at each load/);
+  assert.match(r.changes.find((c) => c.key === 'command[check_root]')!.detail, /at each load/);
 });
 
 void test('ansible-role: arguments as dont_blame_nrpe says, a redefined command reported, shell syntax through /bin/sh, host names reported', () => {
@@ -93,13 +99,11 @@ void test('ansible-role: arguments as dont_blame_nrpe says, a redefined command 
   assert.match(dup!.detail, /set again at .*nrpe\.cfg:\d+, which wins/);
   assert.match(
     r.text,
-    /^check_passwd_lines = \/bin\/sh -c "\/usr\/bin\/wc -l \/etc\/passwd \| \/usr\/bin\/head -n 1 > \/dev\/stdout"$/m,
+    /^check_passwd_lines = \/usr\/bin\/wc -l \/etc\/passwd \| \/usr\/bin\/head -n 1 > \/dev\/stdout$/m,
+    'written as nrpe ran it: /bin/sh -c runs the line',
   );
-  assert.match(
-    r.text,
-    /^check_exit_9 = \/bin\/sh -c 'echo odd exit; exit 9'$/m,
-    'a command that is already sh -c is not wrapped again',
-  );
+  assert.doesNotMatch(r.text, /^check_exit_9 = /m, 'read from nrpe.d at each load');
+  assert.match(r.text, /^nrpe nrpe\.d = \/.*\/nrpe\.d\/\*\.cfg$/m);
   assert.match(r.changes.find((c) => c.key === 'allowed_hosts')!.detail, /icinga-master\.example\.com/);
   const site = r.changes.find((c) => c.key === 'command[check_critical_always]');
   assert.match(site!.file!, /nrpe\.d\/extra\/site\.cfg$/);
@@ -108,7 +112,11 @@ void test('ansible-role: arguments as dont_blame_nrpe says, a redefined command 
 
 void test('ssl-options: certificates kept (valid only once the files exist), ssl_use_adh=0 on the cipher list, command_prefix, broken lines', () => {
   const { r } = load('ssl-options');
-  assert.equal(r.valid, false, 'agent settings validate would fail: the certificate files are not on this machine');
+  assert.equal(
+    r.valid,
+    false,
+    'config-agent settings validate would fail: the certificate files are not on this machine',
+  );
   assert.equal(r.writable, true);
   assert.ok(
     r.problems.some((p) => /web01\.example\.com\.pem/.test(p.message)),
@@ -116,11 +124,18 @@ void test('ssl-options: certificates kept (valid only once the files exist), ssl
   );
   assert.match(r.text, /^allowed ciphers = ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:!ADH$/m);
   assert.match(r.text, /^verify mode = peer-cert$/m);
-  assert.match(r.text, /^port = 15666$/m, 'the last server_port wins');
+  assert.match(
+    r.text,
+    /^port = 5666$/m,
+    'nrpe stops reading at the line it refuses: the later server_port is not read',
+  );
   assert.match(r.text, /^check_apt = \/usr\/bin\/sudo \/usr\/lib\/nagios\/plugins\/check_apt$/m);
   assert.equal(r.changes.find((c) => c.key === 'this line has no equals sign')?.action, 'dropped');
-  assert.match(r.changes.find((c) => c.key === 'unknown_option')!.detail, /Unknown option/);
-  assert.equal(r.changes.find((c) => c.key === 'server_port' && c.line === 2)?.action, 'dropped');
+  assert.match(r.changes.find((c) => c.key === 'unknown_option=1')!.detail, /not read: nrpe stopped reading/);
+  assert.equal(r.changes.find((c) => c.key === 'server_port' && c.line === 2)?.action, 'kept');
+  assert.deepEqual(r.sudoers, [
+    'config-agent ALL=(root) NOPASSWD: /usr/lib/nagios/plugins/check_apt, /usr/lib/nagios/plugins/check_mailq',
+  ]);
 });
 
 void test('detection by content: nsclient.ini files are not nrpe.cfg, nrpe.cfg files are', () => {
@@ -138,10 +153,24 @@ void test('commands whose names differ only in case: the later one wins, reporte
   const r = importNsclient(
     'command[check_A]=/bin/true\ncommand[check_a]=/bin/false\n',
     '/etc/nagios/nrpe.cfg',
-    '/etc/agent/agent.ini',
+    '/etc/config-agent/agent.ini',
   );
   assert.equal(r.valid, true, JSON.stringify(r.problems));
   assert.match(r.text, /^check_a = \/bin\/false$/m);
   assert.doesNotMatch(r.text, /^check_A = /m);
   assert.match(r.changes.find((c) => c.key === 'command[check_A]')!.detail, /differ only in case/);
+});
+
+void test('lines as nrpe 4.1 reads them: blanks around = of a command, a spaced option ignored, a name holding debug, macros', () => {
+  const r = importNsclient(
+    'command[check_a] = /bin/echo a\nserver_port = 9999\ncommand[check_b]=  /bin/echo b # not a comment\nmy_debug_x=1\n',
+    '/etc/nagios/nrpe.cfg',
+    '/etc/config-agent/agent.ini',
+  );
+  assert.equal(r.valid, true, JSON.stringify(r.problems));
+  assert.match(r.text, /^check_a = \/bin\/echo a$/m);
+  assert.match(r.text, /^check_b = \/bin\/echo b # not a comment$/m);
+  assert.doesNotMatch(r.text, /^port = 9999$/m);
+  assert.match(r.changes.find((c) => c.key === 'server_port ')!.detail, /Unknown option/);
+  assert.match(r.text, /^level = debug$/m, 'nrpe takes any name holding "debug" for debug');
 });

@@ -100,7 +100,7 @@ void test('inheritance: child wins, chains are followed, defaults last, template
   assert.equal(t.get('quick')?.values.address, '192.0.2.1:5666');
   assert.equal(t.get('quick')?.values.timeout, 20);
   assert.equal(t.get('web.example.com')?.values.address, '192.0.2.2');
-  // The agent client's targets are separate and have no payload length.
+  // The config-agent client's targets are separate and have no payload length.
   assert.equal(r.snapshot.targets.agent.get('default')?.values['payload length'], undefined);
   assert.equal(r.snapshot.targets.remote.get('default')?.values['payload length'], 1024);
 });
@@ -277,4 +277,28 @@ void test('an allow-list pattern the linear-time matcher cannot run is a warning
   assert.equal(w.length, 1, JSON.stringify(r.warnings));
   assert.equal(inRange(w, 0).line, 4);
   assert.match(inRange(w, 0).message, /allowed queries: !\(…\) in check_!\(cpu\) is not supported/);
+});
+
+void test('a web password shorter than 12 characters is warned about at its line, never shown', () => {
+  const weak = loadSettingsText(
+    '[/modules]\nWEBServer = enabled\n[/settings/default]\npassword = test\n',
+    '/tmp/x/agent.ini',
+  );
+  assert.ok(weak.ok);
+  const w = weak.warnings.filter((p) => p.code === 'AGENT_WARN_WEAK_PASSWORD');
+  assert.deepEqual(codesAt(w), ['AGENT_WARN_WEAK_PASSWORD@4:12']);
+  assert.match(
+    inRange(w, 0).message,
+    /has 4 characters, fewer than 12: set a strong one with config-agent web password/,
+  );
+  assert.doesNotMatch(inRange(w, 0).message, /test/);
+  const strong = loadSettingsText(
+    '[/modules]\nWEBServer = enabled\n[/settings/WEB/server]\npassword = correct-horse-battery\n',
+    '/tmp/x/agent.ini',
+  );
+  assert.ok(strong.ok);
+  assert.deepEqual(
+    strong.warnings.filter((p) => p.code === 'AGENT_WARN_WEAK_PASSWORD'),
+    [],
+  );
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { loadSettingsText } from '../../../src/settings/load.js';
 
 function warningsOf(text: string): string[] {
-  const r = loadSettingsText(text, '/etc/agent/agent.ini');
+  const r = loadSettingsText(text, '/etc/config-agent/agent.ini');
   assert.ok(r.ok, JSON.stringify(r.problems));
   return r.warnings
     .filter((w) => /TLS_NO_SHARED_CIPHER|UI_SIGN_IN/.test(w.code))

@@ -1,5 +1,5 @@
 /**
- * The listeners' TLS files in `agent settings validate` (the command run as
+ * The listeners' TLS files in `config-agent settings validate` (the command run as
  * a process) and in tlsFileProblems: a key of another certificate, an
  * unreadable or unparsable certificate, key or CA is an error at the line
  * of the setting it belongs to, in the CLI's problem shape

@@ -61,7 +61,7 @@ void test('check_cpu labels a fresh interval as what it measured (total 20ms her
   const root = mkdtempSync(join(tmpdir(), 'cpu-sampler-'));
   try {
     writeFileSync(join(root, 'stat'), statFile(1000, 1000));
-    // Never started, as in a one-shot `agent query check_cpu`: no history for 5s, 1m or 5m.
+    // Never started, as in a one-shot `config-agent query check_cpu`: no history for 5s, 1m or 5m.
     const r = await runCheck(cpuCheck(new CpuSampler({ root, freshMs: 20 })), ['show-all']);
     assert.deepEqual(
       r.perf.map((p) => p.alias),
