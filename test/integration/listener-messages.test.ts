@@ -54,12 +54,12 @@ void describe('bind failures name the setting and the command', () => {
   });
   after(() => made.close());
 
-  void it('a port in use: the port key, its line, who holds it, the command', async () => {
+  void it('a port in use: the port key, its line, who holds it (this test, by pid), the command', async () => {
     const m = await agent.waitForLog(/module RemoteServer failed to start: .*/);
     assert.match(
       m[0],
       new RegExp(
-        `EADDRINUSE.*port ${held} is in use by another program \\(ss -ltnp 'sport = :${held}' names it\\): set \\[/settings/remote/server\\] port \\(agent\\.ini:${lineOf(ini, `port = ${held}`)}\\) to a free port: config-agent settings set --path /settings/remote/server --key 'port' --value N`,
+        `EADDRINUSE.*port ${held} is in use by \\S+ \\(pid ${process.pid}, user \\S+\\): set \\[/settings/remote/server\\] port \\(agent\\.ini:${lineOf(ini, `port = ${held}`)}\\) to a free port: config-agent settings set --path /settings/remote/server --key 'port' --value N`,
       ),
     );
   });

@@ -11,41 +11,26 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../helpers/agent-process.js';
-import { bootRoot, makeRoot, removeRoot, run, type BootedRoot } from '../helpers/systemd-root.js';
+import {
+  bootRoot,
+  buildPackage,
+  exposure,
+  mainPid,
+  makeRoot,
+  removeRoot,
+  run,
+  type BootedRoot,
+} from '../helpers/systemd-root.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const UPGRADE = `${VERSION}+test1`;
 const NRPE = '/usr/lib/nagios/plugins/check_nrpe';
 const NSCP_API = '/usr/lib/nagios/plugins/check_nscp_api';
-
-/** Builds the package at `version` into `dir` (fast compression) and returns the .deb's path. */
-async function buildPackage(dir: string, version: string): Promise<string> {
-  const r = await run(
-    'env',
-    [
-      `AGENT_PACKAGE_DIR=${dir}`,
-      `AGENT_PACKAGE_VERSION=${version}`,
-      'AGENT_PACKAGE_XZ_LEVEL=0',
-      process.execPath,
-      join(REPO, 'src/tools/package.mjs'),
-    ],
-    300_000,
-  );
-  assert.equal(r.code, 0, `package.mjs: ${r.stdout}${r.stderr}`);
-  const deb = readdirSync(dir).find((f) => f.endsWith('.deb'));
-  assert.ok(deb !== undefined, `a .deb in ${dir}`);
-  return join(dir, deb);
-}
-
-/** The service's main PID inside the system (0 when it is not running). */
-async function mainPid(sys: BootedRoot): Promise<number> {
-  return Number((await sys.sh('systemctl show -P MainPID config-agent')).stdout.trim());
-}
 
 void test(
   'the Debian package on a real systemd: install, serve, edit, reload, restart, watchdog, upgrade, stop, purge',
@@ -99,9 +84,8 @@ void test(
       });
 
       await t.test('systemd-analyze security rates the unit 2.0 or better', async () => {
-        const r = await s.sh('systemd-analyze security config-agent --no-pager');
-        const score = Number(/Overall exposure level for config-agent\.service: ([\d.]+)/.exec(r.stdout)?.[1]);
-        assert.ok(score <= 2.0, `exposure ${score}: ${r.stdout.slice(-400)}`);
+        const { score, text } = await exposure(s);
+        assert.ok(score <= 2.0, `exposure ${score}: ${text.slice(-400)}`);
       });
 
       await t.test('check_nscp_api answers through the web API with the generated password', async () => {
