@@ -102,17 +102,63 @@ export function sudoBlockedBecause(): string | undefined {
   ]
     .map(readText)
     .find((t) => t !== undefined);
-  if (unit === undefined || !/^\s*NoNewPrivileges\s*=\s*(yes|true|on|1)\s*$/im.test(unit)) return undefined;
+  if (unit === undefined) return undefined;
   let names: string[] = [];
   try {
     names = readdirSync(UNIT_DROP_IN_FOLDER).filter((n) => n.endsWith('.conf'));
   } catch {
-    // No drop-in folder: the unit's setting stands.
+    // No drop-in folder: the unit's settings stand.
   }
-  const lifted = names.some((n) =>
-    /^\s*NoNewPrivileges\s*=\s*(no|false|off|0)\s*$/im.test(readText(join(UNIT_DROP_IN_FOLDER, n)) ?? ''),
+  const left = unliftedOptions(
+    unit,
+    names.map((n) => readText(join(UNIT_DROP_IN_FOLDER, n)) ?? ''),
   );
-  return lifted ? undefined : 'the config-agent.service unit sets NoNewPrivileges=yes';
+  if (left.length === 0) return undefined;
+  return left.includes('NoNewPrivileges')
+    ? 'the config-agent.service unit sets NoNewPrivileges=yes'
+    : `the config-agent.service unit sets ${left.join(', ')}, each of which makes systemd set no_new_privs for the service`;
+}
+
+/** The unit options after which systemd runs a non-root service with no_new_privs (allow-sudo.conf lifts them all). */
+const NO_NEW_PRIVS_OPTIONS = [
+  'NoNewPrivileges',
+  'SystemCallFilter',
+  'SystemCallArchitectures',
+  'RestrictAddressFamilies',
+  'RestrictNamespaces',
+  'RestrictRealtime',
+  'RestrictSUIDSGID',
+  'LockPersonality',
+  'PrivateDevices',
+  'ProtectClock',
+  'ProtectHostname',
+  'ProtectKernelLogs',
+  'ProtectKernelModules',
+  'ProtectKernelTunables',
+];
+
+/**
+ * The options of `unit` that make systemd run a non-root service with no_new_privs (not only
+ * NoNewPrivileges=: each seccomp-based one too, as tried on systemd 252) and that none of `dropIns`
+ * turns off or empties (the last word on an option wins, drop-ins after the unit).
+ */
+export function unliftedOptions(unit: string, dropIns: readonly string[]): string[] {
+  const all = [unit, ...dropIns].join('\n');
+  return NO_NEW_PRIVS_OPTIONS.filter((o) => {
+    const inUnit = lastValue(unit, o);
+    if (inUnit === undefined || OFF.test(inUnit)) return false;
+    const last = lastValue(all, o);
+    return last === undefined || !OFF.test(last);
+  });
+}
+
+const OFF = /^(no|false|off|0|)$/i;
+
+/** The value of the last `option=` line of a unit text, or undefined. */
+function lastValue(text: string, option: string): string | undefined {
+  let last: string | undefined;
+  for (const hit of text.matchAll(new RegExp(`^[ \\t]*${option}[ \\t]*=[ \\t]*(.*?)[ \\t]*$`, 'gim'))) last = hit[1];
+  return last;
 }
 
 /** What lets sudo run for the service, in one sentence. */

@@ -63,3 +63,12 @@ void test('allow-sudo.conf grants only what sudo needs and keeps the rest of the
 void test('docs/operations.md names every line of allow-sudo.conf', () => {
   for (const key of keys(dropIn).keys()) assert.ok(docs.includes(`\`${key}=`), `docs/operations.md names ${key}=`);
 });
+
+void test('the sudo check of validation asks for allow-sudo.conf, not only NoNewPrivileges=no', async () => {
+  const { unliftedOptions } = await import('../../../src/formats/sudo-command.js');
+  assert.ok(unliftedOptions(unit, []).includes('NoNewPrivileges'));
+  assert.deepEqual(unliftedOptions(unit, [dropIn]), [], 'the shipped drop-in lifts all of them');
+  const halfway = unliftedOptions(unit, ['[Service]\nNoNewPrivileges=no\n']);
+  assert.ok(!halfway.includes('NoNewPrivileges'));
+  assert.ok(halfway.includes('SystemCallFilter') && halfway.includes('RestrictSUIDSGID'), halfway.join(', '));
+});
