@@ -39,9 +39,11 @@ export async function readDropIns(
     return [];
   }
   const out: SourceFile[] = [];
-  for (const file of found.files) {
+  // Read together: a reload's reader settles the files it is asked for at once in one interval (read-settings.ts).
+  const read = await Promise.all(found.files.map((file) => reader.source(file)));
+  for (const [i, file] of found.files.entries()) {
     watched.add(file);
-    const src = await reader.source(file);
+    const src = read[i] ?? (await reader.source(file));
     if ('error' in src) problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [file, src.error], { ...at, file }));
     else out.push(src);
   }

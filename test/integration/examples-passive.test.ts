@@ -60,6 +60,7 @@ void test('the example delivers its schedules to nsca and to Icinga 2', async ()
     `a result for ${me}!cpu at Icinga 2`,
   );
   const r = (await i.object(`services/${me}!cpu`))?.last_check_result as Record<string, unknown>;
-  assert.match(String(r.output), /CPU/i);
+  // check_cpu's text: `OK: CPU load is ok.`, or on a busy machine the windows over the threshold (`5m: 96%`).
+  assert.match(String(r.output), /CPU|\d+%/i);
   assert.ok(Array.isArray(r.performance_data) && r.performance_data.length > 0, JSON.stringify(r));
 });
