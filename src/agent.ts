@@ -127,7 +127,13 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     const st = source.status();
     return st ? { source: st } : {};
   };
-  const core = createCore({ settings: () => need().settings() });
+  const core = createCore({
+    settings: () => need().settings(),
+    health: () => {
+      const st = need().status();
+      return { lastResult: st.lastResult, problems: st.problems, appliedHash: st.appliedHash, source: source.status() };
+    },
+  });
   // With the folders of includes, as the watcher starts with them: without, the first reload's update dropped them.
   reconciler = new Reconciler({
     initial: snapshot,

@@ -15,6 +15,7 @@ import { formatProblem } from './format-problem.js';
 import { installTestStall, notifySystemd, startWatchdog } from './sd-notify.js';
 import { onCrash } from './crash.js';
 import { markNonDumpable } from './no-dump.js';
+import { settingsStatusLine } from '../checks/helpers/settings-check.js';
 
 export const RUN_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
 
@@ -64,6 +65,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   const loaded = modules.filter((m) => m.loaded).map((m) => m.name);
   const failed = modules.filter((m) => m.state === 'failed' || m.outcome === 'failed').map((m) => m.name);
   const failedText = failed.length > 0 ? `; failed: ${failed.join(', ')} (retrying; see the errors above)` : '';
+  // What `systemctl status` shows: the modules, and the settings as check_settings sees them.
+  const statusLine = (): string => {
+    const now = agent.reconciler.status().modules;
+    const bad = now.filter((m) => m.state === 'failed' || m.outcome === 'failed').map((m) => m.name);
+    const running = `running: ${now.filter((m) => m.loaded).length} module(s) loaded${bad.length > 0 ? `, failed: ${bad.join(', ')}` : ''}`;
+    return `${running}; ${settingsStatusLine(agent.core.settingsHealth())}`;
+  };
   // One stop, whether a signal or a crash asks for it (crash.ts exits 70 after it).
   let stopped: Promise<void> | undefined;
   const stopOnce = (): Promise<void> => (stopped ??= agent.stop());
@@ -111,10 +119,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     log.info(
       `agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`,
     );
-    notifySystemd(
-      `READY=1\nSTATUS=running: ${loaded.length} module(s) loaded${failed.length > 0 ? `, failed: ${failed.join(', ')}` : ''}`,
-    );
-    stopWatchdog = startWatchdog();
+    notifySystemd(`READY=1\nSTATUS=${statusLine()}`);
+    stopWatchdog = startWatchdog(statusLine);
     if (hupDuringStart) reload();
   });
 }

@@ -46,12 +46,20 @@ export function notifySystemd(state: string): void {
  * a loop that stops turning stops the keep-alives and systemd restarts the agent. The timer does
  * not keep the process alive. Returns the function that stops it, or undefined when not asked.
  */
-export function startWatchdog(): (() => void) | undefined {
+export function startWatchdog(status?: () => string): (() => void) | undefined {
   const usec = Number(process.env.WATCHDOG_USEC);
   const pid = process.env.WATCHDOG_PID;
   if (!Number.isFinite(usec) || usec <= 0) return undefined;
   if (pid !== undefined && pid !== '' && Number(pid) !== process.pid) return undefined;
-  const timer = setInterval(() => notifySystemd('WATCHDOG=1'), Math.max(1, Math.floor(usec / 2000)));
+  // The STATUS= line rides on the watchdog's own timer (no wakeup of its own), sent when it changed.
+  // What READY=1 said already: sent again only once it changes.
+  let said = status?.() ?? '';
+  const tick = (): void => {
+    const now = status?.() ?? '';
+    notifySystemd(now !== said ? `WATCHDOG=1\nSTATUS=${now}` : 'WATCHDOG=1');
+    said = now;
+  };
+  const timer = setInterval(tick, Math.max(1, Math.floor(usec / 2000)));
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -65,6 +65,8 @@ export interface SourceStatus {
   lastChange: string | null;
   /** Why the last attempt failed (null after a good one). */
   lastError: string | null;
+  /** The last attempt failed because what was served is refused (invalid, unsigned, a rollback), not the server. */
+  refused: boolean;
   pulls: { changed: number; unchanged: number; failed: number };
   /** Failures in a row (the backoff's count). */
   failuresInARow: number;

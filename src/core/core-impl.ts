@@ -32,6 +32,7 @@ import type {
   RawChannelHandler,
   RawExecHandler,
   RawQueryHandler,
+  SettingsHealth,
   SimpleExec,
   SimpleQuery,
 } from './core.js';
@@ -48,6 +49,7 @@ interface Registered<H> {
 
 export interface CoreOptions {
   settings: () => Snapshot;
+  health?: () => SettingsHealth;
 }
 
 export function createCore(options: CoreOptions): Core {
@@ -83,6 +85,7 @@ export function createCore(options: CoreOptions): Core {
 
   const core: Core = {
     logins,
+    settingsHealth: () => options.health?.(),
     registerQuery: (info, handler) => register(queries, info, handler),
     registerSimpleQuery(info, fn: SimpleQuery) {
       return register(queries, info, simpleQueryHandler(fn));

@@ -127,4 +127,28 @@ export interface Core {
    * module runner hands each module its own.
    */
   forModule(sections: readonly string[]): Core;
+  /** Where the settings stand in the running agent (check_settings), undefined in a one-shot command. */
+  settingsHealth(): SettingsHealth | undefined;
+}
+
+/**
+ * Where the settings stand (check_settings): the reconciler's last result and problems, the source's
+ * status; the parts of control.ts's ReconcilerStatus and SourceStatus it needs (core.ts may not import
+ * the control interface: .dependency-cruiser.cjs).
+ */
+export interface SettingsHealth {
+  lastResult: 'ok' | 'invalid' | 'partial' | 'none';
+  problems: readonly { message: string }[];
+  /** sha256 of the settings in force. */
+  appliedHash: string;
+  source?:
+    | {
+        revision: string | null;
+        lastSuccess: string | null;
+        lastChange: string | null;
+        lastError: string | null;
+        refused: boolean;
+        failuresInARow: number;
+      }
+    | undefined;
 }

@@ -64,7 +64,7 @@ void test('READY, RELOADING, WATCHDOG and STOPPING come from the agent process i
       'READY=1 and a WATCHDOG=1',
     );
     assert.equal(has(/^READY=1/m)?.pid, pid, 'READY=1 sent by the agent process');
-    assert.match(has(/^READY=1/m)?.state ?? '', /^STATUS=running: 1 module\(s\) loaded$/m);
+    assert.match(has(/^READY=1/m)?.state ?? '', /^STATUS=running: 1 module\(s\) loaded; settings OK$/m);
     assert.equal(has(/^WATCHDOG=1$/)?.pid, pid, 'WATCHDOG=1 sent by the agent process');
     agent.proc.kill('SIGHUP');
     await waitUntil(

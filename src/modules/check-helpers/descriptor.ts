@@ -9,7 +9,7 @@ export const descriptor = {
   startRank: 10,
   title: 'Helper checks',
   description:
-    'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy.',
+    'check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy, check_settings.',
   sections: [],
   queries: [
     'check_ok',
@@ -21,5 +21,6 @@ export const descriptor = {
     'check_timeout',
     'check_index',
     'check_dummy',
+    'check_settings',
   ],
 } as const satisfies ModuleRow;

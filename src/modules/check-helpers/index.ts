@@ -12,6 +12,7 @@ import type { QueryCall } from '../../core/core.js';
 import { VERSION } from '../../version.js';
 import { checkMulti, checkNegate, checkTimeout, type QueryFn } from '../../checks/helpers/wrappers.js';
 import { indexCheck } from '../../checks/helpers/index-check.js';
+import { settingsCheck, settingsCheckOptions } from '../../checks/helpers/settings-check.js';
 import { checkDummy } from '../../checks/helpers/dummy-check.js';
 import { registerChecks } from '../../checks/register.js';
 
@@ -79,6 +80,18 @@ export function createModule(): AgentModule<SettingsOf<'CheckHelpers'>> {
         ),
       );
       unregister.push(registerChecks(ctx.core, 'CheckHelpers', [indexCheck(() => ctx.core.listQueries())]));
+      unregister.push(
+        ctx.core.registerSimpleQuery(
+          {
+            name: 'check_settings',
+            module: 'CheckHelpers',
+            title: 'Settings in force',
+            description:
+              'CRITICAL while the settings last read or pulled are refused, WARNING when the source failed max-failures=N polls in a row (3) or the revision is older than max-age=DURATION, else OK with the revision; perf data since_good_pull and since_change.',
+          },
+          async (args) => settingsCheck(ctx.core.settingsHealth(), settingsCheckOptions(args)),
+        ),
+      );
       unregister.push(
         ctx.core.registerSimpleQuery(
           {

@@ -45,6 +45,7 @@ export class SettingsSource {
     lastSuccess: null,
     lastChange: null,
     lastError: null,
+    refused: false,
     pulls: { changed: 0, unchanged: 0, failed: 0 },
     failuresInARow: 0,
   };
@@ -186,6 +187,7 @@ export class SettingsSource {
       this.state.failuresInARow++;
       this.state.lastError = failures.map((f) => f.message).join(' | ');
     }
+    this.state.refused = failures.some((f) => f.refused);
     // Only a server that fails backs off; a refused file is polled again at the interval, so a pushed fix lands.
     this.serverFailuresInARow = failures.some((f) => !f.refused) ? this.serverFailuresInARow + 1 : 0;
     const base = cfg.intervalMs;

@@ -5,7 +5,7 @@ import type { ModuleRow } from '../module-row.js';
 /** Every module's descriptor, in start order. */
 export const ROWS = {
   // src/modules/check-helpers/descriptor.ts
-  CheckHelpers: {"name":"CheckHelpers","startRank":10,"title":"Helper checks","description":"check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy.","sections":[],"queries":["check_ok","check_warning","check_critical","check_version","check_negate","check_multi","check_timeout","check_index","check_dummy"]},
+  CheckHelpers: {"name":"CheckHelpers","startRank":10,"title":"Helper checks","description":"check_ok, check_warning, check_critical, check_version, check_negate, check_multi, check_timeout, check_index, check_dummy, check_settings.","sections":[],"queries":["check_ok","check_warning","check_critical","check_version","check_negate","check_multi","check_timeout","check_index","check_dummy","check_settings"]},
   // src/modules/check-system/descriptor.ts
   CheckSystem: {"name":"CheckSystem","startRank":20,"title":"System checks","description":"check_cpu, check_load, check_memory, check_uptime, check_os_version, check_process, check_service, check_network, check_connections, check_kernel_stats, check_swap_io, check_cpu_utilization, check_temperature, check_os_updates, check_mailq, check_users.","sections":[],"queries":["check_cpu","check_cpu_utilization","check_load","check_memory","check_uptime","check_os_version","check_process","check_network","check_connections","check_kernel_stats","check_swap_io","check_service","check_temperature","check_os_updates","check_mailq","check_users","checkCPU","checkMem","checkUpTime","checkServiceState","checkProcState"]},
   // src/modules/check-disk/descriptor.ts
