@@ -99,6 +99,11 @@ export const CODES = {
       '%s runs sudo (%s), which cannot work here: %s, and sudo, a set-uid program, refuses to run under no_new_privs, so the check answers UNKNOWN; %s',
     severity: 'warning',
   },
+  AGENT_WARN_WINDOWS_VALUE: {
+    message:
+      '%s uses %s, which means something only on Windows (a drive letter, or a window that stopped answering): it answers UNKNOWN here; name a mount point (drive=/), or leave is_hung out',
+    severity: 'warning',
+  },
   AGENT_WARN_PLAIN_PASSWORD: {
     message: 'password of %s is stored in plain text; config-agent web add-user stores a hash',
     severity: 'warning',

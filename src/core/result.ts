@@ -54,6 +54,18 @@ export function statusFromExitCode(code: number | null): Status {
   return toStatus(code);
 }
 
+/**
+ * A plugin status as a host check result, the way Nagios and Icinga read
+ * one: OK is UP (0), anything else DOWN (1). Icinga 2 refuses any other
+ * code for a host (`Invalid status code: 2`). With `keepUnreachable`,
+ * CRITICAL stays 2, Nagios's UNREACHABLE, for a Nagios that wants it; a
+ * WARNING or UNKNOWN is still DOWN.
+ */
+export function hostState(code: number, keepUnreachable = false): 0 | 1 | 2 {
+  if (code === OK) return 0;
+  return keepUnreachable && code === CRITICAL ? 2 : 1;
+}
+
 /** Parse `OK`, `WARN`, `WARNING`, `CRIT`, `CRITICAL`, `UNKNOWN` or a number 0..3. */
 export function parseStatus(text: string): Status | undefined {
   const t = text.trim().toUpperCase();

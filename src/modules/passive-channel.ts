@@ -13,8 +13,9 @@
  * so an edited password or address applies to what is still queued.
  *
  * A send that fails because the server refused the result for good (an
- * unknown Icinga 2 object: `permanent` on the error) drops that batch and
- * counts it as rejected instead of retrying it forever.
+ * unknown Icinga 2 object, a wrong password: `permanent` on the error) drops
+ * that batch and counts it once, as rejected (not as sent), with the
+ * server's answer as the queue's last error, instead of retrying it forever.
  */
 import { hostname } from 'node:os';
 import type { AgentModule, ModuleContext } from './module.js';
@@ -73,7 +74,7 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
   let ctx: ModuleContext | undefined;
   let unsubscribe: (() => void) | undefined;
   let unregister: (() => void) | undefined;
-  const queues = new Map<string, { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void }>();
+  const queues = new Map<string, { queue: PassiveQueue<PassiveItem>; unwatch?: () => void }>();
   const drops = new WarningThrottle();
   const section = (): Section =>
     settings!.sections[spec.section as keyof ModuleSettings['sections']] as unknown as Section;
@@ -88,21 +89,16 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     const key = targetName.toLowerCase();
     let entry = queues.get(key);
     if (!entry) {
-      const made: { queue: PassiveQueue<PassiveItem>; rejected: number; unwatch?: () => void } = {
-        queue: undefined as unknown as PassiveQueue<PassiveItem>,
-        rejected: 0,
+      const made: { queue: PassiveQueue<PassiveItem>; unwatch?: () => void } = {
+        queue: new PassiveQueue<PassiveItem>(queueOptions(targetName)),
       };
-      made.queue = new PassiveQueue<PassiveItem>(queueOptions(targetName, made));
       made.unwatch = watchQueue(spec.module, targetName, () => made.queue.stats().queued);
       queues.set(key, (entry = made));
     }
     return entry.queue;
   };
 
-  const queueOptions = (
-    targetName: string,
-    entry: { rejected: number },
-  ): ConstructorParameters<typeof PassiveQueue<PassiveItem>>[0] => ({
+  const queueOptions = (targetName: string): ConstructorParameters<typeof PassiveQueue<PassiveItem>>[0] => ({
     capacity: section()['queue size'],
     batch: batchOf(targetName),
     lingerMs: batchOf(targetName) > 1 ? (spec.lingerMs ?? 0) : 0,
@@ -110,16 +106,13 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     send: async (items, signal) => {
       const target = findTarget(targetName);
       if (!target) throw new Error(`target "${targetName}" is not defined in [${spec.targetsSection}]`);
-      try {
-        await spec.send(target, items, signal, settings!);
-        countQueue(spec.module, targetName, 'sent', items.length);
-        ctx!.log.debug(`sent ${items.length} result(s) to target ${targetName}`);
-      } catch (err) {
-        if (!(err as { permanent?: boolean }).permanent) throw err;
-        entry.rejected += items.length;
-        countQueue(spec.module, targetName, 'rejected', items.length);
-        ctx!.log.error(`${items.length} result(s) for target ${targetName} refused: ${errorMessage(err)}`);
-      }
+      await spec.send(target, items, signal, settings!);
+      countQueue(spec.module, targetName, 'sent', items.length);
+      ctx!.log.debug(`sent ${items.length} result(s) to target ${targetName}`);
+    },
+    onReject: (err, count) => {
+      countQueue(spec.module, targetName, 'rejected', count);
+      ctx!.log.error(`${count} result(s) for target ${targetName} refused: ${errorMessage(err)}`);
     },
     onDrop: (now, total) => {
       countQueue(spec.module, targetName, 'dropped', now);
@@ -172,7 +165,6 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
             [...queues.entries()].map(([name, e]) => ({
               target: name,
               ...statsJson(e.queue.stats()),
-              rejected: e.rejected,
             })),
           ),
           perf: [],
@@ -186,7 +178,7 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
         unsubscribe?.();
         subscribe();
       }
-      for (const [name, e] of queues) e.queue.reconfigure(queueOptions(name, e));
+      for (const [name, e] of queues) e.queue.reconfigure(queueOptions(name));
       return true;
     },
     async stop() {
@@ -210,5 +202,12 @@ export function ownHostName(setting: unknown): string {
 }
 
 function statsJson(s: PassiveQueueStats): Record<string, unknown> {
-  return { queued: s.queued, sent: s.sent, dropped: s.dropped, failures: s.failures, last_error: s.lastError };
+  return {
+    queued: s.queued,
+    sent: s.sent,
+    dropped: s.dropped,
+    rejected: s.rejected,
+    failures: s.failures,
+    last_error: s.lastError,
+  };
 }

@@ -7,7 +7,11 @@
  * waits `backoffDelay(policy, failures)` (retry-policy.ts) before the next
  * attempt; a success resets the wait. Beyond `capacity` results the oldest
  * are dropped and counted (`onDrop`), in memory only: a restart loses what
- * was queued, as NSClient++ does.
+ * was queued, as NSClient++ does. A send that rejects with `permanent: true`
+ * on its error (the server refused the results for good: an unknown Icinga 2
+ * object, a wrong password) is neither retried nor counted as sent: its
+ * results count once, as rejected, and its message becomes `lastError`
+ * (`onReject`).
  */
 import { backoffDelay, type BackoffPolicy } from '../retry-policy.js';
 
@@ -28,6 +32,8 @@ export interface PassiveQueueOptions<T> {
   onDrop?: (now: number, total: number) => void;
   /** After a failed send: the error and the wait before the next attempt. */
   onFailure?: (err: unknown, retryInMs: number) => void;
+  /** After a send refused for good (`permanent` on the error): its results are dropped and counted as rejected. */
+  onReject?: (err: unknown, count: number) => void;
   /** After a successful send following failures. */
   onRecovered?: (sent: number) => void;
 }
@@ -36,6 +42,8 @@ export interface PassiveQueueStats {
   queued: number;
   sent: number;
   dropped: number;
+  /** Results the server refused for good. */
+  rejected: number;
   failures: number;
   lastError: string;
 }
@@ -46,6 +54,7 @@ export class PassiveQueue<T> {
   private failures = 0;
   private sent = 0;
   private dropped = 0;
+  private rejected = 0;
   private lastError = '';
   private readonly abort = new AbortController();
   private wake: (() => void) | undefined;
@@ -77,6 +86,7 @@ export class PassiveQueue<T> {
       queued: this.items.length,
       sent: this.sent,
       dropped: this.dropped,
+      rejected: this.rejected,
       failures: this.failures,
       lastError: this.lastError,
     };
@@ -114,10 +124,17 @@ export class PassiveQueue<T> {
       } catch (err) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the send may have failed because of the abort; TypeScript keeps the narrowing of the loop condition
         if (signal.aborted) return;
+        this.lastError = err instanceof Error ? err.message : String(err);
+        if ((err as { permanent?: boolean } | undefined)?.permanent === true) {
+          // Refused for good: retrying cannot help, and the server did not take them.
+          this.rejected += batch.length;
+          this.failures = 0;
+          this.options.onReject?.(err, batch.length);
+          continue;
+        }
         this.items.unshift(...batch);
         this.trim();
         this.failures++;
-        this.lastError = err instanceof Error ? err.message : String(err);
         const wait = backoffDelay(this.options.policy, this.failures);
         this.options.onFailure?.(err, wait);
         await this.sleep(wait);

@@ -228,7 +228,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   const roles = resolveRoles(sections, origins, abs, problems);
 
   const warnings = [
-    ...insecureWarnings({ file: abs, sections, origins, modules, targets, users }),
+    ...insecureWarnings({ file: abs, sections, origins, modules, targets, users, aliases, schedules }),
     ...reachWarnings({ file: abs, sections, origins, modules, users }),
   ];
   warnings.push(...sourceWarnings(abs, sections, origins), ...pulledOverrides(tree, merged.list));

@@ -12,7 +12,8 @@
  * - AGENT_WARN_PLAIN_PASSWORD: a web user whose password is stored in plain text;
  * - AGENT_WARN_UNAUTHENTICATED_EXEC, AGENT_WARN_UNAUTHENTICATED_SCRIPT_ARGUMENTS:
  *   see allow-list-warnings.ts;
- * - AGENT_WARN_SUDO_NO_NEW_PRIVILEGES: see sudo-warnings.ts.
+ * - AGENT_WARN_SUDO_NO_NEW_PRIVILEGES: see sudo-warnings.ts;
+ * - AGENT_WARN_WINDOWS_VALUE: see windows-value-warnings.ts.
  * Defaults alone never warn (an untouched file stays quiet), except where the
  * result is insecure whatever the defaults are (empty password, no CA).
  */
@@ -22,6 +23,7 @@ import type { SettingsProblem } from './problem.js';
 import { problem } from './problem.js';
 import { allowListWarnings } from './allow-list-warnings.js';
 import { sudoWarnings } from './sudo-warnings.js';
+import { windowsValueWarnings } from './windows-value-warnings.js';
 
 interface WarnInput {
   file: string;
@@ -30,6 +32,8 @@ interface WarnInput {
   modules: Partial<Record<string, boolean>>;
   targets: Record<'agent' | 'remote', Map<string, ResolvedObject>>;
   users: Map<string, ResolvedObject>;
+  aliases: Map<string, ResolvedObject>;
+  schedules: Map<string, ResolvedObject>;
 }
 
 /** Verdicts by cipher string: a fleet of hosts repeats the same few strings thousands of times. */
@@ -169,7 +173,7 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   }
 
   out.push(...allowListWarnings(input));
-  out.push(...sudoWarnings(input));
+  out.push(...sudoWarnings(input), ...windowsValueWarnings(input));
 
   for (const u of input.users.values()) {
     const pw = u.values.password;

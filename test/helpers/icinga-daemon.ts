@@ -5,7 +5,10 @@
  * the API feature alone (an ApiListener on a free loopback port with a
  * certificate for localhost/127.0.0.1 signed by a test CA), one ApiUser,
  * and the host and passive service objects the test names. Readiness is
- * the API answering (bounded). `object()` reads an object's attributes back
+ * the API answering (bounded). With `commandPipe`, the external command
+ * feature too (ExternalCommandListener): a FIFO, `commandPipe` on the
+ * result, that Icinga reads Nagios external commands from, as an nsca
+ * daemon writes them. `object()` reads an object's attributes back
  * over the API. `stop()` sends SIGTERM and waits (SIGKILL after 5 s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -28,6 +31,8 @@ export interface IcingaDaemon {
   readonly ca: string;
   /** A CA that did not (PEM file), for the refusal test. */
   readonly otherCa: string;
+  /** The external command FIFO (with `commandPipe`), else ''. */
+  readonly commandPipe: string;
   /** An object's attributes (`services/host!service` or `hosts/host`), or undefined when absent. */
   object(path: string): Promise<Record<string, unknown> | undefined>;
   log(): string;
@@ -37,6 +42,7 @@ export interface IcingaDaemon {
 export async function startIcingaDaemon(options: {
   hosts: string[];
   services: [host: string, service: string][];
+  commandPipe?: boolean;
 }): Promise<IcingaDaemon> {
   const port = await freePort(); // icinga2, an external daemon, reads its port from its configuration before it starts
   const dir = mkdtempSync(join(tmpdir(), 'icinga2-'));
@@ -46,6 +52,7 @@ export async function startIcingaDaemon(options: {
   const server = certs.issue(ca, 'localhost', 'server');
   const other = certs.ca('other-ca');
   const config = join(dir, 'icinga2.conf');
+  const commandPipe = options.commandPipe ? join(dir, 'run', 'icinga2.cmd') : '';
   const q = (s: string): string => JSON.stringify(s);
   writeFileSync(
     config,
@@ -55,6 +62,7 @@ export async function startIcingaDaemon(options: {
       'object Endpoint NodeName {}',
       'object Zone "localhost" { endpoints = [ NodeName ] }',
       `object ApiListener "api" { bind_host = "127.0.0.1"; bind_port = ${port}; cert_path = ${q(server.cert)}; key_path = ${q(server.key)}; ca_path = ${q(ca.cert)} }`,
+      ...(commandPipe ? [`object ExternalCommandListener "command" { command_path = ${q(commandPipe)} }`] : []),
       `object ApiUser ${q(API_USER)} { password = ${q(API_PASSWORD)}; permissions = [ "actions/process-check-result", "objects/query/*", "status/query" ] }`,
       ...options.hosts.map((h) => `object Host ${q(h)} { check_command = "dummy"; enable_active_checks = false }`),
       ...options.services.map(
@@ -120,6 +128,7 @@ export async function startIcingaDaemon(options: {
     dir,
     ca: ca.cert,
     otherCa: other.cert,
+    commandPipe,
     async object(path) {
       const r = await api(`/v1/objects/${path.split('/').map(encodeURIComponent).join('/')}`);
       if (r.status === 404) return undefined;

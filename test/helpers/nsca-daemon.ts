@@ -2,7 +2,9 @@
  * Starts Debian's NSCA daemon (/usr/sbin/nsca from the nsca package) for a
  * test, in the foreground (-f) on a loopback port, with its own config:
  * the given decryption method and password, writing the external commands
- * it receives to a plain file (append_to_file=1) that `lines()` reads.
+ * it receives to a plain file (append_to_file=1) that `lines()` reads, or
+ * to `commandFile` when given (a monitoring server's command pipe, which
+ * `lines()` does not read).
  * Readiness is the port accepting a connection (bounded). `stop()` kills it
  * (SIGTERM, then SIGKILL after 3 s); `start()` brings it back on the same
  * port and file. A process exit hook kills it too.
@@ -32,12 +34,14 @@ export async function startNscaDaemon(options: {
   method: number;
   password: string;
   port?: number;
+  /** An existing command file or FIFO to write to instead of the daemon's own file. */
+  commandFile?: string;
 }): Promise<NscaDaemon> {
   const port = options.port ?? (await freePort()); // nsca, an external daemon, reads its port from nsca.cfg before it starts
   const dir = mkdtempSync(join(tmpdir(), 'nsca-daemon-'));
-  const commandFile = join(dir, 'nagios.cmd');
+  const commandFile = options.commandFile ?? join(dir, 'nagios.cmd');
   const config = join(dir, 'nsca.cfg');
-  writeFileSync(commandFile, '');
+  if (options.commandFile === undefined) writeFileSync(commandFile, '');
   writeFileSync(
     config,
     [
@@ -68,7 +72,7 @@ export async function startNscaDaemon(options: {
     dir,
     commandFile,
     lines: () =>
-      existsSync(commandFile)
+      options.commandFile === undefined && existsSync(commandFile)
         ? readFileSync(commandFile, 'utf8')
             .split('\n')
             .filter((l) => l !== '')

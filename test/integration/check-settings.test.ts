@@ -1,6 +1,6 @@
 /**
  * check_settings for the poller (issue 39, item 3), asked with Debian's
- * check_nrpe of an agent run as a process that pulls its settings from
+ * check_nrpe of an config-agent run as a process that pulls its settings from
  * Debian's nginx on loopback: OK with the revision in force; CRITICAL with
  * the first problem while a pulled file is refused, and while a local edit
  * is; WARNING once the source failed max-failures polls in a row; OK again

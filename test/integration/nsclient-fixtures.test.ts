@@ -61,6 +61,12 @@ for (const fixture of ['ansible-legacy-aliases', 'icinga-default-aliases', 'cent
         assert.doesNotMatch(r.out, BROKEN, `${alias}: ${r.out}`);
         assert.doesNotMatch(r.out, /^CHECK_NRPE/, `${alias}: ${r.out}`);
       }
+      if (fixture === 'centreon-modern') {
+        // NSClient++'s own names (its default filter is `mounted = 1`): at 0% every drive is a problem and shows them.
+        const r = await checkNrpe(port, ['-c', 'centreon_disks_nscp', '-a', '0', '0']);
+        assert.equal(r.code, 2, r.out);
+        assert.match(r.out, /^CRITICAL: \/: \S+\/\S+ used \(mounted,readable(,writable)?\)/, r.out);
+      }
     });
   });
 }

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { startAgent, listenerPort, replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import { checkNt, rawRequest } from '../helpers/check-nt.js';
 import { Teardown } from '../helpers/teardown.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { VERSION } from '../../src/version.js';
 
 let agent: AgentProcess;
@@ -83,6 +84,26 @@ void test('CPULOAD: one entry per window of the -l list, status from its thresho
     code: 3,
     out: 'NSClient - ERROR: CPU load is kept for 60 minutes here; ask for at most 60 (check_nt -l 60,WARN,CRIT)',
   });
+});
+
+void test('CPULOAD on a fresh agent: the answer says how much of the window it covers; check_nt still reads the number', async () => {
+  // The sampler started with CheckSystem, moments ago: a 5-minute window is not covered yet.
+  const raw = await rawRequest(port, 's3cret&2&5');
+  assert.match(raw, /^\d+ \((\d+(\.\d)? s|\d) of 5 minutes\)$/, raw);
+  const r = await nt('-v', 'CPULOAD', '-l', '5,99,100');
+  assert.match(r.out, /^CPU Load \d+% \(5 min average\) \| +'5 min avg Load'=\d+%;99;100;0;100$/, r.out);
+  assert.ok(r.code >= 0 && r.code <= 2, r.out);
+  // Once the history covers a window, its answer is the number alone; a longer one says 1 of its minutes.
+  let one = '';
+  await waitUntil(
+    async () => /^\d+$/.test((one = await rawRequest(port, 's3cret&2&1'))),
+    90_000,
+    `a covered 1-minute window (last: ${one})`,
+  );
+  const five = await rawRequest(port, 's3cret&2&5');
+  assert.match(five, /^\d+ \(1 of 5 minutes\)$/, five);
+  assert.match(await rawRequest(port, 's3cret&2&60'), /^\d+ \(1 of 60 minutes\)$/);
+  assert.match((await nt('-v', 'CPULOAD', '-l', '60,99,100')).out, /^CPU Load \d+% \(60 min average\) \| /);
 });
 
 void test('UPTIME is the host uptime (/proc/uptime), in the unit of -l, with -w/-c as lower bounds', async () => {

@@ -6,11 +6,14 @@
  * Icinga's CA. Each object's state is read back over Icinga's API: state,
  * output, performance data, check_source. A target trusting another CA
  * sends nothing (the failure is logged); an object Icinga does not know is
- * refused for good (logged, not retried).
+ * refused for good (logged, not retried). A wrong password (401) and a host
+ * Icinga does not know (Icinga 2.13: 500 with no result) count once, as rejected and not as sent, with
+ * Icinga's status and message as the queue's last error (icinga_queue).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
+import { startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { webRequest } from '../helpers/web-client.js';
 import { API_PASSWORD, API_USER, startIcingaDaemon, type IcingaDaemon } from '../helpers/icinga-daemon.js';
 import { Teardown } from '../helpers/teardown.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -43,6 +46,11 @@ timeout = 5
 [/settings/icinga/client/targets/untrusted]
 ca = ${icinga.otherCa}
 
+[/settings/icinga/client/targets/wrongpw]
+password = not the password
+
+[/settings/icinga/client/targets/ghost]
+
 [/settings/scheduler/schedules/default]
 channel = ICINGA
 interval = 1s
@@ -60,10 +68,26 @@ target = untrusted
 [/settings/scheduler/schedules/nosuch]
 command = check_ok "no such service"
 
+[/settings/scheduler/schedules/badpw]
+command = check_ok "wrong password"
+target = wrongpw
+
+[/settings/scheduler/schedules/ghosthost]
+command = check_critical "no such host"
+alias = host_check
+source = nosuchhost
+target = ghost
+
+[/settings/WEB/server]
+port = 0s
+bind to = 127.0.0.1
+password = web-pw
+
 [/settings/icinga/client]
 hostname = testhost
 
 [/modules]
+WEBServer = enabled
 CheckHelpers = enabled
 Scheduler = enabled
 IcingaClient = enabled
@@ -124,4 +148,55 @@ void test('an object Icinga 2 does not know is refused for good: logged, not ret
     /1 result\(s\) for target default refused: Icinga 2 at localhost:\d+: no service testhost!nosuch/,
     30_000,
   );
+});
+
+interface QueueRow {
+  target: string;
+  queued: number;
+  sent: number;
+  rejected: number;
+  failures: number;
+  last_error: string;
+}
+
+/** The icinga_queue query of the running agent, over its web API. */
+async function queues(): Promise<QueueRow[]> {
+  const r = await webRequest(`https://127.0.0.1:${await webPort(agent)}/api/v1/queries/icinga_queue/commands/execute`, {
+    user: 'root',
+    password: 'web-pw',
+    timeoutMs: 20_000,
+  });
+  assert.equal(r.status, 200, r.body);
+  const body = r.json<{ lines: { message: string }[] }>();
+  return JSON.parse(body.lines[0]?.message ?? '[]') as QueueRow[];
+}
+
+void test('a wrong password (401) and a host Icinga does not know (500, no object): counted once, as rejected, with the status and message', async () => {
+  let rows: QueueRow[] = [];
+  const row = (name: string): QueueRow | undefined => rows.find((q) => q.target === name);
+  await waitUntil(
+    async () => {
+      rows = await queues();
+      return (row('wrongpw')?.rejected ?? 0) >= 2 && (row('ghost')?.rejected ?? 0) >= 2;
+    },
+    30_000,
+    'two refused results for each of wrongpw and ghost',
+  );
+  const wrong = row('wrongpw')!;
+  assert.equal(wrong.sent, 0, JSON.stringify(wrong));
+  assert.equal(wrong.failures, 0, JSON.stringify(wrong));
+  assert.match(wrong.last_error, /Icinga 2 at localhost:\d+: HTTP 401: \S/, JSON.stringify(wrong));
+  const ghost = row('ghost')!;
+  assert.equal(ghost.sent, 0, JSON.stringify(ghost));
+  assert.equal(ghost.failures, 0, JSON.stringify(ghost));
+  // Icinga 2.13 answers a filter that matches no object with 500 and an empty result list, not 404.
+  assert.match(
+    ghost.last_error,
+    /Icinga 2 at localhost:\d+: no host nosuchhost \(HTTP 500, no object matched\)/,
+    JSON.stringify(ghost),
+  );
+  // On the default target the results Icinga took count as sent, the unknown service's as rejected.
+  const good = row('default')!;
+  assert.ok(good.sent >= 1 && good.rejected >= 1, JSON.stringify(good));
+  assert.match(good.last_error, /no service testhost!nosuch/, JSON.stringify(good));
 });

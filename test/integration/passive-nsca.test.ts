@@ -116,6 +116,24 @@ alias = host_check
 target = xor
 interval = 2s
 report = critical
+
+[/settings/NSCA/client/targets/nagios]
+parent = none
+host unreachable = 1
+
+[/settings/scheduler/schedules/unreachable]
+command = check_critical "host unreachable"
+alias = host_check
+source = farhost
+target = nagios
+interval = 2s
+
+[/settings/scheduler/schedules/hostwarn]
+command = check_warning "host degraded"
+alias = host_check
+source = warnhost
+target = nagios
+interval = 2s
 `,
   });
   made.add(agent, (a) => a.stop());
@@ -164,13 +182,26 @@ void test('output over the payload length is cut to 4095 bytes (4096) and 511 (5
   assert.ok(output(inRange(serviceLines(d, 'svc-long512'), 0)) === 'y'.repeat(511), 'cut to 511 bytes');
 });
 
-void test('alias host_check is a host check result, and report = critical sends it', async () => {
+void test('alias host_check is a host check result, CRITICAL sent as DOWN (1), and report = critical sends it', async () => {
   const d = daemons.get('xor')!;
   await waitUntil(() => d.lines().some((l) => l.includes('PROCESS_HOST_CHECK_RESULT')), 20_000, 'a host check result');
   assert.match(
     d.lines().find((l) => l.includes('PROCESS_HOST_CHECK_RESULT'))!,
-    /^\[\d+\] PROCESS_HOST_CHECK_RESULT;testhost;2;host down$/,
+    /^\[\d+\] PROCESS_HOST_CHECK_RESULT;testhost;1;host down$/,
   );
+});
+
+void test('host unreachable = 1: CRITICAL stays UNREACHABLE (2), WARNING is DOWN (1)', async () => {
+  const d = daemons.get('none')!;
+  const hostLine = (host: string): string | undefined =>
+    d.lines().find((l) => l.includes(`PROCESS_HOST_CHECK_RESULT;${host};`));
+  await waitUntil(
+    () => hostLine('farhost') !== undefined && hostLine('warnhost') !== undefined,
+    20_000,
+    'both host results',
+  );
+  assert.match(hostLine('farhost')!, /^\[\d+\] PROCESS_HOST_CHECK_RESULT;farhost;2;host unreachable$/);
+  assert.match(hostLine('warnhost')!, /^\[\d+\] PROCESS_HOST_CHECK_RESULT;warnhost;1;host degraded$/);
 });
 
 void test('the daemon going away: results queue and the failure is logged; back again: the queued results arrive', async () => {

@@ -1,5 +1,5 @@
 /**
- * A fix lands (issue 39, item 2), the agent run as a process pulling from
+ * A fix lands (issue 39, item 2), the config-agent run as a process pulling from
  * Debian's nginx on loopback with `interval = 5`: a pulled file refused
  * for its content (it does not validate) is polled again at the interval,
  * however often it is refused, so the commit that fixes it is in force

@@ -10,7 +10,8 @@
  */
 import type { CheckDefinition } from '../engine.js';
 import { realpath } from 'node:fs/promises';
-import { mountUsage, readMounts, type MountUsage } from './mounts.js';
+import { mountUsage, readMounts } from './mounts.js';
+import { DRIVESIZE_VARS, item } from './drivesize-vars.js';
 
 export function drivesizeCheck(mountsFile?: string): CheckDefinition {
   return {
@@ -30,48 +31,7 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
         flag: true,
       },
     },
-    vars: {
-      drive: { kind: 'string', description: 'Mount point, or the path given with drive=.' },
-      mount: { kind: 'string', description: 'Mount point of the file system.' },
-      name: { kind: 'string', description: 'Device or source (such as /dev/sda1).' },
-      fs: { kind: 'string', description: "File system type, such as 'ext4'." },
-      type: {
-        kind: 'string',
-        description: 'fixed, remote (nfs, cifs, ...), ram (tmpfs, ...) or pseudo (proc, sysfs, ...).',
-      },
-      size: { kind: 'size', description: 'Size in bytes.' },
-      used: { kind: 'size', description: 'Used bytes; used > 90% compares used_pct.', pct: 'used_pct', of: 'size' },
-      free: {
-        kind: 'size',
-        description:
-          'Free bytes (every free block, those reserved for root included, as NSClient++); free < 10% compares free_pct.',
-        pct: 'free_pct',
-        of: 'size',
-      },
-      user_free: {
-        kind: 'size',
-        description: 'Bytes an unprivileged user can still write (df Avail); user_free < 10% compares user_free_pct.',
-        pct: 'user_free_pct',
-        of: 'size',
-      },
-      used_pct: { kind: 'percent', description: 'Used share of the size in percent (used_pct + free_pct = 100).' },
-      free_pct: { kind: 'percent', description: 'Free share of the size in percent.' },
-      user_free_pct: {
-        kind: 'percent',
-        description: 'Share of the size an unprivileged user can still write, in percent.',
-      },
-      inodes_used_pct: {
-        kind: 'percent',
-        description: 'Used inodes in percent (0 when the file system has no inode count).',
-      },
-      readonly: { kind: 'bool', description: 'True when mounted read-only.' },
-      bind: {
-        kind: 'bool',
-        description:
-          'True for a bind mount (a folder of a file system, or one mounted again); listed with bind-mounts only.',
-      },
-      error: { kind: 'string', description: 'Why the size could not be read; empty when it could.' },
-    },
+    vars: DRIVESIZE_VARS,
     defaults: {
       filter: "type in ('fixed', 'remote') and size > 0",
       warning: 'used > 80%',
@@ -125,28 +85,5 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
       },
       { object: String(item.drive), key: 'used_pct', alias: `${item.drive} used %`, minimum: 0, maximum: 100 },
     ],
-  };
-}
-
-function item(drive: string, u: MountUsage): Record<string, string | number | boolean> {
-  const used = Math.max(0, u.size - u.freeTotal);
-  const pct = (n: number): number => (u.size > 0 ? (n / u.size) * 100 : 0);
-  return {
-    drive,
-    mount: u.mountPoint,
-    name: u.device,
-    fs: u.fsType,
-    type: u.kind,
-    size: u.size,
-    used,
-    free: u.freeTotal,
-    user_free: u.available,
-    used_pct: pct(used),
-    free_pct: u.size > 0 ? pct(u.freeTotal) : 0,
-    user_free_pct: pct(u.available),
-    inodes_used_pct: u.inodes > 0 ? ((u.inodes - u.inodesFree) / u.inodes) * 100 : 0,
-    readonly: u.options.includes('ro'),
-    bind: u.bind,
-    error: u.error ?? '',
   };
 }

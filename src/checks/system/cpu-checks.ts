@@ -32,6 +32,11 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = CPU_HISTORY_SEC
         description:
           "The window, as given: '5s', '1m', '5m'; '500ms' when the sampler had no history for it yet (a one-shot config-agent query) and one fresh 500 ms interval was measured instead.",
       },
+      covered: {
+        kind: 'number',
+        description:
+          'Seconds of the window the figure covers: the window itself once the sampler has that much history, less just after the start (a 5m window a minute after it: 60).',
+      },
       load: { kind: 'percent', description: 'Busy share of the window in percent.' },
       user: { kind: 'percent', description: 'User (and nice) share in percent.' },
       kernel: { kind: 'percent', description: 'Kernel share (system, irq, softirq) in percent.' },
@@ -80,6 +85,7 @@ export function cpuCheck(sampler: CpuSampler, maxWindowSeconds = CPU_HISTORY_SEC
             core: l.core,
             core_id: l.core === 'total' ? -1 : Number(l.core.slice(4)),
             time,
+            covered: m.coveredSeconds,
             load: l.load,
             user: l.user,
             kernel: l.system,

@@ -87,13 +87,20 @@ export class CpuSampler {
 
   /**
    * utilisation() with what was measured: `freshMs` is set when the answer is a fresh interval
-   * of that many milliseconds instead of the window (check_cpu labels it so: `total 500ms`).
+   * of that many milliseconds instead of the window (check_cpu labels it so: `total 500ms`);
+   * `coveredSeconds` is how much of the window the figure covers: the window once the history
+   * reaches back over it, less after a start (a 5-minute window a minute after the start: 60).
    */
-  async measure(windowSeconds: number): Promise<{ loads: CpuLoad[]; freshMs?: number }> {
+  async measure(windowSeconds: number): Promise<{ loads: CpuLoad[]; freshMs?: number; coveredSeconds: number }> {
     const started = Date.now();
-    const base = this.baseFor(started - windowSeconds * 1000);
-    if (base && started - base.at >= (this.options.minSpanMs ?? 1000))
-      return { loads: between(base, await this.read()) };
+    const since = started - windowSeconds * 1000;
+    const base = this.baseFor(since);
+    if (base && started - base.at >= (this.options.minSpanMs ?? 1000)) {
+      // The history reaches back over the whole window, or over this much of it (just after the start).
+      const oldest = Math.min(this.coarse.at(0)?.at ?? Infinity, this.samples.at(0)?.at ?? Infinity);
+      const coveredSeconds = oldest <= since ? windowSeconds : Math.floor((started - oldest) / 1000);
+      return { loads: between(base, await this.read()), coveredSeconds };
+    }
     const freshMs = this.options.freshMs ?? 500;
     if (!this.fresh || started - this.fresh.at > 1000) {
       const first = await this.read();
@@ -101,7 +108,7 @@ export class CpuSampler {
       const last = await this.read();
       this.fresh = { at: last.at, loads: between(first, last) };
     }
-    return { loads: this.fresh.loads, freshMs };
+    return { loads: this.fresh.loads, freshMs, coveredSeconds: freshMs / 1000 };
   }
 
   private baseFor(since: number): Sample | undefined {

@@ -5,7 +5,11 @@
  * (modules/passive-channel.ts: per-target queue, backoff, nothing blocks).
  * The service description is the submitted command (the schedule's alias),
  * the host name the submission's sender or `hostname`; the alias
- * `host_check` makes it a host check result, as in NSClient++. Output longer than the
+ * `host_check` makes it a host check result, as in NSClient++, with the
+ * code a host takes (core/result.ts hostState: OK is UP, anything else
+ * DOWN; CRITICAL stays UNREACHABLE with the target's `host unreachable`),
+ * where NSClient++ forwards the plugin code, which Icinga 2 refuses for a
+ * host beyond 1. Output longer than the
  * target's `payload length` less one byte is cut, as send_nsca cuts it.
  */
 import type { AgentModule } from '../module.js';
@@ -14,7 +18,7 @@ import { sendNsca } from '../../protocols/nsca/client.js';
 import { nscaMethod } from '../../formats/nsca-encryption.js';
 import { NSCA_PORT } from '../../protocols/nsca/packet.js';
 import { splitAddress } from '../../protocols/target-options.js';
-import { toNagios } from '../../core/result.js';
+import { hostState, toNagios } from '../../core/result.js';
 import { valueText } from '../../settings/value-text.js';
 import type { ResolvedObject } from '../../settings/snapshot.js';
 import { withRetries } from '../../retry-policy.js';
@@ -37,10 +41,11 @@ export function createModule(): AgentModule {
     lingerMs: 50,
     send: async (target, items, signal) => {
       const o = connectionOf(target, signal);
+      const unreachable = target.values['host unreachable'] === true;
       const packets = items.map((i) => ({
         host: i.host,
         service: i.service === HOST_CHECK ? '' : i.service,
-        code: i.result.result,
+        code: i.service === HOST_CHECK ? hostState(i.result.result, unreachable) : i.result.result,
         output: toNagios(i.result),
       }));
       await withRetries(() => sendNsca(o, packets), {

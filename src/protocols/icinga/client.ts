@@ -24,6 +24,7 @@ import { isIP } from 'node:net';
 import { AgentError, errorMessage } from '../../errors.js';
 import { describeSocketError } from '../client-errors.js';
 import { escapeForLog } from '../../log.js';
+import { hostState } from '../../core/result.js';
 
 export interface IcingaEndpoint {
   host: string;
@@ -116,7 +117,7 @@ export function checkResultBody(r: IcingaCheckResult): string {
   return JSON.stringify({
     type: isHost ? 'Host' : 'Service',
     filter: isHost ? `host.name==${quote(r.host)}` : `host.name==${quote(r.host)} && service.name==${quote(r.service)}`,
-    exit_status: isHost ? (r.exitStatus === 0 ? 0 : 1) : r.exitStatus,
+    exit_status: isHost ? hostState(r.exitStatus) : r.exitStatus,
     plugin_output: r.output,
     ...(r.performanceData.length > 0 ? { performance_data: r.performanceData } : {}),
     ...(r.checkSource !== '' ? { check_source: r.checkSource } : {}),

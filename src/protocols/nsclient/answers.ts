@@ -2,7 +2,8 @@
  * What each check_nt command asks the agent and how the result becomes the
  * answer check_nt reads, as NSClient++ maps them onto its own queries:
  *
- *   CPULOAD N      check_cpu time=Nm          busy percent of the total over N minutes
+ *   CPULOAD N      check_cpu time=Nm          busy percent of the total over N minutes, followed by
+ *                                             ` (1 of 5 minutes)` while the history covers less of the window
  *   UPTIME         check_uptime               seconds since boot
  *   USEDDISKSPACE  check_drivesize drive=…    FREE&TOTAL bytes (a letter of `drive letters`, or a mount point;
  *                                             any other path, existing or not, answers as an unknown letter)
@@ -96,14 +97,37 @@ function cpuLoad(args: readonly string[], o: MapOptions): Mapped | string {
   }
   // As NSClient++: every window is asked for, the first one answers. Just after the agent
   // started, check_cpu measures one fresh interval instead (`total 500ms`): that one answers.
-  const first = `total ${windows[0]}m`;
+  const minutes = Number(windows[0]);
+  const first = `total ${minutes}m`;
   const pick = (r: QueryResult): PerfValue | undefined =>
     r.perf.find((p) => p.alias === first) ?? r.perf.find((p) => p.alias.startsWith('total '));
   return {
     query: 'check_cpu',
-    args: [...windows.map((w) => `time=${w}m`), 'warn=none', 'crit=none'],
-    answer: (r) => perfNumber(r, pick, (v) => String(Math.round(v))),
+    // The message lists each window with the seconds of it the history covers (`5m=60, 15m=60`).
+    args: [
+      ...windows.map((w) => `time=${w}m`),
+      'warn=none',
+      'crit=none',
+      'top-syntax=%(list)',
+      'ok-syntax=%(list)',
+      'detail-syntax=%(time)=%(covered)',
+    ],
+    answer: (r) => perfNumber(r, pick, (v) => `${Math.round(v)}${coverage(r.message, pick(r), minutes)}`),
   };
+}
+
+/**
+ * ` (1 of 5 minutes)` while the agent's history covers only part of the window (after a start),
+ * else ''. check_nt reads the number before it (strtoul) and shows its own text, so the note
+ * reaches whoever reads the answer itself and costs check_nt nothing.
+ */
+function coverage(message: string, p: PerfValue | undefined, minutes: number): string {
+  const label = p?.alias.slice('total '.length);
+  const entry = message.split(', ').find((e) => e.startsWith(`${label}=`));
+  const covered = Number(entry?.slice(`${label}=`.length));
+  if (label === undefined || !Number.isFinite(covered) || covered >= minutes * 60) return '';
+  const of = `of ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  return covered < 60 ? ` (${Math.floor(covered * 10) / 10} s ${of})` : ` (${Math.floor(covered / 60)} ${of})`;
 }
 
 function diskSpace(args: readonly string[], o: MapOptions): Mapped | string {

@@ -1040,6 +1040,10 @@ timeout: number
  */
 retries: number
 /**
+ * How a host check result (alias host_check) is sent: 0 (default) sends OK as UP (0) and anything else as DOWN (1), the only codes Icinga 2 takes for a host; 1 sends CRITICAL as UNREACHABLE (2), as a Nagios that reads it so wants.
+ */
+"host unreachable": boolean
+/**
  * Seconds added to the server's timestamp in each packet.
  */
 "time offset": number

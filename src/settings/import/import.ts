@@ -47,7 +47,7 @@ export interface ImportResult {
   totals?: LineTotals;
   /** The sudoers lines the agent's user needs for the commands that run sudo (nrpe.cfg sources). */
   sudoers: string[];
-  /** Windows-only items left out (scripts through cmd, powershell, cscript, .bat, .ps1, .vbs; Windows modules; Windows paths). */
+  /** Windows-only items: left out (scripts through cmd, powershell, cscript, .bat, .ps1, .vbs; Windows modules; Windows paths), or kept as written (kind `value`: a drive letter or is_hung in a query command). */
   windowsOnly: { kind: string; name: string; line: number }[];
 }
 
@@ -191,15 +191,24 @@ export function formatChanges(result: ImportResult, sourceFile: string): string[
         `${c.file ?? sourceFile}:${c.line}: ${c.section === '(nrpe.cfg)' ? '' : `[${c.section}]`}${c.key !== undefined ? `${c.section === '(nrpe.cfg)' ? '' : ' '}${c.key}` : ''}: ${c.action}: ${c.detail}`,
       ),
     );
-  if (result.windowsOnly.length > 0) {
+  const dropped = result.windowsOnly.filter((w) => w.kind !== 'value');
+  if (dropped.length > 0) {
     const kinds = new Map<string, number>();
-    for (const w of result.windowsOnly) kinds.set(w.kind, (kinds.get(w.kind) ?? 0) + 1);
+    for (const w of dropped) kinds.set(w.kind, (kinds.get(w.kind) ?? 0) + 1);
     lines.push(
       escapeLog(
-        `Windows-only, not carried over (${result.windowsOnly.length}: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${result.windowsOnly.map((w) => `${w.name} (line ${w.line})`).join(', ')}`,
+        `Windows-only, not carried over (${dropped.length}: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}): ${dropped.map((w) => `${w.name} (line ${w.line})`).join(', ')}`,
       ),
     );
   }
+  // Values inside a command that is carried over (a drive letter, is_hung): kept, and they answer UNKNOWN here.
+  const values = result.windowsOnly.filter((w) => w.kind === 'value');
+  if (values.length > 0)
+    lines.push(
+      escapeLog(
+        `Windows-only values, kept as written and answering UNKNOWN here until changed (${values.length}): ${values.map((w) => `${w.name} (line ${w.line})`).join(', ')}`,
+      ),
+    );
   const n = result.totals;
   if (n)
     lines.push(

@@ -6,6 +6,7 @@
  * (Windows-only ones are recognised so that the report lists them apart),
  * and the passive clients' addresses, NSCA encryption and hostnames.
  */
+import { windowsOnlyValues } from '../../formats/windows-values.js';
 import { parseAllowedHosts } from '../../formats/allowed-hosts.js';
 import { VARIABLE_NAMES } from '../variables.js';
 import { nscaMethod } from '../../formats/nsca-encryption.js';
@@ -153,4 +154,25 @@ export function passiveValue(
       };
   }
   return undefined;
+}
+
+/**
+ * Notes on a value kept as written: a certificate file to copy over, and each Windows-only
+ * value of a query command (an alias, a schedule's command: formats/windows-values.ts),
+ * which `windowsOnly` also receives for the report's Windows-only list.
+ */
+export function keptNotes(section: string, key: string, value: string, windowsOnly: (what: string) => void): string[] {
+  const notes: string[] = [];
+  if (/^(certificate|certificate key|ca|dh)$/.test(key) && value.trim() !== '')
+    notes.push(
+      `kept: copy ${value} from the NSClient++ installation, or the module cannot start (a missing web or agent server certificate is generated)`,
+    );
+  const oneLiner = /\/alias$/i.test(section);
+  if (!oneLiner && !(key === 'command' && /\/(alias|scheduler\/schedules)\/[^/]+$/i.test(section))) return notes;
+  for (const v of windowsOnlyValues(value)) {
+    windowsOnly(v);
+    const fix = v === 'is_hung' ? 'leave is_hung out' : 'name a mount point, such as drive=/';
+    notes.push(`${v} is Windows-only: kept as written, it answers UNKNOWN here; ${fix}`);
+  }
+  return notes;
 }

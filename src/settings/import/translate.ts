@@ -25,6 +25,7 @@ import {
   allowedHosts,
   checkPlaceholders,
   isWindowsPath,
+  keptNotes,
   passiveValue,
   pathVariables,
   scriptLine,
@@ -259,13 +260,8 @@ export function translate(text: string, file = 'nsclient.ini'): Translation {
       }
       if (key !== e.key && typeof found.section.schema.additionalProperties !== 'object')
         note(e.line, e.key, 'renamed', `to ${key}`);
-      if (/^(certificate|certificate key|ca|dh)$/.test(k) && value.trim() !== '')
-        note(
-          e.line,
-          e.key,
-          'note',
-          `kept: copy ${value} from the NSClient++ installation, or the module cannot start (a missing web or agent server certificate is generated)`,
-        );
+      for (const n of keptNotes(canonical, k, value, (w) => windowsOnly.push({ kind: 'value', name: w, line: e.line })))
+        note(e.line, e.key, 'note', n);
       put(canonical, { key, value, comments: e.comments, line: e.line, sourceSection: sec.path, sourceKey: e.key });
     }
   }

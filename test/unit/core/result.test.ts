@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutUtf8, splitOutput, toNagios, statusFromExitCode, toStatus } from '../../../src/core/result.js';
+import { cutUtf8, hostState, splitOutput, toNagios, statusFromExitCode, toStatus } from '../../../src/core/result.js';
 
 const perf = [{ alias: 'len', value: 3000, minimum: 0 }];
 
@@ -49,4 +49,15 @@ void test('statusFromExitCode is the same clamp: a killed process (no code) is U
   assert.equal(statusFromExitCode(2), 2);
   assert.equal(statusFromExitCode(127), 3);
   assert.equal(statusFromExitCode(null), 3);
+});
+
+void test('hostState: OK is UP, anything else DOWN; keepUnreachable keeps CRITICAL as 2 alone', () => {
+  assert.deepEqual(
+    [0, 1, 2, 3].map((c) => hostState(c)),
+    [0, 1, 1, 1],
+  );
+  assert.deepEqual(
+    [0, 1, 2, 3].map((c) => hostState(c, true)),
+    [0, 1, 2, 1],
+  );
 });

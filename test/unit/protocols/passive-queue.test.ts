@@ -2,7 +2,8 @@
  * The passive queue: push never waits; beyond capacity the oldest go and
  * are counted; a failed batch goes back to the front in order and is
  * retried after the backoff; a batch that is not full waits up to lingerMs
- * for more; close stops the loop.
+ * for more; a batch refused for good counts once, as rejected, with its
+ * error as the last one; close stops the loop.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,6 +59,28 @@ void test('a failed batch goes back to the front in order and is retried after t
   assert.deepEqual(waits, [10, 20]);
   assert.equal(q.stats().failures, 0);
   assert.equal(q.stats().lastError, 'refused');
+  await q.close();
+});
+
+void test('a batch refused for good (permanent): counted once as rejected, not sent, not retried; its error is the last', async () => {
+  const attempts: number[][] = [];
+  const rejected: number[] = [];
+  const q = new PassiveQueue<number>({
+    capacity: 10,
+    batch: 2,
+    policy: FAST,
+    send: async (items) => {
+      attempts.push([...items]);
+      if (items.includes(1)) throw Object.assign(new Error('HTTP 401: Unauthorized'), { permanent: true });
+    },
+    onReject: (_err, count) => rejected.push(count),
+  });
+  q.push([1, 2, 3]);
+  await waitUntil(() => q.stats().queued === 0 && attempts.length === 2, 2000, 'both batches');
+  assert.deepEqual(attempts, [[1, 2], [3]]);
+  assert.deepEqual(rejected, [2]);
+  const s = q.stats();
+  assert.deepEqual([s.sent, s.rejected, s.failures, s.lastError], [1, 2, 0, 'HTTP 401: Unauthorized']);
   await q.close();
 });
 

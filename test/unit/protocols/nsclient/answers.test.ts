@@ -28,21 +28,32 @@ const mapped = (m: Mapped | string): Mapped => {
   return m;
 };
 
-void test('CPULOAD asks check_cpu for every window; the first one answers, rounded', () => {
+void test('CPULOAD asks check_cpu for every window; the first one answers, rounded, with how much of it is covered', () => {
   const m = mapped(mapCommand('cpuload', ['1', '5'], options));
   assert.equal(m.query, 'check_cpu');
-  assert.deepEqual(m.args, ['time=1m', 'time=5m', 'warn=none', 'crit=none']);
+  assert.deepEqual(m.args, [
+    'time=1m',
+    'time=5m',
+    'warn=none',
+    'crit=none',
+    'top-syntax=%(list)',
+    'ok-syntax=%(list)',
+    'detail-syntax=%(time)=%(covered)',
+  ]);
+  const perf = [
+    { alias: 'total 5m', value: 10 },
+    { alias: 'total 1m', value: 42.6 },
+  ];
+  assert.equal(m.answer(result('check_cpu', perf, '1m=60, 5m=300')), '43');
+  // The first window, 1 minute, covered for 45 s of it: said after the number (check_nt reads the number).
+  assert.equal(m.answer(result('check_cpu', perf, '1m=45, 5m=45')), '43 (45 s of 1 minute)');
+  const five = mapped(mapCommand('cpuload', ['5'], options));
+  assert.equal(five.answer(result('check_cpu', [{ alias: 'total 5m', value: 3 }], '5m=130')), '3 (2 of 5 minutes)');
+  // Just after start check_cpu measures one fresh interval: that answers, and says so.
   assert.equal(
-    m.answer(
-      result('check_cpu', [
-        { alias: 'total 5m', value: 10 },
-        { alias: 'total 1m', value: 42.6 },
-      ]),
-    ),
-    '43',
+    m.answer(result('check_cpu', [{ alias: 'total 500ms', value: 7.2 }], '500ms=0.5')),
+    '7 (0.5 s of 1 minute)',
   );
-  // Just after start check_cpu measures one fresh interval: that answers.
-  assert.equal(m.answer(result('check_cpu', [{ alias: 'total 500ms', value: 7.2 }])), '7');
   assert.equal(
     m.answer(result('check_cpu', [], 'check_cpu failed: no /proc/stat', 3)),
     'ERROR: check_cpu failed: no /proc/stat',
