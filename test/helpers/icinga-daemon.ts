@@ -9,7 +9,10 @@
  * feature too (ExternalCommandListener): a FIFO, `commandPipe` on the
  * result, that Icinga reads Nagios external commands from, as an nsca
  * daemon writes them. `object()` reads an object's attributes back
- * over the API. `stop()` sends SIGTERM and waits (SIGKILL after 5 s).
+ * over the API. With `nrpeChecks`, Icinga polls as a monitoring server
+ * does: the checker feature runs the ITL's `nrpe` command (check_nrpe) for
+ * those services every second. `stop()` sends SIGTERM and waits (SIGKILL
+ * after 5 s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,6 +46,8 @@ export async function startIcingaDaemon(options: {
   hosts: string[];
   services: [host: string, service: string][];
   commandPipe?: boolean;
+  /** Services Icinga checks itself, every second, with the ITL's `nrpe` command (Debian's check_nrpe, plain). */
+  nrpeChecks?: { host: string; service: string; port: number; command: string }[];
 }): Promise<IcingaDaemon> {
   const port = await freePort(); // icinga2, an external daemon, reads its port from its configuration before it starts
   const dir = mkdtempSync(join(tmpdir(), 'icinga2-'));
@@ -63,6 +68,17 @@ export async function startIcingaDaemon(options: {
       'object Zone "localhost" { endpoints = [ NodeName ] }',
       `object ApiListener "api" { bind_host = "127.0.0.1"; bind_port = ${port}; cert_path = ${q(server.cert)}; key_path = ${q(server.key)}; ca_path = ${q(ca.cert)} }`,
       ...(commandPipe ? [`object ExternalCommandListener "command" { command_path = ${q(commandPipe)} }`] : []),
+      ...(options.nrpeChecks?.length
+        ? [
+            'include <plugins>',
+            'const PluginDir = "/usr/lib/nagios/plugins"',
+            'object CheckerComponent "checker" {}',
+            ...options.nrpeChecks.map(
+              (c) =>
+                `object Service ${q(c.service)} { host_name = ${q(c.host)}; check_command = "nrpe"; check_interval = 1s; retry_interval = 1s; max_check_attempts = 1; vars.nrpe_address = "127.0.0.1"; vars.nrpe_port = ${c.port}; vars.nrpe_command = ${q(c.command)}; vars.nrpe_no_ssl = true }`,
+            ),
+          ]
+        : []),
       `object ApiUser ${q(API_USER)} { password = ${q(API_PASSWORD)}; permissions = [ "actions/process-check-result", "objects/query/*", "status/query" ] }`,
       ...options.hosts.map((h) => `object Host ${q(h)} { check_command = "dummy"; enable_active_checks = false }`),
       ...options.services.map(

@@ -4,12 +4,14 @@
  * Debian's nginx on loopback: OK with the revision in force; CRITICAL with
  * the first problem while a pulled file is refused, and while a local edit
  * is; WARNING once the source failed max-failures polls in a row; OK again
- * once fixed. Perf data: seconds since the last good pull and change.
+ * once fixed; Icinga 2, polling it with the ITL's nrpe command, sees the
+ * same states. Perf data: seconds since the last good pull and change.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { listenerPort, replaceFile, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
+import { startIcingaDaemon } from '../helpers/icinga-daemon.js';
 import { checkNrpe } from '../helpers/nrpe-daemon.js';
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
 import { sourceClient, type SourceClient } from '../helpers/source-client.js';
@@ -102,6 +104,31 @@ void describe('check_settings over check_nrpe (agent as a process, nginx source)
     }
     await client.pull();
     assert.equal((await ask()).code, 0);
+  });
+
+  void it('Icinga 2 polling it with check_nrpe sees OK, then CRITICAL for a refused pull, then OK', async () => {
+    const icinga = made.add(
+      await startIcingaDaemon({
+        hosts: ['agent-host'],
+        services: [],
+        nrpeChecks: [{ host: 'agent-host', service: 'settings', port: nrpe, command: 'check_settings' }],
+      }),
+      (i) => i.stop(),
+    );
+    const result = async (): Promise<{ state: number; output: string } | undefined> => {
+      const r = (await icinga.object('services/agent-host!settings'))?.last_check_result as
+        { state: number; output: string } | null | undefined;
+      return r ?? undefined;
+    };
+    await waitUntil(async () => (await result())?.state === 0, 30_000, 'Icinga 2 polling OK');
+    assert.match((await result())?.output ?? '', /^OK: settings in force, revision /);
+    serve(nginx, 'fleet.ini', '[/settings/log]\nbuffer size = lots!\n');
+    await client.pull();
+    await waitUntil(async () => (await result())?.state === 2, 30_000, 'Icinga 2 seeing CRITICAL');
+    assert.match((await result())?.output ?? '', /^CRITICAL: the settings pulled are refused: /);
+    serve(nginx, 'fleet.ini', '[/settings/log]\nbuffer size = 3000\n');
+    await client.pull();
+    await waitUntil(async () => (await result())?.state === 0, 30_000, 'Icinga 2 seeing OK again');
   });
 
   void it('CRITICAL while a local edit is refused; OK once the file is good again', async () => {
