@@ -3,7 +3,7 @@
  * lower one, never up (docs/development.md "Layers"). `npm run check:layers` runs this
  * in .ci/run. Type-only imports count too (tsPreCompilationDeps).
  *
- *   base       errors.ts, error-codes.ts, in-range.ts, log.ts, log-escape.ts, log-throttle.ts, retry-policy.ts, version.ts, package-root.ts, hide-paths.ts, path-inside.ts, open-writers.ts
+ *   base       errors.ts, error-codes.ts, in-range.ts, log.ts, log-escape.ts, log-journal.ts, log-throttle.ts, retry-policy.ts, version.ts, package-root.ts, hide-paths.ts, path-inside.ts, open-writers.ts, abort-link.ts, native-addon.ts
  *   formats    src/formats/    value and file formats that settings validation
  *                              checks and the code above runs: allowed hosts,
  *                              command allow-lists, script command lines,
@@ -17,23 +17,10 @@
  *   web        src/web/        the HTTP app (library of WEBServer)
  *   modules    src/modules/    lifecycle wrappers over the above, the loaders
  *   reconciler src/reconciler/ runs the modules
- *   top        src/cli/, src/agent.ts, src/main.ts, src/tools/
+ *   top        src/cli/, src/agent.ts, src/main.ts, src/launcher.cjs, src/tools/, src/packaging/
  */
-const layers = [
-  [
-    'base',
-    '^src/(errors|error-codes|in-range|log|log-escape|log-throttle|retry-policy|version|package-root|hide-paths|path-inside|open-writers)\\.ts$',
-  ],
-  ['formats', '^src/formats/'],
-  ['settings', '^src/settings/'],
-  ['core', '^src/core/'],
-  ['protocols', '^src/protocols/'],
-  ['checks', '^src/checks/'],
-  ['web', '^src/web/'],
-  ['modules', '^src/modules/'],
-  ['reconciler', '^src/reconciler/'],
-  ['top', '^src/(cli/|tools/|agent\\.ts$|main\\.ts$)'],
-];
+// The one list of layers (src/tools/layers.cjs), also checked file by file by test/unit/layers.test.ts.
+const layers = require('./src/tools/layers.cjs');
 
 const upward = layers.slice(0, -1).map(([name, path], i) => ({
   name: `no-upward-from-${name}`,

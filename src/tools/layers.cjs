@@ -1,0 +1,18 @@
+// The layers of src/, bottom to top, as path patterns: the one list that .dependency-cruiser.cjs
+// builds its rules from and test/unit/layers.test.ts checks every file of src/ against (each file in
+// exactly one). What each layer holds: docs/development.md "Layers".
+module.exports = [
+  [
+    'base',
+    '^src/(errors|error-codes|in-range|log|log-escape|log-journal|log-throttle|retry-policy|version|package-root|hide-paths|path-inside|open-writers|abort-link|native-addon)\\.ts$',
+  ],
+  ['formats', '^src/formats/'],
+  ['settings', '^src/settings/'],
+  ['core', '^src/core/'],
+  ['protocols', '^src/protocols/'],
+  ['checks', '^src/checks/'],
+  ['web', '^src/web/'],
+  ['modules', '^src/modules/'],
+  ['reconciler', '^src/reconciler/'],
+  ['top', '^src/(cli/|tools/|packaging/|agent\\.ts$|main\\.ts$|launcher\\.cjs$)'],
+];
