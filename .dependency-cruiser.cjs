@@ -1,23 +1,8 @@
 /**
- * Layers of src/, bottom to top; an import may point to its own layer or a
- * lower one, never up (docs/development.md "Layers"). `npm run check:layers` runs this
- * in .ci/run. Type-only imports count too (tsPreCompilationDeps).
- *
- *   base       errors.ts, error-codes.ts, in-range.ts, log.ts, log-escape.ts, log-journal.ts, log-throttle.ts, retry-policy.ts, version.ts, package-root.ts, hide-paths.ts, path-inside.ts, open-writers.ts, abort-link.ts, native-addon.ts
- *   formats    src/formats/    value and file formats that settings validation
- *                              checks and the code above runs: allowed hosts,
- *                              command allow-lists, script command lines,
- *                              alias commands, wrapped scripts, TLS/PEM files
- *   settings   src/settings/   the settings model: read, validate, plan, the
- *                              module table (names, sections, queries)
- *   core       src/core/       queries, channels, results, the plugin message
- *                              codec (core/plugin/), the control types
- *   protocols  src/protocols/  clients and listeners of the wire protocols
- *   checks     src/checks/     the checks
- *   web        src/web/        the HTTP app (library of WEBServer)
- *   modules    src/modules/    lifecycle wrappers over the above, the loaders
- *   reconciler src/reconciler/ runs the modules
- *   top        src/cli/, src/agent.ts, src/main.ts, src/launcher.cjs, src/tools/, src/packaging/
+ * Layers of src/, bottom to top (src/tools/layers.cjs, described once in
+ * docs/architecture.md "Layers"); an import may point to its own layer or a
+ * lower one, never up. `npm run check:layers` runs this in .ci/run.
+ * Type-only imports count too (tsPreCompilationDeps).
  */
 // The one list of layers (src/tools/layers.cjs), also checked file by file by test/unit/layers.test.ts.
 const layers = require('./src/tools/layers.cjs');
