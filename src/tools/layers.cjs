@@ -1,6 +1,6 @@
 // The layers of src/, bottom to top, as path patterns: the one list that .dependency-cruiser.cjs
 // builds its rules from and test/unit/layers.test.ts checks every file of src/ against (each file in
-// exactly one). What each layer holds: docs/development.md "Layers".
+// exactly one). What each layer holds: docs/architecture.md "Layers".
 module.exports = [
   [
     'base',
