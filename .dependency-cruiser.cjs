@@ -54,10 +54,11 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'no import cycles between files (a cycle of type-only imports is harmless at run time and allowed)',
+      comment:
+        'no import cycles between files, type-only ones included: two files that name each other are one job split by size (a shared type goes to a file of its own)',
       severity: 'error',
       from: { path: '^src/' },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+      to: { circular: true },
     },
   ],
   options: {

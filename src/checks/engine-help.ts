@@ -5,7 +5,7 @@
  */
 import type { OptionDef } from './arguments.js';
 import type { VarDef } from './expression/evaluate.js';
-import type { CheckDefinition } from './engine.js';
+import type { CheckDefinition } from './check-definition.js';
 
 export const COMMON_OPTIONS: Readonly<Record<string, OptionDef>> = {
   filter: {

@@ -7,59 +7,21 @@
  * `runCheck` never throws: bad arguments, bad expressions (with the column
  * of the problem) and failing collectors all answer UNKNOWN with a message.
  */
-import { ArgumentError, parseArguments, type CheckArguments, type OptionDef } from './arguments.js';
+import { ArgumentError, parseArguments, type CheckArguments } from './arguments.js';
+import type { CheckDefaults, CheckDefinition, EmptyState } from './check-definition.js';
 import { ExpressionError } from './expression/lexer.js';
-import { compileExpression, type Compiled, type Scope, type VarDef, type Values } from './expression/evaluate.js';
+import { compileExpression, type Compiled, type Scope, type Values } from './expression/evaluate.js';
 import { formatValue, renderTemplate, templateNames } from './format.js';
 import { applyPerfConfig, parsePerfConfig, type RawMetric } from './perf-config.js';
 import { pushMetric } from './perf-thresholds.js';
 import { STATUS_NAMES, UNKNOWN, type QueryResult, type Status } from '../core/result.js';
 import { errorMessage } from '../errors.js';
 import { COMMON_OPTIONS, SUMMARY_VARS, SUMMARY_TEXTS, helpText } from './engine-help.js';
-import { capped, type ListCap } from './list-cap.js';
+import { capped } from './list-cap.js';
 import { inRange } from '../in-range.js';
 import { PatternCostError } from '../formats/linear-pattern.js';
 
-export type EmptyState = 'ok' | 'warning' | 'critical' | 'unknown' | 'ignored';
-
-export interface CheckDefaults {
-  filter?: string;
-  warning?: string;
-  critical?: string;
-  topSyntax: string;
-  okSyntax?: string;
-  detailSyntax: string;
-  emptySyntax: string;
-  emptyState: EmptyState;
-  /** Text between items when list-separator is not given (', ' if absent). */
-  separator?: string;
-  /** At most this many items and bytes in each list of the message; the rest is said as `… N more`. */
-  listCap?: ListCap;
-}
-
-/** One metric of an item (or of the summary): `key` names the value shown. */
-export interface PerfSpec {
-  object: string;
-  key: string;
-  alias: string;
-  minimum?: number;
-  maximum?: number;
-}
-
-export interface CollectCall {
-  signal: AbortSignal;
-  /** Seconds since the epoch when the check started. */
-  now: number;
-  /**
-   * The check's filter (true when there is none). A collector that streams
-   * many items (log lines) applies it while reading, answers only what
-   * passes, and reports how many it saw with `seen(n)` (the summary's
-   * `total`), so memory stays bounded. Set by the engine; absent when a
-   * test calls collect directly.
-   */
-  accepts?(item: Values): boolean;
-  seen?(total: number): void;
-}
+export type { CheckDefaults, CheckDefinition, CollectCall, EmptyState, PerfSpec } from './check-definition.js';
 
 /**
  * A collector's failure whose message is the whole answer (UNKNOWN), such
@@ -68,28 +30,6 @@ export interface CollectCall {
  */
 export class CheckError extends Error {
   override readonly name = 'CheckError';
-}
-
-export interface CheckDefinition {
-  name: string;
-  title: string;
-  description: string;
-  /** The named values of each item. */
-  vars: Readonly<Record<string, VarDef>>;
-  /** Arguments of this check on top of the common ones. */
-  options?: Readonly<Record<string, OptionDef>>;
-  defaults: CheckDefaults;
-  /**
-   * Defaults that depend on the arguments (check_service drops its filter
-   * when services are named); merged over `defaults`. Help shows `defaults`.
-   */
-  defaultsFor?(args: CheckArguments): Partial<CheckDefaults>;
-  /** Gather the items; a throw answers UNKNOWN with its message. */
-  collect(args: CheckArguments, call: CollectCall): Promise<Values[]>;
-  /** Metrics of one item that passed the filter. */
-  perf?(item: Values): PerfSpec[];
-  /** Metrics of the whole result (keys are summary names such as `count`). */
-  summaryPerf?: readonly PerfSpec[];
 }
 
 /** Run a check with its arguments. Never throws. */

@@ -5,7 +5,7 @@
  */
 import type { Compiled, Threshold, Values, VarDef } from './expression/evaluate.js';
 import type { RawMetric } from './perf-config.js';
-import type { PerfSpec } from './engine.js';
+import type { PerfSpec } from './check-definition.js';
 
 /** Add the metric `spec` names (when its value is a number) with its thresholds to `out`. */
 export function pushMetric(

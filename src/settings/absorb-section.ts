@@ -9,11 +9,21 @@ import type { MergedSection } from './merge-sections.js';
 import type { CheckCache } from './check-cache.js';
 import type { SchemaSet } from './schema-set.js';
 import type { ObjectDefinition } from './objects.js';
+import type { ResolvedObject } from './snapshot.js';
 import type { Origin } from './snapshot.js';
-import type { BelowObjects } from './section-layer.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { suggestion } from './did-you-mean.js';
 import { expandVariables } from './variables.js';
+
+/** What the layers below the main file hold of an object container (section-layer.ts). */
+export interface BelowObjects {
+  /** Names the main file adds to the container (none overridden); a main file that overrides an object gives no BelowObjects. */
+  added: readonly string[];
+  /** The objects of the layer resolved once by `resolve` (remembered per layer), or undefined when that had problems. */
+  resolved(
+    resolve: (defs: Map<string, ObjectDefinition>) => { map: Map<string, ResolvedObject>; clean: boolean },
+  ): Map<string, ResolvedObject> | undefined;
+}
 
 export interface SectionState {
   sections: Record<string, Record<string, unknown>>;

@@ -13,7 +13,13 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { problem, type SettingsProblem } from './problem.js';
-import type { SettingsReader, SourceFile } from './includes.js';
+import type { SourceFile } from './source-file.js';
+
+/** What of the tree's reader (includes.ts SettingsReader) the drop-ins need. */
+export interface DropInReader {
+  folderFiles(folder: string, watched: Set<string>): Promise<{ files: string[] } | { error: string }>;
+  source(file: string): Promise<SourceFile | { file: string; error: string }>;
+}
 
 /** The name of the drop-in folder beside a settings file. */
 export const DROP_IN_FOLDER = 'conf.d';
@@ -25,7 +31,7 @@ export function dropInFolder(main: string): string {
 
 /** The drop-ins of `main`, read, in precedence order (lowest first); problems for what cannot be read. */
 export async function readDropIns(
-  reader: SettingsReader,
+  reader: DropInReader,
   main: string,
   watched: Set<string>,
   problems: SettingsProblem[],

@@ -32,7 +32,7 @@ import { createHash } from 'node:crypto';
 import { fsReason } from '../errors.js';
 import { wildcardPattern } from '../formats/wildcard.js';
 import { readRegularFileSync, SETTINGS_FILE_LIMIT } from '../formats/regular-file.js';
-import { parseIni, type IniDocument } from './read-ini.js';
+import { parseIni } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { expandVariables } from './variables.js';
 import { CheckCache } from './check-cache.js';
@@ -48,12 +48,8 @@ export const INCLUDES_SECTION = '/includes';
 /** Files may include files that include files… this deep at most (a chain deeper is an error, not a stack overflow). */
 export const MAX_INCLUDE_DEPTH = 64;
 
-/** One file as read: its bytes' hash and the parsed document, or why it could not be read. */
-export interface SourceFile {
-  file: string;
-  hash: string;
-  doc: IniDocument;
-}
+export type { SourceFile } from './source-file.js';
+import type { SourceFile } from './source-file.js';
 
 /** The files of one settings tree, in precedence order (lowest first; the main file is last). */
 export interface SettingsTree {

@@ -21,14 +21,7 @@ import type { SettingsProblem } from './problem.js';
 import { absorbOne, emptyState, oneLinerKey, type LayerContext, type SectionState } from './absorb-section.js';
 
 /** The objects of one container in the files below the main file, for resolving only what the main file adds. */
-export interface BelowObjects {
-  /** Names the main file adds to the container (none overridden); a main file that overrides an object gives no BelowObjects. */
-  added: readonly string[];
-  /** The objects of the layer resolved once by `resolve` (remembered per layer), or undefined when that had problems. */
-  resolved(
-    resolve: (defs: Map<string, ObjectDefinition>) => { map: Map<string, ResolvedObject>; clean: boolean },
-  ): Map<string, ResolvedObject> | undefined;
-}
+export type { BelowObjects } from './absorb-section.js';
 
 /** A remembered contribution of the sections below the main file, with the problems of each position. */
 interface Layer {

@@ -16,28 +16,8 @@ import { parseExpression, type CompareOp, type ExprNode, type ValueNode } from '
  * unit of NSClient++'s network checks (a plain number is milliseconds,
  * `2s` is 2000).
  */
-export type VarKind = 'number' | 'percent' | 'size' | 'time' | 'ms' | 'date' | 'string' | 'bool';
-
-export interface VarDef {
-  kind: VarKind;
-  description: string;
-  /** For sizes: the name of the matching percentage value, so that `x > 90%` works. */
-  pct?: string;
-  /** For sizes: the name of the total that 100% stands for (perf thresholds). */
-  of?: string;
-}
-
-export type Scalar = number | string | boolean;
-export type Values = Readonly<Record<string, Scalar | undefined>>;
-
-export interface Scope {
-  /** Values of the item being judged; absent when judging the summary only. */
-  item?: Values;
-  /** Summary values: count, total, ok_count, ... */
-  summary: Values;
-  /** Current time in seconds since the epoch, for dates. */
-  now: number;
-}
+export type { Getter, Scalar, Scope, Values, VarDef, VarKind } from './values.js';
+import type { Getter, Scope, VarDef, VarKind } from './values.js';
 
 /** A comparison of a name with a number, kept so that perf data can show its threshold. */
 export interface Threshold {
@@ -56,8 +36,6 @@ export interface Compiled {
   readonly usesItem: boolean;
   readonly thresholds: readonly Threshold[];
 }
-
-export type Getter = (scope: Scope) => Scalar | undefined;
 
 /** Parse and compile; throws ExpressionError with the column of the first problem. */
 export function compileExpression(

@@ -5,7 +5,7 @@
  */
 import { ExpressionError } from './lexer.js';
 import type { ValueNode } from './parser.js';
-import type { Getter, VarKind } from './evaluate.js';
+import type { Getter, VarKind } from './values.js';
 
 const SIZE: Readonly<Record<string, number>> = {
   '': 1,

@@ -21,7 +21,7 @@ import {
   RESPONSE_PACKET,
   type NrpePacket,
 } from './packet.js';
-import type { NrpePeer, NrpeServerOptions, NrpeServerPolicy } from './server.js';
+import type { NrpePeer, NrpeServerOptions, NrpeServerPolicy } from './server-types.js';
 import { PEER_EVENTS } from '../../log-throttle.js';
 
 /** Characters refused in queries unless `allowNastyCharacters` (those of the NRPE daemon). */

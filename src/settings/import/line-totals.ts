@@ -3,14 +3,9 @@
  * kept, changed, dropped, or blank or comment. A line reported several
  * times counts once, by its final fate (dropped over changed over kept).
  */
-import type { ImportChange } from './translation.js';
+import type { ImportChange, LineCount } from './translation.js';
 
-/** One physical line read (the given file and its includes); `setting` is false for blank and comment lines. */
-export interface LineCount {
-  file: string;
-  line: number;
-  setting: boolean;
-}
+export type { LineCount } from './translation.js';
 
 export interface LineTotals {
   files: number;

@@ -3,7 +3,12 @@
  * nrpe-cfg.ts): the sections and keys to write, with their comments and
  * source lines, and the report of every change.
  */
-import type { LineCount } from './line-totals.js';
+/** One physical line read (the given file and its includes); `setting` is false for blank and comment lines. */
+export interface LineCount {
+  file: string;
+  line: number;
+  setting: boolean;
+}
 
 export type ChangeAction = 'kept' | 'dropped' | 'renamed' | 'changed' | 'moved' | 'note';
 
