@@ -34,6 +34,7 @@ export interface RunningAgent {
 export type StartResult =
   { ok: true; agent: RunningAgent; warnings: SettingsProblem[] } | { ok: false; problems: SettingsProblem[] };
 
+// long function: assembles the agent, each step handing the next what it made (reconciler, core, source, watcher); split, they would pass a dozen values around
 export async function startAgent(options: { settingsFile: string; watch?: boolean }): Promise<StartResult> {
   let loaded = await loadSettingsFile(options.settingsFile);
   if (!loaded.ok) return { ok: false, problems: loaded.problems };

@@ -51,7 +51,7 @@ export interface CoreOptions {
   settings: () => Snapshot;
   health?: () => SettingsHealth;
 }
-
+// long function: the core's methods share its registries in one closure
 export function createCore(options: CoreOptions): Core {
   const queries = new Map<string, Registered<RawQueryHandler>>();
   const execs = new Map<string, Registered<RawExecHandler>>();

@@ -69,6 +69,7 @@ interface Section {
   'queue size': number;
 }
 
+// long function: start, apply and stop share the channel module's state in one closure (issue 42 item 4: modules as values)
 export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModule {
   let settings: ModuleSettings | undefined;
   let ctx: ModuleContext | undefined;

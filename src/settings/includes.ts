@@ -118,6 +118,7 @@ export class SettingsReader {
     return p;
   }
 
+  // long function: one walk of the tree sharing its visited set, its include stack and its problems
   /**
    * The tree of `main` (already read: `mainSource`): every included file,
    * recursively, in precedence order. Never throws; problems are listed.

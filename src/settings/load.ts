@@ -121,6 +121,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
   return loadTree(tree, new CheckCache());
 }
 
+// long function: the steps of a load share the merged view, the variables and the problem list; each step is a function of its own file
 /** Validate and resolve a settings tree (the main file and what it includes). Pure apart from ${file:} reads. */
 export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, locatedAt?: string): LoadResult {
   const abs = tree.main;

@@ -43,6 +43,7 @@ export type ObjectMemo = WeakMap<
   { container: string; name: string; inFile: boolean; key: string; chain: readonly object[]; resolved: ResolvedObject }
 >;
 
+// long function: resolves parents recursively with one memo and one cycle stack
 export function resolveObjects(
   container: string,
   defs: Map<string, ObjectDefinition>,

@@ -29,6 +29,7 @@ export interface CheckedSection {
   secret?: true;
 }
 
+// long function: one pass over a section's keys: coerce, check, collect problems
 export function checkSection(
   set: SchemaSet,
   schema: SectionSchema,

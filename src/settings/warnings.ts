@@ -80,6 +80,7 @@ function codePoints(text: string): number {
   return text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '_').length;
 }
 
+// long function: a list of independent checks over one input, one after another
 export function insecureWarnings(input: WarnInput): SettingsProblem[] {
   const out: SettingsProblem[] = [];
   const at = (o: Origin | undefined, section: string, key: string) => ({

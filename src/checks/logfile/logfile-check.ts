@@ -41,6 +41,7 @@ const COLUMN_VARS: Record<string, VarDef> = Object.fromEntries(
   ]),
 );
 
+// long function: a check definition is one object literal (vars, defaults, collect), as every check's; its collector's parts are in their own files
 export function logfileCheck(settings: () => LogfileSettings, positions: LogPositions): CheckDefinition {
   return {
     name: 'check_logfile',

@@ -43,6 +43,7 @@ const SECTION = '/settings/agent/server';
 
 type Settings = SettingsOf<'AgentServer'>;
 
+// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values, one listener skeleton)
 export function createModule(): AgentModule<Settings> {
   let ctx: ModuleContext<Settings> | undefined;
   let listener: ManagedListener<AgentPolicy> | undefined;

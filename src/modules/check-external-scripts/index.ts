@@ -50,6 +50,7 @@ function scriptSettingsOf(view: Settings): ScriptSettings {
   };
 }
 
+// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values)
 export function createModule(): AgentModule<Settings> {
   let ctx: ModuleContext<Settings> | undefined;
   let snapshot: Settings | undefined;

@@ -52,6 +52,7 @@ interface QueryState {
   unknownAnswer: 'agent' | 'nrpe';
 }
 
+// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values, one listener skeleton)
 export function createModule(): AgentModule<Settings> {
   let ctx: ModuleContext<Settings> | undefined;
   let listener: ManagedListener<NrpeServerPolicy> | undefined;

@@ -75,6 +75,7 @@ export interface WebServerContext extends ModuleContext<Settings> {
   readonly control?: AgentControl;
 }
 
+// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values)
 export function createModule(): AgentModule<Settings, WebServerContext> {
   let snapshot: Settings | undefined;
   let web: WebApp | undefined;

@@ -100,6 +100,7 @@ export async function nrpeRequest(options: NrpeClientOptions, request: string): 
   }
 }
 
+// long function: one exchange is one state machine over one socket (connect, TLS, write, read, deadline) whose handlers share that state
 /** One connection: connect, send one packet, read one (possibly multi-packet) answer. */
 function exchange(
   o: NrpeClientOptions,
@@ -109,6 +110,7 @@ function exchange(
 ): Promise<NrpeAnswer> {
   const peer = where(o);
   const packet = encodePacket({ version, type: QUERY_PACKET, text: request, payloadLength: o.payloadLength });
+  // long function: the exchange's socket handlers share its state (see above)
   return new Promise<NrpeAnswer>((resolve, reject) => {
     const reader = new PacketReader({ payloadLength: o.payloadLength, maxBufferLength: o.maxBufferLength ?? 1 << 20 });
     const parts: Buffer[] = [];

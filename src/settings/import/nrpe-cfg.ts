@@ -22,6 +22,7 @@ const INCLUDES = '/includes';
 const SCRIPTS = '/settings/external scripts';
 const NRPE_COMMANDS = '/settings/external scripts/nrpe commands';
 
+// long function: one pass over nrpe.cfg's lines in order, a branch per directive; nrpe's own parser reads it the same way
 export function translateNrpeCfg(
   text: string,
   file: string,

@@ -41,6 +41,7 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 const SCRIPTS = '/settings/external scripts/scripts';
 const WRAPPED = '/settings/external scripts/wrapped scripts';
 
+// long function: one pass over the sections in order, a branch per kind; the kinds that grew have their own files
 export function translate(text: string, file = 'nsclient.ini'): Translation {
   const { header, sections: source, voided, counted } = readSource(text, file);
   const set = loadSchemaSet();

@@ -44,6 +44,7 @@ import { sendJson, type WebRequest } from '../respond.js';
 import { queryFlag } from '../query-flag.js';
 import type { RouteContext } from './context.js';
 
+// long function: registers the settings routes, which share the route context and its helpers
 export function registerSettingsApiRoutes(ctx: RouteContext): void {
   const control = ctx.control;
 
