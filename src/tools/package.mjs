@@ -6,7 +6,9 @@
 // systemd unit, sysusers.d and tmpfiles.d entries, the opt-in drop-in that lets scripts run sudo
 // (/usr/share/config-agent/allow-sudo.conf) and a man page made from the command's --help.
 // Built with dpkg-deb alone (no debhelper): the maintainer scripts in src/packaging/debian/ do
-// what debhelper would generate. Nothing is written outside dist/package/.
+// what debhelper would generate. Also a signed apt repository of it in dist/package/apt/
+// (apt-repository.mjs). Nothing is written outside dist/package/ but the apt signing key made
+// on the first build (dist/apt-key/, unless AGENT_APT_GNUPGHOME names another).
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
@@ -25,6 +27,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { manPage } from './man-page.mjs';
+import { writeAptRepository } from './apt-repository.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const packaging = join(root, 'src/packaging');
@@ -81,6 +84,18 @@ if (runtimeVersion !== process.version)
   fail(
     `the build ran on node ${process.version}, the package would ship ${runtimeVersion}: run it as npm run package, which uses node_modules/.bin/node`,
   );
+
+// The apt repository beside the .deb is made with Debian's apt-ftparchive and signed with gpg.
+for (const [tool, debianPackage] of [
+  ['apt-ftparchive', 'apt-utils'],
+  ['gpg', 'gpg'],
+]) {
+  try {
+    execFileSync(tool, ['--version'], { stdio: 'ignore' });
+  } catch {
+    fail(`${tool} is missing: apt-get install ${debianPackage} (it makes the apt repository in dist/package/apt/)`);
+  }
+}
 
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
@@ -252,5 +267,12 @@ execFileSync(
   ],
   { stdio: 'inherit' },
 );
+// dist/package/apt/: the signed apt repository of the .deb (src/tools/apt-repository.mjs).
+try {
+  const key = writeAptRepository({ name, outDir, defaultGnupgHome: join(root, 'dist/apt-key') });
+  console.log(`package: ${join(outDir, 'apt')} (signed by ${key})`);
+} catch (err) {
+  fail(`the apt repository: ${err.message}`);
+}
 for (const file of [deb, tarball]) console.log(`package: ${file} (${(statSync(file).size / 1048576).toFixed(1)} MiB)`);
 console.log(`package: installed size ${(installedKb / 1024).toFixed(1)} MiB`);

@@ -98,19 +98,26 @@ export function removeRoot(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Builds the package (src/tools/package.mjs) at `version` into `dir` with fast compression; returns the .deb's path. */
-export async function buildPackage(dir: string, version: string): Promise<string> {
+/**
+ * Builds the package (src/tools/package.mjs) at `version` into `dir` with fast compression, its apt
+ * repository in `dir`/apt signed by the key in `gnupgHome` (made by the first build that names
+ * it; builds that share one run one after the other); returns the .deb's path.
+ */
+export async function buildPackage(dir: string, version: string, gnupgHome = `${dir}-apt-key`): Promise<string> {
   const r = await run(
     'env',
     [
       `AGENT_PACKAGE_DIR=${dir}`,
       `AGENT_PACKAGE_VERSION=${version}`,
       'AGENT_PACKAGE_XZ_LEVEL=0',
+      `AGENT_APT_GNUPGHOME=${gnupgHome}`,
       process.execPath,
       join(REPO, 'src/tools/package.mjs'),
     ],
     300_000,
   );
+  // The gpg-agent that signing started goes with the build.
+  await run('gpgconf', ['--homedir', gnupgHome, '--kill', 'gpg-agent']);
   if (r.code !== 0) throw new Error(`package.mjs failed (${r.code}): ${r.stdout}${r.stderr}`);
   const deb = readdirSync(dir).find((f) => f.endsWith('.deb'));
   if (deb === undefined) throw new Error(`no .deb in ${dir}`);

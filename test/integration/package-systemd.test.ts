@@ -1,20 +1,25 @@
 /**
- * The Debian package on a real host: `npm run package`'s .deb installed with apt-get into a
- * minimal Debian 12 made by mmdebstrap, whose systemd runs as PID 1 in namespaces of its own
- * (helpers/systemd-root.ts). Inside it, as an admin would: the service is active and answers
- * check_nrpe and check_nscp_api (both installed in the root); an edit of the settings is applied
- * without a restart; systemctl reload reloads; the journal holds no password; SIGKILL and a
- * stalled event loop (the documented test stall, through a drop-in) bring it back; an upgrade
- * keeps the edited settings and restarts it once; stop ends with status 0; purge leaves no user
- * and no state. Also: lintian has nothing to say at error or warning level, and
- * systemd-analyze security rates the unit 2.0 or better.
+ * The Debian package on a real host: `npm run package`'s signed apt repository served by nginx in
+ * a minimal Debian 12 made by mmdebstrap, whose systemd runs as PID 1 in namespaces of its own
+ * (helpers/systemd-root.ts), and the package installed from it with apt-get
+ * (helpers/apt-repository.ts); the same repository unsigned, or signed by another key, is refused
+ * by apt-get update. Inside it, as an admin would: the service is active and answers check_nrpe
+ * and check_nscp_api (both installed in the root); an edit of the settings is applied without a
+ * restart; systemctl reload reloads; the journal holds no password; SIGKILL and a stalled event
+ * loop (the documented test stall, through a drop-in) bring it back; an upgrade published in the
+ * repository (a rebuild at a higher version, signed by the key the first build made) is installed
+ * by apt-get upgrade, keeps the edited settings and restarts it once; stop ends with status 0;
+ * purge leaves no user and no state. Also: lintian has nothing to say at error or warning level,
+ * and systemd-analyze security rates the unit 2.0 or better.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../helpers/agent-process.js';
+import { prepareAptHost, publish, sourcesLine } from '../helpers/apt-repository.js';
+import { closeGpg, gpgKey, type GpgKey } from '../helpers/signing-keys.js';
 import {
   bootRoot,
   buildPackage,
@@ -33,20 +38,26 @@ const NRPE = '/usr/lib/nagios/plugins/check_nrpe';
 const NSCP_API = '/usr/lib/nagios/plugins/check_nscp_api';
 
 void test(
-  'the Debian package on a real systemd: install, serve, edit, reload, restart, watchdog, upgrade, stop, purge',
+  'the Debian package on a real systemd: install from the apt repository, serve, edit, reload, restart, watchdog, upgrade, stop, purge',
   { timeout: 600_000 },
   async (t) => {
     const work = mkdtempSync(join(tmpdir(), 'agent-package-'));
     const rootDir = join(work, 'root');
     let sys: BootedRoot | undefined;
+    let otherKey: GpgKey | undefined;
     try {
-      const [deb, upgradeDeb] = await Promise.all([
-        buildPackage(join(work, 'v1'), VERSION),
-        buildPackage(join(work, 'v2'), UPGRADE),
-        makeRoot(rootDir, ['nagios-nrpe-plugin', 'icinga2-bin', 'monitoring-plugins-basic', 'procps']),
+      // The first build makes the signing key in work/apt-key, the rebuild signs with it.
+      const aptKey = join(work, 'apt-key');
+      const [deb] = await Promise.all([
+        (async () => {
+          const first = await buildPackage(join(work, 'v1'), VERSION, aptKey);
+          await buildPackage(join(work, 'v2'), UPGRADE, aptKey);
+          return first;
+        })(),
+        makeRoot(rootDir, ['nagios-nrpe-plugin', 'icinga2-bin', 'monitoring-plugins-basic', 'procps', 'nginx']),
       ]);
-      copyFileSync(deb, join(rootDir, 'root/config-agent.deb'));
-      copyFileSync(upgradeDeb, join(rootDir, 'root/config-agent-upgrade.deb'));
+      otherKey = gpgKey(work, 'other');
+      prepareAptHost(rootDir, join(work, 'v1/apt'), otherKey);
 
       await t.test('lintian: no error and no warning', async () => {
         const r = await run('lintian', ['--tag-display-limit', '0', '--fail-on', 'error,warning', deb], 300_000);
@@ -56,9 +67,21 @@ void test(
       sys = await bootRoot(rootDir);
       const s = sys;
 
-      await t.test('apt-get install creates the user and the state folder and starts the service', async () => {
-        const r = await s.sh('cd /root && apt-get install -y ./config-agent.deb', 300_000);
+      await t.test('apt-get install config-agent from the signed repository starts the service', async () => {
+        await waitUntil(
+          async () => (await s.sh('systemctl is-active nginx')).stdout.trim() === 'active',
+          30_000,
+          'nginx serving the repository',
+        );
+        const r = await s.sh(
+          `echo '${sourcesLine('config-agent')}' > /etc/apt/sources.list.d/config-agent.list && apt-get update && apt-get install -y config-agent`,
+          300_000,
+        );
         assert.equal(r.code, 0, r.stdout + r.stderr);
+        assert.match(
+          (await s.sh('apt-cache policy config-agent')).stdout,
+          /http:\/\/127\.0\.0\.1:8080\/config-agent stable\/main amd64 Packages/,
+        );
         assert.equal((await s.sh('systemctl is-active config-agent')).stdout.trim(), 'active');
         assert.match((await s.sh('id config-agent')).stdout, /uid=\d+\(config-agent\) gid=\d+\(config-agent\)/);
         assert.equal(
@@ -204,32 +227,51 @@ void test(
         );
       });
 
-      await t.test('an upgrade keeps the edited settings and restarts the service once', async () => {
-        const before = (
-          await s.sh('journalctl -u config-agent --no-pager -o cat | grep -c "SIGTERM: stopping"')
-        ).stdout.trim();
-        const r = await s.sh('cd /root && apt-get install -y ./config-agent-upgrade.deb', 300_000);
-        assert.equal(r.code, 0, r.stdout + r.stderr);
-        assert.match(
-          (await s.sh('dpkg-query -W -f "\\${Version}" config-agent')).stdout,
-          new RegExp(`^${UPGRADE.replace(/[.+]/g, '\\$&')}$`),
-        );
-        assert.match(
-          (await s.sh('cat /etc/config-agent/agent.ini')).stdout,
-          /^allowed hosts = 127\.0\.0\.1, ::1, 127\.0\.0\.2$/m,
-          'the edit is kept',
-        );
-        assert.match((await s.sh('cat /etc/config-agent/conf.d/50-nrpe.ini')).stdout, /^RemoteServer = enabled$/m);
-        await waitUntil(
-          async () => (await s.sh(`${NRPE} -H 127.0.0.1 -c check_ok`)).code === 0,
-          30_000,
-          'check_nrpe after the upgrade',
-        );
-        const after = (
-          await s.sh('journalctl -u config-agent --no-pager -o cat | grep -c "SIGTERM: stopping"')
-        ).stdout.trim();
-        assert.equal(Number(after) - Number(before), 1, 'one restart');
+      await t.test('a repository unsigned or signed by another key is refused by apt-get update', async () => {
+        for (const [name, problem] of [
+          ['unsigned', /The repository 'http:\/\/127\.0\.0\.1:8080\/unsigned stable Release' is not signed/],
+          ['other-key', new RegExp(`NO_PUBKEY ${otherKey?.gpgKey.slice(-16) ?? '-'}`)],
+        ] as const) {
+          const r = await s.sh(
+            `echo '${sourcesLine(name)}' > /etc/apt/sources.list.d/${name}.list && apt-get update; code=$?; rm /etc/apt/sources.list.d/${name}.list; exit $code`,
+            120_000,
+          );
+          assert.equal(r.code, 100, r.stdout + r.stderr);
+          assert.match(r.stdout + r.stderr, problem);
+        }
       });
+
+      await t.test(
+        'an upgrade published in the repository: apt-get upgrade installs it, keeps the edited settings and restarts the service once',
+        async () => {
+          const before = (
+            await s.sh('journalctl -u config-agent --no-pager -o cat | grep -c "SIGTERM: stopping"')
+          ).stdout.trim();
+          publish(rootDir, 'config-agent', join(work, 'v2/apt'));
+          const r = await s.sh('apt-get update && apt-get upgrade -y', 300_000);
+          assert.equal(r.code, 0, r.stdout + r.stderr);
+          assert.match(r.stdout, /^Unpacking config-agent \(.*\) over \(/m);
+          assert.match(
+            (await s.sh('dpkg-query -W -f "\\${Version}" config-agent')).stdout,
+            new RegExp(`^${UPGRADE.replace(/[.+]/g, '\\$&')}$`),
+          );
+          assert.match(
+            (await s.sh('cat /etc/config-agent/agent.ini')).stdout,
+            /^allowed hosts = 127\.0\.0\.1, ::1, 127\.0\.0\.2$/m,
+            'the edit is kept',
+          );
+          assert.match((await s.sh('cat /etc/config-agent/conf.d/50-nrpe.ini')).stdout, /^RemoteServer = enabled$/m);
+          await waitUntil(
+            async () => (await s.sh(`${NRPE} -H 127.0.0.1 -c check_ok`)).code === 0,
+            30_000,
+            'check_nrpe after the upgrade',
+          );
+          const after = (
+            await s.sh('journalctl -u config-agent --no-pager -o cat | grep -c "SIGTERM: stopping"')
+          ).stdout.trim();
+          assert.equal(Number(after) - Number(before), 1, 'one restart');
+        },
+      );
 
       await t.test('systemctl stop ends with status 0', async () => {
         await s.sh('systemctl stop config-agent');
@@ -251,6 +293,7 @@ void test(
         assert.notEqual((await s.sh('test -e /etc/config-agent')).code, 0, 'no settings');
       });
     } finally {
+      closeGpg(otherKey);
       await sys?.kill();
       removeRoot(rootDir);
       rmSync(work, { recursive: true, force: true });
