@@ -15,9 +15,10 @@
  * pulled yet, it includes nothing (AGENT_WARN_INCLUDE_NOT_PULLED).
  *
  * Only the local file decides where settings come from: a pulled text that
- * holds `[/includes]` or `[/settings/source]` is refused
- * (AGENT_ERR_SOURCE_SECTION), so a server cannot point the agent at files
- * of its disk or move it to another server.
+ * holds `[/settings/source]` is refused (AGENT_ERR_SOURCE_SECTION), so a
+ * server cannot move the agent to another server. The source's file may
+ * hold `[/includes]` of files of its own repository or origin, never of
+ * this host's disk (pulled-includes.ts); a remote include may not.
  */
 import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -65,10 +66,14 @@ export function remoteIncludeCache(mainFile: string, doc: IniDocument, url: stri
   return join(stateFolderOf(mainFile, doc), 'settings-source', 'includes', `${name}.ini`);
 }
 
-/** AGENT_ERR_SOURCE_SECTION for each section a pulled text may not hold. */
-export function pulledProblems(doc: IniDocument, file: string): SettingsProblem[] {
+/**
+ * AGENT_ERR_SOURCE_SECTION for each section a pulled text may not hold; `ownIncludes`: the
+ * source's pulled file, whose `[/includes]` name files of its repository (pulled-includes.ts).
+ */
+export function pulledProblems(doc: IniDocument, file: string, ownIncludes = false): SettingsProblem[] {
+  const refused = ownIncludes ? [SOURCE_SECTION] : LOCAL_ONLY;
   return doc.sections
-    .filter((s) => LOCAL_ONLY.includes(s.path.toLowerCase()))
+    .filter((s) => refused.includes(s.path.toLowerCase()))
     .map((s) => problem('AGENT_ERR_SOURCE_SECTION', [s.path], { file, line: s.line, col: 1, section: s.path }));
 }
 
