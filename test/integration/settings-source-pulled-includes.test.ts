@@ -11,7 +11,9 @@
  *   commit refused with the commit; the cache (pulled-files/) in force at a
  *   start with the server gone, verified again at start when signed;
  * - https (nginx over TLS): a relative include on the same origin pulled,
- *   a change of the included file alone applied, an escaping one refused.
+ *   a change of the included file alone applied, an escaping one refused;
+ *   with allowed signers each included file verified with its own `.sig`,
+ *   a bad one refused, the cached base verified again at a restart.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +26,7 @@ import { startGitDaemon } from '../helpers/git-daemon.js';
 import { startGitHttp } from '../helpers/git-http.js';
 import type { GitWork } from '../helpers/git-work.js';
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
-import { allowedSigners, sshKey } from '../helpers/signing-keys.js';
+import { allowedSigners, sshKey, sshSign } from '../helpers/signing-keys.js';
 import { bootIni, sourceClient, type SourceClient } from '../helpers/source-client.js';
 import { Teardown } from '../helpers/teardown.js';
 
@@ -227,5 +229,68 @@ void describe('[/includes] in a file pulled over https: a relative URL on the sa
       assert.match(s.lastError ?? '', /the pulled file agent\/hosts\/web01\.ini \(line 3\) cannot include/);
       assert.equal(await a.size(), '2468');
     }
+  });
+});
+
+void describe('[/includes] in a file pulled over https with allowed signers (nginx, agent as a process)', () => {
+  let nginx: Nginx;
+  let a: ReturnType<typeof agentOn>;
+  let key: string;
+  let state: string;
+  const made = new Teardown();
+  after(() => made.close());
+  /** Publish a file with its detached signature (by `by`, or none). */
+  const publish = (rel: string, text: string, by: string | null = key): void => {
+    serve(nginx, `agent/${rel}`, text);
+    serve(nginx, `agent/${rel}.sig`, by === null ? 'no signature\n' : sshSign(by, text, 'agent-settings'));
+  };
+
+  before(async () => {
+    const certs = made.add(certDir(), (c) => c.remove());
+    const authority = certs.ca('pulled-includes-signed-ca');
+    nginx = made.add(await startNginx({ tls: certs.issue(authority, 'signed-server', 'server') }), (n) => n.close());
+    state = mkdtempSync(join(tmpdir(), 'pulled-includes-signed-'));
+    made.defer(() => rmSync(state, { recursive: true, force: true }));
+    key = sshKey(state, 'fleet');
+    const signers = allowedSigners(join(state, 'allowed_signers'), { 'fleet@example.invalid': key });
+    for (const [rel, text] of Object.entries(FLEET)) publish(rel, text);
+    a = agentOn(made, join(state, 'state'), [
+      '[/settings/source]',
+      `url = ${nginx.httpsBase}/agent/hosts/\${host_lc}.ini`,
+      `ca = ${authority.cert}`,
+      `allowed signers = ${signers}`,
+      'interval = 3600',
+      'timeout = 10',
+    ]);
+    await a.start();
+  });
+
+  void it('each included file is verified with its own signature', async () => {
+    const s = await a.client.firstPull();
+    assert.equal(s.lastError, null);
+    assert.match((await a.viewer()) ?? '', /queries\.execute/);
+    assert.ok(nginx.accessLines().some((l) => l.startsWith('200 GET /agent/shared/base.ini.sig')));
+  });
+
+  void it('a base whose signature does not hold is refused, the settings kept', async () => {
+    publish('shared/base.ini', withLog(1357));
+    assert.equal((await a.client.pull()).lastError, null);
+    assert.equal(await a.size(), '1357');
+    publish('shared/base.ini', withLog(9753), null);
+    const s = await a.client.pull();
+    assert.match(s.lastError ?? '', /AGENT_ERR_SOURCE_SIGNATURE|signature/);
+    assert.match(s.lastError ?? '', /shared\/base\.ini\.sig/);
+    assert.equal(await a.size(), '1357');
+  });
+
+  void it('at a restart with nginx gone, the cached base verifies again and is in force', async () => {
+    publish('shared/base.ini', withLog(1357));
+    assert.equal((await a.client.pull()).lastError, null);
+    await a.agent.stop();
+    await nginx.stop();
+    await a.start();
+    assert.equal(await a.size(), '1357');
+    assert.doesNotMatch(a.agent.logs(), /AGENT_ERR_SOURCE_CACHE_UNVERIFIED/);
+    await nginx.start();
   });
 });
