@@ -69,6 +69,8 @@ export interface SettingsTree {
   pulled?: string[];
   /** The source's own pulled file, when one is in the tree (the layer a local key may override, with a warning). */
   sourcePull?: string;
+  /** The files that pulled file includes (pulled-includes.ts): the same layer. */
+  sourceIncludes?: string[];
 }
 
 export interface RemoteInclude {
@@ -226,7 +228,7 @@ export class SettingsReader {
     // A pulled settings file ([/settings/source], in the main file or a drop-in), with what it includes: the lowest layer.
     const add = (s: SourceFile): void => void sources.add(s);
     const pull = { add, problems, watched, maxDepth: MAX_INCLUDE_DEPTH };
-    const { sourcePull, files: pulledFiles } = await readSourcePull(this, [mainSource, ...dropIns], pull);
+    const pulled = await readSourcePull(this, [mainSource, ...dropIns], pull);
     await visit(mainSource, []);
     for (const d of dropIns) await visit(d, [mainSource.file]);
     return {
@@ -235,12 +237,8 @@ export class SettingsReader {
       problems,
       watched: [...watched],
       remote: [...remote.values()],
-      pulled: [
-        ...(sourcePull === undefined ? [] : [sourcePull]),
-        ...pulledFiles,
-        ...[...remote.values()].map((r) => r.cache),
-      ],
-      ...(sourcePull === undefined ? {} : { sourcePull }),
+      pulled: [...pulled.files, ...[...remote.values()].map((r) => r.cache)],
+      ...pulled.tree,
     };
   }
 

@@ -111,26 +111,29 @@ export interface PulledVisit {
 /**
  * The source's pulled file, when the main file or a drop-in (`docs`, the
  * main file first) names a source and a pull is cached: it and what it
- * includes, added lowest first. `reader.locations` says where a pull given
+ * includes, added lowest first; `files`: all of them (never edited), `tree`:
+ * what the settings tree says of them (includes.ts SettingsTree). `reader.locations` says where a pull given
  * to the reader before it is cached is in its repository.
  */
 export async function readSourcePull(
   reader: Pick<PulledVisit, 'source' | 'hostVars'> & { locations: ReadonlyMap<string, string> },
   docs: readonly Read[],
   o: Omit<PulledVisit, 'source' | 'hostVars' | 'pulled'>,
-): Promise<{ sourcePull?: string; files: string[] }> {
+): Promise<{ files: string[]; tree: { sourcePull?: string; sourceIncludes?: string[] } }> {
   const [main] = docs;
-  if (!main || !docs.some((d) => sourceUrl(d.doc, reader.hostVars) !== undefined)) return { files: [] };
+  const none = { files: [], tree: {} };
+  if (!main || !docs.some((d) => sourceUrl(d.doc, reader.hostVars) !== undefined)) return none;
   const cache = sourceCacheFile(main.file, main.doc);
   o.watched.add(cache);
   const pulled = await reader.source(cache);
-  if ('error' in pulled) return { files: [] };
+  if ('error' in pulled) return none;
   o.problems.push(...pulledProblems(pulled.doc, pulled.file, true));
   const files: string[] = [];
   const location = reader.locations.get(pulled.file) ?? cachedLocation(pulled.file) ?? '';
   const v = { ...o, source: (f: string) => reader.source(f), hostVars: reader.hostVars, pulled: files };
   await visitPulled(v, pulled, location, pulledFilesRoot(cache));
-  return { sourcePull: pulled.file, files };
+  const tree = { sourcePull: pulled.file, ...(files.length === 0 ? {} : { sourceIncludes: files }) };
+  return { files: [pulled.file, ...files], tree };
 }
 
 /**

@@ -26,6 +26,7 @@ import { startGitDaemon } from '../helpers/git-daemon.js';
 import { startGitHttp } from '../helpers/git-http.js';
 import type { GitWork } from '../helpers/git-work.js';
 import { serve, startNginx, type Nginx } from '../helpers/nginx-daemon.js';
+import { runAgentCli } from '../helpers/run-cli.js';
 import { allowedSigners, sshKey, sshSign } from '../helpers/signing-keys.js';
 import { bootIni, sourceClient, type SourceClient } from '../helpers/source-client.js';
 import { Teardown } from '../helpers/teardown.js';
@@ -118,8 +119,16 @@ function gitSuite(name: string, open: (made: Teardown, dir: string) => Promise<{
       assert.equal(statSync(cached).mode & 0o777, 0o600);
     });
 
-    void it('a commit that changes only the base file is applied', async () => {
+    void it('a commit that changes only the base file is applied (and settings plan --source shows it first)', async () => {
       last = server.commit({ 'shared/base.ini': withLog(4321) }, 'the base alone', key);
+      // The CLI is the same host as the agent: the same ${host_lc}, the same environment.
+      Object.assign(process.env, { AGENT_HOSTNAME: HOST, AGENT_WEB_PASSWORD: PASSWORD });
+      const plan = await runAgentCli(['settings', 'plan', '--source', '--settings', a.agent.settingsFile]).finally(
+        () => delete process.env.AGENT_HOSTNAME,
+      );
+      assert.equal(plan.code, 0, plan.stdout + plan.stderr);
+      assert.ok(plan.stdout.includes(`revision ${last}`), plan.stdout);
+      assert.match(plan.stdout, /^agent\s+apply\b.*\[\/settings\/log\]/m);
       const s = await a.client.pull();
       assert.equal(s.lastError, null);
       assert.equal(s.revision, last);

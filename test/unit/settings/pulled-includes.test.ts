@@ -67,6 +67,12 @@ void describe('settings/pulled-includes.ts', () => {
     assert.equal(r.snapshot.sections['/settings/default']?.timeout, 22, 'from the base');
     assert.equal(r.snapshot.sections['/settings/log']?.['buffer size'], 1234, 'the host file over its base');
     assert.equal(r.snapshot.sections['/settings/log'].level, 'warning', 'the local file over both');
+    const over = r.warnings.filter((w) => w.code === 'AGENT_WARN_PULLED_OVERRIDDEN');
+    assert.deepEqual(
+      over.map((w) => [w.file, w.key]),
+      [[main, 'level']],
+      'a key of the base the local file overrides is warned about, once',
+    );
     assert.deepEqual(
       r.snapshot.sources.map((s) => s.file),
       [join(folder, 'pulled-files', 'shared', 'base.ini'), cache, main],
