@@ -231,6 +231,16 @@ void describe('[/includes] in a file pulled over https: a relative URL on the sa
     assert.equal(await a.size(), '2468');
   });
 
+  void it('an include the server does not have (404) is refused as the text that names it', async () => {
+    serve(nginx, 'agent/hosts/web01.ini', hostIncluding('../shared/none.ini'));
+    const s = await a.client.pull();
+    assert.match(
+      s.lastError ?? '',
+      /are not applied: agent\/hosts\/web01\.ini line 3 includes \S+\/agent\/shared\/none\.ini: HTTP 404/,
+    );
+    assert.equal(await a.size(), '2468');
+  });
+
   void it('an include leaving the origin root, or an absolute path, is refused with file and line', async () => {
     for (const path of ['../../../shared/base.ini', '/etc/passwd']) {
       serve(nginx, 'agent/hosts/web01.ini', hostIncluding(path));

@@ -13,13 +13,14 @@
  *   included file, so a change of the base alone is applied.
  * Nested includes are followed up to MAX_INCLUDE_DEPTH, at most
  * MAX_PULLED_FILES files. A file that cannot be read refuses the pull
- * (AGENT_ERR_SOURCE_INVALID for a file the commit lacks, else
- * AGENT_ERR_SOURCE_PULL); the loader reports what the walk does not
+ * (AGENT_ERR_SOURCE_INVALID for a file the commit lacks or the server
+ * answers 404 or 410 for: polled again at the interval, as any refused
+ * text; else AGENT_ERR_SOURCE_PULL); the loader reports what the walk does not
  * (cycles, refused paths) with file and line when the tree is validated.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, posix, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../../errors.js';
 import { MAX_INCLUDE_DEPTH, type SettingsReader } from '../../settings/includes.js';
 import { hostPlaceholders } from '../../settings/host-placeholders.js';
@@ -45,7 +46,7 @@ export interface Bundle {
 
 /** Where the source's file is in its repository: the git `path`, or the URL's path from the origin's root. */
 export function locationOf(cfg: Pick<SourceConfig, 'url' | 'path'>): string {
-  return (cfg.path !== '' ? cfg.path : new URL(cfg.url).pathname).replace(/^\/+/, '');
+  return posix.normalize((cfg.path !== '' ? cfg.path : new URL(cfg.url).pathname).replace(/^\/+/, ''));
 }
 
 /**
@@ -134,7 +135,11 @@ function httpsReader(
       etag: usable?.etag,
       lastModified: usable?.lastModified,
     }).catch((err: unknown) => {
-      throw new AgentError('AGENT_ERR_SOURCE_PULL', [cfg.url, `${url} (included at ${where}): ${errorMessage(err)}`]);
+      const why = errorMessage(err);
+      // The server answered that the named file is not there: the text that names it is refused (a fix is a push away).
+      if (/^HTTP (404|410)\b/.test(why))
+        throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, revision, `${where} includes ${url}: ${why}`]);
+      throw new AgentError('AGENT_ERR_SOURCE_PULL', [cfg.url, `${url} (included at ${where}): ${why}`]);
     });
     if (!got.changed) {
       if (usable && cachedBody) return { body: cachedBody, meta: usable };
