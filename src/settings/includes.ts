@@ -43,7 +43,7 @@ import { hostPlaceholders } from './host-placeholders.js';
 import { readDropIns } from './drop-ins.js';
 import { isNrpeInclude, nrpeCfgDocument, nrpeIncludeFiles } from './nrpe-include.js';
 import { isRemoteInclude, pulledProblems, remoteIncludeCache } from './source-layer.js';
-import { readSourcePull } from './pulled-includes.js';
+import { readSourcePull, type PulledPlace } from './pulled-includes.js';
 
 export { hostPlaceholders };
 
@@ -94,7 +94,7 @@ export class SettingsReader {
   private readonly read: (file: string) => Promise<Buffer>;
   readonly hostVars: Readonly<Record<string, string>>;
   /** Where a pulled text given to source() is in its repository, before its description is written. */
-  readonly locations = new Map<string, string>();
+  readonly locations = new Map<string, PulledPlace>();
 
   constructor(options: { read?: (file: string) => Promise<Buffer>; hostVars?: Readonly<Record<string, string>> } = {}) {
     // Synchronous by default: for thousands of small files one synchronous read costs a fraction of an async one.

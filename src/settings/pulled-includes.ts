@@ -8,8 +8,11 @@
  *   in the repository (its `location`, a path from the repository's root,
  *   or the URL's path from the origin's root);
  * - an absolute path, a URL, a drive letter or a `..` above the root is
- *   refused at the include's line (AGENT_ERR_SOURCE_INCLUDE), as is a folder
- *   or a pattern (a pulled include names one file);
+ *   refused at the include's line (AGENT_ERR_SOURCE_INCLUDE);
+ * - a folder (`dir/`) or a pattern in the last segment (`dir/*.ini`) only
+ *   from git, whose commit the puller lists: it expands to the `.ini`
+ *   files of the pull (PulledPlace.files) in that folder, in name order;
+ *   over https (no listing) it is refused;
  * - host placeholders (`${host_lc}`…) work as in a local include.
  * The puller (reconciler/source/pulled-bundle.ts) reads each named file at
  * the same commit (or from the same origin) and keeps it in the state
@@ -21,15 +24,28 @@ import { readFileSync } from 'node:fs';
 import type { IniDocument } from './read-ini.js';
 import { problem, type SettingsProblem } from './problem.js';
 import { expandVariables } from './variables.js';
+import { wildcardPattern } from '../formats/wildcard.js';
 import { pulledProblems, sourceCacheFile, sourceUrl } from './source-layer.js';
 
 const INCLUDES = '/includes';
 /** The folder beside the source's cached pull that holds the files it includes, at their paths in the repository. */
 export const PULLED_FILES = 'pulled-files';
 
-/** One include of a pulled file: the file's path in the repository, or the problem at its line. */
+/** What an include names: one file, or (git) the `.ini` files of a folder matching a pattern. */
+export type PulledTarget = { path: string } | { folder: string; pattern: string };
+
+/** One include of a pulled file: what it names in the repository, or the problem at its line. */
 export type PulledInclude =
-  { path: string; value: string; line: number; col: number; key: string } | { problem: SettingsProblem };
+  { target: PulledTarget; value: string; line: number; col: number; key: string } | { problem: SettingsProblem };
+
+/**
+ * Where a pulled file is in its repository; `files` (a git source, whose commit can be listed):
+ * every file of the pull, so that a folder or pattern expands to what the puller fetched.
+ */
+export interface PulledPlace {
+  location: string;
+  files?: readonly string[] | undefined;
+}
 
 /** Where the files a cached pull includes are kept. */
 export function pulledFilesRoot(cacheFile: string): string {
@@ -41,30 +57,55 @@ export function metaFile(cacheFile: string): string {
   return join(dirname(cacheFile), `${basename(cacheFile, '.ini')}.json`);
 }
 
-/** Where the cached pull `cacheFile` is in its repository (its `location` in the description), or undefined. */
-export function cachedLocation(cacheFile: string): string | undefined {
+/** Where the cached pull `cacheFile` is in its repository, from its description (`location`, `kind`, `files`). */
+export function cachedPlace(cacheFile: string): PulledPlace | undefined {
   try {
-    const meta = JSON.parse(readFileSync(metaFile(cacheFile), 'utf8')) as { location?: unknown };
-    return typeof meta.location === 'string' ? meta.location : undefined;
+    const meta = JSON.parse(readFileSync(metaFile(cacheFile), 'utf8')) as {
+      location?: unknown;
+      kind?: unknown;
+      files?: { path: string }[];
+    };
+    if (typeof meta.location !== 'string') return undefined;
+    const files = meta.kind === 'git' ? (meta.files ?? []).map((f) => f.path) : undefined;
+    return { location: meta.location, files };
   } catch {
     return undefined;
   }
 }
 
+/** The paths of `files` a folder-and-pattern target names: `.ini` files of that folder, in name order. */
+export function matchingFiles(target: { folder: string; pattern: string }, files: readonly string[]): string[] {
+  const re = wildcardPattern(target.pattern);
+  return files
+    .filter((p) => {
+      const name = posix.basename(p);
+      const dir = posix.dirname(p);
+      return (
+        (dir === '.' ? '' : dir) === target.folder && re.test(name) && /\.ini$/i.test(name) && !name.startsWith('.')
+      );
+    })
+    .sort();
+}
+
 /**
- * The path in the repository a pulled file at `location` names with
- * `value`, or why it may not: only a relative path that stays inside the
- * repository, naming one file.
+ * What in the repository a pulled file at `location` names with `value`,
+ * or why it may not: only a relative path that stays inside the
+ * repository; a folder (`dir/`) or a pattern in the last segment
+ * (`dir/*.ini`) only where the pull can be listed (`listable`: git).
  */
-export function pulledIncludePath(location: string, value: string): { path: string } | { why: string } {
+export function pulledIncludePath(location: string, value: string, listable = false): PulledTarget | { why: string } {
   const v = value.trim();
   if (/^[a-z][a-z0-9+.-]*:/i.test(v)) return { why: 'a URL or drive letter; only a relative path is pulled' };
   if (v.startsWith('/') || v.startsWith('\\')) return { why: 'an absolute path; only a relative path is pulled' };
   if (v.includes('\\')) return { why: 'a backslash; paths in a repository use /' };
-  if (/[*?]/.test(v)) return { why: 'a pattern; a pulled include names one file' };
-  if (v.endsWith('/')) return { why: 'a folder; a pulled include names one file' };
-  const path = posix.normalize(posix.join(posix.dirname(location), v));
+  const pattern = /[*?]/.test(v);
+  if ((pattern || v.endsWith('/')) && !listable)
+    return { why: `a ${pattern ? 'pattern' : 'folder'}; a file pulled over https includes files by name` };
+  const [dirPart, last] = v.endsWith('/') ? [v, '*.ini'] : [posix.dirname(v), posix.basename(v)];
+  if (/[*?]/.test(dirPart)) return { why: 'a pattern in a folder name; only the last segment may hold * or ?' };
+  const path = posix.normalize(posix.join(posix.dirname(location), pattern || v.endsWith('/') ? dirPart : v));
   if (path === '..' || path.startsWith('../')) return { why: 'it leaves the repository (.. above its root)' };
+  if (pattern || v.endsWith('/')) return { folder: path === '.' ? '' : path.replace(/\/$/, ''), pattern: last };
   if (path === '.' || path === '') return { why: 'it names the repository itself' };
   return { path };
 }
@@ -75,6 +116,7 @@ export function pulledIncludes(
   file: string,
   location: string,
   hostVars: Readonly<Record<string, string>>,
+  listable = false,
 ): PulledInclude[] {
   const section = doc.sections.find((s) => s.path.toLowerCase() === INCLUDES);
   const out: PulledInclude[] = [];
@@ -86,10 +128,10 @@ export function pulledIncludes(
         out.push({ problem: problem(p.code, p.args, { ...at, col: at.col + p.offset }) });
       continue;
     }
-    const got = pulledIncludePath(location, expanded.value);
+    const got = pulledIncludePath(location, expanded.value, listable);
     if ('why' in got)
       out.push({ problem: problem('AGENT_ERR_SOURCE_INCLUDE', [location, e.line, e.value, got.why], at) });
-    else out.push({ path: got.path, value: e.value, line: e.line, col: e.valueCol, key: e.key });
+    else out.push({ target: got, value: e.value, line: e.line, col: e.valueCol, key: e.key });
   }
   return out;
 }
@@ -106,6 +148,8 @@ export interface PulledVisit {
   watched: Set<string>;
   /** The files of the pull that were read (never edited: settings/edit-tree.ts). */
   pulled: string[];
+  /** Every file of a pull that can be listed (PulledPlace). */
+  listed?: readonly string[] | undefined;
 }
 
 /**
@@ -116,7 +160,7 @@ export interface PulledVisit {
  * to the reader before it is cached is in its repository.
  */
 export async function readSourcePull(
-  reader: Pick<PulledVisit, 'source' | 'hostVars'> & { locations: ReadonlyMap<string, string> },
+  reader: Pick<PulledVisit, 'source' | 'hostVars'> & { locations: ReadonlyMap<string, PulledPlace> },
   docs: readonly Read[],
   o: Omit<PulledVisit, 'source' | 'hostVars' | 'pulled'>,
 ): Promise<{ files: string[]; tree: { sourcePull?: string; sourceIncludes?: string[] } }> {
@@ -129,9 +173,9 @@ export async function readSourcePull(
   if ('error' in pulled) return none;
   o.problems.push(...pulledProblems(pulled.doc, pulled.file, true));
   const files: string[] = [];
-  const location = reader.locations.get(pulled.file) ?? cachedLocation(pulled.file) ?? '';
+  const place = reader.locations.get(pulled.file) ?? cachedPlace(pulled.file) ?? { location: '' };
   const v = { ...o, source: (f: string) => reader.source(f), hostVars: reader.hostVars, pulled: files };
-  await visitPulled(v, pulled, location, pulledFilesRoot(cache));
+  await visitPulled({ ...v, listed: place.files }, pulled, place.location, pulledFilesRoot(cache));
   const tree = { sourcePull: pulled.file, ...(files.length === 0 ? {} : { sourceIncludes: files }) };
   return { files: [pulled.file, ...files], tree };
 }
@@ -149,7 +193,7 @@ export async function visitPulled(
   root: string,
   stack: string[] = [],
 ): Promise<void> {
-  for (const inc of pulledIncludes(src.doc, src.file, location, v.hostVars)) {
+  for (const inc of pulledIncludes(src.doc, src.file, location, v.hostVars, v.listed !== undefined)) {
     if ('problem' in inc) {
       v.problems.push(inc.problem);
       continue;
@@ -159,21 +203,22 @@ export async function visitPulled(
       v.problems.push(problem('AGENT_ERR_INCLUDE_DEPTH', [v.maxDepth, [...stack, location].join(' -> ')], at));
       continue;
     }
-    if (inc.path === location || stack.includes(inc.path)) {
-      v.problems.push(problem('AGENT_ERR_INCLUDE_CYCLE', [[...stack, location, inc.path].join(' -> ')], at));
-      continue;
+    const paths = 'path' in inc.target ? [inc.target.path] : matchingFiles(inc.target, v.listed ?? []);
+    for (const path of paths) {
+      if (path === location || stack.includes(path)) {
+        v.problems.push(problem('AGENT_ERR_INCLUDE_CYCLE', [[...stack, location, path].join(' -> ')], at));
+        continue;
+      }
+      const file = join(root, ...path.split('/'));
+      v.watched.add(file);
+      const child = await v.source(file);
+      if ('error' in child) {
+        v.problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [`${inc.value} (${path} of the pull)`, child.error], at));
+        continue;
+      }
+      if (!v.pulled.includes(child.file)) v.pulled.push(child.file);
+      await visitPulled(v, child, path, root, [...stack, location]);
     }
-    const file = join(root, ...inc.path.split('/'));
-    v.watched.add(file);
-    const child = await v.source(file);
-    if ('error' in child) {
-      v.problems.push(
-        problem('AGENT_ERR_INCLUDE_MISSING', [`${inc.value} (${inc.path} of the pull)`, child.error], at),
-      );
-      continue;
-    }
-    if (!v.pulled.includes(child.file)) v.pulled.push(child.file);
-    await visitPulled(v, child, inc.path, root, [...stack, location]);
   }
   v.add(src);
 }

@@ -7,7 +7,8 @@
  *   there, `allowed signers` set): the base applied under the host file; a
  *   commit that changes only the base applied; an include leaving the
  *   repository or naming an absolute path refused with file and line, the
- *   last good settings kept; with signatures, a base changed in an unsigned
+ *   last good settings kept; a `*.ini` pattern in the repository included
+ *   and listed again at the next commit; with signatures, a base changed in an unsigned
  *   commit refused with the commit; the cache (pulled-files/) in force at a
  *   start with the server gone, verified again at start when signed;
  * - https (nginx over TLS): a relative include on the same origin pulled,
@@ -164,6 +165,26 @@ function gitSuite(name: string, open: (made: Teardown, dir: string) => Promise<{
         assert.equal(await a.size(), '4321');
       });
 
+    void it('a pattern of files in the repository is included, in name order, and listed again at each commit', async () => {
+      const host = FLEET['hosts/web01.ini'].replace(
+        'base = ../shared/base.ini',
+        'base = ../shared/base.ini\nroles = ../roles/*.ini',
+      );
+      const timeout = (): Promise<string | undefined> => a.client.value('/settings/default', 'timeout');
+      const roles = {
+        'roles/a.ini': '[/settings/default]\ntimeout = 41\n',
+        'roles/b.ini': '[/settings/default]\ntimeout = 42\n',
+      };
+      // The base as in force (a refused commit before may have changed it in the work tree).
+      server.commit({ 'hosts/web01.ini': host, 'shared/base.ini': withLog(4321), ...roles }, 'roles by pattern', key);
+      assert.equal((await a.client.pull()).lastError, null);
+      assert.equal(await timeout(), '42');
+      server.commit({ 'roles/c.ini': '[/settings/default]\ntimeout = 43\n' }, 'one more role', key);
+      assert.equal((await a.client.pull()).lastError, null);
+      assert.equal(await timeout(), '43', 'a new file matching the pattern');
+      assert.equal(await a.size(), '4321');
+    });
+
     void it('a restart with the server gone runs on the cache, the base included', async () => {
       await a.agent.stop();
       await server.stop();
@@ -171,6 +192,7 @@ function gitSuite(name: string, open: (made: Teardown, dir: string) => Promise<{
       const s = await a.client.status();
       assert.equal(s.fromCache, true, a.agent.logs());
       assert.equal(await a.size(), '4321');
+      assert.equal(await a.client.value('/settings/default', 'timeout'), '43', 'the pattern, from the cache');
       assert.match((await a.viewer()) ?? '', /queries\.execute/);
       assert.doesNotMatch(a.agent.logs(), /AGENT_ERR_SOURCE_CACHE_UNVERIFIED/);
       await server.start();

@@ -108,7 +108,7 @@ export async function pullAndApply(
     pulledAt: new Date().toISOString(),
     ...(trust === '' ? {} : { verifiedWith: trust, signedBy: got.signedBy, signature: got.signature }),
     history: historyAfter(same, id),
-    ...(bundle ? { location: bundle.location } : {}),
+    ...(bundle ? { location: bundle.location, kind: bundle.kind } : {}),
     ...(files.length > 0 ? { files } : {}),
   };
   const body = got.body;

@@ -224,3 +224,21 @@ export async function committedRegularFile(
     return { why: `${path} is ${size} bytes at commit ${commit}, more than max size ${maxBytes}` };
   return committedFile(repoDir, commit, path, left(), maxBytes);
 }
+
+/** The paths of the entries of `folder` ('' for the root) at `commit` in the cache repository (`git ls-tree`). */
+export async function committedNames(
+  repoDir: string,
+  commit: string,
+  folder: string,
+  timeoutMs: number,
+): Promise<string[]> {
+  const spec = folder === '' ? [] : ['--', `${folder}/`];
+  const out = await git(
+    ['--literal-pathspecs', '-C', repoDir, 'ls-tree', '-z', '--name-only', '--full-tree', commit, ...spec],
+    timeoutMs,
+  );
+  return out
+    .toString('utf8')
+    .split('\0')
+    .filter((p) => p !== '');
+}

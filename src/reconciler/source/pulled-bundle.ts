@@ -4,7 +4,9 @@
  * applied is always a whole (nothing half of one commit):
  * - a git source: each file `git cat-file` at the same commit in the cache
  *   repository, after the commit's signature was verified (fetch-git.ts);
- *   a folder, a symbolic link or a file over `max size` is refused;
+ *   a folder or pattern include is listed with `git ls-tree` at that
+ *   commit; a named folder, a symbolic link or a file over `max size` is
+ *   refused;
  * - an https source: each file from the same origin with the source's
  *   guards (fetch-settings.ts: time limit, CA, content type, size), its
  *   detached signature at its URL + `.sig` verified when signatures are
@@ -24,9 +26,9 @@ import { join, posix, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../../errors.js';
 import { MAX_INCLUDE_DEPTH, type SettingsReader } from '../../settings/includes.js';
 import { hostPlaceholders } from '../../settings/host-placeholders.js';
-import { pulledFilesRoot, pulledIncludes } from '../../settings/pulled-includes.js';
+import { matchingFiles, pulledFilesRoot, pulledIncludes } from '../../settings/pulled-includes.js';
 import { parseIni } from '../../settings/read-ini.js';
-import { committedRegularFile } from './fetch-git.js';
+import { committedNames, committedRegularFile } from './fetch-git.js';
 import { fetchSettings } from './fetch-settings.js';
 import { httpsGuards, signedOver } from './fetch-source.js';
 import type { CachedPull, PulledFile } from './source-cache.js';
@@ -37,6 +39,8 @@ import { signaturesRequired } from './trust.js';
 export const MAX_PULLED_FILES = 256;
 
 export interface Bundle {
+  /** git: the commit can be listed, so includes may name folders and patterns. */
+  kind: 'git' | 'https';
   /** Where the source's file is in its repository (git: `path`; https: the URL's path). */
   location: string;
   /** Each included file's text by its path in the repository. */
@@ -64,21 +68,28 @@ export async function pullBundle(
   const files = new Map<string, Buffer>();
   const meta: PulledFile[] = [];
   const hostVars = hostPlaceholders();
-  const read = cfg.path !== '' ? gitReader(cfg, revision, o.repoDir) : httpsReader(cfg, revision, o);
+  const git = cfg.path !== '';
+  const read = git ? gitReader(cfg, revision, o.repoDir) : httpsReader(cfg, revision, o);
   const walk = async (text: Buffer, at: string, depth: number): Promise<void> => {
     if (depth > MAX_INCLUDE_DEPTH) return;
-    for (const inc of pulledIncludes(parseIni(text.toString('utf8'), at), at, at, hostVars)) {
-      if ('problem' in inc || inc.path === location || files.has(inc.path)) continue;
-      if (files.size >= MAX_PULLED_FILES)
-        throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, revision, `more than ${MAX_PULLED_FILES} files`]);
-      const got = await read(inc.path, `${at} line ${inc.line}`);
-      files.set(inc.path, got.body);
-      meta.push(got.meta);
-      await walk(got.body, inc.path, depth + 1);
+    for (const inc of pulledIncludes(parseIni(text.toString('utf8'), at), at, at, hostVars, git)) {
+      if ('problem' in inc) continue;
+      const where = `${at} line ${inc.line}`;
+      const paths =
+        'path' in inc.target ? [inc.target.path] : await listed(cfg, revision, o.repoDir, inc.target, where);
+      for (const path of paths) {
+        if (path === location || files.has(path)) continue;
+        if (files.size >= MAX_PULLED_FILES)
+          throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, revision, `more than ${MAX_PULLED_FILES} files`]);
+        const got = await read(path, where);
+        files.set(path, got.body);
+        meta.push(got.meta);
+        await walk(got.body, path, depth + 1);
+      }
     }
   };
   await walk(body, location, 1);
-  return { location, files, meta };
+  return { kind: git ? 'git' : 'https', location, files, meta };
 }
 
 /** One hash for the source's file and what it includes: the file's own SHA-256 when it includes nothing. */
@@ -97,12 +108,30 @@ export async function seedReader(
   bundle: Bundle,
 ): Promise<void> {
   await reader.source(cacheFile, body);
-  reader.locations.set(resolve(cacheFile), bundle.location);
+  const files = bundle.kind === 'git' ? [...bundle.files.keys()] : undefined;
+  reader.locations.set(resolve(cacheFile), { location: bundle.location, files });
   const root = pulledFilesRoot(resolve(cacheFile));
   for (const [path, text] of bundle.files) await reader.source(join(root, ...path.split('/')), text);
 }
 
 type Reader = (path: string, where: string) => Promise<{ body: Buffer; meta: PulledFile }>;
+
+/** The files of the commit a folder or pattern names (`git ls-tree`), as the loader expands it (matchingFiles). */
+async function listed(
+  cfg: SourceConfig,
+  commit: string,
+  repoDir: string,
+  target: { folder: string; pattern: string },
+  where: string,
+): Promise<string[]> {
+  const names = await committedNames(repoDir, commit, target.folder, cfg.timeoutMs).catch((err: unknown) => {
+    throw new AgentError('AGENT_ERR_SOURCE_PULL', [
+      cfg.url,
+      `${target.folder}/ (included at ${where}): ${errorMessage(err)}`,
+    ]);
+  });
+  return matchingFiles(target, names);
+}
 
 function gitReader(cfg: SourceConfig, commit: string, repoDir: string): Reader {
   return async (path, where) => {

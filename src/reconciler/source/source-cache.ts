@@ -45,6 +45,8 @@ export interface CachedPull {
   history?: string[] | undefined;
   /** Where the source's file is in its repository (settings/pulled-includes.ts resolves its includes from there). */
   location?: string | undefined;
+  /** A git pull can be listed: its includes may name folders and patterns (settings/pulled-includes.ts). */
+  kind?: 'git' | 'https' | undefined;
   /** The files it includes, kept in `pulled-files/` beside it (pulled-bundle.ts). */
   files?: PulledFile[] | undefined;
 }

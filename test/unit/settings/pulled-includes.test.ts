@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { loadSettingsFile } from '../../../src/settings/load.js';
 import { SettingsReader } from '../../../src/settings/includes.js';
-import { pulledIncludePath } from '../../../src/settings/pulled-includes.js';
+import { matchingFiles, pulledIncludePath } from '../../../src/settings/pulled-includes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pulled-includes-'));
 const folder = join(dir, 'state', 'settings-source');
@@ -55,6 +55,46 @@ void describe('settings/pulled-includes.ts', () => {
     }
   });
 
+  void it('a folder or pattern only where the pull can be listed (git), never out of the repository', () => {
+    assert.deepEqual(pulledIncludePath('hosts/web01.ini', '../roles/*.ini', true), {
+      folder: 'roles',
+      pattern: '*.ini',
+    });
+    assert.deepEqual(pulledIncludePath('hosts/web01.ini', '../roles/', true), { folder: 'roles', pattern: '*.ini' });
+    assert.deepEqual(pulledIncludePath('web01.ini', '*.ini', true), { folder: '', pattern: '*.ini' });
+    for (const [value, why] of [
+      ['../../*.ini', /leaves the repository/],
+      ['../../', /leaves the repository/],
+      ['*/x.ini', /only the last segment/],
+    ] as const) {
+      const got = pulledIncludePath('hosts/web01.ini', value, true);
+      assert.ok('why' in got, value);
+      assert.match(got.why, why, value);
+    }
+    const files = ['roles/b.ini', 'roles/a.ini', 'roles/.hidden.ini', 'roles/x.txt', 'roles/sub/c.ini', 'other/d.ini'];
+    assert.deepEqual(matchingFiles({ folder: 'roles', pattern: '*.ini' }, files), ['roles/a.ini', 'roles/b.ini']);
+  });
+
+  void it('a git pull includes a pattern from its listed files, in name order', async () => {
+    write(cache, '[/includes]\nroles = ../roles/*.ini\n');
+    const files = [{ path: 'roles/a.ini' }, { path: 'roles/b.ini' }];
+    write(
+      join(folder, 'pulled.json'),
+      JSON.stringify({ url: 'x', revision: 'r', location: 'hosts/web01.ini', kind: 'git', files }),
+    );
+    write(join(folder, 'pulled-files', 'roles', 'a.ini'), '[/settings/default]\ntimeout = 41\n');
+    write(join(folder, 'pulled-files', 'roles', 'b.ini'), '[/settings/default]\ntimeout = 42\n');
+    // Not part of the pull: a stray file in the cache folder is not included.
+    write(join(folder, 'pulled-files', 'roles', 'c.ini'), '[/settings/default]\ntimeout = 43\n');
+    const r = await loadSettingsFile(main);
+    assert.ok(r.ok, JSON.stringify(r.problems));
+    assert.equal(r.snapshot.sections['/settings/default']?.timeout, 42);
+    assert.deepEqual(
+      r.snapshot.sources.map((s) => s.file),
+      [join(folder, 'pulled-files', 'roles', 'a.ini'), join(folder, 'pulled-files', 'roles', 'b.ini'), cache, main],
+    );
+  });
+
   void it('reads what the pull includes from the cache, below it, all below the local file', async () => {
     write(cache, '[/includes]\nbase = ../shared/base.ini\n\n[/settings/log]\nbuffer size = 1234\n');
     write(join(folder, 'pulled.json'), JSON.stringify({ url: 'x', revision: 'r', location: 'hosts/web01.ini' }));
@@ -82,7 +122,7 @@ void describe('settings/pulled-includes.ts', () => {
   void it('refuses an include out of the repository at its file and line; a pull given to the reader resolves from its place', async () => {
     const reader = new SettingsReader();
     await reader.source(cache, Buffer.from('; a host\n[/includes]\nbase = ../../../etc/base.ini\n'));
-    reader.locations.set(cache, 'hosts/web01.ini');
+    reader.locations.set(cache, { location: 'hosts/web01.ini' });
     const r = await loadSettingsFile(main, { reader });
     assert.equal(r.ok, false);
     const p = r.problems.find((x) => x.code === 'AGENT_ERR_SOURCE_INCLUDE');
