@@ -18,7 +18,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO, startAgent, webPort, type AgentProcess } from '../helpers/agent-process.js';
@@ -197,6 +197,20 @@ function gitSuite(name: string, open: (made: Teardown, dir: string) => Promise<{
       assert.doesNotMatch(a.agent.logs(), /AGENT_ERR_SOURCE_CACHE_UNVERIFIED/);
       await server.start();
     });
+
+    if (name.includes('signed'))
+      void it('a cache description edited to move the file in its repository is not used at start', async () => {
+        await a.agent.stop();
+        await server.stop();
+        const meta = join(dir, 'state', 'settings-source', 'pulled.json');
+        writeFileSync(
+          meta,
+          readFileSync(meta, 'utf8').replace('"location": "hosts/web01.ini"', '"location": "x/y.ini"'),
+        );
+        await a.start();
+        await a.agent.waitForLog(/AGENT_ERR_SOURCE_CACHE_UNVERIFIED: .*describes itself as x\/y\.ini/, 10_000);
+        await server.start();
+      });
   });
 }
 
@@ -332,6 +346,20 @@ void describe('[/includes] in a file pulled over https with allowed signers (ngi
     await a.start();
     assert.equal(await a.size(), '1357');
     assert.doesNotMatch(a.agent.logs(), /AGENT_ERR_SOURCE_CACHE_UNVERIFIED/);
+    await nginx.start();
+  });
+
+  void it('a cache description edited to leave out an included file is not used at start', async () => {
+    await a.agent.stop();
+    const meta = join(state, 'state', 'settings-source', 'pulled.json');
+    const described = JSON.parse(readFileSync(meta, 'utf8')) as { files: unknown[] };
+    writeFileSync(meta, JSON.stringify({ ...described, files: [] }));
+    await nginx.stop();
+    await a.start();
+    await a.agent.waitForLog(
+      /AGENT_ERR_SOURCE_CACHE_UNVERIFIED: .*shared\/base\.ini, which was not verified with it/,
+      10_000,
+    );
     await nginx.start();
   });
 });

@@ -62,14 +62,14 @@ export async function pullBundle(
   cfg: SourceConfig,
   body: Buffer,
   revision: string,
-  o: { repoDir: string; cacheFile: string; cached: CachedPull | undefined },
+  o: { repoDir: string; cacheFile: string; cached: CachedPull | undefined; read?: Reader },
 ): Promise<Bundle> {
   const location = locationOf(cfg);
   const files = new Map<string, Buffer>();
   const meta: PulledFile[] = [];
   const hostVars = hostPlaceholders();
   const git = cfg.path !== '';
-  const read = git ? gitReader(cfg, revision, o.repoDir) : httpsReader(cfg, revision, o);
+  const read = o.read ?? (git ? gitReader(cfg, revision, o.repoDir) : httpsReader(cfg, revision, o));
   const walk = async (text: Buffer, at: string, depth: number): Promise<void> => {
     if (depth > MAX_INCLUDE_DEPTH) return;
     for (const inc of pulledIncludes(parseIni(text.toString('utf8'), at), at, at, hostVars, git)) {
@@ -114,7 +114,8 @@ export async function seedReader(
   for (const [path, text] of bundle.files) await reader.source(join(root, ...path.split('/')), text);
 }
 
-type Reader = (path: string, where: string) => Promise<{ body: Buffer; meta: PulledFile }>;
+/** How a file of the pull is read (by default from the commit, or the origin; verify-cache.ts reads the cache). */
+export type Reader = (path: string, where: string) => Promise<{ body: Buffer; meta: PulledFile }>;
 
 /** The files of the commit a folder or pattern names (`git ls-tree`), as the loader expands it (matchingFiles). */
 async function listed(

@@ -9,7 +9,10 @@
  *   it, a git file as the file at its commit in the cache repository, that
  *   commit (or the tag the ref names) signed by a trusted key (the ref of
  *   the applied pull: a refused pull fetched after it moves no cache aside);
- * - and so must each file the source's file includes (`pulled-files/`).
+ * - and so must each file the source's file includes (`pulled-files/`),
+ *   and the files its text includes, walked again, must be the ones
+ *   described with it (a description edited to leave one out, or to move
+ *   the file elsewhere in its repository, is caught).
  * A cache that fails is moved aside (`pulled.ini.unverified`), logged
  * (AGENT_ERR_SOURCE_CACHE_UNVERIFIED) and the agent starts without it, so
  * the first poll pulls at once. Loaded only when signatures are required.
@@ -21,7 +24,8 @@ import { AgentError, errorMessage, formatMessage } from '../../errors.js';
 import { sink } from '../../log.js';
 import type { Snapshot } from '../../settings/snapshot.js';
 import { appliedRef, committedFile, fetchedCommit } from './fetch-git.js';
-import { metaFile, readCachedPull } from './source-cache.js';
+import { metaFile, readCachedPull, type CachedPull, type PulledFile } from './source-cache.js';
+import { locationOf, pullBundle, type Reader } from './pulled-bundle.js';
 import { cacheFileOf, sourceConfig, sourceId, type SourceConfig } from './source-config.js';
 import { signaturesRequired, trustId } from './trust.js';
 import { checkSignature } from './verify-detached.js';
@@ -42,7 +46,7 @@ export async function verifyCachedPulls(settings: Snapshot): Promise<boolean> {
   let moved = false;
   for (const [own, file] of caches) {
     if (!existsSync(file)) continue;
-    const why = await problemOf(own, file).catch((err: unknown) => errorMessage(err));
+    const why = await problemOf(own, file, own === cfg).catch((err: unknown) => errorMessage(err));
     if (why === undefined) continue;
     const aside = `${file}.unverified`;
     renameSync(file, aside);
@@ -55,8 +59,41 @@ export async function verifyCachedPulls(settings: Snapshot): Promise<boolean> {
   return moved;
 }
 
-/** Why the cached text `file` of `cfg` cannot be trusted, or undefined when it verifies. */
-async function problemOf(cfg: SourceConfig, file: string): Promise<string | undefined> {
+/**
+ * Why the source's cached pull is not the whole that was verified: its place in the repository
+ * is not the source's, or the files its text includes (walked again: from the applied commit for
+ * git, from the cache for https) are not the files described with it. Undefined when it is.
+ */
+async function wholeProblem(
+  cfg: SourceConfig,
+  file: string,
+  body: Buffer,
+  meta: CachedPull,
+): Promise<string | undefined> {
+  if (meta.location !== undefined && meta.location !== locationOf(cfg))
+    return `it describes itself as ${meta.location}, not ${locationOf(cfg)}`;
+  const root = pulledFilesRoot(file);
+  const known = new Map((meta.files ?? []).map((f) => [f.path, f]));
+  // https: no server at start; a file of the cache is read only when the description lists it.
+  const fromCache: Reader = async (path) => {
+    const f = known.get(path);
+    if (!f) throw new Error(`it includes ${path}, which was not verified with it`);
+    return { body: readFileSync(join(root, ...path.split('/'))), meta: f };
+  };
+  const repoDir = join(dirname(file), 'repo.git');
+  const walked = await pullBundle(cfg, body, meta.revision, {
+    repoDir,
+    cacheFile: file,
+    cached: undefined,
+    ...(cfg.path === '' ? { read: fromCache } : {}),
+  });
+  const list = (files: readonly PulledFile[]): string => files.map((f) => `${f.path} ${f.sha256}`).join('\n');
+  if (list(walked.meta) !== list(meta.files ?? [])) return 'the files it includes are not the ones verified with it';
+  return undefined;
+}
+
+/** Why the cached text `file` of `cfg` cannot be trusted, or undefined when it verifies; `own`: the source's own pull. */
+async function problemOf(cfg: SourceConfig, file: string, own: boolean): Promise<string | undefined> {
   const meta = readCachedPull(file);
   if (!meta) return 'it has no readable description beside it';
   if (meta.url !== sourceId(cfg)) return `it was pulled from ${meta.url}`;
@@ -70,6 +107,10 @@ async function problemOf(cfg: SourceConfig, file: string): Promise<string | unde
   for (const f of included)
     if (createHash('sha256').update(f.body).digest('hex') !== f.sha256)
       return `${f.path}, which it includes, is not the text that was verified`;
+  if (own) {
+    const whole = await wholeProblem(cfg, file, body, meta);
+    if (whole !== undefined) return whole;
+  }
   if (cfg.path === '') {
     for (const f of [{ path: '', body, signature: meta.signature }, ...included]) {
       const what = f.path === '' ? 'its signature' : `the signature of ${f.path}, which it includes,`;
