@@ -257,6 +257,10 @@ export const CODES = {
     message:
       'pulled settings cannot hold [%s]: only the local settings file names where settings come from and what it includes',
   },
+  AGENT_ERR_SOURCE_INCLUDE: {
+    message:
+      'the pulled file %s (line %s) cannot include %s: %s; a pulled file includes files of its own repository (or origin) only',
+  },
   AGENT_WARN_SOURCE_INSECURE: {
     message:
       '[/settings/source] %s: the identity of the server is not verified, so anyone on the path can hand this agent its settings',

@@ -14,6 +14,7 @@ import { SettingsReader } from '../settings/includes.js';
 import { loadSettingsFile, type LoadResult } from '../settings/load.js';
 import { cacheFileOf, sourceConfig } from '../reconciler/source/source-config.js';
 import { fetchSource } from '../reconciler/source/fetch-source.js';
+import { pullBundle, seedReader } from '../reconciler/source/pulled-bundle.js';
 import { readCachedPull } from '../reconciler/source/source-cache.js';
 
 export type SourcePlanInput =
@@ -27,13 +28,16 @@ export async function sourcePlanInput(file: string): Promise<SourcePlanInput> {
     return { ok: false, code: 2, message: `${formatMessage('AGENT_ERR_SOURCE_NONE', [])} in ${file}` };
   const repo = mkdtempSync(join(tmpdir(), 'agent-plan-source-'));
   try {
-    const got = await fetchSource(cfg, undefined, join(repo, 'repo.git'));
+    const repoDir = join(repo, 'repo.git');
+    const got = await fetchSource(cfg, undefined, repoDir);
     if (!got.changed) return { ok: false, code: 1, message: `${cfg.url}: no body to compare` };
     const cache = cacheFileOf(now.snapshot.file);
     const reader = new SettingsReader();
-    await reader.source(cache, got.body);
-    const next = await loadSettingsFile(file, { reader });
     const revision = got.revision ?? got.etag ?? `sha256:${createHash('sha256').update(got.body).digest('hex')}`;
+    // What the file includes, fetched as the agent's pull would (unconditionally: no cache is given).
+    const bundle = await pullBundle(cfg, got.body, revision, { repoDir, cacheFile: cache, cached: undefined });
+    await seedReader(reader, cache, got.body, bundle);
+    const next = await loadSettingsFile(file, { reader });
     const inForce = readCachedPull(cache)?.revision ?? 'nothing pulled yet';
     return { ok: true, now, next, line: `source ${cfg.url}: revision ${revision} (in the settings now: ${inForce})` };
   } catch (err) {

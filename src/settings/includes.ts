@@ -15,12 +15,14 @@
  * - Included files may include others. A missing file, an unreadable one or
  *   a cycle is an error at the include's line and column.
  * - An `https://` (or `http://`) value is a remote include: its last good
- *   pull in the state folder stands at its place (source-layer.ts).
+ *   pull in the state folder stands at its place (source-layer.ts). The
+ *   source's pulled file includes files of its own repository only
+ *   (pulled-includes.ts).
  * - Precedence: the including file overrides everything it includes; of two
  *   includes, the later one (in file order, then name order) overrides the
- *   earlier. Duplicates within one file stay errors (read-ini.ts). The
- *   drop-ins beside the main file (`conf.d/*.ini`, drop-ins.ts) override
- *   the main file; the pulled settings are below everything.
+ *   earlier. Duplicates within one file stay errors (read-ini.ts). Drop-ins
+ *   (`conf.d/*.ini`, drop-ins.ts) override the main file; the pulled
+ *   settings (and what they include) are below everything.
  *
  * Every file is read and parsed at most once per SettingsReader, so a CLI run
  * over 10,000 host files that all include one base parses the base once.
@@ -40,9 +42,10 @@ import { hashBytes } from './file-hash.js';
 import { hostPlaceholders } from './host-placeholders.js';
 import { readDropIns } from './drop-ins.js';
 import { isNrpeInclude, nrpeCfgDocument, nrpeIncludeFiles } from './nrpe-include.js';
+import { isRemoteInclude, pulledProblems, remoteIncludeCache } from './source-layer.js';
+import { readSourcePull, type PulledPlace } from './pulled-includes.js';
 
 export { hostPlaceholders };
-import { isRemoteInclude, pulledProblems, remoteIncludeCache, sourceCacheFile, sourceUrl } from './source-layer.js';
 
 export const INCLUDES_SECTION = '/includes';
 /** Files may include files that include files… this deep at most (a chain deeper is an error, not a stack overflow). */
@@ -66,6 +69,8 @@ export interface SettingsTree {
   pulled?: string[];
   /** The source's own pulled file, when one is in the tree (the layer a local key may override, with a warning). */
   sourcePull?: string;
+  /** The files that pulled file includes (pulled-includes.ts): the same layer. */
+  sourceIncludes?: string[];
 }
 
 export interface RemoteInclude {
@@ -87,7 +92,9 @@ export class SettingsReader {
   /** Check results per parsed section, shared by every load of this reader. */
   readonly checks = new CheckCache();
   private readonly read: (file: string) => Promise<Buffer>;
-  private readonly hostVars: Readonly<Record<string, string>>;
+  readonly hostVars: Readonly<Record<string, string>>;
+  /** Where a pulled text given to source() is in its repository, before its description is written. */
+  readonly locations = new Map<string, PulledPlace>();
 
   constructor(options: { read?: (file: string) => Promise<Buffer>; hostVars?: Readonly<Record<string, string>> } = {}) {
     // Synchronous by default: for thousands of small files one synchronous read costs a fraction of an async one.
@@ -96,7 +103,7 @@ export class SettingsReader {
     this.hostVars = options.hostVars ?? hostPlaceholders();
   }
 
-  /** Read one file (cached). */
+  /** Read one file (cached); `bytes`: its text as given (a pull not yet cached). */
   source(file: string, bytes?: Buffer): Promise<SourceFile | { file: string; error: string }> {
     const abs = resolve(file);
     let p = this.cache.get(abs);
@@ -218,18 +225,10 @@ export class SettingsReader {
     };
     // The drop-ins beside the main file (conf.d/*.ini, drop-ins.ts): above the main file, a later one above an earlier.
     const dropIns = await readDropIns(this, mainSource.file, watched, problems);
-    // A pulled settings file ([/settings/source], in the main file or a drop-in): the lowest layer (source-layer.ts).
-    let sourcePull: string | undefined;
-    if ([mainSource, ...dropIns].some((d) => sourceUrl(d.doc, this.hostVars) !== undefined)) {
-      const cache = sourceCacheFile(mainSource.file, mainSource.doc);
-      watched.add(cache);
-      const pulled = await this.source(cache);
-      if (!('error' in pulled)) {
-        problems.push(...pulledProblems(pulled.doc, pulled.file));
-        sources.add(pulled);
-        sourcePull = pulled.file;
-      }
-    }
+    // A pulled settings file ([/settings/source], in the main file or a drop-in), with what it includes: the lowest layer.
+    const add = (s: SourceFile): void => void sources.add(s);
+    const pull = { add, problems, watched, maxDepth: MAX_INCLUDE_DEPTH };
+    const pulled = await readSourcePull(this, [mainSource, ...dropIns], pull);
     await visit(mainSource, []);
     for (const d of dropIns) await visit(d, [mainSource.file]);
     return {
@@ -238,8 +237,8 @@ export class SettingsReader {
       problems,
       watched: [...watched],
       remote: [...remote.values()],
-      pulled: [...(sourcePull === undefined ? [] : [sourcePull]), ...[...remote.values()].map((r) => r.cache)],
-      ...(sourcePull === undefined ? {} : { sourcePull }),
+      pulled: [...pulled.files, ...[...remote.values()].map((r) => r.cache)],
+      ...pulled.tree,
     };
   }
 

@@ -15,9 +15,10 @@
  * pulled yet, it includes nothing (AGENT_WARN_INCLUDE_NOT_PULLED).
  *
  * Only the local file decides where settings come from: a pulled text that
- * holds `[/includes]` or `[/settings/source]` is refused
- * (AGENT_ERR_SOURCE_SECTION), so a server cannot point the agent at files
- * of its disk or move it to another server.
+ * holds `[/settings/source]` is refused (AGENT_ERR_SOURCE_SECTION), so a
+ * server cannot move the agent to another server. The source's file may
+ * hold `[/includes]` of files of its own repository or origin, never of
+ * this host's disk (pulled-includes.ts); a remote include may not.
  */
 import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -65,10 +66,14 @@ export function remoteIncludeCache(mainFile: string, doc: IniDocument, url: stri
   return join(stateFolderOf(mainFile, doc), 'settings-source', 'includes', `${name}.ini`);
 }
 
-/** AGENT_ERR_SOURCE_SECTION for each section a pulled text may not hold. */
-export function pulledProblems(doc: IniDocument, file: string): SettingsProblem[] {
+/**
+ * AGENT_ERR_SOURCE_SECTION for each section a pulled text may not hold; `ownIncludes`: the
+ * source's pulled file, whose `[/includes]` name files of its repository (pulled-includes.ts).
+ */
+export function pulledProblems(doc: IniDocument, file: string, ownIncludes = false): SettingsProblem[] {
+  const refused = ownIncludes ? [SOURCE_SECTION] : LOCAL_ONLY;
   return doc.sections
-    .filter((s) => LOCAL_ONLY.includes(s.path.toLowerCase()))
+    .filter((s) => refused.includes(s.path.toLowerCase()))
     .map((s) => problem('AGENT_ERR_SOURCE_SECTION', [s.path], { file, line: s.line, col: 1, section: s.path }));
 }
 
@@ -96,38 +101,55 @@ export function sourceWarnings(
 }
 
 /**
- * AGENT_WARN_PULLED_OVERRIDDEN for each key the pulled settings set that a
- * local file (the main file, an include, a drop-in) sets to another value:
+ * AGENT_WARN_PULLED_OVERRIDDEN for each key the pulled settings (the file and
+ * what it includes) set that a local file (the main file, an include, a drop-in) sets to another value:
  * the local value wins, so the pull seems to do nothing. Named at the
  * local line, with the pull's line; values are not shown (they may be
  * secrets). `list` is the merged view (merge-sections.ts).
  */
 export function pulledOverrides(
-  tree: { sources: readonly { file: string; doc: IniDocument }[]; sourcePull?: string },
+  tree: { sources: readonly { file: string; doc: IniDocument }[]; sourcePull?: string; sourceIncludes?: string[] },
   list: readonly { section: IniSection; file: string }[],
 ): SettingsProblem[] {
-  const pulled = tree.sources.find((s) => s.file === tree.sourcePull);
-  if (!pulled) return [];
+  // The pulled file and what it includes (pulled-includes.ts), the highest first: one warning per key.
+  const own = new Set([tree.sourcePull, ...(tree.sourceIncludes ?? [])]);
+  const seen = new Set<string>();
   const out: SettingsProblem[] = [];
-  for (const section of pulled.doc.sections) {
-    const lower = section.path.toLowerCase();
-    const merged = list.find((m) => m.section.path.toLowerCase() === lower);
-    if (!merged) continue;
-    for (const e of section.entries) {
-      const key = e.key.toLowerCase();
-      const wins = merged.section.entries.find((x) => x.key.toLowerCase() === key);
-      const file = wins?.file ?? merged.file;
-      if (!wins || file === pulled.file || wins.value === e.value) continue;
-      out.push(
-        problem('AGENT_WARN_PULLED_OVERRIDDEN', [section.path, e.key, e.line], {
-          file,
-          line: wins.line,
-          col: wins.keyCol,
-          section: section.path,
-          key: e.key,
-        }),
-      );
+  for (const pulled of tree.sources.filter((s) => own.has(s.file)).reverse()) {
+    for (const section of pulled.doc.sections) {
+      const lower = section.path.toLowerCase();
+      const merged = list.find((m) => m.section.path.toLowerCase() === lower);
+      if (merged) out.push(...overridden(section, merged, own, seen));
     }
+  }
+  return out;
+}
+
+function overridden(
+  section: IniSection,
+  merged: { section: IniSection; file: string },
+  own: ReadonlySet<string | undefined>,
+  seen: Set<string>,
+): SettingsProblem[] {
+  const out: SettingsProblem[] = [];
+  for (const e of section.entries) {
+    const key = e.key.toLowerCase();
+    const id = `${section.path.toLowerCase()}\0${key}`;
+    // What the highest pulled file that sets a key says is what the pull says.
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const wins = merged.section.entries.find((x) => x.key.toLowerCase() === key);
+    const file = wins?.file ?? merged.file;
+    if (!wins || own.has(file) || wins.value === e.value) continue;
+    out.push(
+      problem('AGENT_WARN_PULLED_OVERRIDDEN', [section.path, e.key, e.line], {
+        file,
+        line: wins.line,
+        col: wins.keyCol,
+        section: section.path,
+        key: e.key,
+      }),
+    );
   }
   return out;
 }

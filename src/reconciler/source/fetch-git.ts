@@ -156,11 +156,32 @@ export async function isAncestor(repoDir: string, older: string, newer: string, 
   }
 }
 
-/** The commit the cache repository's `refs/source/head` (what the last pull fetched and verified) names. */
-export async function fetchedCommit(repoDir: string, timeoutMs: number): Promise<string> {
-  return (await git(['-C', repoDir, 'rev-parse', '--verify', 'refs/source/head^{commit}'], timeoutMs))
-    .toString('utf8')
-    .trim();
+/**
+ * What the last applied pull fetched (a commit, or the signed tag naming it): a later fetch moves
+ * `refs/source/head` to a commit that may be refused, so the cache is checked at start against this.
+ */
+export const APPLIED_REF = 'refs/source/applied';
+
+/** After a pull of the cache repository is applied: `refs/source/applied` names what `refs/source/head` names. */
+export async function markApplied(repoDir: string, timeoutMs: number): Promise<void> {
+  await git(['-C', repoDir, 'update-ref', APPLIED_REF, 'refs/source/head'], timeoutMs);
+}
+
+/**
+ * The ref of the cache repository that names the applied pull: `refs/source/applied`, or
+ * `refs/source/head` in a repository an agent without it kept.
+ */
+export async function appliedRef(repoDir: string, timeoutMs: number): Promise<string> {
+  const has = await git(['-C', repoDir, 'rev-parse', '--verify', '--quiet', APPLIED_REF], timeoutMs).then(
+    () => true,
+    () => false,
+  );
+  return has ? APPLIED_REF : 'refs/source/head';
+}
+
+/** The commit `ref` (what a pull fetched and verified) names in the cache repository. */
+export async function fetchedCommit(repoDir: string, timeoutMs: number, ref = 'refs/source/head'): Promise<string> {
+  return (await git(['-C', repoDir, 'rev-parse', '--verify', `${ref}^{commit}`], timeoutMs)).toString('utf8').trim();
 }
 
 /** The file `path` of `commit` in the cache repository. */
@@ -172,4 +193,52 @@ export async function committedFile(
   maxBytes: number,
 ): Promise<Buffer> {
   return git(['-C', repoDir, 'cat-file', 'blob', `${commit}:${path.replace(/^\/+/, '')}`], timeoutMs, maxBytes + 1);
+}
+
+/**
+ * The regular file `path` of `commit` in the cache repository, or why it is
+ * none: absent, a folder, a symbolic link (git never follows one, so a
+ * link cannot lead out of the repository) or larger than `maxBytes`. Paths
+ * are literal (no pathspec magic).
+ */
+export async function committedRegularFile(
+  repoDir: string,
+  commit: string,
+  path: string,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<Buffer | { why: string }> {
+  const deadline = Date.now() + timeoutMs;
+  const left = (): number => Math.max(1, deadline - Date.now());
+  const listed = await git(
+    ['--literal-pathspecs', '-C', repoDir, 'ls-tree', '-z', '-l', '--full-tree', commit, '--', path],
+    left(),
+  );
+  // "<mode> <type> <object> <size>\t<path>\0", one entry: the path itself.
+  const [info = '', name] = listed.toString('utf8').split('\0')[0]?.split('\t') ?? [];
+  if (name !== path) return { why: `commit ${commit} has no file ${path}` };
+  const [mode, type, , size] = info.split(/ +/);
+  if (mode === '120000') return { why: `${path} is a symbolic link at commit ${commit}` };
+  if (type !== 'blob') return { why: `${path} is a ${type ?? 'thing'}, not a file, at commit ${commit}` };
+  if (Number(size) > maxBytes)
+    return { why: `${path} is ${size} bytes at commit ${commit}, more than max size ${maxBytes}` };
+  return committedFile(repoDir, commit, path, left(), maxBytes);
+}
+
+/** The paths of the entries of `folder` ('' for the root) at `commit` in the cache repository (`git ls-tree`). */
+export async function committedNames(
+  repoDir: string,
+  commit: string,
+  folder: string,
+  timeoutMs: number,
+): Promise<string[]> {
+  const spec = folder === '' ? [] : ['--', `${folder}/`];
+  const out = await git(
+    ['--literal-pathspecs', '-C', repoDir, 'ls-tree', '-z', '--name-only', '--full-tree', commit, ...spec],
+    timeoutMs,
+  );
+  return out
+    .toString('utf8')
+    .split('\0')
+    .filter((p) => p !== '');
 }

@@ -56,13 +56,7 @@ export async function fetchSource(
       insecure: cfg.insecure,
       trust: cfg,
     });
-  let ca: string | undefined;
-  try {
-    ca = cfg.ca === '' ? undefined : readFileSync(cfg.ca, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read the ca file ${cfg.ca}: ${errorMessage(err)}`, { cause: err });
-  }
-  const fetch = { timeoutMs: cfg.timeoutMs, ca, insecure: cfg.insecure };
+  const fetch = httpsGuards(cfg);
   const got = await fetchSettings(cfg.url, {
     ...fetch,
     maxBytes: cfg.maxBytes,
@@ -70,17 +64,32 @@ export async function fetchSource(
     lastModified: same?.lastModified,
   });
   if (!got.changed || !signaturesRequired(cfg)) return got;
+  return { ...got, ...(await signedOver(cfg, got.body, cfg.url, cfg.signatureUrl, revisionOf(got))) };
+}
+
+/** The guards of a request over http(s): the time limit, the CAs (read from `ca`), `insecure`. */
+export function httpsGuards(cfg: SourceConfig): { timeoutMs: number; ca: string | undefined; insecure: boolean } {
+  try {
+    const ca = cfg.ca === '' ? undefined : readFileSync(cfg.ca, 'utf8');
+    return { timeoutMs: cfg.timeoutMs, ca, insecure: cfg.insecure };
+  } catch (err) {
+    throw new Error(`cannot read the ca file ${cfg.ca}: ${errorMessage(err)}`, { cause: err });
+  }
+}
+
+/** The detached signature of `body` fetched from `url` (verify-detached.ts); AGENT_ERR_SOURCE_SIGNATURE unless it holds. */
+export async function signedOver(
+  cfg: SourceConfig,
+  body: Buffer,
+  url: string,
+  signatureUrl: string,
+  revision: string,
+): Promise<{ signedBy: string; signature: string }> {
   if (cfg.allowedSigners === '')
     throw new AgentError('AGENT_ERR_SOURCE_SIGNATURE', [
       cfg.url,
       'a file pulled over http(s) is checked against allowed signers (ssh); gpg keyring applies to git sources only',
     ]);
-  const { signedBy, signature } = await verifyDetached(got.body, {
-    url: cfg.url,
-    signatureUrl: cfg.signatureUrl,
-    allowedSigners: cfg.allowedSigners,
-    revision: revisionOf(got),
-    fetch,
-  });
-  return { ...got, signedBy, signature };
+  const fetch = httpsGuards(cfg);
+  return verifyDetached(body, { url, signatureUrl, allowedSigners: cfg.allowedSigners, revision, fetch });
 }

@@ -58,7 +58,7 @@ export class RemoteIncludes {
       const own: SourceConfig = { ...cfg, url, path: '', ref: 'HEAD', sha256: '', signatureUrl: '' };
       try {
         const { pullAndApply } = await import('./apply-pull.js');
-        const got = await pullAndApply(this.host, own, cache, st.revision, reason);
+        const got = await pullAndApply(this.host, own, cache, st.revision, reason, false);
         st.lastSuccess = new Date().toISOString();
         st.lastError = null;
         if (!got.changed) pulls.unchanged++;

@@ -1,7 +1,7 @@
 /**
  * The pulled settings as the lowest layer of the tree (settings/source-layer.ts):
  * under the local file and its includes, only when the local file names a
- * source, never holding [/includes] or [/settings/source]; `${hostname}` in
+ * source, never holding [/settings/source] or including a local path; `${hostname}` in
  * the url; the insecure warnings; remote includes (their cached pull at
  * their place, a warning before the first pull).
  */
@@ -61,7 +61,7 @@ void describe('settings/source-layer.ts', () => {
     assert.ok(!r.watched.includes(cache));
   });
 
-  void it('refuses [/includes] and [/settings/source] in the pulled text', async () => {
+  void it('refuses [/settings/source], and an include of a local path, in the pulled text', async () => {
     const main = write('agent2.ini', local('url = https://example.invalid/a.ini'));
     const reader = new SettingsReader();
     await reader.source(
@@ -72,8 +72,13 @@ void describe('settings/source-layer.ts', () => {
     assert.equal(r.ok, false);
     assert.deepEqual(
       r.problems.filter((p) => p.code === 'AGENT_ERR_SOURCE_SECTION').map((p) => p.section),
-      ['/includes', '/settings/source'],
+      ['/settings/source'],
     );
+    const inc = r.problems.find((p) => p.code === 'AGENT_ERR_SOURCE_INCLUDE');
+    assert.ok(inc, JSON.stringify(r.problems));
+    assert.equal(inc.line, 2);
+    assert.equal(inc.file, cache);
+    assert.match(inc.message, /cannot include \/etc\/passwd: an absolute path/);
   });
 
   void it('expands ${hostname} in the url, and warns about insecure and http://', async () => {
