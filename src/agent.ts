@@ -12,7 +12,7 @@ import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
 import type { AgentControl, ModuleStatus, SettingsEdits, SourceStatus } from './core/control.js';
 import { SettingsSource } from './reconciler/source/settings-source.js';
-import { prepareSourceFolder, sourceConfig } from './reconciler/source/source-config.js';
+import { prepareSourceFolder, signaturesRequired, sourceConfig } from './reconciler/source/source-config.js';
 import { loadSettingsFile } from './settings/load.js';
 import { SettingsReader } from './settings/includes.js';
 import { describeProblem, type SettingsProblem } from './settings/problem.js';
@@ -39,8 +39,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
   let loaded = await loadSettingsFile(options.settingsFile);
   if (!loaded.ok) return { ok: false, problems: loaded.problems };
   // A signed source's cached pulls are verified again before the agent runs on them (verify-cache.ts).
-  const cfg = sourceConfig(loaded.snapshot);
-  if (cfg.allowedSigners !== '' || cfg.gpgKeyring !== '') {
+  if (signaturesRequired(sourceConfig(loaded.snapshot))) {
     const { verifyCachedPulls } = await import('./reconciler/source/verify-cache.js');
     if (await verifyCachedPulls(loaded.snapshot)) loaded = await loadSettingsFile(options.settingsFile);
     if (!loaded.ok) return { ok: false, problems: loaded.problems };

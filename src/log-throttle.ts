@@ -78,3 +78,8 @@ export class WarningThrottle {
  * query, a rejected certificate): a line a minute per kind and peer address, with the count.
  */
 export const PEER_EVENTS = new WarningThrottle();
+
+/** The kind of a fault for PEER_EVENTS: its words without figures, so each reason is said and a flood of one counted. */
+export function faultKind(prefix: string, text: string): string {
+  return `${prefix} ${text.replace(/\d+/g, 'N').slice(0, 60)}`;
+}

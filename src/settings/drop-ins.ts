@@ -47,10 +47,10 @@ export async function readDropIns(
   const out: SourceFile[] = [];
   // Read together: a reload's reader settles the files it is asked for at once in one interval (read-settings.ts).
   const read = await Promise.all(found.files.map((file) => reader.source(file)));
-  for (const [i, file] of found.files.entries()) {
-    watched.add(file);
-    const src = read[i] ?? (await reader.source(file));
-    if ('error' in src) problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [file, src.error], { ...at, file }));
+  for (const src of read) {
+    watched.add(src.file);
+    if ('error' in src)
+      problems.push(problem('AGENT_ERR_INCLUDE_MISSING', [src.file, src.error], { ...at, file: src.file }));
     else out.push(src);
   }
   return out;

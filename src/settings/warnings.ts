@@ -133,19 +133,14 @@ export function insecureWarnings(input: WarnInput): SettingsProblem[] {
 
   if (input.modules.WEBServer) {
     const pw = sectionWithFallbacks(input, '/settings/WEB/server').password;
-    if (pw === '' || pw === undefined) {
-      // Named where the value comes from: the web server's own key, else the [/settings/default] fallback it reads.
-      const own = input.origins['/settings/WEB/server']?.password;
-      const fallback = input.origins['/settings/default']?.password;
-      const section = own || !fallback ? '/settings/WEB/server' : '/settings/default';
-      out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], at(own ?? fallback, section, 'password')));
-    } else if (typeof pw === 'string' && codePoints(pw) < STRONG_PASSWORD && !pw.startsWith('pbkdf2-sha256$')) {
-      // A short password (an imported nsclient.ini's `password = test`): named, never shown.
-      const own = input.origins['/settings/WEB/server']?.password;
-      const section = own ? '/settings/WEB/server' : '/settings/default';
-      const o = own ?? input.origins['/settings/default']?.password;
-      out.push(problem('AGENT_WARN_WEAK_PASSWORD', [codePoints(pw), STRONG_PASSWORD], at(o, section, 'password')));
-    }
+    // Named where the value comes from: the web server's own key, else the [/settings/default] fallback it reads.
+    const own = input.origins['/settings/WEB/server']?.password;
+    const fallback = input.origins['/settings/default']?.password;
+    const where = at(own ?? fallback, own || !fallback ? '/settings/WEB/server' : '/settings/default', 'password');
+    if (pw === '' || pw === undefined) out.push(problem('AGENT_WARN_EMPTY_PASSWORD', [], where));
+    // A short password (an imported nsclient.ini's `password = test`): named, never shown.
+    else if (typeof pw === 'string' && codePoints(pw) < STRONG_PASSWORD && !pw.startsWith('pbkdf2-sha256$'))
+      out.push(problem('AGENT_WARN_WEAK_PASSWORD', [codePoints(pw), STRONG_PASSWORD], where));
   }
 
   if (input.modules.NSClientServer) {

@@ -27,7 +27,7 @@ import {
   replyHeader,
   type Frame,
 } from './framing.js';
-import { PEER_EVENTS } from '../../log-throttle.js';
+import { faultKind, PEER_EVENTS } from '../../log-throttle.js';
 
 export interface PeerInfo {
   address: string;
@@ -112,7 +112,7 @@ export class ServedConnection {
       PEER_EVENTS.warn(
         this.log,
         // Per kind of fault (its words without figures): each reason is said, a flood of one is counted.
-        `agent-closed ${fatal.replace(/\d+/g, 'N').slice(0, 60)}`,
+        faultKind('agent-closed', fatal),
         this.peer.address,
         `closing connection from ${escapeLog(this.peer.address)}: ${escapeForLog(fatal)}`,
       );

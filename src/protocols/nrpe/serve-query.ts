@@ -22,7 +22,7 @@ import {
   type NrpePacket,
 } from './packet.js';
 import type { NrpePeer, NrpeServerOptions, NrpeServerPolicy } from './server-types.js';
-import { PEER_EVENTS } from '../../log-throttle.js';
+import { faultKind, PEER_EVENTS } from '../../log-throttle.js';
 
 /** Characters refused in queries unless `allowNastyCharacters` (those of the NRPE daemon). */
 export const NASTY_CHARACTERS = "|`&><'\\[]{};\r\n";
@@ -50,12 +50,7 @@ export function handleConnection(
     } catch (err) {
       done = true;
       const why = errorMessage(err);
-      PEER_EVENTS.warn(
-        log,
-        `nrpe-dropped ${why.replace(/\d+/g, 'N').slice(0, 60)}`,
-        peer,
-        `dropped ${peer}: ${escapeForLog(why)}`,
-      );
+      PEER_EVENTS.warn(log, faultKind('nrpe-dropped', why), peer, `dropped ${peer}: ${escapeForLog(why)}`);
       socket.destroy();
       return;
     }

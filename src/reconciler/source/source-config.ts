@@ -79,3 +79,8 @@ export function prepareSourceFolder(settings: Snapshot): void {
     // reported by the pull that needs it
   }
 }
+
+/** Signatures are required: `allowed signers` or `gpg keyring` is set (trust.ts, verify-cache.ts). */
+export function signaturesRequired(cfg: Pick<SourceConfig, 'allowedSigners' | 'gpgKeyring'>): boolean {
+  return cfg.allowedSigners !== '' || cfg.gpgKeyring !== '';
+}

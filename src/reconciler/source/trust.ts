@@ -12,13 +12,11 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { AgentError, errorMessage } from '../../errors.js';
-import type { SourceConfig } from './source-config.js';
+import { signaturesRequired, type SourceConfig } from './source-config.js';
 
 export type Trust = Pick<SourceConfig, 'url' | 'allowedSigners' | 'gpgKeyring'>;
 
-export function signaturesRequired(cfg: Trust): boolean {
-  return cfg.allowedSigners !== '' || cfg.gpgKeyring !== '';
-}
+export { signaturesRequired };
 
 /** '' when no signature is required, else the hash of the key files' content; AGENT_ERR_SOURCE_SIGNATURE when one cannot be read. */
 export function trustId(cfg: Trust): string {
