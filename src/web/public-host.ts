@@ -27,7 +27,8 @@
  * for at most a minute (what interface addresses are cached for), so the
  * parsing and name checks run once per connection and minute.
  */
-import { hostname, networkInterfaces } from 'node:os';
+import { networkInterfaces } from 'node:os';
+import { hostName } from './host-name.js';
 import type { IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
@@ -101,7 +102,7 @@ function isOwnName(name: string, socket: Socket): boolean {
     if (name === plainAddress(socket.localAddress ?? '')) return true;
     if (interfaceAddresses().has(name)) return true;
   } else {
-    const own = normalize(hostname());
+    const own = normalize(hostName());
     if (name === own || name === own.split('.')[0]) return true;
   }
   return socket instanceof TLSSocket && certificateNames(socket).some((n) => n === name || wildcardMatch(n, name));

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO, startAgent } from '../helpers/agent-process.js';
+import { defaultSettingsOnFreePort } from './settings-file.js';
 import { bootRoot, makeRoot, removeRoot, run, type BootedRoot } from '../helpers/systemd-root.js';
 
 const STARTS = 5;
@@ -88,8 +89,7 @@ try {
   }
 
   // The plain start, on the default settings with the web server on port 0.
-  const defaults = readFileSync(join(REPO, 'settings/agent.ini'), 'utf8');
-  const ini = defaults.replace(/^port = 8443s$/m, 'port = 0s');
+  const ini = defaultSettingsOnFreePort(REPO);
   const warm = await startAgent({ ini });
   const files = {
     'security/certificate.pem': readFileSync(join(warm.dir, 'security/certificate.pem'), 'utf8'),

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * A generated settings file for benchmarks: N remote targets (subsections
  * with a parent chain through a few templates), M web users and their roles.
@@ -48,4 +51,17 @@ export function generateSettings(targets: number, users: number, dotted = true):
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * The shipped settings/agent.ini as is, but for the web server's port: 0s,
+ * a free port the system picks (TLS), so a benchmark's agent never collides
+ * with another on 8443. The shipped file leaves the port at its default.
+ */
+export function defaultSettingsOnFreePort(repo: string): string {
+  const defaults = readFileSync(join(repo, 'settings/agent.ini'), 'utf8');
+  const header = /^\[\/settings\/WEB\/server\]$/m;
+  if (!header.test(defaults) || /^port *=/m.test(defaults))
+    throw new Error('settings/agent.ini: expected a [/settings/WEB/server] section without a port line');
+  return defaults.replace(header, '$&\nport = 0s');
 }

@@ -34,6 +34,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { inRange } from '../../src/in-range.js';
+import { defaultSettingsOnFreePort } from './settings-file.js';
 
 const ROUNDS = 11;
 const READY_GOAL_MS = 200;
@@ -41,10 +42,7 @@ const RATIO_GOAL = 2;
 const RSS_OVER_NODE_GOAL_MB = 10;
 const RSS_GOAL_MB = 60;
 
-const defaults = readFileSync(join(REPO, 'settings/agent.ini'), 'utf8');
-if (!/^port = 8443s$/m.test(defaults))
-  throw new Error('settings/agent.ini: no "port = 8443s" line to replace with port 0');
-const ini = defaults.replace(/^port = 8443s$/m, 'port = 0s');
+const ini = defaultSettingsOnFreePort(REPO);
 const env = { AGENT_LOG_LEVEL: 'info' };
 
 // Warm-up start: creates the certificate (and warms the disk cache).

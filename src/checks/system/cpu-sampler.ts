@@ -55,8 +55,14 @@ export class CpuSampler {
   /** Take a first sample now and one per interval after that. Idempotent. */
   async start(): Promise<void> {
     if (this.timer) return;
-    await this.sample();
-    this.timer = setInterval(() => void this.sample().catch(() => undefined), this.options.intervalMs ?? 1000);
+    this.sample();
+    this.timer = setInterval(() => {
+      try {
+        this.sample();
+      } catch {
+        // a reading that failed is skipped; the next one comes in a second
+      }
+    }, this.options.intervalMs ?? 1000);
     this.timer.unref();
   }
 
@@ -99,13 +105,13 @@ export class CpuSampler {
       // The history reaches back over the whole window, or over this much of it (just after the start).
       const oldest = Math.min(this.coarse.at(0)?.at ?? Infinity, this.samples.at(0)?.at ?? Infinity);
       const coveredSeconds = oldest <= since ? windowSeconds : Math.floor((started - oldest) / 1000);
-      return { loads: between(base, await this.read()), coveredSeconds };
+      return { loads: between(base, this.read()), coveredSeconds };
     }
     const freshMs = this.options.freshMs ?? 500;
     if (!this.fresh || started - this.fresh.at > 1000) {
-      const first = await this.read();
+      const first = this.read();
       await new Promise((r) => setTimeout(r, freshMs));
-      const last = await this.read();
+      const last = this.read();
       this.fresh = { at: last.at, loads: between(first, last) };
     }
     return { loads: this.fresh.loads, freshMs, coveredSeconds: freshMs / 1000 };
@@ -119,8 +125,8 @@ export class CpuSampler {
     return sparse ?? this.samples.find((s) => s.at >= since) ?? this.coarse.at(0) ?? first;
   }
 
-  private async sample(): Promise<void> {
-    const s = await this.read();
+  private sample(): void {
+    const s = this.read();
     this.samples.push(s);
     const lastSparse = this.coarse.at(-1);
     if (lastSparse === undefined || s.at - lastSparse.at >= (this.options.coarseEveryMs ?? 30_000)) this.coarse.push(s);
@@ -131,8 +137,8 @@ export class CpuSampler {
     dropOlder(this.coarse, s.at - keep);
   }
 
-  private async read(): Promise<Sample> {
-    const times = await readCpuTimes(this.options.root);
+  private read(): Sample {
+    const times = readCpuTimes(this.options.root);
     return { at: Date.now(), times: new Map(times.map((t) => [t.core, t])) };
   }
 }

@@ -1,7 +1,7 @@
 /** GET /api/v1/info and /api/v1/info/version, privilege `info.get` (the version also NSClient++'s `info.get.version`). */
-import { hostname } from 'node:os';
 import { baseUrl, sendJson } from '../respond.js';
 import type { RouteContext } from './context.js';
+import { hostName } from '../host-name.js';
 
 export function registerInfoRoutes(ctx: RouteContext): void {
   ctx.route('GET', '/api/v1/info', 'info.get', (req, res) => {
@@ -12,7 +12,7 @@ export function registerInfoRoutes(ctx: RouteContext): void {
       version: info.version,
       started: info.started,
       pid: info.pid,
-      hostname: hostname(),
+      hostname: hostName(),
       settings: info.settings,
       version_url: `${v1}/info/version`,
       status_url: `${v1}/settings/status`,

@@ -3,13 +3,14 @@
  * node:https server with the agent's certificate and the WEBServer's server
  * options (TLS 1.2 or newer, noDelay), answering every request with the
  * JSON of /api/v1/info (the same fields, serialized per request, links
- * from the Host header) and the same head as the agent's (its security
+ * from the Host header, the host name read once) and the same head as the agent's (its security
  * headers, type, length, no-store), in one writeHead and one end. It
  * prints `listening <port>` once it listens on 127.0.0.1.
  *
  *   node bare-https.js CERT_FILE KEY_FILE
  */
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SECURITY_HEADERS } from '../../../src/web/security-headers.js';
@@ -17,6 +18,7 @@ import { SECURITY_HEADERS } from '../../../src/web/security-headers.js';
 const [certFile, keyFile] = process.argv.slice(2);
 if (!certFile || !keyFile) throw new Error('usage: bare-https.js CERT_FILE KEY_FILE');
 const started = new Date().toISOString();
+const host = hostname();
 const server = createServer(
   { cert: readFileSync(certFile), key: readFileSync(keyFile), minVersion: 'TLSv1.2', noDelay: true },
   (req, res) => {
@@ -27,6 +29,7 @@ const server = createServer(
         version: '0.1.0',
         started,
         pid: process.pid,
+        hostname: host,
         settings: certFile,
         version_url: `${v1}/info/version`,
         status_url: `${v1}/settings/status`,
