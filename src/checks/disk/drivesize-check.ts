@@ -50,7 +50,7 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
         .filter(Boolean);
       const all = drives.length === 0 || drives.includes('*') || drives.includes('all-drives');
       const binds = args.flag('bind-mounts');
-      const mounts = await readMounts(mountsFile);
+      const mounts = readMounts(mountsFile);
       const points = new Set(mounts.map((m) => m.mountPoint));
       // A path's holder is a file system of its own, as on the command line, not a bind mount above it.
       const holders = new Set(mounts.filter((m) => binds || !m.bind).map((m) => m.mountPoint));
@@ -67,7 +67,7 @@ export function drivesizeCheck(mountsFile?: string): CheckDefinition {
         holder.set(d, above);
       }
       const wanted = new Set([...drives, ...holder.values()]);
-      const usage = await mountUsage((m) => (all ? binds || !m.bind : wanted.has(m.mountPoint)), mountsFile);
+      const usage = await mountUsage((m) => (all ? binds || !m.bind : wanted.has(m.mountPoint)), mountsFile, mounts);
       const byPoint = new Map(usage.map((u) => [u.mountPoint, u]));
       if (all) return usage.map((u) => item(u.mountPoint, u));
       return drives.flatMap((d) => {

@@ -10,7 +10,8 @@
  * the command line counts. A file system that cannot be stat'ed (gone, no
  * permission) is reported with `error` set instead of failing the list.
  */
-import { readFile, statfs } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { parseMountinfo } from './mountinfo.js';
 
 export interface Mount {
@@ -107,15 +108,24 @@ export function parseMounts(text: string): Mount[] {
   });
 }
 
-export async function readMounts(file = '/proc/self/mountinfo'): Promise<Mount[]> {
-  return parseMounts(await readFile(file, 'utf8'));
+/**
+ * The mount table, read synchronously: /proc/self/mountinfo is made in
+ * memory as it is read, and one read costs less than the thread-pool round
+ * trips of an asynchronous one. statfs stays asynchronous: it asks the file
+ * system, and a hung network mount must not hold the agent.
+ */
+export function readMounts(file = '/proc/self/mountinfo'): Mount[] {
+  return parseMounts(readFileSync(file, 'utf8'));
 }
 
-/** Mounts with sizes. Only the mounts `want` accepts are stat'ed. */
-export async function mountUsage(want: (m: Mount) => boolean = () => true, file?: string): Promise<MountUsage[]> {
-  const mounts = (await readMounts(file)).filter(want);
+/** Mounts with sizes. Only the mounts `want` accepts are stat'ed; `mounts`: the table when the caller has read it. */
+export async function mountUsage(
+  want: (m: Mount) => boolean = () => true,
+  file?: string,
+  mounts: readonly Mount[] = readMounts(file),
+): Promise<MountUsage[]> {
   return Promise.all(
-    mounts.map(async (m): Promise<MountUsage> => {
+    mounts.filter(want).map(async (m): Promise<MountUsage> => {
       const base = { ...m, kind: classify(m.fsType) };
       try {
         const s = await statfs(m.mountPoint);

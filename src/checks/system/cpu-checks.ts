@@ -123,7 +123,7 @@ export function loadCheck(root?: string): CheckDefinition {
       emptyState: 'unknown',
     },
     async collect() {
-      const l = await readLoadavg(root);
+      const l = readLoadavg(root);
       const cores = Math.max(1, cpus().length);
       return [
         ['1m', l.m1],

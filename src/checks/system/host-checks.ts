@@ -50,7 +50,7 @@ export function memoryCheck(root?: string): CheckDefinition {
         .filter(Boolean);
       for (const t of types)
         if (t !== 'physical' && t !== 'swap') throw new ArgumentError(`type=${t} is not physical or swap`);
-      const m = await readMeminfo(root);
+      const m = readMeminfo(root);
       const items = [];
       const total = m.MemTotal ?? 0;
       const available = m.MemAvailable ?? (m.MemFree ?? 0) + (m.Buffers ?? 0) + (m.Cached ?? 0);
@@ -103,7 +103,7 @@ export function uptimeCheck(root?: string): CheckDefinition {
       emptyState: 'unknown',
     },
     async collect(_args, call) {
-      const up = await readUptime(root);
+      const up = readUptime(root);
       return [{ uptime: up, boot: Math.round(call.now - up) }];
     },
     perf: () => [{ object: 'uptime', key: 'uptime', alias: 'uptime' }],

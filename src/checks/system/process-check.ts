@@ -66,24 +66,37 @@ export function processCheck(root?: string): CheckDefinition {
   };
 }
 
+/** The kernel name first; the executable and argv[0] (each read on first use) only when it differs. */
 function matches(p: ProcessInfo, name: string): boolean {
-  const argv0 = basename(p.commandLine.split(' ')[0] ?? '');
-  return p.name === name || p.exe === name || argv0 === name;
+  return p.name === name || p.exe === name || basename(p.commandLine.split(' ')[0] ?? '') === name;
 }
 
+/**
+ * The values of one item. `exe`, `command_line`, `memory` and `virtual` are
+ * getters: a process's executable, command line and memory are read only
+ * when an expression, the perf data or the output names them (processes.ts).
+ */
 function aggregate(name: string, procs: ProcessInfo[], requested: boolean): Record<string, string | number | boolean> {
   const sorted = [...procs].sort((a, b) => a.pid - b.pid);
   const first = sorted[0];
   return {
     name,
-    exe: first?.exe ?? '',
-    command_line: first?.commandLine ?? '',
+    get exe() {
+      return first?.exe ?? '';
+    },
+    get command_line() {
+      return first?.commandLine ?? '';
+    },
     state: sorted.length > 0 ? 'started' : 'stopped',
     pid: first?.pid ?? 0,
     pids: sorted.map((p) => p.pid).join(','),
     running: sorted.length,
-    memory: sorted.reduce((a, p) => a + p.rss, 0),
-    virtual: sorted.reduce((a, p) => a + p.virtual, 0),
+    get memory() {
+      return sorted.reduce((a, p) => a + p.rss, 0);
+    },
+    get virtual() {
+      return sorted.reduce((a, p) => a + p.virtual, 0);
+    },
     threads: sorted.reduce((a, p) => a + p.threads, 0),
     requested,
   };
