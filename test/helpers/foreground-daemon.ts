@@ -12,6 +12,8 @@ import { waitUntil } from './wait-until.js';
 
 export interface ForegroundDaemon {
   start(): Promise<void>;
+  /** The process id while it runs (for benchmarks that read its CPU time). */
+  pid(): number | undefined;
   stop(): Promise<void>;
   close(): Promise<void>;
 }
@@ -29,6 +31,7 @@ export function foregroundDaemon(options: {
   const kill = (): void => void proc?.kill('SIGKILL');
   process.on('exit', kill);
   const daemon: ForegroundDaemon = {
+    pid: () => (proc?.exitCode === null ? proc.pid : undefined),
     async start() {
       let output = '';
       const p = spawn(options.command, options.args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -20,13 +20,19 @@ export interface GitHttp extends GitWork {
   /** https://127.0.0.1:PORT/git/fleet.git */
   readonly url: string;
   readonly nginx: Nginx;
+  /** The process ids of nginx's master and fcgiwrap while they run (git http-backend runs under fcgiwrap). */
+  serverPids(): number[];
   start(): Promise<void>;
   stop(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** `tls`: nginx's certificate and key (certs made by the test, e.g. agent-certs.ts). */
-export async function startGitHttp(tls: { cert: string; key: string }): Promise<GitHttp> {
+/**
+ * `tls`: nginx's certificate and key (certs made by the test, e.g. agent-certs.ts); `children`: fcgiwrap
+ * preforks that many (-c) to serve requests in parallel (a benchmark; a test that stops and starts the
+ * server keeps one process, see below).
+ */
+export async function startGitHttp(tls: { cert: string; key: string }, children?: number): Promise<GitHttp> {
   const dir = mkdtempSync(join(tmpdir(), 'git-http-'));
   // nginx's workers run as nobody when the test runs as root: the socket's folder must be reachable.
   chmodSync(dir, 0o755);
@@ -37,7 +43,7 @@ export async function startGitHttp(tls: { cert: string; key: string }): Promise<
     name: 'fcgiwrap',
     command: FCGIWRAP,
     // One process (no -c): a preforked child would outlive a stop of its parent.
-    args: ['-s', `unix:${socket}`, '-p', HTTP_BACKEND],
+    args: ['-s', `unix:${socket}`, '-p', HTTP_BACKEND, ...(children ? ['-c', String(children)] : [])],
     port: socket,
     dir,
     stopSignal: 'SIGTERM',
@@ -69,6 +75,7 @@ export async function startGitHttp(tls: { cert: string; key: string }): Promise<
     ...work,
     url: `${nginx.httpsBase}/git/fleet.git`,
     nginx,
+    serverPids: () => [nginx.pid(), fcgi.pid()].filter((p): p is number => p !== undefined),
     async start() {
       await startFcgi();
       await nginx.start();

@@ -24,6 +24,8 @@ export interface Nginx {
   readonly httpsBase: string;
   /** The access log's lines so far (`$status $request`). */
   accessLines(): string[];
+  /** The master's process id while it runs (its worker is its child). */
+  pid(): number | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
   close(): Promise<void>;

@@ -11,3 +11,23 @@ export function processCpuMs(pid: number, own = false): number {
     .split(' ');
   return ((Number(f[11]) + Number(f[12]) + (own ? 0 : Number(f[13]) + Number(f[14]))) * 1000) / 100;
 }
+
+/**
+ * CPU time of a process and every descendant alive now (nginx's workers,
+ * fcgiwrap's children), each with the children it waited for: a child that
+ * exited counts once, in its parent's figure.
+ */
+export function treeCpuMs(pid: number): number {
+  let total = 0;
+  const todo = [pid];
+  for (let p = todo.pop(); p !== undefined; p = todo.pop()) {
+    try {
+      total += processCpuMs(p);
+      const kids = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
+      if (kids) todo.push(...kids.split(' ').map(Number));
+    } catch {
+      // exited meanwhile: its time is in its parent's figure
+    }
+  }
+  return total;
+}
