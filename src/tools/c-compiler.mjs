@@ -1,6 +1,7 @@
-// Compiling C in the build (build-spawner.mjs, build-addons.mjs): finding the compiler (the first
-// of $CC, cc and gcc found in PATH; an absolute $CC as is), Debian's hardening flags, and one
-// compile written beside its final name and renamed, so a running agent's copy is never half written.
+// Compiling C in the build (build-spawner.mjs, build-addons.mjs) and for the arm64 package
+// (package-arm64.mjs): finding the compiler (for the build the first of $CC, cc and gcc found in
+// PATH; an absolute $CC as is), Debian's hardening flags, and one compile written beside its
+// final name and renamed, so a running agent's copy is never half written.
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';

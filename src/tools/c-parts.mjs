@@ -1,6 +1,7 @@
 // The agent's C parts, what each is built from and how: the script spawner and the Node-API
 // addons. `npm run build` builds them for this machine into dist/bin/ (build-spawner.mjs,
-// build-addons.mjs).
+// build-addons.mjs); `npm run package` ships them, and builds them again for the arm64 package
+// (package-arm64.mjs).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,3 +56,17 @@ export function compileSpawner(compiler, out) {
 export function compileAddon(compiler, headers, addon, out) {
   return compileC(compiler, ['-shared', '-fPIC', '-I', headers], [join(root, addon.source)], out);
 }
+
+/**
+ * Every C part by its path under the package root, as the agent looks for it (the spawner, then
+ * the addons), with its mode in a package (a program, or a library node loads) and how to build
+ * it: compile(compiler, headers, out) returns undefined when it worked, or what the compiler said.
+ */
+export const C_PARTS = [
+  { path: 'dist/bin/script-spawner', mode: 0o755, compile: (compiler, _headers, out) => compileSpawner(compiler, out) },
+  ...ADDONS.map((addon) => ({
+    path: `dist/bin/${addon.name}.node`,
+    mode: 0o644,
+    compile: (compiler, headers, out) => compileAddon(compiler, headers, addon, out),
+  })),
+];

@@ -1,7 +1,8 @@
 // V8's code cache of the bundle (dist/agent/main.cjs.cache beside dist/agent/main.cjs), made by
 // the runtime that will read it: V8 rejects a cache made by another build of node (another
-// version, another architecture), so `npm run build` makes it with its own node (bundle.mjs).
-// `node` is the command that runs that runtime, as a list.
+// version, another architecture), so `npm run build` makes the checkout's with its own node
+// (bundle.mjs) and `npm run package` the arm64 package's with that package's node under qemu
+// (package-arm64.mjs). `node` is the command that runs that runtime, as a list.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
