@@ -5,8 +5,8 @@
 // it (main.cjs.cache), so a start neither resolves ~170 files nor parses a megabyte of code.
 // A cache that does not fit the node binary running it (another Node version, other V8 flags) is
 // rejected by V8 and the bundle is compiled as usual: slower, same behaviour. Plain CommonJS, not
-// TypeScript: it must run as is, before anything else is loaded, and bundle.mjs requires
-// compile() from it to write the cache, so both compile the very same text.
+// TypeScript: it must run as is, before anything else is loaded, and the build (code-cache.mjs)
+// requires compile() from it to write the cache, so both compile the very same text.
 // The process is named by its command, not Node 24's `MainThread`: `pgrep config-agent` and
 // `check_procs -C config-agent` find it (the kernel's comm, which libuv sets with the title).
 process.title = 'config-agent';
@@ -36,7 +36,7 @@ function run(file) {
     cachedData = undefined; // no cache: compile as usual
   }
   const script = compile(file, cachedData);
-  // The build's warm-up run (src/tools/bundle.mjs): at exit, the cache of every function this start
+  // The build's warm-up run (src/tools/code-cache.mjs): at exit, the cache of every function this start
   // compiled, not only the top level, so a start after the build compiles almost nothing.
   const warmOut = process.env.AGENT_BUILD_CODE_CACHE;
   if (warmOut) process.on('exit', () => writeFileSync(warmOut, script.createCachedData()));

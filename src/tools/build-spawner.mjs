@@ -3,13 +3,13 @@
 // way the agent starts scripts and host commands (docs/checks.md "How scripts are started"), so without a
 // compiler, or when the compile fails, the build fails with what to install. The binary is
 // written beside its final name and renamed, so an agent running the old one is not disturbed.
-import { readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compileC, findCompiler } from './c-compiler.mjs';
+import { findCompiler } from './c-compiler.mjs';
+import { compileSpawner } from './c-parts.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const sourceDir = join(root, 'src/checks/scripts/spawner-c');
 const out = join(root, 'dist/bin/script-spawner');
 
 const compiler = findCompiler();
@@ -21,11 +21,7 @@ if (compiler === undefined) {
   );
   process.exit(1);
 } else {
-  const sources = readdirSync(sourceDir)
-    .filter((f) => f.endsWith('.c'))
-    .sort()
-    .map((f) => join(sourceDir, f));
-  const failed = compileC(compiler, ['-fPIE', '-pie'], sources, out);
+  const failed = compileSpawner(compiler, out);
   if (failed !== undefined) {
     console.error(
       `build-spawner: ${compiler} could not build the script spawner, which starts every script and host command of the agent:\n${failed}`,

@@ -10,22 +10,10 @@
 // would load dgram, zlib, webcrypto, … for modules that are not enabled; in CommonJS they stay
 // inside the lazily run module bodies. Whitespace and syntax are minified, names are kept, so a
 // stack trace still names the functions.
-import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeCodeCache } from './code-cache.mjs';
 
 // A checkout installed before esbuild was added has no esbuild: say what to do.
 const { build } = await import('esbuild').catch((err) => {
@@ -98,32 +86,8 @@ writeFileSync(out, `(function (exports, require, module, __filename, __dirname) 
 const launcher = join(root, 'dist/agent.cjs');
 copyFileSync(join(root, 'src/launcher.cjs'), launcher);
 chmodSync(launcher, 0o755);
-// The cache of the top-level code, made by the node that builds (the one that will run it: `npm ci` builds).
-const { compile } = createRequire(import.meta.url)('../launcher.cjs');
-writeFileSync(`${out}.cache`, compile(out).createCachedData());
-await warmCache(out);
-
-/**
- * The settings of the warm-up starts: the modules the default settings (settings/agent.ini)
- * enable, the web server on a port of the system's choice. Written here rather than read from
- * settings/agent.ini, which is the user's to edit: a local edit must not change or break a build.
- */
-function warmSettings() {
-  return `[/modules]
-CheckHelpers = enabled
-CheckSystem = enabled
-CheckDisk = enabled
-WEBServer = enabled
-
-[/settings/default]
-password =
-allowed hosts = 127.0.0.1, ::1
-
-[/settings/WEB/server]
-port = 0s
-bind to = 127.0.0.1
-`;
-}
+// The code cache, made by the node that builds (the one that will run it: `npm ci` builds).
+await writeCodeCache({ bundle: out, launcher, node: [process.execPath], who: 'bundle' });
 
 /**
  * protobufjs requires long.js when it is installed (it is: a dependency of protobufjs) and then
@@ -143,61 +107,4 @@ function withoutLong() {
       }));
     },
   };
-}
-
-/**
- * Replaces the top-level cache by a warm one: the agent is started twice on warmSettings()
- * (in a temporary folder: the first start
- * creates the certificate, the second reads it as every later start does); the launcher writes
- * the code cache of all it compiled when the second one exits after "agent ready". The functions
- * a start runs are then compiled at build time, not at each start. Any failure keeps the
- * top-level cache: a slower start, never a failed build.
- */
-async function warmCache(bundle) {
-  const dir = mkdtempSync(join(tmpdir(), 'agent-warm-'));
-  const cacheOut = join(dir, 'main.cjs.cache');
-  try {
-    const settings = join(dir, 'agent.ini');
-    writeFileSync(settings, warmSettings());
-    await startOnce(settings, {});
-    await startOnce(settings, { AGENT_BUILD_CODE_CACHE: cacheOut });
-    renameSync(cacheOut, `${bundle}.cache`);
-  } catch (err) {
-    console.error(`bundle: no warm code cache (${err.message}); the top-level cache is used`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Starts the built agent on `settings`, stops it with SIGINT once it is ready; rejects on failure or after 30 s. */
-function startOnce(settings, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [launcher, 'run', '--settings', settings], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, AGENT_LOG_LEVEL: 'info', ...env },
-    });
-    let output = '';
-    let ready = false;
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const read = (chunk) => {
-      output = (output + chunk).slice(-4000);
-      if (!ready && /agent ready/.test(output)) {
-        ready = true;
-        child.kill('SIGINT');
-      }
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (ready && code === 0) resolve();
-      else
-        reject(
-          new Error(
-            `the warm-up start ended with ${signal ?? `exit code ${code}`} before or after "agent ready": ${output.trim().split('\n').slice(-3).join(' | ')}`,
-          ),
-        );
-    });
-  });
 }

@@ -1,13 +1,19 @@
-// Compiling C in the build (build-spawner.mjs, build-addons.mjs): the compiler (the first of
-// $CC, cc and gcc found in PATH; an absolute $CC as is), Debian's hardening flags, and one compile
-// written beside its final name and renamed, so a running agent's copy is never half written.
+// Compiling C in the build (build-spawner.mjs, build-addons.mjs) and for the arm64 package
+// (package-arm64.mjs): finding the compiler (for the build the first of $CC, cc and gcc found in
+// PATH; an absolute $CC as is), Debian's hardening flags, and one compile written beside its
+// final name and renamed, so a running agent's copy is never half written.
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 
+/** The first of $CC, cc and gcc found in PATH (an absolute $CC as is); undefined when there is none. */
 export function findCompiler() {
-  const names = [process.env.CC, 'cc', 'gcc'].filter((n) => n !== undefined && n !== '');
-  for (const name of names) {
+  return findProgram([process.env.CC, 'cc', 'gcc']);
+}
+
+/** The first of `names` (skipping undefined and empty ones) that is an executable in PATH, or absolute and executable. */
+export function findProgram(names) {
+  for (const name of names.filter((n) => n !== undefined && n !== '')) {
     const candidates = isAbsolute(name)
       ? [name]
       : (process.env.PATH ?? '')

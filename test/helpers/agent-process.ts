@@ -52,6 +52,11 @@ export interface StartOptions {
   asGroup?: number;
   /** Start the agent with no_new_privs set (setpriv --no-new-privs), as the packaged unit's NoNewPrivileges=yes does. */
   noNewPrivs?: boolean;
+  /**
+   * The runtime and launcher to run instead of this node and MAIN: a packaged tree's, e.g. the
+   * arm64 package's node under qemu-aarch64-static and its dist/agent.cjs.
+   */
+  command?: readonly [string, ...string[]];
 }
 
 export async function startAgent(options: StartOptions): Promise<AgentProcess> {
@@ -63,7 +68,7 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);
   }
-  const args = [MAIN, 'run', '--settings', settingsFile];
+  const args = ['run', '--settings', settingsFile];
   const user = options.asUser;
   const group = options.asGroup ?? user;
   if (user !== undefined && group !== undefined) for (const path of [dir, ...walk(dir)]) chownSync(path, user, group);
@@ -78,7 +83,10 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
         ]
       : []),
   ];
-  const [program, ...programArgs] = [...wrappers, process.execPath, ...args] as [string, ...string[]];
+  const [program, ...programArgs] = [...wrappers, ...(options.command ?? [process.execPath, MAIN]), ...args] as [
+    string,
+    ...string[],
+  ];
   const proc = spawn(program, programArgs, {
     cwd: dir,
     env: { ...process.env, AGENT_LOG_LEVEL: 'debug', ...options.env },

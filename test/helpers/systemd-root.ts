@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { runProgram as run, type ProgramRun as Run } from './run-program.js';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from './agent-process.js';
 import { waitUntil } from './wait-until.js';
@@ -99,11 +99,16 @@ export function removeRoot(dir: string): void {
 }
 
 /**
- * Builds the package (src/tools/package.mjs) at `version` into `dir` with fast compression, its apt
- * repository in `dir`/apt signed by the key in `gnupgHome` (made by the first build that names
- * it; builds that share one run one after the other); returns the .deb's path.
+ * Builds the packages (src/tools/package.mjs) at `version` into `dir` with fast compression, their
+ * apt repository in `dir`/apt signed by the key in `gnupgHome` (made by the first build that names
+ * it; builds that share one run one after the other); returns the path of the .deb of `arch`.
  */
-export async function buildPackage(dir: string, version: string, gnupgHome = `${dir}-apt-key`): Promise<string> {
+export async function buildPackage(
+  dir: string,
+  version: string,
+  gnupgHome = `${dir}-apt-key`,
+  arch: 'amd64' | 'arm64' = 'amd64',
+): Promise<string> {
   const r = await run(
     'env',
     [
@@ -119,9 +124,9 @@ export async function buildPackage(dir: string, version: string, gnupgHome = `${
   // The gpg-agent that signing started goes with the build.
   await run('gpgconf', ['--homedir', gnupgHome, '--kill', 'gpg-agent']);
   if (r.code !== 0) throw new Error(`package.mjs failed (${r.code}): ${r.stdout}${r.stderr}`);
-  const deb = readdirSync(dir).find((f) => f.endsWith('.deb'));
-  if (deb === undefined) throw new Error(`no .deb in ${dir}`);
-  return join(dir, deb);
+  const deb = join(dir, `config-agent_${version}_${arch}.deb`);
+  if (!existsSync(deb)) throw new Error(`no ${deb}: ${readdirSync(dir).join(', ')}`);
+  return deb;
 }
 
 /** The service's main PID inside the system (0 when it is not running). */

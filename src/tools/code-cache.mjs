@@ -1,0 +1,104 @@
+// V8's code cache of the bundle (dist/agent/main.cjs.cache beside dist/agent/main.cjs), made by
+// the runtime that will read it: V8 rejects a cache made by another build of node (another
+// version, another architecture), so `npm run build` makes the checkout's with its own node
+// (bundle.mjs) and `npm run package` the arm64 package's with that package's node under qemu
+// (package-arm64.mjs). `node` is the command that runs that runtime, as a list.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Writes `${bundle}.cache`: the cache of the top level (`launcher`'s compile(), the very call
+ * that later reads it), then, if the warm-up works, a warm one in its place (warmCache). Throws
+ * when not even the top-level cache can be made; says in one line on stderr, prefixed by `who`,
+ * when the warm-up failed.
+ */
+export async function writeCodeCache({ bundle, launcher, node, who }) {
+  const [command, ...args] = node;
+  const script = `const [launcher, bundle] = process.argv.slice(1);
+require('node:fs').writeFileSync(bundle + '.cache', require(launcher).compile(bundle).createCachedData());`;
+  execFileSync(command, [...args, '-e', script, launcher, bundle], { stdio: 'inherit', timeout: 120_000 });
+  await warmCache({ bundle, launcher, node, who });
+}
+
+/**
+ * The settings of the warm-up starts: the modules the default settings (settings/agent.ini)
+ * enable, the web server on a port of the system's choice. Written here rather than read from
+ * settings/agent.ini, which is the user's to edit: a local edit must not change or break a build.
+ */
+function warmSettings() {
+  return `[/modules]
+CheckHelpers = enabled
+CheckSystem = enabled
+CheckDisk = enabled
+WEBServer = enabled
+
+[/settings/default]
+password =
+allowed hosts = 127.0.0.1, ::1
+
+[/settings/WEB/server]
+port = 0s
+bind to = 127.0.0.1
+`;
+}
+
+/**
+ * Replaces the top-level cache by a warm one: the agent is started twice on warmSettings()
+ * (in a temporary folder: the first start
+ * creates the certificate, the second reads it as every later start does); the launcher writes
+ * the code cache of all it compiled when the second one exits after "agent ready". The functions
+ * a start runs are then compiled at build time, not at each start. Any failure keeps the
+ * top-level cache: a slower start, never a failed build.
+ */
+async function warmCache({ bundle, launcher, node, who }) {
+  const dir = mkdtempSync(join(tmpdir(), 'agent-warm-'));
+  const cacheOut = join(dir, 'main.cjs.cache');
+  try {
+    const settings = join(dir, 'agent.ini');
+    writeFileSync(settings, warmSettings());
+    const start = (env) => startOnce({ node: [...node, launcher, 'run', '--settings', settings], env });
+    await start({});
+    await start({ AGENT_BUILD_CODE_CACHE: cacheOut });
+    renameSync(cacheOut, `${bundle}.cache`);
+  } catch (err) {
+    console.error(`${who}: no warm code cache (${err.message}); the top-level cache is used`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the agent command `node`, stops it with SIGINT once it is ready; rejects on failure or after 30 s. */
+function startOnce({ node, env }) {
+  const [command, ...args] = node;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, AGENT_LOG_LEVEL: 'info', ...env },
+    });
+    let output = '';
+    let ready = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const read = (chunk) => {
+      output = (output + chunk).slice(-4000);
+      if (!ready && /agent ready/.test(output)) {
+        ready = true;
+        child.kill('SIGINT');
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (ready && code === 0) resolve();
+      else
+        reject(
+          new Error(
+            `the warm-up start ended with ${signal ?? `exit code ${code}`} before or after "agent ready": ${output.trim().split('\n').slice(-3).join(' | ')}`,
+          ),
+        );
+    });
+  });
+}
