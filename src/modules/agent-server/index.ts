@@ -22,7 +22,8 @@
  * port (logged).
  */
 import type { TlsOptions } from 'node:tls';
-import type { AgentModule, ModuleContext } from '../module.js';
+import type { AgentModule, ModuleContext, RunningModule } from '../module.js';
+import { startWithReleases, type Releases } from '../releases.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
 import { allowedHosts } from '../../protocols/allowed-host-names.js';
@@ -43,21 +44,21 @@ const SECTION = '/settings/agent/server';
 
 type Settings = SettingsOf<'AgentServer'>;
 
-// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values, one listener skeleton)
-export function createModule(): AgentModule<Settings> {
-  let ctx: ModuleContext<Settings> | undefined;
-  let listener: ManagedListener<AgentPolicy> | undefined;
-  /** The allow-lists in force: switched with the listener's policy, only when a change was taken. */
-  let allowed: GuardOptions;
+export const agentModule: AgentModule<Settings> = {
+  name: 'AgentServer',
+  start: (ctx) => startWithReleases(ctx, (releases) => startAgentServer(ctx, releases)),
+};
+
+// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: one listener skeleton)
+async function startAgentServer(ctx: ModuleContext<Settings>, releases: Releases): Promise<RunningModule<Settings>> {
   const store = new SubmissionStore();
-  const cleanup: (() => void)[] = [];
 
   let hostsReady: Promise<void> = Promise.resolve();
   const policyOf = (view: Settings): AgentPolicy => {
     const s = view.sections[SECTION];
     const from = fallbackSource(view, SECTION, 'allowed hosts');
     // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
-    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
+    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx.log.warning(`${from}: ${p}`));
     hostsReady = hosts.ready;
     return {
       isAllowed: (address) => hosts.isAllowed(address),
@@ -79,7 +80,7 @@ export function createModule(): AgentModule<Settings> {
       section: SECTION,
       queries: parseAllowList(s[ALLOWED_QUERIES]),
       execs: parseAllowList(s[ALLOWED_EXECS]),
-      log: ctx!.log,
+      log: ctx.log,
     };
   };
 
@@ -105,13 +106,13 @@ export function createModule(): AgentModule<Settings> {
       port,
       ...(tls ? { tls } : {}),
       guard,
-      log: ctx!.log,
+      log: ctx.log,
       handlers: {
         // A query runs until its peer goes (signal) or the module stops (ctx.signal).
         query: (bytes, peer, signal) => {
           const allow = commandGuard(allowed, peer.address);
-          return withLinkedSignal([signal, ctx!.signal], (both) =>
-            ctx!.core.queryRaw(
+          return withLinkedSignal([signal, ctx.signal], (both) =>
+            ctx.core.queryRaw(
               bytes,
               allow ? { allow, signal: both, channel: 'agent' } : { signal: both, channel: 'agent' },
             ),
@@ -119,7 +120,7 @@ export function createModule(): AgentModule<Settings> {
         },
         exec: (bytes, peer) => {
           const allow = commandGuard(allowed, peer.address);
-          return ctx!.core.execRaw(bytes, allow ? { allow } : {});
+          return ctx.core.execRaw(bytes, allow ? { allow } : {});
         },
         submit: async (bytes, peer) => {
           // A message that does not decode throws AGENT_ERR_PROTOBUF (an Error frame to the client).
@@ -130,58 +131,49 @@ export function createModule(): AgentModule<Settings> {
             source,
             peer.address,
           ))
-            ctx!.log.info(describeSubmission(entry));
+            ctx.log.info(describeSubmission(entry));
         },
       },
     });
     const a = srv.address();
-    ctx!.log.info(`listening on ${a.address}:${a.port} (${describeTls(tls)})`);
+    ctx.log.info(`listening on ${a.address}:${a.port} (${describeTls(tls)})`);
     return srv;
   };
 
+  /** The allow-lists in force: switched with the listener's policy, only when a change was taken. */
+  let allowed = allowOf(ctx.settings);
+  const listener = newListener(ctx);
+  // Given up (time limit, agent stopping) before it binds: opens nothing.
+  await listener.start(wantsOf(ctx.settings), ctx.signal);
+  releases.add(() => listener.close());
+  // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
+  await hostsReady;
+  releases.add(
+    ctx.core.registerSimpleQuery(
+      {
+        name: 'agent_submissions',
+        module: 'AgentServer',
+        title: 'Results submitted by other agents',
+        description:
+          'The latest result submitted over the agent protocol per command and source, as a JSON list in the message.',
+      },
+      async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
+    ),
+  );
   return {
-    name: 'AgentServer',
-    async start(context) {
-      ctx = context;
-      allowed = allowOf(context.settings);
-      listener = newListener(context);
-      // Given up (time limit, agent stopping) before it binds: opens nothing.
-      await listener.start(wantsOf(context.settings), context.signal);
-      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
-      await hostsReady;
-      cleanup.push(
-        context.core.registerSimpleQuery(
-          {
-            name: 'agent_submissions',
-            module: 'AgentServer',
-            title: 'Results submitted by other agents',
-            description:
-              'The latest result submitted over the agent protocol per command and source, as a JSON list in the message.',
-          },
-          async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
-        ),
-      );
-    },
     async apply(next) {
-      if (listener === undefined) return false;
       const staged = allowOf(next);
       const how = await listener.apply(wantsOf(next), () => {
         allowed = staged;
       });
       if (how === 'swapped')
-        ctx!.log.info(
+        ctx.log.info(
           `new TLS settings (${describeTls(listener.tlsOptions())}); open connections close after their requests`,
         );
       return true;
     },
-    listening() {
-      return listener?.address();
-    },
-    async stop() {
-      for (const c of cleanup.splice(0)) c();
-      await listener?.close();
-      listener = undefined;
-    },
+    listening: () => listener.address(),
+    stop: () => releases.releaseAll(),
   };
 }
 

@@ -16,7 +16,8 @@
  * the new one up before the old one closes; a failed move keeps every part
  * of the previous settings. `port = 0` lets the system pick a port (logged).
  */
-import type { AgentModule, ModuleContext } from '../module.js';
+import type { AgentModule, ModuleContext, RunningModule } from '../module.js';
+import { startWithReleases, type Releases } from '../releases.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
 import { listenerTlsFiles } from '../../settings/tls-checks.js';
@@ -37,20 +38,22 @@ const MAX_CPU_MINUTES = CPU_HISTORY_SECONDS / 60;
 
 type Settings = SettingsOf<'NSClientServer'>;
 
-export function createModule(): AgentModule<Settings> {
-  let ctx: ModuleContext<Settings> | undefined;
-  let listener: ManagedListener<NsClientServerPolicy> | undefined;
-  let state: RequestState;
+export const agentModule: AgentModule<Settings> = {
+  name: 'NSClientServer',
+  start: (ctx) => startWithReleases(ctx, (releases) => startNsClient(ctx, releases)),
+};
+
+async function startNsClient(ctx: ModuleContext<Settings>, releases: Releases): Promise<RunningModule<Settings>> {
   let hostsReady: Promise<void> = Promise.resolve();
 
   const stateOf = (view: Settings): RequestState => {
     const s = view.sections[SECTION];
     const { allowed, unknown } = parseAllow(s.allow);
     if (unknown.length > 0)
-      ctx!.log.warning(
+      ctx.log.warning(
         `[${SECTION}] allow: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no check_nt command or group; ignored`,
       );
-    if (allowed.size === 0) ctx!.log.warning(`[${SECTION}] allow enables no command: every request is refused`);
+    if (allowed.size === 0) ctx.log.warning(`[${SECTION}] allow enables no command: every request is refused`);
     return {
       password: s.password,
       allowed,
@@ -64,7 +67,7 @@ export function createModule(): AgentModule<Settings> {
     const s = view.sections[SECTION];
     const from = fallbackSource(view, SECTION, 'allowed hosts');
     // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
-    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
+    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx.log.warning(`${from}: ${p}`));
     hostsReady = hosts.ready;
     return { isAllowed: (address) => hosts.isAllowed(address), allowedHostsFrom: from, timeoutMs: s.timeout * 1000 };
   };
@@ -96,32 +99,23 @@ export function createModule(): AgentModule<Settings> {
       },
     });
 
+  let state = stateOf(ctx.settings);
+  const listener = newListener(ctx);
+  // Given up (time limit, agent stopping) before it binds: opens nothing.
+  await listener.start(wantsOf(ctx.settings), ctx.signal);
+  releases.add(() => listener.close());
+  // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
+  await hostsReady;
   return {
-    name: 'NSClientServer',
-    async start(context) {
-      ctx = context;
-      state = stateOf(context.settings);
-      listener = newListener(context);
-      // Given up (time limit, agent stopping) before it binds: opens nothing.
-      await listener.start(wantsOf(context.settings), context.signal);
-      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
-      await hostsReady;
-    },
     async apply(next) {
-      if (listener === undefined) return false;
       const staged = stateOf(next);
       await listener.apply(wantsOf(next), () => {
         state = staged;
       });
       return true;
     },
-    listening() {
-      return listener?.address();
-    },
-    async stop() {
-      await listener?.close();
-      listener = undefined;
-    },
+    listening: () => listener.address(),
+    stop: () => releases.releaseAll(),
   };
 }
 

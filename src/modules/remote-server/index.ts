@@ -22,7 +22,8 @@
  * list. The source is the verified client certificate's CN, else the peer
  * address.
  */
-import type { AgentModule, ModuleContext } from '../module.js';
+import type { AgentModule, ModuleContext, RunningModule } from '../module.js';
+import { startWithReleases, type Releases } from '../releases.js';
 import { listenerTlsFiles } from '../../settings/tls-checks.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { fallbackSource } from '../../settings/module-view.js';
@@ -52,28 +53,30 @@ interface QueryState {
   unknownAnswer: 'agent' | 'nrpe';
 }
 
-// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values, one listener skeleton)
-export function createModule(): AgentModule<Settings> {
-  let ctx: ModuleContext<Settings> | undefined;
-  let listener: ManagedListener<NrpeServerPolicy> | undefined;
-  let state: QueryState;
+export const agentModule: AgentModule<Settings> = {
+  name: 'RemoteServer',
+  start: (ctx) => startWithReleases(ctx, (releases) => startNrpe(ctx, releases)),
+};
+
+// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: one listener skeleton)
+async function startNrpe(ctx: ModuleContext<Settings>, releases: Releases): Promise<RunningModule<Settings>> {
   const stateOf = (view: Settings): QueryState => {
     const s = view.sections[SECTION];
     return {
-      allowed: { server: 'RemoteServer', section: SECTION, queries: parseAllowList(s[ALLOWED_QUERIES]), log: ctx!.log },
+      allowed: { server: 'RemoteServer', section: SECTION, queries: parseAllowList(s[ALLOWED_QUERIES]), log: ctx.log },
       submitChannel: s['submit channel'],
       unknownAnswer: s['unknown command'],
     };
   };
+  let state = stateOf(ctx.settings);
   const store = new SubmissionStore();
-  const cleanup: (() => void)[] = [];
 
   let hostsReady: Promise<void> = Promise.resolve();
   const policyOf = (view: Settings): NrpeServerPolicy => {
     const s = view.sections[SECTION];
     const from = fallbackSource(view, SECTION, 'allowed hosts');
     // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
-    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
+    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx.log.warning(`${from}: ${p}`));
     hostsReady = hosts.ready;
     return {
       isAllowed: (address) => hosts.isAllowed(address),
@@ -117,11 +120,11 @@ export function createModule(): AgentModule<Settings> {
     if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
     const allow = commandGuard(state.allowed, peer.address);
     // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
-    if (state.unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined))
+    if (state.unknownAnswer === 'nrpe' && (!ctx.core.getQuery(command) || allow?.('query', command) !== undefined))
       return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
     // Runs until the peer goes or the module stops.
-    return withLinkedSignal([gone, ctx!.signal], (signal) =>
-      ctx!.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }),
+    return withLinkedSignal([gone, ctx.signal], (signal) =>
+      ctx.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }),
     );
   };
 
@@ -145,8 +148,8 @@ export function createModule(): AgentModule<Settings> {
       };
     const result: QueryResult = { command: alias, result: status, ...splitOutput(rest.join('!')) };
     for (const entry of store.keep([result], peer.certificate || peer.address, peer.address))
-      ctx!.log.info(describeSubmission(entry));
-    const taken = await ctx!.core.submit(submitChannel, [result], 'RemoteServer');
+      ctx.log.info(describeSubmission(entry));
+    const taken = await ctx.core.submit(submitChannel, [result], 'RemoteServer');
     return {
       command: SUBMIT_COMMAND,
       result: 0,
@@ -155,48 +158,37 @@ export function createModule(): AgentModule<Settings> {
     };
   };
 
+  const listener = newListener(ctx);
+  // Given up (time limit, agent stopping) before it binds: opens nothing.
+  await listener.start(wantsOf(ctx.settings), ctx.signal);
+  releases.add(() => listener.close());
+  // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
+  await hostsReady;
+  // Given up while binding: the listener is closed; register nothing.
+  ctx.signal.throwIfAborted();
+  releases.add(
+    ctx.core.registerSimpleQuery(
+      {
+        name: 'remote_submissions',
+        module: 'RemoteServer',
+        title: 'Results submitted over NRPE',
+        description:
+          'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
+      },
+      async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
+    ),
+  );
   return {
-    name: 'RemoteServer',
-    async start(context) {
-      ctx = context;
-      state = stateOf(context.settings);
-      listener = newListener(context);
-      // Given up (time limit, agent stopping) before it binds: opens nothing.
-      await listener.start(wantsOf(context.settings), context.signal);
-      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
-      await hostsReady;
-      // Given up while binding: the runner stops this instance (closing the listener); register nothing.
-      context.signal.throwIfAborted();
-      cleanup.push(
-        context.core.registerSimpleQuery(
-          {
-            name: 'remote_submissions',
-            module: 'RemoteServer',
-            title: 'Results submitted over NRPE',
-            description:
-              'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
-          },
-          async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
-        ),
-      );
-    },
     async apply(next) {
-      if (listener === undefined) return false;
       const staged = stateOf(next);
       const how = await listener.apply(wantsOf(next), () => {
         state = staged;
       });
-      if (how === 'swapped') ctx!.log.info('new TLS settings for new connections');
+      if (how === 'swapped') ctx.log.info('new TLS settings for new connections');
       return true;
     },
-    listening() {
-      return listener?.address();
-    },
-    async stop() {
-      for (const c of cleanup.splice(0)) c();
-      await listener?.close();
-      listener = undefined;
-    },
+    listening: () => listener.address(),
+    stop: () => releases.releaseAll(),
   };
 }
 
