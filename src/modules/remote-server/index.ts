@@ -6,8 +6,8 @@
  * the client queries remote_* and agent_*, so the agent is no relay); the
  * core checks nested queries against the same list.
  *
- * The listener is a managed listener (protocols/listener/managed-listener.ts):
- * `apply(next)` takes allowed hosts, allowed queries, allow arguments, allow
+ * Start, staged apply and stop are the listener modules' one skeleton
+ * (modules/listener-module.ts): `apply(next)` takes allowed hosts, allowed queries, allow arguments, allow
  * nasty characters, payload length, timeout and submit channel in place; new
  * TLS files, CA, verify mode or ciphers apply to new connections on the same
  * port; a changed port, bind address or `use ssl` rebinds. Every part of the
@@ -22,12 +22,10 @@
  * list. The source is the verified client certificate's CN, else the peer
  * address.
  */
-import type { AgentModule, ModuleContext, RunningModule } from '../module.js';
-import { startWithReleases, type Releases } from '../releases.js';
+import type { ModuleContext } from '../module.js';
+import { listenerModule } from '../listener-module.js';
 import { listenerTlsFiles } from '../../settings/tls-checks.js';
 import type { SettingsOf } from '../../settings/module-table.js';
-import { fallbackSource } from '../../settings/module-view.js';
-import { allowedHosts } from '../../protocols/allowed-host-names.js';
 import { startNrpeServer, type NrpePeer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { NRPE_CHECK, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
@@ -36,9 +34,6 @@ import { describeSubmission, SubmissionStore } from '../../core/submission-store
 import { ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
 import { withLinkedSignal } from '../../abort-link.js';
-import type { ListenerWants } from '../../protocols/listener/listener-contract.js';
-import { ManagedListener } from '../../protocols/listener/managed-listener.js';
-import { listenerWants } from '../listener-wants.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 
 const SECTION = '/settings/remote/server';
@@ -53,52 +48,35 @@ interface QueryState {
   unknownAnswer: 'agent' | 'nrpe';
 }
 
-export const agentModule: AgentModule<Settings> = {
+export const agentModule = listenerModule<Settings, NrpeServerPolicy, QueryState>({
   name: 'RemoteServer',
-  start: (ctx) => startWithReleases(ctx, (releases) => startNrpe(ctx, releases)),
-};
-
-// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: one listener skeleton)
-async function startNrpe(ctx: ModuleContext<Settings>, releases: Releases): Promise<RunningModule<Settings>> {
-  const stateOf = (view: Settings): QueryState => {
+  what: 'the NRPE server',
+  counter: 'nrpe',
+  policyOf: (view, hosts) => {
     const s = view.sections[SECTION];
     return {
-      allowed: { server: 'RemoteServer', section: SECTION, queries: parseAllowList(s[ALLOWED_QUERIES]), log: ctx.log },
-      submitChannel: s['submit channel'],
-      unknownAnswer: s['unknown command'],
-    };
-  };
-  let state = stateOf(ctx.settings);
-  const store = new SubmissionStore();
-
-  let hostsReady: Promise<void> = Promise.resolve();
-  const policyOf = (view: Settings): NrpeServerPolicy => {
-    const s = view.sections[SECTION];
-    const from = fallbackSource(view, SECTION, 'allowed hosts');
-    // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
-    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx.log.warning(`${from}: ${p}`));
-    hostsReady = hosts.ready;
-    return {
-      isAllowed: (address) => hosts.isAllowed(address),
-      allowedHostsFrom: from,
+      ...hosts,
       allowArguments: s['allow arguments'],
       allowNastyCharacters: s['allow nasty characters'],
       payloadLength: s['payload length'],
       timeoutMs: s.timeout * 1000,
     };
-  };
-
-  const wantsOf = (view: Settings): ListenerWants<NrpeServerPolicy> =>
-    listenerWants(view, 'RemoteServer', tlsSpecOf(view), policyOf(view));
-
-  const newListener = (context: ModuleContext<Settings>): ManagedListener<NrpeServerPolicy> =>
-    new ManagedListener<NrpeServerPolicy>({
-      what: 'the NRPE server',
-      counter: 'nrpe',
-      log: context.log,
-      describe: (w) => `to ${w.host || '*'}:${w.port} (${w.tls ? 'TLS' : 'plain'})`,
-      open: async (a) => {
-        const srv = await startNrpeServer({
+  },
+  stateOf: (view, log) => {
+    const s = view.sections[SECTION];
+    return {
+      allowed: { server: 'RemoteServer', section: SECTION, queries: parseAllowList(s[ALLOWED_QUERIES]), log },
+      submitChannel: s['submit channel'],
+      unknownAnswer: s['unknown command'],
+    };
+  },
+  tlsSpecOf,
+  serve: (ctx, state) => {
+    const store = new SubmissionStore();
+    const answer = nrpeAnswer(ctx, state, store);
+    return {
+      open: (a) =>
+        startNrpeServer({
           ...a.policy,
           host: a.host,
           port: a.port,
@@ -106,32 +84,35 @@ async function startNrpe(ctx: ModuleContext<Settings>, releases: Releases): Prom
           guard: a.guard,
           dataCommands: [SUBMIT_COMMAND],
           answer,
-          log: context.log,
-        });
-        const at = srv.address();
-        context.log.info(`listening on ${at.address}:${at.port} (${a.tls ? 'TLS' : 'plain'})`);
-        return srv;
-      },
-    });
+          log: ctx.log,
+        }),
+      started: (releases) =>
+        releases.add(
+          ctx.core.registerSimpleQuery(
+            {
+              name: 'remote_submissions',
+              module: 'RemoteServer',
+              title: 'Results submitted over NRPE',
+              description:
+                'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
+            },
+            async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
+          ),
+        ),
+    };
+  },
+});
 
-  const answer = async (command: string, args: string[], peer: NrpePeer, gone: AbortSignal): Promise<QueryResult> => {
-    if (command === NRPE_CHECK)
-      return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
-    if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
-    const allow = commandGuard(state.allowed, peer.address);
-    // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
-    if (state.unknownAnswer === 'nrpe' && (!ctx.core.getQuery(command) || allow?.('query', command) !== undefined))
-      return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
-    // Runs until the peer goes or the module stops.
-    return withLinkedSignal([gone, ctx.signal], (signal) =>
-      ctx.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }),
-    );
-  };
-
+/** The answer to an NRPE query: the check of the daemon itself, a submission, else the agent's query (each under the state in force). */
+function nrpeAnswer(
+  ctx: ModuleContext<Settings>,
+  state: () => QueryState,
+  store: SubmissionStore,
+): (command: string, args: string[], peer: NrpePeer, gone: AbortSignal) => Promise<QueryResult> {
   const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {
     const [alias = '', code = '', ...rest] = args;
     const status: Status | undefined = parseStatus(code);
-    const submitChannel = state.submitChannel;
+    const submitChannel = state().submitChannel;
     if (!submitChannel)
       return {
         command: SUBMIT_COMMAND,
@@ -158,37 +139,19 @@ async function startNrpe(ctx: ModuleContext<Settings>, releases: Releases): Prom
     };
   };
 
-  const listener = newListener(ctx);
-  // Given up (time limit, agent stopping) before it binds: opens nothing.
-  await listener.start(wantsOf(ctx.settings), ctx.signal);
-  releases.add(() => listener.close());
-  // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
-  await hostsReady;
-  // Given up while binding: the listener is closed; register nothing.
-  ctx.signal.throwIfAborted();
-  releases.add(
-    ctx.core.registerSimpleQuery(
-      {
-        name: 'remote_submissions',
-        module: 'RemoteServer',
-        title: 'Results submitted over NRPE',
-        description:
-          'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
-      },
-      async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
-    ),
-  );
-  return {
-    async apply(next) {
-      const staged = stateOf(next);
-      const how = await listener.apply(wantsOf(next), () => {
-        state = staged;
-      });
-      if (how === 'swapped') ctx.log.info('new TLS settings for new connections');
-      return true;
-    },
-    listening: () => listener.address(),
-    stop: () => releases.releaseAll(),
+  return async (command, args, peer, gone) => {
+    if (command === NRPE_CHECK)
+      return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
+    if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
+    const { allowed, unknownAnswer } = state();
+    const allow = commandGuard(allowed, peer.address);
+    // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
+    if (unknownAnswer === 'nrpe' && (!ctx.core.getQuery(command) || allow?.('query', command) !== undefined))
+      return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
+    // Runs until the peer goes or the module stops.
+    return withLinkedSignal([gone, ctx.signal], (signal) =>
+      ctx.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }),
+    );
   };
 }
 
