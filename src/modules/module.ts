@@ -1,8 +1,11 @@
 /**
- * The module contract. A module has a literal name, `start(ctx)`, `stop()`
- * and optionally `apply(next)`, which returns true when it took the new
- * settings in place (otherwise the reconciler restarts it). Everything a
- * module needs arrives in one context object.
+ * The module contract. A module is a value: a literal name and
+ * `start(ctx)`, which resolves to the running module, closed over the
+ * context it was started with: `stop()` and optionally `apply(next)`,
+ * which returns true when it took the new settings in place (otherwise the
+ * reconciler restarts it). Everything a module needs arrives in one context
+ * object; nothing of it is kept in module-level variables, so there is no
+ * "not started yet" state to assert away.
  */
 import type { Logger } from '../log.js';
 import type { ModuleSettings } from '../settings/module-view.js';
@@ -19,7 +22,7 @@ export interface ModuleContext<S = ModuleSettings> {
   readonly settings: S;
   /** Child logger named after the module. */
   readonly log: Logger;
-  /** Aborted when the module is being stopped. */
+  /** Aborted when the start is given up (time limit, agent stopping) and when the module is being stopped. */
   readonly signal: AbortSignal;
   /** The core: queries, exec commands, channels, log, settings lookups. */
   readonly core: Core;
@@ -35,8 +38,18 @@ export { ApplyKeptError } from '../errors.js';
 /** `S`: the module's settings view, `SettingsOf<'Name'>` (settings/module-table.ts). */
 export interface AgentModule<S = ModuleSettings, C extends ModuleContext<S> = ModuleContext<S>> {
   readonly name: string;
-  /** Start serving; throw (or reject) to mark the module failed. `C`: a wider context (WEBServer's carries the control interface). */
-  start(ctx: C): Promise<void>;
+  /**
+   * Start serving and resolve to the running module. Throw (or reject) to
+   * mark the module failed, having given back whatever the start took; when
+   * `ctx.signal` aborts first, give it back and reject (a running module
+   * that comes after all is stopped by the runner). releases.ts does both.
+   * `C`: a wider context (WEBServer's carries the control interface).
+   */
+  start(ctx: C): Promise<RunningModule<S>>;
+}
+
+/** A started module, closed over the context of its start. */
+export interface RunningModule<S = ModuleSettings> {
   /**
    * Take new settings while running. Return true when handled in place,
    * false to ask the reconciler for a restart of this module; throw
@@ -55,7 +68,7 @@ export interface ListeningAt {
   port: number;
 }
 
-/** What a catalogue entry's module file exports. */
-export interface ModuleFactory {
-  createModule(): AgentModule;
+/** What a catalogue entry's module file exports: the module as a value. */
+export interface ModuleFile {
+  readonly agentModule: AgentModule;
 }

@@ -18,7 +18,7 @@
  * server's answer as the queue's last error, instead of retrying it forever.
  */
 import { hostname } from 'node:os';
-import type { AgentModule, ModuleContext } from './module.js';
+import type { AgentModule, ModuleContext, RunningModule } from './module.js';
 import type { ModuleSettings } from '../settings/module-view.js';
 import type { ResolvedObject } from '../settings/snapshot.js';
 import { decode, responseToResult } from '../core/plugin/codec.js';
@@ -58,6 +58,8 @@ export interface PassiveChannelSpec {
     signal: AbortSignal,
     settings: ModuleSettings,
   ): Promise<void>;
+  /** After the module stopped and its queues closed: let go of what its sends share (IcingaClient's kept-alive connections). */
+  stopped?(): void;
 }
 
 /** Waits between attempts to reach a server: 1 s doubling to 60 s, with up to a quarter more at random. */
@@ -69,20 +71,22 @@ interface Section {
   'queue size': number;
 }
 
-// long function: start, apply and stop share the channel module's state in one closure (issue 42 item 4: modules as values)
-export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModule {
-  let settings: ModuleSettings | undefined;
-  let ctx: ModuleContext | undefined;
-  let unsubscribe: (() => void) | undefined;
-  let unregister: (() => void) | undefined;
+/** The module `spec` describes, as a value (module.ts). */
+export function passiveChannelModule(spec: PassiveChannelSpec): AgentModule {
+  return { name: spec.module, start: (ctx) => startChannel(spec, ctx) };
+}
+
+// long function: the channel's queues, subscription and query share the settings in force in one closure
+async function startChannel(spec: PassiveChannelSpec, ctx: ModuleContext): Promise<RunningModule> {
+  let settings = ctx.settings;
   const queues = new Map<string, { queue: PassiveQueue<PassiveItem>; unwatch?: () => void }>();
   const drops = new WarningThrottle();
   const section = (): Section =>
-    settings!.sections[spec.section as keyof ModuleSettings['sections']] as unknown as Section;
+    settings.sections[spec.section as keyof ModuleSettings['sections']] as unknown as Section;
 
   const findTarget = (name: string): ResolvedObject | undefined => {
     const lower = name.toLowerCase();
-    for (const t of settings!.targets.values()) if (t.name.toLowerCase() === lower) return t;
+    for (const t of settings.targets.values()) if (t.name.toLowerCase() === lower) return t;
     return undefined;
   };
 
@@ -107,29 +111,29 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     send: async (items, signal) => {
       const target = findTarget(targetName);
       if (!target) throw new Error(`target "${targetName}" is not defined in [${spec.targetsSection}]`);
-      await spec.send(target, items, signal, settings!);
+      await spec.send(target, items, signal, settings);
       countQueue(spec.module, targetName, 'sent', items.length);
-      ctx!.log.debug(`sent ${items.length} result(s) to target ${targetName}`);
+      ctx.log.debug(`sent ${items.length} result(s) to target ${targetName}`);
     },
     onReject: (err, count) => {
       countQueue(spec.module, targetName, 'rejected', count);
-      ctx!.log.error(`${count} result(s) for target ${targetName} refused: ${errorMessage(err)}`);
+      ctx.log.error(`${count} result(s) for target ${targetName} refused: ${errorMessage(err)}`);
     },
     onDrop: (now, total) => {
       countQueue(spec.module, targetName, 'dropped', now);
       // One line a minute per target, with the count of the others (log-throttle.ts): a flood of results must not flood the log.
       drops.warn(
-        ctx!.log,
+        ctx.log,
         'dropped',
         targetName,
         `AGENT_WARN_PASSIVE_DROPPED: target ${targetName}: the queue of unsent results is full (${section()['queue size']}); dropped the oldest (${total} dropped so far, ${now} now)`,
       );
     },
     onFailure: (err, wait) =>
-      ctx!.log.error(
+      ctx.log.error(
         `sending to target ${targetName} failed, next attempt in ${Math.round(wait / 100) / 10} s: ${errorMessage(err)}`,
       ),
-    onRecovered: () => ctx!.log.info(`target ${targetName} takes results again`),
+    onRecovered: () => ctx.log.info(`target ${targetName} takes results again`),
   });
 
   const batchOf = (targetName: string): number => {
@@ -137,57 +141,52 @@ export function createPassiveChannelModule(spec: PassiveChannelSpec): AgentModul
     return t ? spec.batch(t) : 1;
   };
 
-  const subscribe = (): void => {
-    unsubscribe = ctx!.core.subscribe(section().channel, spec.module, async (message) => {
+  const subscribe = (): (() => void) =>
+    ctx.core.subscribe(section().channel, spec.module, async (message) => {
       const decoded = decode('SubmitResponseMessage', message);
       const targetName = decoded.header.recipient || 'default';
       if (!findTarget(targetName)) throw new Error(`target "${targetName}" is not defined in [${spec.targetsSection}]`);
       const host = decoded.header.sender || ownHostName(section().hostname);
       queueOf(targetName).push(decoded.payload.map((p) => ({ host, service: p.command, result: responseToResult(p) })));
     });
-  };
 
-  return {
-    name: spec.module,
-    async start(context) {
-      ctx = context;
-      settings = context.settings;
-      subscribe();
-      unregister = context.core.registerSimpleQuery(
-        {
-          name: spec.queueQuery.name,
-          module: spec.module,
-          title: spec.queueQuery.title,
-          description: spec.queueQuery.description,
-        },
-        async () => ({
-          result: 0,
-          message: JSON.stringify(
-            [...queues.entries()].map(([name, e]) => ({
-              target: name,
-              ...statsJson(e.queue.stats()),
-            })),
-          ),
-          perf: [],
-        }),
-      );
+  let unsubscribe = subscribe();
+  const unregister = ctx.core.registerSimpleQuery(
+    {
+      name: spec.queueQuery.name,
+      module: spec.module,
+      title: spec.queueQuery.title,
+      description: spec.queueQuery.description,
     },
+    async () => ({
+      result: 0,
+      message: JSON.stringify(
+        [...queues.entries()].map(([name, e]) => ({
+          target: name,
+          ...statsJson(e.queue.stats()),
+        })),
+      ),
+      perf: [],
+    }),
+  );
+  return {
     async apply(next) {
       const before = section().channel;
       settings = next;
       if (section().channel !== before) {
-        unsubscribe?.();
-        subscribe();
+        unsubscribe();
+        unsubscribe = subscribe();
       }
       for (const [name, e] of queues) e.queue.reconfigure(queueOptions(name));
       return true;
     },
     async stop() {
-      unsubscribe?.();
-      unregister?.();
+      unsubscribe();
+      unregister();
       for (const e of queues.values()) e.unwatch?.();
       await Promise.all([...queues.values()].map((e) => e.queue.close()));
       queues.clear();
+      spec.stopped?.();
     },
   };
 }

@@ -1,19 +1,19 @@
 /**
  * One module's lifecycle: lazy import from the catalogue, shape check,
- * start/apply/stop each wrapped in try/catch and a time limit. A failure
- * marks this module failed and never throws to the caller, so the other
- * modules keep running.
+ * start (to a running module: module.ts), then its apply and stop, each
+ * wrapped in try/catch and a time limit. A failure marks this module failed
+ * and never throws to the caller, so the other modules keep running.
  */
 import { AgentError, errorMessage } from '../errors.js';
 import { sink } from '../log.js';
 import { backoffMs, describeRetry } from './backoff.js';
-import { shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
-import { ApplyKeptError, type AgentModule, type ListeningAt } from '../modules/module.js';
+import { runningShapeProblem, shapeProblem, type CatalogueEntry } from '../modules/catalogue.js';
+import { ApplyKeptError, type ListeningAt, type RunningModule } from '../modules/module.js';
 import type { Core } from '../core/core.js';
 import type { ModuleOutcome, ModuleState } from '../core/control.js';
 import type { ContextExtras } from './options.js';
 import type { Snapshot } from '../settings/snapshot.js';
-import { moduleView, type ModuleSettings } from '../settings/module-view.js';
+import { moduleView } from '../settings/module-view.js';
 import { withTimeout } from './with-timeout.js';
 
 export const MODULE_TIMEOUT_MS = Number(process.env.AGENT_MODULE_TIMEOUT_MS ?? 15000);
@@ -28,7 +28,7 @@ export class ModuleRunner {
   appliedSettings: Snapshot | undefined;
   /** The settings of the latest start or apply that failed; cleared when one succeeds. */
   failedSettings: Snapshot | undefined;
-  private instance: AgentModule | undefined;
+  private running: RunningModule | undefined;
   private abort: AbortController | undefined;
   private readonly log;
 
@@ -60,28 +60,28 @@ export class ModuleRunner {
 
   /** Where a running listening module is bound (undefined for others, or when it does not listen now). */
   listening(): ListeningAt | undefined {
-    return this.state === 'running' ? this.instance?.listening?.() : undefined;
+    return this.state === 'running' ? this.running?.listening?.() : undefined;
   }
 
   /**
-   * Import, create and start the module. Resolves true when it runs. A start
-   * that outlives its time limit (or is cancelled) fails; if it finishes
-   * later, that instance is stopped then, so nothing it opened stays open.
+   * Import and start the module. Resolves true when it runs. A start that
+   * outlives its time limit (or is cancelled) fails and its signal aborts,
+   * which tells the module to give back what it took; if it still resolves
+   * later, that running module is stopped then, so nothing it opened stays
+   * open.
    */
   async start(settings: Snapshot): Promise<boolean> {
     const name = this.entry.name;
     this.state = 'starting';
-    /** How the module's own start() ended, once it does (never rejects). */
-    let pending: Promise<string> | undefined;
+    const abort = new AbortController();
+    this.abort = abort;
+    /** The module's own start() once called; `settled` once it ended, either way. */
+    let started: Promise<RunningModule> | undefined;
     let settled = false;
     try {
-      const factory = await this.entry.load();
-      const mod = factory.createModule();
+      const mod = (await this.entry.load()).agentModule;
       const shape = shapeProblem(mod, name);
       if (shape) throw new AgentError('AGENT_ERR_MODULE_SHAPE', [name, shape]);
-      const abort = new AbortController();
-      this.abort = abort;
-      this.instance = mod;
       const base = {
         name,
         settings: moduleView(this.entry.settings, settings, name),
@@ -90,15 +90,16 @@ export class ModuleRunner {
         core: this.core.forModule(this.entry.settings),
       };
       const ctx = { ...this.options.contextFor?.(this.entry), ...base };
-      const running = Promise.resolve().then(() => mod.start(ctx));
-      pending = running.then(
-        () => 'finished',
-        () => 'failed',
+      const starting = Promise.resolve().then(() => mod.start(ctx));
+      started = starting;
+      void starting.then(
+        () => (settled = true),
+        () => (settled = true),
       );
-      void pending.then(() => {
-        settled = true;
-      });
-      await withTimeout(name, 'start', this.timeoutMs, () => running, abort.signal);
+      const running = await withTimeout(name, 'start', this.timeoutMs, () => starting, abort.signal);
+      const runningShape = runningShapeProblem(running);
+      if (runningShape) throw new AgentError('AGENT_ERR_MODULE_SHAPE', [name, runningShape]);
+      this.running = running;
       this.appliedSettings = settings;
       this.failedSettings = undefined;
       this.state = 'running';
@@ -107,13 +108,14 @@ export class ModuleRunner {
       this.log.info(`module ${name} started`);
       return true;
     } catch (err) {
-      const late = this.instance;
       this.failedSettings = settings;
+      this.appliedSettings = undefined;
+      this.abort = undefined;
+      // A start still under way gives back what it took (module.ts).
+      abort.abort();
       this.fail(new AgentError('AGENT_ERR_MODULE_START', [name, errorMessage(err)], { cause: err }));
-      // Release whatever a half-started module holds.
-      await this.stopInstance();
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- settled is set by the start's own callback, which TypeScript does not see
-      if (late && pending && !settled) this.stopWhenSettled(late, pending);
+      if (started && !settled) this.stopWhenSettled(started);
       return false;
     }
   }
@@ -132,13 +134,11 @@ export class ModuleRunner {
    * them and still runs on the previous ones (outcome failed, state running).
    */
   async apply(next: Snapshot): Promise<'applied' | 'restart' | 'kept'> {
-    const mod = this.instance;
-    if (!mod || !mod.apply || this.state !== 'running') return 'restart';
+    const apply = this.running?.apply?.bind(this.running);
+    if (!apply || this.state !== 'running') return 'restart';
     try {
       const view = moduleView(this.entry.settings, next, this.entry.name);
-      const taken = await withTimeout(this.entry.name, 'apply', this.timeoutMs, () =>
-        (mod.apply as (n: ModuleSettings) => Promise<boolean>)(view),
-      );
+      const taken = await withTimeout(this.entry.name, 'apply', this.timeoutMs, () => apply(view));
       if (!taken) return 'restart';
       this.appliedSettings = next;
       this.failedSettings = undefined;
@@ -162,43 +162,40 @@ export class ModuleRunner {
 
   /** Stop the module; always ends in state stopped (or failed when stop itself failed). */
   async stop(): Promise<void> {
-    if (!this.instance) {
+    const running = this.running;
+    this.running = undefined;
+    this.appliedSettings = undefined;
+    this.abort?.abort();
+    this.abort = undefined;
+    if (!running) {
       this.state = this.state === 'failed' ? 'failed' : 'stopped';
       return;
     }
     this.state = 'stopping';
-    const ok = await this.stopInstance();
-    this.state = ok ? 'stopped' : 'failed';
-    if (ok) this.log.info(`module ${this.entry.name} stopped`);
-  }
-
-  private async stopInstance(): Promise<boolean> {
-    const mod = this.instance;
-    this.instance = undefined;
-    this.appliedSettings = undefined;
-    this.abort?.abort();
-    this.abort = undefined;
-    if (!mod) return true;
     try {
-      await withTimeout(this.entry.name, 'stop', this.timeoutMs, () => mod.stop());
-      return true;
+      await withTimeout(this.entry.name, 'stop', this.timeoutMs, () => running.stop());
+      this.state = 'stopped';
+      this.log.info(`module ${this.entry.name} stopped`);
     } catch (err) {
       this.fail(new AgentError('AGENT_ERR_MODULE_STOP', [this.entry.name, errorMessage(err)]));
-      return false;
     }
   }
 
-  /** A start that gave up waiting finishes after all: stop that instance then. */
-  private stopWhenSettled(mod: AgentModule, pending: Promise<string>): void {
+  /** A start that was given up ends after all: a running module is stopped then (one that failed gave back what it took). */
+  private stopWhenSettled(started: Promise<RunningModule>): void {
     const name = this.entry.name;
-    void pending.then(async (how) => {
-      this.log.warning(`module ${name}: the start that was given up ${how} after all; stopping that instance`);
-      try {
-        await withTimeout(name, 'stop', this.timeoutMs, () => mod.stop());
-      } catch (err) {
-        this.log.error(new AgentError('AGENT_ERR_MODULE_STOP', [name, errorMessage(err)]).message);
-      }
-    });
+    void started.then(
+      async (late) => {
+        this.log.warning(`module ${name}: the start that was given up finished after all; stopping that instance`);
+        try {
+          await withTimeout(name, 'stop', this.timeoutMs, () => late.stop());
+        } catch (err) {
+          this.log.error(new AgentError('AGENT_ERR_MODULE_STOP', [name, errorMessage(err)]).message);
+        }
+      },
+      (err: unknown) =>
+        this.log.warning(`module ${name}: the start that was given up failed after all: ${errorMessage(err)}`),
+    );
   }
 
   private fail(err: AgentError): void {

@@ -74,11 +74,11 @@ export const ROWS = {
 ${rows}
 } as const satisfies { readonly [M in keyof ModulesSection]: ModuleRow };
 `,
-    'src/modules/generated/loaders.ts': `import type { ModuleFactory } from '../module.js';
+    'src/modules/generated/loaders.ts': `import type { ModuleFile } from '../module.js';
 import type { ModuleName } from '../../settings/module-table.js';
 
 /** The lazy import of each module's code: a module's code loads only when the module is enabled. */
-export const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFactory> } = {
+export const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFile> } = {
 ${loaders}
 };
 `,

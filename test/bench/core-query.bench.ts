@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { createCore } from '../../src/core/core-impl.js';
 import { sink } from '../../src/log.js';
-import { createModule } from '../../src/modules/check-helpers/index.js';
+import { agentModule } from '../../src/modules/check-helpers/index.js';
 import { decode, encode, header, HeaderType, resultToResponse } from '../../src/core/plugin/codec.js';
 import { loadSettingsText } from '../../src/settings/load.js';
 import { moduleView } from '../../src/settings/module-view.js';
@@ -24,9 +24,8 @@ const loaded = loadSettingsText('[/modules]\nCheckHelpers = enabled\n', '/tmp/be
 if (!loaded.ok) throw new Error('bench settings invalid');
 const snapshot = loaded.snapshot;
 const core = createCore({ settings: () => snapshot });
-const helpers = createModule();
 const abort = new AbortController();
-await helpers.start({
+const helpers = await agentModule.start({
   name: 'CheckHelpers',
   settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot),
   log: sink.logger('bench'),

@@ -16,7 +16,7 @@ import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
 import { startLocalCore, type LocalCore } from '../../src/cli/local-core.js';
 import { createCore } from '../../src/core/core-impl.js';
 import { sink } from '../../src/log.js';
-import { createModule } from '../../src/modules/check-external-scripts/index.js';
+import { agentModule } from '../../src/modules/check-external-scripts/index.js';
 import { Teardown } from '../helpers/teardown.js';
 
 {
@@ -140,9 +140,8 @@ check_inline = /bin/sh -c "echo inline; exit 1"
       const first = await loadSettingsFile(ini);
       assert.ok(first.ok);
       const core = createCore({ settings: () => first.snapshot });
-      const mod = createModule();
       const stop = new AbortController();
-      await mod.start({
+      const mod = await agentModule.start({
         name: 'CheckExternalScripts',
         settings: moduleView(MODULE_SECTIONS.CheckExternalScripts, first.snapshot),
         log: sink.logger('test'),

@@ -9,178 +9,125 @@
  * allow (src/formats/command-allow-list.ts; default: every query, no exec
  * command); the core checks nested queries against the same lists.
  *
- * The listener is a managed listener (protocols/listener/managed-listener.ts):
- * `apply(next)` takes allowed hosts, the allow-lists, timeout and max frame
- * size in place (open connections from addresses no longer allowed are
- * closed). New TLS settings (certificate, key, ca, verify mode, ciphers)
- * apply to new connections on the same port; open ones finish their
- * requests and close, so clients reconnect under the new rules. A new port,
- * bind address or `use ssl` starts the new listener before the old one
- * closes. Every part of the change is switched only after the listener took
- * it: a failed move keeps the whole previous policy. A renewed certificate
- * file is served without a settings edit. `port = 0` lets the system pick a
- * port (logged).
+ * Start, staged apply and stop are the listener modules' one skeleton
+ * (modules/listener-module.ts): `apply(next)` takes allowed hosts, the
+ * allow-lists, timeout and max frame size in place (open connections from
+ * addresses no longer allowed are closed). New TLS settings (certificate,
+ * key, ca, verify mode, ciphers) apply to new connections on the same port;
+ * open ones finish their requests and close, so clients reconnect under the
+ * new rules. A new port, bind address or `use ssl` starts the new listener
+ * before the old one closes. Every part of the change is switched only
+ * after the listener took it: a failed move keeps the whole previous
+ * policy. A renewed certificate file is served without a settings edit.
+ * `port = 0` lets the system pick a port (logged).
  */
 import type { TlsOptions } from 'node:tls';
-import type { AgentModule, ModuleContext } from '../module.js';
+import type { ModuleContext } from '../module.js';
+import { listenerModule } from '../listener-module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
-import { fallbackSource } from '../../settings/module-view.js';
-import { allowedHosts } from '../../protocols/allowed-host-names.js';
-import { startAgentListener, type AgentListener, type AgentPolicy } from '../../protocols/agent/server.js';
-import type { ConnectionGuard } from '../../protocols/connection-guard.js';
+import { startAgentListener, type AgentHandlers, type AgentPolicy } from '../../protocols/agent/server.js';
 import { listenerTlsFiles } from '../../settings/tls-checks.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { decode, responseToResult } from '../../core/plugin/codec.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
 import { withLinkedSignal } from '../../abort-link.js';
-import type { ListenerWants } from '../../protocols/listener/listener-contract.js';
-import { ManagedListener } from '../../protocols/listener/managed-listener.js';
-import { listenerWants } from '../listener-wants.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 
 const SECTION = '/settings/agent/server';
 
 type Settings = SettingsOf<'AgentServer'>;
 
-// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values, one listener skeleton)
-export function createModule(): AgentModule<Settings> {
-  let ctx: ModuleContext<Settings> | undefined;
-  let listener: ManagedListener<AgentPolicy> | undefined;
-  /** The allow-lists in force: switched with the listener's policy, only when a change was taken. */
-  let allowed: GuardOptions;
-  const store = new SubmissionStore();
-  const cleanup: (() => void)[] = [];
-
-  let hostsReady: Promise<void> = Promise.resolve();
-  const policyOf = (view: Settings): AgentPolicy => {
+export const agentModule = listenerModule<Settings, AgentPolicy, GuardOptions>({
+  name: 'AgentServer',
+  what: 'the agent-protocol server',
+  counter: 'agent',
+  policyOf: (view, hosts) => {
     const s = view.sections[SECTION];
-    const from = fallbackSource(view, SECTION, 'allowed hosts');
-    // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
-    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
-    hostsReady = hosts.ready;
     return {
-      isAllowed: (address) => hosts.isAllowed(address),
-      allowedHostsFrom: from,
+      ...hosts,
       maxFrame: s['max frame size'],
       maxPerFrame: s['max queries per frame'],
       idleTimeoutMs: s.timeout * 1000,
     };
-  };
-
-  const wantsOf = (view: Settings): ListenerWants<AgentPolicy> =>
-    listenerWants(view, 'AgentServer', tlsSpecOf(view), policyOf(view));
-
-  /** The allow-lists of these settings (compiled once per apply). */
-  const allowOf = (view: Settings): GuardOptions => {
+  },
+  // The allow-lists (compiled once per change).
+  stateOf: (view, log) => {
     const s = view.sections[SECTION];
     return {
       server: 'AgentServer',
       section: SECTION,
       queries: parseAllowList(s[ALLOWED_QUERIES]),
       execs: parseAllowList(s[ALLOWED_EXECS]),
-      log: ctx!.log,
+      log,
     };
-  };
+  },
+  tlsSpecOf,
+  serve: (ctx, allowed) => {
+    const store = new SubmissionStore();
+    const handlers = agentHandlers(ctx, allowed, store);
+    return {
+      open: (a) =>
+        startAgentListener({
+          ...a.policy,
+          host: a.host,
+          port: a.port,
+          ...(a.tls ? { tls: a.tls } : {}),
+          guard: a.guard,
+          log: ctx.log,
+          handlers,
+        }),
+      started: (releases) =>
+        releases.add(
+          ctx.core.registerSimpleQuery(
+            {
+              name: 'agent_submissions',
+              module: 'AgentServer',
+              title: 'Results submitted by other agents',
+              description:
+                'The latest result submitted over the agent protocol per command and source, as a JSON list in the message.',
+            },
+            async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
+          ),
+        ),
+    };
+  },
+  tlsWords: describeTls,
+  // The agent protocol's connections drain on new TLS settings (protocols/agent/server.ts setTls).
+  swappedMessage: (tls) => `new TLS settings (${describeTls(tls)}); open connections close after their requests`,
+});
 
-  const newListener = (context: ModuleContext<Settings>): ManagedListener<AgentPolicy> =>
-    new ManagedListener<AgentPolicy>({
-      what: 'the agent-protocol server',
-      counter: 'agent',
-      log: context.log,
-      describe: (w) => `to ${w.host || '*'}:${w.port}`,
-      open: (a) => listen(a.policy, a.host, a.port, a.tls, a.guard),
-    });
-
-  const listen = async (
-    policy: AgentPolicy,
-    host: string,
-    port: number,
-    tls: TlsOptions | undefined,
-    guard: ConnectionGuard,
-  ): Promise<AgentListener> => {
-    const srv = await startAgentListener({
-      ...policy,
-      host,
-      port,
-      ...(tls ? { tls } : {}),
-      guard,
-      log: ctx!.log,
-      handlers: {
-        // A query runs until its peer goes (signal) or the module stops (ctx.signal).
-        query: (bytes, peer, signal) => {
-          const allow = commandGuard(allowed, peer.address);
-          return withLinkedSignal([signal, ctx!.signal], (both) =>
-            ctx!.core.queryRaw(
-              bytes,
-              allow ? { allow, signal: both, channel: 'agent' } : { signal: both, channel: 'agent' },
-            ),
-          );
-        },
-        exec: (bytes, peer) => {
-          const allow = commandGuard(allowed, peer.address);
-          return ctx!.core.execRaw(bytes, allow ? { allow } : {});
-        },
-        submit: async (bytes, peer) => {
-          // A message that does not decode throws AGENT_ERR_PROTOBUF (an Error frame to the client).
-          const message = decode('SubmitResponseMessage', bytes);
-          const source = message.header.sender || peer.certificate || peer.address;
-          for (const entry of store.keep(
-            message.payload.map((p) => responseToResult(p)),
-            source,
-            peer.address,
-          ))
-            ctx!.log.info(describeSubmission(entry));
-        },
-      },
-    });
-    const a = srv.address();
-    ctx!.log.info(`listening on ${a.address}:${a.port} (${describeTls(tls)})`);
-    return srv;
-  };
-
+/** Queries, exec commands and submissions of peers, under the allow-lists in force (`allowed()`). */
+function agentHandlers(
+  ctx: ModuleContext<Settings>,
+  allowed: () => GuardOptions,
+  store: SubmissionStore,
+): AgentHandlers {
   return {
-    name: 'AgentServer',
-    async start(context) {
-      ctx = context;
-      allowed = allowOf(context.settings);
-      listener = newListener(context);
-      // Given up (time limit, agent stopping) before it binds: opens nothing.
-      await listener.start(wantsOf(context.settings), context.signal);
-      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
-      await hostsReady;
-      cleanup.push(
-        context.core.registerSimpleQuery(
-          {
-            name: 'agent_submissions',
-            module: 'AgentServer',
-            title: 'Results submitted by other agents',
-            description:
-              'The latest result submitted over the agent protocol per command and source, as a JSON list in the message.',
-          },
-          async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
+    // A query runs until its peer goes (signal) or the module stops (ctx.signal).
+    query: (bytes, peer, signal) => {
+      const allow = commandGuard(allowed(), peer.address);
+      return withLinkedSignal([signal, ctx.signal], (both) =>
+        ctx.core.queryRaw(
+          bytes,
+          allow ? { allow, signal: both, channel: 'agent' } : { signal: both, channel: 'agent' },
         ),
       );
     },
-    async apply(next) {
-      if (listener === undefined) return false;
-      const staged = allowOf(next);
-      const how = await listener.apply(wantsOf(next), () => {
-        allowed = staged;
-      });
-      if (how === 'swapped')
-        ctx!.log.info(
-          `new TLS settings (${describeTls(listener.tlsOptions())}); open connections close after their requests`,
-        );
-      return true;
+    exec: (bytes, peer) => {
+      const allow = commandGuard(allowed(), peer.address);
+      return ctx.core.execRaw(bytes, allow ? { allow } : {});
     },
-    listening() {
-      return listener?.address();
-    },
-    async stop() {
-      for (const c of cleanup.splice(0)) c();
-      await listener?.close();
-      listener = undefined;
+    submit: async (bytes, peer) => {
+      // A message that does not decode throws AGENT_ERR_PROTOBUF (an Error frame to the client).
+      const message = decode('SubmitResponseMessage', bytes);
+      const source = message.header.sender || peer.certificate || peer.address;
+      for (const entry of store.keep(
+        message.payload.map((p) => responseToResult(p)),
+        source,
+        peer.address,
+      ))
+        ctx.log.info(describeSubmission(entry));
     },
   };
 }

@@ -18,27 +18,23 @@ const allowedOf = (s: SettingsOf<'CheckDisk'>): string[] =>
     .map((p) => p.trim())
     .filter(Boolean);
 
-export function createModule(): AgentModule<SettingsOf<'CheckDisk'>> {
-  let unregister: (() => void) | undefined;
-  let allowed: string[] = [];
-  return {
-    name: 'CheckDisk',
-    async start(ctx: ModuleContext<SettingsOf<'CheckDisk'>>) {
-      allowed = allowedOf(ctx.settings);
-      const defs = [drivesizeCheck(), filesCheck(() => allowed), mountCheck(), driveIoCheck()];
-      const undo = [
-        registerChecks(ctx.core, 'CheckDisk', defs),
-        registerLegacy(ctx.core, 'CheckDisk', DISK_LEGACY, defs),
-      ];
-      unregister = () => undo.forEach((u) => u());
-    },
-    async apply(next: SettingsOf<'CheckDisk'>) {
-      allowed = allowedOf(next);
-      return true;
-    },
-    async stop() {
-      unregister?.();
-      unregister = undefined;
-    },
-  };
-}
+export const agentModule: AgentModule<SettingsOf<'CheckDisk'>> = {
+  name: 'CheckDisk',
+  async start(ctx: ModuleContext<SettingsOf<'CheckDisk'>>) {
+    let allowed = allowedOf(ctx.settings);
+    const defs = [drivesizeCheck(), filesCheck(() => allowed), mountCheck(), driveIoCheck()];
+    const undo = [
+      registerChecks(ctx.core, 'CheckDisk', defs),
+      registerLegacy(ctx.core, 'CheckDisk', DISK_LEGACY, defs),
+    ];
+    return {
+      async apply(next) {
+        allowed = allowedOf(next);
+        return true;
+      },
+      async stop() {
+        for (const u of undo.splice(0)) u();
+      },
+    };
+  },
+};

@@ -14,7 +14,8 @@
  * process groups).
  */
 import { resolve } from 'node:path';
-import type { AgentModule, ModuleContext } from '../module.js';
+import type { AgentModule, ModuleContext, RunningModule } from '../module.js';
+import { startWithReleases, type Releases } from '../releases.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { editSettings } from '../../settings/edit-tree.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
@@ -50,12 +51,16 @@ function scriptSettingsOf(view: Settings): ScriptSettings {
   };
 }
 
-// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values)
-export function createModule(): AgentModule<Settings> {
-  let ctx: ModuleContext<Settings> | undefined;
-  let snapshot: Settings | undefined;
-  /** Set by configure() before any query is registered. */
-  let settings: ScriptSettings = { root: '', timeoutSeconds: 0, allowArguments: false, allowNasty: false };
+export const agentModule: AgentModule<Settings> = {
+  name: MODULE,
+  start: (ctx) => startWithReleases(ctx, (releases) => startScripts(ctx, releases)),
+};
+
+// long function: start, apply and stop share the module's state in one closure
+async function startScripts(ctx: ModuleContext<Settings>, releases: Releases): Promise<RunningModule<Settings>> {
+  let snapshot = ctx.settings;
+  let settings = scriptSettingsOf(snapshot);
+  let stopped = false;
   const scripts = new Map<string, string>();
   /** NRPE commands: name -> the shell line, run as nrpe runs it (checks/scripts/nrpe-command.ts). */
   const nrpeCommands = new Map<string, string>();
@@ -70,10 +75,9 @@ export function createModule(): AgentModule<Settings> {
   const registered = new Map<string, { undo: () => void; key: string }>();
   const limiter = new Limiter(8);
   // Starts the scripts from a small process instead of forking this one (spawner.ts); started with the first run.
-  const spawner = new ScriptSpawner({ log: (level, message) => ctx?.log[level](message) });
+  const spawner = new ScriptSpawner({ log: (level, message) => ctx.log[level](message) });
   const run = spawner.run.bind(spawner);
-  let stopper = new AbortController();
-  let unregisterExec: (() => void) | undefined;
+  const stopper = new AbortController();
 
   /** One run of the script, wrapped script or alias `name`. */
   const answer = (
@@ -102,7 +106,7 @@ export function createModule(): AgentModule<Settings> {
   };
 
   const register = (name: string): void => {
-    if (!ctx) return;
+    if (stopped) return;
     const alias = aliases.get(name);
     const info = alias
       ? {
@@ -221,42 +225,38 @@ export function createModule(): AgentModule<Settings> {
       unregister(name);
     },
   };
-  const settingsFile = (): string => {
-    if (!snapshot) throw new Error('CheckExternalScripts is not started');
-    return snapshot.file;
-  };
+  const settingsFile = (): string => snapshot.file;
 
+  releases.add(() => spawner.stop());
+  releases.add(() => {
+    for (const name of [...registered.keys()]) unregister(name);
+  });
+  releases.add(() => {
+    // An exec command still under way registers nothing more; running scripts are killed.
+    stopped = true;
+    stopper.abort(new Error('CheckExternalScripts is stopping'));
+  });
+  configure(ctx.settings);
+  releases.add(
+    ctx.core.registerSimpleExec(
+      {
+        name: MODULE,
+        module: MODULE,
+        title: 'External scripts',
+        description:
+          'list --json [--all] | show --script NAME | add --script NAME --content-base64 B64 | delete --script NAME',
+      },
+      (args) => scriptCommand(args, store),
+    ),
+  );
+  ctx.log.info(
+    `${scripts.size} script(s), ${nrpeCommands.size} NRPE command(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`,
+  );
   return {
-    name: MODULE,
-    async start(context: ModuleContext<Settings>) {
-      ctx = context;
-      stopper = new AbortController();
-      configure(context.settings);
-      unregisterExec = context.core.registerSimpleExec(
-        {
-          name: MODULE,
-          module: MODULE,
-          title: 'External scripts',
-          description:
-            'list --json [--all] | show --script NAME | add --script NAME --content-base64 B64 | delete --script NAME',
-        },
-        (args) => scriptCommand(args, store),
-      );
-      context.log.info(
-        `${scripts.size} script(s), ${nrpeCommands.size} NRPE command(s), ${wrapped.size} wrapped script(s) from ${settings.root}, ${aliases.size} alias(es)`,
-      );
-    },
     async apply(next: Settings) {
       configure(next);
       return true;
     },
-    async stop() {
-      stopper.abort(new Error('CheckExternalScripts is stopping'));
-      unregisterExec?.();
-      unregisterExec = undefined;
-      for (const name of [...registered.keys()]) unregister(name);
-      spawner.stop();
-      ctx = undefined;
-    },
+    stop: () => releases.releaseAll(),
   };
 }

@@ -46,84 +46,84 @@ const WRAPPERS = [
   },
 ] as const;
 
-export function createModule(): AgentModule<SettingsOf<'CheckHelpers'>> {
-  const unregister: (() => void)[] = [];
-  return {
-    name: 'CheckHelpers',
-    async start(ctx: ModuleContext<SettingsOf<'CheckHelpers'>>) {
-      for (const f of FIXED) {
-        unregister.push(
-          ctx.core.registerSimpleQuery(
-            {
-              name: f.name,
-              module: 'CheckHelpers',
-              title: `Always ${f.word}`,
-              description: `Answers ${f.word} with the given message (default "${f.word}: check_${f.word.toLowerCase()}").`,
-            },
-            async (args) => ({
-              result: f.status,
-              message: args.length > 0 ? args.join(' ') : `${f.word}: ${f.name}`,
-              perf: [],
-            }),
-          ),
-        );
-      }
+export const agentModule: AgentModule<SettingsOf<'CheckHelpers'>> = {
+  name: 'CheckHelpers',
+  async start(ctx: ModuleContext<SettingsOf<'CheckHelpers'>>) {
+    const unregister: (() => void)[] = [];
+    for (const f of FIXED) {
       unregister.push(
         ctx.core.registerSimpleQuery(
           {
-            name: 'check_version',
+            name: f.name,
             module: 'CheckHelpers',
-            title: 'Agent version',
-            description: 'Answers OK with the agent version (or the given message).',
+            title: `Always ${f.word}`,
+            description: `Answers ${f.word} with the given message (default "${f.word}: check_${f.word.toLowerCase()}").`,
           },
-          async (args) => ({ result: 0, message: args.length > 0 ? args.join(' ') : `agent ${VERSION}`, perf: [] }),
+          async (args) => ({
+            result: f.status,
+            message: args.length > 0 ? args.join(' ') : `${f.word}: ${f.name}`,
+            perf: [],
+          }),
         ),
       );
-      unregister.push(registerChecks(ctx.core, 'CheckHelpers', [indexCheck(() => ctx.core.listQueries())]));
+    }
+    unregister.push(
+      ctx.core.registerSimpleQuery(
+        {
+          name: 'check_version',
+          module: 'CheckHelpers',
+          title: 'Agent version',
+          description: 'Answers OK with the agent version (or the given message).',
+        },
+        async (args) => ({ result: 0, message: args.length > 0 ? args.join(' ') : `agent ${VERSION}`, perf: [] }),
+      ),
+    );
+    unregister.push(registerChecks(ctx.core, 'CheckHelpers', [indexCheck(() => ctx.core.listQueries())]));
+    unregister.push(
+      ctx.core.registerSimpleQuery(
+        {
+          name: 'check_settings',
+          module: 'CheckHelpers',
+          title: 'Settings in force',
+          description:
+            'CRITICAL while the settings last read or pulled are refused, WARNING when the source failed max-failures=N polls in a row (3) or the revision is older than max-age=DURATION, else OK with the revision; perf data since_good_pull and since_change.',
+        },
+        async (args) => settingsCheck(ctx.core.settingsHealth(), settingsCheckOptions(args)),
+      ),
+    );
+    unregister.push(
+      ctx.core.registerSimpleQuery(
+        {
+          name: 'check_dummy',
+          module: 'CheckHelpers',
+          title: 'Fixed state and text',
+          description:
+            'check_dummy STATE [TEXT ...]: answers STATE (0-3 or OK/WARNING/CRITICAL/UNKNOWN) with TEXT (default "Dummy Check"); help lists the arguments.',
+        },
+        async (args) => checkDummy(args),
+      ),
+    );
+    for (const w of WRAPPERS) {
+      // The inner queries run under the caller's allow-list (a protocol peer cannot wrap a refused query).
+      const run = (args: string[], call: QueryCall) => {
+        const query: QueryFn = (command, inner, options) =>
+          ctx.core.query(command, inner, call.allow ? { ...options, allow: call.allow } : options);
+        return w.run(args, query, call.signal);
+      };
       unregister.push(
         ctx.core.registerSimpleQuery(
-          {
-            name: 'check_settings',
-            module: 'CheckHelpers',
-            title: 'Settings in force',
-            description:
-              'CRITICAL while the settings last read or pulled are refused, WARNING when the source failed max-failures=N polls in a row (3) or the revision is older than max-age=DURATION, else OK with the revision; perf data since_good_pull and since_change.',
-          },
-          async (args) => settingsCheck(ctx.core.settingsHealth(), settingsCheckOptions(args)),
+          { name: w.name, module: 'CheckHelpers', title: w.title, description: w.description },
+          run,
         ),
       );
-      unregister.push(
-        ctx.core.registerSimpleQuery(
-          {
-            name: 'check_dummy',
-            module: 'CheckHelpers',
-            title: 'Fixed state and text',
-            description:
-              'check_dummy STATE [TEXT ...]: answers STATE (0-3 or OK/WARNING/CRITICAL/UNKNOWN) with TEXT (default "Dummy Check"); help lists the arguments.',
-          },
-          async (args) => checkDummy(args),
-        ),
-      );
-      for (const w of WRAPPERS) {
-        // The inner queries run under the caller's allow-list (a protocol peer cannot wrap a refused query).
-        const run = (args: string[], call: QueryCall) => {
-          const query: QueryFn = (command, inner, options) =>
-            ctx.core.query(command, inner, call.allow ? { ...options, allow: call.allow } : options);
-          return w.run(args, query, call.signal);
-        };
-        unregister.push(
-          ctx.core.registerSimpleQuery(
-            { name: w.name, module: 'CheckHelpers', title: w.title, description: w.description },
-            run,
-          ),
-        );
-      }
-    },
-    async apply() {
-      return true;
-    },
-    async stop() {
-      for (const u of unregister.splice(0)) u();
-    },
-  };
-}
+    }
+    return {
+      async apply() {
+        return true;
+      },
+      async stop() {
+        for (const u of unregister.splice(0)) u();
+      },
+    };
+  },
+};

@@ -29,46 +29,43 @@ function settingsOf(view: Settings): LogfileSettings {
   };
 }
 
-export function createModule(): AgentModule<Settings> {
-  let settings: LogfileSettings | undefined;
-  let unregister: (() => void) | undefined;
-  const positions = sharedLogPositions();
-  const configure = (view: Settings): void => {
-    settings = settingsOf(view);
-    positions.setMax(view.sections[SECTION]['max files']);
-  };
-  return {
-    name: 'CheckLogFile',
-    async start(ctx: ModuleContext<Settings>) {
-      configure(ctx.settings);
-      const failed = positions.attach(join(ctx.settings.variables.state, 'logfile-positions.json'));
-      if (failed) ctx.log.warning(failed);
-      const check = logfileCheck(() => settings as LogfileSettings, positions);
-      // After each call the positions go to the state folder (only when they moved).
-      const def = {
-        ...check,
-        collect: async (...a: Parameters<typeof check.collect>) => {
-          try {
-            return await check.collect(...a);
-          } finally {
-            const why = positions.flush();
-            if (why) ctx.log.warning(why);
-          }
-        },
-      };
-      unregister = registerChecks(ctx.core, 'CheckLogFile', [
-        def,
-        { ...def, name: 'checklogfile', title: 'Log files (legacy name)' },
-      ]);
-    },
-    async apply(next: Settings) {
-      configure(next);
-      return true;
-    },
-    async stop() {
-      unregister?.();
-      unregister = undefined;
-      positions.flush();
-    },
-  };
-}
+export const agentModule: AgentModule<Settings> = {
+  name: 'CheckLogFile',
+  async start(ctx: ModuleContext<Settings>) {
+    const positions = sharedLogPositions();
+    const configure = (view: Settings): LogfileSettings => {
+      positions.setMax(view.sections[SECTION]['max files']);
+      return settingsOf(view);
+    };
+    let settings = configure(ctx.settings);
+    const failed = positions.attach(join(ctx.settings.variables.state, 'logfile-positions.json'));
+    if (failed) ctx.log.warning(failed);
+    const check = logfileCheck(() => settings, positions);
+    // After each call the positions go to the state folder (only when they moved).
+    const def = {
+      ...check,
+      collect: async (...a: Parameters<typeof check.collect>) => {
+        try {
+          return await check.collect(...a);
+        } finally {
+          const why = positions.flush();
+          if (why) ctx.log.warning(why);
+        }
+      },
+    };
+    const unregister = registerChecks(ctx.core, 'CheckLogFile', [
+      def,
+      { ...def, name: 'checklogfile', title: 'Log files (legacy name)' },
+    ]);
+    return {
+      async apply(next) {
+        settings = configure(next);
+        return true;
+      },
+      async stop() {
+        unregister();
+        positions.flush();
+      },
+    };
+  },
+};

@@ -24,30 +24,25 @@ const boundsOf = (s: Settings): NetBounds => {
   return { maxConcurrent: net['max concurrent'], maxTimeoutMs: net['max timeout'], maxBodySize: net['max body size'] };
 };
 
-export function createModule(): AgentModule<Settings> {
-  let unregister: (() => void) | undefined;
-  let limits: NetLimits | undefined;
-  return {
-    name: 'CheckNet',
-    async start(ctx: ModuleContext<Settings>) {
-      const net = new NetLimits(boundsOf(ctx.settings));
-      limits = net;
-      unregister = registerChecks(ctx.core, 'CheckNet', [
-        tcpCheck(net),
-        httpCheck(net),
-        dnsCheck(net),
-        pingCheck(net),
-        ntpCheck(net),
-      ]);
-    },
-    async apply(next: Settings) {
-      limits?.setBounds(boundsOf(next));
-      return true;
-    },
-    async stop() {
-      unregister?.();
-      unregister = undefined;
-      limits = undefined;
-    },
-  };
-}
+export const agentModule: AgentModule<Settings> = {
+  name: 'CheckNet',
+  async start(ctx: ModuleContext<Settings>) {
+    const limits = new NetLimits(boundsOf(ctx.settings));
+    const unregister = registerChecks(ctx.core, 'CheckNet', [
+      tcpCheck(limits),
+      httpCheck(limits),
+      dnsCheck(limits),
+      pingCheck(limits),
+      ntpCheck(limits),
+    ]);
+    return {
+      async apply(next) {
+        limits.setBounds(boundsOf(next));
+        return true;
+      },
+      async stop() {
+        unregister();
+      },
+    };
+  },
+};

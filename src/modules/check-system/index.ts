@@ -17,14 +17,14 @@ import { registerChecks } from '../../checks/register.js';
 import { hostSystemChecks } from '../../checks/system/host-system-checks.js';
 import { registerLegacy, SYSTEM_LEGACY } from '../../checks/legacy/legacy-commands.js';
 import { usersCheck } from '../../checks/system/users-check.js';
+import { startWithReleases } from '../releases.js';
 
-export function createModule(): AgentModule<SettingsOf<'CheckSystem'>> {
-  let sampler: CpuSampler | undefined;
-  let unregister: (() => void) | undefined;
-  return {
-    name: 'CheckSystem',
-    async start(ctx: ModuleContext<SettingsOf<'CheckSystem'>>) {
-      sampler = new CpuSampler({ intervalMs: 1000 });
+export const agentModule: AgentModule<SettingsOf<'CheckSystem'>> = {
+  name: 'CheckSystem',
+  start: (ctx: ModuleContext<SettingsOf<'CheckSystem'>>) =>
+    startWithReleases(ctx, async (releases) => {
+      const sampler = new CpuSampler({ intervalMs: 1000 });
+      releases.add(() => sampler.stop());
       await sampler.start();
       const defs = [
         cpuCheck(sampler),
@@ -36,20 +36,13 @@ export function createModule(): AgentModule<SettingsOf<'CheckSystem'>> {
         usersCheck(),
         ...hostSystemChecks(),
       ];
-      const undo = [
-        registerChecks(ctx.core, 'CheckSystem', defs),
-        registerLegacy(ctx.core, 'CheckSystem', SYSTEM_LEGACY, defs),
-      ];
-      unregister = () => undo.forEach((u) => u());
-    },
-    async apply() {
-      return true;
-    },
-    async stop() {
-      unregister?.();
-      unregister = undefined;
-      sampler?.stop();
-      sampler = undefined;
-    },
-  };
-}
+      releases.add(registerChecks(ctx.core, 'CheckSystem', defs));
+      releases.add(registerLegacy(ctx.core, 'CheckSystem', SYSTEM_LEGACY, defs));
+      return {
+        async apply() {
+          return true;
+        },
+        stop: () => releases.releaseAll(),
+      };
+    }),
+};

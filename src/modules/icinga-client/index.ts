@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { AgentModule } from '../module.js';
-import { createPassiveChannelModule, HOST_CHECK } from '../passive-channel.js';
+import { passiveChannelModule, HOST_CHECK } from '../passive-channel.js';
 import {
   closeIcingaConnections,
   ICINGA_PORT,
@@ -25,51 +25,43 @@ import type { ResolvedObject } from '../../settings/snapshot.js';
 import { withRetries } from '../../retry-policy.js';
 import { CONNECT_RETRY } from '../../protocols/connect-retry.js';
 
-export function createModule(): AgentModule {
-  const inner = createPassiveChannelModule({
-    module: 'IcingaClient',
-    section: '/settings/icinga/client',
-    targetsSection: '/settings/icinga/client/targets',
-    queueQuery: {
-      name: 'icinga_queue',
-      title: 'Icinga 2 send queues',
-      description:
-        'Per Icinga 2 target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.',
-    },
-    // One result per request, and a failed one must not re-send those before it: one per send (the connection is kept alive).
-    batch: () => 1,
-    send: async (target, items, signal, settings) => {
-      const e = await endpointOf(target, settings.hash);
-      const source = valueText(target.values['check source']) || hostname();
-      const retryable = (err: unknown): boolean => !(err as { permanent?: boolean }).permanent;
-      for (const i of items) {
-        // As NSClient++: the Nagios text split at its first |, so a message that carries perf data itself is split too.
-        const { message, perf } = splitOutput(toNagios(i.result));
-        const r = {
-          host: i.host,
-          service: i.service === HOST_CHECK ? '' : i.service,
-          exitStatus: i.result.result,
-          output: message,
-          performanceData: perf.map(formatPerf),
-          checkSource: source,
-        };
-        await withRetries(() => processCheckResult(e, r, signal), {
-          retries: Number(target.values.retries),
-          policy: CONNECT_RETRY,
-          retryable,
-          signal,
-        });
-      }
-    },
-  });
-  return {
-    ...inner,
-    async stop() {
-      await inner.stop();
-      closeIcingaConnections();
-    },
-  };
-}
+export const agentModule: AgentModule = passiveChannelModule({
+  module: 'IcingaClient',
+  section: '/settings/icinga/client',
+  targetsSection: '/settings/icinga/client/targets',
+  queueQuery: {
+    name: 'icinga_queue',
+    title: 'Icinga 2 send queues',
+    description:
+      'Per Icinga 2 target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.',
+  },
+  // One result per request, and a failed one must not re-send those before it: one per send (the connection is kept alive).
+  batch: () => 1,
+  send: async (target, items, signal, settings) => {
+    const e = await endpointOf(target, settings.hash);
+    const source = valueText(target.values['check source']) || hostname();
+    const retryable = (err: unknown): boolean => !(err as { permanent?: boolean }).permanent;
+    for (const i of items) {
+      // As NSClient++: the Nagios text split at its first |, so a message that carries perf data itself is split too.
+      const { message, perf } = splitOutput(toNagios(i.result));
+      const r = {
+        host: i.host,
+        service: i.service === HOST_CHECK ? '' : i.service,
+        exitStatus: i.result.result,
+        output: message,
+        performanceData: perf.map(formatPerf),
+        checkSource: source,
+      };
+      await withRetries(() => processCheckResult(e, r, signal), {
+        retries: Number(target.values.retries),
+        policy: CONNECT_RETRY,
+        retryable,
+        signal,
+      });
+    }
+  },
+  stopped: closeIcingaConnections,
+});
 
 /** CA files read, by settings hash and path: read once per settings version, not per result. */
 const caTexts = new Map<string, Promise<string>>();

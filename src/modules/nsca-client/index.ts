@@ -13,7 +13,7 @@
  * target's `payload length` less one byte is cut, as send_nsca cuts it.
  */
 import type { AgentModule } from '../module.js';
-import { createPassiveChannelModule, HOST_CHECK } from '../passive-channel.js';
+import { passiveChannelModule, HOST_CHECK } from '../passive-channel.js';
 import { sendNsca } from '../../protocols/nsca/client.js';
 import { nscaMethod } from '../../formats/nsca-encryption.js';
 import { NSCA_PORT } from '../../protocols/nsca/packet.js';
@@ -24,40 +24,38 @@ import type { ResolvedObject } from '../../settings/snapshot.js';
 import { withRetries } from '../../retry-policy.js';
 import { CONNECT_RETRY } from '../../protocols/connect-retry.js';
 
-export function createModule(): AgentModule {
-  return createPassiveChannelModule({
-    module: 'NSCAClient',
-    section: '/settings/NSCA/client',
-    targetsSection: '/settings/NSCA/client/targets',
-    queueQuery: {
-      name: 'nsca_queue',
-      title: 'NSCA send queues',
-      description:
-        'Per NSCA target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.',
-    },
-    // nsca 2.9+ takes several packets on one connection only at the 4096-byte payload (protocols/nsca/client.ts).
-    batch: (t) => (Number(t.values['payload length']) === 4096 ? 100 : 1),
-    // Results that come within 50 ms share a connection (a scheduler with many schedules sends in bursts).
-    lingerMs: 50,
-    send: async (target, items, signal) => {
-      const o = connectionOf(target, signal);
-      const unreachable = target.values['host unreachable'] === true;
-      const packets = items.map((i) => ({
-        host: i.host,
-        service: i.service === HOST_CHECK ? '' : i.service,
-        code: i.service === HOST_CHECK ? hostState(i.result.result, unreachable) : i.result.result,
-        output: toNagios(i.result),
-      }));
-      await withRetries(() => sendNsca(o, packets), {
-        retries: Number(target.values.retries),
-        policy: CONNECT_RETRY,
-        retryable: () => true,
-        signal,
-        deadline: performance.now() + o.timeoutMs,
-      });
-    },
-  });
-}
+export const agentModule: AgentModule = passiveChannelModule({
+  module: 'NSCAClient',
+  section: '/settings/NSCA/client',
+  targetsSection: '/settings/NSCA/client/targets',
+  queueQuery: {
+    name: 'nsca_queue',
+    title: 'NSCA send queues',
+    description:
+      'Per NSCA target: results queued, sent, dropped (queue full) and rejected, consecutive failures and the last error, as a JSON list in the message.',
+  },
+  // nsca 2.9+ takes several packets on one connection only at the 4096-byte payload (protocols/nsca/client.ts).
+  batch: (t) => (Number(t.values['payload length']) === 4096 ? 100 : 1),
+  // Results that come within 50 ms share a connection (a scheduler with many schedules sends in bursts).
+  lingerMs: 50,
+  send: async (target, items, signal) => {
+    const o = connectionOf(target, signal);
+    const unreachable = target.values['host unreachable'] === true;
+    const packets = items.map((i) => ({
+      host: i.host,
+      service: i.service === HOST_CHECK ? '' : i.service,
+      code: i.service === HOST_CHECK ? hostState(i.result.result, unreachable) : i.result.result,
+      output: toNagios(i.result),
+    }));
+    await withRetries(() => sendNsca(o, packets), {
+      retries: Number(target.values.retries),
+      policy: CONNECT_RETRY,
+      retryable: () => true,
+      signal,
+      deadline: performance.now() + o.timeoutMs,
+    });
+  },
+});
 
 function connectionOf(t: ResolvedObject, signal: AbortSignal): Parameters<typeof sendNsca>[0] {
   const v = t.values;

@@ -9,24 +9,19 @@
  * none set every request is refused (the settings warn:
  * AGENT_WARN_NSCLIENT_NO_PASSWORD), as NSClient++ does, since check_nt
  * sends it in clear text.
- * `allow` limits the commands. The listener is a managed listener
- * (protocols/listener/managed-listener.ts), like RemoteServer's: allowed
+ * `allow` limits the commands. Start, staged apply and stop are the
+ * listener modules' one skeleton (modules/listener-module.ts): allowed
  * hosts, the connection limits, timeout, password, allow and drive letters
  * apply in place; a new port, bind address or `use ssl` moves the listener,
  * the new one up before the old one closes; a failed move keeps every part
  * of the previous settings. `port = 0` lets the system pick a port (logged).
  */
-import type { AgentModule, ModuleContext } from '../module.js';
+import { listenerModule } from '../listener-module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
-import { fallbackSource } from '../../settings/module-view.js';
 import { listenerTlsFiles } from '../../settings/tls-checks.js';
-import { allowedHosts } from '../../protocols/allowed-host-names.js';
 import { parseAllow } from '../../protocols/nsclient/request.js';
 import { startNsClientServer, type NsClientServerPolicy } from '../../protocols/nsclient/server.js';
-import type { ListenerWants } from '../../protocols/listener/listener-contract.js';
-import { ManagedListener } from '../../protocols/listener/managed-listener.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
-import { listenerWants } from '../listener-wants.js';
 import { respond, type RequestState } from './respond.js';
 import { CPU_HISTORY_SECONDS } from '../../checks/system/cpu-sampler.js';
 import { inRange } from '../../in-range.js';
@@ -37,20 +32,19 @@ const MAX_CPU_MINUTES = CPU_HISTORY_SECONDS / 60;
 
 type Settings = SettingsOf<'NSClientServer'>;
 
-export function createModule(): AgentModule<Settings> {
-  let ctx: ModuleContext<Settings> | undefined;
-  let listener: ManagedListener<NsClientServerPolicy> | undefined;
-  let state: RequestState;
-  let hostsReady: Promise<void> = Promise.resolve();
-
-  const stateOf = (view: Settings): RequestState => {
+export const agentModule = listenerModule<Settings, NsClientServerPolicy, RequestState>({
+  name: 'NSClientServer',
+  what: 'the check_nt server',
+  counter: 'nsclient',
+  policyOf: (view, hosts) => ({ ...hosts, timeoutMs: view.sections[SECTION].timeout * 1000 }),
+  stateOf: (view, log) => {
     const s = view.sections[SECTION];
     const { allowed, unknown } = parseAllow(s.allow);
     if (unknown.length > 0)
-      ctx!.log.warning(
+      log.warning(
         `[${SECTION}] allow: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} no check_nt command or group; ignored`,
       );
-    if (allowed.size === 0) ctx!.log.warning(`[${SECTION}] allow enables no command: every request is refused`);
+    if (allowed.size === 0) log.warning(`[${SECTION}] allow enables no command: every request is refused`);
     return {
       password: s.password,
       allowed,
@@ -58,72 +52,22 @@ export function createModule(): AgentModule<Settings> {
       maxCpuMinutes: MAX_CPU_MINUTES,
       now: () => Date.now() / 1000,
     };
-  };
-
-  const policyOf = (view: Settings): NsClientServerPolicy => {
-    const s = view.sections[SECTION];
-    const from = fallbackSource(view, SECTION, 'allowed hosts');
-    // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
-    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
-    hostsReady = hosts.ready;
-    return { isAllowed: (address) => hosts.isAllowed(address), allowedHostsFrom: from, timeoutMs: s.timeout * 1000 };
-  };
-
-  const wantsOf = (view: Settings): ListenerWants<NsClientServerPolicy> =>
-    listenerWants(view, 'NSClientServer', tlsSpecOf(view), policyOf(view));
-
-  const newListener = (context: ModuleContext<Settings>): ManagedListener<NsClientServerPolicy> =>
-    new ManagedListener<NsClientServerPolicy>({
-      what: 'the check_nt server',
-      counter: 'nsclient',
-      log: context.log,
-      describe: (w) => `to ${w.host || '*'}:${w.port} (${w.tls ? 'TLS' : 'plain'})`,
-      open: async (a) => {
-        const answer = (text: string, peer: string, gone: AbortSignal): Promise<string> =>
-          respond(text, peer, gone, state, { core: context.core, log: context.log, signal: context.signal });
-        const srv = await startNsClientServer({
-          host: a.host,
-          port: a.port,
-          tls: a.tls,
-          policy: a.policy,
-          guard: a.guard,
-          answer,
-          log: context.log,
-        });
-        const at = srv.address();
-        context.log.info(`listening on ${at.address}:${at.port} (${a.tls ? 'TLS' : 'plain'})`);
-        return srv;
-      },
-    });
-
-  return {
-    name: 'NSClientServer',
-    async start(context) {
-      ctx = context;
-      state = stateOf(context.settings);
-      listener = newListener(context);
-      // Given up (time limit, agent stopping) before it binds: opens nothing.
-      await listener.start(wantsOf(context.settings), context.signal);
-      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
-      await hostsReady;
-    },
-    async apply(next) {
-      if (listener === undefined) return false;
-      const staged = stateOf(next);
-      await listener.apply(wantsOf(next), () => {
-        state = staged;
-      });
-      return true;
-    },
-    listening() {
-      return listener?.address();
-    },
-    async stop() {
-      await listener?.close();
-      listener = undefined;
-    },
-  };
-}
+  },
+  tlsSpecOf,
+  serve: (ctx, state) => ({
+    open: (a) =>
+      startNsClientServer({
+        host: a.host,
+        port: a.port,
+        tls: a.tls,
+        policy: a.policy,
+        guard: a.guard,
+        answer: (text, peer, gone) =>
+          respond(text, peer, gone, state(), { core: ctx.core, log: ctx.log, signal: ctx.signal }),
+        log: ctx.log,
+      }),
+  }),
+});
 
 /** `C=/, D=/var`: upper-case letters to mount points (pairs that do not parse are left out; the schema describes the form). */
 function parseDriveLetters(text: string): Map<string, string> {

@@ -5,81 +5,47 @@
  * submitted on it is sent with remote_submit's wire form to the target named
  * by the section's `target` key (default `default`).
  */
-import type { AgentModule, ModuleContext } from '../module.js';
+import type { AgentModule } from '../module.js';
 import type { SettingsOf } from '../../settings/module-table.js';
-import { decode, responseToResult } from '../../core/plugin/codec.js';
-import { mergeTarget } from '../../protocols/target-options.js';
+import { clientChannel } from '../client-channel.js';
 import { errorMessage } from '../../errors.js';
 import { REMOTE_PORT, REMOTE_QUERIES, TARGETS_PATH, runRemoteQuery, submitResult } from './remote-query.js';
-import { withLinkedSignal } from '../../abort-link.js';
 
 const SECTION = '/settings/remote/client';
 
 type Settings = SettingsOf<'RemoteClient'>;
 
-export function createModule(): AgentModule<Settings> {
-  let snapshot: Settings | undefined;
-  let ctx: ModuleContext<Settings> | undefined;
-  const cleanup: (() => void)[] = [];
-
-  const subscribe = (): void => {
-    const channel = snapshot!.sections[SECTION].channel;
-    cleanup.push(
-      ctx!.core.subscribe(channel, 'RemoteClient', async (message) => {
-        const current = snapshot!;
-        const target = current.sections[SECTION].target;
-        const merged = mergeTarget(
-          { targets: current.targets, container: TARGETS_PATH, defaultPort: REMOTE_PORT },
-          { target, arguments: [], positional: [] },
-        );
-        if (!merged.ok) throw new Error(`cannot forward submissions on channel ${channel}: ${merged.problem}`);
-        const decoded = decode('SubmitResponseMessage', message);
-        for (const payload of decoded.payload) {
-          const result = responseToResult(payload);
+export const agentModule: AgentModule<Settings> = {
+  name: 'RemoteClient',
+  async start(ctx) {
+    const client = clientChannel(ctx, {
+      module: 'RemoteClient',
+      queries: REMOTE_QUERIES,
+      run: (q, args, view, signal) => runRemoteQuery(q.name, q.kind, args, view, signal),
+      section: (view) => view.sections[SECTION],
+      container: TARGETS_PATH,
+      defaultPort: REMOTE_PORT,
+      forward: async (target, results, view, targetName) => {
+        for (const result of results) {
           try {
-            const answer = await submitResult(merged.settings, result, ctx!.signal, current.hash);
-            ctx!.log.debug(
-              `submitted ${result.command} to ${merged.settings.host}:${merged.settings.port}: ${answer.message}`,
-            );
+            const answer = await submitResult(target, result, ctx.signal, view.hash);
+            ctx.log.debug(`submitted ${result.command} to ${target.host}:${target.port}: ${answer.message}`);
           } catch (err) {
-            throw new Error(`submitting ${result.command} to target ${target} failed: ${errorMessage(err)}`, {
+            throw new Error(`submitting ${result.command} to target ${targetName} failed: ${errorMessage(err)}`, {
               cause: err,
             });
           }
         }
-      }),
-    );
-  };
-
-  return {
-    name: 'RemoteClient',
-    async start(context) {
-      ctx = context;
-      snapshot = context.settings;
-      for (const q of REMOTE_QUERIES) {
-        cleanup.push(
-          context.core.registerSimpleQuery(
-            { name: q.name, module: 'RemoteClient', title: q.title, description: q.description },
-            (args, call) =>
-              withLinkedSignal([call.signal, context.signal], (signal) =>
-                runRemoteQuery(q.name, q.kind, args, snapshot!, signal),
-              ),
-          ),
-        );
-      }
-      subscribe();
-    },
-    async apply(next) {
-      const before = snapshot!.sections[SECTION].channel;
-      snapshot = next;
-      if (next.sections[SECTION].channel !== before) {
-        cleanup.pop()?.();
-        subscribe();
-      }
-      return true;
-    },
-    async stop() {
-      for (const c of cleanup.splice(0)) c();
-    },
-  };
-}
+      },
+    });
+    return {
+      async apply(next) {
+        client.update(next);
+        return true;
+      },
+      async stop() {
+        client.close();
+      },
+    };
+  },
+};

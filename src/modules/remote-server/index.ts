@@ -6,8 +6,8 @@
  * the client queries remote_* and agent_*, so the agent is no relay); the
  * core checks nested queries against the same list.
  *
- * The listener is a managed listener (protocols/listener/managed-listener.ts):
- * `apply(next)` takes allowed hosts, allowed queries, allow arguments, allow
+ * Start, staged apply and stop are the listener modules' one skeleton
+ * (modules/listener-module.ts): `apply(next)` takes allowed hosts, allowed queries, allow arguments, allow
  * nasty characters, payload length, timeout and submit channel in place; new
  * TLS files, CA, verify mode or ciphers apply to new connections on the same
  * port; a changed port, bind address or `use ssl` rebinds. Every part of the
@@ -22,11 +22,10 @@
  * list. The source is the verified client certificate's CN, else the peer
  * address.
  */
-import type { AgentModule, ModuleContext } from '../module.js';
+import type { ModuleContext } from '../module.js';
+import { listenerModule } from '../listener-module.js';
 import { listenerTlsFiles } from '../../settings/tls-checks.js';
 import type { SettingsOf } from '../../settings/module-table.js';
-import { fallbackSource } from '../../settings/module-view.js';
-import { allowedHosts } from '../../protocols/allowed-host-names.js';
 import { startNrpeServer, type NrpePeer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { NRPE_CHECK, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';
@@ -35,9 +34,6 @@ import { describeSubmission, SubmissionStore } from '../../core/submission-store
 import { ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';
 import { commandGuard, type GuardOptions } from '../../protocols/command-guard.js';
 import { withLinkedSignal } from '../../abort-link.js';
-import type { ListenerWants } from '../../protocols/listener/listener-contract.js';
-import { ManagedListener } from '../../protocols/listener/managed-listener.js';
-import { listenerWants } from '../listener-wants.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';
 
 const SECTION = '/settings/remote/server';
@@ -52,50 +48,35 @@ interface QueryState {
   unknownAnswer: 'agent' | 'nrpe';
 }
 
-// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values, one listener skeleton)
-export function createModule(): AgentModule<Settings> {
-  let ctx: ModuleContext<Settings> | undefined;
-  let listener: ManagedListener<NrpeServerPolicy> | undefined;
-  let state: QueryState;
-  const stateOf = (view: Settings): QueryState => {
+export const agentModule = listenerModule<Settings, NrpeServerPolicy, QueryState>({
+  name: 'RemoteServer',
+  what: 'the NRPE server',
+  counter: 'nrpe',
+  policyOf: (view, hosts) => {
     const s = view.sections[SECTION];
     return {
-      allowed: { server: 'RemoteServer', section: SECTION, queries: parseAllowList(s[ALLOWED_QUERIES]), log: ctx!.log },
-      submitChannel: s['submit channel'],
-      unknownAnswer: s['unknown command'],
-    };
-  };
-  const store = new SubmissionStore();
-  const cleanup: (() => void)[] = [];
-
-  let hostsReady: Promise<void> = Promise.resolve();
-  const policyOf = (view: Settings): NrpeServerPolicy => {
-    const s = view.sections[SECTION];
-    const from = fallbackSource(view, SECTION, 'allowed hosts');
-    // Host names are resolved now (start, reload); `hostsReady` lets start wait for them.
-    const hosts = allowedHosts(s['allowed hosts'], (p) => ctx!.log.warning(`${from}: ${p}`));
-    hostsReady = hosts.ready;
-    return {
-      isAllowed: (address) => hosts.isAllowed(address),
-      allowedHostsFrom: from,
+      ...hosts,
       allowArguments: s['allow arguments'],
       allowNastyCharacters: s['allow nasty characters'],
       payloadLength: s['payload length'],
       timeoutMs: s.timeout * 1000,
     };
-  };
-
-  const wantsOf = (view: Settings): ListenerWants<NrpeServerPolicy> =>
-    listenerWants(view, 'RemoteServer', tlsSpecOf(view), policyOf(view));
-
-  const newListener = (context: ModuleContext<Settings>): ManagedListener<NrpeServerPolicy> =>
-    new ManagedListener<NrpeServerPolicy>({
-      what: 'the NRPE server',
-      counter: 'nrpe',
-      log: context.log,
-      describe: (w) => `to ${w.host || '*'}:${w.port} (${w.tls ? 'TLS' : 'plain'})`,
-      open: async (a) => {
-        const srv = await startNrpeServer({
+  },
+  stateOf: (view, log) => {
+    const s = view.sections[SECTION];
+    return {
+      allowed: { server: 'RemoteServer', section: SECTION, queries: parseAllowList(s[ALLOWED_QUERIES]), log },
+      submitChannel: s['submit channel'],
+      unknownAnswer: s['unknown command'],
+    };
+  },
+  tlsSpecOf,
+  serve: (ctx, state) => {
+    const store = new SubmissionStore();
+    const answer = nrpeAnswer(ctx, state, store);
+    return {
+      open: (a) =>
+        startNrpeServer({
           ...a.policy,
           host: a.host,
           port: a.port,
@@ -103,32 +84,35 @@ export function createModule(): AgentModule<Settings> {
           guard: a.guard,
           dataCommands: [SUBMIT_COMMAND],
           answer,
-          log: context.log,
-        });
-        const at = srv.address();
-        context.log.info(`listening on ${at.address}:${at.port} (${a.tls ? 'TLS' : 'plain'})`);
-        return srv;
-      },
-    });
+          log: ctx.log,
+        }),
+      started: (releases) =>
+        releases.add(
+          ctx.core.registerSimpleQuery(
+            {
+              name: 'remote_submissions',
+              module: 'RemoteServer',
+              title: 'Results submitted over NRPE',
+              description:
+                'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
+            },
+            async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
+          ),
+        ),
+    };
+  },
+});
 
-  const answer = async (command: string, args: string[], peer: NrpePeer, gone: AbortSignal): Promise<QueryResult> => {
-    if (command === NRPE_CHECK)
-      return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
-    if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
-    const allow = commandGuard(state.allowed, peer.address);
-    // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
-    if (state.unknownAnswer === 'nrpe' && (!ctx!.core.getQuery(command) || allow?.('query', command) !== undefined))
-      return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
-    // Runs until the peer goes or the module stops.
-    return withLinkedSignal([gone, ctx!.signal], (signal) =>
-      ctx!.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }),
-    );
-  };
-
+/** The answer to an NRPE query: the check of the daemon itself, a submission, else the agent's query (each under the state in force). */
+function nrpeAnswer(
+  ctx: ModuleContext<Settings>,
+  state: () => QueryState,
+  store: SubmissionStore,
+): (command: string, args: string[], peer: NrpePeer, gone: AbortSignal) => Promise<QueryResult> {
   const takeSubmission = async (args: string[], peer: NrpePeer): Promise<QueryResult> => {
     const [alias = '', code = '', ...rest] = args;
     const status: Status | undefined = parseStatus(code);
-    const submitChannel = state.submitChannel;
+    const submitChannel = state().submitChannel;
     if (!submitChannel)
       return {
         command: SUBMIT_COMMAND,
@@ -145,8 +129,8 @@ export function createModule(): AgentModule<Settings> {
       };
     const result: QueryResult = { command: alias, result: status, ...splitOutput(rest.join('!')) };
     for (const entry of store.keep([result], peer.certificate || peer.address, peer.address))
-      ctx!.log.info(describeSubmission(entry));
-    const taken = await ctx!.core.submit(submitChannel, [result], 'RemoteServer');
+      ctx.log.info(describeSubmission(entry));
+    const taken = await ctx.core.submit(submitChannel, [result], 'RemoteServer');
     return {
       command: SUBMIT_COMMAND,
       result: 0,
@@ -155,48 +139,19 @@ export function createModule(): AgentModule<Settings> {
     };
   };
 
-  return {
-    name: 'RemoteServer',
-    async start(context) {
-      ctx = context;
-      state = stateOf(context.settings);
-      listener = newListener(context);
-      // Given up (time limit, agent stopping) before it binds: opens nothing.
-      await listener.start(wantsOf(context.settings), context.signal);
-      // Names in allowed hosts answer before the module counts as started (each lookup is bounded).
-      await hostsReady;
-      // Given up while binding: the runner stops this instance (closing the listener); register nothing.
-      context.signal.throwIfAborted();
-      cleanup.push(
-        context.core.registerSimpleQuery(
-          {
-            name: 'remote_submissions',
-            module: 'RemoteServer',
-            title: 'Results submitted over NRPE',
-            description:
-              'The latest result submitted with _NRPE_SUBMIT (remote_submit) per command and source, as a JSON list in the message.',
-          },
-          async () => ({ result: 0, message: JSON.stringify(store.list()), perf: [] }),
-        ),
-      );
-    },
-    async apply(next) {
-      if (listener === undefined) return false;
-      const staged = stateOf(next);
-      const how = await listener.apply(wantsOf(next), () => {
-        state = staged;
-      });
-      if (how === 'swapped') ctx!.log.info('new TLS settings for new connections');
-      return true;
-    },
-    listening() {
-      return listener?.address();
-    },
-    async stop() {
-      for (const c of cleanup.splice(0)) c();
-      await listener?.close();
-      listener = undefined;
-    },
+  return async (command, args, peer, gone) => {
+    if (command === NRPE_CHECK)
+      return { command, result: 0, message: `I (agent ${VERSION}) seem to be doing fine...`, perf: [] };
+    if (command === SUBMIT_COMMAND) return takeSubmission(args, peer);
+    const { allowed, unknownAnswer } = state();
+    const allow = commandGuard(allowed, peer.address);
+    // As the NRPE daemon words it, for peers that match on its text (unknown command = nrpe): nrpe knows only its commands.
+    if (unknownAnswer === 'nrpe' && (!ctx.core.getQuery(command) || allow?.('query', command) !== undefined))
+      return { command, result: 3, message: `NRPE: Command '${command}' not defined`, perf: [] };
+    // Runs until the peer goes or the module stops.
+    return withLinkedSignal([gone, ctx.signal], (signal) =>
+      ctx.core.query(command, args, allow ? { signal, allow, channel: 'nrpe' } : { signal, channel: 'nrpe' }),
+    );
   };
 }
 

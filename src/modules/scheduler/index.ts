@@ -13,6 +13,7 @@
  * next run, counters) as JSON: the API's /api/v1/schedules reads it.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
+import type { Logger } from '../../log.js';
 import type { SettingsOf } from '../../settings/module-table.js';
 import { encode, header, HeaderType, resultToResponse } from '../../core/plugin/codec.js';
 import { STATUS_NAMES } from '../../core/result.js';
@@ -25,31 +26,57 @@ type Settings = SettingsOf<'Scheduler'>;
 /** How long after its start the Scheduler skips (rather than sends as UNKNOWN) a run whose query is not registered yet. */
 const STARTING_MS = 30_000;
 
-export function createModule(): AgentModule<Settings> {
-  let ctx: ModuleContext<Settings> | undefined;
-  let table: ScheduleTable | undefined;
-  let unregister: (() => void) | undefined;
-  const warnedUnsent = new Set<string>();
-  const invalid = new Map<string, string>();
+export const agentModule: AgentModule<Settings> = {
+  name: 'Scheduler',
+  async start(ctx) {
+    const table = new ScheduleTable(scheduleRunner(ctx), ctx.settings.sections['/settings/scheduler'].threads);
+    /** Schedules that cannot run, with why. */
+    const invalid = new Map<string, string>();
+    syncTable(table, invalid, ctx.settings, ctx.log);
+    const unregister = ctx.core.registerSimpleQuery(
+      {
+        name: 'scheduler_list',
+        module: 'Scheduler',
+        title: 'Schedules',
+        description: 'The schedules with their last and next run and counters, as a JSON list in the message.',
+      },
+      async () => ({ result: 0, message: JSON.stringify(listJson(table.list(), invalid)), perf: [] }),
+    );
+    ctx.log.info(`${table.names().length} schedule(s)`);
+    return {
+      async apply(next) {
+        syncTable(table, invalid, next, ctx.log);
+        return true;
+      },
+      async stop() {
+        unregister();
+        table.clear();
+        setScheduled(0);
+      },
+    };
+  },
+};
 
+/** Runs a schedule's query and submits its result (module docs above), for the module started with `ctx`. */
+function scheduleRunner(ctx: ModuleContext<Settings>): (state: ScheduleState, signal: AbortSignal) => Promise<void> {
   /** When the Scheduler started (monotonic): the other modules may still be starting for a while after. */
-  let startedAt = 0;
-
-  const runOne = async (state: ScheduleState, signal: AbortSignal): Promise<void> => {
+  const startedAt = performance.now();
+  const warnedUnsent = new Set<string>();
+  return async (state, signal) => {
     const d = state.def;
     try {
       // A query no module has registered yet, just after start: its module may still be starting (modules
       // start side by side). This run is not sent as an UNKNOWN of our own making; the next one is.
       if (
         performance.now() - startedAt < STARTING_MS &&
-        !ctx!.core.listQueries().some((q) => q.name.toLowerCase() === d.command.toLowerCase())
+        !ctx.core.listQueries().some((q) => q.name.toLowerCase() === d.command.toLowerCase())
       ) {
-        ctx!.log.debug(
+        ctx.log.debug(
           `schedule ${d.name}: ${d.command} is not registered yet (modules still starting); this run is skipped`,
         );
         return;
       }
-      const result = await ctx!.core.query(d.command, d.args, { signal });
+      const result = await ctx.core.query(d.command, d.args, { signal });
       state.lastStatus = result.result;
       state.lastMessage = result.message;
       if (signal.aborted || d.channel.toLowerCase() === 'drop' || !d.report.has(result.result)) return;
@@ -57,72 +84,43 @@ export function createModule(): AgentModule<Settings> {
         header: header(HeaderType.QUERY_RESPONSE, { sender: d.source, recipient: d.target }),
         payload: [resultToResponse({ ...result, command: d.alias })],
       });
-      const taken = await ctx!.core.submitRaw(d.channel, message);
+      const taken = await ctx.core.submitRaw(d.channel, message);
       countSchedule(taken > 0 ? 'submitted' : 'unsent');
       if (taken > 0) {
         state.submitted++;
         warnedUnsent.delete(d.name);
       } else if (!warnedUnsent.has(d.name)) {
         warnedUnsent.add(d.name);
-        ctx!.log.warning(
+        ctx.log.warning(
           `schedule ${d.name}: nothing listens on channel ${d.channel} (is its module loaded?); results are not sent`,
         );
       }
     } catch (err) {
       state.lastStatus = 3;
       state.lastMessage = errorMessage(err);
-      ctx!.log.error(`schedule ${d.name}: ${errorMessage(err)}`);
+      ctx.log.error(`schedule ${d.name}: ${errorMessage(err)}`);
     }
   };
+}
 
-  const sync = (settings: Settings): void => {
-    const t = table!;
-    t.setThreads(settings.sections['/settings/scheduler'].threads);
-    const wanted = new Set<string>();
-    invalid.clear();
-    for (const o of settings.schedules.values()) {
-      if (o.isTemplate) continue;
-      const def = definitionOf(o.name, o.values);
-      if ('problem' in def) {
-        invalid.set(o.name, def.problem);
-        ctx!.log.error(`schedule ${o.name} ${def.problem}; it does not run`);
-        continue;
-      }
-      wanted.add(o.name);
-      t.update(def);
+/** Makes `table` follow `settings`: new schedules start, removed ones stop, the others update; `invalid` gets those that cannot run. */
+function syncTable(table: ScheduleTable, invalid: Map<string, string>, settings: Settings, log: Logger): void {
+  table.setThreads(settings.sections['/settings/scheduler'].threads);
+  const wanted = new Set<string>();
+  invalid.clear();
+  for (const o of settings.schedules.values()) {
+    if (o.isTemplate) continue;
+    const def = definitionOf(o.name, o.values);
+    if ('problem' in def) {
+      invalid.set(o.name, def.problem);
+      log.error(`schedule ${o.name} ${def.problem}; it does not run`);
+      continue;
     }
-    for (const name of t.names()) if (!wanted.has(name)) t.remove(name);
-    setScheduled(t.names().length);
-  };
-
-  return {
-    name: 'Scheduler',
-    async start(context) {
-      ctx = context;
-      startedAt = performance.now();
-      table = new ScheduleTable(runOne, context.settings.sections['/settings/scheduler'].threads);
-      sync(context.settings);
-      unregister = context.core.registerSimpleQuery(
-        {
-          name: 'scheduler_list',
-          module: 'Scheduler',
-          title: 'Schedules',
-          description: 'The schedules with their last and next run and counters, as a JSON list in the message.',
-        },
-        async () => ({ result: 0, message: JSON.stringify(listJson(table!.list(), invalid)), perf: [] }),
-      );
-      context.log.info(`${table.names().length} schedule(s)`);
-    },
-    async apply(next) {
-      sync(next);
-      return true;
-    },
-    async stop() {
-      unregister?.();
-      table?.clear();
-      setScheduled(0);
-    },
-  };
+    wanted.add(o.name);
+    table.update(def);
+  }
+  for (const name of table.names()) if (!wanted.has(name)) table.remove(name);
+  setScheduled(table.names().length);
 }
 
 function listJson(states: readonly ScheduleState[], invalid: ReadonlyMap<string, string>): unknown[] {

@@ -75,129 +75,116 @@ export interface WebServerContext extends ModuleContext<Settings> {
   readonly control?: AgentControl;
 }
 
-// long function: start, apply and stop share the module's state in one closure (issue 42 item 4: modules as values)
-export function createModule(): AgentModule<Settings, WebServerContext> {
-  let snapshot: Settings | undefined;
-  let web: WebApp | undefined;
-  let listener: ManagedListener<null> | undefined;
-  let log: Logger | undefined;
-
-  let announced = false;
-  const ensurePassword = (s: Settings): void => {
-    if (stored !== undefined || rootPassword(s, undefined) !== '') return;
-    stored = storedPassword(s.variables.state);
-  };
-  // Told once, and only when a listener is up: a password for a server
-  // that could not bind would be a promise the agent cannot keep. The
-  // password itself goes to a terminal or a redirect, never to the journal.
-  const announcePassword = (): void => {
-    if (stored === undefined || announced || !listener?.address()) return;
-    announced = true;
-    if (stored.file !== undefined) log?.info(`the password of web user root is in ${stored.file}`);
-    else
-      log?.warning(
-        `AGENT_WARN_STATE_FOLDER: ${formatMessage('AGENT_WARN_STATE_FOLDER', [PASSWORD_FILE_NAME, snapshot?.variables.state ?? '', stored.problem ?? ''])}: the generated password of web user root lasts only as long as this process`,
-      );
-    if (!consoleIsJournal()) process.stdout.write(`web password for user root: ${stored.password}\n`);
-  };
-
-  const open = async (a: OpenArgs<null>): Promise<Transport<null>> => {
-    const handler = (web as WebApp).handler;
-    // noDelay: small JSON answers must not wait for Nagle's algorithm.
-    // SecureResponse: every head written carries the security headers (security-headers.ts).
-    const srv: Server = a.tls
-      ? createHttpsServer({ ...a.tls, noDelay: true, ServerResponse: SecureResponse }, handler)
-      : createHttpServer({ noDelay: true, ServerResponse: SecureResponse }, handler);
-    // Node's own 400/408/431 for a request it cannot parse, with the security headers.
-    srv.on('clientError', answerClientError);
-    // A failed handshake in words (plain HTTP to the HTTPS port, no common cipher, old TLS); others (a browser ending one over the self-signed certificate) at debug.
-    if (a.tls && log)
-      srv.on('tlsClientError', logTlsClientError(log, WEB_TLS_WORDS, { level: 'info', otherAtDebug: true }));
-    srv.headersTimeout = 20_000;
-    srv.requestTimeout = 60_000;
-    // Limits on the raw connection, before any TLS byte is read; the deadline ends with the first request.
-    const g: ConnectionGuard = a.guard;
-    srv.on('connection', (raw: Socket) => void g.admit(raw));
-    // Once per connection: later requests on it have nothing left to clear.
-    srv.on('request', (req: IncomingMessage) => {
-      const socket = req.socket as Socket & { [FIRST_SERVED]?: true };
-      if (socket[FIRST_SERVED]) return;
-      socket[FIRST_SERVED] = true;
-      g.served(socket);
+export const agentModule: AgentModule<Settings, WebServerContext> = {
+  name: 'WEBServer',
+  async start(ctx) {
+    const control = ctx.control;
+    if (control === undefined)
+      throw new Error('WEBServer started without the control interface (its catalogue entry asks for it)');
+    let snapshot = ctx.settings;
+    ensurePassword(snapshot);
+    const web = buildApp({
+      core: ctx.core,
+      control,
+      getSnapshot: () => snapshot,
+      generatedPassword: () => stored?.password,
+      log: ctx.log,
     });
-    await listenOn(srv, a.host, a.port, 'AGENT_ERR_WEB_LISTEN');
-    log?.info(`web server listening on ${urlOf(a.host, a.tls !== undefined, srv)}`);
+    const listener = new ManagedListener<null>({
+      what: 'the web server',
+      counter: 'web',
+      log: ctx.log,
+      open: (a) => openWeb(a, web.handler, ctx.log),
+      describe: describeTarget,
+    });
+    // Told once, and only when a listener is up: a password for a server
+    // that could not bind would be a promise the agent cannot keep.
+    let announced = false;
+    const announce = (): void => {
+      if (stored === undefined || announced || !listener.address()) return;
+      announced = true;
+      announcePassword(stored, ctx.log, snapshot.variables.state);
+    };
+    // Given up (time limit, agent stopping) before it binds: opens nothing.
+    await listener.start(wantsOf(snapshot), ctx.signal);
+    announce();
     return {
-      address: () => srv.address() as AddressInfo,
-      // The policy is the snapshot the app reads (switched by apply's commit).
-      setPolicy: () => undefined,
-      setTls: (tls: TlsOptions | undefined) => {
-        if (!tls || !('setSecureContext' in srv)) return false;
-        srv.setSecureContext(tls);
+      async apply(next) {
+        const how = await listener.apply(wantsOf(next), () => {
+          snapshot = next;
+          ensurePassword(next);
+        });
+        if (how === 'swapped')
+          ctx.log.info(`web server certificate replaced from ${listenerTlsFiles(next, 'WEBServer')?.pair?.cert ?? ''}`);
+        announce();
         return true;
       },
-      // Idle keep-alive connections close at once, the others after their answer or the grace.
-      close: () =>
-        closeGracefully({
-          server: srv,
-          open: () => g.open,
-          drain: () => srv.closeIdleConnections(),
-          cut: () => {
-            srv.closeAllConnections();
-            g.dispose();
-          },
-        }),
+      listening: () => listener.address(),
+      stop: () => listener.close(),
     };
-  };
+  },
+};
 
+function ensurePassword(s: Settings): void {
+  if (stored !== undefined || rootPassword(s, undefined) !== '') return;
+  stored = storedPassword(s.variables.state);
+}
+
+/** Tells where the generated password is; the password itself goes to a terminal or a redirect, never to the journal. */
+function announcePassword(stored: StoredPassword, log: Logger, stateFolder: string): void {
+  if (stored.file !== undefined) log.info(`the password of web user root is in ${stored.file}`);
+  else
+    log.warning(
+      `AGENT_WARN_STATE_FOLDER: ${formatMessage('AGENT_WARN_STATE_FOLDER', [PASSWORD_FILE_NAME, stateFolder, stored.problem ?? ''])}: the generated password of web user root lasts only as long as this process`,
+    );
+  if (!consoleIsJournal()) process.stdout.write(`web password for user root: ${stored.password}\n`);
+}
+
+/** Opens the HTTP(S) server of the app's `handler` (a managed listener's Transport). */
+async function openWeb(a: OpenArgs<null>, handler: WebApp['handler'], log: Logger): Promise<Transport<null>> {
+  // noDelay: small JSON answers must not wait for Nagle's algorithm.
+  // SecureResponse: every head written carries the security headers (security-headers.ts).
+  const srv: Server = a.tls
+    ? createHttpsServer({ ...a.tls, noDelay: true, ServerResponse: SecureResponse }, handler)
+    : createHttpServer({ noDelay: true, ServerResponse: SecureResponse }, handler);
+  // Node's own 400/408/431 for a request it cannot parse, with the security headers.
+  srv.on('clientError', answerClientError);
+  // A failed handshake in words (plain HTTP to the HTTPS port, no common cipher, old TLS); others (a browser ending one over the self-signed certificate) at debug.
+  if (a.tls) srv.on('tlsClientError', logTlsClientError(log, WEB_TLS_WORDS, { level: 'info', otherAtDebug: true }));
+  srv.headersTimeout = 20_000;
+  srv.requestTimeout = 60_000;
+  // Limits on the raw connection, before any TLS byte is read; the deadline ends with the first request.
+  const g: ConnectionGuard = a.guard;
+  srv.on('connection', (raw: Socket) => void g.admit(raw));
+  // Once per connection: later requests on it have nothing left to clear.
+  srv.on('request', (req: IncomingMessage) => {
+    const socket = req.socket as Socket & { [FIRST_SERVED]?: true };
+    if (socket[FIRST_SERVED]) return;
+    socket[FIRST_SERVED] = true;
+    g.served(socket);
+  });
+  await listenOn(srv, a.host, a.port, 'AGENT_ERR_WEB_LISTEN');
+  log.info(`web server listening on ${urlOf(a.host, a.tls !== undefined, srv)}`);
   return {
-    name: 'WEBServer',
-
-    async start(ctx) {
-      const control = ctx.control;
-      if (control === undefined)
-        throw new Error('WEBServer started without the control interface (its catalogue entry asks for it)');
-      log = ctx.log;
-      snapshot = ctx.settings;
-      ensurePassword(snapshot);
-      web = buildApp({
-        core: ctx.core,
-        control,
-        getSnapshot: () => snapshot as Settings,
-        generatedPassword: () => stored?.password,
-        log: ctx.log,
-      });
-      listener = new ManagedListener<null>({
-        what: 'the web server',
-        counter: 'web',
-        log: ctx.log,
-        open,
-        describe: describeTarget,
-      });
-      // Given up (time limit, agent stopping) before it binds: opens nothing.
-      await listener.start(wantsOf(snapshot), ctx.signal);
-      announcePassword();
-    },
-
-    async apply(next) {
-      if (!listener) return false;
-      const how = await listener.apply(wantsOf(next), () => {
-        snapshot = next;
-        ensurePassword(next);
-      });
-      if (how === 'swapped')
-        log?.info(`web server certificate replaced from ${listenerTlsFiles(next, 'WEBServer')?.pair?.cert ?? ''}`);
-      announcePassword();
+    address: () => srv.address() as AddressInfo,
+    // The policy is the snapshot the app reads (switched by apply's commit).
+    setPolicy: () => undefined,
+    setTls: (tls: TlsOptions | undefined) => {
+      if (!tls || !('setSecureContext' in srv)) return false;
+      srv.setSecureContext(tls);
       return true;
     },
-
-    listening() {
-      return listener?.address();
-    },
-    async stop() {
-      await listener?.close();
-      listener = undefined;
-    },
+    // Idle keep-alive connections close at once, the others after their answer or the grace.
+    close: () =>
+      closeGracefully({
+        server: srv,
+        open: () => g.open,
+        drain: () => srv.closeIdleConnections(),
+        cut: () => {
+          srv.closeAllConnections();
+          g.dispose();
+        },
+      }),
   };
 }
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createCore } from '../../../src/core/core-impl.js';
 import type { Core } from '../../../src/core/core.js';
 import { sink } from '../../../src/log.js';
-import { createModule } from '../../../src/modules/check-helpers/index.js';
+import { agentModule } from '../../../src/modules/check-helpers/index.js';
+import type { RunningModule } from '../../../src/modules/module.js';
 import { decode, encode, header, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import { moduleView } from '../../../src/settings/module-view.js';
@@ -22,13 +23,12 @@ assert.ok(loaded.ok, 'the test settings are valid');
 const snapshot: Snapshot = loaded.snapshot;
 
 let core: Core;
-let helpers: ReturnType<typeof createModule>;
+let helpers: RunningModule;
 const abort = new AbortController();
 
 before(async () => {
   core = createCore({ settings: () => snapshot });
-  helpers = createModule();
-  await helpers.start({
+  helpers = await agentModule.start({
     name: 'CheckHelpers',
     settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot),
     log: sink.logger('agent:module:CheckHelpers'),
@@ -339,9 +339,8 @@ void test('the core gives modules neither the whole settings file nor the contro
 
 void test('after CheckHelpers stops, its queries are gone', async () => {
   const local = createCore({ settings: () => snapshot });
-  const mod = createModule();
   const ac = new AbortController();
-  await mod.start({
+  const mod = await agentModule.start({
     name: 'CheckHelpers',
     settings: moduleView(MODULE_SECTIONS.CheckHelpers, snapshot),
     log: sink.logger('t'),

@@ -16,7 +16,7 @@ import { runInNewContext } from 'node:vm';
 import { createCore } from '../../../src/core/core-impl.js';
 import { sink } from '../../../src/log.js';
 import { findModule } from '../../../src/modules/catalogue.js';
-import type { AgentModule } from '../../../src/modules/module.js';
+import type { RunningModule } from '../../../src/modules/module.js';
 import { MODULE_SECTIONS, type ModuleName } from '../../../src/settings/module-table.js';
 import { moduleView } from '../../../src/settings/module-view.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
@@ -61,23 +61,23 @@ alias_ok = check_ok
     const snapshot = loaded.snapshot;
     const core = createCore({ settings: () => snapshot });
     const lifetimes = new Map<ModuleName, AbortController>();
-    const started: AgentModule[] = [];
+    const started: RunningModule[] = [];
     try {
       for (const name of MODULES) {
         const entry = findModule(name);
         assert.ok(entry);
-        const mod = (await entry.load()).createModule();
+        const mod = (await entry.load()).agentModule;
         const life = new AbortController();
         lifetimes.set(name, life);
         const sections = MODULE_SECTIONS[name];
-        await mod.start({
+        const running = await mod.start({
           name,
           settings: moduleView(sections, snapshot, name),
           log: sink.logger(`test:${name}`),
           signal: life.signal,
           core: core.forModule(sections),
         } as never);
-        started.push(mod);
+        started.push(running);
       }
       // Each round: the queries of every module, with a count that keeps the whole run to ~200,000.
       const round = async (): Promise<void> => {
@@ -132,7 +132,7 @@ alias_ok = check_ok
         `heap after GC grew by ${((late - early) / 1048576).toFixed(1)} MB over 180,000 queries (${early} -> ${late})`,
       );
     } finally {
-      for (const mod of started.reverse()) await mod.stop();
+      for (const running of started.reverse()) await running.stop();
       server.close();
     }
   },

@@ -5,7 +5,7 @@ import type { Core } from '../../../src/core/core.js';
 import { sink } from '../../../src/log.js';
 import { catalogue, controlFor, type CatalogueEntry } from '../../../src/modules/catalogue.js';
 import type { AgentControl } from '../../../src/core/control.js';
-import type { ModuleFactory } from '../../../src/modules/module.js';
+import type { ModuleFile } from '../../../src/modules/module.js';
 import { loadSettingsText } from '../../../src/settings/load.js';
 import * as throwsInStart from '../../fixtures/modules/throws-in-start/index.js';
 import * as neverStarts from '../../fixtures/modules/never-starts/index.js';
@@ -33,7 +33,7 @@ const entry = (name: string, load: () => Promise<unknown>): CatalogueEntry => ({
   description: `fixture ${name}`,
   settings: [],
   queries: [],
-  load: load as () => Promise<ModuleFactory>,
+  load: load as () => Promise<ModuleFile>,
 });
 
 const good = new ModuleRunner(
@@ -70,7 +70,7 @@ async function healthyStillRuns(): Promise<void> {
   });
 }
 
-void test('start() that throws: failed with AGENT_ERR_MODULE_START, the half-started module is stopped', async () => {
+void test('start() that throws: failed with AGENT_ERR_MODULE_START, what the start took is given back', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(
     entry('ThrowsInStart', () => import('../../fixtures/modules/throws-in-start/index.js')),
@@ -85,7 +85,7 @@ void test('start() that throws: failed with AGENT_ERR_MODULE_START, the half-sta
   assert.deepEqual(errorsOf('ThrowsInStart', from), [
     'AGENT_ERR_MODULE_START: module ThrowsInStart failed to start: cannot open the thing',
   ]);
-  assert.deepEqual(throwsInStart.events, ['start', 'stop']);
+  assert.deepEqual(throwsInStart.events, ['start', 'released']);
   // A second attempt counts a second consecutive failure (for backoff).
   assert.equal(await r.start(snapshot), false);
   assert.equal(r.failures, 2);
@@ -108,11 +108,12 @@ void test('start() that never settles: failed after the time limit with AGENT_ER
     `module NeverStarts failed to start: module NeverStarts did not finish start within ${TIMEOUT_MS} ms`,
   );
   assert.deepEqual(errorsOf('NeverStarts', from), [`AGENT_ERR_MODULE_START: ${r.error}`]);
-  assert.deepEqual(neverStarts.events, ['start', 'stop aborted=true']);
+  // Its signal aborted: the start gave back what it took, though it never settles.
+  assert.deepEqual(neverStarts.events, ['start', 'released aborted=true']);
   await healthyStillRuns();
 });
 
-void test('a module without stop(): failed with AGENT_ERR_MODULE_SHAPE inside AGENT_ERR_MODULE_START, never started', async () => {
+void test('a start that resolves without stop(): failed with AGENT_ERR_MODULE_SHAPE inside AGENT_ERR_MODULE_START', async () => {
   const from = sink.entries().length;
   const r = new ModuleRunner(
     entry('NoStop', () => import('../../fixtures/modules/no-stop/index.js')),
@@ -122,10 +123,10 @@ void test('a module without stop(): failed with AGENT_ERR_MODULE_SHAPE inside AG
   assert.equal(r.state, 'failed');
   assert.equal(
     r.error,
-    'module NoStop failed to start: module NoStop does not have the module shape: stop is not a function',
+    'module NoStop failed to start: module NoStop does not have the module shape: the stop of the running module (what start() resolved to) is not a function',
   );
   assert.deepEqual(errorsOf('NoStop', from), [`AGENT_ERR_MODULE_START: ${r.error}`]);
-  assert.deepEqual(noStop.events, [], 'start was never called');
+  assert.deepEqual(noStop.events, ['start']);
   await healthyStillRuns();
 });
 
@@ -248,14 +249,16 @@ void test('only a module whose catalogue entry asks for it (WEBServer) finds the
   /** Start `from` (a real catalogue entry) with a stand-in module that keeps the context it gets. */
   const contextOf = async (from: CatalogueEntry): Promise<Record<string, unknown>> => {
     let seen: Record<string, unknown> | undefined;
-    const factory: ModuleFactory = {
-      createModule: () => ({
+    const file: ModuleFile = {
+      agentModule: {
         name: from.name,
-        start: async (ctx) => void (seen = ctx as unknown as Record<string, unknown>),
-        stop: async () => undefined,
-      }),
+        start: async (ctx) => {
+          seen = ctx as unknown as Record<string, unknown>;
+          return { stop: async () => undefined };
+        },
+      },
     };
-    const r = new ModuleRunner({ ...from, load: async () => factory }, core, { contextFor: controlFor(control) });
+    const r = new ModuleRunner({ ...from, load: async () => file }, core, { contextFor: controlFor(control) });
     assert.equal(await r.start(snapshot), true);
     await r.stop();
     assert.ok(seen);

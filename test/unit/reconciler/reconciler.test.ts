@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { createCore } from '../../../src/core/core-impl.js';
 import { sink } from '../../../src/log.js';
 import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
-import type { AgentModule, ModuleContext } from '../../../src/modules/module.js';
+import type { AgentModule } from '../../../src/modules/module.js';
+import { startWithReleases } from '../../../src/modules/releases.js';
 import { Reconciler, type ReconcilerOptions, type ValidLoad } from '../../../src/reconciler/reconciler.js';
 import { loadSettingsFile } from '../../../src/settings/load.js';
 import { waitUntil } from '../../helpers/wait-until.js';
@@ -34,29 +35,34 @@ interface Script {
   sections?: CatalogueEntry['settings'];
 }
 
-/** What every fixture did, in order: `start A#1`, `started A#1`, `stop A#1` (#n: the instance). */
+/**
+ * What every fixture did, in order: `start A#1`, `started A#1`, `stop A#1`
+ * (#n: the instance), `release A#1` when a start that failed or was given
+ * up gave back what it took.
+ */
 let events: string[] = [];
 
 function fixture(name: string, script: Script = {}): CatalogueEntry {
   let instances = 0;
   let attempts = 0;
-  const createModule = (): AgentModule => {
-    const id = `${name}#${++instances}`;
-    let ctx: ModuleContext | undefined;
-    return {
-      name,
-      async start(c) {
-        ctx = c;
+  const agentModule: AgentModule = {
+    name,
+    start: (ctx) =>
+      startWithReleases(ctx, async (releases) => {
+        const id = `${name}#${++instances}`;
+        const aborted = (): string => (ctx.signal.aborted ? ' (aborted)' : '');
         events.push(`start ${id}`);
+        releases.add(() => void events.push(`release ${id}${aborted()}`));
         if (++attempts <= (script.failStarts ?? 0)) throw new Error(`attempt ${attempts} fails`);
         if (script.startMs) await new Promise((r) => setTimeout(r, script.startMs));
         if (script.gate) await script.gate;
         events.push(`started ${id}`);
-      },
-      async stop() {
-        events.push(`stop ${id}${ctx?.signal.aborted ? ' (aborted)' : ''}`);
-      },
-    };
+        return {
+          async stop() {
+            events.push(`stop ${id}${aborted()}`);
+          },
+        };
+      }),
   };
   return {
     name,
@@ -64,7 +70,7 @@ function fixture(name: string, script: Script = {}): CatalogueEntry {
     description: `fixture ${name}`,
     settings: script.sections ?? [],
     queries: [],
-    load: async () => ({ createModule }),
+    load: async () => ({ agentModule }),
   };
 }
 
@@ -190,9 +196,9 @@ void test('a failed start is retried with the backoff policy until it runs; the 
     events.filter((e) => e.includes('CheckSystem')),
     [
       'start CheckSystem#1',
-      'stop CheckSystem#1 (aborted)',
+      'release CheckSystem#1',
       'start CheckSystem#2',
-      'stop CheckSystem#2 (aborted)',
+      'release CheckSystem#2',
       'start CheckSystem#3',
       'started CheckSystem#3',
     ],
@@ -260,8 +266,8 @@ void test('a hung start holds up neither the other modules nor a reload; the sta
   // So does a run-time load of another module.
   assert.equal((await r.setLoaded('CheckDisk', true)).loaded, true);
   await starting;
-  // The start was given up at its time limit: the instance was told to stop, with its signal aborted.
-  assert.ok(events.includes('stop CheckHelpers#1 (aborted)'));
+  // The start was given up at its time limit: its signal aborted, it gave back what it took.
+  assert.ok(events.includes('release CheckHelpers#1 (aborted)'));
   assert.equal(
     r.moduleStatus('CheckHelpers')?.error,
     'module CheckHelpers failed to start: module CheckHelpers did not finish start within 3000 ms',
@@ -272,12 +278,9 @@ void test('a hung start holds up neither the other modules nor a reload; the sta
   assert.equal((await r.reload('file changed')).modules.find((m) => m.name === 'CheckNet')?.state, 'stopped');
   assert.equal(state(r, 'CheckHelpers'), 'failed');
   assert.ok(!events.includes('start CheckHelpers#2'), 'not retried before its backoff');
-  // The first start finishes after all: that instance is stopped again, so nothing it opened stays open.
+  // The first start finishes after all: that running module is stopped, so nothing it opened stays open.
   open();
-  await until(
-    'the late start is stopped',
-    () => events.filter((e) => e === 'stop CheckHelpers#1 (aborted)').length === 2,
-  );
+  await until('the late start is stopped', () => events.includes('stop CheckHelpers#1 (aborted)'));
   assert.ok(events.indexOf('started CheckHelpers#1') < events.lastIndexOf('stop CheckHelpers#1 (aborted)'));
   // A load asked for by name tries it now (a second instance), not at its next retry.
   assert.equal((await r.setLoaded('CheckHelpers', true)).state, 'running');
@@ -302,8 +305,8 @@ void test('stopping the agent gives up a start in progress at once', async () =>
   assert.equal(state(r, 'CheckHelpers'), 'failed');
   assert.equal(r.moduleStatus('CheckHelpers')?.error, 'module CheckHelpers failed to start: the agent is stopping');
   assert.deepEqual(
-    events.filter((e) => e.startsWith('stop')),
-    ['stop CheckHelpers#1 (aborted)', 'stop CheckSystem#1 (aborted)'],
+    events.filter((e) => e.startsWith('stop') || e.startsWith('release')),
+    ['release CheckHelpers#1 (aborted)', 'stop CheckSystem#1 (aborted)'],
   );
 });
 

@@ -167,11 +167,13 @@ void test("settings lookups through the core a module receives answer its own se
     ...(moduleInfo('RemoteServer') as ModuleInfo),
     load: () =>
       Promise.resolve({
-        createModule: () => ({
+        agentModule: {
           name: 'RemoteServer',
-          start: (ctx: { core: Core }) => Promise.resolve(void (seen = ctx.core)),
-          stop: () => Promise.resolve(),
-        }),
+          start: (ctx: { core: Core }) => {
+            seen = ctx.core;
+            return Promise.resolve({ stop: () => Promise.resolve() });
+          },
+        },
       }),
   };
   const runner = new ModuleRunner(peek, core);
