@@ -6,9 +6,11 @@
  * (test/helpers/systemd-root.ts); start to READY=1 is systemd's own account (ExecMainStart to
  * ActiveEnter, monotonic), over 5 restarts. Plain: spawn to the "agent ready" line, over 5
  * starts, on the same default settings (the package's agent.ini differs only in [/paths]).
- * Idle: both run side by side for 60 s with nothing asking them anything; RSS at the end, CPU
- * ticks (utime+stime, /proc/PID/stat) and context switches of all threads (voluntary and not,
- * /proc/PID/task/*\/status) over those 60 s, the latter as wakeups per second. Both sides run
+ * Idle: both run side by side for two minutes with nothing asking them anything; RSS at the end,
+ * CPU ticks (utime+stime, /proc/PID/stat) and context switches of all threads (voluntary and not,
+ * /proc/PID/task/*\/status) over each minute, the latter as wakeups per second. The first minute
+ * holds the start's tail (V8 compacting the heap the start left); the goals (at most 5 wakeups/s
+ * and 3 ticks a minute) judge the second, the steady state of an agent that runs for weeks. Both sides run
  * the same bundle on the same Node 24 binary (the package's is the stripped copy).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, copyFileSync } from 'node:fs';
@@ -23,6 +25,9 @@ import { bootRoot, makeRoot, removeRoot, run, type BootedRoot } from '../helpers
 
 const STARTS = 5;
 const IDLE_S = 60;
+/** Issue 41: as a service, idle, at most 5 wakeups per second and 3 CPU ticks a minute (all threads). */
+const WAKEUPS_GOAL = 5;
+const TICKS_GOAL = 3;
 
 interface Idle {
   rssMb: number;
@@ -64,7 +69,9 @@ try {
   await makeRoot(rootDir, []);
   const b = await built;
   if (b.code !== 0) throw new Error(`package.mjs failed: ${b.stdout}${b.stderr}`);
-  const deb = readdirSync(pkgDir).find((f) => f.endsWith('.deb')) as string;
+  // The package of this machine's architecture (package.mjs builds arm64 beside amd64).
+  const deb = readdirSync(pkgDir).find((f) => f.endsWith('_amd64.deb'));
+  if (deb === undefined) throw new Error(`package.mjs wrote no amd64 .deb into ${pkgDir}`);
   const debMb = statSync(join(pkgDir, deb)).size / 1048576;
   copyFileSync(join(pkgDir, deb), join(rootDir, 'root/config-agent.deb'));
   sys = await bootRoot(rootDir);
@@ -120,17 +127,23 @@ try {
   const host = async (path: string): Promise<string> =>
     path.endsWith('/task') ? readdirSync(path).join('\n') : readFile(path, 'utf8');
   await sleep(2000);
+  // Two minutes: the first after the start, where V8's memory reducer compacts the heap the start left
+  // (a few full GCs, about 15 ms: --cpu-prof of a plain start), then a steady one, which the goals judge.
   const [s0, p0] = [await counters(inside, servicePid), await counters(host, plainPid)];
   await sleep(IDLE_S * 1000);
   const [s1, p1] = [await counters(inside, servicePid), await counters(host, plainPid)];
+  await sleep(IDLE_S * 1000);
+  const [s2, p2] = [await counters(inside, servicePid), await counters(host, plainPid)];
   await plain.stop();
   const idle = (a: typeof s0, z: typeof s0): Idle => ({
     rssMb: z.rssMb,
     ticks: z.ticks - a.ticks,
     wakeupsPerS: (z.switches - a.switches) / IDLE_S,
   });
-  const svc = idle(s0, s1);
-  const pln = idle(p0, p1);
+  const svc = idle(s1, s2);
+  const pln = idle(p1, p2);
+  const svcFirst = idle(s0, s1);
+  const plnFirst = idle(p0, p1);
 
   console.log(
     `service: runtime node ${process.version}; load average ${(await readFile('/proc/loadavg', 'utf8')).split(' ').slice(0, 3).join(' ')}`,
@@ -140,9 +153,14 @@ try {
     `service: start to READY=1 under systemd: median ${median(serviceStarts).toFixed(0)} ms over ${STARTS} restarts; plain spawn to "agent ready": median ${median(plainStarts).toFixed(0)} ms (ratio ${(median(serviceStarts) / median(plainStarts)).toFixed(2)}x)`,
   );
   console.log(`service: idle RSS: service ${svc.rssMb.toFixed(1)} MB, plain ${pln.rssMb.toFixed(1)} MB`);
-  console.log(`service: idle CPU over ${IDLE_S} s: service ${svc.ticks} ticks, plain ${pln.ticks} ticks (10 ms each)`);
   console.log(
-    `service: wakeups (context switches of all threads) per second: service ${svc.wakeupsPerS.toFixed(2)}, plain ${pln.wakeupsPerS.toFixed(2)}`,
+    `service: first minute after the start: service ${svcFirst.ticks} ticks, ${svcFirst.wakeupsPerS.toFixed(2)} wakeups/s; plain ${plnFirst.ticks} ticks, ${plnFirst.wakeupsPerS.toFixed(2)} wakeups/s`,
+  );
+  console.log(
+    `service: idle CPU over the second ${IDLE_S} s: service ${svc.ticks} ticks, plain ${pln.ticks} ticks (10 ms each) (goal <= ${TICKS_GOAL}: ${svc.ticks <= TICKS_GOAL ? 'PASS' : 'MISS'})`,
+  );
+  console.log(
+    `service: wakeups (context switches of all threads) per second over the second minute: service ${svc.wakeupsPerS.toFixed(2)}, plain ${pln.wakeupsPerS.toFixed(2)} (goal <= ${WAKEUPS_GOAL}: ${svc.wakeupsPerS <= WAKEUPS_GOAL ? 'PASS' : 'MISS'})`,
   );
 } finally {
   await sys?.kill();

@@ -3,11 +3,9 @@
  * plain numbers in base units (bytes, seconds, clock ticks) and throws a
  * clear Error when the file is missing or does not parse. The root is a
  * parameter so that tests can point it at a copy. The /proc files are read
- * synchronously: the kernel makes them in memory as they are read, so one
- * read costs less than the four thread-pool round trips of fs/promises
- * (open, stat, read, close), which made a check slower than its plugin.
+ * synchronously (proc-text.ts says why).
  */
-import { readFileSync } from 'node:fs';
+import { readProcText } from './proc-text.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inRange } from '../../in-range.js';
@@ -29,7 +27,7 @@ export interface CpuTimes {
 /** Every `cpu` line of /proc/stat (the check_cpu sampler reads it every second of the agent's life). */
 export function readCpuTimes(root = '/proc'): CpuTimes[] {
   const file = join(root, 'stat');
-  const out = parseCpuTimes(readFileSync(file, 'latin1'));
+  const out = parseCpuTimes(readProcText(file));
   if (out.length === 0) throw new Error(`no cpu lines in ${file}`);
   return out;
 }
@@ -66,7 +64,7 @@ function parseCpuTimes(text: string): CpuTimes[] {
 
 /** /proc/meminfo as bytes, keyed by the file's names (MemTotal, MemAvailable, SwapTotal, ...). */
 export function readMeminfo(root = '/proc'): Record<string, number> {
-  const text = readFileSync(join(root, 'meminfo'), 'utf8');
+  const text = readProcText(join(root, 'meminfo'));
   const out: Record<string, number> = {};
   for (const line of text.split('\n')) {
     const m = /^([A-Za-z0-9_()]+):\s+(\d+)(?:\s+kB)?/.exec(line);
@@ -78,7 +76,7 @@ export function readMeminfo(root = '/proc'): Record<string, number> {
 
 /** Load averages over 1, 5 and 15 minutes from /proc/loadavg. */
 export function readLoadavg(root = '/proc'): { m1: number; m5: number; m15: number } {
-  const text = readFileSync(join(root, 'loadavg'), 'utf8');
+  const text = readProcText(join(root, 'loadavg'));
   const [a, b, c] = text.trim().split(/\s+/).map(Number);
   if (a === undefined || b === undefined || c === undefined || ![a, b, c].every((n) => Number.isFinite(n)))
     throw new Error(`cannot parse ${join(root, 'loadavg')}: ${text.trim()}`);
@@ -87,7 +85,7 @@ export function readLoadavg(root = '/proc'): { m1: number; m5: number; m15: numb
 
 /** Seconds since boot from /proc/uptime. */
 export function readUptime(root = '/proc'): number {
-  const text = readFileSync(join(root, 'uptime'), 'utf8');
+  const text = readProcText(join(root, 'uptime'));
   const n = Number(text.trim().split(/\s+/)[0]);
   if (!Number.isFinite(n)) throw new Error(`cannot parse ${join(root, 'uptime')}: ${text.trim()}`);
   return n;

@@ -5,15 +5,14 @@
  * when something asks for them (a `process=` match, an expression or an
  * output that names them), then kept.
  *
- * /proc files are made in memory by the kernel as they are read, never
- * waiting on a disk, so they are read synchronously into one buffer: the
- * asynchronous reads of fs/promises cost four thread-pool round trips per
- * file, which made check_process slower than forking check_procs. A turn of
+ * The files are read synchronously (proc-text.ts): the asynchronous reads
+ * made check_process slower than forking check_procs. A turn of
  * the event loop reads at most BATCH processes, so a host with thousands of
  * them does not hold the loop for long. Processes that vanish while being
  * read are skipped.
  */
-import { closeSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { readProcText } from './proc-text.js';
 import { basename, join } from 'node:path';
 import { pageSize } from './page-size.js';
 
@@ -69,7 +68,7 @@ export async function listProcesses(root = '/proc'): Promise<ProcessInfo[]> {
 /** One process, or undefined when it is gone. */
 export function readProcess(root: string, pid: number): ProcessInfo | undefined {
   const dir = join(root, String(pid));
-  const stat = readProcText(join(dir, 'stat'));
+  const stat = readOptional(join(dir, 'stat'));
   if (stat === undefined) return undefined;
   // `pid (comm) state ppid …`: comm may hold blanks and parentheses, so it ends at the last ')'.
   const open = stat.indexOf('(');
@@ -84,7 +83,7 @@ export function readProcess(root: string, pid: number): ProcessInfo | undefined 
   let memory: { rss: number; virtual: number } | undefined;
   const readMemory = (): { rss: number; virtual: number } => {
     if (memory) return memory;
-    const status = readProcText(join(dir, 'status'));
+    const status = readOptional(join(dir, 'status'));
     const kb = (name: string): number =>
       Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(status ?? '')?.[1] ?? 0) * 1024;
     // A process that is gone by now, or a kernel thread (no Vm lines): what stat said.
@@ -94,7 +93,7 @@ export function readProcess(root: string, pid: number): ProcessInfo | undefined 
     return memory;
   };
   const readCommandLine = (): string =>
-    (commandLine ??= (readProcText(join(dir, 'cmdline')) ?? '').replace(/\0+$/, '').replace(/\0/g, ' '));
+    (commandLine ??= (readOptional(join(dir, 'cmdline')) ?? '').replace(/\0+$/, '').replace(/\0/g, ' '));
   return {
     pid,
     name,
@@ -125,24 +124,11 @@ export function readProcess(root: string, pid: number): ProcessInfo | undefined 
   };
 }
 
-const buffer = Buffer.alloc(64 * 1024);
-
-/** The text of a /proc file (its first 64 KiB), or undefined when it cannot be read (the process is gone). */
-function readProcText(file: string): string | undefined {
-  let fd: number;
+/** The text of a /proc file of a process, or undefined when it cannot be read (the process is gone). */
+function readOptional(file: string): string | undefined {
   try {
-    fd = openSync(file, 'r');
+    return readProcText(file);
   } catch {
     return undefined;
-  }
-  try {
-    let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n)
-      n = readSync(fd, buffer, length, buffer.length - length, null);
-    return buffer.toString('utf8', 0, length);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
   }
 }
