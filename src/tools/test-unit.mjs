@@ -19,6 +19,7 @@ const NEEDS_C_BUILD = new Map([
 ]);
 
 const step = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+step(['src/tools/prune-compiled.mjs']);
 execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
 step(['src/tools/copy-generated.mjs']);
 step(['src/tools/bundle.mjs']);
