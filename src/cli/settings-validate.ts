@@ -7,11 +7,11 @@ import { sep } from 'node:path';
 import { relativeInside } from '../path-inside.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
-import { loadSettingsFile } from '../settings/load.js';
-import { SettingsReader } from '../settings/includes.js';
-import type { SettingsProblem } from '../settings/problem.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
+import { SettingsReader } from '../settings/store/includes.js';
+import type { SettingsProblem } from '../settings/model/problem.js';
 import { formatProblem } from './format-problem.js';
-import { tlsFileProblems } from '../settings/tls-checks.js';
+import { tlsFileProblems } from '../settings/store/tls-checks.js';
 import type { TlsFileProblem } from '../formats/tls-files.js';
 
 export const VALIDATE_OPTIONS: readonly CliOption[] = [
