@@ -11,7 +11,7 @@ import { AgentError } from '../errors.js';
 import { readStoredPassword, storedPassword, writeStoredPassword } from '../modules/web-server/stored-password.js';
 import { readSettingsView, type SettingsView } from '../settings/store/edit-tree.js';
 import { resolveVariables } from '../settings/model/variables.js';
-import { gitMayCommit } from '../settings/model/password-in-git.js';
+import { gitMayCommit } from '../settings/store/password-in-git.js';
 import { err, out } from './args.js';
 
 /** The password file written and the value the settings get instead of the password. */

@@ -26,7 +26,6 @@ import { resolveObjects, type ObjectDefinition } from './objects.js';
 import { resolveVariables } from './variables.js';
 import { insecureWarnings } from './warnings.js';
 import { reachWarnings } from './reach-warnings.js';
-import { passwordInGitWarnings } from './password-in-git.js';
 import { crossChecks } from './cross-checks.js';
 import { scriptChecks } from './script-checks.js';
 import { problem, sortProblems, type SettingsProblem } from './problem.js';
@@ -80,7 +79,10 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
 }
 
 // long function: the steps of a load share the merged view, the variables and the problem list; each step is a function of its own file
-/** Validate and resolve a settings tree (the main file and what it includes). Pure apart from ${file:} reads. */
+/**
+ * Validate and resolve a settings tree (the main file and what it includes). Pure apart from
+ * ${file:} reads (and the schema files): no subprocess, no clock, no settings file read here.
+ */
 export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, locatedAt?: string): LoadResult {
   const abs = tree.main;
   // Read as if the main file lived at `locatedAt` (LoadOptions): the path variables, and relative [/paths] of the main file, start there.
@@ -191,14 +193,6 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
     ...reachWarnings({ file: abs, sections, origins, modules, users }),
   ];
   warnings.push(...sourceWarnings(abs, sections, origins), ...pulledOverrides(tree, merged.list));
-  warnings.push(
-    ...passwordInGitWarnings({
-      sections,
-      origins,
-      objects: [users, targets.agent, targets.remote, targets.nsca, targets.icinga],
-      secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema),
-    }),
-  );
   problems.push(...crossChecks(abs, sections, origins));
   problems.push(...scriptChecks({ file: abs, sections, origins, modules, aliases }));
   warnings.push(...unknownRoleWarnings(users, roles, abs));

@@ -5,12 +5,18 @@
  * --error-unmatch`), only for a file that holds such a password and lies in a git work tree
  * (a `.git` above it); without git, or when git refuses to answer, nothing is reported. The
  * verdict is kept per file until the file changes (a fleet of hosts that share a base asks once).
+ *
+ * It runs git, a subprocess that blocks the thread, so it is no part of a load (the model's
+ * compile runs no subprocess, and a reload must not stall the agent): `config-agent settings
+ * validate` asks it of each valid file (passwordsInGit), where CI and admins look.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Origin, ResolvedObject } from './snapshot.js';
-import { problem, type SettingsProblem } from './problem.js';
+import type { Origin, ResolvedObject, Snapshot } from '../model/snapshot.js';
+import { problem, type SettingsProblem } from '../model/problem.js';
+import { loadSchemaSet } from '../model/schema-set.js';
+import { maskSecrets, secretKeyTest } from '../model/secrets.js';
 
 export interface PasswordInGitInput {
   sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -19,6 +25,21 @@ export interface PasswordInGitInput {
   objects: readonly ReadonlyMap<string, ResolvedObject>[];
   /** Which keys of the section or object at a path are x-secret (settings/model/secrets.ts secretKeyTest). */
   secretKeys: (path: string) => ((key: string) => boolean) | undefined;
+}
+
+/** The warnings of a loaded snapshot's files: its passwords, its web users' and its client targets'. */
+export function passwordsInGit(snapshot: Snapshot): SettingsProblem[] {
+  const set = loadSchemaSet();
+  const { targets } = snapshot;
+  const found = passwordInGitWarnings({
+    sections: snapshot.sections,
+    origins: snapshot.origins,
+    objects: [snapshot.users, targets.agent, targets.remote, targets.nsca, targets.icinga],
+    secretKeys: (path) => secretKeyTest(set.find(path)?.section.schema),
+  });
+  // As a load masks its problems: no message shows a secret value.
+  for (const p of found) p.message = maskSecrets(p.message, snapshot.secretValues);
+  return found;
 }
 
 /** One warning per line that writes a plain-text password in a file git tracks. */
