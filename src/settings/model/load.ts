@@ -56,7 +56,7 @@ const OBJECT_CONTAINERS = {
 /**
  * Load settings from text (one file, for tests and callers without a file).
  * `[/includes]` is not followed here: an include in the text is an
- * AGENT_ERR_INCLUDE_MISSING problem; use loadSettingsFile.
+ * AGENT_ERR_INCLUDE_MISSING problem; use loadSettingsFile (store/load-file.ts).
  */
 export function loadSettingsText(text: string, file: string, hash = hashBytes(text)): LoadResult {
   const abs = resolve(file);

@@ -156,7 +156,7 @@ export interface PulledVisit {
  * The source's pulled file, when the main file or a drop-in (`docs`, the
  * main file first) names a source and a pull is cached: it and what it
  * includes, added lowest first; `files`: all of them (never edited), `tree`:
- * what the settings tree says of them (includes.ts SettingsTree). `reader.locations` says where a pull given
+ * what the settings tree says of them (model/settings-tree.ts SettingsTree). `reader.locations` says where a pull given
  * to the reader before it is cached is in its repository.
  */
 export async function readSourcePull(
