@@ -13,15 +13,15 @@ import type { Core } from './core/core.js';
 import type { AgentControl, ModuleStatus, SettingsEdits, SourceStatus } from './core/control.js';
 import { SettingsSource } from './reconciler/source/settings-source.js';
 import { prepareSourceFolder, signaturesRequired, sourceConfig } from './reconciler/source/source-config.js';
-import { loadSettingsFile } from './settings/load.js';
-import { SettingsReader } from './settings/includes.js';
-import { describeProblem, type SettingsProblem } from './settings/problem.js';
-import type { Snapshot } from './settings/snapshot.js';
+import { loadSettingsFile } from './settings/store/load-file.js';
+import { SettingsReader } from './settings/store/includes.js';
+import { describeProblem, type SettingsProblem } from './settings/model/problem.js';
+import type { Snapshot } from './settings/model/snapshot.js';
 import { catalogue, controlFor, findModule } from './modules/catalogue.js';
 import { Reconciler, type ValidLoad } from './reconciler/reconciler.js';
-import { watchSettingsTree, type SettingsTreeWatcher } from './reconciler/tree-watcher.js';
+import { watchSettingsTree, type SettingsTreeWatcher } from './settings/store/tree-watcher.js';
 import { PRODUCT, VERSION } from './version.js';
-import { valueText } from './settings/value-text.js';
+import { valueText } from './settings/model/value-text.js';
 
 export interface RunningAgent {
   core: Core;
@@ -98,7 +98,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
       ]);
     }
     // The editor loads on the first edit, not at start.
-    const { changedFiles, editSettings } = await import('./settings/edit-tree.js');
+    const { changedFiles, editSettings } = await import('./settings/store/edit-tree.js');
     // Validate, write, reconcile once (reconciler.ts edit): the tree as it will be written is loaded
     // once, by the check, and that load is what the reconciler applies after the write.
     return r.edit(why, async (problems) => {
@@ -193,7 +193,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
  * `main`, with the `planned` texts in place of those files, would not load,
  * or would give a listener TLS files that the running settings did not have
  * a problem with (a key of another certificate, a file that cannot be read
- * or parsed: settings/tls-checks.ts).
+ * or parsed: settings/store/tls-checks.ts).
  */
 async function refuseInvalid(
   main: string,
@@ -216,7 +216,7 @@ async function refuseInvalid(
 
 async function newTlsProblems(next: Snapshot, current: Snapshot): Promise<SettingsProblem[]> {
   // Loaded with the editor, on the first edit.
-  const { tlsFileProblems } = await import('./settings/tls-checks.js');
+  const { tlsFileProblems } = await import('./settings/store/tls-checks.js');
   const id = (p: SettingsProblem): string => `${p.code} ${p.section ?? ''} ${p.key ?? ''} ${p.message}`;
   const known = new Set(tlsFileProblems(current).map(id));
   return tlsFileProblems(next).filter((p) => !known.has(id(p)));

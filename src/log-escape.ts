@@ -52,7 +52,7 @@ const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'<>\\]*@/gi;
 /**
  * `text` as it may leave the agent: the userinfo of every URL in it
  * (`https://user:password@host/` → `https://******@host/`) and every
- * occurrence of each secret value (settings/secrets.ts: values read with
+ * occurrence of each secret value (settings/model/secrets.ts: values read with
  * `${env:}` / `${file:}`, x-secret keys) replaced by ******. The one mask of
  * every exit: the log, the API's status, metrics and errors, `settings show`.
  */

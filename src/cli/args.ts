@@ -11,7 +11,7 @@
  */
 import { parseArgs as nodeParseArgs } from 'node:util';
 import { AgentError } from '../errors.js';
-import { suggestion } from '../settings/did-you-mean.js';
+import { suggestion } from '../settings/model/did-you-mean.js';
 import { parseArgsOptions, type CliOption } from './options.js';
 
 export interface ParsedArgs {

@@ -14,7 +14,8 @@ import { helpFormOf } from './help-forms.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
 import { startLocalCore } from './local-core.js';
-import { loadSettingsFile, loadSettingsText } from '../settings/load.js';
+import { loadSettingsText } from '../settings/model/load.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
 import { toNagios } from '../core/result.js';
 import { sink } from '../log.js';
 

@@ -13,8 +13,8 @@ import { createCore } from '../core/core-impl.js';
 import type { Core } from '../core/core.js';
 import { catalogue, findModule } from '../modules/catalogue.js';
 import { ModuleRunner } from '../reconciler/module-runner.js';
-import type { Snapshot } from '../settings/snapshot.js';
-import { moduleTable } from '../settings/module-table.js';
+import type { Snapshot } from '../settings/model/snapshot.js';
+import { moduleTable } from '../settings/model/module-table.js';
 
 /** The listening modules (the module table's listener column). */
 export const LISTENING_MODULES: ReadonlySet<string> = new Set(

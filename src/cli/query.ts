@@ -5,7 +5,7 @@
  */
 import { parseArgs, settingsPath, out, err, takeSettingsOption } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
-import { loadSettingsFile } from '../settings/load.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
 import { toNagios } from '../core/result.js';
 import { sink } from '../log.js';
 import { formatProblem } from './format-problem.js';

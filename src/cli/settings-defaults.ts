@@ -1,12 +1,12 @@
 /**
  * `config-agent settings defaults`: every settings key with its default and
  * a one-line meaning, as a commented INI reference made from the schemas
- * (settings/defaults-reference.ts).
+ * (settings/model/defaults-reference.ts).
  */
 import { AgentError } from '../errors.js';
 import { out, parseArgs } from './args.js';
 import { HELP_OPTION, helpText, type CliOption } from './options.js';
-import { defaultsReference } from '../settings/defaults-reference.js';
+import { defaultsReference } from '../settings/model/defaults-reference.js';
 
 export const DEFAULTS_OPTIONS: readonly CliOption[] = [HELP_OPTION];
 

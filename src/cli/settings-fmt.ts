@@ -1,6 +1,6 @@
 /**
  * `config-agent settings fmt [FILE…] [--check] [--diff]`: rewrite settings files in
- * the canonical layout (settings/format-ini.ts) through the settings writer
+ * the canonical layout (settings/ini/format-ini.ts) through the settings writer
  * (locked, atomic, mode kept; a file already canonical is not touched).
  * `--check` writes nothing: it prints each file that is not canonical (and
  * with `--diff` the lines that would change) and exits 1, for CI.
@@ -9,8 +9,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { AgentError, errorMessage } from '../errors.js';
-import { rewriteSettingsFile } from '../settings/edit-ini.js';
-import { formatIni, type FormatChange } from '../settings/format-ini.js';
+import { rewriteSettingsFile } from '../settings/store/edit-ini.js';
+import { formatIni, type FormatChange } from '../settings/ini/format-ini.js';
 import { err, out, parseArgs, settingsPath } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 

@@ -14,8 +14,8 @@ import { formatChanges, importNsclient } from '../settings/import/import.js';
 import { looksLikeNscIni } from '../settings/import/nsclient-source.js';
 import { err, out, parseArgs, settingsPath } from './args.js';
 import { writeImportFile } from './import-write.js';
-import { dropInFolder } from '../settings/drop-ins.js';
-import { looksLikeNrpeCfg } from '../settings/import/nrpe-cfg-read.js';
+import { dropInFolder } from '../settings/store/drop-ins.js';
+import { looksLikeNrpeCfg } from '../settings/store/nrpe-cfg-read.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatProblem } from './format-problem.js';
 
@@ -82,7 +82,7 @@ export async function importCommand(argv: string[]): Promise<number> {
     );
     return 2;
   }
-  // --drop-in: a layer above the settings file (settings/drop-ins.ts), named by what is imported.
+  // --drop-in: a layer above the settings file (settings/store/drop-ins.ts), named by what is imported.
   const dropIn = join(
     dropInFolder(resolve(settingsPath(options))),
     looksLikeNrpeCfg(text) ? '50-nrpe-import.ini' : '50-nsclient-import.ini',

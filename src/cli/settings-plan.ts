@@ -5,9 +5,10 @@
  */
 import { parseArgs, out, err, settingsExitCode, settingsPath } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
-import { loadSettingsFile, type LoadResult } from '../settings/load.js';
+import { type LoadResult } from '../settings/model/load.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
 import { sourcePlanInput } from './settings-plan-source.js';
-import { agentStep, computePlan } from '../settings/plan.js';
+import { agentStep, computePlan } from '../settings/model/plan.js';
 import { formatProblem } from './format-problem.js';
 
 export const PLAN_OPTIONS: readonly CliOption[] = [

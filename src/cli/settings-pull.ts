@@ -11,7 +11,7 @@
 import { parseArgs, settingsPath, out, err, settingsExitCode } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatMessage } from '../errors.js';
-import { loadSettingsFile } from '../settings/load.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
 import { formatProblem } from './format-problem.js';
 import { SettingsSource } from '../reconciler/source/settings-source.js';
 

@@ -6,7 +6,7 @@
 import { AgentError } from '../errors.js';
 import { out, parseArgs } from './args.js';
 import { HELP_OPTION, helpText, type CliOption } from './options.js';
-import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
+import { loadSchemaSet, type JsonSchema } from '../settings/model/schema-set.js';
 
 export const SCHEMA_OPTIONS: readonly CliOption[] = [HELP_OPTION];
 

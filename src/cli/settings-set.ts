@@ -12,9 +12,9 @@
  * file cannot be written (nothing written), 2 usage.
  */
 import { AgentError, errorMessage } from '../errors.js';
-import { changedFiles, editSettings } from '../settings/edit-tree.js';
-import { loadSettingsFile } from '../settings/load.js';
-import { SettingsReader } from '../settings/includes.js';
+import { changedFiles, editSettings } from '../settings/store/edit-tree.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
+import { SettingsReader } from '../settings/store/includes.js';
 import { err, out, parseArgs, settingsPath } from './args.js';
 import { formatProblem } from './format-problem.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';

@@ -5,21 +5,21 @@
  * inheritance, naming the object each value came from. Secrets (keys marked
  * x-secret in the schema, such as password) are redacted.
  */
-import { isSecretValue, maskSecrets, SECRET_MASK } from '../settings/secrets.js';
+import { isSecretValue, maskSecrets, SECRET_MASK } from '../settings/model/secrets.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
-import { loadSettingsFile } from '../settings/load.js';
-import { loadSchemaSet, type JsonSchema } from '../settings/schema-set.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
+import { loadSchemaSet, type JsonSchema } from '../settings/model/schema-set.js';
 import {
   objectMaps,
   objectSectionPath,
   type Origin,
   type ResolvedObject,
   type Snapshot,
-} from '../settings/snapshot.js';
+} from '../settings/model/snapshot.js';
 import { formatProblem } from './format-problem.js';
-import { keySchema, originFile, originText } from '../settings/effective.js';
-import { suggestion } from '../settings/did-you-mean.js';
+import { keySchema, originFile, originText } from '../settings/model/effective.js';
+import { suggestion } from '../settings/model/did-you-mean.js';
 import { cacheFileOf, sourceConfig } from '../reconciler/source/source-config.js';
 import { readCachedPull } from '../reconciler/source/source-cache.js';
 

@@ -7,11 +7,12 @@ import { sep } from 'node:path';
 import { relativeInside } from '../path-inside.js';
 import { parseArgs, settingsPath, out, err } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
-import { loadSettingsFile } from '../settings/load.js';
-import { SettingsReader } from '../settings/includes.js';
-import type { SettingsProblem } from '../settings/problem.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
+import { SettingsReader } from '../settings/store/includes.js';
+import { sortProblems, type SettingsProblem } from '../settings/model/problem.js';
 import { formatProblem } from './format-problem.js';
-import { tlsFileProblems } from '../settings/tls-checks.js';
+import { tlsFileProblems } from '../settings/store/tls-checks.js';
+import { passwordsInGit } from '../settings/store/password-in-git.js';
 import type { TlsFileProblem } from '../formats/tls-files.js';
 
 export const VALIDATE_OPTIONS: readonly CliOption[] = [
@@ -32,6 +33,9 @@ Validates settings files against the schemas (default file: $AGENT_SETTINGS,
 else settings/agent.ini) and prints every problem with file:line:col, section,
 key, a stable code and a message. The TLS files of the enabled listeners are
 read as they would load on this machine (certificate, key fitting it, ca).
+A password written in plain text in a file git tracks is a warning
+(AGENT_WARN_PASSWORD_IN_GIT, asked of git; only here, not when the agent
+loads the file).
 With --format json each problem is
 {code,severity,message,file,line,col,section?,key?}; --format github prints
 ::error file=…,line=…,col=…::… annotations, each naming the file the problem
@@ -66,7 +70,9 @@ export async function validateCommand(argv: string[]): Promise<number> {
     if (!r.ok && r.problems.some((p) => p.code === 'AGENT_ERR_SETTINGS_UNREADABLE')) unreadable = true;
     // The listeners' TLS files as they would load them here: readable, parsing, the key fitting the certificate.
     const tls = r.ok ? tlsFileProblems(r.snapshot, undefined, tlsChecked) : [];
-    reports.push({ file, valid: r.ok && tls.length === 0, errors: r.ok ? tls : r.problems, warnings: r.warnings });
+    // Passwords in plain text in files git tracks: asked of git here, never in a load (the agent's reload runs no subprocess).
+    const warnings = r.ok ? sortProblems([...r.warnings, ...passwordsInGit(r.snapshot)]) : r.warnings;
+    reports.push({ file, valid: r.ok && tls.length === 0, errors: r.ok ? tls : r.problems, warnings });
   }
   const strict = options.strict === true;
   const failed = reports.some((r) => !r.valid || (strict && r.warnings.length > 0));

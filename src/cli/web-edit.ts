@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { relativeInside } from '../path-inside.js';
-import { changedFiles, editSettings, type FileEditResult, type TreeEdits } from '../settings/edit-tree.js';
+import { changedFiles, editSettings, type FileEditResult, type TreeEdits } from '../settings/store/edit-tree.js';
 import { err } from './args.js';
 
 export const WEB = '/settings/WEB/server';
@@ -53,7 +53,7 @@ export function strongPassword(): string {
 
 /**
  * Apply the edits to the tree of `target.file` (each key in the file that holds it,
- * a new key in `file`; see settings/edit-tree.ts) and say where they went:
+ * a new key in `file`; see settings/store/edit-tree.ts) and say where they went:
  * " in FILE" or " in FILE and FILE2" (paths relative to the working folder
  * when below it), " (nothing to change in FILE)" when no file changed.
  */

@@ -12,7 +12,7 @@ import { errorMessage } from '../errors.js';
 import { parseAllowedHosts } from '../formats/allowed-hosts.js';
 import { certificateProblem, pairProblem, privateKeyProblem } from '../formats/pem-check.js';
 import { out } from './args.js';
-import { readSettingsView, type SettingsView } from '../settings/edit-tree.js';
+import { readSettingsView, type SettingsView } from '../settings/store/edit-tree.js';
 import { appliedWhen, keepPasswordInStateFolder, tellPasswordFile } from './web-password-file.js';
 import { edit, strongPassword, usage, WEB, type WebTarget } from './web-edit.js';
 

@@ -9,9 +9,9 @@
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { AgentError } from '../errors.js';
 import { readStoredPassword, storedPassword, writeStoredPassword } from '../modules/web-server/stored-password.js';
-import { readSettingsView, type SettingsView } from '../settings/edit-tree.js';
-import { resolveVariables } from '../settings/variables.js';
-import { gitMayCommit } from '../settings/password-in-git.js';
+import { readSettingsView, type SettingsView } from '../settings/store/edit-tree.js';
+import { resolveVariables } from '../settings/model/variables.js';
+import { gitMayCommit } from '../settings/store/password-in-git.js';
 import { err, out } from './args.js';
 
 /** The password file written and the value the settings get instead of the password. */

@@ -5,8 +5,8 @@
  */
 import type { SettingsEdit } from '../core/control.js';
 import { AgentError } from '../errors.js';
-import { readSettingsView } from '../settings/edit-tree.js';
-import { parsePrivilegeList, ROOT_USER } from '../settings/privileges.js';
+import { readSettingsView } from '../settings/store/edit-tree.js';
+import { parsePrivilegeList, ROOT_USER } from '../settings/model/privileges.js';
 import { hashPassword } from '../web/password-hash.js';
 import { err, out } from './args.js';
 import { HELP } from './web-options.js';

@@ -14,7 +14,7 @@
  * read under the writer's lock, so parallel runs never lose each other's
  * changes.
  *
- * A settings file with `[/includes]` is edited as a tree (settings/edit-tree.ts):
+ * A settings file with `[/includes]` is edited as a tree (settings/store/edit-tree.ts):
  * each key goes to the file that holds the value in force (a shared base
  * when only the base writes it), a new key to the given file; the output
  * names every file written. The subcommands live in web-install.ts,
@@ -24,8 +24,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PASSWORD_FILE_NAME, readStoredPassword } from '../modules/web-server/stored-password.js';
 import { AgentError, errorMessage } from '../errors.js';
-import { loadSettingsFile } from '../settings/load.js';
-import { sectionWithFallbacks } from '../settings/module-view.js';
+import { loadSettingsFile } from '../settings/store/load-file.js';
+import { sectionWithFallbacks } from '../settings/model/module-view.js';
 import { err, out, parseArgs, settingsExitCode, settingsPath } from './args.js';
 import { HELP, isWebSubcommand, WEB_OPTIONS } from './web-options.js';
 import { formatProblem } from './format-problem.js';
@@ -33,7 +33,7 @@ import { edit, notFound, readPasswordFromStdin, usage, WEB, type WebTarget } fro
 import { install } from './web-install.js';
 import { appliedWhen, keepPasswordInStateFolder, tellPasswordFile } from './web-password-file.js';
 import { addRole, addUser } from './web-users.js';
-import { valueText } from '../settings/value-text.js';
+import { valueText } from '../settings/model/value-text.js';
 
 /** Entry point of `config-agent web` (argv after `web`). */
 export async function runWebCommand(argv: string[]): Promise<number> {

@@ -4,13 +4,13 @@
  * here so that web code depends on an interface, not on the reconciler.
  */
 import type { LogRecord, LogLevel } from '../log.js';
-import type { SettingsView } from '../settings/edit-tree.js';
-import type { SettingsEdit } from '../settings/ini-text-edit.js';
-import type { SettingsProblem } from '../settings/problem.js';
+import type { SettingsView } from '../settings/store/edit-tree.js';
+import type { SettingsEdit } from '../settings/ini/ini-text-edit.js';
+import type { SettingsProblem } from '../settings/model/problem.js';
 
 // Defined by the settings layer, which sits below core.
 export type { SettingsEdit, SettingsProblem };
-import type { Snapshot } from '../settings/snapshot.js';
+import type { Snapshot } from '../settings/model/snapshot.js';
 
 export type ModuleState = 'stopped' | 'starting' | 'running' | 'stopping' | 'failed';
 export type ModuleOutcome = 'applied' | 'failed' | 'unchanged' | 'loaded' | 'unloaded' | 'restarted' | 'none';
@@ -87,7 +87,7 @@ export interface IncludeStatus {
 export interface AgentControl {
   /**
    * The whole settings in force (every section, objects, origins), for the
-   * settings API; modules see only their own view (settings/module-view.ts).
+   * settings API; modules see only their own view (settings/model/module-view.ts).
    * Values the schema marks x-secret are the caller's to mask (effective.ts).
    */
   settings(): Snapshot;
@@ -108,7 +108,7 @@ export interface AgentControl {
    * Set or remove keys and sections in the settings file through the
    * minimal-edit writer, then reconcile; resolves with the files written.
    * With `[/includes]` each edit goes to the file that holds its key
-   * (settings/edit-tree.ts). `edits` may be a function of the current
+   * (settings/store/edit-tree.ts). `edits` may be a function of the current
    * content (the merged view of every file; it runs under the writer's
    * lock; it may throw to refuse). Refused, with nothing written: a missing
    * or invalid file (409), and an edit whose result (the whole tree, every

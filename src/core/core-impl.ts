@@ -36,7 +36,7 @@ import type {
   SimpleExec,
   SimpleQuery,
 } from './core.js';
-import type { Snapshot } from '../settings/snapshot.js';
+import type { Snapshot } from '../settings/model/snapshot.js';
 import { answerSettingsQuery } from './settings-query.js';
 import { AuthRateLimiter, limitsReader } from './login-limit.js';
 import { unknownQueryMessage } from './unknown-query.js';

@@ -123,7 +123,7 @@ export interface Core {
   settingsRaw(request: Uint8Array): Uint8Array;
   /**
    * The same core, with settings lookups confined to `sections` (a module's
-   * sections, settings/module-table.ts, and the objects under them). The
+   * sections, settings/model/module-table.ts, and the objects under them). The
    * module runner hands each module its own.
    */
   forModule(sections: readonly string[]): Core;

@@ -31,7 +31,7 @@
 import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
 import { WarningThrottle } from '../log-throttle.js';
-import type { Snapshot } from '../settings/snapshot.js';
+import type { Snapshot } from '../settings/model/snapshot.js';
 
 const MAX_TRACKED = 10_000;
 /** The section whose `auth rate limit …` keys set the limit (the schema's defaults: 10 failures, 60 s). */

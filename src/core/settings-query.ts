@@ -9,9 +9,9 @@
  * module reads its own sections only, never another's or the web users.
  */
 import { decode, encode, HeaderType, isSet, Plugin } from './plugin/codec.js';
-import { loadSchemaSet } from '../settings/schema-set.js';
-import { objectSectionPath, type Snapshot } from '../settings/snapshot.js';
-import { shownValue } from '../settings/effective.js';
+import { loadSchemaSet } from '../settings/model/schema-set.js';
+import { objectSectionPath, type Snapshot } from '../settings/model/snapshot.js';
+import { shownValue } from '../settings/model/effective.js';
 
 export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope?: readonly string[]): Uint8Array {
   const request = decode('QuerySettingsRequestMessage', bytes);

@@ -6,8 +6,8 @@
  * (`check_disk` of the Nagios plugins), gets "did you mean".
  */
 import { formatMessage } from '../errors.js';
-import { closest } from '../settings/did-you-mean.js';
-import { moduleOfQuery, moduleTable } from '../settings/module-table.js';
+import { closest } from '../settings/model/did-you-mean.js';
+import { moduleOfQuery, moduleTable } from '../settings/model/module-table.js';
 
 /** Names of Nagios plugins and NSClient++ checks that are called differently here. */
 const KNOWN_AS: Readonly<Record<string, string>> = {

@@ -5,7 +5,7 @@
  * (`"warn=load > $ARG1$"` is one word). Nothing else is special: single
  * quotes and backslashes stay as written, so `crit=state != 'started'` and
  * `drive=C:\` keep their meaning, as in NSClient++. Settings validation
- * (settings/script-checks.ts) and the alias queries (checks/scripts/alias.ts)
+ * (settings/model/script-checks.ts) and the alias queries (checks/scripts/alias.ts)
  * read it.
  */
 import { CommandLineError, type ArgumentPolicy } from './script-command-line.js';

@@ -1,7 +1,7 @@
 /**
  * What a protocol peer may run: the grammar of the `allowed queries` and
  * `allowed exec commands` lists of AgentServer and RemoteServer, one
- * matcher for both. Settings validation reads it (settings/allow-list-warnings.ts)
+ * matcher for both. Settings validation reads it (settings/model/allow-list-warnings.ts)
  * and the servers run it (protocols/command-guard.ts).
  *
  * A list is comma-separated glob patterns (glob-syntax.ts; commas inside braces

@@ -2,7 +2,7 @@
  * The one syntax of a duration in the settings, NSClient++'s: a number of
  * seconds (`300`), or a number with a unit, `ms`, `s`, `m`, `h`, `d` or
  * `w` (`250ms`, `30s`, `5m`, `1.5h`, `1d`). Every key whose schema carries
- * `"x-duration": true` takes it (settings/coerce.ts turns it into whole
+ * `"x-duration": true` takes it (settings/model/coerce.ts turns it into whole
  * seconds for an integer key); the scheduler's `interval` reads it with the
  * same parser.
  */

@@ -2,7 +2,7 @@
  * The plain wildcard both settings grammars share: `*` any run of
  * characters (none included), `?` one character, every other character
  * itself. Include patterns (`[/includes] x = conf.d/*.ini`, matched
- * case-sensitively against file names: settings/includes.ts) are only
+ * case-sensitively against file names: settings/store/includes.ts) are only
  * this; the protocol servers' allow-lists (command-allow-list.ts) are
  * globs (glob-syntax.ts), matched case-insensitively, of which this is the
  * fast path for names without braces, classes or extglobs (for those,

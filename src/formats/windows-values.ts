@@ -6,7 +6,7 @@
  * `is_hung` (a Windows window that stopped answering). Both survive an
  * import as written and answer UNKNOWN here (no such mount point; an
  * unknown name), so the import report and `settings validate` point them
- * out. Settings validation (settings/windows-value-warnings.ts) and the
+ * out. Settings validation (settings/model/windows-value-warnings.ts) and the
  * NSClient++ import read it.
  */
 import { splitAliasCommand } from './alias-command.js';

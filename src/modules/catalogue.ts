@@ -1,6 +1,6 @@
 /**
  * The static module catalogue: each module of the table the settings layer
- * reads (settings/module-table.ts, made from each module's descriptor.ts)
+ * reads (settings/model/module-table.ts, made from each module's descriptor.ts)
  * with the lazy import of its code (generated/loaders.ts, made with it), so
  * a module's code loads only when the module is enabled. Each module's
  * index.ts exports the module as a value, `agentModule: AgentModule`; its
@@ -8,7 +8,7 @@
  */
 import type { AgentControl } from '../core/control.js';
 import type { AgentModule, ModuleFile, RunningModule } from './module.js';
-import { moduleInfo, moduleTable, type ModuleInfo, type ModuleName } from '../settings/module-table.js';
+import { moduleInfo, moduleTable, type ModuleInfo, type ModuleName } from '../settings/model/module-table.js';
 import { LOADERS } from './generated/loaders.js';
 
 /**

@@ -7,7 +7,7 @@
  * `channel` subscribes anew.
  */
 import type { ModuleContext } from './module.js';
-import type { ResolvedObject } from '../settings/snapshot.js';
+import type { ResolvedObject } from '../settings/model/snapshot.js';
 import { decode, responseToResult } from '../core/plugin/codec.js';
 import type { QueryResult } from '../core/result.js';
 import { mergeTarget, type ConnectionSettings } from '../protocols/target-options.js';

@@ -6,8 +6,13 @@
  */
 import type { ListenerWants } from '../protocols/listener/listener-contract.js';
 import type { ServerTlsSpec } from '../protocols/listener/server-tls.js';
-import { LISTENER_SECTIONS, tlsFilesError, type ListenerModule, type TlsSettings } from '../settings/tls-checks.js';
-import { bindAdvice } from '../settings/bind-advice.js';
+import {
+  LISTENER_SECTIONS,
+  tlsFilesError,
+  type ListenerModule,
+  type TlsSettings,
+} from '../settings/store/tls-checks.js';
+import { bindAdvice } from './bind-advice.js';
 
 /** The keys every listener section has (schema/modules/*-server.schema.json). */
 interface ListenerSection {

@@ -8,7 +8,7 @@
  * "not started yet" state to assert away.
  */
 import type { Logger } from '../log.js';
-import type { ModuleSettings } from '../settings/module-view.js';
+import type { ModuleSettings } from '../settings/model/module-view.js';
 import type { Core } from '../core/core.js';
 
 export interface ModuleContext<S = ModuleSettings> {
@@ -16,7 +16,7 @@ export interface ModuleContext<S = ModuleSettings> {
   readonly name: string;
   /**
    * The module's view of the settings in force when it starts (its own
-   * sections only, complete and typed: settings/module-view.ts); `apply`
+   * sections only, complete and typed: settings/model/module-view.ts); `apply`
    * hands newer ones.
    */
   readonly settings: S;
@@ -35,7 +35,7 @@ export interface ModuleContext<S = ModuleSettings> {
 /** Thrown by `apply(next)` when the module keeps serving on its previous settings (errors.ts). */
 export { ApplyKeptError } from '../errors.js';
 
-/** `S`: the module's settings view, `SettingsOf<'Name'>` (settings/module-table.ts). */
+/** `S`: the module's settings view, `SettingsOf<'Name'>` (settings/model/module-table.ts). */
 export interface AgentModule<S = ModuleSettings, C extends ModuleContext<S> = ModuleContext<S>> {
   readonly name: string;
   /**

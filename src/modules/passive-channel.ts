@@ -19,14 +19,14 @@
  */
 import { hostname } from 'node:os';
 import type { AgentModule, ModuleContext, RunningModule } from './module.js';
-import type { ModuleSettings } from '../settings/module-view.js';
-import type { ResolvedObject } from '../settings/snapshot.js';
+import type { ModuleSettings } from '../settings/model/module-view.js';
+import type { ResolvedObject } from '../settings/model/snapshot.js';
 import { decode, responseToResult } from '../core/plugin/codec.js';
 import type { QueryResult } from '../core/result.js';
 import { PassiveQueue, type PassiveQueueStats } from '../protocols/passive-queue.js';
 import type { BackoffPolicy } from '../retry-policy.js';
 import { errorMessage } from '../errors.js';
-import { valueText } from '../settings/value-text.js';
+import { valueText } from '../settings/model/value-text.js';
 import { countQueue, watchQueue } from '../core/passive-counters.js';
 import { WarningThrottle } from '../log-throttle.js';
 

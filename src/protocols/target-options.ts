@@ -14,8 +14,8 @@
  */
 import { unknown, type QueryResult } from '../core/result.js';
 import { AgentError, formatMessage } from '../errors.js';
-import { schemaDefaults } from '../settings/schema-set.js';
-import type { ResolvedObject } from '../settings/snapshot.js';
+import { schemaDefaults } from '../settings/model/schema-set.js';
+import type { ResolvedObject } from '../settings/model/snapshot.js';
 import { clientHelp } from './client-help.js';
 import type { ClientOptions, ClientProtocol, QueryKind } from './client-option-table.js';
 import { parseClientOptions } from './client-options.js';

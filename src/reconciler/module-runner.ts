@@ -12,8 +12,8 @@ import { ApplyKeptError, type ListeningAt, type RunningModule } from '../modules
 import type { Core } from '../core/core.js';
 import type { ModuleOutcome, ModuleState } from '../core/control.js';
 import type { ContextExtras } from './options.js';
-import type { Snapshot } from '../settings/snapshot.js';
-import { moduleView } from '../settings/module-view.js';
+import type { Snapshot } from '../settings/model/snapshot.js';
+import { moduleView } from '../settings/model/module-view.js';
 import { withTimeout } from './with-timeout.js';
 
 export const MODULE_TIMEOUT_MS = Number(process.env.AGENT_MODULE_TIMEOUT_MS ?? 15000);

@@ -5,9 +5,9 @@
  * reverse), and a module's status. Never throws: the runner records a
  * failure (state and outcome `failed`) and logs it.
  */
-import { moduleSettingsChanged, type PlanStep } from '../settings/plan.js';
+import { moduleSettingsChanged, type PlanStep } from '../settings/model/plan.js';
 import type { ModuleStatus } from '../core/control.js';
-import type { Snapshot } from '../settings/snapshot.js';
+import type { Snapshot } from '../settings/model/snapshot.js';
 import type { ModuleRunner } from './module-runner.js';
 
 /** Module names in the order their starts finished. */

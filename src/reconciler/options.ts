@@ -2,7 +2,7 @@
 import type { SettingsProblem } from '../core/control.js';
 import type { Core } from '../core/core.js';
 import type { CatalogueEntry } from '../modules/catalogue.js';
-import type { Snapshot } from '../settings/snapshot.js';
+import type { Snapshot } from '../settings/model/snapshot.js';
 
 /** Extra members of a module's context, by catalogue entry (see ReconcilerOptions.contextFor). */
 export type ContextExtras = (entry: CatalogueEntry) => Readonly<Record<string, unknown>> | undefined;

@@ -7,8 +7,8 @@
  */
 import { sink } from '../log.js';
 import type { ReconcilerStatus, SettingsProblem } from '../core/control.js';
-import { describeProblem } from '../settings/problem.js';
-import { newWarnings } from './read-settings.js';
+import { describeProblem } from '../settings/model/problem.js';
+import { newWarnings } from '../settings/store/read-settings.js';
 
 const log = sink.logger('agent:reconciler');
 

@@ -1,6 +1,6 @@
 /** What callers hand the reconciler (reconciler.ts) with a reload or an edit, and what an edit gives back. */
-import type { LoadResult } from '../settings/load.js';
-import type { RenameWitness } from './watcher.js';
+import type { LoadResult } from '../settings/model/load.js';
+import type { RenameWitness } from '../settings/store/watcher.js';
 
 /** How a reload reads the files. */
 export interface ReloadHow {

@@ -26,7 +26,7 @@ const { build } = await import('esbuild').catch((err) => {
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = join(root, 'dist/agent/main.cjs');
 // The settings schema files (schema/**/*.json, without their indentation) by their path under
-// schema/, written into the bundle as __bundleSchemas (src/settings/schema-set.ts): a start reads
+// schema/, written into the bundle as __bundleSchemas (src/settings/model/schema-set.ts): a start reads
 // none of the ~25 files.
 const schemas = Object.fromEntries(
   readdirSync(join(root, 'schema'), { recursive: true })

@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  *     process; without it, `systemd-notify`, which a unit accepts only with NotifyAccess=all.
  *   no-dump (src/cli/no-dump-c/): marks the agent non-dumpable, so that scripts of its own user
  *     cannot read /proc/<agent>/environ; without it, they can (the agent says so at start).
- *   rename-exchange (src/settings/rename-exchange-c/): the settings writer's checked replace;
+ *   rename-exchange (src/settings/store/rename-exchange-c/): the settings writer's checked replace;
  *     without it, a plain rename, which can overwrite a hand save that lands in the moment between
  *     the writer's last check and its rename.
  */
@@ -33,7 +33,7 @@ export const ADDONS = [
   },
   {
     name: 'rename-exchange',
-    source: 'src/settings/rename-exchange-c/rename-exchange.c',
+    source: 'src/settings/store/rename-exchange-c/rename-exchange.c',
     fallback: 'settings edits replace the file with a plain rename',
   },
 ];

@@ -5,7 +5,7 @@
  * schema (the same names, each once), ordered by start rank, and written as
  *
  * - src/settings/generated/module-rows.ts: the rows the settings layer
- *   reads (settings/module-table.ts), with no import of module code;
+ *   reads (settings/model/module-table.ts), with no import of module code;
  * - src/modules/generated/loaders.ts: the lazy import of each module's
  *   code (modules/catalogue.ts).
  *
@@ -15,7 +15,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ModuleRow } from '../settings/module-row.js';
+import type { ModuleRow } from '../settings/model/module-row.js';
 
 interface Found {
   folder: string;
@@ -67,7 +67,7 @@ export async function generateModuleRows(root: string): Promise<Record<string, s
   const loaders = found.map(({ folder, row }) => `  ${row.name}: () => import('../${folder}/index.js'),`).join('\n');
   return {
     'src/settings/generated/module-rows.ts': `import type { ModulesSection } from './settings.js';
-import type { ModuleRow } from '../module-row.js';
+import type { ModuleRow } from '../model/module-row.js';
 
 /** Every module's descriptor, in start order. */
 export const ROWS = {
@@ -75,7 +75,7 @@ ${rows}
 } as const satisfies { readonly [M in keyof ModulesSection]: ModuleRow };
 `,
     'src/modules/generated/loaders.ts': `import type { ModuleFile } from '../module.js';
-import type { ModuleName } from '../../settings/module-table.js';
+import type { ModuleName } from '../../settings/model/module-table.js';
 
 /** The lazy import of each module's code: a module's code loads only when the module is enabled. */
 export const LOADERS: { readonly [M in ModuleName]: () => Promise<ModuleFile> } = {

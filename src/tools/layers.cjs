@@ -4,10 +4,16 @@
 module.exports = [
   [
     'base',
-    '^src/(errors|error-codes|in-range|log|log-escape|log-journal|log-throttle|retry-policy|version|package-root|hide-paths|path-inside|open-writers|abort-link|native-addon)\\.ts$',
+    '^src/(errors|error-codes|in-range|log|log-escape|log-journal|log-throttle|retry-policy|version|package-root|hide-paths|path-inside|abort-link|native-addon)\\.ts$',
   ],
   ['formats', '^src/formats/'],
-  ['settings', '^src/settings/'],
+  // settings/, bottom to top: the INI grammar, the pure model (compile files to a snapshot; its
+  // generated/ beside it), the store (the only code that reads, watches and writes settings files),
+  // the import of NSClient++ and nrpe files.
+  ['settings-ini', '^src/settings/ini/'],
+  ['settings-model', '^src/settings/(model|generated)/'],
+  ['settings-store', '^src/settings/store/'],
+  ['settings-import', '^src/settings/import/'],
   ['core', '^src/core/'],
   ['protocols', '^src/protocols/'],
   ['checks', '^src/checks/'],

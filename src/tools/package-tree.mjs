@@ -121,7 +121,7 @@ certificate-path = \${state}/security
     0o640,
   );
   chmodSync(join(stage, 'etc/config-agent'), 0o750);
-  // The drop-in folder (settings/drop-ins.ts): a configuration tool or `config-agent settings import` writes here.
+  // The drop-in folder (settings/store/drop-ins.ts): a configuration tool or `config-agent settings import` writes here.
   mkdirSync(join(stage, 'etc/config-agent/conf.d'), { recursive: true });
   chmodSync(join(stage, 'etc/config-agent/conf.d'), 0o750);
   put(join(packaging, 'config-agent.service'), join(stage, 'lib/systemd/system/config-agent.service'));

@@ -31,8 +31,8 @@ import type { Middleware } from 'polka';
 import { AgentError } from '../errors.js';
 import { escapeForLog, type Logger } from '../log.js';
 import { isAllowed, parseAllowedHosts, type HostMatcher } from '../formats/allowed-hosts.js';
-import { hasPrivilege } from '../settings/privileges.js';
-import { fallbackSource } from '../settings/module-view.js';
+import { hasPrivilege } from '../settings/model/privileges.js';
+import { fallbackSource } from '../settings/model/module-view.js';
 import { readCredential, verifyLogin, type Credential } from './credentials.js';
 import type { WebMetrics } from './metrics.js';
 import { AuthRateLimiter, limitsOf } from '../core/login-limit.js';
@@ -64,7 +64,7 @@ export interface AccessOptions {
 interface Derived {
   snapshot: WebSettings;
   matchers: readonly HostMatcher[];
-  /** Where the allowed hosts come from (settings/snapshot.ts fallbackSource), for refusal log lines. */
+  /** Where the allowed hosts come from (settings/model/snapshot.ts fallbackSource), for refusal log lines. */
   hostsFrom: string;
   /** Verdicts by peer address for these settings (bounded). */
   hostVerdicts: Map<string, boolean>;

@@ -7,12 +7,12 @@
  * templates cannot sign in. A check costs one pbkdf2 run whatever the
  * outcome (password-hash.ts).
  */
-import { ROOT_USER } from '../settings/privileges.js';
+import { ROOT_USER } from '../settings/model/privileges.js';
 import { readBasicCredentials, readPasswordHeader } from './basic-auth.js';
 import { isRootLogin, rootPassword, type WebSettings } from './login-fingerprint.js';
 import { verifyPassword } from './password-hash.js';
 import type { Principal, WebRequest } from './respond.js';
-import { valueText } from '../settings/value-text.js';
+import { valueText } from '../settings/model/value-text.js';
 
 /** A credential to check: its cache key (the raw credential), the login it names, who that is (for logs), how to verify it. */
 export interface Credential {

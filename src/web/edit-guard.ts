@@ -1,14 +1,14 @@
 /**
  * The checks of a settings edit over the API beyond its route's privilege
  * (`settings.put`, `settings.delete`): an edit that can change who may do
- * what or what runs needs its own privilege (settings/edit-privileges.ts),
+ * what or what runs needs its own privilege (settings/model/edit-privileges.ts),
  * and removing a role the agent seeds (`full`, `client`) is refused, since
  * the seeded definition would come back with rights the file took away.
  */
 import { AgentError } from '../errors.js';
 import type { SettingsEdit } from '../core/control.js';
-import { editClasses, editPrivilege, refersToSecret } from '../settings/edit-privileges.js';
-import { hasPrivilege, SEEDED_ROLES } from '../settings/privileges.js';
+import { editClasses, editPrivilege, refersToSecret } from '../settings/model/edit-privileges.js';
+import { hasPrivilege, SEEDED_ROLES } from '../settings/model/privileges.js';
 import type { WebRequest } from './respond.js';
 
 /** One thing an edit writes or removes: a key (with its new value) or a whole section. */

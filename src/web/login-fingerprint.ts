@@ -7,9 +7,9 @@
  * login's cached success (the soak measured a full pbkdf2 run per request
  * when any user edit cleared them all).
  */
-import { NSCLIENT_ADMIN, ROOT_USER } from '../settings/privileges.js';
-import type { ModuleSettings } from '../settings/module-view.js';
-import { valueText } from '../settings/value-text.js';
+import { NSCLIENT_ADMIN, ROOT_USER } from '../settings/model/privileges.js';
+import type { ModuleSettings } from '../settings/model/module-view.js';
+import { valueText } from '../settings/model/value-text.js';
 
 export const WEB_SECTION = '/settings/WEB/server';
 

@@ -14,7 +14,7 @@
  */
 import { listenerPort, startAgent } from '../helpers/agent-process.js';
 import { startLocalCore } from '../../src/cli/local-core.js';
-import { loadSettingsText } from '../../src/settings/load.js';
+import { loadSettingsText } from '../../src/settings/model/load.js';
 import { sink } from '../../src/log.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 10_000);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sink } from '../../src/log.js';
-import { loadSettingsFile } from '../../src/settings/load.js';
+import { loadSettingsFile } from '../../src/settings/store/load-file.js';
 import { startLocalCore } from '../../src/cli/local-core.js';
 
 sink.consoleLevel = 'silent';

@@ -13,9 +13,9 @@ import { createCore } from '../../src/core/core-impl.js';
 import { sink } from '../../src/log.js';
 import { agentModule } from '../../src/modules/check-helpers/index.js';
 import { decode, encode, header, HeaderType, resultToResponse } from '../../src/core/plugin/codec.js';
-import { loadSettingsText } from '../../src/settings/load.js';
-import { moduleView } from '../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
+import { loadSettingsText } from '../../src/settings/model/load.js';
+import { moduleView } from '../../src/settings/model/module-view.js';
+import { MODULE_SECTIONS } from '../../src/settings/model/module-table.js';
 import { inRange } from '../../src/in-range.js';
 
 sink.consoleLevel = 'silent';

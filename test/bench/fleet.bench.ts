@@ -21,8 +21,8 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { loadSettingsFile } from '../../src/settings/load.js';
-import { SettingsReader } from '../../src/settings/includes.js';
+import { loadSettingsFile } from '../../src/settings/store/load-file.js';
+import { SettingsReader } from '../../src/settings/store/includes.js';
 import { generateSettings } from './settings-file.js';
 import { inRange } from '../../src/in-range.js';
 

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { sink } from '../../src/log.js';
-import { loadSettingsText } from '../../src/settings/load.js';
+import { loadSettingsText } from '../../src/settings/model/load.js';
 import { startLocalCore } from '../../src/cli/local-core.js';
 import { catalogue } from '../../src/modules/catalogue.js';
 import { STATUS_NAMES, type QueryResult } from '../../src/core/result.js';

@@ -10,7 +10,7 @@
  * Run: npm run build && node dist/test/bench/read-ini.bench.js
  */
 import ini from 'ini';
-import { parseIni } from '../../src/settings/read-ini.js';
+import { parseIni } from '../../src/settings/ini/read-ini.js';
 import { generateSettings } from './settings-file.js';
 import { inRange } from '../../src/in-range.js';
 

@@ -28,8 +28,8 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
-import { DEBOUNCE_MS } from '../../src/reconciler/watcher.js';
-import { STABLE_INTERVAL_MS } from '../../src/reconciler/stable-read.js';
+import { DEBOUNCE_MS } from '../../src/settings/store/watcher.js';
+import { STABLE_INTERVAL_MS } from '../../src/settings/store/stable-read.js';
 import { processCpuMs } from '../helpers/proc-cpu.js';
 import { inRange } from '../../src/in-range.js';
 

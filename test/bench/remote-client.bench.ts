@@ -17,9 +17,9 @@ import { join } from 'node:path';
 import { startNrpeDaemon, CHECK_NRPE } from '../helpers/nrpe-daemon.js';
 import { MAIN } from '../helpers/agent-process.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
-import { loadSettingsText } from '../../src/settings/load.js';
-import { moduleView } from '../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
+import { loadSettingsText } from '../../src/settings/model/load.js';
+import { moduleView } from '../../src/settings/model/module-view.js';
+import { MODULE_SECTIONS } from '../../src/settings/model/module-table.js';
 
 const loaded = loadSettingsText('', 'bench-agent.ini');
 if (!loaded.ok) throw new Error('built-in settings do not load');

@@ -9,7 +9,7 @@
  */
 import { decode } from 'ini';
 import { performance } from 'node:perf_hooks';
-import { loadSettingsText } from '../../src/settings/load.js';
+import { loadSettingsText } from '../../src/settings/model/load.js';
 import { generateSettings } from './settings-file.js';
 import { inRange } from '../../src/in-range.js';
 

@@ -17,7 +17,7 @@ import { chmodSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { encode } from '../../src/core/plugin/codec.js';
-import { editSettingsFile } from '../../src/settings/edit-ini.js';
+import { editSettingsFile } from '../../src/settings/store/edit-ini.js';
 import { startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { Teardown } from '../helpers/teardown.js';
 import { rawHttps, webRequest, type WebResponse } from '../helpers/web-client.js';

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { Teardown } from '../helpers/teardown.js';
-import { editSettingsFile } from '../../src/settings/edit-ini.js';
+import { editSettingsFile } from '../../src/settings/store/edit-ini.js';
 import { inRange } from '../../src/in-range.js';
 
 /** Run `agent <args>` as a process; bounded by 20 s. */

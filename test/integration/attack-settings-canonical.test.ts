@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
-import { loadSchemaSet } from '../../src/settings/schema-set.js';
+import { loadSchemaSet } from '../../src/settings/model/schema-set.js';
 import type { AgentProcess } from '../helpers/agent-process.js';
 import { startWebAgent } from '../helpers/nscp-clients.js';
 import { Teardown } from '../helpers/teardown.js';

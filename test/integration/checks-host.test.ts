@@ -9,7 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, utimesSync, mkdirSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
-import { loadSettingsText } from '../../src/settings/load.js';
+import { loadSettingsText } from '../../src/settings/model/load.js';
 import { startLocalCore, type LocalCore } from '../../src/cli/local-core.js';
 import type { PerfValue, QueryResult } from '../../src/core/result.js';
 import { drivesizeCheck } from '../../src/checks/disk/drivesize-check.js';

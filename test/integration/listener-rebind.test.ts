@@ -6,7 +6,7 @@
  * previous certificate, valid queries keep answering on every port, and the
  * status says "kept previous settings" with the same problem line that
  * `config-agent settings validate` prints (src/protocols/listener/managed-listener.ts,
- * src/settings/tls-checks.ts). The agent runs as a process; loopback only.
+ * src/settings/store/tls-checks.ts). The agent runs as a process; loopback only.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

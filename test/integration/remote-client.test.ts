@@ -13,10 +13,10 @@ import { startNrpeDaemon, type NrpeDaemon } from '../helpers/nrpe-daemon.js';
 import { MAIN } from '../helpers/agent-process.js';
 import { Teardown } from '../helpers/teardown.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
-import { loadSettingsText } from '../../src/settings/load.js';
-import { moduleView } from '../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
-import type { Snapshot } from '../../src/settings/snapshot.js';
+import { loadSettingsText } from '../../src/settings/model/load.js';
+import { moduleView } from '../../src/settings/model/module-view.js';
+import { MODULE_SECTIONS } from '../../src/settings/model/module-table.js';
+import type { Snapshot } from '../../src/settings/model/snapshot.js';
 
 let tlsDaemon: NrpeDaemon;
 let plainDaemon: NrpeDaemon;

@@ -20,10 +20,10 @@ import { listenerPort, MAIN, startAgent, type AgentProcess } from '../helpers/ag
 import { Teardown } from '../helpers/teardown.js';
 import { webRequest } from '../helpers/web-client.js';
 import { runRemoteQuery } from '../../src/modules/remote-client/remote-query.js';
-import { loadSettingsText } from '../../src/settings/load.js';
-import { moduleView } from '../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../src/settings/module-table.js';
-import type { Snapshot } from '../../src/settings/snapshot.js';
+import { loadSettingsText } from '../../src/settings/model/load.js';
+import { moduleView } from '../../src/settings/model/module-view.js';
+import { MODULE_SECTIONS } from '../../src/settings/model/module-table.js';
+import type { Snapshot } from '../../src/settings/model/snapshot.js';
 import { startNrpeServer, type NrpeServer } from '../../src/protocols/nrpe/server.js';
 import { serverTlsOptions } from '../../src/protocols/listener/server-tls.js';
 import { getLogger } from '../../src/log.js';

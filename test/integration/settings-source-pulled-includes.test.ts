@@ -1,5 +1,5 @@
 /**
- * `[/includes]` in pulled settings (settings/pulled-includes.ts), the
+ * `[/includes]` in pulled settings (settings/store/pulled-includes.ts), the
  * config-agent run as a process and asked through its API:
  * - git: docs/settings.md's fleet layout (settings/examples/fleet, as it
  *   stands: `hosts/web01.ini` includes `../shared/base.ini`) pulled from

@@ -14,7 +14,7 @@ import { freePort, startAgent, type AgentProcess } from '../helpers/agent-proces
 import { Teardown } from '../helpers/teardown.js';
 import { parseLinks, webRequest, type WebRequestOptions, type WebResponse } from '../helpers/web-client.js';
 import { runWebCommand } from '../../src/cli/web.js';
-import { editSettingsFile } from '../../src/settings/edit-ini.js';
+import { editSettingsFile } from '../../src/settings/store/edit-ini.js';
 import { inRange } from '../../src/in-range.js';
 
 const INI = `# live web test

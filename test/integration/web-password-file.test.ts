@@ -2,7 +2,7 @@
  * Issue 29, item 3: no secret written into the git file by a command. `config-agent web install` and
  * `config-agent web password --set` run as processes keep root's password in ${state}/web-password
  * (mode 0600) and write `${file:state/web-password}` into the settings, unless
- * --write-password; validation warns AGENT_WARN_PASSWORD_IN_GIT about a plain-text password
+ * --write-password; `settings validate` warns AGENT_WARN_PASSWORD_IN_GIT about a plain-text password
  * in a file that git tracks (a real `git init` and `git add`), and says nothing outside a work
  * tree or for a file git does not track. A running agent signs in with the password from the file.
  */

@@ -9,7 +9,7 @@
  */
 import type { CheckDefinition } from '../engine.js';
 import type { QueryInfo } from '../../core/core.js';
-import { moduleTable } from '../../settings/module-table.js';
+import { moduleTable } from '../../settings/model/module-table.js';
 
 export interface IndexedQuery {
   name: string;

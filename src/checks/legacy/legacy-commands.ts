@@ -4,7 +4,7 @@
  * so its state, message and performance data are the modern check's for
  * the same arguments. Names are case-insensitive as all query names are
  * (checkcpu, CHECKCPU). The names are also in the module table
- * (settings/module-table.ts) so that aliases naming them validate.
+ * (settings/model/module-table.ts) so that aliases naming them validate.
  */
 import type { Core } from '../../core/core.js';
 import { ArgumentError } from '../arguments.js';

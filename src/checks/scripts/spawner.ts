@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { spawnReason, type RunOptions, type RunOutcome } from './run-types.js';
 import { envBlock, killRequest, maxReply, ReplyReader, runRequest, type Reply } from './spawner-frames.js';
-import { envGeneration } from '../../settings/variables.js';
+import { envGeneration } from '../../settings/model/variables.js';
 import { spawnerProgram } from './spawner-program.js';
 
 export type SpawnerLog = (level: 'info' | 'warning', message: string) => void;
@@ -59,7 +59,7 @@ export class ScriptSpawner {
    * The agent's own environment, which programs get unless their run names
    * another, encoded at the first such run (reading process.env is slow)
    * and again only when a variable has left it since (the secrets a
-   * `${env:}` reads: settings/variables.ts).
+   * `${env:}` reads: settings/model/variables.ts).
    */
   private agentEnv: { generation: number; block: Buffer | { bad: string } } | undefined;
   private announced = false;

@@ -15,7 +15,7 @@
 import { hostname } from 'node:os';
 import { splitOutput, toStatus, unknown, type QueryResult } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import type { QueryKind } from '../../protocols/client-option-table.js';
 import { prepareClientQuery, type ConnectionSettings } from '../../protocols/target-options.js';
 import { AgentClientPool, type AgentEndpoint, type RequestOptions } from '../../protocols/agent/client.js';

@@ -7,7 +7,7 @@
  * between queries; the pool closes when the module stops.
  */
 import type { AgentModule } from '../module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { clientChannel } from '../client-channel.js';
 import { AgentClientPool } from '../../protocols/agent/client.js';
 import { errorMessage } from '../../errors.js';

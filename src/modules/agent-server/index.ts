@@ -24,9 +24,9 @@
 import type { TlsOptions } from 'node:tls';
 import type { ModuleContext } from '../module.js';
 import { listenerModule } from '../listener-module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { startAgentListener, type AgentHandlers, type AgentPolicy } from '../../protocols/agent/server.js';
-import { listenerTlsFiles } from '../../settings/tls-checks.js';
+import { listenerTlsFiles } from '../../settings/store/tls-checks.js';
 import { describeSubmission, SubmissionStore } from '../../core/submission-store.js';
 import { decode, responseToResult } from '../../core/plugin/codec.js';
 import { ALLOWED_EXECS, ALLOWED_QUERIES, parseAllowList } from '../../formats/command-allow-list.js';

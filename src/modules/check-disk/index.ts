@@ -4,7 +4,7 @@
  * CheckDriveSize, CheckFiles and checkFile2 (src/checks/legacy/).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { drivesizeCheck } from '../../checks/disk/drivesize-check.js';
 import { filesCheck } from '../../checks/disk/files-check.js';
 import { registerChecks } from '../../checks/register.js';

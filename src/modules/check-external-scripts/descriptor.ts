@@ -2,7 +2,7 @@
  * CheckExternalScripts as the settings layer knows it, without loading its code: npm run gen
  * collects every module's descriptor into src/settings/generated/module-rows.ts.
  */
-import type { ModuleRow } from '../../settings/module-row.js';
+import type { ModuleRow } from '../../settings/model/module-row.js';
 
 export const descriptor = {
   name: 'CheckExternalScripts',

@@ -16,8 +16,8 @@
 import { resolve } from 'node:path';
 import type { AgentModule, ModuleContext, RunningModule } from '../module.js';
 import { startWithReleases, type Releases } from '../releases.js';
-import type { SettingsOf } from '../../settings/module-table.js';
-import { editSettings } from '../../settings/edit-tree.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
+import { editSettings } from '../../settings/store/edit-tree.js';
 import { Limiter } from '../../checks/scripts/limiter.js';
 import { ScriptSpawner } from '../../checks/scripts/spawner.js';
 import { runConfiguredScript, type ScriptSettings } from '../../checks/scripts/script-query.js';
@@ -27,8 +27,8 @@ import { wrappedWords } from '../../formats/wrapped-script.js';
 import { runAlias } from '../../checks/scripts/alias.js';
 import { parseAlias, type AliasDefinition } from '../../formats/alias-command.js';
 import { UNKNOWN } from '../../core/result.js';
-import { NRPE_COMMANDS_PATH, WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/script-checks.js';
-import { valueText } from '../../settings/value-text.js';
+import { NRPE_COMMANDS_PATH, WRAPPED_PATH, WRAPPINGS_PATH } from '../../settings/model/script-checks.js';
+import { valueText } from '../../settings/model/value-text.js';
 import { withLinkedSignal } from '../../abort-link.js';
 import type { Core, QueryCall, SimpleQuery } from '../../core/core.js';
 

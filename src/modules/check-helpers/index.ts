@@ -6,7 +6,7 @@
  * query with its module) and check_dummy.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import type { Status } from '../../core/result.js';
 import type { QueryCall } from '../../core/core.js';
 import { VERSION } from '../../version.js';

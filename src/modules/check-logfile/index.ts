@@ -6,7 +6,7 @@
  * ([/paths] state), written after each call, so an agent restart keeps them too.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { registerChecks } from '../../checks/register.js';
 import { logfileCheck, type LogfileSettings } from '../../checks/logfile/logfile-check.js';
 import { sharedLogPositions } from '../../checks/logfile/log-positions.js';

@@ -6,7 +6,7 @@
  * change applies in place (waiting probes start at once if the limit grew).
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { registerChecks } from '../../checks/register.js';
 import { NetLimits, type NetBounds } from '../../checks/net/net-context.js';
 import { tcpCheck } from '../../checks/net/tcp-check.js';

@@ -8,7 +8,7 @@
  * second, on an unref()ed timer.
  */
 import type { AgentModule, ModuleContext } from '../module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { CpuSampler } from '../../checks/system/cpu-sampler.js';
 import { cpuCheck, loadCheck } from '../../checks/system/cpu-checks.js';
 import { memoryCheck, osVersionCheck, uptimeCheck } from '../../checks/system/host-checks.js';

@@ -20,8 +20,8 @@ import {
 } from '../../protocols/icinga/client.js';
 import { splitAddress } from '../../protocols/target-options.js';
 import { formatPerf, splitOutput, toNagios } from '../../core/result.js';
-import { valueText } from '../../settings/value-text.js';
-import type { ResolvedObject } from '../../settings/snapshot.js';
+import { valueText } from '../../settings/model/value-text.js';
+import type { ResolvedObject } from '../../settings/model/snapshot.js';
 import { withRetries } from '../../retry-policy.js';
 import { CONNECT_RETRY } from '../../protocols/connect-retry.js';
 

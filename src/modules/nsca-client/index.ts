@@ -19,8 +19,8 @@ import { nscaMethod } from '../../formats/nsca-encryption.js';
 import { NSCA_PORT } from '../../protocols/nsca/packet.js';
 import { splitAddress } from '../../protocols/target-options.js';
 import { hostState, toNagios } from '../../core/result.js';
-import { valueText } from '../../settings/value-text.js';
-import type { ResolvedObject } from '../../settings/snapshot.js';
+import { valueText } from '../../settings/model/value-text.js';
+import type { ResolvedObject } from '../../settings/model/snapshot.js';
 import { withRetries } from '../../retry-policy.js';
 import { CONNECT_RETRY } from '../../protocols/connect-retry.js';
 

@@ -17,8 +17,8 @@
  * of the previous settings. `port = 0` lets the system pick a port (logged).
  */
 import { listenerModule } from '../listener-module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
-import { listenerTlsFiles } from '../../settings/tls-checks.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
+import { listenerTlsFiles } from '../../settings/store/tls-checks.js';
 import { parseAllow } from '../../protocols/nsclient/request.js';
 import { startNsClientServer, type NsClientServerPolicy } from '../../protocols/nsclient/server.js';
 import type { ServerTlsSpec } from '../../protocols/listener/server-tls.js';

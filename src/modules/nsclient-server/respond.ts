@@ -20,7 +20,7 @@ import { escapeForLog } from '../../log.js';
 import { escapeLog } from '../../log-escape.js';
 import { WarningThrottle } from '../../log-throttle.js';
 import { countRefusal } from '../../core/work-counters.js';
-import { moduleOfQuery } from '../../settings/module-table.js';
+import { moduleOfQuery } from '../../settings/model/module-table.js';
 import {
   BAD_REQUEST,
   NOT_ALLOWED,

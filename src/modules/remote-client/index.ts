@@ -6,7 +6,7 @@
  * by the section's `target` key (default `default`).
  */
 import type { AgentModule } from '../module.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { clientChannel } from '../client-channel.js';
 import { errorMessage } from '../../errors.js';
 import { REMOTE_PORT, REMOTE_QUERIES, TARGETS_PATH, runRemoteQuery, submitResult } from './remote-query.js';

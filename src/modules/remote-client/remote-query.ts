@@ -16,7 +16,7 @@
  */
 import { splitOutput, toNagios, toStatus, unknown, type QueryResult } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import type { ClientOptions, QueryKind } from '../../protocols/client-option-table.js';
 import { prepareClientQuery, type ConnectionSettings } from '../../protocols/target-options.js';
 import { nrpeRequest } from '../../protocols/nrpe/client.js';

@@ -24,8 +24,8 @@
  */
 import type { ModuleContext } from '../module.js';
 import { listenerModule } from '../listener-module.js';
-import { listenerTlsFiles } from '../../settings/tls-checks.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import { listenerTlsFiles } from '../../settings/store/tls-checks.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { startNrpeServer, type NrpePeer, type NrpeServerPolicy } from '../../protocols/nrpe/server.js';
 import { NRPE_CHECK, NRPE_SUBMIT_COMMAND } from '../../protocols/nrpe/packet.js';
 import { splitOutput, type QueryResult, type Status, parseStatus } from '../../core/result.js';

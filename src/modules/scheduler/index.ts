@@ -14,7 +14,7 @@
  */
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { Logger } from '../../log.js';
-import type { SettingsOf } from '../../settings/module-table.js';
+import type { SettingsOf } from '../../settings/model/module-table.js';
 import { encode, header, HeaderType, resultToResponse } from '../../core/plugin/codec.js';
 import { STATUS_NAMES } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';

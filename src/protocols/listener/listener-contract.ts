@@ -29,7 +29,7 @@
  *   test/unit/protocols/listener/managed-listener.test.ts has a minimal
  *   transport; protocols/nrpe/server.ts a complete one. A module builds its
  *   wants with modules/listener-wants.ts (its section joins
- *   LISTENER_SECTIONS in settings/tls-checks.ts, which also gives
+ *   LISTENER_SECTIONS in settings/store/tls-checks.ts, which also gives
  *   `config-agent settings validate` its TLS file checks).
  */
 import type { AddressInfo } from 'node:net';

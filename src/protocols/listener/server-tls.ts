@@ -27,7 +27,7 @@
  * self-signed when the listener does that (`createsMissing`) and `create`
  * allows it (a reload after a change on disk never creates one). Problems of
  * the files go to `fail`, which turns them into the error the caller
- * reports (the validate lines, settings/tls-checks.ts).
+ * reports (the validate lines, settings/store/tls-checks.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';

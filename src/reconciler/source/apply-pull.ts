@@ -9,7 +9,7 @@
  *    required signature does not verify (fetch-source.ts); reads the files
  *    the source's file includes at the same commit or origin;
  * 3. loads the whole tree with the body (and what it includes) in place of
- *    the cached pull (settings/source-layer.ts, settings/pulled-includes.ts)
+ *    the cached pull (settings/model/source-layer.ts, settings/store/pulled-includes.ts)
  *    and refuses it when anything does not
  *    validate: nothing partial, oversized, unsigned or invalid reaches the
  *    cache;
@@ -23,10 +23,10 @@ import { createHash } from 'node:crypto';
 import { sink } from '../../log.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { ReconcilerStatus } from '../../core/control.js';
-import { SettingsReader } from '../../settings/includes.js';
-import { loadSettingsFile } from '../../settings/load.js';
-import { describeProblem } from '../../settings/problem.js';
-import type { Snapshot } from '../../settings/snapshot.js';
+import { SettingsReader } from '../../settings/store/includes.js';
+import { loadSettingsFile } from '../../settings/store/load-file.js';
+import { describeProblem } from '../../settings/model/problem.js';
+import type { Snapshot } from '../../settings/model/snapshot.js';
 import { fetchSource, revisionOf, type SourceFetch } from './fetch-source.js';
 import { bundleId, pullBundle, seedReader, type Bundle } from './pulled-bundle.js';
 import { markApplied } from './fetch-git.js';

@@ -1,5 +1,5 @@
 /**
- * The files the source's pulled file includes (settings/pulled-includes.ts),
+ * The files the source's pulled file includes (settings/store/pulled-includes.ts),
  * pulled with it as one bundle, so that what is validated, cached and
  * applied is always a whole (nothing half of one commit):
  * - a git source: each file `git cat-file` at the same commit in the cache
@@ -24,10 +24,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, posix, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../../errors.js';
-import { MAX_INCLUDE_DEPTH, type SettingsReader } from '../../settings/includes.js';
-import { hostPlaceholders } from '../../settings/host-placeholders.js';
-import { matchingFiles, pulledFilesRoot, pulledIncludes } from '../../settings/pulled-includes.js';
-import { parseIni } from '../../settings/read-ini.js';
+import { MAX_INCLUDE_DEPTH, type SettingsReader } from '../../settings/store/includes.js';
+import { hostPlaceholders } from '../../settings/model/host-placeholders.js';
+import { matchingFiles, pulledFilesRoot, pulledIncludes } from '../../settings/store/pulled-includes.js';
+import { parseIni } from '../../settings/ini/read-ini.js';
 import { committedNames, committedRegularFile } from './fetch-git.js';
 import { fetchSettings } from './fetch-settings.js';
 import { httpsGuards, signedOver } from './fetch-source.js';

@@ -4,7 +4,7 @@
  * content type, conditional on its own ETag; with `allowed signers`, its
  * detached signature at URL + `.sig`), validated with the whole tree and
  * kept in the state folder beside the source's pull (apply-pull.ts,
- * settings/source-layer.ts). They are refreshed at each poll of the source
+ * settings/model/source-layer.ts). They are refreshed at each poll of the source
  * (settings-source.ts), after the source itself; with no source `url`,
  * the poll runs for them alone on `[/settings/source] interval`. A remote
  * include that fails keeps its last good pull in force; the first failure

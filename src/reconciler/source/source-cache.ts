@@ -1,10 +1,10 @@
 /**
  * The last good pull, kept in the state folder: `pulled.ini` (the text, the
- * settings tree's lowest layer: settings/source-layer.ts) and `pulled.json`
+ * settings tree's lowest layer: settings/model/source-layer.ts) and `pulled.json`
  * (where it came from and its revision: the ETag, else the body's SHA-256;
  * Last-Modified; when it was pulled; where the file is in its repository
  * and the files it includes, kept in `pulled-files/` at their paths there:
- * settings/pulled-includes.ts). All are written 0600 in 0700 folders, each
+ * settings/store/pulled-includes.ts). All are written 0600 in 0700 folders, each
  * by a rename over the old one, the included files first, then the text:
  * a crash between them leaves a text whose revision the next pull
  * compares by hash, never a half file.
@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { metaFile, pulledFilesRoot } from '../../settings/pulled-includes.js';
+import { metaFile, pulledFilesRoot } from '../../settings/store/pulled-includes.js';
 
 export { metaFile };
 import { randomBytes } from 'node:crypto';
@@ -43,9 +43,9 @@ export interface CachedPull {
   signature?: string | undefined;
   /** The SHA-256 of the revisions applied before this one, oldest first (at most HISTORY_SIZE): none may come back. */
   history?: string[] | undefined;
-  /** Where the source's file is in its repository (settings/pulled-includes.ts resolves its includes from there). */
+  /** Where the source's file is in its repository (settings/store/pulled-includes.ts resolves its includes from there). */
   location?: string | undefined;
-  /** A git pull can be listed: its includes may name folders and patterns (settings/pulled-includes.ts). */
+  /** A git pull can be listed: its includes may name folders and patterns (settings/store/pulled-includes.ts). */
   kind?: 'git' | 'https' | undefined;
   /** The files it includes, kept in `pulled-files/` beside it (pulled-bundle.ts). */
   files?: PulledFile[] | undefined;

@@ -6,10 +6,10 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseIni } from '../../settings/read-ini.js';
-import { sourceCacheFile, SOURCE_SECTION } from '../../settings/source-layer.js';
-import type { Snapshot } from '../../settings/snapshot.js';
-import { valueText } from '../../settings/value-text.js';
+import { parseIni } from '../../settings/ini/read-ini.js';
+import { sourceCacheFile, SOURCE_SECTION } from '../../settings/model/source-layer.js';
+import type { Snapshot } from '../../settings/model/snapshot.js';
+import { valueText } from '../../settings/model/value-text.js';
 
 export interface SourceConfig {
   url: string;
@@ -59,7 +59,7 @@ export function sourceConfig(s: Snapshot): SourceConfig {
   };
 }
 
-/** Where the cached pull of a settings file lives (its own [/paths] state: settings/source-layer.ts). */
+/** Where the cached pull of a settings file lives (its own [/paths] state: settings/model/source-layer.ts). */
 export function cacheFileOf(main: string): string {
   return sourceCacheFile(main, parseIni(readFileSync(main, 'utf8'), main));
 }

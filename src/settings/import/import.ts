@@ -8,15 +8,15 @@
  */
 import { basename } from 'node:path';
 import { byteSize, SETTINGS_FILE_LIMIT } from '../../formats/regular-file.js';
-import { loadSettingsText } from '../load.js';
-import { problem, type SettingsProblem } from '../problem.js';
+import { loadSettingsText } from '../model/load.js';
+import { problem, type SettingsProblem } from '../model/problem.js';
 import { translate } from './translate.js';
 import type { ImportChange, OutEntry, OutSection, Translation } from './translation.js';
-import { looksLikeNrpeCfg } from './nrpe-cfg-read.js';
+import { looksLikeNrpeCfg } from '../store/nrpe-cfg-read.js';
 import { translateNrpeCfg } from './nrpe-cfg.js';
 import { mergeIncludes } from './nsclient-includes.js';
 import { lineTotals, type LineTotals } from './line-totals.js';
-import { tlsFileProblems } from '../tls-checks.js';
+import { tlsFileProblems } from '../store/tls-checks.js';
 import { SERVICE_USER } from '../../formats/sudo-command.js';
 
 // eslint-disable-next-line no-control-regex -- control characters are what is escaped

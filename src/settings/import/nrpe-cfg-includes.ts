@@ -2,14 +2,14 @@
  * nrpe.cfg's `include=` and `include_dir=` in an import: nrpe reads them at
  * each of its loads, so the import does not copy their commands once but
  * names them in `[/includes]`, and the agent reads their `command[…]` lines
- * at each of its loads too (settings/nrpe-include.ts). An include_dir
+ * at each of its loads too (settings/store/nrpe-include.ts). An include_dir
  * becomes `DIR/*.cfg` (with nrpe's walk of the folders below it), an
  * include of a `.cfg` file that file. An include of a file not named
  * `*.cfg`, one that cannot be read now, or any include of a file that sets
  * command_prefix, is not followed at load: its lines are imported in place.
  */
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import type { CfgLine, CfgRead } from './nrpe-cfg-read.js';
+import type { CfgLine, CfgRead } from '../store/nrpe-cfg-read.js';
 
 export interface FollowedIncludes {
   /** `[/includes]` entries: key and absolute path (pattern), in nrpe's read order. */

@@ -8,7 +8,7 @@
  * Rendering and validation are import.ts's.
  */
 import { resolve } from 'node:path';
-import { readNrpeCfg, type CfgLine } from './nrpe-cfg-read.js';
+import { readNrpeCfg, type CfgLine } from '../store/nrpe-cfg-read.js';
 import { followedIncludes } from './nrpe-cfg-includes.js';
 import { DROPPED, OPTIONS } from './nrpe-cfg-options.js';
 import { sudoersLine, sudoUses, type SudoUse } from '../../formats/sudo-command.js';

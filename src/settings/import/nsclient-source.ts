@@ -7,7 +7,7 @@
  * section, a key, a comment nor blank. One pass, with maps, so a file of a
  * million lines reads in linear time.
  */
-import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from '../ini-line-scan.js';
+import { LINE_BLANK, LINE_COMMENT, LINE_ENTRY, LINE_SECTION, newLineScan, scanLine } from '../ini/ini-line-scan.js';
 import type { LineCount } from './line-totals.js';
 import { inRange } from '../../in-range.js';
 

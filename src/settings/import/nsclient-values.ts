@@ -8,7 +8,7 @@
  */
 import { windowsOnlyValues } from '../../formats/windows-values.js';
 import { parseAllowedHosts } from '../../formats/allowed-hosts.js';
-import { VARIABLE_NAMES } from '../variables.js';
+import { VARIABLE_NAMES } from '../model/variables.js';
 import { nscaMethod } from '../../formats/nsca-encryption.js';
 import { HOSTNAME_MACROS, NSCA_UNSUPPORTED_ENCRYPTION, PATH_VARIABLES } from './nsclient-map.js';
 import { inRange } from '../../in-range.js';

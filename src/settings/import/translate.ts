@@ -7,8 +7,8 @@
  * Pure: reads nothing but the text; rendering and validation are in
  * import.ts.
  */
-import { loadSchemaSet } from '../schema-set.js';
-import { moduleInfo } from '../module-table.js';
+import { loadSchemaSet } from '../model/schema-set.js';
+import { moduleInfo } from '../model/module-table.js';
 import {
   DROPPED_KEYS,
   DROPPED_OBJECT_KEYS,

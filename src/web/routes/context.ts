@@ -37,7 +37,7 @@ export interface RouteContext {
   access: AccessControl;
   metrics: WebMetrics;
   log: Logger;
-  /** WEBServer's settings view in force (settings/module-view.ts). */
+  /** WEBServer's settings view in force (settings/model/module-view.ts). */
   getSnapshot: () => WebSettings;
   /** `text` with absolute paths shown relative to the settings folder or as bare file names (hide-paths.ts). */
   hidePaths: (text: string) => string;

@@ -29,9 +29,9 @@
 import type { ServerResponse } from 'node:http';
 import { AgentError } from '../../errors.js';
 import type { SettingsEdit } from '../../core/control.js';
-import { requireCanonicalKey, requireCanonicalPath } from '../../settings/canonical-name.js';
-import { effectiveEntries } from '../../settings/effective.js';
-import type { IniSection } from '../../settings/read-ini.js';
+import { requireCanonicalKey, requireCanonicalPath } from '../../settings/model/canonical-name.js';
+import { effectiveEntries } from '../../settings/model/effective.js';
+import type { IniSection } from '../../settings/ini/read-ini.js';
 import { parseJson, fieldsOf, readBody, readJsonBody } from '../body.js';
 import {
   validateSettingsCommand as validateCommand,

@@ -1,7 +1,7 @@
 /**
  * What the signed-in user may do, from the privileges the API index names
  * (GET /api/v1: `privileges`), matched as the agent matches them
- * (src/settings/privileges.ts): equal, `*`, or a rule ending in `*` that
+ * (src/settings/model/privileges.ts): equal, `*`, or a rule ending in `*` that
  * covers what starts with the text before it. The UI offers only the
  * actions these grant; the API still checks every request.
  */

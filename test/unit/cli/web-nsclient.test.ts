@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAgentCli } from '../../helpers/run-cli.js';
-import { loadSettingsFile } from '../../../src/settings/load.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
 import { verifyPassword } from '../../../src/web/password-hash.js';
 import { certDir } from '../../helpers/agent-certs.js';
 

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadSettingsFile } from '../../../src/settings/load.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
 import { verifyPassword } from '../../../src/web/password-hash.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/main.js', import.meta.url));

@@ -6,10 +6,10 @@ import { sink } from '../../../src/log.js';
 import { agentModule } from '../../../src/modules/check-helpers/index.js';
 import type { RunningModule } from '../../../src/modules/module.js';
 import { decode, encode, header, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
-import { moduleView } from '../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
-import type { Snapshot } from '../../../src/settings/snapshot.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
+import { moduleView } from '../../../src/settings/model/module-view.js';
+import { MODULE_SECTIONS } from '../../../src/settings/model/module-table.js';
+import type { Snapshot } from '../../../src/settings/model/snapshot.js';
 import { plainMessage } from '../../helpers/plain-message.js';
 import { inRange } from '../../../src/in-range.js';
 

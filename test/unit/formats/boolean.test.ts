@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseBoolean } from '../../../src/formats/boolean.js';
-import { coerceValue } from '../../../src/settings/coerce.js';
+import { coerceValue } from '../../../src/settings/model/coerce.js';
 
 void test('the words of true and false, any case; anything else is undecided', () => {
   for (const t of ['1', 'true', 'YES', ' on ', 'Enabled', 'enable']) assert.equal(parseBoolean(t), true, t);

@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DURATION_HINT, parseDurationMs, parseDurationSeconds } from '../../../src/formats/duration.js';
-import { coerceValue } from '../../../src/settings/coerce.js';
-import { loadSchemaSet, uniqueSectionSchemas } from '../../../src/settings/schema-set.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { coerceValue } from '../../../src/settings/model/coerce.js';
+import { loadSchemaSet, uniqueSectionSchemas } from '../../../src/settings/model/schema-set.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 
 void test('NSClient++ durations: seconds, or a number with ms, s, m, h, d, w', () => {
   const table: [string, number][] = [

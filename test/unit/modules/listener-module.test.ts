@@ -18,9 +18,9 @@ import type { AgentModule, ModuleContext } from '../../../src/modules/module.js'
 import { agentModule as remoteServer } from '../../../src/modules/remote-server/index.js';
 import { agentModule as nsclientServer } from '../../../src/modules/nsclient-server/index.js';
 import { agentModule as agentServer } from '../../../src/modules/agent-server/index.js';
-import { MODULE_SECTIONS, type ModuleName } from '../../../src/settings/module-table.js';
-import { moduleView } from '../../../src/settings/module-view.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { MODULE_SECTIONS, type ModuleName } from '../../../src/settings/model/module-table.js';
+import { moduleView } from '../../../src/settings/model/module-view.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 
 sink.consoleLevel = 'silent';
 

@@ -17,9 +17,9 @@ import { createCore } from '../../../src/core/core-impl.js';
 import { sink } from '../../../src/log.js';
 import { findModule } from '../../../src/modules/catalogue.js';
 import type { RunningModule } from '../../../src/modules/module.js';
-import { MODULE_SECTIONS, type ModuleName } from '../../../src/settings/module-table.js';
-import { moduleView } from '../../../src/settings/module-view.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { MODULE_SECTIONS, type ModuleName } from '../../../src/settings/model/module-table.js';
+import { moduleView } from '../../../src/settings/model/module-view.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 
 sink.consoleLevel = 'silent';
 setFlagsFromString('--expose-gc');

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { definitionOf, parseDuration, parseReport, ScheduleTable } from '../../../src/modules/scheduler/schedules.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 import { startLocalCore } from '../../../src/cli/local-core.js';
 import { inRange } from '../../../src/in-range.js';
 

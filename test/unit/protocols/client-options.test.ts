@@ -4,7 +4,7 @@ import { clientHelp } from '../../../src/protocols/client-help.js';
 import { queryKindOf } from '../../../src/protocols/client-option-table.js';
 import { parseClientOptions } from '../../../src/protocols/client-options.js';
 import { mergeTarget, splitAddress } from '../../../src/protocols/target-options.js';
-import type { ResolvedObject } from '../../../src/settings/snapshot.js';
+import type { ResolvedObject } from '../../../src/settings/model/snapshot.js';
 
 void test('the option forms: --name=value, --name value, name=value, short aliases, flags', () => {
   const r = parseClientOptions(

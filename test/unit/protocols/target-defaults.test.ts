@@ -11,9 +11,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadSettingsText } from '../../../src/settings/load.js';
-import { loadSchemaSet, type JsonSchema } from '../../../src/settings/schema-set.js';
-import { expandVariables } from '../../../src/settings/variables.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
+import { loadSchemaSet, type JsonSchema } from '../../../src/settings/model/schema-set.js';
+import { expandVariables } from '../../../src/settings/model/variables.js';
 import { mergeTarget, DEFAULT_QUERY_RETRY, type ConnectionSettings } from '../../../src/protocols/target-options.js';
 
 /** Target key -> the connection setting it becomes. */

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 import { mergeTarget, prepareClientQuery } from '../../../src/protocols/target-options.js';
 
 const INI = `[/modules]

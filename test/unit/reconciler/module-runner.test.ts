@@ -6,7 +6,7 @@ import { sink } from '../../../src/log.js';
 import { catalogue, controlFor, type CatalogueEntry } from '../../../src/modules/catalogue.js';
 import type { AgentControl } from '../../../src/core/control.js';
 import type { ModuleFile } from '../../../src/modules/module.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 import * as throwsInStart from '../../fixtures/modules/throws-in-start/index.js';
 import * as neverStarts from '../../fixtures/modules/never-starts/index.js';
 import * as noStop from '../../fixtures/modules/no-stop/index.js';

@@ -14,7 +14,7 @@ import { createCore } from '../../../src/core/core-impl.js';
 import { sink } from '../../../src/log.js';
 import { KeyedQueue } from '../../../src/reconciler/keyed-queue.js';
 import { Reconciler } from '../../../src/reconciler/reconciler.js';
-import { loadSettingsFile } from '../../../src/settings/load.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
 
 sink.consoleLevel = 'silent';
 const dir = mkdtempSync(join(tmpdir(), 'agent-reload-guard-'));

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../../../src/log.js';
 import { waitUntil } from '../../helpers/wait-until.js';
-import { openWriters } from '../../../src/open-writers.js';
-import { readReplaced, readStable } from '../../../src/reconciler/stable-read.js';
+import { openWriters } from '../../../src/settings/store/open-writers.js';
+import { readReplaced, readStable } from '../../../src/settings/store/stable-read.js';
 
 sink.consoleLevel = 'silent';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sink } from '../../../src/log.js';
-import { watchSettings, type ChangeKind, type RenameWitness } from '../../../src/reconciler/watcher.js';
+import { watchSettings, type ChangeKind, type RenameWitness } from '../../../src/settings/store/watcher.js';
 import { inRange } from '../../../src/in-range.js';
 
 sink.consoleLevel = 'silent';

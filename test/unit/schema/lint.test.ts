@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSchemaSet, packageRoot, type JsonSchema } from '../../../src/settings/schema-set.js';
+import { loadSchemaSet, packageRoot, type JsonSchema } from '../../../src/settings/model/schema-set.js';
 
 const set = loadSchemaSet();
 

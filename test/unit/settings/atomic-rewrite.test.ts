@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { editSettingsFile } from '../../../src/settings/edit-ini.js';
+import { editSettingsFile } from '../../../src/settings/store/edit-ini.js';
 
 let dir: string;
 let umask: number;

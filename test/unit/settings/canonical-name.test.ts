@@ -12,7 +12,7 @@ import {
   describeCodePoint,
   requireCanonicalKey,
   requireCanonicalPath,
-} from '../../../src/settings/canonical-name.js';
+} from '../../../src/settings/model/canonical-name.js';
 
 function refusal(fn: () => unknown): string {
   try {

@@ -1,5 +1,5 @@
 /**
- * The settings writer's last step (src/settings/checked-replace.ts) on real
+ * The settings writer's last step (src/settings/store/checked-replace.ts) on real
  * files: a save by rename that lands between the writer's last check and its
  * replace is given back, never overwritten; a new file never replaces one
  * that appeared meanwhile. Runs against the addon the build made
@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { replaceIfUnchanged, replaceIsChecked } from '../../../src/settings/checked-replace.js';
-import { contentIdentityOf } from '../../../src/settings/file-identity.js';
+import { replaceIfUnchanged, replaceIsChecked } from '../../../src/settings/store/checked-replace.js';
+import { contentIdentityOf } from '../../../src/settings/store/file-identity.js';
 
 let dir: string;
 

@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 import { quoteInCommandLine, splitCommandLine } from '../../../src/formats/script-command-line.js';
 import { quoteInAliasCommand, splitAliasCommand } from '../../../src/formats/alias-command.js';
 import { defined } from '../../helpers/defined.js';

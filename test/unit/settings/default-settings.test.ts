@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadSettingsFile } from '../../../src/settings/load.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
 
 const SETTINGS = fileURLToPath(new URL('../../../../settings', import.meta.url));
 

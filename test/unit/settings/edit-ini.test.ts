@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { AgentError } from '../../../src/errors.js';
-import { applyEdits, editSettingsFile, EDIT_ATTEMPTS, hashText } from '../../../src/settings/edit-ini.js';
-import { parseIni } from '../../../src/settings/read-ini.js';
+import { applyEdits, editSettingsFile, EDIT_ATTEMPTS, hashText } from '../../../src/settings/store/edit-ini.js';
+import { parseIni } from '../../../src/settings/ini/read-ini.js';
 import { defined } from '../../helpers/defined.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../../test/fixtures/settings/', import.meta.url));
-const EDIT_INI_JS = fileURLToPath(new URL('../../../src/settings/edit-ini.js', import.meta.url));
+const EDIT_INI_JS = fileURLToPath(new URL('../../../src/settings/store/edit-ini.js', import.meta.url));
 const run = promisify(execFile);
 
 function fixture(name: string): string {

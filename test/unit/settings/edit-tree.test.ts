@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { changedFiles, editSettings } from '../../../src/settings/edit-tree.js';
+import { changedFiles, editSettings } from '../../../src/settings/store/edit-tree.js';
 
 void describe('editSettings over includes', () => {
   let dir = '';

@@ -6,9 +6,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatIni } from '../../../src/settings/format-ini.js';
-import { applyEdits } from '../../../src/settings/edit-ini.js';
-import { parseIni } from '../../../src/settings/read-ini.js';
+import { formatIni } from '../../../src/settings/ini/format-ini.js';
+import { applyEdits } from '../../../src/settings/store/edit-ini.js';
+import { parseIni } from '../../../src/settings/ini/read-ini.js';
 
 const MESSY =
   '\n\n  ; head comment  \n  [ /modules ]  \nCheckHelpers=enabled   \n; about web\n[/settings/WEB/server]\n  port   =   9443s\n\n\n\nbind to =\npassword = "  spaced  "\n[/settings/log]\nlevel=debug\n\n';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { importNsclient } from '../../../src/settings/import/import.js';
-import { looksLikeNrpeCfg } from '../../../src/settings/import/nrpe-cfg-read.js';
+import { looksLikeNrpeCfg } from '../../../src/settings/store/nrpe-cfg-read.js';
 import { REPO } from '../../helpers/agent-process.js';
 
 const FIXTURES = join(REPO, 'test/fixtures/nrpe');

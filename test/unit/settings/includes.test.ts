@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadSettingsFile } from '../../../src/settings/load.js';
-import { hostPlaceholders, SettingsReader } from '../../../src/settings/includes.js';
-import type { Snapshot } from '../../../src/settings/snapshot.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
+import { hostPlaceholders, SettingsReader } from '../../../src/settings/store/includes.js';
+import type { Snapshot } from '../../../src/settings/model/snapshot.js';
 import { inRange } from '../../../src/in-range.js';
 
 let dir = '';

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadSettingsFile, loadSettingsText } from '../../../src/settings/load.js';
-import type { SettingsProblem } from '../../../src/settings/problem.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
+import type { SettingsProblem } from '../../../src/settings/model/problem.js';
 import { inRange } from '../../../src/in-range.js';
 
 const FIXTURES = join(fileURLToPath(new URL('.', import.meta.url)), '../../../../test/fixtures/settings');

@@ -1,21 +1,21 @@
 /**
- * Module settings views (src/settings/module-view.ts) and the schema
+ * Module settings views (src/settings/model/module-view.ts) and the schema
  * keywords that drive them: each module sees its own sections only, every
  * value comes complete from the schema's defaults, `x-fallback` fills a key
  * from [/settings/default], `x-secret` masks a value wherever it could show.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MODULE_SECTIONS, moduleInfo, moduleTable, type ModuleInfo } from '../../../src/settings/module-table.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
-import { moduleView, sectionWithFallbacks } from '../../../src/settings/module-view.js';
-import { loadSchemaSet } from '../../../src/settings/schema-set.js';
-import { expandVariables } from '../../../src/settings/variables.js';
-import { agentStep, planStep } from '../../../src/settings/plan.js';
-import { effectiveEntries } from '../../../src/settings/effective.js';
+import { MODULE_SECTIONS, moduleInfo, moduleTable, type ModuleInfo } from '../../../src/settings/model/module-table.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
+import { moduleView, sectionWithFallbacks } from '../../../src/settings/model/module-view.js';
+import { loadSchemaSet } from '../../../src/settings/model/schema-set.js';
+import { expandVariables } from '../../../src/settings/model/variables.js';
+import { agentStep, planStep } from '../../../src/settings/model/plan.js';
+import { effectiveEntries } from '../../../src/settings/model/effective.js';
 import { createCore } from '../../../src/core/core-impl.js';
 import { decode, encode, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
-import type { Snapshot } from '../../../src/settings/snapshot.js';
+import type { Snapshot } from '../../../src/settings/model/snapshot.js';
 import type { Core } from '../../../src/core/core.js';
 import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
 import { ModuleRunner } from '../../../src/reconciler/module-runner.js';

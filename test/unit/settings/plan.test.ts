@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { moduleInfo, moduleTable, type ModuleInfo } from '../../../src/settings/module-table.js';
-import { computePlan, moduleSlice, planStep, wantsLoaded } from '../../../src/settings/plan.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
-import type { Snapshot } from '../../../src/settings/snapshot.js';
-import { loadSchemaSet, packageRoot, type SchemaSet } from '../../../src/settings/schema-set.js';
+import { moduleInfo, moduleTable, type ModuleInfo } from '../../../src/settings/model/module-table.js';
+import { computePlan, moduleSlice, planStep, wantsLoaded } from '../../../src/settings/model/plan.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
+import type { Snapshot } from '../../../src/settings/model/snapshot.js';
+import { loadSchemaSet, packageRoot, type SchemaSet } from '../../../src/settings/model/schema-set.js';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

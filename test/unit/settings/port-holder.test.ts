@@ -13,8 +13,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { holderText, isNrpe, portHolder } from '../../../src/settings/port-holder.js';
-import { bindAdvice, type BindSetting } from '../../../src/settings/bind-advice.js';
+import { holderText, isNrpe, portHolder } from '../../../src/modules/port-holder.js';
+import { bindAdvice, type BindSetting } from '../../../src/modules/bind-advice.js';
 
 const inUse = Object.assign(new Error('listen EADDRINUSE: address already in use :::5666'), { code: 'EADDRINUSE' });
 const where: BindSetting = {

@@ -7,8 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { editClasses, PRIVILEGE_MARKS } from '../../../src/settings/edit-privileges.js';
-import { loadSchemaSet, uniqueSectionSchemas, type JsonSchema } from '../../../src/settings/schema-set.js';
+import { editClasses, PRIVILEGE_MARKS } from '../../../src/settings/model/edit-privileges.js';
+import { loadSchemaSet, uniqueSectionSchemas, type JsonSchema } from '../../../src/settings/model/schema-set.js';
 
 const set = loadSchemaSet();
 

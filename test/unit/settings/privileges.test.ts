@@ -1,7 +1,7 @@
 /** Privilege matching, table-driven: exact, trailing *, bare *, and what must not match. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hasPrivilege, parsePrivilegeList, ruleMatches } from '../../../src/settings/privileges.js';
+import { hasPrivilege, parsePrivilegeList, ruleMatches } from '../../../src/settings/model/privileges.js';
 
 const table: [rule: string, required: string, expected: boolean][] = [
   ['*', 'modules.load', true],

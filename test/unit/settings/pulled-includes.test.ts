@@ -1,5 +1,5 @@
 /**
- * `[/includes]` of pulled settings (settings/pulled-includes.ts): a relative
+ * `[/includes]` of pulled settings (settings/store/pulled-includes.ts): a relative
  * path inside the repository is resolved against the including file's
  * place; an absolute path, a URL, a drive letter, a `..` above the root, a
  * folder or a pattern is refused; the loader reads the included files from
@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadSettingsFile } from '../../../src/settings/load.js';
-import { SettingsReader } from '../../../src/settings/includes.js';
-import { matchingFiles, pulledIncludePath } from '../../../src/settings/pulled-includes.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
+import { SettingsReader } from '../../../src/settings/store/includes.js';
+import { matchingFiles, pulledIncludePath } from '../../../src/settings/store/pulled-includes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pulled-includes-'));
 const folder = join(dir, 'state', 'settings-source');
@@ -30,7 +30,7 @@ const main = write(
   `[/paths]\nstate = ${join(dir, 'state')}\n\n[/settings/source]\nurl = git://example.invalid/fleet.git\npath = hosts/web01.ini\n\n[/settings/log]\nlevel = warning\n`,
 );
 
-void describe('settings/pulled-includes.ts', () => {
+void describe('settings/store/pulled-includes.ts', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   void it('resolves a relative path inside the repository, and refuses every way out', () => {

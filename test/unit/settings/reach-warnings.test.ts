@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 
 function warningsOf(text: string): string[] {
   const r = loadSettingsText(text, '/etc/config-agent/agent.ini');

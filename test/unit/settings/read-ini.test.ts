@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseIni, type IniDocument, type IniSection } from '../../../src/settings/read-ini.js';
+import { parseIni, type IniDocument, type IniSection } from '../../../src/settings/ini/read-ini.js';
 import { inRange } from '../../../src/in-range.js';
 
 /** Compiled to dist/test/unit/settings/: the fixtures stay in the source tree. */

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadSettingsText } from '../../../src/settings/load.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
 import { inRange } from '../../../src/in-range.js';
 
 const HEAD = `[/modules]

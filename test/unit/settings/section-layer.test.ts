@@ -1,5 +1,5 @@
 /**
- * Layered loading (settings/section-layer.ts): host files loaded with one
+ * Layered loading (settings/model/section-layer.ts): host files loaded with one
  * reader over a shared base, reusing what the base contributes, give the
  * same snapshot (sections and their order, origins, objects and their
  * order, roles) and the same problems and warnings as a load computed from
@@ -13,8 +13,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSettingsFile, type LoadResult } from '../../../src/settings/load.js';
-import { SettingsReader } from '../../../src/settings/includes.js';
+import { type LoadResult } from '../../../src/settings/model/load.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
+import { SettingsReader } from '../../../src/settings/store/includes.js';
 
 const BASE = `[/modules]
 RemoteClient = enabled

@@ -1,5 +1,5 @@
 /**
- * The pulled settings as the lowest layer of the tree (settings/source-layer.ts):
+ * The pulled settings as the lowest layer of the tree (settings/model/source-layer.ts):
  * under the local file and its includes, only when the local file names a
  * source, never holding [/settings/source] or including a local path; `${hostname}` in
  * the url; the insecure warnings; remote includes (their cached pull at
@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadSettingsFile } from '../../../src/settings/load.js';
-import { SettingsReader } from '../../../src/settings/includes.js';
-import { parseIni } from '../../../src/settings/read-ini.js';
-import { remoteIncludeCache } from '../../../src/settings/source-layer.js';
+import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
+import { SettingsReader } from '../../../src/settings/store/includes.js';
+import { parseIni } from '../../../src/settings/ini/read-ini.js';
+import { remoteIncludeCache } from '../../../src/settings/model/source-layer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'source-layer-'));
 const cache = join(dir, 'state', 'settings-source', 'pulled.ini');
@@ -28,7 +28,7 @@ function write(name: string, text: string): string {
 const local = (source: string, more = ''): string =>
   `[/paths]\nstate = ${join(dir, 'state')}\n\n[/settings/source]\n${source}\n${more}`;
 
-void describe('settings/source-layer.ts', () => {
+void describe('settings/model/source-layer.ts', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   void it('puts the pulled file under the includes and the local file', async () => {

@@ -9,8 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSettingsText } from '../../../src/settings/load.js';
-import { tlsFileProblems } from '../../../src/settings/tls-checks.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
+import { tlsFileProblems } from '../../../src/settings/store/tls-checks.js';
 import { certDir, type CertDir, type CertFiles } from '../../helpers/agent-certs.js';
 import { runAgentCli } from '../../helpers/run-cli.js';
 

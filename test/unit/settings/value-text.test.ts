@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { valueText } from '../../../src/settings/value-text.js';
+import { valueText } from '../../../src/settings/model/value-text.js';
 
 void test('valueText: loaded values (string, number, boolean) as their text; absent is the fallback', () => {
   assert.equal(valueText('peer-cert'), 'peer-cert');

@@ -14,10 +14,10 @@ import { generate } from 'selfsigned';
 import { createCore } from '../../../src/core/core-impl.js';
 import type { AgentControl } from '../../../src/core/control.js';
 import { sink } from '../../../src/log.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
-import { moduleView } from '../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
-import type { Snapshot } from '../../../src/settings/snapshot.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
+import { moduleView } from '../../../src/settings/model/module-view.js';
+import { MODULE_SECTIONS } from '../../../src/settings/model/module-table.js';
+import type { Snapshot } from '../../../src/settings/model/snapshot.js';
 import { buildApp } from '../../../src/web/app.js';
 import { webRequest } from '../../helpers/web-client.js';
 

@@ -9,9 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getLogger, sink } from '../../../src/log.js';
-import { loadSettingsText } from '../../../src/settings/load.js';
-import { moduleView } from '../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../src/settings/module-table.js';
+import { loadSettingsText } from '../../../src/settings/model/load.js';
+import { moduleView } from '../../../src/settings/model/module-view.js';
+import { MODULE_SECTIONS } from '../../../src/settings/model/module-table.js';
 import { AccessControl, type Credential } from '../../../src/web/access.js';
 import { WebMetrics } from '../../../src/web/metrics.js';
 

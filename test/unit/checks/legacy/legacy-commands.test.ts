@@ -30,7 +30,7 @@ import { hostSystemChecks } from '../../../../src/checks/system/host-system-chec
 import { drivesizeCheck } from '../../../../src/checks/disk/drivesize-check.js';
 import { filesCheck } from '../../../../src/checks/disk/files-check.js';
 import { createCore } from '../../../../src/core/core-impl.js';
-import { moduleOfQuery } from '../../../../src/settings/module-table.js';
+import { moduleOfQuery } from '../../../../src/settings/model/module-table.js';
 import type { QueryResult } from '../../../../src/core/result.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
 import { inRange } from '../../../../src/in-range.js';

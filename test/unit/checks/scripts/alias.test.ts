@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCore } from '../../../../src/core/core-impl.js';
-import type { Snapshot } from '../../../../src/settings/snapshot.js';
+import type { Snapshot } from '../../../../src/settings/model/snapshot.js';
 import { runAlias } from '../../../../src/checks/scripts/alias.js';
 import { parseAlias, splitAliasCommand } from '../../../../src/formats/alias-command.js';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { scriptCommand, SCRIPTS_SECTION, type ScriptStore } from '../../../../src/checks/scripts/script-commands.js';
 import { scriptNameProblem } from '../../../../src/checks/scripts/script-root.js';
 import { splitCommandLine } from '../../../../src/formats/script-command-line.js';
-import { editSettingsFile } from '../../../../src/settings/edit-ini.js';
+import { editSettingsFile } from '../../../../src/settings/store/edit-ini.js';
 
 let dir = '';
 let root = '';

@@ -12,9 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { createCore } from '../../../../src/core/core-impl.js';
 import type { AgentControl, ModuleStatus, ReconcilerStatus } from '../../../../src/core/control.js';
-import { loadSettingsText } from '../../../../src/settings/load.js';
-import { moduleView } from '../../../../src/settings/module-view.js';
-import { MODULE_SECTIONS } from '../../../../src/settings/module-table.js';
+import { loadSettingsText } from '../../../../src/settings/model/load.js';
+import { moduleView } from '../../../../src/settings/model/module-view.js';
+import { MODULE_SECTIONS } from '../../../../src/settings/model/module-table.js';
 import { buildApp } from '../../../../src/web/app.js';
 import { webRequest, type WebRequestOptions, type WebResponse } from '../../../helpers/web-client.js';
 
