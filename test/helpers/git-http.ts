@@ -6,7 +6,7 @@
  * fetch), with a work tree to commit to and push from (git-work.ts).
  * `stop()` takes nginx and fcgiwrap away, `start()` brings them back.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { foregroundDaemon } from './foreground-daemon.js';
@@ -54,6 +54,19 @@ export async function startGitHttp(tls: { cert: string; key: string }, children?
     chmodSync(socket, 0o777);
   };
   await startFcgi();
+  // fcgiwrap's preforked children (-c) outlive a stop of their parent: they are stopped after it.
+  const stopFcgi = async (stop: () => Promise<void>): Promise<void> => {
+    const pid = fcgi.pid();
+    const kids = pid === undefined ? [] : childrenOf(pid);
+    await stop();
+    for (const kid of kids) {
+      try {
+        process.kill(kid, 'SIGTERM');
+      } catch {
+        // gone with its parent
+      }
+    }
+  };
   const nginx = await startNginx({
     tls,
     locations: `
@@ -82,11 +95,21 @@ export async function startGitHttp(tls: { cert: string; key: string }, children?
     },
     async stop() {
       await nginx.stop();
-      await fcgi.stop();
+      await stopFcgi(() => fcgi.stop());
     },
     async close() {
       await nginx.close();
-      await fcgi.close();
+      await stopFcgi(() => fcgi.close());
     },
   };
+}
+
+/** The process ids of a process's children now (/proc/PID/task/PID/children). */
+function childrenOf(pid: number): number[] {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return text === '' ? [] : text.split(' ').map(Number);
+  } catch {
+    return [];
+  }
 }
