@@ -19,6 +19,7 @@ import { describeProblem, type SettingsProblem } from './settings/model/problem.
 import type { Snapshot } from './settings/model/snapshot.js';
 import { catalogue, controlFor, findModule } from './modules/catalogue.js';
 import { Reconciler, type ValidLoad } from './reconciler/reconciler.js';
+import { editThroughStore } from './reconciler/edit-flow.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './settings/store/tree-watcher.js';
 import { PRODUCT, VERSION } from './version.js';
 import { valueText } from './settings/model/value-text.js';
@@ -82,7 +83,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     return need().moduleStatus(name) as ModuleStatus;
   }
   /**
-   * Edit the settings file for the API, then apply it. Refused (nothing
+   * Edit the settings file for the API, then wait for the reload that applies it. Refused (nothing
    * written) when the file is missing (an edit would create a file holding
    * only this key and unload everything else) or currently invalid (the
    * edit would not apply and would hide in a broken file); the edit is
@@ -99,9 +100,9 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     }
     // The editor loads on the first edit, not at start.
     const { changedFiles, editSettings } = await import('./settings/store/edit-tree.js');
-    // Validate, write, reconcile once (reconciler.ts edit): the tree as it will be written is loaded
-    // once, by the check, and that load is what the reconciler applies after the write.
-    return r.edit(why, async (problems) => {
+    // Validate, write through the store, then the reload that applies the write (reconciler/edit-flow.ts):
+    // the tree as it will be written is loaded once, by the check, and that reload adopts the load.
+    return editThroughStore(r, why, async (problems) => {
       if (problems.length > 0) {
         throw new AgentError('AGENT_ERR_SETTINGS_INVALID', [
           file,

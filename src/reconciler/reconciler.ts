@@ -28,8 +28,7 @@ import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
 import { readSettingsTree, reloadFailure } from '../settings/store/read-settings.js';
 import { ReloadRecord, type ReloadResult } from './reload-record.js';
-import { filesAsApplied } from '../settings/store/files-as-applied.js';
-import type { EditOutcome, ReloadHow, ValidLoad } from './requests.js';
+import type { ReloadHow, ValidLoad } from './requests.js';
 
 const log = sink.logger('agent:reconciler');
 
@@ -76,6 +75,11 @@ export class Reconciler {
     return this.record.watchedFiles;
   }
 
+  /** True once stop() was called: no reload applies anything, and an edit writes nothing (edit-flow.ts). */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
   /**
    * Load the modules of the initial settings, side by side; resolves when
    * each start is done or past its time limit. A reload meanwhile does not
@@ -101,31 +105,6 @@ export class Reconciler {
   }
 
   /**
-   * An edit (the API's): the files are read first only when they moved since they were applied; `change` gets
-   * their problems, checks and writes; the tree it checked (`written`) is applied with no further read, and its
-   * steps waited for once. Other reloads wait meanwhile. What `change` throws is thrown.
-   */
-  async edit<T>(why: string, change: (problems: readonly SettingsProblem[]) => Promise<EditOutcome<T>>): Promise<T> {
-    const { value, runs } = await this.serial(async () => {
-      if (this.stopped) throw new Error('the agent is stopping');
-      const current = await filesAsApplied(this.applied, this.record.watchedFiles);
-      const valid = current || (await this.readSettings(`before: ${why}`));
-      const reread = !current && valid;
-      let outcome: EditOutcome<T>;
-      try {
-        outcome = await change(valid ? [] : this.record.problems);
-      } catch (err) {
-        if (reread) void this.settle(this.queueAll());
-        throw err;
-      }
-      if (outcome.written) this.adopt(outcome.written, why);
-      return { value: outcome.value, runs: outcome.written || reread ? this.queueAll() : undefined };
-    });
-    if (runs) await this.settle(runs);
-    return value;
-  }
-
-  /**
    * Read and validate the file (readSettingsTree), and make it the desired
    * state when valid. False when it was not applied (unreadable or invalid:
    * recorded and logged; or the agent is stopping). Runs in the reload chain.
@@ -133,15 +112,16 @@ export class Reconciler {
   private async readSettings(reason: string, how: ReloadHow = {}): Promise<boolean> {
     if (this.stopped) return false;
     // After a rejected read the files' problems are in the status: the next read loads, to clear or renew them.
-    const asApplied =
-      how.fileEvent && this.record.problems.length === 0
+    // An edit's reload: files as the edit checked them are that load (edit-flow.ts).
+    const asApplied = how.written
+      ? { snapshot: how.written.snapshot, watched: how.written.watched }
+      : how.fileEvent && this.record.problems.length === 0
         ? { snapshot: this.applied, watched: this.record.watchedFiles }
         : undefined;
     const result = await readSettingsTree(this.applied.file, how.replaced === true, how.untouched, asApplied);
-    if (result === 'unchanged') {
-      log.info(`settings unchanged (${reason}); reconciling`);
-      return true;
-    }
+    if (result === 'unchanged' && how.written) this.adopt(how.written, reason);
+    else if (result === 'unchanged') log.info(`settings unchanged (${reason}); reconciling`);
+    if (result === 'unchanged') return true;
     if (result.hash) this.record.read(result.hash, result.watched);
     if (!result.ok) {
       this.reject(result.problems, result.warnings, result.hash);

@@ -1,4 +1,4 @@
-/** What callers hand the reconciler (reconciler.ts) with a reload or an edit, and what an edit gives back. */
+/** What callers hand the reconciler (reconciler.ts) with a reload, and what an edit (edit-flow.ts) gives back. */
 import type { LoadResult } from '../settings/model/load.js';
 import type { RenameWitness } from '../settings/store/watcher.js';
 
@@ -10,6 +10,11 @@ export interface ReloadHow {
   replaced?: boolean;
   /** The watcher's rename witness: whether anyone wrote the file since it took the name. */
   untouched?: RenameWitness;
+  /**
+   * The load an edit checked before writing it (edit-flow.ts): files byte-identical to it are not loaded
+   * again, it is applied as it is.
+   */
+  written?: ValidLoad;
 }
 
 /** A load of the settings tree that validated. */

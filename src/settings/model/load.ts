@@ -83,7 +83,7 @@ export function loadSettingsText(text: string, file: string, hash = hashBytes(te
  * Validate and resolve a settings tree (the main file and what it includes). Pure apart from
  * ${file:} reads (and the schema files): no subprocess, no clock, no settings file read here.
  */
-export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, locatedAt?: string): LoadResult {
+export function loadTree(tree: SettingsTree, cache: CheckCache, locatedAt?: string): LoadResult {
   const abs = tree.main;
   // Read as if the main file lived at `locatedAt` (LoadOptions): the path variables, and relative [/paths] of the main file, start there.
   const home = locatedAt ?? abs;
@@ -132,7 +132,7 @@ export function loadTree(tree: SettingsTree, cache: CheckCache, layers = true, l
   const varsKey = Object.values(vars).join('\0');
   let anySecret = secretPaths.size > 0;
 
-  const absorbed = absorbSections(merged.list, layers ? merged.below : [], { set, cache, vars, varsKey }, problems);
+  const absorbed = absorbSections(merged.list, merged.below, { set, cache, vars, varsKey }, problems);
   const { sections, origins, defs } = absorbed;
   if (absorbed.secret) anySecret = true;
   const defsOf = (container: string): Map<string, ObjectDefinition> =>

@@ -33,12 +33,6 @@ export interface LoadOptions {
   locatedAt?: string;
   /** The main file's bytes when the caller read them already (the reconciler's stable read). */
   bytes?: Buffer;
-  /**
-   * Reuse what the files below the main file contribute (default true;
-   * settings/model/section-layer.ts). false computes everything from the merged
-   * sections: the reference the layered result equals (tests compare them).
-   */
-  layers?: boolean;
 }
 
 /**
@@ -56,10 +50,5 @@ export async function loadSettingsFile(file: string, options: LoadOptions = {}):
     return { ok: false, problems: [p], warnings: [], hash: '', watched: [abs] };
   }
   const tree = await reader.tree(main);
-  return loadTree(
-    tree,
-    reader.checks,
-    options.layers !== false,
-    options.locatedAt === undefined ? undefined : resolve(options.locatedAt),
-  );
+  return loadTree(tree, reader.checks, options.locatedAt === undefined ? undefined : resolve(options.locatedAt));
 }

@@ -16,6 +16,7 @@ import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
 import type { AgentModule } from '../../../src/modules/module.js';
 import { startWithReleases } from '../../../src/modules/releases.js';
 import { Reconciler, type ReconcilerOptions, type ValidLoad } from '../../../src/reconciler/reconciler.js';
+import { editThroughStore } from '../../../src/reconciler/edit-flow.js';
 import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
@@ -335,7 +336,7 @@ void test('a reload that starts a hanging module holds up neither the next reloa
   assert.equal(state(r, 'CheckHelpers'), 'starting', 'the reload did not wait for the hung start');
   assert.equal(firstDone, false, 'the reload that started it still waits for it');
   // So does an API edit: one reload, whose steps it waits for once.
-  const changed = await r.edit('edited through the API', async (problems) => {
+  const changed = await editThroughStore(r, 'edited through the API', async (problems) => {
     assert.deepEqual(problems, []);
     return {
       value: 'written',
@@ -373,7 +374,7 @@ void test('an API edit waits once for a start it begins, not once per read of th
   await r.start();
   // The file enables the hanging CheckHelpers behind the agent's back (no reload yet); the edit's read applies it.
   writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers']));
-  await r.edit('enable CheckDisk', async () => ({
+  await editThroughStore(r, 'enable CheckDisk', async () => ({
     value: undefined,
     written: await write(file, modulesIni(['CheckSystem', 'CheckHelpers', 'CheckDisk'])),
   }));
@@ -391,13 +392,32 @@ void test('an API edit waits once for a start it begins, not once per read of th
   await r.stop();
 });
 
+void test('parallel edits run one after the other, each over what the one before applied', async () => {
+  const { r, file } = await reconciler(
+    [fixture('CheckHelpers'), fixture('CheckSystem'), fixture('CheckDisk')],
+    ['CheckSystem'],
+  );
+  await r.start();
+  // Each edit writes the modules in force plus its own: run side by side, the second would drop the first.
+  const enable = (name: string): Promise<string> =>
+    editThroughStore(r, `enable ${name}`, async () => {
+      const on = Object.entries(r.settings().modules).filter(([, v]) => v);
+      return { value: name, written: await write(file, modulesIni([...on.map(([m]) => m), name])) };
+    });
+  assert.deepEqual(await Promise.all([enable('CheckHelpers'), enable('CheckDisk')]), ['CheckHelpers', 'CheckDisk']);
+  assert.equal(state(r, 'CheckHelpers'), 'running');
+  assert.equal(state(r, 'CheckDisk'), 'running');
+  assert.equal(r.status().lastResult, 'ok');
+  await r.stop();
+});
+
 void test('an edit refused for an invalid file writes nothing and reports the problems', async () => {
   const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem')], ['CheckSystem']);
   await r.start();
   writeFileSync(file, '[/modules]\nCheckSystem = maybe\n');
   let seen: readonly unknown[] = [];
   await assert.rejects(
-    r.edit('enable CheckHelpers', async (problems) => {
+    editThroughStore(r, 'enable CheckHelpers', async (problems) => {
       seen = problems;
       throw new Error('refused');
     }),
@@ -428,7 +448,7 @@ void test('a failed module is retried on its backoff, not by an unrelated reload
   );
   // So does a reload of the unchanged file and an API edit of another module.
   await r.reload('requested');
-  await r.edit('disable CheckHelpers', async () => ({
+  await editThroughStore(r, 'disable CheckHelpers', async () => ({
     value: undefined,
     written: await write(file, modulesIni(['CheckNet'])),
   }));
@@ -459,7 +479,10 @@ void test('a file event on files byte-identical to the applied tree loads nothin
     ['CheckSystem', 'CheckHelpers'],
     `[/settings/default]\npassword = \${file:${secret}}\n`,
   );
-  await r.edit('enable CheckHelpers', async () => ({ value: undefined, written: await write(file, withSecret) }));
+  await editThroughStore(r, 'enable CheckHelpers', async () => ({
+    value: undefined,
+    written: await write(file, withSecret),
+  }));
   assert.equal(state(r, 'CheckHelpers'), 'running');
   assert.ok(r.settings().secretValues.includes('first-secret-value'));
   writeFileSync(secret, 'second-secret-value');

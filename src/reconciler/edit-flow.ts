@@ -1,0 +1,47 @@
+/**
+ * An edit of the settings (the API's: agent.ts guardedEdit) as a one-way
+ * flow, the same as a hand edit: the files are checked as they are, the
+ * edit is validated and written through the store (`change`: lock, atomic
+ * rewrite, settings/store/edit-tree.ts), and then a reload of the one
+ * reload stream reads the files back and applies them. The reconciler has
+ * no edit path of its own. The reload after the write is told the load
+ * the edit checked (ReloadHow.written): files byte-identical to it adopt
+ * it with no second load; the watcher's report of the same write then
+ * finds the files as applied and loads nothing (files-as-applied.ts).
+ * Edits run one at a time per reconciler, so parallel edits are each
+ * written over the one before and lose nothing.
+ */
+import { filesAsApplied } from '../settings/store/files-as-applied.js';
+import type { SettingsProblem } from '../settings/model/problem.js';
+import type { Reconciler } from './reconciler.js';
+import type { EditOutcome } from './requests.js';
+
+const chains = new WeakMap<Reconciler, Promise<unknown>>();
+
+/**
+ * Run `change` with the problems of the files as they are now (none when
+ * they hold the applied tree; otherwise a reload reads them first), then,
+ * when it wrote something (`written`), wait for the reload that applies
+ * it. What `change` throws is thrown (nothing was written then).
+ */
+export async function editThroughStore<T>(
+  r: Reconciler,
+  why: string,
+  change: (problems: readonly SettingsProblem[]) => Promise<EditOutcome<T>>,
+): Promise<T> {
+  const run = async (): Promise<T> => {
+    if (r.stopping) throw new Error('the agent is stopping');
+    const current = await filesAsApplied(r.settings(), r.watched());
+    const problems = current ? [] : (await r.reload(`before: ${why}`)).problems;
+    const outcome = await change(problems);
+    if (outcome.written) await r.reload(why, { written: outcome.written });
+    return outcome.value;
+  };
+  const previous = chains.get(r) ?? Promise.resolve();
+  const mine = previous.then(run, run);
+  chains.set(
+    r,
+    mine.catch(() => undefined),
+  );
+  return mine;
+}
