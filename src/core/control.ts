@@ -42,6 +42,8 @@ export interface ReconcilerStatus {
   appliedHash: string;
   lastReload: string | null;
   lastResult: 'ok' | 'invalid' | 'partial' | 'none';
+  /** The reason of every trigger the last reload covered (file events, SIGHUP, the API, a pull, an edit), in order. */
+  lastReasons?: string[];
   /** Problems of the last rejected edit (empty after a good reload). */
   problems: SettingsProblem[];
   warnings: SettingsProblem[];

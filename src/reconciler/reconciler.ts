@@ -5,8 +5,11 @@
  * (keyed-queue.ts): one run per module at a time, modules side by side, so
  * a module whose start hangs holds up neither the others nor a reload;
  * each run is idempotent and computed from the current desired and
- * observed state (level-based, not event-based). Reloads read the file one
- * at a time; each then waits for the module steps it queued itself, never
+ * observed state (level-based, not event-based). Every reload comes through
+ * the one change stream (settings/store/change-stream.ts: file events,
+ * SIGHUP, the API, a pull, an edit's write), which coalesces triggers into
+ * batches and reads the files one batch at a time; each reload then waits
+ * for the module steps it queued itself, never
  * for a module still busy with an earlier step (a start that hangs), so
  * the next reload need not wait either. An invalid file is never applied:
  * the last good state stays and the problems are recorded. Failed modules
@@ -27,6 +30,7 @@ import { ModuleRunner } from './module-runner.js';
 import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
 import { readSettingsTree, reloadFailure } from '../settings/store/read-settings.js';
+import { ChangeStream, type ChangeBatch } from '../settings/store/change-stream.js';
 import { ReloadRecord, type ReloadResult } from './reload-record.js';
 import type { ReloadHow, ValidLoad } from './requests.js';
 
@@ -40,8 +44,8 @@ export class Reconciler {
   private readonly runners = new Map<string, ModuleRunner>();
   private readonly overrides = new Map<string, boolean>();
   private readonly startOrder = new StartOrder();
-  /** Serializes reloads' reading of the file and queueing of module steps (not the steps themselves). */
-  private chain: Promise<unknown> = Promise.resolve();
+  /** The one way in of every reload: batches read the files and queue module steps one at a time (not the steps themselves). */
+  private readonly changes = new ChangeStream<ReconcilerStatus>((batch) => this.reloadBatch(batch));
   private readonly queue = new KeyedQueue();
   private readonly modules: readonly CatalogueEntry[];
   private readonly backoff: (failures: number) => number;
@@ -86,30 +90,49 @@ export class Reconciler {
    * wait for it (module runs are queued per module).
    */
   async start(): Promise<void> {
-    await this.settle(this.queueAll());
+    await this.settle(this.queueAll(), ['start']);
   }
 
-  /** Re-read the files, validate, and apply them if valid; `how`: requests.ts. Never rejects. */
-  async reload(reason: string, how: ReloadHow = {}): Promise<ReconcilerStatus> {
+  /**
+   * Push a trigger into the change stream; resolves with the status after the reload that covers it (which
+   * re-reads the files, validates, and applies them if valid; `how`: change-stream.ts). Never rejects.
+   */
+  reload(reason: string, how: ReloadHow = {}): Promise<ReconcilerStatus> {
+    return this.changes.push({ reason, ...how });
+  }
+
+  /** The stream's consumer: one batch's read and queueing, then (`result`) its module steps. */
+  private async reloadBatch(batch: ChangeBatch): Promise<{ result: Promise<ReconcilerStatus> }> {
+    let runs: Promise<unknown> | undefined;
     try {
-      // The runs' promise is wrapped: returned bare, it would hold the chain until they are done.
-      const queued = await this.serial(async () =>
-        (await this.readSettings(reason, how)) ? { runs: this.queueAll() } : undefined,
-      );
-      if (queued) await this.settle(queued.runs);
+      if (await this.readSettings(batch)) runs = this.queueAll();
     } catch (err) {
-      // The one catch of every reload (the watcher's, SIGHUP, the API's): never rejects, so never an unhandled rejection.
-      this.reject([reloadFailure(this.applied.file, err)], this.record.warnings, '');
+      this.failed(batch, err);
+    }
+    // Not awaited here: the next batch reads while these steps run.
+    return { result: this.settleBatch(batch, runs) };
+  }
+
+  private async settleBatch(batch: ChangeBatch, runs: Promise<unknown> | undefined): Promise<ReconcilerStatus> {
+    try {
+      if (runs) await this.settle(runs, batch.reasons);
+    } catch (err) {
+      this.failed(batch, err);
     }
     return this.status();
+  }
+
+  /** The one catch of every reload (the watcher's, SIGHUP, the API's): never rejects, so never an unhandled rejection. */
+  private failed(batch: ChangeBatch, err: unknown): void {
+    this.reject([reloadFailure(this.applied.file, err)], this.record.warnings, '', batch.reasons);
   }
 
   /**
    * Read and validate the file (readSettingsTree), and make it the desired
    * state when valid. False when it was not applied (unreadable or invalid:
-   * recorded and logged; or the agent is stopping). Runs in the reload chain.
+   * recorded and logged; or the agent is stopping). Runs in the stream's serial part.
    */
-  private async readSettings(reason: string, how: ReloadHow = {}): Promise<boolean> {
+  private async readSettings({ reasons, how }: ChangeBatch): Promise<boolean> {
     if (this.stopped) return false;
     // After a rejected read the files' problems are in the status: the next read loads, to clear or renew them.
     // An edit's reload: files as the edit checked them are that load (edit-flow.ts).
@@ -119,20 +142,20 @@ export class Reconciler {
         ? { snapshot: this.applied, watched: this.record.watchedFiles }
         : undefined;
     const result = await readSettingsTree(this.applied.file, how.replaced === true, how.untouched, asApplied);
-    if (result === 'unchanged' && how.written) this.adopt(how.written, reason);
-    else if (result === 'unchanged') log.info(`settings unchanged (${reason}); reconciling`);
+    if (result === 'unchanged' && how.written) this.adopt(how.written, reasons);
+    else if (result === 'unchanged') this.record.reconciling('unchanged', reasons);
     if (result === 'unchanged') return true;
     if (result.hash) this.record.read(result.hash, result.watched);
     if (!result.ok) {
-      this.reject(result.problems, result.warnings, result.hash);
+      this.reject(result.problems, result.warnings, result.hash, reasons);
       return false;
     }
-    this.adopt(result, reason);
+    this.adopt(result, reasons);
     return true;
   }
 
   /** Make a valid load the desired state (the reconcile that follows carries it out). */
-  private adopt(result: ValidLoad, reason: string): void {
+  private adopt(result: ValidLoad, reasons: readonly string[]): void {
     this.record.read(result.hash, result.watched);
     const previous = this.applied;
     for (const m of Object.keys(result.snapshot.modules)) {
@@ -140,7 +163,7 @@ export class Reconciler {
     }
     this.applied = result.snapshot;
     this.record.accepted(result.warnings);
-    log.info(`settings ${previous.hash === result.hash ? 'unchanged' : 'changed'} (${reason}); reconciling`);
+    this.record.reconciling(previous.hash === result.hash ? 'unchanged' : 'changed', reasons);
   }
 
   /**
@@ -166,7 +189,8 @@ export class Reconciler {
     this.stopped = true;
     this.retries.cancelAll();
     for (const r of this.runners.values()) r.cancel('the agent is stopping');
-    await this.serial(() => this.queue.idle());
+    await this.changes.idle();
+    await this.queue.idle();
     for (const name of this.startOrder.takeReversed()) {
       const runner = this.runners.get(name);
       if (runner) await this.queue.run(name, () => runner.stop());
@@ -213,9 +237,9 @@ export class Reconciler {
   }
 
   /** Wait for a reload's module steps, then record its result. */
-  private async settle(runs: Promise<unknown>): Promise<void> {
+  private async settle(runs: Promise<unknown>, reasons: readonly string[]): Promise<void> {
     await runs;
-    this.finish(this.anyFailed() ? 'partial' : 'ok');
+    this.finish(this.anyFailed() ? 'partial' : 'ok', reasons);
   }
 
   /** Carry out one module's plan step, from what it runs on now to the current desired state. Never throws. */
@@ -254,13 +278,13 @@ export class Reconciler {
     );
   }
 
-  private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string): void {
+  private reject(problems: SettingsProblem[], warnings: SettingsProblem[], hash: string, why: readonly string[]): void {
     this.record.rejected(problems, warnings, hash, this.applied.hash);
-    this.finish('invalid');
+    this.finish('invalid', why);
   }
 
-  private finish(result: ReloadResult): void {
-    this.record.finished(result);
+  private finish(result: ReloadResult, reasons: readonly string[]): void {
+    this.record.finished(result, reasons);
     try {
       this.onReload?.(this.status());
     } catch (err) {
@@ -270,11 +294,5 @@ export class Reconciler {
 
   private anyFailed(): boolean {
     return [...this.runners.values()].some((r) => r.state === 'failed' || r.outcome === 'failed');
-  }
-
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.chain.then(fn, fn);
-    this.chain = run.catch(() => undefined);
-    return run;
   }
 }

@@ -19,6 +19,8 @@ export class ReloadRecord {
   watchedFiles: readonly string[];
   private lastReload: string | null = null;
   private lastResult: ReconcilerStatus['lastResult'] = 'none';
+  /** The reasons of every trigger the last reload covered (change-stream.ts). */
+  private lastReasons: readonly string[] = [];
   problems: SettingsProblem[] = [];
   warnings: SettingsProblem[];
   private readonly counts = { ok: 0, invalid: 0, partial: 0 };
@@ -54,19 +56,29 @@ export class ReloadRecord {
     for (const p of problems) log.error(describeProblem(p), { file: p.file, line: p.line });
   }
 
-  /** A reload ended this way, now. */
-  finished(result: ReloadResult): void {
+  /** The log line of a reload's verdict, once per trigger it covers, each with its reason (tests and people grep for them). */
+  reconciling(verdict: 'changed' | 'unchanged', reasons: readonly string[]): void {
+    for (const reason of reasons) log.info(`settings ${verdict} (${reason}); reconciling`);
+  }
+
+  /** A reload that covered these triggers ended this way, now. */
+  finished(result: ReloadResult, reasons: readonly string[]): void {
     this.lastReload = new Date().toISOString();
+    this.lastReasons = reasons;
     this.lastResult = result;
     this.counts[result]++;
   }
 
   /** The part of the reconciler's status this record holds. */
-  fields(): Pick<ReconcilerStatus, 'fileHash' | 'lastReload' | 'lastResult' | 'problems' | 'warnings' | 'reloads'> {
+  fields(): Pick<
+    ReconcilerStatus,
+    'fileHash' | 'lastReload' | 'lastResult' | 'lastReasons' | 'problems' | 'warnings' | 'reloads'
+  > {
     return {
       fileHash: this.fileHash,
       lastReload: this.lastReload,
       lastResult: this.lastResult,
+      lastReasons: [...this.lastReasons],
       problems: this.problems,
       warnings: this.warnings,
       reloads: { ...this.counts },

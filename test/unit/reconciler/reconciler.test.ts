@@ -495,3 +495,21 @@ void test('a file event on files byte-identical to the applied tree loads nothin
   assert.ok(r.settings().secretValues.includes('second-secret-value'), 'SIGHUP loads and reads the secret again');
   await r.stop();
 });
+
+void test('one change stream: triggers that arrive while a reload reads are one reload after it, every reason recorded', async () => {
+  const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem')], ['CheckSystem']);
+  await r.start();
+  const before = r.status().reloads.ok;
+  writeFileSync(file, modulesIni(['CheckSystem', 'CheckHelpers']));
+  // The first reload starts at once; the next three arrive while it reads the file (its stable read).
+  const first = r.reload('file change', { fileEvent: true });
+  await new Promise((res) => setImmediate(res));
+  const later = [r.reload('file change', { fileEvent: true }), r.reload('SIGHUP'), r.reload('requested')];
+  const [one, ...rest] = await Promise.all([first, ...later]);
+  assert.equal(one.lastResult, 'ok');
+  assert.deepEqual(one.lastReasons, ['file change']);
+  assert.equal(state(r, 'CheckHelpers'), 'running');
+  assert.equal(r.status().reloads.ok, before + 2, 'two reloads for four triggers');
+  for (const s of rest) assert.deepEqual(s.lastReasons, ['file change', 'SIGHUP', 'requested']);
+  await r.stop();
+});
