@@ -13,6 +13,7 @@
  */
 import { filesAsApplied } from '../settings/store/files-as-applied.js';
 import type { SettingsProblem } from '../settings/model/problem.js';
+import { AgentError } from '../errors.js';
 import type { Reconciler } from './reconciler.js';
 import type { EditOutcome } from './requests.js';
 
@@ -22,7 +23,9 @@ const chains = new WeakMap<Reconciler, Promise<unknown>>();
  * Run `change` with the problems of the files as they are now (none when
  * they hold the applied tree; otherwise a reload reads them first), then,
  * when it wrote something (`written`), wait for the reload that applies
- * it. What `change` throws is thrown (nothing was written then).
+ * it. What `change` throws is thrown (nothing was written then). A reload
+ * that refuses the files after the write (a hand save came between) is
+ * AGENT_ERR_SETTINGS_CONFLICT: the edit is not in force.
  */
 export async function editThroughStore<T>(
   r: Reconciler,
@@ -34,7 +37,12 @@ export async function editThroughStore<T>(
     const current = await filesAsApplied(r.settings(), r.watched());
     const problems = current ? [] : (await r.reload(`before: ${why}`)).problems;
     const outcome = await change(problems);
-    if (outcome.written) await r.reload(why, { written: outcome.written });
+    if (outcome.written) {
+      const applied = await r.reload(why, { written: outcome.written });
+      // The edit was checked as written, so a refused reload read other files: a hand save landed after
+      // the write. The edit is not in force (the last good settings are), and the caller must know.
+      if (applied.lastResult === 'invalid') throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [r.settings().file]);
+    }
     return outcome.value;
   };
   const previous = chains.get(r) ?? Promise.resolve();

@@ -17,6 +17,7 @@ import type { AgentModule } from '../../../src/modules/module.js';
 import { startWithReleases } from '../../../src/modules/releases.js';
 import { Reconciler, type ReconcilerOptions, type ValidLoad } from '../../../src/reconciler/reconciler.js';
 import { editThroughStore } from '../../../src/reconciler/edit-flow.js';
+import { AgentError } from '../../../src/errors.js';
 import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
 import { waitUntil } from '../../helpers/wait-until.js';
 
@@ -426,6 +427,24 @@ void test('an edit refused for an invalid file writes nothing and reports the pr
   assert.equal(seen.length > 0, true);
   assert.equal(r.status().lastResult, 'invalid');
   assert.equal(state(r, 'CheckSystem'), 'running', 'the last good settings stay');
+  await r.stop();
+});
+
+void test('an edit whose file is overwritten by a bad hand save before its reload answers a conflict', async () => {
+  const { r, file } = await reconciler([fixture('CheckHelpers'), fixture('CheckSystem')], ['CheckSystem']);
+  await r.start();
+  await assert.rejects(
+    editThroughStore(r, 'enable CheckHelpers', async () => {
+      const written = await write(file, modulesIni(['CheckSystem', 'CheckHelpers']));
+      // A hand save lands between the edit's write and the reload that applies it.
+      writeFileSync(file, '[/modules]\nCheckSystem = maybe\n');
+      return { value: 'enabled', written };
+    }),
+    (err: unknown) => err instanceof AgentError && err.code === 'AGENT_ERR_SETTINGS_CONFLICT',
+  );
+  assert.equal(r.status().lastResult, 'invalid');
+  assert.equal(state(r, 'CheckSystem'), 'running', 'the last good settings stay');
+  assert.notEqual(state(r, 'CheckHelpers'), 'running', 'the edit is not in force');
   await r.stop();
 });
 
