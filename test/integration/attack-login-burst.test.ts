@@ -1,7 +1,7 @@
 /**
  * Black box, as an attacker would try it (issue 11, item 2): bursts of
  * parallel password guesses from one address, the right password hidden at
- * guess 45. The agent runs as a process; the failed-login limit must hold
+ * guess 45 (in the second wave: see burst()). The agent runs as a process; the failed-login limit must hold
  * whatever the concurrency: at most `auth rate limit max failures` guesses
  * per address are checked (counted by the agent's own metrics), and the
  * right password arriving after them is refused.
@@ -54,24 +54,30 @@ void describe('failed-login limit under parallel guesses (agent process)', () =>
     return m ? Number(m[1]) : 0;
   }
 
-  /** `count` guesses at once from `from`, the right password at position `rightAt` (1-based); statuses in order. */
+  /**
+   * `count` guesses from `from`, the right password at position `rightAt` (1-based); statuses in order. The
+   * guesses before it go at once, then the rest at once: parallel connections reach the password check in
+   * no fixed order, so a right password sent in the same wave as the first wrong ones could be among the
+   * checks the limit allows, and be let in rightly. After a wave of more than the limit, it never is.
+   */
   async function burst(from: string, count: number, rightAt: number): Promise<number[]> {
     const pool = new Agent({ keepAlive: false, maxSockets: count });
-    try {
-      const guesses = Array.from({ length: count }, (_, i) =>
-        webRequest(`${base}/api/v1/info`, {
-          ca,
-          agent: pool,
-          localAddress: from,
-          user: 'root',
-          password: i + 1 === rightAt ? 'the-right-one' : `guess-${i}`,
-          timeoutMs: 60_000,
-        }).then(
-          (r) => r.status,
-          () => 0, // refused at the connection (the per-address connection cap): no guess checked
-        ),
+    const guess = (i: number): Promise<number> =>
+      webRequest(`${base}/api/v1/info`, {
+        ca,
+        agent: pool,
+        localAddress: from,
+        user: 'root',
+        password: i + 1 === rightAt ? 'the-right-one' : `guess-${i}`,
+        timeoutMs: 60_000,
+      }).then(
+        (r) => r.status,
+        () => 0, // refused at the connection (the per-address connection cap): no guess checked
       );
-      return await Promise.all(guesses);
+    try {
+      const first = await Promise.all(Array.from({ length: rightAt - 1 }, (_, i) => guess(i)));
+      const rest = await Promise.all(Array.from({ length: count - rightAt + 1 }, (_, i) => guess(rightAt - 1 + i)));
+      return [...first, ...rest];
     } finally {
       pool.destroy();
     }
