@@ -8,7 +8,8 @@
  * observed state (level-based, not event-based). Every reload comes through
  * the one change stream (settings/store/change-stream.ts: file events,
  * SIGHUP, the API, a pull, an edit's write), which coalesces triggers into
- * batches and reads the files one batch at a time; each reload then waits
+ * batches, reads the files one batch at a time and hands the reconciler the
+ * load (it reads no file itself); each reload then waits
  * for the module steps it queued itself, never
  * for a module still busy with an earlier step (a start that hangs), so
  * the next reload need not wait either. An invalid file is never applied:
@@ -29,8 +30,8 @@ import { carryOutStep, moduleStatusOf, StartOrder, waitsForRetry } from './modul
 import { ModuleRunner } from './module-runner.js';
 import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
-import { readSettingsTree, reloadFailure } from '../settings/store/read-settings.js';
-import { ChangeStream, type ChangeBatch } from '../settings/store/change-stream.js';
+import { reloadFailure } from '../settings/model/problem.js';
+import { ChangeStream, loadingConsumer, type BatchLoad, type ChangeBatch } from '../settings/store/change-stream.js';
 import { ReloadRecord, type ReloadResult } from './reload-record.js';
 import type { ReloadHow, ValidLoad } from './requests.js';
 
@@ -44,8 +45,13 @@ export class Reconciler {
   private readonly runners = new Map<string, ModuleRunner>();
   private readonly overrides = new Map<string, boolean>();
   private readonly startOrder = new StartOrder();
-  /** The one way in of every reload: batches read the files and queue module steps one at a time (not the steps themselves). */
-  private readonly changes = new ChangeStream<ReconcilerStatus>((batch) => this.reloadBatch(batch));
+  /** The one way in of every reload: the store reads each batch, which is taken and its module steps queued one at a time. */
+  private readonly changes = new ChangeStream<ReconcilerStatus>(
+    loadingConsumer(
+      () => (this.stopped ? undefined : { snapshot: this.applied, ...this.record.tree() }),
+      (batch, load) => this.reloadBatch(batch, load),
+    ),
+  );
   private readonly queue = new KeyedQueue();
   private readonly modules: readonly CatalogueEntry[];
   private readonly backoff: (failures: number) => number;
@@ -101,11 +107,14 @@ export class Reconciler {
     return this.changes.push({ reason, ...how });
   }
 
-  /** The stream's consumer: one batch's read and queueing, then (`result`) its module steps. */
-  private async reloadBatch(batch: ChangeBatch): Promise<{ result: Promise<ReconcilerStatus> }> {
+  /** The stream's consumer: one batch's load taken and its module steps queued, then (`result`) those steps. */
+  private async reloadBatch(
+    batch: ChangeBatch,
+    load: BatchLoad | undefined,
+  ): Promise<{ result: Promise<ReconcilerStatus> }> {
     let runs: Promise<unknown> | undefined;
     try {
-      if (await this.readSettings(batch)) runs = this.queueAll();
+      if (load && this.take(load, batch.reasons)) runs = this.queueAll();
     } catch (err) {
       this.failed(batch, err);
     }
@@ -128,35 +137,25 @@ export class Reconciler {
   }
 
   /**
-   * Read and validate the file (readSettingsTree), and make it the desired
-   * state when valid. False when it was not applied (unreadable or invalid:
-   * recorded and logged; or the agent is stopping). Runs in the stream's serial part.
+   * Make a batch's load the desired state when valid. False when it was not applied (refused: recorded and
+   * logged). `unchanged`: the files hold the applied tree, the modules are reconciled with it.
    */
-  private async readSettings({ reasons, how }: ChangeBatch): Promise<boolean> {
-    if (this.stopped) return false;
-    // After a rejected read the files' problems are in the status: the next read loads, to clear or renew them.
-    // An edit's reload: files as the edit checked them are that load (edit-flow.ts).
-    const asApplied = how.written
-      ? { snapshot: how.written.snapshot, watched: how.written.watched }
-      : how.fileEvent && this.record.problems.length === 0
-        ? { snapshot: this.applied, watched: this.record.watchedFiles }
-        : undefined;
-    const result = await readSettingsTree(this.applied.file, how.replaced === true, how.untouched, asApplied);
-    if (result === 'unchanged' && how.written) this.adopt(how.written, reasons);
-    else if (result === 'unchanged') this.record.reconciling('unchanged', reasons);
-    if (result === 'unchanged') return true;
-    if (result.hash) this.record.read(result.hash, result.watched);
-    if (!result.ok) {
-      this.reject(result.problems, result.warnings, result.hash, reasons);
+  private take(load: BatchLoad, reasons: readonly string[]): boolean {
+    if (load === 'unchanged') {
+      this.record.reconciling('unchanged', reasons);
+      return true;
+    }
+    if (load.hash) this.record.read(load.hash, load.watched);
+    if (!load.ok) {
+      this.reject(load.problems, load.warnings, load.hash, reasons);
       return false;
     }
-    this.adopt(result, reasons);
+    this.adopt(load, reasons);
     return true;
   }
 
   /** Make a valid load the desired state (the reconcile that follows carries it out). */
   private adopt(result: ValidLoad, reasons: readonly string[]): void {
-    this.record.read(result.hash, result.watched);
     const previous = this.applied;
     for (const m of Object.keys(result.snapshot.modules)) {
       if (previous.modules[m] !== result.snapshot.modules[m]) this.overrides.delete(m);

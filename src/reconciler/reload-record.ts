@@ -7,8 +7,7 @@
  */
 import { sink } from '../log.js';
 import type { ReconcilerStatus, SettingsProblem } from '../core/control.js';
-import { describeProblem } from '../settings/model/problem.js';
-import { newWarnings } from '../settings/store/read-settings.js';
+import { describeProblem, newWarnings } from '../settings/model/problem.js';
 
 const log = sink.logger('agent:reconciler');
 
@@ -29,6 +28,11 @@ export class ReloadRecord {
     this.fileHash = fileHash;
     this.watchedFiles = watchedFiles;
     this.warnings = warnings;
+  }
+
+  /** What the store's read of the next batch compares the files with (change-stream.ts AppliedTree), beside the snapshot. */
+  tree(): { watched: readonly string[]; refused: boolean; warnings: SettingsProblem[] } {
+    return { watched: this.watchedFiles, refused: this.problems.length > 0, warnings: this.warnings };
   }
 
   /** A read of the settings files got this far: their hash and every file it touched. */

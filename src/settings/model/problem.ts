@@ -1,6 +1,6 @@
 /** Settings problems: one shape for errors and warnings, with position. */
 
-import { CODES, formatMessage, type ErrorCode } from '../../errors.js';
+import { CODES, errorMessage, formatMessage, type ErrorCode } from '../../errors.js';
 
 /** One problem (or warning) of a settings file, with where it is. */
 export interface SettingsProblem {
@@ -47,4 +47,26 @@ export function describeProblem(p: SettingsProblem): string {
   const key = p.key && !p.message.startsWith(p.key) ? ` ${p.key}` : '';
   const where = p.section ? ` [${p.section}]${key}` : '';
   return `${p.code}${where}: ${p.message}`;
+}
+
+/** A reload that failed for a reason other than the files' content (an unexpected throw): AGENT_ERR_SETTINGS_RELOAD. */
+export function reloadFailure(file: string, err: unknown): SettingsProblem {
+  return {
+    code: 'AGENT_ERR_SETTINGS_RELOAD',
+    severity: 'error',
+    message: formatMessage('AGENT_ERR_SETTINGS_RELOAD', [file, errorMessage(err)]),
+    file,
+    line: 0,
+    col: 0,
+  };
+}
+
+/** The warnings of `after` that `before` did not have: each warning is logged once, a reload that keeps it says nothing new. */
+export function newWarnings(before: readonly SettingsProblem[], after: readonly SettingsProblem[]): SettingsProblem[] {
+  const seen = new Set(before.map(warningKey));
+  return after.filter((w) => !seen.has(warningKey(w)));
+}
+
+function warningKey(p: SettingsProblem): string {
+  return `${p.code}|${p.section ?? ''}|${p.key ?? ''}|${p.message}`;
 }

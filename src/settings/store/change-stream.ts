@@ -15,14 +15,22 @@
  * of files byte-identical to the applied or written tree when any trigger
  * asks for a fresh load (SIGHUP, the API, a pull).
  *
- * The consumer's first promise ends its serial part (read the files, queue
- * the module steps); the next batch starts then, while the steps run on
- * (`result`, what the callers get).
+ * The store reads each batch (loadingConsumer(), readBatch: which files,
+ * the stable read or the rename's, files as applied, an edit's written
+ * load) and hands the reconciler the load: a snapshot, or the problems of
+ * a refused load, with the files' hash and the files it watched; the
+ * reconciler reads no file. The consumer's first promise ends the serial
+ * part (the read, then queueing the module steps); the next batch starts
+ * then, while the steps run on (`result`, what the callers get).
  */
 import type { LoadResult } from '../model/load.js';
+import { reloadFailure, type SettingsProblem } from '../model/problem.js';
+import type { Snapshot } from '../model/snapshot.js';
+import { readSettingsTree } from './read-settings.js';
 import type { RenameWitness } from './watcher.js';
 
-type ValidLoad = Extract<LoadResult, { ok: true }>;
+/** A load of the settings tree that validated. */
+export type ValidLoad = Extract<LoadResult, { ok: true }>;
 
 /** How a reload reads the files; a trigger says it, a batch merges them (merge()). */
 export interface ReloadHow {
@@ -119,4 +127,56 @@ export function merge(triggers: readonly ChangeTrigger[]): ChangeBatch {
       ...(written ? { written } : {}),
     },
   };
+}
+
+/** What the consumer of a tree's loads runs on: what the read of the next batch compares the files with. */
+export interface AppliedTree {
+  snapshot: Snapshot;
+  /** Every file and pattern folder the last read touched. */
+  watched: readonly string[];
+  /** The last read was refused: a file event loads again, to clear or renew its problems. */
+  refused: boolean;
+  /** The warnings in force: a read that fails for a reason other than the files keeps them. */
+  warnings: SettingsProblem[];
+}
+
+/** A batch's read: a load (valid, or refused with its problems), or `unchanged`: the files hold the applied tree. */
+export type BatchLoad = LoadResult | 'unchanged';
+
+/** A consumer of loads: each batch with its read (undefined: nothing was read, the consumer takes no more). */
+export type LoadConsumer<R> = (batch: ChangeBatch, load: BatchLoad | undefined) => Promise<{ result: Promise<R> }>;
+
+/**
+ * The consumer of a settings tree's reloads: each batch is read here (readBatch) and `consume` is handed the
+ * load. `applied` is what it runs on; undefined when it takes no more loads (stopping): nothing is read.
+ */
+export function loadingConsumer<R>(
+  applied: () => AppliedTree | undefined,
+  consume: LoadConsumer<R>,
+): ChangeConsumer<R> {
+  return async (batch) => {
+    const tree = applied();
+    return consume(batch, tree && (await readBatch(batch.how, tree)));
+  };
+}
+
+/**
+ * Read the files of the applied tree as a batch allows (read-settings.ts): after a file event, files
+ * byte-identical to the applied tree are `unchanged`; after an edit's write, files byte-identical to what
+ * it checked are its load (ReloadHow.written), with no second load. Never rejects: a failure of the read
+ * itself is a refused load (AGENT_ERR_SETTINGS_RELOAD) with no hash.
+ */
+export async function readBatch(how: ReloadHow, tree: AppliedTree): Promise<BatchLoad> {
+  const { file } = tree.snapshot;
+  const asApplied = how.written
+    ? { snapshot: how.written.snapshot, watched: how.written.watched }
+    : how.fileEvent && !tree.refused
+      ? { snapshot: tree.snapshot, watched: tree.watched }
+      : undefined;
+  try {
+    const result = await readSettingsTree(file, how.replaced === true, how.untouched, asApplied);
+    return result === 'unchanged' && how.written ? how.written : result;
+  } catch (err) {
+    return { ok: false, problems: [reloadFailure(file, err)], warnings: tree.warnings, hash: '', watched: [] };
+  }
 }

@@ -14,12 +14,12 @@
  * interval with one scan for writers.
  */
 import { stat } from 'node:fs/promises';
-import { errorMessage, formatMessage, fsReason } from '../../errors.js';
+import { fsReason } from '../../errors.js';
 import { identityOf } from './file-identity.js';
 import { SettingsReader } from './includes.js';
 import { type LoadResult } from '../model/load.js';
 import { loadSettingsFile } from './load-file.js';
-import type { SettingsProblem } from '../model/problem.js';
+import { reloadFailure, type SettingsProblem } from '../model/problem.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { filesAsApplied } from './files-as-applied.js';
 import { readReplaced, readStable, readStableMany } from './stable-read.js';
@@ -54,18 +54,6 @@ export async function readSettingsTree(
   } catch (err) {
     return { ok: false, problems: [reloadFailure(file, err)], warnings: [], hash: '', watched: [] };
   }
-}
-
-/** A reload that failed for a reason other than the files' content (an unexpected throw): AGENT_ERR_SETTINGS_RELOAD. */
-export function reloadFailure(file: string, err: unknown): SettingsProblem {
-  return {
-    code: 'AGENT_ERR_SETTINGS_RELOAD',
-    severity: 'error',
-    message: formatMessage('AGENT_ERR_SETTINGS_RELOAD', [file, errorMessage(err)]),
-    file,
-    line: 0,
-    col: 0,
-  };
 }
 
 /** Included files as a reload read them, by path: their stat signature then, and the bytes. */
@@ -123,14 +111,4 @@ async function readBatch(requests: ReadRequest[]): Promise<void> {
     if (signature !== undefined) lastRead.set(r.file, { signature, bytes });
     r.resolve(bytes);
   });
-}
-
-/** The warnings of `after` that `before` did not have: each warning is logged once, a reload that keeps it says nothing new. */
-export function newWarnings(before: readonly SettingsProblem[], after: readonly SettingsProblem[]): SettingsProblem[] {
-  const seen = new Set(before.map(warningKey));
-  return after.filter((w) => !seen.has(warningKey(w)));
-}
-
-function warningKey(p: SettingsProblem): string {
-  return `${p.code}|${p.section ?? ''}|${p.key ?? ''}|${p.message}`;
 }

@@ -55,8 +55,12 @@ void test('an observer of reloads that throws is logged; the reload stands', asy
 void test('an unexpected throw inside a reload is a rejected reload with an error line; the last good settings stay', async () => {
   const { r, file } = await reconciler();
   const good = r.settings().hash;
-  // The one way to make the reload's own code throw: its reading step fails as a bug would.
-  Object.assign(r, { readSettings: () => Promise.reject(new Error('a bug in the reload')) });
+  // The one way to make the reload's own code throw: taking the store's load fails as a bug would.
+  Object.assign(r, {
+    take: () => {
+      throw new Error('a bug in the reload');
+    },
+  });
   const from = lastIndex();
   const status = await r.reload('test');
   assert.equal(status.lastResult, 'invalid');
