@@ -53,6 +53,14 @@ module.exports = {
       to: { path: '^src/modules/[^/]+/', pathNot: '^src/modules/$1/' },
     },
     {
+      name: 'reconciler-reads-no-settings-files',
+      comment:
+        'the reconciler takes the loads the store reads and hands it (settings/store/change-stream.ts) and imports no other file of the store; the settings source (reconciler/source/) pulls, caches and checks its own files and is left out',
+      severity: 'error',
+      from: { path: '^src/reconciler/', pathNot: '^src/reconciler/source/' },
+      to: { path: '^src/settings/store/(?!change-stream\\.ts$)' },
+    },
+    {
       name: 'no-circular',
       comment:
         'no import cycles between files, type-only ones included: two files that name each other are one job split by size (a shared type goes to a file of its own)',

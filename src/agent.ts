@@ -19,7 +19,7 @@ import { describeProblem, type SettingsProblem } from './settings/model/problem.
 import type { Snapshot } from './settings/model/snapshot.js';
 import { catalogue, controlFor, findModule } from './modules/catalogue.js';
 import { Reconciler, type ValidLoad } from './reconciler/reconciler.js';
-import { editThroughStore } from './reconciler/edit-flow.js';
+import { editThroughStore } from './settings/store/edit-flow.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './settings/store/tree-watcher.js';
 import { PRODUCT, VERSION } from './version.js';
 import { valueText } from './settings/model/value-text.js';
@@ -100,7 +100,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     }
     // The editor loads on the first edit, not at start.
     const { changedFiles, editSettings } = await import('./settings/store/edit-tree.js');
-    // Validate, write through the store, then the reload that applies the write (reconciler/edit-flow.ts):
+    // Validate, write through the store, then the reload that applies the write (settings/store/edit-flow.ts):
     // the tree as it will be written is loaded once, by the check, and that reload adopts the load.
     return editThroughStore(r, why, async (problems) => {
       if (problems.length > 0) {

@@ -32,13 +32,13 @@ import type { ReconcilerOptions } from './options.js';
 import { RetryTimers } from './retry-timers.js';
 import { reloadFailure } from '../settings/model/problem.js';
 import { ChangeStream, loadingConsumer, type BatchLoad, type ChangeBatch } from '../settings/store/change-stream.js';
+import type { ReloadHow, ValidLoad } from '../settings/store/change-stream.js';
 import { ReloadRecord, type ReloadResult } from './reload-record.js';
-import type { ReloadHow, ValidLoad } from './requests.js';
 
 const log = sink.logger('agent:reconciler');
 
 export type { ReconcilerOptions } from './options.js';
-export type { EditOutcome, ReloadHow, ValidLoad } from './requests.js';
+export type { ReloadHow, ValidLoad } from '../settings/store/change-stream.js';
 
 export class Reconciler {
   private applied: Snapshot;
@@ -85,7 +85,7 @@ export class Reconciler {
     return this.record.watchedFiles;
   }
 
-  /** True once stop() was called: no reload applies anything, and an edit writes nothing (edit-flow.ts). */
+  /** True once stop() was called: no reload applies anything, and an edit writes nothing (settings/store/edit-flow.ts). */
   get stopping(): boolean {
     return this.stopped;
   }

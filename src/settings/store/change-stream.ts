@@ -1,7 +1,7 @@
 /**
  * The one stream of settings changes: every trigger of a reload (the tree
  * watcher's file events, SIGHUP, the API's reload, the settings source's
- * pull, an edit's "written" reload: reconciler/edit-flow.ts) is pushed
+ * pull, an edit's "written" reload: edit-flow.ts) is pushed
  * here, and the consumer (the reconciler's reload) takes them one batch at
  * a time. A batch is every trigger that arrived before its reload started:
  * what arrives while a reload is pending joins it, what arrives while one
@@ -41,7 +41,7 @@ export interface ReloadHow {
   /** The watcher's rename witness: whether anyone wrote the file since it took the name. */
   untouched?: RenameWitness;
   /**
-   * The load an edit checked before writing it (reconciler/edit-flow.ts): files byte-identical to it are not loaded
+   * The load an edit checked before writing it (edit-flow.ts): files byte-identical to it are not loaded
    * again, it is applied as it is.
    */
   written?: ValidLoad;

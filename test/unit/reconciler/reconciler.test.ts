@@ -16,7 +16,7 @@ import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
 import type { AgentModule } from '../../../src/modules/module.js';
 import { startWithReleases } from '../../../src/modules/releases.js';
 import { Reconciler, type ReconcilerOptions, type ValidLoad } from '../../../src/reconciler/reconciler.js';
-import { editThroughStore } from '../../../src/reconciler/edit-flow.js';
+import { editThroughStore } from '../../../src/settings/store/edit-flow.js';
 import { AgentError } from '../../../src/errors.js';
 import { loadSettingsFile } from '../../../src/settings/store/load-file.js';
 import { waitUntil } from '../../helpers/wait-until.js';

@@ -2,22 +2,38 @@
  * An edit of the settings (the API's: agent.ts guardedEdit) as a one-way
  * flow, the same as a hand edit: the files are checked as they are, the
  * edit is validated and written through the store (`change`: lock, atomic
- * rewrite, settings/store/edit-tree.ts), and then a reload of the one
- * reload stream reads the files back and applies them. The reconciler has
- * no edit path of its own. The reload after the write is told the load
+ * rewrite, edit-tree.ts), and then a reload of the one change stream
+ * (change-stream.ts) reads the files back and the reconciler applies them.
+ * The reconciler has no edit path of its own and reads no file: it is the
+ * target here (EditTarget). The reload after the write is told the load
  * the edit checked (ReloadHow.written): files byte-identical to it adopt
  * it with no second load; the watcher's report of the same write then
  * finds the files as applied and loads nothing (files-as-applied.ts).
- * Edits run one at a time per reconciler, so parallel edits are each
- * written over the one before and lose nothing.
+ * Edits run one at a time per target, so parallel edits are each written
+ * over the one before and lose nothing.
  */
-import { filesAsApplied } from '../settings/store/files-as-applied.js';
-import type { SettingsProblem } from '../settings/model/problem.js';
-import { AgentError } from '../errors.js';
-import type { Reconciler } from './reconciler.js';
-import type { EditOutcome } from './requests.js';
+import { AgentError } from '../../errors.js';
+import type { SettingsProblem } from '../model/problem.js';
+import type { Snapshot } from '../model/snapshot.js';
+import type { ReloadHow, ValidLoad } from './change-stream.js';
+import { filesAsApplied } from './files-as-applied.js';
 
-const chains = new WeakMap<Reconciler, Promise<unknown>>();
+/** What an edit's change gives back: its value, and the tree it checked and wrote (none when nothing was written). */
+export interface EditOutcome<T> {
+  value: T;
+  written?: ValidLoad;
+}
+
+/** What an edit is applied by: the reconciler (reconciler/reconciler.ts), its settings and its reloads. */
+export interface EditTarget {
+  /** True once the target stops: an edit writes nothing. */
+  readonly stopping: boolean;
+  settings(): Snapshot;
+  watched(): readonly string[];
+  reload(reason: string, how?: ReloadHow): Promise<{ problems: readonly SettingsProblem[]; lastResult: string }>;
+}
+
+const chains = new WeakMap<EditTarget, Promise<unknown>>();
 
 /**
  * Run `change` with the problems of the files as they are now (none when
@@ -28,7 +44,7 @@ const chains = new WeakMap<Reconciler, Promise<unknown>>();
  * AGENT_ERR_SETTINGS_CONFLICT: the edit is not in force.
  */
 export async function editThroughStore<T>(
-  r: Reconciler,
+  r: EditTarget,
   why: string,
   change: (problems: readonly SettingsProblem[]) => Promise<EditOutcome<T>>,
 ): Promise<T> {
