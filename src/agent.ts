@@ -10,7 +10,8 @@ import { AgentError, errorMessage } from './errors.js';
 import { sink, isLogLevel } from './log.js';
 import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
-import type { AgentControl, ModuleStatus, SettingsEdits, SourceStatus } from './core/control.js';
+import type { AgentControl, ModuleStatus, ReconcilerStatus, SettingsEdits, SourceStatus } from './core/control.js';
+import type { ChangeStream } from './settings/store/change-stream.js';
 import { SettingsSource } from './reconciler/source/settings-source.js';
 import { prepareSourceFolder, signaturesRequired, sourceConfig } from './reconciler/source/source-config.js';
 import { loadSettingsFile } from './settings/store/load-file.js';
@@ -36,7 +37,12 @@ export type StartResult =
   { ok: true; agent: RunningAgent; warnings: SettingsProblem[] } | { ok: false; problems: SettingsProblem[] };
 
 // long function: assembles the agent, each step handing the next what it made (reconciler, core, source, watcher); split, they would pass a dozen values around
-export async function startAgent(options: { settingsFile: string; watch?: boolean }): Promise<StartResult> {
+export async function startAgent(options: {
+  settingsFile: string;
+  watch?: boolean;
+  /** The change stream, when made before the agent (cli/run.ts: SIGHUP during the start); the reconciler consumes it. */
+  changes?: ChangeStream<ReconcilerStatus>;
+}): Promise<StartResult> {
   let loaded = await loadSettingsFile(options.settingsFile);
   if (!loaded.ok) return { ok: false, problems: loaded.problems };
   // A signed source's cached pulls are verified again before the agent runs on them (verify-cache.ts).
@@ -144,6 +150,7 @@ export async function startAgent(options: { settingsFile: string; watch?: boolea
     // The control interface is the agent's, built on the reconciler; the module table says which module gets it.
     contextFor: controlFor(control),
     modules: catalogue(),
+    ...(options.changes ? { changes: options.changes } : {}),
   });
   const r0 = reconciler;
   // [/settings/log] level applies on every good reload, like every other key; so do the secrets to mask in logs.

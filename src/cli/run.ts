@@ -9,7 +9,9 @@
 import { parseArgs, settingsPath, out, err, settingsExitCode } from './args.js';
 import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './options.js';
 import { formatMessage } from '../errors.js';
-import { startAgent } from '../agent.js';
+import { startAgent, type RunningAgent } from '../agent.js';
+import type { ReconcilerStatus } from '../core/control.js';
+import { ChangeStream } from '../settings/store/change-stream.js';
 import { sink } from '../log.js';
 import { formatProblem } from './format-problem.js';
 import { installTestStall, notifySystemd, startWatchdog } from './sd-notify.js';
@@ -38,18 +40,31 @@ export async function runCommand(argv: string[]): Promise<number> {
   const log = sink.logger('agent:run');
   // Before any secret is read: scripts of the agent's user must not read its /proc files (no-dump.ts).
   markNonDumpable(log);
-  // SIGHUP's default action ends the process: the handler is there from the start, and a SIGHUP
-  // that arrives while the modules start is kept and carried out once they have started.
-  let reload: (() => void) | undefined;
-  let hupDuringStart = false;
+  // SIGHUP's default action ends the process: the handler is there from the start. The one change
+  // stream is made before the agent, whose reconciler consumes it: a SIGHUP while the modules start
+  // waits in it (afterStart, once) and is carried out once the agent is ready; file events are not held.
+  const changes = new ChangeStream<ReconcilerStatus>();
+  let running: RunningAgent | undefined;
+  const reloading = (): void => {
+    log.info('SIGHUP: reloading settings');
+    notifySystemd('RELOADING=1');
+  };
   const onHup = (): void => {
-    if (reload) return reload();
-    if (!hupDuringStart) log.info('SIGHUP while starting: reloading once started');
-    hupDuringStart = true;
+    // While starting, one SIGHUP is kept: more would add nothing to the reload it makes.
+    if (!running && changes.held() > 0) return;
+    if (running) reloading();
+    else log.info('SIGHUP while starting: reloading once started');
+    // A reload never rejects (its one catch makes an unexpected throw a rejected reload, logged).
+    // With [/settings/source], SIGHUP also pulls at once (a pull that changes something reloads again).
+    void changes
+      .push({ reason: 'SIGHUP', afterStart: true })
+      .then(() => (running?.source.status() ? running.source.pull('SIGHUP') : undefined))
+      .catch(() => undefined)
+      .finally(() => notifySystemd('READY=1'));
   };
   process.on('SIGHUP', onHup);
   log.debug(`starting on ${file}`);
-  const result = await startAgent({ settingsFile: file });
+  const result = await startAgent({ settingsFile: file, changes });
   if (!result.ok) {
     process.off('SIGHUP', onHup);
     const code = settingsExitCode(result.problems);
@@ -61,6 +76,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     return code;
   }
   const { agent } = result;
+  running = agent;
   const modules = agent.reconciler.status().modules;
   const loaded = modules.filter((m) => m.loaded).map((m) => m.name);
   const failed = modules.filter((m) => m.state === 'failed' || m.outcome === 'failed').map((m) => m.name);
@@ -80,17 +96,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     await stopOnce();
     log.info('agent stopped after a crash');
   });
-  reload = () => {
-    log.info('SIGHUP: reloading settings');
-    notifySystemd('RELOADING=1');
-    // reload() never rejects (its one catch makes an unexpected throw a rejected reload, logged).
-    // With [/settings/source], SIGHUP also pulls at once (a pull that changes something reloads again).
-    void agent.reconciler
-      .reload('SIGHUP')
-      .then(() => (agent.source.status() ? agent.source.pull('SIGHUP') : undefined))
-      .catch(() => undefined)
-      .finally(() => notifySystemd('READY=1'));
-  };
   installTestStall();
   let stopWatchdog: (() => void) | undefined;
   return new Promise<number>((resolveExit) => {
@@ -121,6 +126,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
     notifySystemd(`READY=1\nSTATUS=${statusLine()}`);
     stopWatchdog = startWatchdog(statusLine);
-    if (hupDuringStart) reload();
+    if (changes.open() > 0) reloading();
   });
 }

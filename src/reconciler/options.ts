@@ -1,5 +1,6 @@
 /** What a Reconciler is made with (reconciler.ts). */
-import type { SettingsProblem } from '../core/control.js';
+import type { ReconcilerStatus, SettingsProblem } from '../core/control.js';
+import type { ChangeStream } from '../settings/store/change-stream.js';
 import type { Core } from '../core/core.js';
 import type { CatalogueEntry } from '../modules/catalogue.js';
 import type { Snapshot } from '../settings/model/snapshot.js';
@@ -26,6 +27,8 @@ export interface ReconcilerOptions {
   modules: readonly CatalogueEntry[];
   /** Wait before retrying a module after `failures` consecutive failures (default: backoff.ts). */
   backoff?: (failures: number) => number;
+  /** The change stream to consume, when made before the reconciler (cli/run.ts); default: its own. */
+  changes?: ChangeStream<ReconcilerStatus>;
   /** Time limit of each module's start, apply and stop (default: AGENT_MODULE_TIMEOUT_MS or 15 s). */
   moduleTimeoutMs?: number;
 }

@@ -46,12 +46,7 @@ export class Reconciler {
   private readonly overrides = new Map<string, boolean>();
   private readonly startOrder = new StartOrder();
   /** The one way in of every reload: the store reads each batch, which is taken and its module steps queued one at a time. */
-  private readonly changes = new ChangeStream<ReconcilerStatus>(
-    loadingConsumer(
-      () => (this.stopped ? undefined : { snapshot: this.applied, ...this.record.tree() }),
-      (batch, load) => this.reloadBatch(batch, load),
-    ),
-  );
+  private readonly changes: ChangeStream<ReconcilerStatus>;
   private readonly queue = new KeyedQueue();
   private readonly modules: readonly CatalogueEntry[];
   private readonly backoff: (failures: number) => number;
@@ -65,6 +60,12 @@ export class Reconciler {
     const { initial, warnings, core } = options;
     this.applied = initial;
     this.record = new ReloadRecord(initial.hash, options.watched ?? initial.sources.map((src) => src.file), warnings);
+    const consumer = loadingConsumer<ReconcilerStatus>(
+      () => (this.stopped ? undefined : { snapshot: this.applied, ...this.record.tree() }),
+      (batch, load) => this.reloadBatch(batch, load),
+    );
+    this.changes = options.changes ?? new ChangeStream(consumer);
+    if (options.changes) options.changes.consumeWith(consumer);
     this.modules = options.modules;
     this.backoff = options.backoff ?? backoffMs;
     const runnerOptions = {

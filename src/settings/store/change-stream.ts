@@ -6,7 +6,10 @@
  * a time. A batch is every trigger that arrived before its reload started:
  * what arrives while a reload is pending joins it, what arrives while one
  * runs waits as the next batch, so a burst costs at most one reload beyond
- * the one running. Every caller of a batch gets its result.
+ * the one running. Every caller of a batch gets its result. A stream made
+ * before its consumer (cli/run.ts, so that SIGHUP has a way in from the
+ * process's start) keeps batches until consumeWith(), and triggers
+ * `afterStart` (a SIGHUP while the agent starts) until open().
  *
  * A batch reads the files as its triggers together allow (merge()): a
  * rename read at once only when every trigger was one (the fast path: a
@@ -51,6 +54,8 @@ export interface ReloadHow {
 export interface ChangeTrigger extends ReloadHow {
   /** For the log and the reload record: `file rename`, `SIGHUP`, `requested`, an edit's why. */
   reason: string;
+  /** Held until the stream opens (open()): a SIGHUP while the agent starts (cli/run.ts). */
+  afterStart?: boolean;
 }
 
 /** What one reload covers: the reasons of its triggers (in order, each once) and how to read the files. */
@@ -69,13 +74,48 @@ interface Pending<R> {
 
 export class ChangeStream<R> {
   private pending: Pending<R> | undefined;
-  /** The serial part of the batch running or last queued. */
-  private turn: Promise<unknown> = Promise.resolve();
+  /** The serial part of the batch running or last queued; before a consumer, a wait for it. */
+  private turn: Promise<unknown>;
+  private consume: ChangeConsumer<R> | undefined;
+  private attached: () => void = () => undefined;
+  /** Triggers `afterStart` waiting for open(); undefined once open. */
+  private waiting: { trigger: ChangeTrigger; pushed: (result: Promise<R>) => void }[] | undefined;
 
-  constructor(private readonly consume: ChangeConsumer<R>) {}
+  /**
+   * With `consume`: open, each batch consumed as it comes. Without: made before its consumer (cli/run.ts,
+   * where SIGHUP is handled from the process's start); batches wait for consumeWith(), triggers
+   * `afterStart` for open().
+   */
+  constructor(consume?: ChangeConsumer<R>) {
+    this.consume = consume;
+    this.waiting = consume ? undefined : [];
+    this.turn = consume ? Promise.resolve() : new Promise<void>((res) => (this.attached = res));
+  }
+
+  /** Give a stream made without one its consumer (the reconciler); batches pushed so far start now. */
+  consumeWith(consume: ChangeConsumer<R>): void {
+    if (this.consume) throw new Error('the change stream has a consumer already');
+    this.consume = consume;
+    this.attached();
+  }
+
+  /** Let the held triggers in, in order, and hold none from now on; how many were held. */
+  open(): number {
+    const waiting = this.waiting ?? [];
+    this.waiting = undefined;
+    for (const w of waiting) w.pushed(this.push(w.trigger));
+    return waiting.length;
+  }
+
+  /** How many triggers wait for open(). */
+  held(): number {
+    return this.waiting?.length ?? 0;
+  }
 
   /** Queue a trigger; resolves with the result of the reload that covers it (rejects when the consumer does). */
   push(trigger: ChangeTrigger): Promise<R> {
+    const waiting = this.waiting;
+    if (trigger.afterStart && waiting) return new Promise((pushed) => waiting.push({ trigger, pushed }));
     if (this.pending) {
       this.pending.triggers.push(trigger);
       return this.pending.result;
@@ -91,7 +131,7 @@ export class ChangeStream<R> {
     const start = async (): Promise<void> => {
       // From here on, triggers wait for the next batch: this one's read may have started.
       if (this.pending === mine) this.pending = undefined;
-      const out = await this.consume(merge(mine.triggers));
+      const out = await (this.consume as ChangeConsumer<R>)(merge(mine.triggers));
       resolve(out.result);
     };
     this.turn = this.turn.then(start, start).catch(reject);

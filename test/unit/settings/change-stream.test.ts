@@ -39,6 +39,22 @@ void test('a consumer that throws rejects the callers of its batch; the next bat
   assert.equal(await stream.push({ reason: 'b' }), 'ok');
 });
 
+void test('a stream made before its consumer: batches wait for it, triggers afterStart for open()', async () => {
+  const stream = new ChangeStream<string[]>();
+  const early = stream.push({ reason: 'file change', fileEvent: true });
+  const hup = stream.push({ reason: 'SIGHUP', afterStart: true });
+  assert.equal(stream.held(), 1);
+  stream.consumeWith((batch) => Promise.resolve({ result: Promise.resolve(batch.reasons) }));
+  // File events are not held: read once there is a consumer, before the stream opens.
+  assert.deepEqual(await early, ['file change']);
+  assert.equal(stream.open(), 1);
+  assert.deepEqual(await hup, ['SIGHUP']);
+  assert.equal(stream.held(), 0);
+  // Open: afterStart holds nothing any more.
+  assert.deepEqual(await stream.push({ reason: 'SIGHUP', afterStart: true }), ['SIGHUP']);
+  assert.throws(() => stream.consumeWith(() => Promise.reject(new Error('second'))), /has a consumer already/);
+});
+
 void test('merge: the rename fast path only when every trigger is a rename; a SIGHUP always loads', () => {
   const witness = (): Promise<boolean> => Promise.resolve(true);
   const renames = merge([
