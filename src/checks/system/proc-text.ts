@@ -11,14 +11,23 @@ import { closeSync, openSync, readSync } from 'node:fs';
 
 const buffer = Buffer.alloc(64 * 1024);
 
-/** The file's text (its first 64 KiB); throws as readFileSync does when it cannot be opened or read. */
+/** The file's whole text; throws as readFileSync does when it cannot be opened or read. */
 export function readProcText(file: string): string {
   const fd = openSync(file, 'r');
   try {
     let length = 0;
     for (let n = -1; n !== 0 && length < buffer.length; length += n)
       n = readSync(fd, buffer, length, buffer.length - length, null);
-    return buffer.toString('utf8', 0, length);
+    if (length < buffer.length) return buffer.toString('utf8', 0, length);
+    // Larger than the kept buffer (a command line of more than 64 KiB): the rest in chunks of its own.
+    const chunks = [Buffer.from(buffer)];
+    for (;;) {
+      const chunk = Buffer.alloc(buffer.length);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+    }
+    return Buffer.concat(chunks).toString('utf8');
   } finally {
     closeSync(fd);
   }
