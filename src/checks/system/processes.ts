@@ -33,6 +33,10 @@ export interface ProcessInfo {
   readonly virtual: number;
 }
 
+/** The memory lines of /proc/<pid>/status, in kB (compiled once, not per process). */
+const VM_RSS = /^VmRSS:\s*(\d+)/m;
+const VM_SIZE = /^VmSize:\s*(\d+)/m;
+
 /** Processes read per turn of the event loop. */
 const BATCH = 128;
 
@@ -84,11 +88,10 @@ export function readProcess(root: string, pid: number): ProcessInfo | undefined 
   const readMemory = (): { rss: number; virtual: number } => {
     if (memory) return memory;
     const status = readOptional(join(dir, 'status'));
-    const kb = (name: string): number =>
-      Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(status ?? '')?.[1] ?? 0) * 1024;
+    const kb = (pattern: RegExp): number => Number(pattern.exec(status ?? '')?.[1] ?? 0) * 1024;
     // A process that is gone by now, or a kernel thread (no Vm lines): what stat said.
     memory = status?.includes('VmRSS:')
-      ? { rss: kb('VmRSS'), virtual: kb('VmSize') }
+      ? { rss: kb(VM_RSS), virtual: kb(VM_SIZE) }
       : { rss: field(24) * pageSize(), virtual: field(23) };
     return memory;
   };
