@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { startAgent, webPort } from '../helpers/agent-process.js';
 import { hashPassword } from '../../src/web/password-hash.js';
-import { inRange } from '../../src/in-range.js';
+import { median } from './median.js';
 
 const ROUNDS = Number(process.argv[2] ?? 60);
 const WARMUP = 5;
@@ -227,11 +227,4 @@ function runPlugin(file: string, args: string[]): Promise<string> {
 
 function firstLine(text: string): string {
   return (text.split('\n')[0] ?? '').slice(0, 110);
-}
-
-function median(xs: number[]): number {
-  return inRange(
-    [...xs].sort((x, y) => x - y),
-    Math.floor(xs.length / 2),
-  );
 }

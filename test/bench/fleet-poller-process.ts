@@ -11,7 +11,8 @@
  *   over smart HTTP, and nothing fetched.
  *
  * Prints one JSON line: polls, errors (the first one's message), seconds,
- * and this process's CPU (its own and the git children's it waited for), ms.
+ * and this process's CPU (its own and the git children's it waited for,
+ * proc-cpu.ts), ms.
  *
  *   node fleet-poller-process.js https|git URL CA_FILE CONCURRENCY SECONDS
  */
@@ -21,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetchSettings } from '../../src/reconciler/source/fetch-settings.js';
 import { fetchGit, remoteCommit } from '../../src/reconciler/source/fetch-git.js';
+import { processCpuMs } from '../helpers/proc-cpu.js';
 
 const [mode, url, caFile, concurrencyText, secondsText] = process.argv.slice(2);
 if ((mode !== 'https' && mode !== 'git') || !url || !caFile)
@@ -60,7 +62,7 @@ if (mode === 'https') {
     ).changed;
 }
 
-const cpu0 = cpuMs();
+const cpu0 = processCpuMs(process.pid);
 const t0 = performance.now();
 const deadline = t0 + seconds * 1000;
 let polls = 0;
@@ -80,13 +82,7 @@ await Promise.all(
   }),
 );
 const elapsed = (performance.now() - t0) / 1000;
-process.stdout.write(`${JSON.stringify({ polls, errors, firstError, seconds: elapsed, cpuMs: cpuMs() - cpu0 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ polls, errors, firstError, seconds: elapsed, cpuMs: processCpuMs(process.pid) - cpu0 })}\n`,
+);
 rmSync(join(repoDir, '..'), { recursive: true, force: true });
-
-/** User + system CPU of this process and of the children it waited for (git), in ms. */
-function cpuMs(): number {
-  const f = readFileSync('/proc/self/stat', 'utf8')
-    .replace(/^.*\) /s, '')
-    .split(' ');
-  return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
-}

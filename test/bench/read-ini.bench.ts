@@ -12,7 +12,7 @@
 import ini from 'ini';
 import { parseIni } from '../../src/settings/ini/read-ini.js';
 import { generateSettings } from './settings-file.js';
-import { inRange } from '../../src/in-range.js';
+import { median } from './median.js';
 
 const ROUNDS = 15;
 
@@ -45,9 +45,4 @@ function time(fn: () => unknown): number {
   const start = process.hrtime.bigint();
   fn();
   return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return inRange(sorted, Math.floor(sorted.length / 2));
 }

@@ -12,11 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { loadSettingsText } from '../../src/settings/model/load.js';
 import { generateSettings } from './settings-file.js';
 import { inRange } from '../../src/in-range.js';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return inRange(s, Math.floor(s.length / 2));
-}
+import { median } from './median.js';
 
 function time(fn: () => void, runs: number): number {
   const out: number[] = [];

@@ -33,8 +33,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
-import { inRange } from '../../src/in-range.js';
 import { defaultSettingsOnFreePort } from './settings-file.js';
+import { median } from './median.js';
 
 const ROUNDS = 11;
 const READY_GOAL_MS = 200;
@@ -214,9 +214,4 @@ function timeNodeE0(): Promise<{ ms: number; cpuMs: number }> {
       resolve({ ms, cpuMs: Number(out) });
     });
   });
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return inRange(s, Math.floor(s.length / 2));
 }

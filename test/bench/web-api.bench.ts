@@ -42,6 +42,8 @@ import { hashPassword } from '../../src/web/password-hash.js';
 import { findWrk, wrk, type WrkResult } from './wrk.js';
 import { spawnServer, type BaselineServer } from './servers/spawn-server.js';
 import { inRange } from '../../src/in-range.js';
+import { median } from './median.js';
+import { processCpuMs } from '../helpers/proc-cpu.js';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const ROUNDS = 5;
@@ -112,9 +114,9 @@ role = reader
     const ratios: number[] = [];
     const cpu = { bare: [] as number[], agent: [] as number[] };
     const measured = async (p: number, pid: number, into: number[]): Promise<WrkResult> => {
-      const c0 = cpuMs(pid);
+      const c0 = processCpuMs(pid, true);
       const r = await run(p, SECONDS);
-      into.push(((cpuMs(pid) - c0) * 1000) / Math.max(1, r.requests));
+      into.push(((processCpuMs(pid, true) - c0) * 1000) / Math.max(1, r.requests));
       return r;
     };
     for (let i = 0; i < ROUNDS; i++) {
@@ -124,8 +126,8 @@ role = reader
       agentRounds.push(ar);
       ratios.push(ar.rps / br.rps);
     }
-    const b = median(bareRounds);
-    const a = median(agentRounds);
+    const b = medianRound(bareRounds);
+    const a = medianRound(agentRounds);
     const row = (name: string, f: WrkResult, all: WrkResult[]): string =>
       `web-api: ${kind.toUpperCase()} ${name.padEnd(16)} ${f.rps.toFixed(0).padStart(7)} req/s median (rounds ${all.map((r) => r.rps.toFixed(0)).join(', ')}), mean latency ${f.latencyMs.toFixed(2)} ms, errors ${all.reduce((t, r) => t + r.errors, 0)}`;
     console.log(
@@ -133,9 +135,9 @@ role = reader
     );
     console.log(row('bare node:https', b, bareRounds));
     console.log(row('agent', a, agentRounds));
-    const ratio = medianOf(ratios);
-    const cb = medianOf(cpu.bare);
-    const ca = medianOf(cpu.agent);
+    const ratio = median(ratios);
+    const cb = median(cpu.bare);
+    const ca = median(cpu.agent);
     console.log(
       `web-api: ${kind.toUpperCase()} CPU per request (user + system of the server process): bare ${cb.toFixed(1)} µs, agent ${ca.toFixed(1)} µs median (bare/agent ${(cb / ca).toFixed(2)}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
@@ -183,21 +185,9 @@ async function sameBytes(agentPort: number, barePort: number, auth: string): Pro
 }
 
 /** CPU time (user + system) a process has used, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    .replace(/^.*\) /s, '')
-    .split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
-function medianOf(xs: number[]): number {
-  return inRange(
-    [...xs].sort((x, y) => x - y),
-    Math.floor(xs.length / 2),
-  );
-}
-
-function median(rounds: WrkResult[]): WrkResult {
+/** The round of median throughput. */
+function medianRound(rounds: WrkResult[]): WrkResult {
   return inRange(
     [...rounds].sort((x, y) => x.rps - y.rps),
     Math.floor(rounds.length / 2),

@@ -6,12 +6,13 @@
  * fetch), with a work tree to commit to and push from (git-work.ts).
  * `stop()` takes nginx and fcgiwrap away, `start()` brings them back.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { foregroundDaemon } from './foreground-daemon.js';
 import { gitWork, type GitWork } from './git-work.js';
 import { startNginx, type Nginx } from './nginx-daemon.js';
+import { childrenOf } from './proc-cpu.js';
 
 export const FCGIWRAP = '/usr/sbin/fcgiwrap';
 const HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
@@ -102,14 +103,4 @@ export async function startGitHttp(tls: { cert: string; key: string }, children?
       await stopFcgi(() => fcgi.close());
     },
   };
-}
-
-/** The process ids of a process's children now (/proc/PID/task/PID/children). */
-function childrenOf(pid: number): number[] {
-  try {
-    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-    return text === '' ? [] : text.split(' ').map(Number);
-  } catch {
-    return [];
-  }
 }

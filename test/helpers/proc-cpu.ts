@@ -23,11 +23,20 @@ export function treeCpuMs(pid: number): number {
   for (let p = todo.pop(); p !== undefined; p = todo.pop()) {
     try {
       total += processCpuMs(p);
-      const kids = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim();
-      if (kids) todo.push(...kids.split(' ').map(Number));
     } catch {
-      // exited meanwhile: its time is in its parent's figure
+      continue; // exited meanwhile: its time is in its parent's figure
     }
+    todo.push(...childrenOf(p));
   }
   return total;
+}
+
+/** The process ids of a process's children now (/proc/PID/task/PID/children); none when it is gone. */
+export function childrenOf(pid: number): number[] {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return text === '' ? [] : text.split(' ').map(Number);
+  } catch {
+    return [];
+  }
 }
