@@ -121,9 +121,6 @@ export const CODES = {
   AGENT_ERR_SETTINGS_CONFLICT: { message: 'settings file %s changed since it was read; re-read and try again' },
   AGENT_ERR_SETTINGS_WRITE: { message: 'cannot write settings file %s: %s' },
   AGENT_ERR_SETTINGS_NOT_FOUND: { message: 'settings file %s does not exist' },
-  AGENT_ERR_SETTINGS_LOCKED: {
-    message: 'settings file %s is being edited by another process (pid %s); gave up waiting after %s s',
-  },
   // Modules and core
   AGENT_ERR_MODULE_START: { message: 'module %s failed to start: %s' },
   AGENT_ERR_MODULE_STOP: { message: 'module %s failed to stop: %s' },

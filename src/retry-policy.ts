@@ -7,8 +7,9 @@
  *   the log line can name the time of the next attempt; reconciler/backoff.ts);
  * - the NRPE and agent-protocol clients (a connection failure: 100 ms
  *   doubling to 1 s, plus up to half of it at random; protocols/connect-retry.ts);
- * - the settings file lock (5 ms doubling to 100 ms, plus up to as much
- *   again at random, so CLI processes do not retry in lockstep; settings/store/file-lock.ts).
+ * - a settings edit that found the file changed by another writer (2 ms
+ *   doubling to 50 ms, plus up to as much again at random, so CLI processes
+ *   do not retry in lockstep; settings/store/atomic-rewrite.ts).
  *
  * Base layer: imports nothing of the agent.
  */

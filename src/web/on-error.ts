@@ -25,8 +25,6 @@ const MAPPED: Partial<Record<ErrorCode, number>> = {
   AGENT_ERR_SETTINGS_UNREADABLE: 409,
   AGENT_ERR_SETTINGS_INVALID: 409,
   AGENT_ERR_SETTINGS_NOT_FOUND: 409,
-  // Another process held the settings file's edit lock for too long: try again later.
-  AGENT_ERR_SETTINGS_LOCKED: 503,
   AGENT_ERR_MODULE_UNKNOWN: 404,
   // An edit naming an impossible section, key or value (a line break, a key with =): the reason, as a 422.
   AGENT_ERR_VALUE_INVALID: 422,

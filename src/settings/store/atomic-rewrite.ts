@@ -1,22 +1,29 @@
 /**
- * Atomic, locked rewrites of one settings file: a temp file in the same
- * folder, fsynced and renamed over the original (mode and owner kept), under
- * the lock file of settings/store/file-lock.ts and a per-process queue, re-applied
- * when a writer that ignores the lock changed the file meanwhile. What the
- * rewrite does to the text is the caller's transform (settings/store/edit-ini.ts).
+ * Atomic rewrites of one settings file: a temp file in the same folder,
+ * fsynced and put in place of the original (mode and owner kept) only while
+ * the original still is the file that was read (checked-replace.ts). That
+ * one check is what keeps concurrent writers from losing each other's
+ * changes, whoever they are: other edits of this process (also queued one
+ * after the other), the CLI in other processes, a text editor, `git
+ * checkout`. An edit that finds the file changed reads it again and
+ * applies its transform on the new text, after a short random wait, until
+ * it lands or `retryForMs` has passed. What the rewrite does to the text is
+ * the caller's transform (settings/store/edit-ini.ts).
  */
 import { isUtf8 } from 'node:buffer';
 import { statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { open, readFile, realpath, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../../errors.js';
 import { getLogger } from '../../log.js';
-import { removeLeftovers, tempPathFor, withFileLock } from './file-lock.js';
+import { removeLeftovers, tempPathFor } from './temp-files.js';
 import { hashBytes } from '../model/file-hash.js';
 import { contentIdentityOf, identityOf } from './file-identity.js';
 import { replaceIfUnchanged } from './checked-replace.js';
 import { syncFolder, writeTemp } from './durable-write.js';
 import { writtenAfterRead } from './replaced-copy.js';
+import { backoffDelay, type BackoffPolicy } from '../../retry-policy.js';
 
 const log = getLogger('agent:settings:edit-ini');
 
@@ -32,21 +39,21 @@ export interface EditFileOptions {
    * mistyped path never becomes a new file holding one section.
    */
   create?: boolean;
-  /** How long to wait for another process that is editing the same file, in ms (default 30 s). */
-  lockTimeoutMs?: number;
+  /** How long an edit that keeps finding the file changed by another writer tries again, in ms (default 30 s). */
+  retryForMs?: number;
   /** Test hook: runs after the temp file is written, before the conflict re-check and rename. */
   beforeRename?: () => Promise<void>;
 }
 
-/** How often an edit is re-applied on top of a change made by a writer that does not take the lock (an editor, git). */
-export const EDIT_ATTEMPTS = 5;
+/** The wait before an edit reads the file again after a conflict: 2 ms doubling to 50 ms, plus up to as much again at random, so writers in different processes do not retry in lockstep. */
+const CONFLICT_RETRY: BackoffPolicy = { firstMs: 2, factor: 2, maxMs: 50, jitter: 1 };
 
 /**
- * Replace `file`'s text by `transform(text)` atomically under the lock (see
+ * Replace `file`'s text by `transform(text)` atomically, never over another writer's change (see
  * editSettingsFile in settings/store/edit-ini.ts for the guarantees and errors).
  * `mayCreate`: a missing file may be created (with `options.create`).
  */
-export function rewriteLocked(
+export function rewriteChecked(
   file: string,
   transform: (text: string) => string,
   mayCreate: boolean,
@@ -79,20 +86,16 @@ async function rewriteNow(
   options: EditFileOptions,
 ): Promise<{ hash: string; changed: boolean }> {
   const target = await targetOf(file, mayCreate, options.create === true);
-  return withFileLock(
-    target,
-    async () => {
-      await removeLeftovers(target);
-      for (let attempt = 1; ; attempt++) {
-        const result = await rewriteOnce(file, target, transform, options);
-        if (result !== 'conflict') return result;
-        if (options.expectedHash !== undefined || attempt >= EDIT_ATTEMPTS)
-          throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
-        log.debug(`${file} changed while we wrote it (attempt ${attempt}); re-applying the edit`);
-      }
-    },
-    options.lockTimeoutMs !== undefined ? { timeoutMs: options.lockTimeoutMs } : {},
-  );
+  await removeLeftovers(target);
+  const deadline = performance.now() + (options.retryForMs ?? 30_000);
+  for (let attempt = 1; ; attempt++) {
+    const result = await rewriteOnce(file, target, transform, options);
+    if (result !== 'conflict') return result;
+    if (options.expectedHash !== undefined || performance.now() >= deadline)
+      throw new AgentError('AGENT_ERR_SETTINGS_CONFLICT', [file]);
+    log.debug(`${file} changed while we wrote it (attempt ${attempt}); re-applying the edit`);
+    await sleep(backoffDelay(CONFLICT_RETRY, attempt));
+  }
 }
 
 /** One read-edit-write round; 'conflict' when another writer changed the file before our rename (nothing written). */

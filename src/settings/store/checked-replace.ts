@@ -1,16 +1,19 @@
 /**
- * The last step of a settings rewrite (atomic-rewrite.ts): put the new copy
- * in place of the target only while the target still is the file that was
- * read. A plain rename cannot promise that: a hand save by rename (an
- * editor, `git checkout`) that lands between the writer's last check and
- * its rename is replaced, and its text is in no file. With the addon
- * (dist/bin/rename-exchange.node, src/settings/store/rename-exchange-c/) the new
- * copy and the target are exchanged in one step (renameat2 RENAME_EXCHANGE),
- * and what came out is looked at: not the file read, or written since, and
- * it is exchanged back and the edit reads again. A new file is created with
- * RENAME_NOREPLACE, so a file that appeared meanwhile is never overwritten.
- * Without the addon (a build without a C compiler) or on a filesystem that
- * lacks renameat2's flags, the rename is plain, as it always was.
+ * The last step of a settings rewrite (atomic-rewrite.ts), and the one
+ * thing that keeps concurrent writers from losing each other's changes:
+ * put the new copy in place of the target only while the target still is
+ * the file that was read. A plain rename cannot promise that: a save by
+ * rename (another edit of ours in another process, an editor, `git
+ * checkout`) that lands between the writer's last check and its rename is
+ * replaced, and its text is in no file. With the addon
+ * (dist/bin/rename-exchange.node, src/settings/store/rename-exchange-c/) the
+ * new copy and the target are exchanged in one step (renameat2
+ * RENAME_EXCHANGE), and what came out is looked at: not the file read, or
+ * written since, and it is exchanged back and the edit reads again. A new
+ * file is created with RENAME_NOREPLACE, so a file that appeared meanwhile
+ * is never overwritten. Without the addon (a build without a C compiler)
+ * or on a filesystem that lacks renameat2's flags, the rename is plain:
+ * only the check just before it remains, and the agent says so once.
  */
 import { lstatSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +21,7 @@ import { getSystemErrorMessage, getSystemErrorName } from 'node:util';
 import { loadAddon } from '../../native-addon.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { contentIdentityOf } from './file-identity.js';
+import { getLogger } from '../../log.js';
 
 interface RenameAddon {
   rename2: (from: string, to: string, flags: number) => number;
@@ -86,7 +90,15 @@ function giveBack(own: RenameAddon, temp: string, target: string, ours: string):
   else renameSync(temp, target);
 }
 
+let toldPlain = false;
+
 function plainRename(temp: string, target: string): 'replaced' {
+  if (!toldPlain) {
+    toldPlain = true;
+    getLogger('agent:settings:edit-ini').warning(
+      `settings edits of ${target} are checked against other writers only just before the rename: the rename-exchange addon is not built, or the filesystem has no renameat2 exchange; two writers that rename in the same instant can lose one change`,
+    );
+  }
   renameSync(temp, target);
   return 'replaced';
 }

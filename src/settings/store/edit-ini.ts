@@ -1,20 +1,20 @@
 /**
  * The minimal-edit settings writer: the public entry for edits of a settings
  * file. The text edits themselves (what changes, what stays, quoting) are in
- * settings/ini/ini-text-edit.ts; the atomic, locked write in
+ * settings/ini/ini-text-edit.ts; the atomic, checked write in
  * settings/store/atomic-rewrite.ts.
  */
 import type { SettingsEdit } from '../ini/ini-text-edit.js';
-import { rewriteLocked, type EditFileOptions } from './atomic-rewrite.js';
+import { rewriteChecked, type EditFileOptions } from './atomic-rewrite.js';
 import { applyEdits, checkEdit } from '../ini/ini-text-edit.js';
 
 export { applyEdits } from '../ini/ini-text-edit.js';
-export { EDIT_ATTEMPTS, hashText, type EditFileOptions } from './atomic-rewrite.js';
+export { hashText, type EditFileOptions } from './atomic-rewrite.js';
 
 /**
  * The edits, or a function that computes them from the file's current text
- * (for read-modify-write edits such as appending to a list: it runs under
- * the lock, on exactly the content being edited, and again on each retry).
+ * (for read-modify-write edits such as appending to a list: it runs on
+ * exactly the content being replaced, and again on each retry).
  */
 export type EditsOf = readonly SettingsEdit[] | ((currentText: string) => readonly SettingsEdit[]);
 
@@ -28,23 +28,24 @@ export type EditsOf = readonly SettingsEdit[] | ((currentText: string) => readon
  * Guarantees: the file is replaced by rename of a fully written and fsynced
  * temp file in the same folder (same mode, and owner when we may), so a
  * reader sees the old or the new file, never a mix; the original is untouched
- * on any failure and no temp file is left behind. Edits of one file are
- * serialized across processes by a lock file next to it (settings/store/file-lock.ts)
- * and within this process by a queue, so a call that resolves has its change
- * in the file: none is lost. A writer that ignores the lock (a text editor,
- * `git checkout`) is detected just before the rename, and one that wrote to
- * the copy the rename replaced just after it (replaced-copy.ts: the copy is
- * put back); the edit is then re-applied on the new content, up to
- * EDIT_ATTEMPTS times. Temp files left
- * by a killed writer of the same file are removed. An edit that changes
- * nothing writes nothing (`changed: false`). A symlink is followed: its
- * target is replaced, the link stays. No message names a temp or lock file.
+ * on any failure and no temp file is left behind. The new copy takes the
+ * file's place only while the file still is the one read
+ * (settings/store/checked-replace.ts), and one that wrote to the copy the
+ * replace took out is put back just after it (replaced-copy.ts); otherwise
+ * the edit is read again and re-applied on the new content, after a short
+ * random wait, for up to `retryForMs` (30 s). That covers every other
+ * writer: edits in other processes (the CLI, several `config-agent web
+ * add-user` at once), a text editor, `git checkout`; edits of this process
+ * are also queued one after the other. So a call that resolves has its
+ * change in the file: none is lost. Temp files left by a killed writer of
+ * the same file are removed. An edit that changes nothing writes nothing
+ * (`changed: false`). A symlink is followed: its target is replaced, the
+ * link stays. No message names a temp file.
  *
  * Errors: AGENT_ERR_SETTINGS_NOT_FOUND when the file does not exist (unless
  * `create`); AGENT_ERR_SETTINGS_CONFLICT when the file's hash differs from
- * `expectedHash`, or when it kept changing under us through every attempt
- * (nothing written); AGENT_ERR_SETTINGS_LOCKED when another process held the
- * lock past `lockTimeoutMs`; AGENT_ERR_VALUE_INVALID for a bad edit;
+ * `expectedHash` (not retried), or when it kept changing under us for
+ * `retryForMs` (nothing written); AGENT_ERR_VALUE_INVALID for a bad edit;
  * AGENT_ERR_SETTINGS_UNREADABLE when the file cannot be read;
  * AGENT_ERR_SETTINGS_WRITE (with the cause) when writing fails or the file is
  * not UTF-8.
@@ -57,13 +58,13 @@ export function editSettingsFile(
   if (typeof edits !== 'function') for (const edit of edits) checkEdit(edit);
   const transform = (text: string): string => applyEdits(text, typeof edits === 'function' ? edits(text) : edits);
   const mayCreate = typeof edits === 'function' || edits.every((e) => e.op === 'set');
-  return rewriteLocked(file, transform, mayCreate, options);
+  return rewriteChecked(file, transform, mayCreate, options);
 }
 
 /**
  * Replace the file's text by `transform(text)` with every guarantee of
- * editSettingsFile (lock, atomic rename, retries over writers that ignore
- * the lock, mode kept, nothing written when the text stays the same). For
+ * editSettingsFile (atomic, checked replace, retries over other writers,
+ * mode kept, nothing written when the text stays the same). For
  * whole-file rewrites that keep meaning, such as `config-agent settings fmt`.
  */
 export function rewriteSettingsFile(
@@ -71,7 +72,7 @@ export function rewriteSettingsFile(
   transform: (text: string) => string,
   options: EditFileOptions = {},
 ): Promise<{ hash: string; changed: boolean }> {
-  return rewriteLocked(file, transform, true, options);
+  return rewriteChecked(file, transform, true, options);
 }
 
 // ---------------------------------------------------------------------------

@@ -49,7 +49,8 @@ export interface TreeEditOptions {
   create?: boolean;
   /** Hashes of the files as the caller validated them; a file that differs is AGENT_ERR_SETTINGS_CONFLICT (nothing more written). */
   expected?: readonly { file: string; hash: string }[];
-  lockTimeoutMs?: number;
+  /** How long an edit that keeps finding a file changed by another writer tries again, in ms (default 30 s). */
+  retryForMs?: number;
   /**
    * Called before anything is written, with the text of every file the
    * edits would change (absolute path -> new text); throw to refuse the edit
@@ -164,7 +165,7 @@ function fileOptions(file: string, options: TreeEditOptions): EditFileOptions {
   return {
     ...(options.create ? { create: true } : {}),
     ...(expected !== undefined ? { expectedHash: expected } : {}),
-    ...(options.lockTimeoutMs !== undefined ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+    ...(options.retryForMs !== undefined ? { retryForMs: options.retryForMs } : {}),
   };
 }
 

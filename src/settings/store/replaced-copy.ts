@@ -1,6 +1,6 @@
 /**
  * Writes that reach the copy an atomic rewrite replaced. A writer that
- * ignores the lock (`echo >> agent.ini`, an editor writing in place) and
+ * writes in place (`echo >> agent.ini`, an editor that saves in place) and
  * opened the file before our rename writes into the inode the rename took
  * the name from: its text is in no file any more. The identity check just
  * before the rename (atomic-rewrite.ts) sees every write finished by then;
