@@ -12,8 +12,8 @@ import { createCore } from './core/core-impl.js';
 import type { Core } from './core/core.js';
 import type { AgentControl, ModuleStatus, ReconcilerStatus, SettingsEdits, SourceStatus } from './core/control.js';
 import type { ChangeStream } from './settings/store/change-stream.js';
-import { SettingsSource } from './reconciler/source/settings-source.js';
-import { prepareSourceFolder, signaturesRequired, sourceConfig } from './reconciler/source/source-config.js';
+import { SettingsSource } from './settings/source/settings-source.js';
+import { prepareSourceFolder, signaturesRequired, sourceConfig } from './settings/source/source-config.js';
 import { loadSettingsFile } from './settings/store/load-file.js';
 import { SettingsReader } from './settings/store/includes.js';
 import { describeProblem, type SettingsProblem } from './settings/model/problem.js';
@@ -47,7 +47,7 @@ export async function startAgent(options: {
   if (!loaded.ok) return { ok: false, problems: loaded.problems };
   // A signed source's cached pulls are verified again before the agent runs on them (verify-cache.ts).
   if (signaturesRequired(sourceConfig(loaded.snapshot))) {
-    const { verifyCachedPulls } = await import('./reconciler/source/verify-cache.js');
+    const { verifyCachedPulls } = await import('./settings/source/verify-cache.js');
     if (await verifyCachedPulls(loaded.snapshot)) loaded = await loadSettingsFile(options.settingsFile);
     if (!loaded.ok) return { ok: false, problems: loaded.problems };
   }

@@ -13,10 +13,10 @@ import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { SettingsReader } from '../settings/store/includes.js';
 import { type LoadResult } from '../settings/model/load.js';
 import { loadSettingsFile } from '../settings/store/load-file.js';
-import { cacheFileOf, sourceConfig } from '../reconciler/source/source-config.js';
-import { fetchSource } from '../reconciler/source/fetch-source.js';
-import { pullBundle, seedReader } from '../reconciler/source/pulled-bundle.js';
-import { readCachedPull } from '../reconciler/source/source-cache.js';
+import { cacheFileOf, sourceConfig } from '../settings/source/source-config.js';
+import { fetchSource } from '../settings/source/fetch-source.js';
+import { pullBundle, seedReader } from '../settings/source/pulled-bundle.js';
+import { readCachedPull } from '../settings/source/source-cache.js';
 
 export type SourcePlanInput =
   { ok: true; now: LoadResult; next: LoadResult; line: string } | { ok: false; code: 1 | 2; message: string };

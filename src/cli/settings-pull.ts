@@ -1,7 +1,7 @@
 /**
  * `config-agent settings pull [--settings FILE]`: pull `[/settings/source] url`
  * (and the remote includes) once, now, from the shell, exactly as the agent's poll does
- * (reconciler/source/settings-source.ts): conditional request, size cap,
+ * (settings/source/settings-source.ts): conditional request, size cap,
  * pinned hash, the whole tree validated with the pulled text in place.
  * A good pull is written to the cache in the state folder; a running agent
  * watches that file and applies it at once (no credentials, no web server
@@ -13,7 +13,7 @@ import { HELP_OPTION, SETTINGS_OPTION, helpText, type CliOption } from './option
 import { formatMessage } from '../errors.js';
 import { loadSettingsFile } from '../settings/store/load-file.js';
 import { formatProblem } from './format-problem.js';
-import { SettingsSource } from '../reconciler/source/settings-source.js';
+import { SettingsSource } from '../settings/source/settings-source.js';
 
 export const PULL_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
 

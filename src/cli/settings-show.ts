@@ -20,8 +20,8 @@ import {
 import { formatProblem } from './format-problem.js';
 import { keySchema, originFile, originText } from '../settings/model/effective.js';
 import { suggestion } from '../settings/model/did-you-mean.js';
-import { cacheFileOf, sourceConfig } from '../reconciler/source/source-config.js';
-import { readCachedPull } from '../reconciler/source/source-cache.js';
+import { cacheFileOf, sourceConfig } from '../settings/source/source-config.js';
+import { readCachedPull } from '../settings/source/source-cache.js';
 
 export const SHOW_OPTIONS: readonly CliOption[] = [
   { name: 'resolved', help: 'also print client targets and web users after inheritance' },

@@ -7,9 +7,10 @@ import type { LogRecord, LogLevel } from '../log.js';
 import type { SettingsView } from '../settings/store/edit-tree.js';
 import type { SettingsEdit } from '../settings/ini/ini-text-edit.js';
 import type { SettingsProblem } from '../settings/model/problem.js';
+import type { SourceStatus } from '../settings/source/source-status.js';
 
-// Defined by the settings layer, which sits below core.
-export type { SettingsEdit, SettingsProblem };
+// Defined by the settings layers, which sit below core.
+export type { SettingsEdit, SettingsProblem, SourceStatus };
 import type { Snapshot } from '../settings/model/snapshot.js';
 
 export type ModuleState = 'stopped' | 'starting' | 'running' | 'stopping' | 'failed';
@@ -52,38 +53,6 @@ export interface ReconcilerStatus {
   drift: { module: string; loaded: boolean; enabled: boolean }[];
   /** The settings source ([/settings/source]), when the settings name one. */
   source?: SourceStatus;
-}
-
-/** Where pulled settings stand (reconciler/source/settings-source.ts). */
-export interface SourceStatus {
-  url: string;
-  /** Revision of the pulled text in the settings now (ETag, else `sha256:`…), null when none. */
-  revision: string | null;
-  /** The pulled text in force comes from the cache, not from a pull of this run. */
-  fromCache: boolean;
-  /** Last attempt, last success (200 or 304), last applied change: ISO times or null. */
-  lastPull: string | null;
-  lastSuccess: string | null;
-  lastChange: string | null;
-  /** Why the last attempt failed (null after a good one). */
-  lastError: string | null;
-  /** The last attempt failed because what was served is refused (invalid, unsigned, a rollback), not the server. */
-  refused: boolean;
-  pulls: { changed: number; unchanged: number; failed: number };
-  /** Failures in a row (the backoff's count). */
-  failuresInARow: number;
-  nextPull: string | null;
-  /** The remote files [/includes] names (reconciler/source/remote-includes.ts), when there are any. */
-  includes?: IncludeStatus[];
-}
-
-/** Where one remote include stands: its revision in force, from the cache or pulled in this run, its last success and error. */
-export interface IncludeStatus {
-  url: string;
-  revision: string | null;
-  fromCache: boolean;
-  lastSuccess: string | null;
-  lastError: string | null;
 }
 
 export interface AgentControl {

@@ -8,11 +8,13 @@ module.exports = [
   ],
   ['formats', '^src/formats/'],
   // settings/, bottom to top: the INI grammar, the pure model (compile files to a snapshot; its
-  // generated/ beside it), the store (the only code that reads, watches and writes settings files),
-  // the import of NSClient++ and nrpe files.
+  // generated/ beside it), the store (reads, watches and writes the settings files), the source (pulls
+  // settings from git or https into its cache, checks them, reads the cache back; the store and the
+  // source are the only code that touches settings files), the import of NSClient++ and nrpe files.
   ['settings-ini', '^src/settings/ini/'],
   ['settings-model', '^src/settings/(model|generated)/'],
   ['settings-store', '^src/settings/store/'],
+  ['settings-source', '^src/settings/source/'],
   ['settings-import', '^src/settings/import/'],
   ['core', '^src/core/'],
   ['protocols', '^src/protocols/'],

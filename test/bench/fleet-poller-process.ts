@@ -4,7 +4,7 @@
  * the way an agent whose settings did not change polls it, with the agent's
  * own client code, for SECONDS (bounded: the loops stop at the deadline).
  *
- * - `https`: fetchSettings (src/reconciler/source/fetch-settings.ts) with the
+ * - `https`: fetchSettings (src/settings/source/fetch-settings.ts) with the
  *   validators of a first fetch, a conditional GET on a new TLS connection
  *   with a full handshake, answered 304, as each agent's poll is;
  * - `git`: fetchGit (fetch-git.ts) with the commit in force: `git ls-remote`
@@ -20,8 +20,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { globalAgent as httpsAgent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fetchSettings } from '../../src/reconciler/source/fetch-settings.js';
-import { fetchGit, remoteCommit } from '../../src/reconciler/source/fetch-git.js';
+import { fetchSettings } from '../../src/settings/source/fetch-settings.js';
+import { fetchGit, remoteCommit } from '../../src/settings/source/fetch-git.js';
 import { processCpuMs } from '../helpers/proc-cpu.js';
 
 const [mode, url, caFile, concurrencyText, secondsText] = process.argv.slice(2);

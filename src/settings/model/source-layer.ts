@@ -11,7 +11,7 @@
  * file's include of a URL reads that URL's last good pull, kept beside the
  * source's (`${state}/settings-source/includes/<hash of the URL>.ini`), at
  * the include's place in the precedence; the puller
- * (reconciler/source/remote-includes.ts) fetches and validates it. Not
+ * (settings/source/remote-includes.ts) fetches and validates it. Not
  * pulled yet, it includes nothing (AGENT_WARN_INCLUDE_NOT_PULLED).
  *
  * Only the local file decides where settings come from: a pulled text that

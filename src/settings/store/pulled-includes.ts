@@ -14,7 +14,7 @@
  *   files of the pull (PulledPlace.files) in that folder, in name order;
  *   over https (no listing) it is refused;
  * - host placeholders (`${host_lc}`…) work as in a local include.
- * The puller (reconciler/source/pulled-bundle.ts) reads each named file at
+ * The puller (settings/source/pulled-bundle.ts) reads each named file at
  * the same commit (or from the same origin) and keeps it in the state
  * folder at `settings-source/pulled-files/<path>`; the loader reads it from
  * there, below the file that includes it, all of it the lowest layer.

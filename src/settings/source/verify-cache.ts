@@ -22,7 +22,7 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
 import { sink } from '../../log.js';
-import type { Snapshot } from '../../settings/model/snapshot.js';
+import type { Snapshot } from '../model/snapshot.js';
 import { appliedRef, committedFile, fetchedCommit } from './fetch-git.js';
 import { metaFile, readCachedPull, type CachedPull, type PulledFile } from './source-cache.js';
 import { locationOf, pullBundle, type Reader } from './pulled-bundle.js';
@@ -30,7 +30,7 @@ import { cacheFileOf, sourceConfig, sourceId, type SourceConfig } from './source
 import { signaturesRequired, trustId } from './trust.js';
 import { checkSignature } from './verify-detached.js';
 import { verifyGitObject } from './verify-git.js';
-import { pulledFilesRoot } from '../../settings/store/pulled-includes.js';
+import { pulledFilesRoot } from '../store/pulled-includes.js';
 
 const log = sink.logger('agent:settings-source');
 

@@ -1,7 +1,7 @@
 /** Validators kept for the next conditional request: none that RFC 9110 calls weak. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { strongValidators } from '../../../src/reconciler/source/fetch-settings.js';
+import { strongValidators } from '../../../src/settings/source/fetch-settings.js';
 
 const date = 'Sat, 28 Nov 2026 18:00:10 GMT';
 

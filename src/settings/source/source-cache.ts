@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { metaFile, pulledFilesRoot } from '../../settings/store/pulled-includes.js';
+import { metaFile, pulledFilesRoot } from '../store/pulled-includes.js';
 
 export { metaFile };
 import { randomBytes } from 'node:crypto';

@@ -1,7 +1,7 @@
-/** The content types a pulled settings file may come with (reconciler/source/fetch-settings.ts). */
+/** The content types a pulled settings file may come with (settings/source/fetch-settings.ts). */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { acceptableType } from '../../../src/reconciler/source/fetch-settings.js';
+import { acceptableType } from '../../../src/settings/source/fetch-settings.js';
 
 void describe('acceptableType', () => {
   void it('takes text (not HTML) and bytes, refuses the rest', () => {

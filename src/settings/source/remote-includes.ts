@@ -12,7 +12,7 @@
  */
 import { sink } from '../../log.js';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
-import type { IncludeStatus, SourceStatus } from '../../core/control.js';
+import type { IncludeStatus, SourceStatus } from './source-status.js';
 import type { SourceHost } from './apply-pull.js';
 import { readCachedPull } from './source-cache.js';
 import type { SourceConfig } from './source-config.js';

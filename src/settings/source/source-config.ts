@@ -6,10 +6,10 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseIni } from '../../settings/ini/read-ini.js';
-import { sourceCacheFile, SOURCE_SECTION } from '../../settings/model/source-layer.js';
-import type { Snapshot } from '../../settings/model/snapshot.js';
-import { valueText } from '../../settings/model/value-text.js';
+import { parseIni } from '../ini/read-ini.js';
+import { sourceCacheFile, SOURCE_SECTION } from '../model/source-layer.js';
+import type { Snapshot } from '../model/snapshot.js';
+import { valueText } from '../model/value-text.js';
 
 export interface SourceConfig {
   url: string;

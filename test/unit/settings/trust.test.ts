@@ -1,5 +1,5 @@
 /**
- * Which keys a pull must be signed by (reconciler/source/trust.ts): no key
+ * Which keys a pull must be signed by (settings/source/trust.ts): no key
  * file, no requirement; the id follows the files' content (a key removed
  * is a new id); an unreadable key file is AGENT_ERR_SOURCE_SIGNATURE; a
  * verifier's failure is an answer with what it said, never a rejection.
@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentError } from '../../../src/errors.js';
-import { runVerifier, signaturesRequired, trustId } from '../../../src/reconciler/source/trust.js';
+import { runVerifier, signaturesRequired, trustId } from '../../../src/settings/source/trust.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'trust-'));
 const url = 'https://example.invalid/a.ini';
 
-void describe('reconciler/source/trust.ts', () => {
+void describe('settings/source/trust.ts', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   void it('no key file: nothing required, id empty', () => {

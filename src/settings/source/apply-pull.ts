@@ -22,11 +22,10 @@ import { dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { sink } from '../../log.js';
 import { AgentError, errorMessage } from '../../errors.js';
-import type { ReconcilerStatus } from '../../core/control.js';
-import { SettingsReader } from '../../settings/store/includes.js';
-import { loadSettingsFile } from '../../settings/store/load-file.js';
-import { describeProblem } from '../../settings/model/problem.js';
-import type { Snapshot } from '../../settings/model/snapshot.js';
+import { SettingsReader } from '../store/includes.js';
+import { loadSettingsFile } from '../store/load-file.js';
+import { describeProblem } from '../model/problem.js';
+import type { Snapshot } from '../model/snapshot.js';
 import { fetchSource, revisionOf, type SourceFetch } from './fetch-source.js';
 import { bundleId, pullBundle, seedReader, type Bundle } from './pulled-bundle.js';
 import { markApplied } from './fetch-git.js';
@@ -38,8 +37,12 @@ const log = sink.logger('agent:settings-source');
 
 export interface SourceHost {
   settings(): Snapshot;
-  /** Apply the new cache (the agent's reconciler; the CLI only reads it again). */
-  reload(reason: string): Promise<Pick<ReconcilerStatus, 'lastResult'>>;
+  /**
+   * Apply the new cache (the agent's reconciler; the CLI only reads it again). All a pull needs of
+   * the outcome: `lastResult` is `'invalid'` when the reload refused the settings (the reconciler's
+   * status has this field, so it is the host as it is).
+   */
+  reload(reason: string): Promise<{ readonly lastResult: string }>;
 }
 
 export type PullOutcome = { changed: false } | { changed: true; revision: string; at: string };

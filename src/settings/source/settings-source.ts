@@ -22,7 +22,7 @@ import { sink } from '../../log.js';
 import { maskSecrets } from '../../log-escape.js';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
 import { backoffDelay } from '../../retry-policy.js';
-import type { SourceStatus } from '../../core/control.js';
+import type { SourceStatus } from './source-status.js';
 import { readCachedPull } from './source-cache.js';
 import { cacheFileOf, sourceConfig, sourceId, type SourceConfig } from './source-config.js';
 import type { SourceHost } from './apply-pull.js';

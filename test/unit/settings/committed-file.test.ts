@@ -1,6 +1,6 @@
 /**
  * A file a pulled git file includes, read from the commit
- * (reconciler/source/fetch-git.ts committedRegularFile): a regular file is
+ * (settings/source/fetch-git.ts committedRegularFile): a regular file is
  * read; a symbolic link (even one pointing out of the repository), a
  * folder, a missing path and a file over the size limit are refused with
  * why, never followed or read.
@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { committedRegularFile } from '../../../src/reconciler/source/fetch-git.js';
+import { committedRegularFile } from '../../../src/settings/source/fetch-git.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'committed-file-'));
 const git = (...args: string[]): string =>
@@ -19,7 +19,7 @@ const git = (...args: string[]): string =>
     encoding: 'utf8',
   }).trim();
 
-void describe('reconciler/source/fetch-git.ts committedRegularFile', () => {
+void describe('settings/source/fetch-git.ts committedRegularFile', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
   git('init', '--quiet');
   mkdirSync(join(dir, 'shared'));
