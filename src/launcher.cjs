@@ -42,7 +42,25 @@ function run(file) {
   if (warmOut) process.on('exit', () => writeFileSync(warmOut, script.createCachedData()));
   const fn = script.runInThisContext();
   const module = { exports: {}, filename: file };
-  fn.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  fn.call(module.exports, module.exports, builtinsOnce(createRequire(file)), module, file, dirname(file));
+}
+
+/**
+ * `require` for the bundle, answering a built-in (`node:fs`) from its own map after the first
+ * time: esbuild's CommonJS output requires a built-in in every module that imports it (about 150
+ * calls at a default start for 15 built-ins), and each went through node's whole module load
+ * (resolution, diagnostics channels, checks): so many calls that V8 compiled three of node's own
+ * helpers of that path with Maglev during the start. Anything else goes to node's require as before.
+ */
+function builtinsOnce(req) {
+  const builtins = new Map();
+  const once = (id) => {
+    if (!id.startsWith('node:')) return req(id);
+    let m = builtins.get(id);
+    if (m === undefined) builtins.set(id, (m = req(id)));
+    return m;
+  };
+  return Object.assign(once, { resolve: req.resolve, cache: req.cache, main: req.main, extensions: req.extensions });
 }
 
 module.exports = { compile };
