@@ -12,7 +12,7 @@
 process.title = 'config-agent';
 const { readFileSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
-const { dirname, join } = require('node:path');
+const { basename, dirname, join } = require('node:path');
 const vm = require('node:vm');
 
 /**
@@ -27,8 +27,13 @@ function compile(file, cachedData) {
   return new vm.Script(readFileSync(file, 'latin1'), { filename: file, cachedData });
 }
 
-/** Runs the bundle at `file` as the main module, with its code cache when there is one. */
-function run(file) {
+/**
+ * Runs the bundle at `file` as a CommonJS module, with its code cache when there is one, and
+ * returns its exports. `more` goes onto its `module` object beside `loadBundle`, which loads
+ * another bundle of the same folder the same way (src/tools/bundle-split.mjs: main.cjs loads
+ * on-demand.cjs, passing it `fromMain`).
+ */
+function load(file, more = {}) {
   let cachedData;
   try {
     cachedData = readFileSync(`${file}.cache`);
@@ -37,12 +42,19 @@ function run(file) {
   }
   const script = compile(file, cachedData);
   // The build's warm-up run (src/tools/code-cache.mjs): at exit, the cache of every function this start
-  // compiled, not only the top level, so a start after the build compiles almost nothing.
+  // compiled in each bundle it loaded, not only the top level, so a start after the build compiles almost nothing.
   const warmOut = process.env.AGENT_BUILD_CODE_CACHE;
-  if (warmOut) process.on('exit', () => writeFileSync(warmOut, script.createCachedData()));
+  if (warmOut)
+    process.on('exit', () => writeFileSync(join(warmOut, `${basename(file)}.cache`), script.createCachedData()));
   const fn = script.runInThisContext();
-  const module = { exports: {}, filename: file };
+  const module = {
+    exports: {},
+    filename: file,
+    loadBundle: (name, extra) => load(join(dirname(file), name), extra),
+    ...more,
+  };
   fn.call(module.exports, module.exports, builtinsOnce(createRequire(file)), module, file, dirname(file));
+  return module.exports;
 }
 
 /**
@@ -64,4 +76,4 @@ function builtinsOnce(req) {
 }
 
 module.exports = { compile };
-if (require.main === module) run(join(__dirname, 'agent', 'main.cjs'));
+if (require.main === module) load(join(__dirname, 'agent', 'main.cjs'));
