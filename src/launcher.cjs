@@ -12,7 +12,7 @@
 process.title = 'config-agent';
 const { readFileSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
-const { dirname, join } = require('node:path');
+const { basename, dirname, join } = require('node:path');
 const vm = require('node:vm');
 
 /**
@@ -27,8 +27,13 @@ function compile(file, cachedData) {
   return new vm.Script(readFileSync(file, 'latin1'), { filename: file, cachedData });
 }
 
-/** Runs the bundle at `file` as the main module, with its code cache when there is one. */
-function run(file) {
+/**
+ * Runs the bundle at `file` as a CommonJS module, with its code cache when there is one, and
+ * returns its exports. `more` goes onto its `module` object beside `loadBundle`, which loads
+ * another bundle of the same folder the same way (src/tools/bundle-split.mjs: main.cjs loads
+ * on-demand.cjs, passing it `fromMain`).
+ */
+function load(file, more = {}) {
   let cachedData;
   try {
     cachedData = readFileSync(`${file}.cache`);
@@ -37,13 +42,38 @@ function run(file) {
   }
   const script = compile(file, cachedData);
   // The build's warm-up run (src/tools/code-cache.mjs): at exit, the cache of every function this start
-  // compiled, not only the top level, so a start after the build compiles almost nothing.
+  // compiled in each bundle it loaded, not only the top level, so a start after the build compiles almost nothing.
   const warmOut = process.env.AGENT_BUILD_CODE_CACHE;
-  if (warmOut) process.on('exit', () => writeFileSync(warmOut, script.createCachedData()));
+  if (warmOut)
+    process.on('exit', () => writeFileSync(join(warmOut, `${basename(file)}.cache`), script.createCachedData()));
   const fn = script.runInThisContext();
-  const module = { exports: {}, filename: file };
-  fn.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  const module = {
+    exports: {},
+    filename: file,
+    loadBundle: (name, extra) => load(join(dirname(file), name), extra),
+    ...more,
+  };
+  fn.call(module.exports, module.exports, builtinsOnce(createRequire(file)), module, file, dirname(file));
+  return module.exports;
+}
+
+/**
+ * `require` for the bundle, answering a built-in (`node:fs`) from its own map after the first
+ * time: esbuild's CommonJS output requires a built-in in every module that imports it (about 150
+ * calls at a default start for 15 built-ins), and each went through node's whole module load
+ * (resolution, diagnostics channels, checks): so many calls that V8 compiled three of node's own
+ * helpers of that path with Maglev during the start. Anything else goes to node's require as before.
+ */
+function builtinsOnce(req) {
+  const builtins = new Map();
+  const once = (id) => {
+    if (!id.startsWith('node:')) return req(id);
+    let m = builtins.get(id);
+    if (m === undefined) builtins.set(id, (m = req(id)));
+    return m;
+  };
+  return Object.assign(once, { resolve: req.resolve, cache: req.cache, main: req.main, extensions: req.extensions });
 }
 
 module.exports = { compile };
-if (require.main === module) run(join(__dirname, 'agent', 'main.cjs'));
+if (require.main === module) load(join(__dirname, 'agent', 'main.cjs'));

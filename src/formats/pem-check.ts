@@ -45,12 +45,31 @@ export function privateKeyProblem(text: string | Buffer): string | undefined {
   });
 }
 
-/** Why the certificate and key (each already checked) cannot serve together, e.g. a key of another certificate. */
-export function pairProblem(cert: string | Buffer, key: string | Buffer): string | undefined {
-  return remembered('pair', `${cert.toString()}\0${key.toString()}`, () => pairCheck(cert, key));
+/**
+ * Why the certificate and key (each already checked) cannot serve together, e.g. a key of another
+ * certificate. `context: false` leaves out the TLS context this check builds to prove the pair
+ * usable (a listener's start, whose server builds the real one next and reports a failure of it
+ * with contextProblem()): a key of another certificate is still found here, by the certificate's
+ * own check of the key.
+ */
+export function pairProblem(
+  cert: string | Buffer,
+  key: string | Buffer,
+  { context = true }: { context?: boolean } = {},
+): string | undefined {
+  return remembered(context ? 'pair' : 'pair-key', `${cert.toString()}\0${key.toString()}`, () =>
+    pairCheck(cert, key, context),
+  );
 }
 
-function pairCheck(cert: string | Buffer, key: string | Buffer): string | undefined {
+/** The reason for a TLS context that could not be built of a certificate and key, as pairProblem words it. */
+export function contextProblem(err: unknown): string {
+  const message = (err as Error).message;
+  if (/key values mismatch/i.test(message)) return 'the private key does not belong to the certificate';
+  return `the certificate and key cannot be used (${message})`;
+}
+
+function pairCheck(cert: string | Buffer, key: string | Buffer, context: boolean): string | undefined {
   // OpenSSL's own check misses a key of another type (an EC key for an RSA certificate).
   try {
     const block = KEY_BLOCK.exec(key.toString())?.[0];
@@ -60,14 +79,13 @@ function pairCheck(cert: string | Buffer, key: string | Buffer): string | undefi
   } catch {
     // Unreadable input is reported by the checks below.
   }
+  if (!context) return undefined;
   try {
     // No trust store: this context only proves the pair usable (and loading node's root certificates costs ~45 ms once).
     createSecureContext({ cert, key, ca: [] });
     return undefined;
   } catch (err) {
-    const message = (err as Error).message;
-    if (/key values mismatch/i.test(message)) return 'the private key does not belong to the certificate';
-    return `the certificate and key cannot be used (${message})`;
+    return contextProblem(err);
   }
 }
 

@@ -46,8 +46,12 @@ export type PairCheck =
   | { ok: true; missing: true; key: string | undefined }
   | { ok: false; problem: TlsFileProblem };
 
-/** The certificate and key as the listener will use them, or the first problem. */
-export function checkPair(files: PairFiles): PairCheck {
+/**
+ * The certificate and key as the listener will use them, or the first problem. `context: false`:
+ * no throwaway TLS context proves the pair usable, for a caller whose server builds the context
+ * next (pem-check.ts pairProblem); a key of another certificate is found all the same.
+ */
+export function checkPair(files: PairFiles, { context = true }: { context?: boolean } = {}): PairCheck {
   const cert = read(files.cert);
   if ('error' in cert) return { ok: false, problem: { setting: 'certificate', file: files.cert, reason: cert.error } };
   const keyFile = files.key || files.cert;
@@ -85,7 +89,7 @@ export function checkPair(files: PairFiles): PairCheck {
       ok: false,
       problem: { setting: from === files.cert ? 'certificate' : 'certificate key', file: from, reason: keyProblem },
     };
-  const pair = pairProblem(cert.text, keyText);
+  const pair = pairProblem(cert.text, keyText, { context });
   if (pair)
     return { ok: false, problem: { setting: 'certificate key', file: from, reason: pair, mismatchOf: files.cert } };
   return { ok: true, cert: cert.text, key: keyText, keyFile: from };

@@ -1,8 +1,10 @@
 // Part of `npm run build`, after tsc: bundles the compiled agent (dist/src/main.js and everything
-// it imports, lazy imports included) into one CommonJS file, dist/agent/main.cjs, writes V8's code
-// cache of it (main.cjs.cache) and copies the launcher src/launcher.cjs to dist/agent.cjs, which
-// the `agent` bin and `npm start` run. Loading ~170 ES modules one by one (resolve, read,
-// compile, link each) was most of the agent's start; one file, compiled at build time, is not.
+// it imports, lazy imports included) into CommonJS: dist/agent/main.cjs, what a start on the
+// default settings runs, and dist/agent/on-demand.cjs, the rest (bundle-split.mjs); writes V8's
+// code cache of each (main.cjs.cache, on-demand.cjs.cache) and copies the launcher
+// src/launcher.cjs to dist/agent.cjs, which the `agent` bin and `npm start` run. Loading ~170 ES
+// modules one by one (resolve, read, compile, link each) was most of the agent's start; one
+// file, compiled at build time, is not.
 // dist/src/ stays as tsc wrote it, for the unit tests. Everything comes from the imports of
 // main.js, never from a list of files, so files can move between folders.
 //
@@ -10,10 +12,11 @@
 // would load dgram, zlib, webcrypto, … for modules that are not enabled; in CommonJS they stay
 // inside the lazily run module bodies. Whitespace and syntax are minified, names are kept, so a
 // stack trace still names the functions.
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCodeCache } from './code-cache.mjs';
+import { ON_DEMAND, splitBuild } from './bundle-split.mjs';
 
 // A checkout installed before esbuild was added has no esbuild: say what to do.
 const { build } = await import('esbuild').catch((err) => {
@@ -37,57 +40,79 @@ const schemas = Object.fromEntries(
       JSON.stringify(JSON.parse(readFileSync(join(root, 'schema', rel), 'utf8'))),
     ]),
 );
-const result = await build({
-  entryPoints: [join(root, 'dist/src/main.js')],
-  outfile: out,
-  write: false,
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  // import() of a CommonJS package (selfsigned) becomes a require() in a promise: the launcher
-  // runs the bundle through vm.Script, which has no loader for import().
-  supported: { 'dynamic-import': false },
-  // The one use of import.meta in a CommonJS bundle: the file's own URL (package root, require of ajv).
-  define: { 'import.meta.url': '__bundleUrl' },
-  banner: {
-    js: `const __bundleUrl = require('node:url').pathToFileURL(__filename).href;\nconst __bundleSchemas = ${JSON.stringify(schemas)};`,
+// Two files, one instance of every module (bundle-split.mjs): main.cjs, what a default start runs,
+// and on-demand.cjs, what it does not.
+const split = await splitBuild({
+  build,
+  root,
+  options: {
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // import() of a CommonJS package (selfsigned) becomes a require() in a promise: the launcher
+    // runs the bundle through vm.Script, which has no loader for import().
+    supported: { 'dynamic-import': false },
+    // The one use of import.meta in a CommonJS bundle: the file's own URL (package root, require of ajv).
+    define: { 'import.meta.url': '__bundleUrl' },
+    // Loaded from node_modules when first needed: selfsigned (and its ASN.1 libraries, about half of
+    // the bundle otherwise) only creates a missing certificate.
+    external: ['selfsigned'],
+    plugins: [withoutLong()],
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    // The generated protobuf code repeats a case label (protobufjs' pbjs output): harmless, not ours to edit.
+    logOverride: { 'duplicate-case': 'silent' },
+    logLevel: 'warning',
   },
-  // Loaded from node_modules when first needed: selfsigned (and its ASN.1 libraries, about half of
-  // the bundle otherwise) only creates a missing certificate.
-  external: ['selfsigned'],
-  plugins: [withoutLong()],
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  // The generated protobuf code repeats a case label (protobufjs' pbjs output): harmless, not ours to edit.
-  logOverride: { 'duplicate-case': 'silent' },
-  logLevel: 'warning',
+  banner: (onDemand) =>
+    [
+      "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;",
+      ...(onDemand
+        ? // main.cjs's instance of a module it holds, by path (the launcher passes main.cjs's table).
+          ['const __agentMain = module.fromMain;']
+        : [
+            `const __bundleSchemas = ${JSON.stringify(schemas)};`,
+            // Filled by main.cjs's entry: the modules on-demand.cjs takes from it.
+            'let __agentMainModules;',
+            // A module of on-demand.cjs, loading that file (once) through the launcher.
+            'let __agentOnDemandTable;',
+            `const __agentOnDemand = (id) => (__agentOnDemandTable ??= module.loadBundle(${JSON.stringify(ON_DEMAND)}, { fromMain: (rel) => __agentMainModules[rel]() }))[id]();`,
+          ]),
+    ].join('\n'),
 });
-// The bundle is written wrapped in the function the launcher calls as a CommonJS module
-// (src/launcher.cjs compiles the file as it is); main.ts's #! line would be a syntax error there.
-// esbuild writes strings and names in ASCII, but not the characters of regular expression
-// literals (`/[\s\u25cf*]/` written with the character itself): those are escaped here, the same
-// character to the regular expression. The launcher reads the bundle as a one-byte string.
-const text = result.outputFiles[0].text
-  .replace(/^#!.*\n/, '')
-  .replace(/(?<!\\)[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const nonAscii = /[^\x00-\x7f]/.exec(text);
-if (nonAscii) {
-  const context = text.slice(Math.max(0, nonAscii.index - 80), nonAscii.index + 40);
-  console.error(
-    `bundle: ${out}: a non-ASCII character after a backslash, in:\n  ${context}\nWrite it as \\u${nonAscii[0].charCodeAt(0).toString(16).padStart(4, '0')} in the source.`,
-  );
-  process.exit(1);
-}
+// A fresh folder: every *.cjs in it is a bundle file to cache and to package (code-cache.mjs bundleFiles).
+rmSync(dirname(out), { recursive: true, force: true });
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, `(function (exports, require, module, __filename, __dirname) {${text}\n})`);
-
+writeFileSync(out, wrapped(split.main, out));
+writeFileSync(join(dirname(out), ON_DEMAND), wrapped(split.onDemand, join(dirname(out), ON_DEMAND)));
 const launcher = join(root, 'dist/agent.cjs');
 copyFileSync(join(root, 'src/launcher.cjs'), launcher);
 chmodSync(launcher, 0o755);
 // The code cache, made by the node that builds (the one that will run it: `npm ci` builds).
 await writeCodeCache({ bundle: out, launcher, node: [process.execPath], who: 'bundle' });
+
+/**
+ * A bundle's text as written: wrapped in the function the launcher calls as a CommonJS module
+ * (src/launcher.cjs compiles the file as it is); main.ts's #! line would be a syntax error there.
+ * esbuild writes strings and names in ASCII, but not the characters of regular expression
+ * literals (`/[\s\u25cf*]/` written with the character itself): those are escaped here, the same
+ * character to the regular expression. The launcher reads the bundle as a one-byte string.
+ */
+function wrapped(output, file) {
+  const text = output
+    .replace(/^#!.*\n/, '')
+    .replace(/(?<!\\)[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const nonAscii = /[^\x00-\x7f]/.exec(text);
+  if (nonAscii) {
+    const context = text.slice(Math.max(0, nonAscii.index - 80), nonAscii.index + 40);
+    console.error(
+      `bundle: ${file}: a non-ASCII character after a backslash, in:\n  ${context}\nWrite it as \\u${nonAscii[0].charCodeAt(0).toString(16).padStart(4, '0')} in the source.`,
+    );
+    process.exit(1);
+  }
+  return `(function (exports, require, module, __filename, __dirname) {${text}\n})`;
+}
 
 /**
  * protobufjs requires long.js when it is installed (it is: a dependency of protobufjs) and then

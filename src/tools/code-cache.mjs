@@ -4,22 +4,34 @@
 // (bundle.mjs) and `npm run package` the arm64 package's with that package's node under qemu
 // (package-arm64.mjs). `node` is the command that runs that runtime, as a list.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { START_MODULES } from './bundle-split.mjs';
 
 /**
- * Writes `${bundle}.cache`: the cache of the top level (`launcher`'s compile(), the very call
- * that later reads it), then, if the warm-up works, a warm one in its place (warmCache). Throws
- * when not even the top-level cache can be made; says in one line on stderr, prefixed by `who`,
- * when the warm-up failed.
+ * Writes `${file}.cache` for every bundle file (`*.cjs`) beside `bundle` (main.cjs, on-demand.cjs:
+ * src/tools/bundle-split.mjs): the cache of the top level (`launcher`'s compile(), the very call
+ * that later reads it), then, if the warm-up works, a warm one in place of each the warm-up start
+ * loaded (warmCache: main.cjs). Throws when not even the top-level caches can be made; says in
+ * one line on stderr, prefixed by `who`, when the warm-up failed.
  */
 export async function writeCodeCache({ bundle, launcher, node, who }) {
   const [command, ...args] = node;
-  const script = `const [launcher, bundle] = process.argv.slice(1);
-require('node:fs').writeFileSync(bundle + '.cache', require(launcher).compile(bundle).createCachedData());`;
-  execFileSync(command, [...args, '-e', script, launcher, bundle], { stdio: 'inherit', timeout: 120_000 });
+  const bundles = bundleFiles(dirname(bundle));
+  const script = `const [launcher, ...bundles] = process.argv.slice(1);
+for (const bundle of bundles)
+  require('node:fs').writeFileSync(bundle + '.cache', require(launcher).compile(bundle).createCachedData());`;
+  execFileSync(command, [...args, '-e', script, launcher, ...bundles], { stdio: 'inherit', timeout: 120_000 });
   await warmCache({ bundle, launcher, node, who });
+}
+
+/** The bundle files of a folder (dist/agent/ as the build writes it), by name. */
+export function bundleFiles(dir) {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.cjs'))
+    .sort()
+    .map((name) => join(dir, name));
 }
 
 /**
@@ -29,11 +41,9 @@ require('node:fs').writeFileSync(bundle + '.cache', require(launcher).compile(bu
  */
 function warmSettings() {
   return `[/modules]
-CheckHelpers = enabled
-CheckSystem = enabled
-CheckDisk = enabled
-WEBServer = enabled
-
+${Object.keys(START_MODULES)
+  .map((name) => `${name} = enabled\n`)
+  .join('')}
 [/settings/default]
 password =
 allowed hosts = 127.0.0.1, ::1
@@ -54,14 +64,17 @@ bind to = 127.0.0.1
  */
 async function warmCache({ bundle, launcher, node, who }) {
   const dir = mkdtempSync(join(tmpdir(), 'agent-warm-'));
-  const cacheOut = join(dir, 'main.cjs.cache');
+  const cacheOut = join(dir, 'caches');
   try {
     const settings = join(dir, 'agent.ini');
     writeFileSync(settings, warmSettings());
+    mkdirSync(cacheOut);
     const start = (env) => startOnce({ node: [...node, launcher, 'run', '--settings', settings], env });
     await start({});
     await start({ AGENT_BUILD_CODE_CACHE: cacheOut });
-    renameSync(cacheOut, `${bundle}.cache`);
+    if (!existsSync(join(cacheOut, `${basename(bundle)}.cache`)))
+      throw new Error(`the start wrote no cache of ${bundle}`);
+    for (const name of readdirSync(cacheOut)) renameSync(join(cacheOut, name), join(dirname(bundle), name));
   } catch (err) {
     console.error(`${who}: no warm code cache (${err.message}); the top-level cache is used`);
   } finally {

@@ -16,10 +16,11 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { C_PARTS } from './c-parts.mjs';
+import { bundleFiles } from './code-cache.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const packaging = join(root, 'src/packaging');
@@ -53,7 +54,8 @@ export async function layOutLib({ stage, name, version, pkg, target }) {
   // The launcher is run by the package's own runtime (/usr/bin/config-agent), never as a script of
   // its own: no #! line, not executable.
   write(join(lib, 'dist/agent.cjs'), readFileSync(join(root, 'dist/agent.cjs'), 'utf8').replace(/^#!.*\n/, ''));
-  put(join(root, 'dist/agent/main.cjs'), join(lib, 'dist/agent/main.cjs'));
+  // Every bundle file (main.cjs, on-demand.cjs: src/tools/bundle-split.mjs); their caches come from putCodeCache.
+  for (const bundle of bundleFiles(join(root, 'dist/agent'))) put(bundle, join(lib, 'dist/agent', basename(bundle)));
   cpSync(join(root, 'src/web/ui'), join(lib, 'src/web/ui'), { recursive: true });
   cpSync(join(root, 'schema'), join(lib, 'schema'), { recursive: true });
   put(join(target.runtime, 'bin/node'), join(lib, 'bin/node'), 0o755);

@@ -14,12 +14,14 @@
 // unless AGENT_APT_GNUPGHOME names another) and the arm64 runtime kept in dist/runtime-cache/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { manPage } from './man-page.mjs';
 import { writeAptRepository } from './apt-repository.mjs';
 import { C_PARTS } from './c-parts.mjs';
+import { ON_DEMAND } from './bundle-split.mjs';
+import { bundleFiles } from './code-cache.mjs';
 import { arm64Runtime, pinnedRuntimeVersion } from './arm64-runtime.mjs';
 import { arm64Target, arm64Tools } from './package-arm64.mjs';
 import { layOutLib, layOutRest, put, writeArchives, writeDebian } from './package-tree.mjs';
@@ -44,6 +46,8 @@ for (const file of [
   'dist/agent.cjs',
   'dist/agent/main.cjs',
   'dist/agent/main.cjs.cache',
+  `dist/agent/${ON_DEMAND}`,
+  `dist/agent/${ON_DEMAND}.cache`,
   ...C_PARTS.map((p) => p.path),
 ]) {
   if (!existsSync(join(root, file)))
@@ -98,7 +102,10 @@ const amd64 = {
   putCParts: (lib) => {
     for (const part of C_PARTS) put(join(root, part.path), join(lib, part.path));
   },
-  putCodeCache: (lib) => put(join(root, 'dist/agent/main.cjs.cache'), join(lib, 'dist/agent/main.cjs.cache')),
+  putCodeCache: (lib) => {
+    for (const bundle of bundleFiles(join(root, 'dist/agent')))
+      put(`${bundle}.cache`, join(lib, 'dist/agent', `${basename(bundle)}.cache`));
+  },
 };
 const targets = [amd64, arm64].map((target) => {
   const base = `${name}_${version}_${target.arch}`;

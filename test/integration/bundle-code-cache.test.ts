@@ -1,14 +1,15 @@
 /**
  * The code cache `npm run build` writes beside the bundle (src/tools/bundle.mjs):
- * made by this node, so V8 takes it, and warm: it holds the functions a start
- * of the agent compiled, not only the bundle's top level.
+ * made by this node for each bundle file (main.cjs, on-demand.cjs), so V8 takes
+ * it, and warm for main.cjs: it holds the functions a start of the agent
+ * compiled, not only the bundle's top level.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { REPO } from '../helpers/agent-process.js';
 
 const bundle = join(REPO, 'dist/agent/main.cjs');
@@ -17,9 +18,14 @@ const launcher = createRequire(import.meta.url)(join(REPO, 'dist/agent.cjs')) as
 };
 const compile = launcher.compile;
 
-void test('the build writes a code cache that this node accepts', () => {
-  const script = compile(bundle, readFileSync(`${bundle}.cache`));
-  assert.equal(script.cachedDataRejected, false);
+void test('the build writes a code cache of each bundle file that this node accepts', () => {
+  const files = readdirSync(dirname(bundle)).filter((name) => name.endsWith('.cjs'));
+  assert.deepEqual(files.sort(), ['main.cjs', 'on-demand.cjs']);
+  for (const name of files) {
+    const file = join(dirname(bundle), name);
+    const script = compile(file, readFileSync(`${file}.cache`));
+    assert.equal(script.cachedDataRejected, false, name);
+  }
 });
 
 void test('the code cache is warm: larger than the cache of the top level alone', () => {

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { REPO } from '../helpers/agent-process.js';
 
 void test('the bundle holds no WebAssembly and no long.js', () => {
-  const text = readFileSync(join(REPO, 'dist/agent/main.cjs'), 'latin1');
+  const text = ['main.cjs', 'on-demand.cjs']
+    .map((name) => readFileSync(join(REPO, 'dist/agent', name), 'latin1'))
+    .join('\n');
   assert.ok(text.length > 100_000, 'the bundle is built');
   assert.doesNotMatch(text, /WebAssembly\./, 'no WebAssembly module is compiled by the agent');
   assert.doesNotMatch(text, /node_modules\/long\//, 'long.js is not bundled');

@@ -89,17 +89,17 @@ void test('the addons load in the arm64 runtime', async () => {
   assert.equal(r.code, 0, r.stderr);
 });
 
-void test('the code cache was made by the arm64 runtime: V8 takes it', async () => {
-  const bundle = join(lib, 'dist/agent/main.cjs');
+void test('the code cache of each bundle file was made by the arm64 runtime: V8 takes it', async () => {
+  const bundles = ['main.cjs', 'on-demand.cjs'].map((name) => join(lib, 'dist/agent', name));
   const r = await arm64([
     '-e',
-    `const [launcher, bundle] = process.argv.slice(1);
-const script = require(launcher).compile(bundle, require('node:fs').readFileSync(bundle + '.cache'));
-process.stdout.write(String(script.cachedDataRejected));`,
+    `const [launcher, ...bundles] = process.argv.slice(1);
+const rejected = bundles.map((b) => require(launcher).compile(b, require('node:fs').readFileSync(b + '.cache')).cachedDataRejected);
+process.stdout.write(rejected.join(' '));`,
     join(lib, 'dist/agent.cjs'),
-    bundle,
+    ...bundles,
   ]);
-  assert.equal(r.stdout, 'false', r.stderr);
+  assert.equal(r.stdout, 'false false', r.stderr);
 });
 
 void test('config-agent query check_cpu answers', async () => {

@@ -62,11 +62,17 @@ export class ManagedListener<P> {
 
   /** Loads the TLS material, listens, watches the TLS files. `signal`: given up before binding, open nothing. */
   async start(wants: ListenerWants<P>, signal?: AbortSignal): Promise<void> {
-    const tls = wants.tls ? await loadServerTls(wants.tls, wants.tlsFail, true) : undefined;
+    // The server builds the TLS context as it opens: the check builds none of its own beside it.
+    const tls = wants.tls
+      ? await loadServerTls(wants.tls, wants.tlsFail, true, { serverBuildsContext: true })
+      : undefined;
     this.logGenerated(tls, wants);
     signal?.throwIfAborted();
     const running = { wants, tls, guard: this.guard(wants) };
-    this.transport = await this.open(running);
+    this.transport = await this.open(running).catch((err: unknown) => {
+      const problem = tls?.contextProblem?.(err);
+      throw problem ? wants.tlsFail([problem]) : err;
+    });
     this.running = running;
     this.watchFiles();
   }

@@ -34,6 +34,7 @@ import { existsSync } from 'node:fs';
 import type { TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
 import { checkCa, checkPair, type PairFiles, type TlsFileProblem } from '../../formats/tls-files.js';
+import { contextProblem } from '../../formats/pem-check.js';
 import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
 import { createCertificate, type CertificateErrorCode } from '../server-certificate.js';
 
@@ -61,6 +62,12 @@ export interface ServerTls {
   digest: string;
   /** The certificate was created by this load. */
   generated: boolean;
+  /**
+   * Loaded for a server that builds its TLS context next (`serverBuildsContext`): the problem of
+   * the files that an error of that build means (undefined: not a TLS context error), so a start
+   * reports it as the check would have.
+   */
+  contextProblem?: (err: unknown) => TlsFileProblem | undefined;
 }
 
 /** Same key, same settings (the files may still have changed on disk). */
@@ -71,21 +78,29 @@ export function tlsKey(spec: ServerTlsSpec | undefined): string {
 /**
  * Reads and checks the files once and builds the options. Problems of the
  * files throw `fail(problems)`; a bad verify mode throws AGENT_ERR_AGENT_TLS_CONFIG.
+ * `serverBuildsContext` (a listener's first start, where nothing runs that a
+ * failure would have to keep): the check builds no throwaway TLS context
+ * beside the server's, and the result's `contextProblem` reads an error of
+ * the server's own build as the problem the check would have found.
  */
 export async function loadServerTls(
   spec: ServerTlsSpec,
   fail: (problems: TlsFileProblem[]) => Error,
   create: boolean,
+  { serverBuildsContext = false }: { serverBuildsContext?: boolean } = {},
 ): Promise<ServerTls> {
   const problems: TlsFileProblem[] = [];
   let cert: string | undefined;
   let key: string | undefined;
   let generated = false;
+  let contextProblem: ServerTls['contextProblem'];
   if (spec.pair) {
-    const pair = checkPair(spec.pair);
+    const pair = checkPair(spec.pair, { context: !serverBuildsContext });
     if (!pair.ok) problems.push(pair.problem);
-    else if (!('missing' in pair)) ({ cert, key } = pair);
-    else if (!create) problems.push({ setting: 'certificate', file: spec.pair.cert, reason: 'no such file' });
+    else if (!('missing' in pair)) {
+      ({ cert, key } = pair);
+      if (serverBuildsContext) contextProblem = contextProblemOf(spec.pair.cert, pair.keyFile);
+    } else if (!create) problems.push({ setting: 'certificate', file: spec.pair.cert, reason: 'no such file' });
     else if (problems.length === 0) {
       const made = await createCertificate(spec.pair, pair.key, spec.certificateError ?? 'AGENT_ERR_WEB_CERTIFICATE');
       ({ cert, key } = made);
@@ -107,7 +122,7 @@ export async function loadServerTls(
   const digest = createHash('sha256')
     .update(JSON.stringify([cert, key, ca, dh?.toString('base64')]))
     .digest('hex');
-  return { options, files: [...new Set(files)], digest, generated };
+  return { options, files: [...new Set(files)], digest, generated, ...(contextProblem ? { contextProblem } : {}) };
 }
 
 /** The server options from PEM text (the one builder; NRPE's and the agent protocol's helpers call it). */
@@ -163,6 +178,16 @@ export function withSecLevel0(ciphers: string): string {
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** An OpenSSL error of building the context of `cert` and the key from `keyFile`, as checkPair reports it. */
+function contextProblemOf(cert: string, keyFile: string): (err: unknown) => TlsFileProblem | undefined {
+  return (err) => {
+    // OpenSSL's errors as node names them: ERR_OSSL_… (libcrypto), ERR_SSL_… (libssl: `ee key too small`).
+    if (!/^ERR_O?SSL_/.test(String((err as NodeJS.ErrnoException | undefined)?.code))) return undefined;
+    const reason = contextProblem(err);
+    return { setting: 'certificate key', file: keyFile, reason, mismatchOf: cert };
+  };
+}
 
 function readDh(file: string): Buffer {
   try {

@@ -8,12 +8,18 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { ApplyKeptError } from '../../../../src/errors.js';
 import { waitUntil } from '../../../helpers/wait-until.js';
 import { getLogger } from '../../../../src/log.js';
 import type { ListenerWants, OpenArgs, Transport } from '../../../../src/protocols/listener/listener-contract.js';
 import { ManagedListener } from '../../../../src/protocols/listener/managed-listener.js';
+import { pairProblem } from '../../../../src/formats/pem-check.js';
 
 const log = getLogger('test:managed-listener');
 const LIMITS = { maxConnections: 10, maxPerAddress: 10, firstRequestMs: 5000 };
@@ -165,5 +171,39 @@ void describe('managed listener: stage, then commit', () => {
     assert.notEqual(moved, port);
     assert.deepEqual([state, await answer(moved)], ['moved', 'moved']);
     await waitUntil(async () => (await answer(port)) === 'ECONNREFUSED', 10_000, 'the old listener closed');
+  });
+
+  void it('a start leaves the context check to the server, and reports its failure as the check would', async () => {
+    // A certificate whose key belongs to it but that OpenSSL refuses in a context (RSA 512: `ee key too small`).
+    const dir = mkdtempSync(join(tmpdir(), 'managed-listener-'));
+    try {
+      const cert = join(dir, 'cert.pem');
+      const key = join(dir, 'cert.key');
+      const args = ['req', '-x509', '-newkey', 'rsa:512', '-nodes', '-subj', '/CN=test', '-days', '1'];
+      execFileSync('openssl', [...args, '-keyout', key, '-out', cert], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        timeout: 10_000,
+      });
+      const expected = pairProblem(readFileSync(cert), readFileSync(key));
+      assert.match(expected ?? '', /^the certificate and key cannot be used \(.*ee key too small\)$/);
+      let contexts = 0;
+      const l = new ManagedListener<string>({
+        what: 'the test server',
+        counter: 'test',
+        log,
+        open: async (a) => {
+          contexts++;
+          createSecureContext(a.tls);
+          return open(a);
+        },
+        describe: (w) => `to 127.0.0.1:${w.port}`,
+      });
+      const w = wants('tls');
+      w.tls = { pair: { cert, key, keyExplicit: true, createsMissing: false }, verifyMode: 'none', verify: 'by-mode' };
+      await assert.rejects(l.start(w), { message: `${key}: ${expected}` });
+      assert.equal(contexts, 1, 'the server built the one context');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
