@@ -57,7 +57,7 @@ const split = await splitBuild({
     // Loaded from node_modules when first needed: selfsigned (and its ASN.1 libraries, about half of
     // the bundle otherwise) only creates a missing certificate.
     external: ['selfsigned'],
-    plugins: [withoutLong()],
+    plugins: [withoutLong(), lazyFsPromises()],
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'none',
@@ -112,6 +112,33 @@ function wrapped(output, file) {
     process.exit(1);
   }
   return `(function (exports, require, module, __filename, __dirname) {${text}\n})`;
+}
+
+/**
+ * node:fs/promises, loaded at its first use rather than when the first module that imports it is
+ * initialised (at every start): loading it loads node's readline and REPL history modules too
+ * (internal/fs/promises requires them for FileHandle.readLines), about 1 ms and 1.3 MB of
+ * resident memory in a bare node, where a default start calls none of its functions until a
+ * check, an edit or a new certificate needs one. The bundle's modules get an object with a
+ * getter per export of the real module (the names of the node that builds, which is the node
+ * that runs the bundle: its code cache is made for it), each loading that module on first use.
+ */
+function lazyFsPromises() {
+  return {
+    name: 'lazy-fs-promises',
+    setup(b) {
+      b.onResolve({ filter: /^(node:)?fs\/promises$/ }, () => ({ path: 'fs/promises', namespace: 'lazy-fs-promises' }));
+      b.onLoad({ filter: /.*/, namespace: 'lazy-fs-promises' }, async () => ({
+        contents: [
+          'let real;',
+          "const load = () => (real ??= process.getBuiltinModule('node:fs/promises'));",
+          `for (const name of ${JSON.stringify(Object.keys(await import('node:fs/promises')).filter((name) => name !== 'default'))})`,
+          '  Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });',
+        ].join('\n'),
+        loader: 'js',
+      }));
+    },
+  };
 }
 
 /**
