@@ -32,8 +32,10 @@ export function tempPathFor(target: string): string {
 export async function removeLeftovers(target: string): Promise<number> {
   const folder = dirname(target);
   const prefix = helperPrefix(target);
-  const temp = new RegExp(`^${escapeRegExp(prefix)}\\.(\\d+)\\.[0-9a-f]{12}\\.tmp$`);
-  const oldLock = new RegExp(`^${escapeRegExp(prefix)}\\.lock(?:\\.stale\\.\\d+\\.[0-9a-f]{12})?$`);
+  // A temp file and a lock moved aside for removal carry their writer's pid in the name; a lock, in its first line.
+  const leftover = new RegExp(
+    `^${escapeRegExp(prefix)}\\.(?:(\\d+)\\.[0-9a-f]{12}\\.tmp|lock\\.stale\\.(\\d+)\\.[0-9a-f]{12}|lock)$`,
+  );
   let names: string[];
   try {
     names = await readdir(folder);
@@ -42,7 +44,9 @@ export async function removeLeftovers(target: string): Promise<number> {
   }
   let removed = 0;
   for (const name of names) {
-    const pid = temp.exec(name)?.[1] ?? (oldLock.test(name) ? await lockHolder(join(folder, name)) : undefined);
+    const m = leftover.exec(name);
+    if (m === null) continue;
+    const pid = m[1] ?? m[2] ?? (await lockHolder(join(folder, name)));
     if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
     try {
       await unlink(join(folder, name));

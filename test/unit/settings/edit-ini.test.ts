@@ -319,6 +319,7 @@ void describe('editSettingsFile', () => {
     const dead = await deadPid();
     await writeFile(join(folder, `.agent.ini.${dead}.0123456789ab.tmp`), '[/a]\nk = half');
     await writeFile(join(folder, '.agent.ini.lock'), `${dead}\n${hostname()}\nfeedc0de\n`);
+    await writeFile(join(folder, `.agent.ini.lock.stale.${dead}.0123456789ab`), `${dead}\n${hostname()}\nfeedc0de\n`);
     await writeFile(join(folder, `.other.ini.${dead}.0123456789ab.tmp`), 'not ours');
     await writeFile(join(folder, `.agent.ini.${process.pid}.0123456789ab.tmp`), 'a live writer');
     await editSettingsFile(file, [{ op: 'set', section: '/a', key: 'k', value: '2' }], { retryForMs: 2000 });
