@@ -15,6 +15,22 @@ const { createRequire } = require('node:module');
 const { basename, dirname, join } = require('node:path');
 const vm = require('node:vm');
 
+// Before the bundle and its code cache (about 1 MB each) are read and freed: from here on, malloc
+// gives every block of 128 KiB or more a mapping of its own, which free() returns to the kernel,
+// instead of letting its threshold rise to the largest block freed so far (src/cli/heap-settle.ts).
+fixMallocThreshold(join(__dirname, 'bin', 'heap-settle.node'));
+
+/** mallopt(M_MMAP_THRESHOLD) through the optional heap-settle addon; without it, glibc's own sliding threshold. */
+function fixMallocThreshold(addonFile) {
+  try {
+    const addon = { exports: {} };
+    process.dlopen(addon, addonFile);
+    addon.exports.fixMmapThreshold(128 * 1024);
+  } catch {
+    // No addon (a build without a C compiler): malloc as glibc sets it.
+  }
+}
+
 /**
  * The bundle at `file` as a vm.Script whose value is a CommonJS module function: the build writes
  * the bundle already wrapped in `(function (exports, require, module, __filename, __dirname) {…})`,

@@ -12,11 +12,12 @@ import { formatMessage } from '../errors.js';
 import { startAgent, type RunningAgent } from '../agent.js';
 import type { ReconcilerStatus } from '../core/control.js';
 import { ChangeStream } from '../settings/store/change-stream.js';
-import { sink } from '../log.js';
+import { sink, type Logger } from '../log.js';
 import { formatProblem } from './format-problem.js';
 import { installTestStall, notifySystemd, startWatchdog } from './sd-notify.js';
 import { onCrash } from './crash.js';
 import { markNonDumpable } from './no-dump.js';
+import { scheduleHeapSettle } from './heap-settle.js';
 import { settingsStatusLine } from '../checks/helpers/settings-check.js';
 
 export const RUN_OPTIONS: readonly CliOption[] = [SETTINGS_OPTION, HELP_OPTION];
@@ -97,14 +98,14 @@ export async function runCommand(argv: string[]): Promise<number> {
     log.info('agent stopped after a crash');
   });
   installTestStall();
-  let stopWatchdog: (() => void) | undefined;
+  let stopAfterReady: (() => void) | undefined;
   return new Promise<number>((resolveExit) => {
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) return;
       stopping = true;
       log.info(`${signal}: stopping`);
-      stopWatchdog?.();
+      stopAfterReady?.();
       notifySystemd('STOPPING=1');
       stopOnce().then(
         () => {
@@ -125,7 +126,21 @@ export async function runCommand(argv: string[]): Promise<number> {
       `agent ready: pid ${process.pid}, settings ${agent.reconciler.settings().file}, modules: ${loaded.join(', ') || 'none'}${failedText}`,
     );
     notifySystemd(`READY=1\nSTATUS=${statusLine()}`);
-    stopWatchdog = startWatchdog(statusLine);
+    stopAfterReady = afterReady(statusLine, log);
     if (changes.open() > 0) reloading();
   });
+}
+
+/**
+ * What runs once the agent is ready: systemd's watchdog, and the heap settling (the start's
+ * garbage and malloc's free pages given back now, not in 10 s: heap-settle.ts). The returned
+ * function stops both.
+ */
+function afterReady(statusLine: () => string, log: Logger): () => void {
+  const stopWatchdog = startWatchdog(statusLine);
+  const cancelSettle = scheduleHeapSettle(log);
+  return () => {
+    stopWatchdog?.();
+    cancelSettle();
+  };
 }

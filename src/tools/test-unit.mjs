@@ -16,6 +16,7 @@ const NEEDS_C_BUILD = new Map([
   ['dist/test/unit/checks/system/recorded-checks.test.js', 'apt, postqueue and friends run through the script spawner'],
   ['dist/test/unit/checks/system/live-checks.test.js', 'apt (check_os_updates) run through the script spawner'],
   ['dist/test/unit/settings/checked-replace.test.js', 'the rename-exchange addon'],
+  ['dist/test/unit/cli/heap-settle.test.js', 'the heap-settle addon'],
   [
     'dist/test/unit/settings/concurrent-writers.test.js',
     'the rename-exchange addon, which keeps concurrent edits apart',

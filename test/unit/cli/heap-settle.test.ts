@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { HEAP_SETTLE_ADDON } from '../../../src/cli/heap-settle.js';
+import { loadAddon } from '../../../src/native-addon.js';
+
+const MODULE = fileURLToPath(new URL('../../../src/cli/heap-settle.js', import.meta.url));
+
+interface Addon {
+  fixMmapThreshold: (bytes: unknown) => number;
+  trim: () => number;
+}
+
+void test('settleHeap: a full collection gives back the young generation a burst grew, and --expose-gc is off again', () => {
+  // A fresh process: the test runner's own heap would blur the figures.
+  const script = `
+    const { settleHeap } = await import(process.argv[1]);
+    const v8 = await import('node:v8');
+    const vm = await import('node:vm');
+    let burst = [];
+    for (let i = 0; i < 400000; i++) burst.push({ i, s: 'x' + i });
+    burst = null;
+    const before = v8.getHeapStatistics().total_heap_size;
+    const settled = settleHeap();
+    const after = v8.getHeapStatistics().total_heap_size;
+    process.stdout.write(JSON.stringify({ settled, before, after, gcLater: vm.runInNewContext('typeof gc') }));
+  `;
+  const out = JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', script, MODULE], { encoding: 'utf8' }),
+  ) as {
+    settled: { ms: number; trimmed: boolean; rssBeforeMb: number; rssAfterMb: number };
+    before: number;
+    after: number;
+    gcLater: string;
+  };
+  assert.ok(out.after < out.before * 0.8, `heap ${out.before} → ${out.after} bytes`);
+  assert.ok(out.settled.ms > 0 && out.settled.ms < 5000, `took ${out.settled.ms} ms`);
+  assert.ok(out.settled.rssAfterMb < out.settled.rssBeforeMb, JSON.stringify(out.settled));
+  assert.equal(out.settled.trimmed, true, 'the heap-settle addon trimmed malloc');
+  // The flag was set only to make the one context: contexts made later have no gc.
+  assert.equal(out.gcLater, 'undefined');
+});
+
+void test('heap-settle addon: fixes the mmap threshold for a positive size only, and trims', () => {
+  const addon = loadAddon<Addon>(HEAP_SETTLE_ADDON, 'fixMmapThreshold');
+  assert.ok(addon, `${HEAP_SETTLE_ADDON} loads (npm run build makes it)`);
+  assert.equal(addon.fixMmapThreshold(128 * 1024), 1);
+  assert.equal(addon.fixMmapThreshold(0), 0);
+  assert.equal(addon.fixMmapThreshold(-5), 0);
+  assert.equal(addon.fixMmapThreshold('128k'), 0);
+  assert.ok([0, 1].includes(addon.trim()));
+});
