@@ -8,6 +8,12 @@
  *   module starts) shrinks back and old-space pages freed by compaction are released.
  *   Node gives no API for it: `--expose-gc` is set for the moment it takes to make one
  *   context that has `gc`, and unset again (node's documented use of v8.setFlagsFromString);
+ * - in that collection, the bytecode of every function not running flushed: V8 flushes a
+ *   function's bytecode once it has gone unused through `--bytecode-old-age` (6) full
+ *   collections, which an idle agent makes rarely, so the start's code (the settings load,
+ *   the module starts: about 1 MB, from the code cache) would stay for hours. The age is 1
+ *   for the collection and back to what it was after; what runs later (a query, a request)
+ *   compiles again from the bundle's source at its first call, once, without the cache;
  * - then malloc_trim (the heap-settle addon, src/cli/heap-settle-c/): the free pages of
  *   malloc's arenas go back to the kernel.
  *
@@ -50,7 +56,14 @@ export interface Settled {
 export function settleHeap(): Settled {
   const rssBefore = process.memoryUsage.rss();
   const t0 = performance.now();
-  memoryReducingGc()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  const gc = memoryReducingGc();
+  const v8 = process.getBuiltinModule('node:v8');
+  v8.setFlagsFromString('--bytecode-old-age=1');
+  try {
+    gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  } finally {
+    v8.setFlagsFromString(`--bytecode-old-age=${bytecodeOldAge()}`);
+  }
   const addon = loadAddon<HeapSettleAddon>(HEAP_SETTLE_ADDON, 'trim');
   const trimmed = addon !== null && addon.trim() === 1;
   const ms = performance.now() - t0;
@@ -75,6 +88,17 @@ export function scheduleHeapSettle(log: Logger): () => void {
 }
 
 // ---------------------------------------------------------------- helpers
+
+/** V8's own default of `--bytecode-old-age` in Node 24. */
+const BYTECODE_OLD_AGE = 6;
+
+/** The bytecode age this process runs with: node's command line (V8 flags cannot be in NODE_OPTIONS), else V8's default. */
+function bytecodeOldAge(): number {
+  const given = process.execArgv
+    .map((arg) => /^--bytecode[-_]old[-_]age=(\d+)$/.exec(arg)?.[1])
+    .findLast((value) => value !== undefined);
+  return given === undefined ? BYTECODE_OLD_AGE : Number(given);
+}
 
 /** V8's `gc` function, taken from a context made while `--expose-gc` is on. */
 function memoryReducingGc(): (options: GcOptions) => void {

@@ -12,7 +12,7 @@ interface Addon {
   trim: () => number;
 }
 
-void test('settleHeap: a full collection gives back the young generation a burst grew, and --expose-gc is off again', () => {
+void test('settleHeap: a full collection gives back the young generation a burst grew and flushes code that ran once; --expose-gc is off again', () => {
   // A fresh process: the test runner's own heap would blur the figures.
   const script = `
     const { settleHeap } = await import(process.argv[1]);
@@ -21,10 +21,16 @@ void test('settleHeap: a full collection gives back the young generation a burst
     let burst = [];
     for (let i = 0; i < 400000; i++) burst.push({ i, s: 'x' + i });
     burst = null;
+    // Code run once, as a start runs its settings load: 300 functions, each compiled and called.
+    for (let i = 0; i < 300; i++) new Function('a', 'b', \`let s = a + \${i}; for (const c of b) s += c.length * \${i}; return s;\`)(i, ['x', 'yy']);
     const before = v8.getHeapStatistics().total_heap_size;
+    const bytecodeBefore = v8.getHeapCodeStatistics().bytecode_and_metadata_size;
     const settled = settleHeap();
     const after = v8.getHeapStatistics().total_heap_size;
-    process.stdout.write(JSON.stringify({ settled, before, after, gcLater: vm.runInNewContext('typeof gc') }));
+    const bytecodeAfter = v8.getHeapCodeStatistics().bytecode_and_metadata_size;
+    // Flushed code compiles again when called.
+    const again = new Function('return 6 * 7')();
+    process.stdout.write(JSON.stringify({ settled, before, after, bytecodeBefore, bytecodeAfter, again, gcLater: vm.runInNewContext('typeof gc') }));
   `;
   const out = JSON.parse(
     execFileSync(process.execPath, ['--input-type=module', '-e', script, MODULE], { encoding: 'utf8' }),
@@ -32,9 +38,17 @@ void test('settleHeap: a full collection gives back the young generation a burst
     settled: { ms: number; trimmed: boolean; rssBeforeMb: number; rssAfterMb: number };
     before: number;
     after: number;
+    bytecodeBefore: number;
+    bytecodeAfter: number;
+    again: number;
     gcLater: string;
   };
   assert.ok(out.after < out.before * 0.8, `heap ${out.before} → ${out.after} bytes`);
+  assert.ok(
+    out.bytecodeAfter < out.bytecodeBefore * 0.8,
+    `bytecode ${out.bytecodeBefore} → ${out.bytecodeAfter} bytes: the code that ran once is flushed`,
+  );
+  assert.equal(out.again, 42);
   assert.ok(out.settled.ms > 0 && out.settled.ms < 5000, `took ${out.settled.ms} ms`);
   assert.ok(out.settled.rssAfterMb < out.settled.rssBeforeMb, JSON.stringify(out.settled));
   assert.equal(out.settled.trimmed, true, 'the heap-settle addon trimmed malloc');
