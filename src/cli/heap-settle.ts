@@ -20,7 +20,8 @@
  * The launcher (src/launcher.cjs) has already fixed malloc's mmap threshold with the same addon
  * before it read the bundle. Without the addon, the collection alone. Once per process,
  * SETTLE_DELAY_MS after ready on an unref'd timer (a stop before then cancels it); it blocks
- * the event loop for the collection (10-25 ms of a default start on a 2-core machine).
+ * the event loop for the collection (10-45 ms of a default start on a 2-core machine, the most
+ * after a start that made its certificate).
  * docs/benchmarks.md (startup) has the figures.
  */
 import { join } from 'node:path';
