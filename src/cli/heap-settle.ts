@@ -112,6 +112,7 @@ function memoryReducingGc(): (options: GcOptions) => void {
     if (typeof gc !== 'function') throw new Error('V8 made a context without gc');
     return gc as (options: GcOptions) => void;
   } finally {
-    v8.setFlagsFromString('--no-expose-gc');
+    // Off again, unless node's command line had it on.
+    if (!process.execArgv.some((arg) => /^--expose[-_]gc$/.test(arg))) v8.setFlagsFromString('--no-expose-gc');
   }
 }

@@ -56,6 +56,20 @@ void test('settleHeap: a full collection gives back the young generation a burst
   assert.equal(out.gcLater, 'undefined');
 });
 
+void test('settleHeap: node flags given on the command line stay as given', () => {
+  const script = `
+    const { settleHeap } = await import(process.argv[1]);
+    const vm = await import('node:vm');
+    settleHeap();
+    // --expose-gc from the command line: later contexts still have gc.
+    process.stdout.write(vm.runInNewContext('typeof gc'));
+  `;
+  const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script, MODULE], {
+    encoding: 'utf8',
+  });
+  assert.equal(out, 'function');
+});
+
 void test('heap-settle addon: fixes the mmap threshold for a positive size only, and trims', () => {
   const addon = loadAddon<Addon>(HEAP_SETTLE_ADDON, 'fixMmapThreshold');
   assert.ok(addon, `${HEAP_SETTLE_ADDON} loads (npm run build makes it)`);
