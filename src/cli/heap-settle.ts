@@ -58,13 +58,13 @@ export function settleHeap(): Settled {
   const rssBefore = process.memoryUsage.rss();
   // process.hrtime, not performance: the global `performance` loads node's perf_hooks (nine modules) at first use.
   const t0 = process.hrtime.bigint();
-  const gc = memoryReducingGc();
   const v8 = process.getBuiltinModule('node:v8');
+  const gc = memoryReducingGc(v8);
   v8.setFlagsFromString('--bytecode-old-age=1');
   try {
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   } finally {
-    v8.setFlagsFromString(`--bytecode-old-age=${bytecodeOldAge()}`);
+    v8.setFlagsFromString(`--bytecode-old-age=${commandLineFlag('bytecode-old-age') ?? BYTECODE_OLD_AGE}`);
   }
   const addon = loadAddon<HeapSettleAddon>(HEAP_SETTLE_ADDON, 'trim');
   const trimmed = addon !== null && addon.trim() === 1;
@@ -94,17 +94,23 @@ export function scheduleHeapSettle(log: Logger): () => void {
 /** V8's own default of `--bytecode-old-age` in Node 24. */
 const BYTECODE_OLD_AGE = 6;
 
-/** The bytecode age this process runs with: node's command line (V8 flags cannot be in NODE_OPTIONS), else V8's default. */
-function bytecodeOldAge(): number {
-  const given = process.execArgv
-    .map((arg) => /^--bytecode[-_]old[-_]age=(\d+)$/.exec(arg)?.[1])
-    .findLast((value) => value !== undefined);
-  return given === undefined ? BYTECODE_OLD_AGE : Number(given);
+/**
+ * What node's command line (V8 flags cannot be in NODE_OPTIONS) gave the V8 flag `name`, the last
+ * time it names it: `--name=value` gives the value, a bare `--name` ''; undefined when not given.
+ * V8 reads `-` and `_` in a flag's name alike.
+ */
+function commandLineFlag(name: string): string | undefined {
+  const wanted = name.replaceAll('_', '-');
+  let value: string | undefined;
+  for (const arg of process.execArgv) {
+    const m = /^--([a-z0-9_-]+)(?:=(.*))?$/i.exec(arg);
+    if (m?.[1]?.replaceAll('_', '-') === wanted) value = m[2] ?? '';
+  }
+  return value;
 }
 
 /** V8's `gc` function, taken from a context made while `--expose-gc` is on. */
-function memoryReducingGc(): (options: GcOptions) => void {
-  const v8 = process.getBuiltinModule('node:v8');
+function memoryReducingGc(v8: typeof import('node:v8')): (options: GcOptions) => void {
   const vm = process.getBuiltinModule('node:vm');
   v8.setFlagsFromString('--expose-gc');
   try {
@@ -113,6 +119,6 @@ function memoryReducingGc(): (options: GcOptions) => void {
     return gc as (options: GcOptions) => void;
   } finally {
     // Off again, unless node's command line had it on.
-    if (!process.execArgv.some((arg) => /^--expose[-_]gc$/.test(arg))) v8.setFlagsFromString('--no-expose-gc');
+    if (commandLineFlag('expose-gc') === undefined) v8.setFlagsFromString('--no-expose-gc');
   }
 }
