@@ -136,6 +136,8 @@ password = arm64-secret
   );
   // The no-dump addon ran in the arm64 agent.
   assert.match(agent.logs(), /process marked non-dumpable/);
+  // So did the heap-settle addon: malloc trimmed after the start (src/cli/heap-settle.ts).
+  await agent.waitForLog(/heap settled after the start in [\d.]+ ms \(malloc trimmed\)/, 30_000);
 
   const nrpe = await listenerPort(agent, 'RemoteServer');
   const hello = await checkNrpe(nrpe, []);
