@@ -7,16 +7,25 @@
  * headers, type, length, no-store), in one writeHead and one end. It
  * prints `listening <port>` once it listens on 127.0.0.1.
  *
- *   node bare-https.js CERT_FILE KEY_FILE
+ * With `--settled`, it first goes through the heap settling the agent does after its start
+ * (src/cli/heap-settle.ts: the same function, SETTLE_DELAY_MS after listening, before the
+ * `listening` line): V8's memory-reducing collection leaves a process answering HTTPS about
+ * 10% slower for as long as it runs (docs/benchmarks.md, "Issue 41: what is left"), so a
+ * baseline without it is measured in another heap state than the agent.
+ *
+ *   node bare-https.js CERT_FILE KEY_FILE [--settled]
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SECURITY_HEADERS } from '../../../src/web/security-headers.js';
+import { SETTLE_DELAY_MS, settleHeap } from '../../../src/cli/heap-settle.js';
 
-const [certFile, keyFile] = process.argv.slice(2);
-if (!certFile || !keyFile) throw new Error('usage: bare-https.js CERT_FILE KEY_FILE');
+const [certFile, keyFile, option] = process.argv.slice(2);
+if (!certFile || !keyFile || (option !== undefined && option !== '--settled'))
+  throw new Error('usage: bare-https.js CERT_FILE KEY_FILE [--settled]');
 const started = new Date().toISOString();
 const host = hostname();
 const server = createServer(
@@ -44,7 +53,16 @@ const server = createServer(
     res.end(body);
   },
 );
-server.listen(0, '127.0.0.1', () => process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`));
+server.listen(0, '127.0.0.1', () => void announce());
+
+/** The `listening` line, after the agent's heap settling when asked for. */
+async function announce(): Promise<void> {
+  if (option === '--settled') {
+    await sleep(SETTLE_DELAY_MS);
+    settleHeap();
+  }
+  process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
+}
 process.once('SIGTERM', () => {
   server.closeAllConnections();
   server.close(() => process.exit(0));
