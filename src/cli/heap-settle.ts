@@ -25,8 +25,8 @@
  * After such a collection a process answers HTTPS with about 1.5 µs more CPU a request, for as
  * long as it runs (a state of V8: a bare node server put through it shows the same; its memory
  * reducer makes two of them in an idle agent 8-10 s after its start anyway), so the settling
- * brings that cost forward by seconds rather than adding it; the web-api benchmark measures its
- * baseline in that state too (test/bench/servers/bare-https.ts `--settled`).
+ * brings that cost forward by seconds rather than adding it; the web-api benchmark shows a bare
+ * server in that state beside the fresh one (test/bench/servers/bare-https.ts `--settled`).
  * docs/benchmarks.md (startup, web-api, "Issue 41: what is left") has the figures.
  */
 import { join } from 'node:path';
