@@ -67,6 +67,8 @@ const PAIRS = 2;
 const WARM_UP_SECONDS = 1;
 const CONNECTIONS = 50;
 const GOAL = 0.9;
+/** The servers of a set, in the order each round measures them. */
+const SIDES = ['settled', 'agent', 'fresh'] as const;
 
 const bin = findWrk();
 if (!bin) {
@@ -82,10 +84,17 @@ console.log(`web-api: ${results.join('; ')}`);
 interface Pair {
   agent: AgentProcess;
   port: number;
-  /** Through the agent's heap settling after it listens: reported beside. */
-  bare: BaselineServer;
   /** As it is: the baseline of the goal. */
   fresh: BaselineServer;
+  /** Through the agent's heap settling after it listens: reported beside. */
+  settled: BaselineServer;
+}
+
+type Side = (typeof SIDES)[number];
+
+/** Where a side of a set listens, and its process. */
+function target(pair: Pair, side: Side): { port: number; pid: number } {
+  return side === 'agent' ? { port: pair.port, pid: pair.agent.proc.pid as number } : pair[side];
 }
 
 /** The rounds against PAIRS agents and bare servers with a certificate of `kind`; returns the summary. */
@@ -107,64 +116,54 @@ async function measureWith(kind: 'ec' | 'rsa', bin: string): Promise<string> {
         seconds,
         headers: { Authorization: auth },
       });
-    for (const pair of pairs) {
-      await run(pair.bare.port, WARM_UP_SECONDS);
-      await run(pair.port, WARM_UP_SECONDS);
-      await run(pair.fresh.port, WARM_UP_SECONDS);
-    }
-    const bareRounds: WrkResult[] = [];
-    const agentRounds: WrkResult[] = [];
-    const freshRounds: WrkResult[] = [];
-    const ratios: number[] = [];
-    const freshRatios: number[] = [];
-    const cpu = { bare: [] as number[], agent: [] as number[], fresh: [] as number[] };
-    const measured = async (p: number, pid: number, into: number[]): Promise<WrkResult> => {
-      const c0 = processCpuMs(pid, true);
-      const r = await run(p, SECONDS);
-      into.push(((processCpuMs(pid, true) - c0) * 1000) / Math.max(1, r.requests));
-      return r;
-    };
+    for (const pair of pairs) for (const side of SIDES) await run(target(pair, side).port, WARM_UP_SECONDS);
+    const tally = (): { rounds: WrkResult[]; cpuUs: number[]; ratios: number[] } => ({
+      rounds: [],
+      cpuUs: [],
+      ratios: [],
+    });
+    const sides: Record<Side, ReturnType<typeof tally>> = { settled: tally(), agent: tally(), fresh: tally() };
+    const { settled, agent, fresh } = sides;
     for (let i = 0; i < ROUNDS; i++) {
       const pair = inRange(pairs, i % PAIRS);
-      const br = await measured(pair.bare.port, pair.bare.pid, cpu.bare);
-      const ar = await measured(pair.port, pair.agent.proc.pid as number, cpu.agent);
-      const fr = await measured(pair.fresh.port, pair.fresh.pid, cpu.fresh);
-      bareRounds.push(br);
-      agentRounds.push(ar);
-      freshRounds.push(fr);
-      ratios.push(ar.rps / br.rps);
-      freshRatios.push(ar.rps / fr.rps);
+      for (const side of SIDES) {
+        const { port, pid } = target(pair, side);
+        const c0 = processCpuMs(pid, true);
+        const r = await run(port, SECONDS);
+        sides[side].cpuUs.push(((processCpuMs(pid, true) - c0) * 1000) / Math.max(1, r.requests));
+        sides[side].rounds.push(r);
+      }
+      const rps = inRange(agent.rounds, i).rps;
+      fresh.ratios.push(rps / inRange(fresh.rounds, i).rps);
+      settled.ratios.push(rps / inRange(settled.rounds, i).rps);
     }
-    const b = medianRound(bareRounds);
-    const a = medianRound(agentRounds);
-    const f = medianRound(freshRounds);
-    const row = (name: string, f: WrkResult, all: WrkResult[]): string =>
-      `web-api: ${kind.toUpperCase()} ${name.padEnd(16)} ${f.rps.toFixed(0).padStart(7)} req/s median (rounds ${all.map((r) => r.rps.toFixed(0)).join(', ')}), mean latency ${f.latencyMs.toFixed(2)} ms, errors ${all.reduce((t, r) => t + r.errors, 0)}`;
+    const row = (name: string, all: WrkResult[]): string => {
+      const f = medianRound(all);
+      return `web-api: ${kind.toUpperCase()} ${name.padEnd(16)} ${f.rps.toFixed(0).padStart(7)} req/s median (rounds ${all.map((r) => r.rps.toFixed(0)).join(', ')}), mean latency ${f.latencyMs.toFixed(2)} ms, errors ${all.reduce((t, r) => t + r.errors, 0)}`;
+    };
     console.log(
       `web-api: ${kind.toUpperCase()} certificate (${kind === 'ec' ? 'P-256, made by the agent' : '2048 bits, key given in the settings'}): GET /api/v1/info, HTTPS keep-alive, Basic auth, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, ${ROUNDS} alternating rounds over ${PAIRS} sets of processes (agent, settled and fresh bare server); each server in its own process, ${process.version}`,
     );
-    console.log(row('bare, settled', b, bareRounds));
-    console.log(row('agent', a, agentRounds));
-    console.log(row('bare, fresh', f, freshRounds));
-    const ratio = median(ratios);
-    const cb = median(cpu.bare);
-    const ca = median(cpu.agent);
-    const cf = median(cpu.fresh);
+    console.log(row('bare, settled', settled.rounds));
+    console.log(row('agent', agent.rounds));
+    console.log(row('bare, fresh', fresh.rounds));
+    const [cs, ca, cf] = [settled, agent, fresh].map((t) => median(t.cpuUs)) as [number, number, number];
     console.log(
-      `web-api: ${kind.toUpperCase()} CPU per request (user + system of the server process): bare settled ${cb.toFixed(1)} µs, agent ${ca.toFixed(1)} µs, bare fresh ${cf.toFixed(1)} µs median (bare/agent ${(cb / ca).toFixed(2)}, fresh/agent ${(cf / ca).toFixed(2)}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+      `web-api: ${kind.toUpperCase()} CPU per request (user + system of the server process): bare settled ${cs.toFixed(1)} µs, agent ${ca.toFixed(1)} µs, bare fresh ${cf.toFixed(1)} µs median (settled/agent ${(cs / ca).toFixed(2)}, fresh/agent ${(cf / ca).toFixed(2)}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
+    const settledRatio = median(settled.ratios);
     console.log(
-      `web-api: ${kind.toUpperCase()} ratio agent/settled bare ${ratio.toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}): both after a memory-reducing collection, the request path alone (not judged)`,
+      `web-api: ${kind.toUpperCase()} ratio agent/settled bare ${settledRatio.toFixed(2)} (rounds ${settled.ratios.map((r) => r.toFixed(2)).join(', ')}): both after a memory-reducing collection, the request path alone (not judged)`,
     );
-    const freshRatio = median(freshRatios);
-    const verdict = freshRatio >= GOAL && agentRounds.every((r) => r.errors === 0) ? 'PASS' : 'MISS';
+    const freshRatio = median(fresh.ratios);
+    const verdict = freshRatio >= GOAL && agent.rounds.every((r) => r.errors === 0) ? 'PASS' : 'MISS';
     console.log(
-      `web-api: ${kind.toUpperCase()} ratio agent/bare ${freshRatio.toFixed(2)} (median of the rounds' ratios ${freshRatios.map((r) => r.toFixed(2)).join(', ')}) (goal >= ${GOAL}: ${verdict})`,
+      `web-api: ${kind.toUpperCase()} ratio agent/bare ${freshRatio.toFixed(2)} (median of the rounds' ratios ${fresh.ratios.map((r) => r.toFixed(2)).join(', ')}) (goal >= ${GOAL}: ${verdict})`,
     );
-    return `${kind.toUpperCase()} ${freshRatio.toFixed(2)}x ${verdict} (settled bare ${ratio.toFixed(2)}x)`;
+    return `${kind.toUpperCase()} ${freshRatio.toFixed(2)}x ${verdict} (settled bare ${settledRatio.toFixed(2)}x)`;
   } finally {
     for (const pair of pairs) {
-      pair.bare.stop();
+      pair.settled.stop();
       pair.fresh.stop();
       await pair.agent.stop();
     }
@@ -196,7 +195,7 @@ role = reader
 /** An agent on `ini` and the bare servers with the agent's certificate, checked to answer the same bytes; on failure, none is left running. */
 async function startPair(kind: 'ec' | 'rsa', ini: string, files: Record<string, string>, auth: string): Promise<Pair> {
   const agent = await startAgent({ ini, files, env: { AGENT_LOG_LEVEL: 'info' }, readyTimeoutMs: 60_000 });
-  let bare: BaselineServer | undefined;
+  let settled: BaselineServer | undefined;
   let fresh: BaselineServer | undefined;
   try {
     const port = await webPort(agent);
@@ -204,14 +203,14 @@ async function startPair(kind: 'ec' | 'rsa', ini: string, files: Record<string, 
     const keyType = createPrivateKey(readFileSync(keyFile)).asymmetricKeyType;
     if (keyType !== kind) throw new Error(`the agent's certificate key is ${keyType}, expected ${kind}`);
     const certFile = join(agent.dir, 'security/certificate.pem');
-    bare = await spawnServer('./bare-https.js', [certFile, keyFile, '--settled']);
     fresh = await spawnServer('./bare-https.js', [certFile, keyFile]);
-    await sameBytes(port, bare.port, auth);
+    settled = await spawnServer('./bare-https.js', [certFile, keyFile, '--settled']);
     await sameBytes(port, fresh.port, auth);
-    return { agent, port, bare, fresh };
+    await sameBytes(port, settled.port, auth);
+    return { agent, port, fresh, settled };
   } catch (err) {
-    bare?.stop();
     fresh?.stop();
+    settled?.stop();
     await agent.stop();
     throw err;
   }
