@@ -22,17 +22,19 @@
  * SETTLE_DELAY_MS after ready on an unref'd timer (a stop before then cancels it); it blocks
  * the event loop for the collection (10-45 ms of a default start on a 2-core machine, the most
  * after a start that made its certificate).
- * After such a collection a process answers HTTPS with about 1.5 µs more CPU a request, for as
- * long as it runs (a state of V8: a bare node server put through it shows the same; its memory
- * reducer makes two of them in an idle agent 8-10 s after its start anyway), so the settling
- * brings that cost forward by seconds rather than adding it; the web-api benchmark shows a bare
- * server in that state beside the fresh one (test/bench/servers/bare-https.ts `--settled`).
+ * Such a collection drops every hidden class ("map") no live object uses, and with them V8's weak
+ * records of the maps process.nextTick's object literal went through; the call sites then turn
+ * megamorphic for good and a process answers HTTPS with about 1.5 µs more CPU a request, as a bare
+ * node server put through it does (V8's memory reducer makes two such collections in an idle
+ * agent 8-10 s after its start anyway). So one tick object is kept alive first
+ * (keep-tick-maps.ts): the maps stay and the calls stay fast.
  * docs/benchmarks.md (startup, web-api, "Issue 41: what is left") has the figures.
  */
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import { loadAddon } from '../native-addon.js';
 import { PACKAGE_ROOT } from '../package-root.js';
+import { keepTickObjectMaps } from './keep-tick-maps.js';
 
 interface HeapSettleAddon {
   fixMmapThreshold: (bytes: number) => number;
@@ -65,6 +67,8 @@ export function settleHeap(): Settled {
   const t0 = process.hrtime.bigint();
   const v8 = process.getBuiltinModule('node:v8');
   const gc = memoryReducingGc(v8);
+  // Before any memory-reducing collection: what keeps process.nextTick fast through it.
+  keepTickObjectMaps();
   v8.setFlagsFromString('--bytecode-old-age=1');
   try {
     gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });

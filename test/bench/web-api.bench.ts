@@ -25,15 +25,18 @@
  *   key exchange and record encryption are the same work on both sides.
  * - The heap state: 200 ms after its start the agent makes one
  *   memory-reducing collection (src/cli/heap-settle.ts), and V8's memory
- *   reducer makes two more in an idle agent 8-10 s after any start. A
- *   process answers HTTPS about 10% slower after one, for as long as it
- *   runs (measured 2026-11-29, docs/benchmarks.md "Issue 41: what is
- *   left"); a bare server allocates too little for the memory reducer and
- *   never gets there. The goal is judged against the bare server as it is
- *   (fresh); a second bare server that runs the agent's settling function
- *   after it listens (`--settled`) is measured in the same rounds and its
- *   ratio printed beside, not judged: the agent's request path alone, in
- *   the same heap state.
+ *   reducer makes more in an idle agent 8-10 s after any start. Such a
+ *   collection used to leave a process answering HTTPS about 10% slower
+ *   for as long as it ran: process.nextTick's object literal turned
+ *   megamorphic once the collection dropped its maps, which the agent now
+ *   prevents by keeping one tick object alive (src/cli/keep-tick-maps.ts;
+ *   docs/benchmarks.md "Issue 41: what is left"). A bare server allocates
+ *   too little for the memory reducer and stays as it started. The goal is
+ *   judged against the bare server as it is (fresh); a second bare server
+ *   that runs the agent's settling function after it listens (`--settled`)
+ *   is measured in the same rounds and its ratio printed beside, not
+ *   judged: the agent's request path alone, in the same heap state, and a
+ *   check that the settling costs a process nothing.
  * - Two sets of processes (an agent, a settled and a fresh bare server with
  *   its certificate each): one process of a build can land 5% from the next
  *   of the same build (measured 2026-11-29 with three of each), so one set

@@ -9,10 +9,11 @@
  *
  * With `--settled`, it first goes through the heap settling the agent does after its start
  * (src/cli/heap-settle.ts: the same function, SETTLE_DELAY_MS after listening, before the
- * `listening` line): V8's memory-reducing collection leaves a process answering HTTPS about
- * 10% slower for as long as it runs (docs/benchmarks.md, "Issue 41: what is left"); the
- * web-api benchmark measures a settled bare server beside the fresh one to show the agent's
- * request path alone, in the same heap state.
+ * `listening` line). V8's memory-reducing collection used to leave a process answering HTTPS
+ * about 10% slower for as long as it ran, until the settling kept process.nextTick's maps alive
+ * (src/cli/keep-tick-maps.ts; docs/benchmarks.md, "Issue 41: what is left"); the web-api
+ * benchmark measures a settled bare server beside the fresh one to show the agent's request
+ * path alone, in the same heap state.
  *
  *   node bare-https.js CERT_FILE KEY_FILE [--settled]
  */

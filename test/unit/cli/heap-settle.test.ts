@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { HEAP_SETTLE_ADDON } from '../../../src/cli/heap-settle.js';
 import { loadAddon } from '../../../src/native-addon.js';
 
 const MODULE = fileURLToPath(new URL('../../../src/cli/heap-settle.js', import.meta.url));
+const KEEP_MODULE = fileURLToPath(new URL('../../../src/cli/keep-tick-maps.js', import.meta.url));
 
 interface Addon {
   fixMmapThreshold: (bytes: unknown) => number;
@@ -78,4 +79,53 @@ void test('heap-settle addon: fixes the mmap threshold for a positive size only,
   assert.equal(addon.fixMmapThreshold(-5), 0);
   assert.equal(addon.fixMmapThreshold('128k'), 0);
   assert.ok([0, 1].includes(addon.trim()));
+});
+
+void test('settleHeap: process.nextTick keeps its fast object literal through the collection (src/cli/keep-tick-maps.ts)', () => {
+  // V8's own record of each computed key of node's tick object literal, read with %DebugPrint
+  // (a V8 native, hence --allow-natives-syntax): MONOMORPHIC while the maps it names are alive,
+  // MEGAMORPHIC for good once a collection dropped them. The same run without the kept tick object
+  // (a plain memory-reducing collection) shows that the test sees the difference.
+  const script = (settle: boolean): string => `
+    const { settleHeap } = await import(process.argv[1]);
+    const { keptTickObject } = await import(process.argv[2]);
+    const v8 = await import('node:v8');
+    const vm = await import('node:vm');
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc');
+    v8.setFlagsFromString('--no-expose-gc');
+    const ticks = (n) => new Promise((done) => {
+      const step = () => (--n === 0 ? done() : process.nextTick(step));
+      process.nextTick(step);
+    });
+    await ticks(50000);
+    // From a timer, as the agent settles: no tick is queued at that moment.
+    await new Promise((done) => setTimeout(() => {
+      ${settle ? 'settleHeap()' : "gc({ type: 'major', execution: 'sync', flavor: 'last-resort' })"};
+      done();
+    }, 10));
+    await ticks(50000);
+    process.stderr.write(JSON.stringify(Object.getOwnPropertySymbols(keptTickObject() ?? {}).map(String)));
+    %DebugPrint(process.nextTick);
+  `;
+  const run = (settle: boolean): { states: string[]; kept: string } => {
+    const out = spawnSync(
+      process.execPath,
+      ['--allow-natives-syntax', '--input-type=module', '-e', script(settle), MODULE, KEEP_MODULE],
+      { encoding: 'utf8' },
+    );
+    assert.equal(out.status, 0, out.stderr);
+    const states = [...out.stdout.matchAll(/DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((m) => m[1] ?? '');
+    return { states, kept: out.stderr };
+  };
+  const settled = run(true);
+  assert.ok(settled.states.length >= 2, `no computed key of the tick literal found in %DebugPrint's output`);
+  assert.deepEqual(
+    settled.states.filter((s) => s !== 'MONOMORPHIC'),
+    [],
+    `after settleHeap: ${settled.states.join(' ')}`,
+  );
+  assert.match(settled.kept, /async_id_symbol/);
+  const plain = run(false);
+  assert.ok(plain.states.includes('MEGAMORPHIC'), `after a plain collection: ${plain.states.join(' ')}`);
 });
