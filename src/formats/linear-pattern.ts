@@ -15,7 +15,6 @@
  * re2js is loaded on the first pattern, not at start (the bundle keeps it
  * external, like selfsigned).
  */
-import { createRequire } from 'node:module';
 import { globToRe2 } from './glob-syntax.js';
 import { chargeMatch, largestRepeat, MAX_PROGRAM_SIZE, MAX_REPEAT, refuseMatch } from './pattern-cost.js';
 
@@ -44,10 +43,11 @@ export interface PatternOptions {
 
 type Re2 = typeof import('re2js').RE2JS;
 let re2: Re2 | undefined;
-const require = createRequire(import.meta.url);
 
+// node:module is asked for here, not imported: a start that compiles no pattern does not load it.
 function engine(): Re2 {
-  re2 ??= (require('re2js') as typeof import('re2js')).RE2JS;
+  re2 ??= (process.getBuiltinModule('node:module').createRequire(import.meta.url)('re2js') as typeof import('re2js'))
+    .RE2JS;
   return re2;
 }
 

@@ -72,7 +72,9 @@ const split = await splitBuild({
         ? // main.cjs's instance of a module it holds, by path (the launcher passes main.cjs's table).
           ['const __agentMain = module.fromMain;']
         : [
-            `const __bundleSchemas = ${JSON.stringify(schemas)};`,
+            // A Map made from an array literal: an object literal of ~50 keys made V8 build its
+            // map key by key at every start.
+            `const __bundleSchemas = new Map(${JSON.stringify(Object.entries(schemas))});`,
             // Filled by main.cjs's entry: the modules on-demand.cjs takes from it.
             'let __agentMainModules;',
             // A module of on-demand.cjs, loading that file (once) through the launcher.
@@ -119,24 +121,34 @@ function wrapped(output, file) {
  * initialised (at every start): loading it loads node's readline and REPL history modules too
  * (internal/fs/promises requires them for FileHandle.readLines), about 1 ms and 1.3 MB of
  * resident memory in a bare node, where a default start calls none of its functions until a
- * check, an edit or a new certificate needs one. The bundle's modules get an object with a
- * getter per export of the real module (the names of the node that builds, which is the node
- * that runs the bundle: its code cache is made for it), each loading that module on first use.
+ * check, an edit or a new certificate needs one. The bundle gets an ES module in its place with a
+ * function per function the real module exports (the names of the node that builds, which is
+ * the node that runs the bundle: its code cache is made for it), each loading that module on its
+ * first call and passing the call on, and `constants`, which is node:fs's own object. An ES
+ * module, not a CommonJS object of getters: esbuild links its exports straight to the importers,
+ * where an object went through `__toESM` once per importing module (38 of them), each call
+ * copying every export onto a new object (about 1 ms of every start, issue 41).
  */
 function lazyFsPromises() {
   return {
     name: 'lazy-fs-promises',
     setup(b) {
       b.onResolve({ filter: /^(node:)?fs\/promises$/ }, () => ({ path: 'fs/promises', namespace: 'lazy-fs-promises' }));
-      b.onLoad({ filter: /.*/, namespace: 'lazy-fs-promises' }, async () => ({
-        contents: [
-          'let real;',
-          "const load = () => (real ??= process.getBuiltinModule('node:fs/promises'));",
-          `for (const name of ${JSON.stringify(Object.keys(await import('node:fs/promises')).filter((name) => name !== 'default'))})`,
-          '  Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });',
-        ].join('\n'),
-        loader: 'js',
-      }));
+      b.onLoad({ filter: /.*/, namespace: 'lazy-fs-promises' }, async () => {
+        const real = await import('node:fs/promises');
+        const names = Object.keys(real).filter((name) => name !== 'default' && name !== 'constants');
+        const other = names.filter((name) => typeof real[name] !== 'function');
+        if (other.length > 0) throw new Error(`node:fs/promises exports more than functions: ${other.join(', ')}`);
+        return {
+          contents: [
+            'let real;',
+            "const load = () => (real ??= process.getBuiltinModule('node:fs/promises'));",
+            "export const constants = process.getBuiltinModule('node:fs').constants;",
+            ...names.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`),
+          ].join('\n'),
+          loader: 'js',
+        };
+      });
     },
   };
 }

@@ -36,7 +36,8 @@ export function bundleFiles(dir) {
 
 /**
  * The settings of the warm-up starts: the modules the default settings (settings/agent.ini)
- * enable, the web server on a port of the system's choice. Written here rather than read from
+ * enable, the web server on a port of the system's choice, and the sections that file holds
+ * beside them (the default targets), whose validators a start would otherwise compile each time. Written here rather than read from
  * settings/agent.ini, which is the user's to edit: a local edit must not change or break a build.
  */
 function warmSettings() {
@@ -49,8 +50,14 @@ password =
 allowed hosts = 127.0.0.1, ::1
 
 [/settings/WEB/server]
-port = 0s
+port = 0
 bind to = 127.0.0.1
+
+[/settings/remote/client/targets/default]
+allowed ciphers = ALL:!aNULL:!LOW:!EXP:!MD5:@STRENGTH
+
+[/settings/agent/client/targets/default]
+allowed ciphers = ALL:!aNULL:!LOW:!EXP:!MD5:@STRENGTH
 `;
 }
 

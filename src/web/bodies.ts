@@ -4,7 +4,6 @@
  * from what was generated (an edit without `npm run gen`), they are compiled
  * with ajv at load instead, so a stale file never validates the wrong shape.
  */
-import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { LogLevel } from '../log.js';
 import { BODY_AJV_OPTIONS, BODY_SCHEMAS, type BodyName } from './body-schemas.js';
@@ -35,7 +34,9 @@ let ajv: Ajv | undefined;
 function validator<T>(name: BodyName): ValidateFunction<T> {
   if (precompiled && byName[name]) return byName[name] as ValidateFunction<T>;
   if (!ajv) {
-    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as { Ajv: new (o: object) => Ajv };
+    const { Ajv: AjvClass } = process.getBuiltinModule('node:module').createRequire(import.meta.url)('ajv') as {
+      Ajv: new (o: object) => Ajv;
+    };
     ajv = new AjvClass(BODY_AJV_OPTIONS);
   }
   return ajv.compile<T>(BODY_SCHEMAS[name]);

@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { REPO } from '../helpers/agent-process.js';
@@ -43,4 +44,52 @@ void test('the code cache is warm: larger than the cache of the top level alone'
     ),
   );
   assert.ok(warm > topLevel * 1.5, `warm cache ${warm} bytes, top level alone ${topLevel} bytes`);
+});
+
+/** dist/bin/bundle-read.node (src/cli/bundle-read-c/), which the launcher reads the bundle and its cache with. */
+const bundleRead = (() => {
+  const addon = {
+    exports: {} as { readLatin1: (f: string) => string | undefined; mapBuffer: (f: string) => Buffer | undefined },
+  };
+  process.dlopen(addon, join(REPO, 'dist/bin/bundle-read.node'));
+  return addon.exports;
+})();
+
+void test('bundle-read: the same text and bytes as fs, and undefined for what is no regular file', () => {
+  const text = bundleRead.readLatin1(bundle);
+  assert.equal(typeof text, 'string');
+  assert.equal(text, readFileSync(bundle, 'latin1'));
+  const cache = bundleRead.mapBuffer(`${bundle}.cache`);
+  assert.ok(Buffer.isBuffer(cache));
+  assert.ok(cache.equals(readFileSync(`${bundle}.cache`)));
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-read-'));
+  try {
+    writeFileSync(join(dir, 'empty'), '');
+    for (const file of [join(dir, 'missing'), dir, join(dir, 'empty')]) {
+      assert.equal(bundleRead.readLatin1(file), undefined, file);
+      assert.equal(bundleRead.mapBuffer(file), undefined, file);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // The mapped cache is the cache V8 takes, for the text the addon read.
+  assert.equal(compile(bundle, cache).cachedDataRejected, false);
+});
+
+void test('without the addons (a build without a C compiler) the launcher reads with fs and the agent runs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-no-addons-'));
+  try {
+    // The package's layout without dist/bin/: package.json above dist/ (the agent finds its root by it).
+    cpSync(join(REPO, 'package.json'), join(dir, 'package.json'));
+    cpSync(join(REPO, 'dist/agent.cjs'), join(dir, 'dist/agent.cjs'));
+    cpSync(join(REPO, 'dist/agent'), join(dir, 'dist/agent'), { recursive: true });
+    const version = execFileSync(process.execPath, [join(dir, 'dist/agent.cjs'), '--version'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const expected = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+    assert.equal(version.trim(), expected);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -23,9 +23,14 @@ import { webRequest } from '../helpers/web-client.js';
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 const SYSROOT = '/usr/aarch64-linux-gnu';
-const C_PARTS = ['script-spawner', 'sd-notify.node', 'no-dump.node', 'rename-exchange.node', 'heap-settle.node'].map(
-  (f) => `dist/bin/${f}`,
-);
+const C_PARTS = [
+  'script-spawner',
+  'sd-notify.node',
+  'no-dump.node',
+  'rename-exchange.node',
+  'heap-settle.node',
+  'bundle-read.node',
+].map((f) => `dist/bin/${f}`);
 
 const made = new Teardown();
 let work = '';

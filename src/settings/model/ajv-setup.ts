@@ -3,7 +3,6 @@
  * run-time fallback, so both produce the same validators.
  */
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type { Ajv } from 'ajv';
 import type { SchemaSet } from './schema-set.js';
 
@@ -40,7 +39,9 @@ export function schemaSetHash(set: SchemaSet): string {
  * when this is called.
  */
 export function makeAjv(set: SchemaSet, extra: Record<string, unknown> = {}): Ajv {
-  const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+  const { Ajv: AjvClass } = process.getBuiltinModule('node:module').createRequire(import.meta.url)(
+    'ajv',
+  ) as typeof import('ajv');
   const ajv = new AjvClass({ ...AJV_OPTIONS, ...extra });
   for (const k of ANNOTATIONS) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string', 'object'] });
   for (const [id, schema] of set.files) {

@@ -48,7 +48,7 @@ let cached: { dir: string; set: SchemaSet } | undefined;
  * (src/tools/bundle.mjs): the bundled agent reads no schema file at its start. Not defined when
  * the code runs file by file (dist/src/, the unit tests): the files are read.
  */
-declare const __bundleSchemas: Readonly<Record<string, string>> | undefined;
+declare const __bundleSchemas: ReadonlyMap<string, string> | undefined;
 const EMBEDDED = typeof __bundleSchemas === 'undefined' ? undefined : __bundleSchemas;
 
 /** Root of the repository or installed package (the folder holding schema/): package-root.ts. */
@@ -61,7 +61,7 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
   if (cached && cached.dir === dir) return cached.set;
   const embedded = root === packageRoot() ? EMBEDDED : undefined;
   const readJson = (rel: string): JsonSchema =>
-    JSON.parse(embedded?.[rel] ?? readFileSync(join(dir, rel), 'utf8')) as JsonSchema;
+    JSON.parse(embedded?.get(rel) ?? readFileSync(join(dir, rel), 'utf8')) as JsonSchema;
   const rootSchema = readJson('settings.schema.json');
   const files = new Map<string, JsonSchema>();
   const sections: SectionSchema[] = [];
