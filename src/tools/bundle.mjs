@@ -14,7 +14,7 @@
 // stack trace still names the functions.
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeCodeCache } from './code-cache.mjs';
 import { ON_DEMAND, splitBuild } from './bundle-split.mjs';
 
@@ -40,6 +40,12 @@ const schemas = Object.fromEntries(
       JSON.stringify(JSON.parse(readFileSync(join(root, 'schema', rel), 'utf8'))),
     ]),
 );
+// Their hash as the settings code computes it (ajv-setup.ts schemaSetHash, from dist/src/ as tsc
+// just wrote it), written in as __bundleSchemaHash: a start compares it with the precompiled
+// validators' instead of hashing ~100 KB of schemas (ajv-instance.ts).
+const { loadSchemaSet } = await import(pathToFileURL(join(root, 'dist/src/settings/model/schema-set.js')).href);
+const { schemaSetHash } = await import(pathToFileURL(join(root, 'dist/src/settings/model/ajv-setup.js')).href);
+const schemaHash = schemaSetHash(loadSchemaSet(root));
 // Two files, one instance of every module (bundle-split.mjs): main.cjs, what a default start runs,
 // and on-demand.cjs, what it does not.
 const split = await splitBuild({
@@ -75,6 +81,7 @@ const split = await splitBuild({
             // A Map made from an array literal: an object literal of ~50 keys made V8 build its
             // map key by key at every start.
             `const __bundleSchemas = new Map(${JSON.stringify(Object.entries(schemas))});`,
+            `const __bundleSchemaHash = ${JSON.stringify(schemaHash)};`,
             // Filled by main.cjs's entry: the modules on-demand.cjs takes from it.
             'let __agentMainModules;',
             // A module of on-demand.cjs, loading that file (once) through the launcher.

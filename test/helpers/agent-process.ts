@@ -19,6 +19,8 @@ export interface AgentProcess {
   dir: string;
   settingsFile: string;
   proc: ChildProcess;
+  /** performance.now() right before the spawn: what a benchmark times a start from (the folder and files are written before it). */
+  spawnedAt: number;
   /** Everything the process printed so far (stdout and stderr interleaved). */
   logs(): string;
   /** Resolve with the first match of re in the output (past or future); reject after ms. */
@@ -87,6 +89,7 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
     string,
     ...string[],
   ];
+  const spawnedAt = performance.now();
   const proc = spawn(program, programArgs, {
     cwd: dir,
     env: { ...process.env, AGENT_LOG_LEVEL: 'debug', ...options.env },
@@ -135,6 +138,7 @@ export async function startAgent(options: StartOptions): Promise<AgentProcess> {
     dir,
     settingsFile,
     proc,
+    spawnedAt,
     logs: () => output,
     mark: () => output.length,
     waitForLog,

@@ -24,7 +24,7 @@ const bySet = new WeakMap<SchemaSet, Compiled>();
 function prepare(set: SchemaSet): Compiled {
   const known = bySet.get(set);
   if (known) return known;
-  if (schemaHash === schemaSetHash(set)) {
+  if (schemaHash === (set.hash ?? schemaSetHash(set))) {
     const c = { precompiled: true, cache: new Map(Object.entries(byRef)) };
     bySet.set(set, c);
     return c;

@@ -37,6 +37,8 @@ export interface SchemaSet {
   readonly sections: readonly SectionSchema[];
   /** Every schema file by its $id, for ajv. */
   readonly files: ReadonlyMap<string, JsonSchema>;
+  /** schemaSetHash() of this set when known without hashing it: the bundle's embedded schemas, hashed by the build. */
+  readonly hash?: string;
   /** Find the schema of a section path (case-insensitive); undefined when unknown. */
   find(path: string): { section: SectionSchema; canonical: string; objectName?: string } | undefined;
 }
@@ -50,6 +52,9 @@ let cached: { dir: string; set: SchemaSet } | undefined;
  */
 declare const __bundleSchemas: ReadonlyMap<string, string> | undefined;
 const EMBEDDED = typeof __bundleSchemas === 'undefined' ? undefined : __bundleSchemas;
+/** schemaSetHash() of the embedded schemas, as the build computed it (src/tools/bundle.mjs). */
+declare const __bundleSchemaHash: string | undefined;
+const EMBEDDED_HASH = typeof __bundleSchemaHash === 'undefined' ? undefined : __bundleSchemaHash;
 
 /** Root of the repository or installed package (the folder holding schema/): package-root.ts. */
 export function packageRoot(): string {
@@ -95,6 +100,7 @@ export function loadSchemaSet(root = packageRoot()): SchemaSet {
     root: rootSchema,
     sections,
     files,
+    ...(embedded && EMBEDDED_HASH !== undefined ? { hash: EMBEDDED_HASH } : {}),
     find(path) {
       // Memoized: a fleet run looks up the same paths thousands of times.
       if (found.has(path)) return found.get(path);
