@@ -36,7 +36,7 @@ import { REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js
 import { defaultSettingsOnFreePort } from './settings-file.js';
 import { median } from './median.js';
 
-const ROUNDS = 11;
+const ROUNDS = 21;
 const READY_GOAL_MS = 200;
 const RATIO_GOAL = 2;
 const RSS_OVER_NODE_GOAL_MB = 10;
