@@ -96,7 +96,8 @@ function bundleRequire(file) {
   return (id) => {
     if (!id.startsWith('node:')) return (outside ??= require('node:module').createRequire(file))(id);
     let m = builtins.get(id);
-    if (m === undefined) builtins.set(id, (m = process.getBuiltinModule(id)));
+    // An id that names no built-in goes to node's require, which says so.
+    if (m === undefined) builtins.set(id, (m = process.getBuiltinModule(id) ?? require(id)));
     return m;
   };
 }
