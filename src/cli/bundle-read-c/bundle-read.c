@@ -84,12 +84,12 @@ static napi_value js_read_latin1(napi_env env, napi_callback_info info) {
     return undefined(env);
   }
   napi_value out;
+  /* When the runtime copies the text instead (copied = true), it has already called free_text. */
   bool copied = false;
   if (node_api_create_external_string_latin1(env, text, size, free_text, NULL, &out, &copied) != napi_ok) {
     free(text);
     return undefined(env);
   }
-  if (copied) free(text); /* the runtime made a string of its own: this copy is not used */
   return out;
 }
 
