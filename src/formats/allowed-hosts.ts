@@ -120,8 +120,7 @@ function parseEntry(entry: string, nets: SharedList): HostMatcher | string {
   const family = isIPv4(address) ? 'ipv4' : isIPv6Text(address) ? 'ipv6' : undefined;
   if (family === undefined) {
     // A DNS name (RFC 1123 labels): resolved by the servers; it matches nothing until then.
-    if (maskText === undefined && HOST_NAME.test(entry) && !/^[\d.]+$/.test(entry))
-      return { kind: 'name', text: entry, list: NOBODY };
+    if (maskText === undefined && HOST_NAME.test(entry) && !/^[\d.]+$/.test(entry)) return unresolvedName(entry);
     return 'not a numeric IPv4/IPv6 address, netmask, * range, localhost or host name';
   }
   const max = family === 'ipv4' ? 32 : 128;
@@ -135,8 +134,21 @@ function parseEntry(entry: string, nets: SharedList): HostMatcher | string {
   return nets.matcher(entry);
 }
 
-/** The list of a name not resolved yet: empty, shared, never added to (a resolved name gets a list of its own). */
-const NOBODY = new BlockList();
+/**
+ * The matcher of a name not resolved yet. Its list is empty, shared, never added to (a resolved
+ * name gets a list of its own), and made when first read: node loads BlockList's code at the first
+ * one made, which a start that matches no peer need not pay.
+ */
+let nobody: BlockList | undefined;
+function unresolvedName(text: string): HostMatcher {
+  return {
+    kind: 'name',
+    text,
+    get list() {
+      return (nobody ??= new BlockList());
+    },
+  };
+}
 
 interface SharedList {
   add(address: string, prefix: number, family: 'ipv4' | 'ipv6'): void;

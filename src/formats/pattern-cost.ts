@@ -38,7 +38,8 @@ export const REQUEST_MATCH_MS = 1000;
 interface RequestScope {
   spentMs: number;
 }
-const requests = new AsyncLocalStorage<RequestScope>();
+/** Made at the first request scope: node loads AsyncLocalStorage's code when one is first made, which a start need not pay. */
+let requests: AsyncLocalStorage<RequestScope> | undefined;
 
 /**
  * Run `fn` as one request: every match it starts, also after an await and in
@@ -46,8 +47,8 @@ const requests = new AsyncLocalStorage<RequestScope>();
  * already open, `fn` shares that one.
  */
 export function withPatternScope<T>(fn: () => T): T {
-  if (requests.getStore()) return fn();
-  return requests.run({ spentMs: 0 }, fn);
+  if (requests?.getStore()) return fn();
+  return (requests ??= new AsyncLocalStorage<RequestScope>()).run({ spentMs: 0 }, fn);
 }
 
 let turnSpent = 0;
@@ -61,7 +62,7 @@ export function refuseMatch(programSize: number, textLength: number): string | u
   const cost = (programSize + PER_CHARACTER) * (textLength + 1);
   if (cost > MAX_MATCH_COST)
     return `matching a pattern of ${programSize} instructions against ${textLength} characters would cost ${cost} units, more than the ${MAX_MATCH_COST} one match may cost; use a shorter pattern or less text`;
-  const scope = requests.getStore();
+  const scope = requests?.getStore();
   if (scope && scope.spentMs > REQUEST_MATCH_MS)
     return `the patterns of this request have taken more than ${REQUEST_MATCH_MS} ms; the rest is not matched`;
   if (!turnOpen) {
@@ -77,7 +78,7 @@ export function refuseMatch(programSize: number, textLength: number): string | u
 
 /** Count `ms` of matching against the current request (if any). */
 export function chargeMatch(ms: number): void {
-  const scope = requests.getStore();
+  const scope = requests?.getStore();
   if (scope) scope.spentMs += ms;
 }
 
