@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseArgs, takeSettingsOption } from '../../../src/cli/args.js';
-import { HELP_OPTION, SETTINGS_OPTION, type CliOption } from '../../../src/cli/options.js';
+import { parseArgs as nodeParseArgs } from 'node:util';
+import { parseArgs, plainArgs, takeSettingsOption } from '../../../src/cli/args.js';
+import { HELP_OPTION, SETTINGS_OPTION, parseArgsOptions, type CliOption } from '../../../src/cli/options.js';
 import { AgentError } from '../../../src/errors.js';
 
 const TABLE: readonly CliOption[] = [
@@ -60,4 +61,34 @@ void test('takeSettingsOption: --settings anywhere, the other words as they stan
     settings: undefined,
     rest: ['check_ok', '--settings'],
   });
+});
+
+void test('plainArgs reads what it takes exactly as util.parseArgs does, and leaves the rest to it', () => {
+  const words = ['a.ini', '-', '--', '--format', '--format=', '--format=json', 'json', '--strict', '--strict=1'];
+  const more = ['--section', '/a', '--section=/b', '-x', '--bogus', '--help', '--constructor', '--=x', '-5', ''];
+  const pool = [...words, ...more];
+  // Every argument list of up to three words from the pool, and a few longer ones.
+  const lists: string[][] = [[]];
+  for (const a of pool) {
+    lists.push([a]);
+    for (const b of pool) {
+      lists.push([a, b]);
+      for (const c of ['json', '--strict', '--', '-']) lists.push([a, b, c]);
+    }
+  }
+  lists.push(
+    ['run', '--settings', 'agent.ini'],
+    ['--settings=/etc/a.ini', 'run', '--help', '--section', 'x', '--section', 'y'],
+  );
+  let taken = 0;
+  for (const argv of lists) {
+    const plain = plainArgs(argv, TABLE);
+    if (plain === undefined) continue;
+    taken++;
+    const node = nodeParseArgs({ args: argv, options: parseArgsOptions(TABLE), strict: true, allowPositionals: true });
+    assert.deepEqual(plain, { options: { ...node.values }, positionals: node.positionals }, argv.join(' '));
+  }
+  assert.ok(taken > 500, `plainArgs took ${taken} of ${lists.length} lists`);
+  for (const argv of [['-x'], ['--bogus'], ['--format'], ['--format', '-'], ['--strict=1'], ['--constructor']])
+    assert.equal(plainArgs(argv, TABLE), undefined, argv.join(' '));
 });
