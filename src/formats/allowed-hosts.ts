@@ -135,9 +135,8 @@ function parseEntry(entry: string, nets: SharedList): HostMatcher | string {
 }
 
 /**
- * The matcher of a name not resolved yet. Its list is empty, shared, never added to (a resolved
- * name gets a list of its own), and made when first read: node loads BlockList's code at the first
- * one made, which a start that matches no peer need not pay.
+ * The matcher of a name not resolved yet: its list empty, shared, never added to (a resolved name gets
+ * its own), made when first read (node loads BlockList's code at the first one, which a start need not).
  */
 let nobody: BlockList | undefined;
 function unresolvedName(text: string): HostMatcher {
