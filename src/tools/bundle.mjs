@@ -46,6 +46,9 @@ const schemas = Object.fromEntries(
 const { loadSchemaSet } = await import(pathToFileURL(join(root, 'dist/src/settings/model/schema-set.js')).href);
 const { schemaSetHash } = await import(pathToFileURL(join(root, 'dist/src/settings/model/ajv-setup.js')).href);
 const schemaHash = schemaSetHash(loadSchemaSet(root));
+// The same for the request-body schemas and their precompiled validators (web/bodies.ts): __bundleBodySchemasHash.
+const { bodySchemasHash } = await import(pathToFileURL(join(root, 'dist/src/web/body-hash.js')).href);
+const bodyHash = bodySchemasHash();
 // Two files, one instance of every module (bundle-split.mjs): main.cjs, what a default start runs,
 // and on-demand.cjs, what it does not.
 const split = await splitBuild({
@@ -82,6 +85,7 @@ const split = await splitBuild({
             // map key by key at every start.
             `const __bundleSchemas = new Map(${JSON.stringify(Object.entries(schemas))});`,
             `const __bundleSchemaHash = ${JSON.stringify(schemaHash)};`,
+            `const __bundleBodySchemasHash = ${JSON.stringify(bodyHash)};`,
             // Filled by main.cjs's entry: the modules on-demand.cjs takes from it.
             'let __agentMainModules;',
             // A module of on-demand.cjs, loading that file (once) through the launcher.

@@ -28,7 +28,13 @@ export interface LogPostBody {
   message?: string;
 }
 
-const precompiled = schemaHash === bodySchemasHash();
+/**
+ * bodySchemasHash() of the bundled schemas as the build computed it (src/tools/bundle.mjs), so a
+ * start of the bundled agent hashes nothing to know its validators current; undefined file by file.
+ */
+declare const __bundleBodySchemasHash: string | undefined;
+const builtHash = typeof __bundleBodySchemasHash === 'undefined' ? undefined : __bundleBodySchemasHash;
+const precompiled = schemaHash === (builtHash ?? bodySchemasHash());
 let ajv: Ajv | undefined;
 
 function validator<T>(name: BodyName): ValidateFunction<T> {

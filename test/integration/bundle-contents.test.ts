@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO } from '../helpers/agent-process.js';
+import { MAIN, REPO, startAgent } from '../helpers/agent-process.js';
+import { defaultSettingsOnFreePort } from '../bench/settings-file.js';
 
 void test('the bundle holds no WebAssembly and no long.js', () => {
   const text = ['main.cjs', 'on-demand.cjs']
@@ -46,6 +47,33 @@ void test('the bundle validates settings with the precompiled validators: ajv is
     );
     assert.equal(r.status, 0, r.stderr + r.stdout);
     assert.match(r.stderr, /^AJV 0$/m, r.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+void test('the bundled agent starts with the precompiled request-body validators: ajv is never loaded', async () => {
+  // The build writes the body schemas' hash into the bundle (__bundleBodySchemasHash), as it does the
+  // settings schemas'; a wrong one would compile the body validators with ajv as web/bodies.js loads.
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-bodies-'));
+  try {
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(
+      probe,
+      "process.on('exit', () => process.stderr.write('AJV ' + Object.keys(require.cache).filter((k) => k.includes('/node_modules/ajv/')).length + '\\n'));\n",
+    );
+    const agent = await startAgent({
+      ini: defaultSettingsOnFreePort(REPO),
+      env: { AGENT_LOG_LEVEL: 'info' },
+      command: [process.execPath, '-r', probe, MAIN],
+    });
+    assert.match(agent.logs(), /modules: .*WEBServer/, 'the web module, which loads web/bodies.js, started');
+    // The probe writes at exit; 'close' comes after the last of the output.
+    const closed = new Promise((resolve) => agent.proc.once('close', resolve));
+    agent.proc.kill('SIGTERM');
+    await closed;
+    await agent.stop();
+    assert.match(agent.logs(), /^AJV 0$/m, agent.logs());
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
