@@ -27,11 +27,7 @@ void test('the bundle validates settings with the precompiled validators: ajv is
   // would compile every validator with ajv at run time, which this would show.
   const dir = mkdtempSync(join(tmpdir(), 'bundle-validators-'));
   try {
-    const probe = join(dir, 'probe.cjs');
-    writeFileSync(
-      probe,
-      "process.on('exit', () => process.stderr.write('AJV ' + Object.keys(require.cache).filter((k) => k.includes('/node_modules/ajv/')).length + '\\n'));\n",
-    );
+    const probe = ajvProbe(dir);
     const r = spawnSync(
       process.execPath,
       [
@@ -57,11 +53,7 @@ void test('the bundled agent starts with the precompiled request-body validators
   // settings schemas'; a wrong one would compile the body validators with ajv as web/bodies.js loads.
   const dir = mkdtempSync(join(tmpdir(), 'bundle-bodies-'));
   try {
-    const probe = join(dir, 'probe.cjs');
-    writeFileSync(
-      probe,
-      "process.on('exit', () => process.stderr.write('AJV ' + Object.keys(require.cache).filter((k) => k.includes('/node_modules/ajv/')).length + '\\n'));\n",
-    );
+    const probe = ajvProbe(dir);
     const agent = await startAgent({
       ini: defaultSettingsOnFreePort(REPO),
       env: { AGENT_LOG_LEVEL: 'info' },
@@ -78,3 +70,13 @@ void test('the bundled agent starts with the precompiled request-body validators
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A file for `node -r` that writes `AJV <n>` to stderr at exit: how many of ajv's files the process loaded. */
+function ajvProbe(dir: string): string {
+  const probe = join(dir, 'probe.cjs');
+  writeFileSync(
+    probe,
+    "process.on('exit', () => process.stderr.write('AJV ' + Object.keys(require.cache).filter((k) => k.includes('/node_modules/ajv/')).length + '\\n'));\n",
+  );
+  return probe;
+}
