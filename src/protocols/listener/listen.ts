@@ -29,10 +29,17 @@ export function listenOn(server: net.Server, host: string | undefined, port: num
       return;
     }
     server.once('error', onError);
-    server.listen(handle ? { handle } : { port, ...(host ? { host } : {}) }, () => {
+    try {
+      server.listen(handle ? { handle } : { port, ...(host ? { host } : {}) }, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    } catch (err) {
+      // listen() refused before adopting the socket (a server already listening): it must not keep the port.
       server.off('error', onError);
-      resolve();
-    });
+      handle?.[Symbol.dispose]();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    }
   });
 }
 

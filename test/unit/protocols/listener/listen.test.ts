@@ -9,6 +9,7 @@ import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
 import { listenOn } from '../../../../src/protocols/listener/listen.js';
 import { AgentError } from '../../../../src/errors.js';
 
@@ -49,6 +50,17 @@ void describe('listenOn', () => {
     const a = s.address() as AddressInfo;
     assert.match(a.address, /^(127\.0\.0\.1|::1)$/);
     assert.equal(await greeting(a.port, a.address), 'hello');
+  });
+
+  void it('a server that already listens refuses a second listen, and keeps no socket of it', async () => {
+    const s = greeter();
+    await listenOn(s, '127.0.0.1', 0, 'AGENT_ERR_WEB_LISTEN');
+    const before = readdirSync('/proc/self/fd').length;
+    await assert.rejects(listenOn(s, '127.0.0.1', 0, 'AGENT_ERR_WEB_LISTEN'), { code: 'ERR_SERVER_ALREADY_LISTEN' });
+    // The socket bound for the refused call is closed, not left open beside the server.
+    assert.equal(readdirSync('/proc/self/fd').length, before);
+    const { port } = s.address() as AddressInfo;
+    assert.equal(await greeting(port, '127.0.0.1'), 'hello');
   });
 
   for (const host of ['127.0.0.1', 'localhost']) {
