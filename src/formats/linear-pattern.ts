@@ -15,6 +15,7 @@
  * re2js is loaded on the first pattern, not at start (the bundle keeps it
  * external, like selfsigned).
  */
+import { requirePackage } from '../package-require.js';
 import { globToRe2 } from './glob-syntax.js';
 import { chargeMatch, largestRepeat, MAX_PROGRAM_SIZE, MAX_REPEAT, refuseMatch } from './pattern-cost.js';
 
@@ -44,10 +45,8 @@ export interface PatternOptions {
 type Re2 = typeof import('re2js').RE2JS;
 let re2: Re2 | undefined;
 
-// node:module is asked for here, not imported: a start that compiles no pattern does not load it.
 function engine(): Re2 {
-  re2 ??= (process.getBuiltinModule('node:module').createRequire(import.meta.url)('re2js') as typeof import('re2js'))
-    .RE2JS;
+  re2 ??= (requirePackage('re2js') as typeof import('re2js')).RE2JS;
   return re2;
 }
 

@@ -8,6 +8,7 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import type { LogLevel } from '../log.js';
 import { BODY_AJV_OPTIONS, BODY_SCHEMAS, type BodyName } from './body-schemas.js';
 import { bodySchemasHash } from './body-hash.js';
+import { requirePackage } from '../package-require.js';
 import { byName, schemaHash } from './generated/body-validators.js';
 
 export interface ModuleUpdateBody {
@@ -40,9 +41,7 @@ let ajv: Ajv | undefined;
 function validator<T>(name: BodyName): ValidateFunction<T> {
   if (precompiled && byName[name]) return byName[name] as ValidateFunction<T>;
   if (!ajv) {
-    const { Ajv: AjvClass } = process.getBuiltinModule('node:module').createRequire(import.meta.url)('ajv') as {
-      Ajv: new (o: object) => Ajv;
-    };
+    const { Ajv: AjvClass } = requirePackage('ajv') as { Ajv: new (o: object) => Ajv };
     ajv = new AjvClass(BODY_AJV_OPTIONS);
   }
   return ajv.compile<T>(BODY_SCHEMAS[name]);

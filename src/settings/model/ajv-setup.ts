@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Ajv } from 'ajv';
 import type { SchemaSet } from './schema-set.js';
+import { requirePackage } from '../../package-require.js';
 
 /** Our annotations on schema nodes; ajv must know them in strict mode. */
 export const ANNOTATIONS = [
@@ -39,9 +40,7 @@ export function schemaSetHash(set: SchemaSet): string {
  * when this is called.
  */
 export function makeAjv(set: SchemaSet, extra: Record<string, unknown> = {}): Ajv {
-  const { Ajv: AjvClass } = process.getBuiltinModule('node:module').createRequire(import.meta.url)(
-    'ajv',
-  ) as typeof import('ajv');
+  const { Ajv: AjvClass } = requirePackage('ajv') as typeof import('ajv');
   const ajv = new AjvClass({ ...AJV_OPTIONS, ...extra });
   for (const k of ANNOTATIONS) ajv.addKeyword({ keyword: k, schemaType: ['boolean', 'string', 'object'] });
   for (const [id, schema] of set.files) {
