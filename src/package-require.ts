@@ -6,5 +6,5 @@
  * from dist/src/ and from the bundle alike.
  */
 export function requirePackage(id: string): unknown {
-  return process.getBuiltinModule('node:module').createRequire(import.meta.url)(id);
+  return process.getBuiltinModule('node:module').createRequire(import.meta.filename)(id);
 }

@@ -3,12 +3,12 @@
  * holding a package.json above this code. Found by walking up, not by a
  * fixed `../..`, because the same code runs from two depths: compiled file
  * by file (dist/src/package-root.js) and bundled into one file
- * (dist/agent.js, `npm run build`). fileURLToPath, not URL.pathname: a
- * folder with a space or non-ASCII characters is percent-encoded in a URL.
+ * (dist/agent/main.cjs, `npm run build`, where `import.meta.dirname` is the
+ * bundle's folder). The folder as a path, not a URL: no URL is made at start
+ * (issue 41), and a folder with a space or non-ASCII characters needs no decoding.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 function findRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
@@ -18,4 +18,4 @@ function findRoot(from: string): string {
 }
 
 /** Computed once, at load. */
-export const PACKAGE_ROOT: string = findRoot(dirname(fileURLToPath(import.meta.url)));
+export const PACKAGE_ROOT: string = findRoot(import.meta.dirname);

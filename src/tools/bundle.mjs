@@ -61,8 +61,13 @@ const split = await splitBuild({
     // import() of a CommonJS package (selfsigned) becomes a require() in a promise: the launcher
     // runs the bundle through vm.Script, which has no loader for import().
     supported: { 'dynamic-import': false },
-    // The one use of import.meta in a CommonJS bundle: the file's own URL (package root, require of ajv).
-    define: { 'import.meta.url': '__bundleUrl' },
+    // import.meta in a CommonJS bundle: the bundle's own folder and file (package root, require of
+    // ajv), and its URL, made only when asked for (node:url's URL at start cost 0.2 ms, issue 41).
+    define: {
+      'import.meta.dirname': '__dirname',
+      'import.meta.filename': '__filename',
+      'import.meta.url': '__bundleMeta.url',
+    },
     // Loaded from node_modules when first needed: selfsigned (and its ASN.1 libraries, about half of
     // the bundle otherwise) only creates a missing certificate.
     external: ['selfsigned'],
@@ -76,7 +81,7 @@ const split = await splitBuild({
   },
   banner: (onDemand) =>
     [
-      "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;",
+      "const __bundleMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };",
       ...(onDemand
         ? // main.cjs's instance of a module it holds, by path (the launcher passes main.cjs's table).
           ['const __agentMain = module.fromMain;']
