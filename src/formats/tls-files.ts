@@ -18,7 +18,7 @@
  */
 import { fsReason } from '../errors.js';
 import { readRegularFileSync, TLS_FILE_LIMIT } from './regular-file.js';
-import { caProblem, certificateProblem, pairProblem, privateKeyProblem } from './pem-check.js';
+import { caProblem, certificateProblem, keyCheckedByContext, pairProblem, privateKeyProblem } from './pem-check.js';
 
 export type TlsSetting = 'certificate' | 'certificate key' | 'ca';
 
@@ -42,7 +42,14 @@ export interface PairFiles {
 }
 
 export type PairCheck =
-  | { ok: true; cert: string; key: string; keyFile: string }
+  | {
+      ok: true;
+      cert: string;
+      key: string;
+      keyFile: string;
+      /** false: the key's checks were left to the server's TLS context build (`keyByContext`). */
+      keyChecked: boolean;
+    }
   | { ok: true; missing: true; key: string | undefined }
   | { ok: false; problem: TlsFileProblem };
 
@@ -50,8 +57,14 @@ export type PairCheck =
  * The certificate and key as the listener will use them, or the first problem. `context: false`:
  * no throwaway TLS context proves the pair usable, for a caller whose server builds the context
  * next (pem-check.ts pairProblem); a key of another certificate is found all the same.
+ * `keyByContext` (with `context: false`): a key that says it is of the certificate's type is not
+ * parsed here, as that build parses it and checks the pair (pem-check.ts keyCheckedByContext);
+ * the result says so (`keyChecked: false`), and the caller runs the checks when the build fails.
  */
-export function checkPair(files: PairFiles, { context = true }: { context?: boolean } = {}): PairCheck {
+export function checkPair(
+  files: PairFiles,
+  { context = true, keyByContext = false }: { context?: boolean; keyByContext?: boolean } = {},
+): PairCheck {
   const cert = read(files.cert);
   if ('error' in cert) return { ok: false, problem: { setting: 'certificate', file: files.cert, reason: cert.error } };
   const keyFile = files.key || files.cert;
@@ -83,6 +96,8 @@ export function checkPair(files: PairFiles, { context = true }: { context?: bool
       },
     };
   }
+  if (keyByContext && !context && keyCheckedByContext(cert.text, keyText))
+    return { ok: true, cert: cert.text, key: keyText, keyFile: from, keyChecked: false };
   const keyProblem = privateKeyProblem(keyText);
   if (keyProblem)
     return {
@@ -92,7 +107,7 @@ export function checkPair(files: PairFiles, { context = true }: { context?: bool
   const pair = pairProblem(cert.text, keyText, { context });
   if (pair)
     return { ok: false, problem: { setting: 'certificate key', file: from, reason: pair, mismatchOf: files.cert } };
-  return { ok: true, cert: cert.text, key: keyText, keyFile: from };
+  return { ok: true, cert: cert.text, key: keyText, keyFile: from, keyChecked: true };
 }
 
 /** The CA file's content, or why it cannot serve as one (missing, unreadable, no certificate, one that does not parse). */

@@ -94,12 +94,14 @@ export async function loadServerTls(
   let key: string | undefined;
   let generated = false;
   let contextProblem: ServerTls['contextProblem'];
+  let keyUnchecked = false;
   if (spec.pair) {
-    const pair = checkPair(spec.pair, { context: !serverBuildsContext });
+    const pair = checkPair(spec.pair, { context: !serverBuildsContext, keyByContext: serverBuildsContext });
     if (!pair.ok) problems.push(pair.problem);
     else if (!('missing' in pair)) {
       ({ cert, key } = pair);
-      if (serverBuildsContext) contextProblem = contextProblemOf(spec.pair.cert, pair.keyFile);
+      keyUnchecked = !pair.keyChecked;
+      if (serverBuildsContext) contextProblem = contextProblemOf(spec.pair, pair.keyFile, keyUnchecked);
     } else if (!create) problems.push({ setting: 'certificate', file: spec.pair.cert, reason: 'no such file' });
     else if (problems.length === 0) {
       const made = await createCertificate(spec.pair, pair.key, spec.certificateError ?? 'AGENT_ERR_WEB_CERTIFICATE');
@@ -112,6 +114,11 @@ export async function loadServerTls(
     const checked = checkCa(spec.ca);
     if (checked.ok) ca = checked.ca;
     else problems.push(checked.problem);
+  }
+  // Every problem at once: the key's checks, left to the server's context build, run now.
+  if (problems.length > 0 && keyUnchecked && spec.pair) {
+    const checked = checkPair(spec.pair, { context: false });
+    if (!checked.ok) problems.unshift(checked.problem);
   }
   if (problems.length > 0) throw fail(problems);
   const dh = spec.dh && existsSync(spec.dh) ? readDh(spec.dh) : undefined;
@@ -179,13 +186,25 @@ export function withSecLevel0(ciphers: string): string {
 
 // ---------------------------------------------------------------- helpers
 
-/** An OpenSSL error of building the context of `cert` and the key from `keyFile`, as checkPair reports it. */
-function contextProblemOf(cert: string, keyFile: string): (err: unknown) => TlsFileProblem | undefined {
+/**
+ * An OpenSSL error of building the context of the pair's certificate and the key from `keyFile`, as
+ * checkPair reports it. `keyUnchecked`: the key's checks were left to that build, so they run now and
+ * name what they find in their own words (a key that cannot be read, in which file).
+ */
+function contextProblemOf(
+  pair: PairFiles,
+  keyFile: string,
+  keyUnchecked: boolean,
+): (err: unknown) => TlsFileProblem | undefined {
   return (err) => {
     // OpenSSL's errors as node names them: ERR_OSSL_… (libcrypto), ERR_SSL_… (libssl: `ee key too small`).
     if (!/^ERR_O?SSL_/.test(String((err as NodeJS.ErrnoException | undefined)?.code))) return undefined;
+    if (keyUnchecked) {
+      const checked = checkPair(pair, { context: false });
+      if (!checked.ok) return checked.problem;
+    }
     const reason = contextProblem(err);
-    return { setting: 'certificate key', file: keyFile, reason, mismatchOf: cert };
+    return { setting: 'certificate key', file: keyFile, reason, mismatchOf: pair.cert };
   };
 }
 

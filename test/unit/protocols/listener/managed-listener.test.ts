@@ -9,7 +9,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ import { waitUntil } from '../../../helpers/wait-until.js';
 import { getLogger } from '../../../../src/log.js';
 import type { ListenerWants, OpenArgs, Transport } from '../../../../src/protocols/listener/listener-contract.js';
 import { ManagedListener } from '../../../../src/protocols/listener/managed-listener.js';
-import { pairProblem } from '../../../../src/formats/pem-check.js';
+import { pairProblem, privateKeyProblem } from '../../../../src/formats/pem-check.js';
 
 const log = getLogger('test:managed-listener');
 const LIMITS = { maxConnections: 10, maxPerAddress: 10, firstRequestMs: 5000 };
@@ -85,6 +85,28 @@ void describe('managed listener: stage, then commit', () => {
   };
   after(async () => {
     for (const l of listeners) await l.close();
+  });
+  /** A listener whose transport builds the TLS context of what it opens, as a server does; `contexts` counts the builds. */
+  const contextBuilding = (): { l: ManagedListener<string>; contexts: () => number } => {
+    let contexts = 0;
+    const l = new ManagedListener<string>({
+      what: 'the test server',
+      counter: 'test',
+      log,
+      open: async (a) => {
+        contexts++;
+        createSecureContext(a.tls);
+        return open(a);
+      },
+      describe: (w) => `to 127.0.0.1:${w.port}`,
+    });
+    listeners.push(l);
+    return { l, contexts: () => contexts };
+  };
+  /** wants('tls') on this certificate and key file. */
+  const tlsWants = (cert: string, key: string): ListenerWants<string> => ({
+    ...wants('tls'),
+    tls: { pair: { cert, key, keyExplicit: true, createsMissing: false }, verifyMode: 'none', verify: 'by-mode' },
   });
 
   void it('port 0: address() is the port the system gave', async () => {
@@ -186,22 +208,48 @@ void describe('managed listener: stage, then commit', () => {
       });
       const expected = pairProblem(readFileSync(cert), readFileSync(key));
       assert.match(expected ?? '', /^the certificate and key cannot be used \(.*ee key too small\)$/);
-      let contexts = 0;
-      const l = new ManagedListener<string>({
-        what: 'the test server',
-        counter: 'test',
-        log,
-        open: async (a) => {
-          contexts++;
-          createSecureContext(a.tls);
-          return open(a);
-        },
-        describe: (w) => `to 127.0.0.1:${w.port}`,
+      const { l, contexts } = contextBuilding();
+      await assert.rejects(l.start(tlsWants(cert, key)), { message: `${key}: ${expected}` });
+      assert.equal(contexts(), 1, 'the server built the one context');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  void it('a key of the certificate type is parsed by the server build alone; what it refuses is named as the check names it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'managed-listener-'));
+    try {
+      const pair = (name: string): { cert: string; key: string } => {
+        const cert = join(dir, `${name}.pem`);
+        const key = join(dir, `${name}.key`);
+        const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+        execFileSync('openssl', [...args, '-subj', `/CN=${name}`, '-days', '1', '-keyout', key, '-out', cert], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+          timeout: 10_000,
+        });
+        return { cert, key };
+      };
+      const a = pair('a');
+      const b = pair('b');
+      // A key whose PKCS#8 head (the algorithm) is intact and whose key bytes are not: it says it is EC.
+      const broken = join(dir, 'broken.key');
+      const lines = readFileSync(a.key, 'utf8').split('\n');
+      writeFileSync(broken, [lines[0], lines[1], 'AAAA', lines.at(-2), ''].join('\n'));
+      const { l, contexts } = contextBuilding();
+      const start = (cert: string, key: string): Promise<void> => l.start(tlsWants(cert, key));
+      // Another certificate's key: OpenSSL's `key values mismatch`, in the check's words.
+      await assert.rejects(start(a.cert, b.key), {
+        message: `${b.key}: ${pairProblem(readFileSync(a.cert), readFileSync(b.key))}`,
       });
-      const w = wants('tls');
-      w.tls = { pair: { cert, key, keyExplicit: true, createsMissing: false }, verifyMode: 'none', verify: 'by-mode' };
-      await assert.rejects(l.start(w), { message: `${key}: ${expected}` });
-      assert.equal(contexts, 1, 'the server built the one context');
+      assert.equal(contexts(), 1);
+      // A key that cannot be read: the check's reason, not OpenSSL's decoder error.
+      const unreadable = privateKeyProblem(readFileSync(broken, 'utf8'));
+      assert.match(unreadable ?? '', /^the private key cannot be read \(/);
+      await assert.rejects(start(a.cert, broken), { message: `${broken}: ${unreadable}` });
+      assert.equal(contexts(), 2, "each start built one context, the server's");
+      await start(a.cert, a.key);
+      assert.equal(contexts(), 3);
+      assert.equal(await answer(l.address()?.port ?? 0), 'tls');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

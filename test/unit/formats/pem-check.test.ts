@@ -1,0 +1,99 @@
+/**
+ * What a PEM private key says it holds (src/formats/pem-check.ts
+ * declaredKeyType), read without parsing the key, against what node's own
+ * parser finds in the same key, for every format node writes; and when a
+ * listener's start may leave the key's checks to its server's TLS context
+ * build (keyCheckedByContext): only for a key of the certificate's type,
+ * which OpenSSL checks against the certificate as it builds the context.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
+import { readFileSync } from 'node:fs';
+import { declaredKeyType, keyCheckedByContext, pairProblem } from '../../../src/formats/pem-check.js';
+import { certDir, type CertDir, type CertFiles } from '../../helpers/agent-certs.js';
+
+/** Every PEM form node writes of a private key, by a name for the test's messages. */
+function pemForms(name: string, key: KeyObject): [string, string][] {
+  const forms: [string, string][] = [[`${name} pkcs8`, key.export({ type: 'pkcs8', format: 'pem' }).toString()]];
+  if (key.asymmetricKeyType === 'rsa')
+    forms.push([`${name} pkcs1`, key.export({ type: 'pkcs1', format: 'pem' }).toString()]);
+  if (key.asymmetricKeyType === 'ec')
+    forms.push([`${name} sec1`, key.export({ type: 'sec1', format: 'pem' }).toString()]);
+  return forms;
+}
+
+void describe('pem-check: the key type a PEM key declares', () => {
+  void it('is the type node parses out of the same key, for every algorithm and format', () => {
+    const keys: [string, KeyObject][] = [
+      ['rsa-2048', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey],
+      ['rsa-pss', generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).privateKey],
+      ['ec p-256', generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey],
+      ['ec p-384', generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey],
+      ['ed25519', generateKeyPairSync('ed25519').privateKey],
+      ['ed448', generateKeyPairSync('ed448').privateKey],
+      ['dsa', generateKeyPairSync('dsa', { modulusLength: 2048, divisorLength: 256 }).privateKey],
+    ];
+    let checked = 0;
+    for (const [name, key] of keys)
+      for (const [form, pem] of pemForms(name, key)) {
+        assert.equal(declaredKeyType(pem), createPrivateKey(pem).asymmetricKeyType, form);
+        checked++;
+      }
+    assert.equal(checked, 10);
+  });
+
+  void it('says nothing for an encrypted key, an unknown algorithm or a body that is no key', () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const encrypted8 = privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-128-cbc', passphrase: 'x' });
+    const encrypted1 = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs1',
+      format: 'pem',
+      cipher: 'aes-128-cbc',
+      passphrase: 'x',
+    });
+    const x25519 = generateKeyPairSync('x25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    assert.equal(createPrivateKey(x25519).asymmetricKeyType, 'x25519');
+    for (const [what, pem] of [
+      ['encrypted pkcs8', encrypted8.toString()],
+      ['encrypted pkcs1', encrypted1.toString()],
+      ['x25519 (no TLS certificate key)', x25519],
+      ['a body that is no DER', '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5IGF0IGFsbA==\n-----END PRIVATE KEY-----\n'],
+      ['an empty body', '-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n'],
+      ['an unknown label', '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n'],
+    ] as const)
+      assert.equal(declaredKeyType(pem), undefined, what);
+  });
+});
+
+void describe('pem-check: a key left to the server context build', () => {
+  let certs: CertDir;
+  let ec: CertFiles;
+  let otherEc: CertFiles;
+  before(() => {
+    certs = certDir();
+    const ca = certs.ca('pem-check-ca');
+    ec = certs.issue(ca, 'ec-server', 'server');
+    otherEc = certs.issue(ca, 'other-ec-server', 'server');
+  });
+  after(() => certs.remove());
+
+  void it('only a key of the certificate type, whose mismatch the context build then finds itself', () => {
+    const cert = readFileSync(ec.cert, 'utf8');
+    const rsaKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    assert.equal(keyCheckedByContext(cert, readFileSync(ec.key, 'utf8')), true);
+    // Another certificate's key of the same type: left to the build, and the build refuses it.
+    const otherKey = readFileSync(otherEc.key, 'utf8');
+    assert.equal(keyCheckedByContext(cert, otherKey), true);
+    assert.throws(() => createSecureContext({ cert, key: otherKey }), /key values mismatch/);
+    // A key of another type: OpenSSL would take it into another slot unchecked, so the checks run.
+    assert.equal(keyCheckedByContext(cert, rsaKey), false);
+    assert.doesNotThrow(() => createSecureContext({ cert, key: rsaKey }));
+    assert.equal(pairProblem(cert, rsaKey), 'the private key does not belong to the certificate');
+    assert.equal(keyCheckedByContext(cert, 'no key'), false);
+    assert.equal(keyCheckedByContext('no certificate', otherKey), false);
+  });
+});
