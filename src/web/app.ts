@@ -40,7 +40,7 @@ import { registerScriptRoutes } from './routes/scripts.js';
 import { registerSettingsApiRoutes } from './routes/settings-api.js';
 import { registerSettingsRoutes } from './routes/settings.js';
 import { parsePublicHosts, type PublicHosts } from './public-host.js';
-import { applySecurityHeaders } from './security-headers.js';
+import { applySecurityHeaders, SecureResponse } from './security-headers.js';
 import { createStatic, UI_DIR } from './static.js';
 
 export interface WebAppOptions {
@@ -61,6 +61,12 @@ export interface WebApp {
   app: Polka<WebRequest>;
   /** `(req, res) => void` for http(s).createServer. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * The response class for the app's servers (`ServerResponse` option of http(s).createServer): a
+   * SecureResponse that counts each finished answer in `metrics` as it emits `finish`, with no
+   * listener added per request. On a server of another class (a test's own) the app listens instead.
+   */
+  ServerResponse: typeof SecureResponse;
   /** Every API route with its privilege. */
   routes: readonly RouteInfo[];
   access: AccessControl;
@@ -98,19 +104,25 @@ export function buildApp(opts: WebAppOptions): WebApp {
     },
   });
 
-  // One shared listener (no closure per request); `this.req` is the request Polka decorated.
-  function observe(this: ServerResponse): void {
-    const req = this.req as WebRequest;
+  // Counted as the answer finishes; `req` is the request Polka decorated.
+  const observe = (res: ServerResponse): void => {
+    const req = res.req as WebRequest;
     metrics.observeRequest(
       METHODS.has(req.method) ? req.method : 'OTHER',
       req.routeLabel ?? 'unmatched',
-      this.statusCode,
+      res.statusCode,
     );
+  };
+  class ObservedResponse<Request extends IncomingMessage = IncomingMessage> extends SecureResponse<Request> {
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (event === 'finish') observe(this);
+      return super.emit(event, ...args);
+    }
   }
-  app.use((_req, res, next) => {
-    res.on('finish', observe);
-    void next();
-  });
+  // One shared listener for responses of another class (no closure per request).
+  function onFinish(this: ServerResponse): void {
+    observe(this);
+  }
   // Every request comes from an address in allowed hosts, the static UI and /core/isalive included.
   app.use((req, res, next) => {
     if (access.hostGate(req, res)) void next();
@@ -161,7 +173,8 @@ export function buildApp(opts: WebAppOptions): WebApp {
     (req as WebRequest).publicHosts = publicHosts();
     // Before any route runs: every answer, errors and legacy routes included, carries them.
     applySecurityHeaders(res);
+    if (!(res instanceof ObservedResponse)) res.on('finish', onFinish);
     dispatch(req, res);
   };
-  return { app, handler, routes: table.routes, access, metrics };
+  return { app, handler, ServerResponse: ObservedResponse, routes: table.routes, access, metrics };
 }

@@ -10,20 +10,29 @@ import { renderProcessMetrics } from './process-metrics.js';
 import { passiveCounts } from '../core/passive-counters.js';
 
 export class WebMetrics {
-  private readonly requests = new Map<string, number>();
+  /** Requests by label text, in the order each combination was first seen. */
+  private readonly requests = new Map<string, { n: number }>();
   private readonly authFailures = new Map<string, number>();
 
-  /** Label text by `method route status`: built once per combination, not per request. */
-  private readonly requestLabels = new Map<string, string>();
+  /**
+   * The counter of each method, route and status, found without building a string per request
+   * (the method and route are the same strings each time; the status a number): its label text is
+   * made once per combination.
+   */
+  private readonly requestCells = new Map<string, Map<string, Map<number, { n: number }>>>();
 
   observeRequest(method: string, route: string, status: number): void {
-    const key = `${method} ${route} ${status}`;
-    let l = this.requestLabels.get(key);
-    if (l === undefined) {
-      l = labels({ method, route, status: String(status) });
-      this.requestLabels.set(key, l);
+    let byRoute = this.requestCells.get(method);
+    if (byRoute === undefined) this.requestCells.set(method, (byRoute = new Map<string, Map<number, { n: number }>>()));
+    let byStatus = byRoute.get(route);
+    if (byStatus === undefined) byRoute.set(route, (byStatus = new Map<number, { n: number }>()));
+    let cell = byStatus.get(status);
+    if (cell === undefined) {
+      cell = { n: 0 };
+      byStatus.set(status, cell);
+      this.requests.set(labels({ method, route, status: String(status) }), cell);
     }
-    inc(this.requests, l);
+    cell.n++;
   }
 
   authFailure(reason: string): void {
@@ -65,7 +74,7 @@ export class WebMetrics {
     family(out, 'agent_module_enabled', 'gauge', '1 when the settings enable the module.');
     for (const m of status.modules) out.push(`agent_module_enabled${labels({ module: m.name })} ${m.enabled ? 1 : 0}`);
     family(out, 'agent_web_requests_total', 'counter', 'HTTP requests by method, route and status.');
-    for (const [l, n] of this.requests) out.push(`agent_web_requests_total${l} ${n}`);
+    for (const [l, cell] of this.requests) out.push(`agent_web_requests_total${l} ${cell.n}`);
     family(out, 'agent_web_auth_failures_total', 'counter', 'Refused requests by reason.');
     for (const [l, n] of this.authFailures) out.push(`agent_web_auth_failures_total${l} ${n}`);
     family(

@@ -41,7 +41,7 @@ import type { SettingsOf } from '../../settings/model/module-table.js';
 import type { ConnectionGuard } from '../../protocols/connection-guard.js';
 import { buildApp, type WebApp } from '../../web/app.js';
 import { rootPassword } from '../../web/access.js';
-import { answerClientError, SecureResponse } from '../../web/security-headers.js';
+import { answerClientError } from '../../web/security-headers.js';
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { AgentControl } from '../../core/control.js';
 import { listenerTlsFiles } from '../../settings/store/tls-checks.js';
@@ -94,7 +94,7 @@ export const agentModule: AgentModule<Settings, WebServerContext> = {
       what: 'the web server',
       counter: 'web',
       log: ctx.log,
-      open: (a) => openWeb(a, web.handler, ctx.log),
+      open: (a) => openWeb(a, web, ctx.log),
       describe: describeTarget,
     });
     // Told once, and only when a listener is up: a password for a server
@@ -140,13 +140,15 @@ function announcePassword(stored: StoredPassword, log: Logger, stateFolder: stri
   if (!consoleIsJournal()) process.stdout.write(`web password for user root: ${stored.password}\n`);
 }
 
-/** Opens the HTTP(S) server of the app's `handler` (a managed listener's Transport). */
-async function openWeb(a: OpenArgs<null>, handler: WebApp['handler'], log: Logger): Promise<Transport<null>> {
+/** Opens the HTTP(S) server of the app (a managed listener's Transport). */
+async function openWeb(a: OpenArgs<null>, web: WebApp, log: Logger): Promise<Transport<null>> {
   // noDelay: small JSON answers must not wait for Nagle's algorithm.
-  // SecureResponse: every head written carries the security headers (security-headers.ts).
+  // The app's SecureResponse: every head written carries the security headers (security-headers.ts),
+  // and each answer is counted in the metrics as it finishes (app.ts).
+  const { handler, ServerResponse } = web;
   const srv: Server = a.tls
-    ? createHttpsServer({ ...a.tls, noDelay: true, ServerResponse: SecureResponse }, handler)
-    : createHttpServer({ noDelay: true, ServerResponse: SecureResponse }, handler);
+    ? createHttpsServer({ ...a.tls, noDelay: true, ServerResponse }, handler)
+    : createHttpServer({ noDelay: true, ServerResponse }, handler);
   // Node's own 400/408/431 for a request it cannot parse, with the security headers.
   srv.on('clientError', answerClientError);
   // A failed handshake in words (plain HTTP to the HTTPS port, no common cipher, old TLS); others (a browser ending one over the self-signed certificate) at debug.

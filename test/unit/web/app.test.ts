@@ -188,6 +188,40 @@ void describe('buildApp over HTTPS', () => {
     }
   });
 
+  void it('counts each finished answer once, on its own response class and on a plain one', async () => {
+    // The app's class counts as the answer emits `finish`; this suite's plain server gets a listener per request.
+    const own = createServer(
+      {
+        ...(await generate([{ name: 'commonName', value: 'localhost' }], { keyType: 'ec', algorithm: 'sha256' }).then(
+          (p) => ({ cert: p.cert, key: p.private }),
+        )),
+        ServerResponse: web.ServerResponse,
+      },
+      web.handler,
+    );
+    await new Promise<void>((r) => own.listen(0, '127.0.0.1', r));
+    try {
+      const ownBase = `https://127.0.0.1:${(own.address() as AddressInfo).port}`;
+      const count = async (): Promise<number> => {
+        const res = await root('/api/v1/metrics');
+        assert.equal(res.status, 200);
+        const line = /^agent_web_requests_total\{method="GET",route="\/api\/v1\/info",status="403"\} (\d+)$/m.exec(
+          res.body,
+        );
+        return Number(line?.[1] ?? 0);
+      };
+      const before = await count();
+      for (let i = 0; i < 3; i++) assert.equal((await webRequest(`${base}/api/v1/info`)).status, 403);
+      for (let i = 0; i < 2; i++) assert.equal((await webRequest(`${ownBase}/api/v1/info`)).status, 403);
+      const res = await webRequest(`${ownBase}/api/v1/info`);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', 'the security headers on the app class too');
+      assert.equal(await count(), before + 6);
+    } finally {
+      own.closeAllConnections();
+      await new Promise<void>((r) => own.close(() => r()));
+    }
+  });
+
   void it('answers a defect with a bare 500 and logs the stack', async () => {
     state.broken = true;
     try {
