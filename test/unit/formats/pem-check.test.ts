@@ -89,6 +89,12 @@ void describe('pem-check: a key left to the server context build', () => {
     const otherKey = readFileSync(otherEc.key, 'utf8');
     assert.equal(keyCheckedByContext(cert, otherKey), true);
     assert.throws(() => createSecureContext({ cert, key: otherKey }), /key values mismatch/);
+    // An EC key on another curve is of the same type: the build refuses it too.
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    assert.equal(keyCheckedByContext(cert, p384), true);
+    assert.throws(() => createSecureContext({ cert, key: p384 }), /key values mismatch/);
     // A key of another type: OpenSSL would take it into another slot unchecked, so the checks run.
     assert.equal(keyCheckedByContext(cert, rsaKey), false);
     assert.doesNotThrow(() => createSecureContext({ cert, key: rsaKey }));
