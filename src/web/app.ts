@@ -104,25 +104,7 @@ export function buildApp(opts: WebAppOptions): WebApp {
     },
   });
 
-  // Counted as the answer finishes; `req` is the request Polka decorated.
-  const observe = (res: ServerResponse): void => {
-    const req = res.req as WebRequest;
-    metrics.observeRequest(
-      METHODS.has(req.method) ? req.method : 'OTHER',
-      req.routeLabel ?? 'unmatched',
-      res.statusCode,
-    );
-  };
-  class ObservedResponse<Request extends IncomingMessage = IncomingMessage> extends SecureResponse<Request> {
-    override emit(event: string | symbol, ...args: unknown[]): boolean {
-      if (event === 'finish') observe(this);
-      return super.emit(event, ...args);
-    }
-  }
-  // One shared listener for responses of another class (no closure per request).
-  function onFinish(this: ServerResponse): void {
-    observe(this);
-  }
+  const { ObservedResponse, onFinish } = finishCounting(metrics);
   // Every request comes from an address in allowed hosts, the static UI and /core/isalive included.
   app.use((req, res, next) => {
     if (access.hostGate(req, res)) void next();
@@ -177,4 +159,36 @@ export function buildApp(opts: WebAppOptions): WebApp {
     dispatch(req, res);
   };
   return { app, handler, ServerResponse: ObservedResponse, routes: table.routes, access, metrics };
+}
+
+/**
+ * Counting each answer in `metrics` as it finishes: `ObservedResponse`, the app's response class (a
+ * SecureResponse that counts in `emit('finish')`, no listener added per request), and `onFinish`,
+ * one shared listener for responses of another class (a test's own server).
+ */
+function finishCounting(metrics: WebMetrics): {
+  ObservedResponse: typeof SecureResponse;
+  onFinish: (this: ServerResponse) => void;
+} {
+  // `req` is the request Polka decorated.
+  const observe = (res: ServerResponse): void => {
+    const req = res.req as WebRequest;
+    metrics.observeRequest(
+      METHODS.has(req.method) ? req.method : 'OTHER',
+      req.routeLabel ?? 'unmatched',
+      res.statusCode,
+    );
+  };
+  class ObservedResponse<Request extends IncomingMessage = IncomingMessage> extends SecureResponse<Request> {
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (event === 'finish') observe(this);
+      return super.emit(event, ...args);
+    }
+  }
+  return {
+    ObservedResponse,
+    onFinish(this: ServerResponse): void {
+      observe(this);
+    },
+  };
 }
