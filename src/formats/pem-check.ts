@@ -7,6 +7,7 @@
  */
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
+import { certificateKeyType, declaredKeyType } from './pem-key-type.js';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 const KEY_BLOCK = /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----[\s\S]*?-----END \1-----/;
@@ -63,25 +64,21 @@ export function pairProblem(
 }
 
 /**
- * Whether building a TLS context of this certificate and key checks the key as privateKeyProblem()
- * and pairProblem() would: the key says it is of the certificate's key type, so OpenSSL parses it
- * and checks that it belongs to the certificate as the context is built, and fails when either is
- * wrong (contextProblem() words it). A key of another type goes to another slot of the context,
- * unchecked; a key that does not say its type (encrypted, an algorithm not listed here) may be
+ * Whether building a TLS context of this certificate and key checks them as certificateProblem(),
+ * privateKeyProblem() and pairProblem() would: the key says it is of the type of the certificate's
+ * public key (pem-key-type.ts, neither parsed), so OpenSSL parses both and checks that the key
+ * belongs to the certificate as it builds the context, and fails when anything is wrong
+ * (contextProblem() words it). A key of another type goes to another slot of the context,
+ * unchecked; a text that does not say its type (an encrypted key, an algorithm not listed) may be
  * either: false for both, and the checks run. For a listener's start, whose server builds its
- * context next: the key is parsed once, by OpenSSL, not twice (issue 41).
+ * context next: each is parsed once, by OpenSSL, not twice (issue 41).
  */
 export function keyCheckedByContext(cert: string | Buffer, key: string | Buffer): boolean {
   const block = KEY_BLOCK.exec(key.toString())?.[0];
   const first = certificateBlocks(cert)[0];
   if (block === undefined || first === undefined) return false;
   const declared = declaredKeyType(block);
-  if (declared === undefined) return false;
-  try {
-    return parsedCertificate(first).publicKey.asymmetricKeyType === declared;
-  } catch {
-    return false;
-  }
+  return declared !== undefined && certificateKeyType(first) === declared;
 }
 
 /** The reason for a TLS context that could not be built of a certificate and key, as pairProblem words it. */
@@ -133,59 +130,6 @@ function remembered(kind: string, text: string | Buffer, check: () => string | u
     good.add(id);
   }
   return problem;
-}
-
-/** Key types by the DER of the algorithm's object identifier in a PKCS#8 key, as KeyObject names them. */
-const PKCS8_ALGORITHMS: ReadonlyMap<string, string> = new Map([
-  ['2a864886f70d010101', 'rsa'], // 1.2.840.113549.1.1.1 rsaEncryption
-  ['2a864886f70d01010a', 'rsa-pss'], // 1.2.840.113549.1.1.10
-  ['2a8648ce3d0201', 'ec'], // 1.2.840.10045.2.1 id-ecPublicKey
-  ['2a8648ce380401', 'dsa'], // 1.2.840.10040.4.1
-  ['2b6570', 'ed25519'], // 1.3.101.112
-  ['2b6571', 'ed448'], // 1.3.101.113
-]);
-
-/** The key types of the traditional (PKCS#1, SEC1) labels. */
-const LABEL_TYPES: ReadonlyMap<string, string> = new Map([
-  ['RSA PRIVATE KEY', 'rsa'],
-  ['EC PRIVATE KEY', 'ec'],
-  ['DSA PRIVATE KEY', 'dsa'],
-]);
-
-/**
- * The key type a PEM private key block says it holds, without parsing the key: a traditional
- * label's, or the algorithm at the start of a PKCS#8 body (SEQUENCE { INTEGER version,
- * SEQUENCE { OID algorithm, … }, … }). Undefined for an encrypted key, an unknown label or
- * algorithm, or a body that does not start that way.
- */
-export function declaredKeyType(block: string): string | undefined {
-  const label = /^-----BEGIN ([A-Z0-9 ]+)-----/.exec(block)?.[1];
-  if (label === undefined || block.includes('Proc-Type:')) return undefined;
-  const traditional = LABEL_TYPES.get(label);
-  if (traditional !== undefined || label !== 'PRIVATE KEY') return traditional;
-  // 64 characters of base64: 48 bytes, more than the headers and the longest identifier need.
-  const body = block
-    .slice(label.length + 16)
-    .replace(/-----END[\s\S]*$/, '')
-    .replace(/\s+/g, '')
-    .slice(0, 64);
-  const der = Buffer.from(body, 'base64');
-  let at = 0;
-  const header = (tag: number): number | undefined => {
-    if (der[at] !== tag) return undefined;
-    const first = der[at + 1];
-    if (first === undefined) return undefined;
-    // A long form length (0x81, 0x82, …) takes that many bytes more; only its size matters here.
-    at += 2 + (first & 0x80 ? first & 0x7f : 0);
-    return first & 0x80 ? 0 : first;
-  };
-  if (header(0x30) === undefined) return undefined;
-  if (header(0x02) !== 1) return undefined;
-  at += 1; // the version: 0, or 1 for a key with its public key beside it (RFC 5958)
-  if (header(0x30) === undefined) return undefined;
-  const oidLength = header(0x06);
-  if (oidLength === undefined || oidLength === 0 || at + oidLength > der.length) return undefined;
-  return PKCS8_ALGORITHMS.get(der.subarray(at, at + oidLength).toString('hex'));
 }
 
 function certificateBlocks(text: string | Buffer): string[] {

@@ -42,14 +42,7 @@ export interface PairFiles {
 }
 
 export type PairCheck =
-  | {
-      ok: true;
-      cert: string;
-      key: string;
-      keyFile: string;
-      /** false: the key's checks were left to the server's TLS context build (`keyByContext`). */
-      keyChecked: boolean;
-    }
+  | { ok: true; cert: string; key: string; keyFile: string }
   | { ok: true; missing: true; key: string | undefined }
   | { ok: false; problem: TlsFileProblem };
 
@@ -57,14 +50,8 @@ export type PairCheck =
  * The certificate and key as the listener will use them, or the first problem. `context: false`:
  * no throwaway TLS context proves the pair usable, for a caller whose server builds the context
  * next (pem-check.ts pairProblem); a key of another certificate is found all the same.
- * `keyByContext` (with `context: false`): a key that says it is of the certificate's type is not
- * parsed here, as that build parses it and checks the pair (pem-check.ts keyCheckedByContext);
- * the result says so (`keyChecked: false`), and the caller runs the checks when the build fails.
  */
-export function checkPair(
-  files: PairFiles,
-  { context = true, keyByContext = false }: { context?: boolean; keyByContext?: boolean } = {},
-): PairCheck {
+export function checkPair(files: PairFiles, { context = true }: { context?: boolean } = {}): PairCheck {
   const cert = read(files.cert);
   if ('error' in cert) return { ok: false, problem: { setting: 'certificate', file: files.cert, reason: cert.error } };
   const keyFile = files.key || files.cert;
@@ -96,8 +83,6 @@ export function checkPair(
       },
     };
   }
-  if (keyByContext && !context && keyCheckedByContext(cert.text, keyText))
-    return { ok: true, cert: cert.text, key: keyText, keyFile: from, keyChecked: false };
   const keyProblem = privateKeyProblem(keyText);
   if (keyProblem)
     return {
@@ -107,8 +92,35 @@ export function checkPair(
   const pair = pairProblem(cert.text, keyText, { context });
   if (pair)
     return { ok: false, problem: { setting: 'certificate key', file: from, reason: pair, mismatchOf: files.cert } };
-  return { ok: true, cert: cert.text, key: keyText, keyFile: from, keyChecked: true };
+  return { ok: true, cert: cert.text, key: keyText, keyFile: from };
 }
+
+/**
+ * The certificate and key as checkPair() would take them, unchecked, for a server that builds its
+ * TLS context of them next and can check them by itself (pem-check.ts keyCheckedByContext: the key
+ * says it is of the certificate's type); undefined in every other case (a file missing or
+ * unreadable, a certificate file that holds a key beside a key file, types that differ or do not
+ * show), for checkPair() to decide. The caller runs checkPair() when that build fails.
+ */
+export function quickPair(files: PairFiles): { cert: string; key: string; keyFile: string } | undefined {
+  const cert = textOf(files.cert);
+  if (cert === undefined) return undefined;
+  const keyFile = files.key || files.cert;
+  if (keyFile === files.cert) return keyCheckedByContext(cert, cert) ? { cert, key: cert, keyFile } : undefined;
+  // A key in the certificate file too: which of the two serves is checkPair()'s rule.
+  if (KEY_LABEL.test(cert)) return undefined;
+  const key = textOf(keyFile);
+  if (key === undefined || !keyCheckedByContext(cert, key)) return undefined;
+  return { cert, key, keyFile };
+}
+
+/** The text of a file as read() reads it; undefined when missing or unreadable. */
+function textOf(file: string): string | undefined {
+  const r = read(file);
+  return 'text' in r ? r.text : undefined;
+}
+
+const KEY_LABEL = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
 
 /** The CA file's content, or why it cannot serve as one (missing, unreadable, no certificate, one that does not parse). */
 export function checkCa(file: string): { ok: true; ca: string } | { ok: false; problem: TlsFileProblem } {

@@ -33,7 +33,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
-import { checkCa, checkPair, type PairFiles, type TlsFileProblem } from '../../formats/tls-files.js';
+import { checkCa, checkPair, quickPair, type PairFiles, type TlsFileProblem } from '../../formats/tls-files.js';
 import { contextProblem } from '../../formats/pem-check.js';
 import { readRegularFileSync, TLS_FILE_LIMIT } from '../../formats/regular-file.js';
 import { createCertificate, type CertificateErrorCode } from '../server-certificate.js';
@@ -94,14 +94,16 @@ export async function loadServerTls(
   let key: string | undefined;
   let generated = false;
   let contextProblem: ServerTls['contextProblem'];
-  let keyUnchecked = false;
+  // A start whose server builds the context next: material that build can check by itself is not
+  // checked here (tls-files.ts quickPair); its checks run when the build, or another file, fails.
+  const quick = serverBuildsContext && spec.pair ? quickPair(spec.pair) : undefined;
+  const unchecked = quick !== undefined;
   if (spec.pair) {
-    const pair = checkPair(spec.pair, { context: !serverBuildsContext, keyByContext: serverBuildsContext });
+    const pair = quick ? { ok: true as const, ...quick } : checkPair(spec.pair, { context: !serverBuildsContext });
     if (!pair.ok) problems.push(pair.problem);
     else if (!('missing' in pair)) {
       ({ cert, key } = pair);
-      keyUnchecked = !pair.keyChecked;
-      if (serverBuildsContext) contextProblem = contextProblemOf(spec.pair, pair.keyFile, keyUnchecked);
+      if (serverBuildsContext) contextProblem = contextProblemOf(spec.pair, pair.keyFile, unchecked);
     } else if (!create) problems.push({ setting: 'certificate', file: spec.pair.cert, reason: 'no such file' });
     else if (problems.length === 0) {
       const made = await createCertificate(spec.pair, pair.key, spec.certificateError ?? 'AGENT_ERR_WEB_CERTIFICATE');
@@ -115,8 +117,8 @@ export async function loadServerTls(
     if (checked.ok) ca = checked.ca;
     else problems.push(checked.problem);
   }
-  // Every problem at once: the key's checks, left to the server's context build, run now.
-  if (problems.length > 0 && keyUnchecked && spec.pair) {
+  // Every problem at once: the pair's checks, left to the server's context build, run now.
+  if (problems.length > 0 && unchecked && spec.pair) {
     const checked = checkPair(spec.pair, { context: false });
     if (!checked.ok) problems.unshift(checked.problem);
   }
@@ -188,18 +190,19 @@ export function withSecLevel0(ciphers: string): string {
 
 /**
  * An OpenSSL error of building the context of the pair's certificate and the key from `keyFile`, as
- * checkPair reports it. `keyUnchecked`: the key's checks were left to that build, so they run now and
- * name what they find in their own words (a key that cannot be read, in which file).
+ * checkPair reports it. `unchecked`: the pair's checks were left to that build (quickPair), so
+ * they run now and name what they find in their own words (a certificate or key that cannot be
+ * read, in which file).
  */
 function contextProblemOf(
   pair: PairFiles,
   keyFile: string,
-  keyUnchecked: boolean,
+  unchecked: boolean,
 ): (err: unknown) => TlsFileProblem | undefined {
   return (err) => {
     // OpenSSL's errors as node names them: ERR_OSSL_… (libcrypto), ERR_SSL_… (libssl: `ee key too small`).
     if (!/^ERR_O?SSL_/.test(String((err as NodeJS.ErrnoException | undefined)?.code))) return undefined;
-    if (keyUnchecked) {
+    if (unchecked) {
       const checked = checkPair(pair, { context: false });
       if (!checked.ok) return checked.problem;
     }

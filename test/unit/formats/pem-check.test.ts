@@ -1,17 +1,21 @@
 /**
- * What a PEM private key says it holds (src/formats/pem-check.ts
- * declaredKeyType), read without parsing the key, against what node's own
- * parser finds in the same key, for every format node writes; and when a
- * listener's start may leave the key's checks to its server's TLS context
- * build (keyCheckedByContext): only for a key of the certificate's type,
- * which OpenSSL checks against the certificate as it builds the context.
+ * What a PEM private key or certificate says it holds (src/formats/
+ * pem-key-type.ts), read without parsing either, against what node's own
+ * parser finds in the same text, for every key format node writes and
+ * certificates of each key type; and when a listener's start may leave the
+ * checks to its server's TLS context build (pem-check.ts
+ * keyCheckedByContext): only for a key of the certificate's type, which
+ * OpenSSL checks against the certificate as it builds the context.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createPrivateKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { readFileSync } from 'node:fs';
-import { declaredKeyType, keyCheckedByContext, pairProblem } from '../../../src/formats/pem-check.js';
+import { join } from 'node:path';
+import { keyCheckedByContext, pairProblem } from '../../../src/formats/pem-check.js';
+import { certificateKeyType, declaredKeyType } from '../../../src/formats/pem-key-type.js';
 import { certDir, type CertDir, type CertFiles } from '../../helpers/agent-certs.js';
 
 /** Every PEM form node writes of a private key, by a name for the test's messages. */
@@ -64,6 +68,48 @@ void describe('pem-check: the key type a PEM key declares', () => {
       ['an unknown label', '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n'],
     ] as const)
       assert.equal(declaredKeyType(pem), undefined, what);
+  });
+});
+
+void describe('pem-check: the key type a PEM certificate holds', () => {
+  let certs: CertDir;
+  before(() => (certs = certDir()));
+  after(() => certs.remove());
+
+  void it('is the type of the public key node parses out of the same certificate', () => {
+    const kinds: [string, string[]][] = [
+      ['rsa', ['-newkey', 'rsa:2048']],
+      ['rsa-pss', ['-newkey', 'rsa-pss', '-pkeyopt', 'rsa_keygen_bits:2048']],
+      ['ec', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384']],
+      ['ed25519', ['-newkey', 'ed25519']],
+    ];
+    for (const [name, newKey] of kinds) {
+      const cert = join(certs.dir, `${name}.pem`);
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          ...newKey,
+          '-nodes',
+          '-subj',
+          `/CN=${name}`,
+          '-days',
+          '1',
+          '-keyout',
+          join(certs.dir, `${name}.key`),
+          '-out',
+          cert,
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 },
+      );
+      const pem = readFileSync(cert, 'utf8');
+      assert.equal(certificateKeyType(pem), new X509Certificate(pem).publicKey.asymmetricKeyType, name);
+    }
+    const ec = certs.issue(certs.ca('type-ca'), 'typed', 'server');
+    assert.equal(certificateKeyType(readFileSync(ec.cert, 'utf8')), 'ec', 'a CA-issued certificate with extensions');
+    for (const bad of ['no certificate', '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'])
+      assert.equal(certificateKeyType(bad), undefined);
   });
 });
 

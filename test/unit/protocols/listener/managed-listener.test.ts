@@ -19,7 +19,7 @@ import { waitUntil } from '../../../helpers/wait-until.js';
 import { getLogger } from '../../../../src/log.js';
 import type { ListenerWants, OpenArgs, Transport } from '../../../../src/protocols/listener/listener-contract.js';
 import { ManagedListener } from '../../../../src/protocols/listener/managed-listener.js';
-import { pairProblem, privateKeyProblem } from '../../../../src/formats/pem-check.js';
+import { certificateProblem, pairProblem, privateKeyProblem } from '../../../../src/formats/pem-check.js';
 
 const log = getLogger('test:managed-listener');
 const LIMITS = { maxConnections: 10, maxPerAddress: 10, firstRequestMs: 5000 };
@@ -231,10 +231,17 @@ void describe('managed listener: stage, then commit', () => {
       };
       const a = pair('a');
       const b = pair('b');
-      // A key whose PKCS#8 head (the algorithm) is intact and whose key bytes are not: it says it is EC.
+      // A key whose PKCS#8 frame (lengths, the algorithm) is intact and whose inner EC key is not
+      // (its SEQUENCE tag made a SET's): it says it is EC, and only OpenSSL's decoder finds it broken.
       const broken = join(dir, 'broken.key');
-      const lines = readFileSync(a.key, 'utf8').split('\n');
-      writeFileSync(broken, [lines[0], lines[1], 'AAAA', lines.at(-2), ''].join('\n'));
+      const der = Buffer.from(readFileSync(a.key, 'utf8').replace(/-----[A-Z ]+-----|\s/g, ''), 'base64');
+      // The OCTET STRING after the algorithm identifier (04 <length> 30 …): its first byte is the tag.
+      let inner = 20;
+      while (inner < der.length && !(der[inner] === 0x04 && der[inner + 2] === 0x30)) inner++;
+      inner += 2;
+      assert.ok(inner < der.length, 'the EC key inside the PKCS#8 body');
+      der[inner] = 0x31;
+      writeFileSync(broken, `-----BEGIN PRIVATE KEY-----\n${der.toString('base64')}\n-----END PRIVATE KEY-----\n`);
       const { l, contexts } = contextBuilding();
       const start = (cert: string, key: string): Promise<void> => l.start(tlsWants(cert, key));
       // Another certificate's key: OpenSSL's `key values mismatch`, in the check's words.
@@ -247,8 +254,33 @@ void describe('managed listener: stage, then commit', () => {
       assert.match(unreadable ?? '', /^the private key cannot be read \(/);
       await assert.rejects(start(a.cert, broken), { message: `${broken}: ${unreadable}` });
       assert.equal(contexts(), 2, "each start built one context, the server's");
-      await start(a.cert, a.key);
+      // A certificate whose TBS part is intact (its key type shows) and whose signature algorithm
+      // after it is not: only OpenSSL's parser finds it broken; the check's words.
+      const brokenCert = join(dir, 'broken.pem');
+      const certDer = Buffer.from(readFileSync(a.cert, 'utf8').replace(/-----[A-Z ]+-----|\s/g, ''), 'base64');
+      // Where a DER element ends: its tag, its length (short or long form), its content.
+      const endOf = (at: number): number => {
+        const first = certDer[at + 1] ?? 0;
+        if (first < 0x80) return at + 2 + first;
+        let length = 0;
+        for (let i = 0; i < (first & 0x7f); i++) length = length * 256 + (certDer[at + 2 + i] ?? 0);
+        return at + 2 + (first & 0x7f) + length;
+      };
+      const tbs = 2 + ((certDer[1] ?? 0) & 0x80 ? (certDer[1] ?? 0) & 0x7f : 0);
+      assert.equal(certDer[tbs], 0x30, 'the TBSCertificate');
+      const afterTbs = endOf(tbs);
+      assert.equal(certDer[afterTbs], 0x30, 'the signature algorithm after it');
+      certDer[afterTbs] = 0x31;
+      writeFileSync(
+        brokenCert,
+        `-----BEGIN CERTIFICATE-----\n${certDer.toString('base64')}\n-----END CERTIFICATE-----\n`,
+      );
+      const unparsable = certificateProblem(readFileSync(brokenCert, 'utf8'));
+      assert.match(unparsable ?? '', /^the certificate cannot be parsed \(/);
+      await assert.rejects(start(brokenCert, a.key), { message: `${brokenCert}: ${unparsable}` });
       assert.equal(contexts(), 3);
+      await start(a.cert, a.key);
+      assert.equal(contexts(), 4);
       assert.equal(await answer(l.address()?.port ?? 0), 'tls');
     } finally {
       rmSync(dir, { recursive: true, force: true });
