@@ -32,6 +32,11 @@ export function caProblem(text: string | Buffer): string | undefined {
   return undefined;
 }
 
+/** Whether `text` holds a PEM private key block (parsed or not): what privateKeyProblem() looks for first. */
+export function holdsKeyBlock(text: string | Buffer): boolean {
+  return KEY_BLOCK.test(text.toString());
+}
+
 /** Why `text` holds no usable PEM private key (the first one is checked; certificates may come before it). */
 export function privateKeyProblem(text: string | Buffer): string | undefined {
   const block = KEY_BLOCK.exec(text.toString())?.[0];

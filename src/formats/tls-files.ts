@@ -18,7 +18,14 @@
  */
 import { fsReason } from '../errors.js';
 import { readRegularFileSync, TLS_FILE_LIMIT } from './regular-file.js';
-import { caProblem, certificateProblem, keyCheckedByContext, pairProblem, privateKeyProblem } from './pem-check.js';
+import {
+  caProblem,
+  certificateProblem,
+  holdsKeyBlock,
+  keyCheckedByContext,
+  pairProblem,
+  privateKeyProblem,
+} from './pem-check.js';
 
 export type TlsSetting = 'certificate' | 'certificate key' | 'ca';
 
@@ -108,7 +115,7 @@ export function quickPair(files: PairFiles): { cert: string; key: string; keyFil
   const keyFile = files.key || files.cert;
   if (keyFile === files.cert) return keyCheckedByContext(cert, cert) ? { cert, key: cert, keyFile } : undefined;
   // A key in the certificate file too: which of the two serves is checkPair()'s rule.
-  if (KEY_LABEL.test(cert)) return undefined;
+  if (holdsKeyBlock(cert)) return undefined;
   const key = textOf(keyFile);
   if (key === undefined || !keyCheckedByContext(cert, key)) return undefined;
   return { cert, key, keyFile };
@@ -119,8 +126,6 @@ function textOf(file: string): string | undefined {
   const r = read(file);
   return 'text' in r ? r.text : undefined;
 }
-
-const KEY_LABEL = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
 
 /** The CA file's content, or why it cannot serve as one (missing, unreadable, no certificate, one that does not parse). */
 export function checkCa(file: string): { ok: true; ca: string } | { ok: false; problem: TlsFileProblem } {
