@@ -10,7 +10,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createPrivateKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -110,6 +110,39 @@ void describe('pem-check: the key type a PEM certificate holds', () => {
     assert.equal(certificateKeyType(readFileSync(ec.cert, 'utf8')), 'ec', 'a CA-issued certificate with extensions');
     for (const bad of ['no certificate', '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'])
       assert.equal(certificateKeyType(bad), undefined);
+  });
+});
+
+void describe('pem-check: key types of hostile text', () => {
+  let certs: CertDir;
+  before(() => (certs = certDir()));
+  after(() => certs.remove());
+
+  void it('a cut or random body says nothing and throws nothing', () => {
+    const pem = (label: string, der: Buffer): string =>
+      `-----BEGIN ${label}-----\n${der.toString('base64')}\n-----END ${label}-----\n`;
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'der' });
+    const issued = certs.issue(certs.ca('hostile-ca'), 'hostile', 'server');
+    const cert = new X509Certificate(readFileSync(issued.cert)).raw;
+    assert.equal(declaredKeyType(pem('PRIVATE KEY', key)), 'ec');
+    assert.equal(certificateKeyType(pem('CERTIFICATE', cert)), 'ec');
+    // Every prefix of a real key and certificate: each outer length then claims more than is there.
+    for (let n = 0; n < key.length; n++)
+      assert.equal(declaredKeyType(pem('PRIVATE KEY', key.subarray(0, n))), undefined);
+    for (let n = 0; n < cert.length; n++)
+      assert.equal(certificateKeyType(pem('CERTIFICATE', cert.subarray(0, n))), undefined);
+    // Random bytes, and random bytes behind a real head (bounded: 2,000 of each).
+    for (let i = 0; i < 2000; i++) {
+      const noise = randomBytes(1 + (i % 300));
+      for (const der of [
+        noise,
+        Buffer.concat([key.subarray(0, 30), noise]),
+        Buffer.concat([cert.subarray(0, 8), noise]),
+      ]) {
+        assert.doesNotThrow(() => declaredKeyType(pem('PRIVATE KEY', der)));
+        assert.doesNotThrow(() => certificateKeyType(pem('CERTIFICATE', der)));
+      }
+    }
   });
 });
 
