@@ -11,7 +11,9 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { REPO } from '../helpers/agent-process.js';
+import { loadSettingsFile } from '../../src/settings/store/load-file.js';
 
 const bundle = join(REPO, 'dist/agent/main.cjs');
 const launcher = createRequire(import.meta.url)(join(REPO, 'dist/agent.cjs')) as {
@@ -44,6 +46,25 @@ void test('the code cache is warm: larger than the cache of the top level alone'
     ),
   );
   assert.ok(warm > topLevel * 1.5, `warm cache ${warm} bytes, top level alone ${topLevel} bytes`);
+});
+
+void test('the warm-up start runs what a start on the shipped settings runs: the same modules, the web server over TLS', async () => {
+  // A function the warm-up start did not run is compiled at every start: with the web server on a
+  // plain port there, each start over TLS compiled the TLS code again (issue 41).
+  const tools = pathToFileURL(join(REPO, 'src/tools/code-cache.mjs')).href;
+  const { warmSettings } = (await import(tools)) as { warmSettings: () => string };
+  const dir = mkdtempSync(join(tmpdir(), 'warm-settings-'));
+  try {
+    writeFileSync(join(dir, 'agent.ini'), warmSettings());
+    const warm = await loadSettingsFile(join(dir, 'agent.ini'));
+    const shipped = await loadSettingsFile(join(REPO, 'settings/agent.ini'));
+    if (!warm.ok || !shipped.ok) assert.fail(JSON.stringify([warm.problems, shipped.problems]));
+    assert.deepEqual(warm.snapshot.sections['/modules'], shipped.snapshot.sections['/modules']);
+    assert.match(String(shipped.snapshot.sections['/settings/WEB/server']?.port), /s$/);
+    assert.equal(warm.snapshot.sections['/settings/WEB/server']?.port, '0s');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /** dist/bin/bundle-read.node (src/cli/bundle-read-c/), which the launcher reads the bundle and its cache with. */
