@@ -24,6 +24,7 @@ import { editThroughStore } from './settings/store/edit-flow.js';
 import { watchSettingsTree, type SettingsTreeWatcher } from './settings/store/tree-watcher.js';
 import { PRODUCT, VERSION } from './version.js';
 import { valueText } from './settings/model/value-text.js';
+import { isoTime } from './iso-time.js';
 
 export interface RunningAgent {
   core: Core;
@@ -53,7 +54,7 @@ export async function startAgent(options: {
   }
   const snapshot = loaded.snapshot;
   applyLogSettings(snapshot.sections['/settings/log']);
-  const started = new Date().toISOString();
+  const started = isoTime(Date.now());
   let reconciler: Reconciler | undefined;
   const need = (): Reconciler => {
     if (!reconciler) throw new Error('agent is not started');

@@ -9,6 +9,7 @@ import { escapeLog } from './log-escape.js';
 import { maskSecrets } from './log-escape.js';
 import { consoleIsJournal, SYSLOG_PRIORITY } from './log-journal.js';
 import { inRange } from './in-range.js';
+import { isoTime } from './iso-time.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 
@@ -120,7 +121,7 @@ export class LogSink {
       level,
       namespace,
       message,
-      date: new Date().toISOString(),
+      date: isoTime(Date.now()),
       ...(where?.file !== undefined ? { file: where.file } : {}),
       ...(where?.line !== undefined ? { line: where.line } : {}),
     };

@@ -5,6 +5,7 @@
  */
 import type { Scalar, VarKind } from './expression/evaluate.js';
 import { inRange } from '../in-range.js';
+import { isoTime } from '../iso-time.js';
 
 const PLACEHOLDER = /%\(([A-Za-z0-9_.]+)\)|\$\{([A-Za-z0-9_.]+)\}/g;
 
@@ -58,8 +59,7 @@ export function formatDuration(seconds: number): string {
 /** Seconds since the epoch as `YYYY-MM-DD HH:MM:SS` in UTC. */
 export function formatDate(epochSeconds: number): string {
   if (!Number.isFinite(epochSeconds) || epochSeconds <= 0) return 'never';
-  return new Date(epochSeconds * 1000)
-    .toISOString()
+  return isoTime(epochSeconds * 1000)
     .replace('T', ' ')
     .replace(/\.\d+Z$/, '');
 }

@@ -7,6 +7,7 @@
  */
 import { escapeForLog } from '../log.js';
 import { formatPerfList, STATUS_NAMES, type QueryResult, type Status } from './result.js';
+import { isoTime } from '../iso-time.js';
 
 export interface Submission {
   command: string;
@@ -29,7 +30,7 @@ export class SubmissionStore {
 
   /** Keeps each result under (source, command), replacing an older one; returns what was kept. */
   keep(results: readonly QueryResult[], source: string, address: string): Submission[] {
-    const received = new Date().toISOString();
+    const received = isoTime(Date.now());
     const kept: Submission[] = [];
     for (const r of results) {
       const entry: Submission = {

@@ -5,6 +5,7 @@
  * (retry-policy.ts) with these parameters.
  */
 import { backoffDelay, type BackoffPolicy } from '../retry-policy.js';
+import { isoTime } from '../iso-time.js';
 
 export const MAX_BACKOFF_MS = 60_000;
 
@@ -17,5 +18,5 @@ export function backoffMs(failures: number): number {
 
 /** `next retry in 4 s (2026-01-01T00:00:04.000Z)`: what a failure's log line says about the next attempt, `ms` from now. */
 export function describeRetry(ms: number, now = Date.now()): string {
-  return `next retry in ${Math.round(ms / 1000)} s (${new Date(now + ms).toISOString()})`;
+  return `next retry in ${Math.round(ms / 1000)} s (${isoTime(now + ms)})`;
 }

@@ -8,6 +8,7 @@
 import { sink } from '../log.js';
 import type { ReconcilerStatus, SettingsProblem } from '../core/control.js';
 import { describeProblem, newWarnings } from '../settings/model/problem.js';
+import { isoTime } from '../iso-time.js';
 
 const log = sink.logger('agent:reconciler');
 
@@ -67,7 +68,7 @@ export class ReloadRecord {
 
   /** A reload that covered these triggers ended this way, now. */
   finished(result: ReloadResult, reasons: readonly string[]): void {
-    this.lastReload = new Date().toISOString();
+    this.lastReload = isoTime(Date.now());
     this.lastReasons = reasons;
     this.lastResult = result;
     this.counts[result]++;

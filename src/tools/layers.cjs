@@ -4,7 +4,7 @@
 module.exports = [
   [
     'base',
-    '^src/(errors|error-codes|in-range|log|log-escape|log-journal|log-throttle|retry-policy|version|package-root|package-require|hide-paths|path-inside|abort-link|native-addon)\\.ts$',
+    '^src/(errors|error-codes|in-range|iso-time|log|log-escape|log-journal|log-throttle|retry-policy|version|package-root|package-require|hide-paths|path-inside|abort-link|native-addon)\\.ts$',
   ],
   ['formats', '^src/formats/'],
   // settings/, bottom to top: the INI grammar, the pure model (compile files to a snapshot; its

@@ -20,6 +20,7 @@ import { STATUS_NAMES } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { definitionOf, ScheduleTable, type ScheduleState } from './schedules.js';
 import { countSchedule, setScheduled } from '../../core/passive-counters.js';
+import { isoTime } from '../../iso-time.js';
 
 type Settings = SettingsOf<'Scheduler'>;
 
@@ -124,7 +125,7 @@ function syncTable(table: ScheduleTable, invalid: Map<string, string>, settings:
 }
 
 function listJson(states: readonly ScheduleState[], invalid: ReadonlyMap<string, string>): unknown[] {
-  const iso = (t: number | undefined): string | null => (t === undefined ? null : new Date(t).toISOString());
+  const iso = (t: number | undefined): string | null => (t === undefined ? null : isoTime(t));
   const rows: unknown[] = states.map((s) => ({
     name: s.def.name,
     command: [s.def.command, ...s.def.args].join(' '),

@@ -32,6 +32,7 @@ import { markApplied } from './fetch-git.js';
 import { HISTORY_SIZE, readCachedPull, writeCachedPull, type CachedPull } from './source-cache.js';
 import { sourceId, type SourceConfig } from './source-config.js';
 import { trustId } from './trust.js';
+import { isoTime } from '../../iso-time.js';
 
 const log = sink.logger('agent:settings-source');
 
@@ -108,7 +109,7 @@ export async function pullAndApply(
     etag: got.validators?.etag,
     lastModified: got.validators?.lastModified,
     sha256,
-    pulledAt: new Date().toISOString(),
+    pulledAt: isoTime(Date.now()),
     ...(trust === '' ? {} : { verifiedWith: trust, signedBy: got.signedBy, signature: got.signature }),
     history: historyAfter(same, id),
     ...(bundle ? { location: bundle.location, kind: bundle.kind } : {}),

@@ -16,6 +16,7 @@ import type { IncludeStatus, SourceStatus } from './source-status.js';
 import type { SourceHost } from './apply-pull.js';
 import { readCachedPull } from './source-cache.js';
 import type { SourceConfig } from './source-config.js';
+import { isoTime } from '../../iso-time.js';
 
 const log = sink.logger('agent:settings-source');
 
@@ -59,7 +60,7 @@ export class RemoteIncludes {
       try {
         const { pullAndApply } = await import('./apply-pull.js');
         const got = await pullAndApply(this.host, own, cache, st.revision, reason, false);
-        st.lastSuccess = new Date().toISOString();
+        st.lastSuccess = isoTime(Date.now());
         st.lastError = null;
         if (!got.changed) pulls.unchanged++;
         else {

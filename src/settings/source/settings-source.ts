@@ -27,6 +27,7 @@ import { readCachedPull } from './source-cache.js';
 import { cacheFileOf, sourceConfig, sourceId, type SourceConfig } from './source-config.js';
 import type { SourceHost } from './apply-pull.js';
 import { isRefusal, RemoteIncludes, why, type PullFailure } from './remote-includes.js';
+import { isoTime } from '../../iso-time.js';
 
 const log = sink.logger('agent:settings-source');
 
@@ -140,7 +141,7 @@ export class SettingsSource {
       url: this.url,
       ...this.state,
       pulls: { ...this.state.pulls },
-      nextPull: this.next === null ? null : new Date(this.next).toISOString(),
+      nextPull: this.next === null ? null : isoTime(this.next),
       ...(includes.length > 0 ? { includes } : {}),
     });
   }
@@ -172,7 +173,7 @@ export class SettingsSource {
     const cfg = sourceConfig(this.host.settings());
     this.url = cfg.url;
     this.pulling = this.what(cfg);
-    this.state.lastPull = new Date().toISOString();
+    this.state.lastPull = isoTime(Date.now());
     const failures: PullFailure[] = [];
     if (cfg.url !== '') {
       const failed = await this.pullMain(cfg, reason);
@@ -180,7 +181,7 @@ export class SettingsSource {
     }
     failures.push(...(await this.includes.pullAll(cfg, reason, this.state.pulls)));
     if (failures.length === 0) {
-      this.state.lastSuccess = new Date().toISOString();
+      this.state.lastSuccess = isoTime(Date.now());
       this.state.lastError = null;
       this.state.failuresInARow = 0;
     } else {
