@@ -29,7 +29,7 @@
  * the files go to `fail`, which turns them into the error the caller
  * reports (the validate lines, settings/store/tls-checks.ts).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { TlsOptions } from 'node:tls';
 import { AgentError } from '../../errors.js';
@@ -128,9 +128,7 @@ export async function loadServerTls(
   const files = [spec.pair?.cert, spec.pair?.key, spec.ca, spec.dh].filter(
     (f): f is string => f !== undefined && f !== '',
   );
-  const digest = createHash('sha256')
-    .update(JSON.stringify([cert, key, ca, dh?.toString('base64')]))
-    .digest('hex');
+  const digest = hash('sha256', JSON.stringify([cert, key, ca, dh?.toString('base64')]), 'hex');
   return { options, files: [...new Set(files)], digest, generated, ...(contextProblem ? { contextProblem } : {}) };
 }
 
