@@ -8,13 +8,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { AgentError, errorMessage, formatMessage } from '../errors.js';
 import { SettingsReader } from '../settings/store/includes.js';
 import { type LoadResult } from '../settings/model/load.js';
 import { loadSettingsFile } from '../settings/store/load-file.js';
 import { cacheFileOf, sourceConfig } from '../settings/source/source-config.js';
-import { fetchSource } from '../settings/source/fetch-source.js';
+import { fetchSource, revisionOf } from '../settings/source/fetch-source.js';
 import { pullBundle, seedReader } from '../settings/source/pulled-bundle.js';
 import { readCachedPull } from '../settings/source/source-cache.js';
 
@@ -34,7 +33,7 @@ export async function sourcePlanInput(file: string): Promise<SourcePlanInput> {
     if (!got.changed) return { ok: false, code: 1, message: `${cfg.url}: no body to compare` };
     const cache = cacheFileOf(now.snapshot.file);
     const reader = new SettingsReader();
-    const revision = got.revision ?? got.etag ?? `sha256:${createHash('sha256').update(got.body).digest('hex')}`;
+    const revision = revisionOf(got);
     // What the file includes, fetched as the agent's pull would (unconditionally: no cache is given).
     const bundle = await pullBundle(cfg, got.body, revision, { repoDir, cacheFile: cache, cached: undefined });
     await seedReader(reader, cache, got.body, bundle);

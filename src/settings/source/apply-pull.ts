@@ -19,12 +19,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { sink } from '../../log.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import { SettingsReader } from '../store/includes.js';
 import { loadSettingsFile } from '../store/load-file.js';
 import { describeProblem } from '../model/problem.js';
+import { hashBytes } from '../model/file-hash.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { fetchSource, revisionOf, type SourceFetch } from './fetch-source.js';
 import { bundleId, pullBundle, seedReader, type Bundle } from './pulled-bundle.js';
@@ -88,7 +88,7 @@ export async function pullAndApply(
     log.debug(`settings source ${cfg.url}: unchanged (${reason})`);
     return { changed: false };
   }
-  const sha256 = createHash('sha256').update(got.body).digest('hex');
+  const sha256 = hashBytes(got.body);
   let revision = revisionOf(got);
   if (cfg.sha256 !== '' && sha256 !== cfg.sha256)
     throw new AgentError('AGENT_ERR_SOURCE_INVALID', [

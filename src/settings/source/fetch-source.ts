@@ -8,8 +8,8 @@
  * AGENT_ERR_SOURCE_SIGNATURE; any other failure a plain Error saying why.
  */
 import { readFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { AgentError, errorMessage } from '../../errors.js';
+import { hashBytes } from '../model/file-hash.js';
 import { fetchSettings } from './fetch-settings.js';
 import { fetchGit } from './fetch-git.js';
 import type { CachedPull } from './source-cache.js';
@@ -35,7 +35,7 @@ export type SourceFetch =
 
 /** The revision a fetched body is known by: the commit, else the ETag, else its hash. */
 export function revisionOf(got: { body: Buffer; revision?: string | undefined; etag?: string | undefined }): string {
-  return got.revision ?? got.etag ?? `sha256:${createHash('sha256').update(got.body).digest('hex')}`;
+  return got.revision ?? got.etag ?? `sha256:${hashBytes(got.body)}`;
 }
 
 export async function fetchSource(

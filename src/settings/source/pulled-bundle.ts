@@ -26,6 +26,7 @@ import { join, posix, resolve } from 'node:path';
 import { AgentError, errorMessage } from '../../errors.js';
 import { MAX_INCLUDE_DEPTH, type SettingsReader } from '../store/includes.js';
 import { hostPlaceholders } from '../model/host-placeholders.js';
+import { hashBytes } from '../model/file-hash.js';
 import { matchingFiles, pulledFilesRoot, pulledIncludes } from '../store/pulled-includes.js';
 import { parseIni } from '../ini/read-ini.js';
 import { committedNames, committedRegularFile } from './fetch-git.js';
@@ -141,7 +142,7 @@ function gitReader(cfg: SourceConfig, commit: string, repoDir: string): Reader {
     });
     if (!Buffer.isBuffer(got))
       throw new AgentError('AGENT_ERR_SOURCE_INVALID', [cfg.url, commit, `${where} includes ${path}: ${got.why}`]);
-    return { body: got, meta: { path, sha256: sha256Of(got) } };
+    return { body: got, meta: { path, sha256: hashBytes(got) } };
   };
 }
 
@@ -158,7 +159,7 @@ function httpsReader(
     const kept = join(root, ...path.split('/'));
     // Conditional only on a cached text that is still the one described.
     const cachedBody = before && existsSync(kept) ? readFileSync(kept) : undefined;
-    const usable = cachedBody !== undefined && sha256Of(cachedBody) === before?.sha256 ? before : undefined;
+    const usable = cachedBody !== undefined && hashBytes(cachedBody) === before?.sha256 ? before : undefined;
     const got = await fetchSettings(url, {
       ...httpsGuards(cfg),
       maxBytes: cfg.maxBytes,
@@ -176,11 +177,7 @@ function httpsReader(
       throw new AgentError('AGENT_ERR_SOURCE_PULL', [cfg.url, `${url}: HTTP 304 to an unconditional request`]);
     }
     const signed = signaturesRequired(cfg) ? await signedOver(cfg, got.body, url, '', revision) : {};
-    const meta: PulledFile = { path, sha256: sha256Of(got.body), ...got.validators, ...signed };
+    const meta: PulledFile = { path, sha256: hashBytes(got.body), ...got.validators, ...signed };
     return { body: got.body, meta };
   };
-}
-
-function sha256Of(body: Buffer): string {
-  return createHash('sha256').update(body).digest('hex');
 }

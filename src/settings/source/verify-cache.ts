@@ -17,12 +17,12 @@
  * (AGENT_ERR_SOURCE_CACHE_UNVERIFIED) and the agent starts without it, so
  * the first poll pulls at once. Loaded only when signatures are required.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AgentError, errorMessage, formatMessage } from '../../errors.js';
 import { sink } from '../../log.js';
 import type { Snapshot } from '../model/snapshot.js';
+import { hashBytes } from '../model/file-hash.js';
 import { appliedRef, committedFile, fetchedCommit } from './fetch-git.js';
 import { metaFile, readCachedPull, type CachedPull, type PulledFile } from './source-cache.js';
 import { locationOf, pullBundle, type Reader } from './pulled-bundle.js';
@@ -99,14 +99,13 @@ async function problemOf(cfg: SourceConfig, file: string, own: boolean): Promise
   if (meta.url !== sourceId(cfg)) return `it was pulled from ${meta.url}`;
   if (meta.verifiedWith !== trustId(cfg)) return 'it was not verified with the keys the settings name now';
   const body = readFileSync(file);
-  const sha256 = createHash('sha256').update(body).digest('hex');
+  const sha256 = hashBytes(body);
   if (sha256 !== meta.sha256) return `its text is not the one that was verified (SHA-256 ${sha256})`;
   // The files it includes (pulled-bundle.ts), each as the text verified with it.
   const root = pulledFilesRoot(file);
   const included = (meta.files ?? []).map((f) => ({ ...f, body: readFileSync(join(root, ...f.path.split('/'))) }));
   for (const f of included)
-    if (createHash('sha256').update(f.body).digest('hex') !== f.sha256)
-      return `${f.path}, which it includes, is not the text that was verified`;
+    if (hashBytes(f.body) !== f.sha256) return `${f.path}, which it includes, is not the text that was verified`;
   if (own) {
     const whole = await wholeProblem(cfg, file, body, meta);
     if (whole !== undefined) return whole;
