@@ -47,6 +47,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO, startAgent, type AgentProcess } from '../helpers/agent-process.js';
 import { defaultSettingsOnFreePort } from './settings-file.js';
 import { median } from './median.js';
+import { processCpuMs } from '../helpers/proc-cpu.js';
 
 const ROUNDS = 21;
 const READY_GOAL_MS = 200;
@@ -99,7 +100,7 @@ for (let i = 0; i < ROUNDS; i++) {
   const agent: AgentProcess = await startAgent({ ini, files, env });
   const ms = performance.now() - agent.spawnedAt;
   mainMs.push(await mainThreadCpuMs(agent.proc.pid as number));
-  cpuMs.push(await cpuOf(agent.proc.pid as number));
+  cpuMs.push(processCpuMs(agent.proc.pid as number, true));
   baseline.push(base.ms);
   baseCpuMs.push(base.cpuMs);
   readyMs.push(ms);
@@ -181,13 +182,6 @@ async function rssOf(pid: number): Promise<number> {
 async function mainThreadCpuMs(pid: number): Promise<number> {
   const text = await readFile(`/proc/${pid}/task/${pid}/schedstat`, 'utf8');
   return Number(text.split(' ')[0]) / 1e6;
-}
-
-/** user+sys time of a running process so far, from /proc/PID/stat (clock ticks of 10 ms). */
-async function cpuOf(pid: number): Promise<number> {
-  // The fields after the command name, which ends at the last `) `.
-  const fields = ((await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** RSS of an idle node (waiting on a timer) 1 s after its spawn. */
