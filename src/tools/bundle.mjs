@@ -17,11 +17,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { writeCodeCache } from './code-cache.mjs';
 import { ON_DEMAND, splitBuild } from './bundle-split.mjs';
+import { unwrapBundle } from './bundle-unwrap.mjs';
 
 // A checkout installed before esbuild was added has no esbuild: say what to do.
 const { build } = await import('esbuild').catch((err) => {
   console.error(
     `bundle: cannot load esbuild (${err.message}); run npm ci (or npm install) to install the devDependencies`,
+  );
+  process.exit(1);
+});
+
+// TypeScript's parser, for the rewrites of bundle-unwrap.mjs.
+const { default: ts } = await import('typescript').catch((err) => {
+  console.error(
+    `bundle: cannot load typescript (${err.message}); run npm ci (or npm install) to install the devDependencies`,
   );
   process.exit(1);
 });
@@ -111,15 +120,16 @@ chmodSync(launcher, 0o755);
 await writeCodeCache({ bundle: out, launcher, node: [process.execPath], who: 'bundle' });
 
 /**
- * A bundle's text as written: wrapped in the function the launcher calls as a CommonJS module
+ * A bundle's text as written: esbuild's module initialisers and export tables rewritten
+ * (bundle-unwrap.mjs), wrapped in the function the launcher calls as a CommonJS module
  * (src/launcher.cjs compiles the file as it is); main.ts's #! line would be a syntax error there.
  * esbuild writes strings and names in ASCII, but not the characters of regular expression
  * literals (`/[\s\u25cf*]/` written with the character itself): those are escaped here, the same
  * character to the regular expression. The launcher reads the bundle as a one-byte string.
  */
 function wrapped(output, file) {
-  const text = output
-    .replace(/^#!.*\n/, '')
+  const text = unwrapBundle(output, ts)
+    .text.replace(/^#!.*\n/, '')
     .replace(/(?<!\\)[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const nonAscii = /[^\x00-\x7f]/.exec(text);
   if (nonAscii) {
