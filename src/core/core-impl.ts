@@ -19,8 +19,8 @@ import {
   decode,
   encode,
   header,
-  HeaderType,
-  Plugin,
+  type Plugin,
+  proto,
   resultToResponse,
   responseToResult,
 } from './plugin/codec.js';
@@ -95,7 +95,7 @@ export function createCore(options: CoreOptions): Core {
 
     async query(command, args = [], opts = {}) {
       const request = encode('QueryRequestMessage', {
-        header: header(HeaderType.QUERY_REQUEST),
+        header: header(proto().Header.Type.QUERY_REQUEST),
         payload: [{ id: 1, command, arguments: [...args] }],
       });
       const response = decode('QueryResponseMessage', await core.queryRaw(request, opts));
@@ -114,7 +114,7 @@ export function createCore(options: CoreOptions): Core {
 
     async exec(command, args = []) {
       const request = encode('ExecuteRequestMessage', {
-        header: header(HeaderType.EXEC_REQUEST),
+        header: header(proto().Header.Type.EXEC_REQUEST),
         payload: [{ id: 1, command, arguments: [...args] }],
       });
       const response = decode('ExecuteResponseMessage', await core.execRaw(request));
@@ -134,7 +134,7 @@ export function createCore(options: CoreOptions): Core {
             ...(p.id != null ? { id: p.id } : {}),
             command: p.command,
             arguments: p.arguments,
-            result: Plugin.ResultCode.UNKNOWN,
+            result: proto().ResultCode.UNKNOWN,
             message: refused,
           });
           continue;
@@ -144,7 +144,7 @@ export function createCore(options: CoreOptions): Core {
             ...(p.id != null ? { id: p.id } : {}),
             command: p.command,
             arguments: p.arguments,
-            result: Plugin.ResultCode.UNKNOWN,
+            result: proto().ResultCode.UNKNOWN,
             message: formatMessage('AGENT_ERR_QUERY_UNKNOWN', [p.command]),
           });
           continue;
@@ -160,13 +160,13 @@ export function createCore(options: CoreOptions): Core {
             ...(p.id != null ? { id: p.id } : {}),
             command: p.command,
             arguments: p.arguments,
-            result: Plugin.ResultCode.UNKNOWN,
+            result: proto().ResultCode.UNKNOWN,
             message: `exec ${p.command} failed: ${errorMessage(err)}`,
           });
         }
       }
       return encode('ExecuteResponseMessage', {
-        header: answerHeader(request.header, HeaderType.EXEC_RESPONSE),
+        header: answerHeader(request.header, proto().Header.Type.EXEC_RESPONSE),
         payload,
       });
     },
@@ -181,7 +181,7 @@ export function createCore(options: CoreOptions): Core {
     },
     async submit(channel, results, sender) {
       const message = encode('SubmitResponseMessage', {
-        header: header(HeaderType.QUERY_RESPONSE, sender !== undefined ? { sender } : {}),
+        header: header(proto().Header.Type.QUERY_RESPONSE, sender !== undefined ? { sender } : {}),
         payload: results.map((r) => resultToResponse(r)),
       });
       return core.submitRaw(channel, message);
@@ -281,7 +281,7 @@ export function createCore(options: CoreOptions): Core {
       }
     }
     return encode('QueryResponseMessage', {
-      header: answerHeader(request.header, HeaderType.QUERY_RESPONSE),
+      header: answerHeader(request.header, proto().Header.Type.QUERY_RESPONSE),
       payload,
     });
   }

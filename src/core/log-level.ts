@@ -3,17 +3,18 @@
  * agent's logger names it; an unset or unknown level is info.
  */
 import type { LogLevel } from '../log.js';
-import { Plugin } from './plugin/codec.js';
+import { proto, type Plugin } from './plugin/codec.js';
 
 export function levelOf(level: Plugin.LogEntry.Entry.Level | null | undefined): LogLevel {
+  const Level = proto().LogEntry.Entry.Level;
   switch (level) {
-    case Plugin.LogEntry.Entry.Level.LOG_DEBUG:
+    case Level.LOG_DEBUG:
       return 'debug';
-    case Plugin.LogEntry.Entry.Level.LOG_WARNING:
+    case Level.LOG_WARNING:
       return 'warning';
-    case Plugin.LogEntry.Entry.Level.LOG_ERROR:
+    case Level.LOG_ERROR:
       return 'error';
-    case Plugin.LogEntry.Entry.Level.LOG_CRITICAL:
+    case Level.LOG_CRITICAL:
       return 'critical';
     default:
       return 'info';

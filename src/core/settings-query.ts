@@ -8,7 +8,7 @@
  * module's sections), a path outside them answers as an unknown one: a
  * module reads its own sections only, never another's or the web users.
  */
-import { decode, encode, HeaderType, isSet, Plugin } from './plugin/codec.js';
+import { decode, encode, headerType, isSet, type Plugin, proto } from './plugin/codec.js';
 import { loadSchemaSet } from '../settings/model/schema-set.js';
 import { objectSectionPath, type Snapshot } from '../settings/model/snapshot.js';
 import { shownValue } from '../settings/model/effective.js';
@@ -34,12 +34,12 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
       const value = section?.[canonicalKey];
       if (value !== undefined)
         response.value = {
-          type: Plugin.DataType.STRING,
+          type: proto().DataType.STRING,
           string_data: String(
             shownValue(found?.section.schema, canonicalKey, value, snapshot.origins[canonical]?.[canonicalKey]),
           ),
         };
-      else if (isSet(p, 'default')) response.value = { type: Plugin.DataType.STRING, string_data: p.default ?? '' };
+      else if (isSet(p, 'default')) response.value = { type: proto().DataType.STRING, string_data: p.default ?? '' };
       if (p.fetch_descriptions && found && visible) {
         const prop = found.section.schema.properties?.[canonicalKey];
         response.title = canonicalKey;
@@ -56,8 +56,8 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
   }
   return encode('QuerySettingsResponseMessage', {
     header: {
-      type: HeaderType.QUERY_RESPONSE,
-      version: Plugin.Version.VERSION_1,
+      type: headerType().QUERY_RESPONSE,
+      version: proto().Version.VERSION_1,
       ...(request.header.id != null ? { id: request.header.id } : {}),
     },
     payload,

@@ -4,7 +4,7 @@
  * its answer, a throw becoming an UNKNOWN answer that names it.
  */
 import { AgentError, errorMessage } from '../errors.js';
-import { answerHeader, decode, encode, HeaderType, Plugin, resultToResponse } from './plugin/codec.js';
+import { answerHeader, decode, encode, headerType, type Plugin, proto, resultToResponse } from './plugin/codec.js';
 import type { QueryResult, Status } from './result.js';
 import type { CallOptions, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
 
@@ -50,7 +50,10 @@ export function simpleQueryHandler(fn: SimpleQuery): RawQueryHandler {
     const request = decode('QueryRequestMessage', bytes);
     const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
     for (const p of request.payload) payload.push(await run(p, call));
-    return encode('QueryResponseMessage', { header: answerHeader(request.header, HeaderType.QUERY_RESPONSE), payload });
+    return encode('QueryResponseMessage', {
+      header: answerHeader(request.header, headerType().QUERY_RESPONSE),
+      payload,
+    });
   };
   simpleRuns.set(handler, run);
   return handler;
@@ -60,7 +63,7 @@ export function simpleQueryHandler(fn: SimpleQuery): RawQueryHandler {
 export function verified(
   response: Plugin.QueryResponseMessage.Response.$Properties,
 ): Plugin.QueryResponseMessage.Response.$Properties {
-  const problem = Plugin.QueryResponseMessage.Response.verify(response);
+  const problem = proto().QueryResponseMessage.Response.verify(response);
   if (problem) throw new AgentError('AGENT_ERR_PROTOBUF', ['QueryResponseMessage', `payload.${problem}`]);
   return response;
 }
@@ -88,7 +91,7 @@ export function simpleExecHandler(fn: SimpleExec): RawExecHandler {
       });
     }
     return encode('ExecuteResponseMessage', {
-      header: answerHeader(request.header, HeaderType.EXEC_RESPONSE),
+      header: answerHeader(request.header, headerType().EXEC_RESPONSE),
       payload,
     });
   };

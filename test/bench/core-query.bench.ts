@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { createCore } from '../../src/core/core-impl.js';
 import { sink } from '../../src/log.js';
 import { agentModule } from '../../src/modules/check-helpers/index.js';
-import { decode, encode, header, HeaderType, resultToResponse } from '../../src/core/plugin/codec.js';
+import { decode, encode, header, resultToResponse } from '../../src/core/plugin/codec.js';
+import { Plugin } from '../../src/core/plugin/generated/plugin.js';
 import { loadSettingsText } from '../../src/settings/model/load.js';
 import { moduleView } from '../../src/settings/model/module-view.js';
 import { MODULE_SECTIONS } from '../../src/settings/model/module-table.js';
@@ -53,7 +54,7 @@ console.log(
 
 // ---- Codec: one typical QueryResponseMessage.
 const response = {
-  header: header(HeaderType.QUERY_RESPONSE, { sender: 'agent', recipient: 'client' }),
+  header: header(Plugin.Header.Type.QUERY_RESPONSE, { sender: 'agent', recipient: 'client' }),
   payload: [
     resultToResponse(
       {

@@ -6,7 +6,8 @@
  * query starts waiting, so a test knows that request is in flight.
  */
 import { startAgentListener, type AgentListener, type PeerInfo } from '../../src/protocols/agent/server.js';
-import { decode, encode, Plugin } from '../../src/core/plugin/codec.js';
+import { decode, encode } from '../../src/core/plugin/codec.js';
+import { Plugin } from '../../src/core/plugin/generated/plugin.js';
 import { getLogger } from '../../src/log.js';
 import type { TlsOptions } from 'node:tls';
 import { EventEmitter } from 'node:events';

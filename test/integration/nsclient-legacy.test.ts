@@ -11,7 +11,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { decode, encode, header, HeaderType } from '../../src/core/plugin/codec.js';
+import { decode, encode, header } from '../../src/core/plugin/codec.js';
+import { Plugin } from '../../src/core/plugin/generated/plugin.js';
 import { replaceFile, type AgentProcess } from '../helpers/agent-process.js';
 import {
   CHECK_NSCP_API,
@@ -142,7 +143,7 @@ void describe('NSClient++ clients against the agent (agent process, Debian check
 
   void it('runs a serialized QueryRequestMessage on POST /query.pb and answers the QueryResponseMessage', async () => {
     const request = encode('QueryRequestMessage', {
-      header: header(HeaderType.QUERY_REQUEST),
+      header: header(Plugin.Header.Type.QUERY_REQUEST),
       payload: [
         { id: 7, command: 'perf_warn', arguments: [] },
         { id: 8, command: 'check_ok', arguments: ['fine'] },

@@ -5,60 +5,53 @@
  * garbage frame never escapes as a raw exception. Also converts between the
  * neutral QueryResult shape and QueryResponseMessage.Response.
  */
-import $protobuf from 'protobufjs/minimal.js';
-import { Plugin } from './generated/plugin.js';
+import type { Plugin } from './generated/plugin.js';
+import { proto } from './load-generated.js';
 import { AgentError, errorMessage } from '../../errors.js';
 import type { PerfValue, QueryResult } from '../result.js';
 import { toStatus } from '../result.js';
 
-export { Plugin };
-
-// int64 fields (ids, integer performance data) decode as numbers, exact up to 2^53, which is all
-// the agent keeps of them (num() below); not as long.js objects. The bundle leaves long.js out
-// (src/tools/bundle.mjs); this makes the unbundled code (the unit tests) decode the same way.
-$protobuf.util.Long = null as unknown as typeof $protobuf.util.Long;
-$protobuf.configure();
+// The generated code is loaded at the first message (load-generated.ts): its types are here, its
+// values through proto().
+export type { Plugin };
+export { proto };
 
 export type HeaderType = Plugin.Header.Type;
-export const HeaderType = Plugin.Header.Type;
+/** The header types (Plugin.Header.Type). */
+export function headerType(): typeof Plugin.Header.Type {
+  return proto().Header.Type;
+}
 
 interface Codec<T> {
   encode(message: T): { finish(): Uint8Array };
   decode(bytes: Uint8Array): T;
 }
 
-export const messageTypes = {
-  QueryRequestMessage: Plugin.QueryRequestMessage,
-  QueryResponseMessage: Plugin.QueryResponseMessage,
-  ExecuteRequestMessage: Plugin.ExecuteRequestMessage,
-  ExecuteResponseMessage: Plugin.ExecuteResponseMessage,
-  SubmitResponseMessage: Plugin.SubmitResponseMessage,
-  LogEntry: Plugin.LogEntry,
-  QuerySettingsRequestMessage: Plugin.QuerySettingsRequestMessage,
-  QuerySettingsResponseMessage: Plugin.QuerySettingsResponseMessage,
-} as const;
-
-export type MessageName = keyof typeof messageTypes;
+/** The messages that cross the plugin boundary whole, by name (each a class of the generated Plugin). */
+export type MessageName =
+  | 'QueryRequestMessage'
+  | 'QueryResponseMessage'
+  | 'ExecuteRequestMessage'
+  | 'ExecuteResponseMessage'
+  | 'SubmitResponseMessage'
+  | 'LogEntry'
+  | 'QuerySettingsRequestMessage'
+  | 'QuerySettingsResponseMessage';
+type MessageTypes = Pick<typeof Plugin, MessageName>;
 
 /** Encode a message; missing required fields are an AgentError, not a silent default. */
-export function encode<N extends MessageName>(
-  name: N,
-  message: Parameters<(typeof messageTypes)[N]['encode']>[0],
-): Uint8Array {
-  const type = messageTypes[name] as unknown as Codec<unknown> & { verify(m: unknown): string | null };
+export function encode<N extends MessageName>(name: N, message: Parameters<MessageTypes[N]['encode']>[0]): Uint8Array {
+  const type = proto()[name] as unknown as Codec<unknown> & { verify(m: unknown): string | null };
   const problem = type.verify(message);
   if (problem) throw new AgentError('AGENT_ERR_PROTOBUF', [name, problem]);
   return type.encode(message).finish();
 }
 
 /** Decode a message; truncated bytes, wrong wire types and missing required fields are AgentErrors. */
-export function decode<N extends MessageName>(
-  name: N,
-  bytes: Uint8Array,
-): ReturnType<(typeof messageTypes)[N]['decode']> {
-  const type = messageTypes[name] as unknown as Codec<unknown>;
+export function decode<N extends MessageName>(name: N, bytes: Uint8Array): ReturnType<MessageTypes[N]['decode']> {
+  const type = proto()[name] as unknown as Codec<unknown>;
   try {
-    return type.decode(bytes) as ReturnType<(typeof messageTypes)[N]['decode']>;
+    return type.decode(bytes) as ReturnType<MessageTypes[N]['decode']>;
   } catch (err) {
     throw new AgentError('AGENT_ERR_PROTOBUF', [name, errorMessage(err)], { cause: err });
   }
@@ -79,8 +72,8 @@ export interface HeaderFields {
 export function messageHeader(type: Plugin.Header.Type, fields: HeaderFields = {}): Plugin.Header.$Properties {
   return {
     type,
-    version: Plugin.Version.VERSION_1,
-    max_supported_version: Plugin.Version.VERSION_1,
+    version: proto().Version.VERSION_1,
+    max_supported_version: proto().Version.VERSION_1,
     ...(fields.id != null ? { id: fields.id } : {}),
     ...(fields.sender ? { sender: fields.sender } : {}),
     ...(fields.recipient ? { recipient: fields.recipient } : {}),
@@ -101,7 +94,7 @@ export function answerHeader(request: Plugin.Header.$Properties, type: Plugin.He
 /** Convert a neutral perf value to PerformanceData: integers as IntValue, other numbers as FloatValue. */
 export function perfToMessage(p: PerfValue): Plugin.PerformanceData.$Properties {
   if (typeof p.value === 'string') {
-    return { alias: p.alias, type: Plugin.DataType.STRING, string_value: { value: p.value } };
+    return { alias: p.alias, type: proto().DataType.STRING, string_value: { value: p.value } };
   }
   // A Nagios range `N:` (alert below N) travels as the number and a `_below` flag.
   const below = (v: number | string | undefined): number | undefined =>
@@ -131,12 +124,12 @@ export function perfToMessage(p: PerfValue): Plugin.PerformanceData.$Properties 
   return allInt
     ? {
         alias: p.alias,
-        type: Plugin.DataType.INT,
+        type: proto().DataType.INT,
         int_value: fields() as unknown as Plugin.PerformanceData.IntValue.$Properties,
       }
     : {
         alias: p.alias,
-        type: Plugin.DataType.FLOAT,
+        type: proto().DataType.FLOAT,
         float_value: fields() as unknown as Plugin.PerformanceData.FloatValue.$Properties,
       };
 }

@@ -7,7 +7,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { AgentError, errorMessage } from '../../errors.js';
-import { decode, encode, messageHeader, Plugin } from '../../core/plugin/codec.js';
+import { decode, encode, messageHeader, type Plugin, proto } from '../../core/plugin/codec.js';
 import { FrameReader } from './frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, isFrameKind, kindName, KIND_MESSAGE, peekHeader } from './framing.js';
 import { isTlsError } from '../tls-errors.js';
@@ -38,10 +38,10 @@ const ANSWER: Record<RequestKind, FrameKind> = {
   [FrameKind.Submit]: FrameKind.SubmitAck,
 };
 const HEADER_TYPE: Record<RequestKind, Plugin.Header.Type> = {
-  [FrameKind.QueryRequest]: Plugin.Header.Type.QUERY_REQUEST,
-  [FrameKind.ExecRequest]: Plugin.Header.Type.EXEC_REQUEST,
+  [FrameKind.QueryRequest]: proto().Header.Type.QUERY_REQUEST,
+  [FrameKind.ExecRequest]: proto().Header.Type.EXEC_REQUEST,
   // Header.Type has no submit value; a submission carries query responses.
-  [FrameKind.Submit]: Plugin.Header.Type.QUERY_RESPONSE,
+  [FrameKind.Submit]: proto().Header.Type.QUERY_RESPONSE,
 };
 /** A failure before any answer arrived: safe to retry on a new connection. */
 export class ConnectionLost extends Error {

@@ -20,7 +20,7 @@
  * message version. This file only builds and inspects frames; it never
  * touches a socket.
  */
-import { encode, messageHeader, Plugin, type MessageName } from '../../core/plugin/codec.js';
+import { encode, messageHeader, type Plugin, proto, type MessageName } from '../../core/plugin/codec.js';
 
 /** The agent protocol's default port (both the client and AgentServer). */
 export const AGENT_PORT = 5668;
@@ -106,8 +106,8 @@ export function encodeFrame(kind: FrameKind, body: Uint8Array, flags = 0): Buffe
  */
 export function errorBody(message: string, id?: number, command = ''): Uint8Array {
   return encode('QueryResponseMessage', {
-    header: replyHeader(Plugin.Header.Type.QUERY_RESPONSE, id),
-    payload: [{ command, result: Plugin.ResultCode.UNKNOWN, message }],
+    header: replyHeader(proto().Header.Type.QUERY_RESPONSE, id),
+    payload: [{ command, result: proto().ResultCode.UNKNOWN, message }],
   });
 }
 

@@ -10,7 +10,7 @@
 import type { Socket } from 'node:net';
 import { AgentError, errorMessage } from '../../errors.js';
 import { escapeForLog, type Logger } from '../../log.js';
-import { decode, encode, Plugin, type MessageName } from '../../core/plugin/codec.js';
+import { decode, encode, type Plugin, proto, type MessageName } from '../../core/plugin/codec.js';
 import { escapeLog } from '../../log-escape.js';
 import { FrameReader } from './frame-reader.js';
 import { peerGone } from '../listener/peer-gone.js';
@@ -200,7 +200,7 @@ export class ServedConnection {
           withHeader(
             'QueryResponseMessage',
             await this.handlers.query(body, this.peer, this.gone),
-            Plugin.Header.Type.QUERY_RESPONSE,
+            proto().Header.Type.QUERY_RESPONSE,
             id,
           ),
         ];
@@ -211,7 +211,7 @@ export class ServedConnection {
           withHeader(
             'ExecuteResponseMessage',
             await this.handlers.exec(body, this.peer),
-            Plugin.Header.Type.EXEC_RESPONSE,
+            proto().Header.Type.EXEC_RESPONSE,
             id,
           ),
         ];
@@ -248,10 +248,10 @@ export class ServedConnection {
 /** The acknowledgement of a submission: one OK entry per submitted result. */
 function ackBody(payload: Plugin.QueryResponseMessage.Response.$Properties[], id: number | undefined): Uint8Array {
   return encode('QueryResponseMessage', {
-    header: replyHeader(Plugin.Header.Type.QUERY_RESPONSE, id),
+    header: replyHeader(proto().Header.Type.QUERY_RESPONSE, id),
     payload: payload.map((p) => ({
       command: p.command,
-      result: Plugin.ResultCode.OK,
+      result: proto().ResultCode.OK,
       message: `accepted ${p.command}`.trimEnd(),
     })),
   });

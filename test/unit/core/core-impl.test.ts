@@ -5,7 +5,8 @@ import type { Core } from '../../../src/core/core.js';
 import { sink } from '../../../src/log.js';
 import { agentModule } from '../../../src/modules/check-helpers/index.js';
 import type { RunningModule } from '../../../src/modules/module.js';
-import { decode, encode, header, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
+import { decode, encode, header } from '../../../src/core/plugin/codec.js';
+import { Plugin } from '../../../src/core/plugin/generated/plugin.js';
 import { loadSettingsText } from '../../../src/settings/model/load.js';
 import { moduleView } from '../../../src/settings/model/module-view.js';
 import { MODULE_SECTIONS } from '../../../src/settings/model/module-table.js';
@@ -64,7 +65,7 @@ void test('a query crosses the protobuf boundary: the handler gets a valid Query
     seen.push(request);
     const p = inRange(request.payload, 0);
     return encode('QueryResponseMessage', {
-      header: { type: HeaderType.QUERY_RESPONSE, version: 1 },
+      header: { type: Plugin.Header.Type.QUERY_RESPONSE, version: 1 },
       payload: [
         {
           ...(p.id != null ? { id: p.id } : {}),
@@ -111,7 +112,7 @@ void test('a handler that throws, answers garbage or answers nothing gives UNKNO
       Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
     ),
     core.registerQuery(info('q_empty'), async () =>
-      encode('QueryResponseMessage', { header: header(HeaderType.QUERY_RESPONSE), payload: [] }),
+      encode('QueryResponseMessage', { header: header(Plugin.Header.Type.QUERY_RESPONSE), payload: [] }),
     ),
     core.registerSimpleQuery(info('q_simple_throws'), async () => {
       throw new Error('simple boom');
@@ -137,7 +138,7 @@ void test('a handler that throws, answers garbage or answers nothing gives UNKNO
 
 void test('queryRaw answers every payload in order with its id, known and unknown mixed', async () => {
   const request = encode('QueryRequestMessage', {
-    header: { type: HeaderType.QUERY_REQUEST, version: 1, id: 77, sender: 'client', recipient: 'agent' },
+    header: { type: Plugin.Header.Type.QUERY_REQUEST, version: 1, id: 77, sender: 'client', recipient: 'agent' },
     payload: [
       { id: 10, command: 'check_ok' },
       { id: 11, command: 'nope' },
@@ -197,7 +198,7 @@ void test('exec and execRaw: known, unknown, failing commands; order and ids kep
     );
 
     const request = encode('ExecuteRequestMessage', {
-      header: { type: HeaderType.EXEC_REQUEST, version: 1, id: 5 },
+      header: { type: Plugin.Header.Type.EXEC_REQUEST, version: 1, id: 5 },
       payload: [
         { id: 1, command: 'ECHO', arguments: ['x'] },
         { id: 2, command: 'missing' },
@@ -299,7 +300,7 @@ void test("settingsRaw answers a value, a section's keys, and titles and descrip
     node: { path: { path: p, ...(key !== undefined ? { key } : {}) } },
   });
   const request = encode('QuerySettingsRequestMessage', {
-    header: { type: HeaderType.QUERY_REQUEST, version: 1, id: 9 },
+    header: { type: Plugin.Header.Type.QUERY_REQUEST, version: 1, id: 9 },
     payload: [
       { id: 1, node: path('/settings/log', 'level') },
       { id: 2, node: path('/settings/log', 'buffer size'), fetch_descriptions: true },

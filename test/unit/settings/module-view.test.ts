@@ -14,7 +14,8 @@ import { expandVariables } from '../../../src/settings/model/variables.js';
 import { agentStep, planStep } from '../../../src/settings/model/plan.js';
 import { effectiveEntries } from '../../../src/settings/model/effective.js';
 import { createCore } from '../../../src/core/core-impl.js';
-import { decode, encode, HeaderType, Plugin } from '../../../src/core/plugin/codec.js';
+import { decode, encode } from '../../../src/core/plugin/codec.js';
+import { Plugin } from '../../../src/core/plugin/generated/plugin.js';
 import type { Snapshot } from '../../../src/settings/model/snapshot.js';
 import type { Core } from '../../../src/core/core.js';
 import type { CatalogueEntry } from '../../../src/modules/catalogue.js';
@@ -146,7 +147,7 @@ void test('x-secret: values of marked keys are masked in the effective list, set
   assert.equal(s.secretValues.includes('10.0.0.1'), false, 'values of unmarked keys are not');
   const core = createCore({ settings: () => s });
   const request = encode('QuerySettingsRequestMessage', {
-    header: { type: HeaderType.QUERY_REQUEST, version: Plugin.Version.VERSION_1 },
+    header: { type: Plugin.Header.Type.QUERY_REQUEST, version: Plugin.Version.VERSION_1 },
     payload: [
       { id: 1, node: { node: { path: { path: '/settings/default', key: 'password' } } } },
       { id: 2, node: { node: { path: { path: '/settings/default', key: 'allowed hosts' } } } },
@@ -181,7 +182,7 @@ void test("settings lookups through the core a module receives answer its own se
   assert.ok(seen);
   const ask = (c: Core, ...paths: [string, string | undefined][]): (string | string[] | undefined)[] => {
     const request = encode('QuerySettingsRequestMessage', {
-      header: { type: HeaderType.QUERY_REQUEST, version: Plugin.Version.VERSION_1 },
+      header: { type: Plugin.Header.Type.QUERY_REQUEST, version: Plugin.Version.VERSION_1 },
       payload: paths.map(([path, key], id) => ({ id, node: { node: { path: { path, ...(key ? { key } : {}) } } } })),
     });
     return decode('QuerySettingsResponseMessage', c.settingsRaw(request)).payload.map((p) => {

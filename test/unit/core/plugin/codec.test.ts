@@ -7,13 +7,12 @@ import {
   decode,
   encode,
   header,
-  HeaderType,
   messageHeader,
-  Plugin,
   resultToResponse,
   responseToResult,
   type MessageName,
 } from '../../../../src/core/plugin/codec.js';
+import { Plugin } from '../../../../src/core/plugin/generated/plugin.js';
 import type { QueryResult } from '../../../../src/core/result.js';
 import { plainMessage } from '../../../helpers/plain-message.js';
 import { inRange } from '../../../../src/in-range.js';
@@ -49,15 +48,15 @@ void test('enumerations have the values of the specification', () => {
 });
 
 void test('header() gives version 1, max supported 1 and fresh ids', () => {
-  const a = header(HeaderType.EXEC_REQUEST, { sender: 's', recipient: 'r' });
-  const b = header(HeaderType.EXEC_REQUEST);
+  const a = header(Plugin.Header.Type.EXEC_REQUEST, { sender: 's', recipient: 'r' });
+  const b = header(Plugin.Header.Type.EXEC_REQUEST);
   assert.equal(a.type, 3);
   assert.equal(a.version, 1);
   assert.equal(a.max_supported_version, 1);
   assert.equal(a.sender, 's');
   assert.equal(a.recipient, 'r');
   assert.notEqual(a.id, b.id);
-  assert.equal(header(HeaderType.LOG_MESSAGE, { id: 7 }).id, 7);
+  assert.equal(header(Plugin.Header.Type.LOG_MESSAGE, { id: 7 }).id, 7);
 });
 
 void test('QueryRequestMessage and ExecuteRequestMessage round trip', () => {
@@ -540,13 +539,13 @@ function plain(message: unknown): object {
 }
 
 void test('one header builder: absent or empty fields are left out; an answer keeps the id and swaps sender and recipient', () => {
-  assert.deepEqual(messageHeader(HeaderType.QUERY_RESPONSE, { id: undefined, sender: '' }), {
-    type: HeaderType.QUERY_RESPONSE,
+  assert.deepEqual(messageHeader(Plugin.Header.Type.QUERY_RESPONSE, { id: undefined, sender: '' }), {
+    type: Plugin.Header.Type.QUERY_RESPONSE,
     version: 1,
     max_supported_version: 1,
   });
-  assert.deepEqual(messageHeader(HeaderType.QUERY_REQUEST, { id: 7, sender: 'a' }), {
-    type: HeaderType.QUERY_REQUEST,
+  assert.deepEqual(messageHeader(Plugin.Header.Type.QUERY_REQUEST, { id: 7, sender: 'a' }), {
+    type: Plugin.Header.Type.QUERY_REQUEST,
     version: 1,
     max_supported_version: 1,
     id: 7,
@@ -554,11 +553,11 @@ void test('one header builder: absent or empty fields are left out; an answer ke
   });
   assert.deepEqual(
     answerHeader(
-      { type: HeaderType.EXEC_REQUEST, version: 1, id: 9, sender: 'client', recipient: 'agent' },
-      HeaderType.EXEC_RESPONSE,
+      { type: Plugin.Header.Type.EXEC_REQUEST, version: 1, id: 9, sender: 'client', recipient: 'agent' },
+      Plugin.Header.Type.EXEC_RESPONSE,
     ),
     {
-      type: HeaderType.EXEC_RESPONSE,
+      type: Plugin.Header.Type.EXEC_RESPONSE,
       version: 1,
       max_supported_version: 1,
       id: 9,
@@ -570,7 +569,7 @@ void test('one header builder: absent or empty fields are left out; an answer ke
 
 void test('int64 fields decode as plain numbers (no long.js): ids and integer performance data', () => {
   const bytes = encode('QueryResponseMessage', {
-    header: { ...hdr(HeaderType.QUERY_RESPONSE), id: 2 ** 40 + 7 },
+    header: { ...hdr(Plugin.Header.Type.QUERY_RESPONSE), id: 2 ** 40 + 7 },
     payload: [
       resultToResponse({
         command: 'check_big',

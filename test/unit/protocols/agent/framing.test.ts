@@ -9,7 +9,8 @@ import {
   kindName,
   peekHeader,
 } from '../../../../src/protocols/agent/framing.js';
-import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
+import { decode, encode } from '../../../../src/core/plugin/codec.js';
+import { Plugin } from '../../../../src/core/plugin/generated/plugin.js';
 import { inRange } from '../../../../src/in-range.js';
 
 const request = (id: number): Uint8Array =>

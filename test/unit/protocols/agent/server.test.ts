@@ -5,7 +5,8 @@ import { startTestPeer, type TestPeer } from '../../../helpers/agent-test-peer.j
 import { Teardown } from '../../../helpers/teardown.js';
 import { FrameReader } from '../../../../src/protocols/agent/frame-reader.js';
 import { encodeFrame, FLAG_CLOSE, FrameKind, peekHeader, type Frame } from '../../../../src/protocols/agent/framing.js';
-import { decode, encode, Plugin } from '../../../../src/core/plugin/codec.js';
+import { decode, encode } from '../../../../src/core/plugin/codec.js';
+import { Plugin } from '../../../../src/core/plugin/generated/plugin.js';
 import { inRange } from '../../../../src/in-range.js';
 
 /** A raw connection that collects answer frames; every wait is bounded. */
