@@ -17,7 +17,7 @@
  * - idle pooled sockets do not keep the process alive and close after
  *   `idleMs`.
  */
-import { type Plugin } from '../../core/plugin/codec.js';
+import type { Plugin } from '../../core/plugin/codec.js';
 import {
   ClientConnection,
   ConnectionLost,
