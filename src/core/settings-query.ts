@@ -8,7 +8,7 @@
  * module's sections), a path outside them answers as an unknown one: a
  * module reads its own sections only, never another's or the web users.
  */
-import { decode, encode, headerType, isSet, type Plugin, proto } from './plugin/codec.js';
+import { decode, encode, isSet, type Plugin, proto } from './plugin/codec.js';
 import { loadSchemaSet } from '../settings/model/schema-set.js';
 import { objectSectionPath, type Snapshot } from '../settings/model/snapshot.js';
 import { shownValue } from '../settings/model/effective.js';
@@ -56,7 +56,7 @@ export function answerSettingsQuery(snapshot: Snapshot, bytes: Uint8Array, scope
   }
   return encode('QuerySettingsResponseMessage', {
     header: {
-      type: headerType().QUERY_RESPONSE,
+      type: proto().Header.Type.QUERY_RESPONSE,
       version: proto().Version.VERSION_1,
       ...(request.header.id != null ? { id: request.header.id } : {}),
     },

@@ -4,7 +4,7 @@
  * its answer, a throw becoming an UNKNOWN answer that names it.
  */
 import { AgentError, errorMessage } from '../errors.js';
-import { answerHeader, decode, encode, headerType, type Plugin, proto, resultToResponse } from './plugin/codec.js';
+import { answerHeader, decode, encode, type Plugin, proto, resultToResponse } from './plugin/codec.js';
 import type { QueryResult, Status } from './result.js';
 import type { CallOptions, RawExecHandler, RawQueryHandler, SimpleExec, SimpleQuery } from './core.js';
 
@@ -51,7 +51,7 @@ export function simpleQueryHandler(fn: SimpleQuery): RawQueryHandler {
     const payload: Plugin.QueryResponseMessage.Response.$Properties[] = [];
     for (const p of request.payload) payload.push(await run(p, call));
     return encode('QueryResponseMessage', {
-      header: answerHeader(request.header, headerType().QUERY_RESPONSE),
+      header: answerHeader(request.header, proto().Header.Type.QUERY_RESPONSE),
       payload,
     });
   };
@@ -91,7 +91,7 @@ export function simpleExecHandler(fn: SimpleExec): RawExecHandler {
       });
     }
     return encode('ExecuteResponseMessage', {
-      header: answerHeader(request.header, headerType().EXEC_RESPONSE),
+      header: answerHeader(request.header, proto().Header.Type.EXEC_RESPONSE),
       payload,
     });
   };

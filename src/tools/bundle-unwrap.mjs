@@ -111,7 +111,7 @@ export function unwrapBundle(text, ts) {
   // A function declaration, so it exists before any statement runs (hoisted).
   const head = /^#!.*\n/.exec(out)?.[0] ?? '';
   out = `${head}function __noop(){}${out.slice(head.length)}`;
-  return { text: out, modules, lazyTables, eagerTables: tables.size - lazyTables };
+  return { text: out, modules, lazyTables };
 }
 
 function isNamed(ts, node, name) {

@@ -19,7 +19,6 @@ interface Unwrapped {
   text: string;
   modules: number;
   lazyTables: number;
-  eagerTables: number;
 }
 type Unwrap = (text: string, ts: unknown) => Unwrapped;
 

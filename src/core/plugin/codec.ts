@@ -16,12 +16,6 @@ import { toStatus } from '../result.js';
 export type { Plugin };
 export { proto };
 
-export type HeaderType = Plugin.Header.Type;
-/** The header types (Plugin.Header.Type). */
-export function headerType(): typeof Plugin.Header.Type {
-  return proto().Header.Type;
-}
-
 interface Codec<T> {
   encode(message: T): { finish(): Uint8Array };
   decode(bytes: Uint8Array): T;

@@ -15,7 +15,7 @@
 import type { AgentModule, ModuleContext } from '../module.js';
 import type { Logger } from '../../log.js';
 import type { SettingsOf } from '../../settings/model/module-table.js';
-import { encode, header, headerType, resultToResponse } from '../../core/plugin/codec.js';
+import { encode, header, proto, resultToResponse } from '../../core/plugin/codec.js';
 import { STATUS_NAMES } from '../../core/result.js';
 import { errorMessage } from '../../errors.js';
 import { definitionOf, ScheduleTable, type ScheduleState } from './schedules.js';
@@ -82,7 +82,7 @@ function scheduleRunner(ctx: ModuleContext<Settings>): (state: ScheduleState, si
       state.lastMessage = result.message;
       if (signal.aborted || d.channel.toLowerCase() === 'drop' || !d.report.has(result.result)) return;
       const message = encode('SubmitResponseMessage', {
-        header: header(headerType().QUERY_RESPONSE, { sender: d.source, recipient: d.target }),
+        header: header(proto().Header.Type.QUERY_RESPONSE, { sender: d.source, recipient: d.target }),
         payload: [resultToResponse({ ...result, command: d.alias })],
       });
       const taken = await ctx.core.submitRaw(d.channel, message);
