@@ -89,7 +89,7 @@ export async function pullAndApply(
     return { changed: false };
   }
   const sha256 = hashBytes(got.body);
-  let revision = revisionOf(got);
+  let revision = revisionOf(got, sha256);
   if (cfg.sha256 !== '' && sha256 !== cfg.sha256)
     throw new AgentError('AGENT_ERR_SOURCE_INVALID', [
       cfg.url,

@@ -33,9 +33,15 @@ export type SourceFetch =
       signature?: string | undefined;
     };
 
-/** The revision a fetched body is known by: the commit, else the ETag, else its hash. */
-export function revisionOf(got: { body: Buffer; revision?: string | undefined; etag?: string | undefined }): string {
-  return got.revision ?? got.etag ?? `sha256:${hashBytes(got.body)}`;
+/**
+ * The revision a fetched body is known by: the commit, else the ETag, else its hash (`sha256`, the
+ * body's hashBytes() when the caller has it already).
+ */
+export function revisionOf(
+  got: { body: Buffer; revision?: string | undefined; etag?: string | undefined },
+  sha256?: string,
+): string {
+  return got.revision ?? got.etag ?? `sha256:${sha256 ?? hashBytes(got.body)}`;
 }
 
 export async function fetchSource(
